@@ -1,0 +1,173 @@
+# ctxscope: one plain Makefile.
+#
+#   make            build .build/release/ctxscope
+#   make run        install what is missing, build, open the inspector on a sample
+#   make test       install what is missing, build with ASan+UBSan, run every suite
+#   make deps       check the libraries with pkg-config, apt-get what is missing
+#   make install    PREFIX=/usr/local DESTDIR= : binary, themes, man page
+#
+# Build output lives in .build/ (release/ and asan/); nothing is written elsewhere.
+
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+BUILD      ?= .build
+CC         ?= cc
+PKG_CONFIG ?= pkg-config
+V          ?= 0
+Q          := $(if $(filter 1,$(V)),,@)
+
+VERSION    := 0.1.0
+SAMPLE     ?= samples/manifest/bugfix/working-set.yml
+
+# Libraries: the core (src/) never sees curses flags; ui/ does.
+CURSES_PC   = $(shell $(PKG_CONFIG) --exists ncursesw && echo ncursesw || echo ncurses)
+CORE_PCS    = yaml-0.1 libcjson libpcre2-8
+CORE_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(CORE_PCS))
+CORE_LIBS   = $(shell $(PKG_CONFIG) --libs $(CORE_PCS)) -lm
+UI_CFLAGS   = $(shell $(PKG_CONFIG) --cflags $(CURSES_PC))
+UI_LIBS     = $(shell $(PKG_CONFIG) --libs $(CURSES_PC))
+TEST_CFLAGS = $(shell $(PKG_CONFIG) --cflags cmocka)
+TEST_LIBS   = $(shell $(PKG_CONFIG) --libs cmocka)
+
+WARN = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+       -Wmissing-prototypes -Wformat=2 -Wcast-qual -Wwrite-strings -Wundef \
+       -Wpointer-arith -Wvla -Wnull-dereference -Wdouble-promotion -Wimplicit-fallthrough
+DEFS = -D_POSIX_C_SOURCE=200809L -DCTXSCOPE_VERSION='"$(VERSION)"' \
+       -DCTXSCOPE_DATADIR='"$(PREFIX)/share/ctxscope"'
+DEPF = -MMD -MP
+
+REL_FLAGS  = -O2 -g
+ASAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+             -fno-sanitize-recover=all
+
+SRC_C  := $(sort $(wildcard src/*.c))
+UI_C   := $(sort $(wildcard ui/*.c))
+UNIT_C := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_SUPPORT_C := $(filter-out $(UNIT_C),$(wildcard tests/unit/*.c))
+
+REL  := $(BUILD)/release
+ASN  := $(BUILD)/asan
+
+REL_SRC_O := $(SRC_C:%.c=$(REL)/%.o)
+REL_UI_O  := $(UI_C:%.c=$(REL)/%.o)
+ASN_SRC_O := $(SRC_C:%.c=$(ASN)/%.o)
+ASN_UI_O  := $(UI_C:%.c=$(ASN)/%.o)
+ASN_UNIT_SUPPORT_O := $(UNIT_SUPPORT_C:%.c=$(ASN)/%.o)
+UNIT_BINS := $(UNIT_C:tests/unit/%.c=$(ASN)/tests/%)
+
+export ASAN_OPTIONS  ?= detect_leaks=1:abort_on_error=1:strict_string_checks=1
+export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
+
+.PHONY: all build run test check deps check-layering unit golden install uninstall clean
+
+all: build
+build: check-layering $(REL)/ctxscope
+
+# ---- dependencies ---------------------------------------------------------
+# pkg-config name : Debian package. Tools the tests drive come after.
+DEB_LIBS  = ncursesw:libncurses-dev yaml-0.1:libyaml-dev libcjson:libcjson-dev \
+            libpcre2-8:libpcre2-dev cmocka:libcmocka-dev
+DEB_TOOLS = cc:build-essential make:build-essential pkg-config:pkg-config tmux:tmux
+
+deps:
+	@missing=""; \
+	for pair in $(DEB_TOOLS); do \
+	  command -v "$${pair%%:*}" >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; \
+	done; \
+	for pair in $(DEB_LIBS); do \
+	  $(PKG_CONFIG) --exists "$${pair%%:*}" 2>/dev/null || missing="$$missing $${pair#*:}"; \
+	done; \
+	missing=$$(printf '%s\n' $$missing | sort -u | tr '\n' ' '); \
+	if [ -z "$${missing% }" ]; then exit 0; fi; \
+	echo "ctxscope: missing:$$missing"; \
+	if [ "$$(id -u)" = 0 ]; then SUDO=""; \
+	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO="sudo"; \
+	else echo "ctxscope: cannot install them here; run:"; \
+	     echo "  sudo apt-get update && sudo apt-get install -y $$missing"; exit 1; fi; \
+	if ! command -v apt-get >/dev/null 2>&1; then \
+	  echo "ctxscope: no apt-get on this machine; install the equivalents of:$$missing"; exit 1; fi; \
+	$$SUDO apt-get update -qq && \
+	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing
+
+# ---- layering: src/ never includes curses ---------------------------------
+check-layering:
+	@if grep -rnE '#[[:space:]]*include[[:space:]]*[<"](n?curses|ncursesw/)' src; then \
+	  echo "src/ must not include curses (only ui/ talks to the terminal)"; exit 1; fi
+
+# ---- release build --------------------------------------------------------
+$(REL)/src/%.o: src/%.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(WARN) $(DEFS) $(REL_FLAGS) $(CORE_CFLAGS) $(DEPF) $(CFLAGS) -c $< -o $@
+
+$(REL)/ui/%.o: ui/%.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(WARN) $(DEFS) $(REL_FLAGS) -Isrc $(CORE_CFLAGS) $(UI_CFLAGS) $(DEPF) $(CFLAGS) -c $< -o $@
+
+$(REL)/ctxscope: $(REL_SRC_O) $(REL_UI_O)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(REL_FLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS) $(UI_LIBS)
+
+# ---- sanitizer build (what the tests run) ----------------------------------
+$(ASN)/src/%.o: src/%.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(WARN) $(DEFS) $(ASAN_FLAGS) $(CORE_CFLAGS) $(DEPF) $(CFLAGS) -c $< -o $@
+
+$(ASN)/ui/%.o: ui/%.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(WARN) $(DEFS) $(ASAN_FLAGS) -Isrc $(CORE_CFLAGS) $(UI_CFLAGS) $(DEPF) $(CFLAGS) -c $< -o $@
+
+$(ASN)/tests/unit/%.o: tests/unit/%.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(WARN) $(DEFS) $(ASAN_FLAGS) -Isrc -Iui $(CORE_CFLAGS) $(TEST_CFLAGS) $(DEPF) $(CFLAGS) -c $< -o $@
+
+$(ASN)/ctxscope: $(ASN_SRC_O) $(ASN_UI_O)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(ASAN_FLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS) $(UI_LIBS)
+
+# Unit suites link the core, the ui objects but main, and cmocka.
+ASN_UI_LIB_O := $(filter-out $(ASN)/ui/main.o,$(ASN_UI_O))
+$(ASN)/tests/%: $(ASN)/tests/unit/%.o $(ASN_UNIT_SUPPORT_O) $(ASN_SRC_O) $(ASN_UI_LIB_O)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(ASAN_FLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS) $(UI_LIBS) $(TEST_LIBS)
+
+# ---- the two commands -----------------------------------------------------
+run: deps
+	@$(MAKE) --no-print-directory build
+	$(REL)/ctxscope $(SAMPLE)
+
+test: deps
+	@$(MAKE) --no-print-directory check
+
+check: check-layering $(ASN)/ctxscope $(UNIT_BINS)
+	@$(MAKE) --no-print-directory unit golden
+	@echo "ctxscope: every suite passed"
+
+unit: $(UNIT_BINS)
+	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+
+golden: $(ASN)/ctxscope
+	@tests/golden/run $(ASN)/ctxscope
+
+# Regenerate the golden files after an intended change; review the diff.
+golden-update: $(ASN)/ctxscope
+	@tests/golden/run $(ASN)/ctxscope --update
+
+# ---- install --------------------------------------------------------------
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ctxscope/themes
+	install -m 755 $(REL)/ctxscope $(DESTDIR)$(PREFIX)/bin/ctxscope
+	install -m 644 themes/*.theme $(DESTDIR)$(PREFIX)/share/ctxscope/themes/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/ctxscope
+	rm -rf $(DESTDIR)$(PREFIX)/share/ctxscope
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

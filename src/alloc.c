@@ -1,0 +1,84 @@
+/* alloc.c: the core's allocator and its fault-injection hook (see alloc.h). */
+#include "alloc.h"
+
+#include <cjson/cJSON.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static long fail_from;   /* 0: never fail */
+static long alloc_count; /* allocations since the hook was last set */
+
+static int injected_failure(void)
+{
+	alloc_count++;
+	return fail_from > 0 && alloc_count >= fail_from;
+}
+
+void cs_alloc_fail_from(long nth)
+{
+	fail_from = nth;
+	alloc_count = 0;
+}
+
+long cs_alloc_count(void)
+{
+	return alloc_count;
+}
+
+void *cs_malloc(size_t size)
+{
+	if (injected_failure())
+		return NULL;
+	return malloc(size ? size : 1);
+}
+
+void *cs_calloc(size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	if (injected_failure())
+		return NULL;
+	return calloc(n ? n : 1, size ? size : 1);
+}
+
+void *cs_realloc(void *ptr, size_t size)
+{
+	if (injected_failure())
+		return NULL;
+	return realloc(ptr, size ? size : 1);
+}
+
+void *cs_reallocarray(void *ptr, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	return cs_realloc(ptr, n * size);
+}
+
+void cs_free(void *ptr)
+{
+	free(ptr);
+}
+
+char *cs_strndup(const char *s, size_t n)
+{
+	char *p = cs_malloc(n + 1);
+	if (!p)
+		return NULL;
+	if (n)
+		memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *cs_strdup(const char *s)
+{
+	return cs_strndup(s, strlen(s));
+}
+
+void cs_alloc_install_cjson_hooks(void)
+{
+	cJSON_Hooks hooks = { .malloc_fn = cs_malloc, .free_fn = cs_free };
+	cJSON_InitHooks(&hooks);
+}

@@ -1,0 +1,31 @@
+/* alloc.h: the core's allocator, with a fault-injection hook for tests.
+ * Every allocation in src/ goes through these (cJSON's too, via its hooks),
+ * so a test can make the Nth allocation fail and check that the result is a
+ * clean CS_ENOMEM, never a crash or a leak. */
+#ifndef CTXSCOPE_ALLOC_H
+#define CTXSCOPE_ALLOC_H
+
+#include <stddef.h>
+
+/* Like malloc/calloc/realloc/free; NULL on failure (or injected failure).
+ * cs_calloc and cs_reallocarray check n*size for overflow. */
+void *cs_malloc(size_t size);
+void *cs_calloc(size_t n, size_t size);
+void *cs_realloc(void *ptr, size_t size);
+void *cs_reallocarray(void *ptr, size_t n, size_t size);
+void cs_free(void *ptr);
+
+/* A copy of s[0..n) plus a NUL, caller frees with cs_free. NULL on failure. */
+char *cs_strndup(const char *s, size_t n);
+char *cs_strdup(const char *s);
+
+/* Test hook: the allocation numbered `nth` from now (1 = the next one) and
+ * every one after it fail; 0 turns injection off. Process-wide; tests only. */
+void cs_alloc_fail_from(long nth);
+/* Allocations made since the last cs_alloc_fail_from() call. */
+long cs_alloc_count(void);
+
+/* Route cJSON's allocations through cs_malloc/cs_free. Idempotent. */
+void cs_alloc_install_cjson_hooks(void);
+
+#endif

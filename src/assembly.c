@@ -1,0 +1,338 @@
+/* assembly.c: building and finishing an assembly (see assembly.h). */
+#include "assembly.h"
+
+#include "alloc.h"
+#include "kind.h"
+#include "strbuf.h"
+#include "tokens.h"
+#include "utf8.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+static const char *const reason_codes[] = {
+#define REASON_X_CODE(e, code, sentence) code,
+	REASONS(REASON_X_CODE)
+#undef REASON_X_CODE
+};
+
+static const char *const reason_sentences[] = {
+#define REASON_X_SENTENCE(e, code, sentence) sentence,
+	REASONS(REASON_X_SENTENCE)
+#undef REASON_X_SENTENCE
+};
+
+const char *reason_code(int reason)
+{
+	return reason >= 0 && reason < REASON_COUNT ? reason_codes[reason] : "";
+}
+
+const char *reason_sentence(int reason)
+{
+	return reason >= 0 && reason < REASON_COUNT ? reason_sentences[reason] : "";
+}
+
+int reason_from_code(const char *code)
+{
+	for (int i = 1; i < REASON_COUNT; i++)
+		if (strcmp(reason_codes[i], code) == 0)
+			return i;
+	return REASON_NONE;
+}
+
+/* Grows *arr (of *cap items of `size`) to hold one more; false on OOM. */
+static bool reserve(void **arr, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return true;
+	size_t fresh = *cap ? *cap * 2 : 16;
+	void *p = cs_reallocarray(*arr, fresh, size);
+	if (!p)
+		return false;
+	*arr = p;
+	*cap = fresh;
+	return true;
+}
+
+#define RESERVE(a, arr, n, cap) \
+	(reserve((void **)&(a)->arr, &(a)->cap, (a)->n, sizeof *(a)->arr) || ((a)->nomem = true, false))
+
+int asm_init(struct assembly *a, const struct source *src, enum asm_shape shape)
+{
+	memset(a, 0, sizeof *a);
+	arena_init(&a->arena);
+	a->src = src;
+	a->shape = shape;
+	a->chars_per_token = src->settings.chars_per_token;
+	a->results = cs_calloc(src->npieces ? src->npieces : 1, sizeof *a->results);
+	if (!a->results)
+		return CS_ENOMEM;
+	for (size_t i = 0; i < src->npieces; i++)
+		a->results[i] = (struct piece_result){
+			.outcome = OUTCOME_DROPPED, .block = -1, .score = NAN,
+			.original_tokens = src->pieces[i].tokens,
+		};
+	for (size_t i = 0; i < src->nwarnings; i++) {
+		if (!RESERVE(a, warnings, nwarnings, cap_warnings))
+			return CS_ENOMEM;
+		a->warnings[a->nwarnings++] = src->warnings[i];
+	}
+	return CS_OK;
+}
+
+void asm_fini(struct assembly *a)
+{
+	if (!a)
+		return;
+	cs_free(a->blocks);
+	cs_free(a->spans);
+	cs_free(a->messages);
+	cs_free(a->results);
+	cs_free(a->not_whole);
+	cs_free(a->warnings);
+	cs_free(a->facts);
+	for (size_t g = 0; g < a->ngroupings; g++)
+		cs_free(a->groupings[g].layers);
+	arena_fini(&a->arena);
+	memset(a, 0, sizeof *a);
+}
+
+int asm_grouping(struct assembly *a, const char *name, const char *const *layer_names, size_t n)
+{
+	if (a->ngroupings >= ASM_MAX_GROUPINGS) {
+		a->nomem = true;
+		return -1;
+	}
+	struct grouping *g = &a->groupings[a->ngroupings];
+	g->name = arena_strdup(&a->arena, name);
+	g->layers = cs_calloc(n ? n : 1, sizeof *g->layers);
+	if (!g->name || !g->layers) {
+		cs_free(g->layers);
+		g->layers = NULL;
+		a->nomem = true;
+		return -1;
+	}
+	g->nlayers = n;
+	for (size_t i = 0; i < n; i++) {
+		g->layers[i].name = arena_strdup(&a->arena, layer_names[i]);
+		if (!g->layers[i].name)
+			a->nomem = true;
+	}
+	return (int)a->ngroupings++;
+}
+
+int asm_message(struct assembly *a, const char *role)
+{
+	if (!RESERVE(a, messages, nmessages, cap_messages))
+		return -1;
+	a->messages[a->nmessages] = (struct message){ role, a->nblocks, 0 };
+	return (int)a->nmessages++;
+}
+
+struct block *asm_block(struct assembly *a, long piece, int layer, int layer2)
+{
+	if (!RESERVE(a, blocks, nblocks, cap_blocks)) {
+		memset(&a->scratch, 0, sizeof a->scratch);
+		return &a->scratch;
+	}
+	struct block *b = &a->blocks[a->nblocks];
+	*b = (struct block){
+		.piece = piece, .message = a->nmessages ? (int)a->nmessages - 1 : 0,
+		.layer = { layer, layer2 }, .first_span = a->nspans,
+	};
+	if (a->nmessages)
+		a->messages[a->nmessages - 1].nblocks++;
+	a->nblocks++;
+	return b;
+}
+
+void asm_span(struct assembly *a, const char *ptr, size_t len, size_t code_points)
+{
+	if (!a->nblocks || len == 0)
+		return;
+	if (!RESERVE(a, spans, nspans, cap_spans))
+		return;
+	a->spans[a->nspans++] = (struct span){ ptr, len };
+	struct block *b = &a->blocks[a->nblocks - 1];
+	b->nspans++;
+	b->bytes += len;
+	b->code_points += code_points == (size_t)-1 ? utf8_count_code_points(ptr, len) : code_points;
+}
+
+void asm_text(struct assembly *a, const char *text, size_t len)
+{
+	char *copy = arena_strndup(&a->arena, text, len);
+	if (!copy) {
+		a->nomem = true;
+		return;
+	}
+	asm_span(a, copy, len, (size_t)-1);
+}
+
+void asm_textf(struct assembly *a, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *text = arena_vprintf(&a->arena, fmt, ap);
+	va_end(ap);
+	if (!text) {
+		a->nomem = true;
+		return;
+	}
+	asm_span(a, text, strlen(text), (size_t)-1);
+}
+
+static void note_not_whole(struct assembly *a, long piece)
+{
+	if (RESERVE(a, not_whole, nnot_whole, cap_not_whole))
+		a->not_whole[a->nnot_whole++] = piece;
+}
+
+static const char *vsentence(struct assembly *a, int reason, const char *fmt, va_list ap)
+{
+	const char *s = fmt ? arena_vprintf(&a->arena, fmt, ap) : reason_sentence(reason);
+	if (!s)
+		a->nomem = true;
+	return s;
+}
+
+void asm_whole(struct assembly *a, long piece, long block, long tokens)
+{
+	struct piece_result *r = &a->results[piece];
+	r->outcome = OUTCOME_WHOLE;
+	r->reason = REASON_NONE;
+	r->sentence = NULL;
+	r->block = block;
+	r->tokens = tokens;
+}
+
+void asm_cut(struct assembly *a, long piece, long block, long tokens, int reason, const char *fmt, ...)
+{
+	struct piece_result *r = &a->results[piece];
+	va_list ap;
+	va_start(ap, fmt);
+	r->sentence = vsentence(a, reason, fmt, ap);
+	va_end(ap);
+	r->outcome = OUTCOME_TRUNCATED;
+	r->reason = reason;
+	r->block = block;
+	r->tokens = tokens;
+	note_not_whole(a, piece);
+}
+
+void asm_drop(struct assembly *a, long piece, int reason, const char *fmt, ...)
+{
+	struct piece_result *r = &a->results[piece];
+	va_list ap;
+	va_start(ap, fmt);
+	r->sentence = vsentence(a, reason, fmt, ap);
+	va_end(ap);
+	r->outcome = OUTCOME_DROPPED;
+	r->reason = reason;
+	r->block = -1;
+	r->tokens = 0;
+	note_not_whole(a, piece);
+}
+
+void asm_warn(struct assembly *a, long piece, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *text = arena_vprintf(&a->arena, fmt, ap);
+	va_end(ap);
+	if (!text || !RESERVE(a, warnings, nwarnings, cap_warnings)) {
+		a->nomem = true;
+		return;
+	}
+	a->warnings[a->nwarnings++] = (struct warning){ text, piece, 0, 0 };
+}
+
+void asm_fact(struct assembly *a, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *value = arena_vprintf(&a->arena, fmt, ap);
+	va_end(ap);
+	if (!value || !RESERVE(a, facts, nfacts, cap_facts)) {
+		a->nomem = true;
+		return;
+	}
+	a->facts[a->nfacts++] = (struct fact){ key, value };
+}
+
+void asm_state(struct assembly *a, unsigned flags, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *text = arena_vprintf(&a->arena, fmt, ap);
+	va_end(ap);
+	if (!text)
+		a->nomem = true;
+	a->state = text;
+	a->flags |= flags;
+}
+
+int asm_finish(struct assembly *a, struct cs_error *err)
+{
+	long offset = 0, used = 0;
+	for (size_t g = 0; g < a->ngroupings; g++)
+		for (size_t l = 0; l < a->groupings[g].nlayers; l++) {
+			a->groupings[g].layers[l].tokens = 0;
+			a->groupings[g].layers[l].budget_tokens = 0;
+			a->groupings[g].layers[l].nblocks = 0;
+		}
+	a->total_bytes = 0;
+	for (size_t i = 0; i < a->nblocks; i++) {
+		struct block *b = &a->blocks[i];
+		b->tokens = tokens_estimate(b->code_points, a->chars_per_token);
+		b->offset_tokens = offset;
+		offset += b->tokens;
+		used += b->budget_tokens;
+		a->total_bytes += b->bytes;
+		for (size_t g = 0; g < a->ngroupings && g < 2; g++) {
+			int l = b->layer[g];
+			if (l < 0 || (size_t)l >= a->groupings[g].nlayers)
+				continue;
+			a->groupings[g].layers[l].tokens += b->tokens;
+			a->groupings[g].layers[l].budget_tokens += b->budget_tokens;
+			a->groupings[g].layers[l].nblocks++;
+		}
+	}
+	a->total_tokens = offset;
+	a->budget.used = used;
+	a->budget.remaining = a->budget.usable - used;
+	if (a->nomem)
+		return cs_error_set(err, CS_ENOMEM, "out of memory while assembling");
+	return CS_OK;
+}
+
+bool asm_block_text(const struct assembly *a, size_t b, struct strbuf *out)
+{
+	const struct block *blk = &a->blocks[b];
+	for (size_t s = 0; s < blk->nspans; s++) {
+		const struct span *sp = &a->spans[blk->first_span + s];
+		if (!sb_append(out, sp->ptr, sp->len))
+			return false;
+	}
+	return true;
+}
+
+bool asm_prompt_text(const struct assembly *a, struct strbuf *out)
+{
+	for (size_t b = 0; b < a->nblocks; b++)
+		if (!asm_block_text(a, b, out))
+			return false;
+	return true;
+}
+
+int assemble(const struct source *src, struct assembly *out, struct cs_error *err)
+{
+	int rc = src->kind->assemble(src, out, err);
+	if (rc != CS_OK) {
+		asm_fini(out);
+		if (err && err->code == CS_OK)
+			cs_error_set(err, (enum cs_status)rc, "assembly failed");
+	}
+	return rc;
+}

@@ -1,0 +1,237 @@
+/* assembly.h: the result of running a kind's assembly algorithm on a source:
+ * the prompt as the model would receive it, as ordered blocks (one per piece
+ * that went in, plus text the assembler made: wrappers, markers, headers),
+ * grouped into messages when the prompt is a messages array; totals per
+ * layer in one or two groupings; the budget figures; flags; and, for every
+ * piece, what happened to it and why, in a sentence.
+ *
+ * Rendered text is held as spans pointing into the source's text or the
+ * assembly's arena, so assembling copies no text: re-running after an edit
+ * costs O(pieces), plus the pieces actually cut.
+ *
+ * Assemblers build one with the asm_* calls below; those never fail loudly:
+ * out of memory sets a sticky flag that asm_finish reports once. */
+#ifndef CTXSCOPE_ASSEMBLY_H
+#define CTXSCOPE_ASSEMBLY_H
+
+#include "arena.h"
+#include "error.h"
+#include "source.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct strbuf;
+
+/* Why a piece did not go in whole. X(enum, code in reports, default sentence) */
+#define REASONS(X)                                                                          \
+	X(REASON_NONE, "", "")                                                              \
+	X(REASON_EXCLUDED_BY_USER, "excluded-by-user", "excluded by you")                   \
+	X(REASON_EXCLUDED, "excluded", "marked excluded in the input")                      \
+	X(REASON_PRUNED, "pruned", "pruned (soft-deleted) in the input")                    \
+	X(REASON_ANNOTATION, "annotation", "reached through an annotation edge")            \
+	X(REASON_EMPTY, "empty", "empty")                                                   \
+	X(REASON_MISSING, "missing", "the file does not exist")                             \
+	X(REASON_UNREADABLE, "unreadable", "the file could not be read")                    \
+	X(REASON_BINARY, "binary", "the file is binary (it holds a NUL byte)")              \
+	X(REASON_DIRECTORY, "directory", "the path is a directory, not a file")             \
+	X(REASON_MAX_LINES, "max-lines", "cut to its max_lines")                            \
+	X(REASON_OVER_BUDGET, "over-budget", "did not fit the budget")                      \
+	X(REASON_TRUNCATED, "truncated", "cut to fit the budget")                           \
+	X(REASON_TRUNCATE_MIDDLE, "truncate-middle", "removed from the middle by truncateMiddle") \
+	X(REASON_ROLLING_WINDOW, "rolling-window", "fell out of the rolling window")        \
+	X(REASON_COMPACTED, "compacted", "summarized by a compaction")                      \
+	X(REASON_WOULD_COMPACT, "would-compact", "a proactive compaction would summarize it") \
+	X(REASON_OVER_ALLOCATION, "over-allocation", "its source's share of the budget was full") \
+	X(REASON_OFF_PATH, "off-path", "not on the assembled path")
+
+enum reason {
+#define REASON_X_ENUM(e, code, sentence) e,
+	REASONS(REASON_X_ENUM)
+#undef REASON_X_ENUM
+	REASON_COUNT
+};
+
+/* "over-budget" for REASON_OVER_BUDGET; "" for none. Never NULL. */
+const char *reason_code(int reason);
+const char *reason_sentence(int reason);
+/* The reason whose code is `code`, or REASON_NONE. */
+int reason_from_code(const char *code);
+
+enum outcome {
+	OUTCOME_WHOLE,     /* in the prompt, all of it */
+	OUTCOME_TRUNCATED, /* in the prompt, cut */
+	OUTCOME_DROPPED,   /* not in the prompt */
+};
+
+struct piece_result {
+	enum outcome outcome;
+	int reason;              /* enum reason; REASON_NONE when whole */
+	const char *sentence;    /* "dropped: over budget by 3,402 tokens; ..."; arena; NULL when whole */
+	long tokens;             /* tokens it was charged in the budget (0 when dropped) */
+	long original_tokens;    /* its tokens before any cut */
+	long block;              /* its block, -1 when dropped */
+	double score;            /* a kind's ranking value (memory: final score); NAN when none */
+};
+
+/* A piece of rendered text: points into the source or the assembly arena. */
+struct span {
+	const char *ptr;
+	size_t len;
+};
+
+enum block_flag {
+	BLOCK_TRUNCATED = 1u << 0, /* the piece's text is cut in it */
+	BLOCK_MARKER = 1u << 1,    /* the assembler's truncation marker */
+	BLOCK_MADE = 1u << 2,      /* text the assembler made (system context, wrappers, summary) */
+	BLOCK_BREAKPOINT = 1u << 3, /* a cache breakpoint sits after it */
+};
+
+struct block {
+	long piece;           /* index into source->pieces, or -1 for text the assembler made */
+	const char *label;    /* display label for assembler-made blocks ("system context"); may be NULL */
+	int message;          /* index into messages; 0 for a document */
+	int layer[2];         /* index in each grouping, -1 when that grouping is absent */
+	unsigned flags;       /* enum block_flag */
+	size_t first_span;    /* its text: spans[first_span .. first_span + nspans) */
+	size_t nspans;
+	size_t bytes;         /* of the rendered text */
+	size_t code_points;   /* of the rendered text */
+	long tokens;          /* estimate of the rendered text */
+	long budget_tokens;   /* what the inspected system charged against the budget */
+	size_t keep_head;     /* bytes of the piece's text kept from its start */
+	size_t keep_tail;     /* bytes of the piece's text kept from its end */
+	long offset_tokens;   /* estimated tokens before this block in the prompt */
+};
+
+struct message {
+	const char *role;     /* "system", "user", "assistant", "tool" */
+	size_t first_block;
+	size_t nblocks;
+};
+
+struct layer {
+	const char *name;     /* "system", "history", ... */
+	long tokens;          /* rendered tokens of its blocks */
+	long budget_tokens;   /* budgeted tokens of its blocks */
+	size_t nblocks;
+};
+
+struct grouping {
+	const char *name;     /* "physical", "conceptual", "role" */
+	struct layer *layers;
+	size_t nlayers;
+};
+
+enum asm_shape {
+	ASM_DOCUMENT, /* one string (manifest, buffer-mode loom, memory) */
+	ASM_MESSAGES, /* a messages array; a leading "system" message is the system field */
+};
+
+enum asm_flag {
+	ASM_TRUNCATED = 1u << 0,  /* something was removed or cut to fit */
+	ASM_OVER_LIMIT = 1u << 1, /* the result does not fit its limit */
+	ASM_ERROR = 1u << 2,      /* the algorithm refuses (stopAtLimit, system too big) */
+	ASM_MUST_MISSING = 1u << 3, /* a piece that must go in (priority 1.0) did not */
+};
+
+struct budget {
+	long limit;     /* the model's window or max_tokens */
+	long reserve;   /* held back for the response (and tools) */
+	long usable;    /* what content may use */
+	long used;      /* budgeted tokens used */
+	long remaining; /* usable - used; negative when over */
+};
+
+struct fact {
+	const char *key;   /* "mode", "model", "compaction rule" */
+	const char *value; /* arena */
+};
+
+#define ASM_MAX_GROUPINGS 2
+
+struct assembly {
+	const struct source *src;    /* borrowed: must outlive the assembly */
+	enum asm_shape shape;
+	struct arena arena;          /* owns sentences, made text, names */
+	struct block *blocks;
+	size_t nblocks, cap_blocks;
+	struct span *spans;
+	size_t nspans, cap_spans;
+	struct message *messages;
+	size_t nmessages, cap_messages;
+	struct grouping groupings[ASM_MAX_GROUPINGS];
+	size_t ngroupings;
+	struct piece_result *results; /* one per source piece */
+	long *not_whole;             /* pieces that did not go in whole, in the order decided */
+	size_t nnot_whole, cap_not_whole;
+	struct budget budget;
+	unsigned flags;              /* enum asm_flag */
+	const char *state;           /* a sentence on the overall state when over limit or refused; arena */
+	long over_by;                /* tokens over the usable budget, when ASM_OVER_LIMIT */
+	struct warning *warnings;    /* the source's and the assembler's */
+	size_t nwarnings, cap_warnings;
+	struct fact *facts;          /* kind-specific header lines, in order */
+	size_t nfacts, cap_facts;
+	long total_tokens;           /* rendered tokens of the whole prompt */
+	size_t total_bytes;
+	double chars_per_token;
+	bool nomem;                  /* sticky: an asm_* call ran out of memory */
+	struct block scratch;        /* where a failed asm_block's writes go */
+};
+
+/* Prepares `a` for assembling `src` (borrowed). Every piece starts as
+ * dropped with REASON_NONE until the assembler decides. Copies the source's
+ * warnings. Returns CS_OK or CS_ENOMEM (then asm_fini is still safe). */
+int asm_init(struct assembly *a, const struct source *src, enum asm_shape shape);
+/* Frees everything the assembly owns. NULL-safe; safe after a failed init. */
+void asm_fini(struct assembly *a);
+
+/* Adds a grouping of layers (names copied). Returns its index, -1 on OOM. */
+int asm_grouping(struct assembly *a, const char *name, const char *const *layer_names, size_t n);
+/* Starts a new message with `role` (not copied: use a literal or the
+ * source's arena). Returns its index. Documents need none. */
+int asm_message(struct assembly *a, const char *role);
+/* Appends a block to the current message and returns it (never NULL: on
+ * OOM a scratch block, with the sticky flag set). piece -1 for made text.
+ * layer2 is -1 when there is no second grouping. */
+struct block *asm_block(struct assembly *a, long piece, int layer, int layer2);
+/* Appends text to the last block: a span of `len` bytes at `ptr`, which must
+ * live as long as the assembly (source text or arena). code_points may be
+ * (size_t)-1 to have it counted. */
+void asm_span(struct assembly *a, const char *ptr, size_t len, size_t code_points);
+/* Appends text the assembler made (printf-style, copied into the arena). */
+void asm_textf(struct assembly *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void asm_text(struct assembly *a, const char *text, size_t len);
+
+/* Records what happened to a piece. asm_whole: in whole, in block `block`.
+ * asm_cut: in, truncated, with a reason and a sentence. asm_drop: out, with
+ * a reason and a sentence (printf-style; NULL fmt uses the default). */
+void asm_whole(struct assembly *a, long piece, long block, long tokens);
+void asm_cut(struct assembly *a, long piece, long block, long tokens, int reason, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+void asm_drop(struct assembly *a, long piece, int reason, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+void asm_warn(struct assembly *a, long piece, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void asm_fact(struct assembly *a, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Sets the overall state sentence (printf-style) and ORs `flags` in. */
+void asm_state(struct assembly *a, unsigned flags, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Computes what follows from the blocks: each block's bytes, code points,
+ * tokens and offset; layer totals; budget.used (sum of budget_tokens) and
+ * remaining; the prompt's totals. The assembler sets budget.limit, reserve
+ * and usable before. Returns CS_OK, or CS_ENOMEM when any call failed. */
+int asm_finish(struct assembly *a, struct cs_error *err);
+
+/* The rendered text of block b, concatenated into out. */
+bool asm_block_text(const struct assembly *a, size_t b, struct strbuf *out);
+/* The whole rendered prompt, concatenated into out (documents; for messages
+ * the contents one after another). */
+bool asm_prompt_text(const struct assembly *a, struct strbuf *out);
+
+/* Runs src's kind assembler into a fresh assembly `out` (asm_fini'd on
+ * failure). Returns CS_OK or the error. */
+int assemble(const struct source *src, struct assembly *out, struct cs_error *err);
+
+#endif

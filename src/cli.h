@@ -1,0 +1,53 @@
+/* cli.h: the command line, parsed into values (no printing, no exit):
+ *   ctxscope [OPTIONS] FILE            the inspector
+ *   ctxscope report FILE [OPTIONS]     the assembly report (--format)
+ *   ctxscope dump FILE [OPTIONS]       the prompt as the model receives it
+ * Settings (--budget, --strategy, --exclude, --priority, a kind's options...)
+ * are kept in order and applied after loading, as the same edits the UI
+ * makes (edit.h). */
+#ifndef CTXSCOPE_CLI_H
+#define CTXSCOPE_CLI_H
+
+#include "error.h"
+#include "report.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct source;
+struct strbuf;
+
+enum cli_command { CLI_UI, CLI_REPORT, CLI_DUMP, CLI_HELP, CLI_VERSION };
+
+struct cli_setting {
+	const char *name;  /* "budget", "exclude", or a kind option; borrowed from argv */
+	const char *value; /* borrowed from argv (or "true" for a switch) */
+};
+
+#define CLI_MAX_SETTINGS 256
+
+struct cli {
+	enum cli_command command;
+	const char *file;
+	const char *kind;       /* --kind, NULL to detect */
+	enum report_format format;
+	const char *screen;     /* --screen WxH, NULL for a real terminal */
+	const char *keys;       /* --keys, with --screen */
+	const char *theme;      /* --theme NAME|PATH */
+	const char *edits;      /* --edits FILE (what-if edits to reapply) */
+	bool raw, force, no_mouse, ascii;
+	struct cli_setting settings[CLI_MAX_SETTINGS];
+	size_t nsettings;
+};
+
+/* Parses argv into out (which borrows argv's strings). CS_EUSAGE with a
+ * sentence on a mistake. */
+int cli_parse(int argc, char **argv, struct cli *out, struct cs_error *err);
+
+/* Applies out's settings to src, in order, as edits. */
+int cli_apply(const struct cli *cli, struct source *src, struct cs_error *err);
+
+/* The --help text. */
+void cli_usage(struct strbuf *out);
+
+#endif

@@ -1,0 +1,269 @@
+/* edit.c: user edits of a source (see edit.h). */
+#include "edit.h"
+
+#include "kind.h"
+#include "source.h"
+#include "strbuf.h"
+#include "tokens.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool parse_token_count(const char *text, long *out)
+{
+	char digits[64];
+	size_t n = 0;
+	for (const char *p = text; *p && n + 1 < sizeof digits; p++)
+		if (*p != ',' && *p != '_')
+			digits[n++] = *p;
+	digits[n] = '\0';
+	if (n == 0 || n + 1 >= sizeof digits)
+		return false;
+	char *end;
+	double v = strtod(digits, &end);
+	double mult = 1;
+	if (*end == 'k' || *end == 'K')
+		mult = 1e3, end++;
+	else if (*end == 'm' || *end == 'M')
+		mult = 1e6, end++;
+	if (*end != '\0' || !isfinite(v) || v < 0 || v * mult > 1e12 || end == digits)
+		return false;
+	*out = (long)llround(v * mult);
+	return true;
+}
+
+static bool piece_ok(const struct source *src, long piece, struct cs_error *err)
+{
+	if (piece < 0 || (size_t)piece >= src->npieces) {
+		cs_error_set(err, CS_EUSAGE, "no such piece");
+		return false;
+	}
+	return true;
+}
+
+static bool kind_allows(const int *list, int strategy)
+{
+	for (; list && *list != STRAT_NONE; list++)
+		if (*list == strategy)
+			return true;
+	return false;
+}
+
+static int set_value(struct source *src, const struct edit *e, double v, const char *text, struct cs_error *err)
+{
+	struct piece *p = e->piece >= 0 && (size_t)e->piece < src->npieces ? &src->pieces[e->piece] : NULL;
+	switch (e->type) {
+	case EDIT_EXCLUDE:
+		if (!piece_ok(src, e->piece, err))
+			return CS_EUSAGE;
+		p->user_excluded = (signed char)v;
+		return CS_OK;
+	case EDIT_PRIORITY:
+		if (!piece_ok(src, e->piece, err))
+			return CS_EUSAGE;
+		if (!src->kind->piece_strategies)
+			return cs_error_set(err, CS_EUSAGE, "a %s has no priorities", src->kind->title);
+		p->priority = v;
+		return CS_OK;
+	case EDIT_PIECE_STRATEGY:
+		if (!piece_ok(src, e->piece, err))
+			return CS_EUSAGE;
+		if (!kind_allows(src->kind->piece_strategies, (int)v))
+			return cs_error_set(err, CS_EUSAGE, "%s is not a strategy a %s's pieces can have",
+					    strategy_name((int)v), src->kind->title);
+		p->strategy = (int)v;
+		return CS_OK;
+	case EDIT_STRATEGY:
+		if ((int)v != STRAT_NONE && !kind_allows(src->kind->global_strategies, (int)v))
+			return cs_error_set(err, CS_EUSAGE, "a %s has no whole-assembly strategy %s",
+					    src->kind->title, strategy_name((int)v));
+		src->settings.strategy = (int)v;
+		return CS_OK;
+	case EDIT_BUDGET:
+		src->settings.budget = (long)v;
+		return CS_OK;
+	case EDIT_CHARS_PER_TOKEN:
+		if (!(v >= TOKENS_MIN_CHARS_PER_TOKEN && v <= TOKENS_MAX_CHARS_PER_TOKEN))
+			return cs_error_set(err, CS_EUSAGE, "chars per token must be from 0.5 to 64");
+		source_set_chars_per_token(src, v);
+		return CS_OK;
+	case EDIT_OPTION:
+		if (!src->kind->set_option)
+			return cs_error_set(err, CS_EUSAGE, "a %s has no setting \"%s\"", src->kind->title, e->option);
+		return src->kind->set_option(src, e->option, text, err);
+	}
+	return cs_error_set(err, CS_EUSAGE, "unknown edit");
+}
+
+static double current(const struct source *src, const struct edit *e)
+{
+	const struct piece *p = e->piece >= 0 && (size_t)e->piece < src->npieces ? &src->pieces[e->piece] : NULL;
+	switch (e->type) {
+	case EDIT_EXCLUDE: return p ? p->user_excluded : 0;
+	case EDIT_PRIORITY: return p ? p->priority : 0;
+	case EDIT_PIECE_STRATEGY: return p ? p->strategy : STRAT_NONE;
+	case EDIT_STRATEGY: return src->settings.strategy;
+	case EDIT_BUDGET: return (double)src->settings.budget;
+	case EDIT_CHARS_PER_TOKEN: return src->settings.chars_per_token;
+	case EDIT_OPTION: return 0;
+	}
+	return 0;
+}
+
+int edit_apply(struct source *src, struct edit *e, struct cs_error *err)
+{
+	e->before = current(src, e);
+	if (e->type == EDIT_OPTION) {
+		struct strbuf old = STRBUF_INIT;
+		if (!src->kind->get_option || src->kind->get_option(src, e->option, &old) != CS_OK) {
+			sb_fini(&old);
+			return cs_error_set(err, CS_EUSAGE, "a %s has no setting \"%s\"", src->kind->title, e->option);
+		}
+		snprintf(e->before_text, sizeof e->before_text, "%s", sb_str(&old));
+		sb_fini(&old);
+	}
+	return set_value(src, e, e->value, e->text, err);
+}
+
+int edit_revert(struct source *src, const struct edit *e, struct cs_error *err)
+{
+	return set_value(src, e, e->before, e->before_text, err);
+}
+
+static void budget_text(struct strbuf *out, double v)
+{
+	if (v < 0)
+		sb_puts(out, "the input's");
+	else
+		sb_thousands(out, (long long)v);
+}
+
+void edit_describe(const struct source *src, const struct edit *e, bool reverted, struct strbuf *out)
+{
+	const char *id = e->piece >= 0 && (size_t)e->piece < src->npieces ? src->pieces[e->piece].id : "?";
+	double from = reverted ? e->value : e->before, to = reverted ? e->before : e->value;
+	switch (e->type) {
+	case EDIT_EXCLUDE:
+		sb_printf(out, "%s %s", to > 0 ? "excluded" : to == 0 ? "included" : "reset exclusion of", id);
+		break;
+	case EDIT_PRIORITY:
+		sb_printf(out, "priority of %s %.2f -> %.2f", id, from, to);
+		break;
+	case EDIT_PIECE_STRATEGY:
+		sb_printf(out, "strategy of %s %s -> %s", id, strategy_name((int)from), strategy_name((int)to));
+		break;
+	case EDIT_STRATEGY:
+		sb_printf(out, "strategy %s -> %s", (int)from == STRAT_NONE ? "(input's)" : strategy_name((int)from),
+			  (int)to == STRAT_NONE ? "(input's)" : strategy_name((int)to));
+		break;
+	case EDIT_BUDGET:
+		sb_puts(out, "budget ");
+		budget_text(out, from);
+		sb_puts(out, " -> ");
+		budget_text(out, to);
+		break;
+	case EDIT_CHARS_PER_TOKEN:
+		sb_printf(out, "chars per token %g -> %g", from, to);
+		break;
+	case EDIT_OPTION:
+		sb_printf(out, "%s %s -> %s", e->option, reverted ? e->text : e->before_text,
+			  reverted ? e->before_text : e->text);
+		break;
+	}
+}
+
+/* Splits "ID=VALUE" at the last '=' (ids may hold '='). */
+static const char *split_last_eq(const char *value, char *id, size_t cap)
+{
+	const char *eq = strrchr(value, '=');
+	if (!eq || (size_t)(eq - value) >= cap)
+		return NULL;
+	memcpy(id, value, (size_t)(eq - value));
+	id[eq - value] = '\0';
+	return eq + 1;
+}
+
+static int find(struct source *src, const char *id, long *out, struct cs_error *err)
+{
+	*out = source_find_piece(src, id);
+	if (*out < 0)
+		return cs_error_set(err, CS_EUSAGE, "no %s \"%s\" in %s", src->kind->id_key, id, src->path);
+	return CS_OK;
+}
+
+int edit_from_setting(struct source *src, const char *name, const char *value, struct edit *out,
+		      struct cs_error *err)
+{
+	memset(out, 0, sizeof *out);
+	out->piece = -1;
+	char id[1024];
+	if (!strcmp(name, "exclude") || !strcmp(name, "include")) {
+		out->type = EDIT_EXCLUDE;
+		out->value = !strcmp(name, "exclude") ? 1 : 0;
+		return find(src, value, &out->piece, err);
+	}
+	if (!strcmp(name, "priority")) {
+		const char *num = split_last_eq(value, id, sizeof id);
+		char *end;
+		if (!num)
+			return cs_error_set(err, CS_EUSAGE, "--priority takes %s=P, e.g. src/main.c=0.9",
+					    src->kind->id_key);
+		double v = strtod(num, &end);
+		if (*end || end == num || !isfinite(v))
+			return cs_error_set(err, CS_EUSAGE, "priority \"%s\" is not a number", num);
+		out->type = EDIT_PRIORITY;
+		out->value = v;
+		return find(src, id, &out->piece, err);
+	}
+	if (!strcmp(name, "strategy")) {
+		const char *sname = split_last_eq(value, id, sizeof id);
+		if (sname) {
+			out->type = EDIT_PIECE_STRATEGY;
+			out->value = strategy_from_name(sname);
+			if ((int)out->value == STRAT_NONE)
+				return cs_error_set(err, CS_EUSAGE, "unknown strategy \"%s\"", sname);
+			return find(src, id, &out->piece, err);
+		}
+		out->type = EDIT_STRATEGY;
+		out->value = strategy_from_name(value);
+		if (!src->kind->global_strategies)
+			return cs_error_set(err, CS_EUSAGE,
+					    "a %s's strategies are per %s: --strategy %s=never|start|middle|end",
+					    src->kind->title, src->kind->id_key, src->kind->id_key);
+		if ((int)out->value == STRAT_NONE || !kind_allows(src->kind->global_strategies, (int)out->value)) {
+			struct strbuf names = STRBUF_INIT;
+			for (const int *s = src->kind->global_strategies; *s != STRAT_NONE; s++)
+				sb_printf(&names, "%s%s", names.len ? ", " : "", strategy_name(*s));
+			cs_error_set(err, CS_EUSAGE, "unknown strategy \"%s\": expected %s", value, sb_str(&names));
+			sb_fini(&names);
+			return CS_EUSAGE;
+		}
+		return CS_OK;
+	}
+	if (!strcmp(name, "budget")) {
+		long v;
+		out->type = EDIT_BUDGET;
+		if (!parse_token_count(value, &v))
+			return cs_error_set(err, CS_EUSAGE, "budget \"%s\" is not a token count (e.g. 24000, 100k)", value);
+		out->value = (double)v;
+		return CS_OK;
+	}
+	if (!strcmp(name, "chars-per-token")) {
+		char *end;
+		out->type = EDIT_CHARS_PER_TOKEN;
+		out->value = strtod(value, &end);
+		if (*end || end == value || !(out->value >= TOKENS_MIN_CHARS_PER_TOKEN && out->value <= TOKENS_MAX_CHARS_PER_TOKEN))
+			return cs_error_set(err, CS_EUSAGE, "chars per token \"%s\" must be a number from 0.5 to 64", value);
+		return CS_OK;
+	}
+	if (kind_option(src->kind, name)) {
+		out->type = EDIT_OPTION;
+		snprintf(out->option, sizeof out->option, "%s", name);
+		snprintf(out->text, sizeof out->text, "%s", value);
+		return CS_OK;
+	}
+	return cs_error_set(err, CS_EUSAGE, "a %s has no setting \"%s\"", src->kind->title, name);
+}

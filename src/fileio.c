@@ -1,0 +1,116 @@
+/* fileio.c: safe whole-file reads (see fileio.h). */
+#include "fileio.h"
+
+#include "alloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static long long mtime_ns(const struct stat *st)
+{
+	return (long long)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
+}
+
+static int fail(struct cs_error *err, enum file_state *state, enum file_state why, int code,
+		const char *path, const char *sentence)
+{
+	if (state)
+		*state = why;
+	cs_error_file(err, path);
+	return cs_error_set(err, code, "%s", sentence);
+}
+
+int file_read(const char *path, size_t max_bytes, char **out, size_t *len, enum file_state *state,
+	      struct cs_error *err)
+{
+	*out = NULL;
+	*len = 0;
+	if (!max_bytes)
+		max_bytes = FILEIO_MAX_INPUT;
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		if (e == ENOENT || e == ENOTDIR)
+			return fail(err, state, FILE_MISSING, CS_EIO, path, "no such file");
+		if (e == ELOOP)
+			return fail(err, state, FILE_UNREADABLE, CS_EIO, path, "too many symbolic links (a loop?)");
+		if (e == EISDIR)
+			return fail(err, state, FILE_DIRECTORY, CS_EIO, path, "is a directory, not a file");
+		return fail(err, state, FILE_UNREADABLE, CS_EIO, path, strerror(e));
+	}
+	struct stat before;
+	if (fstat(fd, &before) != 0) {
+		close(fd);
+		return fail(err, state, FILE_UNREADABLE, CS_EIO, path, strerror(errno));
+	}
+	if (S_ISDIR(before.st_mode)) {
+		close(fd);
+		return fail(err, state, FILE_DIRECTORY, CS_EIO, path, "is a directory, not a file");
+	}
+	if (!S_ISREG(before.st_mode)) {
+		close(fd);
+		return fail(err, state, FILE_NOT_REGULAR, CS_EIO, path,
+			    "is not a regular file (a FIFO, device or socket); refusing to read it");
+	}
+	if ((unsigned long long)before.st_size > max_bytes) {
+		close(fd);
+		return fail(err, state, FILE_TOO_BIG, CS_ELIMIT, path, "is larger than ctxscope reads");
+	}
+	size_t size = (size_t)before.st_size;
+	char *buf = cs_malloc(size + 1);
+	if (!buf) {
+		close(fd);
+		return fail(err, state, FILE_UNREADABLE, CS_ENOMEM, path, "out of memory reading it");
+	}
+	size_t got = 0;
+	while (got < size) {
+		ssize_t r = read(fd, buf + got, size - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			cs_free(buf);
+			close(fd);
+			return fail(err, state, FILE_UNREADABLE, CS_EIO, path, strerror(e));
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	char extra;
+	ssize_t more = got == size ? read(fd, &extra, 1) : 0;
+	struct stat after;
+	int st_ok = fstat(fd, &after) == 0;
+	close(fd);
+	if (got != size || more > 0 || !st_ok || after.st_size != before.st_size ||
+	    mtime_ns(&after) != mtime_ns(&before)) {
+		cs_free(buf);
+		return fail(err, state, FILE_CHANGED, CS_EIO, path, "changed while being read; try again");
+	}
+	buf[size] = '\0';
+	*out = buf;
+	*len = size;
+	if (state)
+		*state = FILE_OK;
+	return CS_OK;
+}
+
+int file_stamp(const char *path, struct file_stamp *stamp, struct cs_error *err)
+{
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		cs_error_file(err, path);
+		return cs_error_set(err, CS_EIO, "%s", strerror(errno));
+	}
+	*stamp = (struct file_stamp){ st.st_dev, st.st_ino, st.st_size, mtime_ns(&st) };
+	return CS_OK;
+}
+
+int file_stamp_equal(const struct file_stamp *a, const struct file_stamp *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime_ns == b->mtime_ns;
+}

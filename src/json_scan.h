@@ -1,0 +1,36 @@
+/* json_scan.h: reading JSON text without building a tree. Tells the top-level
+ * keys of an object (for detecting the kind of a file), finds where the value
+ * at a document path (nodes[12].metadata.excluded) starts in the raw bytes so
+ * errors found on a parsed tree can name a line and column, and turns a byte
+ * offset into a line and column. Scanning is iterative: no depth recursion. */
+#ifndef CTXSCOPE_JSON_SCAN_H
+#define CTXSCOPE_JSON_SCAN_H
+
+#include "error.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct json_keys {
+	char **names; /* owned (cs_malloc'd), raw key text between the quotes */
+	size_t n;
+};
+
+/* The keys of the top-level object in data. CS_ESYNTAX (positioned) when
+ * the text does not start with an object; CS_ENOMEM. Free with json_keys_fini. */
+int json_scan_top_keys(const char *data, size_t len, struct json_keys *out, struct cs_error *err);
+bool json_keys_has(const struct json_keys *keys, const char *name);
+void json_keys_fini(struct json_keys *keys);
+
+/* The byte offset where the value at `path` begins (keys separated by '.',
+ * array indexes as [N]; "" is the whole document), or -1 when not found. */
+long json_locate(const char *data, size_t len, const char *path);
+
+/* 1-based line and column (in characters) of byte `offset` in data. */
+void text_position(const char *data, size_t len, size_t offset, long *line, long *column);
+
+/* Sets err's line and column to where `path` is in data (left 0 when not
+ * found) and its path to `path`. */
+void json_error_at(struct cs_error *err, const char *data, size_t len, const char *path);
+
+#endif

@@ -1,0 +1,83 @@
+/* kind.c: the table of kinds and detection (see kind.h). */
+#include "kind.h"
+
+#include "json_scan.h"
+#include "strbuf.h"
+
+#include <string.h>
+
+extern const struct kind_ops manifest_kind;
+
+const struct kind_ops *const kind_table[] = {
+	&manifest_kind,
+	NULL,
+};
+
+const struct kind_ops *kind_by_name(const char *name)
+{
+	for (size_t i = 0; kind_table[i]; i++)
+		if (strcmp(kind_table[i]->name, name) == 0)
+			return kind_table[i];
+	return NULL;
+}
+
+const struct kind_option *kind_option(const struct kind_ops *kind, const char *name)
+{
+	for (const struct kind_option *o = kind->options; o && o->name; o++)
+		if (strcmp(o->name, name) == 0)
+			return o;
+	return NULL;
+}
+
+static int has_extension(const char *path, const char *ext)
+{
+	size_t n = strlen(path), e = strlen(ext);
+	return n > e && strcmp(path + n - e, ext) == 0;
+}
+
+int kind_detect(const char *path, const char *data, size_t len, const struct kind_ops **out,
+		struct cs_error *err)
+{
+	*out = NULL;
+	for (size_t i = 0; kind_table[i]; i++)
+		for (const char *const *e = kind_table[i]->extensions; e && *e; e++)
+			if (has_extension(path, *e)) {
+				*out = kind_table[i];
+				return CS_OK;
+			}
+
+	struct json_keys keys;
+	int rc = json_scan_top_keys(data, len, &keys, err);
+	if (rc != CS_OK)
+		return rc;
+	for (size_t i = 0; kind_table[i]; i++) {
+		const char *const *k = kind_table[i]->json_keys;
+		if (!k || !*k)
+			continue;
+		while (*k && json_keys_has(&keys, *k))
+			k++;
+		if (!*k) {
+			*out = kind_table[i];
+			json_keys_fini(&keys);
+			return CS_OK;
+		}
+	}
+	json_keys_fini(&keys);
+
+	struct strbuf expected = STRBUF_INIT;
+	for (size_t i = 0; kind_table[i]; i++) {
+		const char *const *k = kind_table[i]->json_keys;
+		if (!k || !*k)
+			continue;
+		sb_printf(&expected, "%s", expected.len ? "; " : "");
+		for (size_t j = 0; k[j]; j++)
+			sb_printf(&expected, "%s\"%s\"", j ? " and " : "", k[j]);
+		sb_printf(&expected, " for a %s", kind_table[i]->title);
+	}
+	cs_error_set(err, CS_EKIND,
+		     "cannot tell what this is: expected a .yml/.yaml manifest or a JSON object with %s "
+		     "(or say --kind manifest|loom|ledger|memory)",
+		     expected.len ? sb_str(&expected) : "known keys");
+	sb_fini(&expected);
+	return CS_EKIND;
+}

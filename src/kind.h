@@ -1,0 +1,72 @@
+/* kind.h: the four kinds of input (manifest, loom, ledger, memory) behind one
+ * table of operations, and how a file's kind is told. Everything above this
+ * (the command line, reports, the UI) works on any kind through this table;
+ * a new kind adds one kind_ops and one line in kind.c. */
+#ifndef CTXSCOPE_KIND_H
+#define CTXSCOPE_KIND_H
+
+#include "error.h"
+
+#include <stddef.h>
+
+struct assembly;
+struct emitter;
+struct source;
+struct strbuf;
+
+/* A kind's own setting: --NAME VALUE on the command line, `:set NAME VALUE`
+ * in the UI, listed by --help. */
+struct kind_option {
+	const char *name; /* "min-recent" */
+	const char *arg;  /* "N"; NULL for a switch (its value is "true"/"false") */
+	const char *help; /* one line */
+};
+
+struct kind_ops {
+	const char *name;   /* the --kind value: "manifest" */
+	const char *title;  /* for people: "working-set manifest" */
+	const char *id_key; /* what a piece id is called in reports: "path", "node" */
+	/* Detection: a JSON object with every one of these top-level keys is of
+	 * this kind (NULL-terminated; NULL for none); or a file with one of
+	 * these extensions (NULL-terminated; NULL for none). */
+	const char *const *json_keys;
+	const char *const *extensions;
+	const struct kind_option *options; /* terminated by a NULL name; may be NULL */
+	const int *piece_strategies;       /* STRAT_NONE-terminated; NULL: pieces have none */
+	const int *global_strategies;      /* STRAT_NONE-terminated; NULL: none */
+
+	/* Fills src (pieces, model, warnings) from the file's bytes. On error
+	 * fills err (file is set by the caller) and returns its code. */
+	int (*load)(struct source *src, const char *data, size_t len, struct cs_error *err);
+	/* Sets a kind option from text; CS_EUSAGE with a sentence when the
+	 * name is unknown or the value wrong. May be NULL when options is. */
+	int (*set_option)(struct source *src, const char *name, const char *value, struct cs_error *err);
+	/* The option's current value as text into out (for undo and display).
+	 * Returns CS_EUSAGE for an unknown name. May be NULL when options is. */
+	int (*get_option)(const struct source *src, const char *name, struct strbuf *out);
+	/* Runs the kind's assembly algorithm: asm_init, blocks, asm_finish. */
+	int (*assemble)(const struct source *src, struct assembly *out, struct cs_error *err);
+	/* Frees src->model. NULL-safe on the model. */
+	void (*free_model)(void *model);
+	/* Optional: adds kind-specific report sections (emit.h). */
+	int (*report_extra)(const struct source *src, const struct assembly *a, struct emitter *em);
+	/* Optional: adds kind-specific keys to one piece's entry in a report. */
+	int (*report_piece)(const struct source *src, const struct assembly *a, long piece, struct emitter *em);
+};
+
+/* Every kind, NULL-terminated, in detection order. */
+extern const struct kind_ops *const kind_table[];
+
+/* The kind named `name`, or NULL. */
+const struct kind_ops *kind_by_name(const char *name);
+
+/* Tells the kind of a file from its name and bytes (formats.md: .yml/.yaml
+ * is a manifest; a JSON object by its top-level keys). CS_EKIND with a
+ * sentence naming the keys expected when nothing matches. */
+int kind_detect(const char *path, const char *data, size_t len, const struct kind_ops **out,
+		struct cs_error *err);
+
+/* The kind option named `name` in kind (NULL when none). */
+const struct kind_option *kind_option(const struct kind_ops *kind, const char *name);
+
+#endif

@@ -1,0 +1,15 @@
+/* load.h: from a path to a loaded source: read the file (fileio.h), tell its
+ * kind (kind.h, or the one the user named), run that kind's loader. */
+#ifndef CTXSCOPE_LOAD_H
+#define CTXSCOPE_LOAD_H
+
+#include "error.h"
+
+struct source;
+
+/* Loads path as kind `kind_name` (NULL: detect). On success *out is a new
+ * source (free with source_free). On failure *out is NULL and err names the
+ * file, the position and what is wrong. */
+int source_load(const char *path, const char *kind_name, struct source **out, struct cs_error *err);
+
+#endif

@@ -1,0 +1,474 @@
+/* load_manifest.c: reading a working-set manifest (formats.md section 3) and
+ * the files it lists. Decisions (formats.md): only `files` is required; each
+ * entry needs `path` and a numeric `priority` (outside [0, 1] is a warning,
+ * the value kept as written for sorting, as the seed sorts); `role` defaults
+ * to context, `truncate_strategy` to end; no `budget` means 28000 max, 4000
+ * reserved, with a warning; an `effective` that disagrees with max - reserved
+ * is kept and warned about. A listed file that is missing, unreadable, binary
+ * (holds a NUL) or a directory becomes a piece excluded with that reason.
+ * Unsupported: YAML tags are not interpreted; `protocol` is shown, not checked. */
+#include "manifest.h"
+
+#include "alloc.h"
+#include "assembly.h"
+#include "emit.h"
+#include "source.h"
+#include "strbuf.h"
+#include "tokens.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const role_names[] = {
+#define MROLE_X_NAME(e, name) name,
+	MANIFEST_ROLES(MROLE_X_NAME)
+#undef MROLE_X_NAME
+};
+
+int manifest_role_from_name(const char *name)
+{
+	for (int i = 0; i < MROLE_COUNT; i++)
+		if (strcmp(role_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+const char *manifest_role_name(int role)
+{
+	return role >= 0 && role < MROLE_COUNT ? role_names[role] : "";
+}
+
+static void manifest_free(void *model)
+{
+	struct manifest *m = model;
+	if (!m)
+		return;
+	ytree_fini(&m->tree);
+	cs_free(m->data);
+	cs_free(m->entries);
+	cs_free(m);
+}
+
+/* A positioned error at node with a document path. */
+static int bad(struct cs_error *err, const struct ynode *node, const char *path, enum cs_status code,
+	       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int bad(struct cs_error *err, const struct ynode *node, const char *path, enum cs_status code,
+	       const char *fmt, ...)
+{
+	yerror_at(err, node, path);
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = cs_error_vset(err, code, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+static int whole_number(const struct ynode *n, const char *path, long *out, struct cs_error *err)
+{
+	double v;
+	if (!ynode_number(n, &v))
+		return bad(err, n, path, CS_ETYPE, "expected a number of tokens, got %s", ynode_type_name(n));
+	if (v < 0 || v != floor(v) || v > 1e12)
+		return bad(err, n, path, CS_ETYPE, "expected a whole number of tokens from 0 to 10^12, got %s", n->value);
+	*out = (long)v;
+	return CS_OK;
+}
+
+static int read_budget(struct source *src, struct manifest *m, const struct ynode *root, struct cs_error *err)
+{
+	const struct ynode *budget = ymap_get(root, "budget");
+	m->max_tokens = MANIFEST_DEFAULT_MAX_TOKENS;
+	m->reserved = MANIFEST_DEFAULT_RESERVED;
+	if (ynode_is_null(budget)) {
+		m->effective = m->max_tokens - m->reserved;
+		return source_warn(src, -1, 0, 0, "no budget given: assuming max_tokens 28,000 and "
+				   "reserved_for_response 4,000 (effective 24,000)");
+	}
+	if (budget->type != YNODE_MAP)
+		return bad(err, budget, "budget", CS_ETYPE, "expected a mapping, got %s", ynode_type_name(budget));
+	const struct ynode *dup = ymap_duplicate(budget);
+	if (dup)
+		return bad(err, dup, "budget", CS_ESTRUCT, "the key \"%s\" appears twice", dup->value);
+	m->has_budget = true;
+	const struct ynode *max = ymap_get(budget, "max_tokens");
+	const struct ynode *res = ymap_get(budget, "reserved_for_response");
+	const struct ynode *eff = ymap_get(budget, "effective");
+	int rc;
+	if (!ynode_is_null(max) && (rc = whole_number(max, "budget.max_tokens", &m->max_tokens, err)))
+		return rc;
+	if (!ynode_is_null(res) && (rc = whole_number(res, "budget.reserved_for_response", &m->reserved, err)))
+		return rc;
+	long derived = m->max_tokens - m->reserved;
+	if (ynode_is_null(eff)) {
+		if (derived < 0) {
+			return bad(err, res, "budget.reserved_for_response", CS_ESTRUCT,
+				   "%s: reserved_for_response is larger than max_tokens", "no room left");
+		}
+		m->effective = derived;
+		return CS_OK;
+	}
+	if ((rc = whole_number(eff, "budget.effective", &m->effective, err)))
+		return rc;
+	if (!ynode_is_null(max) && !ynode_is_null(res) && m->effective != derived) {
+		char a[32], b[32], c[32], d[32];
+		return source_warn(src, -1, (long)eff->start.line + 1, (long)eff->start.column + 1,
+				   "budget.effective %s disagrees with max_tokens %s - reserved_for_response %s = %s; "
+				   "using effective as written",
+				   fmt_thousands(a, m->effective), fmt_thousands(b, m->max_tokens),
+				   fmt_thousands(c, m->reserved), fmt_thousands(d, derived));
+	}
+	return CS_OK;
+}
+
+static const char *scalar_string(const struct ynode *n)
+{
+	return n && n->type == YNODE_SCALAR && !ynode_is_null(n) ? n->value : NULL;
+}
+
+/* Reads the file an entry names into its piece, or marks why it cannot. */
+static int read_listed_file(struct source *src, long piece, const char *resolved, struct cs_error *err)
+{
+	char *data;
+	size_t len;
+	enum file_state state;
+	struct cs_error ignored;
+	cs_error_clear(&ignored);
+	int rc = file_read(resolved, MANIFEST_MAX_FILE_BYTES, &data, &len, &state, &ignored);
+	struct piece *p = &src->pieces[piece];
+	if (rc == CS_ENOMEM)
+		return cs_error_set(err, CS_ENOMEM, "out of memory reading %s", resolved);
+	if (rc != CS_OK) {
+		p->absent = state == FILE_MISSING ? REASON_MISSING
+			  : state == FILE_DIRECTORY ? REASON_DIRECTORY : REASON_UNREADABLE;
+		p->flags |= PIECE_NOT_TEXT;
+		if (p->absent == REASON_UNREADABLE)
+			return source_warn(src, piece, 0, 0, "%s: %s", resolved, ignored.message);
+		return CS_OK;
+	}
+	if (memchr(data, '\0', len)) {
+		cs_free(data);
+		p->absent = REASON_BINARY;
+		p->flags |= PIECE_NOT_TEXT;
+		return CS_OK;
+	}
+	rc = source_set_piece_text(src, piece, data, len);
+	cs_free(data);
+	return rc == CS_OK ? CS_OK : cs_error_set(err, CS_ENOMEM, "out of memory");
+}
+
+static int read_entry(struct source *src, struct manifest *m, const char *dir, size_t i, const struct ynode *e,
+		      struct cs_error *err)
+{
+	char path[64];
+	snprintf(path, sizeof path, "files[%zu]", i);
+	if (e->type != YNODE_MAP)
+		return bad(err, e, path, CS_ETYPE, "expected a mapping with path and priority, got %s", ynode_type_name(e));
+	const struct ynode *dup = ymap_duplicate(e);
+	if (dup)
+		return bad(err, dup, path, CS_ESTRUCT, "the key \"%s\" appears twice", dup->value);
+
+	char sub[96];
+	const struct ynode *pn = ymap_get(e, "path");
+	const char *file = scalar_string(pn);
+	snprintf(sub, sizeof sub, "%s.path", path);
+	if (!pn)
+		return bad(err, e, path, CS_ESTRUCT, "%s", "missing \"path\"");
+	if (!file || pn->type != YNODE_SCALAR || file[0] == '\0')
+		return bad(err, pn, sub, CS_ETYPE, "expected a file path, got %s", ynode_type_name(pn));
+	if (strlen(file) != pn->len)
+		return bad(err, pn, sub, CS_ETYPE, "%s", "the path holds a NUL character");
+
+	const struct ynode *prio = ymap_get(e, "priority");
+	double priority;
+	snprintf(sub, sizeof sub, "%s.priority", path);
+	if (!prio)
+		return bad(err, e, path, CS_ESTRUCT, "%s", "missing \"priority\" (a number from 0 to 1)");
+	if (!ynode_number(prio, &priority))
+		return bad(err, prio, sub, CS_ETYPE, "expected a number from 0 to 1, got %s", ynode_type_name(prio));
+
+	int role = MROLE_CONTEXT;
+	const struct ynode *rn = ymap_get(e, "role");
+	if (!ynode_is_null(rn)) {
+		snprintf(sub, sizeof sub, "%s.role", path);
+		const char *name = scalar_string(rn);
+		role = name ? manifest_role_from_name(name) : -1;
+		if (role < 0)
+			return bad(err, rn, sub, CS_ETYPE,
+				   "unknown role \"%s\": expected system, developer, user or context",
+				   name ? name : ynode_type_name(rn));
+	}
+	int strategy = STRAT_END;
+	const struct ynode *sn = ymap_get(e, "truncate_strategy");
+	if (!ynode_is_null(sn)) {
+		snprintf(sub, sizeof sub, "%s.truncate_strategy", path);
+		const char *name = scalar_string(sn);
+		strategy = name ? strategy_from_name(name) : STRAT_NONE;
+		if (strategy < STRAT_NEVER || strategy > STRAT_END)
+			return bad(err, sn, sub, CS_ETYPE,
+				   "unknown truncate_strategy \"%s\": expected never, start, middle or end",
+				   name ? name : ynode_type_name(sn));
+	}
+	size_t max_lines = 0;
+	const struct ynode *ml = ymap_get(e, "max_lines");
+	if (!ynode_is_null(ml)) {
+		double v;
+		snprintf(sub, sizeof sub, "%s.max_lines", path);
+		if (!ynode_number(ml, &v) || v < 1 || v != floor(v) || v > 1e9)
+			return bad(err, ml, sub, CS_ETYPE, "expected a whole number of lines from 1, got %s",
+				   ml->type == YNODE_SCALAR ? ml->value : ynode_type_name(ml));
+		max_lines = (size_t)v;
+	}
+
+	long piece = source_add_piece(src);
+	if (piece < 0)
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	struct manifest_entry *me = &m->entries[i];
+	me->node = e;
+	me->piece = piece;
+	me->max_lines = max_lines;
+	me->resolved = file[0] == '/' ? file : arena_printf(&src->arena, "%s%s", dir, file);
+	struct piece *p = &src->pieces[piece];
+	p->id = file;
+	p->label = file;
+	p->role = role_names[role];
+	p->layer = role + 1; /* layer 0 is the boot header */
+	p->priority = p->input_priority = priority;
+	p->strategy = p->input_strategy = strategy;
+	p->kind_index = i;
+	if (!me->resolved)
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	if (priority < 0 || priority > 1) {
+		int rc = source_warn(src, piece, (long)prio->start.line + 1, (long)prio->start.column + 1,
+				     "%s: priority %s is outside 0..1; kept as written for ordering", file, prio->value);
+		if (rc)
+			return rc;
+	}
+	return read_listed_file(src, piece, me->resolved, err);
+}
+
+/* Reads hot.yml / cold.yml beside the manifest into hints. A broken
+ * companion is a warning: it only ever advises. */
+static int read_companion(struct source *src, struct manifest *m, const char *dir, const char *name,
+			  const char *list_key, bool hot, struct strbuf *present)
+{
+	char *path = arena_printf(&src->arena, "%s%s", dir, name);
+	if (!path)
+		return CS_ENOMEM;
+	char *data;
+	size_t len;
+	struct cs_error e;
+	cs_error_clear(&e);
+	enum file_state state;
+	int rc = file_read(path, MANIFEST_MAX_FILE_BYTES, &data, &len, &state, &e);
+	if (rc == CS_ENOMEM)
+		return rc;
+	if (rc != CS_OK)
+		return state == FILE_MISSING ? CS_OK : source_warn(src, -1, 0, 0, "%s: %s", path, e.message);
+	sb_printf(present, "%s%s", present->len ? ", " : "", name);
+	struct ytree t;
+	rc = ytree_parse(&t, data, len, &e);
+	cs_free(data);
+	if (rc == CS_ENOMEM) {
+		ytree_fini(&t);
+		return rc;
+	}
+	if (rc != CS_OK) {
+		ytree_fini(&t);
+		return source_warn(src, -1, 0, 0, "%s:%ld:%ld: %s (hints ignored)", path, e.line, e.column, e.message);
+	}
+	const struct ynode *list = ymap_get(t.root, list_key);
+	if (list && list->type == YNODE_SEQ) {
+		for (size_t i = 0; i < list->nchildren; i++) {
+			const struct ynode *item = list->children[i];
+			const char *p = scalar_string(ymap_get(item, "path"));
+			const char *why = scalar_string(ymap_get(item, "why"));
+			const char *act = scalar_string(ymap_get(item, "suggested_action"));
+			if (!p)
+				continue;
+			bool matched = false;
+			for (size_t k = 0; k < m->nentries; k++) {
+				struct manifest_entry *me = &m->entries[k];
+				if (strcmp(src->pieces[me->piece].id, p) != 0)
+					continue;
+				matched = true;
+				me->hot = hot;
+				me->hint = arena_printf(&src->arena, "%s: %s", hot ? "hot (keep)" : "cold (evict)",
+							why ? why : "no reason given");
+				me->suggested = act ? arena_strdup(&src->arena, act) : NULL;
+				if (!me->hint || (act && !me->suggested)) {
+					ytree_fini(&t);
+					return CS_ENOMEM;
+				}
+			}
+			if (!matched && (rc = source_warn(src, -1, 0, 0, "%s names %s, which the manifest does not list",
+							  name, p))) {
+				ytree_fini(&t);
+				return rc;
+			}
+		}
+	} else if (list) {
+		rc = source_warn(src, -1, 0, 0, "%s: %s should be a list (hints ignored)", path, list_key);
+	}
+	ytree_fini(&t);
+	return rc;
+}
+
+static int manifest_load(struct source *src, const char *data, size_t len, struct cs_error *err)
+{
+	struct manifest *m = cs_calloc(1, sizeof *m);
+	if (!m)
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	src->model = m;
+	m->data = cs_strndup(data, len);
+	if (!m->data)
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	m->len = len;
+	if (memchr(data, '\0', len)) {
+		long line = 1;
+		for (const char *p = data; *p; p++)
+			line += *p == '\n';
+		cs_error_pos(err, line, 0);
+		return cs_error_set(err, CS_ESYNTAX, "the manifest holds a NUL byte: not a YAML text file");
+	}
+	int rc = ytree_parse(&m->tree, data, len, err);
+	if (rc != CS_OK)
+		return rc;
+	const struct ynode *root = m->tree.root;
+	if (!root || root->type != YNODE_MAP) {
+		yerror_at(err, root, "");
+		if (!root)
+			cs_error_pos(err, 1, 1);
+		return cs_error_set(err, root ? CS_ETYPE : CS_ESTRUCT,
+				    "expected a mapping with a \"files\" list, got %s", root ? ynode_type_name(root) : "an empty document");
+	}
+	const struct ynode *dup = ymap_duplicate(root);
+	if (dup)
+		return bad(err, dup, "", CS_ESTRUCT, "the key \"%s\" appears twice", dup->value);
+	m->protocol = scalar_string(ymap_get(root, "protocol"));
+
+	const struct ynode *meta = ymap_get(root, "metadata");
+	m->session = scalar_string(ymap_get(meta, "session"));
+	m->output_sink = scalar_string(ymap_get(meta, "output_sink"));
+
+	if ((rc = read_budget(src, m, root, err)))
+		return rc;
+
+	const struct ynode *files = ymap_get(root, "files");
+	if (!ymap_key(root, "files")) {
+		yerror_at(err, root, "files");
+		return cs_error_set(err, CS_ESTRUCT, "missing \"files\": the list of files to assemble (it may be empty)");
+	}
+	if (!ynode_is_null(files) && files->type != YNODE_SEQ)
+		return bad(err, files, "files", CS_ETYPE, "expected a list of files, got %s", ynode_type_name(files));
+	size_t n = ynode_is_null(files) ? 0 : files->nchildren;
+	if (n > MANIFEST_MAX_FILES)
+		return bad(err, files, "files", CS_ELIMIT, "%s", "more than 1,000,000 files listed");
+	m->entries = cs_calloc(n ? n : 1, sizeof *m->entries);
+	if (!m->entries)
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	m->nentries = n;
+
+	/* The folder of the manifest, with a trailing slash ("" for the cwd). */
+	const char *slash = strrchr(src->path, '/');
+	char *dir = arena_strndup(&src->arena, src->path, slash ? (size_t)(slash - src->path) + 1 : 0);
+	if (!dir)
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		if ((rc = read_entry(src, m, dir, i, files->children[i], err)))
+			return rc;
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < i; k++)
+			if (i < 2000 && strcmp(src->pieces[m->entries[i].piece].id, src->pieces[m->entries[k].piece].id) == 0) {
+				rc = source_warn(src, (long)i, 0, 0, "%s is listed twice (files[%zu] and files[%zu])",
+						 src->pieces[m->entries[i].piece].id, k, i);
+				if (rc)
+					return cs_error_set(err, CS_ENOMEM, "out of memory");
+				break;
+			}
+
+	struct strbuf present = STRBUF_INIT;
+	rc = read_companion(src, m, dir, "hot.yml", "keep", true, &present);
+	if (!rc)
+		rc = read_companion(src, m, dir, "cold.yml", "evict", false, &present);
+	if (!rc && present.len && !(m->hints_present = arena_strdup(&src->arena, sb_str(&present))))
+		rc = CS_ENOMEM;
+	if (present.failed)
+		rc = CS_ENOMEM;
+	sb_fini(&present);
+	if (rc)
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	struct cs_error ignored;
+	if (file_stamp(src->path, &m->stamp, &ignored) != CS_OK)
+		memset(&m->stamp, 0, sizeof m->stamp);
+	return CS_OK;
+}
+
+static const struct kind_option manifest_options[] = {
+	{ "boot-header", NULL, "render seed 002's boot header first, as its own layer (counted in the budget)" },
+	{ NULL, NULL, NULL },
+};
+
+static int manifest_set_option(struct source *src, const char *name, const char *value, struct cs_error *err)
+{
+	struct manifest *m = src->model;
+	if (strcmp(name, "boot-header") == 0) {
+		if (strcmp(value, "true") && strcmp(value, "false") && strcmp(value, "on") && strcmp(value, "off"))
+			return cs_error_set(err, CS_EUSAGE, "boot-header takes true or false, not \"%s\"", value);
+		m->boot_header = !strcmp(value, "true") || !strcmp(value, "on");
+		return CS_OK;
+	}
+	return cs_error_set(err, CS_EUSAGE, "a manifest has no setting \"%s\"", name);
+}
+
+static int manifest_get_option(const struct source *src, const char *name, struct strbuf *out)
+{
+	const struct manifest *m = src->model;
+	if (strcmp(name, "boot-header") == 0) {
+		sb_puts(out, m->boot_header ? "true" : "false");
+		return CS_OK;
+	}
+	return CS_EUSAGE;
+}
+
+static int manifest_report_piece(const struct source *src, const struct assembly *a, long piece,
+				 struct emitter *em);
+
+static const char *const manifest_extensions[] = { ".yml", ".yaml", NULL };
+static const int manifest_strategies[] = { STRAT_NEVER, STRAT_START, STRAT_MIDDLE, STRAT_END, STRAT_NONE };
+
+const struct kind_ops manifest_kind = {
+	.name = "manifest",
+	.title = "working-set manifest",
+	.id_key = "path",
+	.json_keys = NULL,
+	.extensions = manifest_extensions,
+	.options = manifest_options,
+	.piece_strategies = manifest_strategies,
+	.global_strategies = NULL,
+	.load = manifest_load,
+	.set_option = manifest_set_option,
+	.get_option = manifest_get_option,
+	.assemble = manifest_assemble,
+	.free_model = manifest_free,
+	.report_extra = NULL,
+	.report_piece = manifest_report_piece,
+};
+
+static int manifest_report_piece(const struct source *src, const struct assembly *a, long piece,
+				 struct emitter *em)
+{
+	(void)a;
+	const struct manifest *m = src->model;
+	const struct piece *p = &src->pieces[piece];
+	const struct manifest_entry *me = &m->entries[p->kind_index];
+	if (me->max_lines)
+		emit_key_int(em, "max_lines", (long long)me->max_lines);
+	emit_key_int(em, "lines", (long long)p->lines);
+	if (me->hint)
+		emit_key_str(em, "hint", me->hint);
+	if (me->suggested)
+		emit_key_str(em, "suggested_action", me->suggested);
+	return CS_OK;
+}

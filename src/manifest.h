@@ -1,0 +1,72 @@
+/* manifest.h: the working-set manifest kind (seed 002, formats.md section 3):
+ * a YAML list of files with priorities, roles, truncation strategies and
+ * line caps, assembled greedily by priority into a token budget.
+ * Each file is a piece (id = its path as written); the kind's model keeps the
+ * parsed YAML (for splice-saving), the budget and the companion hints. */
+#ifndef CTXSCOPE_MANIFEST_H
+#define CTXSCOPE_MANIFEST_H
+
+#include "fileio.h"
+#include "kind.h"
+#include "yaml_tree.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+extern const struct kind_ops manifest_kind;
+
+#define MANIFEST_DEFAULT_MAX_TOKENS 28000 /* formats.md: no budget at all */
+#define MANIFEST_DEFAULT_RESERVED 4000
+#define MANIFEST_MAX_FILES 1000000        /* entries; more is refused */
+#define MANIFEST_MAX_FILE_BYTES ((size_t)256 << 20) /* one listed file; larger is excluded as unreadable */
+
+/* Roles, in layer order (the boot header is layer 0). X(enum, name) */
+#define MANIFEST_ROLES(X)            \
+	X(MROLE_SYSTEM, "system")     \
+	X(MROLE_DEVELOPER, "developer") \
+	X(MROLE_USER, "user")         \
+	X(MROLE_CONTEXT, "context")
+
+enum manifest_role {
+#define MROLE_X_ENUM(e, name) e,
+	MANIFEST_ROLES(MROLE_X_ENUM)
+#undef MROLE_X_ENUM
+	MROLE_COUNT
+};
+
+struct manifest_entry {
+	const struct ynode *node;   /* the entry's mapping in the YAML */
+	long piece;                 /* its piece */
+	size_t max_lines;           /* 0: no cap */
+	const char *resolved;       /* the path read, relative to the manifest's folder */
+	const char *hint;           /* from hot.yml / cold.yml, a sentence; NULL none */
+	bool hot;                   /* hint is a keep (hot) hint, else evict (cold) */
+	const char *suggested;      /* cold.yml suggested_action; NULL none */
+};
+
+struct manifest {
+	struct ytree tree;          /* the parsed manifest */
+	char *data;                 /* its bytes (cs_malloc'd), for saving */
+	size_t len;
+	struct file_stamp stamp;    /* the file as loaded */
+	const char *protocol;       /* NULL when absent */
+	long max_tokens;
+	long reserved;
+	long effective;             /* the input's, or max - reserved */
+	bool has_budget;
+	struct manifest_entry *entries; /* one per file, in input order */
+	size_t nentries;
+	bool boot_header;           /* render seed 7's boot header first */
+	const char *session;        /* metadata.session, for the boot header; NULL none */
+	const char *output_sink;    /* metadata.output_sink */
+	const char *hints_present;  /* "hot.yml, cold.yml" as found; NULL none */
+};
+
+/* The role named `name`, or -1. */
+int manifest_role_from_name(const char *name);
+const char *manifest_role_name(int role);
+
+/* Assembler (assemble_manifest.c), through manifest_kind.assemble. */
+int manifest_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
+
+#endif

@@ -1,0 +1,417 @@
+/* report.c: the assembly report in text, YAML and JSON (see report.h). */
+#include "report.h"
+
+#include "assembly.h"
+#include "emit.h"
+#include "kind.h"
+#include "source.h"
+#include "strbuf.h"
+#include "utf8.h"
+
+#include <math.h>
+#include <string.h>
+
+bool report_format_from_name(const char *name, enum report_format *out)
+{
+	if (!strcmp(name, "text"))
+		*out = REPORT_TEXT;
+	else if (!strcmp(name, "yaml"))
+		*out = REPORT_YAML;
+	else if (!strcmp(name, "json"))
+		*out = REPORT_JSON;
+	else
+		return false;
+	return true;
+}
+
+int report_exit_status(const struct assembly *a)
+{
+	return a->flags & (ASM_OVER_LIMIT | ASM_ERROR | ASM_MUST_MISSING) ? 3 : 0;
+}
+
+static long pct(long part, long whole)
+{
+	return whole > 0 ? (long)floor(100.0 * (double)part / (double)whole + 0.5) : 0;
+}
+
+static bool has_priorities(const struct source *src)
+{
+	return src->kind->piece_strategies != NULL;
+}
+
+static bool has_scores(const struct assembly *a)
+{
+	for (size_t i = 0; i < a->src->npieces; i++)
+		if (isfinite(a->results[i].score))
+			return true;
+	return false;
+}
+
+static bool has_recorded(const struct source *src)
+{
+	for (size_t i = 0; i < src->npieces; i++)
+		if (src->pieces[i].flags & PIECE_RECORDED)
+			return true;
+	return false;
+}
+
+/* ---- structured (YAML, JSON) ---------------------------------------------- */
+
+static void emit_piece_common(struct emitter *em, const struct assembly *a, long i)
+{
+	const struct source *src = a->src;
+	const struct piece *p = &src->pieces[i];
+	const struct piece_result *r = &a->results[i];
+	emit_key_str(em, src->kind->id_key, p->id);
+	if (strcmp(p->label, p->id) != 0)
+		emit_key_str(em, "label", p->label);
+	emit_key_str(em, "role", p->role);
+	if (has_priorities(src)) {
+		emit_key_num(em, "priority", p->priority);
+		emit_key_str(em, "strategy", strategy_name(p->strategy));
+	}
+	if (isfinite(r->score))
+		emit_key_num(em, "score", r->score);
+	if (p->flags & PIECE_RECORDED)
+		emit_key_int(em, "recorded_tokens", p->recorded_tokens);
+}
+
+static void emit_extra_piece(struct emitter *em, const struct assembly *a, long i)
+{
+	if (a->src->kind->report_piece)
+		a->src->kind->report_piece(a->src, a, i, em);
+}
+
+static int write_structured(const struct assembly *a, const struct report_options *opt, struct strbuf *out)
+{
+	const struct source *src = a->src;
+	struct emitter em;
+	emit_init(&em, out, opt->format == REPORT_JSON ? EMIT_JSON : EMIT_YAML, 0);
+	emit_map_begin(&em);
+	emit_key(&em, "assembly_report");
+	emit_map_begin(&em);
+	emit_key_str(&em, "file", src->path);
+	emit_key_str(&em, "kind", src->kind->name);
+	if (a->nfacts) {
+		emit_key(&em, "details");
+		emit_map_begin(&em);
+		for (size_t i = 0; i < a->nfacts; i++)
+			emit_key_str(&em, a->facts[i].key, a->facts[i].value);
+		emit_map_end(&em);
+	}
+
+	emit_key(&em, "budget");
+	emit_map_begin(&em);
+	emit_key_int(&em, "max", a->budget.limit);
+	emit_key_int(&em, "reserved", a->budget.reserve);
+	emit_key_int(&em, "effective", a->budget.usable);
+	emit_key_int(&em, "used", a->budget.used);
+	emit_key_int(&em, "remaining", a->budget.remaining);
+	emit_map_end(&em);
+
+	emit_key(&em, "status");
+	emit_map_begin(&em);
+	emit_key_bool(&em, "fits", report_exit_status(a) == 0);
+	emit_key_bool(&em, "truncated", a->flags & ASM_TRUNCATED);
+	emit_key_bool(&em, "over_limit", a->flags & ASM_OVER_LIMIT);
+	if (a->flags & ASM_OVER_LIMIT)
+		emit_key_int(&em, "over_by", a->over_by);
+	emit_key_bool(&em, "error", a->flags & ASM_ERROR);
+	emit_key_bool(&em, "must_have_missing", a->flags & ASM_MUST_MISSING);
+	if (a->state)
+		emit_key_str(&em, "state", a->state);
+	emit_map_end(&em);
+
+	emit_key(&em, "tokens");
+	emit_map_begin(&em);
+	emit_key_str(&em, "estimate", "ceil(code_points / chars_per_token)");
+	emit_key_num(&em, "chars_per_token", a->chars_per_token);
+	emit_key_int(&em, "rendered", a->total_tokens);
+	emit_map_end(&em);
+
+	emit_key(&em, "layers");
+	emit_list_begin(&em);
+	for (size_t g = 0; g < a->ngroupings; g++)
+		for (size_t l = 0; l < a->groupings[g].nlayers; l++) {
+			const struct layer *ly = &a->groupings[g].layers[l];
+			emit_map_begin(&em);
+			emit_key_str(&em, "grouping", a->groupings[g].name);
+			emit_key_str(&em, "name", ly->name);
+			emit_key_int(&em, "tokens", ly->budget_tokens);
+			emit_key_int(&em, "rendered_tokens", ly->tokens);
+			emit_key_int(&em, "blocks", (long long)ly->nblocks);
+			emit_map_end(&em);
+		}
+	emit_list_end(&em);
+
+	emit_key(&em, "included");
+	emit_list_begin(&em);
+	for (size_t b = 0; b < a->nblocks; b++) {
+		const struct block *blk = &a->blocks[b];
+		emit_map_begin(&em);
+		if (blk->piece < 0) {
+			emit_key_str(&em, "made", blk->label ? blk->label : "assembler text");
+			emit_key_int(&em, "tokens", blk->budget_tokens);
+			emit_key_bool(&em, "truncation_marker", blk->flags & BLOCK_MARKER);
+		} else {
+			const struct piece_result *r = &a->results[blk->piece];
+			emit_piece_common(&em, a, blk->piece);
+			emit_key_int(&em, "tokens", blk->budget_tokens);
+			emit_key_bool(&em, "truncated", r->outcome == OUTCOME_TRUNCATED);
+			if (r->outcome == OUTCOME_TRUNCATED) {
+				emit_key_int(&em, "original_tokens", r->original_tokens);
+				emit_key_str(&em, "reason", reason_code(r->reason));
+				emit_key_str(&em, "detail", r->sentence);
+			}
+			emit_extra_piece(&em, a, blk->piece);
+		}
+		if (a->shape == ASM_MESSAGES && blk->message >= 0 && (size_t)blk->message < a->nmessages) {
+			emit_key_int(&em, "message", blk->message);
+			emit_key_str(&em, "message_role", a->messages[blk->message].role);
+		}
+		emit_map_end(&em);
+	}
+	emit_list_end(&em);
+
+	emit_key(&em, "excluded");
+	emit_list_begin(&em);
+	for (size_t k = 0; k < a->nnot_whole; k++) {
+		long i = a->not_whole[k];
+		const struct piece_result *r = &a->results[i];
+		if (r->outcome != OUTCOME_DROPPED)
+			continue;
+		emit_map_begin(&em);
+		emit_piece_common(&em, a, i);
+		emit_key_int(&em, "tokens", r->original_tokens);
+		emit_key_str(&em, "reason", reason_code(r->reason));
+		emit_key_str(&em, "detail", r->sentence);
+		emit_extra_piece(&em, a, i);
+		emit_map_end(&em);
+	}
+	emit_list_end(&em);
+
+	emit_key(&em, "warnings");
+	emit_list_begin(&em);
+	for (size_t w = 0; w < a->nwarnings; w++)
+		emit_str(&em, a->warnings[w].text);
+	emit_list_end(&em);
+
+	if (src->kind->report_extra)
+		src->kind->report_extra(src, a, &em);
+	for (const struct report_section *s = opt->extra; s && s->name; s++) {
+		emit_key(&em, s->name);
+		s->write(a, s->ctx, &em);
+	}
+	emit_map_end(&em);
+	emit_map_end(&em);
+	return emit_finish(&em);
+}
+
+/* ---- text ------------------------------------------------------------------ */
+
+/* Appends display-safe s cut or padded to `cols` columns. */
+static void cell(struct strbuf *out, const char *s, size_t cols, unsigned flags)
+{
+	utf8_fit(out, s, strlen(s), cols, flags, true);
+}
+
+static void num_cell(struct strbuf *out, long long v, int width)
+{
+	char buf[32];
+	sb_printf(out, "%*s", width, fmt_thousands(buf, v));
+}
+
+static void safe(struct strbuf *out, const char *s, unsigned flags)
+{
+	utf8_sanitize(out, s, strlen(s), flags | UTF8_ONE_LINE);
+}
+
+struct columns {
+	bool prio, score, recorded;
+};
+
+static void row_head(struct strbuf *out, const struct source *src, const struct columns *c, bool dropped)
+{
+	sb_puts(out, "    tokens");
+	if (!dropped)
+		sb_puts(out, "  original");
+	if (c->recorded)
+		sb_puts(out, "  recorded");
+	if (c->prio)
+		sb_puts(out, "  priority  strategy");
+	if (c->score)
+		sb_puts(out, "   score");
+	sb_puts(out, "  role       ");
+	if (dropped)
+		sb_puts(out, "reason            ");
+	sb_printf(out, "%s\n", src->kind->id_key);
+}
+
+static void piece_row(struct strbuf *out, const struct assembly *a, long i, long tokens, bool dropped,
+		      const struct columns *c, unsigned flags)
+{
+	const struct source *src = a->src;
+	const struct piece *p = &src->pieces[i];
+	const struct piece_result *r = &a->results[i];
+	sb_puts(out, "  ");
+	num_cell(out, tokens, 8);
+	if (!dropped) {
+		sb_puts(out, "  ");
+		if (r->outcome == OUTCOME_TRUNCATED)
+			num_cell(out, r->original_tokens, 8);
+		else
+			sb_puts(out, "        ");
+	}
+	if (c->recorded) {
+		sb_puts(out, "  ");
+		if (p->flags & PIECE_RECORDED)
+			num_cell(out, p->recorded_tokens, 8);
+		else
+			sb_puts(out, "        ");
+	}
+	if (c->prio)
+		sb_printf(out, "  %8.2f  %-8s", p->priority, strategy_name(p->strategy));
+	if (c->score) {
+		if (isfinite(r->score))
+			sb_printf(out, "  %6.3f", r->score);
+		else
+			sb_puts(out, "        ");
+	}
+	sb_puts(out, "  ");
+	cell(out, p->role, 10, flags);
+	sb_putc(out, ' ');
+	if (dropped) {
+		cell(out, reason_code(r->reason), 17, flags);
+		sb_putc(out, ' ');
+	}
+	safe(out, p->label, flags);
+	sb_putc(out, '\n');
+	if (r->sentence && r->outcome != OUTCOME_WHOLE) {
+		sb_puts(out, "            ");
+		safe(out, r->sentence, flags);
+		sb_putc(out, '\n');
+	}
+}
+
+static int write_text(const struct assembly *a, const struct report_options *opt, struct strbuf *out)
+{
+	const struct source *src = a->src;
+	unsigned flags = opt->ascii ? UTF8_ASCII : 0;
+	struct columns c = { has_priorities(src), has_scores(a), has_recorded(src) };
+
+	sb_printf(out, "ctxscope report: %s ", src->kind->title);
+	safe(out, src->path, flags);
+	sb_putc(out, '\n');
+	for (size_t i = 0; i < a->nfacts; i++) {
+		sb_printf(out, "  %-16s ", a->facts[i].key);
+		safe(out, a->facts[i].value, flags);
+		sb_putc(out, '\n');
+	}
+	sb_puts(out, "budget: ");
+	sb_thousands(out, a->budget.limit);
+	sb_puts(out, " max - ");
+	sb_thousands(out, a->budget.reserve);
+	sb_puts(out, " reserved = ");
+	sb_thousands(out, a->budget.usable);
+	sb_puts(out, " effective; used ");
+	sb_thousands(out, a->budget.used);
+	sb_printf(out, " (%ld%%), remaining ", pct(a->budget.used, a->budget.usable));
+	sb_thousands(out, a->budget.remaining);
+	sb_putc(out, '\n');
+
+	size_t dropped = 0, cut = 0;
+	for (size_t k = 0; k < a->nnot_whole; k++) {
+		int o = a->results[a->not_whole[k]].outcome;
+		dropped += o == OUTCOME_DROPPED;
+		cut += o == OUTCOME_TRUNCATED;
+	}
+	sb_puts(out, "status: ");
+	if (a->flags & ASM_ERROR)
+		sb_puts(out, "REFUSED");
+	else if (a->flags & ASM_OVER_LIMIT)
+		sb_puts(out, "OVER LIMIT");
+	else if (a->flags & ASM_MUST_MISSING)
+		sb_puts(out, "MISSING A MUST-HAVE");
+	else
+		sb_puts(out, "fits");
+	sb_printf(out, "; %zu dropped, %zu truncated\n", dropped, cut);
+	if (a->state) {
+		sb_puts(out, "  ");
+		safe(out, a->state, flags);
+		sb_putc(out, '\n');
+	}
+	sb_printf(out, "tokens: estimated as ceil(code points / %g); the rendered prompt is ", a->chars_per_token);
+	sb_thousands(out, a->total_tokens);
+	long unbudgeted = a->total_tokens - a->budget.used;
+	if (unbudgeted > 0) {
+		sb_puts(out, " (");
+		sb_thousands(out, unbudgeted);
+		sb_puts(out, " of it not charged by the algorithm)");
+	}
+	sb_putc(out, '\n');
+
+	for (size_t g = 0; g < a->ngroupings; g++) {
+		sb_printf(out, "\nlayers (%s)            tokens  share\n", a->groupings[g].name);
+		for (size_t l = 0; l < a->groupings[g].nlayers; l++) {
+			const struct layer *ly = &a->groupings[g].layers[l];
+			sb_puts(out, "  ");
+			cell(out, ly->name, 22, flags);
+			num_cell(out, ly->budget_tokens, 8);
+			sb_printf(out, "  %4ld%%\n", pct(ly->budget_tokens, a->budget.usable));
+		}
+	}
+
+	sb_puts(out, "\nin the prompt, in order\n");
+	row_head(out, src, &c, false);
+	for (size_t b = 0; b < a->nblocks; b++) {
+		const struct block *blk = &a->blocks[b];
+		if (blk->piece >= 0) {
+			piece_row(out, a, blk->piece, blk->budget_tokens, false, &c, flags);
+			continue;
+		}
+		sb_puts(out, "  ");
+		num_cell(out, blk->budget_tokens, 8);
+		sb_puts(out, "  (");
+		safe(out, blk->label ? blk->label : "assembler text", flags);
+		sb_puts(out, ")\n");
+	}
+	if (dropped) {
+		sb_puts(out, "\nnot in the prompt\n");
+		row_head(out, src, &c, true);
+		for (size_t k = 0; k < a->nnot_whole; k++) {
+			long i = a->not_whole[k];
+			if (a->results[i].outcome == OUTCOME_DROPPED)
+				piece_row(out, a, i, a->results[i].original_tokens, true, &c, flags);
+		}
+	}
+	if (a->nwarnings) {
+		sb_puts(out, "\nwarnings\n");
+		for (size_t w = 0; w < a->nwarnings; w++) {
+			sb_puts(out, "  - ");
+			safe(out, a->warnings[w].text, flags);
+			sb_putc(out, '\n');
+		}
+	}
+	if (src->kind->report_extra || (opt->extra && opt->extra->name)) {
+		struct emitter em;
+		sb_putc(out, '\n');
+		emit_init(&em, out, EMIT_TEXT, flags);
+		emit_map_begin(&em);
+		if (src->kind->report_extra)
+			src->kind->report_extra(src, a, &em);
+		for (const struct report_section *s = opt->extra; s && s->name; s++) {
+			emit_key(&em, s->name);
+			s->write(a, s->ctx, &em);
+		}
+		emit_map_end(&em);
+		int rc = emit_finish(&em);
+		if (rc != CS_OK)
+			return rc;
+	}
+	return out->failed ? CS_ENOMEM : CS_OK;
+}
+
+int report_write(const struct assembly *a, const struct report_options *opt, struct strbuf *out)
+{
+	return opt->format == REPORT_TEXT ? write_text(a, opt, out) : write_structured(a, opt, out);
+}

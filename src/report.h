@@ -1,0 +1,40 @@
+/* report.h: the assembly report, seed 002's `assembly_report` grown to every
+ * kind: budget (max, reserved, effective, used, remaining), status flags,
+ * per-layer totals, what went in (in prompt order, with tokens, truncation
+ * and original tokens), what did not (reason code and a sentence), warnings,
+ * and the kind's own sections. As text for people, YAML or JSON for tools. */
+#ifndef CTXSCOPE_REPORT_H
+#define CTXSCOPE_REPORT_H
+
+#include <stdbool.h>
+
+struct assembly;
+struct strbuf;
+
+enum report_format { REPORT_TEXT, REPORT_YAML, REPORT_JSON };
+
+/* Optional extra sections, written by other modules (cache analysis). */
+struct emitter;
+struct report_section {
+	const char *name;
+	int (*write)(const struct assembly *a, void *ctx, struct emitter *em);
+	void *ctx;
+};
+
+struct report_options {
+	enum report_format format;
+	bool ascii;                          /* text: the terminal is not UTF-8 */
+	const struct report_section *extra;  /* NULL-named terminated; may be NULL */
+};
+
+/* "text", "yaml", "json" -> format; false if unknown. */
+bool report_format_from_name(const char *name, enum report_format *out);
+
+/* Writes the report of a (and its source) into out. CS_OK or CS_ENOMEM. */
+int report_write(const struct assembly *a, const struct report_options *opt, struct strbuf *out);
+
+/* The exit status `report` ends with: 3 when the assembly is over its
+ * limit, refused, or a must-have piece is missing; else 0. */
+int report_exit_status(const struct assembly *a);
+
+#endif

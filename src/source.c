@@ -1,0 +1,217 @@
+/* source.c: the loaded source and its pieces (see source.h). */
+#include "source.h"
+
+#include "alloc.h"
+#include "kind.h"
+#include "tokens.h"
+#include "utf8.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+
+static const char *const strategy_names[] = {
+#define STRAT_X_NAME(e, name, sentence) name,
+	STRATEGIES(STRAT_X_NAME)
+#undef STRAT_X_NAME
+};
+
+static const char *const strategy_sentences[] = {
+#define STRAT_X_SENTENCE(e, name, sentence) sentence,
+	STRATEGIES(STRAT_X_SENTENCE)
+#undef STRAT_X_SENTENCE
+};
+
+const char *strategy_name(int strategy)
+{
+	return strategy >= 0 && strategy < STRAT_COUNT ? strategy_names[strategy] : "";
+}
+
+const char *strategy_sentence(int strategy)
+{
+	return strategy >= 0 && strategy < STRAT_COUNT ? strategy_sentences[strategy] : "";
+}
+
+int strategy_from_name(const char *name)
+{
+	for (int i = 0; i < STRAT_COUNT; i++)
+		if (strcmp(strategy_names[i], name) == 0)
+			return i;
+	return STRAT_NONE;
+}
+
+bool piece_excluded(const struct piece *p)
+{
+	return p->user_excluded >= 0 ? p->user_excluded == 1 : p->input_excluded;
+}
+
+/* ---- id index: open addressing, FNV-1a ----------------------------------- */
+
+struct piece_index {
+	size_t cap;    /* power of two */
+	long *slots;   /* piece index, -1 empty */
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static void index_free(struct piece_index *ix)
+{
+	if (ix) {
+		cs_free(ix->slots);
+		cs_free(ix);
+	}
+}
+
+static struct piece_index *index_build(const struct source *src)
+{
+	struct piece_index *ix = cs_malloc(sizeof *ix);
+	if (!ix)
+		return NULL;
+	ix->cap = 16;
+	while (ix->cap < src->npieces * 2)
+		ix->cap *= 2;
+	ix->slots = cs_reallocarray(NULL, ix->cap, sizeof *ix->slots);
+	if (!ix->slots) {
+		cs_free(ix);
+		return NULL;
+	}
+	for (size_t i = 0; i < ix->cap; i++)
+		ix->slots[i] = -1;
+	for (size_t p = 0; p < src->npieces; p++) {
+		size_t h = (size_t)hash_str(src->pieces[p].id) & (ix->cap - 1);
+		while (ix->slots[h] >= 0) {
+			if (strcmp(src->pieces[ix->slots[h]].id, src->pieces[p].id) == 0)
+				break; /* keep the first piece with this id */
+			h = (h + 1) & (ix->cap - 1);
+		}
+		if (ix->slots[h] < 0)
+			ix->slots[h] = (long)p;
+	}
+	return ix;
+}
+
+long source_find_piece(struct source *src, const char *id)
+{
+	if (!src->index)
+		src->index = index_build(src);
+	if (!src->index) { /* out of memory: a linear search still answers */
+		for (size_t p = 0; p < src->npieces; p++)
+			if (strcmp(src->pieces[p].id, id) == 0)
+				return (long)p;
+		return -1;
+	}
+	struct piece_index *ix = src->index;
+	size_t h = (size_t)hash_str(id) & (ix->cap - 1);
+	while (ix->slots[h] >= 0) {
+		if (strcmp(src->pieces[ix->slots[h]].id, id) == 0)
+			return ix->slots[h];
+		h = (h + 1) & (ix->cap - 1);
+	}
+	return -1;
+}
+
+/* ---- lifecycle ------------------------------------------------------------ */
+
+struct source *source_new(const struct kind_ops *kind, const char *path)
+{
+	struct source *src = cs_calloc(1, sizeof *src);
+	if (!src)
+		return NULL;
+	arena_init(&src->arena);
+	src->kind = kind;
+	src->settings.budget = -1;
+	src->settings.strategy = STRAT_NONE;
+	src->settings.chars_per_token = TOKENS_DEFAULT_CHARS_PER_TOKEN;
+	src->path = arena_strdup(&src->arena, path ? path : "");
+	if (!src->path) {
+		source_free(src);
+		return NULL;
+	}
+	return src;
+}
+
+void source_free(struct source *src)
+{
+	if (!src)
+		return;
+	if (src->model && src->kind && src->kind->free_model)
+		src->kind->free_model(src->model);
+	index_free(src->index);
+	cs_free(src->pieces);
+	cs_free(src->warnings);
+	arena_fini(&src->arena);
+	cs_free(src);
+}
+
+long source_add_piece(struct source *src)
+{
+	if (src->npieces == src->cap_pieces) {
+		size_t cap = src->cap_pieces ? src->cap_pieces * 2 : 16;
+		struct piece *p = cs_reallocarray(src->pieces, cap, sizeof *p);
+		if (!p)
+			return -1;
+		src->pieces = p;
+		src->cap_pieces = cap;
+	}
+	index_free(src->index);
+	src->index = NULL;
+	struct piece *p = &src->pieces[src->npieces];
+	*p = (struct piece){
+		.id = "", .label = "", .role = "", .text = "",
+		.recorded_tokens = -1, .strategy = STRAT_NONE, .input_strategy = STRAT_NONE,
+		.user_excluded = -1, .kind_index = src->npieces,
+	};
+	return (long)src->npieces++;
+}
+
+int source_adopt_piece_text(struct source *src, long piece, const char *text, size_t n)
+{
+	struct piece *p = &src->pieces[piece];
+	p->text = text;
+	p->text_bytes = n;
+	p->code_points = utf8_count_code_points(text, n);
+	p->lines = utf8_count_lines(text, n);
+	p->tokens = tokens_estimate(p->code_points, src->settings.chars_per_token);
+	return CS_OK;
+}
+
+int source_set_piece_text(struct source *src, long piece, const char *text, size_t n)
+{
+	char *copy = arena_strndup(&src->arena, text, n);
+	if (!copy)
+		return CS_ENOMEM;
+	return source_adopt_piece_text(src, piece, copy, n);
+}
+
+int source_warn(struct source *src, long piece, long line, long column, const char *fmt, ...)
+{
+	if (src->nwarnings == src->cap_warnings) {
+		size_t cap = src->cap_warnings ? src->cap_warnings * 2 : 8;
+		struct warning *w = cs_reallocarray(src->warnings, cap, sizeof *w);
+		if (!w)
+			return CS_ENOMEM;
+		src->warnings = w;
+		src->cap_warnings = cap;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	char *text = arena_vprintf(&src->arena, fmt, ap);
+	va_end(ap);
+	if (!text)
+		return CS_ENOMEM;
+	src->warnings[src->nwarnings++] = (struct warning){ text, piece, line, column };
+	return CS_OK;
+}
+
+void source_set_chars_per_token(struct source *src, double cpt)
+{
+	src->settings.chars_per_token = cpt;
+	for (size_t i = 0; i < src->npieces; i++)
+		src->pieces[i].tokens = tokens_estimate(src->pieces[i].code_points, cpt);
+}

@@ -1,0 +1,128 @@
+/* source.h: what was loaded. A source holds the pieces (the units that can be
+ * in or out of a prompt: a manifest file, a loom node, a ledger message, a
+ * memory item), the settings a user can change, load-time warnings, and the
+ * kind's own model (struct manifest, struct loom, ...). All its strings live
+ * in its arena. Assembling never changes a source; editing does (edit.h). */
+#ifndef CTXSCOPE_SOURCE_H
+#define CTXSCOPE_SOURCE_H
+
+#include "arena.h"
+#include "error.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct kind_ops;
+
+/* Truncation strategies of every kind, by the names the inputs use.
+ * X(enum, name, sentence) */
+#define STRATEGIES(X)                                                                  \
+	X(STRAT_NEVER, "never", "never cut: whole or not at all")                      \
+	X(STRAT_START, "start", "cut the beginning, keep the end")                     \
+	X(STRAT_MIDDLE, "middle", "cut the middle, keep head and tail")                \
+	X(STRAT_END, "end", "cut the end, keep the beginning")                         \
+	X(STRAT_TRUNCATE_MIDDLE, "truncateMiddle", "drop the oldest unprotected messages") \
+	X(STRAT_ROLLING_WINDOW, "rollingWindow", "keep the newest messages that fit")  \
+	X(STRAT_STOP_AT_LIMIT, "stopAtLimit", "remove nothing; over the limit is an error")
+
+enum strategy {
+	STRAT_NONE = -1, /* unset: the input's own choice applies */
+#define STRAT_X_ENUM(e, name, sentence) e,
+	STRATEGIES(STRAT_X_ENUM)
+#undef STRAT_X_ENUM
+	STRAT_COUNT
+};
+
+/* "middle" for STRAT_MIDDLE; "" for STRAT_NONE or out of range. Never NULL. */
+const char *strategy_name(int strategy);
+const char *strategy_sentence(int strategy);
+/* The strategy named `name` (exact, case-sensitive), or STRAT_NONE. */
+int strategy_from_name(const char *name);
+
+enum piece_flag {
+	PIECE_RECORDED = 1u << 0, /* recorded_tokens comes from the input */
+	PIECE_HIDDEN = 1u << 1,   /* text holds characters a person cannot see */
+	PIECE_NOT_TEXT = 1u << 2, /* could not be read as text (kind says why in `absent`) */
+};
+
+struct piece {
+	const char *id;          /* stable id (manifest path, node id, message id); arena */
+	const char *label;       /* short display label; arena */
+	const char *role;        /* role as the kind names it (system, user, context, ...) */
+	const char *text;        /* full text, NUL-terminated; arena (or "" when absent) */
+	size_t text_bytes;
+	size_t code_points;      /* of text, counted once at load */
+	size_t lines;            /* of text, counted once at load */
+	long tokens;             /* estimate of the whole text at the source's chars_per_token */
+	long recorded_tokens;    /* from the input (PIECE_RECORDED), else -1 */
+	double priority;         /* current priority (manifest); 0 when the kind has none */
+	double input_priority;   /* as loaded, to tell what the user changed */
+	int strategy;            /* current per-piece strategy, STRAT_NONE when the kind has none */
+	int input_strategy;
+	bool input_excluded;     /* the input excludes it (loom metadata.excluded, ...) */
+	signed char user_excluded; /* -1: as the input says; 0: included by the user; 1: excluded by the user */
+	int absent;              /* a reason code (assembly.h) the loader decided: missing file, binary...; 0 none */
+	unsigned flags;          /* enum piece_flag */
+	int layer;               /* the kind's home layer index for this piece (e.g. its role) */
+	size_t kind_index;       /* index into the kind's own arrays */
+};
+
+/* Whether the piece is out by exclusion, the user's choice winning. */
+bool piece_excluded(const struct piece *p);
+
+struct warning {
+	const char *text; /* a sentence; arena */
+	long piece;       /* the piece it is about, -1 for none */
+	long line;        /* position in the input, 0 when none */
+	long column;
+};
+
+struct settings {
+	long budget;            /* usable-budget override in tokens, -1: the input's */
+	int strategy;           /* whole-assembly strategy override, STRAT_NONE: the input's */
+	double chars_per_token; /* the estimate's divisor, TOKENS_DEFAULT_CHARS_PER_TOKEN */
+};
+
+struct source {
+	const struct kind_ops *kind;
+	const char *path;         /* the file as given; arena */
+	struct arena arena;       /* owns every string of the source */
+	struct piece *pieces;     /* in input order */
+	size_t npieces, cap_pieces;
+	struct warning *warnings; /* load-time warnings, in input order */
+	size_t nwarnings, cap_warnings;
+	struct settings settings;
+	void *model;              /* the kind's own model, freed by kind->free_model */
+	size_t input_bytes;       /* size of what was loaded */
+	struct piece_index *index; /* id -> piece lookup, built on first use */
+};
+
+/* A new, empty source for `kind` loaded from `path` (copied). NULL on out of
+ * memory. Free with source_free. */
+struct source *source_new(const struct kind_ops *kind, const char *path);
+/* Frees the source, its model and its arena. NULL-safe. */
+void source_free(struct source *src);
+
+/* Appends a piece with defaults (no recorded tokens, no strategy, as the
+ * input says, layer 0) and returns its index, or -1 on out of memory.
+ * Pointers into src->pieces are invalidated by the next add. */
+long source_add_piece(struct source *src);
+/* Sets p->text (copied into the arena) and counts its code points, lines and
+ * tokens. Returns CS_OK or CS_ENOMEM. */
+int source_set_piece_text(struct source *src, long piece, const char *text, size_t n);
+/* Like source_set_piece_text, but `text` already lives as long as the source
+ * (its arena), so it is not copied. */
+int source_adopt_piece_text(struct source *src, long piece, const char *text, size_t n);
+
+/* Adds a warning (printf-style). Returns CS_OK or CS_ENOMEM. */
+int source_warn(struct source *src, long piece, long line, long column, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* The index of the first piece whose id is `id`, or -1. O(1) after the
+ * first call (an index is built then); adding pieces resets it. */
+long source_find_piece(struct source *src, const char *id);
+
+/* Changes chars_per_token and re-estimates every piece (no re-reading). */
+void source_set_chars_per_token(struct source *src, double chars_per_token);
+
+#endif

@@ -1,0 +1,42 @@
+/* strbuf.h: a growable byte buffer with a sticky failure flag: append as much
+ * as you like and check `failed` once at the end (sqlite's JsonString idea).
+ * The data is always NUL-terminated once anything was appended. */
+#ifndef CTXSCOPE_STRBUF_H
+#define CTXSCOPE_STRBUF_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct strbuf {
+	char *data;  /* owned; NULL until the first append */
+	size_t len;  /* bytes, not counting the NUL */
+	size_t cap;
+	bool failed; /* an append ran out of memory; contents are then partial */
+};
+
+#define STRBUF_INIT { NULL, 0, 0, false }
+
+void sb_init(struct strbuf *sb);
+void sb_fini(struct strbuf *sb);      /* frees; NULL-safe */
+void sb_reset(struct strbuf *sb);     /* len = 0, keeps memory, clears failed */
+
+bool sb_append(struct strbuf *sb, const void *data, size_t n);
+bool sb_puts(struct strbuf *sb, const char *s);
+bool sb_putc(struct strbuf *sb, char c);
+bool sb_repeat(struct strbuf *sb, const char *s, size_t times);
+bool sb_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* An integer with thousands separators: 1204 -> "1,204", -3402 -> "-3,402". */
+bool sb_thousands(struct strbuf *sb, long long v);
+
+/* The text so far ("" before any append). Borrowed; valid until the next append. */
+const char *sb_str(const struct strbuf *sb);
+/* Hands the buffer to the caller (free with cs_free) and resets sb.
+ * Returns NULL when failed (the partial buffer is freed). */
+char *sb_detach(struct strbuf *sb, size_t *out_len);
+
+/* Format v with thousands separators into buf (at least 32 bytes); returns buf. */
+char *fmt_thousands(char buf[32], long long v);
+
+#endif

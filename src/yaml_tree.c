@@ -1,0 +1,362 @@
+/* yaml_tree.c: libyaml events into a compact tree (see yaml_tree.h). */
+#include "yaml_tree.h"
+
+#include "alloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+struct frame {
+	struct ynode *node;
+	struct ynode **items;
+	size_t n, cap;
+};
+
+struct anchor {
+	const char *name;
+	struct ynode *node;
+};
+
+struct builder {
+	struct ytree *t;
+	struct frame stack[YAML_MAX_DEPTH + 1];
+	size_t depth;
+	struct anchor *anchors;
+	size_t nanchors, cap_anchors;
+	size_t aliases;
+	struct ynode *doc_root;
+	bool done; /* first document complete */
+};
+
+static struct ymark mark_of(yaml_mark_t m)
+{
+	return (struct ymark){ m.index, m.line, m.column };
+}
+
+static size_t sat_add(size_t a, size_t b)
+{
+	return a > (size_t)-1 - b ? (size_t)-1 : a + b;
+}
+
+static int push_child(struct builder *b, struct ynode *node, struct cs_error *err)
+{
+	if (b->done)
+		return CS_OK;
+	if (b->depth == 0) {
+		b->doc_root = node;
+		return CS_OK;
+	}
+	struct frame *f = &b->stack[b->depth - 1];
+	if (f->n == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 8;
+		struct ynode **items = cs_reallocarray(f->items, cap, sizeof *items);
+		if (!items)
+			return cs_error_set(err, CS_ENOMEM, "out of memory reading YAML");
+		f->items = items;
+		f->cap = cap;
+	}
+	f->items[f->n++] = node;
+	f->node->weight = sat_add(f->node->weight, node->weight);
+	return CS_OK;
+}
+
+static int add_anchor(struct builder *b, const unsigned char *name, struct ynode *node, struct cs_error *err)
+{
+	if (!name || b->done)
+		return CS_OK;
+	if (b->nanchors == b->cap_anchors) {
+		size_t cap = b->cap_anchors ? b->cap_anchors * 2 : 8;
+		struct anchor *a = cs_reallocarray(b->anchors, cap, sizeof *a);
+		if (!a)
+			return cs_error_set(err, CS_ENOMEM, "out of memory reading YAML");
+		b->anchors = a;
+		b->cap_anchors = cap;
+	}
+	const char *copy = arena_strdup(&b->t->arena, (const char *)name);
+	if (!copy)
+		return cs_error_set(err, CS_ENOMEM, "out of memory reading YAML");
+	b->anchors[b->nanchors++] = (struct anchor){ copy, node };
+	return CS_OK;
+}
+
+static struct ynode *find_anchor(struct builder *b, const char *name)
+{
+	for (size_t i = b->nanchors; i-- > 0;) /* the latest definition wins */
+		if (strcmp(b->anchors[i].name, name) == 0)
+			return b->anchors[i].node;
+	return NULL;
+}
+
+static struct ynode *new_node(struct builder *b, enum ynode_type type, yaml_mark_t start, yaml_mark_t end)
+{
+	struct ynode *n = arena_alloc(&b->t->arena, sizeof *n);
+	if (n) {
+		n->type = type;
+		n->start = mark_of(start);
+		n->end = mark_of(end);
+		n->weight = 1;
+	}
+	return n;
+}
+
+static int limit_error(struct cs_error *err, yaml_mark_t m, const char *what)
+{
+	cs_error_pos(err, (long)m.line + 1, (long)m.column + 1);
+	return cs_error_set(err, CS_ELIMIT, "%s", what);
+}
+
+static int on_event(struct builder *b, yaml_event_t *ev, struct cs_error *err)
+{
+	struct ynode *n;
+	switch (ev->type) {
+	case YAML_SCALAR_EVENT: {
+		if (b->done)
+			return CS_OK;
+		n = new_node(b, YNODE_SCALAR, ev->start_mark, ev->end_mark);
+		if (!n || !(n->value = arena_strndup(&b->t->arena, (const char *)ev->data.scalar.value,
+						     ev->data.scalar.length)))
+			return cs_error_set(err, CS_ENOMEM, "out of memory reading YAML");
+		n->len = ev->data.scalar.length;
+		switch (ev->data.scalar.style) {
+		case YAML_SINGLE_QUOTED_SCALAR_STYLE: n->style = YSTYLE_SINGLE; break;
+		case YAML_DOUBLE_QUOTED_SCALAR_STYLE: n->style = YSTYLE_DOUBLE; break;
+		case YAML_LITERAL_SCALAR_STYLE: n->style = YSTYLE_LITERAL; break;
+		case YAML_FOLDED_SCALAR_STYLE: n->style = YSTYLE_FOLDED; break;
+		default: n->style = YSTYLE_PLAIN; break;
+		}
+		int rc = add_anchor(b, ev->data.scalar.anchor, n, err);
+		return rc ? rc : push_child(b, n, err);
+	}
+	case YAML_SEQUENCE_START_EVENT:
+	case YAML_MAPPING_START_EVENT: {
+		if (b->done)
+			return CS_OK;
+		if (b->depth >= YAML_MAX_DEPTH)
+			return limit_error(err, ev->start_mark, "YAML nested deeper than 256 levels");
+		bool seq = ev->type == YAML_SEQUENCE_START_EVENT;
+		n = new_node(b, seq ? YNODE_SEQ : YNODE_MAP, ev->start_mark, ev->end_mark);
+		if (!n)
+			return cs_error_set(err, CS_ENOMEM, "out of memory reading YAML");
+		n->flow = seq ? ev->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE
+			      : ev->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE;
+		int rc = add_anchor(b, seq ? ev->data.sequence_start.anchor : ev->data.mapping_start.anchor, n, err);
+		if (rc)
+			return rc;
+		b->stack[b->depth++] = (struct frame){ .node = n };
+		return CS_OK;
+	}
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT: {
+		if (b->done || b->depth == 0)
+			return CS_OK;
+		struct frame *f = &b->stack[--b->depth];
+		n = f->node;
+		n->end = mark_of(ev->end_mark);
+		n->nchildren = f->n;
+		if (f->n) {
+			n->children = arena_alloc(&b->t->arena, f->n * sizeof *n->children);
+			if (!n->children) {
+				cs_free(f->items);
+				return cs_error_set(err, CS_ENOMEM, "out of memory reading YAML");
+			}
+			memcpy(n->children, f->items, f->n * sizeof *n->children);
+		}
+		cs_free(f->items);
+		f->items = NULL;
+		if (n->weight > YAML_MAX_EXPANDED)
+			return limit_error(err, ev->start_mark,
+					   "YAML aliases expand to over 16,000,000 nodes (a \"billion laughs\" document?)");
+		return push_child(b, n, err);
+	}
+	case YAML_ALIAS_EVENT: {
+		if (b->done)
+			return CS_OK;
+		if (++b->aliases > YAML_MAX_ALIASES)
+			return limit_error(err, ev->start_mark, "over 100,000 YAML aliases in one document");
+		n = find_anchor(b, (const char *)ev->data.alias.anchor);
+		if (!n) {
+			cs_error_pos(err, (long)ev->start_mark.line + 1, (long)ev->start_mark.column + 1);
+			return cs_error_set(err, CS_ESYNTAX, "alias *%s names no anchor", ev->data.alias.anchor);
+		}
+		n->via_alias = true;
+		return push_child(b, n, err);
+	}
+	case YAML_DOCUMENT_END_EVENT:
+		if (!b->done) {
+			b->t->root = b->doc_root;
+			b->done = true;
+		}
+		return CS_OK;
+	default:
+		return CS_OK;
+	}
+}
+
+int ytree_parse(struct ytree *t, const char *data, size_t len, struct cs_error *err)
+{
+	arena_init(&t->arena);
+	t->root = NULL;
+	yaml_parser_t parser;
+	if (!yaml_parser_initialize(&parser))
+		return cs_error_set(err, CS_ENOMEM, "out of memory starting the YAML parser");
+	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
+	yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
+
+	struct builder *b = cs_calloc(1, sizeof *b);
+	if (!b) {
+		yaml_parser_delete(&parser);
+		return cs_error_set(err, CS_ENOMEM, "out of memory reading YAML");
+	}
+	b->t = t;
+	int rc = CS_OK;
+	for (;;) {
+		yaml_event_t ev;
+		if (!yaml_parser_parse(&parser, &ev)) {
+			if (parser.error == YAML_MEMORY_ERROR) {
+				rc = cs_error_set(err, CS_ENOMEM, "out of memory in the YAML parser");
+				break;
+			}
+			yaml_mark_t m = parser.problem_mark;
+			cs_error_pos(err, (long)m.line + 1, (long)m.column + 1);
+			if (parser.context)
+				rc = cs_error_set(err, CS_ESYNTAX, "%s %s (line %ld)", parser.problem ? parser.problem : "syntax error",
+						  parser.context, (long)parser.context_mark.line + 1);
+			else
+				rc = cs_error_set(err, CS_ESYNTAX, "%s", parser.problem ? parser.problem : "syntax error");
+			break;
+		}
+		rc = on_event(b, &ev, err);
+		bool end = ev.type == YAML_STREAM_END_EVENT;
+		yaml_event_delete(&ev);
+		if (rc != CS_OK || end)
+			break;
+	}
+	for (size_t i = 0; i < b->depth; i++)
+		cs_free(b->stack[i].items);
+	cs_free(b->anchors);
+	cs_free(b);
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
+void ytree_fini(struct ytree *t)
+{
+	if (t) {
+		arena_fini(&t->arena);
+		t->root = NULL;
+	}
+}
+
+const struct ynode *ymap_key(const struct ynode *map, const char *key)
+{
+	if (!map || map->type != YNODE_MAP)
+		return NULL;
+	size_t klen = strlen(key);
+	for (size_t i = 0; i + 1 < map->nchildren; i += 2) {
+		const struct ynode *k = map->children[i];
+		if (k->type == YNODE_SCALAR && k->len == klen && memcmp(k->value, key, klen) == 0)
+			return k;
+	}
+	return NULL;
+}
+
+const struct ynode *ymap_get(const struct ynode *map, const char *key)
+{
+	if (!map || map->type != YNODE_MAP)
+		return NULL;
+	size_t klen = strlen(key);
+	for (size_t i = 0; i + 1 < map->nchildren; i += 2) {
+		const struct ynode *k = map->children[i];
+		if (k->type == YNODE_SCALAR && k->len == klen && memcmp(k->value, key, klen) == 0)
+			return map->children[i + 1];
+	}
+	return NULL;
+}
+
+const struct ynode *ymap_duplicate(const struct ynode *map)
+{
+	if (!map || map->type != YNODE_MAP)
+		return NULL;
+	/* Maps the loaders read are small (a file entry, the budget); a
+	 * quadratic check over their keys is cheaper than hashing them. */
+	for (size_t i = 2; i + 1 < map->nchildren; i += 2) {
+		const struct ynode *k = map->children[i];
+		if (k->type != YNODE_SCALAR)
+			continue;
+		for (size_t j = 0; j < i; j += 2) {
+			const struct ynode *o = map->children[j];
+			if (o->type == YNODE_SCALAR && o->len == k->len && memcmp(o->value, k->value, k->len) == 0)
+				return k;
+		}
+	}
+	return NULL;
+}
+
+bool ynode_is_null(const struct ynode *n)
+{
+	if (!n)
+		return true;
+	if (n->type != YNODE_SCALAR || n->style != YSTYLE_PLAIN)
+		return false;
+	return n->len == 0 || strcmp(n->value, "~") == 0 || strcmp(n->value, "null") == 0 ||
+	       strcmp(n->value, "Null") == 0 || strcmp(n->value, "NULL") == 0;
+}
+
+bool ynode_number(const struct ynode *n, double *out)
+{
+	if (!n || n->type != YNODE_SCALAR || n->style != YSTYLE_PLAIN || n->len == 0 || n->len != strlen(n->value))
+		return false;
+	char *end;
+	double v = strtod(n->value, &end);
+	if (*end != '\0' || !isfinite(v))
+		return false;
+	/* strtod takes hex floats, "inf" and "nan"; YAML numbers are decimal. */
+	for (const char *p = n->value; *p; p++)
+		if (!strchr("0123456789+-.eE_", *p))
+			return false;
+	*out = v;
+	return true;
+}
+
+bool ynode_bool(const struct ynode *n, bool *out)
+{
+	if (!n || n->type != YNODE_SCALAR || n->style != YSTYLE_PLAIN)
+		return false;
+	if (!strcmp(n->value, "true") || !strcmp(n->value, "True") || !strcmp(n->value, "TRUE")) {
+		*out = true;
+		return true;
+	}
+	if (!strcmp(n->value, "false") || !strcmp(n->value, "False") || !strcmp(n->value, "FALSE")) {
+		*out = false;
+		return true;
+	}
+	return false;
+}
+
+const char *ynode_type_name(const struct ynode *n)
+{
+	if (!n)
+		return "nothing";
+	switch (n->type) {
+	case YNODE_MAP: return "a mapping";
+	case YNODE_SEQ: return "a list";
+	default: break;
+	}
+	double d;
+	if (ynode_is_null(n))
+		return "null";
+	if (ynode_number(n, &d))
+		return "a number";
+	return "a string";
+}
+
+void yerror_at(struct cs_error *err, const struct ynode *node, const char *path)
+{
+	if (!err)
+		return;
+	cs_error_path(err, path);
+	if (node)
+		cs_error_pos(err, (long)node->start.line + 1, (long)node->start.column + 1);
+}

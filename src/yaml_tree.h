@@ -1,0 +1,74 @@
+/* yaml_tree.h: a YAML document as a compact tree, built from libyaml's event
+ * API (its document API costs ~13x the input). Every node keeps its start and
+ * end marks, so loaders can name a line and column and the manifest saver can
+ * splice values in place. An alias is a pointer to its anchored node, never a
+ * copy; the "expanded weight" of the tree (nodes counted through aliases) is
+ * bounded, so a billion-laughs document is refused at once.
+ * Unsupported: tags are kept as text but not interpreted; only the first
+ * document of a stream is used (later ones are parsed, then ignored). */
+#ifndef CTXSCOPE_YAML_TREE_H
+#define CTXSCOPE_YAML_TREE_H
+
+#include "arena.h"
+#include "error.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define YAML_MAX_DEPTH 256            /* nesting; deeper documents are refused */
+#define YAML_MAX_EXPANDED 16000000    /* nodes counted through aliases: ~16x a 100k-file manifest */
+#define YAML_MAX_ALIASES 100000       /* aliases in one document */
+
+enum ynode_type { YNODE_SCALAR, YNODE_MAP, YNODE_SEQ };
+
+/* A position as libyaml gives it: index and column count characters. */
+struct ymark {
+	size_t index;  /* characters from the start */
+	size_t line;   /* 0-based */
+	size_t column; /* 0-based, characters */
+};
+
+enum yscalar_style { YSTYLE_PLAIN, YSTYLE_SINGLE, YSTYLE_DOUBLE, YSTYLE_LITERAL, YSTYLE_FOLDED };
+
+struct ynode {
+	enum ynode_type type;
+	struct ymark start, end;
+	const char *value;        /* scalar text (NUL-terminated; may hold NULs before len) */
+	size_t len;
+	enum yscalar_style style;
+	bool flow;                /* a flow collection ([..] or {..}) */
+	struct ynode **children;  /* map: key, value, key, value...; seq: items */
+	size_t nchildren;
+	size_t weight;            /* nodes below and including this one, through aliases (saturating) */
+	bool via_alias;           /* reached through an alias somewhere (shared) */
+};
+
+struct ytree {
+	struct arena arena;       /* owns every node and string */
+	struct ynode *root;       /* NULL for an empty document */
+};
+
+/* Parses data as UTF-8 YAML. On a syntax error fills err with the 1-based
+ * line and column and libyaml's words, and returns CS_ESYNTAX; CS_ELIMIT for
+ * the limits above; CS_ENOMEM. Free with ytree_fini (also after failure). */
+int ytree_parse(struct ytree *t, const char *data, size_t len, struct cs_error *err);
+void ytree_fini(struct ytree *t);
+
+/* The value for `key` in a map node (first match), or NULL. */
+const struct ynode *ymap_get(const struct ynode *map, const char *key);
+/* The key node of `key` in a map (for positions), or NULL. */
+const struct ynode *ymap_key(const struct ynode *map, const char *key);
+/* A duplicate key in map (its second occurrence), or NULL. */
+const struct ynode *ymap_duplicate(const struct ynode *map);
+
+/* Scalar helpers. ynode_is_null: absent, "~", "null", "Null", "NULL" or an
+ * empty plain scalar. ynode_number: a plain scalar that is a finite number. */
+bool ynode_is_null(const struct ynode *n);
+bool ynode_number(const struct ynode *n, double *out);
+bool ynode_bool(const struct ynode *n, bool *out);
+const char *ynode_type_name(const struct ynode *n);
+
+/* Sets err's line and column (1-based) from node's start and its path. */
+void yerror_at(struct cs_error *err, const struct ynode *node, const char *path);
+
+#endif

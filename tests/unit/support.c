@@ -1,0 +1,137 @@
+/* support.c: helpers for the cmocka suites (see support.h). */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "support.h"
+
+#include "edit.h"
+#include "load.h"
+#include "strbuf.h"
+
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+
+char *support_tempdir(void)
+{
+	char *dir = strdup("/tmp/ctxscope-test-XXXXXX");
+	assert_non_null(dir);
+	assert_non_null(mkdtemp(dir));
+	return dir;
+}
+
+const char *support_path(const char *dir, const char *name)
+{
+	static char buf[4096];
+	snprintf(buf, sizeof buf, "%s/%s", dir, name);
+	return buf;
+}
+
+static void make_parents(const char *path)
+{
+	char tmp[4096];
+	snprintf(tmp, sizeof tmp, "%s", path);
+	for (char *p = tmp + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(tmp, 0755);
+			*p = '/';
+		}
+}
+
+void support_write_bytes(const char *dir, const char *name, const char *data, size_t n)
+{
+	const char *path = support_path(dir, name);
+	make_parents(path);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+}
+
+void support_write(const char *dir, const char *name, const char *text)
+{
+	support_write_bytes(dir, name, text, strlen(text));
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+void support_rmtree(const char *dir)
+{
+	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+struct source *support_load(const char *path, const char *kind)
+{
+	struct source *src = NULL;
+	struct cs_error err;
+	cs_error_clear(&err);
+	int rc = source_load(path, kind, &src, &err);
+	if (rc != CS_OK) {
+		char msg[1400];
+		cs_error_format(&err, msg, sizeof msg);
+		fail_msg("loading %s: %s", path, msg);
+	}
+	return src;
+}
+
+int support_load_error(const char *path, const char *kind, struct cs_error *err)
+{
+	struct source *src = NULL;
+	cs_error_clear(err);
+	int rc = source_load(path, kind, &src, err);
+	if (rc == CS_OK) {
+		source_free(src);
+		fail_msg("loading %s should have failed", path);
+	}
+	assert_null(src);
+	return rc;
+}
+
+void support_assemble(const struct source *src, struct assembly *a)
+{
+	struct cs_error err;
+	cs_error_clear(&err);
+	int rc = assemble(src, a, &err);
+	if (rc != CS_OK)
+		fail_msg("assembling %s: %s", src->path, err.message);
+}
+
+long support_piece(struct source *src, const char *id)
+{
+	long i = source_find_piece(src, id);
+	if (i < 0)
+		fail_msg("no piece %s", id);
+	return i;
+}
+
+void support_set(struct source *src, const char *name, const char *value)
+{
+	struct edit e;
+	struct cs_error err;
+	cs_error_clear(&err);
+	if (edit_from_setting(src, name, value, &e, &err) != CS_OK || edit_apply(src, &e, &err) != CS_OK)
+		fail_msg("--%s %s: %s", name, value, err.message);
+}
+
+const char *support_prompt(const struct assembly *a)
+{
+	static struct strbuf buf = STRBUF_INIT;
+	sb_reset(&buf);
+	assert_true(asm_prompt_text(a, &buf));
+	return sb_str(&buf);
+}

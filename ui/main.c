@@ -1,0 +1,101 @@
+/* main.c: the application shell. Parses the command line, loads and
+ * assembles, and either writes a headless result (report, dump) or runs the
+ * inspector. The only place that prints errors and chooses exit codes. */
+#include "assembly.h"
+#include "cli.h"
+#include "dump.h"
+#include "error.h"
+#include "load.h"
+#include "report.h"
+#include "source.h"
+#include "strbuf.h"
+#include "utf8.h"
+
+#include <langinfo.h>
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { EXIT_FITS = 0, EXIT_NOMEM = 1, EXIT_INPUT = 2, EXIT_OVER = 3 };
+
+static int fail(const struct cs_error *err)
+{
+	char msg[CS_ERROR_FILE_MAX + CS_ERROR_PATH_MAX + CS_ERROR_MSG_MAX + 64];
+	cs_error_format(err, msg, sizeof msg);
+	/* The message may quote input text: make it safe for the terminal. */
+	struct strbuf safe = STRBUF_INIT;
+	utf8_sanitize(&safe, msg, strlen(msg), 0);
+	fprintf(stderr, "ctxscope: %s\n", safe.failed ? "out of memory" : sb_str(&safe));
+	sb_fini(&safe);
+	return err->code == CS_ENOMEM ? EXIT_NOMEM : EXIT_INPUT;
+}
+
+static int write_out(const struct strbuf *out)
+{
+	if (fwrite(sb_str(out), 1, out->len, stdout) != out->len || fflush(stdout) != 0) {
+		perror("ctxscope: writing the output");
+		return EXIT_NOMEM;
+	}
+	return EXIT_FITS;
+}
+
+int main(int argc, char **argv)
+{
+	setlocale(LC_ALL, "");
+	bool utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	struct cli cli;
+	struct cs_error err;
+	cs_error_clear(&err);
+	if (cli_parse(argc, argv, &cli, &err) != CS_OK)
+		return fail(&err);
+	if (cli.command == CLI_HELP || cli.command == CLI_VERSION) {
+		struct strbuf out = STRBUF_INIT;
+		if (cli.command == CLI_HELP)
+			cli_usage(&out);
+		else
+			sb_puts(&out, "ctxscope " CTXSCOPE_VERSION "\n");
+		int rc = write_out(&out);
+		sb_fini(&out);
+		return rc;
+	}
+	if (cli.command == CLI_DUMP && cli.raw && isatty(STDOUT_FILENO) && !cli.force) {
+		fprintf(stderr, "ctxscope: dump --raw writes the exact bytes, control characters included; "
+				"refusing to send them to a terminal (redirect to a file or pipe, or add --force)\n");
+		return EXIT_INPUT;
+	}
+
+	struct source *src;
+	if (source_load(cli.file, cli.kind, &src, &err) != CS_OK)
+		return fail(&err);
+	if (cli_apply(&cli, src, &err) != CS_OK) {
+		source_free(src);
+		return fail(&err);
+	}
+	struct assembly a;
+	if (assemble(src, &a, &err) != CS_OK) {
+		source_free(src);
+		return fail(&err);
+	}
+
+	struct strbuf out = STRBUF_INIT;
+	int rc;
+	if (cli.command == CLI_DUMP) {
+		rc = dump_write(&a, cli.raw, !utf8 || cli.ascii, &out);
+	} else {
+		/* The inspector comes with the curses front end; until then a
+		 * plain `ctxscope FILE` prints the text report. */
+		struct report_options opt = { .format = cli.command == CLI_REPORT ? cli.format : REPORT_TEXT,
+					      .ascii = !utf8 || cli.ascii };
+		rc = report_write(&a, &opt, &out);
+	}
+	int status = rc == CS_OK ? write_out(&out) : EXIT_NOMEM;
+	if (rc != CS_OK)
+		fprintf(stderr, "ctxscope: out of memory\n");
+	if (status == EXIT_FITS && cli.command == CLI_REPORT)
+		status = report_exit_status(&a);
+	sb_fini(&out);
+	asm_fini(&a);
+	source_free(src);
+	return status;
+}
