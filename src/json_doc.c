@@ -1,0 +1,219 @@
+/* json_doc.c: cJSON with positioned errors (see json_doc.h). */
+#include "json_doc.h"
+
+#include "alloc.h"
+#include "json_scan.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static size_t format_steps(const struct jpath *p, char *buf, size_t n)
+{
+	if (!p)
+		return 0;
+	size_t len = format_steps(p->up, buf, n);
+	if (len >= n)
+		return len;
+	int w = p->key ? snprintf(buf + len, n - len, "%s%s", len ? "." : "", p->key)
+		       : snprintf(buf + len, n - len, "[%ld]", p->index);
+	return len + (w > 0 ? (size_t)w : 0);
+}
+
+void jpath_format(const struct jpath *p, char *buf, size_t n)
+{
+	if (n == 0)
+		return;
+	buf[0] = '\0';
+	format_steps(p, buf, n);
+	buf[n - 1] = '\0';
+}
+
+/* Deepest nesting in the raw text, stopping early past the limit. */
+static size_t max_depth(const char *s, size_t n, size_t *at)
+{
+	size_t depth = 0, deepest = 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (c == '"') {
+			for (i++; i < n && s[i] != '"'; i++)
+				if (s[i] == '\\')
+					i++;
+		} else if (c == '{' || c == '[') {
+			if (++depth > deepest) {
+				deepest = depth;
+				if (deepest > JSON_MAX_DEPTH) {
+					*at = i;
+					return deepest;
+				}
+			}
+		} else if ((c == '}' || c == ']') && depth) {
+			depth--;
+		}
+	}
+	return deepest;
+}
+
+int json_doc_parse(struct json_doc *d, const char *data, size_t len, struct cs_error *err)
+{
+	d->root = NULL;
+	d->data = data;
+	d->len = len;
+	size_t at = 0;
+	if (max_depth(data, len, &at) > JSON_MAX_DEPTH) {
+		long line, col;
+		text_position(data, len, at, &line, &col);
+		cs_error_pos(err, line, col);
+		return cs_error_set(err, CS_ELIMIT, "JSON nested deeper than %d levels", JSON_MAX_DEPTH);
+	}
+	cs_alloc_install_cjson_hooks();
+	const char *end = NULL;
+	d->root = cJSON_ParseWithLengthOpts(data, len, &end, false);
+	if (!d->root) {
+		/* cJSON reports no reason; out of memory looks the same, so tell
+		 * them apart by whether the text parses at the point it stopped. */
+		size_t off = end && end >= data && end <= data + len ? (size_t)(end - data) : 0;
+		long line, col;
+		text_position(data, len, off, &line, &col);
+		cs_error_pos(err, line, col);
+		if (off >= len)
+			return cs_error_set(err, CS_ESYNTAX, "the JSON ends too early (an unclosed string, array or object?)");
+		return cs_error_set(err, CS_ESYNTAX, "invalid JSON near '%c'", data[off] >= 0x20 && data[off] < 0x7f ? data[off] : '?');
+	}
+	return CS_OK;
+}
+
+void json_doc_free(struct json_doc *d)
+{
+	if (d && d->root) {
+		cJSON_Delete(d->root);
+		d->root = NULL;
+	}
+}
+
+int json_fail(const struct json_doc *d, struct cs_error *err, enum cs_status code, const struct jpath *at,
+	      const char *key, const char *fmt, ...)
+{
+	if (!err)
+		return (int)code;
+	struct jpath leaf = JPATH_KEY(at, key);
+	char path[CS_ERROR_PATH_MAX];
+	jpath_format(key ? &leaf : at, path, sizeof path);
+	json_error_at(err, d->data, d->len, path);
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = cs_error_vset(err, code, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+const char *json_type_name(const cJSON *v)
+{
+	if (!v)
+		return "nothing";
+	if (cJSON_IsString(v))
+		return "a string";
+	if (cJSON_IsNumber(v))
+		return "a number";
+	if (cJSON_IsBool(v))
+		return "a boolean";
+	if (cJSON_IsNull(v))
+		return "null";
+	if (cJSON_IsArray(v))
+		return "an array";
+	if (cJSON_IsObject(v))
+		return "an object";
+	return "something else";
+}
+
+/* The item, or NULL when absent or null and optional; an error otherwise. */
+static int lookup(const struct json_doc *d, const cJSON *obj, const struct jpath *at, const char *key,
+		  int required, const char *expected, const cJSON **item, struct cs_error *err)
+{
+	*item = cJSON_GetObjectItemCaseSensitive(obj, key);
+	if (!*item || cJSON_IsNull(*item)) {
+		*item = NULL;
+		if (required)
+			return json_fail(d, err, CS_ESTRUCT, at, NULL, "missing \"%s\" (%s)", key, expected);
+	}
+	return CS_OK;
+}
+
+int json_get_string(const struct json_doc *d, const cJSON *obj, const struct jpath *at, const char *key,
+		    int required, const char **out, struct cs_error *err)
+{
+	const cJSON *v;
+	int rc = lookup(d, obj, at, key, required, "a string", &v, err);
+	if (rc || !v)
+		return rc;
+	if (!cJSON_IsString(v))
+		return json_fail(d, err, CS_ETYPE, at, key, "expected a string, got %s", json_type_name(v));
+	*out = v->valuestring;
+	return CS_OK;
+}
+
+int json_get_number(const struct json_doc *d, const cJSON *obj, const struct jpath *at, const char *key,
+		    int required, double *out, struct cs_error *err)
+{
+	const cJSON *v;
+	int rc = lookup(d, obj, at, key, required, "a number", &v, err);
+	if (rc || !v)
+		return rc;
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+		return json_fail(d, err, CS_ETYPE, at, key, "expected a number, got %s", json_type_name(v));
+	*out = v->valuedouble;
+	return CS_OK;
+}
+
+int json_get_long(const struct json_doc *d, const cJSON *obj, const struct jpath *at, const char *key,
+		  int required, long *out, struct cs_error *err)
+{
+	double v = 0;
+	int rc = json_get_number(d, obj, at, key, required, &v, err);
+	if (rc || !cJSON_GetObjectItemCaseSensitive(obj, key) || cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(obj, key)))
+		return rc;
+	if (v != floor(v) || fabs(v) > 9e15)
+		return json_fail(d, err, CS_ETYPE, at, key, "expected a whole number, got %g", v);
+	*out = (long)v;
+	return CS_OK;
+}
+
+int json_get_bool(const struct json_doc *d, const cJSON *obj, const struct jpath *at, const char *key,
+		  int required, bool *out, struct cs_error *err)
+{
+	const cJSON *v;
+	int rc = lookup(d, obj, at, key, required, "true or false", &v, err);
+	if (rc || !v)
+		return rc;
+	if (!cJSON_IsBool(v))
+		return json_fail(d, err, CS_ETYPE, at, key, "expected true or false, got %s", json_type_name(v));
+	*out = cJSON_IsTrue(v);
+	return CS_OK;
+}
+
+int json_get_array(const struct json_doc *d, const cJSON *obj, const struct jpath *at, const char *key,
+		   int required, const cJSON **out, struct cs_error *err)
+{
+	const cJSON *v;
+	int rc = lookup(d, obj, at, key, required, "an array", &v, err);
+	if (rc || !v)
+		return rc;
+	if (!cJSON_IsArray(v))
+		return json_fail(d, err, CS_ETYPE, at, key, "expected an array, got %s", json_type_name(v));
+	*out = v;
+	return CS_OK;
+}
+
+int json_get_object(const struct json_doc *d, const cJSON *obj, const struct jpath *at, const char *key,
+		    int required, const cJSON **out, struct cs_error *err)
+{
+	const cJSON *v;
+	int rc = lookup(d, obj, at, key, required, "an object", &v, err);
+	if (rc || !v)
+		return rc;
+	if (!cJSON_IsObject(v))
+		return json_fail(d, err, CS_ETYPE, at, key, "expected an object, got %s", json_type_name(v));
+	*out = v;
+	return CS_OK;
+}
