@@ -206,6 +206,7 @@ static long emit_block(struct assembly *a, long piece, const struct content *c, 
 		asm_text(a, "\n", 1);
 	asm_textf(a, "</%s>\n", manifest_role_name(role));
 	b->budget_tokens = budget_tokens;
+	b->flags |= BLOCK_BREAKPOINT; /* seed 002 order is priority order: each block can end a cached prefix */
 	kept_ends(p, c, &b->keep_head, &b->keep_tail);
 	return index;
 }
@@ -243,6 +244,7 @@ static void boot_header(struct assembly *a, const struct manifest *m, long *used
 	if (m->hints_present)
 		asm_textf(a, "Cache hints: %s\n", m->hints_present);
 	asm_text(a, "\n", 1);
+	b->flags |= BLOCK_BREAKPOINT;
 	b->budget_tokens = tokens_estimate(b->code_points, a->chars_per_token);
 	*used += b->budget_tokens;
 }
