@@ -58,7 +58,7 @@ UNIT_BINS := $(UNIT_C:tests/unit/%.c=$(ASN)/tests/%)
 export ASAN_OPTIONS  ?= detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
-.PHONY: all build run test check deps check-layering unit golden install uninstall clean
+.PHONY: all build run test check deps check-layering unit golden-update install uninstall clean
 
 all: build
 build: check-layering $(REL)/ctxscope
@@ -143,15 +143,18 @@ run: deps
 test: deps
 	@$(MAKE) --no-print-directory check
 
+# Every suite: the cmocka units, then each tests/*/run script (golden
+# outputs, terminal tests, ...), given the sanitizer binary.
+RUNNERS := $(sort $(wildcard tests/*/run))
+
 check: check-layering $(ASN)/ctxscope $(UNIT_BINS)
-	@$(MAKE) --no-print-directory unit golden
+	@$(MAKE) --no-print-directory unit
+	@set -e; for r in $(RUNNERS); do echo "== $$r"; $$r $(ASN)/ctxscope; done
 	@echo "ctxscope: every suite passed"
 
 unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 
-golden: $(ASN)/ctxscope
-	@tests/golden/run $(ASN)/ctxscope
 
 # Regenerate the golden files after an intended change; review the diff.
 golden-update: $(ASN)/ctxscope
