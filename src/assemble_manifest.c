@@ -243,7 +243,6 @@ static void boot_header(struct assembly *a, const struct manifest *m, long *used
 	asm_textf(a, "Working set: %s\n", slash ? slash + 1 : src->path);
 	if (m->hints_present)
 		asm_textf(a, "Cache hints: %s\n", m->hints_present);
-	asm_text(a, "\n", 1);
 	b->flags |= BLOCK_BREAKPOINT;
 	b->budget_tokens = tokens_estimate(b->code_points, a->chars_per_token);
 	*used += b->budget_tokens;
@@ -351,12 +350,13 @@ int manifest_assemble(const struct source *src, struct assembly *a, struct cs_er
 			const char *why = p->strategy == STRAT_NEVER ? "its strategy is never, so it cannot be cut"
 				        : remaining <= 0 ? "nothing is left of the budget"
 				        : "the truncation marker alone would fill what is left";
-			asm_drop(a, i, REASON_OVER_BUDGET,
-				 "dropped: over budget by %s tokens (needs %s, %s left of %s); %s; "
-				 "%zu file%s of higher priority took %s",
+			char before[96] = "nothing came before it";
+			if (higher)
+				snprintf(before, sizeof before, "%zu file%s of higher priority took %s", higher,
+					 higher == 1 ? "" : "s", fmt_thousands(n5, higher_tokens));
+			asm_drop(a, i, REASON_OVER_BUDGET, "dropped: over budget by %s tokens (needs %s, %s left of %s); %s; %s",
 				 fmt_thousands(n1, tokens - (remaining > 0 ? remaining : 0)), fmt_thousands(n2, tokens),
-				 fmt_thousands(n3, remaining > 0 ? remaining : 0), fmt_thousands(n4, effective), why,
-				 higher, higher == 1 ? "" : "s", fmt_thousands(n5, higher_tokens));
+				 fmt_thousands(n3, remaining > 0 ? remaining : 0), fmt_thousands(n4, effective), why, before);
 			excluded_budget++;
 			continue;
 		}

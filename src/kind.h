@@ -50,6 +50,10 @@ struct kind_ops {
 	void (*free_model)(void *model);
 	/* Optional: adds kind-specific report sections (emit.h). */
 	int (*report_extra)(const struct source *src, const struct assembly *a, struct emitter *em);
+	/* Optional: a one-line note on a piece for people (a companion hint),
+	 * shown under its row in the text report and in the inspector; NULL
+	 * when none. Borrowed from the source. */
+	const char *(*piece_note)(const struct source *src, long piece);
 	/* Optional: adds kind-specific keys to one piece's entry in a report. */
 	int (*report_piece)(const struct source *src, const struct assembly *a, long piece, struct emitter *em);
 };

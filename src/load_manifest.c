@@ -294,8 +294,9 @@ static int read_companion(struct source *src, struct manifest *m, const char *di
 					continue;
 				matched = true;
 				me->hot = hot;
-				me->hint = arena_printf(&src->arena, "%s: %s", hot ? "hot (keep)" : "cold (evict)",
-							why ? why : "no reason given");
+				me->hint = arena_printf(&src->arena, "%s: %s%s%s%s", hot ? "hot (keep)" : "cold (evict)",
+							why ? why : "no reason given", act ? " (suggested: " : "",
+							act ? act : "", act ? ")" : "");
 				me->suggested = act ? arena_strdup(&src->arena, act) : NULL;
 				if (!me->hint || (act && !me->suggested)) {
 					ytree_fini(&t);
@@ -435,6 +436,13 @@ static int manifest_get_option(const struct source *src, const char *name, struc
 static int manifest_report_piece(const struct source *src, const struct assembly *a, long piece,
 				 struct emitter *em);
 
+static const char *manifest_piece_note(const struct source *src, long piece)
+{
+	const struct manifest *m = src->model;
+	const struct manifest_entry *me = &m->entries[src->pieces[piece].kind_index];
+	return me->hint;
+}
+
 static const char *const manifest_extensions[] = { ".yml", ".yaml", NULL };
 static const int manifest_strategies[] = { STRAT_NEVER, STRAT_START, STRAT_MIDDLE, STRAT_END, STRAT_NONE };
 
@@ -454,6 +462,7 @@ const struct kind_ops manifest_kind = {
 	.free_model = manifest_free,
 	.report_extra = NULL,
 	.report_piece = manifest_report_piece,
+	.piece_note = manifest_piece_note,
 };
 
 static int manifest_report_piece(const struct source *src, const struct assembly *a, long piece,

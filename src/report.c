@@ -254,7 +254,10 @@ static void piece_row(struct strbuf *out, const struct assembly *a, long i, long
 	const struct piece *p = &src->pieces[i];
 	const struct piece_result *r = &a->results[i];
 	sb_puts(out, "  ");
-	num_cell(out, tokens, 8);
+	if (p->absent)
+		sb_puts(out, "       -");
+	else
+		num_cell(out, tokens, 8);
 	if (!dropped) {
 		sb_puts(out, "  ");
 		if (r->outcome == OUTCOME_TRUNCATED)
@@ -289,6 +292,12 @@ static void piece_row(struct strbuf *out, const struct assembly *a, long i, long
 	if (r->sentence && r->outcome != OUTCOME_WHOLE) {
 		sb_puts(out, "            ");
 		safe(out, r->sentence, flags);
+		sb_putc(out, '\n');
+	}
+	const char *note = src->kind->piece_note ? src->kind->piece_note(src, i) : NULL;
+	if (note) {
+		sb_puts(out, "            ");
+		safe(out, note, flags);
 		sb_putc(out, '\n');
 	}
 }
