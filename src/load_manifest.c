@@ -92,6 +92,9 @@ static int read_budget(struct source *src, struct manifest *m, const struct ynod
 	if (dup)
 		return bad(err, dup, "budget", CS_ESTRUCT, "the key \"%s\" appears twice", dup->value);
 	m->has_budget = true;
+	/* A budget that names no reserve reserves nothing: the 4,000 default
+	 * belongs to a manifest with no budget at all (formats.md). */
+	m->reserved = 0;
 	const struct ynode *max = ymap_get(budget, "max_tokens");
 	const struct ynode *res = ymap_get(budget, "reserved_for_response");
 	const struct ynode *eff = ymap_get(budget, "effective");
@@ -101,6 +104,12 @@ static int read_budget(struct source *src, struct manifest *m, const struct ynod
 	if (!ynode_is_null(res) && (rc = whole_number(res, "budget.reserved_for_response", &m->reserved, err)))
 		return rc;
 	long derived = m->max_tokens - m->reserved;
+	if (ynode_is_null(eff) && ynode_is_null(max)) {
+		int rc2 = source_warn(src, -1, (long)budget->start.line + 1, (long)budget->start.column + 1,
+				      "budget has neither max_tokens nor effective: assuming max_tokens 28,000");
+		if (rc2)
+			return rc2;
+	}
 	if (ynode_is_null(eff)) {
 		if (derived < 0) {
 			return bad(err, res, "budget.reserved_for_response", CS_ESTRUCT,

@@ -221,8 +221,9 @@ int ytree_parse(struct ytree *t, const char *data, size_t len, struct cs_error *
 			yaml_mark_t m = parser.problem_mark;
 			cs_error_pos(err, (long)m.line + 1, (long)m.column + 1);
 			if (parser.context)
-				rc = cs_error_set(err, CS_ESYNTAX, "%s %s (line %ld)", parser.problem ? parser.problem : "syntax error",
-						  parser.context, (long)parser.context_mark.line + 1);
+				rc = cs_error_set(err, CS_ESYNTAX, "%s (%s that began at %ld:%ld)",
+						  parser.problem ? parser.problem : "syntax error", parser.context,
+						  (long)parser.context_mark.line + 1, (long)parser.context_mark.column + 1);
 			else
 				rc = cs_error_set(err, CS_ESYNTAX, "%s", parser.problem ? parser.problem : "syntax error");
 			break;
