@@ -267,3 +267,38 @@ int edit_from_setting(struct source *src, const char *name, const char *value, s
 	}
 	return cs_error_set(err, CS_EUSAGE, "a %s has no setting \"%s\"", src->kind->title, name);
 }
+
+void edit_to_setting(const struct source *src, const struct edit *e, struct strbuf *name, struct strbuf *value)
+{
+	const char *id = e->piece >= 0 && (size_t)e->piece < src->npieces ? src->pieces[e->piece].id : "";
+	switch (e->type) {
+	case EDIT_EXCLUDE:
+		sb_puts(name, e->value > 0 ? "exclude" : "include");
+		sb_puts(value, id);
+		break;
+	case EDIT_PRIORITY:
+		sb_puts(name, "priority");
+		sb_printf(value, "%s=%.4g", id, e->value);
+		break;
+	case EDIT_PIECE_STRATEGY:
+		sb_puts(name, "strategy");
+		sb_printf(value, "%s=%s", id, strategy_name((int)e->value));
+		break;
+	case EDIT_STRATEGY:
+		sb_puts(name, "strategy");
+		sb_puts(value, strategy_name((int)e->value));
+		break;
+	case EDIT_BUDGET:
+		sb_puts(name, "budget");
+		sb_printf(value, "%ld", (long)e->value);
+		break;
+	case EDIT_CHARS_PER_TOKEN:
+		sb_puts(name, "chars-per-token");
+		sb_printf(value, "%g", e->value);
+		break;
+	case EDIT_OPTION:
+		sb_puts(name, e->option);
+		sb_puts(value, e->text);
+		break;
+	}
+}

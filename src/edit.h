@@ -50,6 +50,11 @@ void edit_describe(const struct source *src, const struct edit *e, bool reverted
 int edit_from_setting(struct source *src, const char *name, const char *value, struct edit *out,
 		      struct cs_error *err);
 
+/* The setting (name and value text) that edit_from_setting turns into e:
+ * ("exclude", "src/a.c"), ("priority", "src/a.c=0.85"), ("budget", "24000").
+ * The inverse of edit_from_setting, for what-if files. */
+void edit_to_setting(const struct source *src, const struct edit *e, struct strbuf *name, struct strbuf *value);
+
 /* Parses a token count: "128000", "128,000", "100k", "1.5M". false if not one. */
 bool parse_token_count(const char *text, long *out);
 

@@ -10,6 +10,7 @@
 #include "source.h"
 #include "strbuf.h"
 #include "utf8.h"
+#include "whatif.h"
 
 #include <langinfo.h>
 #include <locale.h>
@@ -68,7 +69,7 @@ int main(int argc, char **argv)
 	struct source *src;
 	if (source_load(cli.file, cli.kind, &src, &err) != CS_OK)
 		return fail(&err);
-	if (cli_apply(&cli, src, &err) != CS_OK) {
+	if ((cli.edits && whatif_apply(src, cli.edits, &err) != CS_OK) || cli_apply(&cli, src, &err) != CS_OK) {
 		source_free(src);
 		return fail(&err);
 	}
