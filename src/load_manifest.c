@@ -388,15 +388,15 @@ static int manifest_load(struct source *src, const char *data, size_t len, struc
 	for (size_t i = 0; i < n; i++)
 		if ((rc = read_entry(src, m, dir, i, files->children[i], err)))
 			return rc;
-	for (size_t i = 0; i < n; i++)
-		for (size_t k = 0; k < i; k++)
-			if (i < 2000 && strcmp(src->pieces[m->entries[i].piece].id, src->pieces[m->entries[k].piece].id) == 0) {
-				rc = source_warn(src, (long)i, 0, 0, "%s is listed twice (files[%zu] and files[%zu])",
-						 src->pieces[m->entries[i].piece].id, k, i);
-				if (rc)
-					return cs_error_set(err, CS_ENOMEM, "out of memory");
-				break;
-			}
+	/* A path listed twice: the id index keeps the first, so any other
+	 * entry it does not map to itself is a repeat. */
+	for (size_t i = 0; i < n; i++) {
+		long first = source_find_piece(src, src->pieces[m->entries[i].piece].id);
+		if (first >= 0 && first != m->entries[i].piece &&
+		    (rc = source_warn(src, m->entries[i].piece, 0, 0, "%s is listed twice (files[%ld] and files[%zu])",
+				      src->pieces[first].id, first, i)))
+			return cs_error_set(err, CS_ENOMEM, "out of memory");
+	}
 
 	struct strbuf present = STRBUF_INIT;
 	rc = read_companion(src, m, dir, "hot.yml", "keep", true, &present);

@@ -391,6 +391,19 @@ static void test_absent_files_are_excluded_with_reasons(void **state)
 	source_free(src);
 }
 
+static void test_path_listed_twice_is_warned(void **state)
+{
+	(void)state;
+	support_write(dir, "a", "A");
+	struct source *src = load_manifest("budget: {max_tokens: 100}\nfiles:\n"
+					   "  - {path: a, priority: 0.5}\n  - {path: b, priority: 0.5}\n"
+					   "  - {path: a, priority: 0.4}\n");
+	assert_int_equal(src->nwarnings, 1);
+	assert_string_equal(src->warnings[0].text, "a is listed twice (files[0] and files[2])");
+	assert_int_equal(src->warnings[0].piece, 2);
+	source_free(src);
+}
+
 static void test_priority_one_left_out_is_flagged(void **state)
 {
 	(void)state;
@@ -499,6 +512,7 @@ int main(void)
 		cmocka_unit_test(test_max_lines_each_direction),
 		cmocka_unit_test(test_priority_order_and_ties),
 		cmocka_unit_test(test_absent_files_are_excluded_with_reasons),
+		cmocka_unit_test(test_path_listed_twice_is_warned),
 		cmocka_unit_test(test_priority_one_left_out_is_flagged),
 		cmocka_unit_test(test_used_never_exceeds_effective),
 		cmocka_unit_test(test_edits_rerun_and_revert_exactly),
