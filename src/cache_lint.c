@@ -4,7 +4,7 @@
  *   under-minimum  a breakpoint whose prefix is under the profile's minimum:
  *                  it silently never caches;
  *   lookback       a breakpoint more than `lookback` blocks after the previous
- *                  one (or the start): an entry further back is not found;
+ *                  one: an entry further back is not found;
  *   volatile       text that changes between requests (timestamps, dates,
  *                  UUIDs, long hex ids, epoch times, counters) in a block at
  *                  or before the last breakpoint, i.e. inside a cached layer;
@@ -124,7 +124,16 @@ struct matcher {
 	pcre2_match_data *md;
 	pcre2_match_context *mc;
 	pcre2_general_context *gc;
+	bool nomem;   /* a match ran out of memory (sticky) */
 };
+
+static int match(struct matcher *m, const pcre2_code *code, const char *text, size_t len)
+{
+	int rc = pcre2_match(code, (PCRE2_SPTR)text, len, 0, 0, m->md, m->mc);
+	if (rc == PCRE2_ERROR_NOMEMORY || rc == PCRE2_ERROR_HEAP_FAILED)
+		m->nomem = true;
+	return rc;
+}
 
 static void *pcre_alloc(PCRE2_SIZE size, void *data)
 {
@@ -162,7 +171,7 @@ static int compile(struct matcher *m, const char *name, const char *pattern, pcr
 	pcre2_compile_context_free(cc);
 	if (*out)
 		return CS_OK;
-	if (code == PCRE2_ERROR_NOMEMORY)
+	if (code == PCRE2_ERROR_NOMEMORY || code == PCRE2_ERROR_HEAP_FAILED)
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
 	PCRE2_UCHAR msg[256];
 	pcre2_get_error_message(code, msg, sizeof msg);
@@ -222,7 +231,7 @@ static bool find_volatile(struct matcher *m, const char *text, size_t len, const
 {
 	bool found = false;
 	for (size_t i = 0; i < m->n; i++) {
-		int rc = pcre2_match(m->re[i].code, (PCRE2_SPTR)text, len, 0, 0, m->md, m->mc);
+		int rc = match(m, m->re[i].code, text, len);
 		if (rc < 0)
 			continue;
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(m->md);
@@ -238,7 +247,7 @@ static bool find_volatile(struct matcher *m, const char *text, size_t len, const
 
 static bool looks_like_log(struct matcher *m, const char *id)
 {
-	return pcre2_match(m->log_id, (PCRE2_SPTR)id, strlen(id), 0, 0, m->md, m->mc) >= 0;
+	return match(m, m->log_id, id, strlen(id)) >= 0;
 }
 
 static void quote(struct strbuf *out, const char *s, size_t n)
@@ -277,12 +286,12 @@ static int breakpoint_lints(const struct assembly *a, const struct cache_analysi
 				  bp->end_tokens, p->name, p->min_prefix);
 			rc = add_lint(out, a, LINT_UNDER_MIN, bp->block, sb, err);
 		}
-		if (rc == CS_OK && p->mode == CACHE_EXPLICIT && p->lookback > 0 && bp->gap_blocks > p->lookback) {
+		if (rc == CS_OK && i > 0 && p->mode == CACHE_EXPLICIT && p->lookback > 0 && bp->gap_blocks > p->lookback) {
 			sb_puts(sb, "breakpoint after ");
 			block_name(sb, a, bp->block);
 			sb_printf(sb, " is %ld blocks after the %s, more than %s's lookback of %ld: when a block in "
 				      "between changes, the earlier cache entry is not found",
-				  bp->gap_blocks, i ? "previous breakpoint" : "start of the prompt", p->name, p->lookback);
+				  bp->gap_blocks, "previous breakpoint", p->name, p->lookback);
 			rc = add_lint(out, a, LINT_LOOKBACK, bp->block, sb, err);
 		}
 	}
@@ -331,6 +340,8 @@ int cache_lint(const struct assembly *a, const struct cache_analysis *an, const 
 		long piece = a->blocks[b].piece;
 		if (piece >= 0 && looks_like_log(&m, a->src->pieces[piece].id))
 			vol[b] = true;
+		if (rc == CS_OK && m.nomem)
+			rc = cs_error_set(err, CS_ENOMEM, "out of memory");
 	}
 	/* order: a volatile piece with a priority before stable pieces */
 	for (size_t b = 0; rc == CS_OK && any && b <= last; b++) {
@@ -351,6 +362,8 @@ int cache_lint(const struct assembly *a, const struct cache_analysis *an, const 
 			  stable, stable == 1 ? "" : "s", tokens);
 		rc = add_lint(out, a, LINT_ORDER, b, &sb, err);
 	}
+	if (rc == CS_OK && m.nomem)
+		rc = cs_error_set(err, CS_ENOMEM, "out of memory");
 	cs_free(vol);
 	matcher_fini(&m);
 	sb_fini(&sb);
