@@ -1,8 +1,9 @@
 /* cache_lint.c: the classic prompt-cache breakers, each pointing at a block
  * with a sentence:
  *   over-limit     more breakpoints than the profile allows (anthropic: 4);
- *   under-minimum  a breakpoint whose prefix is under the profile's minimum:
- *                  it silently never caches;
+ *   under-minimum  explicit caches: a breakpoint whose prefix is under the
+ *                  profile's minimum: it silently never caches; automatic
+ *                  prefix caches: the whole prompt is under the minimum;
  *   lookback       a breakpoint more than `lookback` blocks after the previous
  *                  one: an entry further back is not found;
  *   volatile       text that changes between requests (timestamps, dates,
@@ -40,7 +41,8 @@ static const struct cache_pattern builtin_patterns[] = {
 	{ "uuid", "\\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\\b" },
 	{ "hex-id", "\\b(?=[0-9a-fA-F]*[a-fA-F])(?=[0-9a-fA-F]*[0-9])[0-9a-fA-F]{16,}\\b" },
 	{ "epoch", "\\b1[6-9]\\d{8}(?:\\d{3})?\\b" },
-	{ "counter", "(?i)\\b(?:turn|request|req|attempt|iteration|retry|build|run|seq|counter)\\s*(?:#|:|=|no\\.)\\s*\\d+" },
+	{ "counter", "(?i)\\b(?:turn|request|req|attempt|iteration|retry|build|run|job|seq)\\s*(?:#|no\\.)\\s*\\d+"
+		     "|\\b(?:turn|job|run|build|request_id|req_id|seq)=\\d+" },
 	{ NULL, NULL },
 };
 
@@ -279,7 +281,7 @@ static int breakpoint_lints(const struct assembly *a, const struct cache_analysi
 				  p->name, p->max_breakpoints, p->max_breakpoints);
 			rc = add_lint(out, a, LINT_OVER_LIMIT, bp->block, sb, err);
 		}
-		if (rc == CS_OK && !bp->over_min) {
+		if (rc == CS_OK && p->mode == CACHE_EXPLICIT && !bp->over_min) {
 			sb_puts(sb, "breakpoint after ");
 			block_name(sb, a, bp->block);
 			sb_printf(sb, " closes a prefix of %ld tokens, under %s's minimum of %ld: it silently never caches",
@@ -294,6 +296,11 @@ static int breakpoint_lints(const struct assembly *a, const struct cache_analysi
 				  bp->gap_blocks, "previous breakpoint", p->name, p->lookback);
 			rc = add_lint(out, a, LINT_LOOKBACK, bp->block, sb, err);
 		}
+	}
+	if (rc == CS_OK && p->mode == CACHE_PREFIX && a->nblocks && a->total_tokens < p->min_prefix) {
+		sb_printf(sb, "the whole prompt is %ld tokens, under %s's minimum of %ld: nothing of it caches",
+			  a->total_tokens, p->name, p->min_prefix);
+		rc = add_lint(out, a, LINT_UNDER_MIN, a->nblocks - 1, sb, err);
 	}
 	return rc;
 }

@@ -549,12 +549,25 @@ static void test_lint_volatile(void **state)
 	}
 	/* not fired: the same text after the last breakpoint, or plain code */
 	struct spec s[] = { { .text = rep('s', 4096), .bp = true }, { .text = "at 2026-11-21T09:14:03Z" },
-			    { .text = "for (int i = 0; i < 10; i++) total += i;" } };
+			    { .text = "for (int i = 0; i < 10; i++) total += i;\n"
+				      "struct ta_sample s = { .counter = 1 }; int retry = 3; /* step 2 */" } };
 	struct source *src = make_src(s, 3);
 	struct assembly a;
 	make_asm(src, s, 3, &a);
 	struct cache_analysis an;
 	struct cache_lints l;
+	lint_run(&a, NULL, profile("anthropic"), NULL, &l, &an);
+	assert_int_equal(count_lints(&l, LINT_VOLATILE, NULL), 0);
+	cache_lints_fini(&l);
+	cache_analysis_fini(&an);
+	asm_fini(&a);
+	source_free(src);
+	/* code that names counters and steps is not volatile, even when cached */
+	struct spec c[] = { { .text = "struct ta_sample s = { .counter = 1 }; int retry = 3; /* step 2 */\n"
+				      "uint64_t mask = 0xffffffffull; size_t n = 4096;", .bp = true },
+			    { .text = "q" } };
+	src = make_src(c, 2);
+	make_asm(src, c, 2, &a);
 	lint_run(&a, NULL, profile("anthropic"), NULL, &l, &an);
 	assert_int_equal(count_lints(&l, LINT_VOLATILE, NULL), 0);
 	cache_lints_fini(&l);
@@ -641,6 +654,25 @@ static void test_lint_under_minimum(void **state)
 	/* vllm's minimum is 16 tokens: both cache */
 	lint_run(&a, NULL, profile("vllm"), NULL, &l, &an);
 	assert_int_equal(count_lints(&l, LINT_UNDER_MIN, NULL), 0);
+	cache_lints_fini(&l);
+	cache_analysis_fini(&an);
+	/* an automatic prefix cache: breakpoints do not matter, the whole
+	 * prompt (2020 tokens) is over openai's 1024 */
+	lint_run(&a, NULL, profile("openai"), NULL, &l, &an);
+	assert_int_equal(count_lints(&l, LINT_UNDER_MIN, NULL), 0);
+	cache_lints_fini(&l);
+	cache_analysis_fini(&an);
+	asm_fini(&a);
+	source_free(src);
+	/* ...and under it, one lint on the last block */
+	struct spec t[] = { { .text = rep('y', 2000), .bp = true }, { .text = rep('z', 2000) } };
+	src = make_src(t, 2);
+	make_asm(src, t, 2, &a);
+	lint_run(&a, NULL, profile("openai"), NULL, &l, &an);
+	first = -1;
+	assert_int_equal(count_lints(&l, LINT_UNDER_MIN, &first), 1);
+	assert_int_equal(first, 1);
+	assert_non_null(strstr(l.items[0].sentence, "the whole prompt is 1000 tokens"));
 	cache_lints_fini(&l);
 	cache_analysis_fini(&an);
 	asm_fini(&a);
