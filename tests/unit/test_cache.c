@@ -14,8 +14,12 @@
 #include "arena.h"
 #include "assembly.h"
 #include "cache.h"
+#include "cache_report.h"
+#include "cli.h"
+#include "emit.h"
 #include "config.h"
 #include "kind.h"
+#include "report.h"
 #include "source.h"
 #include "strbuf.h"
 #include "support.h"
@@ -825,6 +829,93 @@ static void test_config_out_of_memory(void **state)
 	}
 }
 
+/* The whole report path on the demo sample, with a user file that sets a
+ * price and the 1-hour write multiplier. */
+static char *report_with(char **argv, int argc, int *rc_out)
+{
+	struct cli cli;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(cli_parse(argc, argv, &cli, &err), CS_OK);
+	struct source *src = support_load(cli.file, NULL);
+	assert_int_equal(cli_apply(&cli, src, &err), CS_OK);
+	struct assembly a;
+	support_assemble(src, &a);
+	struct cache_report cr;
+	int rc = cache_report_prepare(&cr, &cli, &a, &err);
+	char *text = NULL;
+	if (rc == CS_OK) {
+		struct report_options opt = { .format = REPORT_YAML, .extra = cr.sections };
+		struct strbuf out = STRBUF_INIT;
+		rc = report_write(&a, &opt, &out);
+		if (rc == CS_OK)
+			text = strdup(sb_str(&out));
+		sb_fini(&out);
+	}
+	cache_report_fini(&cr);
+	asm_fini(&a);
+	source_free(src);
+	*rc_out = rc;
+	return text;
+}
+
+static void test_report_money_and_user_file(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	support_write(dir, "ctxscope/cache.yml",
+		      "profiles:\n  anthropic:\n    write: 2.0\n    price_per_mtok: 3.00\n");
+	assert_int_equal(setenv("XDG_CONFIG_HOME", dir, 1), 0);
+	char a0[] = "ctxscope", a1[] = "report", a2[] = "samples/manifest/cache-demo/working-set.yml",
+	     a3[] = "--priority", a4[] = "logs/ci-1842.log=0.95";
+	char *argv[] = { a0, a1, a2, a3, a4, NULL };
+	int rc;
+	char *text = report_with(argv, 5, &rc);
+	assert_int_equal(rc, CS_OK);
+	/* read 0, write 1494 at 2.0, 718 uncached: 3706 tokens, $0.011118;
+	 * the warm baseline: 1601 x 0.1 + 611 = 771.1 tokens, $0.0023133 */
+	assert_non_null(strstr(text, "    write: 2.0\n"));
+	assert_non_null(strstr(text, "      cost_tokens: 3706\n"));
+	assert_non_null(strstr(text, "      cost_usd: 0.011118\n"));
+	assert_non_null(strstr(text, "      baseline_cost_usd: 0.002313\n"));
+	assert_non_null(strstr(text, "      delta_usd: 0.008805\n"));
+	free(text);
+
+	/* a broken user file: built-ins, and a note that says where */
+	support_write(dir, "ctxscope/cache.yml", "profiles:\n  anthropic:\n    write: [2]\n");
+	text = report_with(argv, 5, &rc);
+	assert_int_equal(rc, CS_OK);
+	assert_non_null(strstr(text, "config: \"ignored (built-ins apply): "));
+	assert_non_null(strstr(text, "cache.yml:3:12: profiles.anthropic.write: expected a number"));
+	assert_non_null(strstr(text, "    write: 1.25\n"));
+	assert_null(strstr(text, "cost_usd"));
+	free(text);
+
+	/* out of memory anywhere on the way: CS_ENOMEM, nothing leaks */
+	support_write(dir, "ctxscope/cache.yml", "profiles:\n  anthropic:\n    price_per_mtok: 3.00\n");
+	for (long nth = 1; nth < 3000; nth += 7) {
+		struct cli cli;
+		struct cs_error err;
+		assert_int_equal(cli_parse(5, argv, &cli, &err), CS_OK);
+		struct source *src = support_load(cli.file, NULL);
+		assert_int_equal(cli_apply(&cli, src, &err), CS_OK);
+		struct assembly a;
+		support_assemble(src, &a);
+		struct cache_report cr;
+		cs_alloc_fail_from(nth);
+		rc = cache_report_prepare(&cr, &cli, &a, &err);
+		cs_alloc_fail_from(0);
+		if (rc != CS_OK && rc != CS_ENOMEM)
+			fail_msg("allocation %ld: %d %s", nth, rc, err.message);
+		cache_report_fini(&cr);
+		asm_fini(&a);
+		source_free(src);
+	}
+	unsetenv("XDG_CONFIG_HOME");
+	support_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -843,6 +934,7 @@ int main(void)
 		cmocka_unit_test(test_user_file),
 		cmocka_unit_test(test_manifest_priority_edit),
 		cmocka_unit_test(test_config_out_of_memory),
+		cmocka_unit_test(test_report_money_and_user_file),
 	};
 	return cmocka_run_group_tests_name("cache", tests, NULL, NULL);
 }
