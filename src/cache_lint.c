@@ -33,6 +33,8 @@
 #define LINT_MATCH_LIMIT 1000000 /* backtracking steps per match: bounds a bad user pattern */
 #define LINT_DEPTH_LIMIT 10000   /* backtracking depth (KiB of heap for pcre2 10.30+) */
 #define LINT_QUOTE_BYTES 48      /* of the matched text quoted in a sentence */
+#define LINT_MAX_VOLATILE 8      /* volatile lints listed one by one; a long history with a
+                                    timestamp per message gets one summary for the rest */
 
 static const struct cache_pattern builtin_patterns[] = {
 	{ "timestamp", "\\b\\d{4}-\\d{2}-\\d{2}[T ]\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d+)?)?(?:Z|[+-]\\d{2}:?\\d{2})?" },
@@ -312,6 +314,7 @@ int cache_lint(const struct assembly *a, const struct cache_analysis *an, const 
 	struct strbuf sb = STRBUF_INIT, text = STRBUF_INIT;
 	struct matcher m;
 	bool *vol = NULL;
+	long nvolatile = 0, more_block = -1;
 	int rc = matcher_init(&m, extra, err);
 	if (rc == CS_OK)
 		rc = breakpoint_lints(a, an, out, &sb, err);
@@ -334,13 +337,18 @@ int cache_lint(const struct assembly *a, const struct cache_analysis *an, const 
 		}
 		const char *name = "";
 		size_t at = 0, len = 0;
-		if (find_volatile(&m, sb_str(&text), text.len, &name, &at, &len)) {
+		bool found = find_volatile(&m, sb_str(&text), text.len, &name, &at, &len);
+		if (found)
 			vol[b] = true;
+		if (found && nvolatile++ >= LINT_MAX_VOLATILE) {
+			if (more_block < 0)
+				more_block = (long)b;
+		} else if (found) {
 			sb_puts(&sb, "volatile text ");
 			quote(&sb, sb_str(&text) + at, len);
 			sb_printf(&sb, " (%s) in ", name);
 			block_name(&sb, a, b);
-			sb_puts(&sb, ", inside a cached layer: it changes between requests, so the cache entry "
+			sb_puts(&sb, ", inside a cached layer: if it changes between requests, the cache entry "
 				     "holding it, and every one after it, is written again each time");
 			rc = add_lint(out, a, LINT_VOLATILE, b, &sb, err);
 		}
@@ -350,15 +358,26 @@ int cache_lint(const struct assembly *a, const struct cache_analysis *an, const 
 		if (rc == CS_OK && m.nomem)
 			rc = cs_error_set(err, CS_ENOMEM, "out of memory");
 	}
-	/* order: a volatile piece with a priority before stable pieces */
+	if (rc == CS_OK && more_block >= 0) {
+		sb_printf(&sb, "%ld more blocks in cached layers hold volatile text, the first ",
+			  nvolatile - LINT_MAX_VOLATILE);
+		block_name(&sb, a, (size_t)more_block);
+		sb_printf(&sb, " (only the first %d are listed)", LINT_MAX_VOLATILE);
+		rc = add_lint(out, a, LINT_VOLATILE, (size_t)more_block, &sb, err);
+	}
+	/* order: a volatile piece with a priority before stable pieces (the
+	 * stable ones after b are all of them minus those up to b) */
+	long all_stable = 0, all_tokens = 0, seen_stable = 0, seen_tokens = 0;
+	for (size_t b = 0; rc == CS_OK && any && b <= last; b++)
+		if (!vol[b] && a->blocks[b].piece >= 0)
+			all_stable++, all_tokens += a->blocks[b].tokens;
 	for (size_t b = 0; rc == CS_OK && any && b <= last; b++) {
 		long piece = a->blocks[b].piece;
+		if (!vol[b] && piece >= 0)
+			seen_stable++, seen_tokens += a->blocks[b].tokens;
 		if (!vol[b] || piece < 0 || a->src->pieces[piece].input_priority <= 0)
 			continue;
-		long stable = 0, tokens = 0;
-		for (size_t s = b + 1; s <= last; s++)
-			if (!vol[s] && a->blocks[s].piece >= 0)
-				stable++, tokens += a->blocks[s].tokens;
+		long stable = all_stable - seen_stable, tokens = all_tokens - seen_tokens;
 		if (!stable)
 			continue;
 		block_name(&sb, a, b);
