@@ -194,7 +194,7 @@ static void walker_init(struct walker *w, const struct assembly *a)
 {
 	memset(w, 0, sizeof *w);
 	w->a = a;
-	w->messages = a->shape == ASM_MESSAGES;
+	w->messages = a->shape == ASM_MESSAGES && a->nmessages > 0; /* no messages: its blocks as a document */
 	w->chunk_block = -1;
 	w->ended_first = 0;
 	w->ended_last = -1;

@@ -14,7 +14,13 @@
  * position is reported in estimated tokens of the current assembly:
  * the diverging block's offset_tokens plus floor(code points of that block
  * before the first differing character / chars_per_token); a difference in
- * a role header is at the offset of the message's first block. */
+ * a role header is at the offset of the message's first block.
+ *
+ * Baseline: any assembly can be one. To re-pin it (the UI's `b`), keep the
+ * assembly you want and compare later ones with it: an assembly borrows its
+ * source, whose text edits never change, so it stays valid until its source
+ * is freed. The baseline's own breakpoints (not the user's later overrides)
+ * decide what it had cached. */
 #ifndef CTXSCOPE_CACHE_H
 #define CTXSCOPE_CACHE_H
 
