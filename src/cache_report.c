@@ -7,6 +7,7 @@
 #include "emit.h"
 #include "load.h"
 #include "source.h"
+#include "strbuf.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -44,7 +45,7 @@ static int find_block(const struct assembly *a, const char *id, size_t *out, str
 		char *end;
 		unsigned long n = strtoul(id + 1, &end, 10);
 		if (*end || end == id + 1 || n >= a->nblocks)
-			return cs_error_set(err, CS_EUSAGE, "no block %s (the prompt has blocks #0 to #%zu)", id,
+			return cs_error_set(err, CS_EUSAGE, "breakpoint %s: no such block (the prompt has #0 to #%zu)", id,
 					    a->nblocks ? a->nblocks - 1 : 0);
 		*out = n;
 		return CS_OK;
@@ -54,7 +55,7 @@ static int find_block(const struct assembly *a, const char *id, size_t *out, str
 			*out = b;
 			return CS_OK;
 		}
-	return cs_error_set(err, CS_EUSAGE, "--breakpoint %s: no such piece in the prompt", id);
+	return cs_error_set(err, CS_EUSAGE, "breakpoint %s: no such piece in the prompt", id);
 }
 
 static int build_baseline(struct cache_report *r, const struct cli *cli, struct cs_error *err)
@@ -65,8 +66,11 @@ static int build_baseline(struct cache_report *r, const struct cli *cli, struct 
 	}
 	const char *file = cli->baseline ? cli->baseline : cli->file;
 	int rc = source_load(file, cli->kind, &r->base_src, err);
-	if (rc != CS_OK)
-		return rc;
+	if (rc != CS_OK) {
+		char msg[CS_ERROR_MSG_MAX];
+		memcpy(msg, err->message, sizeof msg);
+		return cs_error_set(err, (enum cs_status)rc, "the baseline: %s", msg);
+	}
 	rc = apply_edits(r->base_src, cli->baseline_edits, cli->nbaseline_edits, err);
 	if (rc == CS_OK)
 		rc = assemble(r->base_src, &r->base, err);
@@ -263,6 +267,19 @@ int cache_report_write(const struct assembly *a, void *ctx, struct emitter *em)
 		emit_where(em, a, an->div.block);
 	}
 	emit_costs(em, an, true);
+	/* one sentence for people (and projectors) */
+	struct strbuf sum = STRBUF_INIT;
+	char n1[32], n2[32], n3[32], n4[32], n5[32];
+	sb_printf(&sum, "%s of %s tokens read from the cache", fmt_thousands(n1, an->now.read),
+		  fmt_thousands(n2, an->now.total));
+	if (an->now.lost)
+		sb_printf(&sum, "; %s the baseline had cached are lost", fmt_thousands(n3, an->now.lost));
+	sb_printf(&sum, "; %s written, %s uncached; %s base-price tokens against %s for the baseline repeated",
+		  fmt_thousands(n4, an->now.written), fmt_thousands(n5, an->now.uncached),
+		  fmt_thousands(n1, llround(an->now.cost)), fmt_thousands(n2, llround(an->steady.cost)));
+	emit_key_str(em, "summary", sum.failed ? "" : sb_str(&sum));
+	bool failed = sum.failed;
+	sb_fini(&sum);
 	emit_map_end(em);
 
 	emit_key(em, "profiles");
@@ -287,5 +304,5 @@ int cache_report_write(const struct assembly *a, void *ctx, struct emitter *em)
 	}
 	emit_list_end(em);
 	emit_map_end(em);
-	return CS_OK;
+	return failed ? CS_ENOMEM : CS_OK;
 }
