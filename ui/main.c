@@ -92,7 +92,9 @@ int main(int argc, char **argv)
 		rc = cache_report_prepare(&cr, &cli, &a, &err);
 		opt.extra = cr.sections;
 		if (rc != CS_OK && rc != CS_ENOMEM) {
-			cache_report_fini(&cr), asm_fini(&a), source_free(src);
+			cache_report_fini(&cr);
+			asm_fini(&a);
+			source_free(src);
 			return fail(&err);
 		}
 		if (rc == CS_OK)
