@@ -108,7 +108,25 @@ int cli_parse(int argc, char **argv, struct cli *out, struct cs_error *err)
 			rc = need_value(argc, argv, &i, inline_value, &out->theme, err);
 		else if (!strcmp(name, "edits"))
 			rc = need_value(argc, argv, &i, inline_value, &out->edits, err);
-		else if (!strcmp(name, "format")) {
+		else if (!strcmp(name, "profile"))
+			rc = need_value(argc, argv, &i, inline_value, &out->profile, err);
+		else if (!strcmp(name, "baseline"))
+			rc = need_value(argc, argv, &i, inline_value, &out->baseline, err);
+		else if (!strcmp(name, "baseline-edit") || !strcmp(name, "breakpoint") || !strcmp(name, "no-breakpoint")) {
+			bool edit = name[0] == 'b' && name[1] == 'a';
+			size_t *n = edit ? &out->nbaseline_edits : &out->nbreakpoints;
+			if (*n == CLI_MAX_SETTINGS)
+				return cs_error_set(err, CS_EUSAGE, "more than %d --%s", CLI_MAX_SETTINGS, name);
+			rc = need_value(argc, argv, &i, inline_value, &v, err);
+			if (rc == CS_OK && edit && !strchr(v, '='))
+				rc = cs_error_set(err, CS_EUSAGE, "--baseline-edit takes NAME=VALUE (priority=src/a.c=0.9), not \"%s\"", v);
+			if (rc == CS_OK && edit)
+				out->baseline_edits[(*n)++] = v;
+			else if (rc == CS_OK) {
+				out->breakpoint_on[*n] = name[0] == 'b';
+				out->breakpoints[(*n)++] = v;
+			}
+		} else if (!strcmp(name, "format")) {
 			rc = need_value(argc, argv, &i, inline_value, &v, err);
 			if (rc == CS_OK && !report_format_from_name(v, &out->format))
 				rc = cs_error_set(err, CS_EUSAGE, "--format takes text, yaml or json, not \"%s\"", v);
@@ -184,6 +202,15 @@ void cli_usage(struct strbuf *out)
 		"  --theme NAME|PATH        inspector colours\n"
 		"  --ascii                  ASCII glyphs only\n"
 		"  --help, --version\n"
+		"\n"
+		"cache analysis (the report's cache section):\n"
+		"  --profile NAME           anthropic, openai, gemini, deepseek, vllm, or one of yours\n"
+		"  --baseline FILE          compare with FILE's prompt (default: this file without\n"
+		"                           the edits given here; no edits: a warm repeat)\n"
+		"  --baseline-edit N=V      an edit for the baseline instead (priority=src/a.c=0.9)\n"
+		"  --breakpoint ID          a cache breakpoint after this piece (or #BLOCK); repeatable\n"
+		"  --no-breakpoint ID       no breakpoint after it\n"
+		"  user file: $XDG_CONFIG_HOME/ctxscope/cache.yml (profiles, prices, volatile patterns)\n"
 		"\n"
 		"edits (the same the inspector makes):\n");
 	option_lines(out, common_settings);

@@ -38,6 +38,14 @@ struct cli {
 	bool raw, force, no_mouse, ascii;
 	struct cli_setting settings[CLI_MAX_SETTINGS];
 	size_t nsettings;
+	/* cache analysis (cache_report.h) */
+	const char *profile;                          /* --profile NAME, NULL: the user file's or anthropic */
+	const char *baseline;                         /* --baseline FILE */
+	const char *baseline_edits[CLI_MAX_SETTINGS]; /* --baseline-edit NAME=VALUE, raw, in order */
+	size_t nbaseline_edits;
+	const char *breakpoints[CLI_MAX_SETTINGS];    /* --breakpoint / --no-breakpoint ID (or #BLOCK) */
+	bool breakpoint_on[CLI_MAX_SETTINGS];
+	size_t nbreakpoints;
 };
 
 /* Parses argv into out (which borrows argv's strings). CS_EUSAGE with a

@@ -2,6 +2,7 @@
  * assembles, and either writes a headless result (report, dump) or runs the
  * inspector. The only place that prints errors and chooses exit codes. */
 #include "assembly.h"
+#include "cache_report.h"
 #include "cli.h"
 #include "dump.h"
 #include "error.h"
@@ -88,7 +89,18 @@ int main(int argc, char **argv)
 		 * plain `ctxscope FILE` prints the text report. */
 		struct report_options opt = { .format = cli.command == CLI_REPORT ? cli.format : REPORT_TEXT,
 					      .ascii = !utf8 || cli.ascii };
-		rc = report_write(&a, &opt, &out);
+		struct cache_report cr;
+		rc = cache_report_prepare(&cr, &cli, &a, &err);
+		opt.extra = cr.sections;
+		if (rc != CS_OK && rc != CS_ENOMEM) {
+			cache_report_fini(&cr);
+			asm_fini(&a);
+			source_free(src);
+			return fail(&err);
+		}
+		if (rc == CS_OK)
+			rc = report_write(&a, &opt, &out);
+		cache_report_fini(&cr);
 	}
 	int status = rc == CS_OK ? write_out(&out) : EXIT_NOMEM;
 	if (rc != CS_OK)
