@@ -16,13 +16,14 @@
 
 /* ---- positions: libyaml's character indexes to byte offsets -------------- */
 
-/* libyaml skips a leading BOM and counts a character per code point (CRLF
- * as two), so a forward walk over UTF-8 lead bytes converts; the cursor
- * restarts only when asked for an earlier index. */
+/* libyaml counts a character per code point (CRLF as two; a leading BOM as
+ * one, since yaml_tree names the encoding), so a forward walk over UTF-8
+ * lead bytes converts; the cursor restarts only when asked for an earlier
+ * index. */
 struct text_map {
 	const char *text;
 	size_t len;
-	size_t base; /* bytes of the BOM, 0 or 3 */
+	size_t base; /* bytes of a BOM, 0 or 3: no line edit reaches before it */
 	size_t ci;   /* cursor: character index ... */
 	size_t bi;   /* ... and its byte offset */
 };
@@ -33,14 +34,14 @@ static void map_init(struct text_map *m, const char *text, size_t len)
 	m->len = len;
 	m->base = len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
 	m->ci = 0;
-	m->bi = m->base;
+	m->bi = 0;
 }
 
 static size_t byte_at(struct text_map *m, size_t index)
 {
 	if (index < m->ci) {
 		m->ci = 0;
-		m->bi = m->base;
+		m->bi = 0;
 	}
 	while (m->ci < index && m->bi < m->len) {
 		m->bi++;
@@ -409,7 +410,8 @@ static int op_cmp(const void *x, const void *y)
 
 static int build(struct plan *p, char **out, size_t *out_len, struct cs_error *err)
 {
-	qsort(p->ops, p->nops, sizeof *p->ops, op_cmp);
+	if (p->nops)
+		qsort(p->ops, p->nops, sizeof *p->ops, op_cmp);
 	struct strbuf sb = STRBUF_INIT;
 	size_t at = 0;
 	for (size_t i = 0; i < p->nops; i++) {
