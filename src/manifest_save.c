@@ -252,7 +252,7 @@ const char *manifest_format_priority(char buf[32], double priority)
 	return buf;
 }
 
-static int plan_priority(struct plan *p, const struct ynode *entry, size_t i, double priority, struct cs_error *err)
+static int plan_priority(struct plan *p, const struct ynode *entry, double priority, struct cs_error *err)
 {
 	const struct ynode *key = ymap_key(entry, "priority");
 	const struct ynode *val = ymap_get(entry, "priority");
@@ -265,7 +265,6 @@ static int plan_priority(struct plan *p, const struct ynode *entry, size_t i, do
 		bs = skip_properties(p, bs, be);
 	char num[32];
 	manifest_format_priority(num, priority);
-	(void)i;
 	return add_op(p, bs, be, num, strlen(num), err);
 }
 
@@ -320,6 +319,15 @@ static int plan_strategy(struct plan *p, const struct ynode *entry, int strategy
 	return rc;
 }
 
+/* Whether the bytes [from, to) are only blanks and a line break. */
+static bool blank_line(const struct plan *p, size_t from, size_t to)
+{
+	for (size_t k = from; k < to; k++)
+		if (!strchr(" \t\r\n", p->text[k]))
+			return false;
+	return true;
+}
+
 /* The lines of block list item i: from its dash's line (and the comment
  * lines right above it) to the end of its last line. */
 static int block_item_range(struct plan *p, const struct ynode *files, size_t i, size_t *start, size_t *end,
@@ -351,8 +359,14 @@ static int block_item_range(struct plan *p, const struct ynode *files, size_t i,
 	int rc = content_end(p, NULL, it, &ce, err);
 	if (rc)
 		return rc;
+	size_t e = line_after(p, ce);
+	/* Between two blank lines, take the one above too, so the spacing
+	 * around the gap stays as it was. */
+	if (ls > p->map.base && blank_line(p, line_start(p, ls - 1), ls) &&
+	    (e == p->len || blank_line(p, e, line_after(p, e + 1))))
+		ls = line_start(p, ls - 1);
 	*start = ls;
-	*end = line_after(p, ce);
+	*end = e;
 	return CS_OK;
 }
 
@@ -506,17 +520,20 @@ static int check_result(const char *text, size_t len, const struct entry_view *b
 	for (size_t b = 0; b < 3; b++)
 		budget_same = budget_same && same_text(scalar_text(ymap_get(ob, budget_keys[b])),
 						       scalar_text(ymap_get(nb, budget_keys[b])));
+	rc = CS_OK;
+	if (field)
+		rc = cs_error_set(err, CS_ESTRUCT,
+				  "the edited manifest would read back differently at files[%zu].%s%s%s%s: is that value "
+				  "shared with an edited one through a YAML anchor (&) and alias (*)? Give both the same "
+				  "edit, or edit the file by hand; nothing was written",
+				  at, field, at < nafter ? " (" : "", at < nafter ? after[at].path : "", at < nafter ? ")" : "");
+	else if (!budget_same)
+		rc = cs_error_set(err, CS_ESTRUCT,
+				  "the edit would change the budget (a value shared through a YAML anchor and alias?); "
+				  "nothing was written");
 	cs_free(after);
 	ytree_fini(&t);
-	if (field)
-		return cs_error_set(err, CS_ESTRUCT,
-				    "the edited manifest would read back differently at files[%zu].%s (a value shared "
-				    "through a YAML anchor and alias?); nothing was written", at, field);
-	if (!budget_same)
-		return cs_error_set(err, CS_ESTRUCT,
-				    "the edit would change the budget (a value shared through a YAML anchor and alias?); "
-				    "nothing was written");
-	return CS_OK;
+	return rc;
 }
 
 /* ---- the pure splice ------------------------------------------------------ */
@@ -577,7 +594,7 @@ int manifest_splice(const char *text, size_t len, const struct manifest_edit *ed
 			break;
 		}
 		if (e->set_priority)
-			rc = plan_priority(&p, entry, i, e->priority, err);
+			rc = plan_priority(&p, entry, e->priority, err);
 		if (!rc && e->strategy != STRAT_NONE)
 			rc = plan_strategy(&p, entry, e->strategy, err);
 	}
@@ -656,6 +673,38 @@ static bool same_file(const struct manifest *m, const char *src_path, const char
 	       (m->stamp.dev || m->stamp.ino);
 }
 
+static void count_edits(const struct manifest_edit *edits, size_t n, struct manifest_save_result *res)
+{
+	for (size_t i = 0; i < n; i++) {
+		res->removed += edits[i].remove;
+		res->values += !edits[i].remove && edits[i].set_priority;
+		res->values += !edits[i].remove && edits[i].strategy != STRAT_NONE;
+	}
+}
+
+int manifest_save_text(const struct source *src, char **out, size_t *out_len, struct manifest_save_result *res,
+		       struct cs_error *err)
+{
+	struct manifest_save_result ignored;
+	if (!res)
+		res = &ignored;
+	memset(res, 0, sizeof *res);
+	*out = NULL;
+	*out_len = 0;
+	struct manifest_edit *edits;
+	size_t n;
+	int rc = manifest_collect_edits(src, &edits, &n, err);
+	if (rc)
+		return rc;
+	const struct manifest *m = src->model;
+	count_edits(edits, n, res);
+	rc = manifest_splice(m->data, m->len, edits, n, out, out_len, err);
+	cs_free(edits);
+	if (rc)
+		cs_error_file(err, src->path);
+	return rc;
+}
+
 int manifest_save(struct source *src, const char *output, const struct atomic_write_options *opt,
 		  struct manifest_save_result *res, struct cs_error *err)
 {
@@ -668,6 +717,7 @@ int manifest_save(struct source *src, const char *output, const struct atomic_wr
 	int rc = manifest_collect_edits(src, &edits, &n, err);
 	if (rc)
 		return rc;
+	cs_free(edits);
 	struct manifest *m = src->model;
 	bool same = same_file(m, src->path, output);
 	const char *target = same ? src->path : output;
@@ -676,31 +726,19 @@ int manifest_save(struct source *src, const char *output, const struct atomic_wr
 		struct cs_error serr;
 		cs_error_clear(&serr);
 		if (file_stamp(src->path, &now, &serr) != CS_OK || !file_stamp_equal(&now, &m->stamp)) {
-			cs_free(edits);
 			cs_error_file(err, src->path);
 			return cs_error_set(err, CS_ESTATE,
 					    "the file %s since it was loaded; not overwriting it: reload it, or save "
 					    "elsewhere (save-as, --output OTHER)",
 					    serr.code != CS_OK ? "is gone" : "changed on disk");
 		}
-		if (n == 0) {
-			cs_free(edits);
+		if (n == 0)
 			return CS_OK;
-		}
-	}
-	for (size_t i = 0; i < n; i++) {
-		res->removed += edits[i].remove;
-		res->values += !edits[i].remove && edits[i].set_priority;
-		res->values += !edits[i].remove && edits[i].strategy != STRAT_NONE;
 	}
 	char *text;
 	size_t len;
-	rc = manifest_splice(m->data, m->len, edits, n, &text, &len, err);
-	cs_free(edits);
-	if (rc) {
-		cs_error_file(err, src->path);
+	if ((rc = manifest_save_text(src, &text, &len, res, err)))
 		return rc;
-	}
 	rc = atomic_write(target, text, len, opt, err);
 	cs_free(text);
 	if (rc)
@@ -720,6 +758,16 @@ int manifest_save_command(struct source *src, const char *output, struct strbuf 
 		.backup = true,
 		.pause_at = atomic_step_from_text(getenv("CTXSCOPE_SAVE_PAUSE_AT")),
 	};
+	if (output && strcmp(output, "-") == 0) { /* a dry run: the text that would be written */
+		char *text;
+		size_t len;
+		int rc = manifest_save_text(src, &text, &len, NULL, err);
+		if (rc)
+			return rc;
+		sb_append(said, text, len);
+		cs_free(text);
+		return said->failed ? cs_error_set(err, CS_ENOMEM, "out of memory") : CS_OK;
+	}
 	const char *target = output ? output : src->path;
 	struct stat st;
 	bool existed = stat(target, &st) == 0;

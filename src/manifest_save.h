@@ -64,6 +64,11 @@ struct manifest_save_result {
 	bool written;    /* false: nothing to save (no edits, same file) */
 };
 
+/* The text a save would write: the loaded manifest plus src's edits
+ * (manifest_splice). *out is cs_malloc'd (caller frees). res may be NULL. */
+int manifest_save_text(const struct source *src, char **out, size_t *out_len, struct manifest_save_result *res,
+		       struct cs_error *err);
+
 /* Saves src's edits (manifest_collect_edits) into its file, or into
  * `output` when not NULL (save-as; relative paths in it are not rewritten).
  * Refuses (CS_ESTATE, suggesting save-as) to overwrite the manifest when it
@@ -76,7 +81,9 @@ int manifest_save(struct source *src, const char *output, const struct atomic_wr
 
 /* The headless `ctxscope save` command: manifest_save, with the
  * CTXSCOPE_SAVE_PAUSE_AT test hook (atomic_write.h) read from the
- * environment, and one sentence appended to said on success. */
+ * environment, and one sentence appended to said on success. output "-"
+ * is a dry run: the text that would be written is appended to said and no
+ * file is touched. */
 int manifest_save_command(struct source *src, const char *output, struct strbuf *said, struct cs_error *err);
 
 #endif

@@ -252,6 +252,18 @@ static void test_remove_entries(void **state)
 			   "after: 1\n";
 	const struct manifest_edit e2[] = { drop(0), drop(1) };
 	expect_splice(text, e2, 2, "files:\n  # shared notes: keep\n\nafter: 1\n");
+	/* Between two blank lines, one of them goes too: no double gap. */
+	const char *spaced = "files:\n"
+			     "  - path: a.md\n"
+			     "    priority: 0.5\n"
+			     "\n"
+			     "  # an older run, kept until the fix lands\n"
+			     "  - path: b.md\n"
+			     "    priority: 0.4\n"
+			     "\n"
+			     "metadata: {}\n";
+	const struct manifest_edit e4[] = { drop(1) };
+	expect_splice(spaced, e4, 1, "files:\n  - path: a.md\n    priority: 0.5\n\nmetadata: {}\n");
 	const struct manifest_edit e3[] = { drop(1), prio(0, 0.6) };
 	expect_splice(text, e3, 2,
 		      "files:\n  # shared notes: keep\n\n  - path: a.md\n    priority: 0.6\nafter: 1\n");
