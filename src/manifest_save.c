@@ -470,8 +470,10 @@ static int check_result(const char *text, size_t len, const struct entry_view *b
 	if (rc != CS_OK) {
 		ytree_fini(&t);
 		return cs_error_set(err, CS_ESTRUCT,
-				    "the edited manifest would not parse (line %ld, column %ld: %s); nothing was written",
-				    perr.line, perr.column, perr.message);
+				    "the edited manifest would not parse (line %ld, column %ld: %s)%s; nothing was written",
+				    perr.line, perr.column, perr.message,
+				    strncmp(perr.message, "alias", 5) == 0
+					    ? ": a removed entry holds an anchor (&) that another entry uses (*)" : "");
 	}
 	const struct ynode *files;
 	struct entry_view *after;

@@ -369,6 +369,7 @@ static void test_anchors_and_aliases(void **state)
 	/* Removing the entry that holds the anchor breaks the alias: refused. */
 	const struct manifest_edit gone[] = { drop(0) };
 	assert_int_equal(splice_error(text, gone, 1, &err), CS_ESTRUCT);
+	assert_non_null(strstr(err.message, "a removed entry holds an anchor"));
 	/* A whole entry that is an alias cannot be removed in place. */
 	const char *dup = "files:\n  - &e {path: a.md, priority: 0.5}\n  - *e\n";
 	const struct manifest_edit d[] = { drop(1) };
