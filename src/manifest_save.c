@@ -716,7 +716,7 @@ int manifest_save(struct source *src, const char *output, const struct atomic_wr
 	memset(res, 0, sizeof *res);
 	struct manifest_edit *edits;
 	size_t n;
-	int rc = manifest_collect_edits(src, &edits, &n, err);
+	int rc = manifest_collect_edits(src, &edits, &n, err); /* refuses other kinds */
 	if (rc)
 		return rc;
 	cs_free(edits);
@@ -734,13 +734,27 @@ int manifest_save(struct source *src, const char *output, const struct atomic_wr
 					    "elsewhere (save-as, --output OTHER)",
 					    serr.code != CS_OK ? "is gone" : "changed on disk");
 		}
-		if (n == 0)
-			return CS_OK;
 	}
 	char *text;
 	size_t len;
 	if ((rc = manifest_save_text(src, &text, &len, res, err)))
 		return rc;
+	if (same) {
+		/* The file may already hold exactly this (an earlier save in this
+		 * session, or no edits at all): then nothing is written. */
+		char *now;
+		size_t now_len;
+		struct cs_error rerr;
+		cs_error_clear(&rerr);
+		rc = file_read(target, 0, &now, &now_len, NULL, &rerr);
+		bool unchanged = rc == CS_OK && now_len == len && memcmp(now, text, len) == 0;
+		if (rc == CS_OK)
+			cs_free(now);
+		if (rc == CS_ENOMEM || unchanged) {
+			cs_free(text);
+			return rc == CS_ENOMEM ? cs_error_set(err, CS_ENOMEM, "out of memory") : CS_OK;
+		}
+	}
 	rc = atomic_write(target, text, len, opt, err);
 	cs_free(text);
 	if (rc)

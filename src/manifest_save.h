@@ -61,7 +61,7 @@ int manifest_collect_edits(const struct source *src, struct manifest_edit **out,
 struct manifest_save_result {
 	size_t values;   /* priorities and strategies written */
 	size_t removed;  /* entries removed */
-	bool written;    /* false: nothing to save (no edits, same file) */
+	bool written;    /* false: nothing to save (the file already holds it) */
 };
 
 /* The text a save would write: the loaded manifest plus src's edits

@@ -505,6 +505,20 @@ static void test_save_to_disk(void **state)
 			    "  - path: task.md\n    priority: 0.9\n    truncate_strategy: never\n"
 			    "  - path: src/lexer.c\n    priority: 0.65   # the suspect\n    truncate_strategy: middle\n");
 
+	/* Undo everything and save: the file is the loaded text again. */
+	support_set(src, "priority", "task.md=0.9");
+	support_set(src, "priority", "src/lexer.c=0.6");
+	support_set(src, "strategy", "task.md=end");
+	support_set(src, "include", "logs/old.log");
+	assert_int_equal(manifest_save(src, NULL, NULL, &res, &err), CS_OK);
+	assert_true(res.written);
+	assert_int_equal(res.values, 0);
+	assert_string_equal(slurp(path, NULL), small_manifest);
+	/* ...and once more: the file already holds it, nothing is written. */
+	assert_int_equal(manifest_save(src, NULL, NULL, &res, &err), CS_OK);
+	assert_false(res.written);
+	support_set(src, "strategy", "task.md=never");
+
 	/* Someone else edits the file: refused, the file untouched. */
 	support_write(dir, "working-set.yml", "# edited in another editor\nfiles: []\n");
 	support_set(src, "priority", "task.md=0.5");
