@@ -18,8 +18,8 @@
 
 /* libyaml counts a character per code point (CRLF as two; a leading BOM as
  * one, since yaml_tree names the encoding), so a forward walk over UTF-8
- * lead bytes converts; the cursor restarts only when asked for an earlier
- * index. */
+ * lead bytes converts. The cursor moves from where it was last, so edits in
+ * document order cost O(text) in all. */
 struct text_map {
 	const char *text;
 	size_t len;
@@ -39,9 +39,15 @@ static void map_init(struct text_map *m, const char *text, size_t len)
 
 static size_t byte_at(struct text_map *m, size_t index)
 {
-	if (index < m->ci) {
+	if (index < m->ci / 2) {
 		m->ci = 0;
 		m->bi = 0;
+	}
+	while (m->ci > index) { /* back, a character at a time */
+		m->bi--;
+		while (m->bi > 0 && ((unsigned char)m->text[m->bi] & 0xC0) == 0x80)
+			m->bi--;
+		m->ci--;
 	}
 	while (m->ci < index && m->bi < m->len) {
 		m->bi++;
