@@ -376,6 +376,27 @@ static void test_anchors_and_aliases(void **state)
 	assert_int_equal(splice_error(dup, d, 1, &err), CS_EUSAGE);
 }
 
+static void test_flow_items_in_a_block_list(void **state)
+{
+	(void)state;
+	/* One entry per line in flow style inside a block list: the flow rules
+	 * apply to the entry, the line rules to the list. */
+	const char *text = "files:\n"
+			   "  - {path: a.md, priority: 0.5}   # first\n"
+			   "  - {path: b.md, priority: 0.25, role: user}\n"
+			   "  - {path: c.md, priority: 0.1}\n";
+	const struct manifest_edit e[] = { strat(0, STRAT_START), drop(1), both(2, 0.125, STRAT_NEVER) };
+	expect_splice(text, e, 3,
+		      "files:\n"
+		      "  - {path: a.md, priority: 0.5, truncate_strategy: start}   # first\n"
+		      "  - {path: c.md, priority: 0.125, truncate_strategy: never}\n");
+	/* An entry that is an alias of another cannot be edited in place. */
+	struct cs_error err;
+	const struct manifest_edit a[] = { prio(1, 0.9) };
+	assert_int_equal(splice_error("files:\n  - &e {path: a.md, priority: 0.5}\n  - *e\n", a, 1, &err), CS_EUSAGE);
+	assert_non_null(strstr(err.message, "alias"));
+}
+
 static void test_bad_edits_and_inputs(void **state)
 {
 	(void)state;
@@ -534,6 +555,12 @@ static void test_save_to_disk(void **state)
 	assert_non_null(strstr(slurp(other, NULL), "    priority: 0.5\n    truncate_strategy: never\n"));
 	assert_string_equal(slurp(path, NULL), "# edited in another editor\nfiles: []\n");
 
+	/* The file is gone: refused too, nothing created. */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(manifest_save(src, NULL, NULL, &res, &err), CS_ESTATE);
+	assert_non_null(strstr(err.message, "is gone"));
+	assert_int_equal(access(path, F_OK), -1);
+
 	source_free(src);
 	support_rmtree(dir);
 	free(dir);
@@ -611,6 +638,7 @@ int main(void)
 		cmocka_unit_test(test_crlf_bom_non_ascii),
 		cmocka_unit_test(test_flow_style),
 		cmocka_unit_test(test_anchors_and_aliases),
+		cmocka_unit_test(test_flow_items_in_a_block_list),
 		cmocka_unit_test(test_bad_edits_and_inputs),
 		cmocka_unit_test(test_splice_out_of_memory),
 		cmocka_unit_test(test_save_to_disk),
