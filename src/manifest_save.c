@@ -8,6 +8,7 @@
 #include "strbuf.h"
 #include "yaml_tree.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -733,12 +734,16 @@ int manifest_save(struct source *src, const char *output, const struct atomic_wr
 		struct file_stamp now;
 		struct cs_error serr;
 		cs_error_clear(&serr);
-		if (file_stamp(src->path, &now, &serr) != CS_OK || !file_stamp_equal(&now, &m->stamp)) {
+		/* A file deleted since it was loaded is written again (there is
+		 * nothing to clobber, as an editor would); a changed one is not. */
+		struct stat st;
+		bool gone = stat(src->path, &st) != 0 && errno == ENOENT;
+		if (!gone && (file_stamp(src->path, &now, &serr) != CS_OK || !file_stamp_equal(&now, &m->stamp))) {
 			cs_error_file(err, src->path);
 			return cs_error_set(err, CS_ESTATE,
 					    "the file %s since it was loaded; not overwriting it: reload it, or save "
 					    "elsewhere (save-as, --output OTHER)",
-					    serr.code != CS_OK ? "is gone" : "changed on disk");
+					    serr.code != CS_OK ? "cannot be checked" : "changed on disk");
 		}
 	}
 	char *text;

@@ -72,7 +72,7 @@ int manifest_save_text(const struct source *src, char **out, size_t *out_len, st
 /* Saves src's edits (manifest_collect_edits) into its file, or into
  * `output` when not NULL (save-as; relative paths in it are not rewritten).
  * Refuses (CS_ESTATE, suggesting save-as) to overwrite the manifest when it
- * changed on disk since it was loaded. After a save to the same file the
+ * changed on disk since it was loaded; one deleted since is written again. After a save to the same file the
  * source's stamp is the new file's, so saving again works; the source keeps
  * the loaded text, and each save writes that text plus every current edit.
  * opt may be NULL. res may be NULL. */
