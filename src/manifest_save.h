@@ -8,13 +8,17 @@
  * style, CRLF line endings, a BOM, non-ASCII text.
  * Decisions: a removed block entry takes its own lines and the comment lines
  * directly above it (no blank line between); comments separated from it by a
- * blank line stay. Priorities are written rounded to at most 4 decimals with
- * trailing zeros trimmed (0.85, 1.0). A quoted strategy keeps its quotes.
+ * blank line stay; when the gap it leaves sits between two blank lines, one
+ * of them goes too. A flow entry goes with one neighbouring comma.
+ * Priorities are written rounded to at most 4 decimals with trailing zeros
+ * trimmed (0.85, 1.0). A quoted strategy keeps its quotes; an anchor on an
+ * edited value stays; an edited alias (`*p`) becomes the literal value.
  * The result is re-parsed and compared with the intended manifest (every
  * entry's path, priority, strategy, role and max_lines; removed entries
- * gone) before anything is written; a difference is refused (e.g. an edited
- * value that an alias elsewhere shares). Unsupported: removing an entry that
- * is itself an alias (`- *entry`), merge keys (`<<`). */
+ * gone; the budget) before anything is written; a difference is refused
+ * (e.g. an edited value that an alias elsewhere shares, or a removed entry
+ * holding an anchor another uses). Unsupported: editing or removing an entry
+ * that is itself an alias (`- *entry`), merge keys (`<<`). */
 #ifndef CTXSCOPE_MANIFEST_SAVE_H
 #define CTXSCOPE_MANIFEST_SAVE_H
 
