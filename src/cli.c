@@ -56,6 +56,8 @@ int cli_parse(int argc, char **argv, struct cli *out, struct cs_error *err)
 		out->command = CLI_REPORT, first = 2;
 	else if (argc > 1 && !strcmp(argv[1], "dump"))
 		out->command = CLI_DUMP, first = 2;
+	else if (argc > 1 && !strcmp(argv[1], "save"))
+		out->command = CLI_SAVE, first = 2;
 	for (int i = first; i < argc; i++) {
 		const char *arg = argv[i];
 		if (arg[0] != '-' || !strcmp(arg, "-")) {
@@ -126,6 +128,8 @@ int cli_parse(int argc, char **argv, struct cli *out, struct cs_error *err)
 				out->breakpoint_on[*n] = name[0] == 'b';
 				out->breakpoints[(*n)++] = v;
 			}
+		} else if (!strcmp(name, "output") && out->command == CLI_SAVE) {
+			rc = need_value(argc, argv, &i, inline_value, &out->output, err);
 		} else if (!strcmp(name, "format")) {
 			rc = need_value(argc, argv, &i, inline_value, &v, err);
 			if (rc == CS_OK && !report_format_from_name(v, &out->format))
@@ -192,6 +196,10 @@ void cli_usage(struct strbuf *out)
 		"  ctxscope [OPTIONS] FILE           open the inspector\n"
 		"  ctxscope report FILE [OPTIONS]    the assembly report; exit 3 when over the limit\n"
 		"  ctxscope dump FILE [OPTIONS]      the prompt as the model would receive it\n"
+		"  ctxscope save FILE [EDITS] [--output OTHER|-]\n"
+		"                                    write a manifest's edits (--priority, --strategy,\n"
+		"                                    --exclude) into it, changing only those values;\n"
+		"                                    keeps FILE.bak; --output - prints instead\n"
 		"  ctxscope --screen WxH [--keys \"j j Space\"] FILE\n"
 		"                                    run the inspector on a virtual screen, print it\n"
 		"\n"

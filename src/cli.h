@@ -2,6 +2,7 @@
  *   ctxscope [OPTIONS] FILE            the inspector
  *   ctxscope report FILE [OPTIONS]     the assembly report (--format)
  *   ctxscope dump FILE [OPTIONS]       the prompt as the model receives it
+ *   ctxscope save FILE [EDITS] [--output OTHER]  write a manifest's edits back
  * Settings (--budget, --strategy, --exclude, --priority, a kind's options...)
  * are kept in order and applied after loading, as the same edits the UI
  * makes (edit.h). */
@@ -17,7 +18,7 @@
 struct source;
 struct strbuf;
 
-enum cli_command { CLI_UI, CLI_REPORT, CLI_DUMP, CLI_HELP, CLI_VERSION };
+enum cli_command { CLI_UI, CLI_REPORT, CLI_DUMP, CLI_HELP, CLI_VERSION, CLI_SAVE };
 
 struct cli_setting {
 	const char *name;  /* "budget", "exclude", or a kind option; borrowed from argv */
@@ -46,6 +47,7 @@ struct cli {
 	const char *breakpoints[CLI_MAX_SETTINGS];    /* --breakpoint / --no-breakpoint ID (or #BLOCK) */
 	bool breakpoint_on[CLI_MAX_SETTINGS];
 	size_t nbreakpoints;
+	const char *output;     /* save --output OTHER (save-as), NULL: the file itself */
 };
 
 /* Parses argv into out (which borrows argv's strings). CS_EUSAGE with a

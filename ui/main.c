@@ -7,6 +7,7 @@
 #include "dump.h"
 #include "error.h"
 #include "load.h"
+#include "manifest_save.h"
 #include "report.h"
 #include "source.h"
 #include "strbuf.h"
@@ -73,6 +74,14 @@ int main(int argc, char **argv)
 	if ((cli.edits && whatif_apply(src, cli.edits, &err) != CS_OK) || cli_apply(&cli, src, &err) != CS_OK) {
 		source_free(src);
 		return fail(&err);
+	}
+	if (cli.command == CLI_SAVE) { /* headless save of a tuned manifest (manifest_save.h) */
+		struct strbuf said = STRBUF_INIT;
+		int rc = manifest_save_command(src, cli.output, &said, &err);
+		int status = rc == CS_OK ? write_out(&said) : fail(&err);
+		sb_fini(&said);
+		source_free(src);
+		return status;
 	}
 	struct assembly a;
 	if (assemble(src, &a, &err) != CS_OK) {

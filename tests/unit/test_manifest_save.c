@@ -1,0 +1,650 @@
+/* test_manifest_save.c: splice-saving manifests: byte-identical round trips
+ * except the edited values (comments, anchors, flow style, CRLF, a BOM,
+ * non-ASCII comments), insertion of an absent key, removal of entries, the
+ * read-back check, refusing a file changed on disk, the atomic write and
+ * its backup, and out-of-memory at every allocation. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "support.h"
+
+#include "alloc.h"
+#include "atomic_write.h"
+#include "manifest_save.h"
+#include "source.h"
+#include "strbuf.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Edits of files[i]: a priority, a strategy, a removal. */
+static struct manifest_edit prio(size_t i, double p)
+{
+	return (struct manifest_edit){ .entry = i, .set_priority = true, .priority = p, .strategy = STRAT_NONE };
+}
+
+static struct manifest_edit strat(size_t i, int s)
+{
+	return (struct manifest_edit){ .entry = i, .strategy = s };
+}
+
+static struct manifest_edit both(size_t i, double p, int s)
+{
+	return (struct manifest_edit){ .entry = i, .set_priority = true, .priority = p, .strategy = s };
+}
+
+static struct manifest_edit drop(size_t i)
+{
+	return (struct manifest_edit){ .entry = i, .remove = true, .strategy = STRAT_NONE };
+}
+
+/* Splices and compares with the expected text, byte for byte. */
+static void expect_splice(const char *text, const struct manifest_edit *edits, size_t n, const char *expected)
+{
+	char *out = NULL;
+	size_t len = 0;
+	struct cs_error err;
+	cs_error_clear(&err);
+	int rc = manifest_splice(text, strlen(text), edits, n, &out, &len, &err);
+	if (rc != CS_OK)
+		fail_msg("splice failed: %s", err.message);
+	assert_int_equal(len, strlen(out));
+	assert_string_equal(out, expected);
+	cs_free(out);
+}
+
+static int splice_error(const char *text, const struct manifest_edit *edits, size_t n, struct cs_error *err)
+{
+	char *out = (char *)1;
+	size_t len = 1;
+	cs_error_clear(err);
+	int rc = manifest_splice(text, strlen(text), edits, n, &out, &len, err);
+	assert_int_not_equal(rc, CS_OK);
+	assert_null(out);
+	assert_int_equal(len, 0);
+	return rc;
+}
+
+static void test_format_priority(void **state)
+{
+	(void)state;
+	char b[32];
+	assert_string_equal(manifest_format_priority(b, 0.8 + 0.05), "0.85"); /* 0.8500000000000001 */
+	assert_string_equal(manifest_format_priority(b, 1), "1.0");
+	assert_string_equal(manifest_format_priority(b, 0), "0.0");
+	assert_string_equal(manifest_format_priority(b, -0.00001), "0.0");
+	assert_string_equal(manifest_format_priority(b, 0.33333333), "0.3333");
+	assert_string_equal(manifest_format_priority(b, 0.7 - 0.05), "0.65");
+	assert_string_equal(manifest_format_priority(b, 0.125), "0.125");
+}
+
+static const char block_text[] =
+	"# working set for the tokenizer bugfix\n"
+	"protocol: CONTEXT-ASSEMBLY/0.1\n"
+	"budget:\n"
+	"  max_tokens: 28000\n"
+	"  reserved_for_response: 4000\n"
+	"\n"
+	"files:\n"
+	"  - path: \".agent/constitution.md\"\n"
+	"    priority: 1.0          # always in\n"
+	"    role: system\n"
+	"    truncate_strategy: \"never\"\n"
+	"\n"
+	"  # what we are fixing\n"
+	"  - path: current_task.md\n"
+	"    priority: 0.95\n"
+	"    role: developer\n"
+	"\n"
+	"  # the code under test\n"
+	"  # (keep both halves)\n"
+	"  - path: src/tokenizer.c\n"
+	"    priority: 0.8\n"
+	"    truncate_strategy: middle\n"
+	"    max_lines: 500\n"
+	"  - path: logs/test-run.log\n"
+	"    priority: 0.3\n"
+	"    truncate_strategy: 'start'   # recent lines matter\n"
+	"\n"
+	"metadata:\n"
+	"  last_updated: \"2026-01-30T12:30:00Z\"\n";
+
+static void test_block_values_in_place(void **state)
+{
+	(void)state;
+	const struct manifest_edit e[] = { prio(2, 0.8 + 0.05), strat(3, STRAT_END), both(0, 0.9, STRAT_MIDDLE) };
+	/* Only the four values change; quotes and trailing comments stay. */
+	char expected[sizeof block_text + 64];
+	snprintf(expected, sizeof expected, "%s",
+		 "# working set for the tokenizer bugfix\n"
+		 "protocol: CONTEXT-ASSEMBLY/0.1\n"
+		 "budget:\n"
+		 "  max_tokens: 28000\n"
+		 "  reserved_for_response: 4000\n"
+		 "\n"
+		 "files:\n"
+		 "  - path: \".agent/constitution.md\"\n"
+		 "    priority: 0.9          # always in\n"
+		 "    role: system\n"
+		 "    truncate_strategy: \"middle\"\n"
+		 "\n"
+		 "  # what we are fixing\n"
+		 "  - path: current_task.md\n"
+		 "    priority: 0.95\n"
+		 "    role: developer\n"
+		 "\n"
+		 "  # the code under test\n"
+		 "  # (keep both halves)\n"
+		 "  - path: src/tokenizer.c\n"
+		 "    priority: 0.85\n"
+		 "    truncate_strategy: middle\n"
+		 "    max_lines: 500\n"
+		 "  - path: logs/test-run.log\n"
+		 "    priority: 0.3\n"
+		 "    truncate_strategy: 'end'   # recent lines matter\n"
+		 "\n"
+		 "metadata:\n"
+		 "  last_updated: \"2026-01-30T12:30:00Z\"\n");
+	expect_splice(block_text, e, 3, expected);
+	/* No edits: the very same bytes. */
+	expect_splice(block_text, NULL, 0, block_text);
+}
+
+static void test_insert_absent_strategy(void **state)
+{
+	(void)state;
+	const struct manifest_edit e[] = { strat(1, STRAT_START) };
+	expect_splice(block_text, e, 1,
+		      "# working set for the tokenizer bugfix\n"
+		      "protocol: CONTEXT-ASSEMBLY/0.1\n"
+		      "budget:\n"
+		      "  max_tokens: 28000\n"
+		      "  reserved_for_response: 4000\n"
+		      "\n"
+		      "files:\n"
+		      "  - path: \".agent/constitution.md\"\n"
+		      "    priority: 1.0          # always in\n"
+		      "    role: system\n"
+		      "    truncate_strategy: \"never\"\n"
+		      "\n"
+		      "  # what we are fixing\n"
+		      "  - path: current_task.md\n"
+		      "    priority: 0.95\n"
+		      "    role: developer\n"
+		      "    truncate_strategy: start\n"
+		      "\n"
+		      "  # the code under test\n"
+		      "  # (keep both halves)\n"
+		      "  - path: src/tokenizer.c\n"
+		      "    priority: 0.8\n"
+		      "    truncate_strategy: middle\n"
+		      "    max_lines: 500\n"
+		      "  - path: logs/test-run.log\n"
+		      "    priority: 0.3\n"
+		      "    truncate_strategy: 'start'   # recent lines matter\n"
+		      "\n"
+		      "metadata:\n"
+		      "  last_updated: \"2026-01-30T12:30:00Z\"\n");
+	/* The last line of a file without a final line break; an empty value. */
+	const struct manifest_edit e2[] = { strat(0, STRAT_MIDDLE), strat(1, STRAT_NEVER) };
+	expect_splice("files:\n"
+		      "- path: a.md\n"
+		      "  truncate_strategy:\n"
+		      "  priority: 0.5\n"
+		      "- path: b.md\n"
+		      "  priority: 0.4",
+		      e2, 2,
+		      "files:\n"
+		      "- path: a.md\n"
+		      "  truncate_strategy: middle\n"
+		      "  priority: 0.5\n"
+		      "- path: b.md\n"
+		      "  priority: 0.4\n"
+		      "  truncate_strategy: never");
+}
+
+static void test_remove_entries(void **state)
+{
+	(void)state;
+	/* files[2] goes with the two comment lines right above it; the blank
+	 * line above those stays. */
+	const struct manifest_edit e[] = { drop(2) };
+	expect_splice(block_text, e, 1,
+		      "# working set for the tokenizer bugfix\n"
+		      "protocol: CONTEXT-ASSEMBLY/0.1\n"
+		      "budget:\n"
+		      "  max_tokens: 28000\n"
+		      "  reserved_for_response: 4000\n"
+		      "\n"
+		      "files:\n"
+		      "  - path: \".agent/constitution.md\"\n"
+		      "    priority: 1.0          # always in\n"
+		      "    role: system\n"
+		      "    truncate_strategy: \"never\"\n"
+		      "\n"
+		      "  # what we are fixing\n"
+		      "  - path: current_task.md\n"
+		      "    priority: 0.95\n"
+		      "    role: developer\n"
+		      "\n"
+		      "  - path: logs/test-run.log\n"
+		      "    priority: 0.3\n"
+		      "    truncate_strategy: 'start'   # recent lines matter\n"
+		      "\n"
+		      "metadata:\n"
+		      "  last_updated: \"2026-01-30T12:30:00Z\"\n");
+	/* A comment separated by a blank line stays; the last entry's trailing
+	 * comment goes with its line. */
+	const char *text = "files:\n"
+			   "  # shared notes: keep\n"
+			   "\n"
+			   "  - path: a.md\n"
+			   "    priority: 0.5\n"
+			   "  - path: b.md\n"
+			   "    priority: 0.4 # stale\n"
+			   "after: 1\n";
+	const struct manifest_edit e2[] = { drop(0), drop(1) };
+	expect_splice(text, e2, 2, "files:\n  # shared notes: keep\n\nafter: 1\n");
+	/* Between two blank lines, one of them goes too: no double gap. */
+	const char *spaced = "files:\n"
+			     "  - path: a.md\n"
+			     "    priority: 0.5\n"
+			     "\n"
+			     "  # an older run, kept until the fix lands\n"
+			     "  - path: b.md\n"
+			     "    priority: 0.4\n"
+			     "\n"
+			     "metadata: {}\n";
+	const struct manifest_edit e4[] = { drop(1) };
+	expect_splice(spaced, e4, 1, "files:\n  - path: a.md\n    priority: 0.5\n\nmetadata: {}\n");
+	const struct manifest_edit e3[] = { drop(1), prio(0, 0.6) };
+	expect_splice(text, e3, 2,
+		      "files:\n  # shared notes: keep\n\n  - path: a.md\n    priority: 0.6\nafter: 1\n");
+}
+
+static void test_crlf_bom_non_ascii(void **state)
+{
+	(void)state;
+	/* A BOM, CRLF line endings and comments in French and Japanese: libyaml
+	 * counts characters, so every edit after them lands only if the marks
+	 * were converted to bytes. */
+	const char *text = "\xEF\xBB\xBF# jeu de travail — café ☕, 作業セット\r\n"
+			   "files:\r\n"
+			   "  - path: \"notes/résumé.md\"   # née à Zürich\r\n"
+			   "    priority: 0.7\r\n"
+			   "  # 古いログ\r\n"
+			   "  - path: logs/古い.log\r\n"
+			   "    priority: 0.2\r\n"
+			   "  - path: src/main.c\r\n"
+			   "    priority: 0.5\r\n"
+			   "    role: context # 日本語のコメント\r\n";
+	const struct manifest_edit e[] = { prio(0, 0.75), drop(1), strat(2, STRAT_MIDDLE) };
+	expect_splice(text, e, 3,
+		      "\xEF\xBB\xBF# jeu de travail — café ☕, 作業セット\r\n"
+		      "files:\r\n"
+		      "  - path: \"notes/résumé.md\"   # née à Zürich\r\n"
+		      "    priority: 0.75\r\n"
+		      "  - path: src/main.c\r\n"
+		      "    priority: 0.5\r\n"
+		      "    role: context # 日本語のコメント\r\n"
+		      "    truncate_strategy: middle\r\n");
+}
+
+static void test_flow_style(void **state)
+{
+	(void)state;
+	const char *text = "budget: {max_tokens: 8000, reserved_for_response: 1000}\n"
+			   "files: [{path: a.md, priority: 0.5}, {path: b.md, priority: 0.2, truncate_strategy: \"start\"},\n"
+			   "        {path: c.md, priority: 0.1}]  # three\n";
+	const struct manifest_edit e[] = { strat(0, STRAT_NEVER), strat(1, STRAT_MIDDLE), prio(2, 0.15) };
+	expect_splice(text, e, 3,
+		      "budget: {max_tokens: 8000, reserved_for_response: 1000}\n"
+		      "files: [{path: a.md, priority: 0.5, truncate_strategy: never}, {path: b.md, priority: 0.2, "
+		      "truncate_strategy: \"middle\"},\n"
+		      "        {path: c.md, priority: 0.15}]  # three\n");
+	const struct manifest_edit first[] = { drop(0) };
+	expect_splice(text, first, 1,
+		      "budget: {max_tokens: 8000, reserved_for_response: 1000}\n"
+		      "files: [{path: b.md, priority: 0.2, truncate_strategy: \"start\"},\n"
+		      "        {path: c.md, priority: 0.1}]  # three\n");
+	const struct manifest_edit last[] = { drop(1), drop(2) };
+	expect_splice(text, last, 2,
+		      "budget: {max_tokens: 8000, reserved_for_response: 1000}\n"
+		      "files: [{path: a.md, priority: 0.5}]  # three\n");
+	const struct manifest_edit all[] = { drop(0), drop(1), drop(2) };
+	expect_splice(text, all, 3,
+		      "budget: {max_tokens: 8000, reserved_for_response: 1000}\n"
+		      "files: []  # three\n");
+}
+
+static void test_anchors_and_aliases(void **state)
+{
+	(void)state;
+	const char *text = "files:\n"
+			   "  - path: src/lexer.c\n"
+			   "    priority: &code 0.8\n"
+			   "    truncate_strategy: &cut middle\n"
+			   "  - path: src/parser.c\n"
+			   "    priority: *code\n"
+			   "    truncate_strategy: *cut\n"
+			   "  - path: notes.md\n"
+			   "    priority: 0.4\n";
+	/* The alias site gets its own value; the anchor stays with the other. */
+	const struct manifest_edit e[] = { both(1, 0.9, STRAT_END) };
+	expect_splice(text, e, 1,
+		      "files:\n"
+		      "  - path: src/lexer.c\n"
+		      "    priority: &code 0.8\n"
+		      "    truncate_strategy: &cut middle\n"
+		      "  - path: src/parser.c\n"
+		      "    priority: 0.9\n"
+		      "    truncate_strategy: end\n"
+		      "  - path: notes.md\n"
+		      "    priority: 0.4\n");
+	/* Editing the anchored value keeps the anchor... */
+	const struct manifest_edit both[] = { prio(0, 0.7), prio(1, 0.7) };
+	expect_splice(text, both, 2,
+		      "files:\n"
+		      "  - path: src/lexer.c\n"
+		      "    priority: &code 0.7\n"
+		      "    truncate_strategy: &cut middle\n"
+		      "  - path: src/parser.c\n"
+		      "    priority: 0.7\n"
+		      "    truncate_strategy: *cut\n"
+		      "  - path: notes.md\n"
+		      "    priority: 0.4\n");
+	/* ...but would silently change files[1] too when only files[0] is
+	 * edited: the read-back check refuses. */
+	struct cs_error err;
+	const struct manifest_edit one[] = { prio(0, 0.7) };
+	assert_int_equal(splice_error(text, one, 1, &err), CS_ESTRUCT);
+	assert_non_null(strstr(err.message, "files[1].priority"));
+	/* Removing the entry that holds the anchor breaks the alias: refused. */
+	const struct manifest_edit gone[] = { drop(0) };
+	assert_int_equal(splice_error(text, gone, 1, &err), CS_ESTRUCT);
+	assert_non_null(strstr(err.message, "a removed entry holds an anchor"));
+	/* A whole entry that is an alias cannot be removed in place. */
+	const char *dup = "files:\n  - &e {path: a.md, priority: 0.5}\n  - *e\n";
+	const struct manifest_edit d[] = { drop(1) };
+	assert_int_equal(splice_error(dup, d, 1, &err), CS_EUSAGE);
+}
+
+static void test_flow_items_in_a_block_list(void **state)
+{
+	(void)state;
+	/* One entry per line in flow style inside a block list: the flow rules
+	 * apply to the entry, the line rules to the list. */
+	const char *text = "files:\n"
+			   "  - {path: a.md, priority: 0.5}   # first\n"
+			   "  - {path: b.md, priority: 0.25, role: user}\n"
+			   "  - {path: c.md, priority: 0.1}\n";
+	const struct manifest_edit e[] = { strat(0, STRAT_START), drop(1), both(2, 0.125, STRAT_NEVER) };
+	expect_splice(text, e, 3,
+		      "files:\n"
+		      "  - {path: a.md, priority: 0.5, truncate_strategy: start}   # first\n"
+		      "  - {path: c.md, priority: 0.125, truncate_strategy: never}\n");
+	/* An entry that is an alias of another cannot be edited in place. */
+	struct cs_error err;
+	const struct manifest_edit a[] = { prio(1, 0.9) };
+	assert_int_equal(splice_error("files:\n  - &e {path: a.md, priority: 0.5}\n  - *e\n", a, 1, &err), CS_EUSAGE);
+	assert_non_null(strstr(err.message, "alias"));
+}
+
+static void test_bad_edits_and_inputs(void **state)
+{
+	(void)state;
+	struct cs_error err;
+	const struct manifest_edit out_of_range[] = { prio(4, 0.5) };
+	assert_int_equal(splice_error(block_text, out_of_range, 1, &err), CS_EUSAGE);
+	const struct manifest_edit twice[] = { prio(1, 0.5), strat(1, STRAT_END) };
+	assert_int_equal(splice_error(block_text, twice, 2, &err), CS_EUSAGE);
+	const struct manifest_edit nan[] = { prio(1, NAN) };
+	assert_int_equal(splice_error(block_text, nan, 1, &err), CS_EUSAGE);
+	const struct manifest_edit loom[] = { strat(1, STRAT_ROLLING_WINDOW) };
+	assert_int_equal(splice_error(block_text, loom, 1, &err), CS_EUSAGE);
+	assert_int_equal(splice_error("files: [\n", NULL, 0, &err), CS_ESYNTAX);
+	assert_int_equal(splice_error("budget: {}\n", NULL, 0, &err), CS_ESTRUCT);
+	assert_int_equal(splice_error("files:\n  - path: a\n    priority: high\n", NULL, 0, &err), CS_ESTRUCT);
+}
+
+static void test_splice_out_of_memory(void **state)
+{
+	(void)state;
+	const struct manifest_edit e[] = { prio(2, 0.85), strat(1, STRAT_START), drop(3) };
+	bool succeeded = false;
+	for (long n = 1; n < 5000 && !succeeded; n++) {
+		char *out = NULL;
+		size_t len;
+		struct cs_error err;
+		cs_error_clear(&err);
+		cs_alloc_fail_from(n);
+		int rc = manifest_splice(block_text, strlen(block_text), e, 3, &out, &len, &err);
+		cs_alloc_fail_from(0);
+		if (rc == CS_OK) {
+			succeeded = true;
+			assert_non_null(strstr(out, "priority: 0.85"));
+			cs_free(out);
+		} else {
+			assert_int_equal(rc, CS_ENOMEM);
+			assert_null(out);
+		}
+	}
+	assert_true(succeeded);
+}
+
+/* ---- through a loaded source, onto disk ---------------------------------- */
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	static char buf[1 << 16];
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+static const char small_manifest[] =
+	"# bugfix working set\n"
+	"budget:\n"
+	"  max_tokens: 8000\n"
+	"  reserved_for_response: 1000\n"
+	"files:\n"
+	"  - path: task.md\n"
+	"    priority: 0.9\n"
+	"  - path: src/lexer.c\n"
+	"    priority: 0.6   # the suspect\n"
+	"    truncate_strategy: middle\n"
+	"  - path: logs/old.log\n"
+	"    priority: 0.2\n";
+
+static char *setup_dir(void)
+{
+	char *dir = support_tempdir();
+	support_write(dir, "working-set.yml", small_manifest);
+	support_write(dir, "task.md", "Fix the lexer: \"1e\" at end of input reads past the buffer.\n");
+	support_write(dir, "src/lexer.c", "static int peek(const char *p, const char *end) { return p < end ? *p : -1; }\n");
+	support_write(dir, "logs/old.log", "[2026-01-29 17:02:11] test_lexer: 41 passed, 1 failed\n");
+	return dir;
+}
+
+static void test_save_to_disk(void **state)
+{
+	(void)state;
+	char *dir = setup_dir();
+	char path[4096];
+	snprintf(path, sizeof path, "%s", support_path(dir, "working-set.yml"));
+	chmod(path, 0640);
+	struct source *src = support_load(path, NULL);
+	support_set(src, "priority", "src/lexer.c=0.65");
+	support_set(src, "strategy", "task.md=never");
+	support_set(src, "exclude", "logs/old.log");
+	struct manifest_save_result res;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(manifest_save(src, NULL, NULL, &res, &err), CS_OK);
+	assert_true(res.written);
+	assert_int_equal(res.values, 2);
+	assert_int_equal(res.removed, 1);
+	const char *expected = "# bugfix working set\n"
+			       "budget:\n"
+			       "  max_tokens: 8000\n"
+			       "  reserved_for_response: 1000\n"
+			       "files:\n"
+			       "  - path: task.md\n"
+			       "    priority: 0.9\n"
+			       "    truncate_strategy: never\n"
+			       "  - path: src/lexer.c\n"
+			       "    priority: 0.65   # the suspect\n"
+			       "    truncate_strategy: middle\n";
+	assert_string_equal(slurp(path, NULL), expected);
+	char bak[4200];
+	snprintf(bak, sizeof bak, "%s.bak", path);
+	assert_string_equal(slurp(bak, NULL), small_manifest);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0640);
+
+	/* Saving again in the same session works (the stamp follows our own
+	 * write) and writes the loaded text plus every current edit. */
+	support_set(src, "priority", "task.md=0.95");
+	assert_int_equal(manifest_save(src, NULL, NULL, &res, &err), CS_OK);
+	assert_non_null(strstr(slurp(path, NULL), "    priority: 0.95\n    truncate_strategy: never\n"));
+	assert_null(strstr(slurp(path, NULL), "old.log"));
+	assert_string_equal(strstr(slurp(bak, NULL), "  - path: task.md"),
+			    "  - path: task.md\n    priority: 0.9\n    truncate_strategy: never\n"
+			    "  - path: src/lexer.c\n    priority: 0.65   # the suspect\n    truncate_strategy: middle\n");
+
+	/* Undo everything and save: the file is the loaded text again. */
+	support_set(src, "priority", "task.md=0.9");
+	support_set(src, "priority", "src/lexer.c=0.6");
+	support_set(src, "strategy", "task.md=end");
+	support_set(src, "include", "logs/old.log");
+	assert_int_equal(manifest_save(src, NULL, NULL, &res, &err), CS_OK);
+	assert_true(res.written);
+	assert_int_equal(res.values, 0);
+	assert_string_equal(slurp(path, NULL), small_manifest);
+	/* ...and once more: the file already holds it, nothing is written. */
+	assert_int_equal(manifest_save(src, NULL, NULL, &res, &err), CS_OK);
+	assert_false(res.written);
+	support_set(src, "strategy", "task.md=never");
+
+	/* Someone else edits the file: refused, the file untouched. */
+	support_write(dir, "working-set.yml", "# edited in another editor\nfiles: []\n");
+	support_set(src, "priority", "task.md=0.5");
+	cs_error_clear(&err);
+	assert_int_equal(manifest_save(src, NULL, NULL, &res, &err), CS_ESTATE);
+	assert_non_null(strstr(err.message, "changed on disk"));
+	assert_non_null(strstr(err.message, "--output"));
+	assert_string_equal(slurp(path, NULL), "# edited in another editor\nfiles: []\n");
+	/* ...and save-as writes elsewhere. */
+	char other[4200];
+	snprintf(other, sizeof other, "%s/tuned.yml", dir);
+	assert_int_equal(manifest_save(src, other, NULL, &res, &err), CS_OK);
+	assert_non_null(strstr(slurp(other, NULL), "    priority: 0.5\n    truncate_strategy: never\n"));
+	assert_string_equal(slurp(path, NULL), "# edited in another editor\nfiles: []\n");
+
+	/* The file was deleted: there is nothing to clobber, it is written
+	 * again (as an editor would). */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(manifest_save(src, NULL, NULL, &res, &err), CS_OK);
+	assert_true(res.written);
+	assert_non_null(strstr(slurp(path, NULL), "    priority: 0.5\n    truncate_strategy: never\n"));
+
+	source_free(src);
+	support_rmtree(dir);
+	free(dir);
+}
+
+static void test_nothing_to_save(void **state)
+{
+	(void)state;
+	char *dir = setup_dir();
+	char path[4096];
+	snprintf(path, sizeof path, "%s", support_path(dir, "working-set.yml"));
+	struct source *src = support_load(path, NULL);
+	/* Changed and changed back, or to the value written: no edit. */
+	support_set(src, "priority", "task.md=0.95");
+	support_set(src, "priority", "task.md=0.9");
+	support_set(src, "strategy", "task.md=end"); /* the default it already has */
+	struct manifest_edit *edits;
+	size_t n;
+	struct cs_error err;
+	assert_int_equal(manifest_collect_edits(src, &edits, &n, &err), CS_OK);
+	assert_int_equal(n, 0);
+	struct strbuf said = STRBUF_INIT;
+	assert_int_equal(manifest_save_command(src, NULL, &said, &err), CS_OK);
+	assert_non_null(strstr(sb_str(&said), "nothing to save"));
+	sb_fini(&said);
+	assert_string_equal(slurp(path, NULL), small_manifest);
+	assert_int_equal(access(support_path(dir, "working-set.yml.bak"), F_OK), -1);
+	source_free(src);
+	support_rmtree(dir);
+	free(dir);
+}
+
+static void test_atomic_write(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	char path[4096], link_path[4096];
+	snprintf(path, sizeof path, "%s/real.yml", dir);
+	snprintf(link_path, sizeof link_path, "%s/link.yml", dir);
+	struct cs_error err;
+	cs_error_clear(&err);
+	/* A new file: no backup. */
+	assert_int_equal(atomic_write(path, "one\n", 4, NULL, &err), CS_OK);
+	assert_string_equal(slurp(path, NULL), "one\n");
+	assert_int_equal(access(support_path(dir, "real.yml.bak"), F_OK), -1);
+	/* Through a symbolic link: the target is replaced, the link stays. */
+	assert_int_equal(symlink("real.yml", link_path), 0);
+	assert_int_equal(atomic_write(link_path, "two\n", 4, NULL, &err), CS_OK);
+	struct stat st;
+	assert_int_equal(lstat(link_path, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_string_equal(slurp(path, NULL), "two\n");
+	assert_string_equal(slurp(support_path(dir, "real.yml.bak"), NULL), "one\n");
+	/* No backup when asked not to. */
+	struct atomic_write_options nob = { .backup = false };
+	assert_int_equal(atomic_write(path, "three\n", 6, &nob, &err), CS_OK);
+	assert_string_equal(slurp(support_path(dir, "real.yml.bak"), NULL), "one\n");
+	/* A folder is not replaced; nothing is left behind. */
+	assert_int_equal(atomic_write(dir, "x", 1, NULL, &err), CS_EIO);
+	assert_int_equal(atomic_write(support_path(dir, "no/such/folder.yml"), "x", 1, NULL, &err), CS_EIO);
+	assert_int_equal(atomic_step_from_text("3"), ATOMIC_STEP_SYNCED);
+	assert_int_equal(atomic_step_from_text("9"), 0);
+	assert_int_equal(atomic_step_from_text(NULL), 0);
+	support_rmtree(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_format_priority),
+		cmocka_unit_test(test_block_values_in_place),
+		cmocka_unit_test(test_insert_absent_strategy),
+		cmocka_unit_test(test_remove_entries),
+		cmocka_unit_test(test_crlf_bom_non_ascii),
+		cmocka_unit_test(test_flow_style),
+		cmocka_unit_test(test_anchors_and_aliases),
+		cmocka_unit_test(test_flow_items_in_a_block_list),
+		cmocka_unit_test(test_bad_edits_and_inputs),
+		cmocka_unit_test(test_splice_out_of_memory),
+		cmocka_unit_test(test_save_to_disk),
+		cmocka_unit_test(test_nothing_to_save),
+		cmocka_unit_test(test_atomic_write),
+	};
+	return cmocka_run_group_tests_name("manifest_save", tests, NULL, NULL);
+}
