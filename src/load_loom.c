@@ -536,6 +536,8 @@ static int read_selections(struct loader *L, const cJSON *path, const struct jpa
 	struct selection *sel = cs_calloc(n ? n : 1, sizeof *sel);
 	if (!sel)
 		return nomem(L);
+	*out = sel; /* the caller frees it, on error too */
+	*nout = n;
 	struct jpath sp = JPATH_KEY(pp, "selections");
 	const cJSON *v;
 	size_t i = 0;
@@ -544,7 +546,6 @@ static int read_selections(struct loader *L, const cJSON *path, const struct jpa
 		struct jpath ip = JPATH_INDEX(&sp, i);
 		sel[i].index = (long)i;
 		if (!cJSON_IsObject(v)) {
-			cs_free(sel);
 			return json_fail(&L->doc, L->err, CS_ETYPE, &ip, NULL, "expected a selection object, got %s",
 					 json_type_name(v));
 		}
@@ -552,26 +553,21 @@ static int read_selections(struct loader *L, const cJSON *path, const struct jpa
 		if ((rc = node_ref(L, v, &ip, "targetNodeId", JSON_REQUIRED, &sel[i].target)) ||
 		    (rc = node_ref(L, v, &ip, "selectedSourceNodeId", JSON_OPTIONAL, &sel[i].source)) ||
 		    (rc = json_get_string(&L->doc, v, &ip, "selectedEdgeId", JSON_OPTIONAL, &eid, L->err))) {
-			cs_free(sel);
 			return rc;
 		}
 		sel[i].edge = NONE;
 		if (eid) {
 			sel[i].edge = idmap_get(&L->edge_ids, eid);
 			if (sel[i].edge == NONE) {
-				cs_free(sel);
-				return json_fail(&L->doc, L->err, CS_ESTRUCT, &ip, "selectedEdgeId", "no edge \"%s\"", eid);
+					return json_fail(&L->doc, L->err, CS_ESTRUCT, &ip, "selectedEdgeId", "no edge \"%s\"", eid);
 			}
 			if (L->edges[sel[i].edge].target != sel[i].target) {
-				cs_free(sel);
-				return json_fail(&L->doc, L->err, CS_ESTRUCT, &ip, "selectedEdgeId",
+					return json_fail(&L->doc, L->err, CS_ESTRUCT, &ip, "selectedEdgeId",
 						 "edge \"%s\" does not lead to node \"%s\"", eid, L->nodes[sel[i].target].id);
 			}
 		}
 		i++;
 	}
-	*out = sel;
-	*nout = n;
 	return CS_OK;
 }
 
