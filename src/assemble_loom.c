@@ -287,10 +287,10 @@ static size_t truncate_middle(struct state *st, long sys, long usable, long min_
 		const char *f, *l;
 		removed_range(st, first_removed, protect_from, &f, &l);
 		const char *s = arena_printf(&a->arena,
-					     "dropped by truncateMiddle: the conversation was over the budget by %s tokens; "
+					     "dropped by truncateMiddle: the conversation was over the budget by %s %s; "
 					     "%zu %s (%s to %s) were removed oldest first, after the first message; "
 					     "%ld recent path node%s %s protected",
-					     fmt_thousands(n1, over), *removed, nodes_word(st), f, l, min_recent,
+					     fmt_thousands(n1, over), plural((size_t)over, "token", "tokens"), *removed, nodes_word(st), f, l, min_recent,
 					     min_recent == 1 ? "" : "s", min_recent == 1 ? "is" : "are");
 		if (!s)
 			a->nomem = true;
@@ -299,9 +299,9 @@ static size_t truncate_middle(struct state *st, long sys, long usable, long min_
 	}
 	if (now > usable)
 		asm_state(a, ASM_OVER_LIMIT,
-			  "over limit by %s tokens even after truncateMiddle removed every unprotected %s: the system "
+			  "over limit by %s %s even after truncateMiddle removed every unprotected %s: the system "
 			  "context, the first message and the last %ld path nodes alone take %s of %s tokens",
-			  fmt_thousands(n1, now - usable), st->dialogue ? "message" : "node", min_recent,
+			  fmt_thousands(n1, now - usable), plural((size_t)(now - usable), "token", "tokens"), st->dialogue ? "message" : "node", min_recent,
 			  fmt_thousands(n2, now), fmt_thousands(n3, usable));
 	return first_removed;
 }
@@ -326,9 +326,9 @@ static void rolling_window(struct state *st, long sys, long usable, size_t *remo
 		const char *f, *l;
 		removed_range(st, 0, u, &f, &l);
 		const char *s = arena_printf(&a->arena,
-					     "dropped by rollingWindow: the conversation was over the budget by %s tokens; "
+					     "dropped by rollingWindow: the conversation was over the budget by %s %s; "
 					     "the %zu oldest %s (%s to %s) fell out of the window; the newest %zu %s fit",
-					     fmt_thousands(n1, total - usable), *removed, nodes_word(st), f, l,
+					     fmt_thousands(n1, total - usable), plural((size_t)(total - usable), "token", "tokens"), *removed, nodes_word(st), f, l,
 					     st->nunits - u, nodes_word(st));
 		if (!s)
 			a->nomem = true;
@@ -337,9 +337,9 @@ static void rolling_window(struct state *st, long sys, long usable, size_t *remo
 	}
 	if (kept > usable)
 		asm_state(a, ASM_OVER_LIMIT,
-			  "over limit by %s tokens: rollingWindow always keeps the last %s, and with the system context "
+			  "over limit by %s %s: rollingWindow always keeps the last %s, and with the system context "
 			  "it alone takes %s of %s tokens",
-			  fmt_thousands(n1, kept - usable), st->dialogue ? "message" : "node or working buffer",
+			  fmt_thousands(n1, kept - usable), plural((size_t)(kept - usable), "token", "tokens"), st->dialogue ? "message" : "node or working buffer",
 			  fmt_thousands(n2, kept), fmt_thousands(n3, usable));
 }
 
@@ -511,8 +511,9 @@ int loom_assemble(const struct source *src, struct assembly *a, struct cs_error 
 		if (strategy == STRAT_STOP_AT_LIMIT) {
 			asm_state(a, ASM_ERROR | ASM_OVER_LIMIT,
 				  "error: stopAtLimit refuses to truncate and the context is over the usable budget of %s "
-				  "by %s tokens; exclude nodes (--exclude NODE) or switch strategy or model",
-				  fmt_thousands(n1, usable), fmt_thousands(n2, total - usable));
+				  "by %s %s; exclude nodes (--exclude NODE) or switch strategy or model",
+				  fmt_thousands(n1, usable), fmt_thousands(n2, total - usable),
+				  plural((size_t)(total - usable), "token", "tokens"));
 		} else if (strategy == STRAT_ROLLING_WINDOW) {
 			rolling_window(&st, sys, usable, &removed);
 			first_removed = st.nunits; /* no marker */

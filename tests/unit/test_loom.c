@@ -470,7 +470,7 @@ static void test_truncate_middle(void **state)
 	assert_true(a.flags & ASM_TRUNCATED);
 	assert_false(a.flags & ASM_OVER_LIMIT);
 	assert_string_equal(reason_of(src, &a, "n2"), "truncate-middle");
-	assert_non_null(strstr(a.results[support_piece(src, "n2")].sentence, "over the budget by 1 tokens"));
+	assert_non_null(strstr(a.results[support_piece(src, "n2")].sentence, "over the budget by 1 token;"));
 	assert_true(in_prompt(src, &a, "n1") && in_prompt(src, &a, "n3"));
 	assert_int_equal(a.budget.used, 58);
 	assert_true(a.blocks[1].flags & BLOCK_MARKER);
