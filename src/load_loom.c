@@ -777,8 +777,7 @@ static void trim(const char **s, size_t *n)
 		(*n)--;
 }
 
-static int add_piece(struct loader *L, size_t node, enum loom_use use, bool via_annotation, long before,
-		     struct strbuf *scratch)
+static int add_piece(struct loader *L, size_t node, enum loom_use use, bool via_annotation, struct strbuf *scratch)
 {
 	struct tnode *t = &L->nodes[node];
 	long pi = source_add_piece(L->src);
@@ -800,7 +799,6 @@ static int add_piece(struct loader *L, size_t node, enum loom_use use, bool via_
 		.use = use, .author_type = t->author ? "model" : "human", .created_ms = t->created_ms,
 		.continuations = t->cont_out, .annotations = t->ann_out, .bookmarked = t->bookmarked,
 		.pruned = t->pruned, .via_annotation = via_annotation, .include_annotation = t->include_annotation,
-		.before = before,
 	};
 	sb_reset(scratch);
 	content_text(t->content, scratch);
@@ -825,6 +823,11 @@ static int add_piece(struct loader *L, size_t node, enum loom_use use, bool via_
 static int make_pieces(struct loader *L)
 {
 	struct strbuf scratch = STRBUF_INIT;
+	unsigned char *on_path = cs_calloc(L->nnodes ? L->nnodes : 1, 1);
+	if (!on_path)
+		return nomem(L);
+	for (size_t i = 0; i < L->npath; i++)
+		on_path[L->path[i]] = 1;
 	int rc = CS_OK;
 	/* instruction sources first, in path order: they form the system context */
 	for (size_t i = 1; i < L->npath && !rc; i++) {
@@ -833,13 +836,14 @@ static int make_pieces(struct loader *L)
 			const struct tsource *ts = &L->srcs[e->first_src + k];
 			if (ts->role != SRC_INSTRUCTION)
 				continue;
-			if (L->nodes[ts->node].piece >= 0) {
+			if (on_path[ts->node] || L->nodes[ts->node].piece >= 0) {
 				rc = source_warn(L->src, L->nodes[ts->node].piece, 0, 0,
-						 "node %s is an instruction source of more than one path edge; used once",
-						 L->nodes[ts->node].id);
+						 "node %s is an instruction source of edge %s but is already in the "
+						 "context (on the path or an earlier instruction); used once",
+						 L->nodes[ts->node].id, e->id);
 				continue;
 			}
-			rc = add_piece(L, ts->node, LOOM_INSTRUCTION, false, -1, &scratch);
+			rc = add_piece(L, ts->node, LOOM_INSTRUCTION, false, &scratch);
 		}
 	}
 	/* the path nodes must keep their own piece even when also used as a context source */
@@ -851,30 +855,22 @@ static int make_pieces(struct loader *L)
 				const struct tsource *ts = &L->srcs[e->first_src + k];
 				if (ts->role != SRC_CONTEXT)
 					continue;
-				bool on_path = false;
-				for (size_t j = 0; j < L->npath && !on_path; j++)
-					on_path = L->path[j] == ts->node;
-				if (on_path || L->nodes[ts->node].piece >= 0) {
+				if (on_path[ts->node] || L->nodes[ts->node].piece >= 0) {
 					rc = source_warn(L->src, -1, 0, 0,
 							 "node %s is a context source of edge %s but is already in the "
 							 "context; used once",
 							 L->nodes[ts->node].id, e->id);
 					continue;
 				}
-				rc = add_piece(L, ts->node, LOOM_CONTEXT, false, (long)L->src->npieces + 1, &scratch);
+				rc = add_piece(L, ts->node, LOOM_CONTEXT, false, &scratch);
 			}
 		}
 		if (rc)
 			break;
-		if (L->nodes[L->path[i]].piece >= 0) {
-			/* used as an instruction source earlier: the path node wins a piece of its own */
-			rc = source_warn(L->src, -1, 0, 0, "node %s is on the path and an instruction source",
-					 L->nodes[L->path[i]].id);
-			break;
-		}
 		bool via_ann = L->path_edge[i] != NONE && L->edges[L->path_edge[i]].type == EDGE_ANNOTATION;
-		rc = add_piece(L, L->path[i], LOOM_PRIMARY, via_ann, -1, &scratch);
+		rc = add_piece(L, L->path[i], LOOM_PRIMARY, via_ann, &scratch);
 	}
+	cs_free(on_path);
 	sb_fini(&scratch);
 	return rc;
 }
@@ -1144,16 +1140,6 @@ static int loom_load(struct source *src, const char *data, size_t len, struct cs
 	settle_limit(m);
 	if ((rc = make_pieces(&L)))
 		goto out;
-	/* context pieces: `before` was the next piece index; make sure it is the primary */
-	for (size_t i = 0; i < src->npieces; i++) {
-		struct loom_item *it = &m->items[i];
-		if (it->use != LOOM_CONTEXT)
-			continue;
-		long b = (long)i + 1;
-		while ((size_t)b < src->npieces && m->items[b].use == LOOM_CONTEXT)
-			b++;
-		it->before = b;
-	}
 	if (m->token_buffer >= m->limit)
 		rc = source_warn(src, -1, 0, 0, "preferences.tokenBuffer %ld leaves nothing of the %ld-token limit",
 				 m->token_buffer, m->limit);

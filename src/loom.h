@@ -42,7 +42,6 @@ struct loom_item {
 	bool pruned;               /* metadata.pruned */
 	bool via_annotation;       /* reached through an annotation edge on the path */
 	bool include_annotation;   /* metadata.includeAnnotation: the override */
-	long before;               /* LOOM_CONTEXT: the piece of the primary it goes before */
 };
 
 struct loom {

@@ -426,8 +426,9 @@ static void test_buffer_mode(void **state)
 	node(&n, "b1", 'h', "Once upon ", "");
 	node(&n, "b2", 'm', "a time ", "");
 	node(&n, "b3", 'm', "", "");
+	node(&n, "ins", 'h', " Keep it short. ", "");
 	edge(&e, "e1", "continuation", "b2", "{\"nodeId\":\"b1\"}");
-	edge(&e, "e2", "continuation", "b3", "{\"nodeId\":\"b2\"}");
+	edge(&e, "e2", "continuation", "b3", "{\"nodeId\":\"b2\"},{\"nodeId\":\"ins\",\"role\":\"instruction\"}");
 	const char *tail = ",\"workingBuffer\":\"there was\"";
 	struct source *src = tree("\"rootNodeId\":\"b1\",\"mode\":\"buffer\",\"systemContext\":\"Fairy tales.\"",
 				  sb_str(&n), sb_str(&e), "\"activeNodeId\":\"b3\"", tail);
@@ -437,6 +438,7 @@ static void test_buffer_mode(void **state)
 	/* byte for byte, no separator, working buffer last, no system context */
 	assert_string_equal(support_prompt(&a), "Once upon a time there was");
 	assert_string_equal(reason_of(src, &a, "b3"), "empty");
+	assert_string_equal(reason_of(src, &a, "ins"), "no-system-context");
 	assert_string_equal(a.blocks[a.nblocks - 1].label, "working buffer");
 	assert_int_equal(a.blocks[a.nblocks - 1].layer[0], 2);
 	asm_fini(&a);
@@ -445,8 +447,29 @@ static void test_buffer_mode(void **state)
 		   "\"bufferModeSystemContext\":true",
 		   sb_str(&n), sb_str(&e), "\"activeNodeId\":\"b3\"", tail);
 	support_assemble(src, &a);
-	assert_string_equal(support_prompt(&a), "Fairy tales.\n\nOnce upon a time there was");
+	assert_string_equal(support_prompt(&a), "Fairy tales.\n\nKeep it short.\n\nOnce upon a time there was");
+	assert_true(in_prompt(src, &a, "ins"));
 	asm_fini(&a);
+	source_free(src);
+	sb_fini(&n);
+	sb_fini(&e);
+}
+
+static void test_instruction_on_path(void **state)
+{
+	(void)state;
+	struct strbuf n = STRBUF_INIT, e = STRBUF_INIT;
+	node(&n, "r", 'h', "rule: answer in French", "");
+	node(&n, "a", 'm', "d'accord", "");
+	node(&n, "q", 'h', "why?", "");
+	edge(&e, "e1", "continuation", "a", "{\"nodeId\":\"r\"}");
+	edge(&e, "e2", "continuation", "q", "{\"nodeId\":\"a\"},{\"nodeId\":\"r\",\"role\":\"instruction\"}");
+	struct source *src = tree("\"rootNodeId\":\"r\"", sb_str(&n), sb_str(&e), "\"activeNodeId\":\"q\"", NULL);
+	/* the path keeps all three nodes; the second use is a warning */
+	assert_int_equal(src->npieces, 3);
+	assert_string_equal(src->pieces[2].id, "q");
+	assert_int_equal(src->nwarnings, 1);
+	assert_non_null(strstr(src->warnings[0].text, "instruction source of edge e2"));
 	source_free(src);
 	sb_fini(&n);
 	sb_fini(&e);
@@ -708,6 +731,7 @@ int main(void)
 		cmocka_unit_test(test_merge_after_filter),
 		cmocka_unit_test(test_multi_source_order),
 		cmocka_unit_test(test_buffer_mode),
+		cmocka_unit_test(test_instruction_on_path),
 		cmocka_unit_test(test_truncate_middle),
 		cmocka_unit_test(test_rolling_window),
 		cmocka_unit_test(test_stop_at_limit_and_system_alone),
