@@ -19,6 +19,8 @@
  *   - the `current` layer is the last message (or the working buffer, else
  *     the last node, in buffer mode); the Loom Context block goes at the
  *     start of it and belongs to it;
+ *   - truncateMiddle always keeps the last message (the working buffer in
+ *     buffer mode), even with minimumRecentNodes 0;
  *   - when the system context alone is over the budget the result is an
  *     error state and nothing is removed;
  *   - in buffer mode loom-aware rendering adds only the Loom Context block
@@ -265,13 +267,13 @@ static size_t truncate_middle(struct state *st, long sys, long usable, long min_
 	for (size_t u = 0; u < st->nunits; u++)
 		total += st->units[u].tokens;
 	/* protection: the first message and the units holding the last min_recent path nodes */
+	/* the last message (the working buffer in buffer mode) is always kept,
+	 * even with minimumRecentNodes 0: it is the turn being answered */
 	size_t protect_from = st->nunits, seen = 0;
-	while (protect_from > 1 && (long)seen < min_recent) {
+	while (protect_from > 1 && ((long)seen < min_recent || protect_from == st->nunits)) {
 		protect_from--;
 		seen += st->units[protect_from].path_nodes;
 	}
-	if (!st->dialogue && st->nunits > 1 && st->m->working_buffer_bytes && protect_from == st->nunits)
-		protect_from = st->nunits - 1; /* the working buffer is protected like the recent nodes */
 	size_t first_removed = st->nunits;
 	*removed = 0;
 	long over = total - usable, now = total, gone = 0;

@@ -520,6 +520,17 @@ static void test_truncate_middle(void **state)
 	assert_true(in_prompt(src, &a, "n5"));
 	assert_false(a.flags & ASM_OVER_LIMIT);
 	asm_fini(&a);
+
+	/* min-recent 0 still keeps the last message (and the first) */
+	support_set(src, "min-recent", "0");
+	support_set(src, "budget", "20");
+	support_assemble(src, &a);
+	assert_true(in_prompt(src, &a, "n1"));
+	assert_true(in_prompt(src, &a, "n6"));
+	assert_string_equal(reason_of(src, &a, "n5"), "truncate-middle");
+	assert_true(a.flags & ASM_OVER_LIMIT); /* 10 + 10 + a 8-token marker */
+	assert_int_equal(a.over_by, 8);
+	asm_fini(&a);
 	source_free(src);
 }
 
@@ -529,6 +540,11 @@ static void test_rolling_window(void **state)
 	struct source *src = linear(6, NULL, NULL);
 	struct assembly a;
 	support_set(src, "strategy", "rollingWindow");
+	support_set(src, "budget", "60");
+	support_assemble(src, &a);
+	assert_int_equal(a.flags, 0); /* fits exactly */
+	assert_true(in_prompt(src, &a, "n1"));
+	asm_fini(&a);
 	support_set(src, "budget", "59");
 	support_assemble(src, &a);
 	assert_string_equal(reason_of(src, &a, "n1"), "rolling-window");
