@@ -90,9 +90,9 @@ ROUNDS = [
 
 HUMAN_OPEN = [
  "Next one from the triage list: {symptom}. {evidence}.",
- "OK, the fuzzer dashboard has another: {symptom}. {evidence}.",
- "Moving on. A user report this time: {symptom}. {evidence}.",
- "Another from last night's run: {symptom}. {evidence}.",
+ "OK, item {n}: {symptom}. {evidence}.",
+ "Moving on: {symptom}. {evidence}.",
+ "Another one: {symptom}. Repro: {evidence}.",
 ]
 MODEL_ASK = [
  "That smells like {function}. Can you paste it from {file}?",
@@ -100,9 +100,9 @@ MODEL_ASK = [
  "Probably {function} ({file}). Show me the current version?",
 ]
 HUMAN_CODE = [
- "Here is {function}, unchanged since the rewrite last spring. I also checked git blame: nobody touched it in the crash window.",
- "Pasted {function} into the scratch buffer; it is 40 lines, the interesting part is the loop near the top.",
- "{function} as it is on main. I added a printf before the loop and it does reach it on the bad input.",
+ "Here is {function}, unchanged since the rewrite last spring. git blame says nobody touched it recently.",
+ "Pasted {function} from {file} into the scratch buffer. I stepped through it in gdb with the bad input and it does take the path you would expect.",
+ "{function} as it is on main, in {file}. I also put a breakpoint in it: the bad input goes through it exactly once.",
 ]
 MODEL_FIX = [
  "Found it: {cause}. Fix: {fix}.",
