@@ -224,10 +224,14 @@ static const char *marker_text(struct state *st, size_t removed)
 	return t ? t : "";
 }
 
+/* The marker's tokens without making it (it is ASCII: bytes = code points). */
 static long marker_tokens(struct state *st, size_t removed)
 {
-	const char *t = marker_text(st, removed);
-	return tokens_of_text(t, strlen(t), st->a->chars_per_token);
+	char buf[96];
+	int n = st->dialogue
+		? snprintf(buf, sizeof buf, "[%zu earlier %s truncated]", removed, plural(removed, "message", "messages"))
+		: snprintf(buf, sizeof buf, "\n[%zu earlier %s truncated]\n", removed, plural(removed, "node", "nodes"));
+	return tokens_estimate(n > 0 ? (size_t)n : 0, st->a->chars_per_token);
 }
 
 /* The first and last labels of removed units, for sentences. */
