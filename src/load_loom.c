@@ -25,6 +25,7 @@
 #include "source.h"
 #include "strbuf.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -975,20 +976,20 @@ static int read_model(struct loader *L, const cJSON *root)
 	int rc = json_get_object(&L->doc, root, JPATH_ROOT, "model", JSON_OPTIONAL, &model, L->err);
 	if (rc)
 		return rc;
-	long limit = -1;
+	long limit = LONG_MIN; /* absent */
 	if (model) {
 		struct jpath mp = JPATH_KEY(JPATH_ROOT, "model");
 		const char *ref = NULL;
 		if ((rc = json_get_string(&L->doc, model, &mp, "ref", JSON_OPTIONAL, &ref, L->err)) ||
 		    (rc = json_get_long(&L->doc, model, &mp, "contextLimit", JSON_OPTIONAL, &limit, L->err)))
 			return rc;
-		if (cJSON_GetObjectItemCaseSensitive(model, "contextLimit") && limit <= 0)
+		if (limit != LONG_MIN && limit <= 0)
 			return json_fail(&L->doc, L->err, CS_ETYPE, &mp, "contextLimit", "expected a positive number, got %ld",
 					 limit);
 		if (ref && !(m->model_ref = keep(L, ref)))
 			return nomem(L);
 	}
-	m->limit = limit;
+	m->limit = limit == LONG_MIN ? -1 : limit;
 	return CS_OK;
 }
 
@@ -1162,8 +1163,8 @@ out:
 /* ---- options and the kind ------------------------------------------------ */
 
 static const struct kind_option loom_options[] = {
-	{ "min-recent", "N", "loom: path nodes truncateMiddle always keeps (overrides preferences.minimumRecentNodes)" },
-	{ "loom-aware", NULL, "loom: render seed 000's loom-aware extensions (node headers, the Loom Context block)" },
+	{ "min-recent", "N", "path nodes truncateMiddle keeps after the first message (counted before merging)" },
+	{ "loom-aware", NULL, "seed 000's node headers and Loom Context block, their tokens counted" },
 	{ NULL, NULL, NULL },
 };
 

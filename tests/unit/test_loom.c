@@ -656,6 +656,17 @@ static void test_limits_and_time(void **state)
 	asm_fini(&a);
 	source_free(src);
 
+	/* a null contextLimit is absent; a zero one is wrong */
+	src = linear(2, NULL, ",\"model\":{\"ref\":\"openai:gpt-4o\",\"contextLimit\":null}");
+	assert_int_equal(((const struct loom *)src->model)->limit, 128000);
+	source_free(src);
+	support_write(dir, "zero.json", "{\"loomTree\":{\"rootNodeId\":\"r\"},\"nodes\":[{\"id\":\"r\",\"authorType\":\"human\","
+					"\"content\":{\"type\":\"text\",\"text\":\"hi\"}}],\"edges\":[],"
+					"\"model\":{\"contextLimit\":0},\"path\":{}}");
+	struct cs_error err;
+	support_load_error(support_path(dir, "zero.json"), "loom", &err);
+	assert_string_equal(err.path, "model.contextLimit");
+
 	long long ms;
 	assert_true(loom_parse_time("2026-01-30T10:00:00Z", &ms));
 	assert_true(ms == 1769767200000LL);
