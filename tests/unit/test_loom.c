@@ -270,9 +270,12 @@ static void test_structural_errors(void **state)
 		   &err);
 	assert_string_equal(err.path, "nodes[0].content.type");
 	/* keys are case-sensitive: "Nodes" is not "nodes" */
-	support_write(dir, "case.json", "{\"loomTree\":{\"rootNodeId\":\"r\"},\"Nodes\":[],\"nodes\":[],\"edges\":[],\"path\":{}}");
+	support_write(dir, "case.json",
+		      "{\"loomTree\":{\"rootNodeId\":\"r\"},\"Nodes\":[{\"id\":\"r\",\"authorType\":\"human\","
+		      "\"content\":{\"type\":\"text\",\"text\":\"r\"}}],\"nodes\":[],\"edges\":[],\"path\":{}}");
 	support_load_error(support_path(dir, "case.json"), "loom", &err);
-	assert_string_equal(err.path, "loomTree.rootNodeId");
+	assert_string_equal(err.path, "loomTree.rootNodeId"); /* "Nodes" is not read */
+	assert_string_equal(err.message, "no node \"r\"");
 	/* several model agents and no path.agentId */
 	struct strbuf sb = STRBUF_INIT;
 	sb_printf(&sb, "{\"loomTree\":{\"rootNodeId\":\"r\"},\"agents\":[{\"id\":\"x\",\"type\":\"model\"},"
