@@ -436,6 +436,9 @@ int loom_assemble(const struct source *src, struct assembly *a, struct cs_error 
 		 m->tree_id[0] ? ")" : "");
 	asm_fact(a, "model", "%s, limit %s from %s", m->model_ref ? m->model_ref : "(none)",
 		 fmt_thousands(n1, m->limit), m->limit_source);
+	if (m->agent_name)
+		asm_fact(a, "agent", "%s (%s)", m->agent_name,
+			 m->agent_prompt[0] ? "its systemPrompt opens the system context" : "no systemPrompt");
 	asm_fact(a, "budget", "%s", src->settings.budget >= 0 ? "--budget (overrides limit - tokenBuffer)"
 				    : "limit - preferences.tokenBuffer");
 	if (src->settings.strategy != STRAT_NONE && src->settings.strategy != m->strategy)

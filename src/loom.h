@@ -34,7 +34,7 @@ enum loom_use {
 /* One per piece (piece->kind_index), in piece order. */
 struct loom_item {
 	enum loom_use use;
-	const char *author_type;   /* "human" or "model"; arena (static string) */
+	const char *author_type;   /* "human" or "model"; a string literal */
 	long long created_ms;      /* epoch milliseconds, LOOM_NO_TIME when absent */
 	unsigned continuations;    /* continuation edges leaving it (whole tree) */
 	unsigned annotations;      /* annotation edges leaving it (whole tree) */
