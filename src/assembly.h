@@ -43,7 +43,8 @@ struct strbuf;
 	X(REASON_COMPACTED, "compacted", "summarized by a compaction")                      \
 	X(REASON_WOULD_COMPACT, "would-compact", "a proactive compaction would summarize it") \
 	X(REASON_OVER_ALLOCATION, "over-allocation", "its source's share of the budget was full") \
-	X(REASON_OFF_PATH, "off-path", "not on the assembled path")
+	X(REASON_OFF_PATH, "off-path", "not on the assembled path")                         \
+	X(REASON_NO_SYSTEM_CONTEXT, "no-system-context", "buffer mode sends no system context")
 
 enum reason {
 #define REASON_X_ENUM(e, code, sentence) e,

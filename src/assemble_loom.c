@@ -1,0 +1,578 @@
+/* assemble_loom.c: seed 000's context assembly with the decisions of
+ * formats.md section 1:
+ *   1. system context = trimmed, non-empty [agent systemPrompt,
+ *      loomTree.systemContext, instruction sources] joined by a blank line;
+ *   2. filter (excluded, pruned, annotation unless includeAnnotation, empty),
+ *      then merge consecutive same-role messages (dialogue), each merged
+ *      node a block of its own with the blank line at its start;
+ *   3. buffer mode: node texts with no separator, then the working buffer;
+ *      the system context only with bufferModeSystemContext;
+ *   4. truncation over the usable budget (limit - tokenBuffer, or --budget)
+ *      by truncateMiddle, rollingWindow or stopAtLimit, on whole messages
+ *      (dialogue) or whole nodes (buffer).
+ * Decisions where formats.md is silent:
+ *   - tokens are estimated per block (a node's text plus what this assembler
+ *     adds to it: the blank line of a merge, a loom-aware header), and the
+ *     budget charges the sum;
+ *   - the truncation marker is a `user` message (a line of text in buffer
+ *     mode); messages are not merged again across it;
+ *   - the `current` layer is the last message (or the working buffer, else
+ *     the last node, in buffer mode); the Loom Context block goes at the
+ *     start of it and belongs to it;
+ *   - truncateMiddle always keeps the last message (the working buffer in
+ *     buffer mode), even with minimumRecentNodes 0;
+ *   - when the system context alone is over the budget the result is an
+ *     error state and nothing is removed;
+ *   - in buffer mode loom-aware rendering adds only the Loom Context block
+ *     (per-node headers would break the continuous text);
+ *   - --include NODE overrides excluded, pruned and annotation, not empty. */
+#include "loom.h"
+
+#include "alloc.h"
+#include "assembly.h"
+#include "source.h"
+#include "strbuf.h"
+#include "tokens.h"
+#include "utf8.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum { LAYER_SYSTEM, LAYER_HISTORY, LAYER_CURRENT };
+
+struct unit {
+	size_t first, n;      /* its pieces: seq[first .. first + n) */
+	const char *role;     /* dialogue role */
+	long tokens;          /* budget tokens of all its blocks */
+	size_t path_nodes;    /* primary (path) pieces in it */
+	bool kept;
+};
+
+struct state {
+	struct assembly *a;
+	const struct source *src;
+	const struct loom *m;
+	bool dialogue;
+	long *seq;            /* included conversation pieces, in order */
+	size_t nseq;
+	const char **header;  /* per piece: loom-aware header (arena), or NULL */
+	size_t *header_cp;
+	struct unit *units;
+	size_t nunits;
+	const char *loom_block; /* arena; NULL when not loom-aware */
+	size_t loom_block_cp;
+	long loom_block_tokens;
+};
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static void trimmed(const struct piece *p, const char **s, size_t *n)
+{
+	*s = p->text;
+	*n = p->text_bytes;
+	while (*n && is_space(**s))
+		(*s)++, (*n)--;
+	while (*n && is_space((*s)[*n - 1]))
+		(*n)--;
+}
+
+/* Why piece i is left out (REASON_NONE: it goes in). Sets a sentence. */
+static int filter(struct state *st, long i)
+{
+	struct assembly *a = st->a;
+	const struct piece *p = &st->src->pieces[i];
+	const struct loom_item *it = &st->m->items[p->kind_index];
+	if (p->user_excluded == 1) {
+		asm_drop(a, i, REASON_EXCLUDED_BY_USER, "excluded by you (--include %s puts it back)", p->id);
+		return REASON_EXCLUDED_BY_USER;
+	}
+	bool forced = p->user_excluded == 0;
+	if (!forced && p->input_excluded) {
+		asm_drop(a, i, REASON_EXCLUDED, "excluded: metadata.excluded is true in the tree (--include %s puts it back)",
+			 p->id);
+		return REASON_EXCLUDED;
+	}
+	if (!forced && it->pruned) {
+		asm_drop(a, i, REASON_PRUNED, "pruned: metadata.pruned is true (soft-deleted); --include %s puts it back",
+			 p->id);
+		return REASON_PRUNED;
+	}
+	if (!forced && it->via_annotation && !it->include_annotation) {
+		asm_drop(a, i, REASON_ANNOTATION,
+			 "annotation: reached through an annotation edge, which seed 000 leaves out unless "
+			 "metadata.includeAnnotation is true");
+		return REASON_ANNOTATION;
+	}
+	const char *s;
+	size_t n;
+	trimmed(p, &s, &n);
+	bool empty = st->dialogue || it->use == LOOM_INSTRUCTION ? n == 0 : p->text_bytes == 0;
+	if (empty) {
+		asm_drop(a, i, REASON_EMPTY, "%s", st->dialogue || it->use == LOOM_INSTRUCTION
+			 ? "empty: no text after trimming" : "empty: the node has no text");
+		return REASON_EMPTY;
+	}
+	return REASON_NONE;
+}
+
+static const char *plural(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+/* The loom-aware header of a node (seed 000 "Loom-Aware Extensions"). */
+static void make_header(struct state *st, long i)
+{
+	const struct piece *p = &st->src->pieces[i];
+	const struct loom_item *it = &st->m->items[p->kind_index];
+	char when[48] = "";
+	if (it->created_ms != LOOM_NO_TIME && st->m->latest_ms != LOOM_NO_TIME) {
+		char rel[32];
+		snprintf(when, sizeof when, " \xC2\xB7 %s", loom_relative_time(rel, it->created_ms, st->m->latest_ms));
+	}
+	const char *h = arena_printf(&st->a->arena, "[%s] %s%s\n%u %s \xC2\xB7 %u %s%s\n---\n", p->label,
+				     it->author_type, when, it->continuations,
+				     plural(it->continuations, "continuation", "continuations"), it->annotations,
+				     plural(it->annotations, "annotation", "annotations"),
+				     it->bookmarked ? " \xC2\xB7 bookmarked" : "");
+	if (!h) {
+		st->a->nomem = true;
+		return;
+	}
+	st->header[i] = h;
+	st->header_cp[i] = utf8_count_code_points(h, strlen(h));
+}
+
+static void make_loom_block(struct state *st)
+{
+	const struct source *src = st->src;
+	const struct loom *m = st->m;
+	struct strbuf sb = STRBUF_INIT;
+	sb_puts(&sb, "=== Loom Context ===\n");
+	sb_printf(&sb, "Tree: %s (%s mode)\n", m->title[0] ? m->title : m->tree_id,
+		  m->mode == LOOM_DIALOGUE ? "dialogue" : "buffer");
+	sb_printf(&sb, "Nodes: %zu \xC2\xB7 branch points: %zu \xC2\xB7 depth: %zu\n", m->nnodes, m->branch_points,
+		  m->depth);
+	sb_puts(&sb, "Position: ");
+	bool first = true;
+	for (size_t i = 0; i < src->npieces; i++) {
+		if (m->items[src->pieces[i].kind_index].use != LOOM_PRIMARY)
+			continue;
+		sb_printf(&sb, "%s%s", first ? "" : " > ", src->pieces[i].label);
+		first = false;
+	}
+	sb_printf(&sb, "\nPermissions: %s\n===\n\n", m->permissions ? m->permissions : "not given in the tree");
+	st->loom_block = sb.failed ? NULL : arena_strndup(&st->a->arena, sb_str(&sb), sb.len);
+	if (!st->loom_block)
+		st->a->nomem = true;
+	else
+		st->loom_block_cp = utf8_count_code_points(st->loom_block, sb.len);
+	st->loom_block_tokens = tokens_estimate(st->loom_block_cp, st->a->chars_per_token);
+	sb_fini(&sb);
+}
+
+/* Code points of piece seq[k]'s block: separator, header, text. */
+static size_t block_cp(const struct state *st, size_t k, bool first_in_unit)
+{
+	long i = st->seq[k];
+	size_t cp = st->src->pieces[i].code_points;
+	if (!first_in_unit)
+		cp += 2; /* the blank line of a merge */
+	if (st->header && st->header[i])
+		cp += st->header_cp[i];
+	return cp;
+}
+
+static void build_units(struct state *st)
+{
+	const struct source *src = st->src;
+	for (size_t k = 0; k < st->nseq; k++) {
+		long i = st->seq[k];
+		const struct piece *p = &src->pieces[i];
+		struct unit *u = st->nunits ? &st->units[st->nunits - 1] : NULL;
+		bool merge = st->dialogue && u && u->first + u->n == k && strcmp(u->role, p->role) == 0;
+		if (!merge) {
+			u = &st->units[st->nunits++];
+			*u = (struct unit){ .first = k, .role = p->role, .kept = true };
+		}
+		u->tokens += tokens_estimate(block_cp(st, k, !merge), st->a->chars_per_token);
+		u->n++;
+		if (st->m->items[p->kind_index].use == LOOM_PRIMARY)
+			u->path_nodes++;
+	}
+	const struct loom *m = st->m;
+	if (!st->dialogue && m->working_buffer_bytes) {
+		struct unit *u = &st->units[st->nunits++];
+		*u = (struct unit){ .first = st->nseq, .n = 0, .role = "", .kept = true };
+		u->tokens = tokens_estimate(utf8_count_code_points(m->working_buffer, m->working_buffer_bytes),
+					    st->a->chars_per_token);
+	}
+	if (st->loom_block && st->nunits)
+		st->units[st->nunits - 1].tokens += st->loom_block_tokens;
+}
+
+static const char *marker_text(struct state *st, size_t removed)
+{
+	const char *t = st->dialogue
+		? arena_printf(&st->a->arena, "[%zu earlier %s truncated]", removed, plural(removed, "message", "messages"))
+		: arena_printf(&st->a->arena, "\n[%zu earlier %s truncated]\n", removed, plural(removed, "node", "nodes"));
+	if (!t)
+		st->a->nomem = true;
+	return t ? t : "";
+}
+
+/* The marker's tokens without making it (it is ASCII: bytes = code points). */
+static long marker_tokens(struct state *st, size_t removed)
+{
+	char buf[96];
+	int n = st->dialogue
+		? snprintf(buf, sizeof buf, "[%zu earlier %s truncated]", removed, plural(removed, "message", "messages"))
+		: snprintf(buf, sizeof buf, "\n[%zu earlier %s truncated]\n", removed, plural(removed, "node", "nodes"));
+	return tokens_estimate(n > 0 ? (size_t)n : 0, st->a->chars_per_token);
+}
+
+/* The first and last labels of removed units, for sentences. */
+static void removed_range(const struct state *st, size_t from, size_t to, const char **first, const char **last)
+{
+	*first = *last = "";
+	for (size_t u = from; u < to; u++) {
+		if (st->units[u].kept || !st->units[u].n)
+			continue;
+		if (!**first)
+			*first = st->src->pieces[st->seq[st->units[u].first]].label;
+		*last = st->src->pieces[st->seq[st->units[u].first + st->units[u].n - 1]].label;
+	}
+}
+
+static void drop_units(struct state *st, int reason, const char *sentence)
+{
+	for (size_t u = 0; u < st->nunits; u++) {
+		if (st->units[u].kept)
+			continue;
+		for (size_t k = st->units[u].first; k < st->units[u].first + st->units[u].n; k++)
+			asm_drop(st->a, st->seq[k], reason, "%s", sentence);
+	}
+}
+
+static const char *nodes_word(const struct state *st)
+{
+	return st->dialogue ? "messages" : "nodes";
+}
+
+/* Returns the index of the first removed unit (nunits when none). */
+static size_t truncate_middle(struct state *st, long sys, long usable, long min_recent, size_t *removed)
+{
+	struct assembly *a = st->a;
+	char n1[32], n2[32], n3[32];
+	long total = sys;
+	for (size_t u = 0; u < st->nunits; u++)
+		total += st->units[u].tokens;
+	/* protection: the first message and the units holding the last min_recent path nodes */
+	/* the last message (the working buffer in buffer mode) is always kept,
+	 * even with minimumRecentNodes 0: it is the turn being answered */
+	size_t protect_from = st->nunits, seen = 0;
+	while (protect_from > 1 && ((long)seen < min_recent || protect_from == st->nunits)) {
+		protect_from--;
+		seen += st->units[protect_from].path_nodes;
+	}
+	size_t first_removed = st->nunits;
+	*removed = 0;
+	long over = total - usable, now = total, gone = 0;
+	for (size_t u = 1; u < protect_from && now > usable; u++) {
+		if (first_removed == st->nunits)
+			first_removed = u;
+		st->units[u].kept = false;
+		(*removed)++;
+		gone += st->units[u].tokens;
+		now = total - gone + marker_tokens(st, *removed);
+	}
+	if (*removed) {
+		const char *f, *l;
+		removed_range(st, first_removed, protect_from, &f, &l);
+		const char *s = arena_printf(&a->arena,
+					     "dropped by truncateMiddle: the conversation was over the budget by %s %s; "
+					     "%zu %s (%s to %s) were removed oldest first, after the first message; "
+					     "%ld recent path node%s %s protected",
+					     fmt_thousands(n1, over), plural((size_t)over, "token", "tokens"), *removed, nodes_word(st), f, l, min_recent,
+					     min_recent == 1 ? "" : "s", min_recent == 1 ? "is" : "are");
+		if (!s)
+			a->nomem = true;
+		else
+			drop_units(st, REASON_TRUNCATE_MIDDLE, s);
+	}
+	if (now > usable)
+		asm_state(a, ASM_OVER_LIMIT,
+			  "over limit by %s %s even after truncateMiddle removed every unprotected %s: the system "
+			  "context, the first message and the last %ld path nodes alone take %s of %s tokens",
+			  fmt_thousands(n1, now - usable), plural((size_t)(now - usable), "token", "tokens"), st->dialogue ? "message" : "node", min_recent,
+			  fmt_thousands(n2, now), fmt_thousands(n3, usable));
+	return first_removed;
+}
+
+static void rolling_window(struct state *st, long sys, long usable, size_t *removed)
+{
+	struct assembly *a = st->a;
+	char n1[32], n2[32], n3[32];
+	long total = sys;
+	for (size_t u = 0; u < st->nunits; u++)
+		total += st->units[u].tokens;
+	long kept = sys + (st->nunits ? st->units[st->nunits - 1].tokens : 0);
+	size_t u = st->nunits ? st->nunits - 1 : 0;
+	while (u > 0 && kept + st->units[u - 1].tokens <= usable) {
+		u--;
+		kept += st->units[u].tokens;
+	}
+	*removed = u;
+	for (size_t v = 0; v < u; v++)
+		st->units[v].kept = false;
+	if (*removed) {
+		const char *f, *l;
+		removed_range(st, 0, u, &f, &l);
+		const char *s = arena_printf(&a->arena,
+					     "dropped by rollingWindow: the conversation was over the budget by %s %s; "
+					     "the %zu oldest %s (%s to %s) fell out of the window; the newest %zu %s fit",
+					     fmt_thousands(n1, total - usable), plural((size_t)(total - usable), "token", "tokens"), *removed, nodes_word(st), f, l,
+					     st->nunits - u, nodes_word(st));
+		if (!s)
+			a->nomem = true;
+		else
+			drop_units(st, REASON_ROLLING_WINDOW, s);
+	}
+	if (kept > usable)
+		asm_state(a, ASM_OVER_LIMIT,
+			  "over limit by %s %s: rollingWindow always keeps the last %s, and with the system context "
+			  "it alone takes %s of %s tokens",
+			  fmt_thousands(n1, kept - usable), plural((size_t)(kept - usable), "token", "tokens"), st->dialogue ? "message" : "node or working buffer",
+			  fmt_thousands(n2, kept), fmt_thousands(n3, usable));
+}
+
+/* Appends piece i's block (header, separator, text). */
+static long emit_piece(struct state *st, size_t k, bool first_in_unit, int layer)
+{
+	struct assembly *a = st->a;
+	long i = st->seq[k];
+	const struct piece *p = &st->src->pieces[i];
+	struct block *b = asm_block(a, i, layer, -1);
+	long index = (long)a->nblocks - 1;
+	if (!first_in_unit)
+		asm_span(a, "\n\n", 2, 2);
+	if (st->header && st->header[i])
+		asm_span(a, st->header[i], strlen(st->header[i]), st->header_cp[i]);
+	asm_span(a, p->text, p->text_bytes, p->code_points);
+	b->budget_tokens = tokens_estimate(block_cp(st, k, first_in_unit), a->chars_per_token);
+	b->keep_head = p->text_bytes;
+	asm_whole(a, i, index, b->budget_tokens);
+	return index;
+}
+
+static void emit_made(struct state *st, const char *label, const char *text, size_t cp, int layer, unsigned flags)
+{
+	struct block *b = asm_block(st->a, -1, layer, -1);
+	b->label = label;
+	b->flags |= BLOCK_MADE | flags;
+	asm_span(st->a, text, strlen(text), cp);
+	b->budget_tokens = tokens_estimate(cp == (size_t)-1 ? utf8_count_code_points(text, strlen(text)) : cp,
+					   st->a->chars_per_token);
+}
+
+static void emit_all(struct state *st, size_t first_removed, size_t removed)
+{
+	struct assembly *a = st->a;
+	const struct loom *m = st->m;
+	long last_history = -1;
+	for (size_t u = 0; u < st->nunits; u++) {
+		const struct unit *un = &st->units[u];
+		bool current = u + 1 == st->nunits;
+		int layer = current ? LAYER_CURRENT : LAYER_HISTORY;
+		if (u == first_removed && removed) {
+			if (st->dialogue)
+				asm_message(a, "user");
+			emit_made(st, "truncation marker", marker_text(st, removed), (size_t)-1, LAYER_HISTORY, BLOCK_MARKER);
+			last_history = (long)a->nblocks - 1;
+		}
+		if (!un->kept)
+			continue;
+		if (st->dialogue)
+			asm_message(a, un->role);
+		if (current && st->loom_block)
+			emit_made(st, "loom context", st->loom_block, st->loom_block_cp, LAYER_CURRENT, 0);
+		if (un->n == 0) { /* the working buffer */
+			emit_made(st, "working buffer", m->working_buffer, (size_t)-1, layer, 0);
+		}
+		for (size_t k = un->first; k < un->first + un->n; k++)
+			emit_piece(st, k, k == un->first || !st->dialogue, layer);
+		if (!current)
+			last_history = (long)a->nblocks - 1;
+	}
+	if (last_history >= 0 && (size_t)last_history < a->nblocks)
+		a->blocks[last_history].flags |= BLOCK_BREAKPOINT;
+}
+
+int loom_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+{
+	const struct loom *m = src->model;
+	struct state st = { .a = a, .src = src, .m = m, .dialogue = m->mode == LOOM_DIALOGUE };
+	int rc = asm_init(a, src, st.dialogue ? ASM_MESSAGES : ASM_DOCUMENT);
+	if (rc != CS_OK)
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	static const char *const layers[] = { "system", "history", "current" };
+	asm_grouping(a, "physical", layers, 3);
+	char n1[32], n2[32], n3[32];
+
+	int strategy = src->settings.strategy != STRAT_NONE ? src->settings.strategy : m->strategy;
+	long min_recent = m->min_recent_override >= 0 ? m->min_recent_override : m->min_recent;
+	long usable = src->settings.budget >= 0 ? src->settings.budget : m->limit - m->token_buffer;
+	a->budget.limit = src->settings.budget >= 0 ? usable + m->token_buffer : m->limit;
+	a->budget.reserve = m->token_buffer;
+	a->budget.usable = usable;
+
+	asm_fact(a, "mode", "%s", st.dialogue ? "dialogue (a messages array)"
+			   : m->buffer_system_context ? "buffer (one document; bufferModeSystemContext: true)"
+			   : "buffer (one document; no system context: bufferModeSystemContext is false)");
+	asm_fact(a, "tree", "%s%s%s%s", m->title[0] ? m->title : "(untitled)", m->tree_id[0] ? " (" : "", m->tree_id,
+		 m->tree_id[0] ? ")" : "");
+	asm_fact(a, "model", "%s, limit %s from %s", m->model_ref ? m->model_ref : "(none)",
+		 fmt_thousands(n1, m->limit), m->limit_source);
+	if (m->agent_name)
+		asm_fact(a, "agent", "%s (%s)", m->agent_name,
+			 m->agent_prompt[0] ? "its systemPrompt opens the system context" : "no systemPrompt");
+	asm_fact(a, "budget", "%s", src->settings.budget >= 0 ? "--budget (overrides limit - tokenBuffer)"
+				    : "limit - preferences.tokenBuffer");
+	if (src->settings.strategy != STRAT_NONE && src->settings.strategy != m->strategy)
+		asm_fact(a, "strategy", "%s (--strategy; the tree says %s)", strategy_name(strategy),
+			 strategy_name(m->strategy));
+	else
+		asm_fact(a, "strategy", "%s", strategy_name(strategy));
+	asm_fact(a, "min_recent", "%ld path nodes%s", min_recent, m->min_recent_override >= 0 ? " (--min-recent)" : "");
+	asm_fact(a, "path", "%s, %zu nodes", m->path_source, m->depth);
+	asm_fact(a, "loom_aware", "%s", m->loom_aware ? "on (headers and the Loom Context block are counted)" : "off");
+
+	st.seq = cs_calloc(src->npieces ? src->npieces : 1, sizeof *st.seq);
+	st.units = cs_calloc(src->npieces + 2, sizeof *st.units);
+	if (m->loom_aware && st.dialogue) {
+		st.header = cs_calloc(src->npieces ? src->npieces : 1, sizeof *st.header);
+		st.header_cp = cs_calloc(src->npieces ? src->npieces : 1, sizeof *st.header_cp);
+	}
+	if (!st.seq || !st.units || (m->loom_aware && st.dialogue && (!st.header || !st.header_cp))) {
+		rc = cs_error_set(err, CS_ENOMEM, "out of memory");
+		goto out;
+	}
+
+	/* 1. the system context */
+	bool use_system = st.dialogue || m->buffer_system_context;
+	size_t sys_cp = 0, sys_parts = 0;
+	const char *parts_text[2] = { m->agent_prompt, m->tree_context };
+	for (int k = 0; k < 2; k++)
+		if (parts_text[k][0]) {
+			sys_cp += (sys_parts ? 2 : 0) + utf8_count_code_points(parts_text[k], strlen(parts_text[k]));
+			sys_parts++;
+		}
+	for (size_t i = 0; i < src->npieces; i++) {
+		const struct loom_item *it = &m->items[src->pieces[i].kind_index];
+		if (it->use != LOOM_INSTRUCTION)
+			continue;
+		if (!use_system) {
+			asm_drop(a, (long)i, REASON_NO_SYSTEM_CONTEXT,
+				 "not sent: an instruction source goes into the system context, which buffer mode leaves "
+				 "out (bufferModeSystemContext is false)");
+			continue;
+		}
+		if (filter(&st, (long)i) != REASON_NONE)
+			continue;
+		const char *s;
+		size_t n;
+		trimmed(&src->pieces[i], &s, &n);
+		sys_cp += (sys_parts ? 2 : 0) + utf8_count_code_points(s, n);
+		sys_parts++;
+	}
+	if (!use_system)
+		sys_parts = sys_cp = 0;
+	long sys = sys_parts ? tokens_estimate(sys_cp + (st.dialogue ? 0 : 2), a->chars_per_token) : 0;
+
+	/* 2. the conversation, filtered */
+	for (size_t i = 0; i < src->npieces; i++) {
+		if (m->items[src->pieces[i].kind_index].use == LOOM_INSTRUCTION)
+			continue;
+		if (filter(&st, (long)i) == REASON_NONE)
+			st.seq[st.nseq++] = (long)i;
+	}
+	if (st.header)
+		for (size_t k = 0; k < st.nseq; k++)
+			make_header(&st, st.seq[k]);
+	if (m->loom_aware)
+		make_loom_block(&st);
+	build_units(&st);
+
+	/* 3. the budget and the strategy */
+	long total = sys;
+	for (size_t u = 0; u < st.nunits; u++)
+		total += st.units[u].tokens;
+	size_t removed = 0, first_removed = st.nunits;
+	if (sys > usable) {
+		asm_state(a, ASM_ERROR | ASM_OVER_LIMIT,
+			  "error: the system context alone takes %s tokens, over the usable budget of %s by %s; "
+			  "seed 000 never truncates it, so nothing was removed",
+			  fmt_thousands(n1, sys), fmt_thousands(n2, usable), fmt_thousands(n3, sys - usable));
+	} else if (total > usable) {
+		if (strategy == STRAT_STOP_AT_LIMIT) {
+			asm_state(a, ASM_ERROR | ASM_OVER_LIMIT,
+				  "error: stopAtLimit refuses to truncate and the context is over the usable budget of %s "
+				  "by %s %s; exclude nodes (--exclude NODE) or switch strategy or model",
+				  fmt_thousands(n1, usable), fmt_thousands(n2, total - usable),
+				  plural((size_t)(total - usable), "token", "tokens"));
+		} else if (strategy == STRAT_ROLLING_WINDOW) {
+			rolling_window(&st, sys, usable, &removed);
+			first_removed = st.nunits; /* no marker */
+		} else {
+			first_removed = truncate_middle(&st, sys, usable, min_recent, &removed);
+		}
+		if (removed)
+			a->flags |= ASM_TRUNCATED;
+	}
+
+	/* 4. the blocks */
+	if (sys_parts) {
+		if (st.dialogue)
+			asm_message(a, "system");
+		struct block *b = asm_block(a, -1, LAYER_SYSTEM, -1);
+		long bi = (long)a->nblocks - 1;
+		b->label = "system context";
+		b->flags |= BLOCK_MADE | BLOCK_BREAKPOINT;
+		b->budget_tokens = sys;
+		size_t done = 0;
+		for (int k = 0; k < 2; k++)
+			if (parts_text[k][0]) {
+				if (done++)
+					asm_span(a, "\n\n", 2, 2);
+				asm_span(a, parts_text[k], strlen(parts_text[k]), (size_t)-1);
+			}
+		for (size_t i = 0; i < src->npieces; i++) {
+			if (m->items[src->pieces[i].kind_index].use != LOOM_INSTRUCTION ||
+			    a->results[i].reason != REASON_NONE)
+				continue;
+			const char *s;
+			size_t n;
+			trimmed(&src->pieces[i], &s, &n);
+			if (done++)
+				asm_span(a, "\n\n", 2, 2);
+			asm_span(a, s, n, (size_t)-1);
+			asm_whole(a, (long)i, bi, tokens_of_text(s, n, a->chars_per_token));
+		}
+		if (!st.dialogue)
+			asm_span(a, "\n\n", 2, 2);
+	}
+	emit_all(&st, first_removed, removed);
+
+	rc = asm_finish(a, err);
+	if (a->flags & ASM_OVER_LIMIT)
+		a->over_by = a->budget.used - usable;
+out:
+	cs_free(st.seq);
+	cs_free(st.units);
+	cs_free(st.header);
+	cs_free(st.header_cp);
+	return rc;
+}

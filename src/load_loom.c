@@ -1,0 +1,1242 @@
+/* load_loom.c: reading an Aspen Grove loom tree (formats.md section 1).
+ * Every node and edge is checked (types, dangling ids, duplicate ids); the
+ * path is resolved (path.nodeIds, else a walk up from path.activeNodeId with
+ * path.selections); then only the nodes the path uses become pieces, their
+ * text copied into the source's arena, and the cJSON tree is freed.
+ * Decisions where formats.md is silent:
+ *   - steps of path.nodeIds may be joined by a continuation or an annotation
+ *     edge (an annotation edge is what makes the `annotation` exclusion
+ *     reachable); a walk up follows continuation edges, and an annotation
+ *     edge only where a node has no incoming continuation edge;
+ *   - a mixed node's blocks are joined with a newline;
+ *   - in dialogue mode a piece's text is the node's text trimmed; in buffer
+ *     mode it is kept byte for byte;
+ *   - a node used as a context source twice, or also on the path, is one
+ *     piece (its first use), with a warning.
+ * Unsupported: the seed's operational memory block and loom-aware system
+ * prompt addendum (no fields for them in the format). */
+#include "loom.h"
+
+#include "alloc.h"
+#include "assembly.h"
+#include "emit.h"
+#include "json_doc.h"
+#include "models.h"
+#include "source.h"
+#include "strbuf.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { EDGE_CONTINUATION, EDGE_ANNOTATION };
+enum { SRC_PRIMARY, SRC_CONTEXT, SRC_INSTRUCTION };
+
+struct tnode {            /* a node while loading; points into the cJSON tree */
+	const char *id;
+	const char *local_id;
+	const cJSON *json;
+	const cJSON *content;
+	int author;           /* 0 human, 1 model */
+	long long created_ms;
+	bool excluded, pruned, bookmarked, include_annotation;
+	unsigned cont_out, ann_out;
+	size_t in_first, in_count; /* incoming edges: in_edges[in_first ..) */
+	long piece;           /* -1 until it becomes one */
+};
+
+struct tsource {
+	size_t node;
+	int role;
+};
+
+struct tedge {
+	const char *id;
+	int type;
+	size_t index;         /* in edges[] */
+	size_t target;
+	size_t first_src, nsrc;
+};
+
+struct idmap {            /* open addressing: id -> index */
+	const char **keys;
+	size_t *vals;
+	size_t mask;
+};
+
+struct loader {
+	struct source *src;
+	struct loom *m;
+	struct json_doc doc;
+	struct tnode *nodes;
+	size_t nnodes;
+	struct tedge *edges;
+	size_t nedges;
+	struct tsource *srcs;
+	size_t nsrcs;
+	size_t *in_edges;
+	struct idmap node_ids, edge_ids;
+	size_t *path;         /* node indices root -> cursor */
+	size_t *path_edge;    /* the edge into path[i] (SIZE_MAX for the root) */
+	size_t npath;
+	struct cs_error *err;
+};
+
+#define NONE SIZE_MAX
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static bool idmap_init(struct idmap *im, size_t n)
+{
+	size_t cap = 16;
+	while (cap < n * 2)
+		cap *= 2;
+	im->keys = cs_calloc(cap, sizeof *im->keys);
+	im->vals = cs_calloc(cap, sizeof *im->vals);
+	im->mask = cap - 1;
+	return im->keys && im->vals;
+}
+
+static void idmap_fini(struct idmap *im)
+{
+	cs_free(im->keys);
+	cs_free(im->vals);
+}
+
+/* Inserts key -> val; returns the index already there for a duplicate, else NONE. */
+static size_t idmap_put(struct idmap *im, const char *key, size_t val)
+{
+	for (size_t i = hash_str(key) & im->mask;; i = (i + 1) & im->mask) {
+		if (!im->keys[i]) {
+			im->keys[i] = key;
+			im->vals[i] = val;
+			return NONE;
+		}
+		if (strcmp(im->keys[i], key) == 0)
+			return im->vals[i];
+	}
+}
+
+static size_t idmap_get(const struct idmap *im, const char *key)
+{
+	for (size_t i = hash_str(key) & im->mask; im->keys[i]; i = (i + 1) & im->mask)
+		if (strcmp(im->keys[i], key) == 0)
+			return im->vals[i];
+	return NONE;
+}
+
+static int nomem(struct loader *L)
+{
+	return cs_error_set(L->err, CS_ENOMEM, "out of memory");
+}
+
+/* ---- time ---------------------------------------------------------------- */
+
+static long long days_from_civil(long y, unsigned mo, unsigned d)
+{
+	y -= mo <= 2;
+	long era = (y >= 0 ? y : y - 399) / 400;
+	unsigned yoe = (unsigned)(y - era * 400);
+	unsigned doy = (153 * (mo + (mo > 2 ? (unsigned)-3 : 9)) + 2) / 5 + d - 1;
+	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return (long long)era * 146097 + (long long)doe - 719468;
+}
+
+static bool digits(const char **s, int n, long *out)
+{
+	long v = 0;
+	for (int i = 0; i < n; i++) {
+		if ((*s)[i] < '0' || (*s)[i] > '9')
+			return false;
+		v = v * 10 + ((*s)[i] - '0');
+	}
+	*s += n;
+	*out = v;
+	return true;
+}
+
+bool loom_parse_time(const char *s, long long *out_ms)
+{
+	long y, mo, d, h = 0, mi = 0, sec = 0, ms = 0;
+	if (!digits(&s, 4, &y) || *s++ != '-' || !digits(&s, 2, &mo) || *s++ != '-' || !digits(&s, 2, &d))
+		return false;
+	if (mo < 1 || mo > 12 || d < 1 || d > 31)
+		return false;
+	long offset_min = 0;
+	if (*s == 'T' || *s == 't' || *s == ' ') {
+		s++;
+		if (!digits(&s, 2, &h) || *s++ != ':' || !digits(&s, 2, &mi))
+			return false;
+		if (*s == ':') {
+			s++;
+			if (!digits(&s, 2, &sec))
+				return false;
+			if (*s == '.' || *s == ',') {
+				s++;
+				int n = 0;
+				for (; *s >= '0' && *s <= '9'; s++, n++)
+					if (n < 3)
+						ms = ms * 10 + (*s - '0');
+				if (n == 0)
+					return false;
+				for (; n < 3; n++)
+					ms *= 10;
+			}
+		}
+		if (h > 23 || mi > 59 || sec > 60)
+			return false;
+		if (*s == 'Z' || *s == 'z') {
+			s++;
+		} else if (*s == '+' || *s == '-') {
+			int sign = *s++ == '-' ? -1 : 1;
+			long oh, om = 0;
+			if (!digits(&s, 2, &oh))
+				return false;
+			if (*s == ':')
+				s++;
+			if (*s && !digits(&s, 2, &om))
+				return false;
+			offset_min = sign * (oh * 60 + om);
+		}
+	}
+	if (*s)
+		return false;
+	long long days = days_from_civil(y, (unsigned)mo, (unsigned)d);
+	*out_ms = ((days * 86400 + h * 3600 + mi * 60 + sec) - offset_min * 60LL) * 1000 + ms;
+	return true;
+}
+
+const char *loom_relative_time(char buf[32], long long ms, long long now_ms)
+{
+	long long s = (now_ms - ms) / 1000;
+	const char *unit;
+	long long n;
+	if (s < 0) {
+		snprintf(buf, 32, "later");
+		return buf;
+	}
+	if (s < 60) {
+		snprintf(buf, 32, "just now");
+		return buf;
+	}
+	if (s < 3600)
+		n = s / 60, unit = "minute";
+	else if (s < 86400)
+		n = s / 3600, unit = "hour";
+	else
+		n = s / 86400, unit = "day";
+	snprintf(buf, 32, "%lld %s%s ago", n, unit, n == 1 ? "" : "s");
+	return buf;
+}
+
+/* ---- reading ------------------------------------------------------------- */
+
+static char *keep(struct loader *L, const char *s)
+{
+	return s ? arena_strdup(&L->src->arena, s) : NULL;
+}
+
+static int read_time(struct loader *L, const cJSON *obj, const struct jpath *at, long long *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "createdAt");
+	*out = LOOM_NO_TIME;
+	if (!v || cJSON_IsNull(v))
+		return CS_OK;
+	if (cJSON_IsNumber(v)) {
+		*out = (long long)v->valuedouble;
+		return CS_OK;
+	}
+	if (cJSON_IsString(v) && loom_parse_time(v->valuestring, out))
+		return CS_OK;
+	return json_fail(&L->doc, L->err, CS_ETYPE, at, "createdAt",
+			 "expected an ISO 8601 time or epoch milliseconds, got %s", json_type_name(v));
+}
+
+/* Checks a content object (text / image / audio / mixed). */
+static int check_content(struct loader *L, const cJSON *c, const struct jpath *at)
+{
+	const char *type = NULL;
+	int rc = json_get_string(&L->doc, c, at, "type", JSON_REQUIRED, &type, L->err);
+	if (rc)
+		return rc;
+	if (!strcmp(type, "text")) {
+		const char *t = "";
+		return json_get_string(&L->doc, c, at, "text", JSON_OPTIONAL, &t, L->err);
+	}
+	if (!strcmp(type, "image") || !strcmp(type, "audio"))
+		return CS_OK;
+	if (strcmp(type, "mixed"))
+		return json_fail(&L->doc, L->err, CS_ETYPE, at, "type",
+				 "unknown content type \"%s\": expected text, image, audio or mixed", type);
+	const cJSON *blocks = NULL;
+	if ((rc = json_get_array(&L->doc, c, at, "blocks", JSON_REQUIRED, &blocks, L->err)))
+		return rc;
+	struct jpath bp = JPATH_KEY(at, "blocks");
+	long i = 0;
+	const cJSON *b;
+	cJSON_ArrayForEach(b, blocks)
+	{
+		struct jpath ip = JPATH_INDEX(&bp, i++);
+		if (!cJSON_IsObject(b))
+			return json_fail(&L->doc, L->err, CS_ETYPE, &ip, NULL, "expected a content block, got %s",
+					 json_type_name(b));
+		const char *bt = NULL;
+		if ((rc = json_get_string(&L->doc, b, &ip, "type", JSON_REQUIRED, &bt, L->err)))
+			return rc;
+		if (!strcmp(bt, "mixed") || (strcmp(bt, "text") && strcmp(bt, "image") && strcmp(bt, "audio")))
+			return json_fail(&L->doc, L->err, CS_ETYPE, &ip, "type",
+					 "unknown block type \"%s\": expected text, image or audio", bt);
+		if ((rc = check_content(L, b, &ip)))
+			return rc;
+	}
+	return CS_OK;
+}
+
+/* The node's assembled text (formats.md: non-text is a literal stand-in). */
+static void content_text(const cJSON *c, struct strbuf *out)
+{
+	const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "type"));
+	if (!type)
+		return;
+	if (!strcmp(type, "text")) {
+		const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "text"));
+		if (t)
+			sb_puts(out, t);
+	} else if (!strcmp(type, "image")) {
+		sb_puts(out, "[image content]");
+	} else if (!strcmp(type, "audio")) {
+		sb_puts(out, "[audio content]");
+	} else {
+		const cJSON *b;
+		bool first = true;
+		cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(c, "blocks"))
+		{
+			if (!first)
+				sb_putc(out, '\n');
+			first = false;
+			content_text(b, out);
+		}
+	}
+}
+
+static int read_nodes(struct loader *L, const cJSON *arr)
+{
+	struct jpath np = JPATH_KEY(JPATH_ROOT, "nodes");
+	size_t n = (size_t)cJSON_GetArraySize(arr);
+	if (n > LOOM_MAX_NODES)
+		return json_fail(&L->doc, L->err, CS_ELIMIT, &np, NULL, "more than 10,000,000 nodes");
+	L->nodes = cs_calloc(n ? n : 1, sizeof *L->nodes);
+	if (!L->nodes || !idmap_init(&L->node_ids, n))
+		return nomem(L);
+	const cJSON *v;
+	cJSON_ArrayForEach(v, arr)
+	{
+		size_t i = L->nnodes;
+		struct jpath ip = JPATH_INDEX(&np, i);
+		struct tnode *t = &L->nodes[i];
+		int rc;
+		if (!cJSON_IsObject(v))
+			return json_fail(&L->doc, L->err, CS_ETYPE, &ip, NULL, "expected a node object, got %s",
+					 json_type_name(v));
+		t->json = v;
+		t->piece = -1;
+		if ((rc = json_get_string(&L->doc, v, &ip, "id", JSON_REQUIRED, &t->id, L->err)))
+			return rc;
+		size_t dup = idmap_put(&L->node_ids, t->id, i);
+		if (dup != NONE)
+			return json_fail(&L->doc, L->err, CS_ESTRUCT, &ip, "id", "duplicate node id \"%s\" (also nodes[%zu])",
+					 t->id, dup);
+		if ((rc = json_get_string(&L->doc, v, &ip, "localId", JSON_OPTIONAL, &t->local_id, L->err)))
+			return rc;
+		const char *author = NULL;
+		if ((rc = json_get_string(&L->doc, v, &ip, "authorType", JSON_REQUIRED, &author, L->err)))
+			return rc;
+		if (!strcmp(author, "human"))
+			t->author = 0;
+		else if (!strcmp(author, "model"))
+			t->author = 1;
+		else
+			return json_fail(&L->doc, L->err, CS_ETYPE, &ip, "authorType",
+					 "unknown authorType \"%s\": expected human or model", author);
+		if ((rc = json_get_object(&L->doc, v, &ip, "content", JSON_REQUIRED, &t->content, L->err)))
+			return rc;
+		struct jpath cp = JPATH_KEY(&ip, "content");
+		if ((rc = check_content(L, t->content, &cp)))
+			return rc;
+		const cJSON *meta = NULL;
+		if ((rc = json_get_object(&L->doc, v, &ip, "metadata", JSON_OPTIONAL, &meta, L->err)))
+			return rc;
+		if (meta) {
+			struct jpath mp = JPATH_KEY(&ip, "metadata");
+			if ((rc = json_get_bool(&L->doc, meta, &mp, "excluded", JSON_OPTIONAL, &t->excluded, L->err)) ||
+			    (rc = json_get_bool(&L->doc, meta, &mp, "pruned", JSON_OPTIONAL, &t->pruned, L->err)) ||
+			    (rc = json_get_bool(&L->doc, meta, &mp, "bookmarked", JSON_OPTIONAL, &t->bookmarked, L->err)) ||
+			    (rc = json_get_bool(&L->doc, meta, &mp, "includeAnnotation", JSON_OPTIONAL,
+						&t->include_annotation, L->err)))
+				return rc;
+		}
+		if ((rc = read_time(L, v, &ip, &t->created_ms)))
+			return rc;
+		L->nnodes++;
+	}
+	return CS_OK;
+}
+
+static int node_ref(struct loader *L, const cJSON *obj, const struct jpath *at, const char *key, int required,
+		    size_t *out)
+{
+	const char *id = NULL;
+	int rc = json_get_string(&L->doc, obj, at, key, required, &id, L->err);
+	if (rc)
+		return rc;
+	*out = NONE;
+	if (!id)
+		return CS_OK;
+	*out = idmap_get(&L->node_ids, id);
+	if (*out == NONE)
+		return json_fail(&L->doc, L->err, CS_ESTRUCT, at, key, "no node \"%s\"", id);
+	return CS_OK;
+}
+
+static int read_edges(struct loader *L, const cJSON *arr)
+{
+	struct jpath ep = JPATH_KEY(JPATH_ROOT, "edges");
+	size_t n = (size_t)cJSON_GetArraySize(arr), total_src = 0;
+	const cJSON *v;
+	cJSON_ArrayForEach(v, arr)
+		total_src += (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(v, "sources"));
+	L->edges = cs_calloc(n ? n : 1, sizeof *L->edges);
+	L->srcs = cs_calloc(total_src ? total_src : 1, sizeof *L->srcs);
+	if (!L->edges || !L->srcs || !idmap_init(&L->edge_ids, n))
+		return nomem(L);
+	cJSON_ArrayForEach(v, arr)
+	{
+		size_t i = L->nedges;
+		struct jpath ip = JPATH_INDEX(&ep, i);
+		struct tedge *e = &L->edges[i];
+		int rc;
+		if (!cJSON_IsObject(v))
+			return json_fail(&L->doc, L->err, CS_ETYPE, &ip, NULL, "expected an edge object, got %s",
+					 json_type_name(v));
+		e->index = i;
+		if ((rc = json_get_string(&L->doc, v, &ip, "id", JSON_REQUIRED, &e->id, L->err)))
+			return rc;
+		size_t dup = idmap_put(&L->edge_ids, e->id, i);
+		if (dup != NONE)
+			return json_fail(&L->doc, L->err, CS_ESTRUCT, &ip, "id", "duplicate edge id \"%s\" (also edges[%zu])",
+					 e->id, dup);
+		const char *type = NULL;
+		if ((rc = json_get_string(&L->doc, v, &ip, "edgeType", JSON_REQUIRED, &type, L->err)))
+			return rc;
+		if (!strcmp(type, "continuation"))
+			e->type = EDGE_CONTINUATION;
+		else if (!strcmp(type, "annotation"))
+			e->type = EDGE_ANNOTATION;
+		else
+			return json_fail(&L->doc, L->err, CS_ETYPE, &ip, "edgeType",
+					 "unknown edgeType \"%s\": expected continuation or annotation", type);
+		if ((rc = node_ref(L, v, &ip, "targetNodeId", JSON_REQUIRED, &e->target)))
+			return rc;
+		const cJSON *sources = NULL;
+		if ((rc = json_get_array(&L->doc, v, &ip, "sources", JSON_REQUIRED, &sources, L->err)))
+			return rc;
+		struct jpath sp = JPATH_KEY(&ip, "sources");
+		e->first_src = L->nsrcs;
+		size_t primaries = 0;
+		const cJSON *s;
+		cJSON_ArrayForEach(s, sources)
+		{
+			struct jpath kp = JPATH_INDEX(&sp, e->nsrc);
+			if (!cJSON_IsObject(s))
+				return json_fail(&L->doc, L->err, CS_ETYPE, &kp, NULL, "expected a source object, got %s",
+						 json_type_name(s));
+			struct tsource *ts = &L->srcs[L->nsrcs];
+			if ((rc = node_ref(L, s, &kp, "nodeId", JSON_REQUIRED, &ts->node)))
+				return rc;
+			const char *role = "primary";
+			if ((rc = json_get_string(&L->doc, s, &kp, "role", JSON_OPTIONAL, &role, L->err)))
+				return rc;
+			if (!strcmp(role, "primary"))
+				ts->role = SRC_PRIMARY, primaries++;
+			else if (!strcmp(role, "context"))
+				ts->role = SRC_CONTEXT;
+			else if (!strcmp(role, "instruction"))
+				ts->role = SRC_INSTRUCTION;
+			else
+				return json_fail(&L->doc, L->err, CS_ETYPE, &kp, "role",
+						 "unknown source role \"%s\": expected primary, context or instruction", role);
+			if (ts->node == e->target)
+				return json_fail(&L->doc, L->err, CS_ESTRUCT, &kp, "nodeId",
+						 "the edge's source is its own target \"%s\" (a cycle)", L->nodes[e->target].id);
+			L->nsrcs++;
+			e->nsrc++;
+		}
+		if (!primaries)
+			return json_fail(&L->doc, L->err, CS_ESTRUCT, &ip, "sources", "the edge has no primary source");
+		for (size_t k = 0; k < e->nsrc; k++) {
+			struct tsource *ts = &L->srcs[e->first_src + k];
+			if (ts->role != SRC_PRIMARY)
+				continue;
+			if (e->type == EDGE_CONTINUATION)
+				L->nodes[ts->node].cont_out++;
+			else
+				L->nodes[ts->node].ann_out++;
+		}
+		L->nodes[e->target].in_count++;
+		L->nedges++;
+	}
+	/* incoming edges per node, in edge order */
+	L->in_edges = cs_calloc(L->nedges ? L->nedges : 1, sizeof *L->in_edges);
+	if (!L->in_edges)
+		return nomem(L);
+	size_t at = 0;
+	for (size_t i = 0; i < L->nnodes; i++) {
+		L->nodes[i].in_first = at;
+		at += L->nodes[i].in_count;
+		L->nodes[i].in_count = 0;
+	}
+	for (size_t i = 0; i < L->nedges; i++) {
+		struct tnode *t = &L->nodes[L->edges[i].target];
+		L->in_edges[t->in_first + t->in_count++] = i;
+	}
+	return CS_OK;
+}
+
+/* Whether node is a primary source of edge e. */
+static bool is_primary_of(const struct loader *L, const struct tedge *e, size_t node)
+{
+	for (size_t k = 0; k < e->nsrc; k++)
+		if (L->srcs[e->first_src + k].role == SRC_PRIMARY && L->srcs[e->first_src + k].node == node)
+			return true;
+	return false;
+}
+
+struct selection {
+	size_t target, edge, source; /* NONE when not given */
+	long index;
+};
+
+static int read_selections(struct loader *L, const cJSON *path, const struct jpath *pp, struct selection **out,
+			   size_t *nout)
+{
+	const cJSON *arr = NULL;
+	int rc = json_get_array(&L->doc, path, pp, "selections", JSON_OPTIONAL, &arr, L->err);
+	*out = NULL;
+	*nout = 0;
+	if (rc || !arr)
+		return rc;
+	size_t n = (size_t)cJSON_GetArraySize(arr);
+	struct selection *sel = cs_calloc(n ? n : 1, sizeof *sel);
+	if (!sel)
+		return nomem(L);
+	*out = sel; /* the caller frees it, on error too */
+	*nout = n;
+	struct jpath sp = JPATH_KEY(pp, "selections");
+	const cJSON *v;
+	size_t i = 0;
+	cJSON_ArrayForEach(v, arr)
+	{
+		struct jpath ip = JPATH_INDEX(&sp, i);
+		sel[i].index = (long)i;
+		if (!cJSON_IsObject(v)) {
+			return json_fail(&L->doc, L->err, CS_ETYPE, &ip, NULL, "expected a selection object, got %s",
+					 json_type_name(v));
+		}
+		const char *eid = NULL;
+		if ((rc = node_ref(L, v, &ip, "targetNodeId", JSON_REQUIRED, &sel[i].target)) ||
+		    (rc = node_ref(L, v, &ip, "selectedSourceNodeId", JSON_OPTIONAL, &sel[i].source)) ||
+		    (rc = json_get_string(&L->doc, v, &ip, "selectedEdgeId", JSON_OPTIONAL, &eid, L->err))) {
+			return rc;
+		}
+		sel[i].edge = NONE;
+		if (eid) {
+			sel[i].edge = idmap_get(&L->edge_ids, eid);
+			if (sel[i].edge == NONE) {
+					return json_fail(&L->doc, L->err, CS_ESTRUCT, &ip, "selectedEdgeId", "no edge \"%s\"", eid);
+			}
+			if (L->edges[sel[i].edge].target != sel[i].target) {
+					return json_fail(&L->doc, L->err, CS_ESTRUCT, &ip, "selectedEdgeId",
+						 "edge \"%s\" does not lead to node \"%s\"", eid, L->nodes[sel[i].target].id);
+			}
+		}
+		i++;
+	}
+	return CS_OK;
+}
+
+static const struct selection *find_selection(const struct selection *sel, size_t n, size_t target)
+{
+	for (size_t i = 0; i < n; i++)
+		if (sel[i].target == target)
+			return &sel[i];
+	return NULL;
+}
+
+/* The primary source of edge e to step to: the selected one, the only one,
+ * or the one created last (formats.md: buffer-mode versions). */
+static int pick_primary(struct loader *L, const struct tedge *e, const struct selection *s,
+			const struct jpath *sp, size_t *out)
+{
+	if (s && s->source != NONE) {
+		if (!is_primary_of(L, e, s->source)) {
+			struct jpath ip = JPATH_INDEX(sp, s->index);
+			return json_fail(&L->doc, L->err, CS_ESTRUCT, &ip, "selectedSourceNodeId",
+					 "node \"%s\" is not a primary source of edge \"%s\"", L->nodes[s->source].id, e->id);
+		}
+		*out = s->source;
+		return CS_OK;
+	}
+	size_t best = NONE;
+	for (size_t k = 0; k < e->nsrc; k++) {
+		const struct tsource *ts = &L->srcs[e->first_src + k];
+		if (ts->role != SRC_PRIMARY)
+			continue;
+		if (best == NONE || L->nodes[ts->node].created_ms >= L->nodes[best].created_ms)
+			best = ts->node;
+	}
+	*out = best;
+	return CS_OK;
+}
+
+/* Walks up from the active node (formats.md section 1). */
+static int walk_up(struct loader *L, size_t active, const struct selection *sel, size_t nsel,
+		   const struct jpath *pp, size_t root)
+{
+	struct jpath sp = JPATH_KEY(pp, "selections");
+	unsigned char *seen = cs_calloc(L->nnodes, 1);
+	size_t *rev = cs_calloc(L->nnodes + 1, sizeof *rev), *revedge = cs_calloc(L->nnodes + 1, sizeof *revedge);
+	int rc = CS_OK;
+	if (!seen || !rev || !revedge) {
+		rc = nomem(L);
+		goto out;
+	}
+	size_t n = 0, at = active, via = NONE;
+	for (;;) {
+		if (seen[at]) {
+			rc = json_fail(&L->doc, L->err, CS_ESTRUCT, pp, "activeNodeId",
+				       "the path from \"%s\" runs in a cycle through node \"%s\"", L->nodes[active].id,
+				       L->nodes[at].id);
+			goto out;
+		}
+		seen[at] = 1;
+		rev[n] = at;
+		revedge[n] = via;
+		n++;
+		if (at == root)
+			break;
+		const struct tnode *t = &L->nodes[at];
+		const struct selection *s = find_selection(sel, nsel, at);
+		size_t edge = NONE, conts = 0, anns = 0, first_cont = NONE, first_ann = NONE;
+		for (size_t k = 0; k < t->in_count; k++) {
+			size_t ei = L->in_edges[t->in_first + k];
+			if (L->edges[ei].type == EDGE_CONTINUATION) {
+				if (!conts++)
+					first_cont = ei;
+			} else if (!anns++) {
+				first_ann = ei;
+			}
+		}
+		if (s && s->edge != NONE)
+			edge = s->edge;
+		else if (conts == 1)
+			edge = first_cont;
+		else if (conts == 0 && anns == 1)
+			edge = first_ann;
+		else if (conts > 1 || anns > 1) {
+			rc = json_fail(&L->doc, L->err, CS_ESTRUCT, pp, "activeNodeId",
+				       "ambiguous path at node %s: %zu incoming %s edges; add path.selections", t->id,
+				       conts > 1 ? conts : anns, conts > 1 ? "continuation" : "annotation");
+			goto out;
+		} else {
+			rc = json_fail(&L->doc, L->err, CS_ESTRUCT, pp, "activeNodeId",
+				       "the path from \"%s\" stops at node \"%s\", which has no incoming edge and is not "
+				       "the root \"%s\"",
+				       L->nodes[active].id, t->id, L->nodes[root].id);
+			goto out;
+		}
+		size_t up = NONE;
+		if ((rc = pick_primary(L, &L->edges[edge], s, &sp, &up)))
+			goto out;
+		via = edge;
+		at = up;
+		revedge[n - 1] = edge; /* the edge into rev[n-1] */
+	}
+	L->path = cs_calloc(n, sizeof *L->path);
+	L->path_edge = cs_calloc(n, sizeof *L->path_edge);
+	if (!L->path || !L->path_edge) {
+		rc = nomem(L);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		L->path[i] = rev[n - 1 - i];
+		L->path_edge[i] = revedge[n - 1 - i];
+	}
+	L->path_edge[0] = NONE;
+	L->npath = n;
+out:
+	cs_free(seen);
+	cs_free(rev);
+	cs_free(revedge);
+	return rc;
+}
+
+static int explicit_path(struct loader *L, const cJSON *ids, const struct jpath *pp, const struct selection *sel,
+			 size_t nsel, size_t root)
+{
+	struct jpath ip = JPATH_KEY(pp, "nodeIds");
+	size_t n = (size_t)cJSON_GetArraySize(ids);
+	if (n == 0)
+		return json_fail(&L->doc, L->err, CS_ESTRUCT, pp, "nodeIds", "the path is empty");
+	L->path = cs_calloc(n, sizeof *L->path);
+	L->path_edge = cs_calloc(n, sizeof *L->path_edge);
+	unsigned char *seen = cs_calloc(L->nnodes ? L->nnodes : 1, 1);
+	int rc = CS_OK;
+	if (!L->path || !L->path_edge || !seen) {
+		cs_free(seen);
+		return nomem(L);
+	}
+	const cJSON *v;
+	size_t i = 0;
+	cJSON_ArrayForEach(v, ids)
+	{
+		struct jpath kp = JPATH_INDEX(&ip, i);
+		if (!cJSON_IsString(v)) {
+			rc = json_fail(&L->doc, L->err, CS_ETYPE, &kp, NULL, "expected a node id, got %s", json_type_name(v));
+			break;
+		}
+		size_t node = idmap_get(&L->node_ids, v->valuestring);
+		if (node == NONE) {
+			rc = json_fail(&L->doc, L->err, CS_ESTRUCT, &kp, NULL, "no node \"%s\"", v->valuestring);
+			break;
+		}
+		if (seen[node]) {
+			rc = json_fail(&L->doc, L->err, CS_ESTRUCT, &kp, NULL, "node \"%s\" is on the path twice (a cycle)",
+				       v->valuestring);
+			break;
+		}
+		seen[node] = 1;
+		if (i == 0 && node != root) {
+			rc = json_fail(&L->doc, L->err, CS_ESTRUCT, &kp, NULL,
+				       "the path must start at the root \"%s\", not \"%s\"", L->nodes[root].id, v->valuestring);
+			break;
+		}
+		L->path[i] = node;
+		L->path_edge[i] = NONE;
+		if (i > 0) {
+			/* the joining edge: the selected one, else a continuation, else an annotation */
+			const struct selection *s = find_selection(sel, nsel, node);
+			const struct tnode *t = &L->nodes[node];
+			size_t found = NONE;
+			for (size_t k = 0; k < t->in_count; k++) {
+				size_t ei = L->in_edges[t->in_first + k];
+				const struct tedge *e = &L->edges[ei];
+				if (!is_primary_of(L, e, L->path[i - 1]))
+					continue;
+				if (s && s->edge != NONE) {
+					if (ei == s->edge)
+						found = ei;
+				} else if (found == NONE || (e->type == EDGE_CONTINUATION &&
+							     L->edges[found].type != EDGE_CONTINUATION)) {
+					found = ei;
+				}
+			}
+			if (found == NONE) {
+				rc = json_fail(&L->doc, L->err, CS_ESTRUCT, &kp, NULL,
+					       "no edge joins \"%s\" to \"%s\" (each step of the path needs one)",
+					       L->nodes[L->path[i - 1]].id, v->valuestring);
+				break;
+			}
+			L->path_edge[i] = found;
+		}
+		i++;
+	}
+	cs_free(seen);
+	L->npath = i;
+	return rc;
+}
+
+/* ---- pieces -------------------------------------------------------------- */
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static void trim(const char **s, size_t *n)
+{
+	while (*n && is_space(**s))
+		(*s)++, (*n)--;
+	while (*n && is_space((*s)[*n - 1]))
+		(*n)--;
+}
+
+static int add_piece(struct loader *L, size_t node, enum loom_use use, bool via_annotation, struct strbuf *scratch)
+{
+	struct tnode *t = &L->nodes[node];
+	long pi = source_add_piece(L->src);
+	if (pi < 0)
+		return nomem(L);
+	struct loom *m = L->m;
+	if ((size_t)pi >= m->nitems) {
+		size_t cap = m->nitems ? m->nitems * 2 : 16;
+		struct loom_item *items = cs_reallocarray(m->items, cap, sizeof *items);
+		if (!items)
+			return nomem(L);
+		memset(items + m->nitems, 0, (cap - m->nitems) * sizeof *items);
+		m->items = items;
+		m->nitems = cap;
+	}
+	t->piece = pi;
+	struct loom_item *it = &m->items[pi];
+	*it = (struct loom_item){
+		.use = use, .author_type = t->author ? "model" : "human", .created_ms = t->created_ms,
+		.continuations = t->cont_out, .annotations = t->ann_out, .bookmarked = t->bookmarked,
+		.pruned = t->pruned, .via_annotation = via_annotation, .include_annotation = t->include_annotation,
+	};
+	sb_reset(scratch);
+	content_text(t->content, scratch);
+	if (scratch->failed)
+		return nomem(L);
+	const char *text = sb_str(scratch);
+	size_t len = scratch->len;
+	if (m->mode == LOOM_DIALOGUE)
+		trim(&text, &len);
+	struct piece *p = &L->src->pieces[pi];
+	p->id = keep(L, t->id);
+	p->label = t->local_id ? keep(L, t->local_id) : p->id;
+	p->role = use == LOOM_INSTRUCTION ? "instruction" : t->author ? "assistant" : "user";
+	p->input_excluded = t->excluded;
+	p->kind_index = (size_t)pi;
+	p->layer = use == LOOM_INSTRUCTION ? 0 : 1;
+	if (!p->id || !p->label || source_set_piece_text(L->src, pi, text, len) != CS_OK)
+		return nomem(L);
+	return CS_OK;
+}
+
+static int make_pieces(struct loader *L)
+{
+	struct strbuf scratch = STRBUF_INIT;
+	unsigned char *on_path = cs_calloc(L->nnodes ? L->nnodes : 1, 1);
+	if (!on_path)
+		return nomem(L);
+	for (size_t i = 0; i < L->npath; i++)
+		on_path[L->path[i]] = 1;
+	int rc = CS_OK;
+	/* instruction sources first, in path order: they form the system context */
+	for (size_t i = 1; i < L->npath && !rc; i++) {
+		const struct tedge *e = &L->edges[L->path_edge[i]];
+		for (size_t k = 0; k < e->nsrc && !rc; k++) {
+			const struct tsource *ts = &L->srcs[e->first_src + k];
+			if (ts->role != SRC_INSTRUCTION)
+				continue;
+			if (on_path[ts->node] || L->nodes[ts->node].piece >= 0) {
+				rc = source_warn(L->src, L->nodes[ts->node].piece, 0, 0,
+						 "node %s is an instruction source of edge %s but is already in the "
+						 "context (on the path or an earlier instruction); used once",
+						 L->nodes[ts->node].id, e->id);
+				continue;
+			}
+			rc = add_piece(L, ts->node, LOOM_INSTRUCTION, false, &scratch);
+		}
+	}
+	/* the path nodes must keep their own piece even when also used as a context source */
+	for (size_t i = 0; i < L->npath && !rc; i++) {
+		/* context sources of the edge leaving path[i] go before it */
+		if (i + 1 < L->npath) {
+			const struct tedge *e = &L->edges[L->path_edge[i + 1]];
+			for (size_t k = 0; k < e->nsrc && !rc; k++) {
+				const struct tsource *ts = &L->srcs[e->first_src + k];
+				if (ts->role != SRC_CONTEXT)
+					continue;
+				if (on_path[ts->node] || L->nodes[ts->node].piece >= 0) {
+					rc = source_warn(L->src, -1, 0, 0,
+							 "node %s is a context source of edge %s but is already in the "
+							 "context; used once",
+							 L->nodes[ts->node].id, e->id);
+					continue;
+				}
+				rc = add_piece(L, ts->node, LOOM_CONTEXT, false, &scratch);
+			}
+		}
+		if (rc)
+			break;
+		bool via_ann = L->path_edge[i] != NONE && L->edges[L->path_edge[i]].type == EDGE_ANNOTATION;
+		rc = add_piece(L, L->path[i], LOOM_PRIMARY, via_ann, &scratch);
+	}
+	cs_free(on_path);
+	sb_fini(&scratch);
+	return rc;
+}
+
+/* ---- top level ----------------------------------------------------------- */
+
+static int read_agents(struct loader *L, const cJSON *root, const char *agent_id)
+{
+	const cJSON *arr = NULL;
+	int rc = json_get_array(&L->doc, root, JPATH_ROOT, "agents", JSON_OPTIONAL, &arr, L->err);
+	if (rc || !arr)
+		return rc;
+	struct jpath ap = JPATH_KEY(JPATH_ROOT, "agents");
+	const cJSON *v, *chosen = NULL;
+	size_t i = 0, models = 0;
+	cJSON_ArrayForEach(v, arr)
+	{
+		struct jpath ip = JPATH_INDEX(&ap, i++);
+		if (!cJSON_IsObject(v))
+			return json_fail(&L->doc, L->err, CS_ETYPE, &ip, NULL, "expected an agent object, got %s",
+					 json_type_name(v));
+		const char *id = NULL, *type = "model", *prompt = NULL, *name = NULL, *ref = NULL;
+		const cJSON *conf = NULL;
+		if ((rc = json_get_string(&L->doc, v, &ip, "id", JSON_REQUIRED, &id, L->err)) ||
+		    (rc = json_get_string(&L->doc, v, &ip, "type", JSON_OPTIONAL, &type, L->err)) ||
+		    (rc = json_get_string(&L->doc, v, &ip, "name", JSON_OPTIONAL, &name, L->err)) ||
+		    (rc = json_get_string(&L->doc, v, &ip, "modelRef", JSON_OPTIONAL, &ref, L->err)) ||
+		    (rc = json_get_object(&L->doc, v, &ip, "configuration", JSON_OPTIONAL, &conf, L->err)))
+			return rc;
+		if (conf) {
+			struct jpath cp = JPATH_KEY(&ip, "configuration");
+			if ((rc = json_get_string(&L->doc, conf, &cp, "systemPrompt", JSON_OPTIONAL, &prompt, L->err)))
+				return rc;
+		}
+		if (strcmp(type, "model"))
+			continue;
+		models++;
+		if (agent_id ? !strcmp(agent_id, id) : !chosen)
+			chosen = v;
+	}
+	if (agent_id && !chosen)
+		return json_fail(&L->doc, L->err, CS_ESTRUCT, JPATH_ROOT, "path.agentId", "no model agent \"%s\"",
+				 agent_id);
+	if (!agent_id && models > 1)
+		return json_fail(&L->doc, L->err, CS_ESTRUCT, JPATH_ROOT, "path",
+				 "%zu model agents and no path.agentId: say which one's systemPrompt applies", models);
+	if (!chosen)
+		return CS_OK;
+	const cJSON *conf = cJSON_GetObjectItemCaseSensitive(chosen, "configuration");
+	const char *prompt = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(conf, "systemPrompt"));
+	const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(chosen, "name"));
+	const char *ref = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(chosen, "modelRef"));
+	size_t n = prompt ? strlen(prompt) : 0;
+	if (prompt)
+		trim(&prompt, &n);
+	L->m->agent_prompt = arena_strndup(&L->src->arena, prompt ? prompt : "", n);
+	L->m->agent_name = keep(L, name ? name : cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(chosen, "id")));
+	if (ref && !L->m->model_ref)
+		L->m->model_ref = keep(L, ref);
+	if (!L->m->agent_prompt || !L->m->agent_name || (ref && !L->m->model_ref))
+		return nomem(L);
+	return CS_OK;
+}
+
+static int read_preferences(struct loader *L, const cJSON *root)
+{
+	struct loom *m = L->m;
+	m->strategy = STRAT_TRUNCATE_MIDDLE;
+	m->min_recent = LOOM_DEFAULT_MIN_RECENT;
+	m->token_buffer = LOOM_DEFAULT_TOKEN_BUFFER;
+	const cJSON *prefs = NULL;
+	int rc = json_get_object(&L->doc, root, JPATH_ROOT, "preferences", JSON_OPTIONAL, &prefs, L->err);
+	if (rc || !prefs)
+		return rc;
+	struct jpath pp = JPATH_KEY(JPATH_ROOT, "preferences");
+	const char *strategy = NULL;
+	if ((rc = json_get_string(&L->doc, prefs, &pp, "truncationStrategy", JSON_OPTIONAL, &strategy, L->err)) ||
+	    (rc = json_get_long(&L->doc, prefs, &pp, "minimumRecentNodes", JSON_OPTIONAL, &m->min_recent, L->err)) ||
+	    (rc = json_get_long(&L->doc, prefs, &pp, "tokenBuffer", JSON_OPTIONAL, &m->token_buffer, L->err)))
+		return rc;
+	if (strategy) {
+		m->strategy = strategy_from_name(strategy);
+		if (m->strategy != STRAT_TRUNCATE_MIDDLE && m->strategy != STRAT_ROLLING_WINDOW &&
+		    m->strategy != STRAT_STOP_AT_LIMIT)
+			return json_fail(&L->doc, L->err, CS_ETYPE, &pp, "truncationStrategy",
+					 "unknown strategy \"%s\": expected truncateMiddle, rollingWindow or stopAtLimit",
+					 strategy);
+	}
+	if (m->min_recent < 0)
+		return json_fail(&L->doc, L->err, CS_ETYPE, &pp, "minimumRecentNodes", "expected 0 or more, got %ld",
+				 m->min_recent);
+	if (m->token_buffer < 0)
+		return json_fail(&L->doc, L->err, CS_ETYPE, &pp, "tokenBuffer", "expected 0 or more, got %ld",
+				 m->token_buffer);
+	return CS_OK;
+}
+
+static int read_model(struct loader *L, const cJSON *root)
+{
+	struct loom *m = L->m;
+	const cJSON *model = NULL;
+	int rc = json_get_object(&L->doc, root, JPATH_ROOT, "model", JSON_OPTIONAL, &model, L->err);
+	if (rc)
+		return rc;
+	long limit = LONG_MIN; /* absent */
+	if (model) {
+		struct jpath mp = JPATH_KEY(JPATH_ROOT, "model");
+		const char *ref = NULL;
+		if ((rc = json_get_string(&L->doc, model, &mp, "ref", JSON_OPTIONAL, &ref, L->err)) ||
+		    (rc = json_get_long(&L->doc, model, &mp, "contextLimit", JSON_OPTIONAL, &limit, L->err)))
+			return rc;
+		if (limit != LONG_MIN && limit <= 0)
+			return json_fail(&L->doc, L->err, CS_ETYPE, &mp, "contextLimit", "expected a positive number, got %ld",
+					 limit);
+		if (ref && !(m->model_ref = keep(L, ref)))
+			return nomem(L);
+	}
+	m->limit = limit == LONG_MIN ? -1 : limit;
+	return CS_OK;
+}
+
+static void settle_limit(struct loom *m)
+{
+	if (m->limit > 0) {
+		m->limit_source = "model.contextLimit";
+		return;
+	}
+	bool known = false;
+	m->limit = m->model_ref ? model_context_limit(m->model_ref, &known) : MODELS_FALLBACK_LIMIT;
+	m->limit_source = known ? "the model table" : m->model_ref ? "fallback (model not in the table)" : "fallback (no model)";
+}
+
+static void loom_free(void *model)
+{
+	struct loom *m = model;
+	if (!m)
+		return;
+	cs_free(m->items);
+	cs_free(m);
+}
+
+static int read_tree(struct loader *L, const cJSON *root, size_t *root_node)
+{
+	struct loom *m = L->m;
+	const cJSON *tree = NULL;
+	int rc = json_get_object(&L->doc, root, JPATH_ROOT, "loomTree", JSON_REQUIRED, &tree, L->err);
+	if (rc)
+		return rc;
+	struct jpath tp = JPATH_KEY(JPATH_ROOT, "loomTree");
+	const char *id = "", *title = "", *mode = "dialogue", *ctx = "";
+	if ((rc = json_get_string(&L->doc, tree, &tp, "id", JSON_OPTIONAL, &id, L->err)) ||
+	    (rc = json_get_string(&L->doc, tree, &tp, "title", JSON_OPTIONAL, &title, L->err)) ||
+	    (rc = json_get_string(&L->doc, tree, &tp, "mode", JSON_OPTIONAL, &mode, L->err)) ||
+	    (rc = json_get_string(&L->doc, tree, &tp, "systemContext", JSON_OPTIONAL, &ctx, L->err)) ||
+	    (rc = json_get_bool(&L->doc, tree, &tp, "bufferModeSystemContext", JSON_OPTIONAL,
+				&m->buffer_system_context, L->err)))
+		return rc;
+	if (!strcmp(mode, "dialogue"))
+		m->mode = LOOM_DIALOGUE;
+	else if (!strcmp(mode, "buffer"))
+		m->mode = LOOM_BUFFER;
+	else
+		return json_fail(&L->doc, L->err, CS_ETYPE, &tp, "mode", "unknown mode \"%s\": expected dialogue or buffer",
+				 mode);
+	size_t n = strlen(ctx);
+	trim(&ctx, &n);
+	m->tree_id = keep(L, id);
+	m->title = keep(L, title);
+	m->tree_context = arena_strndup(&L->src->arena, ctx, n);
+	if (!m->tree_id || !m->title || !m->tree_context)
+		return nomem(L);
+	const cJSON *perms = NULL;
+	if ((rc = json_get_array(&L->doc, tree, &tp, "permissions", JSON_OPTIONAL, &perms, L->err)))
+		return rc;
+	if (perms) {
+		struct strbuf sb = STRBUF_INIT;
+		const cJSON *v;
+		cJSON_ArrayForEach(v, perms)
+			if (cJSON_IsString(v))
+				sb_printf(&sb, "%s%s", sb.len ? ", " : "", v->valuestring);
+		m->permissions = sb.failed ? NULL : keep(L, sb_str(&sb));
+		sb_fini(&sb);
+		if (!m->permissions)
+			return nomem(L);
+	}
+	return node_ref(L, tree, &tp, "rootNodeId", JSON_REQUIRED, root_node);
+}
+
+static int loom_load(struct source *src, const char *data, size_t len, struct cs_error *err)
+{
+	struct loader L = { .src = src, .err = err };
+	struct loom *m = cs_calloc(1, sizeof *m);
+	if (!m)
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	src->model = m;
+	L.m = m;
+	m->min_recent_override = -1;
+	m->latest_ms = LOOM_NO_TIME;
+	struct selection *sel = NULL;
+	size_t nsel = 0;
+	int rc = json_doc_parse(&L.doc, data, len, err);
+	if (rc)
+		goto out;
+	const cJSON *root = L.doc.root;
+	if (!cJSON_IsObject(root)) {
+		rc = json_fail(&L.doc, err, CS_ETYPE, JPATH_ROOT, NULL, "expected a loom tree object, got %s",
+			       json_type_name(root));
+		goto out;
+	}
+	const cJSON *nodes = NULL, *edges = NULL, *path = NULL;
+	size_t root_node = NONE;
+	if ((rc = json_get_array(&L.doc, root, JPATH_ROOT, "nodes", JSON_REQUIRED, &nodes, err)) ||
+	    (rc = json_get_array(&L.doc, root, JPATH_ROOT, "edges", JSON_REQUIRED, &edges, err)) ||
+	    (rc = read_nodes(&L, nodes)) || (rc = read_edges(&L, edges)) || (rc = read_tree(&L, root, &root_node)) ||
+	    (rc = read_model(&L, root)) || (rc = read_preferences(&L, root)))
+		goto out;
+	for (size_t i = 0; i < L.nnodes; i++)
+		if (L.nodes[i].cont_out > 1)
+			m->branch_points++;
+	m->nnodes = L.nnodes;
+	m->nedges = L.nedges;
+
+	if ((rc = json_get_object(&L.doc, root, JPATH_ROOT, "path", JSON_REQUIRED, &path, err)))
+		goto out;
+	struct jpath pp = JPATH_KEY(JPATH_ROOT, "path");
+	const char *agent_id = NULL;
+	if ((rc = json_get_string(&L.doc, path, &pp, "agentId", JSON_OPTIONAL, &agent_id, err)) ||
+	    (rc = read_agents(&L, root, agent_id)) || (rc = read_selections(&L, path, &pp, &sel, &nsel)))
+		goto out;
+	const cJSON *ids = NULL;
+	if ((rc = json_get_array(&L.doc, path, &pp, "nodeIds", JSON_OPTIONAL, &ids, err)))
+		goto out;
+	if (ids && cJSON_GetArraySize(ids) > 0) {
+		rc = explicit_path(&L, ids, &pp, sel, nsel, root_node);
+		m->path_source = "path.nodeIds";
+	} else {
+		size_t active;
+		if ((rc = node_ref(&L, path, &pp, "activeNodeId", JSON_REQUIRED, &active)))
+			goto out;
+		rc = walk_up(&L, active, sel, nsel, &pp, root_node);
+		m->path_source = arena_printf(&src->arena, "walk-up from activeNodeId %s", L.nodes[active].id);
+	}
+	if (rc)
+		goto out;
+	if (!m->path_source) {
+		rc = nomem(&L);
+		goto out;
+	}
+	m->depth = L.npath;
+	for (size_t i = 0; i < L.npath; i++) {
+		long long t = L.nodes[L.path[i]].created_ms;
+		if (t != LOOM_NO_TIME && (m->latest_ms == LOOM_NO_TIME || t > m->latest_ms))
+			m->latest_ms = t;
+	}
+	const char *wb = "";
+	if ((rc = json_get_string(&L.doc, root, JPATH_ROOT, "workingBuffer", JSON_OPTIONAL, &wb, err)))
+		goto out;
+	m->working_buffer_bytes = strlen(wb);
+	if (!(m->working_buffer = arena_strndup(&src->arena, wb, m->working_buffer_bytes))) {
+		rc = nomem(&L);
+		goto out;
+	}
+	if (!m->agent_prompt && !(m->agent_prompt = keep(&L, ""))) {
+		rc = nomem(&L);
+		goto out;
+	}
+	settle_limit(m);
+	if ((rc = make_pieces(&L)))
+		goto out;
+	if (m->token_buffer >= m->limit)
+		rc = source_warn(src, -1, 0, 0, "preferences.tokenBuffer %ld leaves nothing of the %ld-token limit",
+				 m->token_buffer, m->limit);
+out:
+	cs_free(sel);
+	cs_free(L.nodes);
+	cs_free(L.edges);
+	cs_free(L.srcs);
+	cs_free(L.in_edges);
+	cs_free(L.path);
+	cs_free(L.path_edge);
+	idmap_fini(&L.node_ids);
+	idmap_fini(&L.edge_ids);
+	json_doc_free(&L.doc);
+	if (rc == CS_ENOMEM && err && err->code != CS_ENOMEM)
+		cs_error_set(err, CS_ENOMEM, "out of memory");
+	return rc;
+}
+
+/* ---- options and the kind ------------------------------------------------ */
+
+static const struct kind_option loom_options[] = {
+	{ "min-recent", "N", "path nodes truncateMiddle keeps after the first message (counted before merging)" },
+	{ "loom-aware", NULL, "seed 000's node headers and Loom Context block, their tokens counted" },
+	{ NULL, NULL, NULL },
+};
+
+static int loom_set_option(struct source *src, const char *name, const char *value, struct cs_error *err)
+{
+	struct loom *m = src->model;
+	if (!strcmp(name, "loom-aware")) {
+		if (strcmp(value, "true") && strcmp(value, "false") && strcmp(value, "on") && strcmp(value, "off"))
+			return cs_error_set(err, CS_EUSAGE, "loom-aware takes true or false, not \"%s\"", value);
+		m->loom_aware = !strcmp(value, "true") || !strcmp(value, "on");
+		return CS_OK;
+	}
+	if (!strcmp(name, "min-recent")) {
+		char *end;
+		long v = 0;
+		bool ok = value[0] >= '0' && value[0] <= '9';
+		if (ok) {
+			v = strtol(value, &end, 10);
+			ok = *end == '\0' && v >= 0 && v <= 1000000000L;
+		}
+		if (!ok)
+			return cs_error_set(err, CS_EUSAGE, "min-recent takes a whole number of nodes, not \"%s\"", value);
+		m->min_recent_override = v;
+		return CS_OK;
+	}
+	return cs_error_set(err, CS_EUSAGE, "a loom tree has no setting \"%s\"", name);
+}
+
+static int loom_get_option(const struct source *src, const char *name, struct strbuf *out)
+{
+	const struct loom *m = src->model;
+	if (!strcmp(name, "loom-aware")) {
+		sb_puts(out, m->loom_aware ? "true" : "false");
+		return CS_OK;
+	}
+	if (!strcmp(name, "min-recent")) {
+		sb_printf(out, "%ld", m->min_recent_override >= 0 ? m->min_recent_override : m->min_recent);
+		return CS_OK;
+	}
+	return CS_EUSAGE;
+}
+
+static int loom_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em)
+{
+	(void)a;
+	const struct loom *m = src->model;
+	const struct loom_item *it = &m->items[src->pieces[piece].kind_index];
+	static const char *const uses[] = { "path", "context", "instruction" };
+	emit_key_str(em, "use", uses[it->use]);
+	emit_key_str(em, "author", it->author_type);
+	if (it->bookmarked)
+		emit_key_bool(em, "bookmarked", true);
+	return CS_OK;
+}
+
+static const char *const loom_keys[] = { "nodes", "edges", NULL };
+static const int loom_strategies[] = { STRAT_TRUNCATE_MIDDLE, STRAT_ROLLING_WINDOW, STRAT_STOP_AT_LIMIT, STRAT_NONE };
+
+const struct kind_ops loom_kind = {
+	.name = "loom",
+	.title = "loom tree",
+	.id_key = "node",
+	.json_keys = loom_keys,
+	.extensions = NULL,
+	.options = loom_options,
+	.piece_strategies = NULL,
+	.global_strategies = loom_strategies,
+	.load = loom_load,
+	.set_option = loom_set_option,
+	.get_option = loom_get_option,
+	.assemble = loom_assemble,
+	.free_model = loom_free,
+	.report_extra = NULL,
+	.report_piece = loom_report_piece,
+};
