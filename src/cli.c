@@ -238,6 +238,9 @@ void cli_usage(struct strbuf *out)
 		"context and truncate_strategy to end; no budget means 28000 max, 4000 reserved;\n"
 		"max_lines caps a file before budgeting, in its strategy's direction; every cut is\n"
 		"marked \"[... truncated ...]\" and the marker's tokens count in the budget.\n"
+		"A loom tree's truncation marker is a user message \"[N earlier messages truncated]\";\n"
+		"truncateMiddle always keeps the last message; --include overrides excluded, pruned\n"
+		"and annotation, never empty; a system context alone over the budget is an error.\n"
 		"\n"
 		"exit status: 0 fits, 2 bad input or usage, 3 over the limit (or a priority-1.0 file\n"
 		"left out), 1 out of memory.\n");
