@@ -7,9 +7,11 @@
 #include <string.h>
 
 extern const struct kind_ops manifest_kind;
+extern const struct kind_ops ledger_kind;
 
 const struct kind_ops *const kind_table[] = {
 	&manifest_kind,
+	&ledger_kind,
 	NULL,
 };
 
