@@ -427,7 +427,12 @@ static void event_layer(struct assembly *a, const struct view *v, const bool *ha
 static void budget(struct assembly *a, const struct view *v)
 {
 	const struct ledger *l = a->src->model;
+	/* The replayed turn's model; for next or a turn without one (a
+	 * compaction), the nearest turn before it on the thread that has one. */
 	const struct ledger_turn *t = &l->turns[v->turn >= 0 ? v->turn : v->head];
+	for (size_t i = v->turn >= 0 ? v->hist_end + 1 : v->nanc; !t->model && i-- > 0;)
+		if (l->turns[v->anc[i]].model)
+			t = &l->turns[v->anc[i]];
 	const char *model = l->model ? l->model : t->model;
 	bool known = false;
 	long limit = l->model_limit >= 0 ? l->model_limit : model_context_limit(model ? model : "", &known);

@@ -675,12 +675,12 @@ static int read_event(struct loader *ld, const cJSON *ev, const struct jpath *at
 	struct ledger *l = ld->l;
 	const char *content = NULL;
 	int rc;
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(ev, "time");
 	if ((rc = json_get_string(ld->d, ev, at, "content", JSON_REQUIRED, &content, ld->err)) ||
-	    (rc = get_text(ld, ev, at, "time", JSON_OPTIONAL, &l->event_time)) ||
+	    (!cJSON_IsNumber(t) && (rc = get_text(ld, ev, at, "time", JSON_OPTIONAL, &l->event_time))) ||
 	    (rc = get_text(ld, ev, at, "timezone", JSON_OPTIONAL, &l->event_timezone)) ||
 	    (rc = get_text(ld, ev, at, "platform", JSON_OPTIONAL, &l->event_platform)))
 		return rc;
-	const cJSON *t = cJSON_GetObjectItemCaseSensitive(ev, "time");
 	if (cJSON_IsNumber(t)) { /* epoch milliseconds */
 		double ms = t->valuedouble;
 		time_t secs = (time_t)(ms / 1000);
