@@ -583,9 +583,13 @@ int ledger_assemble(const struct source *src, struct assembly *a, struct cs_erro
 
 	budget(a, &v);
 	const struct ledger_turn *rt = v.turn >= 0 ? &l->turns[v.turn] : NULL;
-	if (rt && rt->input_tokens >= 0)
-		asm_fact(a, "recorded input", "%ld tokens (cached %ld, cache write %ld), turn %s", rt->input_tokens,
-			 rt->cached_input_tokens, rt->cache_write_tokens, rt->id);
+	if (rt && rt->input_tokens >= 0) {
+		char n1[32], n2[32], n3[32];
+		asm_fact(a, "recorded input", "%s tokens (cached %s, cache write %s), turn %s",
+			 fmt_thousands(n1, rt->input_tokens),
+			 rt->cached_input_tokens >= 0 ? fmt_thousands(n2, rt->cached_input_tokens) : "not recorded",
+			 rt->cache_write_tokens >= 0 ? fmt_thousands(n3, rt->cache_write_tokens) : "not recorded", rt->id);
+	}
 	else if (rt)
 		asm_fact(a, "recorded input", "not recorded for turn %s", rt->id);
 	cs_free(handled_sys);
