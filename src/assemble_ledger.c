@@ -141,7 +141,8 @@ static bool user_out(struct assembly *a, long piece)
 static long piece_block(struct assembly *a, long piece, int phys, int conc, const char *before)
 {
 	const struct piece *p = &a->src->pieces[piece];
-	asm_block(a, piece, phys, conc);
+	if (asm_block(a, piece, phys, conc) == &a->scratch)
+		return -1; /* out of memory: sticky, reported by asm_finish */
 	long b = (long)a->nblocks - 1;
 	if (before && *before)
 		asm_text(a, before, strlen(before));
@@ -514,13 +515,11 @@ int ledger_assemble(const struct source *src, struct assembly *a, struct cs_erro
 {
 	const struct ledger *l = src->model;
 	struct view v;
+	if (asm_init(a, src, ASM_MESSAGES) != CS_OK) /* first: assemble() finis it on any failure */
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
 	int rc = view_resolve(src, &v, err);
 	if (rc)
 		return rc;
-	if (asm_init(a, src, ASM_MESSAGES) != CS_OK) {
-		view_fini(&v);
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
-	}
 	static const char *const phys[] = { "system", "history", "event" };
 	static const char *const conc[] = { "workspace", "persona", "session", "memory", "event" };
 	asm_grouping(a, "physical", phys, 3);

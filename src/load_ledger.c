@@ -98,6 +98,10 @@ static int get_json_column(struct loader *ld, const cJSON *row, const struct jpa
 		if (!v->valuestring[0])
 			return CS_OK;
 		*owned = cJSON_Parse(v->valuestring);
+		void *probe = *owned ? NULL : cs_malloc(64); /* a failed allocation looks like bad JSON */
+		if (!*owned && !probe)
+			return nomem(ld->err);
+		cs_free(probe);
 		if (!*owned)
 			return json_fail(ld->d, ld->err, CS_ESYNTAX, at, key, "expected a JSON array as text, got %s",
 					 "text that is not valid JSON");

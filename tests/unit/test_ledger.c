@@ -11,7 +11,9 @@
 #include "support.h"
 
 #include "assembly.h"
+#include "alloc.h"
 #include "kind.h"
+#include "load.h"
 #include "report.h"
 #include "strbuf.h"
 
@@ -470,6 +472,50 @@ static void test_load_errors(void **state)
 	expect_error("{\"turns\": [], \"assembly\": {\"next\": true}}", CS_ESTRUCT, "assembly.next", "no assembly.event");
 }
 
+/* Every allocation of load, assemble and report failing in turn gives a
+ * clean CS_ENOMEM (and ASan sees no leak), never a crash or another error. */
+static void sweep(const char *path, const char *option, const char *value)
+{
+	bool done = false;
+	for (long n = 1; n < 100000 && !done; n++) {
+		struct source *src = NULL;
+		struct cs_error err;
+		cs_error_clear(&err);
+		cs_alloc_fail_from(n);
+		int rc = source_load(path, NULL, &src, &err);
+		if (rc == CS_OK && option && !strcmp(option, "budget"))
+			src->settings.budget = atol(value);
+		else if (rc == CS_OK && option)
+			rc = src->kind->set_option(src, option, value, &err);
+		if (rc == CS_OK) {
+			struct assembly a;
+			rc = assemble(src, &a, &err);
+			if (rc == CS_OK) {
+				struct strbuf out = STRBUF_INIT;
+				struct report_options opt = { .format = REPORT_YAML };
+				rc = report_write(&a, &opt, &out);
+				done = rc == CS_OK && out.len > 0 && !out.failed;
+				sb_fini(&out);
+				asm_fini(&a);
+			}
+		}
+		source_free(src);
+		cs_alloc_fail_from(0);
+		if (rc != CS_OK && rc != CS_ENOMEM)
+			fail_msg("%s: allocation %ld failing gave %d: %s", path, n, rc, err.message);
+	}
+	assert_true(done);
+}
+
+static void test_out_of_memory_sweep(void **state)
+{
+	(void)state;
+	sweep("samples/ledger/release-notes-worker.json", NULL, NULL);
+	sweep("samples/ledger/release-notes-worker.json", "next", "true");
+	sweep("samples/ledger/backup-incident.json", "session", "main");
+	sweep("samples/ledger/sqla-fork.json", "budget", "400");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -485,6 +531,7 @@ int main(void)
 		cmocka_unit_test(test_budget_overflow),
 		cmocka_unit_test(test_recorded_usage),
 		cmocka_unit_test(test_load_errors),
+		cmocka_unit_test(test_out_of_memory_sweep),
 	};
 	return cmocka_run_group_tests_name("ledger", tests, NULL, NULL);
 }
