@@ -611,10 +611,16 @@ int ledger_assemble(const struct source *src, struct assembly *a, struct cs_erro
 			  "(seed 001 ensureBudget), summarizing %zu turn%s (%s tokens) toward %s",
 			  fmt_thousands(n1, a->over_by), nh, nh == 1 ? "" : "s", fmt_thousands(n2, freed),
 			  fmt_thousands(n3, target));
-		if (nh)
+		if (nh == 1)
+			asm_warn(a, -1, "a proactive compaction to 60%% of available would summarize turn %s "
+				 "(keeping at least %d recent turns)", l->turns[h[0].turn].id, LEDGER_MIN_RECENT_TURNS);
+		else if (nh)
 			asm_warn(a, -1, "a proactive compaction to 60%% of available would summarize turns %s..%s "
 				 "(%zu turns, keeping at least %d recent ones)", l->turns[h[0].turn].id,
 				 l->turns[h[nh - 1].turn].id, nh, LEDGER_MIN_RECENT_TURNS);
+		else
+			asm_warn(a, -1, "a proactive compaction could not help: the history holds no turn beyond the %d most recent, "
+				 "which are always kept", LEDGER_MIN_RECENT_TURNS);
 		cs_free(h);
 	}
 	view_fini(&v);
