@@ -284,20 +284,27 @@ static int read_turns(struct loader *ld)
 					 "dangling id: no turn \"%s\" (turn %s's parent)", t->parent_id, t->id);
 		}
 	}
-	/* parent_turn_id cycles: a walk longer than the table. */
+	/* parent_turn_id cycles, in O(turns): each walk stops at a turn already
+	 * known to reach a root, or at one it visited itself (a cycle). */
+	long *seen = cs_calloc(n ? n : 1, sizeof *seen); /* 0: unknown; i + 1: on walk i; -1: reaches a root */
+	if (!seen)
+		return nomem(ld->err);
 	for (i = 0; i < n; i++) {
-		long at_turn = (long)i;
-		size_t steps = 0;
-		while (at_turn >= 0 && steps <= n) {
-			at_turn = l->turns[at_turn].parent;
-			steps++;
+		long k = (long)i;
+		while (k >= 0 && seen[k] == 0) {
+			seen[k] = (long)i + 1;
+			k = l->turns[k].parent;
 		}
-		if (at_turn >= 0) {
-			struct jpath at = JPATH_INDEX(&tp, i);
+		if (k >= 0 && seen[k] == (long)i + 1) {
+			cs_free(seen);
+			struct jpath at = JPATH_INDEX(&tp, k);
 			return json_fail(ld->d, ld->err, CS_ESTRUCT, &at, "parent_turn_id",
-					 "parent_turn_id forms a cycle through turn %s", l->turns[i].id);
+					 "parent_turn_id forms a cycle through turn %s", l->turns[k].id);
 		}
+		for (k = (long)i; k >= 0 && seen[k] == (long)i + 1; k = l->turns[k].parent)
+			seen[k] = -1;
 	}
+	cs_free(seen);
 	return CS_OK;
 }
 
