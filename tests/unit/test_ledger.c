@@ -420,6 +420,23 @@ static void test_budget_overflow(void **state)
 	fx_done(&g);
 }
 
+static void test_user_exclusion(void **state)
+{
+	(void)state;
+	struct fx f = { 0 };
+	load_fixture(&f, "[]", "\"T4\"", "");
+	support_set(f.src, "exclude", "M8");
+	support_set(f.src, "exclude", "M0");
+	run(&f);
+	assert_string_equal(order(&f.a), "compaction:T5 M7 M9");
+	assert_int_equal(result(&f, "M8")->reason, REASON_EXCLUDED_BY_USER);
+	assert_int_equal(result(&f, "M0")->reason, REASON_EXCLUDED_BY_USER);
+	support_set(f.src, "include", "M8");
+	run(&f);
+	assert_string_equal(order(&f.a), "compaction:T5 M7 M8 M9");
+	fx_done(&f);
+}
+
 static void test_recorded_usage(void **state)
 {
 	(void)state;
@@ -529,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_summary_role_system),
 		cmocka_unit_test(test_forks),
 		cmocka_unit_test(test_budget_overflow),
+		cmocka_unit_test(test_user_exclusion),
 		cmocka_unit_test(test_recorded_usage),
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_out_of_memory_sweep),
