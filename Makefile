@@ -67,7 +67,7 @@ build: check-layering $(REL)/ctxscope
 # pkg-config name : Debian package. Tools the tests drive come after.
 DEB_LIBS  = ncursesw:libncurses-dev yaml-0.1:libyaml-dev libcjson:libcjson-dev \
             libpcre2-8:libpcre2-dev cmocka:libcmocka-dev
-DEB_TOOLS = cc:build-essential make:build-essential pkg-config:pkg-config tmux:tmux
+DEB_TOOLS = cc:build-essential make:build-essential pkg-config:pkg-config tmux:tmux sqlite3:sqlite3
 
 deps:
 	@missing=""; \

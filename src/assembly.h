@@ -44,7 +44,9 @@ struct strbuf;
 	X(REASON_WOULD_COMPACT, "would-compact", "a proactive compaction would summarize it") \
 	X(REASON_OVER_ALLOCATION, "over-allocation", "its source's share of the budget was full") \
 	X(REASON_OFF_PATH, "off-path", "not on the assembled path")                         \
-	X(REASON_NO_SYSTEM_CONTEXT, "no-system-context", "buffer mode sends no system context")
+	X(REASON_NO_SYSTEM_CONTEXT, "no-system-context", "buffer mode sends no system context")                  \
+	X(REASON_SUPERSEDED, "superseded", "replaced by a later version")                  \
+	X(REASON_LATER, "later", "comes after the replayed turn")
 
 enum reason {
 #define REASON_X_ENUM(e, code, sentence) e,

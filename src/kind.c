@@ -8,10 +8,12 @@
 
 extern const struct kind_ops manifest_kind;
 extern const struct kind_ops loom_kind;
+extern const struct kind_ops ledger_kind;
 
 const struct kind_ops *const kind_table[] = {
 	&manifest_kind,
 	&loom_kind,
+	&ledger_kind,
 	NULL,
 };
 

@@ -1,0 +1,729 @@
+/* assemble_ledger.c: the Nexus broker's context assembly (seed 001, with
+ * seed 004 as settings; formats.md section 2) over a loaded ledger export.
+ *   1. Session: the chosen label's head turn; its thread's ancestry (given,
+ *      or rebuilt from parent_turn_id). The replayed turn (default the head)
+ *      cuts it: history is the ancestry before it, the event its query.
+ *      With `next`, history is the whole ancestry and the event is
+ *      assembly.event, rendered as seed 001's buildCurrentMessage.
+ *   2. System prompt: assembly.systemPrompt sections (worker sessions get
+ *      seed 001's worker header with the task description first), the Nexus
+ *      environment and, for managers, the runtime line; otherwise the latest
+ *      system message on the ancestry as one block.
+ *   3. History: the latest compaction on it applies: its summary first
+ *      (user role with the seed 001 marker, or system role bare, seed 004),
+ *      then, by the first-kept rule, the turns from first_kept_turn_id up to
+ *      the compaction, then the turns after it. Everything else before the
+ *      compaction is dropped as compacted, naming the compaction turn.
+ *   4. Budget: available = modelLimit - reserveResponse - reserveTools; when
+ *      over, the turns a proactive compaction to 60% of available would
+ *      summarize are named (they stay in: this is the prompt as built).
+ * Every block is charged its estimate; recorded usage is shown beside it. */
+#include "ledger.h"
+
+#include "alloc.h"
+#include "assembly.h"
+#include "emit.h"
+#include "models.h"
+#include "source.h"
+#include "strbuf.h"
+#include "tokens.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum { PHYS_SYSTEM, PHYS_HISTORY, PHYS_EVENT };
+enum { CONC_WORKSPACE, CONC_PERSONA, CONC_SESSION, CONC_MEMORY, CONC_EVENT };
+
+/* What the settings select: session, thread, replayed turn, compaction. */
+struct view {
+	long session;      /* -1: no sessions table, the last turn is the head */
+	long head;
+	long turn;         /* replayed turn, -1 with next */
+	long *anc;         /* ancestry of head (cs_malloc'd) */
+	size_t nanc;
+	size_t hist_end;   /* history is anc[0 .. hist_end) */
+	long compaction;   /* latest compaction turn in history, -1 none */
+	size_t cpos;       /* its position in anc */
+	size_t kept_from;  /* first history position kept after the summary */
+	bool first_kept_used; /* kept_from came from first_kept_turn_id */
+	const char *role;  /* manager, worker, unified */
+};
+
+static void view_fini(struct view *v)
+{
+	cs_free(v->anc);
+	v->anc = NULL;
+}
+
+static int view_resolve(const struct source *src, struct view *v, struct cs_error *err)
+{
+	const struct ledger *l = src->model;
+	memset(v, 0, sizeof *v);
+	v->turn = v->compaction = -1;
+	if (l->nturns == 0)
+		return cs_error_set(err, CS_ESTRUCT, "the ledger has no turns to assemble");
+	if (l->nsessions) {
+		v->session = ledger_pick_session(l, err);
+		if (v->session < 0)
+			return CS_EUSAGE;
+		v->head = l->sessions[v->session].head;
+	} else {
+		v->session = -1;
+		v->head = (long)l->nturns - 1;
+	}
+	if (ledger_ancestry(l, v->head, &v->anc, &v->nanc) != CS_OK)
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	v->hist_end = v->nanc;
+	if (!l->next) {
+		v->turn = l->turn ? ledger_turn_index(l, l->turn) : v->head;
+		size_t pos = v->nanc;
+		for (size_t i = 0; i < v->nanc; i++)
+			if (v->anc[i] == v->turn)
+				pos = i;
+		if (pos == v->nanc) {
+			view_fini(v);
+			return cs_error_set(err, CS_EUSAGE, "turn %s is not on the thread of session %s (head %s)",
+					    l->turn, v->session >= 0 ? l->sessions[v->session].label : "(none)",
+					    l->turns[v->head].id);
+		}
+		v->hist_end = pos;
+	}
+	for (size_t i = v->hist_end; i-- > 0;)
+		if (l->turns[v->anc[i]].compaction) {
+			v->compaction = v->anc[i];
+			v->cpos = i;
+			break;
+		}
+	v->kept_from = 0;
+	if (v->compaction >= 0) {
+		v->kept_from = v->cpos + 1;
+		const struct ledger_compaction *c = &l->compactions[l->turns[v->compaction].compaction_row];
+		if (l->rule == LEDGER_RULE_FIRST_KEPT && c->first_kept >= 0)
+			for (size_t i = 0; i < v->cpos; i++)
+				if (v->anc[i] == c->first_kept) {
+					v->kept_from = i;
+					v->first_kept_used = true;
+				}
+	}
+	const struct ledger_turn *rt = &l->turns[v->turn >= 0 ? v->turn : v->head];
+	v->role = l->role ? l->role : rt->role ? rt->role
+		: (v->session >= 0 && l->sessions[v->session].is_subagent) ? "worker" : "manager";
+	return CS_OK;
+}
+
+static bool is_blank(const struct piece *p)
+{
+	for (size_t i = 0; i < p->text_bytes; i++)
+		if (!strchr(" \t\r\n", p->text[i]))
+			return false;
+	return true;
+}
+
+/* Charges the last block its estimate. */
+static void charge_last(struct assembly *a)
+{
+	if (!a->nblocks)
+		return;
+	struct block *b = &a->blocks[a->nblocks - 1];
+	b->budget_tokens = tokens_estimate(b->code_points, a->chars_per_token);
+}
+
+/* Whether the user left the piece out (then it is dropped, saying so). */
+static bool user_out(struct assembly *a, long piece)
+{
+	if (!piece_excluded(&a->src->pieces[piece]))
+		return false;
+	asm_drop(a, piece, REASON_EXCLUDED_BY_USER, "excluded by you");
+	return true;
+}
+
+/* A block holding a whole piece, with optional made text before it. */
+static long piece_block(struct assembly *a, long piece, int phys, int conc, const char *before)
+{
+	const struct piece *p = &a->src->pieces[piece];
+	if (asm_block(a, piece, phys, conc) == &a->scratch)
+		return -1; /* out of memory: sticky, reported by asm_finish */
+	long b = (long)a->nblocks - 1;
+	if (before && *before)
+		asm_text(a, before, strlen(before));
+	asm_span(a, p->text, p->text_bytes, p->code_points);
+	charge_last(a);
+	asm_whole(a, piece, b, a->blocks[b].budget_tokens);
+	return b;
+}
+
+static const char WORKER_HEADER_RULES[] =
+	"\n\n## Rules\n"
+	"1. Stay focused \xE2\x80\x94 do your assigned task, nothing else\n"
+	"2. Complete the task \xE2\x80\x94 your final message reports back to the manager\n"
+	"3. Don't initiate \xE2\x80\x94 no proactive actions, no side quests\n"
+	"4. Be ephemeral \xE2\x80\x94 you may be terminated after completion\n\n"
+	"## What You DON'T Do\n"
+	"- NO user conversations (manager's job)\n"
+	"- NO external messages unless explicitly tasked\n"
+	"- NO persistent state changes outside your task scope";
+
+static void system_layer(struct assembly *a, const struct view *v, bool *handled_sys)
+{
+	const struct source *src = a->src;
+	const struct ledger *l = src->model;
+	const struct ledger_session *s = v->session >= 0 ? &l->sessions[v->session] : NULL;
+	bool worker = !strcmp(v->role, "worker");
+	size_t first = a->nblocks;
+	const char *sep = "";
+	/* The latest system message on the ancestry (up to the replayed turn). */
+	long latest = -1;
+	size_t upto = v->turn >= 0 ? v->hist_end + 1 : v->nanc;
+	for (size_t i = 0; i < upto; i++) {
+		const struct ledger_turn *t = &l->turns[v->anc[i]];
+		for (size_t k = 0; k < t->nmessages; k++)
+			if (!strcmp(l->messages[t->messages[k]].role, "system"))
+				latest = t->messages[k];
+	}
+	if (l->nsections || l->nexus_env >= 0) {
+		asm_message(a, "system");
+		if (worker) {
+			struct block *b = asm_block(a, -1, PHYS_SYSTEM, CONC_WORKSPACE);
+			b->label = "worker header (seed 001 buildWorkerSystemPrompt)";
+			b->flags |= BLOCK_MADE;
+			asm_textf(a, "# Subagent Context\n\nYou are a **worker agent** spawned for a specific task.\n\n"
+				  "## Your Task\n%s", s && s->task_description ? s->task_description : "");
+			asm_text(a, WORKER_HEADER_RULES, sizeof WORKER_HEADER_RULES - 1);
+			charge_last(a);
+			sep = "\n\n";
+		}
+		for (int layer = 0; layer < 2; layer++)
+			for (size_t i = 0; i < l->nsections; i++)
+				if (l->sections[i].layer == layer && !user_out(a, l->sections[i].piece)) {
+					piece_block(a, l->sections[i].piece, PHYS_SYSTEM, layer, sep);
+					sep = "\n\n";
+				}
+		if (l->nexus_env >= 0 && !user_out(a, l->nexus_env)) {
+			piece_block(a, l->nexus_env, PHYS_SYSTEM, CONC_WORKSPACE, sep);
+			sep = "\n\n";
+		}
+		if (!worker && (l->runtime_host || l->runtime_os || l->runtime_arch)) {
+			struct block *b = asm_block(a, -1, PHYS_SYSTEM, CONC_WORKSPACE);
+			b->label = "runtime (host, os, arch)";
+			b->flags |= BLOCK_MADE;
+			asm_textf(a, "%sRuntime: host=%s os=%s arch=%s", sep, l->runtime_host ? l->runtime_host : "?",
+				  l->runtime_os ? l->runtime_os : "?", l->runtime_arch ? l->runtime_arch : "?");
+			charge_last(a);
+		}
+		asm_fact(a, "system prompt", "assembly.systemPrompt (%zu section%s)%s", l->nsections,
+			 l->nsections == 1 ? "" : "s", worker ? " after the worker header" : "");
+	} else if (latest >= 0) {
+		handled_sys[latest] = true; /* handled here, whatever happens to its turn */
+		if (!user_out(a, l->messages[latest].piece)) {
+			asm_message(a, "system");
+			piece_block(a, l->messages[latest].piece, PHYS_SYSTEM, CONC_WORKSPACE, NULL);
+		}
+		asm_fact(a, "system prompt", "the latest system message on the thread (%s, turn %s)",
+			 l->messages[latest].id, l->turns[l->messages[latest].turn].id);
+	} else {
+		asm_warn(a, -1, "no system prompt: no assembly.systemPrompt and no system message on the thread");
+		asm_fact(a, "system prompt", "none");
+	}
+	if (a->nblocks > first)
+		a->blocks[a->nblocks - 1].flags |= BLOCK_BREAKPOINT;
+	/* Every other system message on the ancestry is superseded. */
+	for (size_t i = 0; i < upto; i++) {
+		const struct ledger_turn *t = &l->turns[v->anc[i]];
+		for (size_t k = 0; k < t->nmessages; k++) {
+			long m = t->messages[k];
+			if (strcmp(l->messages[m].role, "system") || (m == latest && !l->nsections && l->nexus_env < 0))
+				continue;
+			handled_sys[m] = true;
+			if (l->nsections || l->nexus_env >= 0)
+				asm_drop(a, l->messages[m].piece, REASON_SUPERSEDED,
+					 "superseded: the system prompt comes from assembly.systemPrompt");
+			else
+				asm_drop(a, l->messages[m].piece, REASON_SUPERSEDED,
+					 "superseded: an earlier system prompt; the latest (message %s, turn %s) applies",
+					 l->messages[latest].id, l->turns[l->messages[latest].turn].id);
+		}
+	}
+}
+
+/* A history turn's messages, one message each. */
+static void history_turn(struct assembly *a, long turn, const bool *handled_sys)
+{
+	const struct ledger *l = a->src->model;
+	const struct ledger_turn *t = &l->turns[turn];
+	for (size_t k = 0; k < t->nmessages; k++) {
+		long m = t->messages[k];
+		long piece = l->messages[m].piece;
+		if (handled_sys[m] || !strcmp(l->messages[m].role, "system"))
+			continue;
+		if (is_blank(&a->src->pieces[piece])) {
+			asm_drop(a, piece, REASON_EMPTY, "dropped: empty content (turn %s)", t->id);
+			continue;
+		}
+		if (user_out(a, piece))
+			continue;
+		asm_message(a, l->messages[m].role);
+		piece_block(a, piece, PHYS_HISTORY, CONC_SESSION, NULL);
+	}
+}
+
+static void drop_turn(struct assembly *a, long turn, int reason, const char *sentence, const bool *handled_sys)
+{
+	const struct ledger *l = a->src->model;
+	const struct ledger_turn *t = &l->turns[turn];
+	for (size_t k = 0; k < t->nmessages; k++)
+		if (!handled_sys[t->messages[k]])
+			asm_drop(a, l->messages[t->messages[k]].piece, reason, "%s", sentence);
+}
+
+static void history_layer(struct assembly *a, const struct view *v, const bool *handled_sys, bool *on_thread)
+{
+	const struct ledger *l = a->src->model;
+	size_t first = a->nblocks;
+	/* Compactions on the thread that do not apply. */
+	size_t ncomp = 0;
+	for (size_t i = 0; i < v->nanc; i++) {
+		const struct ledger_turn *t = &l->turns[v->anc[i]];
+		if (!t->compaction)
+			continue;
+		long sp = l->compactions[t->compaction_row].piece;
+		on_thread[sp] = true;
+		if (i < v->hist_end)
+			ncomp++;
+		if (v->anc[i] == v->compaction)
+			continue;
+		if (i < v->hist_end)
+			asm_drop(a, sp, REASON_SUPERSEDED,
+				 "superseded: an earlier compaction; only the latest (turn %s) applies", l->turns[v->compaction].id);
+		else
+			asm_drop(a, sp, REASON_LATER, "later: compaction turn %s comes after the replayed turn", t->id);
+	}
+	if (v->compaction >= 0) {
+		const struct ledger_turn *ct = &l->turns[v->compaction];
+		const struct ledger_compaction *c = &l->compactions[ct->compaction_row];
+		asm_message(a, l->summary_system ? "system" : "user");
+		piece_block(a, c->piece, PHYS_HISTORY, CONC_SESSION, l->summary_system ? NULL : LEDGER_SUMMARY_MARKER);
+		const char *fk = c->first_kept >= 0 ? l->turns[c->first_kept].id : NULL;
+		if (l->rule == LEDGER_RULE_FIRST_KEPT && fk && !v->first_kept_used)
+			asm_warn(a, -1, "compaction %s: first_kept_turn_id %s is not before it on the thread; "
+				 "keeping only the turns after the compaction", ct->id, fk);
+		asm_fact(a, "compaction", "turn %s applies (the latest of %zu before the event)%s%s", ct->id, ncomp,
+			 c->trigger ? "; trigger " : "", c->trigger ? c->trigger : "");
+		asm_fact(a, "compaction rule", "%s",
+			 l->rule == LEDGER_RULE_AFTER_ONLY ? "after-only (seed 001: only the turns after the compaction)"
+			 : v->first_kept_used ? "first-kept (turns from first_kept_turn_id, then after the compaction)"
+			 : "first-kept, but no usable first_kept_turn_id: only the turns after the compaction");
+		asm_fact(a, "summary role", "%s", l->summary_system ? "system (seed 004, no marker)"
+			 : "user, with the [Previous conversation summary] marker (seed 001)");
+	} else {
+		asm_fact(a, "compaction", "none before the event: full history");
+	}
+	for (size_t i = 0; i < v->hist_end; i++) {
+		long turn = v->anc[i];
+		const struct ledger_turn *t = &l->turns[turn];
+		if (v->compaction >= 0 && i <= v->cpos) {
+			if (i == v->cpos || t->compaction) {
+				const char *s = arena_printf(&a->arena, "compacted: compaction turn %s's own exchange; the summary "
+							     "stands in for it", t->id);
+				drop_turn(a, turn, REASON_COMPACTED, s ? s : "compacted", handled_sys);
+				continue;
+			}
+			if (i < v->kept_from) {
+				const struct ledger_compaction *c = &l->compactions[l->turns[v->compaction].compaction_row];
+				bool fk_would_keep = false;
+				for (size_t k = 0; c->first_kept >= 0 && k <= i; k++)
+					if (v->anc[k] == c->first_kept)
+						fk_would_keep = true;
+				const char *s = arena_printf(&a->arena, "compacted: summarized by the compaction at turn %s%s",
+							     l->turns[v->compaction].id,
+							     fk_would_keep && l->rule == LEDGER_RULE_AFTER_ONLY
+							     ? " (the after-only rule; first_kept_turn_id would keep it)" : "");
+				drop_turn(a, turn, REASON_COMPACTED, s ? s : "compacted", handled_sys);
+				continue;
+			}
+		}
+		if (t->compaction) { /* cannot happen past the latest, kept for clarity */
+			drop_turn(a, turn, REASON_COMPACTED, "compacted", handled_sys);
+			continue;
+		}
+		history_turn(a, turn, handled_sys);
+	}
+	if (a->nblocks > first)
+		a->blocks[a->nblocks - 1].flags |= BLOCK_BREAKPOINT;
+}
+
+static void event_layer(struct assembly *a, const struct view *v, const bool *handled_sys)
+{
+	const struct ledger *l = a->src->model;
+	if (l->next) {
+		asm_message(a, "user");
+		struct block *b = asm_block(a, -1, PHYS_EVENT, CONC_EVENT);
+		b->label = "event context (seed 001 buildCurrentMessage)";
+		b->flags |= BLOCK_MADE;
+		asm_textf(a, "Current time: %s\nTimezone: %s", l->event_time ? l->event_time : "(not recorded)",
+			  l->event_timezone ? l->event_timezone : "UTC");
+		if (!l->event_time)
+			asm_warn(a, -1, "assembly.event has no time: the broker would put the current time here");
+		if (!strcmp(v->role, "manager") && l->event_platform) {
+			asm_textf(a, "\nPlatform: %s", l->event_platform);
+			for (size_t i = 0; i < l->nevent_actions; i++)
+				asm_textf(a, "%s%s", i ? ", " : "\nAvailable actions: ", l->event_actions[i]);
+		}
+		if (l->event_hook)
+			asm_textf(a, "\n%s", l->event_hook);
+		charge_last(a);
+		for (size_t i = 0; i < l->nmemory; i++)
+			if (!user_out(a, l->memory[i]))
+				piece_block(a, l->memory[i], PHYS_EVENT, CONC_MEMORY, "\n");
+		piece_block(a, l->event, PHYS_EVENT, CONC_EVENT, "\n\n");
+		return;
+	}
+	for (size_t i = 0; i < l->nmemory; i++)
+		asm_drop(a, l->memory[i], REASON_OFF_PATH, "not used: memory goes into the next event (--next)");
+	if (l->event >= 0)
+		asm_drop(a, l->event, REASON_OFF_PATH, "not used: assembly.event is the next turn's (--next)");
+	const struct ledger_turn *t = &l->turns[v->turn];
+	size_t placed = 0;
+	bool *is_query = cs_calloc(t->nmessages ? t->nmessages : 1, sizeof *is_query);
+	if (!is_query) {
+		a->nomem = true;
+		return;
+	}
+	for (size_t k = 0; k < t->nmessages; k++) {
+		long m = t->messages[k];
+		bool q = false;
+		if (t->has_query) {
+			for (size_t j = 0; j < t->nquery; j++)
+				q = q || t->query[j] == m;
+		} else {
+			q = !strcmp(l->messages[m].role, "user");
+		}
+		is_query[k] = q;
+	}
+	for (size_t k = 0; k < t->nmessages; k++) {
+		long m = t->messages[k];
+		if (handled_sys[m])
+			continue;
+		long piece = l->messages[m].piece;
+		if (!is_query[k]) {
+			asm_drop(a, piece, REASON_LATER, "later: produced by the replayed turn %s after this prompt was sent",
+				 t->id);
+			continue;
+		}
+		if (is_blank(&a->src->pieces[piece])) {
+			asm_drop(a, piece, REASON_EMPTY, "dropped: empty content (turn %s)", t->id);
+			continue;
+		}
+		if (user_out(a, piece))
+			continue;
+		asm_message(a, "user");
+		piece_block(a, piece, PHYS_EVENT, CONC_EVENT, NULL);
+		placed++;
+	}
+	cs_free(is_query);
+	if (!placed)
+		asm_warn(a, -1, "turn %s recorded no query message: the current event is empty", t->id);
+}
+
+/* Model and budget for the view. */
+static void budget(struct assembly *a, const struct view *v)
+{
+	const struct ledger *l = a->src->model;
+	/* The replayed turn's model; for next or a turn without one (a
+	 * compaction), the nearest turn before it on the thread that has one. */
+	const struct ledger_turn *t = &l->turns[v->turn >= 0 ? v->turn : v->head];
+	for (size_t i = v->turn >= 0 ? v->hist_end + 1 : v->nanc; !t->model && i-- > 0;)
+		if (l->turns[v->anc[i]].model)
+			t = &l->turns[v->anc[i]];
+	const char *model = l->model ? l->model : t->model;
+	bool known = false;
+	long limit = l->model_limit >= 0 ? l->model_limit : model_context_limit(model ? model : "", &known);
+	long rr = l->reserve_response >= 0 ? l->reserve_response : LEDGER_DEFAULT_RESERVE_RESPONSE;
+	long rt = l->reserve_tools >= 0 ? l->reserve_tools : LEDGER_DEFAULT_RESERVE_TOOLS;
+	char base[128], n1[32], n2[32], n3[32], n4[32];
+	model_base_name(model ? model : "", base, sizeof base);
+	if (model)
+		asm_fact(a, "model", "%s%s%s", model, t->provider && !l->model ? " via " : "",
+			 t->provider && !l->model ? t->provider : "");
+	if (l->model_limit >= 0)
+		asm_fact(a, "model limit", "%s (assembly.budget.modelLimit)", fmt_thousands(n1, limit));
+	else if (known)
+		asm_fact(a, "model limit", "%s (%s in seed 001's table)", fmt_thousands(n1, limit), base);
+	else {
+		asm_fact(a, "model limit", "%s (fallback: %s is not in the table)", fmt_thousands(n1, limit),
+			 model ? model : "no model recorded");
+		asm_warn(a, -1, "model %s is not in the model table: assuming %s tokens", model ? model : "(none)",
+			 fmt_thousands(n1, limit));
+	}
+	a->budget.limit = limit;
+	a->budget.reserve = rr + rt;
+	a->budget.usable = limit - rr - rt;
+	if (a->src->settings.budget >= 0) {
+		a->budget.usable = a->src->settings.budget;
+		a->budget.limit = a->budget.usable + rr + rt;
+		asm_fact(a, "budget", "--budget %s overrides available", fmt_thousands(n1, a->budget.usable));
+		return;
+	}
+	asm_fact(a, "available", "%s = %s - %s response - %s tools", fmt_thousands(n1, a->budget.usable),
+		 fmt_thousands(n2, limit), fmt_thousands(n3, rr), fmt_thousands(n4, rt));
+}
+
+/* The turns of the history in prompt order with their charged tokens. */
+struct hist_turn {
+	long turn;
+	long tokens;
+};
+
+/* Which history turns a proactive compaction to 60% of available would
+ * summarize: oldest first, until the rest fits, keeping the last
+ * LEDGER_MIN_RECENT_TURNS. *out (cs_malloc'd) holds them; *nout may be 0. */
+static int would_compact(const struct assembly *a, struct hist_turn **out, size_t *nout, long *target)
+{
+	const struct ledger *l = a->src->model;
+	*out = NULL;
+	*nout = 0;
+	*target = (long)((double)a->budget.usable * LEDGER_COMPACT_TARGET);
+	if (a->budget.used <= a->budget.usable)
+		return CS_OK;
+	struct hist_turn *h = cs_calloc(a->nblocks ? a->nblocks : 1, sizeof *h);
+	if (!h)
+		return CS_ENOMEM;
+	size_t n = 0;
+	for (size_t b = 0; b < a->nblocks; b++) {
+		const struct block *blk = &a->blocks[b];
+		if (blk->layer[0] != PHYS_HISTORY || blk->piece < 0)
+			continue;
+		const struct piece *p = &a->src->pieces[blk->piece];
+		if (strcmp(p->role, "summary") == 0)
+			continue;
+		long turn = l->messages[p->kind_index].turn;
+		if (n == 0 || h[n - 1].turn != turn)
+			h[n++] = (struct hist_turn){ turn, 0 };
+		h[n - 1].tokens += blk->budget_tokens;
+	}
+	long used = a->budget.used;
+	size_t k = 0;
+	while (k + LEDGER_MIN_RECENT_TURNS < n && used > *target) {
+		used -= h[k].tokens;
+		k++;
+	}
+	*out = h;
+	*nout = k;
+	return CS_OK;
+}
+
+int ledger_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+{
+	const struct ledger *l = src->model;
+	struct view v;
+	if (asm_init(a, src, ASM_MESSAGES) != CS_OK) /* first: assemble() finis it on any failure */
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	int rc = view_resolve(src, &v, err);
+	if (rc)
+		return rc;
+	static const char *const phys[] = { "system", "history", "event" };
+	static const char *const conc[] = { "workspace", "persona", "session", "memory", "event" };
+	asm_grouping(a, "physical", phys, 3);
+	asm_grouping(a, "conceptual", conc, 5);
+	bool *handled_sys = cs_calloc(l->nmessages ? l->nmessages : 1, sizeof *handled_sys);
+	bool *on_thread = cs_calloc(src->npieces ? src->npieces : 1, sizeof *on_thread);
+	if (!handled_sys || !on_thread) {
+		cs_free(handled_sys);
+		cs_free(on_thread);
+		view_fini(&v);
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	}
+	const struct ledger_session *s = v.session >= 0 ? &l->sessions[v.session] : NULL;
+	if (s)
+		asm_fact(a, "session", "%s (%s, head turn %s%s%s)", s->label, s->is_subagent ? "worker sub-agent" : "manager",
+			 l->turns[v.head].id, s->status ? ", " : "", s->status ? s->status : "");
+	asm_fact(a, "role", "%s%s", v.role, l->role ? " (assembly.role)" : "");
+	if (s && s->is_subagent)
+		asm_fact(a, "task", "%s", s->task_description ? s->task_description : "(no task_description recorded)");
+	if (s && s->persona_id)
+		asm_fact(a, "persona", "%s", s->persona_id);
+	asm_fact(a, "thread", "%zu turn%s, ancestry %s", v.nanc, v.nanc == 1 ? "" : "s",
+		 l->turns[v.head].ancestry ? "from the threads table" : "rebuilt from parent_turn_id");
+	if (l->next)
+		asm_fact(a, "assembling", "the next turn after %s, with assembly.event", l->turns[v.head].id);
+	else
+		asm_fact(a, "assembling", "turn %s as it was sent%s", l->turns[v.turn].id,
+			 v.turn == v.head ? " (the session head)" : "");
+	if (!l->next && l->turns[v.turn].compaction)
+		asm_warn(a, -1, "turn %s is a compaction turn: its prompt was the summarization request",
+			 l->turns[v.turn].id);
+
+	system_layer(a, &v, handled_sys);
+	history_layer(a, &v, handled_sys, on_thread);
+	event_layer(a, &v, handled_sys);
+
+	/* Later turns on the thread, then everything off it. */
+	for (size_t i = v.hist_end + (l->next ? 0 : 1); i < v.nanc; i++) {
+		const char *sn = arena_printf(&a->arena, "later: turn %s comes after the replayed turn %s",
+					      l->turns[v.anc[i]].id, l->turns[v.turn].id);
+		drop_turn(a, v.anc[i], REASON_LATER, sn ? sn : "later", handled_sys);
+	}
+	for (size_t i = 0; i < v.nanc; i++) {
+		const struct ledger_turn *t = &l->turns[v.anc[i]];
+		for (size_t k = 0; k < t->nmessages; k++)
+			on_thread[l->messages[t->messages[k]].piece] = true;
+	}
+	for (size_t m = 0; m < l->nmessages; m++) {
+		long piece = l->messages[m].piece;
+		if (on_thread[piece])
+			continue;
+		asm_drop(a, piece, REASON_OFF_PATH, "off-path: turn %s is not on the thread of %s%s (head %s)",
+			 l->turns[l->messages[m].turn].id, s ? "session " : "", s ? s->label : "the last turn",
+			 l->turns[v.head].id);
+	}
+	for (size_t c = 0; c < l->ncompactions; c++)
+		if (!on_thread[l->compactions[c].piece])
+			asm_drop(a, l->compactions[c].piece, REASON_OFF_PATH,
+				 "off-path: compaction turn %s is not on the thread", l->turns[l->compactions[c].turn].id);
+
+	budget(a, &v);
+	const struct ledger_turn *rt = v.turn >= 0 ? &l->turns[v.turn] : NULL;
+	if (rt && rt->input_tokens >= 0) {
+		char n1[32], n2[32], n3[32];
+		asm_fact(a, "recorded input", "%s tokens (cached %s, cache write %s), turn %s",
+			 fmt_thousands(n1, rt->input_tokens),
+			 rt->cached_input_tokens >= 0 ? fmt_thousands(n2, rt->cached_input_tokens) : "not recorded",
+			 rt->cache_write_tokens >= 0 ? fmt_thousands(n3, rt->cache_write_tokens) : "not recorded", rt->id);
+	}
+	else if (rt)
+		asm_fact(a, "recorded input", "not recorded for turn %s", rt->id);
+	cs_free(handled_sys);
+	cs_free(on_thread);
+	rc = asm_finish(a, err);
+	if (rc == CS_OK && a->budget.used > a->budget.usable) {
+		char n1[32], n2[32], n3[32];
+		a->over_by = a->budget.used - a->budget.usable;
+		struct hist_turn *h;
+		size_t nh;
+		long target;
+		if (would_compact(a, &h, &nh, &target) != CS_OK) {
+			view_fini(&v);
+			return cs_error_set(err, CS_ENOMEM, "out of memory");
+		}
+		long freed = 0;
+		for (size_t i = 0; i < nh; i++)
+			freed += h[i].tokens;
+		asm_state(a, ASM_OVER_LIMIT, "over the available budget by %s tokens: the broker would compact first "
+			  "(seed 001 ensureBudget), summarizing %zu turn%s (%s tokens) toward %s",
+			  fmt_thousands(n1, a->over_by), nh, nh == 1 ? "" : "s", fmt_thousands(n2, freed),
+			  fmt_thousands(n3, target));
+		if (nh == 1)
+			asm_warn(a, -1, "a proactive compaction to 60%% of available would summarize turn %s "
+				 "(keeping at least %d recent turns)", l->turns[h[0].turn].id, LEDGER_MIN_RECENT_TURNS);
+		else if (nh)
+			asm_warn(a, -1, "a proactive compaction to 60%% of available would summarize turns %s..%s "
+				 "(%zu turns, keeping at least %d recent ones)", l->turns[h[0].turn].id,
+				 l->turns[h[nh - 1].turn].id, nh, LEDGER_MIN_RECENT_TURNS);
+		else
+			asm_warn(a, -1, "a proactive compaction could not help: the history holds no turn beyond the %d most recent, "
+				 "which are always kept", LEDGER_MIN_RECENT_TURNS);
+		cs_free(h);
+	}
+	view_fini(&v);
+	return rc;
+}
+
+int ledger_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em)
+{
+	(void)a;
+	const struct ledger *l = src->model;
+	const struct piece *p = &src->pieces[piece];
+	if (p->kind_index < l->nmessages && l->messages[p->kind_index].piece == piece) {
+		const struct ledger_message *lm = &l->messages[p->kind_index];
+		const struct ledger_turn *t = &l->turns[lm->turn];
+		emit_key_str(em, "turn", t->id);
+		if (t->role)
+			emit_key_str(em, "turn_role", t->role);
+		emit_key_int(em, "sequence", lm->sequence);
+		if (p->flags & PIECE_RECORDED)
+			emit_key_str(em, "recorded_as", "the turn's output_tokens (its response message)");
+		return CS_OK;
+	}
+	if (!strcmp(p->role, "summary") && p->kind_index < l->ncompactions) {
+		const struct ledger_compaction *c = &l->compactions[p->kind_index];
+		if (c->piece == piece) {
+			emit_key_str(em, "compaction_turn", l->turns[c->turn].id);
+			if (c->through >= 0)
+				emit_key_str(em, "summarized_through", l->turns[c->through].id);
+			if (c->first_kept >= 0)
+				emit_key_str(em, "first_kept", l->turns[c->first_kept].id);
+			if (c->tokens_before >= 0)
+				emit_key_int(em, "tokens_before", c->tokens_before);
+			if (c->tokens_after >= 0)
+				emit_key_int(em, "tokens_after", c->tokens_after);
+		}
+	}
+	return CS_OK;
+}
+
+int ledger_report_extra(const struct source *src, const struct assembly *a, struct emitter *em)
+{
+	const struct ledger *l = src->model;
+	struct view v;
+	struct cs_error err;
+	cs_error_clear(&err);
+	if (view_resolve(src, &v, &err) != CS_OK)
+		return err.code;
+	emit_key(em, "recorded_usage");
+	emit_map_begin(em);
+	const struct ledger_turn *t = v.turn >= 0 ? &l->turns[v.turn] : NULL;
+	emit_key_int(em, "estimated_input_tokens", a->total_tokens);
+	if (!t) {
+		emit_key_str(em, "note", "the next turn has not been sent: nothing is recorded");
+	} else {
+		emit_key_str(em, "turn", t->id);
+		if (t->input_tokens >= 0) {
+			emit_key_int(em, "input_tokens", t->input_tokens);
+			emit_key_int(em, "estimate_minus_recorded", a->total_tokens - t->input_tokens);
+		} else {
+			emit_key_str(em, "input_tokens", "not recorded");
+		}
+		if (t->cached_input_tokens >= 0)
+			emit_key_int(em, "cached_input_tokens", t->cached_input_tokens);
+		if (t->cache_write_tokens >= 0)
+			emit_key_int(em, "cache_write_tokens", t->cache_write_tokens);
+		if (t->output_tokens >= 0)
+			emit_key_int(em, "output_tokens", t->output_tokens);
+		if (t->total_tokens >= 0)
+			emit_key_int(em, "total_tokens", t->total_tokens);
+		emit_key_str(em, "note", "recorded by the provider for the whole request: it includes the tool "
+			     "definitions and message framing the export does not hold; the estimate is "
+			     "ceil(code points / chars_per_token) of the rendered prompt only");
+	}
+	emit_map_end(em);
+	struct hist_turn *h;
+	size_t nh;
+	long target;
+	if (would_compact(a, &h, &nh, &target) != CS_OK) {
+		view_fini(&v);
+		return CS_ENOMEM;
+	}
+	if (a->budget.used > a->budget.usable) {
+		emit_key(em, "would_compact");
+		emit_map_begin(em);
+		emit_key_int(em, "target_tokens", target);
+		emit_key_int(em, "keep_recent_turns", LEDGER_MIN_RECENT_TURNS);
+		emit_key(em, "turns");
+		emit_list_begin(em);
+		long freed = 0;
+		for (size_t i = 0; i < nh; i++) {
+			emit_map_begin(em);
+			emit_key_str(em, "turn", l->turns[h[i].turn].id);
+			emit_key_int(em, "tokens", h[i].tokens);
+			emit_key_str(em, "reason", reason_code(REASON_WOULD_COMPACT));
+			emit_map_end(em);
+			freed += h[i].tokens;
+		}
+		emit_list_end(em);
+		emit_key_int(em, "tokens_after_without_summary", a->budget.used - freed);
+		emit_key_bool(em, "reaches_target", a->budget.used - freed <= target);
+		emit_map_end(em);
+	}
+	cs_free(h);
+	view_fini(&v);
+	return CS_OK;
+}

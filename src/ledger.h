@@ -1,0 +1,130 @@
+/* ledger.h: the ledger-export kind (seeds 001 and 004, formats.md section 2):
+ * a Nexus Agents Ledger (agents.db) exported table by table as JSON, from
+ * which the broker's context for one session is rebuilt: system prompt,
+ * history from the session thread's ancestry with the latest compaction
+ * applied, and the current event (a replayed turn's query, or the
+ * hypothetical next turn). Pieces: every message of the export (id = its
+ * message id), every compaction summary ("compaction:<turn>"), the
+ * assembly.systemPrompt sections ("system:<name>"), nexusEnvironment,
+ * memory entries ("memory[i]") and the next event ("event"). The model
+ * below indexes them; all its strings and arrays live in the source's arena. */
+#ifndef CTXSCOPE_LEDGER_H
+#define CTXSCOPE_LEDGER_H
+
+#include "kind.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+extern const struct kind_ops ledger_kind;
+
+#define LEDGER_DEFAULT_RESERVE_RESPONSE 8000L /* formats.md section 2 */
+#define LEDGER_DEFAULT_RESERVE_TOOLS 16000L
+#define LEDGER_COMPACT_TARGET 0.6            /* seed 001 ensureBudget: compact to 60% of available */
+#define LEDGER_MIN_RECENT_TURNS 3            /* seed 001 open question 3: keep at least 3 turns */
+#define LEDGER_MAX_ROWS 10000000L            /* rows per table; more is refused (ids are indexed in memory) */
+#define LEDGER_SUMMARY_MARKER "[Previous conversation summary]\n" /* seed 001 buildCompactedHistory */
+
+enum ledger_rule {
+	LEDGER_RULE_FIRST_KEPT, /* formats.md Decision: from first_kept_turn_id, then after the compaction */
+	LEDGER_RULE_AFTER_ONLY, /* seed 001 only: the turns after the compaction turn */
+};
+
+struct ledger_message {
+	const char *id;
+	long turn;        /* index into turns */
+	const char *role; /* user, assistant, system, tool */
+	long sequence;    /* 0 when absent */
+	long piece;
+};
+
+struct ledger_turn {
+	const char *id;
+	const char *parent_id; /* NULL for a root */
+	long parent;           /* index into turns, -1 for a root */
+	bool compaction;       /* turn_type = compaction */
+	const char *status, *model, *provider, *role; /* NULL when absent */
+	long input_tokens, output_tokens, cached_input_tokens, cache_write_tokens,
+	     reasoning_tokens, total_tokens;           /* -1 when not recorded */
+	long *query;          /* message indices of query_message_ids; NULL: none given */
+	size_t nquery;
+	bool has_query;       /* query_message_ids was given */
+	long response;        /* message index of response_message_id, -1 none */
+	long *messages;       /* its messages, in sequence order */
+	size_t nmessages;
+	long compaction_row;  /* index into compactions, -1 none */
+	long *ancestry;       /* from threads (turn indices, root -> this); NULL: none given */
+	size_t nancestry;
+};
+
+struct ledger_compaction {
+	long turn;            /* the compaction turn */
+	long through;         /* summarized_through_turn_id, -1 none */
+	long first_kept;      /* first_kept_turn_id, -1 none */
+	long tokens_before, tokens_after; /* -1 when absent */
+	const char *trigger;  /* NULL when absent */
+	long piece;           /* the summary's piece */
+};
+
+struct ledger_session {
+	const char *label;
+	long head;            /* thread_id's turn */
+	const char *persona_id, *task_description, *status; /* NULL when absent */
+	bool is_subagent;
+};
+
+struct ledger_section {
+	int layer;            /* 0 workspace, 1 persona (conceptual layer index) */
+	long piece;
+};
+
+struct ledger {
+	struct ledger_turn *turns;
+	size_t nturns;
+	long *turn_order;     /* turn indices sorted by id, for lookups */
+	struct ledger_message *messages;
+	size_t nmessages;
+	struct ledger_compaction *compactions;
+	size_t ncompactions;
+	struct ledger_session *sessions;
+	size_t nsessions;
+	struct ledger_section *sections; /* assembly.systemPrompt */
+	size_t nsections;
+	long nexus_env;       /* piece of assembly.nexusEnvironment, -1 none */
+	const char *runtime_host, *runtime_os, *runtime_arch; /* NULL when absent */
+	long *memory;         /* pieces of assembly.memory */
+	size_t nmemory;
+	long event;           /* piece of assembly.event.content, -1 none */
+	const char *event_time, *event_timezone, *event_platform, *event_hook; /* NULL when absent */
+	const char **event_actions;
+	size_t nevent_actions;
+	const char *model;    /* assembly.model, NULL none */
+	const char *role;     /* assembly.role, NULL none */
+	long model_limit, reserve_response, reserve_tools; /* -1: default */
+	/* Settings (kind options), starting from the assembly block. */
+	const char *session;  /* label, NULL: default */
+	const char *turn;     /* replayed turn id, NULL: the head */
+	bool next;
+	enum ledger_rule rule;
+	bool summary_system;  /* summary-role system (seed 004), else user (seed 001) */
+};
+
+/* Turn index of id, or -1. O(log n). */
+long ledger_turn_index(const struct ledger *l, const char *id);
+
+/* The session the settings select (see formats.md: assembly.session, else the
+ * only active one, else "main", else the only one), or -1 with a sentence in
+ * err (CS_EUSAGE). */
+long ledger_pick_session(const struct ledger *l, struct cs_error *err);
+
+/* The ancestry of turn (root -> turn) as turn indices into *out (cs_malloc'd,
+ * the caller frees), from the thread row when given, else by walking
+ * parent_turn_id. CS_OK or CS_ENOMEM. */
+int ledger_ancestry(const struct ledger *l, long turn, long **out, size_t *n);
+
+/* Assembler (assemble_ledger.c), through ledger_kind.assemble. */
+int ledger_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
+int ledger_report_extra(const struct source *src, const struct assembly *a, struct emitter *em);
+int ledger_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em);
+
+#endif

@@ -1,0 +1,1115 @@
+/* load_ledger.c: reading a ledger export (formats.md section 2): one JSON
+ * array per agents.db table, as `sqlite3 -json` prints them, plus the
+ * optional `assembly` block. Ids may be text or whole numbers (INTEGER
+ * keys); JSON-valued columns (ancestry, query_message_ids) may be JSON text
+ * or already parsed; is_subagent may be 0/1 or a boolean.
+ * Errors, positioned at the row and column: a dangling id (parent, turn,
+ * head, compaction, query or response message, ancestry entry), a thread
+ * ancestry that disagrees with parent_turn_id, two compaction rows for one
+ * turn, two rows with one id, a parent_turn_id cycle, a session whose head
+ * turn is missing, a value of the wrong type.
+ * Unsupported: tool_calls rows are read for their shape only (their results
+ * are in `tool` messages, which is what the broker replays); timestamps and
+ * context_json are not interpreted. */
+#include "ledger.h"
+
+#include "alloc.h"
+#include "assembly.h"
+#include "json_doc.h"
+#include "source.h"
+#include "strbuf.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct loader {
+	struct source *src;
+	struct ledger *l;
+	const struct json_doc *d;
+	struct cs_error *err;
+	long *msg_order; /* message indices sorted by id */
+};
+
+static int nomem(struct cs_error *err)
+{
+	return cs_error_set(err, CS_ENOMEM, "out of memory");
+}
+
+/* An id column: text or a whole number, copied into the arena. */
+static int get_id(struct loader *ld, const cJSON *row, const struct jpath *at, const char *key, int required,
+		  const char **out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(row, key);
+	if (!v || cJSON_IsNull(v)) {
+		if (required)
+			return json_fail(ld->d, ld->err, CS_ESTRUCT, at, NULL, "missing \"%s\" (an id)", key);
+		return CS_OK;
+	}
+	if (cJSON_IsString(v)) {
+		if (!v->valuestring[0])
+			return json_fail(ld->d, ld->err, CS_ETYPE, at, key, "expected an id, got an empty string");
+		*out = arena_strdup(&ld->src->arena, v->valuestring);
+	} else if (cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) && fabs(v->valuedouble) < 1e15) {
+		*out = arena_printf(&ld->src->arena, "%.0f", v->valuedouble);
+	} else {
+		return json_fail(ld->d, ld->err, CS_ETYPE, at, key, "expected an id (a string or a whole number), got %s",
+				 json_type_name(v));
+	}
+	return *out ? CS_OK : nomem(ld->err);
+}
+
+static int get_text(struct loader *ld, const cJSON *row, const struct jpath *at, const char *key, int required,
+		    const char **out)
+{
+	const char *s = NULL;
+	int rc = json_get_string(ld->d, row, at, key, required, &s, ld->err);
+	if (rc || !s)
+		return rc;
+	*out = arena_strdup(&ld->src->arena, s);
+	return *out ? CS_OK : nomem(ld->err);
+}
+
+/* A token count: a whole number from 0, -1 when absent or null. */
+static int get_count(struct loader *ld, const cJSON *row, const struct jpath *at, const char *key, long *out)
+{
+	*out = -1;
+	int rc = json_get_long(ld->d, row, at, key, JSON_OPTIONAL, out, ld->err);
+	if (rc)
+		return rc;
+	if (*out < -1)
+		return json_fail(ld->d, ld->err, CS_ETYPE, at, key, "expected a token count from 0, got %ld", *out);
+	return CS_OK;
+}
+
+/* A JSON-valued column: parsed JSON text or the value itself. *owned is set
+ * when *out must be freed with cJSON_Delete. NULL when absent or null. */
+static int get_json_column(struct loader *ld, const cJSON *row, const struct jpath *at, const char *key,
+			   const cJSON **out, cJSON **owned)
+{
+	*out = NULL;
+	*owned = NULL;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(row, key);
+	if (!v || cJSON_IsNull(v))
+		return CS_OK;
+	if (cJSON_IsString(v)) {
+		if (!v->valuestring[0])
+			return CS_OK;
+		*owned = cJSON_Parse(v->valuestring);
+		void *probe = *owned ? NULL : cs_malloc(64); /* a failed allocation looks like bad JSON */
+		if (!*owned && !probe)
+			return nomem(ld->err);
+		cs_free(probe);
+		if (!*owned)
+			return json_fail(ld->d, ld->err, CS_ESYNTAX, at, key, "expected a JSON array as text, got %s",
+					 "text that is not valid JSON");
+		if (cJSON_IsNull(*owned)) {
+			cJSON_Delete(*owned);
+			*owned = NULL;
+			return CS_OK;
+		}
+		*out = *owned;
+	} else {
+		*out = v;
+	}
+	if (!cJSON_IsArray(*out)) {
+		cJSON_Delete(*owned);
+		*owned = NULL;
+		return json_fail(ld->d, ld->err, CS_ETYPE, at, key, "expected an array of ids, got %s", json_type_name(*out));
+	}
+	return CS_OK;
+}
+
+/* Sorting and finding ids. */
+struct id_sort {
+	const char *id;
+	long index;
+};
+
+static int cmp_ids(const void *x, const void *y)
+{
+	const struct id_sort *a = x, *b = y;
+	int c = strcmp(a->id, b->id);
+	return c ? c : (a->index > b->index) - (a->index < b->index);
+}
+
+/* Sorts indices 0..n-1 by the id idof(i); reports the first duplicate. */
+static long *sort_ids(struct loader *ld, size_t n, const char *(*idof)(const struct ledger *, size_t),
+		      long *dup_a, long *dup_b)
+{
+	*dup_a = *dup_b = -1;
+	struct id_sort *tmp = cs_calloc(n ? n : 1, sizeof *tmp);
+	long *order = arena_alloc(&ld->src->arena, (n ? n : 1) * sizeof *order);
+	if (!tmp || !order) {
+		cs_free(tmp);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		tmp[i] = (struct id_sort){ idof(ld->l, i), (long)i };
+	qsort(tmp, n, sizeof *tmp, cmp_ids);
+	for (size_t i = 0; i < n; i++) {
+		order[i] = tmp[i].index;
+		if (i && *dup_a < 0 && strcmp(tmp[i].id, tmp[i - 1].id) == 0) {
+			*dup_a = tmp[i - 1].index;
+			*dup_b = tmp[i].index;
+		}
+	}
+	cs_free(tmp);
+	return order;
+}
+
+static const char *turn_id_of(const struct ledger *l, size_t i)
+{
+	return l->turns[i].id;
+}
+
+static const char *message_id_of(const struct ledger *l, size_t i)
+{
+	return l->messages[i].id;
+}
+
+static long find_sorted(const long *order, size_t n, const char *id, const char *(*idof)(const struct ledger *, size_t),
+			const struct ledger *l)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(idof(l, (size_t)order[mid]), id);
+		if (c == 0)
+			return order[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+long ledger_turn_index(const struct ledger *l, const char *id)
+{
+	return id ? find_sorted(l->turn_order, l->nturns, id, turn_id_of, l) : -1;
+}
+
+static long message_index(const struct loader *ld, const char *id)
+{
+	return find_sorted(ld->msg_order, ld->l->nmessages, id, message_id_of, ld->l);
+}
+
+/* The table `key` as an array (absent: empty). */
+static int table(struct loader *ld, const char *key, const cJSON **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	int rc = json_get_array(ld->d, ld->d->root, JPATH_ROOT, key, JSON_OPTIONAL, out, ld->err);
+	if (rc || !*out)
+		return rc;
+	*n = (size_t)cJSON_GetArraySize(*out);
+	if (*n > (size_t)LEDGER_MAX_ROWS)
+		return json_fail(ld->d, ld->err, CS_ELIMIT, JPATH_ROOT, key, "more than %ld rows", LEDGER_MAX_ROWS);
+	return CS_OK;
+}
+
+static int row_object(struct loader *ld, const cJSON *row, const struct jpath *at)
+{
+	if (!cJSON_IsObject(row))
+		return json_fail(ld->d, ld->err, CS_ETYPE, at, NULL, "expected a row (an object), got %s",
+				 json_type_name(row));
+	return CS_OK;
+}
+
+static int read_turns(struct loader *ld)
+{
+	const cJSON *arr, *row;
+	size_t n;
+	int rc = table(ld, "turns", &arr, &n);
+	if (rc)
+		return rc;
+	if (!arr)
+		return json_fail(ld->d, ld->err, CS_ESTRUCT, JPATH_ROOT, NULL, "missing \"turns\" (the turns table)");
+	struct ledger *l = ld->l;
+	l->turns = arena_alloc(&ld->src->arena, (n ? n : 1) * sizeof *l->turns);
+	if (!l->turns)
+		return nomem(ld->err);
+	struct jpath tp = JPATH_KEY(JPATH_ROOT, "turns");
+	size_t i = 0;
+	cJSON_ArrayForEach(row, arr) {
+		struct jpath at = JPATH_INDEX(&tp, i);
+		if ((rc = row_object(ld, row, &at)))
+			return rc;
+		struct ledger_turn *t = &l->turns[i];
+		*t = (struct ledger_turn){ .parent = -1, .response = -1, .compaction_row = -1 };
+		const char *type = NULL;
+		if ((rc = get_id(ld, row, &at, "id", JSON_REQUIRED, &t->id)) ||
+		    (rc = get_id(ld, row, &at, "parent_turn_id", JSON_OPTIONAL, &t->parent_id)) ||
+		    (rc = json_get_string(ld->d, row, &at, "turn_type", JSON_OPTIONAL, &type, ld->err)) ||
+		    (rc = get_text(ld, row, &at, "status", JSON_OPTIONAL, &t->status)) ||
+		    (rc = get_text(ld, row, &at, "model", JSON_OPTIONAL, &t->model)) ||
+		    (rc = get_text(ld, row, &at, "provider", JSON_OPTIONAL, &t->provider)) ||
+		    (rc = get_text(ld, row, &at, "role", JSON_OPTIONAL, &t->role)) ||
+		    (rc = get_count(ld, row, &at, "input_tokens", &t->input_tokens)) ||
+		    (rc = get_count(ld, row, &at, "output_tokens", &t->output_tokens)) ||
+		    (rc = get_count(ld, row, &at, "cached_input_tokens", &t->cached_input_tokens)) ||
+		    (rc = get_count(ld, row, &at, "cache_write_tokens", &t->cache_write_tokens)) ||
+		    (rc = get_count(ld, row, &at, "reasoning_tokens", &t->reasoning_tokens)) ||
+		    (rc = get_count(ld, row, &at, "total_tokens", &t->total_tokens)))
+			return rc;
+		if (type && strcmp(type, "normal") && strcmp(type, "compaction"))
+			return json_fail(ld->d, ld->err, CS_ETYPE, &at, "turn_type",
+					 "unknown turn_type \"%s\": expected normal or compaction", type);
+		t->compaction = type && !strcmp(type, "compaction");
+		if (t->role && strcmp(t->role, "manager") && strcmp(t->role, "worker") && strcmp(t->role, "unified"))
+			return json_fail(ld->d, ld->err, CS_ETYPE, &at, "role",
+					 "unknown role \"%s\": expected manager, worker or unified", t->role);
+		i++;
+	}
+	l->nturns = n;
+	long a, b;
+	if (!(l->turn_order = sort_ids(ld, n, turn_id_of, &a, &b)))
+		return nomem(ld->err);
+	if (a >= 0) {
+		struct jpath at = JPATH_INDEX(&tp, b);
+		return json_fail(ld->d, ld->err, CS_ESTRUCT, &at, "id", "turn id \"%s\" is also turns[%ld]'s",
+				 l->turns[b].id, a);
+	}
+	for (i = 0; i < n; i++) {
+		struct ledger_turn *t = &l->turns[i];
+		if (!t->parent_id)
+			continue;
+		t->parent = ledger_turn_index(l, t->parent_id);
+		if (t->parent < 0) {
+			struct jpath at = JPATH_INDEX(&tp, i);
+			return json_fail(ld->d, ld->err, CS_ESTRUCT, &at, "parent_turn_id",
+					 "dangling id: no turn \"%s\" (turn %s's parent)", t->parent_id, t->id);
+		}
+	}
+	/* parent_turn_id cycles, in O(turns): each walk stops at a turn already
+	 * known to reach a root, or at one it visited itself (a cycle). */
+	long *seen = cs_calloc(n ? n : 1, sizeof *seen); /* 0: unknown; i + 1: on walk i; -1: reaches a root */
+	if (!seen)
+		return nomem(ld->err);
+	for (i = 0; i < n; i++) {
+		long k = (long)i;
+		while (k >= 0 && seen[k] == 0) {
+			seen[k] = (long)i + 1;
+			k = l->turns[k].parent;
+		}
+		if (k >= 0 && seen[k] == (long)i + 1) {
+			cs_free(seen);
+			struct jpath at = JPATH_INDEX(&tp, k);
+			return json_fail(ld->d, ld->err, CS_ESTRUCT, &at, "parent_turn_id",
+					 "parent_turn_id forms a cycle through turn %s", l->turns[k].id);
+		}
+		for (k = (long)i; k >= 0 && seen[k] == (long)i + 1; k = l->turns[k].parent)
+			seen[k] = -1;
+	}
+	cs_free(seen);
+	return CS_OK;
+}
+
+static int cmp_messages(const void *x, const void *y, const struct ledger *l)
+{
+	long a = *(const long *)x, b = *(const long *)y;
+	long sa = l->messages[a].sequence, sb = l->messages[b].sequence;
+	if (sa != sb)
+		return sa < sb ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+/* Insertion sort of a turn's message list by (sequence, input order); a
+ * turn holds a handful of messages. */
+static void sort_turn_messages(const struct ledger *l, long *m, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		long v = m[i];
+		size_t j = i;
+		while (j > 0 && cmp_messages(&m[j - 1], &v, l) > 0) {
+			m[j] = m[j - 1];
+			j--;
+		}
+		m[j] = v;
+	}
+}
+
+static int read_messages(struct loader *ld)
+{
+	const cJSON *arr, *row;
+	size_t n;
+	int rc = table(ld, "messages", &arr, &n);
+	if (rc)
+		return rc;
+	struct ledger *l = ld->l;
+	l->messages = arena_alloc(&ld->src->arena, (n ? n : 1) * sizeof *l->messages);
+	if (!l->messages)
+		return nomem(ld->err);
+	struct jpath mp = JPATH_KEY(JPATH_ROOT, "messages");
+	size_t i = 0;
+	cJSON_ArrayForEach(row, arr) {
+		struct jpath at = JPATH_INDEX(&mp, i);
+		if ((rc = row_object(ld, row, &at)))
+			return rc;
+		struct ledger_message *m = &l->messages[i];
+		*m = (struct ledger_message){ .turn = -1, .piece = -1 };
+		const char *turn = NULL, *content = "";
+		if ((rc = get_id(ld, row, &at, "id", JSON_REQUIRED, &m->id)) ||
+		    (rc = get_id(ld, row, &at, "turn_id", JSON_REQUIRED, &turn)) ||
+		    (rc = get_text(ld, row, &at, "role", JSON_REQUIRED, &m->role)) ||
+		    (rc = json_get_string(ld->d, row, &at, "content", JSON_OPTIONAL, &content, ld->err)) ||
+		    (rc = json_get_long(ld->d, row, &at, "sequence", JSON_OPTIONAL, &m->sequence, ld->err)))
+			return rc;
+		if (strcmp(m->role, "user") && strcmp(m->role, "assistant") && strcmp(m->role, "system") &&
+		    strcmp(m->role, "tool"))
+			return json_fail(ld->d, ld->err, CS_ETYPE, &at, "role",
+					 "unknown role \"%s\": expected user, assistant, system or tool", m->role);
+		m->turn = ledger_turn_index(l, turn);
+		if (m->turn < 0)
+			return json_fail(ld->d, ld->err, CS_ESTRUCT, &at, "turn_id", "dangling id: no turn \"%s\"", turn);
+		long piece = source_add_piece(ld->src);
+		if (piece < 0)
+			return nomem(ld->err);
+		m->piece = piece;
+		struct piece *p = &ld->src->pieces[piece];
+		p->id = m->id;
+		p->role = m->role;
+		p->kind_index = i;
+		p->label = arena_printf(&ld->src->arena, "turn %s \xC2\xB7 %s", l->turns[m->turn].id, m->role);
+		if (!p->label || source_set_piece_text(ld->src, piece, content, strlen(content)))
+			return nomem(ld->err);
+		l->turns[m->turn].nmessages++;
+		i++;
+	}
+	l->nmessages = n;
+	long a, b;
+	if (!(ld->msg_order = sort_ids(ld, n, message_id_of, &a, &b)))
+		return nomem(ld->err);
+	if (a >= 0) {
+		struct jpath at = JPATH_INDEX(&mp, b);
+		return json_fail(ld->d, ld->err, CS_ESTRUCT, &at, "id", "message id \"%s\" is also messages[%ld]'s",
+				 l->messages[b].id, a);
+	}
+	/* Each turn's messages, in sequence order. */
+	for (size_t t = 0; t < l->nturns; t++) {
+		struct ledger_turn *tt = &l->turns[t];
+		tt->messages = arena_alloc(&ld->src->arena, (tt->nmessages ? tt->nmessages : 1) * sizeof(long));
+		if (!tt->messages)
+			return nomem(ld->err);
+		tt->nmessages = 0;
+	}
+	for (i = 0; i < n; i++) {
+		struct ledger_turn *tt = &l->turns[l->messages[i].turn];
+		tt->messages[tt->nmessages++] = (long)i;
+	}
+	for (size_t t = 0; t < l->nturns; t++)
+		sort_turn_messages(l, l->turns[t].messages, l->turns[t].nmessages);
+	return CS_OK;
+}
+
+/* query_message_ids and response_message_id, once messages are known. */
+static int read_turn_links(struct loader *ld)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(ld->d->root, "turns"), *row;
+	struct ledger *l = ld->l;
+	struct jpath tp = JPATH_KEY(JPATH_ROOT, "turns");
+	size_t i = 0;
+	cJSON_ArrayForEach(row, arr) {
+		struct jpath at = JPATH_INDEX(&tp, i);
+		struct ledger_turn *t = &l->turns[i];
+		const char *resp = NULL;
+		int rc = get_id(ld, row, &at, "response_message_id", JSON_OPTIONAL, &resp);
+		if (rc)
+			return rc;
+		if (resp && (t->response = message_index(ld, resp)) < 0)
+			return json_fail(ld->d, ld->err, CS_ESTRUCT, &at, "response_message_id",
+					 "dangling id: no message \"%s\"", resp);
+		const cJSON *q;
+		cJSON *owned;
+		if ((rc = get_json_column(ld, row, &at, "query_message_ids", &q, &owned)))
+			return rc;
+		if (q) {
+			struct jpath qp = JPATH_KEY(&at, "query_message_ids");
+			size_t nq = (size_t)cJSON_GetArraySize(q), k = 0;
+			t->has_query = true;
+			t->query = arena_alloc(&ld->src->arena, (nq ? nq : 1) * sizeof *t->query);
+			if (!t->query) {
+				cJSON_Delete(owned);
+				return nomem(ld->err);
+			}
+			const cJSON *e;
+			cJSON_ArrayForEach(e, q) {
+				struct jpath ep = JPATH_INDEX(&qp, k);
+				char buf[32];
+				const char *id = cJSON_IsString(e) ? e->valuestring : NULL;
+				if (cJSON_IsNumber(e) && e->valuedouble == floor(e->valuedouble) && fabs(e->valuedouble) < 1e15) {
+					snprintf(buf, sizeof buf, "%.0f", e->valuedouble);
+					id = buf;
+				}
+				if (!id) {
+					rc = json_fail(ld->d, ld->err, CS_ETYPE, &ep, NULL, "expected a message id, got %s",
+						       json_type_name(e));
+					cJSON_Delete(owned);
+					return rc;
+				}
+				long m = message_index(ld, id);
+				if (m < 0) {
+					rc = json_fail(ld->d, ld->err, CS_ESTRUCT, &ep, NULL, "dangling id: no message \"%s\"", id);
+					cJSON_Delete(owned);
+					return rc;
+				}
+				t->query[k++] = m;
+			}
+			t->nquery = k;
+			cJSON_Delete(owned);
+		}
+		i++;
+	}
+	return CS_OK;
+}
+
+static int read_threads(struct loader *ld)
+{
+	const cJSON *arr, *row;
+	size_t n;
+	int rc = table(ld, "threads", &arr, &n);
+	if (rc || !arr)
+		return rc;
+	struct ledger *l = ld->l;
+	struct jpath hp = JPATH_KEY(JPATH_ROOT, "threads");
+	size_t i = 0;
+	cJSON_ArrayForEach(row, arr) {
+		struct jpath at = JPATH_INDEX(&hp, i++);
+		if ((rc = row_object(ld, row, &at)))
+			return rc;
+		const char *turn_id = NULL;
+		if ((rc = get_id(ld, row, &at, "turn_id", JSON_REQUIRED, &turn_id)))
+			return rc;
+		long turn = ledger_turn_index(l, turn_id);
+		if (turn < 0)
+			return json_fail(ld->d, ld->err, CS_ESTRUCT, &at, "turn_id", "dangling id: no turn \"%s\"", turn_id);
+		const cJSON *anc;
+		cJSON *owned;
+		if ((rc = get_json_column(ld, row, &at, "ancestry", &anc, &owned)))
+			return rc;
+		if (!anc)
+			continue; /* walk parent_turn_id */
+		struct jpath ap = JPATH_KEY(&at, "ancestry");
+		size_t na = (size_t)cJSON_GetArraySize(anc), k = 0;
+		long *ids = arena_alloc(&ld->src->arena, (na ? na : 1) * sizeof *ids);
+		if (!ids) {
+			cJSON_Delete(owned);
+			return nomem(ld->err);
+		}
+		const cJSON *e;
+		rc = CS_OK;
+		cJSON_ArrayForEach(e, anc) {
+			char buf[32];
+			const char *id = cJSON_IsString(e) ? e->valuestring : NULL;
+			if (cJSON_IsNumber(e) && e->valuedouble == floor(e->valuedouble) && fabs(e->valuedouble) < 1e15) {
+				snprintf(buf, sizeof buf, "%.0f", e->valuedouble);
+				id = buf;
+			}
+			long t = id ? ledger_turn_index(l, id) : -1;
+			if (!id)
+				rc = json_fail(ld->d, ld->err, CS_ETYPE, &ap, NULL, "ancestry[%zu]: expected a turn id, got %s",
+					       k, json_type_name(e));
+			else if (t < 0)
+				rc = json_fail(ld->d, ld->err, CS_ESTRUCT, &ap, NULL, "ancestry[%zu]: dangling id: no turn \"%s\"",
+					       k, id);
+			else if (k == 0 && l->turns[t].parent >= 0)
+				rc = json_fail(ld->d, ld->err, CS_ESTRUCT, &ap, NULL,
+					       "ancestry starts at turn %s, but its parent_turn_id is %s (not a root)", id,
+					       l->turns[t].parent_id);
+			else if (k > 0 && l->turns[t].parent != ids[k - 1])
+				rc = json_fail(ld->d, ld->err, CS_ESTRUCT, &ap, NULL,
+					       "ancestry does not match parent_turn_id: turn %s follows %s, but its parent is %s",
+					       id, l->turns[ids[k - 1]].id,
+					       l->turns[t].parent_id ? l->turns[t].parent_id : "none (a root)");
+			if (rc) {
+				cJSON_Delete(owned);
+				return rc;
+			}
+			ids[k++] = t;
+		}
+		cJSON_Delete(owned);
+		if (k == 0 || ids[k - 1] != turn)
+			return json_fail(ld->d, ld->err, CS_ESTRUCT, &ap, NULL,
+					 "ancestry must end at the thread's own turn %s, but ends at %s", turn_id,
+					 k ? l->turns[ids[k - 1]].id : "nothing (it is empty)");
+		l->turns[turn].ancestry = ids;
+		l->turns[turn].nancestry = k;
+	}
+	return CS_OK;
+}
+
+static int read_compactions(struct loader *ld)
+{
+	const cJSON *arr, *row;
+	size_t n;
+	int rc = table(ld, "compactions", &arr, &n);
+	if (rc)
+		return rc;
+	struct ledger *l = ld->l;
+	l->compactions = arena_alloc(&ld->src->arena, (n ? n : 1) * sizeof *l->compactions);
+	if (!l->compactions)
+		return nomem(ld->err);
+	struct jpath cp = JPATH_KEY(JPATH_ROOT, "compactions");
+	size_t i = 0;
+	cJSON_ArrayForEach(row, arr) {
+		struct jpath at = JPATH_INDEX(&cp, i);
+		if ((rc = row_object(ld, row, &at)))
+			return rc;
+		struct ledger_compaction *c = &l->compactions[i];
+		*c = (struct ledger_compaction){ .through = -1, .first_kept = -1 };
+		const char *turn = NULL, *through = NULL, *first = NULL, *summary = NULL;
+		if ((rc = get_id(ld, row, &at, "turn_id", JSON_REQUIRED, &turn)) ||
+		    (rc = json_get_string(ld->d, row, &at, "summary", JSON_REQUIRED, &summary, ld->err)) ||
+		    (rc = get_id(ld, row, &at, "summarized_through_turn_id", JSON_OPTIONAL, &through)) ||
+		    (rc = get_id(ld, row, &at, "first_kept_turn_id", JSON_OPTIONAL, &first)) ||
+		    (rc = get_count(ld, row, &at, "tokens_before", &c->tokens_before)) ||
+		    (rc = get_count(ld, row, &at, "tokens_after", &c->tokens_after)) ||
+		    (rc = get_text(ld, row, &at, "trigger", JSON_OPTIONAL, &c->trigger)))
+			return rc;
+		if ((c->turn = ledger_turn_index(l, turn)) < 0)
+			return json_fail(ld->d, ld->err, CS_ESTRUCT, &at, "turn_id", "dangling id: no turn \"%s\"", turn);
+		if (through && (c->through = ledger_turn_index(l, through)) < 0)
+			return json_fail(ld->d, ld->err, CS_ESTRUCT, &at, "summarized_through_turn_id",
+					 "dangling id: no turn \"%s\"", through);
+		if (first && (c->first_kept = ledger_turn_index(l, first)) < 0)
+			return json_fail(ld->d, ld->err, CS_ESTRUCT, &at, "first_kept_turn_id",
+					 "dangling id: no turn \"%s\"", first);
+		struct ledger_turn *t = &l->turns[c->turn];
+		if (t->compaction_row >= 0)
+			return json_fail(ld->d, ld->err, CS_ESTRUCT, &at, "turn_id",
+					 "turn %s has two compaction rows (compactions[%ld] and compactions[%zu])", turn,
+					 t->compaction_row, i);
+		if (!t->compaction)
+			return json_fail(ld->d, ld->err, CS_ESTRUCT, &at, "turn_id",
+					 "turn %s has a compaction row but its turn_type is not compaction", turn);
+		t->compaction_row = (long)i;
+		long piece = source_add_piece(ld->src);
+		if (piece < 0)
+			return nomem(ld->err);
+		c->piece = piece;
+		struct piece *p = &ld->src->pieces[piece];
+		p->id = arena_printf(&ld->src->arena, "compaction:%s", turn);
+		p->label = arena_printf(&ld->src->arena, "summary \xC2\xB7 turn %s", turn);
+		p->role = "summary";
+		p->kind_index = i;
+		if (!p->id || !p->label || source_set_piece_text(ld->src, piece, summary, strlen(summary)))
+			return nomem(ld->err);
+		i++;
+	}
+	l->ncompactions = n;
+	for (size_t t = 0; t < l->nturns; t++)
+		if (l->turns[t].compaction && l->turns[t].compaction_row < 0) {
+			struct jpath tp = JPATH_KEY(JPATH_ROOT, "turns");
+			struct jpath at = JPATH_INDEX(&tp, t);
+			return json_fail(ld->d, ld->err, CS_ESTRUCT, &at, "turn_type",
+					 "compaction turn %s has no row in compactions (no summary to apply)",
+					 l->turns[t].id);
+		}
+	return CS_OK;
+}
+
+static int get_flag(struct loader *ld, const cJSON *row, const struct jpath *at, const char *key, bool *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(row, key);
+	if (!v || cJSON_IsNull(v))
+		return CS_OK;
+	if (cJSON_IsBool(v))
+		*out = cJSON_IsTrue(v);
+	else if (cJSON_IsNumber(v) && (v->valuedouble == 0 || v->valuedouble == 1))
+		*out = v->valuedouble == 1;
+	else
+		return json_fail(ld->d, ld->err, CS_ETYPE, at, key, "expected 0, 1, true or false, got %s",
+				 json_type_name(v));
+	return CS_OK;
+}
+
+static int read_sessions(struct loader *ld)
+{
+	const cJSON *arr, *row;
+	size_t n;
+	int rc = table(ld, "sessions", &arr, &n);
+	if (rc)
+		return rc;
+	struct ledger *l = ld->l;
+	l->sessions = arena_alloc(&ld->src->arena, (n ? n : 1) * sizeof *l->sessions);
+	if (!l->sessions)
+		return nomem(ld->err);
+	struct jpath sp = JPATH_KEY(JPATH_ROOT, "sessions");
+	size_t i = 0;
+	cJSON_ArrayForEach(row, arr) {
+		struct jpath at = JPATH_INDEX(&sp, i);
+		if ((rc = row_object(ld, row, &at)))
+			return rc;
+		struct ledger_session *s = &l->sessions[i];
+		*s = (struct ledger_session){ .head = -1 };
+		const char *head = NULL;
+		if ((rc = get_id(ld, row, &at, "label", JSON_REQUIRED, &s->label)) ||
+		    (rc = get_id(ld, row, &at, "thread_id", JSON_REQUIRED, &head)) ||
+		    (rc = get_id(ld, row, &at, "persona_id", JSON_OPTIONAL, &s->persona_id)) ||
+		    (rc = get_text(ld, row, &at, "task_description", JSON_OPTIONAL, &s->task_description)) ||
+		    (rc = get_text(ld, row, &at, "status", JSON_OPTIONAL, &s->status)) ||
+		    (rc = get_flag(ld, row, &at, "is_subagent", &s->is_subagent)))
+			return rc;
+		if ((s->head = ledger_turn_index(l, head)) < 0)
+			return json_fail(ld->d, ld->err, CS_ESTRUCT, &at, "thread_id",
+					 "session %s: its head turn \"%s\" is missing from turns", s->label, head);
+		for (size_t k = 0; k < i; k++)
+			if (strcmp(l->sessions[k].label, s->label) == 0)
+				return json_fail(ld->d, ld->err, CS_ESTRUCT, &at, "label",
+						 "session label \"%s\" is also sessions[%zu]'s", s->label, k);
+		i++;
+	}
+	l->nsessions = n;
+	return CS_OK;
+}
+
+/* A piece the assembly block adds (not a ledger row). */
+static long made_piece(struct loader *ld, const char *id, const char *label, const char *role, const char *text)
+{
+	long piece = source_add_piece(ld->src);
+	if (piece < 0)
+		return -1;
+	struct piece *p = &ld->src->pieces[piece];
+	p->id = arena_strdup(&ld->src->arena, id);
+	p->label = arena_strdup(&ld->src->arena, label);
+	p->role = role;
+	if (!p->id || !p->label || source_set_piece_text(ld->src, piece, text, strlen(text)))
+		return -1;
+	return piece;
+}
+
+static int read_event(struct loader *ld, const cJSON *ev, const struct jpath *at)
+{
+	struct ledger *l = ld->l;
+	const char *content = NULL;
+	int rc;
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(ev, "time");
+	if ((rc = json_get_string(ld->d, ev, at, "content", JSON_REQUIRED, &content, ld->err)) ||
+	    (!cJSON_IsNumber(t) && (rc = get_text(ld, ev, at, "time", JSON_OPTIONAL, &l->event_time))) ||
+	    (rc = get_text(ld, ev, at, "timezone", JSON_OPTIONAL, &l->event_timezone)) ||
+	    (rc = get_text(ld, ev, at, "platform", JSON_OPTIONAL, &l->event_platform)))
+		return rc;
+	if (cJSON_IsNumber(t)) { /* epoch milliseconds */
+		double ms = t->valuedouble;
+		time_t secs = (time_t)(ms / 1000);
+		struct tm tm;
+		char buf[40];
+		if (!gmtime_r(&secs, &tm))
+			return json_fail(ld->d, ld->err, CS_ETYPE, at, "time", "a time out of range");
+		strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+		l->event_time = arena_printf(&ld->src->arena, "%s.%03ldZ", buf, (long)fmod(ms, 1000));
+		if (!l->event_time)
+			return nomem(ld->err);
+	}
+	const cJSON *acts = NULL, *e;
+	if ((rc = json_get_array(ld->d, ev, at, "platformActions", JSON_OPTIONAL, &acts, ld->err)))
+		return rc;
+	if (acts) {
+		size_t n = (size_t)cJSON_GetArraySize(acts), k = 0;
+		l->event_actions = arena_alloc(&ld->src->arena, (n ? n : 1) * sizeof *l->event_actions);
+		if (!l->event_actions)
+			return nomem(ld->err);
+		struct jpath ap = JPATH_KEY(at, "platformActions");
+		cJSON_ArrayForEach(e, acts) {
+			struct jpath ep = JPATH_INDEX(&ap, k);
+			if (!cJSON_IsString(e))
+				return json_fail(ld->d, ld->err, CS_ETYPE, &ep, NULL, "expected an action name, got %s",
+						 json_type_name(e));
+			if (!(l->event_actions[k++] = arena_strdup(&ld->src->arena, e->valuestring)))
+				return nomem(ld->err);
+		}
+		l->nevent_actions = k;
+	}
+	const cJSON *hook = cJSON_GetObjectItemCaseSensitive(ev, "hookData");
+	if (hook && !cJSON_IsNull(hook)) {
+		if (cJSON_IsString(hook)) {
+			l->event_hook = arena_strdup(&ld->src->arena, hook->valuestring);
+		} else {
+			/* seed 001's renderHookData is not specified: compact JSON. */
+			char *s = cJSON_PrintUnformatted(hook);
+			if (!s)
+				return nomem(ld->err);
+			l->event_hook = arena_strdup(&ld->src->arena, s);
+			cJSON_free(s);
+		}
+		if (!l->event_hook)
+			return nomem(ld->err);
+	}
+	if ((l->event = made_piece(ld, "event", "next event", "user", content)) < 0)
+		return nomem(ld->err);
+	return CS_OK;
+}
+
+static int read_budget(struct loader *ld, const cJSON *bud, const struct jpath *at)
+{
+	struct ledger *l = ld->l;
+	int rc;
+	if ((rc = get_count(ld, bud, at, "modelLimit", &l->model_limit)) ||
+	    (rc = get_count(ld, bud, at, "reserveResponse", &l->reserve_response)) ||
+	    (rc = get_count(ld, bud, at, "reserveTools", &l->reserve_tools)))
+		return rc;
+	return CS_OK;
+}
+
+static int read_assembly(struct loader *ld)
+{
+	struct ledger *l = ld->l;
+	const cJSON *as = NULL, *v;
+	struct jpath ap = JPATH_KEY(JPATH_ROOT, "assembly");
+	int rc = json_get_object(ld->d, ld->d->root, JPATH_ROOT, "assembly", JSON_OPTIONAL, &as, ld->err);
+	if (rc || !as)
+		return rc;
+	if ((rc = get_id(ld, as, &ap, "session", JSON_OPTIONAL, &l->session)) ||
+	    (rc = get_id(ld, as, &ap, "turn", JSON_OPTIONAL, &l->turn)) ||
+	    (rc = json_get_bool(ld->d, as, &ap, "next", JSON_OPTIONAL, &l->next, ld->err)) ||
+	    (rc = get_text(ld, as, &ap, "model", JSON_OPTIONAL, &l->model)) ||
+	    (rc = get_text(ld, as, &ap, "role", JSON_OPTIONAL, &l->role)))
+		return rc;
+	if (l->role && strcmp(l->role, "manager") && strcmp(l->role, "worker") && strcmp(l->role, "unified"))
+		return json_fail(ld->d, ld->err, CS_ETYPE, &ap, "role",
+				 "unknown role \"%s\": expected manager, worker or unified", l->role);
+	if (l->turn && ledger_turn_index(l, l->turn) < 0)
+		return json_fail(ld->d, ld->err, CS_ESTRUCT, &ap, "turn", "dangling id: no turn \"%s\"", l->turn);
+
+	const cJSON *sections = NULL;
+	if ((rc = json_get_array(ld->d, as, &ap, "systemPrompt", JSON_OPTIONAL, &sections, ld->err)))
+		return rc;
+	if (sections) {
+		size_t n = (size_t)cJSON_GetArraySize(sections), k = 0;
+		l->sections = arena_alloc(&ld->src->arena, (n ? n : 1) * sizeof *l->sections);
+		if (!l->sections)
+			return nomem(ld->err);
+		struct jpath sp = JPATH_KEY(&ap, "systemPrompt");
+		cJSON_ArrayForEach(v, sections) {
+			struct jpath at = JPATH_INDEX(&sp, k);
+			const char *layer = NULL, *name = NULL, *text = NULL;
+			if ((rc = row_object(ld, v, &at)) ||
+			    (rc = json_get_string(ld->d, v, &at, "layer", JSON_REQUIRED, &layer, ld->err)) ||
+			    (rc = json_get_string(ld->d, v, &at, "name", JSON_REQUIRED, &name, ld->err)) ||
+			    (rc = json_get_string(ld->d, v, &at, "text", JSON_REQUIRED, &text, ld->err)))
+				return rc;
+			int li = !strcmp(layer, "workspace") ? 0 : !strcmp(layer, "persona") ? 1 : -1;
+			if (li < 0)
+				return json_fail(ld->d, ld->err, CS_ETYPE, &at, "layer",
+						 "unknown layer \"%s\": expected workspace or persona", layer);
+			char id[300];
+			snprintf(id, sizeof id, "system:%s", name);
+			long piece = made_piece(ld, id, name, "system", text);
+			if (piece < 0)
+				return nomem(ld->err);
+			ld->src->pieces[piece].layer = li;
+			l->sections[k++] = (struct ledger_section){ li, piece };
+		}
+		l->nsections = k;
+	}
+	const char *env = NULL;
+	if ((rc = json_get_string(ld->d, as, &ap, "nexusEnvironment", JSON_OPTIONAL, &env, ld->err)))
+		return rc;
+	if (env && (l->nexus_env = made_piece(ld, "nexus-environment", "Nexus environment", "system", env)) < 0)
+		return nomem(ld->err);
+	const cJSON *rt = NULL;
+	if ((rc = json_get_object(ld->d, as, &ap, "runtime", JSON_OPTIONAL, &rt, ld->err)))
+		return rc;
+	if (rt) {
+		struct jpath rp = JPATH_KEY(&ap, "runtime");
+		if ((rc = get_text(ld, rt, &rp, "host", JSON_OPTIONAL, &l->runtime_host)) ||
+		    (rc = get_text(ld, rt, &rp, "os", JSON_OPTIONAL, &l->runtime_os)) ||
+		    (rc = get_text(ld, rt, &rp, "arch", JSON_OPTIONAL, &l->runtime_arch)))
+			return rc;
+	}
+	const cJSON *mem = NULL;
+	if ((rc = json_get_array(ld->d, as, &ap, "memory", JSON_OPTIONAL, &mem, ld->err)))
+		return rc;
+	if (mem) {
+		size_t n = (size_t)cJSON_GetArraySize(mem), k = 0;
+		l->memory = arena_alloc(&ld->src->arena, (n ? n : 1) * sizeof *l->memory);
+		if (!l->memory)
+			return nomem(ld->err);
+		struct jpath mp = JPATH_KEY(&ap, "memory");
+		cJSON_ArrayForEach(v, mem) {
+			struct jpath at = JPATH_INDEX(&mp, k);
+			if (!cJSON_IsString(v))
+				return json_fail(ld->d, ld->err, CS_ETYPE, &at, NULL, "expected a memory text, got %s",
+						 json_type_name(v));
+			char id[32];
+			snprintf(id, sizeof id, "memory[%zu]", k);
+			long piece = made_piece(ld, id, id, "memory", v->valuestring);
+			if (piece < 0)
+				return nomem(ld->err);
+			l->memory[k++] = piece;
+		}
+		l->nmemory = k;
+	}
+	const cJSON *ev = NULL;
+	if ((rc = json_get_object(ld->d, as, &ap, "event", JSON_OPTIONAL, &ev, ld->err)))
+		return rc;
+	if (ev) {
+		struct jpath ep = JPATH_KEY(&ap, "event");
+		if ((rc = read_event(ld, ev, &ep)))
+			return rc;
+	}
+	if (l->next && l->event < 0)
+		return json_fail(ld->d, ld->err, CS_ESTRUCT, &ap, "next",
+				 "next is true but there is no assembly.event to assemble the next turn with");
+	const cJSON *bud = NULL;
+	if ((rc = json_get_object(ld->d, as, &ap, "budget", JSON_OPTIONAL, &bud, ld->err)))
+		return rc;
+	if (bud) {
+		struct jpath bp = JPATH_KEY(&ap, "budget");
+		if ((rc = read_budget(ld, bud, &bp)))
+			return rc;
+	}
+	return CS_OK;
+}
+
+/* tool_calls: checked for shape and dangling turns only. */
+static int read_tool_calls(struct loader *ld)
+{
+	const cJSON *arr, *row;
+	size_t n;
+	int rc = table(ld, "tool_calls", &arr, &n);
+	if (rc || !arr)
+		return rc;
+	struct jpath tp = JPATH_KEY(JPATH_ROOT, "tool_calls");
+	size_t i = 0;
+	cJSON_ArrayForEach(row, arr) {
+		struct jpath at = JPATH_INDEX(&tp, i++);
+		const char *turn = NULL;
+		if ((rc = row_object(ld, row, &at)) || (rc = get_id(ld, row, &at, "turn_id", JSON_OPTIONAL, &turn)))
+			return rc;
+		if (turn && ledger_turn_index(ld->l, turn) < 0)
+			return json_fail(ld->d, ld->err, CS_ESTRUCT, &at, "turn_id", "dangling id: no turn \"%s\"", turn);
+	}
+	return CS_OK;
+}
+
+static void ledger_free(void *model)
+{
+	cs_free(model); /* everything else lives in the source's arena */
+}
+
+static int ledger_load(struct source *src, const char *data, size_t len, struct cs_error *err)
+{
+	struct ledger *l = cs_calloc(1, sizeof *l);
+	if (!l)
+		return nomem(err);
+	src->model = l;
+	l->nexus_env = l->event = -1;
+	l->model_limit = l->reserve_response = l->reserve_tools = -1;
+	struct json_doc d;
+	int rc = json_doc_parse(&d, data, len, err);
+	if (rc) {
+		json_doc_free(&d);
+		return rc;
+	}
+	struct loader ld = { .src = src, .l = l, .d = &d, .err = err };
+	if (!cJSON_IsObject(d.root))
+		rc = json_fail(&d, err, CS_ETYPE, JPATH_ROOT, NULL,
+			       "expected an object with one array per table (turns, messages, ...), got %s",
+			       json_type_name(d.root));
+	if (!rc)
+		rc = read_turns(&ld);
+	if (!rc)
+		rc = read_messages(&ld);
+	if (!rc)
+		rc = read_turn_links(&ld);
+	if (!rc)
+		rc = read_threads(&ld);
+	if (!rc)
+		rc = read_compactions(&ld);
+	if (!rc)
+		rc = read_sessions(&ld);
+	if (!rc)
+		rc = read_tool_calls(&ld);
+	if (!rc)
+		rc = read_assembly(&ld);
+	json_doc_free(&d);
+	if (rc)
+		return rc;
+	if (l->nsessions == 0 && (rc = source_warn(src, -1, 0, 0, "no sessions: assembling from the last turn's ancestry")))
+		return nomem(err);
+	/* Recorded usage a message can own: the response's output_tokens. */
+	for (size_t t = 0; t < l->nturns; t++) {
+		const struct ledger_turn *tt = &l->turns[t];
+		if (tt->response >= 0 && tt->output_tokens >= 0) {
+			struct piece *p = &src->pieces[l->messages[tt->response].piece];
+			p->recorded_tokens = tt->output_tokens;
+			p->flags |= PIECE_RECORDED;
+		}
+	}
+	return CS_OK;
+}
+
+long ledger_pick_session(const struct ledger *l, struct cs_error *err)
+{
+	if (l->session) {
+		for (size_t i = 0; i < l->nsessions; i++)
+			if (!strcmp(l->sessions[i].label, l->session))
+				return (long)i;
+		struct strbuf names = STRBUF_INIT;
+		for (size_t i = 0; i < l->nsessions; i++)
+			sb_printf(&names, "%s%s", i ? ", " : "", l->sessions[i].label);
+		cs_error_set(err, CS_EUSAGE, "no session \"%s\" (sessions: %s)", l->session,
+			     names.len ? sb_str(&names) : "none");
+		sb_fini(&names);
+		return -1;
+	}
+	long active = -1;
+	size_t nactive = 0;
+	for (size_t i = 0; i < l->nsessions; i++)
+		if (l->sessions[i].status && !strcmp(l->sessions[i].status, "active")) {
+			active = (long)i;
+			nactive++;
+		}
+	if (nactive == 1)
+		return active;
+	for (size_t i = 0; i < l->nsessions; i++)
+		if (!strcmp(l->sessions[i].label, "main"))
+			return (long)i;
+	if (l->nsessions == 1)
+		return 0;
+	cs_error_set(err, CS_EUSAGE, "%zu sessions and no single active one or \"main\": say --session LABEL",
+		     l->nsessions);
+	return -1;
+}
+
+int ledger_ancestry(const struct ledger *l, long turn, long **out, size_t *n)
+{
+	const struct ledger_turn *t = &l->turns[turn];
+	size_t depth = 0;
+	if (t->ancestry) {
+		depth = t->nancestry;
+	} else {
+		for (long k = turn; k >= 0; k = l->turns[k].parent)
+			depth++;
+	}
+	long *a = cs_calloc(depth ? depth : 1, sizeof *a);
+	if (!a)
+		return CS_ENOMEM;
+	if (t->ancestry) {
+		memcpy(a, t->ancestry, depth * sizeof *a);
+	} else {
+		size_t i = depth;
+		for (long k = turn; k >= 0; k = l->turns[k].parent)
+			a[--i] = k;
+	}
+	*out = a;
+	*n = depth;
+	return CS_OK;
+}
+
+static const struct kind_option ledger_options[] = {
+	{ "session", "LABEL", "the session to assemble (default: assembly.session, the only active one, else main)" },
+	{ "turn", "ID", "replay the context as sent for this turn (default: the session head)" },
+	{ "next", NULL, "assemble the hypothetical next turn with assembly.event instead of replaying" },
+	{ "compaction-rule", "R", "first-kept (formats.md decision: keep from first_kept_turn_id) or after-only (seed 001)" },
+	{ "summary-role", "R", "user (seed 001, with the [Previous conversation summary] marker) or system (seed 004)" },
+	{ NULL, NULL, NULL },
+};
+
+static int parse_switch(const char *value, bool *out)
+{
+	if (!strcmp(value, "true") || !strcmp(value, "on"))
+		*out = true;
+	else if (!strcmp(value, "false") || !strcmp(value, "off"))
+		*out = false;
+	else
+		return -1;
+	return 0;
+}
+
+static int ledger_set_option(struct source *src, const char *name, const char *value, struct cs_error *err)
+{
+	struct ledger *l = src->model;
+	if (!strcmp(name, "session")) {
+		const char *copy = value[0] ? arena_strdup(&src->arena, value) : NULL;
+		if (value[0] && !copy)
+			return nomem(err);
+		const char *old = l->session;
+		l->session = copy;
+		if (copy && ledger_pick_session(l, err) < 0) {
+			l->session = old;
+			return CS_EUSAGE;
+		}
+		return CS_OK;
+	}
+	if (!strcmp(name, "turn")) {
+		if (!value[0] || !strcmp(value, "head")) {
+			l->turn = NULL;
+			return CS_OK;
+		}
+		if (ledger_turn_index(l, value) < 0)
+			return cs_error_set(err, CS_EUSAGE, "no turn \"%s\" in this ledger", value);
+		l->turn = arena_strdup(&src->arena, value);
+		return l->turn ? CS_OK : nomem(err);
+	}
+	if (!strcmp(name, "next")) {
+		bool v;
+		if (parse_switch(value, &v))
+			return cs_error_set(err, CS_EUSAGE, "next takes true or false, not \"%s\"", value);
+		if (v && l->event < 0)
+			return cs_error_set(err, CS_EUSAGE, "next needs an assembly.event in the ledger export (none given)");
+		l->next = v;
+		return CS_OK;
+	}
+	if (!strcmp(name, "compaction-rule")) {
+		if (!strcmp(value, "first-kept"))
+			l->rule = LEDGER_RULE_FIRST_KEPT;
+		else if (!strcmp(value, "after-only"))
+			l->rule = LEDGER_RULE_AFTER_ONLY;
+		else
+			return cs_error_set(err, CS_EUSAGE, "compaction-rule takes first-kept or after-only, not \"%s\"", value);
+		return CS_OK;
+	}
+	if (!strcmp(name, "summary-role")) {
+		if (!strcmp(value, "user"))
+			l->summary_system = false;
+		else if (!strcmp(value, "system"))
+			l->summary_system = true;
+		else
+			return cs_error_set(err, CS_EUSAGE, "summary-role takes user or system, not \"%s\"", value);
+		return CS_OK;
+	}
+	return cs_error_set(err, CS_EUSAGE, "a ledger has no setting \"%s\"", name);
+}
+
+static int ledger_get_option(const struct source *src, const char *name, struct strbuf *out)
+{
+	const struct ledger *l = src->model;
+	if (!strcmp(name, "session"))
+		sb_puts(out, l->session ? l->session : "");
+	else if (!strcmp(name, "turn"))
+		sb_puts(out, l->turn ? l->turn : "");
+	else if (!strcmp(name, "next"))
+		sb_puts(out, l->next ? "true" : "false");
+	else if (!strcmp(name, "compaction-rule"))
+		sb_puts(out, l->rule == LEDGER_RULE_AFTER_ONLY ? "after-only" : "first-kept");
+	else if (!strcmp(name, "summary-role"))
+		sb_puts(out, l->summary_system ? "system" : "user");
+	else
+		return CS_EUSAGE;
+	return CS_OK;
+}
+
+static const char *const ledger_json_keys[] = { "turns", NULL };
+
+const struct kind_ops ledger_kind = {
+	.name = "ledger",
+	.title = "ledger export",
+	.id_key = "message",
+	.json_keys = ledger_json_keys,
+	.extensions = NULL,
+	.options = ledger_options,
+	.piece_strategies = NULL,
+	.global_strategies = NULL,
+	.load = ledger_load,
+	.set_option = ledger_set_option,
+	.get_option = ledger_get_option,
+	.assemble = ledger_assemble,
+	.free_model = ledger_free,
+	.report_extra = ledger_report_extra,
+	.report_piece = ledger_report_piece,
+};
