@@ -7,9 +7,11 @@
 #include <string.h>
 
 extern const struct kind_ops manifest_kind;
+extern const struct kind_ops memory_kind;
 
 const struct kind_ops *const kind_table[] = {
 	&manifest_kind,
+	&memory_kind,
 	NULL,
 };
 
