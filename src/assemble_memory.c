@@ -46,6 +46,7 @@ struct decision {
 	int reason;      /* REASON_NONE: in */
 	long left;       /* budget left when it was considered */
 	long share_used; /* its share's tokens used then */
+	bool share_full; /* its share had no room either (caps on) */
 };
 
 static const char *archetype_text(const struct memory *m, struct arena *ar)
@@ -117,6 +118,7 @@ int memory_assemble(const struct source *src, struct assembly *a, struct cs_erro
 			d->reason = REASON_EXCLUDED_BY_USER;
 			continue;
 		}
+		d->share_full = m->caps && share >= 0 && share_used[share] + it->tokens > cap[share];
 		if (used + it->tokens > budget)
 			d->reason = REASON_OVER_BUDGET;
 		else if (m->caps && share >= 0 && share_used[share] + it->tokens > cap[share])
@@ -142,34 +144,37 @@ int memory_assemble(const struct source *src, struct assembly *a, struct cs_erro
 		bool is_extra = sec == MEMORY_SECTION_ADDITIONAL;
 		if (is_extra && !(m->additional && m->additional[0]))
 			continue;
-		long last = -1;
+		bool started = false;
+		long last = -1; /* the section's last block; -1 after running out of memory */
 		for (size_t k = 0, count = is_extra ? 1 : n; k < count; k++) {
 			long i = is_extra ? -1 : (long)order[k].index;
 			if (!is_extra && (dec[i].reason != REASON_NONE ||
 					  m->items[src->pieces[i].kind_index].type != sec))
 				continue;
-			if (last < 0) {
+			struct block *blk;
+			if (!started) {
 				struct block *h = asm_block(a, -1, sec, -1);
 				h->label = memory_section_title(sec);
 				h->flags |= BLOCK_MADE;
 				asm_textf(a, "%s## %s\n\n", first_section ? "" : "\n\n", memory_section_title(sec));
 				first_section = false;
-				asm_block(a, i, sec, -1);
+				started = true;
+				blk = asm_block(a, i, sec, -1);
 			} else {
-				asm_block(a, i, sec, -1);
+				blk = asm_block(a, i, sec, -1);
 				asm_text(a, "\n\n", 2);
 			}
-			long b = (long)a->nblocks - 1;
+			long b = a->nomem ? -1 : (long)a->nblocks - 1;
 			if (is_extra) {
-				a->blocks[b].label = "additional context";
-				a->blocks[b].flags |= BLOCK_MADE;
+				blk->label = "additional context";
+				blk->flags |= BLOCK_MADE;
 				asm_span(a, m->additional, m->additional_bytes, (size_t)-1);
 			} else {
 				const struct piece *p = &src->pieces[i];
 				long t = m->items[p->kind_index].tokens;
+				blk->budget_tokens = t;
+				blk->keep_head = p->text_bytes;
 				asm_span(a, p->text, p->text_bytes, p->code_points);
-				a->blocks[b].budget_tokens = t;
-				a->blocks[b].keep_head = p->text_bytes;
 				asm_whole(a, i, b, t);
 			}
 			last = b;
@@ -194,9 +199,11 @@ int memory_assemble(const struct source *src, struct assembly *a, struct cs_erro
 			break;
 		case REASON_OVER_BUDGET:
 			asm_drop(a, i, REASON_OVER_BUDGET,
-				 "dropped: over budget: needs %s tokens, %s left of %s; score %.3f, %s %s",
-				 fmt_thousands(n1, it->tokens), fmt_thousands(n2, d->left), fmt_thousands(n3, budget), score,
-				 score == cutoff ? "which is" : "cutoff", score == cutoff ? rel : cut_text);
+				 "dropped: over budget: needs %s tokens, %s left of %s%s%s%s; score %.3f, %s %s",
+				 fmt_thousands(n1, it->tokens), fmt_thousands(n2, d->left), fmt_thousands(n3, budget),
+				 d->share_full ? " (its " : "", d->share_full ? memory_allocation_name(share) : "",
+				 d->share_full ? " share was full too)" : "", score, score == cutoff ? "which is" : "cutoff",
+				 score == cutoff ? rel : cut_text);
 			break;
 		case REASON_OVER_ALLOCATION:
 			asm_drop(a, i, REASON_OVER_ALLOCATION,

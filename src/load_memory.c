@@ -227,7 +227,11 @@ static int read_strategy(struct source *src, struct memory *m, const struct json
 	if (fabs(sum - 100) > 1e-9) {
 		char path[CS_ERROR_PATH_MAX];
 		jpath_format(&ap, path, sizeof path);
-		if (source_warn(src, -1, 0, 0,
+		struct cs_error at; /* only for its line and column */
+		cs_error_clear(&at);
+		if (alloc)
+			json_fail(d, &at, CS_ESTRUCT, &ap, NULL, "position");
+		if (source_warn(src, -1, at.line, at.column,
 				"%s: the allocations sum to %g%%, not 100%% (recent %g, semantic %g, entities %g, relations %g)",
 				alloc ? path : "budget allocation", sum, s->allocation[MA_RECENT], s->allocation[MA_SEMANTIC],
 				s->allocation[MA_ENTITIES], s->allocation[MA_RELATIONS]))
