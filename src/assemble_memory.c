@@ -238,7 +238,7 @@ int memory_assemble(const struct source *src, struct assembly *a, struct cs_erro
 	else
 		asm_fact(a, "cutoff score", "none");
 	if (has_included)
-		asm_fact(a, "lowest included score", "%.6g", lowest_in);
+		asm_fact(a, "lowest included", "%.6g", lowest_in);
 	asm_fact(a, "charged", "item tokens only (seed): headers, separators and additional context are not");
 	if (dropped_budget)
 		asm_warn(a, -1, "%zu item%s did not fit the budget", dropped_budget, dropped_budget == 1 ? "" : "s");
