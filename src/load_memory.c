@@ -10,15 +10,22 @@
  *   allocations that do not sum to 100 are a warning.
  * - Items need a unique string `id`, a `type` (event, chunk, entity,
  *   relation, pattern) and a string `content` (already formatted, as the
- *   seed's formatters would). `scores` is an object of finite numbers; a
+ *   seed's formatters would) or a raw record (below). `scores` is an object of finite numbers; a
  *   score left out counts as 0. `tokens` (a whole number >= 0) is what the
  *   framework budgets; without it the estimate from the content is used.
  *   `timestamp` is an ISO text or milliseconds since 1970 (shown, not used:
  *   the recency score already holds it).
  * - Switching the archetype (an edit) replaces all seven numbers with the
  *   preset's: the snapshot's own overrides belonged to its own archetype.
- * Unsupported: the seed's raw item forms (formatting an event from its
- * fields); the snapshot must carry the formatted `content`. */
+ * - Instead of `content`, an item may carry the raw record the seed formats
+ *   (its item formatters): `event` {type, timestamp, content, outcome}
+ *   (file_read, file_write, shell_exec, error; other types as
+ *   `[time] type: <content as JSON>`), `entity` {type, name, properties},
+ *   `relation` {sourceId, type, targetId}, `chunk` {text}. Patterns have no
+ *   formatter in the seed and need `content`. Giving both is an error.
+ * Unsupported: an event timestamp given as text is printed as written (the
+ * seed reformats a Date with toISOString); property values that are
+ * objects or arrays print as JSON, not as JavaScript's String(). */
 #include "memory.h"
 
 #include "alloc.h"
@@ -241,16 +248,190 @@ static int read_strategy(struct source *src, struct memory *m, const struct json
 	return CS_OK;
 }
 
+/* A raw object's string field, "" when absent (JavaScript prints
+ * `${undefined}` as "undefined"; the seed's formatters guard most with ||). */
+static int raw_string(const struct json_doc *d, const cJSON *obj, const struct jpath *at, const char *key,
+		      int required, const char **out, struct cs_error *err)
+{
+	*out = "";
+	return json_get_string(d, obj, at, key, required, out, err);
+}
+
+/* JSON.stringify(v), compact. */
+static void json_text(const cJSON *v, struct strbuf *out)
+{
+	char *text = cJSON_PrintUnformatted(v);
+	if (!text) {
+		out->failed = true;
+		return;
+	}
+	sb_puts(out, text);
+	cJSON_free(text);
+}
+
+/* A JSON value as JavaScript's template literal prints it, as near as C gets. */
+static void js_text(const cJSON *v, struct strbuf *out)
+{
+	if (cJSON_IsString(v)) {
+		sb_puts(out, v->valuestring);
+		return;
+	}
+	json_text(v, out);
+}
+
+/* seed 003 formatEvent */
+static int format_event(struct source *src, const struct json_doc *d, const cJSON *ev, const struct jpath *at,
+			struct strbuf *out, struct cs_error *err)
+{
+	const char *type, *outcome = NULL, *time;
+	int rc;
+	if ((rc = raw_string(d, ev, at, "type", JSON_REQUIRED, &type, err)) ||
+	    (rc = json_get_string(d, ev, at, "outcome", JSON_OPTIONAL, &outcome, err)))
+		return rc;
+	const cJSON *ts = cJSON_GetObjectItemCaseSensitive(ev, "timestamp");
+	if (cJSON_IsNumber(ts)) {
+		if (!(ts->valuedouble >= -MEMORY_MAX_EPOCH_MS && ts->valuedouble <= MEMORY_MAX_EPOCH_MS))
+			return json_fail(d, err, CS_ETYPE, at, "timestamp",
+					 "milliseconds since 1970 out of range (years 0000 to 9999)");
+		time = iso_from_ms(&src->arena, ts->valuedouble);
+		if (!time)
+			return cs_error_set(err, CS_ENOMEM, "out of memory");
+	} else if (cJSON_IsString(ts)) {
+		time = ts->valuestring;
+	} else {
+		return json_fail(d, err, CS_ETYPE, at, "timestamp",
+				 "expected milliseconds since 1970 or an ISO time text, got %s", json_type_name(ts));
+	}
+	const cJSON *content = cJSON_GetObjectItemCaseSensitive(ev, "content");
+	struct jpath cp = JPATH_KEY(at, "content");
+	bool known = !strcmp(type, "file_read") || !strcmp(type, "file_write") || !strcmp(type, "shell_exec") ||
+		     !strcmp(type, "error");
+	if (known && !cJSON_IsObject(content))
+		return json_fail(d, err, CS_ETYPE, at, "content", "a %s event needs a content object, got %s", type,
+				 json_type_name(content));
+	if (!strcmp(type, "file_read") || !strcmp(type, "file_write")) {
+		const char *path;
+		if ((rc = raw_string(d, content, &cp, "path", JSON_REQUIRED, &path, err)))
+			return rc;
+		sb_printf(out, "[%s] %s: %s", time, type[5] == 'r' ? "Read" : "Wrote", path);
+		if (type[5] == 'w' && outcome && outcome[0])
+			sb_printf(out, " [%s]", outcome);
+	} else if (!strcmp(type, "shell_exec")) {
+		const char *command, *so = "", *se = "";
+		if ((rc = raw_string(d, content, &cp, "command", JSON_REQUIRED, &command, err)) ||
+		    (rc = json_get_string(d, content, &cp, "stdout", JSON_OPTIONAL, &so, err)) ||
+		    (rc = json_get_string(d, content, &cp, "stderr", JSON_OPTIONAL, &se, err)))
+			return rc;
+		sb_printf(out, "[%s] Executed: `%s`", time, command);
+		if (outcome && outcome[0])
+			sb_printf(out, " [%s]", outcome);
+		sb_printf(out, "\n%s", so[0] ? so : se);
+	} else if (!strcmp(type, "error")) {
+		const char *message, *stack = "";
+		if ((rc = raw_string(d, content, &cp, "message", JSON_REQUIRED, &message, err)) ||
+		    (rc = json_get_string(d, content, &cp, "stack", JSON_OPTIONAL, &stack, err)))
+			return rc;
+		sb_printf(out, "[%s] Error: %s\n%s", time, message, stack);
+	} else {
+		sb_printf(out, "[%s] %s: ", time, type);
+		if (content)
+			json_text(content, out); /* JSON.stringify: a string keeps its quotes */
+		else
+			sb_puts(out, "undefined");
+	}
+	return CS_OK;
+}
+
+/* seed 003 formatEntity */
+static int format_entity(const struct json_doc *d, const cJSON *en, const struct jpath *at, struct strbuf *out,
+			 struct cs_error *err)
+{
+	const char *type, *name;
+	const cJSON *props = NULL;
+	int rc;
+	if ((rc = raw_string(d, en, at, "type", JSON_REQUIRED, &type, err)) ||
+	    (rc = raw_string(d, en, at, "name", JSON_REQUIRED, &name, err)) ||
+	    (rc = json_get_object(d, en, at, "properties", JSON_OPTIONAL, &props, err)))
+		return rc;
+	sb_printf(out, "**%s**: %s", type, name);
+	const cJSON *v;
+	bool first = true;
+	cJSON_ArrayForEach(v, props)
+	{
+		sb_printf(out, "%s%s: ", first ? " (" : ", ", v->string);
+		js_text(v, out);
+		first = false;
+	}
+	if (!first)
+		sb_putc(out, ')');
+	return CS_OK;
+}
+
+/* seed 003 formatRelation */
+static int format_relation(const struct json_doc *d, const cJSON *re, const struct jpath *at, struct strbuf *out,
+			   struct cs_error *err)
+{
+	const char *from, *type, *to;
+	int rc;
+	if ((rc = raw_string(d, re, at, "sourceId", JSON_REQUIRED, &from, err)) ||
+	    (rc = raw_string(d, re, at, "type", JSON_REQUIRED, &type, err)) ||
+	    (rc = raw_string(d, re, at, "targetId", JSON_REQUIRED, &to, err)))
+		return rc;
+	sb_printf(out, "%s --[%s]--> %s", from, type, to);
+	return CS_OK;
+}
+
+/* The item's text: `content` as given, or its raw record formatted. */
+static int item_text(struct source *src, const struct json_doc *d, const cJSON *item, const struct jpath *at, int t,
+		     struct strbuf *out, struct cs_error *err)
+{
+	static const char *const raw_keys[MEM_TYPE_COUNT] = { "event", "chunk", "entity", "relation", NULL };
+	const char *content = NULL;
+	int rc = json_get_string(d, item, at, "content", JSON_OPTIONAL, &content, err);
+	if (rc)
+		return rc;
+	const char *key = raw_keys[t];
+	const cJSON *raw = NULL;
+	if (key && (rc = json_get_object(d, item, at, key, JSON_OPTIONAL, &raw, err)))
+		return rc;
+	if (content && raw)
+		return json_fail(d, err, CS_ESTRUCT, at, key, "give content or %s, not both", key);
+	if (content) {
+		sb_puts(out, content);
+		return CS_OK;
+	}
+	if (!raw) {
+		if (!key)
+			return json_fail(d, err, CS_ESTRUCT, at, NULL, "missing \"content\" (a pattern has no raw form)");
+		return json_fail(d, err, CS_ESTRUCT, at, NULL, "missing \"content\" (or a raw \"%s\" object)", key);
+	}
+	struct jpath rp = JPATH_KEY(at, key);
+	switch (t) {
+	case MEM_EVENT:
+		return format_event(src, d, raw, &rp, out, err);
+	case MEM_ENTITY:
+		return format_entity(d, raw, &rp, out, err);
+	case MEM_RELATION:
+		return format_relation(d, raw, &rp, out, err);
+	default: {
+		const char *text;
+		if ((rc = raw_string(d, raw, &rp, "text", JSON_REQUIRED, &text, err)))
+			return rc;
+		sb_puts(out, text);
+		return CS_OK;
+	}
+	}
+}
+
 static int read_item(struct source *src, struct memory *m, const struct json_doc *d, const cJSON *item,
 		     const struct jpath *at, size_t i, struct cs_error *err)
 {
 	if (!cJSON_IsObject(item))
 		return json_fail(d, err, CS_ETYPE, at, NULL, "expected an item object, got %s", json_type_name(item));
-	const char *id = NULL, *type = NULL, *content = NULL;
+	const char *id = NULL, *type = NULL;
 	int rc;
 	if ((rc = json_get_string(d, item, at, "id", JSON_REQUIRED, &id, err)) ||
-	    (rc = json_get_string(d, item, at, "type", JSON_REQUIRED, &type, err)) ||
-	    (rc = json_get_string(d, item, at, "content", JSON_REQUIRED, &content, err)))
+	    (rc = json_get_string(d, item, at, "type", JSON_REQUIRED, &type, err)))
 		return rc;
 	if (id[0] == '\0')
 		return json_fail(d, err, CS_ESTRUCT, at, "id", "an item id cannot be empty");
@@ -297,16 +478,25 @@ static int read_item(struct source *src, struct memory *m, const struct json_doc
 	if (ts && !cJSON_IsNull(ts) && !it->timestamp)
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
 
-	long piece = source_add_piece(src);
-	if (piece < 0)
+	struct strbuf text = STRBUF_INIT;
+	if ((rc = item_text(src, d, item, at, t, &text, err))) {
+		sb_fini(&text);
+		return rc;
+	}
+	long piece = text.failed ? -1 : source_add_piece(src);
+	if (piece < 0) {
+		sb_fini(&text);
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	}
 	it->piece = piece;
 	struct piece *p = &src->pieces[piece];
 	p->id = p->label = arena_strdup(&src->arena, id);
 	p->role = type_names[t];
 	p->layer = t;
 	p->kind_index = i;
-	if (!p->id || source_set_piece_text(src, piece, content, strlen(content)) != CS_OK)
+	rc = p->id ? source_set_piece_text(src, piece, sb_str(&text), text.len) : CS_ENOMEM;
+	sb_fini(&text);
+	if (rc != CS_OK)
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
 	p = &src->pieces[piece];
 	if (tokens >= 0) {

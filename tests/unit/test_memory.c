@@ -425,6 +425,65 @@ static void test_timestamps(void **state)
 	source_free(src);
 }
 
+
+static const char *piece_text(struct source *src, const char *id)
+{
+	return src->pieces[support_piece(src, id)].text;
+}
+
+static void test_raw_forms_use_the_seed_formatters(void **state)
+{
+	(void)state;
+	struct source *src = load_text(
+		"{ \"maxTokens\": 1000, \"archetype\": \"coding\", \"items\": [\n"
+		"  { \"id\": \"r\", \"type\": \"event\", \"event\": { \"type\": \"file_read\", \"timestamp\": 1741686067000,\n"
+		"      \"content\": { \"path\": \"src/lexer.c\" }, \"outcome\": \"success\" } },\n"
+		"  { \"id\": \"w\", \"type\": \"event\", \"event\": { \"type\": \"file_write\", \"timestamp\": 0,\n"
+		"      \"content\": { \"path\": \"a.c\" }, \"outcome\": \"success\" } },\n"
+		"  { \"id\": \"x\", \"type\": \"event\", \"event\": { \"type\": \"shell_exec\", \"timestamp\": \"2026-03-11T09:41:07Z\",\n"
+		"      \"content\": { \"command\": \"make test\", \"stdout\": \"\", \"stderr\": \"1 failed\" }, \"outcome\": \"failure\" } },\n"
+		"  { \"id\": \"e\", \"type\": \"event\", \"event\": { \"type\": \"error\", \"timestamp\": 0,\n"
+		"      \"content\": { \"message\": \"boom\" } } },\n"
+		"  { \"id\": \"o\", \"type\": \"event\", \"event\": { \"type\": \"commit\", \"timestamp\": 0,\n"
+		"      \"content\": { \"sha\": \"4e1c9a2\", \"files\": 2 } } },\n"
+		"  { \"id\": \"s\", \"type\": \"event\", \"event\": { \"type\": \"note\", \"timestamp\": 0, \"content\": \"hi\" } },\n"
+		"  { \"id\": \"n\", \"type\": \"entity\", \"entity\": { \"type\": \"function\", \"name\": \"lex_next\",\n"
+		"      \"properties\": { \"file\": \"src/lexer.c\", \"line\": 142, \"static\": true } } },\n"
+		"  { \"id\": \"m\", \"type\": \"entity\", \"entity\": { \"type\": \"file\", \"name\": \"a.c\", \"properties\": {} } },\n"
+		"  { \"id\": \"l\", \"type\": \"relation\", \"relation\": { \"sourceId\": \"parse_array\", \"type\": \"calls\",\n"
+		"      \"targetId\": \"lex_next\" } },\n"
+		"  { \"id\": \"c\", \"type\": \"chunk\", \"chunk\": { \"text\": \"int x;\" } } ] }\n");
+	assert_string_equal(piece_text(src, "r"), "[2025-03-11T09:41:07.000Z] Read: src/lexer.c"); /* no outcome on reads */
+	assert_string_equal(piece_text(src, "w"), "[1970-01-01T00:00:00.000Z] Wrote: a.c [success]");
+	assert_string_equal(piece_text(src, "x"), "[2026-03-11T09:41:07Z] Executed: `make test` [failure]\n1 failed");
+	assert_string_equal(piece_text(src, "e"), "[1970-01-01T00:00:00.000Z] Error: boom\n");
+	assert_string_equal(piece_text(src, "o"), "[1970-01-01T00:00:00.000Z] commit: {\"sha\":\"4e1c9a2\",\"files\":2}");
+	assert_string_equal(piece_text(src, "s"), "[1970-01-01T00:00:00.000Z] note: \"hi\"");
+	assert_string_equal(piece_text(src, "n"), "**function**: lex_next (file: src/lexer.c, line: 142, static: true)");
+	assert_string_equal(piece_text(src, "m"), "**file**: a.c");
+	assert_string_equal(piece_text(src, "l"), "parse_array --[calls]--> lex_next");
+	assert_string_equal(piece_text(src, "c"), "int x;");
+	/* the estimate is of the formatted text */
+	assert_int_equal(src->pieces[support_piece(src, "l")].tokens, 9); /* 33 code points */
+	source_free(src);
+
+	struct cs_error err;
+	assert_int_equal(load_text_error("{ \"maxTokens\": 1, \"items\": [\n { \"id\": \"a\", \"type\": \"relation\",\n"
+					 "  \"content\": \"a --[x]--> b\", \"relation\": {} } ] }",
+					 &err),
+			 CS_ESTRUCT);
+	assert_non_null(strstr(err.message, "not both"));
+	assert_int_equal(load_text_error("{ \"maxTokens\": 1, \"items\": [\n { \"id\": \"a\", \"type\": \"pattern\" } ] }", &err),
+			 CS_ESTRUCT);
+	assert_non_null(strstr(err.message, "a pattern has no raw form"));
+	assert_int_equal(load_text_error("{ \"maxTokens\": 1, \"items\": [\n { \"id\": \"a\", \"type\": \"event\",\n"
+					 "  \"event\": { \"type\": \"file_read\", \"timestamp\": 0, \"content\": {} } } ] }",
+					 &err),
+			 CS_ESTRUCT);
+	assert_string_equal(err.path, "items[0].event.content");
+	assert_int_equal(err.line, 3);
+}
+
 static void test_samples_cross_the_cutoff(void **state)
 {
 	(void)state;
@@ -458,9 +517,8 @@ static void test_samples_cross_the_cutoff(void **state)
 	source_free(src);
 }
 
-static void test_out_of_memory_everywhere(void **state)
+static void sweep_out_of_memory(const char *path)
 {
-	(void)state;
 	cs_alloc_install_cjson_hooks();
 	bool finished = false;
 	for (long n = 1; n < 100000 && !finished; n++) {
@@ -468,7 +526,7 @@ static void test_out_of_memory_everywhere(void **state)
 		struct cs_error err;
 		cs_error_clear(&err);
 		cs_alloc_fail_from(n);
-		int rc = source_load("samples/memory/coding-session.json", NULL, &src, &err);
+		int rc = source_load(path, NULL, &src, &err);
 		if (rc == CS_OK) {
 			struct assembly a;
 			rc = assemble(src, &a, &err);
@@ -485,6 +543,13 @@ static void test_out_of_memory_everywhere(void **state)
 	assert_true(finished);
 }
 
+static void test_out_of_memory_everywhere(void **state)
+{
+	(void)state;
+	sweep_out_of_memory("samples/memory/coding-session.json");
+	sweep_out_of_memory("tests/golden/memory/raw-forms.json");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -497,6 +562,7 @@ int main(void)
 		cmocka_unit_test(test_recorded_tokens_budget),
 		cmocka_unit_test(test_loader_faults),
 		cmocka_unit_test(test_timestamps),
+		cmocka_unit_test(test_raw_forms_use_the_seed_formatters),
 		cmocka_unit_test(test_samples_cross_the_cutoff),
 		cmocka_unit_test(test_out_of_memory_everywhere),
 	};
