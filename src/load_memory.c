@@ -587,7 +587,8 @@ static const struct kind_option memory_options[] = {
 
 #define LIST_TEXT_MAX 256 /* an option's value as typed; edit.h keeps 256 */
 
-/* Applies "a=V,b=V" (names from `names`, values in [lo, hi]) onto vals. */
+/* Applies "a=V,b=V" (or "a V", as typed after ':') with names from `names`
+ * and values in [lo, hi] onto vals; all or nothing. */
 static int set_list(const char *what, const char *const *names, int n, double lo, double hi, const char *value,
 		    double *vals, struct cs_error *err)
 {
@@ -604,8 +605,12 @@ static int set_list(const char *what, const char *const *names, int n, double lo
 			tok++;
 		char *eq = strchr(tok, '=');
 		if (!eq)
+			eq = strchr(tok, ' '); /* ":weight relevance 0.6" */
+		if (!eq)
 			return cs_error_set(err, CS_EUSAGE, "%s takes NAME=VALUE, not \"%s\"", what, tok);
 		*eq = '\0';
+		for (char *e = eq; e > tok && e[-1] == ' ';)
+			*--e = '\0';
 		int k = -1;
 		for (int j = 0; j < n; j++)
 			if (strcmp(names[j], tok) == 0)
@@ -617,7 +622,7 @@ static int set_list(const char *what, const char *const *names, int n, double lo
 			return cs_error_set(err, CS_EUSAGE, "unknown %s \"%s\": expected %s", what, tok, list);
 		}
 		char *end;
-		double v = strtod(eq + 1, &end);
+		double v = strtod(eq + 1, &end); /* strtod skips leading spaces */
 		while (*end == ' ')
 			end++;
 		if (end == eq + 1 || *end || !(v >= lo && v <= hi))
@@ -629,10 +634,24 @@ static int set_list(const char *what, const char *const *names, int n, double lo
 	return CS_OK;
 }
 
+/* The shortest text that reads back as exactly v (undo restores through it). */
+static void exact_number(struct strbuf *out, double v)
+{
+	char buf[40];
+	for (int digits = 6; digits <= 17; digits++) {
+		snprintf(buf, sizeof buf, "%.*g", digits, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	sb_puts(out, buf);
+}
+
 static void get_list(const char *const *names, int n, const double *vals, struct strbuf *out)
 {
-	for (int j = 0; j < n; j++)
-		sb_printf(out, "%s%s=%.10g", j ? "," : "", names[j], vals[j]);
+	for (int j = 0; j < n; j++) {
+		sb_printf(out, "%s%s=", j ? "," : "", names[j]);
+		exact_number(out, vals[j]);
+	}
 }
 
 static bool same_as_preset(const struct memory_strategy *s)

@@ -94,7 +94,8 @@ static void test_final_score_arithmetic(void **state)
 	assert_true(fabs(result(src, &a, "k1")->score - (0.1 * 0.3 + 1.0 * 0.5)) < 1e-12); /* salience absent: 0 */
 	asm_fini(&a);
 
-	support_set(src, "weight", "recency=1,relevance=0,salience=0");
+	support_set(src, "weight", "recency=1,relevance=0.5,salience=0");
+	support_set(src, "weight", "relevance 0"); /* as typed after ':' */
 	support_assemble(src, &a);
 	assert_true(fabs(result(src, &a, "e1")->score - 0.9) < 1e-12);
 	assert_true(fabs(result(src, &a, "k1")->score - 0.1) < 1e-12);
@@ -259,6 +260,11 @@ static void test_options_undo_and_refusals(void **state)
 	apply_and_undo(src, "allocation", "recent=5,relations=35");
 	apply_and_undo(src, "allocation-caps", "off");
 	apply_and_undo(src, "archetype", "research"); /* the snapshot's overrides come back too */
+	/* a value with many digits survives the round trip through text exactly */
+	support_set(src, "weight", "salience=0.123456789012345678");
+	memcpy(w, m->cur.weights, sizeof w);
+	apply_and_undo(src, "weight", "salience=0.5");
+	assert_memory_equal(w, m->cur.weights, sizeof w);
 	assert_memory_equal(w, m->cur.weights, sizeof w);
 	assert_memory_equal(al, m->cur.allocation, sizeof al);
 	assert_int_equal(m->cur.archetype, 0);
