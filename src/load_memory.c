@@ -439,8 +439,6 @@ static int read_item(struct source *src, struct memory *m, const struct json_doc
 	if (t < 0)
 		return json_fail(d, err, CS_ETYPE, at, "type",
 				 "unknown item type \"%s\": expected event, chunk, entity, relation or pattern", type);
-	if (source_find_piece(src, id) >= 0)
-		return json_fail(d, err, CS_ESTRUCT, at, "id", "the item id \"%s\" appears twice", id);
 
 	struct memory_item *it = &m->items[i];
 	it->type = t;
@@ -569,6 +567,16 @@ static int memory_load(struct source *src, const char *data, size_t len, struct 
 		if ((rc = read_item(src, m, &d, item, &at, i, err)))
 			goto out;
 		m->nitems = ++i;
+	}
+	/* duplicates, once all are in: the id index is built once (O(items)) */
+	for (size_t k = 0; k < src->npieces; k++) {
+		long first = source_find_piece(src, src->pieces[k].id);
+		if (first != (long)k) {
+			struct jpath at = JPATH_INDEX(&ip, k);
+			rc = json_fail(&d, err, CS_ESTRUCT, &at, "id", "the item id \"%s\" appears twice (first at items[%ld])",
+				       src->pieces[k].id, first);
+			goto out;
+		}
 	}
 out:
 	json_doc_free(&d);
