@@ -230,6 +230,12 @@ int memory_assemble(const struct source *src, struct assembly *a, struct cs_erro
 		 s->allocation[MA_RECENT], fmt_thousands(n1, cap[MA_RECENT]), s->allocation[MA_SEMANTIC],
 		 fmt_thousands(n2, cap[MA_SEMANTIC]), s->allocation[MA_ENTITIES], fmt_thousands(n3, cap[MA_ENTITIES]),
 		 s->allocation[MA_RELATIONS], fmt_thousands(n4, cap[MA_RELATIONS]));
+	char n5[32], n6[32], n7[32], n8[32];
+	asm_fact(a, "shares used", "recent %s/%s · semantic %s/%s · entities %s/%s · relations %s/%s",
+		 fmt_thousands(n1, share_used[MA_RECENT]), fmt_thousands(n2, cap[MA_RECENT]),
+		 fmt_thousands(n3, share_used[MA_SEMANTIC]), fmt_thousands(n4, cap[MA_SEMANTIC]),
+		 fmt_thousands(n5, share_used[MA_ENTITIES]), fmt_thousands(n6, cap[MA_ENTITIES]),
+		 fmt_thousands(n7, share_used[MA_RELATIONS]), fmt_thousands(n8, cap[MA_RELATIONS]));
 	asm_fact(a, "allocation caps", "%s", m->caps ? "on: each source's share is a cap (patterns: budget only)"
 						    : "off: the seed's uncapped selection");
 	asm_fact(a, "budget", "%s", src->settings.budget >= 0 ? "--budget (overrides maxTokens)" : "maxTokens");
