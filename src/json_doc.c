@@ -73,7 +73,7 @@ int json_doc_parse(struct json_doc *d, const char *data, size_t len, struct cs_e
 	if (!d->root) {
 		/* cJSON reports no reason; out of memory looks the same, so tell
 		 * them apart by whether the text parses at the point it stopped. */
-		void *probe = cs_malloc(64); /* cJSON says NULL for out of memory too */
+		void *probe = cs_malloc(64); /* cJSON stops the same way when an allocation fails */
 		if (!probe)
 			return cs_error_set(err, CS_ENOMEM, "out of memory parsing JSON");
 		cs_free(probe);
