@@ -9,11 +9,13 @@
 extern const struct kind_ops manifest_kind;
 extern const struct kind_ops loom_kind;
 extern const struct kind_ops ledger_kind;
+extern const struct kind_ops memory_kind;
 
 const struct kind_ops *const kind_table[] = {
 	&manifest_kind,
 	&loom_kind,
 	&ledger_kind,
+	&memory_kind,
 	NULL,
 };
 

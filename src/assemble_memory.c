@@ -1,0 +1,261 @@
+/* assemble_memory.c: seed 003's context builder on a memory snapshot.
+ * 1. finalScore = recency*recencyWeight + relevance*relevanceWeight +
+ *    salience*salientWeight for every item (results[].score);
+ * 2. greedy selection in descending score (ties keep input order): an item
+ *    goes in when its tokens fit what is left of the budget (the seed's
+ *    selectWithinBudget skips what does not fit and goes on), and, with
+ *    allocation caps on (formats.md's decision), when its source's share
+ *    floor(budget * percent / 100) has room: events draw on `recent`, chunks
+ *    on `semantic`, entities on `entities`, relations on `relations`;
+ *    patterns only on the budget;
+ * 3. formatContext: sections "## Title\n\n" + items joined by "\n\n" (in
+ *    score order), sections joined by "\n\n", the additional context last.
+ * As in the seed, only item tokens are charged against the budget; section
+ * headers, separators and the additional context are rendered and counted
+ * in the totals but not budgeted (a warning says when that goes over).
+ * The cutoff score is the highest score of an item a limit dropped: every
+ * item scoring above it went in. */
+#include "memory.h"
+
+#include "alloc.h"
+#include "assembly.h"
+#include "source.h"
+#include "strbuf.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ranked {
+	double score;
+	size_t index; /* piece */
+};
+
+static int cmp_ranked(const void *x, const void *y)
+{
+	const struct ranked *a = x, *b = y;
+	if (a->score != b->score)
+		return a->score > b->score ? -1 : 1;
+	return a->index < b->index ? -1 : a->index > b->index; /* ties: input order */
+}
+
+/* What happened to one item, decided before any sentence is written (the
+ * sentences name the cutoff, known only at the end). */
+struct decision {
+	int reason;      /* REASON_NONE: in */
+	long left;       /* budget left when it was considered */
+	long share_used; /* its share's tokens used then */
+	bool share_full; /* its share had no room either (caps on) */
+};
+
+static const char *archetype_text(const struct memory *m, struct arena *ar)
+{
+	const struct memory_strategy *s = &m->cur;
+	size_t n;
+	const struct memory_preset *p = memory_presets(&n);
+	if (s->archetype < 0)
+		return "none given (coding preset for what the snapshot's strategy leaves out)";
+	bool preset = !memcmp(s->weights, p[s->archetype].weights, sizeof s->weights) &&
+		      !memcmp(s->allocation, p[s->archetype].allocation, sizeof s->allocation);
+	bool input = !memcmp(s, &m->input, sizeof *s);
+	return arena_printf(ar, "%s (%s)", p[s->archetype].name,
+			    preset ? "the preset's numbers"
+			    : input ? "preset overridden by the snapshot's strategy"
+				    : "preset, numbers changed by you");
+}
+
+int memory_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+{
+	const struct memory *m = src->model;
+	const struct memory_strategy *s = &m->cur;
+	int rc = asm_init(a, src, ASM_DOCUMENT);
+	if (rc != CS_OK)
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	const char *layers[MEMORY_NSECTIONS];
+	for (int k = 0; k < MEMORY_NSECTIONS; k++)
+		layers[k] = memory_section_title(k);
+	asm_grouping(a, "section", layers, MEMORY_NSECTIONS);
+
+	long budget = src->settings.budget >= 0 ? src->settings.budget : m->max_tokens;
+	a->budget.limit = budget;
+	a->budget.reserve = 0;
+	a->budget.usable = budget;
+	long cap[MA_COUNT], share_used[MA_COUNT] = { 0 };
+	for (int k = 0; k < MA_COUNT; k++)
+		cap[k] = (long)floor((double)budget * (s->allocation[k] / 100.0)); /* the seed's TokenBudget.allocate */
+
+	size_t n = src->npieces;
+	struct ranked *order = cs_calloc(n ? n : 1, sizeof *order);
+	struct decision *dec = cs_calloc(n ? n : 1, sizeof *dec);
+	if (!order || !dec) {
+		cs_free(order);
+		cs_free(dec);
+		asm_fini(a);
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct memory_item *it = &m->items[src->pieces[i].kind_index];
+		order[i] = (struct ranked){ memory_final_score(it, s->weights), i };
+		a->results[i].score = order[i].score;
+		a->results[i].original_tokens = it->tokens;
+	}
+	qsort(order, n, sizeof *order, cmp_ranked);
+
+	long used = 0;
+	bool has_cutoff = false, has_included = false;
+	double cutoff = 0, lowest_in = 0;
+	size_t dropped_budget = 0, dropped_alloc = 0;
+	for (size_t k = 0; k < n; k++) {
+		size_t i = order[k].index;
+		const struct piece *p = &src->pieces[i];
+		const struct memory_item *it = &m->items[p->kind_index];
+		int share = memory_allocation_of_type(it->type);
+		struct decision *d = &dec[i];
+		d->left = budget - used;
+		d->share_used = share >= 0 ? share_used[share] : 0;
+		if (piece_excluded(p)) {
+			d->reason = REASON_EXCLUDED_BY_USER;
+			continue;
+		}
+		d->share_full = m->caps && share >= 0 && share_used[share] + it->tokens > cap[share];
+		if (used + it->tokens > budget)
+			d->reason = REASON_OVER_BUDGET;
+		else if (m->caps && share >= 0 && share_used[share] + it->tokens > cap[share])
+			d->reason = REASON_OVER_ALLOCATION;
+		if (d->reason != REASON_NONE) {
+			if (!has_cutoff)
+				cutoff = order[k].score;
+			has_cutoff = true;
+			d->reason == REASON_OVER_BUDGET ? dropped_budget++ : dropped_alloc++;
+			continue;
+		}
+		used += it->tokens;
+		if (share >= 0)
+			share_used[share] += it->tokens;
+		lowest_in = order[k].score;
+		has_included = true;
+	}
+
+	/* formatContext: one section per type with items, in score order */
+	char n1[32], n2[32], n3[32], n4[32];
+	bool first_section = true;
+	for (int sec = 0; sec < MEMORY_NSECTIONS; sec++) {
+		bool is_extra = sec == MEMORY_SECTION_ADDITIONAL;
+		if (is_extra && !(m->additional && m->additional[0]))
+			continue;
+		bool started = false;
+		long last = -1; /* the section's last block; -1 after running out of memory */
+		for (size_t k = 0, count = is_extra ? 1 : n; k < count; k++) {
+			long i = is_extra ? -1 : (long)order[k].index;
+			if (!is_extra && (dec[i].reason != REASON_NONE ||
+					  m->items[src->pieces[i].kind_index].type != sec))
+				continue;
+			struct block *blk;
+			if (!started) {
+				struct block *h = asm_block(a, -1, sec, -1);
+				h->label = memory_section_title(sec);
+				h->flags |= BLOCK_MADE;
+				asm_textf(a, "%s## %s\n\n", first_section ? "" : "\n\n", memory_section_title(sec));
+				first_section = false;
+				started = true;
+				blk = asm_block(a, i, sec, -1);
+			} else {
+				blk = asm_block(a, i, sec, -1);
+				asm_text(a, "\n\n", 2);
+			}
+			long b = a->nomem ? -1 : (long)a->nblocks - 1;
+			if (is_extra) {
+				blk->label = "additional context";
+				blk->flags |= BLOCK_MADE;
+				asm_span(a, m->additional, m->additional_bytes, (size_t)-1);
+			} else {
+				const struct piece *p = &src->pieces[i];
+				long t = m->items[p->kind_index].tokens;
+				blk->budget_tokens = t;
+				blk->keep_head = p->text_bytes;
+				asm_span(a, p->text, p->text_bytes, p->code_points);
+				asm_whole(a, i, b, t);
+			}
+			last = b;
+		}
+		if (last >= 0)
+			a->blocks[last].flags |= BLOCK_BREAKPOINT; /* the end of each section */
+	}
+
+	/* sentences for what stayed out */
+	char cut_text[64];
+	snprintf(cut_text, sizeof cut_text, "%.3f", cutoff);
+	for (size_t k = 0; k < n; k++) {
+		long i = (long)order[k].index;
+		const struct decision *d = &dec[i];
+		const struct memory_item *it = &m->items[src->pieces[i].kind_index];
+		double score = order[k].score;
+		int share = memory_allocation_of_type(it->type);
+		const char *rel = score == cutoff ? "the cutoff: every item scoring higher went in" : "below the cutoff";
+		switch (d->reason) {
+		case REASON_EXCLUDED_BY_USER:
+			asm_drop(a, i, REASON_EXCLUDED_BY_USER, "excluded by you (score %.3f)", score);
+			break;
+		case REASON_OVER_BUDGET:
+			asm_drop(a, i, REASON_OVER_BUDGET,
+				 "dropped: over budget: needs %s tokens, %s left of %s%s%s%s; score %.3f, %s %s",
+				 fmt_thousands(n1, it->tokens), fmt_thousands(n2, d->left), fmt_thousands(n3, budget),
+				 d->share_full ? " (its " : "", d->share_full ? memory_allocation_name(share) : "",
+				 d->share_full ? " share was full too)" : "", score, score == cutoff ? "which is" : "cutoff",
+				 score == cutoff ? rel : cut_text);
+			break;
+		case REASON_OVER_ALLOCATION:
+			asm_drop(a, i, REASON_OVER_ALLOCATION,
+				 "dropped: over allocation: the %s share (%g%% = %s tokens) had %s used and needs %s more; "
+				 "%s of the budget was still free; score %.3f, %s %s",
+				 memory_allocation_name(share), s->allocation[share], fmt_thousands(n1, cap[share]),
+				 fmt_thousands(n2, d->share_used), fmt_thousands(n3, it->tokens), fmt_thousands(n4, d->left),
+				 score, score == cutoff ? "which is" : "cutoff", score == cutoff ? rel : cut_text);
+			break;
+		default:
+			break;
+		}
+		a->results[i].original_tokens = it->tokens;
+	}
+	cs_free(order);
+	cs_free(dec);
+
+	if (m->query)
+		asm_fact(a, "query", "%s", m->query);
+	asm_fact(a, "archetype", "%s", archetype_text(m, &a->arena));
+	asm_fact(a, "weights", "recency %g · relevance %g · salience %g", s->weights[MW_RECENCY],
+		 s->weights[MW_RELEVANCE], s->weights[MW_SALIENCE]);
+	asm_fact(a, "allocation", "recent %g%% (%s) · semantic %g%% (%s) · entities %g%% (%s) · relations %g%% (%s)",
+		 s->allocation[MA_RECENT], fmt_thousands(n1, cap[MA_RECENT]), s->allocation[MA_SEMANTIC],
+		 fmt_thousands(n2, cap[MA_SEMANTIC]), s->allocation[MA_ENTITIES], fmt_thousands(n3, cap[MA_ENTITIES]),
+		 s->allocation[MA_RELATIONS], fmt_thousands(n4, cap[MA_RELATIONS]));
+	char n5[32], n6[32], n7[32], n8[32];
+	asm_fact(a, "shares used", "recent %s/%s · semantic %s/%s · entities %s/%s · relations %s/%s",
+		 fmt_thousands(n1, share_used[MA_RECENT]), fmt_thousands(n2, cap[MA_RECENT]),
+		 fmt_thousands(n3, share_used[MA_SEMANTIC]), fmt_thousands(n4, cap[MA_SEMANTIC]),
+		 fmt_thousands(n5, share_used[MA_ENTITIES]), fmt_thousands(n6, cap[MA_ENTITIES]),
+		 fmt_thousands(n7, share_used[MA_RELATIONS]), fmt_thousands(n8, cap[MA_RELATIONS]));
+	asm_fact(a, "allocation caps", "%s", m->caps ? "on: each source's share is a cap (patterns: budget only)"
+						    : "off: the seed's uncapped selection");
+	asm_fact(a, "budget", "%s", src->settings.budget >= 0 ? "--budget (overrides maxTokens)" : "maxTokens");
+	if (has_cutoff)
+		asm_fact(a, "cutoff score", "%.6g", cutoff);
+	else
+		asm_fact(a, "cutoff score", "none");
+	if (has_included)
+		asm_fact(a, "lowest included", "%.6g", lowest_in);
+	asm_fact(a, "charged", "item tokens only (seed): headers, separators and additional context are not");
+	if (dropped_budget)
+		asm_warn(a, -1, "%zu item%s did not fit the budget", dropped_budget, dropped_budget == 1 ? "" : "s");
+	if (dropped_alloc)
+		asm_warn(a, -1, "%zu item%s did not fit %s source's allocation", dropped_alloc,
+			 dropped_alloc == 1 ? "" : "s", dropped_alloc == 1 ? "its" : "their");
+	if (dropped_budget || dropped_alloc)
+		a->flags |= ASM_TRUNCATED;
+	rc = asm_finish(a, err);
+	if (rc == CS_OK && a->total_tokens > budget)
+		asm_warn(a, -1, "the rendered context is %s tokens (estimated), over the budget of %s: the seed charges "
+			 "item tokens only", fmt_thousands(n1, a->total_tokens), fmt_thousands(n2, budget));
+	return rc;
+}

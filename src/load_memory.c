@@ -1,0 +1,841 @@
+/* load_memory.c: reading a memory snapshot (formats.md section 4) and the
+ * kind's options. Decisions where the spec is silent:
+ * - `maxTokens` is required (a whole number >= 0); `query`, `archetype`,
+ *   `strategy` and `additionalContext` are optional.
+ * - The strategy is the seed's `{ ...preset, ...strategy }`: the archetype's
+ *   preset, each field the snapshot's `strategy` gives replacing the
+ *   preset's. No `archetype` means the coding preset for whatever `strategy`
+ *   leaves out (a warning says so when it leaves anything out).
+ * - A weight outside [0, 1] or an allocation outside [0, 100] is an error;
+ *   allocations that do not sum to 100 are a warning.
+ * - Items need a unique string `id`, a `type` (event, chunk, entity,
+ *   relation, pattern) and a string `content` (already formatted, as the
+ *   seed's formatters would) or a raw record (below). `scores` is an object of finite numbers; a
+ *   score left out counts as 0. `tokens` (a whole number >= 0) is what the
+ *   framework budgets; without it the estimate from the content is used.
+ *   `timestamp` is an ISO text or milliseconds since 1970 (shown, not used:
+ *   the recency score already holds it).
+ * - Switching the archetype (an edit) replaces all seven numbers with the
+ *   preset's: the snapshot's own overrides belonged to its own archetype.
+ * - Instead of `content`, an item may carry the raw record the seed formats
+ *   (its item formatters): `event` {type, timestamp, content, outcome}
+ *   (file_read, file_write, shell_exec, error; other types as
+ *   `[time] type: <content as JSON>`), `entity` {type, name, properties},
+ *   `relation` {sourceId, type, targetId}, `chunk` {text}. Patterns have no
+ *   formatter in the seed and need `content`. Giving both is an error.
+ * Unsupported: an event timestamp given as text is printed as written (the
+ * seed reformats a Date with toISOString); property values that are
+ * objects or arrays print as JSON, not as JavaScript's String(). */
+#include "memory.h"
+
+#include "alloc.h"
+#include "assembly.h"
+#include "emit.h"
+#include "json_doc.h"
+#include "source.h"
+#include "strbuf.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct memory_preset presets[] = {
+	{ "coding", { 0.3, 0.5, 0.2 }, { 20, 40, 20, 20 } },
+	{ "support", { 0.4, 0.4, 0.2 }, { 30, 35, 20, 15 } },
+	{ "research", { 0.2, 0.6, 0.2 }, { 10, 50, 20, 20 } },
+};
+#define NPRESETS (sizeof presets / sizeof presets[0])
+#define DEFAULT_PRESET 0 /* coding: formats.md's example */
+
+static const char *const type_names[] = {
+#define MEM_X_NAME(e, name, title) name,
+	MEMORY_TYPES(MEM_X_NAME)
+#undef MEM_X_NAME
+};
+static const char *const section_titles[] = {
+#define MEM_X_TITLE(e, name, title) title,
+	MEMORY_TYPES(MEM_X_TITLE)
+#undef MEM_X_TITLE
+	"Additional Context",
+};
+static const char *const weight_names[] = {
+#define MW_X_NAME(e, name, key) name,
+	MEMORY_WEIGHTS(MW_X_NAME)
+#undef MW_X_NAME
+};
+static const char *const weight_keys[] = {
+#define MW_X_KEY(e, name, key) key,
+	MEMORY_WEIGHTS(MW_X_KEY)
+#undef MW_X_KEY
+};
+static const char *const allocation_names[] = {
+#define MA_X_NAME(e, name, type) name,
+	MEMORY_ALLOCATIONS(MA_X_NAME)
+#undef MA_X_NAME
+};
+static const int allocation_types[] = {
+#define MA_X_TYPE(e, name, type) type,
+	MEMORY_ALLOCATIONS(MA_X_TYPE)
+#undef MA_X_TYPE
+};
+
+const struct memory_preset *memory_presets(size_t *n)
+{
+	*n = NPRESETS;
+	return presets;
+}
+
+int memory_preset_find(const char *name)
+{
+	for (size_t i = 0; i < NPRESETS; i++)
+		if (strcmp(presets[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+const char *memory_type_name(int type)
+{
+	return type >= 0 && type < MEM_TYPE_COUNT ? type_names[type] : "";
+}
+
+const char *memory_section_title(int section)
+{
+	return section >= 0 && section < MEMORY_NSECTIONS ? section_titles[section] : "";
+}
+
+const char *memory_weight_name(int w)
+{
+	return w >= 0 && w < MW_COUNT ? weight_names[w] : "";
+}
+
+const char *memory_allocation_name(int a)
+{
+	return a >= 0 && a < MA_COUNT ? allocation_names[a] : "";
+}
+
+int memory_allocation_of_type(int type)
+{
+	for (int a = 0; a < MA_COUNT; a++)
+		if (allocation_types[a] == type)
+			return a;
+	return -1;
+}
+
+double memory_final_score(const struct memory_item *it, const double weights[MW_COUNT])
+{
+	return it->scores[MW_RECENCY] * weights[MW_RECENCY] + it->scores[MW_RELEVANCE] * weights[MW_RELEVANCE] +
+	       it->scores[MW_SALIENCE] * weights[MW_SALIENCE];
+}
+
+static void memory_free(void *model)
+{
+	struct memory *m = model;
+	if (!m)
+		return;
+	cs_free(m->items);
+	cs_free(m);
+}
+
+static int type_from_name(const char *name)
+{
+	for (int i = 0; i < MEM_TYPE_COUNT; i++)
+		if (strcmp(type_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+/* Days since 1970-01-01 to a civil date (proleptic Gregorian). */
+static void civil_from_days(long long z, long long *y, unsigned *mo, unsigned *d)
+{
+	z += 719468;
+	long long era = (z >= 0 ? z : z - 146096) / 146097;
+	unsigned doe = (unsigned)(z - era * 146097);
+	unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	unsigned mp = (5 * doy + 2) / 153;
+	*d = doy - (153 * mp + 2) / 5 + 1;
+	*mo = mp < 10 ? mp + 3 : mp - 9;
+	*y = (long long)yoe + era * 400 + (*mo <= 2);
+}
+
+#define MEMORY_MAX_EPOCH_MS 253402300799999.0 /* 9999-12-31T23:59:59.999Z: four-digit years only */
+
+/* Milliseconds since 1970 as JavaScript's toISOString prints them. */
+static const char *iso_from_ms(struct arena *arena, double ms)
+{
+	long long t = (long long)floor(ms);
+	long long days = t >= 0 ? t / 86400000 : -((-t + 86399999) / 86400000);
+	long long rem = t - days * 86400000;
+	long long y;
+	unsigned mo, d;
+	civil_from_days(days, &y, &mo, &d);
+	return arena_printf(arena, "%04lld-%02u-%02uT%02lld:%02lld:%02lld.%03lldZ", y, mo, d, rem / 3600000,
+			    rem / 60000 % 60, rem / 1000 % 60, rem % 1000);
+}
+
+static int read_strategy(struct source *src, struct memory *m, const struct json_doc *d, const cJSON *root,
+			 struct cs_error *err)
+{
+	const char *archetype = NULL;
+	int rc = json_get_string(d, root, JPATH_ROOT, "archetype", JSON_OPTIONAL, &archetype, err);
+	if (rc)
+		return rc;
+	int preset = DEFAULT_PRESET;
+	if (archetype) {
+		preset = memory_preset_find(archetype);
+		if (preset < 0)
+			return json_fail(d, err, CS_ETYPE, JPATH_ROOT, "archetype",
+					 "unknown archetype \"%s\": expected coding, support or research", archetype);
+	}
+	struct memory_strategy *s = &m->input;
+	s->archetype = archetype ? preset : -1;
+	memcpy(s->weights, presets[preset].weights, sizeof s->weights);
+	memcpy(s->allocation, presets[preset].allocation, sizeof s->allocation);
+
+	const cJSON *strategy = NULL;
+	if ((rc = json_get_object(d, root, JPATH_ROOT, "strategy", JSON_OPTIONAL, &strategy, err)))
+		return rc;
+	int given = 0;
+	struct jpath sp = JPATH_KEY(JPATH_ROOT, "strategy");
+	for (int w = 0; strategy && w < MW_COUNT; w++) {
+		double v = NAN;
+		if ((rc = json_get_number(d, strategy, &sp, weight_keys[w], JSON_OPTIONAL, &v, err)))
+			return rc;
+		if (isnan(v))
+			continue;
+		if (!(v >= 0 && v <= 1))
+			return json_fail(d, err, CS_ETYPE, &sp, weight_keys[w], "a weight must be from 0 to 1, got %g", v);
+		s->weights[w] = v;
+		given++;
+	}
+	const cJSON *alloc = NULL;
+	if (strategy && (rc = json_get_object(d, strategy, &sp, "budgetAllocation", JSON_OPTIONAL, &alloc, err)))
+		return rc;
+	struct jpath ap = JPATH_KEY(&sp, "budgetAllocation");
+	for (int a = 0; alloc && a < MA_COUNT; a++) {
+		double v = NAN;
+		if ((rc = json_get_number(d, alloc, &ap, allocation_names[a], JSON_OPTIONAL, &v, err)))
+			return rc;
+		if (isnan(v))
+			continue;
+		if (!(v >= 0 && v <= 100))
+			return json_fail(d, err, CS_ETYPE, &ap, allocation_names[a],
+					 "an allocation is a percentage from 0 to 100, got %g", v);
+		s->allocation[a] = v;
+		given++;
+	}
+	if (!archetype && given < MW_COUNT + MA_COUNT &&
+	    (rc = source_warn(src, -1, 0, 0, "no archetype: the coding preset supplies what the strategy leaves out")))
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	double sum = 0;
+	for (int a = 0; a < MA_COUNT; a++)
+		sum += s->allocation[a];
+	if (fabs(sum - 100) > 1e-9) {
+		char path[CS_ERROR_PATH_MAX];
+		jpath_format(&ap, path, sizeof path);
+		struct cs_error at; /* only for its line and column */
+		cs_error_clear(&at);
+		if (alloc)
+			json_fail(d, &at, CS_ESTRUCT, &ap, NULL, "position");
+		if (source_warn(src, -1, at.line, at.column,
+				"%s: the allocations sum to %g%%, not 100%% (recent %g, semantic %g, entities %g, relations %g)",
+				alloc ? path : "budget allocation", sum, s->allocation[MA_RECENT], s->allocation[MA_SEMANTIC],
+				s->allocation[MA_ENTITIES], s->allocation[MA_RELATIONS]))
+			return cs_error_set(err, CS_ENOMEM, "out of memory");
+	}
+	m->cur = m->input;
+	return CS_OK;
+}
+
+/* A raw object's string field, "" when absent (JavaScript prints
+ * `${undefined}` as "undefined"; the seed's formatters guard most with ||). */
+static int raw_string(const struct json_doc *d, const cJSON *obj, const struct jpath *at, const char *key,
+		      int required, const char **out, struct cs_error *err)
+{
+	*out = "";
+	return json_get_string(d, obj, at, key, required, out, err);
+}
+
+/* JSON.stringify(v), compact. */
+static void json_text(const cJSON *v, struct strbuf *out)
+{
+	char *text = cJSON_PrintUnformatted(v);
+	if (!text) {
+		out->failed = true;
+		return;
+	}
+	sb_puts(out, text);
+	cJSON_free(text);
+}
+
+/* A JSON value as JavaScript's template literal prints it, as near as C gets. */
+static void js_text(const cJSON *v, struct strbuf *out)
+{
+	if (cJSON_IsString(v)) {
+		sb_puts(out, v->valuestring);
+		return;
+	}
+	json_text(v, out);
+}
+
+/* seed 003 formatEvent */
+static int format_event(struct source *src, const struct json_doc *d, const cJSON *ev, const struct jpath *at,
+			struct strbuf *out, struct cs_error *err)
+{
+	const char *type, *outcome = NULL, *time;
+	int rc;
+	if ((rc = raw_string(d, ev, at, "type", JSON_REQUIRED, &type, err)) ||
+	    (rc = json_get_string(d, ev, at, "outcome", JSON_OPTIONAL, &outcome, err)))
+		return rc;
+	const cJSON *ts = cJSON_GetObjectItemCaseSensitive(ev, "timestamp");
+	if (cJSON_IsNumber(ts)) {
+		if (!(ts->valuedouble >= -MEMORY_MAX_EPOCH_MS && ts->valuedouble <= MEMORY_MAX_EPOCH_MS))
+			return json_fail(d, err, CS_ETYPE, at, "timestamp",
+					 "milliseconds since 1970 out of range (years 0000 to 9999)");
+		time = iso_from_ms(&src->arena, ts->valuedouble);
+		if (!time)
+			return cs_error_set(err, CS_ENOMEM, "out of memory");
+	} else if (cJSON_IsString(ts)) {
+		time = ts->valuestring;
+	} else {
+		return json_fail(d, err, CS_ETYPE, at, "timestamp",
+				 "expected milliseconds since 1970 or an ISO time text, got %s", json_type_name(ts));
+	}
+	const cJSON *content = cJSON_GetObjectItemCaseSensitive(ev, "content");
+	struct jpath cp = JPATH_KEY(at, "content");
+	bool known = !strcmp(type, "file_read") || !strcmp(type, "file_write") || !strcmp(type, "shell_exec") ||
+		     !strcmp(type, "error");
+	if (known && !cJSON_IsObject(content))
+		return json_fail(d, err, CS_ETYPE, at, "content", "a %s event needs a content object, got %s", type,
+				 json_type_name(content));
+	if (!strcmp(type, "file_read") || !strcmp(type, "file_write")) {
+		const char *path;
+		if ((rc = raw_string(d, content, &cp, "path", JSON_REQUIRED, &path, err)))
+			return rc;
+		sb_printf(out, "[%s] %s: %s", time, type[5] == 'r' ? "Read" : "Wrote", path);
+		if (type[5] == 'w' && outcome && outcome[0])
+			sb_printf(out, " [%s]", outcome);
+	} else if (!strcmp(type, "shell_exec")) {
+		const char *command, *so = "", *se = "";
+		if ((rc = raw_string(d, content, &cp, "command", JSON_REQUIRED, &command, err)) ||
+		    (rc = json_get_string(d, content, &cp, "stdout", JSON_OPTIONAL, &so, err)) ||
+		    (rc = json_get_string(d, content, &cp, "stderr", JSON_OPTIONAL, &se, err)))
+			return rc;
+		sb_printf(out, "[%s] Executed: `%s`", time, command);
+		if (outcome && outcome[0])
+			sb_printf(out, " [%s]", outcome);
+		sb_printf(out, "\n%s", so[0] ? so : se);
+	} else if (!strcmp(type, "error")) {
+		const char *message, *stack = "";
+		if ((rc = raw_string(d, content, &cp, "message", JSON_REQUIRED, &message, err)) ||
+		    (rc = json_get_string(d, content, &cp, "stack", JSON_OPTIONAL, &stack, err)))
+			return rc;
+		sb_printf(out, "[%s] Error: %s\n%s", time, message, stack);
+	} else {
+		sb_printf(out, "[%s] %s: ", time, type);
+		if (content)
+			json_text(content, out); /* JSON.stringify: a string keeps its quotes */
+		else
+			sb_puts(out, "undefined");
+	}
+	return CS_OK;
+}
+
+/* seed 003 formatEntity */
+static int format_entity(const struct json_doc *d, const cJSON *en, const struct jpath *at, struct strbuf *out,
+			 struct cs_error *err)
+{
+	const char *type, *name;
+	const cJSON *props = NULL;
+	int rc;
+	if ((rc = raw_string(d, en, at, "type", JSON_REQUIRED, &type, err)) ||
+	    (rc = raw_string(d, en, at, "name", JSON_REQUIRED, &name, err)) ||
+	    (rc = json_get_object(d, en, at, "properties", JSON_OPTIONAL, &props, err)))
+		return rc;
+	sb_printf(out, "**%s**: %s", type, name);
+	const cJSON *v;
+	bool first = true;
+	cJSON_ArrayForEach(v, props)
+	{
+		sb_printf(out, "%s%s: ", first ? " (" : ", ", v->string);
+		js_text(v, out);
+		first = false;
+	}
+	if (!first)
+		sb_putc(out, ')');
+	return CS_OK;
+}
+
+/* seed 003 formatRelation */
+static int format_relation(const struct json_doc *d, const cJSON *re, const struct jpath *at, struct strbuf *out,
+			   struct cs_error *err)
+{
+	const char *from, *type, *to;
+	int rc;
+	if ((rc = raw_string(d, re, at, "sourceId", JSON_REQUIRED, &from, err)) ||
+	    (rc = raw_string(d, re, at, "type", JSON_REQUIRED, &type, err)) ||
+	    (rc = raw_string(d, re, at, "targetId", JSON_REQUIRED, &to, err)))
+		return rc;
+	sb_printf(out, "%s --[%s]--> %s", from, type, to);
+	return CS_OK;
+}
+
+/* The item's text: `content` as given, or its raw record formatted. */
+static int item_text(struct source *src, const struct json_doc *d, const cJSON *item, const struct jpath *at, int t,
+		     struct strbuf *out, struct cs_error *err)
+{
+	static const char *const raw_keys[MEM_TYPE_COUNT] = { "event", "chunk", "entity", "relation", NULL };
+	const char *content = NULL;
+	int rc = json_get_string(d, item, at, "content", JSON_OPTIONAL, &content, err);
+	if (rc)
+		return rc;
+	const char *key = raw_keys[t];
+	const cJSON *raw = NULL;
+	if (key && (rc = json_get_object(d, item, at, key, JSON_OPTIONAL, &raw, err)))
+		return rc;
+	if (content && raw)
+		return json_fail(d, err, CS_ESTRUCT, at, key, "give content or %s, not both", key);
+	if (content) {
+		sb_puts(out, content);
+		return CS_OK;
+	}
+	if (!raw) {
+		if (!key)
+			return json_fail(d, err, CS_ESTRUCT, at, NULL, "missing \"content\" (a pattern has no raw form)");
+		return json_fail(d, err, CS_ESTRUCT, at, NULL, "missing \"content\" (or a raw \"%s\" object)", key);
+	}
+	struct jpath rp = JPATH_KEY(at, key);
+	switch (t) {
+	case MEM_EVENT:
+		return format_event(src, d, raw, &rp, out, err);
+	case MEM_ENTITY:
+		return format_entity(d, raw, &rp, out, err);
+	case MEM_RELATION:
+		return format_relation(d, raw, &rp, out, err);
+	default: {
+		const char *text;
+		if ((rc = raw_string(d, raw, &rp, "text", JSON_REQUIRED, &text, err)))
+			return rc;
+		sb_puts(out, text);
+		return CS_OK;
+	}
+	}
+}
+
+static int read_item(struct source *src, struct memory *m, const struct json_doc *d, const cJSON *item,
+		     const struct jpath *at, size_t i, struct cs_error *err)
+{
+	if (!cJSON_IsObject(item))
+		return json_fail(d, err, CS_ETYPE, at, NULL, "expected an item object, got %s", json_type_name(item));
+	const char *id = NULL, *type = NULL;
+	int rc;
+	if ((rc = json_get_string(d, item, at, "id", JSON_REQUIRED, &id, err)) ||
+	    (rc = json_get_string(d, item, at, "type", JSON_REQUIRED, &type, err)))
+		return rc;
+	if (id[0] == '\0')
+		return json_fail(d, err, CS_ESTRUCT, at, "id", "an item id cannot be empty");
+	int t = type_from_name(type);
+	if (t < 0)
+		return json_fail(d, err, CS_ETYPE, at, "type",
+				 "unknown item type \"%s\": expected event, chunk, entity, relation or pattern", type);
+
+	struct memory_item *it = &m->items[i];
+	it->type = t;
+	const cJSON *scores = NULL;
+	if ((rc = json_get_object(d, item, at, "scores", JSON_OPTIONAL, &scores, err)))
+		return rc;
+	struct jpath sp = JPATH_KEY(at, "scores");
+	static const char *const score_keys[MW_COUNT] = { "recency", "relevance", "salience" };
+	for (int w = 0; scores && w < MW_COUNT; w++) {
+		double v = 0;
+		if ((rc = json_get_number(d, scores, &sp, score_keys[w], JSON_OPTIONAL, &v, err)))
+			return rc;
+		if (!isfinite(v))
+			return json_fail(d, err, CS_ETYPE, &sp, score_keys[w], "a score must be a finite number");
+		it->scores[w] = v;
+	}
+	long tokens = -1;
+	if ((rc = json_get_long(d, item, at, "tokens", JSON_OPTIONAL, &tokens, err)))
+		return rc;
+	if (cJSON_GetObjectItemCaseSensitive(item, "tokens") && tokens < 0)
+		return json_fail(d, err, CS_ETYPE, at, "tokens", "tokens cannot be negative, got %ld", tokens);
+
+	const cJSON *ts = cJSON_GetObjectItemCaseSensitive(item, "timestamp");
+	if (cJSON_IsString(ts)) {
+		it->timestamp = arena_strdup(&src->arena, ts->valuestring);
+	} else if (cJSON_IsNumber(ts)) {
+		if (!(ts->valuedouble >= -MEMORY_MAX_EPOCH_MS && ts->valuedouble <= MEMORY_MAX_EPOCH_MS))
+			return json_fail(d, err, CS_ETYPE, at, "timestamp",
+					 "milliseconds since 1970 out of range (years 0000 to 9999)");
+		it->timestamp = iso_from_ms(&src->arena, ts->valuedouble);
+	} else if (ts && !cJSON_IsNull(ts)) {
+		return json_fail(d, err, CS_ETYPE, at, "timestamp",
+				 "expected an ISO time text or milliseconds since 1970, got %s", json_type_name(ts));
+	}
+	if (ts && !cJSON_IsNull(ts) && !it->timestamp)
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+
+	struct strbuf text = STRBUF_INIT;
+	if ((rc = item_text(src, d, item, at, t, &text, err))) {
+		sb_fini(&text);
+		return rc;
+	}
+	long piece = text.failed ? -1 : source_add_piece(src);
+	if (piece < 0) {
+		sb_fini(&text);
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	}
+	it->piece = piece;
+	struct piece *p = &src->pieces[piece];
+	p->id = p->label = arena_strdup(&src->arena, id);
+	p->role = type_names[t];
+	p->layer = t;
+	p->kind_index = i;
+	rc = p->id ? source_set_piece_text(src, piece, sb_str(&text), text.len) : CS_ENOMEM;
+	sb_fini(&text);
+	if (rc != CS_OK)
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	p = &src->pieces[piece];
+	if (tokens >= 0) {
+		p->recorded_tokens = tokens;
+		p->flags |= PIECE_RECORDED;
+		it->tokens_given = true;
+	}
+	it->tokens = tokens >= 0 ? tokens : p->tokens;
+	return CS_OK;
+}
+
+static int memory_load(struct source *src, const char *data, size_t len, struct cs_error *err)
+{
+	struct memory *m = cs_calloc(1, sizeof *m);
+	if (!m)
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	src->model = m;
+	m->caps = true;
+	struct json_doc d;
+	int rc = json_doc_parse(&d, data, len, err);
+	if (rc) {
+		json_doc_free(&d);
+		return rc;
+	}
+	const cJSON *root = d.root;
+	if (!cJSON_IsObject(root)) {
+		rc = json_fail(&d, err, CS_ETYPE, JPATH_ROOT, NULL, "expected a memory snapshot object, got %s",
+			       json_type_name(root));
+		goto out;
+	}
+	const char *query = NULL, *additional = NULL;
+	if ((rc = json_get_string(&d, root, JPATH_ROOT, "query", JSON_OPTIONAL, &query, err)) ||
+	    (rc = json_get_long(&d, root, JPATH_ROOT, "maxTokens", JSON_REQUIRED, &m->max_tokens, err)) ||
+	    (rc = json_get_string(&d, root, JPATH_ROOT, "additionalContext", JSON_OPTIONAL, &additional, err)))
+		goto out;
+	if (m->max_tokens < 0) {
+		rc = json_fail(&d, err, CS_ETYPE, JPATH_ROOT, "maxTokens", "maxTokens cannot be negative, got %ld",
+			       m->max_tokens);
+		goto out;
+	}
+	if ((rc = read_strategy(src, m, &d, root, err)))
+		goto out;
+	if ((query && !(m->query = arena_strdup(&src->arena, query))) ||
+	    (additional && !(m->additional = arena_strdup(&src->arena, additional)))) {
+		rc = cs_error_set(err, CS_ENOMEM, "out of memory");
+		goto out;
+	}
+	m->additional_bytes = additional ? strlen(additional) : 0;
+
+	const cJSON *items = NULL;
+	if ((rc = json_get_array(&d, root, JPATH_ROOT, "items", JSON_REQUIRED, &items, err)))
+		goto out;
+	size_t n = (size_t)cJSON_GetArraySize(items);
+	if (n > MEMORY_MAX_ITEMS) {
+		rc = json_fail(&d, err, CS_ELIMIT, JPATH_ROOT, "items", "%zu items: more than the %d accepted", n,
+			       MEMORY_MAX_ITEMS);
+		goto out;
+	}
+	m->items = cs_calloc(n ? n : 1, sizeof *m->items);
+	if (!m->items) {
+		rc = cs_error_set(err, CS_ENOMEM, "out of memory");
+		goto out;
+	}
+	struct jpath ip = JPATH_KEY(JPATH_ROOT, "items");
+	const cJSON *item;
+	size_t i = 0;
+	cJSON_ArrayForEach(item, items)
+	{
+		struct jpath at = JPATH_INDEX(&ip, i);
+		if ((rc = read_item(src, m, &d, item, &at, i, err)))
+			goto out;
+		m->nitems = ++i;
+	}
+	/* duplicates, once all are in: the id index is built once (O(items)) */
+	for (size_t k = 0; k < src->npieces; k++) {
+		long first = source_find_piece(src, src->pieces[k].id);
+		if (first != (long)k) {
+			struct jpath at = JPATH_INDEX(&ip, k);
+			rc = json_fail(&d, err, CS_ESTRUCT, &at, "id", "the item id \"%s\" appears twice (first at items[%ld])",
+				       src->pieces[k].id, first);
+			goto out;
+		}
+	}
+out:
+	json_doc_free(&d);
+	return rc;
+}
+
+/* ---- options ------------------------------------------------------------- */
+
+static const struct kind_option memory_options[] = {
+	{ "archetype", "NAME", "use a preset's weights and allocations: coding, support or research" },
+	{ "weight", "NAME=V", "a score weight from 0 to 1: recency, relevance or salience (or a list a=V,b=V)" },
+	{ "allocation", "NAME=P", "a source's share in percent: recent, semantic, entities, relations (or a list)" },
+	{ "allocation-caps", "on|off", "off: the seed's uncapped greedy selection, allocations ignored" },
+	{ NULL, NULL, NULL },
+};
+
+#define LIST_TEXT_MAX 256 /* an option's value as typed; edit.h keeps 256 */
+
+/* Applies "a=V,b=V" (or "a V", as typed after ':') with names from `names`
+ * and values in [lo, hi] onto vals; all or nothing. */
+static int set_list(const char *what, const char *const *names, int n, double lo, double hi, const char *value,
+		    double *vals, struct cs_error *err)
+{
+	double next[(int)MA_COUNT > (int)MW_COUNT ? (int)MA_COUNT : (int)MW_COUNT];
+	memcpy(next, vals, (size_t)n * sizeof *vals);
+	size_t len = strlen(value);
+	if (len == 0 || len >= LIST_TEXT_MAX)
+		return cs_error_set(err, CS_EUSAGE, "%s takes NAME=VALUE (a comma-separated list is fine)", what);
+	char buf[LIST_TEXT_MAX];
+	memcpy(buf, value, len + 1);
+	char *save = NULL;
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		while (*tok == ' ')
+			tok++;
+		char *eq = strchr(tok, '=');
+		if (!eq)
+			eq = strchr(tok, ' '); /* ":weight relevance 0.6" */
+		if (!eq)
+			return cs_error_set(err, CS_EUSAGE, "%s takes NAME=VALUE, not \"%s\"", what, tok);
+		*eq = '\0';
+		for (char *e = eq; e > tok && e[-1] == ' ';)
+			*--e = '\0';
+		int k = -1;
+		for (int j = 0; j < n; j++)
+			if (strcmp(names[j], tok) == 0)
+				k = j;
+		if (k < 0) {
+			char list[128] = "";
+			for (int j = 0; j < n; j++)
+				snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", j ? ", " : "", names[j]);
+			return cs_error_set(err, CS_EUSAGE, "unknown %s \"%s\": expected %s", what, tok, list);
+		}
+		char *end;
+		double v = strtod(eq + 1, &end); /* strtod skips leading spaces */
+		while (*end == ' ')
+			end++;
+		if (end == eq + 1 || *end || !(v >= lo && v <= hi))
+			return cs_error_set(err, CS_EUSAGE, "%s %s takes a number from %g to %g, not \"%s\"", what, tok,
+					    lo, hi, eq + 1);
+		next[k] = v;
+	}
+	memcpy(vals, next, (size_t)n * sizeof *vals);
+	return CS_OK;
+}
+
+/* The shortest text that reads back as exactly v (undo restores through it). */
+static void exact_number(struct strbuf *out, double v)
+{
+	char buf[40];
+	for (int digits = 6; digits <= 17; digits++) {
+		snprintf(buf, sizeof buf, "%.*g", digits, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	sb_puts(out, buf);
+}
+
+static void get_list(const char *const *names, int n, const double *vals, struct strbuf *out)
+{
+	for (int j = 0; j < n; j++) {
+		sb_printf(out, "%s%s=", j ? "," : "", names[j]);
+		exact_number(out, vals[j]);
+	}
+}
+
+static bool same_as_preset(const struct memory_strategy *s)
+{
+	if (s->archetype < 0)
+		return false;
+	const struct memory_preset *p = &presets[s->archetype];
+	return !memcmp(s->weights, p->weights, sizeof s->weights) &&
+	       !memcmp(s->allocation, p->allocation, sizeof s->allocation);
+}
+
+static int memory_set_option(struct source *src, const char *name, const char *value, struct cs_error *err)
+{
+	struct memory *m = src->model;
+	struct memory_strategy *s = &m->cur;
+	if (strcmp(name, "weight") == 0)
+		return set_list("weight", weight_names, MW_COUNT, 0, 1, value, s->weights, err);
+	if (strcmp(name, "allocation") == 0)
+		return set_list("allocation", allocation_names, MA_COUNT, 0, 100, value, s->allocation, err);
+	if (strcmp(name, "allocation-caps") == 0) {
+		if (!strcmp(value, "on") || !strcmp(value, "true"))
+			m->caps = true;
+		else if (!strcmp(value, "off") || !strcmp(value, "false"))
+			m->caps = false;
+		else
+			return cs_error_set(err, CS_EUSAGE, "allocation-caps takes on or off, not \"%s\"", value);
+		return CS_OK;
+	}
+	if (strcmp(name, "archetype") == 0) {
+		/* "NAME" or, to restore a state exactly (undo), "NAME recency=..,...,relations=P" */
+		char buf[LIST_TEXT_MAX];
+		snprintf(buf, sizeof buf, "%s", value);
+		char *rest = strchr(buf, ' ');
+		if (rest)
+			*rest++ = '\0';
+		/* "none" only comes back from get_option (undo of a snapshot without an archetype) */
+		int k = strcmp(buf, "none") == 0 ? -1 : memory_preset_find(buf);
+		if (k < 0 && strcmp(buf, "none") != 0)
+			return cs_error_set(err, CS_EUSAGE, "unknown archetype \"%s\": expected coding, support or research",
+					    buf);
+		int base = k >= 0 ? k : DEFAULT_PRESET;
+		struct memory_strategy next = { .archetype = k };
+		memcpy(next.weights, presets[base].weights, sizeof next.weights);
+		memcpy(next.allocation, presets[base].allocation, sizeof next.allocation);
+		if (rest) {
+			/* the list holds weights and allocations together */
+			static const char *const all[] = {
+#define MW_X_ALL(e, n_, key) n_,
+				MEMORY_WEIGHTS(MW_X_ALL)
+#undef MW_X_ALL
+#define MA_X_ALL(e, n_, type) n_,
+				MEMORY_ALLOCATIONS(MA_X_ALL)
+#undef MA_X_ALL
+			};
+			double vals[MW_COUNT + MA_COUNT];
+			memcpy(vals, next.weights, sizeof next.weights);
+			memcpy(vals + MW_COUNT, next.allocation, sizeof next.allocation);
+			char wbuf[LIST_TEXT_MAX];
+			int rc = CS_OK;
+			/* weights and allocations differ in range: check each part */
+			for (char *save = NULL, *tok = strtok_r(rest, ",", &save); tok && rc == CS_OK;
+			     tok = strtok_r(NULL, ",", &save)) {
+				snprintf(wbuf, sizeof wbuf, "%s", tok);
+				char *eq = strchr(wbuf, '=');
+				if (eq)
+					*eq = '\0';
+				bool is_weight = false;
+				for (int j = 0; j < MW_COUNT; j++)
+					is_weight |= strcmp(all[j], wbuf) == 0;
+				if (is_weight)
+					rc = set_list("weight", weight_names, MW_COUNT, 0, 1, tok, vals, err);
+				else
+					rc = set_list("allocation", allocation_names, MA_COUNT, 0, 100, tok, vals + MW_COUNT,
+						      err);
+			}
+			if (rc)
+				return rc;
+			memcpy(next.weights, vals, sizeof next.weights);
+			memcpy(next.allocation, vals + MW_COUNT, sizeof next.allocation);
+		}
+		*s = next;
+		return CS_OK;
+	}
+	return cs_error_set(err, CS_EUSAGE, "a memory snapshot has no setting \"%s\"", name);
+}
+
+static int memory_get_option(const struct source *src, const char *name, struct strbuf *out)
+{
+	const struct memory *m = src->model;
+	const struct memory_strategy *s = &m->cur;
+	if (strcmp(name, "weight") == 0) {
+		get_list(weight_names, MW_COUNT, s->weights, out);
+		return CS_OK;
+	}
+	if (strcmp(name, "allocation") == 0) {
+		get_list(allocation_names, MA_COUNT, s->allocation, out);
+		return CS_OK;
+	}
+	if (strcmp(name, "allocation-caps") == 0) {
+		sb_puts(out, m->caps ? "on" : "off");
+		return CS_OK;
+	}
+	if (strcmp(name, "archetype") == 0) {
+		sb_puts(out, s->archetype >= 0 ? presets[s->archetype].name : "none");
+		if (!same_as_preset(s)) {
+			sb_putc(out, ' ');
+			get_list(weight_names, MW_COUNT, s->weights, out);
+			sb_putc(out, ',');
+			get_list(allocation_names, MA_COUNT, s->allocation, out);
+		}
+		return CS_OK;
+	}
+	return CS_EUSAGE;
+}
+
+/* ---- report additions ---------------------------------------------------- */
+
+static int memory_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em)
+{
+	(void)a;
+	const struct memory *m = src->model;
+	const struct piece *p = &src->pieces[piece];
+	const struct memory_item *it = &m->items[p->kind_index];
+	emit_key(em, "scores");
+	emit_map_begin(em);
+	for (int w = 0; w < MW_COUNT; w++)
+		emit_key_num(em, weight_names[w], it->scores[w]);
+	emit_map_end(em);
+	emit_key_int(em, "budget_tokens", it->tokens);
+	emit_key_str(em, "budget_tokens_from", it->tokens_given ? "snapshot tokens field" : "estimate of the content");
+	emit_key_int(em, "estimated_tokens", p->tokens);
+	if (it->timestamp)
+		emit_key_str(em, "timestamp", it->timestamp);
+	return CS_OK;
+}
+
+static int memory_report_extra(const struct source *src, const struct assembly *a, struct emitter *em)
+{
+	(void)a;
+	const struct memory *m = src->model;
+	const struct memory_strategy *s = &m->cur;
+	emit_key(em, "strategy");
+	emit_map_begin(em);
+	emit_key_str(em, "archetype", s->archetype >= 0 ? presets[s->archetype].name : "none");
+	emit_key_bool(em, "matches_preset", same_as_preset(s));
+	emit_key(em, "weights");
+	emit_map_begin(em);
+	for (int w = 0; w < MW_COUNT; w++)
+		emit_key_num(em, weight_names[w], s->weights[w]);
+	emit_map_end(em);
+	emit_key(em, "budget_allocation");
+	emit_map_begin(em);
+	for (int k = 0; k < MA_COUNT; k++)
+		emit_key_num(em, allocation_names[k], s->allocation[k]);
+	emit_map_end(em);
+	emit_key_bool(em, "allocation_caps", m->caps);
+	emit_map_end(em);
+	return CS_OK;
+}
+
+static const char *const memory_json_keys[] = { "items", NULL };
+
+const struct kind_ops memory_kind = {
+	.name = "memory",
+	.title = "memory snapshot",
+	.id_key = "id",
+	.json_keys = memory_json_keys,
+	.extensions = NULL,
+	.options = memory_options,
+	.piece_strategies = NULL,
+	.global_strategies = NULL,
+	.load = memory_load,
+	.set_option = memory_set_option,
+	.get_option = memory_get_option,
+	.assemble = memory_assemble,
+	.free_model = memory_free,
+	.report_extra = memory_report_extra,
+	.report_piece = memory_report_piece,
+};

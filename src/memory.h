@@ -1,0 +1,119 @@
+/* memory.h: the memory-snapshot kind (seed 003, formats.md section 4): the
+ * memory framework's scored context builder. A snapshot holds a query, a
+ * token budget, an archetype preset, a strategy (three weights, four budget
+ * allocations) and scored items; the assembler ranks items by final score,
+ * selects greedily within the budget and each source's allocation, and
+ * renders the seed's markdown sections. Each item is a piece (id = its id,
+ * role = its type); the model keeps the scores and the strategy, which the
+ * user changes live through the kind's options (weight, allocation,
+ * archetype, allocation-caps). */
+#ifndef CTXSCOPE_MEMORY_H
+#define CTXSCOPE_MEMORY_H
+
+#include "kind.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+extern const struct kind_ops memory_kind;
+
+#define MEMORY_MAX_ITEMS 1000000 /* items; more is refused (each costs a piece) */
+
+/* Item types in section order. X(enum, type name, section title) */
+#define MEMORY_TYPES(X)                                   \
+	X(MEM_EVENT, "event", "Recent Activity")          \
+	X(MEM_CHUNK, "chunk", "Relevant Content")         \
+	X(MEM_ENTITY, "entity", "Known Entities")         \
+	X(MEM_RELATION, "relation", "Relationships")      \
+	X(MEM_PATTERN, "pattern", "Applicable Patterns")
+
+enum memory_type {
+#define MEM_X_ENUM(e, name, title) e,
+	MEMORY_TYPES(MEM_X_ENUM)
+#undef MEM_X_ENUM
+	MEM_TYPE_COUNT
+};
+
+#define MEMORY_SECTION_ADDITIONAL MEM_TYPE_COUNT /* layer of the Additional Context section */
+#define MEMORY_NSECTIONS (MEM_TYPE_COUNT + 1)
+
+/* The three weights. X(enum, option name, snapshot key) */
+#define MEMORY_WEIGHTS(X)                               \
+	X(MW_RECENCY, "recency", "recencyWeight")       \
+	X(MW_RELEVANCE, "relevance", "relevanceWeight") \
+	X(MW_SALIENCE, "salience", "salientWeight")
+
+enum memory_weight {
+#define MW_X_ENUM(e, name, key) e,
+	MEMORY_WEIGHTS(MW_X_ENUM)
+#undef MW_X_ENUM
+	MW_COUNT
+};
+
+/* The four budget allocations (percent of the budget), each the share of
+ * one item type. X(enum, name = snapshot key, item type) */
+#define MEMORY_ALLOCATIONS(X)                   \
+	X(MA_RECENT, "recent", MEM_EVENT)       \
+	X(MA_SEMANTIC, "semantic", MEM_CHUNK)   \
+	X(MA_ENTITIES, "entities", MEM_ENTITY)  \
+	X(MA_RELATIONS, "relations", MEM_RELATION)
+
+enum memory_allocation {
+#define MA_X_ENUM(e, name, type) e,
+	MEMORY_ALLOCATIONS(MA_X_ENUM)
+#undef MA_X_ENUM
+	MA_COUNT
+};
+
+/* Archetype presets (formats.md section 4). */
+struct memory_preset {
+	const char *name;
+	double weights[MW_COUNT];
+	double allocation[MA_COUNT];
+};
+
+struct memory_item {
+	long piece;                /* its piece */
+	int type;                  /* enum memory_type */
+	double scores[MW_COUNT];   /* recency, relevance, salience as given */
+	long tokens;               /* what the framework budgets: the item's `tokens`, else the estimate */
+	bool tokens_given;         /* `tokens` came from the snapshot */
+	const char *timestamp;     /* as given (ISO text), NULL when absent; arena */
+};
+
+struct memory_strategy {
+	int archetype;             /* index into memory_presets(), -1 none */
+	double weights[MW_COUNT];
+	double allocation[MA_COUNT]; /* percent of the budget */
+};
+
+struct memory {
+	const char *query;          /* NULL when absent; arena */
+	long max_tokens;            /* the snapshot's maxTokens */
+	struct memory_strategy input; /* as loaded: preset merged with the snapshot's strategy */
+	struct memory_strategy cur;   /* as the user set it */
+	bool caps;                  /* allocations cap each source's share (formats.md); false: the seed's uncapped selection */
+	const char *additional;     /* additionalContext, NULL or "" when none; arena */
+	size_t additional_bytes;
+	struct memory_item *items;  /* one per piece, in input order (cs_malloc'd) */
+	size_t nitems;
+};
+
+/* The presets, n of them into *n. Static storage. */
+const struct memory_preset *memory_presets(size_t *n);
+/* The preset named `name`, its index, or -1. */
+int memory_preset_find(const char *name);
+const char *memory_type_name(int type);
+const char *memory_section_title(int section); /* 0..MEMORY_NSECTIONS-1; "" otherwise */
+const char *memory_weight_name(int w);
+const char *memory_allocation_name(int a);
+/* The allocation (enum memory_allocation) an item type draws from, or -1 (patterns). */
+int memory_allocation_of_type(int type);
+
+/* finalScore = recency*recencyWeight + relevance*relevanceWeight + salience*salientWeight. */
+double memory_final_score(const struct memory_item *it, const double weights[MW_COUNT]);
+
+/* Assembler (assemble_memory.c), through memory_kind.assemble. */
+int memory_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
+
+#endif
