@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #define SEARCH_PCRE_MESSAGE_MAX 256 /* pcre2's longest error message is about 120 bytes */
 
@@ -24,7 +25,42 @@ struct search_pattern {
 	pcre2_code *code;
 	char *text;    /* the pattern as given; owned */
 	bool caseless;
+	long time_limit_ms; /* for a whole search; 0: none */
 };
+
+/* When a search must stop: a monotonic instant, or none. */
+struct deadline {
+	bool on;
+	struct timespec at;
+};
+
+static struct deadline deadline_start(const struct search_pattern *p)
+{
+	struct deadline d = { .on = false };
+	if (p->time_limit_ms > 0 && clock_gettime(CLOCK_MONOTONIC, &d.at) == 0) {
+		d.on = true;
+		d.at.tv_sec += p->time_limit_ms / 1000;
+		d.at.tv_nsec += (p->time_limit_ms % 1000) * 1000000L;
+		if (d.at.tv_nsec >= 1000000000L) {
+			d.at.tv_sec++;
+			d.at.tv_nsec -= 1000000000L;
+		}
+	}
+	return d;
+}
+
+static bool deadline_passed(const struct deadline *d)
+{
+	struct timespec now;
+	if (!d || !d->on || clock_gettime(CLOCK_MONOTONIC, &now) != 0)
+		return false;
+	return now.tv_sec > d->at.tv_sec || (now.tv_sec == d->at.tv_sec && now.tv_nsec >= d->at.tv_nsec);
+}
+
+void search_pattern_set_time_limit(struct search_pattern *p, long ms)
+{
+	p->time_limit_ms = ms > 0 ? ms : 0;
+}
 
 static void *pcre_alloc(PCRE2_SIZE size, void *data)
 {
@@ -192,6 +228,7 @@ int search_pattern_compile(const char *pattern, struct search_pattern **out, siz
 		search_pattern_free(p);
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
 	}
+	p->time_limit_ms = SEARCH_TIME_LIMIT_MS;
 	pcre2_set_match_limit(p->mc, SEARCH_MATCH_LIMIT);
 	pcre2_set_depth_limit(p->mc, SEARCH_DEPTH_LIMIT);
 
@@ -231,11 +268,14 @@ int search_pattern_compile(const char *pattern, struct search_pattern **out, siz
  * CS_ELIMIT, CS_ENOMEM, or what visit returned when not CS_OK. */
 typedef int (*hit_fn)(void *ctx, size_t start, size_t end);
 
-static int scan(const struct search_pattern *p, pcre2_match_data *md, const char *text, size_t len, hit_fn visit,
-		void *ctx, struct cs_error *err)
+static int scan(const struct search_pattern *p, pcre2_match_data *md, const struct deadline *dl, const char *text,
+		size_t len, hit_fn visit, void *ctx, struct cs_error *err)
 {
 	size_t off = 0;
 	while (off <= len) {
+		if (deadline_passed(dl))
+			return cs_error_set(err, CS_ELIMIT, "pattern too costly: the search took more than %ld ms",
+					    p->time_limit_ms);
 		int rc = pcre2_match(p->code, (PCRE2_SPTR)text, len, off, 0, md, p->mc);
 		if (rc == PCRE2_ERROR_NOMATCH)
 			return CS_OK;
@@ -283,7 +323,8 @@ int search_pattern_find(const struct search_pattern *p, const char *text, size_t
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(p->code, p->gc);
 	if (!md)
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
-	int rc = scan(p, md, text, len, found_one, found, err);
+	struct deadline dl = deadline_start(p);
+	int rc = scan(p, md, &dl, text, len, found_one, found, err);
 	pcre2_match_data_free(md);
 	return rc == CS_ESTATE ? CS_OK : rc;
 }
@@ -335,10 +376,10 @@ void search_result_fini(struct search_result *r)
 	memset(r, 0, sizeof *r);
 }
 
-static int run_one(const struct search_pattern *p, pcre2_match_data *md, const char *text, size_t len,
-		   struct collect *c, struct cs_error *err)
+static int run_one(const struct search_pattern *p, pcre2_match_data *md, const struct deadline *dl, const char *text,
+		   size_t len, struct collect *c, struct cs_error *err)
 {
-	int rc = scan(p, md, text, len, collect_hit, c, err);
+	int rc = scan(p, md, dl, text, len, collect_hit, c, err);
 	if (rc == CS_ENOMEM)
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
 	return rc;
@@ -355,6 +396,7 @@ int search_run(const struct search_pattern *p, const struct assembly *a, struct 
 	out->piece_hits = cs_calloc(src->npieces ? src->npieces : 1, sizeof *out->piece_hits);
 	out->piece_text_hits = cs_calloc(src->npieces ? src->npieces : 1, sizeof *out->piece_text_hits);
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(p->code, p->gc);
+	struct deadline dl = deadline_start(p);
 	struct strbuf text = STRBUF_INIT;
 	int rc = CS_OK;
 	if (!out->block_hits || !out->piece_hits || !out->piece_text_hits || !md)
@@ -368,19 +410,19 @@ int search_run(const struct search_pattern *p, const struct assembly *a, struct 
 			break;
 		}
 		struct collect c = { out, SEARCH_BLOCK, (long)b, 0, &out->block_hits[b], NULL };
-		rc = run_one(p, md, sb_str(&text), text.len, &c, err);
+		rc = run_one(p, md, &dl, sb_str(&text), text.len, &c, err);
 	}
 	for (size_t i = 0; rc == CS_OK && i < src->npieces; i++) {
 		const struct piece *pc = &src->pieces[i];
 		const char *label = pc->label ? pc->label : "";
 		size_t label_len = strlen(label);
 		struct collect c = { out, SEARCH_LABEL, (long)i, 0, &out->piece_hits[i], NULL };
-		rc = run_one(p, md, label, label_len, &c, err);
+		rc = run_one(p, md, &dl, label, label_len, &c, err);
 		if (rc != CS_OK)
 			break;
 		c = (struct collect){ out, SEARCH_TEXT, (long)i, label_len + 1, &out->piece_hits[i],
 				      &out->piece_text_hits[i] };
-		rc = run_one(p, md, pc->text ? pc->text : "", pc->text ? pc->text_bytes : 0, &c, err);
+		rc = run_one(p, md, &dl, pc->text ? pc->text : "", pc->text ? pc->text_bytes : 0, &c, err);
 	}
 	if (rc == CS_ESTATE) /* capped: keep what was found */
 		rc = CS_OK;
@@ -456,15 +498,16 @@ int search_filter(const struct search_pattern *p, const struct source *src, bool
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
 	int rc = CS_OK;
 	size_t n = 0;
+	struct deadline dl = deadline_start(p);
 	for (size_t i = 0; i < src->npieces; i++) {
 		const struct piece *pc = &src->pieces[i];
 		bool found = false;
 		const char *label = pc->label ? pc->label : "";
-		rc = scan(p, md, label, strlen(label), found_one, &found, err);
+		rc = scan(p, md, &dl, label, strlen(label), found_one, &found, err);
 		if (rc == CS_ESTATE)
 			rc = CS_OK;
 		if (rc == CS_OK && !found && pc->text) {
-			rc = scan(p, md, pc->text, pc->text_bytes, found_one, &found, err);
+			rc = scan(p, md, &dl, pc->text, pc->text_bytes, found_one, &found, err);
 			if (rc == CS_ESTATE)
 				rc = CS_OK;
 		}

@@ -14,7 +14,14 @@
  *
  * Cost: every pcre2_match call runs under a match limit and a depth limit,
  * so a pattern such as (a+)+$ on "aaaa...b" stops with CS_ELIMIT ("pattern
- * too costly") in milliseconds instead of hanging the UI.
+ * too costly") in milliseconds instead of hanging the UI; and a whole search
+ * stops the same way past SEARCH_TIME_LIMIT_MS of matching (checked between
+ * pcre2_match calls, on the monotonic clock), for patterns that stay just
+ * under the limits but are run over many pieces.
+ *
+ * The prompt is searched block by block: a match cannot span two blocks, and
+ * a messages array's role headers are not text (they are not in the
+ * blocks).
  *
  * Errors are values: a pattern that does not compile is CS_EUSAGE with
  * pcre2's own message, err->column the 1-based character of the pattern
@@ -34,6 +41,9 @@ struct source;
 #define SEARCH_MATCH_LIMIT 1000000L /* backtracking steps per pcre2_match call: ~10 ms; a
                                        catastrophic pattern stops here, not after years */
 #define SEARCH_DEPTH_LIMIT 10000U   /* backtracking depth (KiB of heap in pcre2 10.30+) */
+#define SEARCH_TIME_LIMIT_MS 1500L /* a whole search_run / search_filter: each call is bounded
+                                      by the match limit (~30 ms), but a pattern costly just
+                                      under it, run over thousands of pieces, would add up */
 #define SEARCH_MAX_HITS 100000      /* hits kept; past it the counts stop and `capped` is set
                                        (a pattern like `.` on a large prompt) */
 
@@ -51,6 +61,9 @@ void search_pattern_free(struct search_pattern *p);
 bool search_pattern_caseless(const struct search_pattern *p);
 /* The pattern as given (borrowed from p). */
 const char *search_pattern_text(const struct search_pattern *p);
+/* Replaces SEARCH_TIME_LIMIT_MS for later searches with p (tests; a UI
+ * that wants a shorter leash). 0: no time limit. */
+void search_pattern_set_time_limit(struct search_pattern *p, long ms);
 /* Whether a pattern would be case-insensitive under smart case: no upper-case
  * letter outside escapes. */
 bool search_smart_caseless(const char *pattern);

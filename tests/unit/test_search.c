@@ -293,6 +293,32 @@ static void test_catastrophic_pattern(void **state)
 	search_pattern_free(p);
 }
 
+/* A pattern that stays under the per-call limits but costs a quarter of a
+ * second over a long session: the whole-search time limit stops it. */
+static void test_time_limit(void **state)
+{
+	(void)state;
+	struct source *src = support_load("samples/loom/long-session.json", NULL);
+	struct assembly a;
+	support_assemble(src, &a);
+	struct search_pattern *p = compile_ok("(\\w*)*\\d");
+	struct search_result r;
+	struct cs_error err;
+	search_pattern_set_time_limit(p, 1);
+	cs_error_clear(&err);
+	assert_int_equal(search_run(p, &a, &r, &err), CS_ELIMIT);
+	assert_string_equal(err.message, "pattern too costly: the search took more than 1 ms");
+	assert_int_equal(r.nhits, 0);
+	/* without the limit it finishes, with hits: the limit was what stopped it */
+	search_pattern_set_time_limit(p, 0);
+	assert_int_equal(search_run(p, &a, &r, &err), CS_OK);
+	assert_true(r.nhits > 0);
+	search_result_fini(&r);
+	search_pattern_free(p);
+	asm_fini(&a);
+	source_free(src);
+}
+
 static void test_filter_and_invert(void **state)
 {
 	struct fixture *f = *state;
@@ -383,6 +409,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_empty_matches_are_not_hits, setup, teardown),
 		cmocka_unit_test(test_bad_pattern),
 		cmocka_unit_test_setup_teardown(test_catastrophic_pattern, setup, teardown),
+		cmocka_unit_test(test_time_limit),
 		cmocka_unit_test_setup_teardown(test_filter_and_invert, setup, teardown),
 		cmocka_unit_test(test_invalid_utf8_text),
 		cmocka_unit_test_setup_teardown(test_out_of_memory, setup, teardown),
