@@ -127,6 +127,11 @@ static void literal_chars(const char *s, struct strbuf *lit)
 			i += 2;
 			if (c == 'Q') {
 				quoted = true;
+			} else if (c == 'c' && s[i]) { /* \cA: a control character */
+				i++;
+			} else if (c == 'x' && s[i] != '{') { /* \xAB: hex digits */
+				for (int k = 0; k < 2 && strchr("0123456789abcdefABCDEF", s[i]) && s[i]; k++)
+					i++;
 			} else if (strchr("pPxoNgk", c) && (s[i] == '{' || s[i] == '<' || s[i] == '\'')) {
 				char open = s[i];
 				i = skip_to(s, i + 1, open == '{' ? '}' : open == '<' ? '>' : '\'');
@@ -148,7 +153,7 @@ static void literal_chars(const char *s, struct strbuf *lit)
 				i = skip_to(s, i + 1, '>');
 			else if (s[i] == '\'')
 				i = skip_to(s, i + 1, '\'');
-			else if (s[i] == '&')
+			else if (s[i] == '&' || s[i] == '#') /* (?&name), (?#comment) */
 				i = skip_to(s, i + 1, ')');
 			else /* flags: (?i) (?-i) (?x:...) */
 				while (s[i] && strchr("imnsxJUB^-", s[i]))

@@ -94,6 +94,8 @@ static void test_smart_case_rules(void **state)
 	assert_false(search_smart_caseless("\xC3\x84rger")); /* Ä */
 	assert_true(search_smart_caseless("\xC3\xA4rger"));  /* ä */
 	assert_false(search_smart_caseless("\\QAB\\E"));     /* quoted text is literal */
+	assert_true(search_smart_caseless("\\xAB\\cA(?#Note)x")); /* hex digits, \cA, a comment */
+	assert_false(search_smart_caseless("\\xABC"));       /* the C after two hex digits is one */
 }
 
 static void test_smart_case_search(void **state)
