@@ -242,7 +242,7 @@ int search_pattern_compile(const char *pattern, struct search_pattern **out, siz
 		search_pattern_free(p);
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
 	}
-	uint32_t options = PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF | PCRE2_NEVER_BACKSLASH_C;
+	uint32_t options = PCRE2_UTF | PCRE2_UCP | PCRE2_NEVER_BACKSLASH_C;
 	if (p->caseless)
 		options |= PCRE2_CASELESS;
 	int code;
@@ -269,19 +269,24 @@ int search_pattern_compile(const char *pattern, struct search_pattern **out, siz
 	return cs_error_set(err, CS_EUSAGE, "%s (at character %zu of the pattern)", (const char *)msg, column);
 }
 
-/* Calls visit(hit) for every non-empty match in text[0..len). Returns CS_OK,
- * CS_ELIMIT, CS_ENOMEM, or what visit returned when not CS_OK. */
+/* Called with each hit's byte offsets; anything but CS_OK stops the scan
+ * (CS_ESTATE: stop quietly, found or capped). */
 typedef int (*hit_fn)(void *ctx, size_t start, size_t end);
 
-static int scan(const struct search_pattern *p, pcre2_match_data *md, const struct deadline *dl, const char *text,
-		size_t len, hit_fn visit, void *ctx, struct cs_error *err)
+/* The non-empty matches in one valid UTF-8 run, text[0..len) (already
+ * checked: pcre2 is told not to check again, which would cost the whole
+ * rest of the text on every call and make a search quadratic). base is the
+ * run's offset in the whole text, for the hits; options NOTBOL / NOTEOL when
+ * the run does not start / end the text. */
+static int scan_run(const struct search_pattern *p, pcre2_match_data *md, const struct deadline *dl, const char *text,
+		    size_t len, size_t base, uint32_t options, hit_fn visit, void *ctx, struct cs_error *err)
 {
 	size_t off = 0;
 	while (off <= len) {
 		if (deadline_passed(dl))
 			return cs_error_set(err, CS_ELIMIT, "pattern too costly: the search took more than %ld ms",
 					    p->time_limit_ms);
-		int rc = pcre2_match(p->code, (PCRE2_SPTR)text, len, off, 0, md, p->mc);
+		int rc = pcre2_match(p->code, (PCRE2_SPTR)text, len, off, options | PCRE2_NO_UTF_CHECK, md, p->mc);
 		if (rc == PCRE2_ERROR_NOMATCH)
 			return CS_OK;
 		if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT)
@@ -297,7 +302,7 @@ static int scan(const struct search_pattern *p, pcre2_match_data *md, const stru
 		}
 		const PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
 		if (ov[1] > ov[0]) {
-			int vrc = visit(ctx, ov[0], ov[1]);
+			int vrc = visit(ctx, base + ov[0], base + ov[1]);
 			if (vrc != CS_OK)
 				return vrc;
 			off = ov[1];
@@ -311,6 +316,31 @@ static int scan(const struct search_pattern *p, pcre2_match_data *md, const stru
 		}
 	}
 	return CS_OK;
+}
+
+/* Calls visit for every non-empty match in text[0..len), run by run of
+ * valid UTF-8: an invalid byte never matches and no match spans one (as
+ * with PCRE2_MATCH_INVALID_UTF). Returns CS_OK, CS_ELIMIT, CS_ENOMEM,
+ * CS_EUSAGE, or what visit returned when not CS_OK. */
+static int scan(const struct search_pattern *p, pcre2_match_data *md, const struct deadline *dl, const char *text,
+		size_t len, hit_fn visit, void *ctx, struct cs_error *err)
+{
+	size_t start = 0;
+	for (;;) {
+		size_t end = start;
+		while (end < len) {
+			int32_t cp;
+			size_t k = utf8_decode(text + end, len - end, &cp);
+			if (cp == UTF8_INVALID)
+				break;
+			end += k;
+		}
+		uint32_t options = (start > 0 ? PCRE2_NOTBOL : 0) | (end < len ? PCRE2_NOTEOL : 0);
+		int rc = scan_run(p, md, dl, text + start, end - start, start, options, visit, ctx, err);
+		if (rc != CS_OK || end >= len)
+			return rc;
+		start = end + 1; /* past the invalid byte */
+	}
 }
 
 static int found_one(void *ctx, size_t start, size_t end)
@@ -349,7 +379,8 @@ static int collect_hit(void *ctx, size_t start, size_t end)
 {
 	struct collect *c = ctx;
 	struct search_result *r = c->r;
-	if (r->nhits >= SEARCH_MAX_HITS) {
+	size_t in_scope = c->target == SEARCH_BLOCK ? r->nhits : r->nhits - r->nprompt_hits;
+	if (in_scope >= SEARCH_MAX_HITS) {
 		r->capped = true;
 		return CS_ESTATE; /* stop quietly */
 	}
@@ -417,6 +448,9 @@ int search_run(const struct search_pattern *p, const struct assembly *a, struct 
 		struct collect c = { out, SEARCH_BLOCK, (long)b, 0, &out->block_hits[b], NULL };
 		rc = run_one(p, md, &dl, sb_str(&text), text.len, &c, err);
 	}
+	if (rc == CS_ESTATE) /* the prompt's hits are capped: the pieces get their own */
+		rc = CS_OK;
+	out->nprompt_hits = out->nhits;
 	for (size_t i = 0; rc == CS_OK && i < src->npieces; i++) {
 		const struct piece *pc = &src->pieces[i];
 		const char *label = pc->label ? pc->label : "";
@@ -431,8 +465,6 @@ int search_run(const struct search_pattern *p, const struct assembly *a, struct 
 	}
 	if (rc == CS_ESTATE) /* capped: keep what was found */
 		rc = CS_OK;
-	while (out->nprompt_hits < out->nhits && out->hits[out->nprompt_hits].target == SEARCH_BLOCK)
-		out->nprompt_hits++;
 	pcre2_match_data_free(md);
 	sb_fini(&text);
 	if (rc != CS_OK)

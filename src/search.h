@@ -5,8 +5,12 @@
  * text (search_run), or used as a predicate over pieces (search_filter).
  *
  * Matching: UTF mode with Unicode properties (\w, \d and case folding know
- * non-ASCII letters); invalid UTF-8 in an input never makes a match fail
- * (PCRE2_MATCH_INVALID_UTF). Smart case: case-insensitive unless the
+ * non-ASCII letters). Invalid UTF-8 in an input never makes a search fail:
+ * each text is split once into runs of valid UTF-8 (utf8.h's strict
+ * decoding), matched run by run with PCRE2_NO_UTF_CHECK, so an invalid byte
+ * never matches and no match spans one (PCRE2_MATCH_INVALID_UTF's meaning,
+ * without its check of the whole rest of the text at every call, which made
+ * a search of `a` over 120 KB of a's take seconds). Smart case: case-insensitive unless the
  * pattern holds an upper-case letter outside an escape (`\W`, `\p{Lu}`, `\x{41}`
  * are not capitals; `Ä` is), as in ripgrep and vim; `(?i)` / `(?-i)` inside
  * the pattern still win. Empty matches are not hits (an empty pattern finds
@@ -44,8 +48,9 @@ struct source;
 #define SEARCH_TIME_LIMIT_MS 1500L /* a whole search_run / search_filter: each call is bounded
                                       by the match limit (~30 ms), but a pattern costly just
                                       under it, run over thousands of pieces, would add up */
-#define SEARCH_MAX_HITS 100000      /* hits kept; past it the counts stop and `capped` is set
-                                       (a pattern like `.` on a large prompt) */
+#define SEARCH_MAX_HITS 100000      /* hits kept in each scope (prompt, pieces); past it that
+                                       scope's counts stop and `capped` is set (a pattern like
+                                       `.` on a large prompt) */
 
 struct search_pattern; /* opaque: the compiled pattern and its pcre2 contexts */
 
@@ -105,7 +110,7 @@ struct search_result {
 	long *piece_hits;        /* owned: hits per piece, label and text (npieces) */
 	size_t npieces;
 	long *piece_text_hits;   /* owned: hits per piece in its text only (npieces) */
-	bool capped;             /* stopped at SEARCH_MAX_HITS: counts are "at least" */
+	bool capped;             /* a scope stopped at SEARCH_MAX_HITS: counts are "at least" */
 };
 
 /* Runs p over a's blocks and its source's pieces into *out (zeroed first;

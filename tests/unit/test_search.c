@@ -321,6 +321,40 @@ static void test_time_limit(void **state)
 	source_free(src);
 }
 
+/* More hits than SEARCH_MAX_HITS: each scope is capped on its own, so the
+ * prompt's hits never starve the pieces' highlights. */
+static void test_cap_per_scope(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	support_write(dir, "ws.yml",
+		      "protocol: CONTEXT-ASSEMBLY/0.1\n"
+		      "budget:\n  max_tokens: 100000\n  reserved_for_response: 1000\n"
+		      "files:\n  - path: big.txt\n    priority: 0.9\n");
+	size_t n = SEARCH_MAX_HITS + 20000;
+	char *big = malloc(n);
+	memset(big, 'a', n);
+	support_write_bytes(dir, "big.txt", big, n);
+	free(big);
+	struct source *src = support_load(support_path(dir, "ws.yml"), NULL);
+	struct assembly a;
+	support_assemble(src, &a);
+	struct search_pattern *p = compile_ok("a");
+	struct search_result r;
+	run_ok(p, &a, &r);
+	assert_true(r.capped);
+	assert_int_equal(r.nprompt_hits, SEARCH_MAX_HITS);
+	assert_int_equal(r.nhits - r.nprompt_hits, SEARCH_MAX_HITS);
+	assert_int_equal(r.piece_text_hits[0], SEARCH_MAX_HITS);
+	assert_int_equal(r.hits[r.nprompt_hits].target, SEARCH_TEXT);
+	search_result_fini(&r);
+	search_pattern_free(p);
+	asm_fini(&a);
+	source_free(src);
+	support_rmtree(dir);
+	free(dir);
+}
+
 static void test_filter_and_invert(void **state)
 {
 	struct fixture *f = *state;
@@ -361,6 +395,29 @@ static void test_filter_and_invert(void **state)
 static void test_invalid_utf8_text(void **state)
 {
 	(void)state;
+	/* hits on both sides of invalid bytes, at their offsets in the whole text;
+	 * ^ and $ only at the text's own ends, not at an invalid byte */
+	{
+		struct search_pattern *p = compile_ok("\\w+");
+		struct cs_error err;
+		const char t[] = "ab\xFF" "cd\xC3\xA9\xC3(ef";
+		bool found = false;
+		assert_int_equal(search_pattern_find(p, t, sizeof t - 1, &found, &err), CS_OK);
+		assert_true(found);
+		search_pattern_free(p);
+		p = compile_ok("^cd");
+		assert_int_equal(search_pattern_find(p, t, sizeof t - 1, &found, &err), CS_OK);
+		assert_false(found);
+		search_pattern_free(p);
+		p = compile_ok("ab$");
+		assert_int_equal(search_pattern_find(p, t, sizeof t - 1, &found, &err), CS_OK);
+		assert_false(found);
+		search_pattern_free(p);
+		p = compile_ok("ef$");
+		assert_int_equal(search_pattern_find(p, t, sizeof t - 1, &found, &err), CS_OK);
+		assert_true(found);
+		search_pattern_free(p);
+	}
 	struct search_pattern *p = compile_ok("b.d");
 	struct cs_error err;
 	bool found = false;
@@ -373,6 +430,37 @@ static void test_invalid_utf8_text(void **state)
 	assert_int_equal(search_pattern_find(p, text, sizeof text - 1, &found, &err), CS_OK);
 	assert_true(found);
 	search_pattern_free(p);
+}
+
+/* Offsets of hits around invalid bytes are offsets in the whole text. */
+static void test_invalid_utf8_offsets(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	support_write(dir, "ws.yml", "protocol: CONTEXT-ASSEMBLY/0.1\nfiles:\n  - path: bad.txt\n    priority: 0.5\n");
+	/* a b FF c d é(C3 A9) C3 ( e f: two invalid bytes */
+	support_write(dir, "bad.txt", "ab\xFF" "cd\xC3\xA9\xC3(ef");
+	struct source *src = support_load(support_path(dir, "ws.yml"), NULL);
+	struct assembly a;
+	support_assemble(src, &a);
+	struct search_pattern *p = compile_ok("\\w+");
+	struct search_result r;
+	run_ok(p, &a, &r);
+	assert_int_equal(r.piece_text_hits[0], 3);
+	const struct search_hit *h = &r.hits[r.nhits - 3];
+	assert_int_equal(h[0].target, SEARCH_TEXT);
+	assert_int_equal(h[0].start, 0);
+	assert_int_equal(h[0].end, 2);
+	assert_int_equal(h[1].start, 3);
+	assert_int_equal(h[1].end, 7); /* cdé */
+	assert_int_equal(h[2].start, 9);
+	assert_int_equal(h[2].end, 11);
+	search_result_fini(&r);
+	search_pattern_free(p);
+	asm_fini(&a);
+	source_free(src);
+	support_rmtree(dir);
+	free(dir);
 }
 
 static void test_out_of_memory(void **state)
@@ -412,8 +500,10 @@ int main(void)
 		cmocka_unit_test(test_bad_pattern),
 		cmocka_unit_test_setup_teardown(test_catastrophic_pattern, setup, teardown),
 		cmocka_unit_test(test_time_limit),
+		cmocka_unit_test(test_cap_per_scope),
 		cmocka_unit_test_setup_teardown(test_filter_and_invert, setup, teardown),
 		cmocka_unit_test(test_invalid_utf8_text),
+		cmocka_unit_test(test_invalid_utf8_offsets),
 		cmocka_unit_test_setup_teardown(test_out_of_memory, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("search", tests, NULL, NULL);
