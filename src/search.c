@@ -525,6 +525,35 @@ long search_from(const struct search_result *r, enum search_scope scope, long in
 	return (long)(hi - 1);
 }
 
+/* "16", or "100,000+" when the scope was capped at that count. */
+static void count_text(struct strbuf *out, size_t n)
+{
+	sb_thousands(out, (long long)n);
+	if (n >= SEARCH_MAX_HITS)
+		sb_putc(out, '+');
+}
+
+bool search_describe(const struct search_result *r, long current, struct strbuf *out)
+{
+	size_t prompt = r->nprompt_hits, pieces = r->nhits - r->nprompt_hits;
+	if (r->nhits == 0)
+		return sb_puts(out, "no match");
+	if (current >= 0 && (size_t)current < r->nhits) {
+		bool in_prompt = (size_t)current < prompt;
+		sb_printf(out, "match %ld of ", in_prompt ? current + 1 : current - (long)prompt + 1);
+		count_text(out, in_prompt ? prompt : pieces);
+		sb_puts(out, in_prompt ? " in the prompt (" : " in pieces (");
+		count_text(out, in_prompt ? pieces : prompt);
+		sb_puts(out, in_prompt ? " in pieces)" : " in the prompt)");
+	} else {
+		count_text(out, prompt);
+		sb_puts(out, prompt == 1 ? " match in the prompt, " : " matches in the prompt, ");
+		count_text(out, pieces);
+		sb_puts(out, " in pieces");
+	}
+	return !out->failed;
+}
+
 /* ---- filter --------------------------------------------------------------- */
 
 int search_filter(const struct search_pattern *p, const struct source *src, bool invert, bool *keep,

@@ -41,6 +41,7 @@
 
 struct assembly;
 struct source;
+struct strbuf;
 
 #define SEARCH_MATCH_LIMIT 1000000L /* backtracking steps per pcre2_match call: ~10 ms; a
                                        catastrophic pattern stops here, not after years */
@@ -131,6 +132,11 @@ long search_step(const struct search_result *r, long current, bool backward);
  * -1 when the scope has no hits. */
 long search_from(const struct search_result *r, enum search_scope scope, long index, size_t offset,
 		 bool backward);
+
+/* The status line's count: "match 3 of 16 in the prompt (48 in pieces)",
+ * "no match", "16 matches in the prompt, 48 in pieces" when current is -1;
+ * "100,000+" for a capped scope. Appends to out; false on out of memory. */
+bool search_describe(const struct search_result *r, long current, struct strbuf *out);
 
 /* ---- filter --------------------------------------------------------------- */
 

@@ -221,6 +221,38 @@ static void test_step_and_from(void **state)
 	search_pattern_free(p);
 }
 
+static void test_describe(void **state)
+{
+	struct fixture *f = *state;
+	struct search_result r;
+	struct search_pattern *p = compile_ok("timeout");
+	run_ok(p, &f->a, &r); /* 2 in the prompt, 2 in pieces */
+	struct strbuf sb = STRBUF_INIT;
+	assert_true(search_describe(&r, -1, &sb));
+	assert_string_equal(sb_str(&sb), "2 matches in the prompt, 2 in pieces");
+	sb_reset(&sb);
+	assert_true(search_describe(&r, 1, &sb));
+	assert_string_equal(sb_str(&sb), "match 2 of 2 in the prompt (2 in pieces)");
+	sb_reset(&sb);
+	assert_true(search_describe(&r, 2, &sb));
+	assert_string_equal(sb_str(&sb), "match 1 of 2 in pieces (2 in the prompt)");
+	search_result_fini(&r);
+	search_pattern_free(p);
+	p = compile_ok("zebra");
+	run_ok(p, &f->a, &r);
+	sb_reset(&sb);
+	assert_true(search_describe(&r, -1, &sb));
+	assert_string_equal(sb_str(&sb), "no match");
+	search_result_fini(&r);
+	search_pattern_free(p);
+	/* a capped scope says so */
+	r = (struct search_result){ .nhits = SEARCH_MAX_HITS + 3, .nprompt_hits = SEARCH_MAX_HITS, .capped = true };
+	sb_reset(&sb);
+	assert_true(search_describe(&r, 0, &sb));
+	assert_string_equal(sb_str(&sb), "match 1 of 100,000+ in the prompt (3 in pieces)");
+	sb_fini(&sb);
+}
+
 static void test_empty_matches_are_not_hits(void **state)
 {
 	struct fixture *f = *state;
@@ -496,6 +528,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_smart_case_search, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_utf8_offsets_and_blocks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_step_and_from, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_describe, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty_matches_are_not_hits, setup, teardown),
 		cmocka_unit_test(test_bad_pattern),
 		cmocka_unit_test_setup_teardown(test_catastrophic_pattern, setup, teardown),
