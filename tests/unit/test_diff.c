@@ -268,6 +268,37 @@ static void test_two_files(void **state)
 	source_free(ns);
 }
 
+static void test_loom_messages(void **state)
+{
+	(void)state;
+	/* a messages array: truncateMiddle takes the middle of the dialogue */
+	struct source *src = support_load("samples/loom/parser-debug.json", NULL);
+	struct assembly base, now;
+	support_assemble(src, &base);
+	support_set(src, "budget", "600");
+	support_assemble(src, &now);
+	struct diff d;
+	build(&base, &now, "anthropic", &d);
+	assert_int_equal(d.added + d.cut + d.moved, 0);
+	assert_int_equal(d.removed, 6);
+	long prev = 0;
+	for (size_t k = 0; k < d.n; k++) {
+		const struct diff_change *c = &d.changes[k];
+		assert_int_equal(c->flags, DIFF_REMOVED);
+		assert_int_equal(c->reason_after, REASON_TRUNCATE_MIDDLE);
+		assert_int_equal(c->tokens_before, base.results[c->base_piece].tokens);
+		assert_true(c->position_before > prev); /* in the baseline's order */
+		prev = c->position_before;
+	}
+	/* the first message stays: the first difference is after it */
+	assert_true(d.an.div.tokens > 0);
+	assert_int_equal(d.still_cached + d.to_rewrite + d.new_tokens, now.total_tokens);
+	diff_fini(&d);
+	asm_fini(&base);
+	asm_fini(&now);
+	source_free(src);
+}
+
 static void test_emit_json(void **state)
 {
 	(void)state;
@@ -385,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_removed_by_exclusion),
 		cmocka_unit_test(test_identical),
 		cmocka_unit_test(test_two_files),
+		cmocka_unit_test(test_loom_messages),
 		cmocka_unit_test(test_emit_json),
 		cmocka_unit_test(test_ids_are_sanitized),
 		cmocka_unit_test(test_out_of_memory),

@@ -209,6 +209,33 @@ static void test_refused_edit_changes_nothing(void **state)
 	source_free(src);
 }
 
+static void test_oldest_forgotten_at_the_limit(void **state)
+{
+	(void)state;
+	struct source *src = support_load("samples/manifest/bugfix/working-set.yml", NULL);
+	struct history h;
+	history_init(&h);
+	struct cs_error err;
+	for (long i = 0; i < HISTORY_MAX_EDITS + 5; i++) {
+		struct edit e = { .type = EDIT_BUDGET, .piece = -1, .value = (double)(1000 + i) };
+		assert_int_equal(history_apply(&h, src, &e, NULL, &err), CS_OK);
+	}
+	assert_int_equal(h.forgotten, 5);
+	size_t n;
+	const struct edit *edits = history_edits(&h, &n);
+	assert_int_equal(n, HISTORY_MAX_EDITS);
+	assert_true(edits[0].value == 1005); /* the five oldest are gone */
+	assert_true(edits[0].before == 1004);
+	long undone = 0;
+	while (history_undo(&h, src, NULL, &err) == CS_OK)
+		undone++;
+	assert_int_equal(undone, HISTORY_MAX_EDITS);
+	/* as far back as it remembers: the budget before the oldest kept edit */
+	assert_int_equal(src->settings.budget, 1004);
+	history_fini(&h);
+	source_free(src);
+}
+
 static void test_out_of_memory(void **state)
 {
 	(void)state;
@@ -249,6 +276,7 @@ int main(void)
 		cmocka_unit_test(test_loom_strategy_and_options),
 		cmocka_unit_test(test_new_edit_clears_redo_and_sentences),
 		cmocka_unit_test(test_refused_edit_changes_nothing),
+		cmocka_unit_test(test_oldest_forgotten_at_the_limit),
 		cmocka_unit_test(test_out_of_memory),
 	};
 	return cmocka_run_group_tests_name("history", tests, NULL, NULL);
