@@ -1,0 +1,49 @@
+/* export.h: the inspector's `x` and `:export FILE`: the current report
+ * (report.h, with whatever extra sections the caller has, e.g. the cache
+ * analysis) as text, YAML or JSON, or the screen as text, written to a file
+ * with atomic_write, so a crash leaves the old file or the new one whole.
+ *
+ * Decisions: the format is the one asked for, else the file's extension
+ * (.json is JSON, .yml / .yaml is YAML, anything else is text); an export
+ * replaces an existing file of that name without keeping a .bak (it is our
+ * output, not the user's input); exporting over the input file itself is
+ * refused (it would destroy what is being inspected). Errors are values. */
+#ifndef CTXSCOPE_EXPORT_H
+#define CTXSCOPE_EXPORT_H
+
+#include "error.h"
+#include "report.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct assembly;
+
+enum export_format {
+	EXPORT_AUTO,   /* by the file's extension */
+	EXPORT_TEXT,
+	EXPORT_YAML,
+	EXPORT_JSON,
+	EXPORT_SCREEN, /* the screen's text, as given */
+};
+
+/* "text", "yaml", "json", "screen" (and "" or "auto": EXPORT_AUTO); false
+ * for anything else. */
+bool export_format_from_name(const char *name, enum export_format *out);
+/* The report format for path's extension: json, yaml, else text. */
+enum export_format export_format_for_path(const char *path);
+
+/* Writes the report of a (borrowed) to path. opt (may be NULL: text, no
+ * extra sections) gives the ascii flag and the extra sections; its format
+ * is replaced by `format` (EXPORT_AUTO: by extension; EXPORT_SCREEN is
+ * CS_EUSAGE here). CS_OK; CS_EUSAGE when path is the input file; CS_EIO
+ * (atomic_write's sentence, naming the file); CS_ENOMEM. */
+int export_report(const struct assembly *a, const struct report_options *opt, enum export_format format,
+		  const char *path, struct cs_error *err);
+
+/* Writes screen[0..len) (the UI's plain-text render, display-safe already)
+ * to path, adding a final newline when it has none. `input` (may be NULL) is
+ * the loaded file's path, which is refused as a target. Errors as above. */
+int export_screen(const char *screen, size_t len, const char *input, const char *path, struct cs_error *err);
+
+#endif

@@ -1,0 +1,118 @@
+/* history.c: undo and redo over edits (see history.h). */
+#include "history.h"
+
+#include "alloc.h"
+#include "source.h"
+#include "strbuf.h"
+
+#include <string.h>
+
+void history_init(struct history *h)
+{
+	memset(h, 0, sizeof *h);
+}
+
+void history_fini(struct history *h)
+{
+	if (!h)
+		return;
+	cs_free(h->done);
+	cs_free(h->undone);
+	memset(h, 0, sizeof *h);
+}
+
+/* Room for one more edit on a stack; false on out of memory. */
+static bool reserve(struct edit **items, size_t n, size_t *cap)
+{
+	if (n < *cap)
+		return true;
+	size_t want = *cap ? *cap * 2 : 16;
+	struct edit *grown = cs_reallocarray(*items, want, sizeof *grown);
+	if (!grown)
+		return false;
+	*items = grown;
+	*cap = want;
+	return true;
+}
+
+/* Pushes e on the undo stack (room reserved), forgetting the oldest at the limit. */
+static void push_done(struct history *h, const struct edit *e)
+{
+	if (h->ndone == HISTORY_MAX_EDITS) {
+		memmove(h->done, h->done + 1, (h->ndone - 1) * sizeof *h->done);
+		h->ndone--;
+		h->forgotten++;
+	}
+	h->done[h->ndone++] = *e;
+}
+
+static void say(struct strbuf *said, const char *prefix, const struct source *src, const struct edit *e)
+{
+	if (!said)
+		return;
+	sb_puts(said, prefix);
+	edit_describe(src, e, false, said);
+}
+
+int history_apply(struct history *h, struct source *src, const struct edit *e, struct strbuf *said,
+		  struct cs_error *err)
+{
+	if (!reserve(&h->done, h->ndone, &h->cap_done))
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	struct edit copy = *e;
+	int rc = edit_apply(src, &copy, err);
+	if (rc != CS_OK)
+		return rc;
+	push_done(h, &copy);
+	h->nundone = 0;
+	say(said, "", src, &copy);
+	return CS_OK;
+}
+
+int history_undo(struct history *h, struct source *src, struct strbuf *said, struct cs_error *err)
+{
+	if (h->ndone == 0)
+		return cs_error_set(err, CS_EUSAGE, "nothing to undo");
+	if (!reserve(&h->undone, h->nundone, &h->cap_undone))
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	const struct edit *e = &h->done[h->ndone - 1];
+	int rc = edit_revert(src, e, err);
+	if (rc != CS_OK)
+		return rc;
+	h->undone[h->nundone++] = *e;
+	h->ndone--;
+	say(said, "undone: ", src, e);
+	return CS_OK;
+}
+
+int history_redo(struct history *h, struct source *src, struct strbuf *said, struct cs_error *err)
+{
+	if (h->nundone == 0)
+		return cs_error_set(err, CS_EUSAGE, "nothing to redo");
+	if (!reserve(&h->done, h->ndone, &h->cap_done))
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	struct edit copy = h->undone[h->nundone - 1];
+	int rc = edit_apply(src, &copy, err);
+	if (rc != CS_OK)
+		return rc;
+	h->nundone--;
+	push_done(h, &copy);
+	say(said, "redone: ", src, &copy);
+	return CS_OK;
+}
+
+bool history_can_undo(const struct history *h)
+{
+	return h->ndone > 0;
+}
+
+bool history_can_redo(const struct history *h)
+{
+	return h->nundone > 0;
+}
+
+const struct edit *history_edits(const struct history *h, size_t *n)
+{
+	*n = h->ndone;
+	return h->done;
+}
