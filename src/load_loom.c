@@ -1163,7 +1163,7 @@ out:
 /* ---- options and the kind ------------------------------------------------ */
 
 static const struct kind_option loom_options[] = {
-	{ "min-recent", "N", "path nodes truncateMiddle keeps after the first message (counted before merging)" },
+	{ "min-recent", "N", "path nodes truncateMiddle keeps after the first message (counted before merging); input: the tree's" },
 	{ "loom-aware", NULL, "seed 000's node headers and Loom Context block, their tokens counted" },
 	{ NULL, NULL, NULL },
 };
@@ -1178,6 +1178,10 @@ static int loom_set_option(struct source *src, const char *name, const char *val
 		return CS_OK;
 	}
 	if (!strcmp(name, "min-recent")) {
+		if (!strcmp(value, "input") || !value[0]) { /* back to preferences.minimumRecentNodes */
+			m->min_recent_override = -1;
+			return CS_OK;
+		}
 		char *end;
 		long v = 0;
 		bool ok = value[0] >= '0' && value[0] <= '9';
@@ -1201,7 +1205,11 @@ static int loom_get_option(const struct source *src, const char *name, struct st
 		return CS_OK;
 	}
 	if (!strcmp(name, "min-recent")) {
-		sb_printf(out, "%ld", m->min_recent_override >= 0 ? m->min_recent_override : m->min_recent);
+		/* "input" when not overridden, so that undo restores "not overridden" exactly */
+		if (m->min_recent_override >= 0)
+			sb_printf(out, "%ld", m->min_recent_override);
+		else
+			sb_puts(out, "input");
 		return CS_OK;
 	}
 	return CS_EUSAGE;

@@ -132,6 +132,7 @@ static void test_loom_strategy_and_options(void **state)
 		{ "strategy", "rollingWindow" },
 		{ "include", "n08" },
 		{ "loom-aware", "true" },
+		{ "min-recent", "2" }, /* undone back to the tree's own value, not an override equal to it */
 		{ "strategy", "truncateMiddle" },
 		{ "exclude", "n05" },
 	};
