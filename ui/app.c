@@ -12,8 +12,10 @@
 /* ---- glyphs --------------------------------------------------------------- */
 
 static const char *const eighths_utf8[9] = { "", "▏", "▎", "▍", "▌", "▋", "▊", "▉", "█" };
-static const char *const distinct_utf8[THEME_BAR_ROLES] = { "█", "▓", "▒", "░" };
-static const char *const distinct_ascii[THEME_BAR_ROLES] = { "#", "=", "%", "+" };
+/* Without colour each layer gets its own glyph (the first keeps eighths). */
+#define APP_BAR_GLYPHS 6
+static const char *const distinct_utf8[APP_BAR_GLYPHS] = { "█", "▓", "▒", "░", "▞", "▪" };
+static const char *const distinct_ascii[APP_BAR_GLYPHS] = { "#", "=", "%", "+", "*", "o" };
 
 static const char *g_hline(const struct app *app) { return app->ascii ? "-" : "─"; }
 static const char *g_vline(const struct app *app) { return app->ascii ? "|" : "│"; }
@@ -153,15 +155,15 @@ static void draw_bar(struct frame *f, int y, int x, int cells, long value, long 
 	struct app *app = f->app;
 	size_t e = vm_bar_eighths(value, max, (size_t)cells);
 	int role = bar_role(layer);
-	bool fine = !app->ascii && (!app->distinct_bars || layer % THEME_BAR_ROLES == 0);
+	bool fine = !app->ascii && (!app->distinct_bars || layer % APP_BAR_GLYPHS == 0);
 	if (fine) {
 		put_repeat(f, y, x, eighths_utf8[8], (int)(e / 8), role);
 		if (e % 8)
 			put_repeat(f, y, x + (int)(e / 8), eighths_utf8[e % 8], 1, role);
 		return;
 	}
-	const char *glyph = app->ascii ? (app->distinct_bars ? distinct_ascii[layer % THEME_BAR_ROLES] : "#")
-				       : distinct_utf8[layer % THEME_BAR_ROLES];
+	const char *glyph = app->ascii ? (app->distinct_bars ? distinct_ascii[layer % APP_BAR_GLYPHS] : "#")
+				       : distinct_utf8[layer % APP_BAR_GLYPHS];
 	int full = (int)((e + 4) / 8);
 	if (full == 0 && e > 0)
 		full = 1;
@@ -517,6 +519,13 @@ static void draw_detail(struct frame *f)
 			if (take == 0 && at < n) {
 				int32_t cp;
 				take = utf8_decode(t + at, n - at, &cp);
+			} else if (at + take < n && t[at + take] != ' ') {
+				/* word wrap: break after the last space, if it is not too far back */
+				size_t sp = take;
+				while (sp > 0 && t[at + sp - 1] != ' ')
+					sp--;
+				if (sp > take / 2)
+					take = sp;
 			}
 			if (row >= vm->detail_scroll && shown < (size_t)h) {
 				f->p->ops->put(f->p->ctx, y0 + (int)shown, x, t + at, take, l->role);
@@ -604,9 +613,10 @@ void app_draw(struct app *app, const struct painter *p)
 	p->ops->begin(p->ctx, L->w, L->h);
 	if (L->too_small) {
 		char msg[96];
-		snprintf(msg, sizeof msg, "terminal too small: %dx%d, ctxscope needs %dx%d", L->w, L->h,
-			 APP_MIN_WIDTH, APP_MIN_HEIGHT);
+		snprintf(msg, sizeof msg, "%dx%d, needs %dx%d", L->w, L->h, APP_MIN_WIDTH, APP_MIN_HEIGHT);
 		if (L->w > 0 && L->h > 0)
+			put_str(&f, L->h / 2 - (L->h > 1), 0, L->w, "terminal too small", ROLE_ERROR);
+		if (L->w > 0 && L->h > 1)
 			put_str(&f, L->h / 2, 0, L->w, msg, ROLE_ERROR);
 		p->ops->end(p->ctx);
 		return;

@@ -537,7 +537,7 @@ static void test_screen_runner(void **state)
 	sb_reset(&out);
 	/* too small shows a notice; enlarging recovers */
 	run_screen("@30x8", 80, 24, &out, CS_OK);
-	assert_non_null(strstr(sb_str(&out), "terminal too small: 30x8"));
+	assert_non_null(strstr(sb_str(&out), "terminal too small\n30x8, needs 40x10\n"));
 	sb_reset(&out);
 	run_screen("@30x8 j @80x24", 80, 24, &out, CS_OK);
 	assert_null(strstr(sb_str(&out), "too small"));
