@@ -23,6 +23,15 @@ static bool block_same(const struct assembly *a, size_t i, const struct assembly
 	const char *ry = b->nmessages ? b->messages[y->message].role : "";
 	if (strcmp(rx ? rx : "", ry ? ry : "") != 0)
 		return false;
+	if (x->nspans == y->nspans) {
+		/* the usual case: both point at the same source text */
+		bool same_spans = true;
+		for (size_t k = 0; k < x->nspans && same_spans; k++)
+			same_spans = a->spans[x->first_span + k].ptr == b->spans[y->first_span + k].ptr &&
+				     a->spans[x->first_span + k].len == b->spans[y->first_span + k].len;
+		if (same_spans)
+			return true;
+	}
 	size_t si = x->first_span, sj = y->first_span, oi = 0, oj = 0;
 	size_t ei = x->first_span + x->nspans, ej = y->first_span + y->nspans;
 	for (;;) {

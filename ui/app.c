@@ -700,10 +700,10 @@ static void scroll_or_move(struct app *app, long delta)
 unsigned app_key(struct app *app, int key)
 {
 	struct vm *vm = &app->vm;
+	if (key == 3) /* Ctrl-C in raw mode: quits from anywhere */
+		return APP_QUIT;
 	if (app->mode == APP_PROMPT)
 		return prompt_key(app, key);
-	if (key == 3) /* Ctrl-C in raw mode */
-		return APP_QUIT;
 	int act = keymap_lookup(&app->keymap, key);
 	if (app->mode == APP_HELP) {
 		if (act == ACT_QUIT)
