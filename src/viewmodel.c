@@ -371,10 +371,12 @@ static void describe_change(struct vm *vm, const struct edit *e, long used_befor
 		signed_thousands(s, delta);
 		sb_puts(s, " tokens");
 	}
-	sb_puts(s, "; used ");
-	sb_thousands(s, used_before);
-	sb_puts(s, " -> ");
-	sb_thousands(s, vm->cur.budget.used);
+	if (delta != 0) {
+		sb_puts(s, "; used ");
+		sb_thousands(s, used_before);
+		sb_puts(s, " -> ");
+		sb_thousands(s, vm->cur.budget.used);
+	}
 	if (vm->cache.identical)
 		sb_puts(s, "; prompt same as the baseline");
 	else if (was->cached_tokens != vm->cache.cached_tokens || was->identical) {

@@ -257,7 +257,7 @@ static void draw_bars(struct frame *f)
 	if (!g)
 		return;
 	bool wide = L->w >= 80;
-	int name_w = 10, tok_w = 8, pct_w = 5, state_w = wide ? 20 : 7;
+	int name_w = L->w >= 100 ? 18 : 10, tok_w = 8, pct_w = 5, state_w = wide ? 20 : 7;
 	int bar_w = L->w - 1 - name_w - tok_w - pct_w - 1 - state_w - 1;
 	long usable = app->vm.cur.budget.usable;
 	for (int i = 0; i < L->nbars; i++) {
@@ -265,7 +265,7 @@ static void draw_bars(struct frame *f)
 		const struct layer *ly = &g->layers[li];
 		int y = L->bars_y + i;
 		int x = 1;
-		put_str(f, y, x, name_w, ly->name, ROLE_NORMAL);
+		put_str(f, y, x, name_w - 1, ly->name, ROLE_NORMAL); /* a blank column before the bar */
 		x += name_w;
 		draw_bar(f, y, x, bar_w, ly->budget_tokens, usable, li);
 		x += bar_w;
