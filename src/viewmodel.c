@@ -748,6 +748,9 @@ static void piece_numbers(struct vm *vm, long piece)
 	} else {
 		detail_printf(vm, ROLE_DETAIL, "why: it fit the budget whole");
 	}
+	if (p->flags & PIECE_HIDDEN)
+		detail_printf(vm, ROLE_ERROR, "holds characters a person cannot see (bidi controls, zero-width, "
+				      "tags): shown below as visible stand-ins");
 	for (size_t w = 0; w < vm->cur.nwarnings; w++)
 		if (vm->cur.warnings[w].piece == piece)
 			detail_printf(vm, ROLE_ERROR, "warning: %s", vm->cur.warnings[w].text);
