@@ -496,7 +496,8 @@ static void draw_detail(struct frame *f)
 	}
 	size_t row = 0, shown = 0;
 	struct strbuf *ln = &app->line;
-	for (size_t i = 0; i < vm->detail.nlines && shown < (size_t)h; i++) {
+	app->detail_more = false;
+	for (size_t i = 0; i < vm->detail.nlines && !app->detail_more; i++) {
 		const struct vm_line *l = &vm->detail.lines[i];
 		const char *s = vm->detail.text.data + l->off;
 		sb_reset(ln);
@@ -527,13 +528,22 @@ static void draw_detail(struct frame *f)
 				if (sp > take / 2)
 					take = sp;
 			}
-			if (row >= vm->detail_scroll && shown < (size_t)h) {
+			if (row >= vm->detail_scroll) {
+				if (shown == (size_t)h) {
+					app->detail_more = true; /* rows below: j may scroll */
+					break;
+				}
 				f->p->ops->put(f->p->ctx, y0 + (int)shown, x, t + at, take, l->role);
 				shown++;
 			}
 			row++;
 			at += take;
 		} while (at < n);
+	}
+	if (shown == 0 && vm->detail_scroll > 0) {
+		/* scrolled past the end (a page key): show the last page */
+		vm->detail_scroll = row > (size_t)h ? row - (size_t)h : 0;
+		draw_detail(f);
 	}
 }
 
@@ -687,11 +697,11 @@ static void scroll_or_move(struct app *app, long delta)
 {
 	struct vm *vm = &app->vm;
 	if (vm->focus == VM_FOCUS_DETAIL && app->layout.detail_shown) {
+		/* down only while the last frame had rows below its bottom */
+		if (delta > 0 && !app->detail_more)
+			return;
 		long s = (long)vm->detail_scroll + delta;
 		vm->detail_scroll = s < 0 ? 0 : (size_t)s;
-		vm_detail(vm);
-		if (vm->detail_scroll >= vm->detail.nlines * 4 + 1) /* loose bound; draw clips */
-			vm->detail_scroll = vm->detail.nlines * 4;
 	} else {
 		vm_move(vm, delta);
 	}
@@ -715,18 +725,24 @@ unsigned app_key(struct app *app, int key)
 	struct cs_error err;
 	cs_error_clear(&err);
 	long page = app->layout.list_h > 1 ? app->layout.list_h - 1 : 1;
+	long detail_page = app->layout.detail_h > 2 ? app->layout.detail_h - 2 : 1;
 	switch (act) {
 	case ACT_DOWN: scroll_or_move(app, 1); break;
 	case ACT_UP: scroll_or_move(app, -1); break;
-	case ACT_PAGE_DOWN: scroll_or_move(app, page); break;
-	case ACT_PAGE_UP: scroll_or_move(app, -page); break;
+	case ACT_PAGE_DOWN: scroll_or_move(app, vm->focus == VM_FOCUS_DETAIL ? detail_page : page); break;
+	case ACT_PAGE_UP: scroll_or_move(app, vm->focus == VM_FOCUS_DETAIL ? -detail_page : -page); break;
 	case ACT_FIRST:
 		if (vm->focus == VM_FOCUS_DETAIL)
 			vm->detail_scroll = 0;
 		else
 			vm_first(vm);
 		break;
-	case ACT_LAST: vm_last(vm); break;
+	case ACT_LAST:
+		if (vm->focus == VM_FOCUS_DETAIL)
+			vm->detail_scroll = (size_t)-1 / 2; /* the draw settles it on the last page */
+		else
+			vm_last(vm);
+		break;
 	case ACT_OPEN:
 		vm->detail_open = true;
 		vm->focus = VM_FOCUS_DETAIL;

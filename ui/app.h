@@ -46,6 +46,7 @@ struct app {
 	bool ascii;              /* ASCII glyphs (no UTF-8 locale, or --ascii) */
 	bool distinct_bars;      /* no colour: each layer its own bar glyph */
 	struct app_layout layout;
+	bool detail_more;        /* the last frame's detail had rows below its bottom */
 	struct strbuf scratch;   /* per-draw text */
 	struct strbuf line;      /* per-draw text */
 };
