@@ -501,6 +501,154 @@ static void test_vm_out_of_memory_is_an_error(void **state)
 	assert_true(failed > 0 && worked > 0);
 }
 
+
+/* ---- a kind the UI has never heard of ------------------------------------------ */
+
+/* A made-up conversation kind with two layer groupings and only a
+ * whole-assembly strategy, built in memory: the inspector must handle it
+ * through kind_ops and the assembly alone, with no special case. */
+static const int fake_global[] = { STRAT_TRUNCATE_MIDDLE, STRAT_ROLLING_WINDOW, STRAT_NONE };
+
+static int fake_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+{
+	int rc = asm_init(a, src, ASM_MESSAGES);
+	if (rc != CS_OK)
+		return rc;
+	static const char *const phys[] = { "system", "history" };
+	static const char *const conc[] = { "instructions", "dialogue", "latest" };
+	asm_grouping(a, "physical", phys, 2);
+	asm_grouping(a, "conceptual", conc, 3);
+	bool rolling = src->settings.strategy == STRAT_ROLLING_WINDOW;
+	size_t n = src->npieces;
+	for (size_t i = 0; i < n; i++) {
+		const struct piece *p = &src->pieces[i];
+		if (piece_excluded(p)) {
+			asm_drop(a, (long)i, p->user_excluded == 1 ? REASON_EXCLUDED_BY_USER : REASON_EXCLUDED, NULL);
+			continue;
+		}
+		if (i > 0 && rolling && i + 2 < n) { /* keep the newest two */
+			asm_drop(a, (long)i, REASON_ROLLING_WINDOW, NULL);
+			continue;
+		}
+		asm_message(a, p->role);
+		struct block *b = asm_block(a, (long)i, i == 0 ? 0 : 1, i == 0 ? 0 : i + 1 == n ? 2 : 1);
+		b->budget_tokens = p->tokens;
+		if (i == 0)
+			b->flags |= BLOCK_BREAKPOINT;
+		asm_span(a, p->text, p->text_bytes, p->code_points);
+		asm_whole(a, (long)i, (long)a->nblocks - 1, p->tokens);
+	}
+	if (a->nblocks)
+		a->blocks[a->nblocks - 1].flags |= BLOCK_BREAKPOINT;
+	a->budget.usable = src->settings.budget >= 0 ? src->settings.budget : 1000;
+	a->budget.reserve = 100;
+	a->budget.limit = a->budget.usable + 100;
+	asm_fact(a, "mode", "dialogue");
+	return asm_finish(a, err);
+}
+
+static void fake_free(void *model)
+{
+	(void)model;
+}
+
+static const struct kind_ops fake_kind = {
+	.name = "fake",
+	.title = "fake conversation",
+	.id_key = "node",
+	.global_strategies = fake_global,
+	.assemble = fake_assemble,
+	.free_model = fake_free,
+};
+
+static struct source *fake_source(void)
+{
+	static const struct {
+		const char *id, *role, *text;
+	} msgs[] = {
+		{ "sys", "system", "You are pairing on a C parser. Be concise." },
+		{ "n1", "user", "Why does parse_array crash on [[1],[2]]? ASan says heap-buffer-overflow in lex_peek." },
+		{ "n2", "assistant", "lex_peek reads one past the end when the input ends right after ']'." },
+		{ "n3", "user", "So the bounds check in lex_peek is off by one?" },
+		{ "n4", "assistant", "Yes: it compares pos > len where it needs pos >= len. Here is the fix." },
+	};
+	struct source *src = source_new(&fake_kind, "fake.json");
+	assert_non_null(src);
+	for (size_t i = 0; i < sizeof msgs / sizeof msgs[0]; i++) {
+		long k = source_add_piece(src);
+		assert_true(k >= 0);
+		assert_int_equal(source_set_piece_text(src, k, msgs[i].text, strlen(msgs[i].text)), CS_OK);
+		src->pieces[k].id = msgs[i].id;
+		src->pieces[k].label = msgs[i].id;
+		src->pieces[k].role = msgs[i].role;
+	}
+	return src;
+}
+
+static void test_unknown_kind_groupings_and_global_strategy(void **state)
+{
+	(void)state;
+	struct vm vm;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(vm_init(&vm, fake_source(), &err), CS_OK);
+	assert_string_equal(vm_grouping(&vm)->name, "physical");
+	vm_cycle_grouping(&vm);
+	assert_string_equal(vm_grouping(&vm)->name, "conceptual");
+	assert_string_equal(sb_str(&vm.status), "layers: conceptual");
+	long cached;
+	assert_int_equal(vm_layer_state(&vm, 2, &cached), VM_LAYER_CACHED); /* "latest": the last message */
+	assert_int_equal(cached, vm.cur.blocks[4].tokens);
+	vm_cycle_grouping(&vm);
+	assert_string_equal(vm_grouping(&vm)->name, "physical");
+	/* no per-piece strategies: t changes the whole assembly's */
+	select_piece(&vm, "n2");
+	assert_int_equal(vm_cycle_strategy(&vm, false, &err), CS_OK);
+	assert_int_equal(vm.src->settings.strategy, STRAT_TRUNCATE_MIDDLE);
+	assert_string_equal(sb_str(&vm.status), "strategy (input's) -> truncateMiddle: no change in tokens; "
+						"prompt same as the baseline");
+	assert_int_equal(vm_cycle_strategy(&vm, false, &err), CS_OK);
+	assert_int_equal(vm.src->settings.strategy, STRAT_ROLLING_WINDOW);
+	/* n1 and n2 fell out of the window; the cache holds the system block */
+	assert_int_equal(vm.cur.results[support_piece(vm.src, "n1")].reason, REASON_ROLLING_WINDOW);
+	assert_int_equal(vm.cache.same_blocks, 1);
+	assert_int_equal(vm.cache.cached_block, 0);
+	assert_int_equal(vm_layer_state(&vm, 1, &cached), VM_LAYER_NEW);
+	assert_int_equal(vm_row_flag(&vm, &vm.rows[row_index_of_piece(&vm, support_piece(vm.src, "n1"))]), '-');
+	/* the cursor stayed on n2, now a dropped row in place */
+	assert_int_equal(vm_selected_piece(&vm), support_piece(vm.src, "n2"));
+	assert_int_equal(vm_selected(&vm)->type, VM_ROW_DROPPED);
+	/* the cycle wraps */
+	assert_int_equal(vm_cycle_strategy(&vm, false, &err), CS_OK);
+	assert_int_equal(vm.src->settings.strategy, STRAT_TRUNCATE_MIDDLE);
+	/* no priorities in this kind: + says so and changes nothing */
+	long used = vm.cur.budget.used;
+	assert_int_equal(vm_nudge_priority(&vm, VM_PRIORITY_STEP, &err), CS_EUSAGE);
+	assert_true(vm.status_error);
+	assert_non_null(strstr(sb_str(&vm.status), "has no priorities"));
+	assert_int_equal(vm.cur.budget.used, used);
+	vm_fini(&vm);
+}
+
+static void test_unknown_kind_on_screen(void **state)
+{
+	(void)state;
+	struct app app;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(app_init(&app, fake_source(), false, &err), CS_OK);
+	struct strbuf out = STRBUF_INIT;
+	assert_int_equal(screen_run(&app, 100, 30, "l", &out, &err), CS_OK);
+	const char *s = sb_str(&out);
+	assert_non_null(strstr(s, "instructions"));
+	assert_non_null(strstr(s, "latest"));
+	assert_non_null(strstr(s, "mode dialogue"));
+	assert_non_null(strstr(s, "assistant"));
+	assert_non_null(strstr(s, "cache breakpoint"));
+	sb_fini(&out);
+	app_fini(&app);
+}
+
 /* ---- the screen ------------------------------------------------------------------ */
 
 static void test_text_grid_wide_and_trim(void **state)
@@ -576,6 +724,8 @@ int main(void)
 		cmocka_unit_test(test_budget_edit_and_detail),
 		cmocka_unit_test(test_sort_by_tokens),
 		cmocka_unit_test(test_vm_out_of_memory_is_an_error),
+		cmocka_unit_test(test_unknown_kind_groupings_and_global_strategy),
+		cmocka_unit_test(test_unknown_kind_on_screen),
 		cmocka_unit_test(test_text_grid_wide_and_trim),
 		cmocka_unit_test(test_screen_runner),
 	};
