@@ -415,6 +415,7 @@ int vm_apply(struct vm *vm, struct edit *e, struct cs_error *err)
 		return rc;
 	}
 	struct assembly next;
+	memset(&next, 0, sizeof next); /* safe to fini whatever the assembler did */
 	rc = assemble(vm->src, &next, err);
 	if (rc != CS_OK) {
 		struct cs_error ignored;
@@ -524,6 +525,7 @@ int vm_set_budget(struct vm *vm, const char *typed, struct cs_error *err)
 int vm_pin_baseline(struct vm *vm, struct cs_error *err)
 {
 	struct assembly next;
+	memset(&next, 0, sizeof next);
 	int rc = assemble(vm->src, &next, err);
 	if (rc != CS_OK) {
 		vm_status(vm, true, "%s", err->message);

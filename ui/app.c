@@ -31,11 +31,11 @@ int app_init(struct app *app, struct source *src, bool ascii, struct cs_error *e
 	theme_default(&app->theme);
 	app->ascii = ascii;
 	app->distinct_bars = !app->theme.has_color;
-	if (!keymap_default(&app->keymap))
-		return cs_error_set(err, CS_ESTRUCT, "the action table names a key that does not exist");
 	int rc = vm_init(&app->vm, src, err);
 	if (rc != CS_OK)
 		return rc;
+	if (!keymap_default(&app->keymap))
+		return cs_error_set(err, CS_ESTRUCT, "the action table names a key that does not exist");
 	vm_status(&app->vm, false, "%zu pieces, %zu blocks; ? for help, q quits", app->vm.src->npieces,
 		  app->vm.cur.nblocks);
 	return CS_OK;

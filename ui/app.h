@@ -51,7 +51,8 @@ struct app {
 	struct strbuf line;      /* per-draw text */
 };
 
-/* Takes ownership of src (also on failure). CS_OK or the error. */
+/* Takes ownership of src (also on failure: call app_fini either way).
+ * CS_OK or the error. */
 int app_init(struct app *app, struct source *src, bool ascii, struct cs_error *err);
 void app_fini(struct app *app);
 /* Recomputes the layout for w x h (call on start and on every resize). */
