@@ -67,6 +67,43 @@ static void compute_cache(struct vm *vm)
 	vm->cache = c;
 }
 
+/* Per-frame figures, worked out once per re-assembly or baseline so that a
+ * redraw costs O(visible rows): counts of dropped and truncated pieces, and
+ * each layer's cache state. false on out of memory. */
+static bool summarize(struct vm *vm)
+{
+	const struct assembly *a = &vm->cur;
+	vm->ndropped = vm->ntruncated = 0;
+	for (size_t i = 0; i < vm->src->npieces; i++) {
+		if (a->results[i].outcome == OUTCOME_DROPPED)
+			vm->ndropped++;
+		else if (a->results[i].outcome == OUTCOME_TRUNCATED)
+			vm->ntruncated++;
+	}
+	for (size_t g = 0; g < ASM_MAX_GROUPINGS; g++) {
+		cs_free(vm->layers[g]);
+		vm->layers[g] = NULL;
+	}
+	for (size_t g = 0; g < a->ngroupings; g++) {
+		size_t nl = a->groupings[g].nlayers;
+		vm->layers[g] = cs_calloc(nl ? nl : 1, sizeof *vm->layers[g]);
+		if (!vm->layers[g])
+			return false;
+		for (size_t b = 0; b < a->nblocks; b++) {
+			int l = a->blocks[b].layer[g];
+			if (l < 0 || (size_t)l >= nl)
+				continue;
+			struct vm_layer_info *li = &vm->layers[g][l];
+			li->blocks++;
+			if (vm_block_cached(vm, (long)b)) {
+				li->cached_blocks++;
+				li->cached_tokens += a->blocks[b].tokens;
+			}
+		}
+	}
+	return true;
+}
+
 bool vm_block_cached(const struct vm *vm, long block)
 {
 	return block >= 0 && block <= vm->cache.cached_block;
@@ -250,7 +287,7 @@ int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
 		return rc;
 	}
 	compute_cache(vm);
-	if (!rebuild_rows(vm, -1, -1))
+	if (!summarize(vm) || !rebuild_rows(vm, -1, -1))
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
 	vm->cursor = 0;
 	if (vm->nrows && vm->rows[0].type == VM_ROW_MARKER)
@@ -269,6 +306,8 @@ void vm_fini(struct vm *vm)
 	source_free(vm->src);
 	cs_free(vm->rows);
 	cs_free(vm->history);
+	for (size_t g = 0; g < ASM_MAX_GROUPINGS; g++)
+		cs_free(vm->layers[g]);
 	cs_free(vm->detail.lines);
 	sb_fini(&vm->detail.text);
 	sb_fini(&vm->status);
@@ -438,7 +477,7 @@ int vm_apply(struct vm *vm, struct edit *e, struct cs_error *err)
 	vm->cur = next;
 	vm->generation++;
 	compute_cache(vm);
-	if (!rebuild_rows(vm, keep_piece, keep_block))
+	if (!summarize(vm) || !rebuild_rows(vm, keep_piece, keep_block))
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
 	describe_change(vm, e, used_before, &was);
 	return CS_OK;
@@ -535,7 +574,7 @@ int vm_pin_baseline(struct vm *vm, struct cs_error *err)
 	vm->base = next;
 	compute_cache(vm);
 	const struct vm_row *sel = vm_selected(vm);
-	if (!rebuild_rows(vm, sel ? sel->piece : -1, sel ? sel->block : -1))
+	if (!summarize(vm) || !rebuild_rows(vm, sel ? sel->piece : -1, sel ? sel->block : -1))
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
 	struct strbuf *s = &vm->status;
 	sb_reset(s);
@@ -637,30 +676,19 @@ enum vm_layer_state vm_layer_state(const struct vm *vm, size_t layer, long *cach
 {
 	*cached_tokens = 0;
 	size_t g = vm->grouping < vm->cur.ngroupings ? vm->grouping : 0;
-	size_t in = 0, cached = 0;
-	for (size_t b = 0; b < vm->cur.nblocks; b++) {
-		if (vm->cur.blocks[b].layer[g] != (int)layer)
-			continue;
-		in++;
-		if (vm_block_cached(vm, (long)b)) {
-			cached++;
-			*cached_tokens += vm->cur.blocks[b].tokens;
-		}
-	}
-	if (in == 0)
+	if (g >= vm->cur.ngroupings || !vm->layers[g] || layer >= vm->cur.groupings[g].nlayers)
 		return VM_LAYER_EMPTY;
-	return cached == in ? VM_LAYER_CACHED : cached ? VM_LAYER_PARTIAL : VM_LAYER_NEW;
+	const struct vm_layer_info *li = &vm->layers[g][layer];
+	*cached_tokens = li->cached_tokens;
+	if (li->blocks == 0)
+		return VM_LAYER_EMPTY;
+	return li->cached_blocks == li->blocks ? VM_LAYER_CACHED : li->cached_blocks ? VM_LAYER_PARTIAL : VM_LAYER_NEW;
 }
 
 void vm_counts(const struct vm *vm, size_t *dropped, size_t *truncated)
 {
-	*dropped = *truncated = 0;
-	for (size_t i = 0; i < vm->src->npieces; i++) {
-		if (vm->cur.results[i].outcome == OUTCOME_DROPPED)
-			(*dropped)++;
-		else if (vm->cur.results[i].outcome == OUTCOME_TRUNCATED)
-			(*truncated)++;
-	}
+	*dropped = vm->ndropped;
+	*truncated = vm->ntruncated;
 }
 
 size_t vm_bar_eighths(long value, long max, size_t cells)

@@ -48,6 +48,13 @@ struct vm_cache {
 
 enum vm_layer_state { VM_LAYER_CACHED, VM_LAYER_PARTIAL, VM_LAYER_NEW, VM_LAYER_EMPTY };
 
+/* A layer's blocks against the cache, worked out once per re-assembly. */
+struct vm_layer_info {
+	size_t blocks;        /* its blocks in the prompt */
+	size_t cached_blocks; /* of those, inside the cached prefix */
+	long cached_tokens;
+};
+
 /* A line of the detail pane: bytes [off, off+len) of vm->detail.text. */
 struct vm_line {
 	size_t off, len;
@@ -61,6 +68,8 @@ struct vm {
 	struct assembly cur;       /* the assembly of src as it stands */
 	struct assembly base;      /* the cache baseline (the load, or the last B) */
 	struct vm_cache cache;
+	struct vm_layer_info *layers[ASM_MAX_GROUPINGS]; /* owned; per grouping, per layer */
+	size_t ndropped, ntruncated; /* pieces, of the current assembly */
 	struct vm_row *rows;       /* owned */
 	size_t nrows, cap_rows;
 	size_t cursor;             /* index into rows */
