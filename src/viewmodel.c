@@ -74,6 +74,10 @@ static bool summarize(struct vm *vm)
 {
 	const struct assembly *a = &vm->cur;
 	vm->ndropped = vm->ntruncated = 0;
+	vm->max_block_tokens = 0;
+	for (size_t b = 0; b < a->nblocks; b++)
+		if (a->blocks[b].budget_tokens > vm->max_block_tokens)
+			vm->max_block_tokens = a->blocks[b].budget_tokens;
 	for (size_t i = 0; i < vm->src->npieces; i++) {
 		if (a->results[i].outcome == OUTCOME_DROPPED)
 			vm->ndropped++;

@@ -70,6 +70,7 @@ struct vm {
 	struct vm_cache cache;
 	struct vm_layer_info *layers[ASM_MAX_GROUPINGS]; /* owned; per grouping, per layer */
 	size_t ndropped, ntruncated; /* pieces, of the current assembly */
+	long max_block_tokens;       /* the largest block's budgeted tokens (row bars scale to it) */
 	struct vm_row *rows;       /* owned */
 	size_t nrows, cap_rows;
 	size_t cursor;             /* index into rows */

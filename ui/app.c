@@ -398,7 +398,7 @@ static void draw_row(struct frame *f, int y, size_t index)
 	snprintf(buf, sizeof buf, "%7s", fmt_thousands(num, tokens));
 	put_str(f, y, c.tokens, 7, buf, role);
 	if (c.bar >= 0 && r->type == VM_ROW_BLOCK) {
-		long max = vm->cur.budget.usable;
+		long max = vm->max_block_tokens; /* ncdu-style: against the largest row */
 		size_t layer = (size_t)(b->layer[vm->grouping < vm->cur.ngroupings ? vm->grouping : 0]);
 		draw_bar(f, y, c.bar, c.bar_w, tokens, max, layer);
 	}
