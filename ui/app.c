@@ -606,13 +606,26 @@ static void draw_help(struct frame *f)
 	sb_puts(&help, "\nflags: x excluded  - dropped  ~ truncated  * changed since the baseline  ! unreadable\n");
 	sb_puts(&help, "bars: tokens of each layer against the usable budget; cache state against the baseline\n");
 	const char *s = sb_str(&help);
+	size_t lines = 0;
+	for (const char *q = s; *q; q++)
+		lines += *q == '\n';
+	size_t room = L->h > 1 ? (size_t)L->h - 1 : 1; /* the last row says how to scroll */
+	if (f->app->help_scroll + room > lines)
+		f->app->help_scroll = lines > room ? lines - room : 0;
+	size_t line = 0;
 	int y = 0;
-	while (*s && y < L->h) {
+	while (*s && (size_t)y < room) {
 		size_t n = strcspn(s, "\n");
-		put_fit(f, y, 0, L->w, s, n, y == 0 ? ROLE_HEADING : ROLE_NORMAL);
-		y++;
+		if (line >= f->app->help_scroll) {
+			put_fit(f, y, 0, L->w, s, n, line == 0 ? ROLE_HEADING : ROLE_NORMAL);
+			y++;
+		}
+		line++;
 		s += n + (s[n] == '\n');
 	}
+	if (L->h > 1)
+		put_str(f, L->h - 1, 0, L->w, lines > room ? " j/k scroll · Esc or ? closes · q quits" : " Esc or ? closes · q quits",
+			ROLE_HINT);
 	sb_fini(&help);
 }
 
@@ -707,6 +720,25 @@ static void scroll_or_move(struct app *app, long delta)
 	}
 }
 
+/* Keys while the help is open: scroll it, or close it. */
+static void help_key(struct app *app, int act)
+{
+	size_t page = app->layout.h > 2 ? (size_t)app->layout.h - 2 : 1;
+	switch (act) {
+	case ACT_BACK:
+	case ACT_HELP:
+	case ACT_OPEN:
+		app->mode = APP_NORMAL;
+		break;
+	case ACT_DOWN: app->help_scroll += 1; break; /* the draw clamps it */
+	case ACT_PAGE_DOWN: app->help_scroll += page; break;
+	case ACT_UP: app->help_scroll -= app->help_scroll > 0; break;
+	case ACT_PAGE_UP: app->help_scroll = app->help_scroll > page ? app->help_scroll - page : 0; break;
+	case ACT_FIRST: app->help_scroll = 0; break;
+	default: break;
+	}
+}
+
 unsigned app_key(struct app *app, int key)
 {
 	struct vm *vm = &app->vm;
@@ -718,8 +750,7 @@ unsigned app_key(struct app *app, int key)
 	if (app->mode == APP_HELP) {
 		if (act == ACT_QUIT)
 			return APP_QUIT;
-		if (act == ACT_BACK || act == ACT_HELP || act == ACT_OPEN)
-			app->mode = APP_NORMAL;
+		help_key(app, act);
 		return APP_REDRAW;
 	}
 	struct cs_error err;

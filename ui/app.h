@@ -47,6 +47,7 @@ struct app {
 	bool distinct_bars;      /* no colour: each layer its own bar glyph */
 	struct app_layout layout;
 	bool detail_more;        /* the last frame's detail had rows below its bottom */
+	size_t help_scroll;      /* first help line shown (short terminals) */
 	struct strbuf scratch;   /* per-draw text */
 	struct strbuf line;      /* per-draw text */
 };
