@@ -89,6 +89,9 @@ static void setup_colors(struct app *app, struct curses_ctx *cc)
 		if (cc->color && r + 1 < COLOR_PAIRS)
 			cc->attrs[r] |= COLOR_PAIR(r + 1);
 	}
+	/* blank cells take the "normal" role too (a light theme's background) */
+	if (cc->color)
+		bkgdset((chtype)(COLOR_PAIR(ROLE_NORMAL + 1) | ' '));
 }
 
 /* ---- the curses painter ---------------------------------------------------- */
