@@ -706,6 +706,50 @@ static void test_screen_runner(void **state)
 	sb_fini(&out);
 }
 
+static int screen_with_failure(long nth, long *allocs)
+{
+	struct app app;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(app_init(&app, support_load(FIXTURE, NULL), false, &err), CS_OK);
+	struct strbuf out = STRBUF_INIT;
+	cs_alloc_fail_from(nth);
+	int rc = screen_run(&app, 120, 40, "j j Space b 9 0 0 Enter Enter s B", &out, &err);
+	if (allocs)
+		*allocs = cs_alloc_count();
+	cs_alloc_fail_from(0);
+	assert_true(rc == CS_OK || rc == CS_ENOMEM);
+	/* an edit that ran out of memory is not applied and says so */
+	bool clean = rc == CS_OK && !out.failed && !strstr(sb_str(&out), "out of memory");
+	if (rc == CS_OK && !out.failed)
+		assert_non_null(strstr(sb_str(&out), " ctxscope ")); /* a whole screen, whatever happened */
+	sb_fini(&out);
+	app_fini(&app);
+	return clean;
+}
+
+static void test_screen_out_of_memory_sweep(void **state)
+{
+	(void)state;
+	/* every allocation while replaying edits and drawing may fail: an
+	 * error, or a screen whose status says "out of memory", never a crash
+	 * or a leak (ASan) */
+	long total = 0;
+	assert_true(screen_with_failure(0, &total));
+	assert_true(total > 10);
+	int failed = 0, worked = 0;
+	long step = total / 97 > 0 ? total / 97 : 1;
+	for (long nth = 1; nth <= total + 1; nth += step) {
+		if (screen_with_failure(nth, NULL))
+			worked++;
+		else
+			failed++;
+	}
+	assert_true(failed > 0);
+	assert_true(screen_with_failure(total + 1, NULL)); /* past the last one: all clean */
+	(void)worked;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -728,6 +772,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_kind_on_screen),
 		cmocka_unit_test(test_text_grid_wide_and_trim),
 		cmocka_unit_test(test_screen_runner),
+		cmocka_unit_test(test_screen_out_of_memory_sweep),
 	};
 	return cmocka_run_group_tests_name("ui", tests, NULL, NULL);
 }
