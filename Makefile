@@ -165,10 +165,13 @@ install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ctxscope/themes
 	install -m 755 $(REL)/ctxscope $(DESTDIR)$(PREFIX)/bin/ctxscope
 	install -m 644 themes/*.theme $(DESTDIR)$(PREFIX)/share/ctxscope/themes/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 ui/ctxscope.1 $(DESTDIR)$(PREFIX)/share/man/man1/ctxscope.1
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/ctxscope
 	rm -rf $(DESTDIR)$(PREFIX)/share/ctxscope
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/ctxscope.1
 
 clean:
 	rm -rf $(BUILD)

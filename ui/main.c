@@ -1,6 +1,7 @@
 /* main.c: the application shell. Parses the command line, loads and
  * assembles, and either writes a headless result (report, dump) or runs the
  * inspector. The only place that prints errors and chooses exit codes. */
+#include "app.h"
 #include "assembly.h"
 #include "cache_report.h"
 #include "cli.h"
@@ -11,12 +12,15 @@
 #include "report.h"
 #include "source.h"
 #include "strbuf.h"
+#include "term.h"
+#include "theme.h"
 #include "utf8.h"
 #include "whatif.h"
 
 #include <langinfo.h>
 #include <locale.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -41,6 +45,69 @@ static int write_out(const struct strbuf *out)
 		return EXIT_NOMEM;
 	}
 	return EXIT_FITS;
+}
+
+#define THEME_DIR_MAX 4096 /* PATH_MAX on Linux */
+
+/* --theme NAME|PATH (or "default"): $XDG_CONFIG_HOME/ctxscope/themes (or
+ * ~/.config/...), then the install dir, then ./themes. A broken or missing
+ * theme leaves the built-in default and says so on the status line. */
+static void choose_theme(struct app *app, const char *name)
+{
+	char xdg[THEME_DIR_MAX] = "";
+	const char *cfg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	if (cfg && cfg[0])
+		snprintf(xdg, sizeof xdg, "%s/ctxscope/themes", cfg);
+	else if (home && home[0])
+		snprintf(xdg, sizeof xdg, "%s/.config/ctxscope/themes", home);
+	const char *dirs[] = { xdg, CTXSCOPE_DATADIR "/themes", "themes" };
+	struct cs_error err;
+	cs_error_clear(&err);
+	const char *want = name ? name : "default";
+	if (theme_load(want, dirs, sizeof dirs / sizeof dirs[0], &app->theme, &err) != CS_OK) {
+		theme_default(&app->theme);
+		if (name && strcmp(name, "default") != 0) {
+			char msg[CS_ERROR_FILE_MAX + CS_ERROR_MSG_MAX + 64];
+			cs_error_format(&err, msg, sizeof msg);
+			vm_status(&app->vm, true, "theme: %s; using the built-in default", msg);
+		}
+	}
+	const char *nc = getenv("NO_COLOR");
+	app->distinct_bars = !app->theme.has_color || (nc && nc[0]);
+}
+
+static int run_inspector(const struct cli *cli, struct source *src, bool ascii)
+{
+	struct cs_error err;
+	cs_error_clear(&err);
+	struct app app;
+	if (app_init(&app, src, ascii, &err) != CS_OK) {
+		app_fini(&app);
+		return fail(&err);
+	}
+	choose_theme(&app, cli->theme);
+	int rc;
+	if (cli->screen) {
+		int w, h;
+		if (!screen_parse_size(cli->screen, &w, &h)) {
+			app_fini(&app);
+			cs_error_set(&err, CS_EUSAGE, "--screen wants WIDTHxHEIGHT, e.g. 100x30 (each 1 to %d)",
+				     SCREEN_MAX_SIDE);
+			return fail(&err);
+		}
+		struct strbuf out = STRBUF_INIT;
+		rc = screen_run(&app, w, h, cli->keys, &out, &err) == CS_OK ? write_out(&out) : fail(&err);
+		sb_fini(&out);
+	} else if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		cs_error_set(&err, CS_EUSAGE,
+			     "the inspector needs a terminal; use `ctxscope report FILE`, `ctxscope dump FILE` "
+			     "or `--screen WxH`");
+		rc = fail(&err);
+	} else {
+		rc = term_run(&app, &err) == CS_OK ? EXIT_FITS : fail(&err);
+	}
+	app_fini(&app);
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -83,6 +150,8 @@ int main(int argc, char **argv)
 		source_free(src);
 		return status;
 	}
+	if (cli.command == CLI_UI)
+		return run_inspector(&cli, src, !utf8 || cli.ascii);
 	struct assembly a;
 	if (assemble(src, &a, &err) != CS_OK) {
 		source_free(src);
@@ -94,9 +163,7 @@ int main(int argc, char **argv)
 	if (cli.command == CLI_DUMP) {
 		rc = dump_write(&a, cli.raw, !utf8 || cli.ascii, &out);
 	} else {
-		/* The inspector comes with the curses front end; until then a
-		 * plain `ctxscope FILE` prints the text report. */
-		struct report_options opt = { .format = cli.command == CLI_REPORT ? cli.format : REPORT_TEXT,
+		struct report_options opt = { .format = cli.format,
 					      .ascii = !utf8 || cli.ascii };
 		struct cache_report cr;
 		rc = cache_report_prepare(&cr, &cli, &a, &err);

@@ -1,0 +1,126 @@
+/* actions.c: the action table, key names, keymap and help (see actions.h). */
+#include "actions.h"
+
+#include "strbuf.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const action_names[] = {
+#define ACT_X_NAME(e, name, keys, help) name,
+	ACTIONS(ACT_X_NAME)
+#undef ACT_X_NAME
+};
+static const char *const action_key_lists[] = {
+#define ACT_X_KEYS(e, name, keys, help) keys,
+	ACTIONS(ACT_X_KEYS)
+#undef ACT_X_KEYS
+};
+static const char *const action_helps[] = {
+#define ACT_X_HELP(e, name, keys, help) help,
+	ACTIONS(ACT_X_HELP)
+#undef ACT_X_HELP
+};
+
+const char *action_name(int action)
+{
+	return action >= 0 && action < ACT_COUNT ? action_names[action] : "";
+}
+
+const char *action_keys(int action)
+{
+	return action >= 0 && action < ACT_COUNT ? action_key_lists[action] : "";
+}
+
+const char *action_help(int action)
+{
+	return action >= 0 && action < ACT_COUNT ? action_helps[action] : "";
+}
+
+int action_from_name(const char *name)
+{
+	for (int i = 0; i < ACT_COUNT; i++)
+		if (strcmp(action_names[i], name) == 0)
+			return i;
+	return ACT_NONE;
+}
+
+static const struct {
+	int key;
+	const char *name;
+} key_names[] = {
+	{ CSK_UP, "Up" },       { CSK_DOWN, "Down" }, { CSK_LEFT, "Left" },   { CSK_RIGHT, "Right" },
+	{ CSK_PGUP, "PgUp" },   { CSK_PGDN, "PgDn" }, { CSK_HOME, "Home" },   { CSK_END, "End" },
+	{ CSK_ENTER, "Enter" }, { CSK_TAB, "Tab" },   { CSK_ESC, "Esc" },     { CSK_BACKSPACE, "Backspace" },
+	{ CSK_SPACE, "Space" }, { ',', "Comma" },
+};
+
+bool cskey_name(int key, char *buf, size_t cap)
+{
+	for (size_t i = 0; i < sizeof key_names / sizeof key_names[0]; i++)
+		if (key_names[i].key == key)
+			return (size_t)snprintf(buf, cap, "%s", key_names[i].name) < cap;
+	if (key > ' ' && key < 0x7f && cap >= 2) {
+		buf[0] = (char)key;
+		buf[1] = '\0';
+		return true;
+	}
+	return false;
+}
+
+bool cskey_from_name(const char *name, int *key)
+{
+	if (name[0] > ' ' && name[0] < 0x7f && name[1] == '\0') {
+		*key = name[0];
+		return true;
+	}
+	for (size_t i = 0; i < sizeof key_names / sizeof key_names[0]; i++)
+		if (strcmp(key_names[i].name, name) == 0) {
+			*key = key_names[i].key;
+			return true;
+		}
+	return false;
+}
+
+bool keymap_default(struct keymap *km)
+{
+	km->n = 0;
+	for (int a = 0; a < ACT_COUNT; a++) {
+		const char *p = action_key_lists[a];
+		while (*p) {
+			while (*p == ' ')
+				p++;
+			size_t n = strcspn(p, " ");
+			if (n == 0)
+				break;
+			char name[32];
+			if (n >= sizeof name || km->n == KEYMAP_MAX)
+				return false;
+			memcpy(name, p, n);
+			name[n] = '\0';
+			int key;
+			if (!cskey_from_name(name, &key))
+				return false;
+			km->keys[km->n] = key;
+			km->actions[km->n] = a;
+			km->n++;
+			p += n;
+		}
+	}
+	return true;
+}
+
+int keymap_lookup(const struct keymap *km, int key)
+{
+	for (size_t i = 0; i < km->n; i++)
+		if (km->keys[i] == key)
+			return km->actions[i];
+	return ACT_NONE;
+}
+
+void actions_help(struct strbuf *out)
+{
+	sb_puts(out, "ctxscope keys (Esc or ? closes this help)\n\n");
+	for (int a = 0; a < ACT_COUNT; a++)
+		sb_printf(out, "  %-10s %-18s %s\n", action_key_lists[a], action_names[a], action_helps[a]);
+}

@@ -1,0 +1,842 @@
+/* viewmodel.c: the inspector's state (see viewmodel.h). */
+#include "viewmodel.h"
+
+#include "alloc.h"
+#include "kind.h"
+#include "theme.h"
+#include "tokens.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- comparing with the baseline ------------------------------------------ */
+
+/* Whether two blocks render the same bytes in the same message role. */
+static bool block_same(const struct assembly *a, size_t i, const struct assembly *b, size_t j)
+{
+	const struct block *x = &a->blocks[i], *y = &b->blocks[j];
+	if (x->bytes != y->bytes)
+		return false;
+	const char *rx = a->nmessages ? a->messages[x->message].role : "";
+	const char *ry = b->nmessages ? b->messages[y->message].role : "";
+	if (strcmp(rx ? rx : "", ry ? ry : "") != 0)
+		return false;
+	if (x->nspans == y->nspans) {
+		/* the usual case: both point at the same source text */
+		bool same_spans = true;
+		for (size_t k = 0; k < x->nspans && same_spans; k++)
+			same_spans = a->spans[x->first_span + k].ptr == b->spans[y->first_span + k].ptr &&
+				     a->spans[x->first_span + k].len == b->spans[y->first_span + k].len;
+		if (same_spans)
+			return true;
+	}
+	size_t si = x->first_span, sj = y->first_span, oi = 0, oj = 0;
+	size_t ei = x->first_span + x->nspans, ej = y->first_span + y->nspans;
+	for (;;) {
+		while (si < ei && oi == a->spans[si].len)
+			si++, oi = 0;
+		while (sj < ej && oj == b->spans[sj].len)
+			sj++, oj = 0;
+		if (si == ei || sj == ej)
+			return si == ei && sj == ej;
+		size_t n = a->spans[si].len - oi;
+		if (b->spans[sj].len - oj < n)
+			n = b->spans[sj].len - oj;
+		if (memcmp(a->spans[si].ptr + oi, b->spans[sj].ptr + oj, n) != 0)
+			return false;
+		oi += n, oj += n;
+	}
+}
+
+static void compute_cache(struct vm *vm)
+{
+	const struct assembly *a = &vm->cur, *b = &vm->base;
+	size_t n = 0;
+	while (n < a->nblocks && n < b->nblocks && block_same(a, n, b, n))
+		n++;
+	struct vm_cache c = { .same_blocks = n, .cached_block = -1, .cached_tokens = 0 };
+	for (size_t i = 0; i < n; i++)
+		if (a->blocks[i].flags & BLOCK_BREAKPOINT) {
+			c.cached_block = (long)i;
+			c.cached_tokens = a->blocks[i].offset_tokens + a->blocks[i].tokens;
+		}
+	c.identical = n == a->nblocks && n == b->nblocks;
+	c.rewrite_tokens = a->total_tokens - c.cached_tokens;
+	vm->cache = c;
+}
+
+/* Per-frame figures, worked out once per re-assembly or baseline so that a
+ * redraw costs O(visible rows): counts of dropped and truncated pieces, and
+ * each layer's cache state. false on out of memory. */
+static bool summarize(struct vm *vm)
+{
+	const struct assembly *a = &vm->cur;
+	vm->ndropped = vm->ntruncated = 0;
+	vm->max_block_tokens = 0;
+	for (size_t b = 0; b < a->nblocks; b++)
+		if (a->blocks[b].budget_tokens > vm->max_block_tokens)
+			vm->max_block_tokens = a->blocks[b].budget_tokens;
+	for (size_t i = 0; i < vm->src->npieces; i++) {
+		if (a->results[i].outcome == OUTCOME_DROPPED)
+			vm->ndropped++;
+		else if (a->results[i].outcome == OUTCOME_TRUNCATED)
+			vm->ntruncated++;
+	}
+	for (size_t g = 0; g < ASM_MAX_GROUPINGS; g++) {
+		cs_free(vm->layers[g]);
+		vm->layers[g] = NULL;
+	}
+	for (size_t g = 0; g < a->ngroupings; g++) {
+		size_t nl = a->groupings[g].nlayers;
+		vm->layers[g] = cs_calloc(nl ? nl : 1, sizeof *vm->layers[g]);
+		if (!vm->layers[g])
+			return false;
+		for (size_t b = 0; b < a->nblocks; b++) {
+			int l = a->blocks[b].layer[g];
+			if (l < 0 || (size_t)l >= nl)
+				continue;
+			struct vm_layer_info *li = &vm->layers[g][l];
+			li->blocks++;
+			if (vm_block_cached(vm, (long)b)) {
+				li->cached_blocks++;
+				li->cached_tokens += a->blocks[b].tokens;
+			}
+		}
+	}
+	return true;
+}
+
+bool vm_block_cached(const struct vm *vm, long block)
+{
+	return block >= 0 && block <= vm->cache.cached_block;
+}
+
+/* ---- rows ------------------------------------------------------------------ */
+
+static bool push_row(struct vm *vm, enum vm_row_type type, long block, long piece)
+{
+	if (vm->nrows == vm->cap_rows) {
+		size_t cap = vm->cap_rows ? vm->cap_rows * 2 : 64;
+		struct vm_row *r = cs_reallocarray(vm->rows, cap, sizeof *r);
+		if (!r)
+			return false;
+		vm->rows = r;
+		vm->cap_rows = cap;
+	}
+	vm->rows[vm->nrows++] = (struct vm_row){ .type = type, .block = block, .piece = piece };
+	return true;
+}
+
+static bool marker_after(const struct vm *vm, size_t b)
+{
+	if (vm->cur.blocks[b].flags & BLOCK_BREAKPOINT)
+		return true;
+	return !vm->cache.identical && b + 1 == vm->cache.same_blocks;
+}
+
+static bool build_order_rows(struct vm *vm)
+{
+	const struct assembly *a = &vm->cur;
+	size_t np = vm->src->npieces, nb = a->nblocks;
+	/* Bucket the dropped pieces by the block they follow (counting sort). */
+	size_t *start = cs_calloc(nb + 2, sizeof *start);
+	long *order = cs_calloc(np ? np : 1, sizeof *order);
+	if (!start || !order) {
+		cs_free(start);
+		cs_free(order);
+		return false;
+	}
+	long last = -1;
+	for (size_t i = 0; i < np; i++) {
+		if (a->results[i].block >= 0)
+			last = a->results[i].block;
+		else
+			start[(size_t)(last + 1) + 1]++;
+	}
+	for (size_t k = 1; k < nb + 2; k++)
+		start[k] += start[k - 1];
+	last = -1;
+	for (size_t i = 0; i < np; i++) {
+		if (a->results[i].block >= 0)
+			last = a->results[i].block;
+		else
+			order[start[(size_t)(last + 1)]++] = (long)i;
+	}
+	/* start[k] is now the end of bucket k; bucket k begins at the end of k-1. */
+	bool ok = true;
+	size_t from = 0;
+	if (nb > 0 && !vm->cache.identical && vm->cache.same_blocks == 0)
+		ok &= push_row(vm, VM_ROW_MARKER, -1, -1);
+	for (size_t k = 0; k < nb + 1 && ok; k++) {
+		if (k > 0) {
+			size_t b = k - 1;
+			ok &= push_row(vm, VM_ROW_BLOCK, (long)b, a->blocks[b].piece);
+		}
+		if (k > 0 && ok && marker_after(vm, k - 1))
+			ok &= push_row(vm, VM_ROW_MARKER, (long)(k - 1), -1);
+		for (; from < start[k] && ok; from++)
+			if (!vm->hide_dropped)
+				ok &= push_row(vm, VM_ROW_DROPPED, -1, order[from]);
+	}
+	cs_free(start);
+	cs_free(order);
+	return ok;
+}
+
+struct sort_item {
+	double key;
+	size_t order;
+	struct vm_row row;
+};
+
+static int sort_cmp(const void *pa, const void *pb)
+{
+	const struct sort_item *x = pa, *y = pb;
+	if (x->key != y->key)
+		return x->key > y->key ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static double sort_key(const struct vm *vm, const struct vm_row *r)
+{
+	const struct piece *p = r->piece >= 0 ? &vm->src->pieces[r->piece] : NULL;
+	switch (vm->sort) {
+	case VM_SORT_TOKENS:
+		return (double)vm_row_tokens(vm, r);
+	case VM_SORT_PRIORITY:
+		return p ? p->priority : -HUGE_VAL;
+	case VM_SORT_SCORE: {
+		double s = p ? vm->cur.results[r->piece].score : (double)NAN;
+		return isnan(s) ? -HUGE_VAL : s;
+	}
+	case VM_SORT_ORDER:
+	case VM_SORT_COUNT:
+		break;
+	}
+	return 0;
+}
+
+static bool build_sorted_rows(struct vm *vm)
+{
+	const struct assembly *a = &vm->cur;
+	size_t n = a->nblocks + vm->src->npieces;
+	struct sort_item *items = cs_calloc(n ? n : 1, sizeof *items);
+	if (!items)
+		return false;
+	size_t k = 0;
+	for (size_t b = 0; b < a->nblocks; b++) {
+		if (a->blocks[b].flags & BLOCK_MARKER)
+			continue; /* a truncation marker belongs to its piece's cut, not a row of its own */
+		items[k].row = (struct vm_row){ .type = VM_ROW_BLOCK, .block = (long)b, .piece = a->blocks[b].piece };
+		items[k].order = k;
+		k++;
+	}
+	for (size_t i = 0; i < vm->src->npieces; i++)
+		if (a->results[i].block < 0 && !vm->hide_dropped) {
+			items[k].row = (struct vm_row){ .type = VM_ROW_DROPPED, .block = -1, .piece = (long)i };
+			items[k].order = k;
+			k++;
+		}
+	for (size_t i = 0; i < k; i++)
+		items[i].key = sort_key(vm, &items[i].row);
+	qsort(items, k, sizeof *items, sort_cmp);
+	bool ok = true;
+	for (size_t i = 0; i < k && ok; i++)
+		ok = push_row(vm, items[i].row.type, items[i].row.block, items[i].row.piece);
+	cs_free(items);
+	return ok;
+}
+
+static bool rebuild_rows(struct vm *vm, long keep_piece, long keep_block)
+{
+	vm->nrows = 0;
+	bool ok = vm->sort == VM_SORT_ORDER ? build_order_rows(vm) : build_sorted_rows(vm);
+	if (!ok)
+		return false;
+	/* Keep the cursor on the same piece (or block) where it can be. */
+	size_t at = vm->cursor < vm->nrows ? vm->cursor : (vm->nrows ? vm->nrows - 1 : 0);
+	for (size_t i = 0; i < vm->nrows; i++) {
+		const struct vm_row *r = &vm->rows[i];
+		if (r->type == VM_ROW_MARKER)
+			continue;
+		if ((keep_piece >= 0 && r->piece == keep_piece) ||
+		    (keep_piece < 0 && keep_block >= 0 && r->block == keep_block)) {
+			at = i;
+			break;
+		}
+	}
+	vm->cursor = at;
+	if (vm->nrows && vm->rows[vm->cursor].type == VM_ROW_MARKER)
+		vm_move(vm, vm->cursor + 1 < vm->nrows ? 1 : -1);
+	vm->detail.piece = -2;
+	return true;
+}
+
+/* ---- life ------------------------------------------------------------------- */
+
+int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
+{
+	memset(vm, 0, sizeof *vm);
+	vm->src = src;
+	vm->detail.piece = -2;
+	int rc = assemble(src, &vm->cur, err);
+	if (rc != CS_OK)
+		return rc;
+	rc = assemble(src, &vm->base, err);
+	if (rc != CS_OK) {
+		asm_fini(&vm->cur);
+		memset(&vm->cur, 0, sizeof vm->cur);
+		return rc;
+	}
+	compute_cache(vm);
+	if (!summarize(vm) || !rebuild_rows(vm, -1, -1))
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	vm->cursor = 0;
+	if (vm->nrows && vm->rows[0].type == VM_ROW_MARKER)
+		vm_move(vm, 1);
+	return CS_OK;
+}
+
+void vm_fini(struct vm *vm)
+{
+	if (!vm)
+		return;
+	if (vm->src) {
+		asm_fini(&vm->cur);
+		asm_fini(&vm->base);
+	}
+	source_free(vm->src);
+	cs_free(vm->rows);
+	cs_free(vm->history);
+	for (size_t g = 0; g < ASM_MAX_GROUPINGS; g++)
+		cs_free(vm->layers[g]);
+	cs_free(vm->detail.lines);
+	sb_fini(&vm->detail.text);
+	sb_fini(&vm->status);
+	memset(vm, 0, sizeof *vm);
+}
+
+/* ---- cursor ------------------------------------------------------------------ */
+
+const struct vm_row *vm_selected(const struct vm *vm)
+{
+	return vm->cursor < vm->nrows ? &vm->rows[vm->cursor] : NULL;
+}
+
+long vm_selected_piece(const struct vm *vm)
+{
+	const struct vm_row *r = vm_selected(vm);
+	return r ? r->piece : -1;
+}
+
+void vm_move(struct vm *vm, long delta)
+{
+	if (vm->nrows == 0)
+		return;
+	long at = (long)vm->cursor + delta;
+	if (at < 0)
+		at = 0;
+	if (at >= (long)vm->nrows)
+		at = (long)vm->nrows - 1;
+	long step = delta < 0 ? -1 : 1;
+	/* Markers are not selectable: step past them, else back. */
+	long probe = at;
+	while (probe >= 0 && probe < (long)vm->nrows && vm->rows[probe].type == VM_ROW_MARKER)
+		probe += step;
+	if (probe < 0 || probe >= (long)vm->nrows) {
+		probe = at;
+		while (probe >= 0 && probe < (long)vm->nrows && vm->rows[probe].type == VM_ROW_MARKER)
+			probe -= step;
+	}
+	if (probe >= 0 && probe < (long)vm->nrows)
+		vm->cursor = (size_t)probe;
+	vm->detail_scroll = 0;
+}
+
+void vm_first(struct vm *vm)
+{
+	vm_move(vm, -(long)vm->nrows);
+}
+
+void vm_last(struct vm *vm)
+{
+	vm_move(vm, (long)vm->nrows);
+}
+
+void vm_scroll_into_view(struct vm *vm, size_t visible)
+{
+	if (visible == 0)
+		return;
+	if (vm->cursor < vm->scroll)
+		vm->scroll = vm->cursor;
+	else if (vm->cursor >= vm->scroll + visible)
+		vm->scroll = vm->cursor - visible + 1;
+	if (vm->nrows <= visible)
+		vm->scroll = 0;
+	else if (vm->scroll > vm->nrows - visible)
+		vm->scroll = vm->nrows - visible;
+}
+
+/* ---- status ------------------------------------------------------------------- */
+
+void vm_status(struct vm *vm, bool error, const char *fmt, ...)
+{
+	sb_reset(&vm->status);
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vprintf(&vm->status, fmt, ap);
+	va_end(ap);
+	vm->status_error = error;
+}
+
+static void signed_thousands(struct strbuf *sb, long v)
+{
+	if (v > 0)
+		sb_putc(sb, '+');
+	sb_thousands(sb, v);
+}
+
+/* "excluded n42: -1,204 tokens; used 98,412 -> 97,208; cache now breaks at
+ * 4,210, 90,102 tokens to rewrite" */
+static void describe_change(struct vm *vm, const struct edit *e, long used_before, const struct vm_cache *was)
+{
+	struct strbuf *s = &vm->status;
+	sb_reset(s);
+	vm->status_error = false;
+	edit_describe(vm->src, e, false, s);
+	long delta = vm->cur.budget.used - used_before;
+	sb_puts(s, ": ");
+	if (delta == 0)
+		sb_puts(s, "no change in tokens");
+	else {
+		signed_thousands(s, delta);
+		sb_puts(s, " tokens");
+	}
+	if (delta != 0) {
+		sb_puts(s, "; used ");
+		sb_thousands(s, used_before);
+		sb_puts(s, " -> ");
+		sb_thousands(s, vm->cur.budget.used);
+	}
+	if (vm->cache.identical)
+		sb_puts(s, "; prompt same as the baseline");
+	else if (was->cached_tokens != vm->cache.cached_tokens || was->identical) {
+		sb_puts(s, "; cache now breaks at ");
+		sb_thousands(s, vm->cache.cached_tokens);
+		sb_puts(s, ", ");
+		sb_thousands(s, vm->cache.rewrite_tokens);
+		sb_puts(s, " tokens to rewrite");
+	} else {
+		sb_puts(s, "; cache still breaks at ");
+		sb_thousands(s, vm->cache.cached_tokens);
+	}
+	if (vm->cur.flags & ASM_OVER_LIMIT)
+		sb_puts(s, "; OVER the limit");
+}
+
+static bool push_history(struct vm *vm, const struct edit *e)
+{
+	if (vm->nhistory == vm->cap_history) {
+		size_t cap = vm->cap_history ? vm->cap_history * 2 : 16;
+		struct edit *h = cs_reallocarray(vm->history, cap, sizeof *h);
+		if (!h)
+			return false;
+		vm->history = h;
+		vm->cap_history = cap;
+	}
+	vm->history[vm->nhistory++] = *e;
+	return true;
+}
+
+int vm_apply(struct vm *vm, struct edit *e, struct cs_error *err)
+{
+	int rc = edit_apply(vm->src, e, err);
+	if (rc != CS_OK) {
+		vm_status(vm, true, "%s", err->message);
+		return rc;
+	}
+	struct assembly next;
+	memset(&next, 0, sizeof next); /* safe to fini whatever the assembler did */
+	rc = assemble(vm->src, &next, err);
+	if (rc != CS_OK) {
+		struct cs_error ignored;
+		edit_revert(vm->src, e, &ignored);
+		vm_status(vm, true, "%s (not applied)", err->message);
+		return rc;
+	}
+	if (!push_history(vm, e)) {
+		struct cs_error ignored;
+		edit_revert(vm->src, e, &ignored);
+		asm_fini(&next);
+		vm_status(vm, true, "out of memory (not applied)");
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	}
+	long used_before = vm->cur.budget.used;
+	struct vm_cache was = vm->cache;
+	const struct vm_row *sel = vm_selected(vm);
+	long keep_piece = sel ? sel->piece : -1, keep_block = sel ? sel->block : -1;
+	asm_fini(&vm->cur);
+	vm->cur = next;
+	vm->generation++;
+	compute_cache(vm);
+	if (!summarize(vm) || !rebuild_rows(vm, keep_piece, keep_block))
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	describe_change(vm, e, used_before, &was);
+	return CS_OK;
+}
+
+static int need_piece(struct vm *vm, long *piece, struct cs_error *err)
+{
+	*piece = vm_selected_piece(vm);
+	if (*piece < 0) {
+		vm_status(vm, true, "select a piece first (this row is text the assembler made)");
+		return cs_error_set(err, CS_EUSAGE, "no piece selected");
+	}
+	return CS_OK;
+}
+
+int vm_toggle_exclude(struct vm *vm, struct cs_error *err)
+{
+	long piece;
+	if (need_piece(vm, &piece, err) != CS_OK)
+		return CS_EUSAGE;
+	struct edit e = { .type = EDIT_EXCLUDE, .piece = piece };
+	e.value = piece_excluded(&vm->src->pieces[piece]) ? 0 : 1;
+	return vm_apply(vm, &e, err);
+}
+
+int vm_nudge_priority(struct vm *vm, double delta, struct cs_error *err)
+{
+	long piece;
+	if (need_piece(vm, &piece, err) != CS_OK)
+		return CS_EUSAGE;
+	double p = vm->src->pieces[piece].priority + delta;
+	p = round(p * 100.0) / 100.0; /* keep 0.05 steps exact in the display */
+	if (p < 0)
+		p = 0;
+	if (p > 1)
+		p = 1;
+	struct edit e = { .type = EDIT_PRIORITY, .piece = piece, .value = p };
+	return vm_apply(vm, &e, err);
+}
+
+static int next_in(const int *list, int current)
+{
+	size_t n = 0, at = 0;
+	bool found = false;
+	for (; list[n] != STRAT_NONE; n++)
+		if (list[n] == current)
+			at = n, found = true;
+	if (n == 0)
+		return STRAT_NONE;
+	return found ? list[(at + 1) % n] : list[0];
+}
+
+int vm_cycle_strategy(struct vm *vm, bool whole, struct cs_error *err)
+{
+	const struct kind_ops *k = vm->src->kind;
+	long piece = vm_selected_piece(vm);
+	if (!whole && k->piece_strategies && k->piece_strategies[0] != STRAT_NONE && piece >= 0) {
+		int cur = vm->src->pieces[piece].strategy;
+		struct edit e = { .type = EDIT_PIECE_STRATEGY, .piece = piece,
+				  .value = next_in(k->piece_strategies, cur) };
+		return vm_apply(vm, &e, err);
+	}
+	if (k->global_strategies && k->global_strategies[0] != STRAT_NONE) {
+		int cur = vm->src->settings.strategy;
+		struct edit e = { .type = EDIT_STRATEGY, .piece = -1, .value = next_in(k->global_strategies, cur) };
+		return vm_apply(vm, &e, err);
+	}
+	vm_status(vm, true, "a %s has no %s to change", k->title,
+		  k->piece_strategies ? "whole-assembly strategy" : "truncation strategy");
+	return cs_error_set(err, CS_EUSAGE, "no strategy");
+}
+
+int vm_set_budget(struct vm *vm, const char *typed, struct cs_error *err)
+{
+	long v = -1;
+	if (typed[0] && !parse_token_count(typed, &v)) {
+		vm_status(vm, true, "\"%.40s\" is not a token count (try 100k or 128,000)", typed);
+		return cs_error_set(err, CS_EUSAGE, "not a token count");
+	}
+	struct edit e = { .type = EDIT_BUDGET, .piece = -1, .value = (double)v };
+	return vm_apply(vm, &e, err);
+}
+
+int vm_pin_baseline(struct vm *vm, struct cs_error *err)
+{
+	struct assembly next;
+	memset(&next, 0, sizeof next);
+	int rc = assemble(vm->src, &next, err);
+	if (rc != CS_OK) {
+		vm_status(vm, true, "%s", err->message);
+		return rc;
+	}
+	asm_fini(&vm->base);
+	vm->base = next;
+	compute_cache(vm);
+	const struct vm_row *sel = vm_selected(vm);
+	if (!summarize(vm) || !rebuild_rows(vm, sel ? sel->piece : -1, sel ? sel->block : -1))
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	struct strbuf *s = &vm->status;
+	sb_reset(s);
+	vm->status_error = false;
+	sb_puts(s, "baseline pinned: ");
+	sb_thousands(s, vm->cache.cached_tokens);
+	sb_puts(s, " tokens now count as cached");
+	return CS_OK;
+}
+
+const char *vm_sort_name(enum vm_sort sort)
+{
+	static const char *const names[] = { "order", "tokens", "priority", "score" };
+	return sort < VM_SORT_COUNT ? names[sort] : "";
+}
+
+static void refresh_rows(struct vm *vm)
+{
+	const struct vm_row *sel = vm_selected(vm);
+	if (!rebuild_rows(vm, sel ? sel->piece : -1, sel ? sel->block : -1))
+		vm_status(vm, true, "out of memory");
+}
+
+void vm_cycle_sort(struct vm *vm)
+{
+	vm->sort = (vm->sort + 1) % VM_SORT_COUNT;
+	refresh_rows(vm);
+	vm_status(vm, false, "sorted by %s%s", vm_sort_name(vm->sort),
+		  vm->sort == VM_SORT_ORDER ? " (assembly order, cache markers shown)" : " (highest first)");
+}
+
+void vm_toggle_dropped(struct vm *vm)
+{
+	vm->hide_dropped = !vm->hide_dropped;
+	refresh_rows(vm);
+	vm_status(vm, false, "%s dropped pieces", vm->hide_dropped ? "hiding" : "showing");
+}
+
+void vm_cycle_grouping(struct vm *vm)
+{
+	if (vm->cur.ngroupings < 2) {
+		vm_status(vm, false, "a %s has one layer grouping (%s)", vm->src->kind->title,
+			  vm->cur.ngroupings ? vm->cur.groupings[0].name : "none");
+		return;
+	}
+	vm->grouping = (vm->grouping + 1) % vm->cur.ngroupings;
+	vm_status(vm, false, "layers: %s", vm->cur.groupings[vm->grouping].name);
+}
+
+/* ---- what rows say ------------------------------------------------------------- */
+
+char vm_row_flag(const struct vm *vm, const struct vm_row *row)
+{
+	if (row->type == VM_ROW_MARKER || row->piece < 0)
+		return ' ';
+	const struct piece *p = &vm->src->pieces[row->piece];
+	const struct piece_result *r = &vm->cur.results[row->piece];
+	switch (p->absent) {
+	case REASON_MISSING:
+	case REASON_UNREADABLE:
+	case REASON_BINARY:
+	case REASON_DIRECTORY:
+		return '!';
+	default:
+		break;
+	}
+	if (r->outcome == OUTCOME_DROPPED)
+		return r->reason == REASON_EXCLUDED_BY_USER || r->reason == REASON_EXCLUDED ? 'x' : '-';
+	if (r->outcome == OUTCOME_TRUNCATED)
+		return '~';
+	const struct piece_result *b = &vm->base.results[row->piece];
+	if (b->outcome != r->outcome || b->tokens != r->tokens)
+		return '*';
+	return ' ';
+}
+
+long vm_row_tokens(const struct vm *vm, const struct vm_row *row)
+{
+	switch (row->type) {
+	case VM_ROW_BLOCK:
+		return vm->cur.blocks[row->block].budget_tokens;
+	case VM_ROW_DROPPED:
+		return vm->src->pieces[row->piece].tokens;
+	case VM_ROW_MARKER:
+		return row->block < 0 ? 0 : vm->cur.blocks[row->block].offset_tokens + vm->cur.blocks[row->block].tokens;
+	}
+	return 0;
+}
+
+const struct grouping *vm_grouping(const struct vm *vm)
+{
+	if (vm->cur.ngroupings == 0)
+		return NULL;
+	size_t g = vm->grouping < vm->cur.ngroupings ? vm->grouping : 0;
+	return &vm->cur.groupings[g];
+}
+
+enum vm_layer_state vm_layer_state(const struct vm *vm, size_t layer, long *cached_tokens)
+{
+	*cached_tokens = 0;
+	size_t g = vm->grouping < vm->cur.ngroupings ? vm->grouping : 0;
+	if (g >= vm->cur.ngroupings || !vm->layers[g] || layer >= vm->cur.groupings[g].nlayers)
+		return VM_LAYER_EMPTY;
+	const struct vm_layer_info *li = &vm->layers[g][layer];
+	*cached_tokens = li->cached_tokens;
+	if (li->blocks == 0)
+		return VM_LAYER_EMPTY;
+	return li->cached_blocks == li->blocks ? VM_LAYER_CACHED : li->cached_blocks ? VM_LAYER_PARTIAL : VM_LAYER_NEW;
+}
+
+void vm_counts(const struct vm *vm, size_t *dropped, size_t *truncated)
+{
+	*dropped = vm->ndropped;
+	*truncated = vm->ntruncated;
+}
+
+size_t vm_bar_eighths(long value, long max, size_t cells)
+{
+	if (value <= 0 || max <= 0 || cells == 0)
+		return 0;
+	double frac = (double)value / (double)max;
+	if (frac > 1)
+		frac = 1;
+	size_t e = (size_t)llround(frac * (double)cells * 8.0);
+	return e == 0 ? 1 : e;
+}
+
+/* ---- detail ----------------------------------------------------------------------- */
+
+static bool detail_line(struct vm *vm, size_t off, int role)
+{
+	if (vm->detail.nlines == vm->detail.cap_lines) {
+		size_t cap = vm->detail.cap_lines ? vm->detail.cap_lines * 2 : 64;
+		struct vm_line *l = cs_reallocarray(vm->detail.lines, cap, sizeof *l);
+		if (!l)
+			return false;
+		vm->detail.lines = l;
+		vm->detail.cap_lines = cap;
+	}
+	vm->detail.lines[vm->detail.nlines++] = (struct vm_line){ .off = off, .len = vm->detail.text.len - off,
+								   .role = role };
+	return true;
+}
+
+/* Appends text as lines of the given role. */
+static bool detail_text(struct vm *vm, const char *s, size_t n, int role)
+{
+	size_t i = 0;
+	bool ok = true;
+	while (i < n && ok) {
+		const char *nl = memchr(s + i, '\n', n - i);
+		size_t len = nl ? (size_t)(nl - (s + i)) : n - i;
+		size_t off = vm->detail.text.len;
+		sb_append(&vm->detail.text, s + i, len);
+		ok = detail_line(vm, off, role);
+		i += len + (nl ? 1 : 0);
+	}
+	return ok;
+}
+
+static bool detail_printf(struct vm *vm, int role, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool detail_printf(struct vm *vm, int role, const char *fmt, ...)
+{
+	size_t off = vm->detail.text.len;
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vprintf(&vm->detail.text, fmt, ap);
+	va_end(ap);
+	return detail_line(vm, off, role);
+}
+
+static void piece_numbers(struct vm *vm, long piece)
+{
+	const struct piece *p = &vm->src->pieces[piece];
+	const struct piece_result *r = &vm->cur.results[piece];
+	char t1[32], t2[32], t3[32];
+	detail_printf(vm, ROLE_HEADING, "%s", p->label ? p->label : p->id);
+	detail_printf(vm, ROLE_DETAIL, "%s %s · role %s · %s lines", vm->src->kind->id_key, p->id,
+		      p->role ? p->role : "-", fmt_thousands(t1, (long long)p->lines));
+	if (r->outcome == OUTCOME_WHOLE)
+		detail_printf(vm, ROLE_DETAIL, "in the prompt, whole: %s tokens (estimated)", fmt_thousands(t1, r->tokens));
+	else if (r->outcome == OUTCOME_TRUNCATED)
+		detail_printf(vm, ROLE_TRUNCATED, "in the prompt, truncated: %s -> %s tokens (estimated, before -> after)",
+			      fmt_thousands(t1, r->original_tokens), fmt_thousands(t2, r->tokens));
+	else
+		detail_printf(vm, ROLE_DROPPED, "not in the prompt: %s tokens (estimated) left out",
+			      fmt_thousands(t1, p->tokens));
+	if (p->flags & PIECE_RECORDED)
+		detail_printf(vm, ROLE_DETAIL, "recorded by the input: %s tokens; estimate %s",
+			      fmt_thousands(t2, p->recorded_tokens), fmt_thousands(t3, p->tokens));
+	if (vm->src->kind->piece_strategies) {
+		detail_printf(vm, ROLE_DETAIL, "priority %.2f%s · strategy %s", p->priority,
+			      p->priority != p->input_priority ? " (changed by you)" : "",
+			      p->strategy == STRAT_NONE ? "(none)" : strategy_name(p->strategy));
+	}
+	if (!isnan(r->score))
+		detail_printf(vm, ROLE_DETAIL, "score %.4f", r->score);
+	if (r->outcome != OUTCOME_WHOLE) {
+		const char *why = r->sentence ? r->sentence : reason_sentence(r->reason);
+		detail_printf(vm, r->outcome == OUTCOME_DROPPED ? ROLE_DROPPED : ROLE_TRUNCATED, "why: %s", why);
+	} else {
+		detail_printf(vm, ROLE_DETAIL, "why: it fit the budget whole");
+	}
+	if (p->flags & PIECE_HIDDEN)
+		detail_printf(vm, ROLE_ERROR, "holds characters a person cannot see (bidi controls, zero-width, "
+				      "tags): shown below as visible stand-ins");
+	for (size_t w = 0; w < vm->cur.nwarnings; w++)
+		if (vm->cur.warnings[w].piece == piece)
+			detail_printf(vm, ROLE_ERROR, "warning: %s", vm->cur.warnings[w].text);
+}
+
+static void cut_marker(struct vm *vm, size_t bytes, const char *text)
+{
+	char t[32];
+	long toks = tokens_of_text(text, bytes, vm->src->settings.chars_per_token);
+	char t2[32];
+	detail_printf(vm, ROLE_CUT, "[... cut here: %s bytes, ~%s tokens not in the prompt ...]",
+		      fmt_thousands(t, (long long)bytes), fmt_thousands(t2, toks));
+}
+
+bool vm_detail(struct vm *vm)
+{
+	const struct vm_row *row = vm_selected(vm);
+	long piece = row ? row->piece : -1, block = row ? row->block : -1;
+	if (vm->detail.piece == piece && vm->detail.block == block && vm->detail.piece != -2)
+		return !vm->detail.text.failed;
+	sb_reset(&vm->detail.text);
+	vm->detail.nlines = 0;
+	vm->detail.piece = piece;
+	vm->detail.block = block;
+	if (!row) {
+		detail_printf(vm, ROLE_DETAIL, "nothing selected");
+	} else if (piece < 0) {
+		const struct block *b = &vm->cur.blocks[block];
+		char t[32];
+		detail_printf(vm, ROLE_HEADING, "%s", b->label ? b->label : "text the assembler made");
+		detail_printf(vm, ROLE_DETAIL, "made by the %s assembler: %s tokens (estimated)", vm->src->kind->name,
+			      fmt_thousands(t, b->tokens));
+		detail_printf(vm, ROLE_DETAIL, "%s", "");
+		struct strbuf body = STRBUF_INIT;
+		asm_block_text(&vm->cur, (size_t)block, &body);
+		detail_text(vm, sb_str(&body), body.len, ROLE_DETAIL);
+		sb_fini(&body);
+	} else {
+		piece_numbers(vm, piece);
+		detail_printf(vm, ROLE_DETAIL, "%s", "");
+		const struct piece *p = &vm->src->pieces[piece];
+		const struct piece_result *r = &vm->cur.results[piece];
+		const struct block *b = r->block >= 0 ? &vm->cur.blocks[r->block] : NULL;
+		if (b && (b->flags & BLOCK_TRUNCATED) && b->keep_head + b->keep_tail < p->text_bytes) {
+			size_t head = b->keep_head, tail = b->keep_tail;
+			size_t cut = p->text_bytes - head - tail;
+			detail_text(vm, p->text, head, ROLE_DETAIL);
+			cut_marker(vm, cut, p->text + head);
+			detail_text(vm, p->text + p->text_bytes - tail, tail, ROLE_DETAIL);
+		} else {
+			detail_text(vm, p->text, p->text_bytes, r->outcome == OUTCOME_DROPPED ? ROLE_DROPPED : ROLE_DETAIL);
+		}
+	}
+	return !vm->detail.text.failed;
+}

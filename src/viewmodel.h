@@ -1,0 +1,165 @@
+/* viewmodel.h: the inspector's state, with no curses in sight: it owns the
+ * source, the current assembly and a baseline assembly (the cache is judged
+ * against it), the rows to show (blocks in assembly order, dropped pieces in
+ * place, cache-boundary markers), the cursor, scroll, sort, filters, the
+ * detail of the selected piece and the status line. An edit goes through
+ * edit.h, re-runs the kind's assembler at once and says in a sentence what
+ * changed. ui/ only paints what this says.
+ *
+ * Dropped pieces sit "in place": after the block of the nearest piece before
+ * them in input order that went in (for conversations that is where they
+ * were; for a manifest, where they are listed). */
+#ifndef CTXSCOPE_VIEWMODEL_H
+#define CTXSCOPE_VIEWMODEL_H
+
+#include "assembly.h"
+#include "edit.h"
+#include "error.h"
+#include "source.h"
+#include "strbuf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum vm_row_type {
+	VM_ROW_BLOCK,   /* a block of the prompt (a piece, or text the assembler made) */
+	VM_ROW_DROPPED, /* a piece that is not in the prompt */
+	VM_ROW_MARKER,  /* a cache boundary after `block` (-1: before the first block) */
+};
+
+struct vm_row {
+	enum vm_row_type type;
+	long block;     /* BLOCK, MARKER: the block; DROPPED: -1 */
+	long piece;     /* BLOCK, DROPPED: the piece (-1 for made text); MARKER: -1 */
+	unsigned match; /* reserved for search/filter: per-row match flags */
+};
+
+enum vm_sort { VM_SORT_ORDER, VM_SORT_TOKENS, VM_SORT_PRIORITY, VM_SORT_SCORE, VM_SORT_COUNT };
+enum vm_focus { VM_FOCUS_LIST, VM_FOCUS_DETAIL };
+
+/* The prompt against the baseline, as a prompt cache would see it. */
+struct vm_cache {
+	size_t same_blocks;  /* leading blocks identical to the baseline's */
+	long cached_block;   /* the last breakpoint block inside that prefix, -1: none */
+	long cached_tokens;  /* prompt tokens up to and including cached_block */
+	long rewrite_tokens; /* total_tokens - cached_tokens */
+	bool identical;      /* the whole prompt equals the baseline's */
+};
+
+enum vm_layer_state { VM_LAYER_CACHED, VM_LAYER_PARTIAL, VM_LAYER_NEW, VM_LAYER_EMPTY };
+
+/* A layer's blocks against the cache, worked out once per re-assembly. */
+struct vm_layer_info {
+	size_t blocks;        /* its blocks in the prompt */
+	size_t cached_blocks; /* of those, inside the cached prefix */
+	long cached_tokens;
+};
+
+/* A line of the detail pane: bytes [off, off+len) of vm->detail.text. */
+struct vm_line {
+	size_t off, len;
+	int role; /* enum theme_role */
+};
+
+#define VM_PRIORITY_STEP 0.05 /* one + or - */
+
+struct vm {
+	struct source *src;        /* owned */
+	struct assembly cur;       /* the assembly of src as it stands */
+	struct assembly base;      /* the cache baseline (the load, or the last B) */
+	struct vm_cache cache;
+	struct vm_layer_info *layers[ASM_MAX_GROUPINGS]; /* owned; per grouping, per layer */
+	size_t ndropped, ntruncated; /* pieces, of the current assembly */
+	long max_block_tokens;       /* the largest block's budgeted tokens (row bars scale to it) */
+	struct vm_row *rows;       /* owned */
+	size_t nrows, cap_rows;
+	size_t cursor;             /* index into rows */
+	size_t scroll;             /* first visible row */
+	enum vm_sort sort;
+	bool hide_dropped;
+	size_t grouping;           /* which layer grouping the bars show */
+	enum vm_focus focus;
+	bool detail_open;          /* the detail pane is open (narrow screens) */
+	size_t detail_scroll;      /* first wrapped line shown in the detail */
+	struct {
+		struct strbuf text;   /* the detail of detail_row, built on demand */
+		struct vm_line *lines; /* owned */
+		size_t nlines, cap_lines;
+		long piece, block;    /* what it is about; -2: stale */
+	} detail;
+	struct edit *history;      /* owned; every edit applied, in order (for undo) */
+	size_t nhistory, cap_history;
+	struct strbuf status;      /* the status line */
+	bool status_error;         /* the status is an error */
+	unsigned generation;       /* bumped at every re-assembly */
+};
+
+/* Takes ownership of src (also on failure), assembles it and pins that as
+ * the baseline. CS_OK, or the assembler's error (then vm_fini is safe). */
+int vm_init(struct vm *vm, struct source *src, struct cs_error *err);
+/* Frees everything, the source included. NULL-safe; safe after failed init. */
+void vm_fini(struct vm *vm);
+
+/* The selected row, or NULL when there are no rows. Borrowed. */
+const struct vm_row *vm_selected(const struct vm *vm);
+/* The piece of the selected row, -1 when none. */
+long vm_selected_piece(const struct vm *vm);
+
+/* Cursor moves (clamped). vm_move by delta rows; markers are stepped over. */
+void vm_move(struct vm *vm, long delta);
+void vm_first(struct vm *vm);
+void vm_last(struct vm *vm);
+/* Keeps the cursor inside a window of `visible` rows (adjusts scroll). */
+void vm_scroll_into_view(struct vm *vm, size_t visible);
+
+/* Edits: each applies through edit.h, re-assembles at once and writes the
+ * status sentence. CS_OK; CS_EUSAGE when it does not apply (the status
+ * says why; nothing changed); CS_ENOMEM. */
+int vm_apply(struct vm *vm, struct edit *e, struct cs_error *err);
+int vm_toggle_exclude(struct vm *vm, struct cs_error *err);
+int vm_nudge_priority(struct vm *vm, double delta, struct cs_error *err);
+/* The selected piece's strategy when the kind has per-piece strategies and
+ * a piece is selected (or `whole` is false and...); else the assembly's. */
+int vm_cycle_strategy(struct vm *vm, bool whole, struct cs_error *err);
+/* Budget as typed ("100k", "128,000"); "" resets to the input's. */
+int vm_set_budget(struct vm *vm, const char *typed, struct cs_error *err);
+/* Pins the current assembly as the cache baseline. */
+int vm_pin_baseline(struct vm *vm, struct cs_error *err);
+/* View changes (no re-assembly). Each writes the status. */
+void vm_cycle_sort(struct vm *vm);
+void vm_toggle_dropped(struct vm *vm);
+void vm_cycle_grouping(struct vm *vm);
+
+/* Sets the status line (printf-style); error colours it as one. */
+void vm_status(struct vm *vm, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The row's one-character flag: 'x' excluded (by you or the input), '-'
+ * dropped by the algorithm, '~' truncated, '*' changed since the baseline,
+ * '!' could not be read, ' ' none. */
+char vm_row_flag(const struct vm *vm, const struct vm_row *row);
+/* Tokens shown for a row: charged tokens for a block, the whole estimate
+ * for a dropped piece, the cached prefix for a marker. */
+long vm_row_tokens(const struct vm *vm, const struct vm_row *row);
+/* Whether the cache prefix reaches past block b (it is cached). */
+bool vm_block_cached(const struct vm *vm, long block);
+/* A layer's cache state; *cached_tokens gets its tokens inside the cached
+ * prefix. */
+enum vm_layer_state vm_layer_state(const struct vm *vm, size_t layer, long *cached_tokens);
+/* The grouping the bars show (NULL when the assembly has none). Borrowed. */
+const struct grouping *vm_grouping(const struct vm *vm);
+/* Counts of dropped and truncated pieces. */
+void vm_counts(const struct vm *vm, size_t *dropped, size_t *truncated);
+/* Name of a sort ("order", "tokens", "priority", "score"). */
+const char *vm_sort_name(enum vm_sort sort);
+
+/* Eighths of `cells` cells that value/max fills (0 .. cells*8), rounded to
+ * the nearest eighth; any non-zero value shows at least one eighth. */
+size_t vm_bar_eighths(long value, long max, size_t cells);
+
+/* The detail of the selected row, rebuilt when the selection or the
+ * assembly changed: lines of vm->detail.text (the numbers, the reason in a
+ * sentence, then the piece's full text with truncation markers where the
+ * prompt cuts it). Raw input text: sanitize before display. false on OOM. */
+bool vm_detail(struct vm *vm);
+
+#endif

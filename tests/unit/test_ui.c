@@ -1,0 +1,778 @@
+/* test_ui.c: the inspector below the terminal: the action table against the
+ * keymap, the help and the man page; theme files (good, shipped, broken);
+ * eighth-block bar math; the view-model (rows in place, cache markers,
+ * every edit and its status sentence, sorting, the detail); the text grid
+ * and the --screen runner. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "support.h"
+
+#include "actions.h"
+#include "alloc.h"
+#include "app.h"
+#include "fileio.h"
+#include "kind.h"
+#include "load.h"
+#include "paint.h"
+#include "strbuf.h"
+#include "term.h"
+#include "theme.h"
+#include "viewmodel.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FIXTURE "tests/fixtures/ui/parser-fix/working-set.yml"
+
+/* ---- actions ----------------------------------------------------------------- */
+
+static void test_keymap_matches_table(void **state)
+{
+	(void)state;
+	struct keymap km;
+	assert_true(keymap_default(&km));
+	size_t listed = 0;
+	for (int a = 0; a < ACT_COUNT; a++) {
+		char keys[64];
+		snprintf(keys, sizeof keys, "%s", action_keys(a));
+		assert_true(keys[0] != '\0'); /* every action has a default key */
+		for (char *tok = strtok(keys, " "); tok; tok = strtok(NULL, " ")) {
+			int key;
+			assert_true(cskey_from_name(tok, &key));
+			assert_int_equal(keymap_lookup(&km, key), a);
+			listed++;
+		}
+		assert_int_equal(action_from_name(action_name(a)), a);
+	}
+	assert_int_equal(km.n, listed);
+	/* no key is bound twice */
+	for (size_t i = 0; i < km.n; i++)
+		for (size_t j = i + 1; j < km.n; j++)
+			assert_int_not_equal(km.keys[i], km.keys[j]);
+	assert_int_equal(keymap_lookup(&km, 'Z'), ACT_NONE);
+}
+
+static void test_help_matches_table(void **state)
+{
+	(void)state;
+	struct strbuf help = STRBUF_INIT;
+	actions_help(&help);
+	assert_false(help.failed);
+	const char *s = sb_str(&help);
+	for (int a = 0; a < ACT_COUNT; a++) {
+		char line[256];
+		snprintf(line, sizeof line, "  %-10s %-18s %s\n", action_keys(a), action_name(a), action_help(a));
+		assert_non_null(strstr(s, line));
+	}
+	/* exactly one line per action after the title and a blank line */
+	size_t lines = 0;
+	for (const char *p = s; *p; p++)
+		lines += *p == '\n';
+	assert_int_equal(lines, (size_t)ACT_COUNT + 2);
+	sb_fini(&help);
+}
+
+static void test_key_names_round_trip(void **state)
+{
+	(void)state;
+	const char *names[] = { "Space", "Enter", "Esc", "Tab", "Up", "Down", "PgUp", "PgDn", "Home", "End",
+				"Backspace", "Comma", "q", "+", "?" };
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		int key;
+		char back[32];
+		assert_true(cskey_from_name(names[i], &key));
+		assert_true(cskey_name(key, back, sizeof back));
+		assert_string_equal(back, names[i]);
+	}
+	int key;
+	assert_false(cskey_from_name("space", &key)); /* names are exact */
+	assert_false(cskey_from_name("F13", &key));
+	assert_true(cskey_from_name(" ", &key) == false);
+}
+
+static void test_man_page_documents_every_action(void **state)
+{
+	(void)state;
+	char *man = NULL;
+	size_t len = 0;
+	struct cs_error err;
+	assert_int_equal(file_read("ui/ctxscope.1", 0, &man, &len, NULL, &err), CS_OK);
+	const char *missing = NULL;
+	for (int a = 0; a < ACT_COUNT && !missing; a++)
+		if (!strstr(man, action_name(a)))
+			missing = action_name(a);
+	/* flags as roff writes them (\- for a hyphen) */
+	const char *flags[] = { "\\-\\-screen", "\\-\\-keys", "\\-\\-theme", "\\-\\-ascii", "\\-\\-budget",
+				"NO_COLOR", "XDG_CONFIG_HOME", ".B manifest", ".B loom", ".B ledger", ".B memory" };
+	for (size_t i = 0; i < sizeof flags / sizeof flags[0] && !missing; i++)
+		if (!strstr(man, flags[i]))
+			missing = flags[i];
+	cs_free(man);
+	if (missing)
+		fail_msg("ui/ctxscope.1 does not mention %s", missing);
+}
+
+/* ---- themes ------------------------------------------------------------------ */
+
+static void test_theme_parse_good(void **state)
+{
+	(void)state;
+	const char *text = "# a comment\n\n"
+			   "cursor  bright-yellow  color17  bold reverse  # trailing comment\n"
+			   "bar-2   200 default\r\n";
+	struct theme t;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(theme_parse(text, strlen(text), &t, &err), CS_OK);
+	assert_int_equal(t.styles[ROLE_CURSOR].fg, 11);
+	assert_int_equal(t.styles[ROLE_CURSOR].bg, 17);
+	assert_int_equal(t.styles[ROLE_CURSOR].attrs, ATTR_BOLD | ATTR_REVERSE);
+	assert_int_equal(t.styles[ROLE_BAR2].fg, 200);
+	assert_int_equal(t.styles[ROLE_BAR2].bg, COLOR_DEFAULT);
+	/* roles not named keep the built-in default */
+	struct theme d;
+	theme_default(&d);
+	assert_memory_equal(&t.styles[ROLE_TITLE], &d.styles[ROLE_TITLE], sizeof d.styles[0]);
+}
+
+static void test_theme_parse_broken_falls_back(void **state)
+{
+	(void)state;
+	struct {
+		const char *text;
+		long line, column;
+		const char *says;
+	} cases[] = {
+		{ "normal default default\ncursr red default\n", 2, 1, "unknown role \"cursr\"" },
+		{ "title purple default\n", 1, 7, "unknown colour \"purple\"" },
+		{ "title red\n", 1, 1, "needs a foreground and a background" },
+		{ "title red default blinking\n", 1, 19, "unknown attribute \"blinking\"" },
+		{ "title 256 default\n", 1, 7, "unknown colour \"256\"" },
+	};
+	struct theme d;
+	theme_default(&d);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct theme t;
+		struct cs_error err;
+		cs_error_clear(&err);
+		assert_int_equal(theme_parse(cases[i].text, strlen(cases[i].text), &t, &err), CS_ESYNTAX);
+		assert_int_equal(err.line, cases[i].line);
+		assert_int_equal(err.column, cases[i].column);
+		assert_non_null(strstr(err.message, cases[i].says));
+		/* a broken theme never half-applies */
+		assert_memory_equal(t.styles, d.styles, sizeof d.styles);
+	}
+}
+
+static void test_shipped_themes(void **state)
+{
+	(void)state;
+	const char *dirs[] = { "/nonexistent", "themes" };
+	const char *names[] = { "default", "light", "monochrome", "high-contrast" };
+	struct theme d;
+	theme_default(&d);
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		char path[64];
+		snprintf(path, sizeof path, "themes/%s.theme", names[i]);
+		struct theme t;
+		struct cs_error err;
+		cs_error_clear(&err);
+		if (theme_load(path, dirs, 2, &t, &err) != CS_OK)
+			fail_msg("%s: %s", path, err.message);
+		assert_string_equal(t.name, names[i]);
+		if (i == 0) /* the shipped default is the built-in one */
+			assert_memory_equal(t.styles, d.styles, sizeof d.styles);
+		if (i == 2)
+			assert_false(t.has_color);
+		else
+			assert_true(t.has_color);
+	}
+	/* by name, through the folder list; a missing one says so */
+	struct theme t;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(theme_load("light", dirs, 2, &t, &err), CS_OK);
+	assert_int_equal(t.styles[ROLE_NORMAL].bg, 7);
+	assert_int_equal(theme_load("no-such-theme", dirs, 2, &t, &err), CS_EIO);
+	assert_memory_equal(t.styles, d.styles, sizeof d.styles);
+}
+
+/* ---- bars -------------------------------------------------------------------- */
+
+static void test_bar_eighths(void **state)
+{
+	(void)state;
+	assert_int_equal(vm_bar_eighths(0, 1000, 10), 0);
+	assert_int_equal(vm_bar_eighths(-5, 1000, 10), 0);
+	assert_int_equal(vm_bar_eighths(5, 0, 10), 0);
+	assert_int_equal(vm_bar_eighths(1, 100000, 10), 1);   /* never invisible when non-zero */
+	assert_int_equal(vm_bar_eighths(500, 1000, 10), 40);  /* half of 10 cells */
+	assert_int_equal(vm_bar_eighths(1000, 1000, 10), 80);
+	assert_int_equal(vm_bar_eighths(3000, 1000, 10), 80); /* over the budget stays in its box */
+	assert_int_equal(vm_bar_eighths(1, 16, 2), 1);        /* exactly one eighth of 2 cells */
+	assert_int_equal(vm_bar_eighths(5, 32, 2), 3);        /* 2.5 eighths rounds to 3 */
+	assert_int_equal(vm_bar_eighths(84, 1600, 51), 21);   /* 21.42 -> 21 */
+}
+
+/* ---- the view-model ------------------------------------------------------------ */
+
+static long row_index_of_piece(const struct vm *vm, long piece)
+{
+	for (size_t i = 0; i < vm->nrows; i++)
+		if (vm->rows[i].type != VM_ROW_MARKER && vm->rows[i].piece == piece)
+			return (long)i;
+	return -1;
+}
+
+static void select_piece(struct vm *vm, const char *id)
+{
+	long piece = support_piece(vm->src, id);
+	long at = row_index_of_piece(vm, piece);
+	assert_true(at >= 0);
+	vm->cursor = (size_t)at;
+}
+
+static void open_vm(struct vm *vm)
+{
+	struct source *src = support_load(FIXTURE, NULL);
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(vm_init(vm, src, &err), CS_OK);
+}
+
+static void test_rows_in_order_with_markers(void **state)
+{
+	(void)state;
+	struct vm vm;
+	open_vm(&vm);
+	/* 5 blocks, each a breakpoint (manifest), then the 2 dropped pieces
+	 * after the block of their input predecessor (tests/test_headers.c) */
+	const enum vm_row_type want[] = { VM_ROW_BLOCK, VM_ROW_MARKER, VM_ROW_BLOCK, VM_ROW_MARKER,
+					  VM_ROW_BLOCK, VM_ROW_MARKER, VM_ROW_BLOCK, VM_ROW_MARKER,
+					  VM_ROW_BLOCK, VM_ROW_MARKER, VM_ROW_DROPPED, VM_ROW_DROPPED };
+	assert_int_equal(vm.nrows, sizeof want / sizeof want[0]);
+	for (size_t i = 0; i < vm.nrows; i++)
+		assert_int_equal(vm.rows[i].type, want[i]);
+	assert_int_equal(vm.rows[10].piece, support_piece(vm.src, "docs/rfc9112-notes.md"));
+	assert_int_equal(vm.rows[11].piece, support_piece(vm.src, "build/parser.o.map"));
+	assert_int_equal(vm.rows[8].piece, support_piece(vm.src, "tests/test_headers.c"));
+	/* the marker after the second block says how far the prefix reaches */
+	assert_int_equal(vm_row_tokens(&vm, &vm.rows[3]), vm.cur.blocks[1].offset_tokens + vm.cur.blocks[1].tokens);
+	assert_true(vm.cache.identical);
+	assert_int_equal(vm.cache.cached_tokens, vm.cur.total_tokens);
+	assert_int_equal(vm_row_flag(&vm, &vm.rows[10]), '-');
+	assert_int_equal(vm_row_flag(&vm, &vm.rows[11]), '!');
+	assert_int_equal(vm_row_flag(&vm, &vm.rows[0]), ' ');
+	/* the cursor never rests on a marker */
+	vm_first(&vm);
+	for (int i = 0; i < 20; i++) {
+		assert_int_not_equal(vm_selected(&vm)->type, VM_ROW_MARKER);
+		vm_move(&vm, 1);
+	}
+	assert_int_equal(vm.cursor, vm.nrows - 1);
+	vm_move(&vm, -1);
+	assert_int_equal(vm.cursor, 10);
+	vm_move(&vm, -1);
+	assert_int_equal(vm.cursor, 8); /* stepped over the marker at 9 */
+	vm_toggle_dropped(&vm);
+	assert_int_equal(vm.nrows, 10);
+	for (size_t i = 0; i < vm.nrows; i++)
+		assert_int_not_equal(vm.rows[i].type, VM_ROW_DROPPED);
+	assert_int_equal(vm_selected_piece(&vm), support_piece(vm.src, "tests/test_headers.c"));
+	vm_fini(&vm);
+}
+
+static void test_exclude_updates_assembly_cache_and_status(void **state)
+{
+	(void)state;
+	struct vm vm;
+	open_vm(&vm);
+	struct cs_error err;
+	cs_error_clear(&err);
+	long used = vm.cur.budget.used;
+	long parser = support_piece(vm.src, "src/http_parser.c");
+	long docs = support_piece(vm.src, "docs/rfc9112-notes.md");
+	select_piece(&vm, "src/http_parser.c");
+	assert_int_equal(vm_toggle_exclude(&vm, &err), CS_OK);
+	assert_int_equal(vm.cur.results[parser].outcome, OUTCOME_DROPPED);
+	assert_int_equal(vm.cur.results[parser].reason, REASON_EXCLUDED_BY_USER);
+	/* the freed room lets the never-cut notes in */
+	assert_int_equal(vm.cur.results[docs].outcome, OUTCOME_WHOLE);
+	long delta = vm.cur.budget.used - used;
+	assert_int_equal(delta, 338 - 521);
+	/* the prompt matches the baseline for the first two blocks only */
+	assert_int_equal(vm.cache.same_blocks, 2);
+	assert_int_equal(vm.cache.cached_block, 1);
+	assert_int_equal(vm.cache.cached_tokens, vm.cur.blocks[1].offset_tokens + vm.cur.blocks[1].tokens);
+	assert_int_equal(vm.cache.rewrite_tokens, vm.cur.total_tokens - vm.cache.cached_tokens);
+	char want[256];
+	char a[32], b[32], c[32], d[32];
+	snprintf(want, sizeof want,
+		 "excluded src/http_parser.c: -183 tokens; used %s -> %s; cache now breaks at %s, %s tokens to rewrite",
+		 fmt_thousands(a, used), fmt_thousands(b, vm.cur.budget.used), fmt_thousands(c, vm.cache.cached_tokens),
+		 fmt_thousands(d, vm.cache.rewrite_tokens));
+	assert_string_equal(sb_str(&vm.status), want);
+	/* the cursor stays on the piece; flags follow */
+	assert_int_equal(vm_selected_piece(&vm), parser);
+	assert_int_equal(vm_row_flag(&vm, vm_selected(&vm)), 'x');
+	assert_int_equal(vm_row_flag(&vm, &vm.rows[row_index_of_piece(&vm, docs)]), '*');
+	/* the context layer is now only partly cached */
+	long cached;
+	assert_int_equal(vm_layer_state(&vm, 4, &cached), VM_LAYER_NEW);
+	assert_int_equal(vm_layer_state(&vm, 1, &cached), VM_LAYER_CACHED);
+	assert_int_equal(vm.nhistory, 1);
+	assert_int_equal(vm.history[0].type, EDIT_EXCLUDE);
+	/* Space again: back to the loaded assembly, the same prompt */
+	assert_int_equal(vm_toggle_exclude(&vm, &err), CS_OK);
+	assert_true(vm.cache.identical);
+	assert_int_equal(vm.cur.budget.used, used);
+	assert_non_null(strstr(sb_str(&vm.status), "prompt same as the baseline"));
+	vm_fini(&vm);
+}
+
+static void test_baseline_pin(void **state)
+{
+	(void)state;
+	struct vm vm;
+	open_vm(&vm);
+	struct cs_error err;
+	cs_error_clear(&err);
+	select_piece(&vm, "logs/asan-crash.log");
+	assert_int_equal(vm_toggle_exclude(&vm, &err), CS_OK);
+	assert_false(vm.cache.identical);
+	assert_int_equal(vm_pin_baseline(&vm, &err), CS_OK);
+	assert_true(vm.cache.identical);
+	assert_int_equal(vm.cache.cached_tokens, vm.cur.total_tokens);
+	assert_int_equal(vm.cache.rewrite_tokens, 0);
+	/* against the new baseline, putting the log back breaks after block 0 */
+	assert_int_equal(vm_toggle_exclude(&vm, &err), CS_OK);
+	assert_int_equal(vm.cache.same_blocks, 1);
+	vm_fini(&vm);
+}
+
+static void test_priority_and_strategy_edits(void **state)
+{
+	(void)state;
+	struct vm vm;
+	open_vm(&vm);
+	struct cs_error err;
+	cs_error_clear(&err);
+	long docs = support_piece(vm.src, "docs/rfc9112-notes.md");
+	long tests = support_piece(vm.src, "tests/test_headers.c");
+	select_piece(&vm, "docs/rfc9112-notes.md");
+	/* 0.30 -> 0.55: above the tests (0.50), so it goes in and they get cut */
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(vm_nudge_priority(&vm, VM_PRIORITY_STEP, &err), CS_OK);
+	assert_true(fabs(vm.src->pieces[docs].priority - 0.55) < 1e-9);
+	assert_int_equal(vm.cur.results[docs].outcome, OUTCOME_WHOLE);
+	assert_int_equal(vm.cur.results[tests].outcome, OUTCOME_TRUNCATED);
+	assert_non_null(strstr(sb_str(&vm.status), "priority of docs/rfc9112-notes.md 0.50 -> 0.55"));
+	/* priority stays inside [0, 1] */
+	select_piece(&vm, "notes/task.md");
+	assert_int_equal(vm_nudge_priority(&vm, VM_PRIORITY_STEP, &err), CS_OK);
+	assert_true(vm.src->pieces[support_piece(vm.src, "notes/task.md")].priority <= 1.0);
+	/* t cycles the piece's strategy through the kind's list */
+	select_piece(&vm, "tests/test_headers.c");
+	int before = vm.src->pieces[tests].strategy;
+	assert_int_equal(vm_cycle_strategy(&vm, false, &err), CS_OK);
+	int after = vm.src->pieces[tests].strategy;
+	assert_int_not_equal(after, before);
+	const int *list = vm.src->kind->piece_strategies;
+	size_t at = 0;
+	while (list[at] != before)
+		at++;
+	size_t n = 0;
+	while (list[n] != STRAT_NONE)
+		n++;
+	assert_int_equal(after, list[(at + 1) % n]);
+	assert_non_null(strstr(sb_str(&vm.status), "strategy of tests/test_headers.c"));
+	/* a manifest has no whole-assembly strategy: T says so, changes nothing */
+	long used = vm.cur.budget.used;
+	assert_int_equal(vm_cycle_strategy(&vm, true, &err), CS_EUSAGE);
+	assert_true(vm.status_error);
+	assert_int_equal(vm.cur.budget.used, used);
+	vm_fini(&vm);
+}
+
+static void test_budget_edit_and_detail(void **state)
+{
+	(void)state;
+	struct vm vm;
+	open_vm(&vm);
+	struct cs_error err;
+	cs_error_clear(&err);
+	long tests = support_piece(vm.src, "tests/test_headers.c");
+	assert_int_equal(vm_set_budget(&vm, "1,200", &err), CS_OK);
+	assert_int_equal(vm.cur.budget.usable, 1200);
+	assert_int_equal(vm.cur.results[tests].outcome, OUTCOME_TRUNCATED);
+	assert_non_null(strstr(sb_str(&vm.status), "budget the input's -> 1,200"));
+	/* the detail shows the kept head, a cut marker, numbers and why */
+	select_piece(&vm, "tests/test_headers.c");
+	assert_true(vm_detail(&vm));
+	const struct block *b = &vm.cur.blocks[vm.cur.results[tests].block];
+	const struct piece *p = &vm.src->pieces[tests];
+	size_t cut_lines = 0;
+	bool head = false, before_after = false, why = false;
+	for (size_t i = 0; i < vm.detail.nlines; i++) {
+		const struct vm_line *l = &vm.detail.lines[i];
+		const char *s = vm.detail.text.data + l->off;
+		if (l->role == ROLE_CUT) {
+			cut_lines++;
+			char want[64];
+			snprintf(want, sizeof want, "cut here: %zu bytes", p->text_bytes - b->keep_head - b->keep_tail);
+			assert_non_null(strstr(s, want));
+		}
+		if (strncmp(s, "/* test_headers.c:", 18) == 0)
+			head = true;
+		if (strstr(s, "351 -> 143 tokens"))
+			before_after = true;
+		if (strncmp(s, "why: truncated", 14) == 0)
+			why = true;
+	}
+	assert_int_equal(cut_lines, 1);
+	assert_true(head && before_after && why);
+	/* a typo changes nothing and says so */
+	long used = vm.cur.budget.used;
+	assert_int_equal(vm_set_budget(&vm, "lots", &err), CS_EUSAGE);
+	assert_true(vm.status_error);
+	assert_int_equal(vm.cur.budget.used, used);
+	/* empty: back to the input's budget */
+	assert_int_equal(vm_set_budget(&vm, "", &err), CS_OK);
+	assert_int_equal(vm.cur.budget.usable, 1600);
+	vm_fini(&vm);
+}
+
+static void test_sort_by_tokens(void **state)
+{
+	(void)state;
+	struct vm vm;
+	open_vm(&vm);
+	vm_cycle_sort(&vm);
+	assert_int_equal(vm.sort, VM_SORT_TOKENS);
+	assert_int_equal(vm.nrows, 7); /* every piece once, no markers */
+	for (size_t i = 1; i < vm.nrows; i++) {
+		assert_int_not_equal(vm.rows[i].type, VM_ROW_MARKER);
+		assert_true(vm_row_tokens(&vm, &vm.rows[i - 1]) >= vm_row_tokens(&vm, &vm.rows[i]));
+	}
+	assert_int_equal(vm.rows[0].piece, support_piece(vm.src, "src/http_parser.c"));
+	vm_cycle_sort(&vm);
+	assert_int_equal(vm.sort, VM_SORT_PRIORITY);
+	for (size_t i = 1; i < vm.nrows; i++)
+		assert_true(vm.src->pieces[vm.rows[i - 1].piece].priority >= vm.src->pieces[vm.rows[i].piece].priority);
+	vm_cycle_sort(&vm);
+	vm_cycle_sort(&vm);
+	assert_int_equal(vm.sort, VM_SORT_ORDER);
+	assert_int_equal(vm.nrows, 12);
+	vm_fini(&vm);
+}
+
+static void test_vm_out_of_memory_is_an_error(void **state)
+{
+	(void)state;
+	/* every allocation of an edit may fail: the result is an error or a
+	 * success, never a crash or a leak (ASan checks the leaks) */
+	int failed = 0, worked = 0;
+	for (long nth = 1; nth < 200; nth++) {
+		struct vm vm;
+		open_vm(&vm);
+		select_piece(&vm, "src/http_parser.c");
+		struct cs_error err;
+		cs_error_clear(&err);
+		cs_alloc_fail_from(nth);
+		int rc = vm_toggle_exclude(&vm, &err);
+		cs_alloc_fail_from(0);
+		assert_true(rc == CS_OK || rc == CS_ENOMEM);
+		if (rc == CS_OK) {
+			/* when it worked, it worked completely */
+			assert_int_equal(vm.cur.results[support_piece(vm.src, "src/http_parser.c")].reason,
+					 REASON_EXCLUDED_BY_USER);
+			worked++;
+		} else {
+			failed++;
+		}
+		vm_fini(&vm);
+	}
+	assert_true(failed > 0 && worked > 0);
+}
+
+
+/* ---- a kind the UI has never heard of ------------------------------------------ */
+
+/* A made-up conversation kind with two layer groupings and only a
+ * whole-assembly strategy, built in memory: the inspector must handle it
+ * through kind_ops and the assembly alone, with no special case. */
+static const int fake_global[] = { STRAT_TRUNCATE_MIDDLE, STRAT_ROLLING_WINDOW, STRAT_NONE };
+
+static int fake_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+{
+	int rc = asm_init(a, src, ASM_MESSAGES);
+	if (rc != CS_OK)
+		return rc;
+	static const char *const phys[] = { "system", "history" };
+	static const char *const conc[] = { "instructions", "dialogue", "latest" };
+	asm_grouping(a, "physical", phys, 2);
+	asm_grouping(a, "conceptual", conc, 3);
+	bool rolling = src->settings.strategy == STRAT_ROLLING_WINDOW;
+	size_t n = src->npieces;
+	for (size_t i = 0; i < n; i++) {
+		const struct piece *p = &src->pieces[i];
+		if (piece_excluded(p)) {
+			asm_drop(a, (long)i, p->user_excluded == 1 ? REASON_EXCLUDED_BY_USER : REASON_EXCLUDED, NULL);
+			continue;
+		}
+		if (i > 0 && rolling && i + 2 < n) { /* keep the newest two */
+			asm_drop(a, (long)i, REASON_ROLLING_WINDOW, NULL);
+			continue;
+		}
+		asm_message(a, p->role);
+		struct block *b = asm_block(a, (long)i, i == 0 ? 0 : 1, i == 0 ? 0 : i + 1 == n ? 2 : 1);
+		b->budget_tokens = p->tokens;
+		if (i == 0)
+			b->flags |= BLOCK_BREAKPOINT;
+		asm_span(a, p->text, p->text_bytes, p->code_points);
+		asm_whole(a, (long)i, (long)a->nblocks - 1, p->tokens);
+	}
+	if (a->nblocks)
+		a->blocks[a->nblocks - 1].flags |= BLOCK_BREAKPOINT;
+	a->budget.usable = src->settings.budget >= 0 ? src->settings.budget : 1000;
+	a->budget.reserve = 100;
+	a->budget.limit = a->budget.usable + 100;
+	asm_fact(a, "mode", "dialogue");
+	return asm_finish(a, err);
+}
+
+static void fake_free(void *model)
+{
+	(void)model;
+}
+
+static const struct kind_ops fake_kind = {
+	.name = "fake",
+	.title = "fake conversation",
+	.id_key = "node",
+	.global_strategies = fake_global,
+	.assemble = fake_assemble,
+	.free_model = fake_free,
+};
+
+static struct source *fake_source(void)
+{
+	static const struct {
+		const char *id, *role, *text;
+	} msgs[] = {
+		{ "sys", "system", "You are pairing on a C parser. Be concise." },
+		{ "n1", "user", "Why does parse_array crash on [[1],[2]]? ASan says heap-buffer-overflow in lex_peek." },
+		{ "n2", "assistant", "lex_peek reads one past the end when the input ends right after ']'." },
+		{ "n3", "user", "So the bounds check in lex_peek is off by one?" },
+		{ "n4", "assistant", "Yes: it compares pos > len where it needs pos >= len. Here is the fix." },
+	};
+	struct source *src = source_new(&fake_kind, "fake.json");
+	assert_non_null(src);
+	for (size_t i = 0; i < sizeof msgs / sizeof msgs[0]; i++) {
+		long k = source_add_piece(src);
+		assert_true(k >= 0);
+		assert_int_equal(source_set_piece_text(src, k, msgs[i].text, strlen(msgs[i].text)), CS_OK);
+		src->pieces[k].id = msgs[i].id;
+		src->pieces[k].label = msgs[i].id;
+		src->pieces[k].role = msgs[i].role;
+	}
+	return src;
+}
+
+static void test_unknown_kind_groupings_and_global_strategy(void **state)
+{
+	(void)state;
+	struct vm vm;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(vm_init(&vm, fake_source(), &err), CS_OK);
+	assert_string_equal(vm_grouping(&vm)->name, "physical");
+	vm_cycle_grouping(&vm);
+	assert_string_equal(vm_grouping(&vm)->name, "conceptual");
+	assert_string_equal(sb_str(&vm.status), "layers: conceptual");
+	long cached;
+	assert_int_equal(vm_layer_state(&vm, 2, &cached), VM_LAYER_CACHED); /* "latest": the last message */
+	assert_int_equal(cached, vm.cur.blocks[4].tokens);
+	vm_cycle_grouping(&vm);
+	assert_string_equal(vm_grouping(&vm)->name, "physical");
+	/* no per-piece strategies: t changes the whole assembly's */
+	select_piece(&vm, "n2");
+	assert_int_equal(vm_cycle_strategy(&vm, false, &err), CS_OK);
+	assert_int_equal(vm.src->settings.strategy, STRAT_TRUNCATE_MIDDLE);
+	assert_string_equal(sb_str(&vm.status), "strategy (input's) -> truncateMiddle: no change in tokens; "
+						"prompt same as the baseline");
+	assert_int_equal(vm_cycle_strategy(&vm, false, &err), CS_OK);
+	assert_int_equal(vm.src->settings.strategy, STRAT_ROLLING_WINDOW);
+	/* n1 and n2 fell out of the window; the cache holds the system block */
+	assert_int_equal(vm.cur.results[support_piece(vm.src, "n1")].reason, REASON_ROLLING_WINDOW);
+	assert_int_equal(vm.cache.same_blocks, 1);
+	assert_int_equal(vm.cache.cached_block, 0);
+	assert_int_equal(vm_layer_state(&vm, 1, &cached), VM_LAYER_NEW);
+	assert_int_equal(vm_row_flag(&vm, &vm.rows[row_index_of_piece(&vm, support_piece(vm.src, "n1"))]), '-');
+	/* the cursor stayed on n2, now a dropped row in place */
+	assert_int_equal(vm_selected_piece(&vm), support_piece(vm.src, "n2"));
+	assert_int_equal(vm_selected(&vm)->type, VM_ROW_DROPPED);
+	/* the cycle wraps */
+	assert_int_equal(vm_cycle_strategy(&vm, false, &err), CS_OK);
+	assert_int_equal(vm.src->settings.strategy, STRAT_TRUNCATE_MIDDLE);
+	/* no priorities in this kind: + says so and changes nothing */
+	long used = vm.cur.budget.used;
+	assert_int_equal(vm_nudge_priority(&vm, VM_PRIORITY_STEP, &err), CS_EUSAGE);
+	assert_true(vm.status_error);
+	assert_non_null(strstr(sb_str(&vm.status), "has no priorities"));
+	assert_int_equal(vm.cur.budget.used, used);
+	vm_fini(&vm);
+}
+
+static void test_unknown_kind_on_screen(void **state)
+{
+	(void)state;
+	struct app app;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(app_init(&app, fake_source(), false, &err), CS_OK);
+	struct strbuf out = STRBUF_INIT;
+	assert_int_equal(screen_run(&app, 100, 30, "l", &out, &err), CS_OK);
+	const char *s = sb_str(&out);
+	assert_non_null(strstr(s, "instructions"));
+	assert_non_null(strstr(s, "latest"));
+	assert_non_null(strstr(s, "mode dialogue"));
+	assert_non_null(strstr(s, "assistant"));
+	assert_non_null(strstr(s, "cache breakpoint"));
+	sb_fini(&out);
+	app_fini(&app);
+}
+
+/* ---- the screen ------------------------------------------------------------------ */
+
+static void test_text_grid_wide_and_trim(void **state)
+{
+	(void)state;
+	struct text_grid *g = text_grid_new(8, 2);
+	assert_non_null(g);
+	struct painter p = text_grid_painter(g);
+	p.ops->begin(p.ctx, 8, 2);
+	p.ops->put(p.ctx, 0, 1, "a\xE4\xB8\x96" "b", 5, 0);     /* a 世 b: 世 takes two cells */
+	p.ops->put(p.ctx, 1, 6, "xyz", 3, 0);                  /* clipped at the edge */
+	struct strbuf out = STRBUF_INIT;
+	assert_true(text_grid_dump(g, &out));
+	assert_string_equal(sb_str(&out), " a\xE4\xB8\x96" "b\n      xy\n");
+	sb_fini(&out);
+	text_grid_free(g);
+}
+
+static void run_screen(const char *keys, int w, int h, struct strbuf *out, int want_rc)
+{
+	struct app app;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(app_init(&app, support_load(FIXTURE, NULL), false, &err), CS_OK);
+	assert_int_equal(screen_run(&app, w, h, keys, out, &err), want_rc);
+	app_fini(&app);
+}
+
+static void test_screen_runner(void **state)
+{
+	(void)state;
+	struct strbuf out = STRBUF_INIT;
+	run_screen("j Bogus", 80, 24, &out, CS_EUSAGE);
+	sb_reset(&out);
+	/* too small shows a notice; enlarging recovers */
+	run_screen("@30x8", 80, 24, &out, CS_OK);
+	assert_non_null(strstr(sb_str(&out), "terminal too small\n30x8, needs 40x10\n"));
+	sb_reset(&out);
+	run_screen("@30x8 j @80x24", 80, 24, &out, CS_OK);
+	assert_null(strstr(sb_str(&out), "too small"));
+	assert_non_null(strstr(sb_str(&out), "▶      258"));
+	/* 24 lines of at most 80 columns */
+	size_t lines = 0;
+	for (const char *p = sb_str(&out); *p; p++)
+		lines += *p == '\n';
+	assert_int_equal(lines, 24);
+	sb_reset(&out);
+	/* q stops the replay: the Space after it is not applied */
+	run_screen("j j q Space", 80, 24, &out, CS_OK);
+	assert_null(strstr(sb_str(&out), "excluded"));
+	sb_reset(&out);
+	/* Esc never quits: the keys after it still run */
+	run_screen("Esc Esc j j Space", 80, 24, &out, CS_OK);
+	assert_non_null(strstr(sb_str(&out), "excluded src/http_parser.c"));
+	sb_fini(&out);
+}
+
+static int screen_with_failure(long nth, long *allocs)
+{
+	struct app app;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(app_init(&app, support_load(FIXTURE, NULL), false, &err), CS_OK);
+	struct strbuf out = STRBUF_INIT;
+	cs_alloc_fail_from(nth);
+	int rc = screen_run(&app, 120, 40, "j j Space b 9 0 0 Enter Enter s B", &out, &err);
+	if (allocs)
+		*allocs = cs_alloc_count();
+	cs_alloc_fail_from(0);
+	assert_true(rc == CS_OK || rc == CS_ENOMEM);
+	/* an edit that ran out of memory is not applied and says so */
+	bool clean = rc == CS_OK && !out.failed && !strstr(sb_str(&out), "out of memory");
+	if (rc == CS_OK && !out.failed)
+		assert_non_null(strstr(sb_str(&out), " ctxscope ")); /* a whole screen, whatever happened */
+	sb_fini(&out);
+	app_fini(&app);
+	return clean;
+}
+
+static void test_screen_out_of_memory_sweep(void **state)
+{
+	(void)state;
+	/* every allocation while replaying edits and drawing may fail: an
+	 * error, or a screen whose status says "out of memory", never a crash
+	 * or a leak (ASan) */
+	long total = 0;
+	assert_true(screen_with_failure(0, &total));
+	assert_true(total > 10);
+	int failed = 0, worked = 0;
+	long step = total / 97 > 0 ? total / 97 : 1;
+	for (long nth = 1; nth <= total + 1; nth += step) {
+		if (screen_with_failure(nth, NULL))
+			worked++;
+		else
+			failed++;
+	}
+	assert_true(failed > 0);
+	assert_true(screen_with_failure(total + 1, NULL)); /* past the last one: all clean */
+	(void)worked;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_keymap_matches_table),
+		cmocka_unit_test(test_help_matches_table),
+		cmocka_unit_test(test_key_names_round_trip),
+		cmocka_unit_test(test_man_page_documents_every_action),
+		cmocka_unit_test(test_theme_parse_good),
+		cmocka_unit_test(test_theme_parse_broken_falls_back),
+		cmocka_unit_test(test_shipped_themes),
+		cmocka_unit_test(test_bar_eighths),
+		cmocka_unit_test(test_rows_in_order_with_markers),
+		cmocka_unit_test(test_exclude_updates_assembly_cache_and_status),
+		cmocka_unit_test(test_baseline_pin),
+		cmocka_unit_test(test_priority_and_strategy_edits),
+		cmocka_unit_test(test_budget_edit_and_detail),
+		cmocka_unit_test(test_sort_by_tokens),
+		cmocka_unit_test(test_vm_out_of_memory_is_an_error),
+		cmocka_unit_test(test_unknown_kind_groupings_and_global_strategy),
+		cmocka_unit_test(test_unknown_kind_on_screen),
+		cmocka_unit_test(test_text_grid_wide_and_trim),
+		cmocka_unit_test(test_screen_runner),
+		cmocka_unit_test(test_screen_out_of_memory_sweep),
+	};
+	return cmocka_run_group_tests_name("ui", tests, NULL, NULL);
+}

@@ -1,0 +1,66 @@
+/* app.h: the inspector screen: draws the view-model through a painter and
+ * turns keys into actions (actions.h). The same code runs on a real
+ * terminal (term.c) and on a virtual screen (--screen, headless.c). The one
+ * place that decides the layout for a size is app_layout (resize is handled
+ * there and nowhere else). */
+#ifndef CTXSCOPE_APP_H
+#define CTXSCOPE_APP_H
+
+#include "actions.h"
+#include "paint.h"
+#include "strbuf.h"
+#include "theme.h"
+#include "viewmodel.h"
+
+#include <stdbool.h>
+
+#define APP_MIN_WIDTH 40  /* narrower and the list has no room for a label */
+#define APP_MIN_HEIGHT 10 /* shorter and header + one list row + hints do not fit */
+#define APP_WIDE 120      /* from here the detail pane sits on the right */
+#define APP_PROMPT_MAX 32 /* a typed budget: "1,000,000,000" with room */
+
+enum app_mode { APP_NORMAL, APP_HELP, APP_PROMPT };
+
+/* What the loop must do after a key. */
+enum app_result { APP_REDRAW = 1u << 0, APP_QUIT = 1u << 1 };
+
+struct app_layout {
+	int w, h;
+	bool too_small;
+	int nbars;          /* layer bars shown */
+	int bar_layer[12];  /* which layer each bar shows (APP_MAX_BARS) */
+	int bars_y;
+	int list_y, list_h, list_x, list_w;
+	bool detail_shown, detail_right;
+	int detail_y, detail_h, detail_x, detail_w;
+	int hint_y, status_y;
+};
+
+struct app {
+	struct vm vm;            /* owned */
+	struct keymap keymap;
+	struct theme theme;
+	enum app_mode mode;
+	char prompt[APP_PROMPT_MAX + 1];
+	size_t prompt_len;
+	bool ascii;              /* ASCII glyphs (no UTF-8 locale, or --ascii) */
+	bool distinct_bars;      /* no colour: each layer its own bar glyph */
+	struct app_layout layout;
+	bool detail_more;        /* the last frame's detail had rows below its bottom */
+	size_t help_scroll;      /* first help line shown (short terminals) */
+	struct strbuf scratch;   /* per-draw text */
+	struct strbuf line;      /* per-draw text */
+};
+
+/* Takes ownership of src (also on failure: call app_fini either way).
+ * CS_OK or the error. */
+int app_init(struct app *app, struct source *src, bool ascii, struct cs_error *err);
+void app_fini(struct app *app);
+/* Recomputes the layout for w x h (call on start and on every resize). */
+void app_layout(struct app *app, int w, int h);
+/* Handles one key (actions.h codes); returns enum app_result flags. */
+unsigned app_key(struct app *app, int key);
+/* Draws the whole screen through p. */
+void app_draw(struct app *app, const struct painter *p);
+
+#endif

@@ -1,0 +1,190 @@
+/* term.c: the curses terminal (see term.h). The one process-wide variable
+ * is the flag the signal handlers read: a handler can only see globals. */
+#include "term.h"
+
+#include <curses.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+static volatile sig_atomic_t term_active; /* curses is up: restore on the way out */
+
+static void term_restore(void)
+{
+	if (term_active) {
+		term_active = 0;
+		endwin();
+	}
+}
+
+static void term_on_signal(int sig)
+{
+	/* endwin() is what every curses program does here (tig, htop); then
+	 * die of the same signal so the parent sees why. */
+	if (term_active) {
+		term_active = 0;
+		endwin();
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void term_install_handlers(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGABRT, SIGBUS, SIGFPE };
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = term_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESETHAND;
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+/* ---- colours and attributes ------------------------------------------------ */
+
+struct curses_ctx {
+	attr_t attrs[ROLE_COUNT];
+	bool color;
+};
+
+static attr_t theme_attrs(unsigned a)
+{
+	attr_t r = A_NORMAL;
+	if (a & ATTR_BOLD) r |= A_BOLD;
+	if (a & ATTR_DIM) r |= A_DIM;
+	if (a & ATTR_UNDERLINE) r |= A_UNDERLINE;
+	if (a & ATTR_REVERSE) r |= A_REVERSE;
+	if (a & ATTR_STANDOUT) r |= A_STANDOUT;
+#ifdef A_ITALIC
+	if (a & ATTR_ITALIC) r |= A_ITALIC;
+#endif
+	return r;
+}
+
+static int fold_color(int c)
+{
+	if (c < 0 || c < COLORS)
+		return c;
+	if (c < 16)
+		return c % 8; /* bright on an 8-colour terminal: the plain one */
+	return -1;        /* a 256-colour index the terminal lacks: its default */
+}
+
+static void setup_colors(struct app *app, struct curses_ctx *cc)
+{
+	cc->color = has_colors() && !(getenv("NO_COLOR") && getenv("NO_COLOR")[0]) && app->theme.has_color;
+	if (cc->color && start_color() == OK) {
+		use_default_colors();
+		for (int r = 0; r < ROLE_COUNT && r + 1 < COLOR_PAIRS; r++) {
+			const struct theme_style *s = &app->theme.styles[r];
+			init_pair((short)(r + 1), (short)fold_color(s->fg), (short)fold_color(s->bg));
+		}
+	} else {
+		cc->color = false;
+	}
+	app->distinct_bars = !cc->color;
+	for (int r = 0; r < ROLE_COUNT; r++) {
+		cc->attrs[r] = theme_attrs(app->theme.styles[r].attrs);
+		if (cc->color && r + 1 < COLOR_PAIRS)
+			cc->attrs[r] |= COLOR_PAIR(r + 1);
+	}
+	/* blank cells take the "normal" role too (a light theme's background) */
+	if (cc->color)
+		bkgdset((chtype)(COLOR_PAIR(ROLE_NORMAL + 1) | ' '));
+}
+
+/* ---- the curses painter ---------------------------------------------------- */
+
+static void c_begin(void *ctx, int w, int h)
+{
+	(void)ctx;
+	(void)w;
+	(void)h;
+	erase();
+}
+
+static void c_put(void *ctx, int y, int x, const char *s, size_t bytes, int role)
+{
+	struct curses_ctx *cc = ctx;
+	attrset(role >= 0 && role < ROLE_COUNT ? cc->attrs[role] : A_NORMAL);
+	mvaddnstr(y, x, s, (int)bytes);
+}
+
+static void c_cursor(void *ctx, int y, int x)
+{
+	(void)ctx;
+	move(y, x);
+}
+
+static void c_end(void *ctx)
+{
+	(void)ctx;
+	refresh();
+}
+
+static const struct painter_ops curses_ops = {
+	.begin = c_begin,
+	.put = c_put,
+	.cursor = c_cursor,
+	.end = c_end,
+};
+
+/* ---- keys -------------------------------------------------------------------- */
+
+static int map_key(int ch)
+{
+	switch (ch) {
+	case KEY_UP: return CSK_UP;
+	case KEY_DOWN: return CSK_DOWN;
+	case KEY_LEFT: return CSK_LEFT;
+	case KEY_RIGHT: return CSK_RIGHT;
+	case KEY_PPAGE: return CSK_PGUP;
+	case KEY_NPAGE: return CSK_PGDN;
+	case KEY_HOME: return CSK_HOME;
+	case KEY_END: return CSK_END;
+	case KEY_ENTER: case '\n': case '\r': return CSK_ENTER;
+	case '\t': return CSK_TAB;
+	case 27: return CSK_ESC;
+	case KEY_BACKSPACE: case 127: case 8: return CSK_BACKSPACE;
+	default: return ch;
+	}
+}
+
+int term_run(struct app *app, struct cs_error *err)
+{
+	SCREEN *scr = newterm(NULL, stdout, stdin);
+	if (!scr)
+		return cs_error_set(err, CS_EIO, "cannot set up the terminal (TERM=%s)",
+				    getenv("TERM") ? getenv("TERM") : "");
+	term_active = 1;
+	atexit(term_restore);
+	term_install_handlers();
+	raw();
+	noecho();
+	keypad(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	struct curses_ctx cc;
+	setup_colors(app, &cc);
+	struct painter p = { .ops = &curses_ops, .ctx = &cc };
+	int w, h;
+	getmaxyx(stdscr, h, w);
+	app_layout(app, w, h);
+	for (;;) {
+		app_draw(app, &p);
+		int ch = getch();
+		if (ch == ERR)
+			continue;
+		if (ch == KEY_RESIZE) {
+			getmaxyx(stdscr, h, w);
+			app_layout(app, w, h);
+			continue;
+		}
+		if (app_key(app, map_key(ch)) & APP_QUIT)
+			break;
+	}
+	term_restore();
+	delscreen(scr);
+	return CS_OK;
+}
