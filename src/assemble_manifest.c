@@ -249,17 +249,112 @@ static void boot_header(struct assembly *a, const struct manifest *m, long *used
 	*used += b->budget_tokens;
 }
 
+/* The seed's stable sort by priority, highest first, ties in file order, as
+ * an LSD radix sort on a 64-bit key: O(pieces) a re-assembly instead of
+ * qsort's O(n log n) calls through a comparator (issue 9: 100k files). */
 struct sort_item {
-	double priority;
+	uint64_t key;  /* ascending key = descending priority */
 	size_t index;
 };
 
-static int cmp_items(const void *x, const void *y)
+#define SORT_RADIX_BITS 16
+#define SORT_RADIX (1u << SORT_RADIX_BITS)
+
+/* Orders like the priorities, highest first: the IEEE bits made unsigned
+ * order-preserving, then inverted. -0 is 0, as the comparison has it. */
+static uint64_t priority_key(double priority)
 {
-	const struct sort_item *a = x, *b = y;
-	if (a->priority != b->priority)
-		return a->priority > b->priority ? -1 : 1;
-	return a->index < b->index ? -1 : a->index > b->index; /* stable: file order */
+	double v = priority + 0.0;
+	uint64_t u;
+	memcpy(&u, &v, sizeof u);
+	u = u >> 63 ? ~u : u | (1ull << 63);
+	return ~u;
+}
+
+/* Sorts items[0..n) by key, stably. scratch holds n items. false on OOM. */
+static bool sort_items(struct sort_item *items, struct sort_item *scratch, size_t n)
+{
+	uint32_t *count = cs_malloc(SORT_RADIX * sizeof *count);
+	if (!count)
+		return false;
+	struct sort_item *from = items, *to = scratch;
+	for (unsigned shift = 0; shift < 64; shift += SORT_RADIX_BITS) {
+		memset(count, 0, SORT_RADIX * sizeof *count);
+		for (size_t i = 0; i < n; i++)
+			count[(from[i].key >> shift) & (SORT_RADIX - 1)]++;
+		if (n && count[(from[0].key >> shift) & (SORT_RADIX - 1)] == n)
+			continue; /* every key has this digit: the pass would change nothing */
+		uint32_t sum = 0;
+		for (size_t d = 0; d < SORT_RADIX; d++) {
+			uint32_t c = count[d];
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			to[count[(from[i].key >> shift) & (SORT_RADIX - 1)]++] = from[i];
+		struct sort_item *t = from;
+		from = to;
+		to = t;
+	}
+	if (from != items)
+		memcpy(items, from, n * sizeof *items);
+	cs_free(count);
+	return true;
+}
+
+/* A sentence built without printf (one per dropped piece per run). */
+struct line {
+	char buf[512];
+	size_t len;
+};
+
+static void line_puts(struct line *l, const char *s)
+{
+	size_t n = strlen(s);
+	if (n > sizeof l->buf - 1 - l->len)
+		n = sizeof l->buf - 1 - l->len;
+	memcpy(l->buf + l->len, s, n);
+	l->len += n;
+	l->buf[l->len] = '\0';
+}
+
+static void line_num(struct line *l, long long v)
+{
+	char b[32];
+	line_puts(l, fmt_thousands(b, v));
+}
+
+/* "dropped: over budget by %s tokens (needs %s, %s left of %s); %s; %zu
+ * file%s of higher priority took %s" (the counts of files unseparated). */
+static void drop_over_budget(struct assembly *a, long piece, long tokens, long remaining, long effective,
+			     const char *why, size_t higher, long higher_tokens)
+{
+	struct line l = { .len = 0 };
+	long left = remaining > 0 ? remaining : 0;
+	line_puts(&l, "dropped: over budget by ");
+	line_num(&l, tokens - left);
+	line_puts(&l, " tokens (needs ");
+	line_num(&l, tokens);
+	line_puts(&l, ", ");
+	line_num(&l, left);
+	line_puts(&l, " left of ");
+	line_num(&l, effective);
+	line_puts(&l, "); ");
+	line_puts(&l, why);
+	line_puts(&l, "; ");
+	char b[32];
+	size_t n = 0;
+	unsigned long long h = higher;
+	do {
+		b[n++] = (char)('0' + h % 10);
+		h /= 10;
+	} while (h);
+	while (n)
+		l.buf[l.len++] = b[--n]; /* room: the sentence is far under 512 */
+	l.buf[l.len] = '\0';
+	line_puts(&l, higher == 1 ? " file of higher priority took " : " files of higher priority took ");
+	line_num(&l, higher_tokens);
+	asm_drop_text(a, piece, REASON_OVER_BUDGET, l.buf, l.len);
 }
 
 static const char *pct(char buf[16], long part, long whole)
@@ -286,12 +381,16 @@ int manifest_assemble(const struct source *src, struct assembly *a, struct cs_er
 	asm_fact(a, "budget", "%s", src->settings.budget >= 0 ? "--budget (overrides effective)"
 				    : m->has_budget ? "from the manifest" : "default (no budget in the manifest)");
 
-	struct sort_item *order = cs_calloc(src->npieces ? src->npieces : 1, sizeof *order);
+	size_t nitems = src->npieces ? src->npieces : 1;
+	struct sort_item *order = cs_malloc(2 * nitems * sizeof *order);
 	if (!order)
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
 	for (size_t i = 0; i < src->npieces; i++)
-		order[i] = (struct sort_item){ src->pieces[i].priority, i };
-	qsort(order, src->npieces, sizeof *order, cmp_items);
+		order[i] = (struct sort_item){ priority_key(src->pieces[i].priority), i };
+	if (!sort_items(order, order + nitems, src->npieces)) {
+		cs_free(order);
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	}
 
 	long used = 0;
 	if (m->boot_header)
@@ -299,7 +398,7 @@ int manifest_assemble(const struct source *src, struct assembly *a, struct cs_er
 	size_t excluded_budget = 0, truncated = 0, capped_count = 0;
 	size_t higher = 0;    /* pieces of higher priority already placed */
 	long higher_tokens = 0;
-	char n1[32], n2[32], n3[32], n4[32], n5[32], p1[16];
+	char n1[32], n2[32], n3[32], n4[32], p1[16];
 
 	for (size_t k = 0; k < src->npieces; k++) {
 		long i = (long)order[k].index;
@@ -351,12 +450,7 @@ int manifest_assemble(const struct source *src, struct assembly *a, struct cs_er
 			const char *why = p->strategy == STRAT_NEVER ? "its strategy is never, so it cannot be cut"
 				        : remaining <= 0 ? "nothing is left of the budget"
 				        : "the truncation marker alone would fill what is left";
-			asm_drop(a, i, REASON_OVER_BUDGET,
-				 "dropped: over budget by %s tokens (needs %s, %s left of %s); %s; "
-				 "%zu file%s of higher priority took %s",
-				 fmt_thousands(n1, tokens - (remaining > 0 ? remaining : 0)), fmt_thousands(n2, tokens),
-				 fmt_thousands(n3, remaining > 0 ? remaining : 0), fmt_thousands(n4, effective), why,
-				 higher, higher == 1 ? "" : "s", fmt_thousands(n5, higher_tokens));
+			drop_over_budget(a, i, tokens, remaining, effective, why, higher, higher_tokens);
 			excluded_budget++;
 			continue;
 		}

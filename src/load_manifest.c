@@ -251,7 +251,7 @@ static int read_entry(struct source *src, struct manifest *m, const char *dir, s
 /* Reads hot.yml / cold.yml beside the manifest into hints. A broken
  * companion is a warning: it only ever advises. */
 static int read_companion(struct source *src, struct manifest *m, const char *dir, const char *name,
-			  const char *list_key, bool hot, struct strbuf *present)
+			  const char *list_key, bool hot, bool duplicates, struct strbuf *present)
 {
 	char *path = arena_printf(&src->arena, "%s%s", dir, name);
 	if (!path)
@@ -288,7 +288,12 @@ static int read_companion(struct source *src, struct manifest *m, const char *di
 			if (!p)
 				continue;
 			bool matched = false;
-			for (size_t k = 0; k < m->nentries; k++) {
+			/* Without duplicate paths the id index finds the one entry;
+			 * with them every entry of that path gets the hint. */
+			long first = source_find_piece(src, p);
+			size_t from = first >= 0 ? src->pieces[first].kind_index : m->nentries;
+			size_t to = first >= 0 && !duplicates ? from + 1 : m->nentries;
+			for (size_t k = from; k < to; k++) {
 				struct manifest_entry *me = &m->entries[k];
 				if (strcmp(src->pieces[me->piece].id, p) != 0)
 					continue;
@@ -378,20 +383,26 @@ static int manifest_load(struct source *src, const char *data, size_t len, struc
 	for (size_t i = 0; i < n; i++)
 		if ((rc = read_entry(src, m, dir, i, files->children[i], err)))
 			return rc;
-	for (size_t i = 0; i < n; i++)
-		for (size_t k = 0; k < i; k++)
-			if (i < 2000 && strcmp(src->pieces[m->entries[i].piece].id, src->pieces[m->entries[k].piece].id) == 0) {
-				rc = source_warn(src, (long)i, 0, 0, "%s is listed twice (files[%zu] and files[%zu])",
-						 src->pieces[m->entries[i].piece].id, k, i);
-				if (rc)
-					return cs_error_set(err, CS_ENOMEM, "out of memory");
-				break;
-			}
+	/* Listed twice: the id index (O(1) a lookup) answers with the first
+	 * piece of that path; pieces are added in entry order, so that is the
+	 * first entry. */
+	bool duplicates = false;
+	for (size_t i = 0; i < n; i++) {
+		long piece = m->entries[i].piece;
+		long first = source_find_piece(src, src->pieces[piece].id);
+		if (first >= 0 && first != piece) {
+			duplicates = true;
+			rc = source_warn(src, piece, 0, 0, "%s is listed twice (files[%zu] and files[%zu])",
+					 src->pieces[piece].id, src->pieces[first].kind_index, i);
+			if (rc)
+				return cs_error_set(err, CS_ENOMEM, "out of memory");
+		}
+	}
 
 	struct strbuf present = STRBUF_INIT;
-	rc = read_companion(src, m, dir, "hot.yml", "keep", true, &present);
+	rc = read_companion(src, m, dir, "hot.yml", "keep", true, duplicates, &present);
 	if (!rc)
-		rc = read_companion(src, m, dir, "cold.yml", "evict", false, &present);
+		rc = read_companion(src, m, dir, "cold.yml", "evict", false, duplicates, &present);
 	if (!rc && present.len && !(m->hints_present = arena_strdup(&src->arena, sb_str(&present))))
 		rc = CS_ENOMEM;
 	if (present.failed)
