@@ -1,0 +1,232 @@
+/* test_bench.c: the speed work of issue 9 must not change a result: the
+ * manifest's radix sort keeps the seed's order (priority, highest first,
+ * ties in file order, negative and -0 priorities included), duplicate paths
+ * are found past the old 2,000-entry cap, companion hints reach every entry
+ * of a duplicated path, the printf-free drop sentence reads as before, and
+ * the arena's one-pass printf is right at and across a chunk's end. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "arena.h"
+#include "assembly.h"
+#include "manifest.h"
+#include "source.h"
+#include "strbuf.h"
+#include "support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Writes a manifest listing `paths` with `prios` (each file "x\n"). */
+static char *write_manifest(const char *const *paths, const char *const *prios, size_t n, const char *budget)
+{
+	char *dir = support_tempdir();
+	struct strbuf y = STRBUF_INIT;
+	sb_printf(&y, "%sfiles:\n", budget ? budget : "budget:\n  max_tokens: 100000\n  reserved_for_response: 0\n");
+	for (size_t i = 0; i < n; i++) {
+		sb_printf(&y, "  - path: %s\n    priority: %s\n", paths[i], prios[i]);
+		support_write(dir, paths[i], "x\n");
+	}
+	support_write(dir, "working-set.yml", sb_str(&y));
+	sb_fini(&y);
+	return dir;
+}
+
+/* The pieces in block order, as their ids joined by spaces. */
+static void block_order(const struct source *src, const struct assembly *a, char *out, size_t n)
+{
+	out[0] = '\0';
+	size_t len = 0;
+	for (size_t b = 0; b < a->nblocks; b++) {
+		if (a->blocks[b].piece < 0)
+			continue;
+		len += (size_t)snprintf(out + len, n - len, "%s%s", len ? " " : "", src->pieces[a->blocks[b].piece].id);
+	}
+}
+
+static void test_order_is_the_seeds(void **state)
+{
+	(void)state;
+	/* ties (0.5 three times) keep file order; 1.7 and -0.2 are outside 0..1
+	 * (warned, kept as written); -0 and 0 are equal, so file order. */
+	static const char *const paths[] = { "a", "b", "c", "d", "e", "f", "g", "h", "i" };
+	static const char *const prios[] = { "0.5", "0.9", "-0.0", "0.5", "1.7", "0", "-0.2", "0.5", "0.25" };
+	char *dir = write_manifest(paths, prios, 9, NULL);
+	struct source *src = support_load(support_path(dir, "working-set.yml"), NULL);
+	struct assembly a;
+	support_assemble(src, &a);
+	char order[256];
+	block_order(src, &a, order, sizeof order);
+	assert_string_equal(order, "e b a d h i c f g");
+	asm_fini(&a);
+
+	/* an edit moves one piece; the rest keep their order */
+	support_set(src, "priority", "h=0.95");
+	support_assemble(src, &a);
+	block_order(src, &a, order, sizeof order);
+	assert_string_equal(order, "e h b a d i c f g");
+	asm_fini(&a);
+	source_free(src);
+	support_rmtree(dir);
+	free(dir);
+}
+
+#define MANY 2600 /* past the old check's 2,000-entry cap */
+
+static void test_duplicates_found_everywhere(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	struct strbuf y = STRBUF_INIT;
+	sb_puts(&y, "budget:\n  max_tokens: 1000\n  reserved_for_response: 0\nfiles:\n");
+	for (int i = 0; i < MANY; i++)
+		sb_printf(&y, "  - path: f%d.txt\n    priority: 0.5\n", i);
+	sb_puts(&y, "  - path: f2500.txt\n    priority: 0.4\n"); /* files[2600] repeats files[2500] */
+	sb_puts(&y, "  - path: f7.txt\n    priority: 0.3\n");    /* files[2601] repeats files[7] */
+	support_write(dir, "working-set.yml", sb_str(&y));
+	support_write(dir, "hot.yml", "keep:\n  - path: f7.txt\n    why: the crash site\n");
+	sb_fini(&y);
+	struct source *src = support_load(support_path(dir, "working-set.yml"), NULL);
+	size_t dups = 0;
+	bool late = false, early = false;
+	for (size_t i = 0; i < src->nwarnings; i++) {
+		const char *t = src->warnings[i].text;
+		if (!strstr(t, "is listed twice"))
+			continue;
+		dups++;
+		late |= strcmp(t, "f2500.txt is listed twice (files[2500] and files[2600])") == 0;
+		early |= strcmp(t, "f7.txt is listed twice (files[7] and files[2601])") == 0;
+	}
+	assert_int_equal(dups, 2);
+	assert_true(late);
+	assert_true(early);
+	/* the hot hint reaches both entries of f7.txt, and no other */
+	const struct manifest *m = src->model;
+	size_t hinted = 0;
+	for (size_t i = 0; i < m->nentries; i++)
+		if (m->entries[i].hint) {
+			assert_string_equal(src->pieces[m->entries[i].piece].id, "f7.txt");
+			assert_string_equal(m->entries[i].hint, "hot (keep): the crash site");
+			hinted++;
+		}
+	assert_int_equal(hinted, 2);
+	source_free(src);
+	support_rmtree(dir);
+	free(dir);
+}
+
+static void test_hint_without_duplicates(void **state)
+{
+	(void)state;
+	static const char *const paths[] = { "a.c", "b.c", "c.c" };
+	static const char *const prios[] = { "0.5", "0.5", "0.5" };
+	char *dir = write_manifest(paths, prios, 3, NULL);
+	support_write(dir, "cold.yml", "evict:\n  - path: c.c\n    why: stale\n    suggested_action: drop\n"
+				       "  - path: zz.c\n    why: gone\n");
+	struct source *src = support_load(support_path(dir, "working-set.yml"), NULL);
+	const struct manifest *m = src->model;
+	assert_null(m->entries[0].hint);
+	assert_null(m->entries[1].hint);
+	assert_string_equal(m->entries[2].hint, "cold (evict): stale");
+	assert_string_equal(m->entries[2].suggested, "drop");
+	bool unmatched = false;
+	for (size_t i = 0; i < src->nwarnings; i++)
+		unmatched |= strcmp(src->warnings[i].text, "cold.yml names zz.c, which the manifest does not list") == 0;
+	assert_true(unmatched);
+	source_free(src);
+	support_rmtree(dir);
+	free(dir);
+}
+
+static void test_over_budget_sentence(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	/* 4,000 code points = 1,000 tokens each; 1,500 usable */
+	char *big = malloc(4001);
+	memset(big, 'y', 4000);
+	big[4000] = '\0';
+	support_write(dir, "a.txt", big);
+	support_write(dir, "b.txt", big);
+	free(big);
+	support_write(dir, "working-set.yml",
+		      "budget:\n  max_tokens: 1500\n  reserved_for_response: 0\nfiles:\n"
+		      "  - path: a.txt\n    priority: 0.9\n"
+		      "  - path: b.txt\n    priority: 0.8\n    truncate_strategy: never\n");
+	struct source *src = support_load(support_path(dir, "working-set.yml"), NULL);
+	struct assembly a;
+	support_assemble(src, &a);
+	long b = support_piece(src, "b.txt");
+	assert_int_equal(a.results[b].outcome, OUTCOME_DROPPED);
+	assert_int_equal(a.results[b].reason, REASON_OVER_BUDGET);
+	assert_string_equal(a.results[b].sentence,
+			    "dropped: over budget by 500 tokens (needs 1,000, 500 left of 1,500); "
+			    "its strategy is never, so it cannot be cut; 1 file of higher priority took 1,000");
+	asm_fini(&a);
+	/* excluded by the user: the fixed sentence */
+	support_set(src, "exclude", "a.txt");
+	support_assemble(src, &a);
+	assert_string_equal(a.results[support_piece(src, "a.txt")].sentence, "excluded by you");
+	assert_int_equal(a.results[b].outcome, OUTCOME_WHOLE);
+	asm_fini(&a);
+	source_free(src);
+	support_rmtree(dir);
+	free(dir);
+}
+
+static void test_arena_printf_one_pass(void **state)
+{
+	(void)state;
+	struct arena ar;
+	arena_init(&ar);
+	/* fill the first chunk to a few bytes from its end, then print across it */
+	char *first = arena_printf(&ar, "%d-%s", 42, "answer");
+	assert_string_equal(first, "42-answer");
+	char *texts[200];
+	for (int i = 0; i < 200; i++) {
+		texts[i] = arena_printf(&ar, "%0*d|%s", 300 + i, i, "end");
+		assert_non_null(texts[i]);
+	}
+	for (int i = 0; i < 200; i++) {
+		size_t n = strlen(texts[i]);
+		assert_int_equal(n, (size_t)(300 + i) + 4);
+		assert_string_equal(texts[i] + n - 4, "|end");
+		assert_int_equal(texts[i][0], '0');
+	}
+	assert_string_equal(first, "42-answer"); /* nothing written over */
+	/* larger than a chunk: the measured path */
+	char *huge = arena_printf(&ar, "%070000d", 7);
+	assert_int_equal(strlen(huge), 70000);
+	assert_int_equal(huge[69999], '7');
+	char *dup = arena_strndup(&ar, "abcdef", 3);
+	assert_string_equal(dup, "abc");
+	arena_fini(&ar);
+}
+
+static void test_thousands_by_hand(void **state)
+{
+	(void)state;
+	char b[32];
+	assert_string_equal(fmt_thousands(b, 0), "0");
+	assert_string_equal(fmt_thousands(b, 999), "999");
+	assert_string_equal(fmt_thousands(b, 1000), "1,000");
+	assert_string_equal(fmt_thousands(b, -1234567), "-1,234,567");
+	assert_string_equal(fmt_thousands(b, INT64_MIN), "-9,223,372,036,854,775,808");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_order_is_the_seeds),
+		cmocka_unit_test(test_duplicates_found_everywhere),
+		cmocka_unit_test(test_hint_without_duplicates),
+		cmocka_unit_test(test_over_budget_sentence),
+		cmocka_unit_test(test_arena_printf_one_pass),
+		cmocka_unit_test(test_thousands_by_hand),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
