@@ -47,6 +47,8 @@ static void manifest_free(void *model)
 		return;
 	ytree_fini(&m->tree);
 	cs_free(m->data);
+	for (size_t i = 0; m->entries && i < m->nentries; i++)
+		cs_free(m->entries[i].owned_text);
 	cs_free(m->entries);
 	cs_free(m);
 }
@@ -128,7 +130,8 @@ static const char *scalar_string(const struct ynode *n)
 }
 
 /* Reads the file an entry names into its piece, or marks why it cannot. */
-static int read_listed_file(struct source *src, long piece, const char *resolved, struct cs_error *err)
+static int read_listed_file(struct source *src, struct manifest_entry *me, long piece, const char *resolved,
+			    struct cs_error *err)
 {
 	char *data;
 	size_t len;
@@ -153,9 +156,20 @@ static int read_listed_file(struct source *src, long piece, const char *resolved
 		p->flags |= PIECE_NOT_TEXT;
 		return CS_OK;
 	}
-	rc = source_set_piece_text(src, piece, data, len);
-	cs_free(data);
-	return rc == CS_OK ? CS_OK : cs_error_set(err, CS_ENOMEM, "out of memory");
+	/* The read buffer becomes the piece's text (no copy into the arena:
+	 * at 100k files that copy was a second pass over every byte). */
+	me->owned_text = data;
+	rc = source_adopt_piece_text(src, piece, data, len);
+	if (rc != CS_OK || !me->max_lines || p->lines <= me->max_lines)
+		return rc;
+	/* Over max_lines: where each strategy cuts it, once (a re-assembly
+	 * after a strategy edit then reads, never rescans). */
+	me->caps = arena_alloc(&src->arena, 3 * sizeof *me->caps);
+	if (!me->caps)
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	for (int s = STRAT_START; s <= STRAT_END; s++)
+		manifest_cap_compute(p, me->max_lines, s, &me->caps[s - STRAT_START]);
+	return CS_OK;
 }
 
 static int read_entry(struct source *src, struct manifest *m, const char *dir, size_t i, const struct ynode *e,
@@ -245,7 +259,7 @@ static int read_entry(struct source *src, struct manifest *m, const char *dir, s
 		if (rc)
 			return rc;
 	}
-	return read_listed_file(src, piece, me->resolved, err);
+	return read_listed_file(src, me, piece, me->resolved, err);
 }
 
 /* Reads hot.yml / cold.yml beside the manifest into hints. A broken

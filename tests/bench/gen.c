@@ -558,14 +558,14 @@ static void gen_manifest(size_t files, uint64_t seed, const char *dir)
 			PICK(&r, strategies));
 		if (rng_below(&r, 10) == 0)
 			fprintf(f, "    max_lines: %zu\n", rng_range(&r, 20, 200));
-		if (rng_below(&r, 200) == 0) { /* listed, not on disk (renamed since) */
-			missing++;
-			continue;
-		}
 		char full[4096];
 		snprintf(full, sizeof full, "%s/src/mod%04zu", dir, d);
 		if (i % MANIFEST_FILES_PER_DIR == 0)
 			mkdir_p(full);
+		if (rng_below(&r, 200) == 0) { /* listed, not on disk (renamed since) */
+			missing++;
+			continue;
+		}
 		snprintf(full, sizeof full, "%s/%s", dir, rel);
 		char voice = ext[0] == 'm' ? 'd' : ext[0] == 'l' ? 't' : 'c';
 		size_t len = rng_length(&r, 300, 2500, 16000);

@@ -16,6 +16,7 @@
 #include "source.h"
 #include "strbuf.h"
 #include "support.h"
+#include "utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +179,40 @@ static void test_over_budget_sentence(void **state)
 	free(dir);
 }
 
+/* max_lines cuts are computed at load for every strategy; an edit of the
+ * strategy must cut as if computed then. */
+static void test_max_lines_after_strategy_edits(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	support_write(dir, "ten.txt", "l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\nl9\nl10\n");
+	support_write(dir, "working-set.yml", "budget:\n  max_tokens: 10000\n  reserved_for_response: 0\nfiles:\n"
+					       "  - path: ten.txt\n    priority: 0.5\n    max_lines: 4\n");
+	struct source *src = support_load(support_path(dir, "working-set.yml"), NULL);
+	struct assembly a;
+	static const struct {
+		const char *strategy, *prompt;
+	} cases[] = {
+		{ "end", "<context path=\"ten.txt\">\nl1\nl2\nl3\nl4\n\n[... truncated ...]\n</context>\n" },
+		{ "start", "<context path=\"ten.txt\">\n\n[... truncated ...]\nl7\nl8\nl9\nl10\n</context>\n" },
+		{ "middle", "<context path=\"ten.txt\">\nl1\nl2\n\n[... truncated ...]\nl9\nl10\n</context>\n" },
+		{ "end", "<context path=\"ten.txt\">\nl1\nl2\nl3\nl4\n\n[... truncated ...]\n</context>\n" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char setting[64];
+		snprintf(setting, sizeof setting, "ten.txt=%s", cases[i].strategy);
+		support_set(src, "strategy", setting);
+		support_assemble(src, &a);
+		assert_string_equal(support_prompt(&a), cases[i].prompt);
+		assert_int_equal(a.results[0].outcome, OUTCOME_TRUNCATED);
+		assert_int_equal(a.results[0].reason, REASON_MAX_LINES);
+		asm_fini(&a);
+	}
+	source_free(src);
+	support_rmtree(dir);
+	free(dir);
+}
+
 static void test_arena_printf_one_pass(void **state)
 {
 	(void)state;
@@ -207,6 +242,28 @@ static void test_arena_printf_one_pass(void **state)
 	arena_fini(&ar);
 }
 
+/* The word-at-a-time counts agree with a byte-at-a-time reading wherever
+ * the non-ASCII byte falls, and lines keep their meaning. */
+static void test_counts_word_at_a_time(void **state)
+{
+	(void)state;
+	for (size_t at = 0; at < 30; at++) {
+		char s[40];
+		memset(s, 'a', sizeof s);
+		memcpy(s + at, "\xC3\xA9", 2); /* e-acute: 2 bytes, 1 code point */
+		assert_int_equal(utf8_count_code_points(s, 32), 31);
+		s[at] = '\xFF'; /* invalid: one code point, then a stray continuation: another */
+		assert_int_equal(utf8_count_code_points(s, 32), 32);
+	}
+	assert_int_equal(utf8_count_code_points("abcdefgh\xE4\xB8\x96", 11), 9);
+	assert_int_equal(utf8_count_lines("", 0), 0);
+	assert_int_equal(utf8_count_lines("a", 1), 1);
+	assert_int_equal(utf8_count_lines("a\n", 2), 1);
+	assert_int_equal(utf8_count_lines("\n\n", 2), 2);
+	assert_int_equal(utf8_count_lines("a\nb", 3), 2);
+	assert_int_equal(utf8_count_lines("a\nb\n\nccc", 8), 4);
+}
+
 static void test_thousands_by_hand(void **state)
 {
 	(void)state;
@@ -225,7 +282,9 @@ int main(void)
 		cmocka_unit_test(test_duplicates_found_everywhere),
 		cmocka_unit_test(test_hint_without_duplicates),
 		cmocka_unit_test(test_over_budget_sentence),
+		cmocka_unit_test(test_max_lines_after_strategy_edits),
 		cmocka_unit_test(test_arena_printf_one_pass),
+		cmocka_unit_test(test_counts_word_at_a_time),
 		cmocka_unit_test(test_thousands_by_hand),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
