@@ -12,6 +12,7 @@
 #include "alloc.h"
 #include "assembly.h"
 #include "emit.h"
+#include "progress.h"
 #include "source.h"
 #include "strbuf.h"
 #include "tokens.h"
@@ -394,9 +395,12 @@ static int manifest_load(struct source *src, const char *data, size_t len, struc
 	char *dir = arena_strndup(&src->arena, src->path, slash ? (size_t)(slash - src->path) + 1 : 0);
 	if (!dir)
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if ((rc = read_entry(src, m, dir, i, files->children[i], err)))
 			return rc;
+		progress_tick(src->progress, "reading the listed files", i + 1, n);
+	}
+	progress_done(src->progress, "reading the listed files", n);
 	/* Listed twice: the id index (O(1) a lookup) answers with the first
 	 * piece of that path; pieces are added in entry order, so that is the
 	 * first entry. */

@@ -13,6 +13,7 @@
 #include "arena.h"
 #include "assembly.h"
 #include "manifest.h"
+#include "progress.h"
 #include "source.h"
 #include "strbuf.h"
 #include "support.h"
@@ -264,6 +265,59 @@ static void test_counts_word_at_a_time(void **state)
 	assert_int_equal(utf8_count_lines("a\nb\n\nccc", 8), 4);
 }
 
+struct heard {
+	int calls, finished;
+	size_t done, total;
+};
+
+static void hear(void *ctx, const char *what, size_t done, size_t total, bool finished)
+{
+	struct heard *h = ctx;
+	assert_string_equal(what, "reading");
+	h->calls++;
+	h->finished += finished;
+	h->done = done;
+	h->total = total;
+}
+
+/* Quiet for the first half second, then at most every interval; a last
+ * call only when something was shown. */
+static void test_progress_after_half_a_second(void **state)
+{
+	(void)state;
+	struct heard h = { 0 };
+	struct progress pr;
+	progress_init(&pr, hear, &h);
+	for (size_t i = 1; i <= 10 * PROGRESS_EVERY; i++)
+		progress_tick(&pr, "reading", i, 100000);
+	progress_done(&pr, "reading", 100000);
+	assert_int_equal(h.calls, 0); /* fast work shows nothing, not even the end */
+
+	progress_init(&pr, hear, &h);
+	pr.start -= 2 * PROGRESS_DELAY_S; /* as if begun a second ago */
+	for (size_t i = 1; i <= 10 * PROGRESS_EVERY; i++)
+		progress_tick(&pr, "reading", i, 100000);
+	assert_int_equal(h.calls, 1); /* the next ones are within the interval */
+	assert_int_equal(h.done, PROGRESS_EVERY);
+	assert_int_equal(h.total, 100000);
+	pr.last -= 2 * PROGRESS_INTERVAL_S;
+	for (size_t i = 1; i <= PROGRESS_EVERY; i++)
+		progress_tick(&pr, "reading", 5000 + i, 100000);
+	assert_int_equal(h.calls, 2);
+	assert_int_equal(h.done, 5000 + PROGRESS_EVERY);
+	progress_done(&pr, "reading", 100000);
+	assert_int_equal(h.calls, 3);
+	assert_int_equal(h.finished, 1);
+	assert_int_equal(h.done, 100000);
+
+	progress_tick(NULL, "reading", 1, 1); /* NULL-safe */
+	progress_init(&pr, NULL, NULL);
+	pr.start -= 10;
+	for (size_t i = 0; i < 2 * PROGRESS_EVERY; i++)
+		progress_tick(&pr, "reading", i, 0);
+	progress_done(&pr, "reading", 0);
+}
+
 static void test_thousands_by_hand(void **state)
 {
 	(void)state;
@@ -285,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_max_lines_after_strategy_edits),
 		cmocka_unit_test(test_arena_printf_one_pass),
 		cmocka_unit_test(test_counts_word_at_a_time),
+		cmocka_unit_test(test_progress_after_half_a_second),
 		cmocka_unit_test(test_thousands_by_hand),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
