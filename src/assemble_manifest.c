@@ -360,11 +360,43 @@ static void line_num(struct line *l, long long v)
 	line_puts(l, fmt_thousands(b, v));
 }
 
+/* Once the budget is spent, every later drop's sentence differs only by the
+ * piece's tokens (the rest holds still: drops take nothing), so pieces with
+ * the same tokens share one sentence: at 100k files that is a few thousand
+ * sentences a run instead of 100k. A direct-mapped cache, emptied whenever
+ * the rest of the sentence changes. */
+#define DROP_CACHE_SLOTS 4096
+
+struct drop_cache {
+	long remaining, higher_tokens; /* what the cached sentences say besides tokens and why */
+	size_t higher;
+	unsigned long generation;      /* bumped when the above change */
+	struct {
+		unsigned long generation;
+		long tokens;
+		const char *why;       /* one of three literals */
+		const char *sentence;
+	} slot[DROP_CACHE_SLOTS];
+};
+
 /* "dropped: over budget by %s tokens (needs %s, %s left of %s); %s; %zu
  * file%s of higher priority took %s" (the counts of files unseparated). */
-static void drop_over_budget(struct assembly *a, long piece, long tokens, long remaining, long effective,
-			     const char *why, size_t higher, long higher_tokens)
+static void drop_over_budget(struct assembly *a, struct drop_cache *cache, long piece, long tokens, long remaining,
+			     long effective, const char *why, size_t higher, long higher_tokens)
 {
+	size_t at = ((size_t)tokens * 3 + (size_t)why[0]) % DROP_CACHE_SLOTS;
+	if (cache) {
+		if (cache->remaining != remaining || cache->higher_tokens != higher_tokens || cache->higher != higher) {
+			cache->remaining = remaining;
+			cache->higher_tokens = higher_tokens;
+			cache->higher = higher;
+			cache->generation++;
+		} else if (cache->slot[at].generation == cache->generation && cache->slot[at].tokens == tokens &&
+			   cache->slot[at].why == why) {
+			asm_drop_text(a, piece, REASON_OVER_BUDGET, cache->slot[at].sentence);
+			return;
+		}
+	}
 	struct line l = { .len = 0 };
 	long left = remaining > 0 ? remaining : 0;
 	line_puts(&l, "dropped: over budget by ");
@@ -390,7 +422,14 @@ static void drop_over_budget(struct assembly *a, long piece, long tokens, long r
 	l.buf[l.len] = '\0';
 	line_puts(&l, higher == 1 ? " file of higher priority took " : " files of higher priority took ");
 	line_num(&l, higher_tokens);
-	asm_drop_text(a, piece, REASON_OVER_BUDGET, l.buf, l.len);
+	const char *sentence = arena_strndup(&a->arena, l.buf, l.len);
+	if (cache && sentence) {
+		cache->slot[at].generation = cache->generation;
+		cache->slot[at].tokens = tokens;
+		cache->slot[at].why = why;
+		cache->slot[at].sentence = sentence;
+	}
+	asm_drop_text(a, piece, REASON_OVER_BUDGET, sentence);
 }
 
 static const char *pct(char buf[16], long part, long whole)
@@ -428,6 +467,10 @@ int manifest_assemble(const struct source *src, struct assembly *a, struct cs_er
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
 	}
 
+	/* Optional: without it (out of memory) every drop formats its own. */
+	struct drop_cache *cache = src->npieces > DROP_CACHE_SLOTS / 4 ? cs_calloc(1, sizeof *cache) : NULL;
+	if (cache)
+		cache->generation = 1;
 	long used = 0;
 	if (m->boot_header)
 		boot_header(a, m, &used);
@@ -488,7 +531,7 @@ int manifest_assemble(const struct source *src, struct assembly *a, struct cs_er
 			const char *why = p->strategy == STRAT_NEVER ? "its strategy is never, so it cannot be cut"
 				        : remaining <= 0 ? "nothing is left of the budget"
 				        : "the truncation marker alone would fill what is left";
-			drop_over_budget(a, i, tokens, remaining, effective, why, higher, higher_tokens);
+			drop_over_budget(a, cache, i, tokens, remaining, effective, why, higher, higher_tokens);
 			excluded_budget++;
 			continue;
 		}
@@ -511,6 +554,7 @@ int manifest_assemble(const struct source *src, struct assembly *a, struct cs_er
 		higher_tokens += cut_tokens;
 	}
 	cs_free(order);
+	cs_free(cache);
 
 	if (excluded_budget)
 		asm_warn(a, -1, "%zu file%s excluded due to budget", excluded_budget, excluded_budget == 1 ? "" : "s");

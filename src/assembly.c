@@ -240,11 +240,11 @@ void asm_drop(struct assembly *a, long piece, int reason, const char *fmt, ...)
 	note_not_whole(a, piece);
 }
 
-void asm_drop_text(struct assembly *a, long piece, int reason, const char *text, size_t len)
+void asm_drop_text(struct assembly *a, long piece, int reason, const char *sentence)
 {
 	struct piece_result *r = &a->results[piece];
-	r->sentence = arena_strndup(&a->arena, text, len);
-	if (!r->sentence)
+	r->sentence = sentence;
+	if (!sentence)
 		a->nomem = true;
 	r->outcome = OUTCOME_DROPPED;
 	r->reason = reason;

@@ -214,6 +214,53 @@ static void test_max_lines_after_strategy_edits(void **state)
 	free(dir);
 }
 
+/* Past 1,024 files, drops with the same tokens and reason share a sentence
+ * (a cache); each must still read exactly as its own. */
+static void test_shared_drop_sentences(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	struct strbuf y = STRBUF_INIT;
+	sb_puts(&y, "budget:\n  max_tokens: 20\n  reserved_for_response: 0\nfiles:\n");
+	for (int i = 0; i < 1100; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "f%04d.txt", i);
+		support_write(dir, name, i % 7 == 3 ? "abcdefghijkl" : "abcdefgh"); /* 3 or 2 tokens */
+		sb_printf(&y, "  - path: %s\n    priority: 0.5\n%s", name,
+			  i % 5 == 4 ? "    truncate_strategy: never\n" : "");
+	}
+	support_write(dir, "working-set.yml", sb_str(&y));
+	sb_fini(&y);
+	struct source *src = support_load(support_path(dir, "working-set.yml"), NULL);
+	struct assembly a;
+	support_assemble(src, &a);
+	/* files 0..8 fit (2+2+2+3+2+2+2+2+2 = 19 tokens); with 1 token left
+	 * every later file is dropped: a never one as it cannot be cut, the
+	 * others as the marker alone would fill what is left. Four distinct
+	 * sentences for 1,091 drops: the cache is hit, and must keep the
+	 * reasons apart. */
+	size_t dropped = 0;
+	for (size_t i = 9; i < src->npieces; i++) {
+		const struct piece_result *r = &a.results[i];
+		assert_int_equal(r->outcome, OUTCOME_DROPPED);
+		long t = src->pieces[i].tokens;
+		bool never = i % 5 == 4;
+		char want[256];
+		snprintf(want, sizeof want,
+			 "dropped: over budget by %ld tokens (needs %ld, 1 left of 20); %s; 9 files of higher priority took 19",
+			 t - 1, t,
+			 never ? "its strategy is never, so it cannot be cut"
+			       : "the truncation marker alone would fill what is left");
+		assert_string_equal(r->sentence, want);
+		dropped++;
+	}
+	assert_int_equal(dropped, 1091);
+	asm_fini(&a);
+	source_free(src);
+	support_rmtree(dir);
+	free(dir);
+}
+
 static void test_arena_printf_one_pass(void **state)
 {
 	(void)state;
@@ -337,6 +384,7 @@ int main(void)
 		cmocka_unit_test(test_hint_without_duplicates),
 		cmocka_unit_test(test_over_budget_sentence),
 		cmocka_unit_test(test_max_lines_after_strategy_edits),
+		cmocka_unit_test(test_shared_drop_sentences),
 		cmocka_unit_test(test_arena_printf_one_pass),
 		cmocka_unit_test(test_counts_word_at_a_time),
 		cmocka_unit_test(test_progress_after_half_a_second),
