@@ -528,10 +528,6 @@ static void bench_input(const struct input *in, const struct options *opt)
 static void bench_report(const struct input *in, const struct options *opt)
 {
 	char m[128], an[160];
-	if (!kind_by_name(in->kind)) {
-		row("report", in->label, "n/a (kind not built)", "", 0, 0, NULL);
-		return;
-	}
 	double jq_s = 0, jq_rss = 0, rep_s = 0, rep_rss = 0;
 	int jq = -1;
 	char bin[4096], path[4096], kind[32];
@@ -543,6 +539,14 @@ static void bench_report(const struct input *in, const struct options *opt)
 		char a_jq[] = "jq", a_empty[] = "empty";
 		char *jq_argv[] = { a_jq, a_empty, path, NULL };
 		jq = run_command(jq_argv, &jq_s, &jq_rss);
+	}
+	if (!kind_by_name(in->kind)) {
+		char js[24], jr[24];
+		fmt_ms(js, sizeof js, jq_s);
+		fmt_bytes(jr, sizeof jr, jq_rss);
+		snprintf(an, sizeof an, "%s, %s jq empty", js, jr);
+		row("report", in->label, "n/a (kind not built)", jq == 0 ? an : "", 0, 0, NULL);
+		return;
 	}
 	char *rep_argv[] = { bin, a_report, path, a_kind, kind, a_format, a_json, NULL };
 	int rc = run_command(rep_argv, &rep_s, &rep_rss);
