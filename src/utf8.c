@@ -119,10 +119,21 @@ size_t utf8_offset_of_last_code_points(const char *s, size_t nbytes, size_t code
 size_t utf8_count_lines(const char *s, size_t nbytes)
 {
 	/* Every newline ends a line, and so does the end of a text that does
-	 * not end with one. A plain counting loop (the compiler vectorizes it)
-	 * beats a memchr call per line on short-lined code. */
-	size_t newlines = 0;
-	for (size_t i = 0; i < nbytes; i++)
+	 * not end with one. Counted eight bytes at a time (a memchr call per
+	 * line was most of a manifest's load on short-lined code): in x, a
+	 * newline is a zero byte; `nonzero` has the high bit of each byte
+	 * that is not (exact, no borrow between bytes); the multiply sums
+	 * those bits into the top byte. */
+	const uint64_t ones = 0x0101010101010101ull, low7 = 0x7F7F7F7F7F7F7F7Full;
+	size_t newlines = 0, i = 0;
+	for (; nbytes - i >= 8; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, sizeof w);
+		uint64_t x = w ^ (ones * '\n');
+		uint64_t nonzero = (((x & low7) + low7) | x) & ~low7;
+		newlines += 8 - (size_t)(((nonzero >> 7) * ones) >> 56);
+	}
+	for (; i < nbytes; i++)
 		newlines += s[i] == '\n';
 	return newlines + (nbytes > 0 && s[nbytes - 1] != '\n');
 }

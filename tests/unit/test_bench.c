@@ -310,6 +310,19 @@ static void test_counts_word_at_a_time(void **state)
 	assert_int_equal(utf8_count_lines("\n\n", 2), 2);
 	assert_int_equal(utf8_count_lines("a\nb", 3), 2);
 	assert_int_equal(utf8_count_lines("a\nb\n\nccc", 8), 4);
+	/* across words: newlines next to bytes 0x0A +- 1, 0x8A, 0x00 and 0xFF,
+	 * at every offset, against a byte-at-a-time count */
+	static const char around[] = { '\x0B', '\x09', '\x8A', '\0', '\xFF', 'a' };
+	for (size_t len = 1; len <= 70; len++) {
+		char buf[80];
+		size_t want = 0;
+		for (size_t i = 0; i < len; i++) {
+			buf[i] = (i * 7 + len) % 5 == 0 ? '\n' : around[(i + len) % sizeof around];
+			want += buf[i] == '\n';
+		}
+		want += buf[len - 1] != '\n';
+		assert_int_equal(utf8_count_lines(buf, len), want);
+	}
 }
 
 struct heard {
