@@ -133,7 +133,7 @@ static void test_hint_without_duplicates(void **state)
 	const struct manifest *m = src->model;
 	assert_null(m->entries[0].hint);
 	assert_null(m->entries[1].hint);
-	assert_string_equal(m->entries[2].hint, "cold (evict): stale");
+	assert_string_equal(m->entries[2].hint, "cold (evict): stale (suggested: drop)");
 	assert_string_equal(m->entries[2].suggested, "drop");
 	bool unmatched = false;
 	for (size_t i = 0; i < src->nwarnings; i++)
