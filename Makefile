@@ -174,11 +174,14 @@ $(BENCH_GEN): tests/bench/gen.c
 $(REL)/tests/bench/bench.o: tests/bench/bench.c
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(WARN) $(DEFS) -D_DEFAULT_SOURCE $(REL_FLAGS) -Isrc $(CORE_CFLAGS) $(DEPF) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(WARN) $(DEFS) -D_DEFAULT_SOURCE $(REL_FLAGS) -Isrc -Iui $(CORE_CFLAGS) $(UI_CFLAGS) $(DEPF) $(CFLAGS) -c $< -o $@
 
-$(BENCH_BIN): $(REL)/tests/bench/bench.o $(REL_SRC_O)
+# The driver links the ui objects but main (as the unit suites do) for the
+# in-process edit+redraw figure.
+REL_UI_LIB_O := $(filter-out $(REL)/ui/main.o,$(REL_UI_O))
+$(BENCH_BIN): $(REL)/tests/bench/bench.o $(REL_SRC_O) $(REL_UI_LIB_O)
 	@echo "  LINK    $@"
-	$(Q)$(CC) $(REL_FLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS)
+	$(Q)$(CC) $(REL_FLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS) $(UI_LIBS)
 
 bench: build $(BENCH_GEN) $(BENCH_BIN)
 	@tests/bench/bench.sh $(BENCH_GEN) $(BENCH_BIN) $(REL)/ctxscope

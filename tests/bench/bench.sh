@@ -4,7 +4,7 @@
 # `make test`/`make check`: this folder has no `run` script).
 #   tests/bench/bench.sh GEN BENCH CTXSCOPE
 # BENCH_SCALE=full (default: the issue's sizes) or small (a hundredth, for
-# development); BENCH_EDITS (default 1000); BENCH_UI=1 once the UI is built.
+# development); BENCH_EDITS (default 1000); BENCH_UI=0 skips the first-frame rows.
 set -euo pipefail
 gen=$1 bench=$2 bin=$3
 scale=${BENCH_SCALE:-full}
@@ -46,5 +46,5 @@ for n in $memory; do
 done
 echo "generated $(du -sh "$tmp" | cut -f1) of inputs (scale $scale, seed $seed) in $(( $(date +%s) - t0 )) s"
 ui=()
-[ "${BENCH_UI:-0}" = 1 ] && ui=(--ui)
+[ "${BENCH_UI:-1}" = 1 ] && ui=(--ui)
 "$bench" --edits "$edits" --bin "$bin" "${ui[@]}" "${args[@]}"
