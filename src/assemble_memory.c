@@ -40,6 +40,46 @@ static int cmp_ranked(const void *x, const void *y)
 	return a->index < b->index ? -1 : a->index > b->index; /* ties: input order */
 }
 
+/* One item in score order, with what the passes below read, so they walk
+ * one array in order instead of pieces and items at random. */
+struct slot {
+	double score;
+	size_t index; /* piece */
+	long tokens;
+	int type;     /* enum memory_type */
+	int share;    /* enum memory_allocation, -1 none */
+	bool excluded;
+};
+
+/* Makes m->rank_order the score order for weights (sorting only when the
+ * weights differ from the last sort's). scores[i].score is piece i's score.
+ * false on out of memory (the cache is left invalid). Called from the
+ * assembler, which sees the source as const: the cache is the model's own
+ * and changes no result, only how fast it comes. */
+static bool rank_for(struct memory *m, const double weights[MW_COUNT], const struct piece_result *scores, size_t n)
+{
+	if (m->rank_valid && !memcmp(m->rank_weights, weights, sizeof m->rank_weights))
+		return true;
+	m->rank_valid = false;
+	if (!m->rank_order) {
+		m->rank_order = cs_malloc((n ? n : 1) * sizeof *m->rank_order);
+		if (!m->rank_order)
+			return false;
+	}
+	struct ranked *r = cs_malloc((n ? n : 1) * sizeof *r);
+	if (!r)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		r[i] = (struct ranked){ scores[i].score, i };
+	qsort(r, n, sizeof *r, cmp_ranked);
+	for (size_t k = 0; k < n; k++)
+		m->rank_order[k] = r[k].index;
+	cs_free(r);
+	memcpy(m->rank_weights, weights, sizeof m->rank_weights);
+	m->rank_valid = true;
+	return true;
+}
+
 /* What happened to one item, decided before any sentence is written (the
  * sentences name the cutoff, known only at the end). */
 struct decision {
@@ -86,8 +126,9 @@ int memory_assemble(const struct source *src, struct assembly *a, struct cs_erro
 		cap[k] = (long)floor((double)budget * (s->allocation[k] / 100.0)); /* the seed's TokenBudget.allocate */
 
 	size_t n = src->npieces;
-	struct ranked *order = cs_calloc(n ? n : 1, sizeof *order);
-	struct decision *dec = cs_calloc(n ? n : 1, sizeof *dec);
+	struct memory *cache = src->model; /* the rank cache (rank_for) */
+	struct slot *order = cs_calloc(n ? n : 1, sizeof *order);
+	struct decision *dec = cs_calloc(n ? n : 1, sizeof *dec); /* by rank, as order */
 	if (!order || !dec) {
 		cs_free(order);
 		cs_free(dec);
@@ -96,44 +137,57 @@ int memory_assemble(const struct source *src, struct assembly *a, struct cs_erro
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct memory_item *it = &m->items[src->pieces[i].kind_index];
-		order[i] = (struct ranked){ memory_final_score(it, s->weights), i };
-		a->results[i].score = order[i].score;
+		a->results[i].score = memory_final_score(it, s->weights);
 		a->results[i].original_tokens = it->tokens;
 	}
-	qsort(order, n, sizeof *order, cmp_ranked);
+	if (!rank_for(cache, s->weights, a->results, n)) {
+		cs_free(order);
+		cs_free(dec);
+		asm_fini(a);
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	}
+	for (size_t k = 0; k < n; k++) {
+		size_t i = cache->rank_order[k];
+		const struct piece *p = &src->pieces[i];
+		const struct memory_item *it = &m->items[p->kind_index];
+		order[k] = (struct slot){ .score = a->results[i].score,
+					  .index = i,
+					  .tokens = it->tokens,
+					  .type = it->type,
+					  .share = memory_allocation_of_type(it->type),
+					  .excluded = piece_excluded(p) };
+	}
 
 	long used = 0;
 	bool has_cutoff = false, has_included = false;
 	double cutoff = 0, lowest_in = 0;
 	size_t dropped_budget = 0, dropped_alloc = 0;
 	for (size_t k = 0; k < n; k++) {
-		size_t i = order[k].index;
-		const struct piece *p = &src->pieces[i];
-		const struct memory_item *it = &m->items[p->kind_index];
-		int share = memory_allocation_of_type(it->type);
-		struct decision *d = &dec[i];
+		const struct slot *o = &order[k];
+		int share = o->share;
+		struct decision *d = &dec[k];
 		d->left = budget - used;
 		d->share_used = share >= 0 ? share_used[share] : 0;
-		if (piece_excluded(p)) {
+		if (o->excluded) {
 			d->reason = REASON_EXCLUDED_BY_USER;
 			continue;
 		}
-		d->share_full = m->caps && share >= 0 && share_used[share] + it->tokens > cap[share];
-		if (used + it->tokens > budget)
+		d->share_full = m->caps && share >= 0 && share_used[share] + o->tokens > cap[share];
+		if (used + o->tokens > budget)
 			d->reason = REASON_OVER_BUDGET;
-		else if (m->caps && share >= 0 && share_used[share] + it->tokens > cap[share])
+		else if (m->caps && share >= 0 && share_used[share] + o->tokens > cap[share])
 			d->reason = REASON_OVER_ALLOCATION;
 		if (d->reason != REASON_NONE) {
 			if (!has_cutoff)
-				cutoff = order[k].score;
+				cutoff = o->score;
 			has_cutoff = true;
 			d->reason == REASON_OVER_BUDGET ? dropped_budget++ : dropped_alloc++;
 			continue;
 		}
-		used += it->tokens;
+		used += o->tokens;
 		if (share >= 0)
-			share_used[share] += it->tokens;
-		lowest_in = order[k].score;
+			share_used[share] += o->tokens;
+		lowest_in = o->score;
 		has_included = true;
 	}
 
@@ -148,8 +202,7 @@ int memory_assemble(const struct source *src, struct assembly *a, struct cs_erro
 		long last = -1; /* the section's last block; -1 after running out of memory */
 		for (size_t k = 0, count = is_extra ? 1 : n; k < count; k++) {
 			long i = is_extra ? -1 : (long)order[k].index;
-			if (!is_extra && (dec[i].reason != REASON_NONE ||
-					  m->items[src->pieces[i].kind_index].type != sec))
+			if (!is_extra && (dec[k].reason != REASON_NONE || order[k].type != sec))
 				continue;
 			struct block *blk;
 			if (!started) {
@@ -171,7 +224,7 @@ int memory_assemble(const struct source *src, struct assembly *a, struct cs_erro
 				asm_span(a, m->additional, m->additional_bytes, (size_t)-1);
 			} else {
 				const struct piece *p = &src->pieces[i];
-				long t = m->items[p->kind_index].tokens;
+				long t = order[k].tokens;
 				blk->budget_tokens = t;
 				blk->keep_head = p->text_bytes;
 				asm_span(a, p->text, p->text_bytes, p->code_points);
@@ -188,10 +241,10 @@ int memory_assemble(const struct source *src, struct assembly *a, struct cs_erro
 	snprintf(cut_text, sizeof cut_text, "%.3f", cutoff);
 	for (size_t k = 0; k < n; k++) {
 		long i = (long)order[k].index;
-		const struct decision *d = &dec[i];
-		const struct memory_item *it = &m->items[src->pieces[i].kind_index];
+		const struct decision *d = &dec[k];
+		long tokens = order[k].tokens;
 		double score = order[k].score;
-		int share = memory_allocation_of_type(it->type);
+		int share = order[k].share;
 		const char *rel = score == cutoff ? "the cutoff: every item scoring higher went in" : "below the cutoff";
 		switch (d->reason) {
 		case REASON_EXCLUDED_BY_USER:
@@ -200,7 +253,7 @@ int memory_assemble(const struct source *src, struct assembly *a, struct cs_erro
 		case REASON_OVER_BUDGET:
 			asm_drop(a, i, REASON_OVER_BUDGET,
 				 "dropped: over budget: needs %s tokens, %s left of %s%s%s%s; score %.3f, %s %s",
-				 fmt_thousands(n1, it->tokens), fmt_thousands(n2, d->left), fmt_thousands(n3, budget),
+				 fmt_thousands(n1, tokens), fmt_thousands(n2, d->left), fmt_thousands(n3, budget),
 				 d->share_full ? " (its " : "", d->share_full ? memory_allocation_name(share) : "",
 				 d->share_full ? " share was full too)" : "", score, score == cutoff ? "which is" : "cutoff",
 				 score == cutoff ? rel : cut_text);
@@ -210,13 +263,13 @@ int memory_assemble(const struct source *src, struct assembly *a, struct cs_erro
 				 "dropped: over allocation: the %s share (%g%% = %s tokens) had %s used and needs %s more; "
 				 "%s of the budget was still free; score %.3f, %s %s",
 				 memory_allocation_name(share), s->allocation[share], fmt_thousands(n1, cap[share]),
-				 fmt_thousands(n2, d->share_used), fmt_thousands(n3, it->tokens), fmt_thousands(n4, d->left),
+				 fmt_thousands(n2, d->share_used), fmt_thousands(n3, tokens), fmt_thousands(n4, d->left),
 				 score, score == cutoff ? "which is" : "cutoff", score == cutoff ? rel : cut_text);
 			break;
 		default:
 			break;
 		}
-		a->results[i].original_tokens = it->tokens;
+		a->results[i].original_tokens = tokens;
 	}
 	cs_free(order);
 	cs_free(dec);

@@ -134,6 +134,7 @@ static void memory_free(void *model)
 	if (!m)
 		return;
 	cs_free(m->items);
+	cs_free(m->rank_order);
 	cs_free(m);
 }
 

@@ -97,6 +97,13 @@ struct memory {
 	size_t additional_bytes;
 	struct memory_item *items;  /* one per piece, in input order (cs_malloc'd) */
 	size_t nitems;
+	/* The pieces in descending score for rank_weights (ties: input order),
+	 * kept by memory_assemble so an edit that leaves the weights alone
+	 * (an exclusion, the budget) does not sort again. Scores never change
+	 * after load, so the weights are the whole key. cs_malloc'd, owned. */
+	size_t *rank_order;
+	double rank_weights[MW_COUNT];
+	bool rank_valid;
 };
 
 /* The presets, n of them into *n. Static storage. */
