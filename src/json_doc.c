@@ -30,6 +30,27 @@ void jpath_format(const struct jpath *p, char *buf, size_t n)
 	buf[n - 1] = '\0';
 }
 
+/* The index of the quote closing the string opened at s[open], or n when
+ * it is unclosed. A quote is escaped when an odd run of backslashes comes
+ * before it; memchr skips the text between (most of a ledger's bytes are
+ * message text: perf showed this scan at 9% of a load, byte by byte). */
+static size_t string_end(const char *s, size_t n, size_t open)
+{
+	size_t from = open + 1;
+	while (from < n) {
+		const char *q = memchr(s + from, '"', n - from);
+		if (!q)
+			return n;
+		size_t at = (size_t)(q - s), back = 0;
+		while (at - back > open + 1 && s[at - back - 1] == '\\')
+			back++;
+		if (back % 2 == 0)
+			return at;
+		from = at + 1;
+	}
+	return n;
+}
+
 /* Deepest nesting in the raw text, stopping early past the limit. */
 static size_t max_depth(const char *s, size_t n, size_t *at)
 {
@@ -37,9 +58,7 @@ static size_t max_depth(const char *s, size_t n, size_t *at)
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
 		if (c == '"') {
-			for (i++; i < n && s[i] != '"'; i++)
-				if (s[i] == '\\')
-					i++;
+			i = string_end(s, n, i);
 		} else if (c == '{' || c == '[') {
 			if (++depth > deepest) {
 				deepest = depth;
