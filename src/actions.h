@@ -35,7 +35,9 @@ struct strbuf;
 	X(ACT_SHOW_DROPPED, "show-dropped", "e", "show or hide dropped pieces")             \
 	X(ACT_LAYERS, "layers", "l", "switch the bars between layer groupings (physical, conceptual)") \
 	X(ACT_HELP, "help", "?", "show this help")                                          \
-	X(ACT_QUIT, "quit", "q", "quit")
+	X(ACT_QUIT, "quit", "q", "quit")                                                    \
+	X(ACT_PROFILE, "profile", "P", "cycle the cache profile (anthropic, openai, gemini, ...)") \
+	X(ACT_BREAKPOINT, "breakpoint", "M", "set or remove a cache breakpoint after the selected block")
 
 enum action {
 	ACT_NONE = -1,

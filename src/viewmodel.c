@@ -3,6 +3,7 @@
 
 #include "alloc.h"
 #include "kind.h"
+#include "strbuf.h"
 #include "theme.h"
 #include "tokens.h"
 
@@ -11,60 +12,69 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- comparing with the baseline ------------------------------------------ */
+/* ---- the cache, as cache.h sees it ----------------------------------------- */
 
-/* Whether two blocks render the same bytes in the same message role. */
-static bool block_same(const struct assembly *a, size_t i, const struct assembly *b, size_t j)
+/* A deep copy of the user's breakpoints (the baseline keeps the ones it was
+ * pinned with). false on out of memory (dst is then empty). */
+static bool copy_overrides(struct cache_overrides *dst, const struct cache_overrides *src)
 {
-	const struct block *x = &a->blocks[i], *y = &b->blocks[j];
-	if (x->bytes != y->bytes)
+	cache_overrides_fini(dst);
+	cache_overrides_init(dst);
+	if (src->n == 0)
+		return true;
+	dst->items = cs_calloc(src->n, sizeof *dst->items);
+	if (!dst->items)
 		return false;
-	const char *rx = a->nmessages ? a->messages[x->message].role : "";
-	const char *ry = b->nmessages ? b->messages[y->message].role : "";
-	if (strcmp(rx ? rx : "", ry ? ry : "") != 0)
-		return false;
-	if (x->nspans == y->nspans) {
-		/* the usual case: both point at the same source text */
-		bool same_spans = true;
-		for (size_t k = 0; k < x->nspans && same_spans; k++)
-			same_spans = a->spans[x->first_span + k].ptr == b->spans[y->first_span + k].ptr &&
-				     a->spans[x->first_span + k].len == b->spans[y->first_span + k].len;
-		if (same_spans)
-			return true;
+	dst->cap = src->n;
+	for (size_t i = 0; i < src->n; i++) {
+		dst->items[i] = src->items[i];
+		dst->items[i].piece_id = NULL;
+		if (src->items[i].piece_id) {
+			size_t n = strlen(src->items[i].piece_id) + 1;
+			dst->items[i].piece_id = cs_malloc(n);
+			if (!dst->items[i].piece_id) {
+				dst->n = i;
+				cache_overrides_fini(dst);
+				cache_overrides_init(dst);
+				return false;
+			}
+			memcpy(dst->items[i].piece_id, src->items[i].piece_id, n);
+		}
+		dst->n = i + 1;
 	}
-	size_t si = x->first_span, sj = y->first_span, oi = 0, oj = 0;
-	size_t ei = x->first_span + x->nspans, ej = y->first_span + y->nspans;
-	for (;;) {
-		while (si < ei && oi == a->spans[si].len)
-			si++, oi = 0;
-		while (sj < ej && oj == b->spans[sj].len)
-			sj++, oj = 0;
-		if (si == ei || sj == ej)
-			return si == ei && sj == ej;
-		size_t n = a->spans[si].len - oi;
-		if (b->spans[sj].len - oj < n)
-			n = b->spans[sj].len - oj;
-		if (memcmp(a->spans[si].ptr + oi, b->spans[sj].ptr + oj, n) != 0)
-			return false;
-		oi += n, oj += n;
-	}
+	return true;
 }
 
-static void compute_cache(struct vm *vm)
+/* Runs cache_analyze on the current assembly against the baseline under the
+ * active profile and derives what the screen shows. false on out of memory. */
+static bool compute_cache(struct vm *vm)
 {
-	const struct assembly *a = &vm->cur, *b = &vm->base;
-	size_t n = 0;
-	while (n < a->nblocks && n < b->nblocks && block_same(a, n, b, n))
-		n++;
-	struct vm_cache c = { .same_blocks = n, .cached_block = -1, .cached_tokens = 0 };
-	for (size_t i = 0; i < n; i++)
-		if (a->blocks[i].flags & BLOCK_BREAKPOINT) {
+	const struct assembly *a = &vm->cur;
+	cache_analysis_fini(&vm->an);
+	struct cs_error err;
+	if (cache_analyze(&vm->base, &vm->bp_base, a, &vm->bp_now, vm->profile, &vm->an, &err) != CS_OK) {
+		memset(&vm->cache, 0, sizeof vm->cache);
+		vm->cache.cached_block = -1;
+		return false;
+	}
+	const struct cache_analysis *an = &vm->an;
+	struct vm_cache c = { .cached_block = -1, .identical = an->div.identical };
+	c.same_blocks = an->div.identical || an->div.block < 0 ? a->nblocks : (size_t)an->div.block;
+	c.cached_tokens = an->now.read;
+	c.rewrite_tokens = a->total_tokens - an->now.read;
+	for (size_t i = 0; i < a->nblocks; i++)
+		if (an->now.read > 0 && a->blocks[i].offset_tokens + a->blocks[i].tokens <= an->now.read)
 			c.cached_block = (long)i;
-			c.cached_tokens = a->blocks[i].offset_tokens + a->blocks[i].tokens;
-		}
-	c.identical = n == a->nblocks && n == b->nblocks;
-	c.rewrite_tokens = a->total_tokens - c.cached_tokens;
 	vm->cache = c;
+	return true;
+}
+
+/* Tokens of block b inside the prefix read from the cache. */
+static long block_cached_tokens(const struct vm *vm, size_t b)
+{
+	const struct block *bl = &vm->cur.blocks[b];
+	long in = vm->an.now.read - bl->offset_tokens;
+	return in <= 0 ? 0 : in > bl->tokens ? bl->tokens : in;
 }
 
 /* Per-frame figures, worked out once per re-assembly or baseline so that a
@@ -99,10 +109,9 @@ static bool summarize(struct vm *vm)
 				continue;
 			struct vm_layer_info *li = &vm->layers[g][l];
 			li->blocks++;
-			if (vm_block_cached(vm, (long)b)) {
+			li->cached_tokens += block_cached_tokens(vm, b);
+			if (vm_block_cached(vm, (long)b))
 				li->cached_blocks++;
-				li->cached_tokens += a->blocks[b].tokens;
-			}
 		}
 	}
 	return true;
@@ -111,6 +120,28 @@ static bool summarize(struct vm *vm)
 bool vm_block_cached(const struct vm *vm, long block)
 {
 	return block >= 0 && block <= vm->cache.cached_block;
+}
+
+const struct cache_breakpoint *vm_breakpoint(const struct vm *vm, long block)
+{
+	size_t lo = 0, hi = vm->an.nbps;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if ((long)vm->an.bps[mid].block < block)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < vm->an.nbps && (long)vm->an.bps[lo].block == block ? &vm->an.bps[lo] : NULL;
+}
+
+const char *vm_breakpoint_state(const struct vm *vm, const struct cache_breakpoint *bp)
+{
+	if (!bp->in_limit)
+		return "over the limit";
+	if (!bp->over_min)
+		return "under minimum";
+	return bp->end_tokens <= vm->an.now.read ? "cached" : "written";
 }
 
 /* ---- rows ------------------------------------------------------------------ */
@@ -131,7 +162,7 @@ static bool push_row(struct vm *vm, enum vm_row_type type, long block, long piec
 
 static bool marker_after(const struct vm *vm, size_t b)
 {
-	if (vm->cur.blocks[b].flags & BLOCK_BREAKPOINT)
+	if (cache_is_breakpoint(&vm->bp_now, &vm->cur, b))
 		return true;
 	return !vm->cache.identical && b + 1 == vm->cache.same_blocks;
 }
@@ -281,6 +312,10 @@ int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
 	memset(vm, 0, sizeof *vm);
 	vm->src = src;
 	vm->detail.piece = -2;
+	cache_config_init(&vm->cache_cfg);
+	cache_overrides_init(&vm->bp_now);
+	cache_overrides_init(&vm->bp_base);
+	vm->profile = cache_config_profile(&vm->cache_cfg, vm->cache_cfg.default_profile);
 	int rc = assemble(src, &vm->cur, err);
 	if (rc != CS_OK)
 		return rc;
@@ -290,8 +325,7 @@ int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
 		memset(&vm->cur, 0, sizeof vm->cur);
 		return rc;
 	}
-	compute_cache(vm);
-	if (!summarize(vm) || !rebuild_rows(vm, -1, -1))
+	if (!compute_cache(vm) || !summarize(vm) || !rebuild_rows(vm, -1, -1))
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
 	vm->cursor = 0;
 	if (vm->nrows && vm->rows[0].type == VM_ROW_MARKER)
@@ -308,6 +342,10 @@ void vm_fini(struct vm *vm)
 		asm_fini(&vm->base);
 	}
 	source_free(vm->src);
+	cache_analysis_fini(&vm->an);
+	cache_overrides_fini(&vm->bp_now);
+	cache_overrides_fini(&vm->bp_base);
+	cache_config_fini(&vm->cache_cfg);
 	cs_free(vm->rows);
 	cs_free(vm->history);
 	for (size_t g = 0; g < ASM_MAX_GROUPINGS; g++)
@@ -480,8 +518,7 @@ int vm_apply(struct vm *vm, struct edit *e, struct cs_error *err)
 	asm_fini(&vm->cur);
 	vm->cur = next;
 	vm->generation++;
-	compute_cache(vm);
-	if (!summarize(vm) || !rebuild_rows(vm, keep_piece, keep_block))
+	if (!compute_cache(vm) || !summarize(vm) || !rebuild_rows(vm, keep_piece, keep_block))
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
 	describe_change(vm, e, used_before, &was);
 	return CS_OK;
@@ -576,9 +613,8 @@ int vm_pin_baseline(struct vm *vm, struct cs_error *err)
 	}
 	asm_fini(&vm->base);
 	vm->base = next;
-	compute_cache(vm);
 	const struct vm_row *sel = vm_selected(vm);
-	if (!summarize(vm) || !rebuild_rows(vm, sel ? sel->piece : -1, sel ? sel->block : -1))
+	if (!copy_overrides(&vm->bp_base, &vm->bp_now) || !compute_cache(vm) || !summarize(vm) || !rebuild_rows(vm, sel ? sel->piece : -1, sel ? sel->block : -1))
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
 	struct strbuf *s = &vm->status;
 	sb_reset(s);
@@ -586,6 +622,114 @@ int vm_pin_baseline(struct vm *vm, struct cs_error *err)
 	sb_puts(s, "baseline pinned: ");
 	sb_thousands(s, vm->cache.cached_tokens);
 	sb_puts(s, " tokens now count as cached");
+	return CS_OK;
+}
+
+/* ---- cache profile and breakpoints ------------------------------------------- */
+
+/* Redoes the analysis after a cache-only change (profile, breakpoints). */
+static int cache_refresh(struct vm *vm, struct cs_error *err)
+{
+	const struct vm_row *sel = vm_selected(vm);
+	long keep_piece = sel ? sel->piece : -1, keep_block = sel ? sel->block : -1;
+	if (!compute_cache(vm) || !summarize(vm) || !rebuild_rows(vm, keep_piece, keep_block)) {
+		vm_status(vm, true, "out of memory");
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	}
+	return CS_OK;
+}
+
+/* "1,077 of 1,126 tokens read from the cache, 0 written, 49 uncached" */
+static void cache_clause(struct vm *vm, struct strbuf *s)
+{
+	const struct cache_cost *c = &vm->an.now;
+	sb_thousands(s, c->read);
+	sb_puts(s, " of ");
+	sb_thousands(s, c->total);
+	sb_puts(s, " tokens read from the cache, ");
+	sb_thousands(s, c->written);
+	sb_puts(s, " written, ");
+	sb_thousands(s, c->uncached);
+	sb_puts(s, " uncached");
+}
+
+int vm_cache_setup(struct vm *vm, const char *path, const char *profile, struct cs_error *err)
+{
+	int rc = CS_OK;
+	struct cs_error file_err;
+	cs_error_clear(&file_err);
+	if (path && cache_config_load(&vm->cache_cfg, path, &file_err) != CS_OK)
+		rc = file_err.code; /* the built-ins stay */
+	const char *want = profile ? profile : vm->cache_cfg.default_profile;
+	const struct cache_profile *p = cache_config_profile(&vm->cache_cfg, want);
+	if (!p) {
+		p = cache_config_profile(&vm->cache_cfg, cache_builtin_profiles(&(size_t){ 0 })[0].name);
+		if (rc == CS_OK)
+			rc = cs_error_set(&file_err, CS_EUSAGE, "no cache profile \"%.40s\"", want);
+	}
+	vm->profile = p;
+	int rc2 = cache_refresh(vm, err);
+	if (rc2 != CS_OK)
+		return rc2;
+	if (rc != CS_OK)
+		*err = file_err;
+	return rc;
+}
+
+int vm_cycle_profile(struct vm *vm, struct cs_error *err)
+{
+	const struct cache_config *cfg = &vm->cache_cfg;
+	size_t at = 0;
+	for (size_t i = 0; i < cfg->nprofiles; i++)
+		if (&cfg->profiles[i] == vm->profile)
+			at = i;
+	vm->profile = &cfg->profiles[cfg->nprofiles ? (at + 1) % cfg->nprofiles : 0];
+	int rc = cache_refresh(vm, err);
+	if (rc != CS_OK)
+		return rc;
+	const struct cache_profile *p = vm->profile;
+	struct strbuf *s = &vm->status;
+	sb_reset(s);
+	vm->status_error = false;
+	sb_printf(s, "cache profile %s (%s, min ", p->name, cache_mode_name(p->mode));
+	sb_thousands(s, p->min_prefix);
+	if (p->unit > 1)
+		sb_printf(s, ", %ld-token units", p->unit);
+	sb_puts(s, "): ");
+	cache_clause(vm, s);
+	return CS_OK;
+}
+
+int vm_toggle_breakpoint(struct vm *vm, struct cs_error *err)
+{
+	const struct vm_row *r = vm_selected(vm);
+	if (!r || r->type != VM_ROW_BLOCK) {
+		vm_status(vm, true, "a breakpoint goes after a block of the prompt; this row is not in it");
+		return cs_error_set(err, CS_EUSAGE, "not a block");
+	}
+	long block = r->block;
+	int rc = cache_overrides_toggle(&vm->bp_now, &vm->cur, (size_t)block, err);
+	if (rc != CS_OK) {
+		vm_status(vm, true, "%s", err->message);
+		return rc;
+	}
+	rc = cache_refresh(vm, err);
+	if (rc != CS_OK)
+		return rc;
+	const struct block *b = &vm->cur.blocks[block];
+	const char *what = b->piece >= 0 ? vm->src->pieces[b->piece].id : b->label ? b->label : "made text";
+	const struct cache_breakpoint *bp = vm_breakpoint(vm, block);
+	struct strbuf *s = &vm->status;
+	sb_reset(s);
+	vm->status_error = false;
+	sb_printf(s, "breakpoint %s after %.60s", bp ? "set" : "removed", what);
+	if (bp) {
+		sb_puts(s, " (");
+		sb_thousands(s, bp->end_tokens);
+		sb_printf(s, " tokens, %s)", vm_breakpoint_state(vm, bp));
+	}
+	sb_puts(s, ": ");
+	cache_clause(vm, s);
 	return CS_OK;
 }
 

@@ -13,6 +13,8 @@
 #define CTXSCOPE_VIEWMODEL_H
 
 #include "assembly.h"
+#include "cache.h"
+#include "config.h"
 #include "edit.h"
 #include "error.h"
 #include "source.h"
@@ -92,6 +94,12 @@ struct vm {
 	struct strbuf status;      /* the status line */
 	bool status_error;         /* the status is an error */
 	unsigned generation;       /* bumped at every re-assembly */
+	/* the cache analysis of cache.h under the active profile */
+	struct cache_config cache_cfg;       /* owned: the built-ins plus the user's file */
+	const struct cache_profile *profile; /* the active one, in cache_cfg */
+	struct cache_overrides bp_now;       /* owned: the user's breakpoints on the prompt */
+	struct cache_overrides bp_base;      /* owned: the ones in force when the baseline was pinned */
+	struct cache_analysis an;            /* owned: cur against base, redone at every change */
 };
 
 /* Takes ownership of src (also on failure), assembles it and pins that as
@@ -125,6 +133,18 @@ int vm_cycle_strategy(struct vm *vm, bool whole, struct cs_error *err);
 int vm_set_budget(struct vm *vm, const char *typed, struct cs_error *err);
 /* Pins the current assembly as the cache baseline. */
 int vm_pin_baseline(struct vm *vm, struct cs_error *err);
+/* Reads the user's cache file at path (NULL or missing: the built-ins) and
+ * makes `profile` (NULL: the file's default, else anthropic) the active
+ * profile. A broken file leaves the built-ins (err says why: a warning);
+ * CS_EUSAGE for an unknown profile (the active one stays); CS_ENOMEM. */
+int vm_cache_setup(struct vm *vm, const char *path, const char *profile, struct cs_error *err);
+/* Makes the next profile of cache_cfg the active one; the status says what
+ * it reads from the cache now. CS_OK or CS_ENOMEM. */
+int vm_cycle_profile(struct vm *vm, struct cs_error *err);
+/* Sets or removes a breakpoint after the selected row's block (a user
+ * override, kept across re-assembly); the status names the consequence.
+ * CS_EUSAGE when the row is not a block of the prompt; CS_ENOMEM. */
+int vm_toggle_breakpoint(struct vm *vm, struct cs_error *err);
 /* View changes (no re-assembly). Each writes the status. */
 void vm_cycle_sort(struct vm *vm);
 void vm_toggle_dropped(struct vm *vm);
@@ -145,6 +165,12 @@ bool vm_block_cached(const struct vm *vm, long block);
 /* A layer's cache state; *cached_tokens gets its tokens inside the cached
  * prefix. */
 enum vm_layer_state vm_layer_state(const struct vm *vm, size_t layer, long *cached_tokens);
+/* The breakpoint after block `block` under the active profile, or NULL.
+ * Borrowed from vm->an (valid until the next change). */
+const struct cache_breakpoint *vm_breakpoint(const struct vm *vm, long block);
+/* What a breakpoint does now: "cached" (read from the cache), "written",
+ * "under minimum" or "over the limit". Static storage. */
+const char *vm_breakpoint_state(const struct vm *vm, const struct cache_breakpoint *bp);
 /* The grouping the bars show (NULL when the assembly has none). Borrowed. */
 const struct grouping *vm_grouping(const struct vm *vm);
 /* Counts of dropped and truncated pieces. */

@@ -7,6 +7,7 @@
 #include "utf8.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 
 /* ---- glyphs --------------------------------------------------------------- */
@@ -232,20 +233,25 @@ static void draw_header(struct frame *f)
 
 	sb_reset(ln);
 	const struct vm_cache *c = &vm->cache;
-	sb_puts(ln, " cache ");
-	if (c->cached_block < 0)
-		sb_puts(ln, "cold: nothing cached against the baseline");
+	const struct cache_cost *now = &vm->an.now;
+	sb_printf(ln, " cache %s %s ", vm->profile ? vm->profile->name : "-", g_dot(app));
+	if (now->read == 0)
+		sb_puts(ln, "cold: nothing read");
 	else {
-		thousands(ln, c->cached_tokens);
-		sb_puts(ln, " tokens cached");
+		thousands(ln, now->read);
+		sb_puts(ln, " read");
 	}
 	sb_printf(ln, " %s ", g_dot(app));
-	thousands(ln, c->rewrite_tokens);
-	sb_printf(ln, " to write %s %s", g_dot(app),
+	thousands(ln, now->written);
+	sb_printf(ln, " written %s ", g_dot(app));
+	thousands(ln, now->uncached);
+	sb_printf(ln, " uncached %s %s", g_dot(app),
 		  c->identical ? "prompt same as the baseline" : "prompt differs from the baseline");
-	sb_printf(ln, " %s prompt ", g_dot(app));
-	thousands(ln, a->total_tokens);
-	sb_puts(ln, " tokens (estimated)");
+	sb_printf(ln, " %s ", g_dot(app));
+	thousands(ln, llround(now->cost));
+	sb_puts(ln, " vs ");
+	thousands(ln, llround(vm->an.steady.cost));
+	sb_puts(ln, " base-price tokens");
 	put_fit(f, 2, 0, L->w, sb_str(ln), ln->len, c->identical ? ROLE_CACHED : ROLE_NEW);
 }
 
@@ -337,26 +343,26 @@ static void draw_marker(struct frame *f, int y, const struct vm_row *r)
 	sb_repeat(ln, g_dash(app), 2);
 	int role = ROLE_MARKER;
 	bool is_break = !vm->cache.identical && (r->block < 0 || (size_t)r->block + 1 == vm->cache.same_blocks);
-	long upto = vm_row_tokens(vm, r);
 	if (is_break) {
 		role = ROLE_BREAK;
 		sb_puts(ln, " cache breaks here ");
 		sb_puts(ln, g_dot(app));
 		sb_putc(ln, ' ');
 		thousands(ln, vm->cache.cached_tokens);
-		sb_puts(ln, " tokens cached ");
+		sb_puts(ln, " cached ");
 		sb_puts(ln, g_dot(app));
 		sb_putc(ln, ' ');
 		thousands(ln, vm->cache.rewrite_tokens);
 		sb_puts(ln, " to rewrite ");
 	} else {
+		const struct cache_breakpoint *bp = vm_breakpoint(vm, r->block);
 		sb_puts(ln, " cache breakpoint ");
 		sb_puts(ln, g_dot(app));
 		sb_putc(ln, ' ');
-		thousands(ln, upto);
+		thousands(ln, vm_row_tokens(vm, r));
 		sb_puts(ln, " tokens ");
 		sb_puts(ln, g_dot(app));
-		sb_puts(ln, vm_block_cached(vm, r->block) ? " cached " : " rewritten ");
+		sb_printf(ln, " %s ", bp ? vm_breakpoint_state(vm, bp) : "none");
 	}
 	int used = (int)utf8_columns(sb_str(ln), ln->len);
 	if (used < L->list_w)
@@ -795,6 +801,8 @@ unsigned app_key(struct app *app, int key)
 	case ACT_LAYERS: vm_cycle_grouping(vm); break;
 	case ACT_HELP: app->mode = APP_HELP; break;
 	case ACT_QUIT: return APP_QUIT;
+	case ACT_PROFILE: vm_cycle_profile(vm, &err); break;
+	case ACT_BREAKPOINT: vm_toggle_breakpoint(vm, &err); break;
 	default: {
 		char name[32];
 		if (cskey_name(key, name, sizeof name))

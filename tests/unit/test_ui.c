@@ -238,12 +238,27 @@ static void select_piece(struct vm *vm, const char *id)
 	vm->cursor = (size_t)at;
 }
 
+/* A cache profile that caches at every breakpoint whatever its size, so the
+ * small fixture's markers all count (the real profiles' minimums are tested
+ * on their own below). */
+static void use_every_breakpoint_profile(struct vm *vm)
+{
+	static const char yml[] = "profiles:\n  every:\n    based_on: anthropic\n    min_prefix: 0\n"
+				  "    max_breakpoints: 0\n    lookback: 0\n";
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(cache_config_parse(&vm->cache_cfg, yml, sizeof yml - 1, &err), CS_OK);
+	assert_int_equal(vm_cache_setup(vm, NULL, "every", &err), CS_OK);
+	assert_string_equal(vm->profile->name, "every");
+}
+
 static void open_vm(struct vm *vm)
 {
 	struct source *src = support_load(FIXTURE, NULL);
 	struct cs_error err;
 	cs_error_clear(&err);
 	assert_int_equal(vm_init(vm, src, &err), CS_OK);
+	use_every_breakpoint_profile(vm);
 }
 
 static void test_rows_in_order_with_markers(void **state)
@@ -353,6 +368,70 @@ static void test_baseline_pin(void **state)
 	/* against the new baseline, putting the log back breaks after block 0 */
 	assert_int_equal(vm_toggle_exclude(&vm, &err), CS_OK);
 	assert_int_equal(vm.cache.same_blocks, 1);
+	vm_fini(&vm);
+}
+
+/* The real profiles: the loom sample's system breakpoint (71 tokens) is under
+ * anthropic's 1,024 minimum, the end of history (1,077) caches; the marker
+ * states, the profile cycle and a user breakpoint say what report says. */
+static void test_cache_profiles_and_breakpoints(void **state)
+{
+	(void)state;
+	struct vm vm;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(vm_init(&vm, support_load("samples/loom/parser-debug.json", NULL), &err), CS_OK);
+	assert_string_equal(vm.profile->name, "anthropic");
+	assert_int_equal(vm.cur.total_tokens, 1126);
+	assert_int_equal(vm.an.nbps, 2);
+	const struct cache_breakpoint *sys = vm_breakpoint(&vm, 0);
+	assert_non_null(sys);
+	assert_int_equal(sys->end_tokens, 71);
+	assert_string_equal(vm_breakpoint_state(&vm, sys), "under minimum");
+	long hist_end = (long)vm.an.bps[1].block;
+	assert_string_equal(vm_breakpoint_state(&vm, vm_breakpoint(&vm, hist_end)), "cached");
+	assert_null(vm_breakpoint(&vm, 1));
+	assert_int_equal(vm.an.now.read, 1077);
+	assert_int_equal(vm.cache.cached_tokens, 1077);
+	assert_int_equal(vm.cache.rewrite_tokens, 49);
+	long cached;
+	assert_int_equal(vm_layer_state(&vm, 0, &cached), VM_LAYER_CACHED); /* system: inside the prefix */
+	assert_int_equal(vm_layer_state(&vm, 2, &cached), VM_LAYER_NEW);    /* current: after it */
+	/* openai: automatic prefix in 128-token units, 1,126 -> 1,024 */
+	assert_int_equal(vm_cycle_profile(&vm, &err), CS_OK);
+	assert_string_equal(vm.profile->name, "openai");
+	assert_string_equal(sb_str(&vm.status), "cache profile openai (prefix, min 1,024, 128-token units): "
+						"1,024 of 1,126 tokens read from the cache, 0 written, 102 uncached");
+	assert_int_equal(vm_layer_state(&vm, 1, &cached), VM_LAYER_PARTIAL);
+	assert_int_equal(cached, 1024 - 71);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(vm_cycle_profile(&vm, &err), CS_OK);
+	assert_string_equal(vm.profile->name, "anthropic"); /* the cycle wraps */
+	/* a breakpoint after the last block: written by this request */
+	vm_last(&vm);
+	const struct vm_row *r = vm_selected(&vm);
+	assert_int_equal(r->type, VM_ROW_BLOCK);
+	assert_int_equal(vm_toggle_breakpoint(&vm, &err), CS_OK);
+	assert_string_equal(sb_str(&vm.status), "breakpoint set after n14 (1,126 tokens, written): "
+						"1,077 of 1,126 tokens read from the cache, 49 written, 0 uncached");
+	assert_int_equal(vm.an.nbps, 3);
+	/* it survives a re-assembly (kept by piece id) */
+	assert_int_equal(vm_set_budget(&vm, "", &err), CS_OK);
+	assert_int_equal(vm.an.nbps, 3);
+	/* pinned, the baseline has it too: a warm repeat reads everything */
+	assert_int_equal(vm_pin_baseline(&vm, &err), CS_OK);
+	assert_int_equal(vm.an.now.read, 1126);
+	assert_string_equal(vm_breakpoint_state(&vm, vm_breakpoint(&vm, (long)vm.cur.nblocks - 1)), "cached");
+	/* removed again: the baseline's entry is still readable up to history's end */
+	assert_int_equal(vm_toggle_breakpoint(&vm, &err), CS_OK);
+	assert_int_equal(vm.an.nbps, 2);
+	assert_int_equal(vm.an.now.read, 1077);
+	/* a dropped row has no block to put a breakpoint after */
+	vm_first(&vm);
+	while (vm_selected(&vm)->type != VM_ROW_DROPPED)
+		vm_move(&vm, 1);
+	assert_int_equal(vm_toggle_breakpoint(&vm, &err), CS_EUSAGE);
+	assert_true(vm.status_error);
 	vm_fini(&vm);
 }
 
@@ -592,6 +671,7 @@ static void test_unknown_kind_groupings_and_global_strategy(void **state)
 	struct cs_error err;
 	cs_error_clear(&err);
 	assert_int_equal(vm_init(&vm, fake_source(), &err), CS_OK);
+	use_every_breakpoint_profile(&vm);
 	assert_string_equal(vm_grouping(&vm)->name, "physical");
 	vm_cycle_grouping(&vm);
 	assert_string_equal(vm_grouping(&vm)->name, "conceptual");
@@ -764,6 +844,7 @@ int main(void)
 		cmocka_unit_test(test_rows_in_order_with_markers),
 		cmocka_unit_test(test_exclude_updates_assembly_cache_and_status),
 		cmocka_unit_test(test_baseline_pin),
+		cmocka_unit_test(test_cache_profiles_and_breakpoints),
 		cmocka_unit_test(test_priority_and_strategy_edits),
 		cmocka_unit_test(test_budget_edit_and_detail),
 		cmocka_unit_test(test_sort_by_tokens),
