@@ -37,7 +37,10 @@ struct strbuf;
 	X(ACT_HELP, "help", "?", "show this help")                                          \
 	X(ACT_QUIT, "quit", "q", "quit")                                                    \
 	X(ACT_PROFILE, "profile", "P", "cycle the cache profile (anthropic, openai, gemini, ...)") \
-	X(ACT_BREAKPOINT, "breakpoint", "M", "set or remove a cache breakpoint after the selected block")
+	X(ACT_BREAKPOINT, "breakpoint", "M", "set or remove a cache breakpoint after the selected block") \
+	X(ACT_SETTINGS, "settings", "W", "open the panel of the kind's weights and shares (Up/Down pick, +/- change)") \
+	X(ACT_PRESET, "preset", "A", "cycle the kind's preset (a memory snapshot's archetype), re-assemble") \
+	X(ACT_LOOM_AWARE, "loom-aware", "L", "toggle loom-aware rendering (a loom tree), re-assemble")
 
 enum action {
 	ACT_NONE = -1,

@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,6 +121,14 @@ static bool summarize(struct vm *vm)
 bool vm_block_cached(const struct vm *vm, long block)
 {
 	return block >= 0 && block <= vm->cache.cached_block;
+}
+
+const char *vm_cutoff(const struct vm *vm)
+{
+	for (size_t i = 0; i < vm->cur.nfacts; i++)
+		if (strcmp(vm->cur.facts[i].key, "cutoff score") == 0)
+			return strcmp(vm->cur.facts[i].value, "none") == 0 ? NULL : vm->cur.facts[i].value;
+	return NULL;
 }
 
 const struct cache_breakpoint *vm_breakpoint(const struct vm *vm, long block)
@@ -273,9 +282,20 @@ static bool build_sorted_rows(struct vm *vm)
 	for (size_t i = 0; i < k; i++)
 		items[i].key = sort_key(vm, &items[i].row);
 	qsort(items, k, sizeof *items, sort_cmp);
+	/* By score, with a cutoff fact: the line sits above the first piece the
+	 * algorithm left out (every piece scoring higher went in). */
+	bool cutoff = vm->sort == VM_SORT_SCORE && vm_cutoff(vm) != NULL;
 	bool ok = true;
-	for (size_t i = 0; i < k && ok; i++)
-		ok = push_row(vm, items[i].row.type, items[i].row.block, items[i].row.piece);
+	for (size_t i = 0; i < k && ok; i++) {
+		const struct vm_row *r = &items[i].row;
+		if (cutoff && r->type == VM_ROW_DROPPED && !isnan(a->results[r->piece].score) &&
+		    a->results[r->piece].reason != REASON_EXCLUDED_BY_USER && a->results[r->piece].reason != REASON_EXCLUDED) {
+			ok = push_row(vm, VM_ROW_MARKER, VM_MARKER_CUTOFF, -1);
+			cutoff = false;
+		}
+		if (ok)
+			ok = push_row(vm, r->type, r->block, r->piece);
+	}
 	cs_free(items);
 	return ok;
 }
@@ -731,6 +751,162 @@ int vm_toggle_breakpoint(struct vm *vm, struct cs_error *err)
 	sb_puts(s, ": ");
 	cache_clause(vm, s);
 	return CS_OK;
+}
+
+/* ---- a kind's own settings ------------------------------------------------------ */
+
+static bool is_list_option(const struct kind_option *o)
+{
+	return o->arg && (strcmp(o->arg, "NAME=V") == 0 || strcmp(o->arg, "NAME=P") == 0);
+}
+
+size_t vm_panel_entries(const struct vm *vm, struct vm_panel_entry *out, size_t cap)
+{
+	const struct kind_ops *k = vm->src->kind;
+	size_t n = 0;
+	if (!k->options || !k->get_option)
+		return 0;
+	struct strbuf text = STRBUF_INIT;
+	for (const struct kind_option *o = k->options; o->name && n < cap; o++) {
+		if (!is_list_option(o))
+			continue;
+		sb_reset(&text);
+		if (k->get_option(vm->src, o->name, &text) != CS_OK || text.failed)
+			continue;
+		/* "recency=0.3,relevance=0.5,salience=0.2" */
+		const char *p = sb_str(&text);
+		while (*p && n < cap) {
+			size_t len = strcspn(p, ",");
+			const char *eq = memchr(p, '=', len);
+			if (eq && (size_t)(eq - p) < VM_PANEL_NAME_MAX) {
+				struct vm_panel_entry *e = &out[n++];
+				e->option = o->name;
+				memcpy(e->name, p, (size_t)(eq - p));
+				e->name[eq - p] = '\0';
+				e->value = strtod(eq + 1, NULL);
+				e->percent = o->arg[5] == 'P';
+			}
+			p += len + (p[len] == ',');
+		}
+	}
+	sb_fini(&text);
+	return n;
+}
+
+/* Replaces the edit's own sentence at the head of the status ("weight
+ * recency=0.3,relevance=... -> recency=0.35: +12 tokens; ...") with a
+ * shorter one, keeping what follows the first ": ". */
+static void status_head(struct vm *vm, const char *head)
+{
+	const char *s = sb_str(&vm->status);
+	const char *rest = strstr(s, ": ");
+	struct strbuf next = STRBUF_INIT;
+	sb_puts(&next, head);
+	if (rest)
+		sb_puts(&next, rest);
+	if (!next.failed) {
+		sb_reset(&vm->status);
+		sb_append(&vm->status, sb_str(&next), next.len);
+	}
+	sb_fini(&next);
+}
+
+int vm_panel_nudge(struct vm *vm, size_t index, int direction, struct cs_error *err)
+{
+	struct vm_panel_entry entries[VM_PANEL_MAX];
+	size_t n = vm_panel_entries(vm, entries, VM_PANEL_MAX);
+	if (index >= n) {
+		vm_status(vm, true, "a %s has no weights or shares to change", vm->src->kind->title);
+		return cs_error_set(err, CS_EUSAGE, "no such entry");
+	}
+	const struct vm_panel_entry *e = &entries[index];
+	double step = e->percent ? VM_PANEL_PERCENT_STEP : VM_PANEL_STEP;
+	double v = e->value + (direction > 0 ? step : -step);
+	v = round(v * 100.0) / 100.0; /* keep 0.05 steps exact */
+	if (v == 0)
+		v = 0; /* never "-0" */
+	struct edit ed = { .type = EDIT_OPTION, .piece = -1 };
+	snprintf(ed.option, sizeof ed.option, "%s", e->option);
+	snprintf(ed.text, sizeof ed.text, "%s=%.10g", e->name, v);
+	int rc = vm_apply(vm, &ed, err);
+	if (rc != CS_OK)
+		return rc;
+	char head[160];
+	snprintf(head, sizeof head, "%s %s %.10g%s -> %.10g%s", e->option, e->name, e->value, e->percent ? "%" : "", v,
+		 e->percent ? "%" : "");
+	status_head(vm, head);
+	return CS_OK;
+}
+
+/* The choices listed at the end of an option's help, after its last colon:
+ * "a, b or c". Fills names (pointers into buf); returns the count. */
+static size_t option_choices(const char *help, char *buf, size_t cap, const char **names, size_t max)
+{
+	const char *colon = strrchr(help, ':');
+	if (!colon)
+		return 0;
+	snprintf(buf, cap, "%s", colon + 1);
+	size_t n = 0;
+	char *p = buf;
+	while (*p && n < max) {
+		while (*p == ' ' || *p == ',')
+			p++;
+		if (strncmp(p, "or ", 3) == 0)
+			p += 3;
+		if (!*p)
+			break;
+		char *end = p + strcspn(p, ", ");
+		names[n++] = p;
+		if (*end)
+			*end++ = '\0';
+		p = end;
+	}
+	return n;
+}
+
+#define VM_CHOICES_MAX 16 /* choices listed in one option's help */
+
+int vm_cycle_option(struct vm *vm, const char *name, struct cs_error *err)
+{
+	const struct kind_ops *k = vm->src->kind;
+	const struct kind_option *o = kind_option(k, name);
+	char buf[256];
+	const char *choices[VM_CHOICES_MAX];
+	size_t n = o && o->arg && k->get_option ? option_choices(o->help, buf, sizeof buf, choices, VM_CHOICES_MAX) : 0;
+	if (n == 0) {
+		vm_status(vm, true, "a %s has no %s to switch", k->title, name);
+		return cs_error_set(err, CS_EUSAGE, "no such option");
+	}
+	struct strbuf cur = STRBUF_INIT;
+	k->get_option(vm->src, name, &cur);
+	size_t word = strcspn(sb_str(&cur), " ");
+	size_t at = n - 1; /* an unlisted value: start from the first */
+	for (size_t i = 0; i < n; i++)
+		if (strlen(choices[i]) == word && strncmp(choices[i], sb_str(&cur), word) == 0)
+			at = i;
+	sb_fini(&cur);
+	struct edit e = { .type = EDIT_OPTION, .piece = -1 };
+	snprintf(e.option, sizeof e.option, "%s", name);
+	snprintf(e.text, sizeof e.text, "%s", choices[(at + 1) % n]);
+	return vm_apply(vm, &e, err);
+}
+
+int vm_toggle_option(struct vm *vm, const char *name, struct cs_error *err)
+{
+	const struct kind_ops *k = vm->src->kind;
+	const struct kind_option *o = kind_option(k, name);
+	if (!o || o->arg || !k->get_option) {
+		vm_status(vm, true, "a %s has no %s setting", k->title, name);
+		return cs_error_set(err, CS_EUSAGE, "no such switch");
+	}
+	struct strbuf cur = STRBUF_INIT;
+	k->get_option(vm->src, name, &cur);
+	bool on = strcmp(sb_str(&cur), "true") == 0 || strcmp(sb_str(&cur), "on") == 0;
+	sb_fini(&cur);
+	struct edit e = { .type = EDIT_OPTION, .piece = -1 };
+	snprintf(e.option, sizeof e.option, "%s", name);
+	snprintf(e.text, sizeof e.text, "%s", on ? "false" : "true");
+	return vm_apply(vm, &e, err);
 }
 
 const char *vm_sort_name(enum vm_sort sort)

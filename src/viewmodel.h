@@ -26,8 +26,11 @@
 enum vm_row_type {
 	VM_ROW_BLOCK,   /* a block of the prompt (a piece, or text the assembler made) */
 	VM_ROW_DROPPED, /* a piece that is not in the prompt */
-	VM_ROW_MARKER,  /* a cache boundary after `block` (-1: before the first block) */
+	VM_ROW_MARKER,  /* a cache boundary after `block` (-1: before the first block;
+			 * VM_MARKER_CUTOFF: the score cutoff, sorted by score) */
 };
+
+#define VM_MARKER_CUTOFF (-2) /* a marker row's block: the line at the cutoff score */
 
 struct vm_row {
 	enum vm_row_type type;
@@ -145,6 +148,41 @@ int vm_cycle_profile(struct vm *vm, struct cs_error *err);
  * override, kept across re-assembly); the status names the consequence.
  * CS_EUSAGE when the row is not a block of the prompt; CS_ENOMEM. */
 int vm_toggle_breakpoint(struct vm *vm, struct cs_error *err);
+/* ---- a kind's own settings, live -------------------------------------------
+ * Driven by the kind's options table (kind.h), never by its name. */
+
+#define VM_PANEL_MAX 16      /* panel entries: a kind's lists are short (memory: 3 weights + 4 shares) */
+#define VM_PANEL_NAME_MAX 32 /* an entry's name ("relevance") */
+#define VM_PANEL_STEP 0.05   /* one + or - on a value (NAME=V) */
+#define VM_PANEL_PERCENT_STEP 5.0 /* one + or - on a percentage (NAME=P) */
+
+/* One number of a list option, as the kind reads it back. */
+struct vm_panel_entry {
+	const char *option;              /* the kind option ("weight"); static, the kind's table */
+	char name[VM_PANEL_NAME_MAX];    /* the entry ("relevance") */
+	double value;
+	bool percent;                    /* a NAME=P list: a share in percent */
+};
+
+/* The entries of every kind option whose argument is a list of NAME=V or
+ * NAME=P ("weight", "allocation" of a memory snapshot), in the table's
+ * order, read back through get_option. The count (0: the kind has none, so
+ * no panel); at most cap. */
+size_t vm_panel_entries(const struct vm *vm, struct vm_panel_entry *out, size_t cap);
+/* Moves entry `index` of vm_panel_entries by one step up (direction > 0) or
+ * down, as an EDIT_OPTION edit of that one name ("relevance=0.55") so undo
+ * and history record it, and re-assembles; the status names the value and
+ * what moved. CS_EUSAGE when the kind refuses the value (the status says
+ * why), CS_ENOMEM. */
+int vm_panel_nudge(struct vm *vm, size_t index, int direction, struct cs_error *err);
+/* Cycles the kind option `name` through the choices its help lists after
+ * its last colon ("...: coding, support or research"); CS_EUSAGE (status
+ * says so) when the kind has no such option. */
+int vm_cycle_option(struct vm *vm, const char *name, struct cs_error *err);
+/* Flips the switch option `name` (a kind option without an argument)
+ * between true and false; CS_EUSAGE when the kind has no such switch. */
+int vm_toggle_option(struct vm *vm, const char *name, struct cs_error *err);
+
 /* View changes (no re-assembly). Each writes the status. */
 void vm_cycle_sort(struct vm *vm);
 void vm_toggle_dropped(struct vm *vm);
@@ -165,6 +203,9 @@ bool vm_block_cached(const struct vm *vm, long block);
 /* A layer's cache state; *cached_tokens gets its tokens inside the cached
  * prefix. */
 enum vm_layer_state vm_layer_state(const struct vm *vm, size_t layer, long *cached_tokens);
+/* The assembly's "cutoff score" fact (a memory snapshot's), or NULL when it
+ * has none. Borrowed from vm->cur. */
+const char *vm_cutoff(const struct vm *vm);
 /* The breakpoint after block `block` under the active profile, or NULL.
  * Borrowed from vm->an (valid until the next change). */
 const struct cache_breakpoint *vm_breakpoint(const struct vm *vm, long block);

@@ -435,6 +435,108 @@ static void test_cache_profiles_and_breakpoints(void **state)
 	vm_fini(&vm);
 }
 
+static long find_row(const struct vm *vm, enum vm_row_type type, long block)
+{
+	for (size_t i = 0; i < vm->nrows; i++)
+		if (vm->rows[i].type == type && vm->rows[i].block == block)
+			return (long)i;
+	return -1;
+}
+
+/* The memory snapshot's weights and shares as a panel, from the kind's
+ * options table: a weight step moves ev-098 above the cutoff line and ev-094
+ * below it; undo data is in the history; the archetype cycles. */
+static void test_memory_panel_and_cutoff_line(void **state)
+{
+	(void)state;
+	struct vm vm;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(vm_init(&vm, support_load("samples/memory/coding-session.json", NULL), &err), CS_OK);
+	struct vm_panel_entry e[VM_PANEL_MAX];
+	assert_int_equal(vm_panel_entries(&vm, e, VM_PANEL_MAX), 7);
+	assert_string_equal(e[0].option, "weight");
+	assert_string_equal(e[0].name, "recency");
+	assert_true(e[0].value == 0.3 && !e[0].percent);
+	assert_string_equal(e[6].option, "allocation");
+	assert_string_equal(e[6].name, "relations");
+	assert_true(e[6].value == 20 && e[6].percent);
+	/* sorted by score, the line sits above the first piece left out */
+	while (vm.sort != VM_SORT_SCORE)
+		vm_cycle_sort(&vm);
+	assert_string_equal(vm_cutoff(&vm), "0.645");
+	long cut = find_row(&vm, VM_ROW_MARKER, VM_MARKER_CUTOFF);
+	assert_true(cut > 0);
+	long ev098 = support_piece(vm.src, "ev-098"), ev094 = support_piece(vm.src, "ev-094");
+	assert_int_equal(vm.rows[cut + 1].piece, ev098);
+	assert_int_equal(vm.cur.results[ev098].outcome, OUTCOME_DROPPED);
+	/* recency 0.30 -> 0.35 -> 0.40 */
+	assert_int_equal(vm_panel_nudge(&vm, 0, 1, &err), CS_OK);
+	assert_int_equal(vm_panel_nudge(&vm, 0, 1, &err), CS_OK);
+	assert_int_equal(strncmp(sb_str(&vm.status), "weight recency 0.35 -> 0.4: -8 tokens", 37), 0);
+	assert_int_equal(vm.nhistory, 2);
+	assert_int_equal(vm.history[1].type, EDIT_OPTION);
+	assert_string_equal(vm.history[1].option, "weight");
+	assert_string_equal(vm.history[1].text, "recency=0.4");
+	assert_int_equal(vm.cur.results[ev098].outcome, OUTCOME_WHOLE);
+	assert_int_equal(vm.cur.results[ev094].reason, REASON_OVER_ALLOCATION);
+	assert_string_equal(vm_cutoff(&vm), "0.73");
+	cut = find_row(&vm, VM_ROW_MARKER, VM_MARKER_CUTOFF);
+	assert_int_equal(vm.rows[cut - 1].piece, ev098);
+	assert_int_equal(vm.rows[cut + 1].piece, ev094);
+	/* a share moves by 5 percentage points; out of range is the kind's refusal */
+	assert_int_equal(vm_panel_nudge(&vm, 3, 1, &err), CS_OK);
+	assert_int_equal(vm_panel_entries(&vm, e, VM_PANEL_MAX), 7);
+	assert_true(e[3].value == 25);
+	for (int i = 0; i < 12; i++)
+		vm_panel_nudge(&vm, 1, 1, &err);
+	assert_int_equal(vm_panel_entries(&vm, e, VM_PANEL_MAX), 7);
+	assert_true(e[1].value == 1);
+	assert_int_equal(vm_panel_nudge(&vm, 1, 1, &err), CS_EUSAGE);
+	assert_true(vm.status_error);
+	/* archetype: coding -> support -> research -> coding, from the option's help */
+	assert_int_equal(vm_cycle_option(&vm, "archetype", &err), CS_OK);
+	assert_int_equal(strncmp(sb_str(&vm.status), "archetype coding", 16), 0);
+	struct strbuf v = STRBUF_INIT;
+	vm.src->kind->get_option(vm.src, "archetype", &v);
+	assert_string_equal(sb_str(&v), "support");
+	assert_int_equal(vm_cycle_option(&vm, "archetype", &err), CS_OK);
+	assert_int_equal(vm_cycle_option(&vm, "archetype", &err), CS_OK);
+	sb_reset(&v);
+	vm.src->kind->get_option(vm.src, "archetype", &v);
+	assert_string_equal(sb_str(&v), "coding");
+	sb_fini(&v);
+	/* no such switch here */
+	assert_int_equal(vm_toggle_option(&vm, "loom-aware", &err), CS_EUSAGE);
+	assert_string_equal(sb_str(&vm.status), "a memory snapshot has no loom-aware setting");
+	vm_fini(&vm);
+}
+
+/* Kinds without list options have no panel and no cutoff line; the loom
+ * tree's loom-aware switch re-assembles with its headers counted. */
+static void test_loom_aware_switch_and_no_panel(void **state)
+{
+	(void)state;
+	struct vm vm;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(vm_init(&vm, support_load("samples/loom/parser-debug.json", NULL), &err), CS_OK);
+	struct vm_panel_entry e[VM_PANEL_MAX];
+	assert_int_equal(vm_panel_entries(&vm, e, VM_PANEL_MAX), 0);
+	assert_int_equal(vm_panel_nudge(&vm, 0, 1, &err), CS_EUSAGE);
+	assert_null(vm_cutoff(&vm));
+	assert_int_equal(vm_cycle_option(&vm, "archetype", &err), CS_EUSAGE);
+	long used = vm.cur.budget.used;
+	assert_int_equal(vm_toggle_option(&vm, "loom-aware", &err), CS_OK);
+	assert_true(vm.cur.budget.used > used);
+	assert_int_equal(strncmp(sb_str(&vm.status), "loom-aware false -> true: +", 27), 0);
+	assert_false(vm.cache.identical);
+	assert_int_equal(vm_toggle_option(&vm, "loom-aware", &err), CS_OK);
+	assert_int_equal(vm.cur.budget.used, used);
+	assert_true(vm.cache.identical);
+	vm_fini(&vm);
+}
+
 static void test_priority_and_strategy_edits(void **state)
 {
 	(void)state;
@@ -845,6 +947,8 @@ int main(void)
 		cmocka_unit_test(test_exclude_updates_assembly_cache_and_status),
 		cmocka_unit_test(test_baseline_pin),
 		cmocka_unit_test(test_cache_profiles_and_breakpoints),
+		cmocka_unit_test(test_memory_panel_and_cutoff_line),
+		cmocka_unit_test(test_loom_aware_switch_and_no_panel),
 		cmocka_unit_test(test_priority_and_strategy_edits),
 		cmocka_unit_test(test_budget_edit_and_detail),
 		cmocka_unit_test(test_sort_by_tokens),
