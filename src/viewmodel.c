@@ -683,7 +683,7 @@ int vm_cache_setup(struct vm *vm, const char *path, const char *profile, struct 
 	const char *want = profile ? profile : vm->cache_cfg.default_profile;
 	const struct cache_profile *p = cache_config_profile(&vm->cache_cfg, want);
 	if (!p) {
-		p = cache_config_profile(&vm->cache_cfg, cache_builtin_profiles(&(size_t){ 0 })[0].name);
+		p = vm->profile; /* the active one stays */
 		if (rc == CS_OK)
 			rc = cs_error_set(&file_err, CS_EUSAGE, "no cache profile \"%.40s\"", want);
 	}

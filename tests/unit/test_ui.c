@@ -888,15 +888,15 @@ static void test_screen_runner(void **state)
 	sb_fini(&out);
 }
 
-static int screen_with_failure(long nth, long *allocs)
+static int screen_with_failure_on(const char *path, const char *keys, long nth, long *allocs)
 {
 	struct app app;
 	struct cs_error err;
 	cs_error_clear(&err);
-	assert_int_equal(app_init(&app, support_load(FIXTURE, NULL), false, &err), CS_OK);
+	assert_int_equal(app_init(&app, support_load(path, NULL), false, &err), CS_OK);
 	struct strbuf out = STRBUF_INIT;
 	cs_alloc_fail_from(nth);
-	int rc = screen_run(&app, 120, 40, "j j Space b 9 0 0 Enter Enter s B", &out, &err);
+	int rc = screen_run(&app, 120, 40, keys, &out, &err);
 	if (allocs)
 		*allocs = cs_alloc_count();
 	cs_alloc_fail_from(0);
@@ -908,6 +908,65 @@ static int screen_with_failure(long nth, long *allocs)
 	sb_fini(&out);
 	app_fini(&app);
 	return clean;
+}
+
+static int screen_with_failure(long nth, long *allocs)
+{
+	return screen_with_failure_on(FIXTURE, "j j Space b 9 0 0 Enter Enter s B", nth, allocs);
+}
+
+/* The same sweep over the panel, the preset, the profile and a breakpoint
+ * on a memory snapshot, and the loom-aware switch on a loom tree. */
+static void test_screen_out_of_memory_sweep_settings(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *path, *keys;
+	} runs[] = {
+		{ "samples/memory/coding-session.json", "s s s W + j j j + Esc A P j M B" },
+		{ "samples/loom/parser-debug.json", "L P G M B L" },
+	};
+	for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+		long total = 0;
+		assert_true(screen_with_failure_on(runs[r].path, runs[r].keys, 0, &total));
+		int failed = 0;
+		long step = total / 61 > 0 ? total / 61 : 1;
+		for (long nth = 1; nth <= total + 1; nth += step)
+			failed += !screen_with_failure_on(runs[r].path, runs[r].keys, nth, NULL);
+		assert_true(failed > 0);
+		assert_true(screen_with_failure_on(runs[r].path, runs[r].keys, total + 1, NULL));
+	}
+}
+
+/* The user's cache file: a broken one leaves the built-ins and says why; an
+ * added profile can be picked; an unknown profile name is refused. */
+static void test_cache_setup_user_file(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	support_write(dir, "broken.yml", "profiles:\n  anthropic:\n    min_prefix: [1, 2\n");
+	support_write(dir, "good.yml", "profile: small\nprofiles:\n  small:\n    based_on: anthropic\n"
+				       "    min_prefix: 64\n");
+	struct vm vm;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(vm_init(&vm, support_load("samples/loom/parser-debug.json", NULL), &err), CS_OK);
+	assert_int_not_equal(vm_cache_setup(&vm, support_path(dir, "broken.yml"), NULL, &err), CS_OK);
+	assert_string_equal(vm.profile->name, "anthropic");
+	assert_int_equal(vm.cache_cfg.profiles[0].min_prefix, 1024);
+	assert_int_equal(vm_cache_setup(&vm, support_path(dir, "good.yml"), NULL, &err), CS_OK);
+	assert_string_equal(vm.profile->name, "small");
+	/* the system breakpoint (71 tokens) caches now */
+	assert_string_equal(vm_breakpoint_state(&vm, vm_breakpoint(&vm, 0)), "cached");
+	assert_int_equal(vm_cache_setup(&vm, NULL, "nonesuch", &err), CS_EUSAGE);
+	assert_non_null(strstr(err.message, "nonesuch"));
+	assert_string_equal(vm.profile->name, "small"); /* the active one stays */
+	assert_int_equal(vm_cache_setup(&vm, NULL, "gemini", &err), CS_OK);
+	assert_string_equal(vm.profile->name, "gemini");
+	assert_int_equal(vm.an.now.read, 0); /* 1,126 tokens, under gemini's 2,048 */
+	vm_fini(&vm);
+	support_rmtree(dir);
+	free(dir);
 }
 
 static void test_screen_out_of_memory_sweep(void **state)
@@ -949,6 +1008,8 @@ int main(void)
 		cmocka_unit_test(test_cache_profiles_and_breakpoints),
 		cmocka_unit_test(test_memory_panel_and_cutoff_line),
 		cmocka_unit_test(test_loom_aware_switch_and_no_panel),
+		cmocka_unit_test(test_cache_setup_user_file),
+		cmocka_unit_test(test_screen_out_of_memory_sweep_settings),
 		cmocka_unit_test(test_priority_and_strategy_edits),
 		cmocka_unit_test(test_budget_edit_and_detail),
 		cmocka_unit_test(test_sort_by_tokens),
