@@ -150,7 +150,10 @@ const char *vm_breakpoint_state(const struct vm *vm, const struct cache_breakpoi
 		return "over the limit";
 	if (!bp->over_min)
 		return "under minimum";
-	return bp->end_tokens <= vm->an.now.read ? "cached" : "written";
+	if (bp->end_tokens <= vm->an.now.read)
+		return "cached";
+	/* a prefix cache stores whole units: the tail of the last one is not kept */
+	return bp->end_tokens <= vm->an.now.read + vm->an.now.written ? "written" : "not cached";
 }
 
 /* ---- rows ------------------------------------------------------------------ */

@@ -210,7 +210,8 @@ const char *vm_cutoff(const struct vm *vm);
  * Borrowed from vm->an (valid until the next change). */
 const struct cache_breakpoint *vm_breakpoint(const struct vm *vm, long block);
 /* What a breakpoint does now: "cached" (read from the cache), "written",
- * "under minimum" or "over the limit". Static storage. */
+ * "under minimum", "over the limit", or "not cached" (past the last whole
+ * unit a prefix cache stores). Static storage. */
 const char *vm_breakpoint_state(const struct vm *vm, const struct cache_breakpoint *bp);
 /* The grouping the bars show (NULL when the assembly has none). Borrowed. */
 const struct grouping *vm_grouping(const struct vm *vm);
