@@ -328,6 +328,17 @@ static bool rebuild_rows(struct vm *vm, long keep_piece, long keep_block)
 	return true;
 }
 
+/* After the assembly, baseline or cache settings changed: every derived
+ * figure, each step run even when an earlier one ran out of memory, so the
+ * rows never point into an assembly that is gone. false on out of memory. */
+static bool refresh_all(struct vm *vm, long keep_piece, long keep_block)
+{
+	bool ok = compute_cache(vm);
+	ok = summarize(vm) && ok;
+	ok = rebuild_rows(vm, keep_piece, keep_block) && ok;
+	return ok;
+}
+
 /* ---- life ------------------------------------------------------------------- */
 
 int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
@@ -348,7 +359,7 @@ int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
 		memset(&vm->cur, 0, sizeof vm->cur);
 		return rc;
 	}
-	if (!compute_cache(vm) || !summarize(vm) || !rebuild_rows(vm, -1, -1))
+	if (!refresh_all(vm, -1, -1))
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
 	vm->cursor = 0;
 	if (vm->nrows && vm->rows[0].type == VM_ROW_MARKER)
@@ -541,7 +552,7 @@ int vm_apply(struct vm *vm, struct edit *e, struct cs_error *err)
 	asm_fini(&vm->cur);
 	vm->cur = next;
 	vm->generation++;
-	if (!compute_cache(vm) || !summarize(vm) || !rebuild_rows(vm, keep_piece, keep_block))
+	if (!refresh_all(vm, keep_piece, keep_block))
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
 	describe_change(vm, e, used_before, &was);
 	return CS_OK;
@@ -637,7 +648,8 @@ int vm_pin_baseline(struct vm *vm, struct cs_error *err)
 	asm_fini(&vm->base);
 	vm->base = next;
 	const struct vm_row *sel = vm_selected(vm);
-	if (!copy_overrides(&vm->bp_base, &vm->bp_now) || !compute_cache(vm) || !summarize(vm) || !rebuild_rows(vm, sel ? sel->piece : -1, sel ? sel->block : -1))
+	bool copied = copy_overrides(&vm->bp_base, &vm->bp_now);
+	if (!refresh_all(vm, sel ? sel->piece : -1, sel ? sel->block : -1) || !copied)
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
 	struct strbuf *s = &vm->status;
 	sb_reset(s);
@@ -655,7 +667,7 @@ static int cache_refresh(struct vm *vm, struct cs_error *err)
 {
 	const struct vm_row *sel = vm_selected(vm);
 	long keep_piece = sel ? sel->piece : -1, keep_block = sel ? sel->block : -1;
-	if (!compute_cache(vm) || !summarize(vm) || !rebuild_rows(vm, keep_piece, keep_block)) {
+	if (!refresh_all(vm, keep_piece, keep_block)) {
 		vm_status(vm, true, "out of memory");
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
 	}
