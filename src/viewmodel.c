@@ -70,12 +70,18 @@ static bool compute_cache(struct vm *vm)
 	return true;
 }
 
-/* Tokens of block b inside the prefix read from the cache. */
+/* Block b's share of the prefix read from the cache, in the budgeted tokens
+ * the bars show (the cache counts rendered tokens: a partly read block
+ * counts in proportion). */
 static long block_cached_tokens(const struct vm *vm, size_t b)
 {
 	const struct block *bl = &vm->cur.blocks[b];
 	long in = vm->an.now.read - bl->offset_tokens;
-	return in <= 0 ? 0 : in > bl->tokens ? bl->tokens : in;
+	if (in <= 0 || bl->tokens <= 0)
+		return 0;
+	if (in >= bl->tokens)
+		return bl->budget_tokens;
+	return (long)((double)bl->budget_tokens * (double)in / (double)bl->tokens);
 }
 
 /* Per-frame figures, worked out once per re-assembly or baseline so that a

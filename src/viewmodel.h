@@ -57,7 +57,7 @@ enum vm_layer_state { VM_LAYER_CACHED, VM_LAYER_PARTIAL, VM_LAYER_NEW, VM_LAYER_
 struct vm_layer_info {
 	size_t blocks;        /* its blocks in the prompt */
 	size_t cached_blocks; /* of those, inside the cached prefix */
-	long cached_tokens;
+	long cached_tokens;   /* its budgeted tokens inside the read prefix (a partly read block in proportion) */
 };
 
 /* A line of the detail pane: bytes [off, off+len) of vm->detail.text. */
