@@ -832,6 +832,38 @@ static void status_head(struct vm *vm, const char *head)
 	sb_fini(&next);
 }
 
+#define VM_CROSSINGS_NAMED 3 /* pieces named per direction; the rest are counted */
+
+/* " (in: ev-098; out: ev-094, ev-087)": the pieces that entered or left the
+ * prompt since was_in; nothing when none did. */
+static void crossings(const struct vm *vm, const bool *was_in, struct strbuf *out)
+{
+	bool open = false;
+	for (int dir = 1; dir >= 0; dir--) {
+		size_t named = 0, more = 0;
+		for (size_t i = 0; i < vm->src->npieces; i++) {
+			bool in = vm->cur.results[i].outcome != OUTCOME_DROPPED;
+			if (in == was_in[i] || in != (dir == 1))
+				continue;
+			if (named == VM_CROSSINGS_NAMED) {
+				more++;
+				continue;
+			}
+			if (named)
+				sb_puts(out, ", ");
+			else
+				sb_printf(out, "%s%s: ", open ? "; " : " (", dir == 1 ? "in" : "out");
+			open = true;
+			sb_puts(out, vm->src->pieces[i].id);
+			named++;
+		}
+		if (more)
+			sb_printf(out, " and %zu more", more);
+	}
+	if (open)
+		sb_putc(out, ')');
+}
+
 int vm_panel_nudge(struct vm *vm, size_t index, int direction, struct cs_error *err)
 {
 	struct vm_panel_entry entries[VM_PANEL_MAX];
@@ -849,13 +881,28 @@ int vm_panel_nudge(struct vm *vm, size_t index, int direction, struct cs_error *
 	struct edit ed = { .type = EDIT_OPTION, .piece = -1 };
 	snprintf(ed.option, sizeof ed.option, "%s", e->option);
 	snprintf(ed.text, sizeof ed.text, "%s=%.10g", e->name, v);
+	/* which pieces were in the prompt, to name the ones that cross */
+	size_t np = vm->src->npieces;
+	bool *was_in = cs_calloc(np ? np : 1, sizeof *was_in);
+	if (!was_in) {
+		vm_status(vm, true, "out of memory (not applied)");
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < np; i++)
+		was_in[i] = vm->cur.results[i].outcome != OUTCOME_DROPPED;
 	int rc = vm_apply(vm, &ed, err);
-	if (rc != CS_OK)
+	if (rc != CS_OK) {
+		cs_free(was_in);
 		return rc;
-	char head[160];
-	snprintf(head, sizeof head, "%s %s %.10g%s -> %.10g%s", e->option, e->name, e->value, e->percent ? "%" : "", v,
-		 e->percent ? "%" : "");
-	status_head(vm, head);
+	}
+	struct strbuf head = STRBUF_INIT;
+	sb_printf(&head, "%s %s %.10g%s -> %.10g%s", e->option, e->name, e->value, e->percent ? "%" : "", v,
+		  e->percent ? "%" : "");
+	crossings(vm, was_in, &head);
+	if (!head.failed)
+		status_head(vm, sb_str(&head));
+	sb_fini(&head);
+	cs_free(was_in);
 	return CS_OK;
 }
 

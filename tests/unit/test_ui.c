@@ -473,7 +473,8 @@ static void test_memory_panel_and_cutoff_line(void **state)
 	/* recency 0.30 -> 0.35 -> 0.40 */
 	assert_int_equal(vm_panel_nudge(&vm, 0, 1, &err), CS_OK);
 	assert_int_equal(vm_panel_nudge(&vm, 0, 1, &err), CS_OK);
-	assert_int_equal(strncmp(sb_str(&vm.status), "weight recency 0.35 -> 0.4: -8 tokens", 37), 0);
+	assert_int_equal(strncmp(sb_str(&vm.status), "weight recency 0.35 -> 0.4 (in: ev-098, ev-087; out: ev-094): -8 tokens",
+				 71), 0);
 	assert_int_equal(vm.nhistory, 2);
 	assert_int_equal(vm.history[1].type, EDIT_OPTION);
 	assert_string_equal(vm.history[1].option, "weight");
