@@ -952,11 +952,31 @@ int vm_cycle_option(struct vm *vm, const char *name, struct cs_error *err)
 	for (size_t i = 0; i < n; i++)
 		if (strlen(choices[i]) == word && strncmp(choices[i], sb_str(&cur), word) == 0)
 			at = i;
-	sb_fini(&cur);
 	struct edit e = { .type = EDIT_OPTION, .piece = -1 };
 	snprintf(e.option, sizeof e.option, "%s", name);
 	snprintf(e.text, sizeof e.text, "%s", choices[(at + 1) % n]);
-	return vm_apply(vm, &e, err);
+	size_t np = vm->src->npieces;
+	bool *was_in = cs_calloc(np ? np : 1, sizeof *was_in);
+	if (!was_in) {
+		sb_fini(&cur);
+		vm_status(vm, true, "out of memory (not applied)");
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < np; i++)
+		was_in[i] = vm->cur.results[i].outcome != OUTCOME_DROPPED;
+	int rc = vm_apply(vm, &e, err);
+	if (rc == CS_OK) {
+		/* "archetype coding -> support (in: ...)", without the full lists */
+		struct strbuf head = STRBUF_INIT;
+		sb_printf(&head, "%s %.*s -> %s", name, (int)word, sb_str(&cur), e.text);
+		crossings(vm, was_in, &head);
+		if (!head.failed)
+			status_head(vm, sb_str(&head));
+		sb_fini(&head);
+	}
+	sb_fini(&cur);
+	cs_free(was_in);
+	return rc;
 }
 
 int vm_toggle_option(struct vm *vm, const char *name, struct cs_error *err)
