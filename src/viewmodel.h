@@ -42,12 +42,13 @@ struct vm_row {
 enum vm_sort { VM_SORT_ORDER, VM_SORT_TOKENS, VM_SORT_PRIORITY, VM_SORT_SCORE, VM_SORT_COUNT };
 enum vm_focus { VM_FOCUS_LIST, VM_FOCUS_DETAIL };
 
-/* The prompt against the baseline, as a prompt cache would see it. */
+/* The prompt against the baseline, as a prompt cache would see it: figures
+ * taken from vm->an (cache_analyze under the active profile). */
 struct vm_cache {
-	size_t same_blocks;  /* leading blocks identical to the baseline's */
-	long cached_block;   /* the last breakpoint block inside that prefix, -1: none */
-	long cached_tokens;  /* prompt tokens up to and including cached_block */
-	long rewrite_tokens; /* total_tokens - cached_tokens */
+	size_t same_blocks;  /* leading blocks before the first difference (cache_divergence) */
+	long cached_block;   /* the last block wholly inside the prefix read from the cache, -1: none */
+	long cached_tokens;  /* tokens read from the cache (an.now.read) */
+	long rewrite_tokens; /* total_tokens - cached_tokens: sent again, written or uncached */
 	bool identical;      /* the whole prompt equals the baseline's */
 };
 
