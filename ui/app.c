@@ -888,7 +888,13 @@ unsigned app_key(struct app *app, int key)
 	case ACT_HELP: app->mode = APP_HELP; break;
 	case ACT_QUIT: return APP_QUIT;
 	case ACT_PROFILE: vm_cycle_profile(vm, &err); break;
-	case ACT_BREAKPOINT: vm_toggle_breakpoint(vm, &err); break;
+	case ACT_BREAKPOINT:
+		/* show the marker row it made under the cursor */
+		if (vm_toggle_breakpoint(vm, &err) == CS_OK && vm->cursor + 1 < vm->nrows &&
+		    vm->rows[vm->cursor + 1].type == VM_ROW_MARKER && app->layout.list_h > 1 &&
+		    vm->cursor + 1 >= vm->scroll + (size_t)app->layout.list_h)
+			vm->scroll = vm->cursor + 2 - (size_t)app->layout.list_h;
+		break;
 	case ACT_SETTINGS: open_panel(app); break;
 	case ACT_PRESET: vm_cycle_option(vm, "archetype", &err); break;
 	case ACT_LOOM_AWARE: vm_toggle_option(vm, "loom-aware", &err); break;
