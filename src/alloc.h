@@ -25,6 +25,11 @@ void cs_alloc_fail_from(long nth);
 /* Allocations made since the last cs_alloc_fail_from() call. */
 long cs_alloc_count(void);
 
+/* Allocations that returned NULL (injected or real) since the process
+ * started. Lets a caller tell out of memory from another failure of a
+ * library that reports both the same way (cJSON's parse returns NULL). */
+unsigned long cs_alloc_failures(void);
+
 /* Route cJSON's allocations through cs_malloc/cs_free. Idempotent. */
 void cs_alloc_install_cjson_hooks(void);
 

@@ -252,6 +252,8 @@ static void emit_line(struct emitter *em, const char *line, size_t n, bool ascii
 		tmp->len = fit;
 		sb_puts(tmp, ascii ? "~" : "\xe2\x80\xa6");
 	}
+	if (tmp->failed) /* sb_reset would forget it: make the report fail */
+		em->out->failed = true;
 	emit_strn(em, sb_str(tmp), tmp->len);
 }
 
@@ -268,7 +270,8 @@ static void report_piece(const struct source *src, const struct piece *p, struct
 			emit_key_int(em, hidden_class_name(c), (long long)sum.count[c]);
 	if (sum.count[HIDDEN_TAG]) {
 		sb_reset(tmp);
-		hidden_decode_tags(tmp, p->text, p->text_bytes);
+		if (!hidden_decode_tags(tmp, p->text, p->text_bytes))
+			em->out->failed = true;
 		emit_key(em, "tag_text");
 		emit_strn(em, sb_str(tmp), tmp->len);
 	}

@@ -69,10 +69,13 @@ int json_doc_parse(struct json_doc *d, const char *data, size_t len, struct cs_e
 	}
 	cs_alloc_install_cjson_hooks();
 	const char *end = NULL;
+	unsigned long failures = cs_alloc_failures();
 	d->root = cJSON_ParseWithLengthOpts(data, len, &end, false);
+	if (!d->root && cs_alloc_failures() != failures)
+		return cs_error_set(err, CS_ENOMEM, "out of memory parsing the JSON");
 	if (!d->root) {
-		/* cJSON reports no reason; out of memory looks the same, so tell
-		 * them apart by whether the text parses at the point it stopped. */
+		/* cJSON reports no reason; out of memory was told apart above by
+		 * the allocator's failure count. */
 		size_t off = end && end >= data && end <= data + len ? (size_t)(end - data) : 0;
 		long line, col;
 		text_position(data, len, off, &line, &col);
