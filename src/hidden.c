@@ -233,7 +233,7 @@ bool hidden_decode_tags(struct strbuf *out, const char *s, size_t n)
 bool hidden_any(const struct source *src)
 {
 	for (size_t i = 0; i < src->npieces; i++)
-		if (src->pieces[i].flags & PIECE_HIDDEN)
+		if (src->pieces[i].flags & PIECE_HIDDEN || hidden_scan(src->pieces[i].id, strlen(src->pieces[i].id), NULL))
 			return true;
 	return false;
 }
@@ -264,6 +264,10 @@ static void report_piece(const struct source *src, const struct piece *p, struct
 	hidden_scan(p->text, p->text_bytes, &sum);
 	emit_map_begin(em);
 	emit_key_str(em, src->kind->id_key, p->id);
+	if (hidden_scan(p->id, strlen(p->id), NULL)) {
+		emit_key(em, "id_revealed");
+		emit_line(em, p->id, strlen(p->id), ascii, tmp);
+	}
 	emit_key_int(em, "characters", (long long)sum.total);
 	for (int c = 0; c < HIDDEN_COUNT; c++)
 		if (sum.count[c])
@@ -306,7 +310,7 @@ void hidden_report(const struct source *src, struct emitter *em)
 	struct strbuf tmp = STRBUF_INIT;
 	emit_list_begin(em);
 	for (size_t i = 0; i < src->npieces; i++)
-		if (src->pieces[i].flags & PIECE_HIDDEN)
+		if (src->pieces[i].flags & PIECE_HIDDEN || hidden_scan(src->pieces[i].id, strlen(src->pieces[i].id), NULL))
 			report_piece(src, &src->pieces[i], em, &tmp);
 	emit_list_end(em);
 	if (tmp.failed)

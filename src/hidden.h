@@ -71,11 +71,13 @@ bool hidden_decode_tags(struct strbuf *out, const char *s, size_t n);
 #define HIDDEN_REPORT_LINE_COLUMNS 160 /* a revealed line is cut to this many columns */
 
 /* Writes the report's hidden_text section value: a list, one entry per
- * piece with hidden text (id, counts per class, tag text decoded, and the
- * lines holding any, revealed). Emits an empty list when none. */
+ * piece with hidden text in its text or its id (id, the id revealed when
+ * it hides something, counts per class, tag text decoded, and the lines
+ * holding any, revealed). Emits an empty list when none. */
 void hidden_report(const struct source *src, struct emitter *em);
 
-/* Whether any piece of src holds hidden text (PIECE_HIDDEN). */
+/* Whether any piece of src holds hidden text (PIECE_HIDDEN) or has an id
+ * that does. */
 bool hidden_any(const struct source *src);
 
 #endif
