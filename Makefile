@@ -80,6 +80,8 @@ deps:
 	for pair in $(DEB_LIBS); do \
 	  $(PKG_CONFIG) --exists "$${pair%%:*}" 2>/dev/null || missing="$$missing $${pair#*:}"; \
 	done; \
+	printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return d && n; }\n' | \
+	  clang -fsanitize=fuzzer -x c - -o /dev/null >/dev/null 2>&1 || missing="$$missing libclang-rt-dev"; \
 	missing=$$(printf '%s\n' $$missing | sort -u | tr '\n' ' '); \
 	if [ -z "$${missing% }" ]; then exit 0; fi; \
 	echo "ctxscope: missing:$$missing"; \

@@ -90,6 +90,18 @@ char *cs_strdup(const char *s)
 	return cs_strndup(s, strlen(s));
 }
 
+void *cs_pcre2_malloc(size_t size, void *data)
+{
+	(void)data;
+	return cs_malloc(size);
+}
+
+void cs_pcre2_free(void *ptr, void *data)
+{
+	(void)data;
+	cs_free(ptr);
+}
+
 void cs_alloc_install_cjson_hooks(void)
 {
 	cJSON_Hooks hooks = { .malloc_fn = cs_malloc, .free_fn = cs_free };

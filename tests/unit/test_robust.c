@@ -22,6 +22,8 @@
 #include "strbuf.h"
 #include "utf8.h"
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,6 +309,31 @@ static void test_sanitize_hostile_text(void **state)
 	sb_fini(&out);
 }
 
+/* pcre2 allocates through our hook: a compile fails cleanly when the
+ * allocation fails, and counts in the same counter. */
+static void test_pcre2_hook(void **state)
+{
+	(void)state;
+	pcre2_general_context *gc = pcre2_general_context_create(cs_pcre2_malloc, cs_pcre2_free, NULL);
+	assert_non_null(gc);
+	pcre2_compile_context *cc = pcre2_compile_context_create(gc);
+	assert_non_null(cc);
+	int errcode;
+	PCRE2_SIZE erroff;
+	cs_alloc_fail_from(1);
+	pcre2_code *re = pcre2_compile((PCRE2_SPTR) "over[- ]budget", PCRE2_ZERO_TERMINATED, 0, &errcode, &erroff, cc);
+	long made = cs_alloc_count();
+	cs_alloc_fail_from(0);
+	assert_null(re);
+	assert_int_equal(errcode, PCRE2_ERROR_NOMEMORY);
+	assert_true(made >= 1);
+	re = pcre2_compile((PCRE2_SPTR) "over[- ]budget", PCRE2_ZERO_TERMINATED, 0, &errcode, &erroff, cc);
+	assert_non_null(re);
+	pcre2_code_free(re);
+	pcre2_compile_context_free(cc);
+	pcre2_general_context_free(gc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -321,6 +348,7 @@ int main(void)
 		cmocka_unit_test(test_fileio_refuses_special_files),
 		cmocka_unit_test(test_billion_laughs_refused_fast),
 		cmocka_unit_test(test_sanitize_hostile_text),
+		cmocka_unit_test(test_pcre2_hook),
 	};
 	return cmocka_run_group_tests_name("robust", tests, NULL, NULL);
 }
