@@ -82,10 +82,18 @@ const char *hidden_name(int32_t cp, char buf[12])
 	return buf;
 }
 
-/* Whether s[0..n) has a byte >= 0x80 (the only place hidden text can be). */
+/* The offset of the first byte >= 0x80 (the only place hidden text can
+ * start) in s[from..n), or n. Eight bytes at a time: most text is ASCII. */
 static size_t first_non_ascii(const char *s, size_t n, size_t from)
 {
-	for (size_t i = from; i < n; i++)
+	size_t i = from;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		if (w & 0x8080808080808080ULL)
+			break;
+	}
+	for (; i < n; i++)
 		if ((unsigned char)s[i] >= 0x80)
 			return i;
 	return n;
