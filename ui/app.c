@@ -7,6 +7,7 @@
 #include "utf8.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 
 /* ---- glyphs --------------------------------------------------------------- */
@@ -96,6 +97,15 @@ void app_layout(struct app *app, int w, int h)
 	}
 	if (L.list_h < 1)
 		L.list_h = 1;
+	if (app->panel) {
+		struct vm_panel_entry e[VM_PANEL_MAX];
+		int want = (int)vm_panel_entries(&app->vm, e, VM_PANEL_MAX) + 1; /* a title row */
+		L.panel_h = want < L.list_h - 1 ? want : L.list_h - 1;
+		if (L.panel_h < 0)
+			L.panel_h = 0;
+		L.list_h -= L.panel_h;
+		L.panel_y = L.list_y + L.list_h;
+	}
 	app->layout = L;
 	vm_scroll_into_view(&app->vm, (size_t)L.list_h);
 }
@@ -232,20 +242,25 @@ static void draw_header(struct frame *f)
 
 	sb_reset(ln);
 	const struct vm_cache *c = &vm->cache;
-	sb_puts(ln, " cache ");
-	if (c->cached_block < 0)
-		sb_puts(ln, "cold: nothing cached against the baseline");
+	const struct cache_cost *now = &vm->an.now;
+	sb_printf(ln, " cache %s %s ", vm->profile ? vm->profile->name : "-", g_dot(app));
+	if (now->read == 0)
+		sb_puts(ln, "cold: nothing read");
 	else {
-		thousands(ln, c->cached_tokens);
-		sb_puts(ln, " tokens cached");
+		thousands(ln, now->read);
+		sb_puts(ln, " read");
 	}
 	sb_printf(ln, " %s ", g_dot(app));
-	thousands(ln, c->rewrite_tokens);
-	sb_printf(ln, " to write %s %s", g_dot(app),
+	thousands(ln, now->written);
+	sb_printf(ln, " written %s ", g_dot(app));
+	thousands(ln, now->uncached);
+	sb_printf(ln, " uncached %s %s", g_dot(app),
 		  c->identical ? "prompt same as the baseline" : "prompt differs from the baseline");
-	sb_printf(ln, " %s prompt ", g_dot(app));
-	thousands(ln, a->total_tokens);
-	sb_puts(ln, " tokens (estimated)");
+	sb_printf(ln, " %s ", g_dot(app));
+	thousands(ln, llround(now->cost));
+	sb_puts(ln, " vs ");
+	thousands(ln, llround(vm->an.steady.cost));
+	sb_puts(ln, " base-price tokens");
 	put_fit(f, 2, 0, L->w, sb_str(ln), ln->len, c->identical ? ROLE_CACHED : ROLE_NEW);
 }
 
@@ -336,27 +351,31 @@ static void draw_marker(struct frame *f, int y, const struct vm_row *r)
 	sb_reset(ln);
 	sb_repeat(ln, g_dash(app), 2);
 	int role = ROLE_MARKER;
-	bool is_break = !vm->cache.identical && (r->block < 0 || (size_t)r->block + 1 == vm->cache.same_blocks);
-	long upto = vm_row_tokens(vm, r);
-	if (is_break) {
+	bool is_break = !vm->cache.identical && (r->block == -1 || (size_t)r->block + 1 == vm->cache.same_blocks);
+	if (r->block == VM_MARKER_CUTOFF) {
+		role = ROLE_BREAK;
+		const char *cut = vm_cutoff(vm);
+		sb_printf(ln, " cutoff %s ", cut ? cut : "");
+	} else if (is_break) {
 		role = ROLE_BREAK;
 		sb_puts(ln, " cache breaks here ");
 		sb_puts(ln, g_dot(app));
 		sb_putc(ln, ' ');
 		thousands(ln, vm->cache.cached_tokens);
-		sb_puts(ln, " tokens cached ");
+		sb_puts(ln, " cached ");
 		sb_puts(ln, g_dot(app));
 		sb_putc(ln, ' ');
 		thousands(ln, vm->cache.rewrite_tokens);
 		sb_puts(ln, " to rewrite ");
 	} else {
+		const struct cache_breakpoint *bp = vm_breakpoint(vm, r->block);
 		sb_puts(ln, " cache breakpoint ");
 		sb_puts(ln, g_dot(app));
 		sb_putc(ln, ' ');
-		thousands(ln, upto);
+		thousands(ln, vm_row_tokens(vm, r));
 		sb_puts(ln, " tokens ");
 		sb_puts(ln, g_dot(app));
-		sb_puts(ln, vm_block_cached(vm, r->block) ? " cached " : " rewritten ");
+		sb_printf(ln, " %s ", bp ? vm_breakpoint_state(vm, bp) : "none");
 	}
 	int used = (int)utf8_columns(sb_str(ln), ln->len);
 	if (used < L->list_w)
@@ -459,6 +478,44 @@ static void draw_list(struct frame *f)
 		put_str(f, L->list_y, L->list_x + 1, L->list_w - 1, "(nothing to show)", ROLE_DROPPED);
 	if (vm->cursor >= vm->scroll && vm->cursor < vm->scroll + (size_t)L->list_h)
 		f->p->ops->cursor(f->p->ctx, L->list_y + (int)(vm->cursor - vm->scroll), L->list_x);
+}
+
+/* ---- the settings panel (W) ------------------------------------------------------------ */
+
+static void draw_panel(struct frame *f)
+{
+	struct app *app = f->app;
+	const struct app_layout *L = &app->layout;
+	if (!app->panel || L->panel_h <= 0)
+		return;
+	struct vm_panel_entry e[VM_PANEL_MAX];
+	size_t n = vm_panel_entries(&app->vm, e, VM_PANEL_MAX);
+	struct strbuf *ln = &app->line;
+	sb_reset(ln);
+	sb_printf(ln, " %s%s%s Up/Down pick %s +/- change %s W or Esc closes ", g_dash(app), g_dash(app), " settings",
+		  g_dot(app), g_dot(app));
+	const char *cut = vm_cutoff(&app->vm);
+	if (cut)
+		sb_printf(ln, "%s cutoff %s ", g_dot(app), cut);
+	int used = (int)utf8_columns(sb_str(ln), ln->len);
+	if (used < L->list_w)
+		sb_repeat(ln, g_dash(app), (size_t)(L->list_w - used));
+	put_fit(f, L->panel_y, L->list_x, L->list_w, sb_str(ln), ln->len, ROLE_BORDER);
+	int rows = L->panel_h - 1;
+	size_t first = 0;
+	if (rows > 0 && app->panel_sel >= (size_t)rows)
+		first = app->panel_sel - (size_t)rows + 1;
+	for (int i = 0; i < rows && first + (size_t)i < n; i++) {
+		size_t k = first + (size_t)i;
+		bool sel = k == app->panel_sel;
+		sb_reset(ln);
+		sb_printf(ln, "%s %-11s %-10s ", sel ? (app->ascii ? ">" : "▶") : " ", e[k].option, e[k].name);
+		if (e[k].percent)
+			sb_printf(ln, "%5.1f%%", e[k].value);
+		else
+			sb_printf(ln, "%6.2f", e[k].value);
+		put_fit(f, L->panel_y + 1 + i, L->list_x, L->list_w, sb_str(ln), ln->len, sel ? ROLE_CURSOR : ROLE_NORMAL);
+	}
 }
 
 /* ---- the detail pane ------------------------------------------------------------------ */
@@ -604,7 +661,7 @@ static void draw_help(struct frame *f)
 	struct strbuf help = STRBUF_INIT;
 	actions_help(&help);
 	sb_puts(&help, "\nflags: x excluded  - dropped  ~ truncated  * changed since the baseline  ! unreadable\n");
-	sb_puts(&help, "bars: tokens of each layer against the usable budget; cache state against the baseline\n");
+	sb_puts(&help, "bars: tokens of each layer against the usable budget; cache state against the baseline under the profile (P)\n");
 	const char *s = sb_str(&help);
 	size_t lines = 0;
 	for (const char *q = s; *q; q++)
@@ -653,6 +710,7 @@ void app_draw(struct app *app, const struct painter *p)
 	draw_bars(&f);
 	put_repeat(&f, L->bars_y + L->nbars, 0, g_hline(app), L->w, ROLE_BORDER);
 	draw_list(&f);
+	draw_panel(&f);
 	draw_detail(&f);
 	draw_hints(&f);
 	draw_status(&f);
@@ -739,6 +797,38 @@ static void help_key(struct app *app, int act)
 	}
 }
 
+static void open_panel(struct app *app)
+{
+	struct vm_panel_entry e[VM_PANEL_MAX];
+	if (vm_panel_entries(&app->vm, e, VM_PANEL_MAX) == 0) {
+		vm_status(&app->vm, true, "a %s has no weights or shares to tune", app->vm.src->kind->title);
+		return;
+	}
+	app->panel = !app->panel;
+	vm_status(&app->vm, false, "%s", app->panel ? "settings: Up/Down pick, +/- change (re-assembles at once), W or Esc closes"
+						  : "settings closed");
+}
+
+/* Keys while the settings panel is open; false: not the panel's, handle as usual. */
+static bool panel_key(struct app *app, int act, struct cs_error *err)
+{
+	struct vm_panel_entry e[VM_PANEL_MAX];
+	size_t n = vm_panel_entries(&app->vm, e, VM_PANEL_MAX);
+	switch (act) {
+	case ACT_DOWN: app->panel_sel += app->panel_sel + 1 < n; break;
+	case ACT_UP: app->panel_sel -= app->panel_sel > 0; break;
+	case ACT_PRIORITY_UP: vm_panel_nudge(&app->vm, app->panel_sel, 1, err); break;
+	case ACT_PRIORITY_DOWN: vm_panel_nudge(&app->vm, app->panel_sel, -1, err); break;
+	case ACT_BACK:
+		app->panel = false;
+		vm_status(&app->vm, false, "settings closed");
+		break;
+	default: return false;
+	}
+	app_layout(app, app->layout.w, app->layout.h);
+	return true;
+}
+
 unsigned app_key(struct app *app, int key)
 {
 	struct vm *vm = &app->vm;
@@ -755,6 +845,8 @@ unsigned app_key(struct app *app, int key)
 	}
 	struct cs_error err;
 	cs_error_clear(&err);
+	if (app->panel && panel_key(app, act, &err))
+		return APP_REDRAW;
 	long page = app->layout.list_h > 1 ? app->layout.list_h - 1 : 1;
 	long detail_page = app->layout.detail_h > 2 ? app->layout.detail_h - 2 : 1;
 	switch (act) {
@@ -795,6 +887,17 @@ unsigned app_key(struct app *app, int key)
 	case ACT_LAYERS: vm_cycle_grouping(vm); break;
 	case ACT_HELP: app->mode = APP_HELP; break;
 	case ACT_QUIT: return APP_QUIT;
+	case ACT_PROFILE: vm_cycle_profile(vm, &err); break;
+	case ACT_BREAKPOINT:
+		/* show the marker row it made under the cursor */
+		if (vm_toggle_breakpoint(vm, &err) == CS_OK && vm->cursor + 1 < vm->nrows &&
+		    vm->rows[vm->cursor + 1].type == VM_ROW_MARKER && app->layout.list_h > 1 &&
+		    vm->cursor + 1 >= vm->scroll + (size_t)app->layout.list_h)
+			vm->scroll = vm->cursor + 2 - (size_t)app->layout.list_h;
+		break;
+	case ACT_SETTINGS: open_panel(app); break;
+	case ACT_PRESET: vm_cycle_option(vm, "archetype", &err); break;
+	case ACT_LOOM_AWARE: vm_toggle_option(vm, "loom-aware", &err); break;
 	default: {
 		char name[32];
 		if (cskey_name(key, name, sizeof name))

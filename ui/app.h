@@ -34,6 +34,7 @@ struct app_layout {
 	bool detail_shown, detail_right;
 	int detail_y, detail_h, detail_x, detail_w;
 	int hint_y, status_y;
+	int panel_y, panel_h;  /* the settings panel under the list (0 rows: closed) */
 };
 
 struct app {
@@ -50,6 +51,8 @@ struct app {
 	size_t help_scroll;      /* first help line shown (short terminals) */
 	struct strbuf scratch;   /* per-draw text */
 	struct strbuf line;      /* per-draw text */
+	bool panel;              /* the settings panel (W) is open */
+	size_t panel_sel;        /* its selected entry */
 };
 
 /* Takes ownership of src (also on failure: call app_fini either way).
