@@ -177,7 +177,7 @@ static void system_layer(struct assembly *a, const struct view *v, bool *handled
 	for (size_t i = 0; i < upto; i++) {
 		const struct ledger_turn *t = &l->turns[v->anc[i]];
 		for (size_t k = 0; k < t->nmessages; k++)
-			if (!strcmp(l->messages[t->messages[k]].role, "system"))
+			if (l->messages[t->messages[k]].system)
 				latest = t->messages[k];
 	}
 	if (l->nsections || l->nexus_env >= 0) {
@@ -231,7 +231,7 @@ static void system_layer(struct assembly *a, const struct view *v, bool *handled
 		const struct ledger_turn *t = &l->turns[v->anc[i]];
 		for (size_t k = 0; k < t->nmessages; k++) {
 			long m = t->messages[k];
-			if (strcmp(l->messages[m].role, "system") || (m == latest && !l->nsections && l->nexus_env < 0))
+			if (!l->messages[m].system || (m == latest && !l->nsections && l->nexus_env < 0))
 				continue;
 			handled_sys[m] = true;
 			if (l->nsections || l->nexus_env >= 0)
@@ -253,7 +253,7 @@ static void history_turn(struct assembly *a, long turn, const bool *handled_sys)
 	for (size_t k = 0; k < t->nmessages; k++) {
 		long m = t->messages[k];
 		long piece = l->messages[m].piece;
-		if (handled_sys[m] || !strcmp(l->messages[m].role, "system"))
+		if (handled_sys[m] || l->messages[m].system)
 			continue;
 		if (is_blank(&a->src->pieces[piece])) {
 			asm_drop(a, piece, REASON_EMPTY, "dropped: empty content (turn %s)", t->id);
@@ -317,6 +317,16 @@ static void history_layer(struct assembly *a, const struct view *v, const bool *
 	} else {
 		asm_fact(a, "compaction", "none before the event: full history");
 	}
+	/* Where first_kept first sits on the path (hist_end: not on it), found
+	 * once: asking "is it at or before i" at every compacted turn walked
+	 * the path again each time (perf: most of a re-assembly at 100 MB). */
+	size_t fk_at = v->hist_end;
+	if (v->compaction >= 0) {
+		const struct ledger_compaction *c = &l->compactions[l->turns[v->compaction].compaction_row];
+		for (size_t k = 0; c->first_kept >= 0 && k < v->hist_end && fk_at == v->hist_end; k++)
+			if (v->anc[k] == c->first_kept)
+				fk_at = k;
+	}
 	for (size_t i = 0; i < v->hist_end; i++) {
 		long turn = v->anc[i];
 		const struct ledger_turn *t = &l->turns[turn];
@@ -328,11 +338,7 @@ static void history_layer(struct assembly *a, const struct view *v, const bool *
 				continue;
 			}
 			if (i < v->kept_from) {
-				const struct ledger_compaction *c = &l->compactions[l->turns[v->compaction].compaction_row];
-				bool fk_would_keep = false;
-				for (size_t k = 0; c->first_kept >= 0 && k <= i; k++)
-					if (v->anc[k] == c->first_kept)
-						fk_would_keep = true;
+				bool fk_would_keep = fk_at <= i;
 				const char *s = arena_printf(&a->arena, "compacted: summarized by the compaction at turn %s%s",
 							     l->turns[v->compaction].id,
 							     fk_would_keep && l->rule == LEDGER_RULE_AFTER_ONLY

@@ -36,6 +36,7 @@ struct ledger_message {
 	const char *role; /* user, assistant, system, tool */
 	long sequence;    /* 0 when absent */
 	long piece;
+	bool system;      /* role is "system": asked of every message on the path at every assembly */
 };
 
 struct ledger_turn {

@@ -362,6 +362,7 @@ static int read_messages(struct loader *ld)
 		    strcmp(m->role, "tool"))
 			return json_fail(ld->d, ld->err, CS_ETYPE, &at, "role",
 					 "unknown role \"%s\": expected user, assistant, system or tool", m->role);
+		m->system = !strcmp(m->role, "system");
 		m->turn = ledger_turn_index(l, turn);
 		if (m->turn < 0)
 			return json_fail(ld->d, ld->err, CS_ESTRUCT, &at, "turn_id", "dangling id: no turn \"%s\"", turn);
