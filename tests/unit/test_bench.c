@@ -3,7 +3,10 @@
  * ties in file order, negative and -0 priorities included), duplicate paths
  * are found past the old 2,000-entry cap, companion hints reach every entry
  * of a duplicated path, the printf-free drop sentence reads as before, and
- * the arena's one-pass printf is right at and across a chunk's end. */
+ * the arena's one-pass printf is right at and across a chunk's end, a
+ * capped file dropped from the manifest's sorted array names the capped
+ * tokens, and the memory kind's kept score order gives a fresh source's
+ * prompt after weight changes and exclusions. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -389,6 +392,88 @@ static void test_thousands_by_hand(void **state)
 	assert_string_equal(fmt_thousands(b, INT64_MIN), "-9,223,372,036,854,775,808");
 }
 
+/* A max_lines cap is budgeted from the sorted array alone once the budget
+ * is spent: the tokens named must be the capped content's (markers in),
+ * for every strategy; a capped `never` file is still a max_lines drop. */
+static void test_fast_drop_of_capped_files(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	char *big = malloc(4001); /* 1,000 tokens: the whole budget */
+	memset(big, 'y', 4000);
+	big[4000] = '\0';
+	support_write(dir, "a.txt", big);
+	free(big);
+	support_write(dir, "ten.txt", "l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\nl9\nl10\n");
+	support_write(dir, "working-set.yml", "budget:\n  max_tokens: 1000\n  reserved_for_response: 0\nfiles:\n"
+					       "  - path: a.txt\n    priority: 0.9\n"
+					       "  - path: ten.txt\n    priority: 0.5\n    max_lines: 4\n");
+	struct source *src = support_load(support_path(dir, "working-set.yml"), NULL);
+	long ten = support_piece(src, "ten.txt");
+	struct assembly a;
+	/* end: "l1..l4\n" 12 + marker 21 = 33 code points; start: 21 + 13;
+	 * middle: 6 + 21 + 7. Uncapped would be 31 (8 tokens). */
+	static const char *const strategies[] = { "end", "start", "middle" };
+	for (size_t i = 0; i < 3; i++) {
+		char setting[64];
+		snprintf(setting, sizeof setting, "ten.txt=%s", strategies[i]);
+		support_set(src, "strategy", setting);
+		support_assemble(src, &a);
+		assert_int_equal(a.results[ten].reason, REASON_OVER_BUDGET);
+		assert_string_equal(a.results[ten].sentence,
+				    "dropped: over budget by 9 tokens (needs 9, 0 left of 1,000); nothing is left of the "
+				    "budget; 1 file of higher priority took 1,000");
+		asm_fini(&a);
+	}
+	support_set(src, "strategy", "ten.txt=never");
+	support_assemble(src, &a);
+	assert_int_equal(a.results[ten].reason, REASON_MAX_LINES);
+	asm_fini(&a);
+	source_free(src);
+	support_rmtree(dir);
+	free(dir);
+}
+
+/* The memory kind keeps its score order between assemblies: after a weight
+ * change, and after an exclusion on a kept order, the prompt must be what
+ * a fresh source with the same settings gives. */
+static void test_memory_rank_order_kept_right(void **state)
+{
+	(void)state;
+	const char *path = "samples/memory/coding-session.json";
+	struct source *kept = support_load(path, NULL), *fresh = support_load(path, NULL);
+	struct assembly a, b;
+	support_assemble(kept, &a); /* sorts for the preset's weights */
+	char *before = strdup(support_prompt(&a));
+	asm_fini(&a);
+	support_set(kept, "weight", "recency=0.5,relevance=0.3");
+	support_set(fresh, "weight", "recency=0.5,relevance=0.3");
+	support_assemble(kept, &a);
+	support_assemble(fresh, &b);
+	char *after = strdup(support_prompt(&a));
+	assert_string_equal(after, support_prompt(&b));
+	assert_string_not_equal(after, before); /* the weights moved items (ev-098 crosses in) */
+	asm_fini(&a);
+	asm_fini(&b);
+	support_set(kept, "exclude", "ev-098");
+	support_assemble(kept, &a);
+	source_free(fresh);
+	fresh = support_load(path, NULL);
+	support_set(fresh, "weight", "recency=0.5,relevance=0.3");
+	support_set(fresh, "exclude", "ev-098");
+	support_assemble(fresh, &b);
+	char *excluded = strdup(support_prompt(&a)); /* support_prompt's buffer is shared */
+	assert_string_equal(excluded, support_prompt(&b));
+	assert_string_not_equal(excluded, after);
+	asm_fini(&a);
+	asm_fini(&b);
+	free(excluded);
+	free(before);
+	free(after);
+	source_free(kept);
+	source_free(fresh);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -402,6 +487,8 @@ int main(void)
 		cmocka_unit_test(test_counts_word_at_a_time),
 		cmocka_unit_test(test_progress_after_half_a_second),
 		cmocka_unit_test(test_thousands_by_hand),
+		cmocka_unit_test(test_fast_drop_of_capped_files),
+		cmocka_unit_test(test_memory_rank_order_kept_right),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
