@@ -86,6 +86,7 @@ static int run_inspector(const struct cli *cli, struct source *src, bool ascii)
 		return fail(&err);
 	}
 	choose_theme(&app, cli->theme);
+	app.mouse = !cli->no_mouse;
 	int rc;
 	if (cli->screen) {
 		int w, h;

@@ -326,8 +326,8 @@ static void test_exclude_updates_assembly_cache_and_status(void **state)
 	long cached;
 	assert_int_equal(vm_layer_state(&vm, 4, &cached), VM_LAYER_NEW);
 	assert_int_equal(vm_layer_state(&vm, 1, &cached), VM_LAYER_CACHED);
-	assert_int_equal(vm.nhistory, 1);
-	assert_int_equal(vm.history[0].type, EDIT_EXCLUDE);
+	assert_int_equal(vm.hist.ndone, 1);
+	assert_int_equal(vm.hist.done[0].type, EDIT_EXCLUDE);
 	/* Space again: back to the loaded assembly, the same prompt */
 	assert_int_equal(vm_toggle_exclude(&vm, &err), CS_OK);
 	assert_true(vm.cache.identical);
