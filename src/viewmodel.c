@@ -898,7 +898,7 @@ bool vm_detail(struct vm *vm)
 static void pattern_error(struct vm *vm, const char *what, const struct cs_error *err)
 {
 	if (err->code == CS_ELIMIT)
-		vm_status(vm, true, "%s: pattern too costly (stopped at the match limit)", what);
+		vm_status(vm, true, "%s: pattern too costly (stopped at the match limits)", what);
 	else
 		vm_status(vm, true, "%s: %s", what, err->message);
 }
@@ -1189,9 +1189,11 @@ bool vm_prompt_lines(struct vm *vm)
 	bool ok = true;
 	for (size_t b = 0; b < a->nblocks && ok; b++) {
 		const struct block *bl = &a->blocks[b];
-		if (a->nmessages && a->messages[bl->message].first_block == b) {
+		bool before_messages = a->nmessages && b == 0 && a->messages[0].first_block > 0;
+		if (before_messages || (a->nmessages && a->messages[bl->message].first_block == b)) {
 			size_t off = t->len;
-			const char *role = a->messages[bl->message].role;
+			/* blocks before the first message are the system prompt, sent apart */
+			const char *role = before_messages ? "system" : a->messages[bl->message].role;
 			sb_printf(t, "== %s ==", role ? role : "(no role)");
 			ok = prompt_line(vm, off, ROLE_HEADING, 0, -1);
 		}

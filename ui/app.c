@@ -1205,7 +1205,7 @@ static unsigned run_command(struct app *app, const char *line)
 	case CMD_EXPORT: do_export(app, cmd.arg, cmd.format); break;
 	case CMD_UNDO: vm_undo(vm, &err); break;
 	case CMD_REDO: vm_redo(vm, &err); break;
-	case CMD_QUIT: return APP_QUIT;
+	case CMD_QUIT: vm_status(vm, false, "quit"); return APP_QUIT;
 	default: break;
 	}
 	return APP_REDRAW;
