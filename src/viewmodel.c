@@ -1014,17 +1014,24 @@ void vm_hits_of(const struct vm *vm, enum search_target target, long index, size
 	if (!vm->find)
 		return;
 	const struct search_result *r = &vm->found;
-	size_t from = target == SEARCH_BLOCK ? 0 : r->nprompt_hits;
-	size_t to = target == SEARCH_BLOCK ? r->nprompt_hits : r->nhits;
-	for (size_t i = from; i < to; i++) {
-		if (r->hits[i].target == target && r->hits[i].index == index) {
-			if (*n == 0)
-				*first = i;
-			(*n)++;
-		} else if (*n) {
-			break;
-		}
+	/* each scope is sorted by block (piece), labels before texts: a binary
+	 * search finds the first hit of `index`, so a frame costs O(log hits) */
+	size_t lo = target == SEARCH_BLOCK ? 0 : r->nprompt_hits;
+	size_t hi = target == SEARCH_BLOCK ? r->nprompt_hits : r->nhits;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct search_hit *h = &r->hits[mid];
+		bool before = h->index < index || (h->index == index && target == SEARCH_TEXT && h->target == SEARCH_LABEL);
+		if (before)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	size_t to = target == SEARCH_BLOCK ? r->nprompt_hits : r->nhits;
+	*first = lo;
+	while (lo < to && r->hits[lo].index == index && r->hits[lo].target == target)
+		lo++;
+	*n = lo - *first;
 }
 
 static void filter_status(struct vm *vm)

@@ -170,6 +170,20 @@ static bool display_line(struct app *app, const char *s, size_t n, int role, siz
 	sb_reset(sc);
 	sb_reset(rl);
 	const struct search_hit *hits = app->vm.found.hits;
+	/* only the hits that reach into this line (they are sorted and disjoint) */
+	size_t lo = first, hi = first + nhits;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (hits[mid].end <= base)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t last = lo;
+	while (last < first + nhits && hits[last].start < base + n)
+		last++;
+	first = lo;
+	nhits = last - lo;
 	size_t i = 0;
 	while (i < n) {
 		/* the chunk up to the next hit boundary */

@@ -19,6 +19,7 @@
 #include "report.h"
 #include "strbuf.h"
 #include "term.h"
+#include "theme.h"
 #include "viewmodel.h"
 #include "whatif.h"
 
@@ -552,6 +553,123 @@ static void test_mouse(void **state)
 	app_fini(&app);
 }
 
+/* ---- highlights: a painter that keeps what is painted in the match role ---------- */
+
+struct capture {
+	struct strbuf hl; /* each highlighted run, one per line */
+};
+
+static void cap_begin(void *ctx, int w, int h)
+{
+	(void)w;
+	(void)h;
+	sb_reset(&((struct capture *)ctx)->hl);
+}
+
+static void cap_put(void *ctx, int y, int x, const char *s, size_t bytes, int role)
+{
+	(void)y;
+	(void)x;
+	struct capture *c = ctx;
+	if (role == ROLE_HINT_KEY && bytes > 1) { /* the match role; hint keys are short */
+		sb_append(&c->hl, s, bytes);
+		sb_putc(&c->hl, '\n');
+	}
+}
+
+static void cap_cursor(void *ctx, int y, int x)
+{
+	(void)ctx;
+	(void)y;
+	(void)x;
+}
+
+static void cap_end(void *ctx)
+{
+	(void)ctx;
+}
+
+static const struct painter_ops cap_ops = { .begin = cap_begin, .put = cap_put, .cursor = cap_cursor, .end = cap_end };
+
+static size_t count_lines_equal(const char *text, const char *line)
+{
+	size_t n = 0, k = strlen(line);
+	for (const char *p = text; *p; p = strchr(p, '\n') + 1)
+		n += strncmp(p, line, k) == 0 && p[k] == '\n';
+	return n;
+}
+
+static void test_matches_highlighted(void **state)
+{
+	(void)state;
+	struct app app;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(app_init(&app, support_load(FIXTURE, NULL), false, &err), CS_OK);
+	app_layout(&app, 120, 40); /* the detail on the right */
+	struct capture c = { .hl = STRBUF_INIT };
+	struct painter p = { .ops = &cap_ops, .ctx = &c };
+	app_key(&app, '/');
+	type(&app, "hp_fold");
+	app_key(&app, CSK_ENTER);
+	app_draw(&app, &p);
+	/* the three in the ASan log's detail, exactly the matched bytes */
+	assert_int_equal(count_lines_equal(sb_str(&c.hl), "hp_fold"), 3);
+	/* the other matching row's label (the selected one wears the cursor) */
+	assert_non_null(strstr(sb_str(&c.hl), "src/http_parser"));
+	assert_null(strstr(sb_str(&c.hl), "notes/task.md"));
+	/* the prompt view: the log's lines in view */
+	app_key(&app, 'v');
+	app_draw(&app, &p);
+	assert_true(count_lines_equal(sb_str(&c.hl), "hp_fold") >= 3);
+	/* cleared: nothing highlighted */
+	app_key(&app, 'v');
+	app_key(&app, '/');
+	app_key(&app, CSK_ENTER);
+	app_draw(&app, &p);
+	assert_int_equal(count_lines_equal(sb_str(&c.hl), "hp_fold"), 0);
+	sb_fini(&c.hl);
+	app_fini(&app);
+}
+
+/* ---- out of memory anywhere in a working session ------------------------------------ */
+
+static bool session_with_failure(long nth, long *allocs)
+{
+	struct app app;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(app_init(&app, support_load(FIXTURE, NULL), false, &err), CS_OK);
+	struct strbuf out = STRBUF_INIT;
+	cs_alloc_fail_from(nth);
+	int rc = screen_run(&app, 120, 40,
+			    "/ h p _ f o l d Enter n N \\ t e s t Enter ! j Space u C-r v j j v d d : s o Tab t Tab Enter "
+			    "\\ Enter u u",
+			    &out, &err);
+	if (allocs)
+		*allocs = cs_alloc_count();
+	cs_alloc_fail_from(0);
+	assert_true(rc == CS_OK || rc == CS_ENOMEM);
+	bool clean = rc == CS_OK && !out.failed && !strstr(sb_str(&out), "out of memory");
+	sb_fini(&out);
+	app_fini(&app);
+	return clean;
+}
+
+static void test_session_out_of_memory_sweep(void **state)
+{
+	(void)state;
+	long total = 0;
+	assert_true(session_with_failure(0, &total));
+	assert_true(total > 10);
+	long step = total / 151 > 0 ? total / 151 : 1;
+	int failed = 0;
+	for (long nth = 1; nth <= total; nth += step)
+		failed += !session_with_failure(nth, NULL);
+	assert_true(failed > 0);
+	assert_true(session_with_failure(total + 1, NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -566,6 +684,8 @@ int main(void)
 		cmocka_unit_test(test_loom_what_if_file),
 		cmocka_unit_test(test_export_report_and_screen),
 		cmocka_unit_test(test_mouse),
+		cmocka_unit_test(test_matches_highlighted),
+		cmocka_unit_test(test_session_out_of_memory_sweep),
 	};
 	return cmocka_run_group_tests_name("ui-work", tests, NULL, NULL);
 }
