@@ -4,6 +4,8 @@
 #   make run        install what is missing, build, open the inspector on a sample
 #   make test       install what is missing, build with ASan+UBSan, run every suite
 #   make deps       check the libraries with pkg-config, apt-get what is missing
+#   make bench      generate big inputs in a temp folder, print the benchmark table
+#                   (BENCH_SCALE=small for a quick run; never part of make test)
 #   make install    PREFIX=/usr/local DESTDIR= : binary, themes, man page
 #
 # Build output lives in .build/ (release/ and asan/); nothing is written elsewhere.
@@ -58,7 +60,7 @@ UNIT_BINS := $(UNIT_C:tests/unit/%.c=$(ASN)/tests/%)
 export ASAN_OPTIONS  ?= detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
-.PHONY: all build run test check deps check-layering unit golden-update install uninstall clean
+.PHONY: all build run test check deps check-layering unit golden-update install uninstall clean bench
 
 all: build
 build: check-layering $(REL)/ctxscope
@@ -159,6 +161,27 @@ unit: $(UNIT_BINS)
 # Regenerate the golden files after an intended change; review the diff.
 golden-update: $(ASN)/ctxscope
 	@tests/golden/run $(ASN)/ctxscope --update
+
+# ---- benchmark (issue 9): release flags, never part of check -------------
+BENCH_GEN := $(REL)/bench/ctxscope-gen
+BENCH_BIN := $(REL)/bench/ctxscope-bench
+
+$(BENCH_GEN): tests/bench/gen.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(WARN) $(DEFS) $(REL_FLAGS) $(CFLAGS) -o $@ $<
+
+$(REL)/tests/bench/bench.o: tests/bench/bench.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(WARN) $(DEFS) -D_DEFAULT_SOURCE $(REL_FLAGS) -Isrc $(CORE_CFLAGS) $(DEPF) $(CFLAGS) -c $< -o $@
+
+$(BENCH_BIN): $(REL)/tests/bench/bench.o $(REL_SRC_O)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(REL_FLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS)
+
+bench: build $(BENCH_GEN) $(BENCH_BIN)
+	@tests/bench/bench.sh $(BENCH_GEN) $(BENCH_BIN) $(REL)/ctxscope
 
 # ---- install --------------------------------------------------------------
 install: build

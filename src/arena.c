@@ -36,7 +36,8 @@ void arena_fini(struct arena *a)
 	a->bytes = 0;
 }
 
-void *arena_alloc(struct arena *a, size_t n)
+/* n bytes aligned for any scalar, not zeroed (for callers that write them all). */
+static void *arena_alloc_raw(struct arena *a, size_t n)
 {
 	const size_t align = alignof(max_align_t);
 	if (n > SIZE_MAX - align)
@@ -64,7 +65,14 @@ void *arena_alloc(struct arena *a, size_t n)
 	void *p = c->data + c->used;
 	c->used += n;
 	a->bytes += n;
-	memset(p, 0, n);
+	return p;
+}
+
+void *arena_alloc(struct arena *a, size_t n)
+{
+	void *p = arena_alloc_raw(a, n);
+	if (p)
+		memset(p, 0, n);
 	return p;
 }
 
@@ -72,7 +80,7 @@ char *arena_strndup(struct arena *a, const char *s, size_t n)
 {
 	if (n == SIZE_MAX)
 		return NULL;
-	char *p = arena_alloc(a, n + 1);
+	char *p = arena_alloc_raw(a, n + 1);
 	if (!p)
 		return NULL;
 	if (n)
@@ -90,14 +98,23 @@ char *arena_vprintf(struct arena *a, const char *fmt, va_list ap)
 {
 	va_list again;
 	va_copy(again, ap);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	/* One pass when the text fits the current chunk's free room (the
+	 * common case: sentences are short); else measure, then write. */
+	struct arena_chunk *c = a->head;
+	size_t room = c ? c->cap - c->used : 0;
+	int n = vsnprintf(room ? (char *)c->data + c->used : NULL, room, fmt, ap);
 	if (n < 0) {
 		va_end(again);
 		return NULL;
 	}
-	char *p = arena_alloc(a, (size_t)n + 1);
-	if (p)
-		vsnprintf(p, (size_t)n + 1, fmt, again);
+	char *p;
+	if ((size_t)n < room) {
+		p = arena_alloc_raw(a, (size_t)n + 1); /* takes the bytes just written */
+	} else {
+		p = arena_alloc_raw(a, (size_t)n + 1);
+		if (p)
+			vsnprintf(p, (size_t)n + 1, fmt, again);
+	}
 	va_end(again);
 	return p;
 }

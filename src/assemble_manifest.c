@@ -116,18 +116,18 @@ static void cut(const struct content *in, int strategy, size_t keep, struct cont
 	}
 }
 
-/* Applies max_lines (formats.md: end keeps the first N lines, start the
- * last N, middle the first ceil(N/2) and last floor(N/2)). */
-static void cap_lines(const struct piece *p, size_t max_lines, struct content *out)
+/* Where max_lines cuts a text under a strategy (formats.md: end keeps the
+ * first N lines, start the last N, middle the first ceil(N/2) and last
+ * floor(N/2)). Computed once at load for each strategy (the scan over the
+ * lines is the costly part), so a re-assembly only reads it. */
+void manifest_cap_compute(const struct piece *p, size_t max_lines, int strategy, struct manifest_cap *out)
 {
 	const char *t = p->text;
 	size_t n = p->text_bytes;
-	memset(out, 0, sizeof *out);
 	size_t head = 0, tail = n;
-	switch (p->strategy) {
+	switch (strategy) {
 	case STRAT_START:
 		tail = utf8_offset_of_last_lines(t, n, max_lines);
-		content_marker(out);
 		break;
 	case STRAT_MIDDLE:
 		head = utf8_bytes_for_lines(t, n, max_lines - max_lines / 2);
@@ -139,12 +139,31 @@ static void cap_lines(const struct piece *p, size_t max_lines, struct content *o
 		head = utf8_bytes_for_lines(t, n, max_lines);
 		break;
 	}
-	if (head)
-		content_add(out, t, head, utf8_count_code_points(t, head));
+	out->head_bytes = head;
+	out->head_code_points = head ? utf8_count_code_points(t, head) : 0;
+	out->tail_offset = tail;
+	out->tail_code_points = tail < n ? utf8_count_code_points(t + tail, n - tail) : 0;
+}
+
+/* Applies max_lines with the cut computed at load. */
+static void cap_lines(const struct piece *p, const struct manifest_entry *me, struct content *out)
+{
+	const char *t = p->text;
+	size_t n = p->text_bytes;
+	memset(out, 0, sizeof *out);
+	struct manifest_cap c;
+	if (me->caps && p->strategy >= STRAT_START && p->strategy <= STRAT_END)
+		c = me->caps[p->strategy - STRAT_START];
+	else
+		manifest_cap_compute(p, me->max_lines, p->strategy, &c); /* out of memory at load */
+	if (p->strategy == STRAT_START)
+		content_marker(out);
+	if (c.head_bytes)
+		content_add(out, t, c.head_bytes, c.head_code_points);
 	if (p->strategy != STRAT_START && p->strategy != STRAT_NEVER)
 		content_marker(out);
-	if (tail < n)
-		content_add(out, t + tail, n - tail, utf8_count_code_points(t + tail, n - tail));
+	if (c.tail_offset < n)
+		content_add(out, t + c.tail_offset, n - c.tail_offset, c.tail_code_points);
 }
 
 /* Bytes of the piece's text kept from its start and its end. */
@@ -248,17 +267,172 @@ static void boot_header(struct assembly *a, const struct manifest *m, long *used
 	*used += b->budget_tokens;
 }
 
+/* The seed's stable sort by priority, highest first, ties in file order, as
+ * an LSD radix sort on a 64-bit key: O(pieces) a re-assembly instead of
+ * qsort's O(n log n) calls through a comparator (issue 9: 100k files). */
 struct sort_item {
-	double priority;
+	uint64_t key;  /* ascending key = descending priority */
 	size_t index;
 };
 
-static int cmp_items(const void *x, const void *y)
+#define SORT_RADIX_BITS 16
+#define SORT_RADIX (1u << SORT_RADIX_BITS)
+
+/* Orders like the priorities, highest first: the IEEE bits made unsigned
+ * order-preserving, then inverted. -0 is 0, as the comparison has it. */
+static uint64_t priority_key(double priority)
 {
-	const struct sort_item *a = x, *b = y;
-	if (a->priority != b->priority)
-		return a->priority > b->priority ? -1 : 1;
-	return a->index < b->index ? -1 : a->index > b->index; /* stable: file order */
+	double v = priority + 0.0;
+	uint64_t u;
+	memcpy(&u, &v, sizeof u);
+	u = u >> 63 ? ~u : u | (1ull << 63);
+	return ~u;
+}
+
+/* Sorts items[0..n) by key, stably. scratch holds n items. false on OOM. */
+static bool sort_items(struct sort_item *items, struct sort_item *scratch, size_t n)
+{
+	uint32_t *count = cs_malloc(SORT_RADIX * sizeof *count);
+	if (!count)
+		return false;
+	struct sort_item *from = items, *to = scratch;
+	for (unsigned shift = 0; shift < 64; shift += SORT_RADIX_BITS) {
+		memset(count, 0, SORT_RADIX * sizeof *count);
+		for (size_t i = 0; i < n; i++)
+			count[(from[i].key >> shift) & (SORT_RADIX - 1)]++;
+		if (n && count[(from[0].key >> shift) & (SORT_RADIX - 1)] == n)
+			continue; /* every key has this digit: the pass would change nothing */
+		uint32_t sum = 0;
+		for (size_t d = 0; d < SORT_RADIX; d++) {
+			uint32_t c = count[d];
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			to[count[(from[i].key >> shift) & (SORT_RADIX - 1)]++] = from[i];
+		struct sort_item *t = from;
+		from = to;
+		to = t;
+	}
+	if (from != items)
+		memcpy(items, from, n * sizeof *items);
+	cs_free(count);
+	return true;
+}
+
+/* Priority order visits the pieces at random: at 100k files every visit
+ * was a cache miss or three (perf: half of a re-assembly). Asking for them
+ * a few pieces ahead overlaps the misses. */
+#define PREFETCH_AHEAD 8
+
+static void prefetch_piece(const struct source *src, const struct manifest *m, const struct assembly *a, size_t i)
+{
+#if defined(__GNUC__)
+	const struct piece *p = &src->pieces[i];
+	__builtin_prefetch(p);
+	__builtin_prefetch(&m->entries[i]); /* entry i is piece i: added in order */
+	__builtin_prefetch(&a->results[i], 1);
+#else
+	(void)src, (void)m, (void)a, (void)i;
+#endif
+}
+
+/* A sentence built without printf (one per dropped piece per run). */
+struct line {
+	char buf[512];
+	size_t len;
+};
+
+static void line_puts(struct line *l, const char *s)
+{
+	size_t n = strlen(s);
+	if (n > sizeof l->buf - 1 - l->len)
+		n = sizeof l->buf - 1 - l->len;
+	memcpy(l->buf + l->len, s, n);
+	l->len += n;
+	l->buf[l->len] = '\0';
+}
+
+static void line_num(struct line *l, long long v)
+{
+	char b[32];
+	line_puts(l, fmt_thousands(b, v));
+}
+
+/* Once the budget is spent, every later drop's sentence differs only by the
+ * piece's tokens (the rest holds still: drops take nothing), so pieces with
+ * the same tokens share one sentence: at 100k files that is a few thousand
+ * sentences a run instead of 100k. A direct-mapped cache, emptied whenever
+ * the rest of the sentence changes. */
+#define DROP_CACHE_SLOTS 4096
+
+struct drop_cache {
+	long remaining, higher_tokens; /* what the cached sentences say besides tokens and why */
+	size_t higher;
+	unsigned long generation;      /* bumped when the above change */
+	struct {
+		unsigned long generation;
+		long tokens;
+		const char *why;       /* one of three literals */
+		const char *sentence;
+	} slot[DROP_CACHE_SLOTS];
+};
+
+/* "dropped: over budget by %s tokens (needs %s, %s left of %s); %s; %zu
+ * file%s of higher priority took %s" (the counts of files unseparated). */
+static void drop_over_budget(struct assembly *a, struct drop_cache *cache, long piece, long tokens, long remaining,
+			     long effective, const char *why, size_t higher, long higher_tokens)
+{
+	size_t at = ((size_t)tokens * 3 + (size_t)why[0]) % DROP_CACHE_SLOTS;
+	if (cache) {
+		if (cache->remaining != remaining || cache->higher_tokens != higher_tokens || cache->higher != higher) {
+			cache->remaining = remaining;
+			cache->higher_tokens = higher_tokens;
+			cache->higher = higher;
+			cache->generation++;
+		} else if (cache->slot[at].generation == cache->generation && cache->slot[at].tokens == tokens &&
+			   cache->slot[at].why == why) {
+			asm_drop_text(a, piece, REASON_OVER_BUDGET, cache->slot[at].sentence);
+			return;
+		}
+	}
+	struct line l = { .len = 0 };
+	long left = remaining > 0 ? remaining : 0;
+	line_puts(&l, "dropped: over budget by ");
+	line_num(&l, tokens - left);
+	line_puts(&l, " tokens (needs ");
+	line_num(&l, tokens);
+	line_puts(&l, ", ");
+	line_num(&l, left);
+	line_puts(&l, " left of ");
+	line_num(&l, effective);
+	line_puts(&l, "); ");
+	line_puts(&l, why);
+	line_puts(&l, "; ");
+	if (higher) {
+		char b[32];
+		size_t n = 0;
+		unsigned long long h = higher;
+		do {
+			b[n++] = (char)('0' + h % 10);
+			h /= 10;
+		} while (h);
+		while (n)
+			l.buf[l.len++] = b[--n]; /* room: the sentence is far under 512 */
+		l.buf[l.len] = '\0';
+		line_puts(&l, higher == 1 ? " file of higher priority took " : " files of higher priority took ");
+		line_num(&l, higher_tokens);
+	} else {
+		line_puts(&l, "nothing came before it");
+	}
+	const char *sentence = arena_strndup(&a->arena, l.buf, l.len);
+	if (cache && sentence) {
+		cache->slot[at].generation = cache->generation;
+		cache->slot[at].tokens = tokens;
+		cache->slot[at].why = why;
+		cache->slot[at].sentence = sentence;
+	}
+	asm_drop_text(a, piece, REASON_OVER_BUDGET, sentence);
 }
 
 static const char *pct(char buf[16], long part, long whole)
@@ -285,22 +459,32 @@ int manifest_assemble(const struct source *src, struct assembly *a, struct cs_er
 	asm_fact(a, "budget", "%s", src->settings.budget >= 0 ? "--budget (overrides effective)"
 				    : m->has_budget ? "from the manifest" : "default (no budget in the manifest)");
 
-	struct sort_item *order = cs_calloc(src->npieces ? src->npieces : 1, sizeof *order);
+	size_t nitems = src->npieces ? src->npieces : 1;
+	struct sort_item *order = cs_malloc(2 * nitems * sizeof *order);
 	if (!order)
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
 	for (size_t i = 0; i < src->npieces; i++)
-		order[i] = (struct sort_item){ src->pieces[i].priority, i };
-	qsort(order, src->npieces, sizeof *order, cmp_items);
+		order[i] = (struct sort_item){ priority_key(src->pieces[i].priority), i };
+	if (!sort_items(order, order + nitems, src->npieces)) {
+		cs_free(order);
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	}
 
+	/* Optional: without it (out of memory) every drop formats its own. */
+	struct drop_cache *cache = src->npieces > DROP_CACHE_SLOTS / 4 ? cs_calloc(1, sizeof *cache) : NULL;
+	if (cache)
+		cache->generation = 1;
 	long used = 0;
 	if (m->boot_header)
 		boot_header(a, m, &used);
 	size_t excluded_budget = 0, truncated = 0, capped_count = 0;
 	size_t higher = 0;    /* pieces of higher priority already placed */
 	long higher_tokens = 0;
-	char n1[32], n2[32], n3[32], n4[32], n5[32], p1[16];
+	char n1[32], n2[32], n3[32], n4[32], p1[16];
 
 	for (size_t k = 0; k < src->npieces; k++) {
+		if (k + PREFETCH_AHEAD < src->npieces)
+			prefetch_piece(src, m, a, order[k + PREFETCH_AHEAD].index);
 		long i = (long)order[k].index;
 		const struct piece *p = &src->pieces[i];
 		const struct manifest_entry *me = &m->entries[p->kind_index];
@@ -323,7 +507,7 @@ int manifest_assemble(const struct source *src, struct assembly *a, struct cs_er
 					 fmt_thousands(n1, (long long)p->lines), fmt_thousands(n2, (long long)me->max_lines));
 				continue;
 			}
-			cap_lines(p, me->max_lines, &capped);
+			cap_lines(p, me, &capped);
 			was_capped = true;
 		}
 		long tokens = tokens_estimate(capped.code_points, a->chars_per_token);
@@ -350,13 +534,7 @@ int manifest_assemble(const struct source *src, struct assembly *a, struct cs_er
 			const char *why = p->strategy == STRAT_NEVER ? "its strategy is never, so it cannot be cut"
 				        : remaining <= 0 ? "nothing is left of the budget"
 				        : "the truncation marker alone would fill what is left";
-			char before[96] = "nothing came before it";
-			if (higher)
-				snprintf(before, sizeof before, "%zu file%s of higher priority took %s", higher,
-					 higher == 1 ? "" : "s", fmt_thousands(n5, higher_tokens));
-			asm_drop(a, i, REASON_OVER_BUDGET, "dropped: over budget by %s tokens (needs %s, %s left of %s); %s; %s",
-				 fmt_thousands(n1, tokens - (remaining > 0 ? remaining : 0)), fmt_thousands(n2, tokens),
-				 fmt_thousands(n3, remaining > 0 ? remaining : 0), fmt_thousands(n4, effective), why, before);
+			drop_over_budget(a, cache, i, tokens, remaining, effective, why, higher, higher_tokens);
 			excluded_budget++;
 			continue;
 		}
@@ -379,6 +557,7 @@ int manifest_assemble(const struct source *src, struct assembly *a, struct cs_er
 		higher_tokens += cut_tokens;
 	}
 	cs_free(order);
+	cs_free(cache);
 
 	if (excluded_budget)
 		asm_warn(a, -1, "%zu file%s excluded due to budget", excluded_budget, excluded_budget == 1 ? "" : "s");

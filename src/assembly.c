@@ -191,6 +191,11 @@ static void note_not_whole(struct assembly *a, long piece)
 
 static const char *vsentence(struct assembly *a, int reason, const char *fmt, va_list ap)
 {
+	/* A format without conversions is its own text: the callers' formats
+	 * are literals (-Wformat=2), so it lives as long as the assembly and
+	 * needs no copy (re-assembly drops many pieces with fixed sentences). */
+	if (fmt && !strchr(fmt, '%'))
+		return fmt;
 	const char *s = fmt ? arena_vprintf(&a->arena, fmt, ap) : reason_sentence(reason);
 	if (!s)
 		a->nomem = true;
@@ -228,6 +233,19 @@ void asm_drop(struct assembly *a, long piece, int reason, const char *fmt, ...)
 	va_start(ap, fmt);
 	r->sentence = vsentence(a, reason, fmt, ap);
 	va_end(ap);
+	r->outcome = OUTCOME_DROPPED;
+	r->reason = reason;
+	r->block = -1;
+	r->tokens = 0;
+	note_not_whole(a, piece);
+}
+
+void asm_drop_text(struct assembly *a, long piece, int reason, const char *sentence)
+{
+	struct piece_result *r = &a->results[piece];
+	r->sentence = sentence;
+	if (!sentence)
+		a->nomem = true;
 	r->outcome = OUTCOME_DROPPED;
 	r->reason = reason;
 	r->block = -1;

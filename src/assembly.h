@@ -215,6 +215,11 @@ void asm_cut(struct assembly *a, long piece, long block, long tokens, int reason
 	__attribute__((format(printf, 6, 7)));
 void asm_drop(struct assembly *a, long piece, int reason, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* asm_drop with a sentence already made, kept as given (not copied): it
+ * must live as long as the assembly (its arena, or a literal). NULL sets
+ * the nomem flag. No printf: for assemblers that drop many pieces a run,
+ * which may share one sentence among pieces. */
+void asm_drop_text(struct assembly *a, long piece, int reason, const char *sentence);
 
 void asm_warn(struct assembly *a, long piece, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void asm_fact(struct assembly *a, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -8,6 +8,12 @@
 
 int source_load(const char *path, const char *kind_name, struct source **out, struct cs_error *err)
 {
+	return source_load_progress(path, kind_name, NULL, out, err);
+}
+
+int source_load_progress(const char *path, const char *kind_name, struct progress *pr, struct source **out,
+			 struct cs_error *err)
+{
 	*out = NULL;
 	cs_alloc_install_cjson_hooks();
 	const struct kind_ops *kind = NULL;
@@ -31,7 +37,9 @@ int source_load(const char *path, const char *kind_name, struct source **out, st
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
 	}
 	src->input_bytes = len;
+	src->progress = pr;
 	rc = kind->load(src, data, len, err);
+	src->progress = NULL; /* borrowed for the load only */
 	cs_free(data);
 	if (rc != CS_OK) {
 		if (err && !err->file[0])

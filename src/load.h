@@ -5,11 +5,16 @@
 
 #include "error.h"
 
+struct progress;
 struct source;
 
 /* Loads path as kind `kind_name` (NULL: detect). On success *out is a new
  * source (free with source_free). On failure *out is NULL and err names the
  * file, the position and what is wrong. */
 int source_load(const char *path, const char *kind_name, struct source **out, struct cs_error *err);
+/* Like source_load, reporting long loads to pr (borrowed for the call;
+ * NULL: none). */
+int source_load_progress(const char *path, const char *kind_name, struct progress *pr, struct source **out,
+			 struct cs_error *err);
 
 #endif

@@ -12,6 +12,7 @@
 #include "alloc.h"
 #include "assembly.h"
 #include "emit.h"
+#include "progress.h"
 #include "source.h"
 #include "strbuf.h"
 #include "tokens.h"
@@ -47,6 +48,8 @@ static void manifest_free(void *model)
 		return;
 	ytree_fini(&m->tree);
 	cs_free(m->data);
+	for (size_t i = 0; m->entries && i < m->nentries; i++)
+		cs_free(m->entries[i].owned_text);
 	cs_free(m->entries);
 	cs_free(m);
 }
@@ -137,7 +140,8 @@ static const char *scalar_string(const struct ynode *n)
 }
 
 /* Reads the file an entry names into its piece, or marks why it cannot. */
-static int read_listed_file(struct source *src, long piece, const char *resolved, struct cs_error *err)
+static int read_listed_file(struct source *src, struct manifest_entry *me, long piece, const char *resolved,
+			    struct cs_error *err)
 {
 	char *data;
 	size_t len;
@@ -162,9 +166,20 @@ static int read_listed_file(struct source *src, long piece, const char *resolved
 		p->flags |= PIECE_NOT_TEXT;
 		return CS_OK;
 	}
-	rc = source_set_piece_text(src, piece, data, len);
-	cs_free(data);
-	return rc == CS_OK ? CS_OK : cs_error_set(err, CS_ENOMEM, "out of memory");
+	/* The read buffer becomes the piece's text (no copy into the arena:
+	 * at 100k files that copy was a second pass over every byte). */
+	me->owned_text = data;
+	rc = source_adopt_piece_text(src, piece, data, len);
+	if (rc != CS_OK || !me->max_lines || p->lines <= me->max_lines)
+		return rc;
+	/* Over max_lines: where each strategy cuts it, once (a re-assembly
+	 * after a strategy edit then reads, never rescans). */
+	me->caps = arena_alloc(&src->arena, 3 * sizeof *me->caps);
+	if (!me->caps)
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	for (int s = STRAT_START; s <= STRAT_END; s++)
+		manifest_cap_compute(p, me->max_lines, s, &me->caps[s - STRAT_START]);
+	return CS_OK;
 }
 
 static int read_entry(struct source *src, struct manifest *m, const char *dir, size_t i, const struct ynode *e,
@@ -254,13 +269,13 @@ static int read_entry(struct source *src, struct manifest *m, const char *dir, s
 		if (rc)
 			return rc;
 	}
-	return read_listed_file(src, piece, me->resolved, err);
+	return read_listed_file(src, me, piece, me->resolved, err);
 }
 
 /* Reads hot.yml / cold.yml beside the manifest into hints. A broken
  * companion is a warning: it only ever advises. */
 static int read_companion(struct source *src, struct manifest *m, const char *dir, const char *name,
-			  const char *list_key, bool hot, struct strbuf *present)
+			  const char *list_key, bool hot, bool duplicates, struct strbuf *present)
 {
 	char *path = arena_printf(&src->arena, "%s%s", dir, name);
 	if (!path)
@@ -297,7 +312,12 @@ static int read_companion(struct source *src, struct manifest *m, const char *di
 			if (!p)
 				continue;
 			bool matched = false;
-			for (size_t k = 0; k < m->nentries; k++) {
+			/* Without duplicate paths the id index finds the one entry;
+			 * with them every entry of that path gets the hint. */
+			long first = source_find_piece(src, p);
+			size_t from = first >= 0 ? src->pieces[first].kind_index : m->nentries;
+			size_t to = first >= 0 && !duplicates ? from + 1 : m->nentries;
+			for (size_t k = from; k < to; k++) {
 				struct manifest_entry *me = &m->entries[k];
 				if (strcmp(src->pieces[me->piece].id, p) != 0)
 					continue;
@@ -385,23 +405,32 @@ static int manifest_load(struct source *src, const char *data, size_t len, struc
 	char *dir = arena_strndup(&src->arena, src->path, slash ? (size_t)(slash - src->path) + 1 : 0);
 	if (!dir)
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if ((rc = read_entry(src, m, dir, i, files->children[i], err)))
 			return rc;
-	/* A path listed twice: the id index keeps the first, so any other
-	 * entry it does not map to itself is a repeat. */
+		progress_tick(src->progress, "reading the listed files", i + 1, n);
+	}
+	progress_done(src->progress, "reading the listed files", n);
+	/* Listed twice: the id index (O(1) a lookup) answers with the first
+	 * piece of that path; pieces are added in entry order, so that is the
+	 * first entry. */
+	bool duplicates = false;
 	for (size_t i = 0; i < n; i++) {
-		long first = source_find_piece(src, src->pieces[m->entries[i].piece].id);
-		if (first >= 0 && first != m->entries[i].piece &&
-		    (rc = source_warn(src, m->entries[i].piece, 0, 0, "%s is listed twice (files[%ld] and files[%zu])",
-				      src->pieces[first].id, first, i)))
-			return cs_error_set(err, CS_ENOMEM, "out of memory");
+		long piece = m->entries[i].piece;
+		long first = source_find_piece(src, src->pieces[piece].id);
+		if (first >= 0 && first != piece) {
+			duplicates = true;
+			rc = source_warn(src, piece, 0, 0, "%s is listed twice (files[%zu] and files[%zu])",
+					 src->pieces[piece].id, src->pieces[first].kind_index, i);
+			if (rc)
+				return cs_error_set(err, CS_ENOMEM, "out of memory");
+		}
 	}
 
 	struct strbuf present = STRBUF_INIT;
-	rc = read_companion(src, m, dir, "hot.yml", "keep", true, &present);
+	rc = read_companion(src, m, dir, "hot.yml", "keep", true, duplicates, &present);
 	if (!rc)
-		rc = read_companion(src, m, dir, "cold.yml", "evict", false, &present);
+		rc = read_companion(src, m, dir, "cold.yml", "evict", false, duplicates, &present);
 	if (!rc && present.len && !(m->hints_present = arena_strdup(&src->arena, sb_str(&present))))
 		rc = CS_ENOMEM;
 	if (present.failed)

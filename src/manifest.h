@@ -34,6 +34,14 @@ enum manifest_role {
 	MROLE_COUNT
 };
 
+/* Where max_lines cuts a file under one strategy (computed at load). */
+struct manifest_cap {
+	size_t head_bytes;        /* kept from the start */
+	size_t head_code_points;
+	size_t tail_offset;       /* kept from here to the end */
+	size_t tail_code_points;
+};
+
 struct manifest_entry {
 	const struct ynode *node;   /* the entry's mapping in the YAML */
 	long piece;                 /* its piece */
@@ -42,6 +50,8 @@ struct manifest_entry {
 	const char *hint;           /* from hot.yml / cold.yml, a sentence; NULL none */
 	bool hot;                   /* hint is a keep (hot) hint, else evict (cold) */
 	const char *suggested;      /* cold.yml suggested_action; NULL none */
+	char *owned_text;           /* the file's bytes, its piece's text (cs_malloc'd; freed with the model); NULL none */
+	struct manifest_cap *caps;  /* max_lines cuts for start, middle, end (arena); NULL when not over max_lines */
 };
 
 struct manifest {
@@ -65,6 +75,11 @@ struct manifest {
 /* The role named `name`, or -1. */
 int manifest_role_from_name(const char *name);
 const char *manifest_role_name(int role);
+
+struct piece;
+/* Fills *out with where max_lines cuts piece p's text under strategy
+ * (start, middle or end). Scans the text: done at load, not per assembly. */
+void manifest_cap_compute(const struct piece *p, size_t max_lines, int strategy, struct manifest_cap *out);
 
 /* Assembler (assemble_manifest.c), through manifest_kind.assemble. */
 int manifest_assemble(const struct source *src, struct assembly *out, struct cs_error *err);

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 struct kind_ops;
+struct progress;
 
 /* Truncation strategies of every kind, by the names the inputs use.
  * X(enum, name, sentence) */
@@ -95,6 +96,7 @@ struct source {
 	void *model;              /* the kind's own model, freed by kind->free_model */
 	size_t input_bytes;       /* size of what was loaded */
 	struct piece_index *index; /* id -> piece lookup, built on first use */
+	struct progress *progress; /* borrowed, for the loader's long passes (progress.h); NULL none */
 };
 
 /* A new, empty source for `kind` loaded from `path` (copied). NULL on out of

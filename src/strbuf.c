@@ -111,7 +111,14 @@ char *fmt_thousands(char buf[32], long long v)
 {
 	char digits[24];
 	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-	int n = snprintf(digits, sizeof digits, "%llu", u);
+	int n = 0; /* digits by hand: this runs per piece on every re-assembly */
+	char rev[24];
+	do {
+		rev[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	for (int i = 0; i < n; i++)
+		digits[i] = rev[n - 1 - i];
 	char *out = buf;
 	if (v < 0)
 		*out++ = '-';

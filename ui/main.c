@@ -9,6 +9,7 @@
 #include "error.h"
 #include "load.h"
 #include "manifest_save.h"
+#include "progress.h"
 #include "report.h"
 #include "source.h"
 #include "strbuf.h"
@@ -111,6 +112,22 @@ static int run_inspector(const struct cli *cli, struct source *src, bool ascii)
 	return rc;
 }
 
+/* Long loads on a terminal's stderr (issue 9): one line, rewritten, then
+ * cleared. Only our own words reach the terminal here. */
+static void progress_stderr(void *ctx, const char *what, size_t done, size_t total, bool finished)
+{
+	(void)ctx;
+	char d[32], t[32];
+	if (finished)
+		fprintf(stderr, "\r%-72s\r", "");
+	else if (total)
+		fprintf(stderr, "\rctxscope: %s %s of %s (%d%%)", what, fmt_thousands(d, (long long)done),
+			fmt_thousands(t, (long long)total), (int)(100.0 * (double)done / (double)total));
+	else
+		fprintf(stderr, "\rctxscope: %s %s", what, fmt_thousands(d, (long long)done));
+	fflush(stderr);
+}
+
 int main(int argc, char **argv)
 {
 	setlocale(LC_ALL, "");
@@ -137,7 +154,9 @@ int main(int argc, char **argv)
 	}
 
 	struct source *src;
-	if (source_load(cli.file, cli.kind, &src, &err) != CS_OK)
+	struct progress progress;
+	progress_init(&progress, isatty(STDERR_FILENO) ? progress_stderr : NULL, NULL);
+	if (source_load_progress(cli.file, cli.kind, &progress, &src, &err) != CS_OK)
 		return fail(&err);
 	if ((cli.edits && whatif_apply(src, cli.edits, &err) != CS_OK) || cli_apply(&cli, src, &err) != CS_OK) {
 		source_free(src);

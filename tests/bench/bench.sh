@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# bench.sh: generate the benchmark inputs into a temporary folder, run the
+# driver on them, remove the folder. Called by `make bench` (never by
+# `make test`/`make check`: this folder has no `run` script).
+#   tests/bench/bench.sh GEN BENCH CTXSCOPE
+# BENCH_SCALE=full (default: the issue's sizes) or small (a hundredth, for
+# development); BENCH_EDITS (default 1000); BENCH_UI=1 once the UI is built.
+set -euo pipefail
+gen=$1 bench=$2 bin=$3
+scale=${BENCH_SCALE:-full}
+edits=${BENCH_EDITS:-1000}
+seed=20261122
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ctxscope-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+case $scale in
+  full)  loom="10000 100000 1000000"; ledger="10 100 500"; manifest="1000 10000 100000"; memory="10000 100000 1000000" ;;
+  small) loom="100 1000 10000";       ledger="1 2 5";      manifest="10 100 1000";       memory="100 1000 10000" ;;
+  *) echo "bench.sh: BENCH_SCALE is full or small, not $scale" >&2; exit 2 ;;
+esac
+
+human() { # 1000 -> 1k, 1000000 -> 1M
+  local n=$1
+  if [ $((n % 1000000)) -eq 0 ]; then echo "$((n / 1000000))M"
+  elif [ $((n % 1000)) -eq 0 ]; then echo "$((n / 1000))k"
+  else echo "$n"; fi
+}
+
+args=()
+t0=$(date +%s)
+for n in $manifest; do
+  "$gen" manifest "$n" "$seed" "$tmp/manifest-$n" 2>/dev/null
+  args+=("manifest:manifest $(human "$n") files:$tmp/manifest-$n/working-set.yml")
+done
+for n in $loom; do
+  "$gen" loom "$n" "$seed" "$tmp/loom-$n.json" 2>/dev/null
+  args+=("loom:loom $(human "$n") nodes:$tmp/loom-$n.json")
+done
+for n in $ledger; do
+  "$gen" ledger "$n" "$seed" "$tmp/ledger-$n.json" 2>/dev/null
+  args+=("ledger:ledger $n MB:$tmp/ledger-$n.json")
+done
+for n in $memory; do
+  "$gen" memory "$n" "$seed" "$tmp/memory-$n.json" 2>/dev/null
+  args+=("memory:memory $(human "$n") items:$tmp/memory-$n.json")
+done
+echo "generated $(du -sh "$tmp" | cut -f1) of inputs (scale $scale, seed $seed) in $(( $(date +%s) - t0 )) s"
+ui=()
+[ "${BENCH_UI:-0}" = 1 ] && ui=(--ui)
+"$bench" --edits "$edits" --bin "$bin" "${ui[@]}" "${args[@]}"
