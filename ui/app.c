@@ -31,6 +31,10 @@ static const char *g_dash(const struct app *app) { return app->ascii ? "." : "�
 static const char *g_minus(const struct app *app) { return app->ascii ? "-" : "−"; }
 static const char *g_dot(const struct app *app) { return app->ascii ? "|" : "·"; }
 
+/* What the input line is for (app.input), and which view shows (app.view). */
+enum app_input { INPUT_BUDGET, INPUT_SEARCH, INPUT_FILTER, INPUT_COMMAND, INPUT_SAVE_AS, INPUT_WHATIF, INPUT_EXPORT };
+enum app_view { VIEW_LIST, VIEW_PROMPT, VIEW_DIFF };
+
 /* ---- life ------------------------------------------------------------------ */
 
 int app_init(struct app *app, struct source *src, bool ascii, struct cs_error *err)
@@ -645,6 +649,13 @@ static void draw_hints(struct frame *f)
 	struct app *app = f->app;
 	const struct app_layout *L = &app->layout;
 	put_repeat(f, L->hint_y, 0, " ", L->w, ROLE_HINT);
+	if (app->mode != APP_PROMPT && app->view != VIEW_LIST) {
+		const char *h = app->view == VIEW_PROMPT
+				? " j/k move  PgUp/PgDn page  / search  n/N next  Space exclude  u undo  v back"
+				: " j/k scroll  PgUp/PgDn page  B pin the baseline  u undo  :profile NAME  d back";
+		put_fit(f, L->hint_y, 0, L->w, h, strlen(h), ROLE_HINT);
+		return;
+	}
 	if (app->mode == APP_PROMPT) {
 		/* the input line's keys, or Tab's candidates */
 		struct strbuf *ln = &app->line;
@@ -673,8 +684,6 @@ static void draw_hints(struct frame *f)
 	}
 }
 
-enum app_input { INPUT_BUDGET, INPUT_SEARCH, INPUT_FILTER, INPUT_COMMAND, INPUT_SAVE_AS, INPUT_WHATIF, INPUT_EXPORT };
-enum app_view { VIEW_LIST, VIEW_PROMPT, VIEW_DIFF };
 
 static const char *input_label(int input)
 {
@@ -798,8 +807,15 @@ static void draw_prompt_view(struct frame *f)
 		if (!display_line(app, vm->prompt.text.data + l->off, l->len, l->role,
 				  l->src_off1 ? l->src_off1 - 1 : 0, hfirst, hn))
 			return;
-		size_t take = utf8_prefix_for_columns(app->scratch.data, app->scratch.len, (size_t)(L->w - 2), NULL);
+		size_t room = (size_t)(L->w - 2);
+		size_t take = utf8_prefix_for_columns(app->scratch.data, app->scratch.len, room, NULL);
+		size_t cols = 0;
+		bool cut = take < app->scratch.len && room > 1;
+		if (cut) /* keep a cell for the ellipsis */
+			take = utf8_prefix_for_columns(app->scratch.data, app->scratch.len, room - 1, &cols);
 		put_runs(f, y, 2, 0, take);
+		if (cut) /* after: put_str reuses the scratch buffer */
+			put_str(f, y, 2 + (int)cols, 1, app->ascii ? "~" : "…", ROLE_BORDER);
 	}
 	if (app->view_cursor >= app->view_top && app->view_cursor < app->view_top + rows)
 		f->p->ops->cursor(f->p->ctx, 1 + (int)(app->view_cursor - app->view_top), 0);
