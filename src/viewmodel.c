@@ -486,8 +486,14 @@ static int adopt(struct vm *vm, struct assembly *next, struct cs_error *err)
 	vm->generation++;
 	compute_cache(vm);
 	research(vm);
-	if (!summarize(vm) || !rebuild_rows(vm, keep_piece, keep_block))
+	/* every step runs even when one fails: rows never point into a freed assembly */
+	bool ok = summarize(vm);
+	ok = rebuild_rows(vm, keep_piece, keep_block) && ok;
+	if (!ok) {
+		vm->detail.piece = -2;
+		vm_status(vm, true, "out of memory");
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	}
 	return CS_OK;
 }
 
