@@ -56,11 +56,13 @@ ASN_SRC_O := $(SRC_C:%.c=$(ASN)/%.o)
 ASN_UI_O  := $(UI_C:%.c=$(ASN)/%.o)
 ASN_UNIT_SUPPORT_O := $(UNIT_SUPPORT_C:%.c=$(ASN)/%.o)
 UNIT_BINS := $(UNIT_C:tests/unit/%.c=$(ASN)/tests/%)
+FAULT_BIN := $(ASN)/tests/test_faults
 
 export ASAN_OPTIONS  ?= detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
-.PHONY: all build run test check deps check-layering unit golden-update install uninstall clean bench
+.PHONY: all build run test check deps check-layering unit golden-update install uninstall clean \
+        bench fuzz fuzz-build valgrind
 
 all: build
 build: check-layering $(REL)/ctxscope
@@ -69,7 +71,8 @@ build: check-layering $(REL)/ctxscope
 # pkg-config name : Debian package. Tools the tests drive come after.
 DEB_LIBS  = ncursesw:libncurses-dev yaml-0.1:libyaml-dev libcjson:libcjson-dev \
             libpcre2-8:libpcre2-dev cmocka:libcmocka-dev
-DEB_TOOLS = cc:build-essential make:build-essential pkg-config:pkg-config tmux:tmux sqlite3:sqlite3
+DEB_TOOLS = cc:build-essential make:build-essential pkg-config:pkg-config tmux:tmux \
+            sqlite3:sqlite3 clang:clang valgrind:valgrind objcopy:binutils
 
 deps:
 	@missing=""; \
@@ -79,6 +82,8 @@ deps:
 	for pair in $(DEB_LIBS); do \
 	  $(PKG_CONFIG) --exists "$${pair%%:*}" 2>/dev/null || missing="$$missing $${pair#*:}"; \
 	done; \
+	printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return d && n; }\n' | \
+	  clang -fsanitize=fuzzer -x c - -o /dev/null >/dev/null 2>&1 || missing="$$missing libclang-rt-dev"; \
 	missing=$$(printf '%s\n' $$missing | sort -u | tr '\n' ' '); \
 	if [ -z "$${missing% }" ]; then exit 0; fi; \
 	echo "ctxscope: missing:$$missing"; \
@@ -149,13 +154,13 @@ test: deps
 # outputs, terminal tests, ...), given the sanitizer binary.
 RUNNERS := $(sort $(wildcard tests/*/run))
 
-check: check-layering $(ASN)/ctxscope $(UNIT_BINS)
+check: check-layering $(ASN)/ctxscope $(UNIT_BINS) $(FAULT_BIN)
 	@$(MAKE) --no-print-directory unit
 	@set -e; for r in $(RUNNERS); do echo "== $$r"; $$r $(ASN)/ctxscope; done
 	@echo "ctxscope: every suite passed"
 
-unit: $(UNIT_BINS)
-	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+unit: $(UNIT_BINS) $(FAULT_BIN)
+	@set -e; for t in $(UNIT_BINS) $(FAULT_BIN); do echo "== $$t"; $$t; done
 
 
 # Regenerate the golden files after an intended change; review the diff.
@@ -182,6 +187,76 @@ $(BENCH_BIN): $(REL)/tests/bench/bench.o $(REL_SRC_O)
 
 bench: build $(BENCH_GEN) $(BENCH_BIN)
 	@tests/bench/bench.sh $(BENCH_GEN) $(BENCH_BIN) $(REL)/ctxscope
+
+# ---- robustness: memory faults, fuzzing, valgrind ------------------------
+# The memory-fault suite (tests/faults) sweeps "fail the Nth allocation" over
+# loading, assembling and reporting every sample. libyaml allocates with
+# plain malloc, so the suite links libyaml.a with its malloc, realloc, free
+# and strdup renamed to the core's cs_* (alloc.h): one fault counter for our
+# allocations, cJSON's (hooks) and libyaml's.
+LIBYAML_A := $(shell $(PKG_CONFIG) --variable=libdir yaml-0.1)/libyaml.a
+FAULT_LIBS = $(filter-out -lyaml,$(CORE_LIBS))
+
+$(ASN)/faults/libyaml-faults.o: $(LIBYAML_A)
+	@mkdir -p $(@D)
+	@echo "  OBJCOPY $@"
+	$(Q)ld -r --whole-archive $< -o $@.whole.o
+	$(Q)objcopy --redefine-sym malloc=cs_malloc --redefine-sym realloc=cs_realloc \
+	  --redefine-sym free=cs_free --redefine-sym strdup=cs_strdup $@.whole.o $@
+	$(Q)rm -f $@.whole.o
+
+$(ASN)/tests/faults/%.o: tests/faults/%.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(WARN) $(DEFS) $(ASAN_FLAGS) -Isrc -Itests/unit $(CORE_CFLAGS) $(TEST_CFLAGS) $(DEPF) $(CFLAGS) -c $< -o $@
+
+$(FAULT_BIN): $(ASN)/tests/faults/test_faults.o $(ASN)/faults/libyaml-faults.o $(ASN_UNIT_SUPPORT_O) $(ASN_SRC_O)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(ASAN_FLAGS) $(LDFLAGS) -o $@ $^ $(FAULT_LIBS) $(TEST_LIBS)
+
+# Fuzzing: clang + libFuzzer + ASan/UBSan. One fuzz_load_<kind> harness per
+# kind in FUZZ_KINDS (a new loader adds its name here), plus the display
+# sanitizer and the JSON layer. `make check` runs tests/fuzz/run: a replay of
+# the seeds (samples/, tests/hostile/, tests/fuzz/regressions/) and a short
+# fixed number of executions. `make fuzz` runs longer:
+#   make fuzz FUZZ_SECONDS=600      each harness for 10 minutes
+#   make fuzz FUZZ_RUNS=1000000     each harness for a million executions
+FUZZ_CC     ?= clang
+FUZZ_KINDS  := manifest
+FUZZ_OTHERS := sanitize json
+FUZZ_RUNS   ?= 200000
+FUZZ_SECONDS ?= 0
+FZ := $(BUILD)/fuzz
+# gcc's -Werror build is the warning gate; clang's differing opinions
+# (NAN is a float, vprintf wrappers) are not errors here.
+FUZZ_WARN  = $(filter-out -Werror,$(WARN)) -Wno-double-promotion -Wno-format-nonliteral
+FUZZ_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+FZ_SRC_O  := $(SRC_C:%.c=$(FZ)/%.o)
+FUZZ_BINS := $(FUZZ_KINDS:%=$(FZ)/fuzz_load_%) $(FUZZ_OTHERS:%=$(FZ)/fuzz_%)
+
+$(FZ)/src/%.o: src/%.c
+	@mkdir -p $(@D)
+	@echo "  CLANG   $<"
+	$(Q)$(FUZZ_CC) $(FUZZ_WARN) $(DEFS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(CORE_CFLAGS) $(DEPF) -c $< -o $@
+
+$(FZ)/fuzz_load_%: tests/fuzz/fuzz_load.c $(FZ_SRC_O)
+	@echo "  FUZZER  $@"
+	$(Q)$(FUZZ_CC) $(FUZZ_WARN) $(DEFS) $(FUZZ_FLAGS) -fsanitize=fuzzer -Isrc $(CORE_CFLAGS) -DFUZZ_KIND='"$*"' \
+	  -o $@ $< $(FZ_SRC_O) $(CORE_LIBS)
+
+$(FZ)/fuzz_%: tests/fuzz/fuzz_%.c $(FZ_SRC_O)
+	@echo "  FUZZER  $@"
+	$(Q)$(FUZZ_CC) $(FUZZ_WARN) $(DEFS) $(FUZZ_FLAGS) -fsanitize=fuzzer -Isrc $(CORE_CFLAGS) -o $@ $< $(FZ_SRC_O) $(CORE_LIBS)
+
+fuzz-build: $(FUZZ_BINS)
+.SECONDARY: $(FZ_SRC_O) $(ASN)/tests/faults/test_faults.o
+
+fuzz:
+	@FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run --long
+
+# The headless commands on every sample under valgrind (release build).
+valgrind: $(REL)/ctxscope
+	@tests/valgrind.sh $(REL)/ctxscope
 
 # ---- install --------------------------------------------------------------
 install: build

@@ -8,6 +8,19 @@
 
 static long fail_from;   /* 0: never fail */
 static long alloc_count; /* allocations since the hook was last set */
+static unsigned long failures; /* NULLs returned, ever */
+
+static void *counted(void *p)
+{
+	if (!p)
+		failures++;
+	return p;
+}
+
+unsigned long cs_alloc_failures(void)
+{
+	return failures;
+}
 
 static int injected_failure(void)
 {
@@ -29,24 +42,24 @@ long cs_alloc_count(void)
 void *cs_malloc(size_t size)
 {
 	if (injected_failure())
-		return NULL;
-	return malloc(size ? size : 1);
+		return counted(NULL);
+	return counted(malloc(size ? size : 1));
 }
 
 void *cs_calloc(size_t n, size_t size)
 {
 	if (size && n > SIZE_MAX / size)
-		return NULL;
+		return counted(NULL);
 	if (injected_failure())
-		return NULL;
-	return calloc(n ? n : 1, size ? size : 1);
+		return counted(NULL);
+	return counted(calloc(n ? n : 1, size ? size : 1));
 }
 
 void *cs_realloc(void *ptr, size_t size)
 {
 	if (injected_failure())
-		return NULL;
-	return realloc(ptr, size ? size : 1);
+		return counted(NULL);
+	return counted(realloc(ptr, size ? size : 1));
 }
 
 void *cs_reallocarray(void *ptr, size_t n, size_t size)
@@ -75,6 +88,18 @@ char *cs_strndup(const char *s, size_t n)
 char *cs_strdup(const char *s)
 {
 	return cs_strndup(s, strlen(s));
+}
+
+void *cs_pcre2_malloc(size_t size, void *data)
+{
+	(void)data;
+	return cs_malloc(size);
+}
+
+void cs_pcre2_free(void *ptr, void *data)
+{
+	(void)data;
+	cs_free(ptr);
 }
 
 void cs_alloc_install_cjson_hooks(void)

@@ -25,6 +25,17 @@ void cs_alloc_fail_from(long nth);
 /* Allocations made since the last cs_alloc_fail_from() call. */
 long cs_alloc_count(void);
 
+/* Allocations that returned NULL (injected or real) since the process
+ * started. Lets a caller tell out of memory from another failure of a
+ * library that reports both the same way (cJSON's parse returns NULL). */
+unsigned long cs_alloc_failures(void);
+
+/* pcre2's allocator signature, for
+ * pcre2_general_context_create(cs_pcre2_malloc, cs_pcre2_free, NULL): pcre2's
+ * allocations then count (and fail) with ours. `data` is unused. */
+void *cs_pcre2_malloc(size_t size, void *data);
+void cs_pcre2_free(void *ptr, void *data);
+
 /* Route cJSON's allocations through cs_malloc/cs_free. Idempotent. */
 void cs_alloc_install_cjson_hooks(void);
 

@@ -209,6 +209,8 @@ static long emit_block(struct assembly *a, long piece, const struct content *c, 
 	const struct piece *p = &a->src->pieces[piece];
 	int role = p->layer - 1;
 	struct block *b = asm_block(a, piece, p->layer, -1);
+	if (b == &a->scratch) /* out of memory: asm_finish reports it */
+		return -1;
 	long index = (long)a->nblocks - 1;
 	if (index > 0)
 		asm_text(a, "\n", 1);
@@ -519,7 +521,8 @@ int manifest_assemble(const struct source *src, struct assembly *a, struct cs_er
 					"cut to its max_lines: kept %s of %s lines (strategy %s), %s of %s tokens",
 					fmt_thousands(n1, (long long)me->max_lines), fmt_thousands(n2, (long long)p->lines),
 					strategy_name(p->strategy), fmt_thousands(n3, tokens), fmt_thousands(n4, p->tokens));
-				a->blocks[b].flags |= BLOCK_TRUNCATED;
+				if (b >= 0)
+					a->blocks[b].flags |= BLOCK_TRUNCATED;
 				capped_count++;
 			} else {
 				asm_whole(a, i, b, tokens);
@@ -542,7 +545,8 @@ int manifest_assemble(const struct source *src, struct assembly *a, struct cs_er
 		cut(&capped, p->strategy, room - MARKER_CODE_POINTS, &cutc);
 		long cut_tokens = tokens_estimate(cutc.code_points, a->chars_per_token);
 		long b = emit_block(a, i, &cutc, cut_tokens);
-		a->blocks[b].flags |= BLOCK_TRUNCATED;
+		if (b >= 0)
+			a->blocks[b].flags |= BLOCK_TRUNCATED;
 		used += cut_tokens;
 		truncated++;
 		asm_cut(a, i, b, cut_tokens, REASON_TRUNCATED,

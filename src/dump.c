@@ -29,8 +29,9 @@ int dump_write(const struct assembly *a, bool raw, bool ascii, struct strbuf *ou
 			utf8_sanitize(out, sb_str(&text), text.len,
 				      UTF8_KEEP_NEWLINES | UTF8_KEEP_TABS | (ascii ? UTF8_ASCII : 0));
 		}
+		bool text_failed = text.failed; /* sb_fini clears it */
 		sb_fini(&text);
-		return out->failed || text.failed ? CS_ENOMEM : CS_OK;
+		return out->failed || text_failed ? CS_ENOMEM : CS_OK;
 	}
 	size_t first = 0;
 	sb_puts(out, "{\n  \"system\": ");
@@ -38,6 +39,10 @@ int dump_write(const struct assembly *a, bool raw, bool ascii, struct strbuf *ou
 		message_text(a, 0, &text);
 		json_quote(out, sb_str(&text), text.len);
 		first = 1;
+		if (text.failed) { /* the next sb_reset would forget it */
+			sb_fini(&text);
+			return CS_ENOMEM;
+		}
 	} else {
 		sb_puts(out, "null");
 	}

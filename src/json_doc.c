@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static size_t format_steps(const struct jpath *p, char *buf, size_t n)
@@ -55,6 +56,99 @@ static size_t max_depth(const char *s, size_t n, size_t *at)
 	return deepest;
 }
 
+long json_find_nul_escape(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] != '"')
+			continue;
+		for (i++; i < n && s[i] != '"'; i++) {
+			if (s[i] != '\\')
+				continue;
+			if (i + 5 < n && s[i + 1] == 'u' && s[i + 2] == '0' && s[i + 3] == '0' && s[i + 4] == '0' &&
+			    s[i + 5] == '0')
+				return (long)i;
+			i++; /* the escaped character */
+		}
+	}
+	return -1;
+}
+
+/* The first key of obj that appears twice (its second occurrence), or NULL.
+ * Small objects compare pairwise; large ones sort their keys (an object of
+ * 100,000 keys must not cost 10^10 comparisons). *nomem on out of memory. */
+#define JSON_DUP_PAIRWISE_MAX 16 /* keys below which n^2/2 compares beat a sort */
+
+static int by_key(const void *a, const void *b)
+{
+	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+	int c = strcmp(x->string, y->string);
+	/* ties: the later item second, so the reported one is the repeat */
+	return c ? c : (x < y ? -1 : x > y);
+}
+
+static const cJSON *duplicate_key(const cJSON *obj, bool *nomem)
+{
+	size_t n = 0;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, obj) n++;
+	if (n < 2)
+		return NULL;
+	if (n <= JSON_DUP_PAIRWISE_MAX) {
+		for (const cJSON *a = obj->child; a; a = a->next)
+			for (const cJSON *b = a->next; b; b = b->next)
+				if (a->string && b->string && !strcmp(a->string, b->string))
+					return b;
+		return NULL;
+	}
+	const cJSON **keys = cs_reallocarray(NULL, n, sizeof *keys);
+	if (!keys) {
+		*nomem = true;
+		return NULL;
+	}
+	size_t k = 0;
+	cJSON_ArrayForEach(it, obj) if (it->string) keys[k++] = it;
+	qsort(keys, k, sizeof *keys, by_key);
+	const cJSON *dup = NULL;
+	for (size_t i = 1; i < k && !dup; i++)
+		if (!strcmp(keys[i - 1]->string, keys[i]->string))
+			dup = keys[i];
+	cs_free(keys);
+	return dup;
+}
+
+static int check_duplicates(const struct json_doc *d, const cJSON *v, const struct jpath *at, struct cs_error *err)
+{
+	if (cJSON_IsObject(v)) {
+		bool nomem = false;
+		const cJSON *dup = duplicate_key(v, &nomem);
+		if (nomem)
+			return cs_error_set(err, CS_ENOMEM, "out of memory checking for duplicate keys");
+		if (dup)
+			return json_fail(d, err, CS_ESTRUCT, at, NULL,
+					 "the key \"%s\" appears twice in one object (readers disagree on which wins)",
+					 dup->string);
+		const cJSON *it;
+		cJSON_ArrayForEach(it, v)
+		{
+			struct jpath p = JPATH_KEY(at, it->string);
+			int rc = check_duplicates(d, it, &p, err);
+			if (rc)
+				return rc;
+		}
+	} else if (cJSON_IsArray(v)) {
+		long i = 0;
+		const cJSON *it;
+		cJSON_ArrayForEach(it, v)
+		{
+			struct jpath p = JPATH_INDEX(at, i++);
+			int rc = check_duplicates(d, it, &p, err);
+			if (rc)
+				return rc;
+		}
+	}
+	return CS_OK;
+}
+
 int json_doc_parse(struct json_doc *d, const char *data, size_t len, struct cs_error *err)
 {
 	d->root = NULL;
@@ -69,14 +163,13 @@ int json_doc_parse(struct json_doc *d, const char *data, size_t len, struct cs_e
 	}
 	cs_alloc_install_cjson_hooks();
 	const char *end = NULL;
+	unsigned long failures = cs_alloc_failures();
 	d->root = cJSON_ParseWithLengthOpts(data, len, &end, false);
+	if (!d->root && cs_alloc_failures() != failures)
+		return cs_error_set(err, CS_ENOMEM, "out of memory parsing the JSON");
 	if (!d->root) {
-		/* cJSON reports no reason; out of memory looks the same, so tell
-		 * them apart by whether the text parses at the point it stopped. */
-		void *probe = cs_malloc(64); /* cJSON stops the same way when an allocation fails */
-		if (!probe)
-			return cs_error_set(err, CS_ENOMEM, "out of memory parsing JSON");
-		cs_free(probe);
+		/* cJSON reports no reason; out of memory was told apart above by
+		 * the allocator's failure count. */
 		size_t off = end && end >= data && end <= data + len ? (size_t)(end - data) : 0;
 		long line, col;
 		text_position(data, len, off, &line, &col);
@@ -85,7 +178,19 @@ int json_doc_parse(struct json_doc *d, const char *data, size_t len, struct cs_e
 			return cs_error_set(err, CS_ESYNTAX, "the JSON ends too early (an unclosed string, array or object?)");
 		return cs_error_set(err, CS_ESYNTAX, "invalid JSON near '%c'", data[off] >= 0x20 && data[off] < 0x7f ? data[off] : '?');
 	}
-	return CS_OK;
+	long nul = json_find_nul_escape(data, len);
+	if (nul >= 0) {
+		long line, col;
+		text_position(data, len, (size_t)nul, &line, &col);
+		cs_error_pos(err, line, col);
+		json_doc_free(d);
+		return cs_error_set(err, CS_ESYNTAX,
+				    "a string holds \\u0000 (a NUL character), which would silently cut it short");
+	}
+	int rc = check_duplicates(d, d->root, JPATH_ROOT, err);
+	if (rc != CS_OK)
+		json_doc_free(d);
+	return rc;
 }
 
 void json_doc_free(struct json_doc *d)
@@ -164,7 +269,9 @@ int json_get_number(const struct json_doc *d, const cJSON *obj, const struct jpa
 	int rc = lookup(d, obj, at, key, required, "a number", &v, err);
 	if (rc || !v)
 		return rc;
-	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+	if (cJSON_IsNumber(v) && !isfinite(v->valuedouble))
+		return json_fail(d, err, CS_ELIMIT, at, key, "the number is too big for a double");
+	if (!cJSON_IsNumber(v))
 		return json_fail(d, err, CS_ETYPE, at, key, "expected a number, got %s", json_type_name(v));
 	*out = v->valuedouble;
 	return CS_OK;
@@ -177,8 +284,11 @@ int json_get_long(const struct json_doc *d, const cJSON *obj, const struct jpath
 	int rc = json_get_number(d, obj, at, key, required, &v, err);
 	if (rc || !cJSON_GetObjectItemCaseSensitive(obj, key) || cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(obj, key)))
 		return rc;
-	if (v != floor(v) || fabs(v) > 9e15)
+	if (v != floor(v))
 		return json_fail(d, err, CS_ETYPE, at, key, "expected a whole number, got %g", v);
+	if (fabs(v) > JSON_MAX_WHOLE)
+		return json_fail(d, err, CS_ELIMIT, at, key, "%g is too big for this field (at most %.0f)", v,
+				 (double)JSON_MAX_WHOLE);
 	*out = (long)v;
 	return CS_OK;
 }

@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #define JSON_MAX_DEPTH 512 /* nesting we accept; cJSON's own limit is 1000 (recursion) */
+#define JSON_MAX_WHOLE 9e15 /* json_get_long: past 2^53 a double no longer holds every whole number */
 
 struct json_doc {
 	cJSON *root;       /* owned */
@@ -37,9 +38,17 @@ void jpath_format(const struct jpath *p, char *buf, size_t n);
 
 /* Parses data (borrowed; keep it alive while errors may be formatted).
  * CS_ESYNTAX with line and column; CS_ELIMIT past JSON_MAX_DEPTH;
+ * CS_ESYNTAX for a \u0000 escape in a string (cJSON would silently cut the
+ * string there); CS_ESTRUCT, with its path, for a key that appears twice
+ * in one object (cJSON keeps both; other readers take the last);
  * CS_ENOMEM. Free with json_doc_free (safe after failure). */
 int json_doc_parse(struct json_doc *d, const char *data, size_t len, struct cs_error *err);
 void json_doc_free(struct json_doc *d);
+
+/* The byte offset of the first \u0000 escape inside a string of the JSON
+ * text s[0..n) (the backslash), or -1. A \\u0000 (an escaped backslash and
+ * the letters) is not one. */
+long json_find_nul_escape(const char *s, size_t n);
 
 /* A positioned error at path `at` (plus `key` when not NULL). Returns code. */
 int json_fail(const struct json_doc *d, struct cs_error *err, enum cs_status code, const struct jpath *at,

@@ -1,6 +1,7 @@
 /* kind.c: the table of kinds and detection (see kind.h). */
 #include "kind.h"
 
+#include "json_doc.h"
 #include "json_scan.h"
 #include "strbuf.h"
 
@@ -69,6 +70,15 @@ int kind_detect(const char *path, const char *data, size_t len, const struct kin
 		}
 	}
 	json_keys_fini(&keys);
+
+	/* Nothing matched: if the text is not even valid JSON, that is the
+	 * better answer (a truncated export lacks the keys it was meant to
+	 * have). Parsing only on this path keeps detection cheap. */
+	struct json_doc doc;
+	int parsed = json_doc_parse(&doc, data, len, err);
+	json_doc_free(&doc);
+	if (parsed != CS_OK)
+		return parsed;
 
 	struct strbuf expected = STRBUF_INIT;
 	for (size_t i = 0; kind_table[i]; i++) {

@@ -210,7 +210,9 @@ static int read_entry(struct source *src, struct manifest *m, const char *dir, s
 	if (!prio)
 		return bad(err, e, path, CS_ESTRUCT, "%s", "missing \"priority\" (a number from 0 to 1)");
 	if (!ynode_number(prio, &priority))
-		return bad(err, prio, sub, CS_ETYPE, "expected a number from 0 to 1, got %s", ynode_type_name(prio));
+		return bad(err, prio, sub, CS_ETYPE, "expected a number from 0 to 1, got %s%s%s",
+			   prio->type == YNODE_SCALAR ? "\"" : "", prio->type == YNODE_SCALAR ? prio->value : ynode_type_name(prio),
+			   prio->type == YNODE_SCALAR ? "\"" : "");
 
 	int role = MROLE_CONTEXT;
 	const struct ynode *rn = ymap_get(e, "role");

@@ -3,6 +3,7 @@
 
 #include "assembly.h"
 #include "emit.h"
+#include "hidden.h"
 #include "kind.h"
 #include "source.h"
 #include "strbuf.h"
@@ -195,6 +196,9 @@ static int write_structured(const struct assembly *a, const struct report_option
 	for (size_t w = 0; w < a->nwarnings; w++)
 		emit_str(&em, a->warnings[w].text);
 	emit_list_end(&em);
+
+	emit_key(&em, "hidden_text");
+	hidden_report(src, &em);
 
 	if (src->kind->report_extra)
 		src->kind->report_extra(src, a, &em);
@@ -400,6 +404,18 @@ static int write_text(const struct assembly *a, const struct report_options *opt
 			safe(out, a->warnings[w].text, flags);
 			sb_putc(out, '\n');
 		}
+	}
+	if (hidden_any(src)) {
+		struct emitter em;
+		sb_puts(out, "\nhidden text (characters a person does not see, revealed)\n");
+		emit_init(&em, out, EMIT_TEXT, flags);
+		emit_map_begin(&em);
+		emit_key(&em, "pieces");
+		hidden_report(src, &em);
+		emit_map_end(&em);
+		int rc = emit_finish(&em);
+		if (rc != CS_OK)
+			return rc;
 	}
 	if (src->kind->report_extra || (opt->extra && opt->extra->name)) {
 		struct emitter em;

@@ -2,6 +2,7 @@
 #include "source.h"
 
 #include "alloc.h"
+#include "hidden.h"
 #include "kind.h"
 #include "tokens.h"
 #include "utf8.h"
@@ -178,6 +179,7 @@ int source_adopt_piece_text(struct source *src, long piece, const char *text, si
 	p->code_points = utf8_count_code_points(text, n);
 	p->lines = utf8_count_lines(text, n);
 	p->tokens = tokens_estimate(p->code_points, src->settings.chars_per_token);
+	p->flags = hidden_scan(text, n, NULL) ? p->flags | PIECE_HIDDEN : p->flags & ~(unsigned)PIECE_HIDDEN;
 	return CS_OK;
 }
 

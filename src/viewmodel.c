@@ -3,68 +3,85 @@
 
 #include "alloc.h"
 #include "kind.h"
+#include "strbuf.h"
 #include "theme.h"
 #include "tokens.h"
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- comparing with the baseline ------------------------------------------ */
+/* ---- the cache, as cache.h sees it ----------------------------------------- */
 
-/* Whether two blocks render the same bytes in the same message role. */
-static bool block_same(const struct assembly *a, size_t i, const struct assembly *b, size_t j)
+/* A deep copy of the user's breakpoints (the baseline keeps the ones it was
+ * pinned with). false on out of memory (dst is then empty). */
+static bool copy_overrides(struct cache_overrides *dst, const struct cache_overrides *src)
 {
-	const struct block *x = &a->blocks[i], *y = &b->blocks[j];
-	if (x->bytes != y->bytes)
+	cache_overrides_fini(dst);
+	cache_overrides_init(dst);
+	if (src->n == 0)
+		return true;
+	dst->items = cs_calloc(src->n, sizeof *dst->items);
+	if (!dst->items)
 		return false;
-	const char *rx = a->nmessages ? a->messages[x->message].role : "";
-	const char *ry = b->nmessages ? b->messages[y->message].role : "";
-	if (strcmp(rx ? rx : "", ry ? ry : "") != 0)
-		return false;
-	if (x->nspans == y->nspans) {
-		/* the usual case: both point at the same source text */
-		bool same_spans = true;
-		for (size_t k = 0; k < x->nspans && same_spans; k++)
-			same_spans = a->spans[x->first_span + k].ptr == b->spans[y->first_span + k].ptr &&
-				     a->spans[x->first_span + k].len == b->spans[y->first_span + k].len;
-		if (same_spans)
-			return true;
+	dst->cap = src->n;
+	for (size_t i = 0; i < src->n; i++) {
+		dst->items[i] = src->items[i];
+		dst->items[i].piece_id = NULL;
+		if (src->items[i].piece_id) {
+			size_t n = strlen(src->items[i].piece_id) + 1;
+			dst->items[i].piece_id = cs_malloc(n);
+			if (!dst->items[i].piece_id) {
+				dst->n = i;
+				cache_overrides_fini(dst);
+				cache_overrides_init(dst);
+				return false;
+			}
+			memcpy(dst->items[i].piece_id, src->items[i].piece_id, n);
+		}
+		dst->n = i + 1;
 	}
-	size_t si = x->first_span, sj = y->first_span, oi = 0, oj = 0;
-	size_t ei = x->first_span + x->nspans, ej = y->first_span + y->nspans;
-	for (;;) {
-		while (si < ei && oi == a->spans[si].len)
-			si++, oi = 0;
-		while (sj < ej && oj == b->spans[sj].len)
-			sj++, oj = 0;
-		if (si == ei || sj == ej)
-			return si == ei && sj == ej;
-		size_t n = a->spans[si].len - oi;
-		if (b->spans[sj].len - oj < n)
-			n = b->spans[sj].len - oj;
-		if (memcmp(a->spans[si].ptr + oi, b->spans[sj].ptr + oj, n) != 0)
-			return false;
-		oi += n, oj += n;
-	}
+	return true;
 }
 
-static void compute_cache(struct vm *vm)
+/* Runs cache_analyze on the current assembly against the baseline under the
+ * active profile and derives what the screen shows. false on out of memory. */
+static bool compute_cache(struct vm *vm)
 {
-	const struct assembly *a = &vm->cur, *b = &vm->base;
-	size_t n = 0;
-	while (n < a->nblocks && n < b->nblocks && block_same(a, n, b, n))
-		n++;
-	struct vm_cache c = { .same_blocks = n, .cached_block = -1, .cached_tokens = 0 };
-	for (size_t i = 0; i < n; i++)
-		if (a->blocks[i].flags & BLOCK_BREAKPOINT) {
+	const struct assembly *a = &vm->cur;
+	cache_analysis_fini(&vm->an);
+	struct cs_error err;
+	if (cache_analyze(&vm->base, &vm->bp_base, a, &vm->bp_now, vm->profile, &vm->an, &err) != CS_OK) {
+		memset(&vm->cache, 0, sizeof vm->cache);
+		vm->cache.cached_block = -1;
+		return false;
+	}
+	const struct cache_analysis *an = &vm->an;
+	struct vm_cache c = { .cached_block = -1, .identical = an->div.identical };
+	c.same_blocks = an->div.identical || an->div.block < 0 ? a->nblocks : (size_t)an->div.block;
+	c.cached_tokens = an->now.read;
+	c.rewrite_tokens = a->total_tokens - an->now.read;
+	for (size_t i = 0; i < a->nblocks; i++)
+		if (an->now.read > 0 && a->blocks[i].offset_tokens + a->blocks[i].tokens <= an->now.read)
 			c.cached_block = (long)i;
-			c.cached_tokens = a->blocks[i].offset_tokens + a->blocks[i].tokens;
-		}
-	c.identical = n == a->nblocks && n == b->nblocks;
-	c.rewrite_tokens = a->total_tokens - c.cached_tokens;
 	vm->cache = c;
+	return true;
+}
+
+/* Block b's share of the prefix read from the cache, in the budgeted tokens
+ * the bars show (the cache counts rendered tokens: a partly read block
+ * counts in proportion). */
+static long block_cached_tokens(const struct vm *vm, size_t b)
+{
+	const struct block *bl = &vm->cur.blocks[b];
+	long in = vm->an.now.read - bl->offset_tokens;
+	if (in <= 0 || bl->tokens <= 0)
+		return 0;
+	if (in >= bl->tokens)
+		return bl->budget_tokens;
+	return (long)((double)bl->budget_tokens * (double)in / (double)bl->tokens);
 }
 
 /* Per-frame figures, worked out once per re-assembly or baseline so that a
@@ -99,10 +116,9 @@ static bool summarize(struct vm *vm)
 				continue;
 			struct vm_layer_info *li = &vm->layers[g][l];
 			li->blocks++;
-			if (vm_block_cached(vm, (long)b)) {
+			li->cached_tokens += block_cached_tokens(vm, b);
+			if (vm_block_cached(vm, (long)b))
 				li->cached_blocks++;
-				li->cached_tokens += a->blocks[b].tokens;
-			}
 		}
 	}
 	return true;
@@ -111,6 +127,39 @@ static bool summarize(struct vm *vm)
 bool vm_block_cached(const struct vm *vm, long block)
 {
 	return block >= 0 && block <= vm->cache.cached_block;
+}
+
+const char *vm_cutoff(const struct vm *vm)
+{
+	for (size_t i = 0; i < vm->cur.nfacts; i++)
+		if (strcmp(vm->cur.facts[i].key, "cutoff score") == 0)
+			return strcmp(vm->cur.facts[i].value, "none") == 0 ? NULL : vm->cur.facts[i].value;
+	return NULL;
+}
+
+const struct cache_breakpoint *vm_breakpoint(const struct vm *vm, long block)
+{
+	size_t lo = 0, hi = vm->an.nbps;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if ((long)vm->an.bps[mid].block < block)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < vm->an.nbps && (long)vm->an.bps[lo].block == block ? &vm->an.bps[lo] : NULL;
+}
+
+const char *vm_breakpoint_state(const struct vm *vm, const struct cache_breakpoint *bp)
+{
+	if (!bp->in_limit)
+		return "over the limit";
+	if (!bp->over_min)
+		return "under minimum";
+	if (bp->end_tokens <= vm->an.now.read)
+		return "cached";
+	/* a prefix cache stores whole units: the tail of the last one is not kept */
+	return bp->end_tokens <= vm->an.now.read + vm->an.now.written ? "written" : "not cached";
 }
 
 /* ---- rows ------------------------------------------------------------------ */
@@ -148,7 +197,7 @@ static bool push_row(struct vm *vm, enum vm_row_type type, long block, long piec
 
 static bool marker_after(const struct vm *vm, size_t b)
 {
-	if (vm->cur.blocks[b].flags & BLOCK_BREAKPOINT)
+	if (cache_is_breakpoint(&vm->bp_now, &vm->cur, b))
 		return true;
 	return !vm->cache.identical && b + 1 == vm->cache.same_blocks;
 }
@@ -259,9 +308,20 @@ static bool build_sorted_rows(struct vm *vm)
 	for (size_t i = 0; i < k; i++)
 		items[i].key = sort_key(vm, &items[i].row);
 	qsort(items, k, sizeof *items, sort_cmp);
+	/* By score, with a cutoff fact: the line sits above the first piece the
+	 * algorithm left out (every piece scoring higher went in). */
+	bool cutoff = vm->sort == VM_SORT_SCORE && vm_cutoff(vm) != NULL;
 	bool ok = true;
-	for (size_t i = 0; i < k && ok; i++)
-		ok = push_row(vm, items[i].row.type, items[i].row.block, items[i].row.piece);
+	for (size_t i = 0; i < k && ok; i++) {
+		const struct vm_row *r = &items[i].row;
+		if (cutoff && r->type == VM_ROW_DROPPED && !isnan(a->results[r->piece].score) &&
+		    a->results[r->piece].reason != REASON_EXCLUDED_BY_USER && a->results[r->piece].reason != REASON_EXCLUDED) {
+			ok = push_row(vm, VM_ROW_MARKER, VM_MARKER_CUTOFF, -1);
+			cutoff = false;
+		}
+		if (ok)
+			ok = push_row(vm, r->type, r->block, r->piece);
+	}
 	cs_free(items);
 	return ok;
 }
@@ -291,6 +351,18 @@ static bool rebuild_rows(struct vm *vm, long keep_piece, long keep_block)
 	return true;
 }
 
+/* After the assembly, baseline or cache settings changed: every derived
+ * figure, each step run even when an earlier one ran out of memory, so the
+ * rows never point into an assembly that is gone. false on out of memory. */
+static bool refresh_all(struct vm *vm, long keep_piece, long keep_block)
+{
+	vm->prompt.built = false; /* the prompt view's markers follow the cache */
+	bool ok = compute_cache(vm);
+	ok = summarize(vm) && ok;
+	ok = rebuild_rows(vm, keep_piece, keep_block) && ok;
+	return ok;
+}
+
 /* ---- life ------------------------------------------------------------------- */
 
 int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
@@ -301,6 +373,10 @@ int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
 	vm->found_at = -1;
 	vm->layer_filter = -1;
 	history_init(&vm->hist);
+	cache_config_init(&vm->cache_cfg);
+	cache_overrides_init(&vm->bp_now);
+	cache_overrides_init(&vm->bp_base);
+	vm->profile = cache_config_profile(&vm->cache_cfg, vm->cache_cfg.default_profile);
 	int rc = assemble(src, &vm->cur, err);
 	if (rc != CS_OK)
 		return rc;
@@ -310,8 +386,7 @@ int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
 		memset(&vm->cur, 0, sizeof vm->cur);
 		return rc;
 	}
-	compute_cache(vm);
-	if (!summarize(vm) || !rebuild_rows(vm, -1, -1))
+	if (!refresh_all(vm, -1, -1))
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
 	vm->cursor = 0;
 	if (vm->nrows && vm->rows[0].type == VM_ROW_MARKER)
@@ -328,6 +403,10 @@ void vm_fini(struct vm *vm)
 		asm_fini(&vm->base);
 	}
 	source_free(vm->src);
+	cache_analysis_fini(&vm->an);
+	cache_overrides_fini(&vm->bp_now);
+	cache_overrides_fini(&vm->bp_base);
+	cache_config_fini(&vm->cache_cfg);
 	cs_free(vm->rows);
 	history_fini(&vm->hist);
 	search_pattern_free(vm->find);
@@ -484,12 +563,9 @@ static int adopt(struct vm *vm, struct assembly *next, struct cs_error *err)
 	vm->cur = *next;
 	memset(next, 0, sizeof *next);
 	vm->generation++;
-	compute_cache(vm);
 	research(vm);
 	/* every step runs even when one fails: rows never point into a freed assembly */
-	bool ok = summarize(vm);
-	ok = rebuild_rows(vm, keep_piece, keep_block) && ok;
-	if (!ok) {
+	if (!refresh_all(vm, keep_piece, keep_block)) {
 		vm->detail.piece = -2;
 		vm_status(vm, true, "out of memory");
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
@@ -619,9 +695,9 @@ int vm_pin_baseline(struct vm *vm, struct cs_error *err)
 	asm_fini(&vm->base);
 	vm->base = next;
 	vm->prompt.built = false;
-	compute_cache(vm);
 	const struct vm_row *sel = vm_selected(vm);
-	if (!summarize(vm) || !rebuild_rows(vm, sel ? sel->piece : -1, sel ? sel->block : -1))
+	bool copied = copy_overrides(&vm->bp_base, &vm->bp_now);
+	if (!refresh_all(vm, sel ? sel->piece : -1, sel ? sel->block : -1) || !copied)
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
 	struct strbuf *s = &vm->status;
 	sb_reset(s);
@@ -630,6 +706,352 @@ int vm_pin_baseline(struct vm *vm, struct cs_error *err)
 	sb_thousands(s, vm->cache.cached_tokens);
 	sb_puts(s, " tokens now count as cached");
 	return CS_OK;
+}
+
+/* ---- cache profile and breakpoints ------------------------------------------- */
+
+/* Redoes the analysis after a cache-only change (profile, breakpoints). */
+static int cache_refresh(struct vm *vm, struct cs_error *err)
+{
+	const struct vm_row *sel = vm_selected(vm);
+	long keep_piece = sel ? sel->piece : -1, keep_block = sel ? sel->block : -1;
+	if (!refresh_all(vm, keep_piece, keep_block)) {
+		vm_status(vm, true, "out of memory");
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	}
+	return CS_OK;
+}
+
+/* "1,077 of 1,126 tokens read from the cache, 0 written, 49 uncached" */
+static void cache_clause(struct vm *vm, struct strbuf *s)
+{
+	const struct cache_cost *c = &vm->an.now;
+	sb_thousands(s, c->read);
+	sb_puts(s, " of ");
+	sb_thousands(s, c->total);
+	sb_puts(s, " tokens read from the cache, ");
+	sb_thousands(s, c->written);
+	sb_puts(s, " written, ");
+	sb_thousands(s, c->uncached);
+	sb_puts(s, " uncached");
+}
+
+int vm_cache_setup(struct vm *vm, const char *path, const char *profile, struct cs_error *err)
+{
+	int rc = CS_OK;
+	struct cs_error file_err;
+	cs_error_clear(&file_err);
+	if (path && cache_config_load(&vm->cache_cfg, path, &file_err) != CS_OK)
+		rc = file_err.code; /* the built-ins stay */
+	const char *want = profile ? profile : vm->cache_cfg.default_profile;
+	const struct cache_profile *p = cache_config_profile(&vm->cache_cfg, want);
+	if (!p) {
+		p = vm->profile; /* the active one stays */
+		if (rc == CS_OK)
+			rc = cs_error_set(&file_err, CS_EUSAGE, "no cache profile \"%.40s\"", want);
+	}
+	vm->profile = p;
+	int rc2 = cache_refresh(vm, err);
+	if (rc2 != CS_OK)
+		return rc2;
+	if (rc != CS_OK)
+		*err = file_err;
+	return rc;
+}
+
+/* Makes p (in cache_cfg) the active profile; the status says what it reads. */
+static int use_profile(struct vm *vm, const struct cache_profile *p, struct cs_error *err)
+{
+	vm->profile = p;
+	int rc = cache_refresh(vm, err);
+	if (rc != CS_OK)
+		return rc;
+	struct strbuf *s = &vm->status;
+	sb_reset(s);
+	vm->status_error = false;
+	sb_printf(s, "cache profile %s (%s, min ", p->name, cache_mode_name(p->mode));
+	sb_thousands(s, p->min_prefix);
+	if (p->unit > 1)
+		sb_printf(s, ", %ld-token units", p->unit);
+	sb_puts(s, "): ");
+	cache_clause(vm, s);
+	return CS_OK;
+}
+
+int vm_cycle_profile(struct vm *vm, struct cs_error *err)
+{
+	const struct cache_config *cfg = &vm->cache_cfg;
+	size_t at = 0;
+	for (size_t i = 0; i < cfg->nprofiles; i++)
+		if (&cfg->profiles[i] == vm->profile)
+			at = i;
+	return use_profile(vm, &cfg->profiles[cfg->nprofiles ? (at + 1) % cfg->nprofiles : 0], err);
+}
+
+int vm_set_profile(struct vm *vm, const char *name, struct cs_error *err)
+{
+	const struct cache_profile *p = cache_config_profile(&vm->cache_cfg, name);
+	if (!p) {
+		vm_status(vm, true, "no cache profile \"%.40s\" (Tab lists them)", name);
+		return cs_error_set(err, CS_EUSAGE, "no such profile");
+	}
+	return use_profile(vm, p, err);
+}
+
+int vm_toggle_breakpoint(struct vm *vm, struct cs_error *err)
+{
+	const struct vm_row *r = vm_selected(vm);
+	if (!r || r->type != VM_ROW_BLOCK) {
+		vm_status(vm, true, "a breakpoint goes after a block of the prompt; this row is not in it");
+		return cs_error_set(err, CS_EUSAGE, "not a block");
+	}
+	long block = r->block;
+	int rc = cache_overrides_toggle(&vm->bp_now, &vm->cur, (size_t)block, err);
+	if (rc != CS_OK) {
+		vm_status(vm, true, "%s", err->message);
+		return rc;
+	}
+	rc = cache_refresh(vm, err);
+	if (rc != CS_OK)
+		return rc;
+	const struct block *b = &vm->cur.blocks[block];
+	const char *what = b->piece >= 0 ? vm->src->pieces[b->piece].id : b->label ? b->label : "made text";
+	const struct cache_breakpoint *bp = vm_breakpoint(vm, block);
+	struct strbuf *s = &vm->status;
+	sb_reset(s);
+	vm->status_error = false;
+	sb_printf(s, "breakpoint %s after %.60s", bp ? "set" : "removed", what);
+	if (bp) {
+		sb_puts(s, " (");
+		sb_thousands(s, bp->end_tokens);
+		sb_printf(s, " tokens, %s)", vm_breakpoint_state(vm, bp));
+	}
+	sb_puts(s, ": ");
+	cache_clause(vm, s);
+	return CS_OK;
+}
+
+/* ---- a kind's own settings ------------------------------------------------------ */
+
+static bool is_list_option(const struct kind_option *o)
+{
+	return o->arg && (strcmp(o->arg, "NAME=V") == 0 || strcmp(o->arg, "NAME=P") == 0);
+}
+
+size_t vm_panel_entries(const struct vm *vm, struct vm_panel_entry *out, size_t cap)
+{
+	const struct kind_ops *k = vm->src->kind;
+	size_t n = 0;
+	if (!k->options || !k->get_option)
+		return 0;
+	struct strbuf text = STRBUF_INIT;
+	for (const struct kind_option *o = k->options; o->name && n < cap; o++) {
+		if (!is_list_option(o))
+			continue;
+		sb_reset(&text);
+		if (k->get_option(vm->src, o->name, &text) != CS_OK || text.failed)
+			continue;
+		/* "recency=0.3,relevance=0.5,salience=0.2" */
+		const char *p = sb_str(&text);
+		while (*p && n < cap) {
+			size_t len = strcspn(p, ",");
+			const char *eq = memchr(p, '=', len);
+			if (eq && (size_t)(eq - p) < VM_PANEL_NAME_MAX) {
+				struct vm_panel_entry *e = &out[n++];
+				e->option = o->name;
+				memcpy(e->name, p, (size_t)(eq - p));
+				e->name[eq - p] = '\0';
+				e->value = strtod(eq + 1, NULL);
+				e->percent = o->arg[5] == 'P';
+			}
+			p += len + (p[len] == ',');
+		}
+	}
+	sb_fini(&text);
+	return n;
+}
+
+/* Replaces the edit's own sentence at the head of the status ("weight
+ * recency=0.3,relevance=... -> recency=0.35: +12 tokens; ...") with a
+ * shorter one, keeping what follows the first ": ". */
+static void status_head(struct vm *vm, const char *head)
+{
+	const char *s = sb_str(&vm->status);
+	const char *rest = strstr(s, ": ");
+	struct strbuf next = STRBUF_INIT;
+	sb_puts(&next, head);
+	if (rest)
+		sb_puts(&next, rest);
+	if (!next.failed) {
+		sb_reset(&vm->status);
+		sb_append(&vm->status, sb_str(&next), next.len);
+	}
+	sb_fini(&next);
+}
+
+#define VM_CROSSINGS_NAMED 3 /* pieces named per direction; the rest are counted */
+
+/* " (in: ev-098; out: ev-094, ev-087)": the pieces that entered or left the
+ * prompt since was_in; nothing when none did. */
+static void crossings(const struct vm *vm, const bool *was_in, struct strbuf *out)
+{
+	bool open = false;
+	for (int dir = 1; dir >= 0; dir--) {
+		size_t named = 0, more = 0;
+		for (size_t i = 0; i < vm->src->npieces; i++) {
+			bool in = vm->cur.results[i].outcome != OUTCOME_DROPPED;
+			if (in == was_in[i] || in != (dir == 1))
+				continue;
+			if (named == VM_CROSSINGS_NAMED) {
+				more++;
+				continue;
+			}
+			if (named)
+				sb_puts(out, ", ");
+			else
+				sb_printf(out, "%s%s: ", open ? "; " : " (", dir == 1 ? "in" : "out");
+			open = true;
+			sb_puts(out, vm->src->pieces[i].id);
+			named++;
+		}
+		if (more)
+			sb_printf(out, " and %zu more", more);
+	}
+	if (open)
+		sb_putc(out, ')');
+}
+
+int vm_panel_nudge(struct vm *vm, size_t index, int direction, struct cs_error *err)
+{
+	struct vm_panel_entry entries[VM_PANEL_MAX];
+	size_t n = vm_panel_entries(vm, entries, VM_PANEL_MAX);
+	if (index >= n) {
+		vm_status(vm, true, "a %s has no weights or shares to change", vm->src->kind->title);
+		return cs_error_set(err, CS_EUSAGE, "no such entry");
+	}
+	const struct vm_panel_entry *e = &entries[index];
+	double step = e->percent ? VM_PANEL_PERCENT_STEP : VM_PANEL_STEP;
+	double v = e->value + (direction > 0 ? step : -step);
+	v = round(v * 100.0) / 100.0; /* keep 0.05 steps exact */
+	if (v == 0)
+		v = 0; /* never "-0" */
+	struct edit ed = { .type = EDIT_OPTION, .piece = -1 };
+	snprintf(ed.option, sizeof ed.option, "%s", e->option);
+	snprintf(ed.text, sizeof ed.text, "%s=%.10g", e->name, v);
+	/* which pieces were in the prompt, to name the ones that cross */
+	size_t np = vm->src->npieces;
+	bool *was_in = cs_calloc(np ? np : 1, sizeof *was_in);
+	if (!was_in) {
+		vm_status(vm, true, "out of memory (not applied)");
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < np; i++)
+		was_in[i] = vm->cur.results[i].outcome != OUTCOME_DROPPED;
+	int rc = vm_apply(vm, &ed, err);
+	if (rc != CS_OK) {
+		cs_free(was_in);
+		return rc;
+	}
+	struct strbuf head = STRBUF_INIT;
+	sb_printf(&head, "%s %s %.10g%s -> %.10g%s", e->option, e->name, e->value, e->percent ? "%" : "", v,
+		  e->percent ? "%" : "");
+	crossings(vm, was_in, &head);
+	if (!head.failed)
+		status_head(vm, sb_str(&head));
+	sb_fini(&head);
+	cs_free(was_in);
+	return CS_OK;
+}
+
+/* The choices listed at the end of an option's help, after its last colon:
+ * "a, b or c". Fills names (pointers into buf); returns the count. */
+static size_t option_choices(const char *help, char *buf, size_t cap, const char **names, size_t max)
+{
+	const char *colon = strrchr(help, ':');
+	if (!colon)
+		return 0;
+	snprintf(buf, cap, "%s", colon + 1);
+	size_t n = 0;
+	char *p = buf;
+	while (*p && n < max) {
+		while (*p == ' ' || *p == ',')
+			p++;
+		if (strncmp(p, "or ", 3) == 0)
+			p += 3;
+		if (!*p)
+			break;
+		char *end = p + strcspn(p, ", ");
+		names[n++] = p;
+		if (*end)
+			*end++ = '\0';
+		p = end;
+	}
+	return n;
+}
+
+#define VM_CHOICES_MAX 16 /* choices listed in one option's help */
+
+int vm_cycle_option(struct vm *vm, const char *name, struct cs_error *err)
+{
+	const struct kind_ops *k = vm->src->kind;
+	const struct kind_option *o = kind_option(k, name);
+	char buf[256];
+	const char *choices[VM_CHOICES_MAX];
+	size_t n = o && o->arg && k->get_option ? option_choices(o->help, buf, sizeof buf, choices, VM_CHOICES_MAX) : 0;
+	if (n == 0) {
+		vm_status(vm, true, "a %s has no %s to switch", k->title, name);
+		return cs_error_set(err, CS_EUSAGE, "no such option");
+	}
+	struct strbuf cur = STRBUF_INIT;
+	k->get_option(vm->src, name, &cur);
+	size_t word = strcspn(sb_str(&cur), " ");
+	size_t at = n - 1; /* an unlisted value: start from the first */
+	for (size_t i = 0; i < n; i++)
+		if (strlen(choices[i]) == word && strncmp(choices[i], sb_str(&cur), word) == 0)
+			at = i;
+	struct edit e = { .type = EDIT_OPTION, .piece = -1 };
+	snprintf(e.option, sizeof e.option, "%s", name);
+	snprintf(e.text, sizeof e.text, "%s", choices[(at + 1) % n]);
+	size_t np = vm->src->npieces;
+	bool *was_in = cs_calloc(np ? np : 1, sizeof *was_in);
+	if (!was_in) {
+		sb_fini(&cur);
+		vm_status(vm, true, "out of memory (not applied)");
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < np; i++)
+		was_in[i] = vm->cur.results[i].outcome != OUTCOME_DROPPED;
+	int rc = vm_apply(vm, &e, err);
+	if (rc == CS_OK) {
+		/* "archetype coding -> support (in: ...)", without the full lists */
+		struct strbuf head = STRBUF_INIT;
+		sb_printf(&head, "%s %.*s -> %s", name, (int)word, sb_str(&cur), e.text);
+		crossings(vm, was_in, &head);
+		if (!head.failed)
+			status_head(vm, sb_str(&head));
+		sb_fini(&head);
+	}
+	sb_fini(&cur);
+	cs_free(was_in);
+	return rc;
+}
+
+int vm_toggle_option(struct vm *vm, const char *name, struct cs_error *err)
+{
+	const struct kind_ops *k = vm->src->kind;
+	const struct kind_option *o = kind_option(k, name);
+	if (!o || o->arg || !k->get_option) {
+		vm_status(vm, true, "a %s has no %s setting", k->title, name);
+		return cs_error_set(err, CS_EUSAGE, "no such switch");
+	}
+	struct strbuf cur = STRBUF_INIT;
+	k->get_option(vm->src, name, &cur);
+	bool on = strcmp(sb_str(&cur), "true") == 0 || strcmp(sb_str(&cur), "on") == 0;
+	sb_fini(&cur);
+	struct edit e = { .type = EDIT_OPTION, .piece = -1 };
+	snprintf(e.option, sizeof e.option, "%s", name);
+	snprintf(e.text, sizeof e.text, "%s", on ? "false" : "true");
+	return vm_apply(vm, &e, err);
 }
 
 const char *vm_sort_name(enum vm_sort sort)
@@ -1229,13 +1651,14 @@ bool vm_prompt_lines(struct vm *vm)
 			size_t off = t->len;
 			char n1[32], n2[32];
 			bool brk = !vm->cache.identical && b + 1 == vm->cache.same_blocks;
+			const struct cache_breakpoint *bp = vm_breakpoint(vm, (long)b);
 			if (brk)
 				sb_printf(t, "-- cache breaks here: %s tokens cached, %s to rewrite --",
 					  fmt_thousands(n1, vm->cache.cached_tokens), fmt_thousands(n2, vm->cache.rewrite_tokens));
 			else
 				sb_printf(t, "-- cache breakpoint: %s tokens, %s --",
 					  fmt_thousands(n1, bl->offset_tokens + bl->tokens),
-					  vm_block_cached(vm, (long)b) ? "cached" : "rewritten");
+					  bp ? vm_breakpoint_state(vm, bp) : "none");
 			ok = prompt_line(vm, off, brk ? ROLE_BREAK : ROLE_MARKER, 0, (long)b);
 		}
 	}

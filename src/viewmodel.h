@@ -13,6 +13,8 @@
 #define CTXSCOPE_VIEWMODEL_H
 
 #include "assembly.h"
+#include "cache.h"
+#include "config.h"
 #include "edit.h"
 #include "error.h"
 #include "history.h"
@@ -26,8 +28,11 @@
 enum vm_row_type {
 	VM_ROW_BLOCK,   /* a block of the prompt (a piece, or text the assembler made) */
 	VM_ROW_DROPPED, /* a piece that is not in the prompt */
-	VM_ROW_MARKER,  /* a cache boundary after `block` (-1: before the first block) */
+	VM_ROW_MARKER,  /* a cache boundary after `block` (-1: before the first block;
+			 * VM_MARKER_CUTOFF: the score cutoff, sorted by score) */
 };
+
+#define VM_MARKER_CUTOFF (-2) /* a marker row's block: the line at the cutoff score */
 
 struct vm_row {
 	enum vm_row_type type;
@@ -39,12 +44,13 @@ struct vm_row {
 enum vm_sort { VM_SORT_ORDER, VM_SORT_TOKENS, VM_SORT_PRIORITY, VM_SORT_SCORE, VM_SORT_COUNT };
 enum vm_focus { VM_FOCUS_LIST, VM_FOCUS_DETAIL };
 
-/* The prompt against the baseline, as a prompt cache would see it. */
+/* The prompt against the baseline, as a prompt cache would see it: figures
+ * taken from vm->an (cache_analyze under the active profile). */
 struct vm_cache {
-	size_t same_blocks;  /* leading blocks identical to the baseline's */
-	long cached_block;   /* the last breakpoint block inside that prefix, -1: none */
-	long cached_tokens;  /* prompt tokens up to and including cached_block */
-	long rewrite_tokens; /* total_tokens - cached_tokens */
+	size_t same_blocks;  /* leading blocks before the first difference (cache_divergence) */
+	long cached_block;   /* the last block wholly inside the prefix read from the cache, -1: none */
+	long cached_tokens;  /* tokens read from the cache (an.now.read) */
+	long rewrite_tokens; /* total_tokens - cached_tokens: sent again, written or uncached */
 	bool identical;      /* the whole prompt equals the baseline's */
 };
 
@@ -54,7 +60,7 @@ enum vm_layer_state { VM_LAYER_CACHED, VM_LAYER_PARTIAL, VM_LAYER_NEW, VM_LAYER_
 struct vm_layer_info {
 	size_t blocks;        /* its blocks in the prompt */
 	size_t cached_blocks; /* of those, inside the cached prefix */
-	long cached_tokens;
+	long cached_tokens;   /* its budgeted tokens inside the read prefix (a partly read block in proportion) */
 };
 
 /* A line of the detail pane: bytes [off, off+len) of vm->detail.text. */
@@ -95,6 +101,12 @@ struct vm {
 	struct strbuf status;      /* the status line */
 	bool status_error;         /* the status is an error */
 	unsigned generation;       /* bumped at every re-assembly */
+	/* the cache analysis of cache.h under the active profile */
+	struct cache_config cache_cfg;       /* owned: the built-ins plus the user's file */
+	const struct cache_profile *profile; /* the active one, in cache_cfg */
+	struct cache_overrides bp_now;       /* owned: the user's breakpoints on the prompt */
+	struct cache_overrides bp_base;      /* owned: the ones in force when the baseline was pinned */
+	struct cache_analysis an;            /* owned: cur against base, redone at every change */
 	/* issue 7: search, filter, undo, the prompt view */
 	struct history hist;       /* every edit, for undo and redo (the what-if file's list) */
 	struct search_pattern *find; /* owned: the `/` pattern; NULL: none */
@@ -145,6 +157,56 @@ int vm_cycle_strategy(struct vm *vm, bool whole, struct cs_error *err);
 int vm_set_budget(struct vm *vm, const char *typed, struct cs_error *err);
 /* Pins the current assembly as the cache baseline. */
 int vm_pin_baseline(struct vm *vm, struct cs_error *err);
+/* Reads the user's cache file at path (NULL or missing: the built-ins) and
+ * makes `profile` (NULL: the file's default, else anthropic) the active
+ * profile. A broken file leaves the built-ins (err says why: a warning);
+ * CS_EUSAGE for an unknown profile (the active one stays); CS_ENOMEM. */
+int vm_cache_setup(struct vm *vm, const char *path, const char *profile, struct cs_error *err);
+/* Makes the next profile of cache_cfg the active one; the status says what
+ * it reads from the cache now. CS_OK or CS_ENOMEM. */
+int vm_cycle_profile(struct vm *vm, struct cs_error *err);
+/* `:profile NAME`: makes the profile NAME of cache_cfg the active one.
+ * CS_EUSAGE (the status says so) when there is none. */
+int vm_set_profile(struct vm *vm, const char *name, struct cs_error *err);
+/* Sets or removes a breakpoint after the selected row's block (a user
+ * override, kept across re-assembly); the status names the consequence.
+ * CS_EUSAGE when the row is not a block of the prompt; CS_ENOMEM. */
+int vm_toggle_breakpoint(struct vm *vm, struct cs_error *err);
+/* ---- a kind's own settings, live -------------------------------------------
+ * Driven by the kind's options table (kind.h), never by its name. */
+
+#define VM_PANEL_MAX 16      /* panel entries: a kind's lists are short (memory: 3 weights + 4 shares) */
+#define VM_PANEL_NAME_MAX 32 /* an entry's name ("relevance") */
+#define VM_PANEL_STEP 0.05   /* one + or - on a value (NAME=V) */
+#define VM_PANEL_PERCENT_STEP 5.0 /* one + or - on a percentage (NAME=P) */
+
+/* One number of a list option, as the kind reads it back. */
+struct vm_panel_entry {
+	const char *option;              /* the kind option ("weight"); static, the kind's table */
+	char name[VM_PANEL_NAME_MAX];    /* the entry ("relevance") */
+	double value;
+	bool percent;                    /* a NAME=P list: a share in percent */
+};
+
+/* The entries of every kind option whose argument is a list of NAME=V or
+ * NAME=P ("weight", "allocation" of a memory snapshot), in the table's
+ * order, read back through get_option. The count (0: the kind has none, so
+ * no panel); at most cap. */
+size_t vm_panel_entries(const struct vm *vm, struct vm_panel_entry *out, size_t cap);
+/* Moves entry `index` of vm_panel_entries by one step up (direction > 0) or
+ * down, as an EDIT_OPTION edit of that one name ("relevance=0.55") so undo
+ * and history record it, and re-assembles; the status names the value and
+ * what moved. CS_EUSAGE when the kind refuses the value (the status says
+ * why), CS_ENOMEM. */
+int vm_panel_nudge(struct vm *vm, size_t index, int direction, struct cs_error *err);
+/* Cycles the kind option `name` through the choices its help lists after
+ * its last colon ("...: coding, support or research"); CS_EUSAGE (status
+ * says so) when the kind has no such option. */
+int vm_cycle_option(struct vm *vm, const char *name, struct cs_error *err);
+/* Flips the switch option `name` (a kind option without an argument)
+ * between true and false; CS_EUSAGE when the kind has no such switch. */
+int vm_toggle_option(struct vm *vm, const char *name, struct cs_error *err);
+
 /* View changes (no re-assembly). Each writes the status. */
 void vm_cycle_sort(struct vm *vm);
 void vm_toggle_dropped(struct vm *vm);
@@ -165,6 +227,16 @@ bool vm_block_cached(const struct vm *vm, long block);
 /* A layer's cache state; *cached_tokens gets its tokens inside the cached
  * prefix. */
 enum vm_layer_state vm_layer_state(const struct vm *vm, size_t layer, long *cached_tokens);
+/* The assembly's "cutoff score" fact (a memory snapshot's), or NULL when it
+ * has none. Borrowed from vm->cur. */
+const char *vm_cutoff(const struct vm *vm);
+/* The breakpoint after block `block` under the active profile, or NULL.
+ * Borrowed from vm->an (valid until the next change). */
+const struct cache_breakpoint *vm_breakpoint(const struct vm *vm, long block);
+/* What a breakpoint does now: "cached" (read from the cache), "written",
+ * "under minimum", "over the limit", or "not cached" (past the last whole
+ * unit a prefix cache stores). Static storage. */
+const char *vm_breakpoint_state(const struct vm *vm, const struct cache_breakpoint *bp);
 /* The grouping the bars show (NULL when the assembly has none). Borrowed. */
 const struct grouping *vm_grouping(const struct vm *vm);
 /* Counts of dropped and truncated pieces. */

@@ -2,6 +2,7 @@
 #include "yaml_tree.h"
 
 #include "alloc.h"
+#include "json_scan.h" /* text_position */
 
 #include <math.h>
 #include <stdlib.h>
@@ -220,7 +221,21 @@ int ytree_parse(struct ytree *t, const char *data, size_t len, struct cs_error *
 			}
 			yaml_mark_t m = parser.problem_mark;
 			cs_error_pos(err, (long)m.line + 1, (long)m.column + 1);
-			if (parser.context)
+			if (parser.error == YAML_READER_ERROR) {
+				/* The reader (bad UTF-8, a control byte) has no mark,
+				 * only a byte offset. */
+				long line, column;
+				text_position(data, len, parser.problem_offset < len ? parser.problem_offset : len,
+					      &line, &column);
+				cs_error_pos(err, line, column);
+				if (parser.problem_value != -1)
+					rc = cs_error_set(err, CS_ESYNTAX, "%s (byte 0x%02X at offset %zu)",
+							  parser.problem ? parser.problem : "unreadable text",
+							  (unsigned)parser.problem_value & 0xFFu, parser.problem_offset);
+				else
+					rc = cs_error_set(err, CS_ESYNTAX, "%s",
+							  parser.problem ? parser.problem : "unreadable text");
+			} else if (parser.context)
 				rc = cs_error_set(err, CS_ESYNTAX, "%s (%s that began at %ld:%ld)",
 						  parser.problem ? parser.problem : "syntax error", parser.context,
 						  (long)parser.context_mark.line + 1, (long)parser.context_mark.column + 1);

@@ -14,6 +14,7 @@
 #include "whatif.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,6 +112,15 @@ void app_layout(struct app *app, int w, int h)
 	}
 	if (L.list_h < 1)
 		L.list_h = 1;
+	if (app->panel) {
+		struct vm_panel_entry e[VM_PANEL_MAX];
+		int want = (int)vm_panel_entries(&app->vm, e, VM_PANEL_MAX) + 1; /* a title row */
+		L.panel_h = want < L.list_h - 1 ? want : L.list_h - 1;
+		if (L.panel_h < 0)
+			L.panel_h = 0;
+		L.list_h -= L.panel_h;
+		L.panel_y = L.list_y + L.list_h;
+	}
 	app->layout = L;
 	vm_scroll_into_view(&app->vm, (size_t)L.list_h);
 }
@@ -328,20 +338,25 @@ static void draw_header(struct frame *f)
 
 	sb_reset(ln);
 	const struct vm_cache *c = &vm->cache;
-	sb_puts(ln, " cache ");
-	if (c->cached_block < 0)
-		sb_puts(ln, "cold: nothing cached against the baseline");
+	const struct cache_cost *now = &vm->an.now;
+	sb_printf(ln, " cache %s %s ", vm->profile ? vm->profile->name : "-", g_dot(app));
+	if (now->read == 0)
+		sb_puts(ln, "cold: nothing read");
 	else {
-		thousands(ln, c->cached_tokens);
-		sb_puts(ln, " tokens cached");
+		thousands(ln, now->read);
+		sb_puts(ln, " read");
 	}
 	sb_printf(ln, " %s ", g_dot(app));
-	thousands(ln, c->rewrite_tokens);
-	sb_printf(ln, " to write %s %s", g_dot(app),
+	thousands(ln, now->written);
+	sb_printf(ln, " written %s ", g_dot(app));
+	thousands(ln, now->uncached);
+	sb_printf(ln, " uncached %s %s", g_dot(app),
 		  c->identical ? "prompt same as the baseline" : "prompt differs from the baseline");
-	sb_printf(ln, " %s prompt ", g_dot(app));
-	thousands(ln, a->total_tokens);
-	sb_puts(ln, " tokens (estimated)");
+	sb_printf(ln, " %s ", g_dot(app));
+	thousands(ln, llround(now->cost));
+	sb_puts(ln, " vs ");
+	thousands(ln, llround(vm->an.steady.cost));
+	sb_puts(ln, " base-price tokens");
 	put_fit(f, 2, 0, L->w, sb_str(ln), ln->len, c->identical ? ROLE_CACHED : ROLE_NEW);
 }
 
@@ -432,27 +447,31 @@ static void draw_marker(struct frame *f, int y, const struct vm_row *r)
 	sb_reset(ln);
 	sb_repeat(ln, g_dash(app), 2);
 	int role = ROLE_MARKER;
-	bool is_break = !vm->cache.identical && (r->block < 0 || (size_t)r->block + 1 == vm->cache.same_blocks);
-	long upto = vm_row_tokens(vm, r);
-	if (is_break) {
+	bool is_break = !vm->cache.identical && (r->block == -1 || (size_t)r->block + 1 == vm->cache.same_blocks);
+	if (r->block == VM_MARKER_CUTOFF) {
+		role = ROLE_BREAK;
+		const char *cut = vm_cutoff(vm);
+		sb_printf(ln, " cutoff %s ", cut ? cut : "");
+	} else if (is_break) {
 		role = ROLE_BREAK;
 		sb_puts(ln, " cache breaks here ");
 		sb_puts(ln, g_dot(app));
 		sb_putc(ln, ' ');
 		thousands(ln, vm->cache.cached_tokens);
-		sb_puts(ln, " tokens cached ");
+		sb_puts(ln, " cached ");
 		sb_puts(ln, g_dot(app));
 		sb_putc(ln, ' ');
 		thousands(ln, vm->cache.rewrite_tokens);
 		sb_puts(ln, " to rewrite ");
 	} else {
+		const struct cache_breakpoint *bp = vm_breakpoint(vm, r->block);
 		sb_puts(ln, " cache breakpoint ");
 		sb_puts(ln, g_dot(app));
 		sb_putc(ln, ' ');
-		thousands(ln, upto);
+		thousands(ln, vm_row_tokens(vm, r));
 		sb_puts(ln, " tokens ");
 		sb_puts(ln, g_dot(app));
-		sb_puts(ln, vm_block_cached(vm, r->block) ? " cached " : " rewritten ");
+		sb_printf(ln, " %s ", bp ? vm_breakpoint_state(vm, bp) : "none");
 	}
 	int used = (int)utf8_columns(sb_str(ln), ln->len);
 	if (used < L->list_w)
@@ -558,6 +577,44 @@ static void draw_list(struct frame *f)
 		f->p->ops->cursor(f->p->ctx, L->list_y + (int)(vm->cursor - vm->scroll), L->list_x);
 }
 
+/* ---- the settings panel (W) ------------------------------------------------------------ */
+
+static void draw_panel(struct frame *f)
+{
+	struct app *app = f->app;
+	const struct app_layout *L = &app->layout;
+	if (!app->panel || L->panel_h <= 0)
+		return;
+	struct vm_panel_entry e[VM_PANEL_MAX];
+	size_t n = vm_panel_entries(&app->vm, e, VM_PANEL_MAX);
+	struct strbuf *ln = &app->line;
+	sb_reset(ln);
+	sb_printf(ln, " %s%s%s Up/Down pick %s +/- change %s W or Esc closes ", g_dash(app), g_dash(app), " settings",
+		  g_dot(app), g_dot(app));
+	const char *cut = vm_cutoff(&app->vm);
+	if (cut)
+		sb_printf(ln, "%s cutoff %s ", g_dot(app), cut);
+	int used = (int)utf8_columns(sb_str(ln), ln->len);
+	if (used < L->list_w)
+		sb_repeat(ln, g_dash(app), (size_t)(L->list_w - used));
+	put_fit(f, L->panel_y, L->list_x, L->list_w, sb_str(ln), ln->len, ROLE_BORDER);
+	int rows = L->panel_h - 1;
+	size_t first = 0;
+	if (rows > 0 && app->panel_sel >= (size_t)rows)
+		first = app->panel_sel - (size_t)rows + 1;
+	for (int i = 0; i < rows && first + (size_t)i < n; i++) {
+		size_t k = first + (size_t)i;
+		bool sel = k == app->panel_sel;
+		sb_reset(ln);
+		sb_printf(ln, "%s %-11s %-10s ", sel ? (app->ascii ? ">" : "▶") : " ", e[k].option, e[k].name);
+		if (e[k].percent)
+			sb_printf(ln, "%5.1f%%", e[k].value);
+		else
+			sb_printf(ln, "%6.2f", e[k].value);
+		put_fit(f, L->panel_y + 1 + i, L->list_x, L->list_w, sb_str(ln), ln->len, sel ? ROLE_CURSOR : ROLE_NORMAL);
+	}
+}
+
 /* ---- the detail pane ------------------------------------------------------------------ */
 
 
@@ -652,7 +709,7 @@ static void draw_hints(struct frame *f)
 	if (app->mode != APP_PROMPT && app->view != VIEW_LIST) {
 		const char *h = app->view == VIEW_PROMPT
 				? " j/k move  PgUp/PgDn page  / search  n/N next  Space exclude  u undo  v back"
-				: " j/k scroll  PgUp/PgDn page  B pin the baseline  u undo  :profile NAME  d back";
+				: " j/k scroll  PgUp/PgDn page  B pin the baseline  P profile  u undo  d back";
 		put_fit(f, L->hint_y, 0, L->w, h, strlen(h), ROLE_HINT);
 		return;
 	}
@@ -723,7 +780,7 @@ static void draw_help(struct frame *f)
 	struct strbuf help = STRBUF_INIT;
 	actions_help(&help);
 	sb_puts(&help, "\nflags: x excluded  - dropped  ~ truncated  * changed since the baseline  ! unreadable\n");
-	sb_puts(&help, "bars: tokens of each layer against the usable budget; cache state against the baseline\n");
+	sb_puts(&help, "bars: tokens of each layer against the usable budget; cache state against the baseline under the profile (P)\n");
 	const char *s = sb_str(&help);
 	size_t lines = 0;
 	for (const char *q = s; *q; q++)
@@ -825,14 +882,12 @@ static void draw_prompt_view(struct frame *f)
 static void build_diff(struct app *app)
 {
 	struct vm *vm = &app->vm;
-	size_t np;
-	const struct cache_profile *profiles = cache_builtin_profiles(&np);
-	const struct cache_profile *prof = &profiles[app->profile < np ? app->profile : 0];
 	struct diff d;
 	struct cs_error err;
 	cs_error_clear(&err);
 	sb_reset(&app->view_text);
-	if (diff_build(&vm->base, NULL, &vm->cur, NULL, prof, &d, &err) != CS_OK ||
+	/* under the active profile, with the user's breakpoints then and now */
+	if (diff_build(&vm->base, &vm->bp_base, &vm->cur, &vm->bp_now, vm->profile, &d, &err) != CS_OK ||
 	    !diff_lines(&d, app->ascii ? UTF8_ASCII : 0, &app->view_text))
 		sb_puts(&app->view_text, "out of memory\n");
 	diff_fini(&d);
@@ -842,11 +897,9 @@ static void draw_diff_view(struct frame *f)
 {
 	struct app *app = f->app;
 	const struct app_layout *L = &app->layout;
-	size_t np;
-	const struct cache_profile *profiles = cache_builtin_profiles(&np);
 	char title[160];
 	snprintf(title, sizeof title, " changes since the baseline (profile %s; B pins a new one)  [d/Esc: back]",
-		 profiles[app->profile < np ? app->profile : 0].name);
+		 app->vm.profile->name);
 	draw_view_title(f, title);
 	const char *s = sb_str(&app->view_text);
 	size_t nlines = 0;
@@ -903,6 +956,7 @@ void app_draw(struct app *app, const struct painter *p)
 	draw_bars(&f);
 	put_repeat(&f, L->bars_y + L->nbars, 0, g_hline(app), L->w, ROLE_BORDER);
 	draw_list(&f);
+	draw_panel(&f);
 	draw_detail(&f);
 	draw_hints(&f);
 	draw_status(&f);
@@ -1015,6 +1069,38 @@ static void help_key(struct app *app, int act)
 	case ACT_FIRST: app->help_scroll = 0; break;
 	default: break;
 	}
+}
+
+static void open_panel(struct app *app)
+{
+	struct vm_panel_entry e[VM_PANEL_MAX];
+	if (vm_panel_entries(&app->vm, e, VM_PANEL_MAX) == 0) {
+		vm_status(&app->vm, true, "a %s has no weights or shares to tune", app->vm.src->kind->title);
+		return;
+	}
+	app->panel = !app->panel;
+	vm_status(&app->vm, false, "%s", app->panel ? "settings: Up/Down pick, +/- change (re-assembles at once), W or Esc closes"
+						  : "settings closed");
+}
+
+/* Keys while the settings panel is open; false: not the panel's, handle as usual. */
+static bool panel_key(struct app *app, int act, struct cs_error *err)
+{
+	struct vm_panel_entry e[VM_PANEL_MAX];
+	size_t n = vm_panel_entries(&app->vm, e, VM_PANEL_MAX);
+	switch (act) {
+	case ACT_DOWN: app->panel_sel += app->panel_sel + 1 < n; break;
+	case ACT_UP: app->panel_sel -= app->panel_sel > 0; break;
+	case ACT_PRIORITY_UP: vm_panel_nudge(&app->vm, app->panel_sel, 1, err); break;
+	case ACT_PRIORITY_DOWN: vm_panel_nudge(&app->vm, app->panel_sel, -1, err); break;
+	case ACT_BACK:
+		app->panel = false;
+		vm_status(&app->vm, false, "settings closed");
+		break;
+	default: return false;
+	}
+	app_layout(app, app->layout.w, app->layout.h);
+	return true;
 }
 
 /* ---- save, export, commands ----------------------------------------------------------- */
@@ -1155,19 +1241,6 @@ static void do_export(struct app *app, const char *path, const char *format)
 		vm_status(vm, false, "exported the %s to %s", names[fmt], path);
 }
 
-static void set_profile(struct app *app, const char *name)
-{
-	size_t np;
-	const struct cache_profile *profiles = cache_builtin_profiles(&np);
-	for (size_t i = 0; i < np; i++)
-		if (strcmp(profiles[i].name, name) == 0) {
-			app->profile = i;
-			vm_status(&app->vm, false, "cache profile: %s (the diff view's cost uses it)", name);
-			return;
-		}
-	vm_status(&app->vm, true, "no cache profile \"%.40s\" (Tab lists them)", name);
-}
-
 static void set_sort(struct app *app, const char *key)
 {
 	static const struct {
@@ -1227,7 +1300,7 @@ static unsigned run_command(struct app *app, const char *line)
 		return APP_REDRAW;
 	}
 	switch (cmd.code) {
-	case CMD_PROFILE: set_profile(app, cmd.arg); break;
+	case CMD_PROFILE: vm_set_profile(vm, cmd.arg, &err); break;
 	case CMD_SORT: set_sort(app, cmd.arg); break;
 	case CMD_THEME: set_theme(app, cmd.arg); break;
 	case CMD_SAVE: save(app, NULL); break;
@@ -1457,6 +1530,8 @@ unsigned app_key(struct app *app, int key)
 		return APP_REDRAW;
 	struct cs_error err;
 	cs_error_clear(&err);
+	if (app->panel && panel_key(app, act, &err))
+		return APP_REDRAW;
 	long page = app->layout.list_h > 1 ? app->layout.list_h - 1 : 1;
 	long detail_page = app->layout.detail_h > 2 ? app->layout.detail_h - 2 : 1;
 	switch (act) {
@@ -1494,6 +1569,17 @@ unsigned app_key(struct app *app, int key)
 	case ACT_LAYERS: vm_cycle_grouping(vm); break;
 	case ACT_HELP: app->mode = APP_HELP; break;
 	case ACT_QUIT: return APP_QUIT;
+	case ACT_PROFILE: vm_cycle_profile(vm, &err); break;
+	case ACT_BREAKPOINT:
+		/* show the marker row it made under the cursor */
+		if (vm_toggle_breakpoint(vm, &err) == CS_OK && vm->cursor + 1 < vm->nrows &&
+		    vm->rows[vm->cursor + 1].type == VM_ROW_MARKER && app->layout.list_h > 1 &&
+		    vm->cursor + 1 >= vm->scroll + (size_t)app->layout.list_h)
+			vm->scroll = vm->cursor + 2 - (size_t)app->layout.list_h;
+		break;
+	case ACT_SETTINGS: open_panel(app); break;
+	case ACT_PRESET: vm_cycle_option(vm, "archetype", &err); break;
+	case ACT_LOOM_AWARE: vm_toggle_option(vm, "loom-aware", &err); break;
 	case ACT_SEARCH: input_start(app, INPUT_SEARCH, NULL); break;
 	case ACT_SEARCH_NEXT:
 	case ACT_SEARCH_PREV:

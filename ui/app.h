@@ -34,6 +34,7 @@ struct app_layout {
 	bool detail_shown, detail_right;
 	int detail_y, detail_h, detail_x, detail_w;
 	int hint_y, status_y;
+	int panel_y, panel_h;  /* the settings panel under the list (0 rows: closed) */
 };
 
 struct app {
@@ -50,6 +51,8 @@ struct app {
 	size_t help_scroll;      /* first help line shown (short terminals) */
 	struct strbuf scratch;   /* per-draw text */
 	struct strbuf line;      /* per-draw text */
+	bool panel;              /* the settings panel (W) is open */
+	size_t panel_sel;        /* its selected entry */
 	/* issue 7: the input line's purpose, the prompt and diff views, mouse */
 	int input;               /* enum app_input: what the input line (APP_PROMPT) is for */
 	int view;                /* enum app_view: the list, the prompt view, the diff view */
@@ -58,7 +61,6 @@ struct app {
 	size_t view_h;           /* prompt/diff view: lines shown by the last frame */
 	struct strbuf view_text; /* diff view: its lines */
 	struct strbuf roles;     /* per-draw: a role per byte of scratch (highlights) */
-	size_t profile;          /* the cache profile (index into the built-ins) */
 	bool mouse;              /* mouse events on (--no-mouse: off) */
 	bool theme_changed;      /* :theme loaded another theme: the terminal re-reads colours */
 };

@@ -77,6 +77,22 @@ static void choose_theme(struct app *app, const char *name)
 	app->distinct_bars = !app->theme.has_color || (nc && nc[0]);
 }
 
+/* The user's cache file and --profile: a broken file or an unknown profile
+ * is a warning on the status line, never a reason not to start. */
+static void choose_cache(struct app *app, const char *profile)
+{
+	char path[4096];
+	bool have = cache_config_path(getenv("XDG_CONFIG_HOME"), getenv("HOME"), path, sizeof path);
+	struct cs_error err;
+	cs_error_clear(&err);
+	int rc = vm_cache_setup(&app->vm, have ? path : NULL, profile, &err);
+	if (rc == CS_ENOMEM)
+		vm_status(&app->vm, true, "out of memory");
+	else if (rc != CS_OK)
+		vm_status(&app->vm, true, "cache: %s%s%s; using %s", err.file[0] ? err.file : "",
+			  err.file[0] ? ": " : "", err.message, app->vm.profile->name);
+}
+
 static int run_inspector(const struct cli *cli, struct source *src, bool ascii)
 {
 	struct cs_error err;
@@ -86,6 +102,7 @@ static int run_inspector(const struct cli *cli, struct source *src, bool ascii)
 		app_fini(&app);
 		return fail(&err);
 	}
+	choose_cache(&app, cli->profile);
 	choose_theme(&app, cli->theme);
 	app.mouse = !cli->no_mouse;
 	int rc;

@@ -238,12 +238,27 @@ static void select_piece(struct vm *vm, const char *id)
 	vm->cursor = (size_t)at;
 }
 
+/* A cache profile that caches at every breakpoint whatever its size, so the
+ * small fixture's markers all count (the real profiles' minimums are tested
+ * on their own below). */
+static void use_every_breakpoint_profile(struct vm *vm)
+{
+	static const char yml[] = "profiles:\n  every:\n    based_on: anthropic\n    min_prefix: 0\n"
+				  "    max_breakpoints: 0\n    lookback: 0\n";
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(cache_config_parse(&vm->cache_cfg, yml, sizeof yml - 1, &err), CS_OK);
+	assert_int_equal(vm_cache_setup(vm, NULL, "every", &err), CS_OK);
+	assert_string_equal(vm->profile->name, "every");
+}
+
 static void open_vm(struct vm *vm)
 {
 	struct source *src = support_load(FIXTURE, NULL);
 	struct cs_error err;
 	cs_error_clear(&err);
 	assert_int_equal(vm_init(vm, src, &err), CS_OK);
+	use_every_breakpoint_profile(vm);
 }
 
 static void test_rows_in_order_with_markers(void **state)
@@ -353,6 +368,173 @@ static void test_baseline_pin(void **state)
 	/* against the new baseline, putting the log back breaks after block 0 */
 	assert_int_equal(vm_toggle_exclude(&vm, &err), CS_OK);
 	assert_int_equal(vm.cache.same_blocks, 1);
+	vm_fini(&vm);
+}
+
+/* The real profiles: the loom sample's system breakpoint (71 tokens) is under
+ * anthropic's 1,024 minimum, the end of history (1,077) caches; the marker
+ * states, the profile cycle and a user breakpoint say what report says. */
+static void test_cache_profiles_and_breakpoints(void **state)
+{
+	(void)state;
+	struct vm vm;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(vm_init(&vm, support_load("samples/loom/parser-debug.json", NULL), &err), CS_OK);
+	assert_string_equal(vm.profile->name, "anthropic");
+	assert_int_equal(vm.cur.total_tokens, 1126);
+	assert_int_equal(vm.an.nbps, 2);
+	const struct cache_breakpoint *sys = vm_breakpoint(&vm, 0);
+	assert_non_null(sys);
+	assert_int_equal(sys->end_tokens, 71);
+	assert_string_equal(vm_breakpoint_state(&vm, sys), "under minimum");
+	long hist_end = (long)vm.an.bps[1].block;
+	assert_string_equal(vm_breakpoint_state(&vm, vm_breakpoint(&vm, hist_end)), "cached");
+	assert_null(vm_breakpoint(&vm, 1));
+	assert_int_equal(vm.an.now.read, 1077);
+	assert_int_equal(vm.cache.cached_tokens, 1077);
+	assert_int_equal(vm.cache.rewrite_tokens, 49);
+	long cached;
+	assert_int_equal(vm_layer_state(&vm, 0, &cached), VM_LAYER_CACHED); /* system: inside the prefix */
+	assert_int_equal(vm_layer_state(&vm, 2, &cached), VM_LAYER_NEW);    /* current: after it */
+	/* openai: automatic prefix in 128-token units, 1,126 -> 1,024 */
+	assert_int_equal(vm_cycle_profile(&vm, &err), CS_OK);
+	assert_string_equal(vm.profile->name, "openai");
+	assert_string_equal(sb_str(&vm.status), "cache profile openai (prefix, min 1,024, 128-token units): "
+						"1,024 of 1,126 tokens read from the cache, 0 written, 102 uncached");
+	assert_int_equal(vm_layer_state(&vm, 1, &cached), VM_LAYER_PARTIAL);
+	assert_int_equal(cached, 1024 - 71);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(vm_cycle_profile(&vm, &err), CS_OK);
+	assert_string_equal(vm.profile->name, "anthropic"); /* the cycle wraps */
+	/* a breakpoint after the last block: written by this request */
+	vm_last(&vm);
+	const struct vm_row *r = vm_selected(&vm);
+	assert_int_equal(r->type, VM_ROW_BLOCK);
+	assert_int_equal(vm_toggle_breakpoint(&vm, &err), CS_OK);
+	assert_string_equal(sb_str(&vm.status), "breakpoint set after n14 (1,126 tokens, written): "
+						"1,077 of 1,126 tokens read from the cache, 49 written, 0 uncached");
+	assert_int_equal(vm.an.nbps, 3);
+	/* it survives a re-assembly (kept by piece id) */
+	assert_int_equal(vm_set_budget(&vm, "", &err), CS_OK);
+	assert_int_equal(vm.an.nbps, 3);
+	/* pinned, the baseline has it too: a warm repeat reads everything */
+	assert_int_equal(vm_pin_baseline(&vm, &err), CS_OK);
+	assert_int_equal(vm.an.now.read, 1126);
+	assert_string_equal(vm_breakpoint_state(&vm, vm_breakpoint(&vm, (long)vm.cur.nblocks - 1)), "cached");
+	/* removed again: the baseline's entry is still readable up to history's end */
+	assert_int_equal(vm_toggle_breakpoint(&vm, &err), CS_OK);
+	assert_int_equal(vm.an.nbps, 2);
+	assert_int_equal(vm.an.now.read, 1077);
+	/* a dropped row has no block to put a breakpoint after */
+	vm_first(&vm);
+	while (vm_selected(&vm)->type != VM_ROW_DROPPED)
+		vm_move(&vm, 1);
+	assert_int_equal(vm_toggle_breakpoint(&vm, &err), CS_EUSAGE);
+	assert_true(vm.status_error);
+	vm_fini(&vm);
+}
+
+static long find_row(const struct vm *vm, enum vm_row_type type, long block)
+{
+	for (size_t i = 0; i < vm->nrows; i++)
+		if (vm->rows[i].type == type && vm->rows[i].block == block)
+			return (long)i;
+	return -1;
+}
+
+/* The memory snapshot's weights and shares as a panel, from the kind's
+ * options table: a weight step moves ev-098 above the cutoff line and ev-094
+ * below it; undo data is in the history; the archetype cycles. */
+static void test_memory_panel_and_cutoff_line(void **state)
+{
+	(void)state;
+	struct vm vm;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(vm_init(&vm, support_load("samples/memory/coding-session.json", NULL), &err), CS_OK);
+	struct vm_panel_entry e[VM_PANEL_MAX];
+	assert_int_equal(vm_panel_entries(&vm, e, VM_PANEL_MAX), 7);
+	assert_string_equal(e[0].option, "weight");
+	assert_string_equal(e[0].name, "recency");
+	assert_true(e[0].value == 0.3 && !e[0].percent);
+	assert_string_equal(e[6].option, "allocation");
+	assert_string_equal(e[6].name, "relations");
+	assert_true(e[6].value == 20 && e[6].percent);
+	/* sorted by score, the line sits above the first piece left out */
+	while (vm.sort != VM_SORT_SCORE)
+		vm_cycle_sort(&vm);
+	assert_string_equal(vm_cutoff(&vm), "0.645");
+	long cut = find_row(&vm, VM_ROW_MARKER, VM_MARKER_CUTOFF);
+	assert_true(cut > 0);
+	long ev098 = support_piece(vm.src, "ev-098"), ev094 = support_piece(vm.src, "ev-094");
+	assert_int_equal(vm.rows[cut + 1].piece, ev098);
+	assert_int_equal(vm.cur.results[ev098].outcome, OUTCOME_DROPPED);
+	/* recency 0.30 -> 0.35 -> 0.40 */
+	assert_int_equal(vm_panel_nudge(&vm, 0, 1, &err), CS_OK);
+	assert_int_equal(vm_panel_nudge(&vm, 0, 1, &err), CS_OK);
+	assert_int_equal(strncmp(sb_str(&vm.status), "weight recency 0.35 -> 0.4 (in: ev-098, ev-087; out: ev-094): -8 tokens",
+				 71), 0);
+	assert_int_equal(vm.nhistory, 2);
+	assert_int_equal(vm.history[1].type, EDIT_OPTION);
+	assert_string_equal(vm.history[1].option, "weight");
+	assert_string_equal(vm.history[1].text, "recency=0.4");
+	assert_int_equal(vm.cur.results[ev098].outcome, OUTCOME_WHOLE);
+	assert_int_equal(vm.cur.results[ev094].reason, REASON_OVER_ALLOCATION);
+	assert_string_equal(vm_cutoff(&vm), "0.73");
+	cut = find_row(&vm, VM_ROW_MARKER, VM_MARKER_CUTOFF);
+	assert_int_equal(vm.rows[cut - 1].piece, ev098);
+	assert_int_equal(vm.rows[cut + 1].piece, ev094);
+	/* a share moves by 5 percentage points; out of range is the kind's refusal */
+	assert_int_equal(vm_panel_nudge(&vm, 3, 1, &err), CS_OK);
+	assert_int_equal(vm_panel_entries(&vm, e, VM_PANEL_MAX), 7);
+	assert_true(e[3].value == 25);
+	for (int i = 0; i < 12; i++)
+		vm_panel_nudge(&vm, 1, 1, &err);
+	assert_int_equal(vm_panel_entries(&vm, e, VM_PANEL_MAX), 7);
+	assert_true(e[1].value == 1);
+	assert_int_equal(vm_panel_nudge(&vm, 1, 1, &err), CS_EUSAGE);
+	assert_true(vm.status_error);
+	/* archetype: coding -> support -> research -> coding, from the option's help */
+	assert_int_equal(vm_cycle_option(&vm, "archetype", &err), CS_OK);
+	assert_int_equal(strncmp(sb_str(&vm.status), "archetype coding", 16), 0);
+	struct strbuf v = STRBUF_INIT;
+	vm.src->kind->get_option(vm.src, "archetype", &v);
+	assert_string_equal(sb_str(&v), "support");
+	assert_int_equal(vm_cycle_option(&vm, "archetype", &err), CS_OK);
+	assert_int_equal(vm_cycle_option(&vm, "archetype", &err), CS_OK);
+	sb_reset(&v);
+	vm.src->kind->get_option(vm.src, "archetype", &v);
+	assert_string_equal(sb_str(&v), "coding");
+	sb_fini(&v);
+	/* no such switch here */
+	assert_int_equal(vm_toggle_option(&vm, "loom-aware", &err), CS_EUSAGE);
+	assert_string_equal(sb_str(&vm.status), "a memory snapshot has no loom-aware setting");
+	vm_fini(&vm);
+}
+
+/* Kinds without list options have no panel and no cutoff line; the loom
+ * tree's loom-aware switch re-assembles with its headers counted. */
+static void test_loom_aware_switch_and_no_panel(void **state)
+{
+	(void)state;
+	struct vm vm;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(vm_init(&vm, support_load("samples/loom/parser-debug.json", NULL), &err), CS_OK);
+	struct vm_panel_entry e[VM_PANEL_MAX];
+	assert_int_equal(vm_panel_entries(&vm, e, VM_PANEL_MAX), 0);
+	assert_int_equal(vm_panel_nudge(&vm, 0, 1, &err), CS_EUSAGE);
+	assert_null(vm_cutoff(&vm));
+	assert_int_equal(vm_cycle_option(&vm, "archetype", &err), CS_EUSAGE);
+	long used = vm.cur.budget.used;
+	assert_int_equal(vm_toggle_option(&vm, "loom-aware", &err), CS_OK);
+	assert_true(vm.cur.budget.used > used);
+	assert_int_equal(strncmp(sb_str(&vm.status), "loom-aware false -> true: +", 27), 0);
+	assert_false(vm.cache.identical);
+	assert_int_equal(vm_toggle_option(&vm, "loom-aware", &err), CS_OK);
+	assert_int_equal(vm.cur.budget.used, used);
+	assert_true(vm.cache.identical);
 	vm_fini(&vm);
 }
 
@@ -592,6 +774,7 @@ static void test_unknown_kind_groupings_and_global_strategy(void **state)
 	struct cs_error err;
 	cs_error_clear(&err);
 	assert_int_equal(vm_init(&vm, fake_source(), &err), CS_OK);
+	use_every_breakpoint_profile(&vm);
 	assert_string_equal(vm_grouping(&vm)->name, "physical");
 	vm_cycle_grouping(&vm);
 	assert_string_equal(vm_grouping(&vm)->name, "conceptual");
@@ -706,15 +889,15 @@ static void test_screen_runner(void **state)
 	sb_fini(&out);
 }
 
-static int screen_with_failure(long nth, long *allocs)
+static int screen_with_failure_on(const char *path, const char *keys, long nth, long *allocs)
 {
 	struct app app;
 	struct cs_error err;
 	cs_error_clear(&err);
-	assert_int_equal(app_init(&app, support_load(FIXTURE, NULL), false, &err), CS_OK);
+	assert_int_equal(app_init(&app, support_load(path, NULL), false, &err), CS_OK);
 	struct strbuf out = STRBUF_INIT;
 	cs_alloc_fail_from(nth);
-	int rc = screen_run(&app, 120, 40, "j j Space b 9 0 0 Enter Enter s B", &out, &err);
+	int rc = screen_run(&app, 120, 40, keys, &out, &err);
 	if (allocs)
 		*allocs = cs_alloc_count();
 	cs_alloc_fail_from(0);
@@ -726,6 +909,65 @@ static int screen_with_failure(long nth, long *allocs)
 	sb_fini(&out);
 	app_fini(&app);
 	return clean;
+}
+
+static int screen_with_failure(long nth, long *allocs)
+{
+	return screen_with_failure_on(FIXTURE, "j j Space b 9 0 0 Enter Enter s B", nth, allocs);
+}
+
+/* The same sweep over the panel, the preset, the profile and a breakpoint
+ * on a memory snapshot, and the loom-aware switch on a loom tree. */
+static void test_screen_out_of_memory_sweep_settings(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *path, *keys;
+	} runs[] = {
+		{ "samples/memory/coding-session.json", "s s s W + j j j + Esc A P j M B" },
+		{ "samples/loom/parser-debug.json", "L P G M B L" },
+	};
+	for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+		long total = 0;
+		assert_true(screen_with_failure_on(runs[r].path, runs[r].keys, 0, &total));
+		int failed = 0;
+		long step = total / 61 > 0 ? total / 61 : 1;
+		for (long nth = 1; nth <= total + 1; nth += step)
+			failed += !screen_with_failure_on(runs[r].path, runs[r].keys, nth, NULL);
+		assert_true(failed > 0);
+		assert_true(screen_with_failure_on(runs[r].path, runs[r].keys, total + 1, NULL));
+	}
+}
+
+/* The user's cache file: a broken one leaves the built-ins and says why; an
+ * added profile can be picked; an unknown profile name is refused. */
+static void test_cache_setup_user_file(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	support_write(dir, "broken.yml", "profiles:\n  anthropic:\n    min_prefix: [1, 2\n");
+	support_write(dir, "good.yml", "profile: small\nprofiles:\n  small:\n    based_on: anthropic\n"
+				       "    min_prefix: 64\n");
+	struct vm vm;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(vm_init(&vm, support_load("samples/loom/parser-debug.json", NULL), &err), CS_OK);
+	assert_int_not_equal(vm_cache_setup(&vm, support_path(dir, "broken.yml"), NULL, &err), CS_OK);
+	assert_string_equal(vm.profile->name, "anthropic");
+	assert_int_equal(vm.cache_cfg.profiles[0].min_prefix, 1024);
+	assert_int_equal(vm_cache_setup(&vm, support_path(dir, "good.yml"), NULL, &err), CS_OK);
+	assert_string_equal(vm.profile->name, "small");
+	/* the system breakpoint (71 tokens) caches now */
+	assert_string_equal(vm_breakpoint_state(&vm, vm_breakpoint(&vm, 0)), "cached");
+	assert_int_equal(vm_cache_setup(&vm, NULL, "nonesuch", &err), CS_EUSAGE);
+	assert_non_null(strstr(err.message, "nonesuch"));
+	assert_string_equal(vm.profile->name, "small"); /* the active one stays */
+	assert_int_equal(vm_cache_setup(&vm, NULL, "gemini", &err), CS_OK);
+	assert_string_equal(vm.profile->name, "gemini");
+	assert_int_equal(vm.an.now.read, 0); /* 1,126 tokens, under gemini's 2,048 */
+	vm_fini(&vm);
+	support_rmtree(dir);
+	free(dir);
 }
 
 static void test_screen_out_of_memory_sweep(void **state)
@@ -764,6 +1006,11 @@ int main(void)
 		cmocka_unit_test(test_rows_in_order_with_markers),
 		cmocka_unit_test(test_exclude_updates_assembly_cache_and_status),
 		cmocka_unit_test(test_baseline_pin),
+		cmocka_unit_test(test_cache_profiles_and_breakpoints),
+		cmocka_unit_test(test_memory_panel_and_cutoff_line),
+		cmocka_unit_test(test_loom_aware_switch_and_no_panel),
+		cmocka_unit_test(test_cache_setup_user_file),
+		cmocka_unit_test(test_screen_out_of_memory_sweep_settings),
 		cmocka_unit_test(test_priority_and_strategy_edits),
 		cmocka_unit_test(test_budget_edit_and_detail),
 		cmocka_unit_test(test_sort_by_tokens),

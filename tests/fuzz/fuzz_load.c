@@ -1,0 +1,86 @@
+/* fuzz_load.c: one libFuzzer harness for every loader, built once per kind
+ * with -DFUZZ_KIND="manifest" (the Makefile's FUZZ_KINDS list). Each input
+ * is handed to that kind's loader as a file's bytes (NUL-terminated, as
+ * file_read gives them); what loads is assembled, reported in the three
+ * formats and dumped, and the text report and the sanitized dump must hold
+ * no control byte a terminal would act on. Errors must be values with a
+ * message; anything else (a crash, a leak, a sanitizer report) is a bug. */
+#include "assembly.h"
+#include "dump.h"
+#include "error.h"
+#include "kind.h"
+#include "report.h"
+#include "source.h"
+#include "strbuf.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef FUZZ_KIND
+#error "build with -DFUZZ_KIND='\"manifest\"'"
+#endif
+
+/* Where the input pretends to live: a manifest's listed files resolve
+ * against its folder, so inputs that name the hidden-text sample's files
+ * reach the assembler with real text (run from the repository root). */
+#ifndef FUZZ_INPUT_PATH
+#define FUZZ_INPUT_PATH "samples/" FUZZ_KIND "/hidden-text/fuzz-input"
+#endif
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Text meant for a terminal: only \n and \t below 0x20, no DEL, no C1. */
+static void check_terminal_safe(const struct strbuf *sb)
+{
+	const unsigned char *s = (const unsigned char *)sb_str(sb);
+	for (size_t i = 0; i < sb->len; i++) {
+		if ((s[i] < 0x20 && s[i] != '\n' && s[i] != '\t') || s[i] == 0x7F)
+			abort();
+		if (s[i] == 0xC2 && i + 1 < sb->len && s[i + 1] >= 0x80 && s[i + 1] < 0xA0)
+			abort();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const struct kind_ops *kind = kind_by_name(FUZZ_KIND);
+	if (!kind)
+		abort();
+	char *buf = malloc(size + 1);
+	if (!buf)
+		return 0;
+	memcpy(buf, data, size);
+	buf[size] = '\0';
+	struct source *src = source_new(kind, FUZZ_INPUT_PATH);
+	struct cs_error err;
+	cs_error_clear(&err);
+	int rc = src ? kind->load(src, buf, size, &err) : CS_ENOMEM;
+	free(buf);
+	if (rc != CS_OK) {
+		if (rc != CS_ENOMEM && err.message[0] == '\0')
+			abort(); /* every refusal says why */
+		source_free(src);
+		return 0;
+	}
+	struct assembly a;
+	if (assemble(src, &a, &err) == CS_OK) {
+		static const enum report_format formats[] = { REPORT_TEXT, REPORT_YAML, REPORT_JSON };
+		for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++) {
+			struct strbuf out = STRBUF_INIT;
+			struct report_options opt = { .format = formats[f] };
+			if (report_write(&a, &opt, &out) == CS_OK && formats[f] == REPORT_TEXT)
+				check_terminal_safe(&out);
+			sb_fini(&out);
+		}
+		struct strbuf out = STRBUF_INIT;
+		if (dump_write(&a, false, false, &out) == CS_OK)
+			check_terminal_safe(&out);
+		sb_reset(&out);
+		dump_write(&a, true, false, &out);
+		sb_fini(&out);
+		asm_fini(&a);
+	}
+	source_free(src);
+	return 0;
+}

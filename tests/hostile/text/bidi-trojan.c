@@ -1,0 +1,1 @@
+if (strcmp(access_level, "user‮ ⁦// Check if admin⁩ ⁦") != 0) {

@@ -1,0 +1,356 @@
+/* test_robust.c: robustness and safety. Hidden text found and revealed
+ * (bidi, zero-width, tag smuggling) and flagged at load; the JSON layer's
+ * refusals (\u0000, duplicate keys, numbers too big); safe file reads of
+ * directories, FIFOs, symlink loops, devices and files that change while
+ * read; the billion-laughs refusal is fast; the display sanitizer never
+ * lets a control byte through. */
+#define _XOPEN_SOURCE 700 /* mkfifo, symlink */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "support.h"
+
+#include "alloc.h"
+#include "fileio.h"
+#include "hidden.h"
+#include "json_doc.h"
+#include "load.h"
+#include "source.h"
+#include "strbuf.h"
+#include "utf8.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RLO "\xe2\x80\xae"
+#define LRI "\xe2\x81\xa6"
+#define PDI "\xe2\x81\xa9"
+#define ZWSP "\xe2\x80\x8b"
+#define ZWJ "\xe2\x80\x8d"
+/* U+E0068 U+E0069: "hi" in tag characters */
+#define TAG_H "\xf3\xa0\x81\xa8"
+#define TAG_I "\xf3\xa0\x81\xa9"
+
+static const char *reveal(const char *s, bool ascii)
+{
+	static struct strbuf out = STRBUF_INIT;
+	sb_reset(&out);
+	assert_true(hidden_reveal(&out, s, strlen(s), ascii));
+	return sb_str(&out);
+}
+
+static void test_hidden_scan_counts(void **state)
+{
+	(void)state;
+	struct hidden_summary sum;
+	const char *trojan = "ok\nif (level != \"user" RLO " " LRI "// admin" PDI " " LRI "\") {\nfine\n";
+	assert_true(hidden_scan(trojan, strlen(trojan), &sum));
+	assert_int_equal(sum.count[HIDDEN_BIDI], 4);
+	assert_int_equal(sum.count[HIDDEN_ZERO_WIDTH], 0);
+	assert_int_equal(sum.total, 4);
+	assert_int_equal(sum.lines, 1);
+
+	const char *mixed = "pass" ZWSP "word\n\nsay " TAG_H TAG_I "\n" "\xc2\xad" "soft";
+	assert_true(hidden_scan(mixed, strlen(mixed), &sum));
+	assert_int_equal(sum.count[HIDDEN_ZERO_WIDTH], 1);
+	assert_int_equal(sum.count[HIDDEN_TAG], 2);
+	assert_int_equal(sum.count[HIDDEN_FORMAT], 1); /* the soft hyphen */
+	assert_int_equal(sum.lines, 3);
+
+	/* plain ASCII, accents, CJK, emoji: nothing hidden */
+	const char *visible = "caf\xc3\xa9 \xe4\xb8\x96\xe7\x95\x8c \xf0\x9f\x98\x80 \x1b[31m";
+	assert_false(hidden_scan(visible, strlen(visible), &sum));
+	assert_int_equal(sum.total, 0);
+	/* a ZWJ joining emoji (woman + laptop) is rendering, not hiding; between letters it hides */
+	const char *emoji = "\xf0\x9f\x91\xa9" ZWJ "\xf0\x9f\x92\xbb";
+	assert_false(hidden_scan(emoji, strlen(emoji), NULL));
+	assert_true(hidden_scan("a" ZWJ "b", 5, NULL));
+}
+
+static void test_hidden_reveal_markers(void **state)
+{
+	(void)state;
+	assert_string_equal(reveal("user" RLO " " LRI "// admin" PDI, false),
+			    "user\xc2\xab" "RLO\xc2\xbb \xc2\xab" "LRI\xc2\xbb// admin\xc2\xab" "PDI\xc2\xbb");
+	assert_string_equal(reveal("a" ZWSP ZWSP ZWSP "b", false), "a\xc2\xabZWSP\xc3\x97" "3\xc2\xbb" "b");
+	assert_string_equal(reveal("say " TAG_H TAG_I "!", false), "say \xc2\xabTAG: hi\xc2\xbb!");
+	assert_string_equal(reveal("say " TAG_H TAG_I "!", true), "say <<TAG: hi>>!");
+	assert_string_equal(reveal("x" RLO, true), "x<<RLO>>");
+	assert_string_equal(reveal("\xef\xbb\xbfstart", true), "<<BOM>>start");
+	/* nothing hidden: copied byte for byte, controls included (sanitize after) */
+	assert_string_equal(reveal("plain \x1b[0m text", false), "plain \x1b[0m text");
+	/* a revealed text hides nothing any more */
+	const char *r = reveal("p" ZWSP "w " TAG_H " " RLO, false);
+	assert_false(hidden_scan(r, strlen(r), NULL));
+}
+
+static void test_hidden_decode_tags(void **state)
+{
+	(void)state;
+	struct strbuf out = STRBUF_INIT;
+	const char *s = "one " TAG_H TAG_I " two " TAG_I " \xf3\xa0\x80\x81"; /* + LANGUAGE TAG, no ASCII */
+	assert_true(hidden_decode_tags(&out, s, strlen(s)));
+	assert_string_equal(sb_str(&out), "hi i ");
+	sb_fini(&out);
+}
+
+static void test_hidden_flag_at_load(void **state)
+{
+	(void)state;
+	struct source *src = support_load("samples/manifest/hidden-text/working-set.yml", NULL);
+	assert_true(src->pieces[support_piece(src, "vendor/fastjson-lite/README.md")].flags & PIECE_HIDDEN);
+	assert_true(src->pieces[support_piece(src, "vendor/fastjson-lite/src/access.c")].flags & PIECE_HIDDEN);
+	assert_false(src->pieces[support_piece(src, "notes/task.md")].flags & PIECE_HIDDEN);
+	/* control characters are shown, not hidden: the ANSI log is not flagged */
+	assert_false(src->pieces[support_piece(src, "logs/ci-run.log")].flags & PIECE_HIDDEN);
+	assert_true(hidden_any(src));
+	source_free(src);
+}
+
+static void test_json_nul_escape(void **state)
+{
+	(void)state;
+	assert_int_equal(json_find_nul_escape("{\"a\": \"x\\u0000y\"}", 17), 8);
+	assert_int_equal(json_find_nul_escape("{\"a\": \"x\\\\u0000y\"}", 18), -1); /* an escaped backslash */
+	assert_int_equal(json_find_nul_escape("{\"a\": \"\\\"\\u0000\"}", 16), 9);
+	assert_int_equal(json_find_nul_escape("{\"a\": \"x\\u0001\"}", 15), -1);
+	assert_int_equal(json_find_nul_escape("{\"a\": \"\\u000", 12), -1); /* cut short: no read past the end */
+
+	struct json_doc d;
+	struct cs_error err;
+	cs_error_clear(&err);
+	const char *text = "{\"turns\": [\n  {\"content\": \"ls\\u0000; rm -rf ~\"}\n]}";
+	assert_int_equal(json_doc_parse(&d, text, strlen(text), &err), CS_ESYNTAX);
+	assert_null(d.root);
+	assert_int_equal(err.line, 2);
+	assert_int_equal(err.column, 18); /* the backslash */
+	assert_non_null(strstr(err.message, "\\u0000"));
+}
+
+static void test_json_duplicate_keys(void **state)
+{
+	(void)state;
+	struct json_doc d;
+	struct cs_error err;
+	cs_error_clear(&err);
+	const char *text = "{\"items\": [{\"id\": \"a\", \"tokens\": 3},\n {\"id\": \"b\", \"tokens\": 3, \"tokens\": 9000}]}";
+	assert_int_equal(json_doc_parse(&d, text, strlen(text), &err), CS_ESTRUCT);
+	assert_string_equal(err.path, "items[1]");
+	assert_int_equal(err.line, 2);
+	assert_non_null(strstr(err.message, "\"tokens\" appears twice"));
+	json_doc_free(&d);
+
+	/* the same key in different objects is fine */
+	cs_error_clear(&err);
+	assert_int_equal(json_doc_parse(&d, "{\"a\": {\"x\": 1}, \"b\": {\"x\": 2}}", 30, &err), CS_OK);
+	json_doc_free(&d);
+
+	/* a large object (sorted, not pairwise) */
+	struct strbuf big = STRBUF_INIT;
+	sb_puts(&big, "{\"m\": {");
+	for (int i = 0; i < 200; i++)
+		sb_printf(&big, "\"k%d\": %d, ", i, i);
+	sb_puts(&big, "\"k117\": 0}}");
+	cs_error_clear(&err);
+	assert_int_equal(json_doc_parse(&d, sb_str(&big), big.len, &err), CS_ESTRUCT);
+	assert_string_equal(err.path, "m");
+	assert_non_null(strstr(err.message, "\"k117\""));
+	json_doc_free(&d);
+	sb_reset(&big);
+	sb_puts(&big, "{");
+	for (int i = 0; i < 200; i++)
+		sb_printf(&big, "%s\"k%d\": %d", i ? ", " : "", i, i);
+	sb_puts(&big, "}");
+	cs_error_clear(&err);
+	assert_int_equal(json_doc_parse(&d, sb_str(&big), big.len, &err), CS_OK);
+	json_doc_free(&d);
+	sb_fini(&big);
+}
+
+static void test_json_numbers_too_big(void **state)
+{
+	(void)state;
+	struct json_doc d;
+	struct cs_error err;
+	cs_error_clear(&err);
+	const char *text = "{\"a\": 1e999, \"b\": 1e16, \"c\": 2.5, \"d\": 9000000000000000, \"e\": -3}";
+	assert_int_equal(json_doc_parse(&d, text, strlen(text), &err), CS_OK);
+	double x = 0;
+	long n = 0;
+	assert_int_equal(json_get_number(&d, d.root, JPATH_ROOT, "a", JSON_REQUIRED, &x, &err), CS_ELIMIT);
+	assert_string_equal(err.path, "a");
+	assert_int_equal(json_get_long(&d, d.root, JPATH_ROOT, "b", JSON_REQUIRED, &n, &err), CS_ELIMIT);
+	assert_int_equal(json_get_long(&d, d.root, JPATH_ROOT, "c", JSON_REQUIRED, &n, &err), CS_ETYPE);
+	assert_int_equal(json_get_long(&d, d.root, JPATH_ROOT, "d", JSON_REQUIRED, &n, &err), CS_OK);
+	assert_int_equal(n, 9000000000000000L);
+	assert_int_equal(json_get_long(&d, d.root, JPATH_ROOT, "e", JSON_REQUIRED, &n, &err), CS_OK);
+	assert_int_equal(n, -3);
+	json_doc_free(&d);
+}
+
+static void test_json_depth_limit(void **state)
+{
+	(void)state;
+	struct strbuf s = STRBUF_INIT;
+	sb_repeat(&s, "[", JSON_MAX_DEPTH + 1);
+	sb_repeat(&s, "]", JSON_MAX_DEPTH + 1);
+	struct json_doc d;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(json_doc_parse(&d, sb_str(&s), s.len, &err), CS_ELIMIT);
+	assert_int_equal(err.column, JSON_MAX_DEPTH + 1);
+	sb_reset(&s);
+	sb_repeat(&s, "[", JSON_MAX_DEPTH);
+	sb_repeat(&s, "]", JSON_MAX_DEPTH);
+	assert_int_equal(json_doc_parse(&d, sb_str(&s), s.len, &err), CS_OK);
+	json_doc_free(&d);
+	sb_fini(&s);
+}
+
+static int read_state(const char *path, enum file_state *state, struct cs_error *err, size_t max)
+{
+	char *data = NULL;
+	size_t len = 0;
+	cs_error_clear(err);
+	int rc = file_read(path, max, &data, &len, state, err);
+	cs_free(data);
+	return rc;
+}
+
+static void test_fileio_refuses_special_files(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	enum file_state st;
+	struct cs_error err;
+	char path[4096], other[4096];
+
+	snprintf(path, sizeof path, "%s/sub.yml", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(read_state(path, &st, &err, 0), CS_EIO);
+	assert_int_equal(st, FILE_DIRECTORY);
+	assert_string_equal(err.file, path);
+
+	/* a FIFO with no writer: refused at once, never waited on */
+	snprintf(path, sizeof path, "%s/fifo.yml", dir);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	time_t t0 = time(NULL);
+	assert_int_equal(read_state(path, &st, &err, 0), CS_EIO);
+	assert_int_equal(st, FILE_NOT_REGULAR);
+	assert_true(time(NULL) - t0 < 3);
+
+	snprintf(path, sizeof path, "%s/a.yml", dir);
+	snprintf(other, sizeof other, "%s/b.yml", dir);
+	assert_int_equal(symlink(other, path), 0);
+	assert_int_equal(symlink(path, other), 0);
+	assert_int_equal(read_state(path, &st, &err, 0), CS_EIO);
+	assert_non_null(strstr(err.message, "symbolic links"));
+
+	assert_int_equal(read_state("/dev/null", &st, &err, 0), CS_EIO);
+	assert_int_equal(st, FILE_NOT_REGULAR);
+
+	/* /proc files say size 0 and then have bytes: a file that changed */
+	assert_int_equal(read_state("/proc/self/status", &st, &err, 0), CS_EIO);
+	assert_int_equal(st, FILE_CHANGED);
+
+	support_write(dir, "big.yml", "0123456789");
+	assert_int_equal(read_state(support_path(dir, "big.yml"), &st, &err, 9), CS_ELIMIT);
+	assert_int_equal(st, FILE_TOO_BIG);
+	assert_int_equal(read_state(support_path(dir, "big.yml"), &st, &err, 10), CS_OK);
+	assert_int_equal(st, FILE_OK);
+
+	support_rmtree(dir);
+	free(dir);
+}
+
+static void test_billion_laughs_refused_fast(void **state)
+{
+	(void)state;
+	struct cs_error err;
+	clock_t t0 = clock();
+	assert_int_equal(support_load_error("tests/hostile/manifest/billion-laughs.yml", NULL, &err), CS_ELIMIT);
+	double seconds = (double)(clock() - t0) / CLOCKS_PER_SEC;
+	assert_true(seconds < 1.0);
+	assert_int_equal(err.line, 12);
+	assert_non_null(strstr(err.file, "billion-laughs.yml"));
+	assert_non_null(strstr(err.message, "billion laughs"));
+}
+
+static void test_sanitize_hostile_text(void **state)
+{
+	(void)state;
+	const char *evil = "\x1b]52;c;ZWNobw==\x07\xc2\x9b" "31m\x9b\x7f\x08\r" RLO "\xff";
+	struct strbuf out = STRBUF_INIT;
+	assert_true(utf8_sanitize(&out, evil, strlen(evil), 0));
+	for (size_t i = 0; i < out.len; i++) {
+		unsigned char c = (unsigned char)out.data[i];
+		assert_false(c < 0x20 || c == 0x7f);
+	}
+	assert_null(strstr(sb_str(&out), "\xc2\x9b"));
+	assert_null(strstr(sb_str(&out), RLO));
+	/* every invalid byte is one U+FFFD and one column */
+	sb_reset(&out);
+	assert_true(utf8_sanitize(&out, "\xff\xfe", 2, 0));
+	assert_string_equal(sb_str(&out), "\xef\xbf\xbd\xef\xbf\xbd");
+	assert_int_equal(utf8_columns(sb_str(&out), out.len), 2);
+	sb_reset(&out);
+	assert_true(utf8_sanitize(&out, evil, strlen(evil), UTF8_ASCII));
+	for (size_t i = 0; i < out.len; i++)
+		assert_true((unsigned char)out.data[i] >= 0x20 && (unsigned char)out.data[i] < 0x7f);
+	sb_fini(&out);
+}
+
+/* pcre2 allocates through our hook: a compile fails cleanly when the
+ * allocation fails, and counts in the same counter. */
+static void test_pcre2_hook(void **state)
+{
+	(void)state;
+	pcre2_general_context *gc = pcre2_general_context_create(cs_pcre2_malloc, cs_pcre2_free, NULL);
+	assert_non_null(gc);
+	pcre2_compile_context *cc = pcre2_compile_context_create(gc);
+	assert_non_null(cc);
+	int errcode;
+	PCRE2_SIZE erroff;
+	cs_alloc_fail_from(1);
+	pcre2_code *re = pcre2_compile((PCRE2_SPTR) "over[- ]budget", PCRE2_ZERO_TERMINATED, 0, &errcode, &erroff, cc);
+	long made = cs_alloc_count();
+	cs_alloc_fail_from(0);
+	assert_null(re);
+	PCRE2_UCHAR why[120];
+	assert_true(pcre2_get_error_message(errcode, why, sizeof why) > 0);
+	assert_non_null(strstr((const char *)why, "memory"));
+	assert_true(made >= 1);
+	re = pcre2_compile((PCRE2_SPTR) "over[- ]budget", PCRE2_ZERO_TERMINATED, 0, &errcode, &erroff, cc);
+	assert_non_null(re);
+	pcre2_code_free(re);
+	pcre2_compile_context_free(cc);
+	pcre2_general_context_free(gc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hidden_scan_counts),
+		cmocka_unit_test(test_hidden_reveal_markers),
+		cmocka_unit_test(test_hidden_decode_tags),
+		cmocka_unit_test(test_hidden_flag_at_load),
+		cmocka_unit_test(test_json_nul_escape),
+		cmocka_unit_test(test_json_duplicate_keys),
+		cmocka_unit_test(test_json_numbers_too_big),
+		cmocka_unit_test(test_json_depth_limit),
+		cmocka_unit_test(test_fileio_refuses_special_files),
+		cmocka_unit_test(test_billion_laughs_refused_fast),
+		cmocka_unit_test(test_sanitize_hostile_text),
+		cmocka_unit_test(test_pcre2_hook),
+	};
+	return cmocka_run_group_tests_name("robust", tests, NULL, NULL);
+}
