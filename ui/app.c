@@ -1338,7 +1338,13 @@ static void input_complete(struct app *app)
 {
 	struct vm *vm = &app->vm;
 	app->prompt[app->prompt_len] = '\0';
-	struct command_names names = { .profiles = NULL, .themes = app_theme_names };
+	/* the profiles in force: the built-ins and the user's cache file */
+	const char *profiles[CACHE_MAX_PROFILES + 1];
+	size_t np = 0;
+	for (size_t i = 0; i < vm->cache_cfg.nprofiles && np < CACHE_MAX_PROFILES; i++)
+		profiles[np++] = vm->cache_cfg.profiles[i].name;
+	profiles[np] = NULL;
+	struct command_names names = { .profiles = profiles, .themes = app_theme_names };
 	struct command_completion c;
 	struct cs_error err;
 	cs_error_clear(&err);
