@@ -1262,9 +1262,12 @@ static void set_sort(struct app *app, const char *key)
 
 static const char *const app_theme_names[] = { "default", "light", "high-contrast", "monochrome", NULL };
 
+#define APP_THEME_DIR_MAX 4096 /* PATH_MAX on Linux, as main.c's --theme lookup */
+
+/* :theme NAME: the same folders as --theme (main.c's choose_theme). */
 static void set_theme(struct app *app, const char *name)
 {
-	char xdg[1024] = "";
+	char xdg[APP_THEME_DIR_MAX] = "";
 	const char *cfg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
 	if (cfg && cfg[0])
 		snprintf(xdg, sizeof xdg, "%s/ctxscope/themes", cfg);
