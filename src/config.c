@@ -53,24 +53,11 @@ const struct cache_profile *cache_config_profile(const struct cache_config *c, c
 	return NULL;
 }
 
-static int bad(struct cs_error *err, const struct ynode *node, const char *path, enum cs_status code,
-	       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static int bad(struct cs_error *err, const struct ynode *node, const char *path, enum cs_status code,
-	       const char *fmt, ...)
-{
-	yerror_at(err, node, path);
-	va_list ap;
-	va_start(ap, fmt);
-	int rc = cs_error_vset(err, code, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
 static int number(const struct ynode *n, const char *path, double lo, double hi, double *out, struct cs_error *err)
 {
 	double v;
 	if (!ynode_number(n, &v) || v < lo || v > hi)
-		return bad(err, n, path, CS_ETYPE, "expected a number from %g to %g", lo, hi);
+		return yfail(err, n, path, CS_ETYPE, "expected a number from %g to %g", lo, hi);
 	*out = v;
 	return CS_OK;
 }
@@ -82,7 +69,7 @@ static int whole(const struct ynode *n, const char *path, long hi, long *out, st
 	if (rc != CS_OK)
 		return rc;
 	if (v != floor(v))
-		return bad(err, n, path, CS_ETYPE, "expected a whole number");
+		return yfail(err, n, path, CS_ETYPE, "expected a whole number");
 	*out = (long)v;
 	return CS_OK;
 }
@@ -90,9 +77,9 @@ static int whole(const struct ynode *n, const char *path, long hi, long *out, st
 static int text(const struct ynode *n, const char *path, char *out, size_t cap, struct cs_error *err)
 {
 	if (!n || n->type != YNODE_SCALAR)
-		return bad(err, n, path, CS_ETYPE, "expected text, got %s", ynode_type_name(n));
+		return yfail(err, n, path, CS_ETYPE, "expected text, got %s", ynode_type_name(n));
 	if (n->len >= cap || memchr(n->value, '\0', n->len))
-		return bad(err, n, path, CS_ETYPE, "expected text of at most %zu bytes, without NUL", cap - 1);
+		return yfail(err, n, path, CS_ETYPE, "expected text of at most %zu bytes, without NUL", cap - 1);
 	memcpy(out, n->value, n->len);
 	out[n->len] = '\0';
 	return CS_OK;
@@ -104,7 +91,7 @@ static int read_profile(struct cache_config *c, struct cache_profile *p, const s
 	char path[PATH_BUF];
 	if (map->type != YNODE_MAP) {
 		snprintf(path, sizeof path, "profiles.%s", name);
-		return bad(err, map, path, CS_ETYPE, "expected a map of profile fields, got %s", ynode_type_name(map));
+		return yfail(err, map, path, CS_ETYPE, "expected a map of profile fields, got %s", ynode_type_name(map));
 	}
 	int rc = CS_OK;
 	const struct ynode *based = ymap_get(map, "based_on");
@@ -116,7 +103,7 @@ static int read_profile(struct cache_config *c, struct cache_profile *p, const s
 			return rc;
 		const struct cache_profile *f = cache_config_profile(c, from);
 		if (!f)
-			return bad(err, based, path, CS_EUSAGE, "no profile named \"%s\" to start from", from);
+			return yfail(err, based, path, CS_EUSAGE, "no profile named \"%s\" to start from", from);
 		struct cache_profile copy = *f;
 		snprintf(copy.name, sizeof copy.name, "%s", p->name);
 		*p = copy;
@@ -136,7 +123,7 @@ static int read_profile(struct cache_config *c, struct cache_profile *p, const s
 			else if (rc == CS_OK && !strcmp(mode, "prefix"))
 				p->mode = CACHE_PREFIX;
 			else if (rc == CS_OK)
-				rc = bad(err, v, path, CS_ETYPE, "expected explicit or prefix, got \"%s\"", mode);
+				rc = yfail(err, v, path, CS_ETYPE, "expected explicit or prefix, got \"%s\"", mode);
 		} else if (!strcmp(key, "max_breakpoints")) {
 			long l = 0;
 			rc = whole(v, path, 1000, &l, err);
@@ -147,7 +134,7 @@ static int read_profile(struct cache_config *c, struct cache_profile *p, const s
 		} else if (!strcmp(key, "unit")) {
 			rc = whole(v, path, 1000000, &p->unit, err);
 			if (rc == CS_OK && p->unit < 1)
-				rc = bad(err, v, path, CS_ETYPE, "a unit is at least 1 token");
+				rc = yfail(err, v, path, CS_ETYPE, "a unit is at least 1 token");
 		} else if (!strcmp(key, "lookback")) {
 			rc = whole(v, path, 1000000, &p->lookback, err);
 		} else if (!strcmp(key, "read")) {
@@ -174,7 +161,7 @@ static int read_profile(struct cache_config *c, struct cache_profile *p, const s
 static int read_profiles(struct cache_config *c, const struct ynode *map, struct cs_error *err)
 {
 	if (map->type != YNODE_MAP)
-		return bad(err, map, "profiles", CS_ETYPE, "expected a map of profiles by name, got %s",
+		return yfail(err, map, "profiles", CS_ETYPE, "expected a map of profiles by name, got %s",
 			   ynode_type_name(map));
 	int rc = CS_OK;
 	for (size_t i = 0; i + 1 < map->nchildren && rc == CS_OK; i += 2) {
@@ -189,7 +176,7 @@ static int read_profiles(struct cache_config *c, const struct ynode *map, struct
 				p = &c->profiles[j];
 		if (!p) {
 			if (c->nprofiles == CACHE_MAX_PROFILES)
-				return bad(err, k, "profiles", CS_ELIMIT, "more than %d profiles", CACHE_MAX_PROFILES);
+				return yfail(err, k, "profiles", CS_ELIMIT, "more than %d profiles", CACHE_MAX_PROFILES);
 			p = &c->profiles[c->nprofiles++];
 			/* a new profile starts as an automatic prefix cache with no premium */
 			*p = (struct cache_profile){ .mode = CACHE_PREFIX, .unit = 1, .read = 1.0, .write = 1.0,
@@ -204,10 +191,10 @@ static int read_profiles(struct cache_config *c, const struct ynode *map, struct
 static int read_patterns(struct cache_config *c, const struct ynode *seq, struct cs_error *err)
 {
 	if (seq->type != YNODE_SEQ)
-		return bad(err, seq, "volatile_patterns", CS_ETYPE, "expected a list of {name, pattern}, got %s",
+		return yfail(err, seq, "volatile_patterns", CS_ETYPE, "expected a list of {name, pattern}, got %s",
 			   ynode_type_name(seq));
 	if (seq->nchildren > CONFIG_MAX_PATTERNS)
-		return bad(err, seq, "volatile_patterns", CS_ELIMIT, "more than %d patterns", CONFIG_MAX_PATTERNS);
+		return yfail(err, seq, "volatile_patterns", CS_ELIMIT, "more than %d patterns", CONFIG_MAX_PATTERNS);
 	size_t n = c->npatterns + seq->nchildren;
 	struct cache_pattern *all = arena_alloc(&c->arena, (n + 1) * sizeof *all);
 	if (!all)
@@ -221,7 +208,7 @@ static int read_patterns(struct cache_config *c, const struct ynode *seq, struct
 		const struct ynode *name = item->type == YNODE_MAP ? ymap_get(item, "name") : NULL;
 		const struct ynode *pat = item->type == YNODE_MAP ? ymap_get(item, "pattern") : NULL;
 		if (!name || !pat || name->type != YNODE_SCALAR || pat->type != YNODE_SCALAR)
-			return bad(err, item, path, CS_ETYPE, "expected {name: text, pattern: text}");
+			return yfail(err, item, path, CS_ETYPE, "expected {name: text, pattern: text}");
 		char *ns = arena_strndup(&c->arena, name->value, name->len);
 		char *ps = arena_strndup(&c->arena, pat->value, pat->len);
 		if (!ns || !ps)
@@ -257,7 +244,7 @@ int cache_config_parse(struct cache_config *c, const char *data, size_t len, str
 	copy->npatterns = 0;
 	const struct ynode *root = t.root;
 	if (root && !ynode_is_null(root) && root->type != YNODE_MAP)
-		rc = bad(err, root, "", CS_ETYPE, "expected a map (profile, profiles, volatile_patterns), got %s",
+		rc = yfail(err, root, "", CS_ETYPE, "expected a map (profile, profiles, volatile_patterns), got %s",
 			 ynode_type_name(root));
 	const struct ynode *n;
 	if (rc == CS_OK && root && root->type == YNODE_MAP && (n = ymap_get(root, "profiles")) && !ynode_is_null(n))
@@ -265,7 +252,7 @@ int cache_config_parse(struct cache_config *c, const char *data, size_t len, str
 	if (rc == CS_OK && root && root->type == YNODE_MAP && (n = ymap_get(root, "profile"))) {
 		rc = text(n, "profile", copy->default_profile, sizeof copy->default_profile, err);
 		if (rc == CS_OK && !cache_config_profile(copy, copy->default_profile))
-			rc = bad(err, n, "profile", CS_EUSAGE, "no profile named \"%s\"", copy->default_profile);
+			rc = yfail(err, n, "profile", CS_EUSAGE, "no profile named \"%s\"", copy->default_profile);
 	}
 	/* the old patterns first, then the file's */
 	if (rc == CS_OK && c->npatterns) {

@@ -54,27 +54,13 @@ static void manifest_free(void *model)
 	cs_free(m);
 }
 
-/* A positioned error at node with a document path. */
-static int bad(struct cs_error *err, const struct ynode *node, const char *path, enum cs_status code,
-	       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static int bad(struct cs_error *err, const struct ynode *node, const char *path, enum cs_status code,
-	       const char *fmt, ...)
-{
-	yerror_at(err, node, path);
-	va_list ap;
-	va_start(ap, fmt);
-	int rc = cs_error_vset(err, code, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
 static int whole_number(const struct ynode *n, const char *path, long *out, struct cs_error *err)
 {
 	double v;
 	if (!ynode_number(n, &v))
-		return bad(err, n, path, CS_ETYPE, "expected a number of tokens, got %s", ynode_type_name(n));
+		return yfail(err, n, path, CS_ETYPE, "expected a number of tokens, got %s", ynode_type_name(n));
 	if (v < 0 || v != floor(v) || v > 1e12)
-		return bad(err, n, path, CS_ETYPE, "expected a whole number of tokens from 0 to 10^12, got %s", n->value);
+		return yfail(err, n, path, CS_ETYPE, "expected a whole number of tokens from 0 to 10^12, got %s", n->value);
 	*out = (long)v;
 	return CS_OK;
 }
@@ -90,10 +76,10 @@ static int read_budget(struct source *src, struct manifest *m, const struct ynod
 				   "reserved_for_response 4,000 (effective 24,000)");
 	}
 	if (budget->type != YNODE_MAP)
-		return bad(err, budget, "budget", CS_ETYPE, "expected a mapping, got %s", ynode_type_name(budget));
+		return yfail(err, budget, "budget", CS_ETYPE, "expected a mapping, got %s", ynode_type_name(budget));
 	const struct ynode *dup = ymap_duplicate(budget);
 	if (dup)
-		return bad(err, dup, "budget", CS_ESTRUCT, "the key \"%s\" appears twice", dup->value);
+		return yfail(err, dup, "budget", CS_ESTRUCT, "the key \"%s\" appears twice", dup->value);
 	m->has_budget = true;
 	/* A budget that names no reserve reserves nothing: the 4,000 default
 	 * belongs to a manifest with no budget at all (formats.md). */
@@ -115,7 +101,7 @@ static int read_budget(struct source *src, struct manifest *m, const struct ynod
 	}
 	if (ynode_is_null(eff)) {
 		if (derived < 0) {
-			return bad(err, res, "budget.reserved_for_response", CS_ESTRUCT,
+			return yfail(err, res, "budget.reserved_for_response", CS_ESTRUCT,
 				   "%s: reserved_for_response is larger than max_tokens", "no room left");
 		}
 		m->effective = derived;
@@ -188,29 +174,29 @@ static int read_entry(struct source *src, struct manifest *m, const char *dir, s
 	char path[64];
 	snprintf(path, sizeof path, "files[%zu]", i);
 	if (e->type != YNODE_MAP)
-		return bad(err, e, path, CS_ETYPE, "expected a mapping with path and priority, got %s", ynode_type_name(e));
+		return yfail(err, e, path, CS_ETYPE, "expected a mapping with path and priority, got %s", ynode_type_name(e));
 	const struct ynode *dup = ymap_duplicate(e);
 	if (dup)
-		return bad(err, dup, path, CS_ESTRUCT, "the key \"%s\" appears twice", dup->value);
+		return yfail(err, dup, path, CS_ESTRUCT, "the key \"%s\" appears twice", dup->value);
 
 	char sub[96];
 	const struct ynode *pn = ymap_get(e, "path");
 	const char *file = scalar_string(pn);
 	snprintf(sub, sizeof sub, "%s.path", path);
 	if (!pn)
-		return bad(err, e, path, CS_ESTRUCT, "%s", "missing \"path\"");
+		return yfail(err, e, path, CS_ESTRUCT, "%s", "missing \"path\"");
 	if (!file || pn->type != YNODE_SCALAR || file[0] == '\0')
-		return bad(err, pn, sub, CS_ETYPE, "expected a file path, got %s", ynode_type_name(pn));
+		return yfail(err, pn, sub, CS_ETYPE, "expected a file path, got %s", ynode_type_name(pn));
 	if (strlen(file) != pn->len)
-		return bad(err, pn, sub, CS_ETYPE, "%s", "the path holds a NUL character");
+		return yfail(err, pn, sub, CS_ETYPE, "%s", "the path holds a NUL character");
 
 	const struct ynode *prio = ymap_get(e, "priority");
 	double priority;
 	snprintf(sub, sizeof sub, "%s.priority", path);
 	if (!prio)
-		return bad(err, e, path, CS_ESTRUCT, "%s", "missing \"priority\" (a number from 0 to 1)");
+		return yfail(err, e, path, CS_ESTRUCT, "%s", "missing \"priority\" (a number from 0 to 1)");
 	if (!ynode_number(prio, &priority))
-		return bad(err, prio, sub, CS_ETYPE, "expected a number from 0 to 1, got %s%s%s",
+		return yfail(err, prio, sub, CS_ETYPE, "expected a number from 0 to 1, got %s%s%s",
 			   prio->type == YNODE_SCALAR ? "\"" : "", prio->type == YNODE_SCALAR ? prio->value : ynode_type_name(prio),
 			   prio->type == YNODE_SCALAR ? "\"" : "");
 
@@ -221,7 +207,7 @@ static int read_entry(struct source *src, struct manifest *m, const char *dir, s
 		const char *name = scalar_string(rn);
 		role = name ? manifest_role_from_name(name) : -1;
 		if (role < 0)
-			return bad(err, rn, sub, CS_ETYPE,
+			return yfail(err, rn, sub, CS_ETYPE,
 				   "unknown role \"%s\": expected system, developer, user or context",
 				   name ? name : ynode_type_name(rn));
 	}
@@ -232,7 +218,7 @@ static int read_entry(struct source *src, struct manifest *m, const char *dir, s
 		const char *name = scalar_string(sn);
 		strategy = name ? strategy_from_name(name) : STRAT_NONE;
 		if (strategy < STRAT_NEVER || strategy > STRAT_END)
-			return bad(err, sn, sub, CS_ETYPE,
+			return yfail(err, sn, sub, CS_ETYPE,
 				   "unknown truncate_strategy \"%s\": expected never, start, middle or end",
 				   name ? name : ynode_type_name(sn));
 	}
@@ -242,7 +228,7 @@ static int read_entry(struct source *src, struct manifest *m, const char *dir, s
 		double v;
 		snprintf(sub, sizeof sub, "%s.max_lines", path);
 		if (!ynode_number(ml, &v) || v < 1 || v != floor(v) || v > 1e9)
-			return bad(err, ml, sub, CS_ETYPE, "expected a whole number of lines from 1, got %s",
+			return yfail(err, ml, sub, CS_ETYPE, "expected a whole number of lines from 1, got %s",
 				   ml->type == YNODE_SCALAR ? ml->value : ynode_type_name(ml));
 		max_lines = (size_t)v;
 	}
@@ -377,7 +363,7 @@ static int manifest_load(struct source *src, const char *data, size_t len, struc
 	}
 	const struct ynode *dup = ymap_duplicate(root);
 	if (dup)
-		return bad(err, dup, "", CS_ESTRUCT, "the key \"%s\" appears twice", dup->value);
+		return yfail(err, dup, "", CS_ESTRUCT, "the key \"%s\" appears twice", dup->value);
 	m->protocol = scalar_string(ymap_get(root, "protocol"));
 
 	const struct ynode *meta = ymap_get(root, "metadata");
@@ -393,10 +379,10 @@ static int manifest_load(struct source *src, const char *data, size_t len, struc
 		return cs_error_set(err, CS_ESTRUCT, "missing \"files\": the list of files to assemble (it may be empty)");
 	}
 	if (!ynode_is_null(files) && files->type != YNODE_SEQ)
-		return bad(err, files, "files", CS_ETYPE, "expected a list of files, got %s", ynode_type_name(files));
+		return yfail(err, files, "files", CS_ETYPE, "expected a list of files, got %s", ynode_type_name(files));
 	size_t n = ynode_is_null(files) ? 0 : files->nchildren;
 	if (n > MANIFEST_MAX_FILES)
-		return bad(err, files, "files", CS_ELIMIT, "%s", "more than 1,000,000 files listed");
+		return yfail(err, files, "files", CS_ELIMIT, "%s", "more than 1,000,000 files listed");
 	m->entries = cs_calloc(n ? n : 1, sizeof *m->entries);
 	if (!m->entries)
 		return cs_error_set(err, CS_ENOMEM, "out of memory");

@@ -5,6 +5,7 @@
 #include "json_scan.h" /* text_position */
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
@@ -265,30 +266,30 @@ void ytree_fini(struct ytree *t)
 	}
 }
 
-const struct ynode *ymap_key(const struct ynode *map, const char *key)
+/* The index of key's key node in map->children, or -1. */
+static long ymap_find(const struct ynode *map, const char *key)
 {
 	if (!map || map->type != YNODE_MAP)
-		return NULL;
+		return -1;
 	size_t klen = strlen(key);
 	for (size_t i = 0; i + 1 < map->nchildren; i += 2) {
 		const struct ynode *k = map->children[i];
 		if (k->type == YNODE_SCALAR && k->len == klen && memcmp(k->value, key, klen) == 0)
-			return k;
+			return (long)i;
 	}
-	return NULL;
+	return -1;
+}
+
+const struct ynode *ymap_key(const struct ynode *map, const char *key)
+{
+	long i = ymap_find(map, key);
+	return i < 0 ? NULL : map->children[i];
 }
 
 const struct ynode *ymap_get(const struct ynode *map, const char *key)
 {
-	if (!map || map->type != YNODE_MAP)
-		return NULL;
-	size_t klen = strlen(key);
-	for (size_t i = 0; i + 1 < map->nchildren; i += 2) {
-		const struct ynode *k = map->children[i];
-		if (k->type == YNODE_SCALAR && k->len == klen && memcmp(k->value, key, klen) == 0)
-			return map->children[i + 1];
-	}
-	return NULL;
+	long i = ymap_find(map, key);
+	return i < 0 ? NULL : map->children[i + 1];
 }
 
 const struct ynode *ymap_duplicate(const struct ynode *map)
@@ -375,4 +376,14 @@ void yerror_at(struct cs_error *err, const struct ynode *node, const char *path)
 	cs_error_path(err, path);
 	if (node)
 		cs_error_pos(err, (long)node->start.line + 1, (long)node->start.column + 1);
+}
+
+int yfail(struct cs_error *err, const struct ynode *node, const char *path, enum cs_status code, const char *fmt, ...)
+{
+	yerror_at(err, node, path);
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = cs_error_vset(err, code, fmt, ap);
+	va_end(ap);
+	return rc;
 }

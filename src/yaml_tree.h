@@ -70,5 +70,8 @@ const char *ynode_type_name(const struct ynode *n);
 
 /* Sets err's line and column (1-based) from node's start and its path. */
 void yerror_at(struct cs_error *err, const struct ynode *node, const char *path);
+/* yerror_at, then the code and a sentence (printf-style). Returns code. */
+int yfail(struct cs_error *err, const struct ynode *node, const char *path, enum cs_status code, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
 #endif
