@@ -2,6 +2,7 @@
 #include "viewmodel.h"
 
 #include "alloc.h"
+#include "hidden.h"
 #include "kind.h"
 #include "strbuf.h"
 #include "theme.h"
@@ -1115,6 +1116,8 @@ char vm_row_flag(const struct vm *vm, const struct vm_row *row)
 	default:
 		break;
 	}
+	if (r->outcome != OUTCOME_DROPPED && (p->flags & PIECE_HIDDEN))
+		return '?'; /* the model reads text a person does not see */
 	if (r->outcome == OUTCOME_DROPPED)
 		return r->reason == REASON_EXCLUDED_BY_USER || r->reason == REASON_EXCLUDED ? 'x' : '-';
 	if (r->outcome == OUTCOME_TRUNCATED)
@@ -1228,6 +1231,45 @@ static bool detail_printf(struct vm *vm, int role, const char *fmt, ...)
 	return detail_line(vm, off, role);
 }
 
+#define VM_HIDDEN_LINES 20 /* revealed lines listed in the detail; the report has the same cap */
+
+/* What a person cannot see in the piece, revealed: counts by class, the
+ * text tag characters spell, and each line that holds any with named
+ * markers («RLO», «ZWSP», «TAG: ...»). The body below keeps ◊ stand-ins. */
+static void detail_hidden(struct vm *vm, const struct piece *p)
+{
+	struct hidden_summary sum;
+	hidden_scan(p->text, p->text_bytes, &sum);
+	struct strbuf line = STRBUF_INIT;
+	for (int c = 0; c < HIDDEN_COUNT; c++)
+		if (sum.count[c])
+			sb_printf(&line, "%s%s %zu", line.len ? ", " : "", hidden_class_name(c), sum.count[c]);
+	detail_printf(vm, ROLE_ERROR, "hidden text: %zu character%s a person cannot see (%s) on %zu line%s, revealed:",
+		      sum.total, sum.total == 1 ? "" : "s", sb_str(&line), sum.lines, sum.lines == 1 ? "" : "s");
+	if (sum.count[HIDDEN_TAG]) {
+		sb_reset(&line);
+		hidden_decode_tags(&line, p->text, p->text_bytes);
+		detail_printf(vm, ROLE_ERROR, "  tag characters spell: %s", sb_str(&line));
+	}
+	size_t shown = 0, number = 1;
+	for (const char *at = p->text, *end = p->text + p->text_bytes; at < end && shown < VM_HIDDEN_LINES; number++) {
+		const char *nl = memchr(at, '\n', (size_t)(end - at));
+		size_t len = nl ? (size_t)(nl - at) : (size_t)(end - at);
+		if (hidden_scan(at, len, NULL)) {
+			sb_reset(&line);
+			hidden_reveal(&line, at, len, vm->ascii);
+			detail_printf(vm, ROLE_ERROR, "  line %zu: %s", number, sb_str(&line));
+			shown++;
+		}
+		at += len + (nl ? 1 : 0);
+	}
+	if (shown < sum.lines)
+		detail_printf(vm, ROLE_ERROR, "  (%zu more lines: see the report's hidden_text section)", sum.lines - shown);
+	if (line.failed)
+		vm->detail.text.failed = true;
+	sb_fini(&line);
+}
+
 static void piece_numbers(struct vm *vm, long piece)
 {
 	const struct piece *p = &vm->src->pieces[piece];
@@ -1261,8 +1303,7 @@ static void piece_numbers(struct vm *vm, long piece)
 		detail_printf(vm, ROLE_DETAIL, "why: it fit the budget whole");
 	}
 	if (p->flags & PIECE_HIDDEN)
-		detail_printf(vm, ROLE_ERROR, "holds characters a person cannot see (bidi controls, zero-width, "
-				      "tags): shown below as visible stand-ins");
+		detail_hidden(vm, p);
 	for (size_t w = 0; w < vm->cur.nwarnings; w++)
 		if (vm->cur.warnings[w].piece == piece)
 			detail_printf(vm, ROLE_ERROR, "warning: %s", vm->cur.warnings[w].text);

@@ -124,6 +124,7 @@ struct vm {
 		unsigned generation;   /* of the assembly it shows; built when stale */
 		bool built;
 	} prompt;
+	bool ascii;                /* the display is ASCII-only: hidden-text markers as <<RLO>> */
 };
 
 /* Takes ownership of src (also on failure), assembles it and pins that as
