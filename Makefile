@@ -252,7 +252,7 @@ $(FZ)/fuzz_%: tests/fuzz/fuzz_%.c $(FZ_SRC_O)
 	$(Q)$(FUZZ_CC) $(FUZZ_WARN) $(DEFS) $(FUZZ_FLAGS) -fsanitize=fuzzer -Isrc $(CORE_CFLAGS) -o $@ $< $(FZ_SRC_O) $(CORE_LIBS)
 
 fuzz-build: $(FUZZ_BINS)
-.SECONDARY: $(FZ_SRC_O) $(ASN)/tests/faults/test_faults.o
+.SECONDARY: $(FZ_SRC_O) $(ASN)/tests/faults/test_faults.o $(UNIT_C:tests/unit/%.c=$(ASN)/tests/unit/%.o)
 
 fuzz:
 	@FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run --long

@@ -40,7 +40,19 @@ struct strbuf;
 	X(ACT_BREAKPOINT, "breakpoint", "M", "set or remove a cache breakpoint after the selected block") \
 	X(ACT_SETTINGS, "settings", "W", "open the panel of the kind's weights and shares (Up/Down pick, +/- change)") \
 	X(ACT_PRESET, "preset", "A", "cycle the kind's preset (a memory snapshot's archetype), re-assemble") \
-	X(ACT_LOOM_AWARE, "loom-aware", "L", "toggle loom-aware rendering (a loom tree), re-assemble")
+	X(ACT_LOOM_AWARE, "loom-aware", "L", "toggle loom-aware rendering (a loom tree), re-assemble") \
+	X(ACT_SEARCH, "search", "/", "search the prompt and the pieces (a pcre2 regex; smart case)") \
+	X(ACT_SEARCH_NEXT, "search-next", "n", "go to the next match")                     \
+	X(ACT_SEARCH_PREV, "search-prev", "N", "go to the previous match")                 \
+	X(ACT_FILTER, "filter", "\\", "show only pieces whose label or text matches a regex") \
+	X(ACT_FILTER_INVERT, "filter-invert", "!", "invert the filter (pieces that do not match)") \
+	X(ACT_PROMPT_VIEW, "prompt-view", "v", "the prompt as the model receives it (v again: back)") \
+	X(ACT_DIFF, "diff", "d", "what changed since the baseline (pieces, cache, cost)")  \
+	X(ACT_UNDO, "undo", "u", "undo the last edit")                                      \
+	X(ACT_REDO, "redo", "C-r", "redo the last undone edit")                             \
+	X(ACT_SAVE, "save", "w", "save: a manifest in place (.bak kept); others a what-if file") \
+	X(ACT_EXPORT, "export", "x", "export the report (.txt .yaml .json) or the screen (.screen)") \
+	X(ACT_COMMAND, "command", ":", "a command line (:budget 100k, :sort tokens; Tab completes)")
 
 enum action {
 	ACT_NONE = -1,
@@ -66,6 +78,8 @@ enum cs_key {
 	CSK_ESC,
 	CSK_BACKSPACE,
 	CSK_SPACE = ' ',
+	CSK_CTRL_R = 18, /* redo */
+	CSK_CTRL_U = 21, /* the input line: erase it */
 };
 
 #define ACTION_MAX_KEYS 4 /* default keys per action; the table never lists more */

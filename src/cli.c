@@ -209,6 +209,7 @@ void cli_usage(struct strbuf *out)
 		"  --raw                    dump: the exact bytes (refused on a terminal without --force)\n"
 		"  --theme NAME|PATH        inspector colours\n"
 		"  --ascii                  ASCII glyphs only\n"
+		"  --no-mouse               the inspector leaves the mouse to the terminal\n"
 		"  --help, --version\n"
 		"\n"
 		"cache analysis (the report's cache section):\n"

@@ -2,6 +2,7 @@
 #include "viewmodel.h"
 
 #include "alloc.h"
+#include "hidden.h"
 #include "kind.h"
 #include "strbuf.h"
 #include "theme.h"
@@ -164,8 +165,25 @@ const char *vm_breakpoint_state(const struct vm *vm, const struct cache_breakpoi
 
 /* ---- rows ------------------------------------------------------------------ */
 
+/* Whether the filters (`\`, `!`, a clicked layer) hide a row. */
+static bool row_hidden(const struct vm *vm, enum vm_row_type type, long block, long piece)
+{
+	if (type == VM_ROW_MARKER)
+		return vm->keep != NULL || vm->layer_filter >= 0;
+	if (vm->keep && (piece < 0 || !vm->keep[piece]))
+		return true;
+	if (vm->layer_filter >= 0) {
+		size_t g = vm->grouping < vm->cur.ngroupings ? vm->grouping : 0;
+		if (block < 0 || g >= vm->cur.ngroupings || vm->cur.blocks[block].layer[g] != vm->layer_filter)
+			return true;
+	}
+	return false;
+}
+
 static bool push_row(struct vm *vm, enum vm_row_type type, long block, long piece)
 {
+	if (row_hidden(vm, type, block, piece))
+		return true;
 	if (vm->nrows == vm->cap_rows) {
 		size_t cap = vm->cap_rows ? vm->cap_rows * 2 : 64;
 		struct vm_row *r = cs_reallocarray(vm->rows, cap, sizeof *r);
@@ -339,6 +357,7 @@ static bool rebuild_rows(struct vm *vm, long keep_piece, long keep_block)
  * rows never point into an assembly that is gone. false on out of memory. */
 static bool refresh_all(struct vm *vm, long keep_piece, long keep_block)
 {
+	vm->prompt.built = false; /* the prompt view's markers follow the cache */
 	bool ok = compute_cache(vm);
 	ok = summarize(vm) && ok;
 	ok = rebuild_rows(vm, keep_piece, keep_block) && ok;
@@ -352,6 +371,9 @@ int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
 	memset(vm, 0, sizeof *vm);
 	vm->src = src;
 	vm->detail.piece = -2;
+	vm->found_at = -1;
+	vm->layer_filter = -1;
+	history_init(&vm->hist);
 	cache_config_init(&vm->cache_cfg);
 	cache_overrides_init(&vm->bp_now);
 	cache_overrides_init(&vm->bp_base);
@@ -387,7 +409,13 @@ void vm_fini(struct vm *vm)
 	cache_overrides_fini(&vm->bp_base);
 	cache_config_fini(&vm->cache_cfg);
 	cs_free(vm->rows);
-	cs_free(vm->history);
+	history_fini(&vm->hist);
+	search_pattern_free(vm->find);
+	search_result_fini(&vm->found);
+	search_pattern_free(vm->filter);
+	cs_free(vm->keep);
+	sb_fini(&vm->prompt.text);
+	cs_free(vm->prompt.lines);
 	for (size_t g = 0; g < ASM_MAX_GROUPINGS; g++)
 		cs_free(vm->layers[g]);
 	cs_free(vm->detail.lines);
@@ -514,18 +542,36 @@ static void describe_change(struct vm *vm, const struct edit *e, long used_befor
 		sb_puts(s, "; OVER the limit");
 }
 
-static bool push_history(struct vm *vm, const struct edit *e)
+/* Re-runs the search over a new assembly (hits point into blocks). */
+static void research(struct vm *vm)
 {
-	if (vm->nhistory == vm->cap_history) {
-		size_t cap = vm->cap_history ? vm->cap_history * 2 : 16;
-		struct edit *h = cs_reallocarray(vm->history, cap, sizeof *h);
-		if (!h)
-			return false;
-		vm->history = h;
-		vm->cap_history = cap;
+	if (!vm->find)
+		return;
+	struct cs_error err;
+	cs_error_clear(&err);
+	search_result_fini(&vm->found);
+	vm->found_at = -1;
+	if (search_run(vm->find, &vm->cur, &vm->found, &err) != CS_OK)
+		search_result_fini(&vm->found);
+}
+
+/* Makes next the current assembly (taking it), keeping the selection. */
+static int adopt(struct vm *vm, struct assembly *next, struct cs_error *err)
+{
+	const struct vm_row *sel = vm_selected(vm);
+	long keep_piece = sel ? sel->piece : -1, keep_block = sel ? sel->block : -1;
+	asm_fini(&vm->cur);
+	vm->cur = *next;
+	memset(next, 0, sizeof *next);
+	vm->generation++;
+	research(vm);
+	/* every step runs even when one fails: rows never point into a freed assembly */
+	if (!refresh_all(vm, keep_piece, keep_block)) {
+		vm->detail.piece = -2;
+		vm_status(vm, true, "out of memory");
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
 	}
-	vm->history[vm->nhistory++] = *e;
-	return true;
+	return CS_OK;
 }
 
 int vm_apply(struct vm *vm, struct edit *e, struct cs_error *err)
@@ -538,28 +584,24 @@ int vm_apply(struct vm *vm, struct edit *e, struct cs_error *err)
 	struct assembly next;
 	memset(&next, 0, sizeof next); /* safe to fini whatever the assembler did */
 	rc = assemble(vm->src, &next, err);
+	struct cs_error ignored;
+	edit_revert(vm->src, e, &ignored);
 	if (rc != CS_OK) {
-		struct cs_error ignored;
-		edit_revert(vm->src, e, &ignored);
 		vm_status(vm, true, "%s (not applied)", err->message);
 		return rc;
 	}
-	if (!push_history(vm, e)) {
-		struct cs_error ignored;
-		edit_revert(vm->src, e, &ignored);
+	/* Recorded through the history, which applies it again (the same values). */
+	rc = history_apply(&vm->hist, vm->src, e, NULL, err);
+	if (rc != CS_OK) {
 		asm_fini(&next);
-		vm_status(vm, true, "out of memory (not applied)");
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		vm_status(vm, true, "%s (not applied)", err->message);
+		return rc;
 	}
 	long used_before = vm->cur.budget.used;
 	struct vm_cache was = vm->cache;
-	const struct vm_row *sel = vm_selected(vm);
-	long keep_piece = sel ? sel->piece : -1, keep_block = sel ? sel->block : -1;
-	asm_fini(&vm->cur);
-	vm->cur = next;
-	vm->generation++;
-	if (!refresh_all(vm, keep_piece, keep_block))
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	rc = adopt(vm, &next, err);
+	if (rc != CS_OK)
+		return rc;
 	describe_change(vm, e, used_before, &was);
 	return CS_OK;
 }
@@ -653,6 +695,7 @@ int vm_pin_baseline(struct vm *vm, struct cs_error *err)
 	}
 	asm_fini(&vm->base);
 	vm->base = next;
+	vm->prompt.built = false;
 	const struct vm_row *sel = vm_selected(vm);
 	bool copied = copy_overrides(&vm->bp_base, &vm->bp_now);
 	if (!refresh_all(vm, sel ? sel->piece : -1, sel ? sel->block : -1) || !copied)
@@ -717,18 +760,13 @@ int vm_cache_setup(struct vm *vm, const char *path, const char *profile, struct 
 	return rc;
 }
 
-int vm_cycle_profile(struct vm *vm, struct cs_error *err)
+/* Makes p (in cache_cfg) the active profile; the status says what it reads. */
+static int use_profile(struct vm *vm, const struct cache_profile *p, struct cs_error *err)
 {
-	const struct cache_config *cfg = &vm->cache_cfg;
-	size_t at = 0;
-	for (size_t i = 0; i < cfg->nprofiles; i++)
-		if (&cfg->profiles[i] == vm->profile)
-			at = i;
-	vm->profile = &cfg->profiles[cfg->nprofiles ? (at + 1) % cfg->nprofiles : 0];
+	vm->profile = p;
 	int rc = cache_refresh(vm, err);
 	if (rc != CS_OK)
 		return rc;
-	const struct cache_profile *p = vm->profile;
 	struct strbuf *s = &vm->status;
 	sb_reset(s);
 	vm->status_error = false;
@@ -739,6 +777,26 @@ int vm_cycle_profile(struct vm *vm, struct cs_error *err)
 	sb_puts(s, "): ");
 	cache_clause(vm, s);
 	return CS_OK;
+}
+
+int vm_cycle_profile(struct vm *vm, struct cs_error *err)
+{
+	const struct cache_config *cfg = &vm->cache_cfg;
+	size_t at = 0;
+	for (size_t i = 0; i < cfg->nprofiles; i++)
+		if (&cfg->profiles[i] == vm->profile)
+			at = i;
+	return use_profile(vm, &cfg->profiles[cfg->nprofiles ? (at + 1) % cfg->nprofiles : 0], err);
+}
+
+int vm_set_profile(struct vm *vm, const char *name, struct cs_error *err)
+{
+	const struct cache_profile *p = cache_config_profile(&vm->cache_cfg, name);
+	if (!p) {
+		vm_status(vm, true, "no cache profile \"%.40s\" (Tab lists them)", name);
+		return cs_error_set(err, CS_EUSAGE, "no such profile");
+	}
+	return use_profile(vm, p, err);
 }
 
 int vm_toggle_breakpoint(struct vm *vm, struct cs_error *err)
@@ -1033,6 +1091,11 @@ void vm_cycle_grouping(struct vm *vm)
 		return;
 	}
 	vm->grouping = (vm->grouping + 1) % vm->cur.ngroupings;
+	vm->prompt.built = false;
+	if (vm->layer_filter >= 0) {
+		vm->layer_filter = -1;
+		refresh_rows(vm);
+	}
 	vm_status(vm, false, "layers: %s", vm->cur.groupings[vm->grouping].name);
 }
 
@@ -1053,6 +1116,8 @@ char vm_row_flag(const struct vm *vm, const struct vm_row *row)
 	default:
 		break;
 	}
+	if (r->outcome != OUTCOME_DROPPED && (p->flags & PIECE_HIDDEN))
+		return '?'; /* the model reads text a person does not see */
 	if (r->outcome == OUTCOME_DROPPED)
 		return r->reason == REASON_EXCLUDED_BY_USER || r->reason == REASON_EXCLUDED ? 'x' : '-';
 	if (r->outcome == OUTCOME_TRUNCATED)
@@ -1127,12 +1192,13 @@ static bool detail_line(struct vm *vm, size_t off, int role)
 		vm->detail.cap_lines = cap;
 	}
 	vm->detail.lines[vm->detail.nlines++] = (struct vm_line){ .off = off, .len = vm->detail.text.len - off,
-								   .role = role };
+								   .role = role, .block = -1 };
 	return true;
 }
 
-/* Appends text as lines of the given role. */
-static bool detail_text(struct vm *vm, const char *s, size_t n, int role)
+/* Appends text as lines of the given role; base1 is 1 + the byte of the
+ * piece's text s starts at (for search highlights), 0 for other text. */
+static bool detail_text_at(struct vm *vm, const char *s, size_t n, int role, size_t base1)
 {
 	size_t i = 0;
 	bool ok = true;
@@ -1142,9 +1208,16 @@ static bool detail_text(struct vm *vm, const char *s, size_t n, int role)
 		size_t off = vm->detail.text.len;
 		sb_append(&vm->detail.text, s + i, len);
 		ok = detail_line(vm, off, role);
+		if (ok && base1)
+			vm->detail.lines[vm->detail.nlines - 1].src_off1 = base1 + i;
 		i += len + (nl ? 1 : 0);
 	}
 	return ok;
+}
+
+static bool detail_text(struct vm *vm, const char *s, size_t n, int role)
+{
+	return detail_text_at(vm, s, n, role, 0);
 }
 
 static bool detail_printf(struct vm *vm, int role, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -1156,6 +1229,45 @@ static bool detail_printf(struct vm *vm, int role, const char *fmt, ...)
 	sb_vprintf(&vm->detail.text, fmt, ap);
 	va_end(ap);
 	return detail_line(vm, off, role);
+}
+
+#define VM_HIDDEN_LINES 20 /* revealed lines listed in the detail; the report has the same cap */
+
+/* What a person cannot see in the piece, revealed: counts by class, the
+ * text tag characters spell, and each line that holds any with named
+ * markers («RLO», «ZWSP», «TAG: ...»). The body below keeps ◊ stand-ins. */
+static void detail_hidden(struct vm *vm, const struct piece *p)
+{
+	struct hidden_summary sum;
+	hidden_scan(p->text, p->text_bytes, &sum);
+	struct strbuf line = STRBUF_INIT;
+	for (int c = 0; c < HIDDEN_COUNT; c++)
+		if (sum.count[c])
+			sb_printf(&line, "%s%s %zu", line.len ? ", " : "", hidden_class_name(c), sum.count[c]);
+	detail_printf(vm, ROLE_ERROR, "hidden text: %zu character%s a person cannot see (%s) on %zu line%s, revealed:",
+		      sum.total, sum.total == 1 ? "" : "s", sb_str(&line), sum.lines, sum.lines == 1 ? "" : "s");
+	if (sum.count[HIDDEN_TAG]) {
+		sb_reset(&line);
+		hidden_decode_tags(&line, p->text, p->text_bytes);
+		detail_printf(vm, ROLE_ERROR, "  tag characters spell: %s", sb_str(&line));
+	}
+	size_t shown = 0, number = 1;
+	for (const char *at = p->text, *end = p->text + p->text_bytes; at < end && shown < VM_HIDDEN_LINES; number++) {
+		const char *nl = memchr(at, '\n', (size_t)(end - at));
+		size_t len = nl ? (size_t)(nl - at) : (size_t)(end - at);
+		if (hidden_scan(at, len, NULL)) {
+			sb_reset(&line);
+			hidden_reveal(&line, at, len, vm->ascii);
+			detail_printf(vm, ROLE_ERROR, "  line %zu: %s", number, sb_str(&line));
+			shown++;
+		}
+		at += len + (nl ? 1 : 0);
+	}
+	if (shown < sum.lines)
+		detail_printf(vm, ROLE_ERROR, "  (%zu more lines: see the report's hidden_text section)", sum.lines - shown);
+	if (line.failed)
+		vm->detail.text.failed = true;
+	sb_fini(&line);
 }
 
 static void piece_numbers(struct vm *vm, long piece)
@@ -1191,8 +1303,7 @@ static void piece_numbers(struct vm *vm, long piece)
 		detail_printf(vm, ROLE_DETAIL, "why: it fit the budget whole");
 	}
 	if (p->flags & PIECE_HIDDEN)
-		detail_printf(vm, ROLE_ERROR, "holds characters a person cannot see (bidi controls, zero-width, "
-				      "tags): shown below as visible stand-ins");
+		detail_hidden(vm, p);
 	for (size_t w = 0; w < vm->cur.nwarnings; w++)
 		if (vm->cur.warnings[w].piece == piece)
 			detail_printf(vm, ROLE_ERROR, "warning: %s", vm->cur.warnings[w].text);
@@ -1239,12 +1350,369 @@ bool vm_detail(struct vm *vm)
 		if (b && (b->flags & BLOCK_TRUNCATED) && b->keep_head + b->keep_tail < p->text_bytes) {
 			size_t head = b->keep_head, tail = b->keep_tail;
 			size_t cut = p->text_bytes - head - tail;
-			detail_text(vm, p->text, head, ROLE_DETAIL);
+			detail_text_at(vm, p->text, head, ROLE_DETAIL, 1);
 			cut_marker(vm, cut, p->text + head);
-			detail_text(vm, p->text + p->text_bytes - tail, tail, ROLE_DETAIL);
+			detail_text_at(vm, p->text + p->text_bytes - tail, tail, ROLE_DETAIL, 1 + p->text_bytes - tail);
 		} else {
-			detail_text(vm, p->text, p->text_bytes, r->outcome == OUTCOME_DROPPED ? ROLE_DROPPED : ROLE_DETAIL);
+			detail_text_at(vm, p->text, p->text_bytes, r->outcome == OUTCOME_DROPPED ? ROLE_DROPPED : ROLE_DETAIL,
+				       1);
 		}
 	}
 	return !vm->detail.text.failed;
+}
+
+/* ---- issue 7: search, filter, undo, the prompt view ------------------------------ */
+
+/* pcre2's sentence, with where in the pattern it stopped. */
+static void pattern_error(struct vm *vm, const char *what, const struct cs_error *err)
+{
+	if (err->code == CS_ELIMIT)
+		vm_status(vm, true, "%s: pattern too costly (stopped at the match limits)", what);
+	else
+		vm_status(vm, true, "%s: %s", what, err->message);
+}
+
+static bool select_row(struct vm *vm, bool (*want)(const struct vm_row *, long), long index)
+{
+	for (size_t i = 0; i < vm->nrows; i++)
+		if (vm->rows[i].type != VM_ROW_MARKER && want(&vm->rows[i], index)) {
+			vm->cursor = i;
+			vm->detail_scroll = 0;
+			return true;
+		}
+	return false;
+}
+
+static bool row_is_block(const struct vm_row *r, long b) { return r->block == b; }
+static bool row_is_piece(const struct vm_row *r, long p) { return r->piece == p; }
+
+void vm_select_block(struct vm *vm, long block)
+{
+	select_row(vm, row_is_block, block);
+}
+
+/* Moves the cursor to hit h and writes the count on the status line. */
+static void show_hit(struct vm *vm, long h)
+{
+	vm->found_at = h;
+	bool shown = true;
+	if (h >= 0 && (size_t)h < vm->found.nhits) {
+		const struct search_hit *hit = &vm->found.hits[h];
+		shown = hit->target == SEARCH_BLOCK ? select_row(vm, row_is_block, hit->index)
+						    : select_row(vm, row_is_piece, hit->index);
+	}
+	sb_reset(&vm->status);
+	vm->status_error = false;
+	sb_printf(&vm->status, "/%s: ", search_pattern_text(vm->find));
+	search_describe(&vm->found, h, &vm->status);
+	if (!shown)
+		sb_puts(&vm->status, " (its row is hidden: a filter, or dropped pieces hidden)");
+}
+
+int vm_search(struct vm *vm, const char *pattern, struct cs_error *err)
+{
+	if (!pattern[0]) {
+		search_pattern_free(vm->find);
+		search_result_fini(&vm->found);
+		vm->find = NULL;
+		vm->found_at = -1;
+		vm_status(vm, false, "search cleared");
+		return CS_OK;
+	}
+	struct search_pattern *p = NULL;
+	int rc = search_pattern_compile(pattern, &p, NULL, err);
+	if (rc != CS_OK) {
+		pattern_error(vm, "search", err);
+		return rc;
+	}
+	struct search_result r;
+	rc = search_run(p, &vm->cur, &r, err);
+	if (rc != CS_OK) {
+		search_result_fini(&r);
+		search_pattern_free(p);
+		pattern_error(vm, "search", err);
+		return rc;
+	}
+	search_pattern_free(vm->find);
+	search_result_fini(&vm->found);
+	vm->find = p;
+	vm->found = r;
+	const struct vm_row *sel = vm_selected(vm);
+	long h = -1;
+	if (sel && sel->block >= 0 && r.nprompt_hits)
+		h = search_from(&vm->found, SEARCH_SCOPE_PROMPT, sel->block, 0, false);
+	else if (sel && sel->piece >= 0 && r.nhits > r.nprompt_hits)
+		h = search_from(&vm->found, SEARCH_SCOPE_PIECES, sel->piece, 0, false);
+	if (h < 0)
+		h = search_from(&vm->found, r.nprompt_hits ? SEARCH_SCOPE_PROMPT : SEARCH_SCOPE_PIECES, 0, 0, false);
+	show_hit(vm, h);
+	return CS_OK;
+}
+
+void vm_search_step(struct vm *vm, bool backward)
+{
+	if (!vm->find) {
+		vm_status(vm, true, "no search yet: / starts one");
+		return;
+	}
+	if (vm->found.nhits == 0) {
+		show_hit(vm, -1);
+		return;
+	}
+	long h = vm->found_at >= 0 ? search_step(&vm->found, vm->found_at, backward)
+				   : search_from(&vm->found, SEARCH_SCOPE_PROMPT, 0, 0, backward);
+	if (h < 0)
+		h = search_from(&vm->found, SEARCH_SCOPE_PIECES, 0, 0, backward);
+	show_hit(vm, h);
+}
+
+bool vm_row_matches(const struct vm *vm, const struct vm_row *row)
+{
+	if (!vm->find || row->type == VM_ROW_MARKER)
+		return false;
+	const struct search_result *r = &vm->found;
+	if (row->block >= 0 && (size_t)row->block < r->nblocks && r->block_hits[row->block] > 0)
+		return true;
+	return row->piece >= 0 && (size_t)row->piece < r->npieces && r->piece_hits[row->piece] > 0;
+}
+
+void vm_hits_of(const struct vm *vm, enum search_target target, long index, size_t *first, size_t *n)
+{
+	*first = 0;
+	*n = 0;
+	if (!vm->find)
+		return;
+	const struct search_result *r = &vm->found;
+	/* each scope is sorted by block (piece), labels before texts: a binary
+	 * search finds the first hit of `index`, so a frame costs O(log hits) */
+	size_t lo = target == SEARCH_BLOCK ? 0 : r->nprompt_hits;
+	size_t hi = target == SEARCH_BLOCK ? r->nprompt_hits : r->nhits;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct search_hit *h = &r->hits[mid];
+		bool before = h->index < index || (h->index == index && target == SEARCH_TEXT && h->target == SEARCH_LABEL);
+		if (before)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t to = target == SEARCH_BLOCK ? r->nprompt_hits : r->nhits;
+	*first = lo;
+	while (lo < to && r->hits[lo].index == index && r->hits[lo].target == target)
+		lo++;
+	*n = lo - *first;
+}
+
+static void filter_status(struct vm *vm)
+{
+	vm_status(vm, false, "filter %s/%s/: %zu of %zu pieces%s", vm->filter_invert ? "NOT " : "",
+		  search_pattern_text(vm->filter), vm->nkept, vm->src->npieces,
+		  vm->filter_invert ? " (! again: matching ones)" : " (! inverts, \\ then Enter on empty clears)");
+}
+
+static int run_filter(struct vm *vm, struct search_pattern *p, bool invert, struct cs_error *err)
+{
+	bool *keep = cs_calloc(vm->src->npieces ? vm->src->npieces : 1, sizeof *keep);
+	if (!keep)
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	size_t kept = 0;
+	int rc = search_filter(p, vm->src, invert, keep, &kept, err);
+	if (rc != CS_OK) {
+		cs_free(keep);
+		return rc;
+	}
+	cs_free(vm->keep);
+	vm->keep = keep;
+	vm->nkept = kept;
+	vm->filter_invert = invert;
+	return CS_OK;
+}
+
+int vm_set_filter(struct vm *vm, const char *pattern, struct cs_error *err)
+{
+	if (!pattern[0]) {
+		search_pattern_free(vm->filter);
+		vm->filter = NULL;
+		cs_free(vm->keep);
+		vm->keep = NULL;
+		refresh_rows(vm);
+		vm_status(vm, false, "filter cleared: every piece shown");
+		return CS_OK;
+	}
+	struct search_pattern *p = NULL;
+	int rc = search_pattern_compile(pattern, &p, NULL, err);
+	if (rc == CS_OK)
+		rc = run_filter(vm, p, false, err);
+	if (rc != CS_OK) {
+		search_pattern_free(p);
+		pattern_error(vm, "filter", err);
+		return rc;
+	}
+	search_pattern_free(vm->filter);
+	vm->filter = p;
+	refresh_rows(vm);
+	filter_status(vm);
+	return CS_OK;
+}
+
+void vm_invert_filter(struct vm *vm)
+{
+	if (!vm->filter) {
+		vm_status(vm, true, "no filter to invert: \\ sets one");
+		return;
+	}
+	struct cs_error err;
+	cs_error_clear(&err);
+	if (run_filter(vm, vm->filter, !vm->filter_invert, &err) != CS_OK) {
+		pattern_error(vm, "filter", &err);
+		return;
+	}
+	refresh_rows(vm);
+	filter_status(vm);
+}
+
+void vm_set_layer_filter(struct vm *vm, long layer)
+{
+	const struct grouping *g = vm_grouping(vm);
+	if (layer < 0 || layer == vm->layer_filter || !g || (size_t)layer >= g->nlayers) {
+		vm->layer_filter = -1;
+		refresh_rows(vm);
+		vm_status(vm, false, "layer filter cleared");
+		return;
+	}
+	vm->layer_filter = layer;
+	refresh_rows(vm);
+	vm_status(vm, false, "showing layer %s only (click its bar again to show all)", g->layers[layer].name);
+}
+
+/* Re-assembles after history moved; on failure puts the edit back. */
+static int history_step(struct vm *vm, bool redo, struct cs_error *err)
+{
+	struct strbuf said = STRBUF_INIT;
+	int rc = redo ? history_redo(&vm->hist, vm->src, &said, err) : history_undo(&vm->hist, vm->src, &said, err);
+	if (rc != CS_OK) {
+		sb_fini(&said);
+		vm_status(vm, rc != CS_EUSAGE, "%s", err->message);
+		return rc;
+	}
+	struct assembly next;
+	memset(&next, 0, sizeof next);
+	long used_before = vm->cur.budget.used;
+	rc = assemble(vm->src, &next, err);
+	if (rc == CS_OK)
+		rc = adopt(vm, &next, err);
+	else {
+		struct cs_error ignored;
+		if (redo)
+			history_undo(&vm->hist, vm->src, NULL, &ignored);
+		else
+			history_redo(&vm->hist, vm->src, NULL, &ignored);
+	}
+	if (rc != CS_OK) {
+		sb_fini(&said);
+		vm_status(vm, true, "%s", err->message);
+		return rc;
+	}
+	sb_reset(&vm->status);
+	vm->status_error = false;
+	sb_append(&vm->status, sb_str(&said), said.len);
+	sb_puts(&vm->status, "; used ");
+	sb_thousands(&vm->status, used_before);
+	sb_puts(&vm->status, " -> ");
+	sb_thousands(&vm->status, vm->cur.budget.used);
+	if (vm->cache.identical)
+		sb_puts(&vm->status, "; prompt same as the baseline");
+	sb_fini(&said);
+	return CS_OK;
+}
+
+int vm_undo(struct vm *vm, struct cs_error *err)
+{
+	return history_step(vm, false, err);
+}
+
+int vm_redo(struct vm *vm, struct cs_error *err)
+{
+	return history_step(vm, true, err);
+}
+
+static bool prompt_line(struct vm *vm, size_t off, int role, size_t src_off1, long block)
+{
+	if (vm->prompt.nlines == vm->prompt.cap_lines) {
+		size_t cap = vm->prompt.cap_lines ? vm->prompt.cap_lines * 2 : 256;
+		struct vm_line *l = cs_reallocarray(vm->prompt.lines, cap, sizeof *l);
+		if (!l)
+			return false;
+		vm->prompt.lines = l;
+		vm->prompt.cap_lines = cap;
+	}
+	vm->prompt.lines[vm->prompt.nlines++] = (struct vm_line){
+		.off = off, .len = vm->prompt.text.len - off, .role = role, .src_off1 = src_off1, .block = block
+	};
+	return true;
+}
+
+bool vm_prompt_lines(struct vm *vm)
+{
+	if (vm->prompt.built && vm->prompt.generation == vm->generation && !vm->prompt.text.failed)
+		return true;
+	const struct assembly *a = &vm->cur;
+	struct strbuf *t = &vm->prompt.text;
+	sb_reset(t);
+	vm->prompt.nlines = 0;
+	struct strbuf body = STRBUF_INIT;
+	size_t g = vm->grouping < a->ngroupings ? vm->grouping : 0;
+	bool ok = true;
+	for (size_t b = 0; b < a->nblocks && ok; b++) {
+		const struct block *bl = &a->blocks[b];
+		bool before_messages = a->nmessages && b == 0 && a->messages[0].first_block > 0;
+		if (before_messages || (a->nmessages && a->messages[bl->message].first_block == b)) {
+			size_t off = t->len;
+			/* blocks before the first message are the system prompt, sent apart */
+			const char *role = before_messages ? "system" : a->messages[bl->message].role;
+			sb_printf(t, "== %s ==", role ? role : "(no role)");
+			ok = prompt_line(vm, off, ROLE_HEADING, 0, -1);
+		}
+		sb_reset(&body);
+		asm_block_text(a, b, &body);
+		int role = (bl->flags & BLOCK_MARKER) ? ROLE_CUT
+			   : (g < a->ngroupings && bl->layer[g] >= 0) ? ROLE_BAR0 + bl->layer[g] % THEME_BAR_ROLES
+								       : ROLE_MADE;
+		const char *s = sb_str(&body);
+		size_t n = body.len, i = 0;
+		do {
+			const char *nl = memchr(s + i, '\n', n - i);
+			size_t len = nl ? (size_t)(nl - (s + i)) : n - i;
+			size_t off = t->len;
+			sb_append(t, s + i, len);
+			ok = ok && prompt_line(vm, off, role, 1 + i, (long)b);
+			i += len + (nl ? 1 : 0);
+		} while (i < n && ok);
+		if (ok && (marker_after(vm, b))) {
+			size_t off = t->len;
+			char n1[32], n2[32];
+			bool brk = !vm->cache.identical && b + 1 == vm->cache.same_blocks;
+			const struct cache_breakpoint *bp = vm_breakpoint(vm, (long)b);
+			if (brk)
+				sb_printf(t, "-- cache breaks here: %s tokens cached, %s to rewrite --",
+					  fmt_thousands(n1, vm->cache.cached_tokens), fmt_thousands(n2, vm->cache.rewrite_tokens));
+			else
+				sb_printf(t, "-- cache breakpoint: %s tokens, %s --",
+					  fmt_thousands(n1, bl->offset_tokens + bl->tokens),
+					  bp ? vm_breakpoint_state(vm, bp) : "none");
+			ok = prompt_line(vm, off, brk ? ROLE_BREAK : ROLE_MARKER, 0, (long)b);
+		}
+	}
+	sb_fini(&body);
+	vm->prompt.built = ok && !t->failed;
+	vm->prompt.generation = vm->generation;
+	return vm->prompt.built;
+}
+
+size_t vm_prompt_line_of_block(const struct vm *vm, long block)
+{
+	for (size_t i = 0; i < vm->prompt.nlines; i++)
+		if (vm->prompt.lines[i].block == block && vm->prompt.lines[i].src_off1)
+			return i;
+	return 0;
 }

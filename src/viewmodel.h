@@ -17,6 +17,8 @@
 #include "config.h"
 #include "edit.h"
 #include "error.h"
+#include "history.h"
+#include "search.h"
 #include "source.h"
 #include "strbuf.h"
 
@@ -65,6 +67,9 @@ struct vm_layer_info {
 struct vm_line {
 	size_t off, len;
 	int role; /* enum theme_role */
+	size_t src_off1; /* 1 + the byte of the piece's text (detail) or of the block's
+	                    text (prompt view) where the line starts; 0: not input text */
+	long block;      /* prompt view: the block the line shows; -1: a header or marker */
 };
 
 #define VM_PRIORITY_STEP 0.05 /* one + or - */
@@ -93,8 +98,6 @@ struct vm {
 		size_t nlines, cap_lines;
 		long piece, block;    /* what it is about; -2: stale */
 	} detail;
-	struct edit *history;      /* owned; every edit applied, in order (for undo) */
-	size_t nhistory, cap_history;
 	struct strbuf status;      /* the status line */
 	bool status_error;         /* the status is an error */
 	unsigned generation;       /* bumped at every re-assembly */
@@ -104,6 +107,24 @@ struct vm {
 	struct cache_overrides bp_now;       /* owned: the user's breakpoints on the prompt */
 	struct cache_overrides bp_base;      /* owned: the ones in force when the baseline was pinned */
 	struct cache_analysis an;            /* owned: cur against base, redone at every change */
+	/* issue 7: search, filter, undo, the prompt view */
+	struct history hist;       /* every edit, for undo and redo (the what-if file's list) */
+	struct search_pattern *find; /* owned: the `/` pattern; NULL: none */
+	struct search_result found;  /* owned: its hits in the current assembly */
+	long found_at;             /* the current hit; -1: none */
+	struct search_pattern *filter; /* owned: the `\` filter; NULL: none */
+	bool filter_invert;        /* `!`: keep the pieces that do not match */
+	bool *keep;                /* owned: per piece, the filter keeps it; NULL: no filter */
+	size_t nkept;
+	long layer_filter;         /* a layer of the shown grouping the list is limited to; -1 none */
+	struct {
+		struct strbuf text;    /* the prompt as the model receives it, with headers */
+		struct vm_line *lines; /* owned */
+		size_t nlines, cap_lines;
+		unsigned generation;   /* of the assembly it shows; built when stale */
+		bool built;
+	} prompt;
+	bool ascii;                /* the display is ASCII-only: hidden-text markers as <<RLO>> */
 };
 
 /* Takes ownership of src (also on failure), assembles it and pins that as
@@ -145,6 +166,9 @@ int vm_cache_setup(struct vm *vm, const char *path, const char *profile, struct 
 /* Makes the next profile of cache_cfg the active one; the status says what
  * it reads from the cache now. CS_OK or CS_ENOMEM. */
 int vm_cycle_profile(struct vm *vm, struct cs_error *err);
+/* `:profile NAME`: makes the profile NAME of cache_cfg the active one.
+ * CS_EUSAGE (the status says so) when there is none. */
+int vm_set_profile(struct vm *vm, const char *name, struct cs_error *err);
 /* Sets or removes a breakpoint after the selected row's block (a user
  * override, kept across re-assembly); the status names the consequence.
  * CS_EUSAGE when the row is not a block of the prompt; CS_ENOMEM. */
@@ -230,5 +254,38 @@ size_t vm_bar_eighths(long value, long max, size_t cells);
  * sentence, then the piece's full text with truncation markers where the
  * prompt cuts it). Raw input text: sanitize before display. false on OOM. */
 bool vm_detail(struct vm *vm);
+
+/* ---- issue 7: search, filter, undo, prompt view ---------------------------- */
+
+/* `/`: compiles pattern and searches the prompt and the pieces; the cursor
+ * goes to the first hit at or after it. A bad pattern or a costly one puts
+ * pcre2's message (and position) or "pattern too costly" on the status
+ * line and leaves the previous search. CS_OK or the error. "" clears. */
+int vm_search(struct vm *vm, const char *pattern, struct cs_error *err);
+/* n / N: the next (previous) hit; the cursor follows it. */
+void vm_search_step(struct vm *vm, bool backward);
+/* Whether the row's piece or block holds a hit of the current search. */
+bool vm_row_matches(const struct vm *vm, const struct vm_row *row);
+/* `\`: keeps the rows whose piece's label or text matches ("" clears). */
+int vm_set_filter(struct vm *vm, const char *pattern, struct cs_error *err);
+/* `!`: inverts the filter (or says there is none). */
+void vm_invert_filter(struct vm *vm);
+/* A click on a layer's bar: limits the list to that layer; the same layer
+ * again (or -1) clears it. */
+void vm_set_layer_filter(struct vm *vm, long layer);
+/* u / Ctrl-r: through vm->hist, re-assembling; the status names the edit. */
+int vm_undo(struct vm *vm, struct cs_error *err);
+int vm_redo(struct vm *vm, struct cs_error *err);
+/* The prompt view's lines (vm->prompt), rebuilt when the assembly changed:
+ * per message a role header, each block's text coloured by its layer (roles
+ * ROLE_BAR0..), and a line after every cache breakpoint. false on OOM. */
+bool vm_prompt_lines(struct vm *vm);
+/* The first prompt line of block b (0 when none). */
+size_t vm_prompt_line_of_block(const struct vm *vm, long block);
+/* Selects the row showing block b (the prompt view's way back). */
+void vm_select_block(struct vm *vm, long block);
+/* Hits of the current search inside the piece's text (SEARCH_TEXT) or a
+ * block (SEARCH_BLOCK) `index`: *first and *n index vm->found.hits. */
+void vm_hits_of(const struct vm *vm, enum search_target target, long index, size_t *first, size_t *n);
 
 #endif

@@ -3,11 +3,19 @@
  * utf8_fit/utf8_sanitize before it is painted. */
 #include "app.h"
 
+#include "atomic_write.h"
+#include "cache.h"
+#include "command.h"
+#include "diff.h"
+#include "export.h"
 #include "kind.h"
+#include "manifest_save.h"
 #include "utf8.h"
+#include "whatif.h"
 
 #include <stdio.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- glyphs --------------------------------------------------------------- */
@@ -24,6 +32,10 @@ static const char *g_dash(const struct app *app) { return app->ascii ? "." : "�
 static const char *g_minus(const struct app *app) { return app->ascii ? "-" : "−"; }
 static const char *g_dot(const struct app *app) { return app->ascii ? "|" : "·"; }
 
+/* What the input line is for (app.input), and which view shows (app.view). */
+enum app_input { INPUT_BUDGET, INPUT_SEARCH, INPUT_FILTER, INPUT_COMMAND, INPUT_SAVE_AS, INPUT_WHATIF, INPUT_EXPORT };
+enum app_view { VIEW_LIST, VIEW_PROMPT, VIEW_DIFF };
+
 /* ---- life ------------------------------------------------------------------ */
 
 int app_init(struct app *app, struct source *src, bool ascii, struct cs_error *err)
@@ -32,7 +44,9 @@ int app_init(struct app *app, struct source *src, bool ascii, struct cs_error *e
 	theme_default(&app->theme);
 	app->ascii = ascii;
 	app->distinct_bars = !app->theme.has_color;
+	app->mouse = true;
 	int rc = vm_init(&app->vm, src, err);
+	app->vm.ascii = ascii;
 	if (rc != CS_OK)
 		return rc;
 	if (!keymap_default(&app->keymap))
@@ -47,6 +61,8 @@ void app_fini(struct app *app)
 	vm_fini(&app->vm);
 	sb_fini(&app->scratch);
 	sb_fini(&app->line);
+	sb_fini(&app->view_text);
+	sb_fini(&app->roles);
 }
 
 /* ---- layout: the one place that reacts to a size ---------------------------- */
@@ -110,6 +126,8 @@ void app_layout(struct app *app, int w, int h)
 	vm_scroll_into_view(&app->vm, (size_t)L.list_h);
 }
 
+#define APP_TAB_SPACES 4 /* a tab in the detail shows as this many spaces */
+
 /* ---- painting helpers ----------------------------------------------------------- */
 
 struct frame {
@@ -152,6 +170,85 @@ static void put_repeat(struct frame *f, int y, int x, const char *glyph, int tim
 	sb_repeat(sc, glyph, (size_t)times);
 	if (!sc->failed)
 		f->p->ops->put(f->p->ctx, y, x, sb_str(sc), sc->len, role);
+}
+
+/* The role a search match is painted in (reverse bold: visible without colour). */
+#define APP_MATCH_ROLE ROLE_HINT_KEY
+
+/* Input text s[0..n) made display-safe into app->scratch (tabs expanded),
+ * with app->roles holding a role per byte of it: `role`, or the match role
+ * inside the hits [first, first+nhits) of vm->found whose byte ranges (in
+ * the text s starts `base` bytes into) overlap it. false on out of memory. */
+static bool display_line(struct app *app, const char *s, size_t n, int role, size_t base, size_t first, size_t nhits)
+{
+	struct strbuf *sc = &app->scratch, *rl = &app->roles;
+	sb_reset(sc);
+	sb_reset(rl);
+	const struct search_hit *hits = app->vm.found.hits;
+	/* only the hits that reach into this line (they are sorted and disjoint) */
+	size_t lo = first, hi = first + nhits;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (hits[mid].end <= base)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t last = lo;
+	while (last < first + nhits && hits[last].start < base + n)
+		last++;
+	first = lo;
+	nhits = last - lo;
+	size_t i = 0;
+	while (i < n) {
+		/* the chunk up to the next hit boundary */
+		size_t end = n;
+		bool in = false;
+		for (size_t h = first; h < first + nhits; h++) {
+			size_t hs = hits[h].start > base ? hits[h].start - base : 0;
+			size_t he = hits[h].end > base ? hits[h].end - base : 0;
+			if (he <= i || hs >= n)
+				continue;
+			if (hs <= i) {
+				in = true;
+				if (he < end)
+					end = he;
+			} else if (hs < end) {
+				end = hs;
+			}
+		}
+		size_t from = sc->len;
+		for (size_t k = i; k < end; k++) {
+			size_t run = k;
+			while (run < end && s[run] != '\t')
+				run++;
+			if (run > k)
+				utf8_sanitize(sc, s + k, run - k, app->ascii ? UTF8_ASCII : 0);
+			if (run < end)
+				sb_repeat(sc, " ", APP_TAB_SPACES);
+			k = run;
+		}
+		char r = (char)(in ? APP_MATCH_ROLE : role);
+		for (size_t k = from; k < sc->len; k++)
+			sb_putc(rl, r);
+		i = end;
+	}
+	return !sc->failed && !rl->failed;
+}
+
+/* Paints scratch[at, at+take) at (y, x), run by run of the same role. */
+static void put_runs(struct frame *f, int y, int x, size_t at, size_t take)
+{
+	const char *t = f->app->scratch.data, *r = f->app->roles.data;
+	size_t end = at + take;
+	while (at < end) {
+		size_t k = at;
+		while (k < end && r[k] == r[at])
+			k++;
+		f->p->ops->put(f->p->ctx, y, x, t + at, k - at, r[at]);
+		x += (int)utf8_columns(t + at, k - at);
+		at = k;
+	}
 }
 
 static int bar_role(size_t layer)
@@ -426,7 +523,8 @@ static void draw_row(struct frame *f, int y, size_t index)
 							  : "made";
 	put_str(f, y, c.role, c.role_w, rolename ? rolename : "", role);
 	const char *label = p ? (p->label ? p->label : p->id) : (b && b->label ? b->label : "(made text)");
-	put_text(f, y, c.label, c.label_w, label, strlen(label), role, true);
+	put_text(f, y, c.label, c.label_w, label, strlen(label),
+		 role != ROLE_CURSOR && vm_row_matches(vm, r) ? APP_MATCH_ROLE : role, true);
 
 	struct strbuf *ln = &app->line;
 	sb_reset(ln);
@@ -520,7 +618,6 @@ static void draw_panel(struct frame *f)
 
 /* ---- the detail pane ------------------------------------------------------------------ */
 
-#define APP_TAB_SPACES 4 /* a tab in the detail shows as this many spaces */
 
 static void draw_detail(struct frame *f)
 {
@@ -552,22 +649,16 @@ static void draw_detail(struct frame *f)
 		return;
 	}
 	size_t row = 0, shown = 0;
-	struct strbuf *ln = &app->line;
+	size_t hfirst = 0, hn = 0;
+	if (vm->detail.piece >= 0)
+		vm_hits_of(vm, SEARCH_TEXT, vm->detail.piece, &hfirst, &hn);
 	app->detail_more = false;
 	for (size_t i = 0; i < vm->detail.nlines && !app->detail_more; i++) {
 		const struct vm_line *l = &vm->detail.lines[i];
 		const char *s = vm->detail.text.data + l->off;
-		sb_reset(ln);
-		for (size_t k = 0; k < l->len; k++) {
-			if (s[k] == '\t')
-				sb_repeat(ln, " ", APP_TAB_SPACES);
-			else
-				sb_putc(ln, s[k]);
-		}
 		struct strbuf *sc = &app->scratch;
-		sb_reset(sc);
-		utf8_sanitize(sc, sb_str(ln), ln->len, app->ascii ? UTF8_ASCII : 0);
-		if (sc->failed)
+		if (!display_line(app, s, l->len, l->role, l->src_off1 ? l->src_off1 - 1 : 0, hfirst,
+				  l->src_off1 ? hn : 0))
 			return;
 		const char *t = sb_str(sc);
 		size_t n = sc->len, at = 0;
@@ -590,7 +681,7 @@ static void draw_detail(struct frame *f)
 					app->detail_more = true; /* rows below: j may scroll */
 					break;
 				}
-				f->p->ops->put(f->p->ctx, y0 + (int)shown, x, t + at, take, l->role);
+				put_runs(f, y0 + (int)shown, x, at, take);
 				shown++;
 			}
 			row++;
@@ -616,6 +707,22 @@ static void draw_hints(struct frame *f)
 	struct app *app = f->app;
 	const struct app_layout *L = &app->layout;
 	put_repeat(f, L->hint_y, 0, " ", L->w, ROLE_HINT);
+	if (app->mode != APP_PROMPT && app->view != VIEW_LIST) {
+		const char *h = app->view == VIEW_PROMPT
+				? " j/k move  PgUp/PgDn page  / search  n/N next  Space exclude  u undo  v back"
+				: " j/k scroll  PgUp/PgDn page  B pin the baseline  P profile  u undo  d back";
+		put_fit(f, L->hint_y, 0, L->w, h, strlen(h), ROLE_HINT);
+		return;
+	}
+	if (app->mode == APP_PROMPT) {
+		/* the input line's keys, or Tab's candidates */
+		struct strbuf *ln = &app->line;
+		sb_reset(ln);
+		sb_putc(ln, ' ');
+		sb_append(ln, sb_str(&app->vm.status), app->vm.status.len);
+		put_fit(f, L->hint_y, 0, L->w, sb_str(ln), ln->len, ROLE_HINT);
+		return;
+	}
 	int x = 1;
 	for (size_t i = 0; i < sizeof hint_actions / sizeof hint_actions[0]; i++) {
 		const char *keys = action_keys(hint_actions[i]);
@@ -635,6 +742,20 @@ static void draw_hints(struct frame *f)
 	}
 }
 
+
+static const char *input_label(int input)
+{
+	switch (input) {
+	case INPUT_SEARCH: return "/";
+	case INPUT_FILTER: return "\\";
+	case INPUT_COMMAND: return ":";
+	case INPUT_SAVE_AS: return " changed on disk since loaded; save as: ";
+	case INPUT_WHATIF: return " what-if file: ";
+	case INPUT_EXPORT: return " export to (.txt .yaml .json: report; .screen: this screen): ";
+	default: return " budget in tokens (100k, 128,000; empty: the input's): ";
+	}
+}
+
 static void draw_status(struct frame *f)
 {
 	struct app *app = f->app;
@@ -642,8 +763,7 @@ static void draw_status(struct frame *f)
 	if (app->mode == APP_PROMPT) {
 		struct strbuf *ln = &app->line;
 		sb_reset(ln);
-		sb_printf(ln, " budget in tokens (100k, 128,000; empty: the input's): %.*s_", (int)app->prompt_len,
-			  app->prompt);
+		sb_printf(ln, "%s%.*s_", input_label(app->input), (int)app->prompt_len, app->prompt);
 		put_fit(f, L->status_y, 0, L->w, sb_str(ln), ln->len, ROLE_HEADING);
 		return;
 	}
@@ -686,6 +806,123 @@ static void draw_help(struct frame *f)
 	sb_fini(&help);
 }
 
+/* ---- the prompt view and the diff view -------------------------------------------- */
+
+/* The views' frame: a title, the lines, the hints and the status. */
+static void draw_view_title(struct frame *f, const char *title)
+{
+	struct app *app = f->app;
+	put_repeat(f, 0, 0, " ", app->layout.w, ROLE_TITLE);
+	put_str(f, 0, 0, app->layout.w, title, ROLE_TITLE);
+}
+
+static size_t view_rows(const struct app *app)
+{
+	return app->layout.h > 3 ? (size_t)app->layout.h - 3 : 1; /* title, hints, status */
+}
+
+static void view_clamp(struct app *app, size_t nlines)
+{
+	size_t rows = view_rows(app);
+	if (app->view == VIEW_PROMPT) {
+		if (nlines && app->view_cursor >= nlines)
+			app->view_cursor = nlines - 1;
+		if (app->view_cursor < app->view_top)
+			app->view_top = app->view_cursor;
+		else if (app->view_cursor >= app->view_top + rows)
+			app->view_top = app->view_cursor - rows + 1;
+	}
+	if (app->view_top + rows > nlines)
+		app->view_top = nlines > rows ? nlines - rows : 0;
+}
+
+static void draw_prompt_view(struct frame *f)
+{
+	struct app *app = f->app;
+	struct vm *vm = &app->vm;
+	const struct app_layout *L = &app->layout;
+	char title[160], n1[32], n2[32];
+	snprintf(title, sizeof title, " prompt as the model receives it: %zu blocks, %s tokens (estimated)  "
+		 "[v/Esc: back to the list]", vm->cur.nblocks, fmt_thousands(n1, vm->cur.total_tokens));
+	(void)n2;
+	draw_view_title(f, title);
+	if (!vm_prompt_lines(vm)) {
+		put_str(f, 1, 0, L->w, "out of memory", ROLE_ERROR);
+		return;
+	}
+	view_clamp(app, vm->prompt.nlines);
+	size_t rows = view_rows(app);
+	app->view_h = rows;
+	for (size_t i = 0; i < rows && app->view_top + i < vm->prompt.nlines; i++) {
+		size_t li = app->view_top + i;
+		const struct vm_line *l = &vm->prompt.lines[li];
+		int y = 1 + (int)i;
+		bool cur = li == app->view_cursor;
+		size_t hfirst = 0, hn = 0;
+		if (l->src_off1 && l->block >= 0)
+			vm_hits_of(vm, SEARCH_BLOCK, l->block, &hfirst, &hn);
+		put_str(f, y, 0, 2, cur ? (app->ascii ? "> " : "▶ ") : "  ", cur ? ROLE_CURSOR : ROLE_NORMAL);
+		if (!display_line(app, vm->prompt.text.data + l->off, l->len, l->role,
+				  l->src_off1 ? l->src_off1 - 1 : 0, hfirst, hn))
+			return;
+		size_t room = (size_t)(L->w - 2);
+		size_t take = utf8_prefix_for_columns(app->scratch.data, app->scratch.len, room, NULL);
+		size_t cols = 0;
+		bool cut = take < app->scratch.len && room > 1;
+		if (cut) /* keep a cell for the ellipsis */
+			take = utf8_prefix_for_columns(app->scratch.data, app->scratch.len, room - 1, &cols);
+		put_runs(f, y, 2, 0, take);
+		if (cut) /* after: put_str reuses the scratch buffer */
+			put_str(f, y, 2 + (int)cols, 1, app->ascii ? "~" : "…", ROLE_BORDER);
+	}
+	if (app->view_cursor >= app->view_top && app->view_cursor < app->view_top + rows)
+		f->p->ops->cursor(f->p->ctx, 1 + (int)(app->view_cursor - app->view_top), 0);
+}
+
+/* (Re)builds the diff view's text against the pinned baseline. */
+static void build_diff(struct app *app)
+{
+	struct vm *vm = &app->vm;
+	struct diff d;
+	struct cs_error err;
+	cs_error_clear(&err);
+	sb_reset(&app->view_text);
+	/* under the active profile, with the user's breakpoints then and now */
+	if (diff_build(&vm->base, &vm->bp_base, &vm->cur, &vm->bp_now, vm->profile, &d, &err) != CS_OK ||
+	    !diff_lines(&d, app->ascii ? UTF8_ASCII : 0, &app->view_text))
+		sb_puts(&app->view_text, "out of memory\n");
+	diff_fini(&d);
+}
+
+static void draw_diff_view(struct frame *f)
+{
+	struct app *app = f->app;
+	const struct app_layout *L = &app->layout;
+	char title[160];
+	snprintf(title, sizeof title, " changes since the baseline (profile %s; B pins a new one)  [d/Esc: back]",
+		 app->vm.profile->name);
+	draw_view_title(f, title);
+	const char *s = sb_str(&app->view_text);
+	size_t nlines = 0;
+	for (const char *q = s; *q; q++)
+		nlines += *q == '\n';
+	view_clamp(app, nlines);
+	size_t rows = view_rows(app);
+	app->view_h = rows;
+	size_t line = 0;
+	int y = 1;
+	while (*s && (size_t)y <= rows) {
+		size_t n = strcspn(s, "\n");
+		if (line >= app->view_top) {
+			/* diff_lines made them display-safe already; headings are the unindented lines */
+			put_fit(f, y, 1, L->w - 1, s, n, s[0] == ' ' ? ROLE_NORMAL : ROLE_HEADING);
+			y++;
+		}
+		line++;
+		s += n + (s[n] == '\n');
+	}
+}
+
 void app_draw(struct app *app, const struct painter *p)
 {
 	struct frame f = { .app = app, .p = p };
@@ -706,6 +943,16 @@ void app_draw(struct app *app, const struct painter *p)
 		p->ops->end(p->ctx);
 		return;
 	}
+	if (app->view != VIEW_LIST) {
+		if (app->view == VIEW_PROMPT)
+			draw_prompt_view(&f);
+		else
+			draw_diff_view(&f);
+		draw_hints(&f);
+		draw_status(&f);
+		p->ops->end(p->ctx);
+		return;
+	}
 	draw_header(&f);
 	draw_bars(&f);
 	put_repeat(&f, L->bars_y + L->nbars, 0, g_hline(app), L->w, ROLE_BORDER);
@@ -719,23 +966,51 @@ void app_draw(struct app *app, const struct painter *p)
 
 /* ---- keys ---------------------------------------------------------------------------- */
 
+static void input_start(struct app *app, int input, const char *prefill)
+{
+	app->mode = APP_PROMPT;
+	app->input = input;
+	size_t n = prefill ? strlen(prefill) : 0;
+	if (n > APP_PROMPT_MAX)
+		n = 0;
+	memcpy(app->prompt, prefill ? prefill : "", n);
+	app->prompt_len = n;
+	app->prompt[n] = '\0';	vm_status(&app->vm, false, "Enter accepts · Esc cancels · Backspace · Ctrl-U erases%s",
+		  input == INPUT_COMMAND ? " · Tab completes" : "");
+}
+
+static unsigned input_accept(struct app *app);
+static void input_complete(struct app *app);
+
 static unsigned prompt_key(struct app *app, int key)
 {
 	if (key == CSK_ESC) {
 		app->mode = APP_NORMAL;
-		vm_status(&app->vm, false, "budget unchanged");
+		if (app->input == INPUT_BUDGET)
+			vm_status(&app->vm, false, "budget unchanged");
+		else
+			vm_status(&app->vm, false, "cancelled");
 	} else if (key == CSK_ENTER) {
 		app->prompt[app->prompt_len] = '\0';
 		app->mode = APP_NORMAL;
-		struct cs_error err;
-		cs_error_clear(&err);
-		vm_set_budget(&app->vm, app->prompt, &err);
+		unsigned r = input_accept(app);
 		app_layout(app, app->layout.w, app->layout.h);
+		return APP_REDRAW | r;
 	} else if (key == CSK_BACKSPACE) {
+		/* a whole character: step back over UTF-8 continuation bytes */
+		while (app->prompt_len && ((unsigned char)app->prompt[app->prompt_len - 1] & 0xC0) == 0x80)
+			app->prompt_len--;
 		if (app->prompt_len)
 			app->prompt_len--;
-	} else if (key >= ' ' && key < 0x7f && app->prompt_len < APP_PROMPT_MAX) {
-		app->prompt[app->prompt_len++] = (char)key;
+	} else if (key == CSK_CTRL_U) {
+		app->prompt_len = 0;
+	} else if (key == CSK_TAB) {
+		if (app->input == INPUT_COMMAND)
+			input_complete(app);
+	} else if (key == CSK_SPACE || (key > ' ' && key < 0x7f) || (key >= 0x80 && key < 0x100)) {
+		/* bytes from the terminal: UTF-8 arrives one byte at a time */
+		if (app->prompt_len < APP_PROMPT_MAX)
+			app->prompt[app->prompt_len++] = (char)key;
 	}
 	return APP_REDRAW;
 }
@@ -829,13 +1104,429 @@ static bool panel_key(struct app *app, int act, struct cs_error *err)
 	return true;
 }
 
+/* ---- save, export, commands ----------------------------------------------------------- */
+
+static bool is_manifest(const struct app *app)
+{
+	return strcmp(app->vm.src->kind->name, "manifest") == 0;
+}
+
+/* A manifest: in place through manifest_save (or to `as`); a file changed
+ * on disk asks for a save-as name. */
+static void save_manifest(struct app *app, const char *as)
+{
+	struct vm *vm = &app->vm;
+	struct manifest_save_result res;
+	struct cs_error err;
+	cs_error_clear(&err);
+	int rc = manifest_save(vm->src, as && as[0] ? as : NULL, NULL, &res, &err);
+	const char *path = as && as[0] ? as : vm->src->path;
+	if (rc == CS_ESTATE) {
+		char def[APP_PROMPT_MAX];
+		snprintf(def, sizeof def, "%s.new", vm->src->path);
+		input_start(app, INPUT_SAVE_AS, def);
+		vm_status(vm, true, "%s changed on disk since it was loaded: not overwritten", vm->src->path);
+		return;
+	}
+	if (rc != CS_OK)
+		vm_status(vm, true, "not saved: %s", err.message);
+	else if (!res.written)
+		vm_status(vm, false, "nothing to save: %s already holds these values", path);
+	else
+		vm_status(vm, false, "saved %s: %zu value%s changed, %zu entr%s removed%s", path, res.values,
+			  res.values == 1 ? "" : "s", res.removed, res.removed == 1 ? "y" : "ies",
+			  as && as[0] ? "" : " (the previous file kept as .bak)");
+}
+
+/* Loom trees and ledgers: the edits as a what-if file at `path`. */
+static void save_whatif(struct app *app, const char *path)
+{
+	struct vm *vm = &app->vm;
+	size_t n;
+	const struct edit *edits = history_edits(&vm->hist, &n);
+	struct strbuf out = STRBUF_INIT;
+	struct cs_error err;
+	cs_error_clear(&err);
+	struct atomic_write_options opt = { .backup = false };
+	if (!path[0])
+		vm_status(vm, true, "not saved: no file name");
+	else if (whatif_render(vm->src, edits, n, &out) != CS_OK || out.failed)
+		vm_status(vm, true, "not saved: out of memory");
+	else if (strcmp(path, vm->src->path) == 0)
+		vm_status(vm, true, "not saved: a what-if file never replaces the input itself");
+	else if (atomic_write(path, sb_str(&out), out.len, &opt, &err) != CS_OK)
+		vm_status(vm, true, "not saved: %s", err.message);
+	else
+		vm_status(vm, false, "wrote %zu edit%s to %s; reapply with: ctxscope %s --edits %s", n, n == 1 ? "" : "s",
+			  path, vm->src->path, path);
+	sb_fini(&out);
+}
+
+static void save(struct app *app, const char *as)
+{
+	struct vm *vm = &app->vm;
+	if (is_manifest(app)) {
+		save_manifest(app, as);
+		return;
+	}
+	size_t n;
+	history_edits(&vm->hist, &n);
+	if (n == 0) {
+		vm_status(vm, false, "no edits to save (a %s is never rewritten: edits go to a what-if file)",
+			  vm->src->kind->title);
+		return;
+	}
+	if (as && as[0]) {
+		save_whatif(app, as);
+		return;
+	}
+	char def[APP_PROMPT_MAX];
+	snprintf(def, sizeof def, "%s.edits.json", vm->src->path);
+	input_start(app, INPUT_WHATIF, def);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* The screen as it is under the input line: the list (or view) drawn on a grid. */
+static int export_screen_of(struct app *app, const char *path, struct cs_error *err)
+{
+	struct text_grid *g = text_grid_new(app->layout.w, app->layout.h);
+	if (!g)
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	struct painter painter = text_grid_painter(g);
+	enum app_mode was = app->mode;
+	app->mode = APP_NORMAL;
+	app_draw(app, &painter);
+	app->mode = was;
+	struct strbuf out = STRBUF_INIT;
+	int rc = text_grid_dump(g, &out) ? export_screen(sb_str(&out), out.len, app->vm.src->path, path, err)
+					 : cs_error_set(err, CS_ENOMEM, "out of memory");
+	sb_fini(&out);
+	text_grid_free(g);
+	return rc;
+}
+
+static void do_export(struct app *app, const char *path, const char *format)
+{
+	struct vm *vm = &app->vm;
+	struct cs_error err;
+	cs_error_clear(&err);
+	enum export_format fmt = EXPORT_AUTO;
+	if (format && format[0] && !export_format_from_name(format, &fmt)) {
+		vm_status(vm, true, "export: \"%.40s\" is not text, yaml, json or screen", format);
+		return;
+	}
+	if (!path[0]) {
+		vm_status(vm, true, "not exported: no file name");
+		return;
+	}
+	if (fmt == EXPORT_AUTO && ends_with(path, "screen"))
+		fmt = EXPORT_SCREEN;
+	int rc;
+	if (fmt == EXPORT_SCREEN) {
+		rc = export_screen_of(app, path, &err);
+	} else {
+		struct report_options opt = { .format = REPORT_TEXT, .ascii = app->ascii };
+		rc = export_report(&vm->cur, &opt, fmt, path, &err);
+		if (fmt == EXPORT_AUTO)
+			fmt = export_format_for_path(path);
+	}
+	static const char *const names[] = { "report", "text report", "YAML report", "JSON report", "screen" };
+	if (rc != CS_OK)
+		vm_status(vm, true, "not exported: %s", err.message);
+	else
+		vm_status(vm, false, "exported the %s to %s", names[fmt], path);
+}
+
+static void set_sort(struct app *app, const char *key)
+{
+	static const struct {
+		const char *name;
+		enum vm_sort sort;
+	} keys[] = { { "prompt", VM_SORT_ORDER }, { "order", VM_SORT_ORDER }, { "tokens", VM_SORT_TOKENS },
+		     { "priority", VM_SORT_PRIORITY }, { "score", VM_SORT_SCORE } };
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (strcmp(keys[i].name, key) == 0) {
+			/* s cycles; step it round to the one asked for */
+			for (int k = 0; k < VM_SORT_COUNT && app->vm.sort != keys[i].sort; k++)
+				vm_cycle_sort(&app->vm);
+			if (app->vm.sort == VM_SORT_ORDER)
+				vm_status(&app->vm, false, "sorted by order (assembly order, cache markers shown)");
+			return;
+		}
+	vm_status(&app->vm, true, "the list sorts by prompt, tokens, priority or score, not \"%.40s\"", key);
+}
+
+static const char *const app_theme_names[] = { "default", "light", "high-contrast", "monochrome", NULL };
+
+#define APP_THEME_DIR_MAX 4096 /* PATH_MAX on Linux, as main.c's --theme lookup */
+
+/* :theme NAME: the same folders as --theme (main.c's choose_theme). */
+static void set_theme(struct app *app, const char *name)
+{
+	char xdg[APP_THEME_DIR_MAX] = "";
+	const char *cfg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	if (cfg && cfg[0])
+		snprintf(xdg, sizeof xdg, "%s/ctxscope/themes", cfg);
+	else if (home && home[0])
+		snprintf(xdg, sizeof xdg, "%s/.config/ctxscope/themes", home);
+	const char *dirs[] = { xdg, CTXSCOPE_DATADIR "/themes", "themes" };
+	struct theme t;
+	struct cs_error err;
+	cs_error_clear(&err);
+	if (theme_load(name, dirs, sizeof dirs / sizeof dirs[0], &t, &err) != CS_OK) {
+		vm_status(&app->vm, true, "theme: %s; kept the current one", err.message);
+		return;
+	}
+	app->theme = t;
+	app->theme_changed = true;
+	const char *nc = getenv("NO_COLOR");
+	app->distinct_bars = !t.has_color || (nc && nc[0]);
+	vm_status(&app->vm, false, "theme: %s", name);
+}
+
+static unsigned run_command(struct app *app, const char *line)
+{
+	struct vm *vm = &app->vm;
+	struct command cmd;
+	struct cs_error err;
+	cs_error_clear(&err);
+	if (command_parse(vm->src, line, &cmd, &err) != CS_OK) {
+		vm_status(vm, true, "%s", err.message);
+		return APP_REDRAW;
+	}
+	if (cmd.is_edit) {
+		vm_apply(vm, &cmd.edit, &err);
+		return APP_REDRAW;
+	}
+	switch (cmd.code) {
+	case CMD_PROFILE: vm_set_profile(vm, cmd.arg, &err); break;
+	case CMD_SORT: set_sort(app, cmd.arg); break;
+	case CMD_THEME: set_theme(app, cmd.arg); break;
+	case CMD_SAVE: save(app, NULL); break;
+	case CMD_SAVE_AS: save(app, cmd.arg); break;
+	case CMD_EXPORT: do_export(app, cmd.arg, cmd.format); break;
+	case CMD_UNDO: vm_undo(vm, &err); break;
+	case CMD_REDO: vm_redo(vm, &err); break;
+	case CMD_QUIT: vm_status(vm, false, "quit"); return APP_QUIT;
+	default: break;
+	}
+	return APP_REDRAW;
+}
+
+/* Acts on the accepted input line; returns enum app_result flags (a :q). */
+static unsigned input_accept(struct app *app)
+{
+	struct vm *vm = &app->vm;
+	struct cs_error err;
+	cs_error_clear(&err);
+	const char *text = app->prompt;
+	switch (app->input) {
+	case INPUT_BUDGET: vm_set_budget(vm, text, &err); break;
+	case INPUT_SEARCH: vm_search(vm, text, &err); break;
+	case INPUT_FILTER: vm_set_filter(vm, text, &err); break;
+	case INPUT_COMMAND: return run_command(app, text);
+	case INPUT_SAVE_AS: save_manifest(app, text); break;
+	case INPUT_WHATIF: save_whatif(app, text); break;
+	case INPUT_EXPORT: do_export(app, text, NULL); break;
+	default: break;
+	}
+	return APP_REDRAW;
+}
+
+static void input_complete(struct app *app)
+{
+	struct vm *vm = &app->vm;
+	app->prompt[app->prompt_len] = '\0';
+	/* the profiles in force: the built-ins and the user's cache file */
+	const char *profiles[CACHE_MAX_PROFILES + 1];
+	size_t np = 0;
+	for (size_t i = 0; i < vm->cache_cfg.nprofiles && np < CACHE_MAX_PROFILES; i++)
+		profiles[np++] = vm->cache_cfg.profiles[i].name;
+	profiles[np] = NULL;
+	struct command_names names = { .profiles = profiles, .themes = app_theme_names };
+	struct command_completion c;
+	struct cs_error err;
+	cs_error_clear(&err);
+	if (command_complete(vm->src, &names, app->prompt, &c, &err) != CS_OK) {
+		command_completion_fini(&c);
+		vm_status(vm, true, "out of memory");
+		return;
+	}
+	if (c.n == 0) {
+		vm_status(vm, false, "no completion");
+	} else {
+		/* extend the word to what every candidate shares */
+		size_t take = c.n == 1 ? strlen(c.items[0]) : c.common_bytes;
+		if (c.word_start + take + 1 <= APP_PROMPT_MAX && take >= app->prompt_len - c.word_start) {
+			memcpy(app->prompt + c.word_start, c.items[0], take);
+			app->prompt_len = c.word_start + take;
+			if (c.n == 1)
+				app->prompt[app->prompt_len++] = ' ';
+		}
+		if (c.n > 1) {
+			sb_reset(&vm->status);
+			vm->status_error = false;
+			for (size_t i = 0; i < c.n; i++)
+				sb_printf(&vm->status, "%s%s", i ? "  " : "", c.items[i]);
+		}
+	}
+	command_completion_fini(&c);
+}
+
+/* Prompt view keys; false: not a view key (the normal handling runs). */
+static bool prompt_view_key(struct app *app, int act)
+{
+	struct vm *vm = &app->vm;
+	if (!vm_prompt_lines(vm))
+		return false;
+	size_t n = vm->prompt.nlines, page = app->view_h > 1 ? app->view_h - 1 : 1;
+	switch (act) {
+	case ACT_DOWN: app->view_cursor += app->view_cursor + 1 < n; break;
+	case ACT_UP: app->view_cursor -= app->view_cursor > 0; break;
+	case ACT_PAGE_DOWN: app->view_cursor = app->view_cursor + page < n ? app->view_cursor + page : (n ? n - 1 : 0); break;
+	case ACT_PAGE_UP: app->view_cursor = app->view_cursor > page ? app->view_cursor - page : 0; break;
+	case ACT_FIRST: app->view_cursor = 0; break;
+	case ACT_LAST: app->view_cursor = n ? n - 1 : 0; break;
+	default: return false;
+	}
+	/* the list's selection follows the line under the cursor */
+	for (size_t i = app->view_cursor + 1; i-- > 0 && n;)
+		if (vm->prompt.lines[i].block >= 0) {
+			vm_select_block(vm, vm->prompt.lines[i].block);
+			break;
+		}
+	return true;
+}
+
+/* Puts the prompt view's cursor on the line of the current search hit. */
+static void prompt_view_follow_hit(struct app *app)
+{
+	struct vm *vm = &app->vm;
+	if (!vm_prompt_lines(vm) || vm->found_at < 0 || (size_t)vm->found_at >= vm->found.nhits)
+		return;
+	const struct search_hit *h = &vm->found.hits[vm->found_at];
+	if (h->target != SEARCH_BLOCK)
+		return;
+	for (size_t i = 0; i < vm->prompt.nlines; i++) {
+		const struct vm_line *l = &vm->prompt.lines[i];
+		if (l->block == h->index && l->src_off1 && h->start >= l->src_off1 - 1 &&
+		    h->start <= l->src_off1 - 1 + l->len) {
+			app->view_cursor = i;
+			return;
+		}
+	}
+}
+
+static bool diff_view_key(struct app *app, int act)
+{
+	size_t page = app->view_h > 1 ? app->view_h - 1 : 1;
+	switch (act) {
+	case ACT_DOWN: app->view_top++; break; /* the draw clamps it */
+	case ACT_UP: app->view_top -= app->view_top > 0; break;
+	case ACT_PAGE_DOWN: app->view_top += page; break;
+	case ACT_PAGE_UP: app->view_top = app->view_top > page ? app->view_top - page : 0; break;
+	case ACT_FIRST: app->view_top = 0; break;
+	case ACT_LAST: app->view_top = (size_t)-1 / 2; break;
+	default: return false;
+	}
+	return true;
+}
+
+static void toggle_prompt_view(struct app *app)
+{
+	struct vm *vm = &app->vm;
+	if (app->view == VIEW_PROMPT) {
+		/* back with the piece under the cursor selected (done as it moved) */
+		app->view = VIEW_LIST;
+		vm_status(vm, false, "back to the list");
+		return;
+	}
+	app->view = VIEW_PROMPT;
+	if (!vm_prompt_lines(vm)) {
+		vm_status(vm, true, "out of memory");
+		return;
+	}
+	const struct vm_row *r = vm_selected(vm);
+	app->view_cursor = r && r->block >= 0 ? vm_prompt_line_of_block(vm, r->block) : 0;
+	app->view_top = app->view_cursor > 2 ? app->view_cursor - 2 : 0;
+	vm_status(vm, false, "the prompt: j/k move, / searches, Space excludes the piece under the cursor, v returns");
+}
+
+static void toggle_diff_view(struct app *app)
+{
+	if (app->view == VIEW_DIFF) {
+		app->view = VIEW_LIST;
+		vm_status(&app->vm, false, "back to the list");
+		return;
+	}
+	app->view = VIEW_DIFF;
+	app->view_top = 0;
+	build_diff(app);
+	vm_status(&app->vm, false, "changes since the baseline: j/k scroll, d returns");
+}
+
+static long row_at(const struct app *app, int y)
+{
+	const struct app_layout *L = &app->layout;
+	if (y < L->list_y || y >= L->list_y + L->list_h)
+		return -1;
+	size_t i = app->vm.scroll + (size_t)(y - L->list_y);
+	return i < app->vm.nrows ? (long)i : -1;
+}
+
+unsigned app_mouse(struct app *app, int y, int x, enum app_mouse_event ev)
+{
+	struct vm *vm = &app->vm;
+	const struct app_layout *L = &app->layout;
+	if (app->mode != APP_NORMAL || L->too_small)
+		return 0;
+	if (app->view != VIEW_LIST) {
+		if (ev != APP_MOUSE_CLICK) {
+			int act = ev == APP_MOUSE_WHEEL_UP ? ACT_UP : ACT_DOWN;
+			for (int i = 0; i < 3; i++)
+				app->view == VIEW_PROMPT ? (void)prompt_view_key(app, act) : (void)diff_view_key(app, act);
+		}
+		return APP_REDRAW;
+	}
+	if (ev == APP_MOUSE_WHEEL_UP || ev == APP_MOUSE_WHEEL_DOWN) {
+		vm_move(vm, ev == APP_MOUSE_WHEEL_UP ? -3 : 3);
+		app_layout(app, L->w, L->h);
+		return APP_REDRAW;
+	}
+	if (y >= L->bars_y && y < L->bars_y + L->nbars) {
+		vm_set_layer_filter(vm, L->bar_layer[y - L->bars_y]);
+		app_layout(app, L->w, L->h);
+		return APP_REDRAW;
+	}
+	long i = row_at(app, y);
+	if (i >= 0 && x >= L->list_x && x < L->list_x + L->list_w && vm->rows[i].type != VM_ROW_MARKER) {
+		vm->cursor = (size_t)i;
+		vm->detail_scroll = 0;
+		vm->focus = VM_FOCUS_LIST;
+	} else if (L->detail_shown && x >= L->detail_x && y >= L->detail_y && y < L->detail_y + L->detail_h) {
+		vm->focus = VM_FOCUS_DETAIL;
+	}
+	return APP_REDRAW;
+}
+
 unsigned app_key(struct app *app, int key)
 {
 	struct vm *vm = &app->vm;
 	if (key == 3) /* Ctrl-C in raw mode: quits from anywhere */
 		return APP_QUIT;
-	if (app->mode == APP_PROMPT)
-		return prompt_key(app, key);
+	if (app->mode == APP_PROMPT) {
+		unsigned r = prompt_key(app, key);
+		if (app->view == VIEW_DIFF)
+			build_diff(app);
+		if (app->view == VIEW_PROMPT)
+			prompt_view_follow_hit(app);
+		return r;
+	}
 	int act = keymap_lookup(&app->keymap, key);
 	if (app->mode == APP_HELP) {
 		if (act == ACT_QUIT)
@@ -843,6 +1534,10 @@ unsigned app_key(struct app *app, int key)
 		help_key(app, act);
 		return APP_REDRAW;
 	}
+	if (app->view == VIEW_PROMPT && (act == ACT_BACK ? (toggle_prompt_view(app), true) : prompt_view_key(app, act)))
+		return APP_REDRAW;
+	if (app->view == VIEW_DIFF && (act == ACT_BACK ? (toggle_diff_view(app), true) : diff_view_key(app, act)))
+		return APP_REDRAW;
 	struct cs_error err;
 	cs_error_clear(&err);
 	if (app->panel && panel_key(app, act, &err))
@@ -877,10 +1572,7 @@ unsigned app_key(struct app *app, int key)
 	case ACT_PRIORITY_DOWN: vm_nudge_priority(vm, -VM_PRIORITY_STEP, &err); break;
 	case ACT_STRATEGY: vm_cycle_strategy(vm, false, &err); break;
 	case ACT_GLOBAL_STRATEGY: vm_cycle_strategy(vm, true, &err); break;
-	case ACT_BUDGET:
-		app->mode = APP_PROMPT;
-		app->prompt_len = 0;
-		break;
+	case ACT_BUDGET: input_start(app, INPUT_BUDGET, NULL); break;
 	case ACT_BASELINE: vm_pin_baseline(vm, &err); break;
 	case ACT_SORT: vm_cycle_sort(vm); break;
 	case ACT_SHOW_DROPPED: vm_toggle_dropped(vm); break;
@@ -898,6 +1590,22 @@ unsigned app_key(struct app *app, int key)
 	case ACT_SETTINGS: open_panel(app); break;
 	case ACT_PRESET: vm_cycle_option(vm, "archetype", &err); break;
 	case ACT_LOOM_AWARE: vm_toggle_option(vm, "loom-aware", &err); break;
+	case ACT_SEARCH: input_start(app, INPUT_SEARCH, NULL); break;
+	case ACT_SEARCH_NEXT:
+	case ACT_SEARCH_PREV:
+		vm_search_step(vm, act == ACT_SEARCH_PREV);
+		if (app->view == VIEW_PROMPT)
+			prompt_view_follow_hit(app);
+		break;
+	case ACT_FILTER: input_start(app, INPUT_FILTER, NULL); break;
+	case ACT_FILTER_INVERT: vm_invert_filter(vm); break;
+	case ACT_PROMPT_VIEW: toggle_prompt_view(app); break;
+	case ACT_DIFF: toggle_diff_view(app); break;
+	case ACT_UNDO: vm_undo(vm, &err); break;
+	case ACT_REDO: vm_redo(vm, &err); break;
+	case ACT_SAVE: save(app, NULL); break;
+	case ACT_EXPORT: input_start(app, INPUT_EXPORT, NULL); break;
+	case ACT_COMMAND: input_start(app, INPUT_COMMAND, NULL); break;
 	default: {
 		char name[32];
 		if (cskey_name(key, name, sizeof name))
@@ -905,6 +1613,8 @@ unsigned app_key(struct app *app, int key)
 		break;
 	}
 	}
+	if (app->view == VIEW_DIFF)
+		build_diff(app);
 	app_layout(app, app->layout.w, app->layout.h);
 	return APP_REDRAW;
 }

@@ -17,7 +17,7 @@
 #define APP_MIN_WIDTH 40  /* narrower and the list has no room for a label */
 #define APP_MIN_HEIGHT 10 /* shorter and header + one list row + hints do not fit */
 #define APP_WIDE 120      /* from here the detail pane sits on the right */
-#define APP_PROMPT_MAX 32 /* a typed budget: "1,000,000,000" with room */
+#define APP_PROMPT_MAX 1024 /* the input line: a budget, a pattern, a command, a file path */
 
 enum app_mode { APP_NORMAL, APP_HELP, APP_PROMPT };
 
@@ -53,7 +53,23 @@ struct app {
 	struct strbuf line;      /* per-draw text */
 	bool panel;              /* the settings panel (W) is open */
 	size_t panel_sel;        /* its selected entry */
+	/* issue 7: the input line's purpose, the prompt and diff views, mouse */
+	int input;               /* enum app_input: what the input line (APP_PROMPT) is for */
+	int view;                /* enum app_view: the list, the prompt view, the diff view */
+	size_t view_top;         /* prompt/diff view: the first line shown */
+	size_t view_cursor;      /* prompt view: the line under the cursor */
+	size_t view_h;           /* prompt/diff view: lines shown by the last frame */
+	struct strbuf view_text; /* diff view: its lines */
+	struct strbuf roles;     /* per-draw: a role per byte of scratch (highlights) */
+	bool mouse;              /* mouse events on (--no-mouse: off) */
+	bool theme_changed;      /* :theme loaded another theme: the terminal re-reads colours */
 };
+
+enum app_mouse_event { APP_MOUSE_CLICK, APP_MOUSE_WHEEL_UP, APP_MOUSE_WHEEL_DOWN };
+/* A mouse event at cell (y, x): a click selects a row or, on a layer's bar,
+ * limits the list to that layer (again: all); the wheel scrolls. Returns
+ * enum app_result flags. */
+unsigned app_mouse(struct app *app, int y, int x, enum app_mouse_event ev);
 
 /* Takes ownership of src (also on failure: call app_fini either way).
  * CS_OK or the error. */

@@ -104,6 +104,7 @@ static int run_inspector(const struct cli *cli, struct source *src, bool ascii)
 	}
 	choose_cache(&app, cli->profile);
 	choose_theme(&app, cli->theme);
+	app.mouse = !cli->no_mouse;
 	int rc;
 	if (cli->screen) {
 		int w, h;

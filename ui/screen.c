@@ -72,6 +72,25 @@ int screen_run(struct app *app, int w, int h, const char *keys, struct strbuf *o
 			ok = frame(app, &g, w, h);
 			continue;
 		}
+		int mx, my;
+		char mkind[16];
+		if (sscanf(name, "%15[A-Za-z]=%d.%d", mkind, &mx, &my) == 3) {
+			/* mouse: Click=X.Y, WheelUp=X.Y, WheelDown=X.Y (0-based cells) */
+			enum app_mouse_event ev = APP_MOUSE_CLICK;
+			if (strcmp(mkind, "WheelUp") == 0)
+				ev = APP_MOUSE_WHEEL_UP;
+			else if (strcmp(mkind, "WheelDown") == 0)
+				ev = APP_MOUSE_WHEEL_DOWN;
+			else if (strcmp(mkind, "Click") != 0) {
+				rc = cs_error_set(err, CS_EUSAGE, "--keys: \"%s\" is not Click=X.Y, WheelUp=X.Y or WheelDown=X.Y",
+						  name);
+				break;
+			}
+			if (app->mouse) /* --no-mouse: the terminal would send none */
+				app_mouse(app, my, mx, ev);
+			ok = frame(app, &g, w, h);
+			continue;
+		}
 		int key;
 		if (!cskey_from_name(name, &key)) {
 			rc = cs_error_set(err, CS_EUSAGE,

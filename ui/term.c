@@ -123,6 +123,13 @@ static void c_end(void *ctx)
 	refresh();
 }
 
+/* The wheel down: button 5 in ncurses 6 (mouse version 2); older ones have none. */
+#ifdef BUTTON5_PRESSED
+#define MOUSE_WHEEL_DOWN BUTTON5_PRESSED
+#else
+#define MOUSE_WHEEL_DOWN 0
+#endif
+
 static const struct painter_ops curses_ops = {
 	.begin = c_begin,
 	.put = c_put,
@@ -169,13 +176,35 @@ int term_run(struct app *app, struct cs_error *err)
 	setup_colors(app, &cc);
 	struct painter p = { .ops = &curses_ops, .ctx = &cc };
 	int w, h;
+	if (app->mouse) {
+		mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON4_PRESSED | MOUSE_WHEEL_DOWN, NULL);
+		mouseinterval(0); /* a press is a click at once: no wait for a double click */
+	}
 	getmaxyx(stdscr, h, w);
 	app_layout(app, w, h);
 	for (;;) {
+		if (app->theme_changed) { /* :theme */
+			app->theme_changed = false;
+			setup_colors(app, &cc);
+		}
 		app_draw(app, &p);
 		int ch = getch();
 		if (ch == ERR)
 			continue;
+		if (ch == KEY_MOUSE) {
+			MEVENT ev;
+			if (getmouse(&ev) != OK)
+				continue;
+			enum app_mouse_event what = APP_MOUSE_CLICK;
+			if (ev.bstate & BUTTON4_PRESSED)
+				what = APP_MOUSE_WHEEL_UP;
+			else if (ev.bstate & MOUSE_WHEEL_DOWN)
+				what = APP_MOUSE_WHEEL_DOWN;
+			else if (!(ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED)))
+				continue;
+			app_mouse(app, ev.y, ev.x, what);
+			continue;
+		}
 		if (ch == KEY_RESIZE) {
 			getmaxyx(stdscr, h, w);
 			app_layout(app, w, h);

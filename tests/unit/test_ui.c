@@ -341,8 +341,8 @@ static void test_exclude_updates_assembly_cache_and_status(void **state)
 	long cached;
 	assert_int_equal(vm_layer_state(&vm, 4, &cached), VM_LAYER_NEW);
 	assert_int_equal(vm_layer_state(&vm, 1, &cached), VM_LAYER_CACHED);
-	assert_int_equal(vm.nhistory, 1);
-	assert_int_equal(vm.history[0].type, EDIT_EXCLUDE);
+	assert_int_equal(vm.hist.ndone, 1);
+	assert_int_equal(vm.hist.done[0].type, EDIT_EXCLUDE);
 	/* Space again: back to the loaded assembly, the same prompt */
 	assert_int_equal(vm_toggle_exclude(&vm, &err), CS_OK);
 	assert_true(vm.cache.identical);
@@ -475,10 +475,10 @@ static void test_memory_panel_and_cutoff_line(void **state)
 	assert_int_equal(vm_panel_nudge(&vm, 0, 1, &err), CS_OK);
 	assert_int_equal(strncmp(sb_str(&vm.status), "weight recency 0.35 -> 0.4 (in: ev-098, ev-087; out: ev-094): -8 tokens",
 				 71), 0);
-	assert_int_equal(vm.nhistory, 2);
-	assert_int_equal(vm.history[1].type, EDIT_OPTION);
-	assert_string_equal(vm.history[1].option, "weight");
-	assert_string_equal(vm.history[1].text, "recency=0.4");
+	assert_int_equal(vm.hist.ndone, 2);
+	assert_int_equal(vm.hist.done[1].type, EDIT_OPTION);
+	assert_string_equal(vm.hist.done[1].option, "weight");
+	assert_string_equal(vm.hist.done[1].text, "recency=0.4");
 	assert_int_equal(vm.cur.results[ev098].outcome, OUTCOME_WHOLE);
 	assert_int_equal(vm.cur.results[ev094].reason, REASON_OVER_ALLOCATION);
 	assert_string_equal(vm_cutoff(&vm), "0.73");
