@@ -1,0 +1,50 @@
+/* viewmodel_priv.h: internal to the view-model's files; not for ui/.
+ * The few helpers that viewmodel.c, vm_cache.c, vm_settings.c, vm_detail.c
+ * and vm_search.c share; everything else in them stays static. */
+#ifndef CTXSCOPE_VIEWMODEL_PRIV_H
+#define CTXSCOPE_VIEWMODEL_PRIV_H
+
+#include "viewmodel.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* vm_cache.c */
+
+/* A deep copy of the user's breakpoints (the baseline keeps the ones it was
+ * pinned with); dst owns the copy. false on out of memory (dst is then empty). */
+bool vm_copy_overrides(struct cache_overrides *dst, const struct cache_overrides *src);
+
+/* Runs cache_analyze on the current assembly against the baseline under the
+ * active profile and derives what the screen shows (owned by vm). false on
+ * out of memory. */
+bool vm_compute_cache(struct vm *vm);
+
+/* Per-frame figures (owned by vm), worked out once per re-assembly or
+ * baseline. false on out of memory. */
+bool vm_summarize(struct vm *vm);
+
+/* viewmodel.c */
+
+/* Whether a cache marker row follows block b. */
+bool vm_marker_after(const struct vm *vm, size_t b);
+
+/* Rebuilds vm's rows (owned by vm), keeping the cursor on keep_piece (or
+ * keep_block) where it can be. false on out of memory. */
+bool vm_rebuild_rows(struct vm *vm, long keep_piece, long keep_block);
+
+/* After the assembly, baseline or cache settings changed: every derived
+ * figure (owned by vm). false on out of memory. */
+bool vm_refresh_all(struct vm *vm, long keep_piece, long keep_block);
+
+/* Makes next the current assembly (vm takes it; next is left zeroed),
+ * keeping the selection. */
+int vm_adopt(struct vm *vm, struct assembly *next, struct cs_error *err);
+
+/* vm_settings.c */
+
+/* Rebuilds the rows keeping the selection; says so in the status line on
+ * out of memory. */
+void vm_refresh_rows(struct vm *vm);
+
+#endif

@@ -1,0 +1,279 @@
+/* vm_cache.c: the view-model's prompt-cache figures, cache profile and breakpoints. */
+#include "viewmodel_priv.h"
+
+#include "alloc.h"
+#include "strbuf.h"
+
+#include <string.h>
+
+/* ---- the cache, as cache.h sees it ----------------------------------------- */
+
+/* A deep copy of the user's breakpoints (the baseline keeps the ones it was
+ * pinned with). false on out of memory (dst is then empty). */
+bool vm_copy_overrides(struct cache_overrides *dst, const struct cache_overrides *src)
+{
+	cache_overrides_fini(dst);
+	cache_overrides_init(dst);
+	if (src->n == 0)
+		return true;
+	dst->items = cs_calloc(src->n, sizeof *dst->items);
+	if (!dst->items)
+		return false;
+	dst->cap = src->n;
+	for (size_t i = 0; i < src->n; i++) {
+		dst->items[i] = src->items[i];
+		dst->items[i].piece_id = NULL;
+		if (src->items[i].piece_id) {
+			size_t n = strlen(src->items[i].piece_id) + 1;
+			dst->items[i].piece_id = cs_malloc(n);
+			if (!dst->items[i].piece_id) {
+				dst->n = i;
+				cache_overrides_fini(dst);
+				cache_overrides_init(dst);
+				return false;
+			}
+			memcpy(dst->items[i].piece_id, src->items[i].piece_id, n);
+		}
+		dst->n = i + 1;
+	}
+	return true;
+}
+
+/* Runs cache_analyze on the current assembly against the baseline under the
+ * active profile and derives what the screen shows. false on out of memory. */
+bool vm_compute_cache(struct vm *vm)
+{
+	const struct assembly *a = &vm->cur;
+	cache_analysis_fini(&vm->an);
+	struct cs_error err;
+	if (cache_analyze(&vm->base, &vm->bp_base, a, &vm->bp_now, vm->profile, &vm->an, &err) != CS_OK) {
+		memset(&vm->cache, 0, sizeof vm->cache);
+		vm->cache.cached_block = -1;
+		return false;
+	}
+	const struct cache_analysis *an = &vm->an;
+	struct vm_cache c = { .cached_block = -1, .identical = an->div.identical };
+	c.same_blocks = an->div.identical || an->div.block < 0 ? a->nblocks : (size_t)an->div.block;
+	c.cached_tokens = an->now.read;
+	c.rewrite_tokens = a->total_tokens - an->now.read;
+	for (size_t i = 0; i < a->nblocks; i++)
+		if (an->now.read > 0 && a->blocks[i].offset_tokens + a->blocks[i].tokens <= an->now.read)
+			c.cached_block = (long)i;
+	vm->cache = c;
+	return true;
+}
+
+/* Block b's share of the prefix read from the cache, in the budgeted tokens
+ * the bars show (the cache counts rendered tokens: a partly read block
+ * counts in proportion). */
+static long block_cached_tokens(const struct vm *vm, size_t b)
+{
+	const struct block *bl = &vm->cur.blocks[b];
+	long in = vm->an.now.read - bl->offset_tokens;
+	if (in <= 0 || bl->tokens <= 0)
+		return 0;
+	if (in >= bl->tokens)
+		return bl->budget_tokens;
+	return (long)((double)bl->budget_tokens * (double)in / (double)bl->tokens);
+}
+
+/* Per-frame figures, worked out once per re-assembly or baseline so that a
+ * redraw costs O(visible rows): counts of dropped and truncated pieces, and
+ * each layer's cache state. false on out of memory. */
+bool vm_summarize(struct vm *vm)
+{
+	const struct assembly *a = &vm->cur;
+	vm->ndropped = vm->ntruncated = 0;
+	vm->max_block_tokens = 0;
+	for (size_t b = 0; b < a->nblocks; b++)
+		if (a->blocks[b].budget_tokens > vm->max_block_tokens)
+			vm->max_block_tokens = a->blocks[b].budget_tokens;
+	for (size_t i = 0; i < vm->src->npieces; i++) {
+		if (a->results[i].outcome == OUTCOME_DROPPED)
+			vm->ndropped++;
+		else if (a->results[i].outcome == OUTCOME_TRUNCATED)
+			vm->ntruncated++;
+	}
+	for (size_t g = 0; g < ASM_MAX_GROUPINGS; g++) {
+		cs_free(vm->layers[g]);
+		vm->layers[g] = NULL;
+	}
+	for (size_t g = 0; g < a->ngroupings; g++) {
+		size_t nl = a->groupings[g].nlayers;
+		vm->layers[g] = cs_calloc(nl ? nl : 1, sizeof *vm->layers[g]);
+		if (!vm->layers[g])
+			return false;
+		for (size_t b = 0; b < a->nblocks; b++) {
+			int l = a->blocks[b].layer[g];
+			if (l < 0 || (size_t)l >= nl)
+				continue;
+			struct vm_layer_info *li = &vm->layers[g][l];
+			li->blocks++;
+			li->cached_tokens += block_cached_tokens(vm, b);
+			if (vm_block_cached(vm, (long)b))
+				li->cached_blocks++;
+		}
+	}
+	return true;
+}
+
+bool vm_block_cached(const struct vm *vm, long block)
+{
+	return block >= 0 && block <= vm->cache.cached_block;
+}
+
+const char *vm_cutoff(const struct vm *vm)
+{
+	for (size_t i = 0; i < vm->cur.nfacts; i++)
+		if (strcmp(vm->cur.facts[i].key, "cutoff score") == 0)
+			return strcmp(vm->cur.facts[i].value, "none") == 0 ? NULL : vm->cur.facts[i].value;
+	return NULL;
+}
+
+const struct cache_breakpoint *vm_breakpoint(const struct vm *vm, long block)
+{
+	size_t lo = 0, hi = vm->an.nbps;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if ((long)vm->an.bps[mid].block < block)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < vm->an.nbps && (long)vm->an.bps[lo].block == block ? &vm->an.bps[lo] : NULL;
+}
+
+const char *vm_breakpoint_state(const struct vm *vm, const struct cache_breakpoint *bp)
+{
+	if (!bp->in_limit)
+		return "over the limit";
+	if (!bp->over_min)
+		return "under minimum";
+	if (bp->end_tokens <= vm->an.now.read)
+		return "cached";
+	/* a prefix cache stores whole units: the tail of the last one is not kept */
+	return bp->end_tokens <= vm->an.now.read + vm->an.now.written ? "written" : "not cached";
+}
+
+/* ---- cache profile and breakpoints ------------------------------------------- */
+
+/* Redoes the analysis after a cache-only change (profile, breakpoints). */
+static int cache_refresh(struct vm *vm, struct cs_error *err)
+{
+	const struct vm_row *sel = vm_selected(vm);
+	long keep_piece = sel ? sel->piece : -1, keep_block = sel ? sel->block : -1;
+	if (!vm_refresh_all(vm, keep_piece, keep_block)) {
+		vm_status(vm, true, "out of memory");
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	}
+	return CS_OK;
+}
+
+/* "1,077 of 1,126 tokens read from the cache, 0 written, 49 uncached" */
+static void cache_clause(struct vm *vm, struct strbuf *s)
+{
+	const struct cache_cost *c = &vm->an.now;
+	sb_thousands(s, c->read);
+	sb_puts(s, " of ");
+	sb_thousands(s, c->total);
+	sb_puts(s, " tokens read from the cache, ");
+	sb_thousands(s, c->written);
+	sb_puts(s, " written, ");
+	sb_thousands(s, c->uncached);
+	sb_puts(s, " uncached");
+}
+
+int vm_cache_setup(struct vm *vm, const char *path, const char *profile, struct cs_error *err)
+{
+	int rc = CS_OK;
+	struct cs_error file_err;
+	cs_error_clear(&file_err);
+	if (path && cache_config_load(&vm->cache_cfg, path, &file_err) != CS_OK)
+		rc = file_err.code; /* the built-ins stay */
+	const char *want = profile ? profile : vm->cache_cfg.default_profile;
+	const struct cache_profile *p = cache_config_profile(&vm->cache_cfg, want);
+	if (!p) {
+		p = vm->profile; /* the active one stays */
+		if (rc == CS_OK)
+			rc = cs_error_set(&file_err, CS_EUSAGE, "no cache profile \"%.40s\"", want);
+	}
+	vm->profile = p;
+	int rc2 = cache_refresh(vm, err);
+	if (rc2 != CS_OK)
+		return rc2;
+	if (rc != CS_OK)
+		*err = file_err;
+	return rc;
+}
+
+/* Makes p (in cache_cfg) the active profile; the status says what it reads. */
+static int use_profile(struct vm *vm, const struct cache_profile *p, struct cs_error *err)
+{
+	vm->profile = p;
+	int rc = cache_refresh(vm, err);
+	if (rc != CS_OK)
+		return rc;
+	struct strbuf *s = &vm->status;
+	sb_reset(s);
+	vm->status_error = false;
+	sb_printf(s, "cache profile %s (%s, min ", p->name, cache_mode_name(p->mode));
+	sb_thousands(s, p->min_prefix);
+	if (p->unit > 1)
+		sb_printf(s, ", %ld-token units", p->unit);
+	sb_puts(s, "): ");
+	cache_clause(vm, s);
+	return CS_OK;
+}
+
+int vm_cycle_profile(struct vm *vm, struct cs_error *err)
+{
+	const struct cache_config *cfg = &vm->cache_cfg;
+	size_t at = 0;
+	for (size_t i = 0; i < cfg->nprofiles; i++)
+		if (&cfg->profiles[i] == vm->profile)
+			at = i;
+	return use_profile(vm, &cfg->profiles[cfg->nprofiles ? (at + 1) % cfg->nprofiles : 0], err);
+}
+
+int vm_set_profile(struct vm *vm, const char *name, struct cs_error *err)
+{
+	const struct cache_profile *p = cache_config_profile(&vm->cache_cfg, name);
+	if (!p) {
+		vm_status(vm, true, "no cache profile \"%.40s\" (Tab lists them)", name);
+		return cs_error_set(err, CS_EUSAGE, "no such profile");
+	}
+	return use_profile(vm, p, err);
+}
+
+int vm_toggle_breakpoint(struct vm *vm, struct cs_error *err)
+{
+	const struct vm_row *r = vm_selected(vm);
+	if (!r || r->type != VM_ROW_BLOCK) {
+		vm_status(vm, true, "a breakpoint goes after a block of the prompt; this row is not in it");
+		return cs_error_set(err, CS_EUSAGE, "not a block");
+	}
+	long block = r->block;
+	int rc = cache_overrides_toggle(&vm->bp_now, &vm->cur, (size_t)block, err);
+	if (rc != CS_OK) {
+		vm_status(vm, true, "%s", err->message);
+		return rc;
+	}
+	rc = cache_refresh(vm, err);
+	if (rc != CS_OK)
+		return rc;
+	const struct block *b = &vm->cur.blocks[block];
+	const char *what = b->piece >= 0 ? vm->src->pieces[b->piece].id : b->label ? b->label : "made text";
+	const struct cache_breakpoint *bp = vm_breakpoint(vm, block);
+	struct strbuf *s = &vm->status;
+	sb_reset(s);
+	vm->status_error = false;
+	sb_printf(s, "breakpoint %s after %.60s", bp ? "set" : "removed", what);
+	if (bp) {
+		sb_puts(s, " (");
+		sb_thousands(s, bp->end_tokens);
+		sb_printf(s, " tokens, %s)", vm_breakpoint_state(vm, bp));
+	}
+	sb_puts(s, ": ");
+	cache_clause(vm, s);
+	return CS_OK;
+}

@@ -1,0 +1,278 @@
+/* vm_settings.c: a kind's own settings panel, and the sort, dropped and grouping toggles. */
+#include "viewmodel_priv.h"
+
+#include "alloc.h"
+#include "kind.h"
+#include "strbuf.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a kind's own settings ------------------------------------------------------ */
+
+static bool is_list_option(const struct kind_option *o)
+{
+	return o->arg && (strcmp(o->arg, "NAME=V") == 0 || strcmp(o->arg, "NAME=P") == 0);
+}
+
+size_t vm_panel_entries(const struct vm *vm, struct vm_panel_entry *out, size_t cap)
+{
+	const struct kind_ops *k = vm->src->kind;
+	size_t n = 0;
+	if (!k->options || !k->get_option)
+		return 0;
+	struct strbuf text = STRBUF_INIT;
+	for (const struct kind_option *o = k->options; o->name && n < cap; o++) {
+		if (!is_list_option(o))
+			continue;
+		sb_reset(&text);
+		if (k->get_option(vm->src, o->name, &text) != CS_OK || text.failed)
+			continue;
+		/* "recency=0.3,relevance=0.5,salience=0.2" */
+		const char *p = sb_str(&text);
+		while (*p && n < cap) {
+			size_t len = strcspn(p, ",");
+			const char *eq = memchr(p, '=', len);
+			if (eq && (size_t)(eq - p) < VM_PANEL_NAME_MAX) {
+				struct vm_panel_entry *e = &out[n++];
+				e->option = o->name;
+				memcpy(e->name, p, (size_t)(eq - p));
+				e->name[eq - p] = '\0';
+				e->value = strtod(eq + 1, NULL);
+				e->percent = o->arg[5] == 'P';
+			}
+			p += len + (p[len] == ',');
+		}
+	}
+	sb_fini(&text);
+	return n;
+}
+
+/* Replaces the edit's own sentence at the head of the status ("weight
+ * recency=0.3,relevance=... -> recency=0.35: +12 tokens; ...") with a
+ * shorter one, keeping what follows the first ": ". */
+static void status_head(struct vm *vm, const char *head)
+{
+	const char *s = sb_str(&vm->status);
+	const char *rest = strstr(s, ": ");
+	struct strbuf next = STRBUF_INIT;
+	sb_puts(&next, head);
+	if (rest)
+		sb_puts(&next, rest);
+	if (!next.failed) {
+		sb_reset(&vm->status);
+		sb_append(&vm->status, sb_str(&next), next.len);
+	}
+	sb_fini(&next);
+}
+
+#define VM_CROSSINGS_NAMED 3 /* pieces named per direction; the rest are counted */
+
+/* " (in: ev-098; out: ev-094, ev-087)": the pieces that entered or left the
+ * prompt since was_in; nothing when none did. */
+static void crossings(const struct vm *vm, const bool *was_in, struct strbuf *out)
+{
+	bool open = false;
+	for (int dir = 1; dir >= 0; dir--) {
+		size_t named = 0, more = 0;
+		for (size_t i = 0; i < vm->src->npieces; i++) {
+			bool in = vm->cur.results[i].outcome != OUTCOME_DROPPED;
+			if (in == was_in[i] || in != (dir == 1))
+				continue;
+			if (named == VM_CROSSINGS_NAMED) {
+				more++;
+				continue;
+			}
+			if (named)
+				sb_puts(out, ", ");
+			else
+				sb_printf(out, "%s%s: ", open ? "; " : " (", dir == 1 ? "in" : "out");
+			open = true;
+			sb_puts(out, vm->src->pieces[i].id);
+			named++;
+		}
+		if (more)
+			sb_printf(out, " and %zu more", more);
+	}
+	if (open)
+		sb_putc(out, ')');
+}
+
+int vm_panel_nudge(struct vm *vm, size_t index, int direction, struct cs_error *err)
+{
+	struct vm_panel_entry entries[VM_PANEL_MAX];
+	size_t n = vm_panel_entries(vm, entries, VM_PANEL_MAX);
+	if (index >= n) {
+		vm_status(vm, true, "a %s has no weights or shares to change", vm->src->kind->title);
+		return cs_error_set(err, CS_EUSAGE, "no such entry");
+	}
+	const struct vm_panel_entry *e = &entries[index];
+	double step = e->percent ? VM_PANEL_PERCENT_STEP : VM_PANEL_STEP;
+	double v = e->value + (direction > 0 ? step : -step);
+	v = round(v * 100.0) / 100.0; /* keep 0.05 steps exact */
+	if (v == 0)
+		v = 0; /* never "-0" */
+	struct edit ed = { .type = EDIT_OPTION, .piece = -1 };
+	snprintf(ed.option, sizeof ed.option, "%s", e->option);
+	snprintf(ed.text, sizeof ed.text, "%s=%.10g", e->name, v);
+	/* which pieces were in the prompt, to name the ones that cross */
+	size_t np = vm->src->npieces;
+	bool *was_in = cs_calloc(np ? np : 1, sizeof *was_in);
+	if (!was_in) {
+		vm_status(vm, true, "out of memory (not applied)");
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < np; i++)
+		was_in[i] = vm->cur.results[i].outcome != OUTCOME_DROPPED;
+	int rc = vm_apply(vm, &ed, err);
+	if (rc != CS_OK) {
+		cs_free(was_in);
+		return rc;
+	}
+	struct strbuf head = STRBUF_INIT;
+	sb_printf(&head, "%s %s %.10g%s -> %.10g%s", e->option, e->name, e->value, e->percent ? "%" : "", v,
+		  e->percent ? "%" : "");
+	crossings(vm, was_in, &head);
+	if (!head.failed)
+		status_head(vm, sb_str(&head));
+	sb_fini(&head);
+	cs_free(was_in);
+	return CS_OK;
+}
+
+/* The choices listed at the end of an option's help, after its last colon:
+ * "a, b or c". Fills names (pointers into buf); returns the count. */
+static size_t option_choices(const char *help, char *buf, size_t cap, const char **names, size_t max)
+{
+	const char *colon = strrchr(help, ':');
+	if (!colon)
+		return 0;
+	snprintf(buf, cap, "%s", colon + 1);
+	size_t n = 0;
+	char *p = buf;
+	while (*p && n < max) {
+		while (*p == ' ' || *p == ',')
+			p++;
+		if (strncmp(p, "or ", 3) == 0)
+			p += 3;
+		if (!*p)
+			break;
+		char *end = p + strcspn(p, ", ");
+		names[n++] = p;
+		if (*end)
+			*end++ = '\0';
+		p = end;
+	}
+	return n;
+}
+
+#define VM_CHOICES_MAX 16 /* choices listed in one option's help */
+
+int vm_cycle_option(struct vm *vm, const char *name, struct cs_error *err)
+{
+	const struct kind_ops *k = vm->src->kind;
+	const struct kind_option *o = kind_option(k, name);
+	char buf[256];
+	const char *choices[VM_CHOICES_MAX];
+	size_t n = o && o->arg && k->get_option ? option_choices(o->help, buf, sizeof buf, choices, VM_CHOICES_MAX) : 0;
+	if (n == 0) {
+		vm_status(vm, true, "a %s has no %s to switch", k->title, name);
+		return cs_error_set(err, CS_EUSAGE, "no such option");
+	}
+	struct strbuf cur = STRBUF_INIT;
+	k->get_option(vm->src, name, &cur);
+	size_t word = strcspn(sb_str(&cur), " ");
+	size_t at = n - 1; /* an unlisted value: start from the first */
+	for (size_t i = 0; i < n; i++)
+		if (strlen(choices[i]) == word && strncmp(choices[i], sb_str(&cur), word) == 0)
+			at = i;
+	struct edit e = { .type = EDIT_OPTION, .piece = -1 };
+	snprintf(e.option, sizeof e.option, "%s", name);
+	snprintf(e.text, sizeof e.text, "%s", choices[(at + 1) % n]);
+	size_t np = vm->src->npieces;
+	bool *was_in = cs_calloc(np ? np : 1, sizeof *was_in);
+	if (!was_in) {
+		sb_fini(&cur);
+		vm_status(vm, true, "out of memory (not applied)");
+		return cs_error_set(err, CS_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < np; i++)
+		was_in[i] = vm->cur.results[i].outcome != OUTCOME_DROPPED;
+	int rc = vm_apply(vm, &e, err);
+	if (rc == CS_OK) {
+		/* "archetype coding -> support (in: ...)", without the full lists */
+		struct strbuf head = STRBUF_INIT;
+		sb_printf(&head, "%s %.*s -> %s", name, (int)word, sb_str(&cur), e.text);
+		crossings(vm, was_in, &head);
+		if (!head.failed)
+			status_head(vm, sb_str(&head));
+		sb_fini(&head);
+	}
+	sb_fini(&cur);
+	cs_free(was_in);
+	return rc;
+}
+
+int vm_toggle_option(struct vm *vm, const char *name, struct cs_error *err)
+{
+	const struct kind_ops *k = vm->src->kind;
+	const struct kind_option *o = kind_option(k, name);
+	if (!o || o->arg || !k->get_option) {
+		vm_status(vm, true, "a %s has no %s setting", k->title, name);
+		return cs_error_set(err, CS_EUSAGE, "no such switch");
+	}
+	struct strbuf cur = STRBUF_INIT;
+	k->get_option(vm->src, name, &cur);
+	bool on = strcmp(sb_str(&cur), "true") == 0 || strcmp(sb_str(&cur), "on") == 0;
+	sb_fini(&cur);
+	struct edit e = { .type = EDIT_OPTION, .piece = -1 };
+	snprintf(e.option, sizeof e.option, "%s", name);
+	snprintf(e.text, sizeof e.text, "%s", on ? "false" : "true");
+	return vm_apply(vm, &e, err);
+}
+
+const char *vm_sort_name(enum vm_sort sort)
+{
+	static const char *const names[] = { "order", "tokens", "priority", "score" };
+	return sort < VM_SORT_COUNT ? names[sort] : "";
+}
+
+void vm_refresh_rows(struct vm *vm)
+{
+	const struct vm_row *sel = vm_selected(vm);
+	if (!vm_rebuild_rows(vm, sel ? sel->piece : -1, sel ? sel->block : -1))
+		vm_status(vm, true, "out of memory");
+}
+
+void vm_cycle_sort(struct vm *vm)
+{
+	vm->sort = (vm->sort + 1) % VM_SORT_COUNT;
+	vm_refresh_rows(vm);
+	vm_status(vm, false, "sorted by %s%s", vm_sort_name(vm->sort),
+		  vm->sort == VM_SORT_ORDER ? " (assembly order, cache markers shown)" : " (highest first)");
+}
+
+void vm_toggle_dropped(struct vm *vm)
+{
+	vm->hide_dropped = !vm->hide_dropped;
+	vm_refresh_rows(vm);
+	vm_status(vm, false, "%s dropped pieces", vm->hide_dropped ? "hiding" : "showing");
+}
+
+void vm_cycle_grouping(struct vm *vm)
+{
+	if (vm->cur.ngroupings < 2) {
+		vm_status(vm, false, "a %s has one layer grouping (%s)", vm->src->kind->title,
+			  vm->cur.ngroupings ? vm->cur.groupings[0].name : "none");
+		return;
+	}
+	vm->grouping = (vm->grouping + 1) % vm->cur.ngroupings;
+	vm->prompt.built = false;
+	if (vm->layer_filter >= 0) {
+		vm->layer_filter = -1;
+		vm_refresh_rows(vm);
+	}
+	vm_status(vm, false, "layers: %s", vm->cur.groupings[vm->grouping].name);
+}
