@@ -1,0 +1,742 @@
+/* draw.c: paints the inspector's main screen through a painter: header, bars,
+ * list, settings panel, detail pane, hints, status, help. Every string from
+ * the input goes through utf8_fit/utf8_sanitize before it is painted. */
+#include "app_priv.h"
+
+#include "cache.h"
+#include "kind.h"
+#include "utf8.h"
+
+#include <stdio.h>
+#include <math.h>
+#include <string.h>
+
+/* ---- glyphs --------------------------------------------------------------- */
+
+static const char *const eighths_utf8[9] = { "", "▏", "▎", "▍", "▌", "▋", "▊", "▉", "█" };
+/* Without colour each layer gets its own glyph (the first keeps eighths). */
+#define APP_BAR_GLYPHS 6
+static const char *const distinct_utf8[APP_BAR_GLYPHS] = { "█", "▓", "▒", "░", "▞", "▪" };
+static const char *const distinct_ascii[APP_BAR_GLYPHS] = { "#", "=", "%", "+", "*", "o" };
+
+static const char *g_hline(const struct app *app) { return app->ascii ? "-" : "─"; }
+static const char *g_vline(const struct app *app) { return app->ascii ? "|" : "│"; }
+static const char *g_dash(const struct app *app) { return app->ascii ? "." : "┄"; }
+static const char *g_minus(const struct app *app) { return app->ascii ? "-" : "−"; }
+static const char *g_dot(const struct app *app) { return app->ascii ? "|" : "·"; }
+
+#define APP_TAB_SPACES 4 /* a tab in the detail shows as this many spaces */
+
+/* ---- painting helpers ----------------------------------------------------------- */
+
+/* Text (any bytes) fitted to exactly `width` columns. one_line: newlines
+ * and tabs become a space and runs of spaces collapse (for input text in a
+ * row); else spacing is kept and control characters get stand-ins. */
+static void put_text(struct frame *f, int y, int x, int width, const char *s, size_t n, int role, bool one_line)
+{
+	if (width <= 0)
+		return;
+	struct strbuf *sc = &f->app->scratch;
+	sb_reset(sc);
+	unsigned flags = (one_line ? UTF8_ONE_LINE : 0) | (f->app->ascii ? UTF8_ASCII : 0);
+	utf8_fit(sc, s, n, (size_t)width, flags, true);
+	if (!sc->failed)
+		f->p->ops->put(f->p->ctx, y, x, sb_str(sc), sc->len, role);
+}
+
+void app_put_fit(struct frame *f, int y, int x, int width, const char *s, size_t n, int role)
+{
+	put_text(f, y, x, width, s, n, role, false);
+}
+
+void app_put_str(struct frame *f, int y, int x, int width, const char *s, int role)
+{
+	put_text(f, y, x, width, s, strlen(s), role, false);
+}
+
+/* Our own glyph repeated `times` (display-safe by construction). */
+void app_put_repeat(struct frame *f, int y, int x, const char *glyph, int times, int role)
+{
+	if (times <= 0)
+		return;
+	struct strbuf *sc = &f->app->scratch;
+	sb_reset(sc);
+	sb_repeat(sc, glyph, (size_t)times);
+	if (!sc->failed)
+		f->p->ops->put(f->p->ctx, y, x, sb_str(sc), sc->len, role);
+}
+
+/* The role a search match is painted in (reverse bold: visible without colour). */
+#define APP_MATCH_ROLE ROLE_HINT_KEY
+
+/* Input text s[0..n) made display-safe into app->scratch (tabs expanded),
+ * with app->roles holding a role per byte of it: `role`, or the match role
+ * inside the hits [first, first+nhits) of vm->found whose byte ranges (in
+ * the text s starts `base` bytes into) overlap it. false on out of memory. */
+bool app_display_line(struct app *app, const char *s, size_t n, int role, size_t base, size_t first, size_t nhits)
+{
+	struct strbuf *sc = &app->scratch, *rl = &app->roles;
+	sb_reset(sc);
+	sb_reset(rl);
+	const struct search_hit *hits = app->vm.found.hits;
+	/* only the hits that reach into this line (they are sorted and disjoint) */
+	size_t lo = first, hi = first + nhits;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (hits[mid].end <= base)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t last = lo;
+	while (last < first + nhits && hits[last].start < base + n)
+		last++;
+	first = lo;
+	nhits = last - lo;
+	size_t i = 0;
+	while (i < n) {
+		/* the chunk up to the next hit boundary */
+		size_t end = n;
+		bool in = false;
+		for (size_t h = first; h < first + nhits; h++) {
+			size_t hs = hits[h].start > base ? hits[h].start - base : 0;
+			size_t he = hits[h].end > base ? hits[h].end - base : 0;
+			if (he <= i || hs >= n)
+				continue;
+			if (hs <= i) {
+				in = true;
+				if (he < end)
+					end = he;
+			} else if (hs < end) {
+				end = hs;
+			}
+		}
+		size_t from = sc->len;
+		for (size_t k = i; k < end; k++) {
+			size_t run = k;
+			while (run < end && s[run] != '\t')
+				run++;
+			if (run > k)
+				utf8_sanitize(sc, s + k, run - k, app->ascii ? UTF8_ASCII : 0);
+			if (run < end)
+				sb_repeat(sc, " ", APP_TAB_SPACES);
+			k = run;
+		}
+		char r = (char)(in ? APP_MATCH_ROLE : role);
+		for (size_t k = from; k < sc->len; k++)
+			sb_putc(rl, r);
+		i = end;
+	}
+	return !sc->failed && !rl->failed;
+}
+
+/* Paints scratch[at, at+take) at (y, x), run by run of the same role. */
+void app_put_runs(struct frame *f, int y, int x, size_t at, size_t take)
+{
+	const char *t = f->app->scratch.data, *r = f->app->roles.data;
+	size_t end = at + take;
+	while (at < end) {
+		size_t k = at;
+		while (k < end && r[k] == r[at])
+			k++;
+		f->p->ops->put(f->p->ctx, y, x, t + at, k - at, r[at]);
+		x += (int)utf8_columns(t + at, k - at);
+		at = k;
+	}
+}
+
+static int bar_role(size_t layer)
+{
+	return ROLE_BAR0 + (int)(layer % THEME_BAR_ROLES);
+}
+
+/* A bar of `cells` cells for value/max; returns nothing, paints. */
+static void draw_bar(struct frame *f, int y, int x, int cells, long value, long max, size_t layer)
+{
+	struct app *app = f->app;
+	size_t e = vm_bar_eighths(value, max, (size_t)cells);
+	int role = bar_role(layer);
+	bool fine = !app->ascii && (!app->distinct_bars || layer % APP_BAR_GLYPHS == 0);
+	if (fine) {
+		app_put_repeat(f, y, x, eighths_utf8[8], (int)(e / 8), role);
+		if (e % 8)
+			app_put_repeat(f, y, x + (int)(e / 8), eighths_utf8[e % 8], 1, role);
+		return;
+	}
+	const char *glyph = app->ascii ? (app->distinct_bars ? distinct_ascii[layer % APP_BAR_GLYPHS] : "#")
+				       : distinct_utf8[layer % APP_BAR_GLYPHS];
+	int full = (int)((e + 4) / 8);
+	if (full == 0 && e > 0)
+		full = 1;
+	app_put_repeat(f, y, x, glyph, full, role);
+}
+
+static void thousands(struct strbuf *sb, long v)
+{
+	sb_thousands(sb, v);
+}
+
+static int percent(long part, long whole)
+{
+	if (whole <= 0)
+		return 0;
+	return (int)((part * 100 + whole / 2) / whole);
+}
+
+/* ---- header ---------------------------------------------------------------------- */
+
+static void draw_header(struct frame *f)
+{
+	struct app *app = f->app;
+	const struct app_layout *L = &app->layout;
+	struct vm *vm = &app->vm;
+	const struct assembly *a = &vm->cur;
+	struct strbuf *ln = &app->line;
+
+	sb_reset(ln);
+	sb_printf(ln, "%s  %s", vm->src->path, vm->src->kind->name);
+	for (size_t i = 0; i < a->nfacts; i++)
+		sb_printf(ln, "  %s %s", a->facts[i].key, a->facts[i].value);
+	const char *help = "? help";
+	int title_w = 10;
+	app_put_str(f, 0, 0, title_w, " ctxscope", ROLE_TITLE);
+	int rest = L->w - title_w - 8;
+	app_put_fit(f, 0, title_w, rest, sb_str(ln), ln->len, ROLE_HEADER);
+	app_put_str(f, 0, L->w - 8, 8, help, ROLE_HEADER);
+
+	size_t dropped, cut;
+	vm_counts(vm, &dropped, &cut);
+	sb_reset(ln);
+	if (L->w < 80) {
+		/* narrow: the figures that matter, shortest first */
+		sb_puts(ln, " used ");
+		thousands(ln, a->budget.used);
+		sb_putc(ln, '/');
+		thousands(ln, a->budget.usable);
+		sb_printf(ln, " (%d%%) dropped %zu cut %zu", percent(a->budget.used, a->budget.usable), dropped,
+			  cut);
+	} else {
+		sb_puts(ln, " budget ");
+		thousands(ln, a->budget.usable);
+		sb_puts(ln, " = ");
+		thousands(ln, a->budget.limit);
+		sb_printf(ln, " %s ", g_minus(app));
+		thousands(ln, a->budget.reserve);
+		sb_puts(ln, " reserve   used ");
+		thousands(ln, a->budget.used);
+		sb_printf(ln, " (%d%%)   dropped %zu  cut %zu", percent(a->budget.used, a->budget.usable), dropped, cut);
+	}
+	bool over = (a->flags & (ASM_OVER_LIMIT | ASM_ERROR)) != 0;
+	if (over && a->state)
+		sb_printf(ln, "   %s", a->state);
+	app_put_fit(f, 1, 0, L->w, sb_str(ln), ln->len, over ? ROLE_OVER : ROLE_BUDGET);
+
+	sb_reset(ln);
+	const struct vm_cache *c = &vm->cache;
+	const struct cache_cost *now = &vm->an.now;
+	sb_printf(ln, " cache %s %s ", vm->profile ? vm->profile->name : "-", g_dot(app));
+	if (now->read == 0)
+		sb_puts(ln, "cold: nothing read");
+	else {
+		thousands(ln, now->read);
+		sb_puts(ln, " read");
+	}
+	sb_printf(ln, " %s ", g_dot(app));
+	thousands(ln, now->written);
+	sb_printf(ln, " written %s ", g_dot(app));
+	thousands(ln, now->uncached);
+	sb_printf(ln, " uncached %s %s", g_dot(app),
+		  c->identical ? "prompt same as the baseline" : "prompt differs from the baseline");
+	sb_printf(ln, " %s ", g_dot(app));
+	thousands(ln, llround(now->cost));
+	sb_puts(ln, " vs ");
+	thousands(ln, llround(vm->an.steady.cost));
+	sb_puts(ln, " base-price tokens");
+	app_put_fit(f, 2, 0, L->w, sb_str(ln), ln->len, c->identical ? ROLE_CACHED : ROLE_NEW);
+}
+
+static void draw_bars(struct frame *f)
+{
+	struct app *app = f->app;
+	const struct app_layout *L = &app->layout;
+	const struct grouping *g = vm_grouping(&app->vm);
+	if (!g)
+		return;
+	bool wide = L->w >= 80;
+	int name_w = L->w >= 100 ? 18 : 10, tok_w = 8, pct_w = 5, state_w = wide ? 20 : 7;
+	int bar_w = L->w - 1 - name_w - tok_w - pct_w - 1 - state_w - 1;
+	long usable = app->vm.cur.budget.usable;
+	for (int i = 0; i < L->nbars; i++) {
+		size_t li = (size_t)L->bar_layer[i];
+		const struct layer *ly = &g->layers[li];
+		int y = L->bars_y + i;
+		int x = 1;
+		app_put_str(f, y, x, name_w - 1, ly->name, ROLE_NORMAL); /* a blank column before the bar */
+		x += name_w;
+		draw_bar(f, y, x, bar_w, ly->budget_tokens, usable, li);
+		x += bar_w;
+		char num[32];
+		char buf[48];
+		snprintf(buf, sizeof buf, "%*s", tok_w, fmt_thousands(num, ly->budget_tokens));
+		app_put_str(f, y, x, tok_w, buf, ROLE_NORMAL);
+		x += tok_w;
+		snprintf(buf, sizeof buf, "%4d%%", percent(ly->budget_tokens, usable));
+		app_put_str(f, y, x, pct_w, buf, ROLE_NORMAL);
+		x += pct_w + 1;
+		long cached;
+		enum vm_layer_state st = vm_layer_state(&app->vm, li, &cached);
+		const char *word = "";
+		int role = ROLE_NORMAL;
+		switch (st) {
+		case VM_LAYER_CACHED: word = "cached"; role = ROLE_CACHED; break;
+		case VM_LAYER_NEW: word = "new"; role = ROLE_NEW; break;
+		case VM_LAYER_EMPTY: word = "-"; break;
+		case VM_LAYER_PARTIAL:
+			role = ROLE_NEW;
+			if (wide) {
+				snprintf(buf, sizeof buf, "cached to %s", fmt_thousands(num, cached));
+				word = buf;
+			} else {
+				word = "part";
+			}
+			break;
+		}
+		app_put_str(f, y, x, state_w, word, role);
+	}
+}
+
+/* ---- the list ---------------------------------------------------------------------- */
+
+struct columns {
+	int flag, tokens, bar, role, label, content; /* x of each; bar -1 when none */
+	int bar_w, role_w, label_w, content_w;
+};
+
+static struct columns list_columns(const struct app_layout *L)
+{
+	struct columns c = { 0 };
+	int w = L->list_w;
+	c.flag = L->list_x + 1;
+	c.tokens = c.flag + 2;
+	int x = c.tokens + 8;
+	c.bar_w = w >= 60 ? 6 : 0;
+	c.bar = c.bar_w ? x : -1;
+	x += c.bar_w ? c.bar_w + 1 : 0;
+	c.role = x;
+	c.role_w = w >= 60 ? 9 : 6;
+	x += c.role_w + 1;
+	c.label = x;
+	c.label_w = w >= 100 ? 24 : w >= 60 ? 16 : 10;
+	x += c.label_w + 1;
+	c.content = x;
+	c.content_w = L->list_x + w - x;
+	return c;
+}
+
+static void draw_marker(struct frame *f, int y, const struct vm_row *r)
+{
+	struct app *app = f->app;
+	const struct app_layout *L = &app->layout;
+	const struct vm *vm = &app->vm;
+	struct strbuf *ln = &app->line;
+	sb_reset(ln);
+	sb_repeat(ln, g_dash(app), 2);
+	int role = ROLE_MARKER;
+	bool is_break = !vm->cache.identical && (r->block == -1 || (size_t)r->block + 1 == vm->cache.same_blocks);
+	if (r->block == VM_MARKER_CUTOFF) {
+		role = ROLE_BREAK;
+		const char *cut = vm_cutoff(vm);
+		sb_printf(ln, " cutoff %s ", cut ? cut : "");
+	} else if (is_break) {
+		role = ROLE_BREAK;
+		sb_puts(ln, " cache breaks here ");
+		sb_puts(ln, g_dot(app));
+		sb_putc(ln, ' ');
+		thousands(ln, vm->cache.cached_tokens);
+		sb_puts(ln, " cached ");
+		sb_puts(ln, g_dot(app));
+		sb_putc(ln, ' ');
+		thousands(ln, vm->cache.rewrite_tokens);
+		sb_puts(ln, " to rewrite ");
+	} else {
+		const struct cache_breakpoint *bp = vm_breakpoint(vm, r->block);
+		sb_puts(ln, " cache breakpoint ");
+		sb_puts(ln, g_dot(app));
+		sb_putc(ln, ' ');
+		thousands(ln, vm_row_tokens(vm, r));
+		sb_puts(ln, " tokens ");
+		sb_puts(ln, g_dot(app));
+		sb_printf(ln, " %s ", bp ? vm_breakpoint_state(vm, bp) : "none");
+	}
+	int used = (int)utf8_columns(sb_str(ln), ln->len);
+	if (used < L->list_w)
+		sb_repeat(ln, g_dash(app), (size_t)(L->list_w - used));
+	app_put_fit(f, y, L->list_x, L->list_w, sb_str(ln), ln->len, role);
+}
+
+static void draw_row(struct frame *f, int y, size_t index)
+{
+	struct app *app = f->app;
+	const struct app_layout *L = &app->layout;
+	struct vm *vm = &app->vm;
+	const struct vm_row *r = &vm->rows[index];
+	if (r->type == VM_ROW_MARKER) {
+		draw_marker(f, y, r);
+		return;
+	}
+	bool selected = index == vm->cursor;
+	const struct piece *p = r->piece >= 0 ? &vm->src->pieces[r->piece] : NULL;
+	const struct piece_result *res = p ? &vm->cur.results[r->piece] : NULL;
+	const struct block *b = r->block >= 0 ? &vm->cur.blocks[r->block] : NULL;
+	int role = ROLE_ROW;
+	if (!p)
+		role = ROLE_MADE;
+	else if (res->outcome == OUTCOME_DROPPED)
+		role = ROLE_DROPPED;
+	else if (res->outcome == OUTCOME_TRUNCATED)
+		role = ROLE_TRUNCATED;
+	if (selected && !(vm->focus == VM_FOCUS_DETAIL))
+		role = ROLE_CURSOR;
+	struct columns c = list_columns(L);
+	app_put_repeat(f, y, L->list_x, " ", L->list_w, role);
+	if (selected)
+		app_put_str(f, y, L->list_x, 1, app->ascii ? ">" : "▶", role);
+	char flag[2] = { vm_row_flag(vm, r), '\0' };
+	app_put_str(f, y, c.flag, 1, flag, role);
+	long tokens = vm_row_tokens(vm, r);
+	char num[32], buf[40];
+	snprintf(buf, sizeof buf, "%7s", fmt_thousands(num, tokens));
+	app_put_str(f, y, c.tokens, 7, buf, role);
+	if (c.bar >= 0 && r->type == VM_ROW_BLOCK) {
+		long max = vm->max_block_tokens; /* ncdu-style: against the largest row */
+		size_t layer = (size_t)(b->layer[vm->grouping < vm->cur.ngroupings ? vm->grouping : 0]);
+		draw_bar(f, y, c.bar, c.bar_w, tokens, max, layer);
+	}
+	const char *rolename = p && p->role ? p->role
+			       : (b && vm->cur.nmessages) ? vm->cur.messages[b->message].role
+							  : "made";
+	app_put_str(f, y, c.role, c.role_w, rolename ? rolename : "", role);
+	const char *label = p ? (p->label ? p->label : p->id) : (b && b->label ? b->label : "(made text)");
+	put_text(f, y, c.label, c.label_w, label, strlen(label),
+		 role != ROLE_CURSOR && vm_row_matches(vm, r) ? APP_MATCH_ROLE : role, true);
+
+	struct strbuf *ln = &app->line;
+	sb_reset(ln);
+	if (p && res->outcome == OUTCOME_DROPPED) {
+		sb_printf(ln, "(%s) ", res->reason == REASON_EXCLUDED_BY_USER ? reason_sentence(res->reason)
+				       : res->sentence ? res->sentence : reason_sentence(res->reason));
+	} else if (p && res->outcome == OUTCOME_TRUNCATED) {
+		sb_puts(ln, "(truncated ");
+		thousands(ln, res->original_tokens);
+		sb_puts(ln, " -> ");
+		thousands(ln, res->tokens);
+		sb_puts(ln, ") ");
+	}
+	if (p) {
+		size_t take = p->text_bytes < 512 ? p->text_bytes : utf8_bytes_for_code_points(p->text, p->text_bytes, 400);
+		sb_append(ln, p->text, take);
+	} else if (b) {
+		/* made text: its first spans are enough for a row */
+		for (size_t s = b->first_span; s < b->first_span + b->nspans && ln->len < 400; s++)
+			sb_append(ln, vm->cur.spans[s].ptr, vm->cur.spans[s].len < 400 ? vm->cur.spans[s].len : 400);
+	}
+	put_text(f, y, c.content, c.content_w, sb_str(ln), ln->len, role, true);
+}
+
+static void draw_list(struct frame *f)
+{
+	struct app *app = f->app;
+	const struct app_layout *L = &app->layout;
+	struct vm *vm = &app->vm;
+	struct columns c = list_columns(L);
+	int y = L->list_y - 1;
+	app_put_repeat(f, y, L->list_x, " ", L->list_w, ROLE_COLUMNS);
+	app_put_str(f, y, c.flag, 1, "f", ROLE_COLUMNS);
+	app_put_str(f, y, c.tokens, 7, " tokens", ROLE_COLUMNS);
+	app_put_str(f, y, c.role, c.role_w, "role", ROLE_COLUMNS);
+	app_put_str(f, y, c.label, c.label_w, vm->src->kind->id_key, ROLE_COLUMNS);
+	char head[64];
+	snprintf(head, sizeof head, "content  [sort: %s%s]", vm_sort_name(vm->sort),
+		 vm->hide_dropped ? ", dropped hidden" : "");
+	app_put_str(f, y, c.content, c.content_w, head, ROLE_COLUMNS);
+	vm_scroll_into_view(vm, (size_t)L->list_h);
+	for (int i = 0; i < L->list_h; i++) {
+		size_t index = vm->scroll + (size_t)i;
+		if (index >= vm->nrows)
+			break;
+		draw_row(f, L->list_y + i, index);
+	}
+	if (vm->nrows == 0)
+		app_put_str(f, L->list_y, L->list_x + 1, L->list_w - 1, "(nothing to show)", ROLE_DROPPED);
+	if (vm->cursor >= vm->scroll && vm->cursor < vm->scroll + (size_t)L->list_h)
+		f->p->ops->cursor(f->p->ctx, L->list_y + (int)(vm->cursor - vm->scroll), L->list_x);
+}
+
+/* ---- the settings panel (W) ------------------------------------------------------------ */
+
+static void draw_panel(struct frame *f)
+{
+	struct app *app = f->app;
+	const struct app_layout *L = &app->layout;
+	if (!app->panel || L->panel_h <= 0)
+		return;
+	struct vm_panel_entry e[VM_PANEL_MAX];
+	size_t n = vm_panel_entries(&app->vm, e, VM_PANEL_MAX);
+	struct strbuf *ln = &app->line;
+	sb_reset(ln);
+	sb_printf(ln, " %s%s%s Up/Down pick %s +/- change %s W or Esc closes ", g_dash(app), g_dash(app), " settings",
+		  g_dot(app), g_dot(app));
+	const char *cut = vm_cutoff(&app->vm);
+	if (cut)
+		sb_printf(ln, "%s cutoff %s ", g_dot(app), cut);
+	int used = (int)utf8_columns(sb_str(ln), ln->len);
+	if (used < L->list_w)
+		sb_repeat(ln, g_dash(app), (size_t)(L->list_w - used));
+	app_put_fit(f, L->panel_y, L->list_x, L->list_w, sb_str(ln), ln->len, ROLE_BORDER);
+	int rows = L->panel_h - 1;
+	size_t first = 0;
+	if (rows > 0 && app->panel_sel >= (size_t)rows)
+		first = app->panel_sel - (size_t)rows + 1;
+	for (int i = 0; i < rows && first + (size_t)i < n; i++) {
+		size_t k = first + (size_t)i;
+		bool sel = k == app->panel_sel;
+		sb_reset(ln);
+		sb_printf(ln, "%s %-11s %-10s ", sel ? (app->ascii ? ">" : "▶") : " ", e[k].option, e[k].name);
+		if (e[k].percent)
+			sb_printf(ln, "%5.1f%%", e[k].value);
+		else
+			sb_printf(ln, "%6.2f", e[k].value);
+		app_put_fit(f, L->panel_y + 1 + i, L->list_x, L->list_w, sb_str(ln), ln->len, sel ? ROLE_CURSOR : ROLE_NORMAL);
+	}
+}
+
+/* ---- the detail pane ------------------------------------------------------------------ */
+
+
+static void draw_detail(struct frame *f)
+{
+	struct app *app = f->app;
+	const struct app_layout *L = &app->layout;
+	struct vm *vm = &app->vm;
+	if (!L->detail_shown)
+		return;
+	int title_y, x = L->detail_x, w = L->detail_w, y0, h;
+	bool focus = vm->focus == VM_FOCUS_DETAIL;
+	if (L->detail_right) {
+		for (int y = L->detail_y; y < L->detail_y + L->detail_h; y++)
+			app_put_repeat(f, y, x - 1, g_vline(app), 1, ROLE_BORDER);
+		title_y = L->detail_y;
+		x += 1;
+		w -= 1;
+	} else {
+		title_y = L->detail_y - 1;
+		app_put_repeat(f, title_y, 0, g_hline(app), L->w, ROLE_BORDER);
+	}
+	app_put_str(f, title_y, x, w, focus ? "detail (Tab: list, Esc: back, j/k scroll)" : "detail (Enter/Tab: focus)",
+		focus ? ROLE_HEADING : ROLE_BORDER);
+	y0 = title_y + 1;
+	h = L->detail_y + L->detail_h - y0;
+	if (h <= 0 || w <= 0)
+		return;
+	if (!vm_detail(vm)) {
+		app_put_str(f, y0, x, w, "out of memory", ROLE_ERROR);
+		return;
+	}
+	size_t row = 0, shown = 0;
+	size_t hfirst = 0, hn = 0;
+	if (vm->detail.piece >= 0)
+		vm_hits_of(vm, SEARCH_TEXT, vm->detail.piece, &hfirst, &hn);
+	app->detail_more = false;
+	for (size_t i = 0; i < vm->detail.nlines && !app->detail_more; i++) {
+		const struct vm_line *l = &vm->detail.lines[i];
+		const char *s = vm->detail.text.data + l->off;
+		struct strbuf *sc = &app->scratch;
+		if (!app_display_line(app, s, l->len, l->role, l->src_off1 ? l->src_off1 - 1 : 0, hfirst,
+				  l->src_off1 ? hn : 0))
+			return;
+		const char *t = sb_str(sc);
+		size_t n = sc->len, at = 0;
+		do {
+			size_t cols;
+			size_t take = utf8_prefix_for_columns(t + at, n - at, (size_t)w, &cols);
+			if (take == 0 && at < n) {
+				int32_t cp;
+				take = utf8_decode(t + at, n - at, &cp);
+			} else if (at + take < n && t[at + take] != ' ') {
+				/* word wrap: break after the last space, if it is not too far back */
+				size_t sp = take;
+				while (sp > 0 && t[at + sp - 1] != ' ')
+					sp--;
+				if (sp > take / 2)
+					take = sp;
+			}
+			if (row >= vm->detail_scroll) {
+				if (shown == (size_t)h) {
+					app->detail_more = true; /* rows below: j may scroll */
+					break;
+				}
+				app_put_runs(f, y0 + (int)shown, x, at, take);
+				shown++;
+			}
+			row++;
+			at += take;
+		} while (at < n);
+	}
+	if (shown == 0 && vm->detail_scroll > 0) {
+		/* scrolled past the end (a page key): show the last page */
+		vm->detail_scroll = row > (size_t)h ? row - (size_t)h : 0;
+		draw_detail(f);
+	}
+}
+
+/* ---- hints, status, help, too small ---------------------------------------------------- */
+
+static const int hint_actions[] = {
+	ACT_EXCLUDE, ACT_PRIORITY_UP, ACT_PRIORITY_DOWN, ACT_STRATEGY, ACT_BUDGET, ACT_BASELINE,
+	ACT_SORT, ACT_SHOW_DROPPED, ACT_OPEN, ACT_HELP, ACT_QUIT,
+};
+
+static void draw_hints(struct frame *f)
+{
+	struct app *app = f->app;
+	const struct app_layout *L = &app->layout;
+	app_put_repeat(f, L->hint_y, 0, " ", L->w, ROLE_HINT);
+	if (app->mode != APP_PROMPT && app->view != VIEW_LIST) {
+		const char *h = app->view == VIEW_PROMPT
+				? " j/k move  PgUp/PgDn page  / search  n/N next  Space exclude  u undo  v back"
+				: " j/k scroll  PgUp/PgDn page  B pin the baseline  P profile  u undo  d back";
+		app_put_fit(f, L->hint_y, 0, L->w, h, strlen(h), ROLE_HINT);
+		return;
+	}
+	if (app->mode == APP_PROMPT) {
+		/* the input line's keys, or Tab's candidates */
+		struct strbuf *ln = &app->line;
+		sb_reset(ln);
+		sb_putc(ln, ' ');
+		sb_append(ln, sb_str(&app->vm.status), app->vm.status.len);
+		app_put_fit(f, L->hint_y, 0, L->w, sb_str(ln), ln->len, ROLE_HINT);
+		return;
+	}
+	int x = 1;
+	for (size_t i = 0; i < sizeof hint_actions / sizeof hint_actions[0]; i++) {
+		const char *keys = action_keys(hint_actions[i]);
+		char key[16];
+		size_t kn = strcspn(keys, " ");
+		if (kn >= sizeof key)
+			kn = sizeof key - 1;
+		memcpy(key, keys, kn);
+		key[kn] = '\0';
+		const char *name = action_name(hint_actions[i]);
+		int need = (int)(kn + 1 + strlen(name) + 2);
+		if (x + need > L->w)
+			break;
+		app_put_str(f, L->hint_y, x, (int)kn, key, ROLE_HINT_KEY);
+		app_put_str(f, L->hint_y, x + (int)kn + 1, (int)strlen(name), name, ROLE_HINT);
+		x += need;
+	}
+}
+
+
+static const char *input_label(int input)
+{
+	switch (input) {
+	case INPUT_SEARCH: return "/";
+	case INPUT_FILTER: return "\\";
+	case INPUT_COMMAND: return ":";
+	case INPUT_SAVE_AS: return " changed on disk since loaded; save as: ";
+	case INPUT_WHATIF: return " what-if file: ";
+	case INPUT_EXPORT: return " export to (.txt .yaml .json: report; .screen: this screen): ";
+	default: return " budget in tokens (100k, 128,000; empty: the input's): ";
+	}
+}
+
+static void draw_status(struct frame *f)
+{
+	struct app *app = f->app;
+	const struct app_layout *L = &app->layout;
+	if (app->mode == APP_PROMPT) {
+		struct strbuf *ln = &app->line;
+		sb_reset(ln);
+		sb_printf(ln, "%s%.*s_", input_label(app->input), (int)app->prompt_len, app->prompt);
+		app_put_fit(f, L->status_y, 0, L->w, sb_str(ln), ln->len, ROLE_HEADING);
+		return;
+	}
+	struct strbuf *ln = &app->line;
+	sb_reset(ln);
+	sb_putc(ln, ' ');
+	sb_append(ln, sb_str(&app->vm.status), app->vm.status.len);
+	app_put_fit(f, L->status_y, 0, L->w, sb_str(ln), ln->len, app->vm.status_error ? ROLE_ERROR : ROLE_STATUS);
+}
+
+static void draw_help(struct frame *f)
+{
+	struct app *app = f->app;
+	const struct app_layout *L = &app->layout;
+	struct strbuf help = STRBUF_INIT;
+	actions_help(&help);
+	sb_puts(&help, "\nflags: x excluded  - dropped  ~ truncated  * changed since the baseline  ! unreadable\n");
+	sb_puts(&help, "bars: tokens of each layer against the usable budget; cache state against the baseline under the profile (P)\n");
+	const char *s = sb_str(&help);
+	size_t lines = 0;
+	for (const char *q = s; *q; q++)
+		lines += *q == '\n';
+	size_t room = L->h > 1 ? (size_t)L->h - 1 : 1; /* the last row says how to scroll */
+	if (f->app->help_scroll + room > lines)
+		f->app->help_scroll = lines > room ? lines - room : 0;
+	size_t line = 0;
+	int y = 0;
+	while (*s && (size_t)y < room) {
+		size_t n = strcspn(s, "\n");
+		if (line >= f->app->help_scroll) {
+			app_put_fit(f, y, 0, L->w, s, n, line == 0 ? ROLE_HEADING : ROLE_NORMAL);
+			y++;
+		}
+		line++;
+		s += n + (s[n] == '\n');
+	}
+	if (L->h > 1)
+		app_put_str(f, L->h - 1, 0, L->w, lines > room ? " j/k scroll · Esc or ? closes · q quits" : " Esc or ? closes · q quits",
+			ROLE_HINT);
+	sb_fini(&help);
+}
+
+void app_draw(struct app *app, const struct painter *p)
+{
+	struct frame f = { .app = app, .p = p };
+	const struct app_layout *L = &app->layout;
+	p->ops->begin(p->ctx, L->w, L->h);
+	if (L->too_small) {
+		char msg[96];
+		snprintf(msg, sizeof msg, "%dx%d, needs %dx%d", L->w, L->h, APP_MIN_WIDTH, APP_MIN_HEIGHT);
+		if (L->w > 0 && L->h > 0)
+			app_put_str(&f, L->h / 2 - (L->h > 1), 0, L->w, "terminal too small", ROLE_ERROR);
+		if (L->w > 0 && L->h > 1)
+			app_put_str(&f, L->h / 2, 0, L->w, msg, ROLE_ERROR);
+		p->ops->end(p->ctx);
+		return;
+	}
+	if (app->mode == APP_HELP) {
+		draw_help(&f);
+		p->ops->end(p->ctx);
+		return;
+	}
+	if (app->view != VIEW_LIST) {
+		if (app->view == VIEW_PROMPT)
+			app_draw_prompt_view(&f);
+		else
+			app_draw_diff_view(&f);
+		draw_hints(&f);
+		draw_status(&f);
+		p->ops->end(p->ctx);
+		return;
+	}
+	draw_header(&f);
+	draw_bars(&f);
+	app_put_repeat(&f, L->bars_y + L->nbars, 0, g_hline(app), L->w, ROLE_BORDER);
+	draw_list(&f);
+	draw_panel(&f);
+	draw_detail(&f);
+	draw_hints(&f);
+	draw_status(&f);
+	p->ops->end(p->ctx);
+}
