@@ -14,8 +14,9 @@
  *   - a node used as a context source twice, or also on the path, is one
  *     piece (its first use), with a warning.
  * Unsupported: the seed's operational memory block and loom-aware system
- * prompt addendum (no fields for them in the format). */
-#include "loom.h"
+ * prompt addendum (no fields for them in the format).
+ * The time parsing is loom_time.c; the pieces are made in loom_pieces.c. */
+#include "loom_priv.h"
 
 #include "alloc.h"
 #include "assembly.h"
@@ -30,61 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum { EDGE_CONTINUATION, EDGE_ANNOTATION };
-enum { SRC_PRIMARY, SRC_CONTEXT, SRC_INSTRUCTION };
-
-struct tnode {            /* a node while loading; points into the cJSON tree */
-	const char *id;
-	const char *local_id;
-	const cJSON *json;
-	const cJSON *content;
-	int author;           /* 0 human, 1 model */
-	long long created_ms;
-	bool excluded, pruned, bookmarked, include_annotation;
-	unsigned cont_out, ann_out;
-	size_t in_first, in_count; /* incoming edges: in_edges[in_first ..) */
-	long piece;           /* -1 until it becomes one */
-};
-
-struct tsource {
-	size_t node;
-	int role;
-};
-
-struct tedge {
-	const char *id;
-	int type;
-	size_t index;         /* in edges[] */
-	size_t target;
-	size_t first_src, nsrc;
-};
-
-struct idmap {            /* open addressing: id -> index */
-	const char **keys;
-	size_t *vals;
-	size_t mask;
-};
-
-struct loader {
-	struct source *src;
-	struct loom *m;
-	struct json_doc doc;
-	struct tnode *nodes;
-	size_t nnodes;
-	struct tedge *edges;
-	size_t nedges;
-	struct tsource *srcs;
-	size_t nsrcs;
-	size_t *in_edges;
-	struct idmap node_ids, edge_ids;
-	size_t *path;         /* node indices root -> cursor */
-	size_t *path_edge;    /* the edge into path[i] (SIZE_MAX for the root) */
-	size_t npath;
-	struct cs_error *err;
-};
-
-#define NONE SIZE_MAX
 
 static uint64_t hash_str(const char *s)
 {
@@ -133,113 +79,14 @@ static size_t idmap_get(const struct idmap *im, const char *key)
 	return NONE;
 }
 
-static int nomem(struct loader *L)
+int loom_nomem(struct loader *L)
 {
 	return cs_error_set(L->err, CS_ENOMEM, "out of memory");
 }
 
-/* ---- time ---------------------------------------------------------------- */
-
-static long long days_from_civil(long y, unsigned mo, unsigned d)
-{
-	y -= mo <= 2;
-	long era = (y >= 0 ? y : y - 399) / 400;
-	unsigned yoe = (unsigned)(y - era * 400);
-	unsigned doy = (153 * (mo + (mo > 2 ? (unsigned)-3 : 9)) + 2) / 5 + d - 1;
-	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return (long long)era * 146097 + (long long)doe - 719468;
-}
-
-static bool digits(const char **s, int n, long *out)
-{
-	long v = 0;
-	for (int i = 0; i < n; i++) {
-		if ((*s)[i] < '0' || (*s)[i] > '9')
-			return false;
-		v = v * 10 + ((*s)[i] - '0');
-	}
-	*s += n;
-	*out = v;
-	return true;
-}
-
-bool loom_parse_time(const char *s, long long *out_ms)
-{
-	long y, mo, d, h = 0, mi = 0, sec = 0, ms = 0;
-	if (!digits(&s, 4, &y) || *s++ != '-' || !digits(&s, 2, &mo) || *s++ != '-' || !digits(&s, 2, &d))
-		return false;
-	if (mo < 1 || mo > 12 || d < 1 || d > 31)
-		return false;
-	long offset_min = 0;
-	if (*s == 'T' || *s == 't' || *s == ' ') {
-		s++;
-		if (!digits(&s, 2, &h) || *s++ != ':' || !digits(&s, 2, &mi))
-			return false;
-		if (*s == ':') {
-			s++;
-			if (!digits(&s, 2, &sec))
-				return false;
-			if (*s == '.' || *s == ',') {
-				s++;
-				int n = 0;
-				for (; *s >= '0' && *s <= '9'; s++, n++)
-					if (n < 3)
-						ms = ms * 10 + (*s - '0');
-				if (n == 0)
-					return false;
-				for (; n < 3; n++)
-					ms *= 10;
-			}
-		}
-		if (h > 23 || mi > 59 || sec > 60)
-			return false;
-		if (*s == 'Z' || *s == 'z') {
-			s++;
-		} else if (*s == '+' || *s == '-') {
-			int sign = *s++ == '-' ? -1 : 1;
-			long oh, om = 0;
-			if (!digits(&s, 2, &oh))
-				return false;
-			if (*s == ':')
-				s++;
-			if (*s && !digits(&s, 2, &om))
-				return false;
-			offset_min = sign * (oh * 60 + om);
-		}
-	}
-	if (*s)
-		return false;
-	long long days = days_from_civil(y, (unsigned)mo, (unsigned)d);
-	*out_ms = ((days * 86400 + h * 3600 + mi * 60 + sec) - offset_min * 60LL) * 1000 + ms;
-	return true;
-}
-
-const char *loom_relative_time(char buf[32], long long ms, long long now_ms)
-{
-	long long s = (now_ms - ms) / 1000;
-	const char *unit;
-	long long n;
-	if (s < 0) {
-		snprintf(buf, 32, "later");
-		return buf;
-	}
-	if (s < 60) {
-		snprintf(buf, 32, "just now");
-		return buf;
-	}
-	if (s < 3600)
-		n = s / 60, unit = "minute";
-	else if (s < 86400)
-		n = s / 3600, unit = "hour";
-	else
-		n = s / 86400, unit = "day";
-	snprintf(buf, 32, "%lld %s%s ago", n, unit, n == 1 ? "" : "s");
-	return buf;
-}
-
 /* ---- reading ------------------------------------------------------------- */
 
-static char *keep(struct loader *L, const char *s)
+char *loom_keep(struct loader *L, const char *s)
 {
 	return s ? arena_strdup(&L->src->arena, s) : NULL;
 }
@@ -301,7 +148,7 @@ static int check_content(struct loader *L, const cJSON *c, const struct jpath *a
 }
 
 /* The node's assembled text (formats.md: non-text is a literal stand-in). */
-static void content_text(const cJSON *c, struct strbuf *out)
+void loom_content_text(const cJSON *c, struct strbuf *out)
 {
 	const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "type"));
 	if (!type)
@@ -322,7 +169,7 @@ static void content_text(const cJSON *c, struct strbuf *out)
 			if (!first)
 				sb_putc(out, '\n');
 			first = false;
-			content_text(b, out);
+			loom_content_text(b, out);
 		}
 	}
 }
@@ -335,7 +182,7 @@ static int read_nodes(struct loader *L, const cJSON *arr)
 		return json_fail(&L->doc, L->err, CS_ELIMIT, &np, NULL, "more than 10,000,000 nodes");
 	L->nodes = cs_calloc(n ? n : 1, sizeof *L->nodes);
 	if (!L->nodes || !idmap_init(&L->node_ids, n))
-		return nomem(L);
+		return loom_nomem(L);
 	const cJSON *v;
 	cJSON_ArrayForEach(v, arr)
 	{
@@ -416,7 +263,7 @@ static int read_edges(struct loader *L, const cJSON *arr)
 	L->edges = cs_calloc(n ? n : 1, sizeof *L->edges);
 	L->srcs = cs_calloc(total_src ? total_src : 1, sizeof *L->srcs);
 	if (!L->edges || !L->srcs || !idmap_init(&L->edge_ids, n))
-		return nomem(L);
+		return loom_nomem(L);
 	cJSON_ArrayForEach(v, arr)
 	{
 		size_t i = L->nedges;
@@ -496,7 +343,7 @@ static int read_edges(struct loader *L, const cJSON *arr)
 	/* incoming edges per node, in edge order */
 	L->in_edges = cs_calloc(L->nedges ? L->nedges : 1, sizeof *L->in_edges);
 	if (!L->in_edges)
-		return nomem(L);
+		return loom_nomem(L);
 	size_t at = 0;
 	for (size_t i = 0; i < L->nnodes; i++) {
 		L->nodes[i].in_first = at;
@@ -536,7 +383,7 @@ static int read_selections(struct loader *L, const cJSON *path, const struct jpa
 	size_t n = (size_t)cJSON_GetArraySize(arr);
 	struct selection *sel = cs_calloc(n ? n : 1, sizeof *sel);
 	if (!sel)
-		return nomem(L);
+		return loom_nomem(L);
 	*out = sel; /* the caller frees it, on error too */
 	*nout = n;
 	struct jpath sp = JPATH_KEY(pp, "selections");
@@ -615,7 +462,7 @@ static int walk_up(struct loader *L, size_t active, const struct selection *sel,
 	size_t *rev = cs_calloc(L->nnodes + 1, sizeof *rev), *revedge = cs_calloc(L->nnodes + 1, sizeof *revedge);
 	int rc = CS_OK;
 	if (!seen || !rev || !revedge) {
-		rc = nomem(L);
+		rc = loom_nomem(L);
 		goto out;
 	}
 	size_t n = 0, at = active, via = NONE;
@@ -672,7 +519,7 @@ static int walk_up(struct loader *L, size_t active, const struct selection *sel,
 	L->path = cs_calloc(n, sizeof *L->path);
 	L->path_edge = cs_calloc(n, sizeof *L->path_edge);
 	if (!L->path || !L->path_edge) {
-		rc = nomem(L);
+		rc = loom_nomem(L);
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -701,7 +548,7 @@ static int explicit_path(struct loader *L, const cJSON *ids, const struct jpath 
 	int rc = CS_OK;
 	if (!L->path || !L->path_edge || !seen) {
 		cs_free(seen);
-		return nomem(L);
+		return loom_nomem(L);
 	}
 	const cJSON *v;
 	size_t i = 0;
@@ -763,119 +610,6 @@ static int explicit_path(struct loader *L, const cJSON *ids, const struct jpath 
 	return rc;
 }
 
-/* ---- pieces -------------------------------------------------------------- */
-
-static bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-static void trim(const char **s, size_t *n)
-{
-	while (*n && is_space(**s))
-		(*s)++, (*n)--;
-	while (*n && is_space((*s)[*n - 1]))
-		(*n)--;
-}
-
-static int add_piece(struct loader *L, size_t node, enum loom_use use, bool via_annotation, struct strbuf *scratch)
-{
-	struct tnode *t = &L->nodes[node];
-	long pi = source_add_piece(L->src);
-	if (pi < 0)
-		return nomem(L);
-	struct loom *m = L->m;
-	if ((size_t)pi >= m->nitems) {
-		size_t cap = m->nitems ? m->nitems * 2 : 16;
-		struct loom_item *items = cs_reallocarray(m->items, cap, sizeof *items);
-		if (!items)
-			return nomem(L);
-		memset(items + m->nitems, 0, (cap - m->nitems) * sizeof *items);
-		m->items = items;
-		m->nitems = cap;
-	}
-	t->piece = pi;
-	struct loom_item *it = &m->items[pi];
-	*it = (struct loom_item){
-		.use = use, .author_type = t->author ? "model" : "human", .created_ms = t->created_ms,
-		.continuations = t->cont_out, .annotations = t->ann_out, .bookmarked = t->bookmarked,
-		.pruned = t->pruned, .via_annotation = via_annotation, .include_annotation = t->include_annotation,
-	};
-	sb_reset(scratch);
-	content_text(t->content, scratch);
-	if (scratch->failed)
-		return nomem(L);
-	const char *text = sb_str(scratch);
-	size_t len = scratch->len;
-	if (m->mode == LOOM_DIALOGUE)
-		trim(&text, &len);
-	struct piece *p = &L->src->pieces[pi];
-	p->id = keep(L, t->id);
-	p->label = t->local_id ? keep(L, t->local_id) : p->id;
-	p->role = use == LOOM_INSTRUCTION ? "instruction" : t->author ? "assistant" : "user";
-	p->input_excluded = t->excluded;
-	p->kind_index = (size_t)pi;
-	p->layer = use == LOOM_INSTRUCTION ? 0 : 1;
-	if (!p->id || !p->label || source_set_piece_text(L->src, pi, text, len) != CS_OK)
-		return nomem(L);
-	return CS_OK;
-}
-
-static int make_pieces(struct loader *L)
-{
-	struct strbuf scratch = STRBUF_INIT;
-	unsigned char *on_path = cs_calloc(L->nnodes ? L->nnodes : 1, 1);
-	if (!on_path)
-		return nomem(L);
-	for (size_t i = 0; i < L->npath; i++)
-		on_path[L->path[i]] = 1;
-	int rc = CS_OK;
-	/* instruction sources first, in path order: they form the system context */
-	for (size_t i = 1; i < L->npath && !rc; i++) {
-		const struct tedge *e = &L->edges[L->path_edge[i]];
-		for (size_t k = 0; k < e->nsrc && !rc; k++) {
-			const struct tsource *ts = &L->srcs[e->first_src + k];
-			if (ts->role != SRC_INSTRUCTION)
-				continue;
-			if (on_path[ts->node] || L->nodes[ts->node].piece >= 0) {
-				rc = source_warn(L->src, L->nodes[ts->node].piece, 0, 0,
-						 "node %s is an instruction source of edge %s but is already in the "
-						 "context (on the path or an earlier instruction); used once",
-						 L->nodes[ts->node].id, e->id);
-				continue;
-			}
-			rc = add_piece(L, ts->node, LOOM_INSTRUCTION, false, &scratch);
-		}
-	}
-	/* the path nodes must keep their own piece even when also used as a context source */
-	for (size_t i = 0; i < L->npath && !rc; i++) {
-		/* context sources of the edge leaving path[i] go before it */
-		if (i + 1 < L->npath) {
-			const struct tedge *e = &L->edges[L->path_edge[i + 1]];
-			for (size_t k = 0; k < e->nsrc && !rc; k++) {
-				const struct tsource *ts = &L->srcs[e->first_src + k];
-				if (ts->role != SRC_CONTEXT)
-					continue;
-				if (on_path[ts->node] || L->nodes[ts->node].piece >= 0) {
-					rc = source_warn(L->src, -1, 0, 0,
-							 "node %s is a context source of edge %s but is already in the "
-							 "context; used once",
-							 L->nodes[ts->node].id, e->id);
-					continue;
-				}
-				rc = add_piece(L, ts->node, LOOM_CONTEXT, false, &scratch);
-			}
-		}
-		if (rc)
-			break;
-		bool via_ann = L->path_edge[i] != NONE && L->edges[L->path_edge[i]].type == EDGE_ANNOTATION;
-		rc = add_piece(L, L->path[i], LOOM_PRIMARY, via_ann, &scratch);
-	}
-	cs_free(on_path);
-	sb_fini(&scratch);
-	return rc;
-}
-
 /* ---- top level ----------------------------------------------------------- */
 
 static int read_agents(struct loader *L, const cJSON *root, const char *agent_id)
@@ -926,13 +660,13 @@ static int read_agents(struct loader *L, const cJSON *root, const char *agent_id
 	const char *ref = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(chosen, "modelRef"));
 	size_t n = prompt ? strlen(prompt) : 0;
 	if (prompt)
-		trim(&prompt, &n);
+		loom_trim(&prompt, &n);
 	L->m->agent_prompt = arena_strndup(&L->src->arena, prompt ? prompt : "", n);
-	L->m->agent_name = keep(L, name ? name : cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(chosen, "id")));
+	L->m->agent_name = loom_keep(L, name ? name : cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(chosen, "id")));
 	if (ref && !L->m->model_ref)
-		L->m->model_ref = keep(L, ref);
+		L->m->model_ref = loom_keep(L, ref);
 	if (!L->m->agent_prompt || !L->m->agent_name || (ref && !L->m->model_ref))
-		return nomem(L);
+		return loom_nomem(L);
 	return CS_OK;
 }
 
@@ -986,8 +720,8 @@ static int read_model(struct loader *L, const cJSON *root)
 		if (limit != LONG_MIN && limit <= 0)
 			return json_fail(&L->doc, L->err, CS_ETYPE, &mp, "contextLimit", "expected a positive number, got %ld",
 					 limit);
-		if (ref && !(m->model_ref = keep(L, ref)))
-			return nomem(L);
+		if (ref && !(m->model_ref = loom_keep(L, ref)))
+			return loom_nomem(L);
 	}
 	m->limit = limit == LONG_MIN ? -1 : limit;
 	return CS_OK;
@@ -1037,12 +771,12 @@ static int read_tree(struct loader *L, const cJSON *root, size_t *root_node)
 		return json_fail(&L->doc, L->err, CS_ETYPE, &tp, "mode", "unknown mode \"%s\": expected dialogue or buffer",
 				 mode);
 	size_t n = strlen(ctx);
-	trim(&ctx, &n);
-	m->tree_id = keep(L, id);
-	m->title = keep(L, title);
+	loom_trim(&ctx, &n);
+	m->tree_id = loom_keep(L, id);
+	m->title = loom_keep(L, title);
 	m->tree_context = arena_strndup(&L->src->arena, ctx, n);
 	if (!m->tree_id || !m->title || !m->tree_context)
-		return nomem(L);
+		return loom_nomem(L);
 	const cJSON *perms = NULL;
 	if ((rc = json_get_array(&L->doc, tree, &tp, "permissions", JSON_OPTIONAL, &perms, L->err)))
 		return rc;
@@ -1052,10 +786,10 @@ static int read_tree(struct loader *L, const cJSON *root, size_t *root_node)
 		cJSON_ArrayForEach(v, perms)
 			if (cJSON_IsString(v))
 				sb_printf(&sb, "%s%s", sb.len ? ", " : "", v->valuestring);
-		m->permissions = sb.failed ? NULL : keep(L, sb_str(&sb));
+		m->permissions = sb.failed ? NULL : loom_keep(L, sb_str(&sb));
 		sb_fini(&sb);
 		if (!m->permissions)
-			return nomem(L);
+			return loom_nomem(L);
 	}
 	return node_ref(L, tree, &tp, "rootNodeId", JSON_REQUIRED, root_node);
 }
@@ -1117,7 +851,7 @@ static int loom_load(struct source *src, const char *data, size_t len, struct cs
 	if (rc)
 		goto out;
 	if (!m->path_source) {
-		rc = nomem(&L);
+		rc = loom_nomem(&L);
 		goto out;
 	}
 	m->depth = L.npath;
@@ -1131,15 +865,15 @@ static int loom_load(struct source *src, const char *data, size_t len, struct cs
 		goto out;
 	m->working_buffer_bytes = strlen(wb);
 	if (!(m->working_buffer = arena_strndup(&src->arena, wb, m->working_buffer_bytes))) {
-		rc = nomem(&L);
+		rc = loom_nomem(&L);
 		goto out;
 	}
-	if (!m->agent_prompt && !(m->agent_prompt = keep(&L, ""))) {
-		rc = nomem(&L);
+	if (!m->agent_prompt && !(m->agent_prompt = loom_keep(&L, ""))) {
+		rc = loom_nomem(&L);
 		goto out;
 	}
 	settle_limit(m);
-	if ((rc = make_pieces(&L)))
+	if ((rc = loom_make_pieces(&L)))
 		goto out;
 	if (m->token_buffer >= m->limit)
 		rc = source_warn(src, -1, 0, 0, "preferences.tokenBuffer %ld leaves nothing of the %ld-token limit",
