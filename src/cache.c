@@ -223,6 +223,27 @@ static void unit_blocks(const struct walker *w, size_t *first, size_t *end)
 
 /* Loads the next non-empty chunk into w (recording blocks that end on the
  * way); sets done at the end. */
+/* Moves to the next span of the blocks before `end` (ending each block it
+ * passes): true with ptr, len and chunk_block set; false when none is left. */
+static bool walker_block_span(struct walker *w, size_t end)
+{
+	const struct assembly *a = w->a;
+	while (w->b < end) {
+		const struct block *blk = &a->blocks[w->b];
+		if (w->s < blk->nspans) {
+			const struct span *sp = &a->spans[blk->first_span + w->s++];
+			w->ptr = sp->ptr;
+			w->len = sp->len;
+			w->chunk_block = (long)w->b;
+			return true;
+		}
+		walker_ended(w, w->b);
+		w->b++;
+		w->s = 0;
+	}
+	return false;
+}
+
 static void walker_next(struct walker *w)
 {
 	const struct assembly *a = w->a;
@@ -254,38 +275,14 @@ static void walker_next(struct walker *w)
 			} else {
 				size_t first, end;
 				unit_blocks(w, &first, &end);
-				if (w->b >= end) {
+				if (!walker_block_span(w, end)) {
 					w->phase = 3;
 					continue;
 				}
-				const struct block *blk = &a->blocks[w->b];
-				if (w->s >= blk->nspans) {
-					walker_ended(w, w->b);
-					w->b++;
-					w->s = 0;
-					continue;
-				}
-				const struct span *sp = &a->spans[blk->first_span + w->s++];
-				w->ptr = sp->ptr;
-				w->len = sp->len;
-				w->chunk_block = (long)w->b;
 			}
-		} else {
-			if (w->b >= a->nblocks) {
-				w->done = true;
-				return;
-			}
-			const struct block *blk = &a->blocks[w->b];
-			if (w->s >= blk->nspans) {
-				walker_ended(w, w->b);
-				w->b++;
-				w->s = 0;
-				continue;
-			}
-			const struct span *sp = &a->spans[blk->first_span + w->s++];
-			w->ptr = sp->ptr;
-			w->len = sp->len;
-			w->chunk_block = (long)w->b;
+		} else if (!walker_block_span(w, a->nblocks)) {
+			w->done = true;
+			return;
 		}
 		w->pos = 0;
 		if (w->len)
