@@ -139,18 +139,6 @@ static int match(struct matcher *m, const pcre2_code *code, const char *text, si
 	return rc;
 }
 
-static void *pcre_alloc(PCRE2_SIZE size, void *data)
-{
-	(void)data;
-	return cs_malloc(size);
-}
-
-static void pcre_free(void *ptr, void *data)
-{
-	(void)data;
-	cs_free(ptr);
-}
-
 static void matcher_fini(struct matcher *m)
 {
 	for (size_t i = 0; i < m->n; i++)
@@ -186,7 +174,7 @@ static int compile(struct matcher *m, const char *name, const char *pattern, pcr
 static int matcher_init(struct matcher *m, const struct cache_pattern *extra, struct cs_error *err)
 {
 	memset(m, 0, sizeof *m);
-	m->gc = pcre2_general_context_create(pcre_alloc, pcre_free, NULL);
+	m->gc = pcre2_general_context_create(cs_pcre2_malloc, cs_pcre2_free, NULL);
 	if (!m->gc)
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
 	m->mc = pcre2_match_context_create(m->gc);
@@ -218,7 +206,7 @@ int cache_pattern_check(const char *name, const char *pattern, struct cs_error *
 {
 	struct matcher m;
 	memset(&m, 0, sizeof m);
-	m.gc = pcre2_general_context_create(pcre_alloc, pcre_free, NULL);
+	m.gc = pcre2_general_context_create(cs_pcre2_malloc, cs_pcre2_free, NULL);
 	if (!m.gc)
 		return cs_error_set(err, CS_ENOMEM, "out of memory");
 	pcre2_code *code = NULL;

@@ -62,18 +62,6 @@ void search_pattern_set_time_limit(struct search_pattern *p, long ms)
 	p->time_limit_ms = ms > 0 ? ms : 0;
 }
 
-static void *pcre_alloc(PCRE2_SIZE size, void *data)
-{
-	(void)data;
-	return cs_malloc(size);
-}
-
-static void pcre_free(void *ptr, void *data)
-{
-	(void)data;
-	cs_free(ptr);
-}
-
 void search_pattern_free(struct search_pattern *p)
 {
 	if (!p)
@@ -166,7 +154,7 @@ static void literal_chars(const char *s, struct strbuf *lit)
 
 static pcre2_general_context *general_context(void)
 {
-	return pcre2_general_context_create(pcre_alloc, pcre_free, NULL);
+	return pcre2_general_context_create(cs_pcre2_malloc, cs_pcre2_free, NULL);
 }
 
 /* Whether lit holds a capital; -1 on out of memory. */

@@ -237,3 +237,17 @@ int theme_load(const char *name_or_path, const char *const *dirs, size_t ndirs, 
 	return cs_error_set(err, CS_EIO, "no theme \"%s\" (looked for %s.theme in the theme folders)", name_or_path,
 			    name_or_path);
 }
+
+#define THEME_DIR_MAX 4096 /* PATH_MAX on Linux */
+
+int theme_load_named(const char *name_or_path, struct theme *out, struct cs_error *err)
+{
+	char user[THEME_DIR_MAX] = "";
+	const char *cfg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	if (cfg && cfg[0])
+		snprintf(user, sizeof user, "%s/ctxscope/themes", cfg);
+	else if (home && home[0])
+		snprintf(user, sizeof user, "%s/.config/ctxscope/themes", home);
+	const char *dirs[] = { user, CTXSCOPE_DATADIR "/themes", "themes" };
+	return theme_load(name_or_path, dirs, sizeof dirs / sizeof dirs[0], out, err);
+}

@@ -88,5 +88,9 @@ int theme_parse(const char *text, size_t len, struct theme *out, struct cs_error
  * On failure *out is the default and err says why. */
 int theme_load(const char *name_or_path, const char *const *dirs, size_t ndirs, struct theme *out,
 	       struct cs_error *err);
+/* theme_load over the usual folders, in order: the user's
+ * ($XDG_CONFIG_HOME/ctxscope/themes, else ~/.config/ctxscope/themes), the
+ * install folder (CTXSCOPE_DATADIR/themes), then ./themes. */
+int theme_load_named(const char *name_or_path, struct theme *out, struct cs_error *err);
 
 #endif

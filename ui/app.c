@@ -5,6 +5,7 @@
 
 #include "kind.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- life ------------------------------------------------------------------ */
@@ -34,6 +35,14 @@ void app_fini(struct app *app)
 	sb_fini(&app->line);
 	sb_fini(&app->view_text);
 	sb_fini(&app->roles);
+}
+
+void app_set_theme(struct app *app, const struct theme *t)
+{
+	app->theme = *t;
+	app->theme_changed = true;
+	const char *nc = getenv("NO_COLOR");
+	app->distinct_bars = !t->has_color || (nc && nc[0]);
 }
 
 /* ---- layout: the one place that reacts to a size ---------------------------- */

@@ -74,6 +74,9 @@ unsigned app_mouse(struct app *app, int y, int x, enum app_mouse_event ev);
 /* Takes ownership of src (also on failure: call app_fini either way).
  * CS_OK or the error. */
 int app_init(struct app *app, struct source *src, bool ascii, struct cs_error *err);
+/* Uses theme t (copied): bars get distinct glyphs without colour or under
+ * NO_COLOR; a running terminal re-reads its colours. */
+void app_set_theme(struct app *app, const struct theme *t);
 void app_fini(struct app *app);
 /* Recomputes the layout for w x h (call on start and on every resize). */
 void app_layout(struct app *app, int w, int h);

@@ -172,29 +172,17 @@ static void set_sort(struct app *app, const char *key)
 
 static const char *const app_theme_names[] = { "default", "light", "high-contrast", "monochrome", NULL };
 
-#define APP_THEME_DIR_MAX 4096 /* PATH_MAX on Linux, as main.c's --theme lookup */
-
-/* :theme NAME: the same folders as --theme (main.c's choose_theme). */
+/* :theme NAME: the same folders as --theme. */
 static void set_theme(struct app *app, const char *name)
 {
-	char xdg[APP_THEME_DIR_MAX] = "";
-	const char *cfg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-	if (cfg && cfg[0])
-		snprintf(xdg, sizeof xdg, "%s/ctxscope/themes", cfg);
-	else if (home && home[0])
-		snprintf(xdg, sizeof xdg, "%s/.config/ctxscope/themes", home);
-	const char *dirs[] = { xdg, CTXSCOPE_DATADIR "/themes", "themes" };
 	struct theme t;
 	struct cs_error err;
 	cs_error_clear(&err);
-	if (theme_load(name, dirs, sizeof dirs / sizeof dirs[0], &t, &err) != CS_OK) {
+	if (theme_load_named(name, &t, &err) != CS_OK) {
 		vm_status(&app->vm, true, "theme: %s; kept the current one", err.message);
 		return;
 	}
-	app->theme = t;
-	app->theme_changed = true;
-	const char *nc = getenv("NO_COLOR");
-	app->distinct_bars = !t.has_color || (nc && nc[0]);
+	app_set_theme(app, &t);
 	vm_status(&app->vm, false, "theme: %s", name);
 }
 

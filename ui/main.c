@@ -48,33 +48,23 @@ static int write_out(const struct strbuf *out)
 	return EXIT_FITS;
 }
 
-#define THEME_DIR_MAX 4096 /* PATH_MAX on Linux */
-
-/* --theme NAME|PATH (or "default"): $XDG_CONFIG_HOME/ctxscope/themes (or
- * ~/.config/...), then the install dir, then ./themes. A broken or missing
- * theme leaves the built-in default and says so on the status line. */
+/* --theme NAME|PATH (or "default") in theme_load_named's folders. A broken
+ * or missing theme leaves the built-in default and says so on the status line. */
 static void choose_theme(struct app *app, const char *name)
 {
-	char xdg[THEME_DIR_MAX] = "";
-	const char *cfg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-	if (cfg && cfg[0])
-		snprintf(xdg, sizeof xdg, "%s/ctxscope/themes", cfg);
-	else if (home && home[0])
-		snprintf(xdg, sizeof xdg, "%s/.config/ctxscope/themes", home);
-	const char *dirs[] = { xdg, CTXSCOPE_DATADIR "/themes", "themes" };
+	struct theme t;
 	struct cs_error err;
 	cs_error_clear(&err);
-	const char *want = name ? name : "default";
-	if (theme_load(want, dirs, sizeof dirs / sizeof dirs[0], &app->theme, &err) != CS_OK) {
-		theme_default(&app->theme);
+	if (theme_load_named(name ? name : "default", &t, &err) != CS_OK) {
+		theme_default(&t);
 		if (name && strcmp(name, "default") != 0) {
 			char msg[CS_ERROR_FILE_MAX + CS_ERROR_MSG_MAX + 64];
 			cs_error_format(&err, msg, sizeof msg);
 			vm_status(&app->vm, true, "theme: %s; using the built-in default", msg);
 		}
 	}
-	const char *nc = getenv("NO_COLOR");
-	app->distinct_bars = !app->theme.has_color || (nc && nc[0]);
+	app_set_theme(app, &t);
+	app->theme_changed = false; /* not started yet: the terminal reads colours when it starts */
 }
 
 /* The user's cache file and --profile: a broken file or an unknown profile
