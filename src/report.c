@@ -56,6 +56,22 @@ static bool has_recorded(const struct source *src)
 	return false;
 }
 
+/* The kind's own sections, then the caller's (cache analysis...), into the
+ * open map of em. Returns the first writer's error, or CS_OK. */
+static int extra_sections(const struct assembly *a, const struct report_options *opt, struct emitter *em)
+{
+	int rc = CS_OK;
+	if (a->src->kind->report_extra)
+		rc = a->src->kind->report_extra(a->src, a, em);
+	for (const struct report_section *s = opt->extra; s && s->name; s++) {
+		emit_key(em, s->name);
+		int r = s->write(a, s->ctx, em);
+		if (rc == CS_OK)
+			rc = r;
+	}
+	return rc;
+}
+
 /* ---- structured (YAML, JSON) ---------------------------------------------- */
 
 static void emit_piece_common(struct emitter *em, const struct assembly *a, long i)
@@ -200,15 +216,11 @@ static int write_structured(const struct assembly *a, const struct report_option
 	emit_key(&em, "hidden_text");
 	hidden_report(src, &em);
 
-	if (src->kind->report_extra)
-		src->kind->report_extra(src, a, &em);
-	for (const struct report_section *s = opt->extra; s && s->name; s++) {
-		emit_key(&em, s->name);
-		s->write(a, s->ctx, &em);
-	}
+	int rc = extra_sections(a, opt, &em);
 	emit_map_end(&em);
 	emit_map_end(&em);
-	return emit_finish(&em);
+	int done = emit_finish(&em);
+	return rc != CS_OK ? rc : done;
 }
 
 /* ---- text ------------------------------------------------------------------ */
@@ -422,16 +434,11 @@ static int write_text(const struct assembly *a, const struct report_options *opt
 		sb_putc(out, '\n');
 		emit_init(&em, out, EMIT_TEXT, flags);
 		emit_map_begin(&em);
-		if (src->kind->report_extra)
-			src->kind->report_extra(src, a, &em);
-		for (const struct report_section *s = opt->extra; s && s->name; s++) {
-			emit_key(&em, s->name);
-			s->write(a, s->ctx, &em);
-		}
+		int rc = extra_sections(a, opt, &em);
 		emit_map_end(&em);
-		int rc = emit_finish(&em);
-		if (rc != CS_OK)
-			return rc;
+		int done = emit_finish(&em);
+		if (rc != CS_OK || done != CS_OK)
+			return rc != CS_OK ? rc : done;
 	}
 	return out->failed ? CS_ENOMEM : CS_OK;
 }
