@@ -33,14 +33,6 @@ const char *reason_sentence(int reason)
 	return reason >= 0 && reason < REASON_COUNT ? reason_sentences[reason] : "";
 }
 
-int reason_from_code(const char *code)
-{
-	for (int i = 1; i < REASON_COUNT; i++)
-		if (strcmp(reason_codes[i], code) == 0)
-			return i;
-	return REASON_NONE;
-}
-
 /* Grows *arr (of *cap items of `size`) to hold one more; false on OOM. */
 static bool reserve(void **arr, size_t *cap, size_t n, size_t size)
 {

@@ -58,8 +58,6 @@ enum reason {
 /* "over-budget" for REASON_OVER_BUDGET; "" for none. Never NULL. */
 const char *reason_code(int reason);
 const char *reason_sentence(int reason);
-/* The reason whose code is `code`, or REASON_NONE. */
-int reason_from_code(const char *code);
 
 enum outcome {
 	OUTCOME_WHOLE,     /* in the prompt, all of it */

@@ -188,8 +188,6 @@ struct cache_lints {
 
 /* "over-limit", "under-minimum", "lookback", "volatile", "order". */
 const char *cache_lint_code(enum cache_lint_kind k);
-/* The built-in volatile-text patterns, NULL-name terminated. */
-const struct cache_pattern *cache_builtin_patterns(void);
 
 /* Runs every lint on an analysed assembly: the breakpoints in an, the text of
  * a. extra (may be NULL, NULL-name terminated) adds patterns; a pattern that

@@ -52,11 +52,6 @@ static const struct cache_pattern builtin_patterns[] = {
 static const char LOG_ID_PATTERN[] =
 	"(?i)(?:\\.(?:log|out|err|trace)$|(?:^|/)(?:logs?|tmp|out|output)/|stdout|stderr|tool[-_]?output)";
 
-const struct cache_pattern *cache_builtin_patterns(void)
-{
-	return builtin_patterns;
-}
-
 const char *cache_lint_code(enum cache_lint_kind k)
 {
 	switch (k) {

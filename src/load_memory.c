@@ -94,19 +94,9 @@ int memory_preset_find(const char *name)
 	return -1;
 }
 
-const char *memory_type_name(int type)
-{
-	return type >= 0 && type < MEM_TYPE_COUNT ? type_names[type] : "";
-}
-
 const char *memory_section_title(int section)
 {
 	return section >= 0 && section < MEMORY_NSECTIONS ? section_titles[section] : "";
-}
-
-const char *memory_weight_name(int w)
-{
-	return w >= 0 && w < MW_COUNT ? weight_names[w] : "";
 }
 
 const char *memory_allocation_name(int a)

@@ -110,9 +110,7 @@ struct memory {
 const struct memory_preset *memory_presets(size_t *n);
 /* The preset named `name`, its index, or -1. */
 int memory_preset_find(const char *name);
-const char *memory_type_name(int type);
 const char *memory_section_title(int section); /* 0..MEMORY_NSECTIONS-1; "" otherwise */
-const char *memory_weight_name(int w);
 const char *memory_allocation_name(int a);
 /* The allocation (enum memory_allocation) an item type draws from, or -1 (patterns). */
 int memory_allocation_of_type(int type);

@@ -21,11 +21,6 @@ static const struct theme_style default_styles[] = {
 #undef ROLE_X_STYLE
 };
 
-const char *theme_role_name(int role)
-{
-	return role >= 0 && role < ROLE_COUNT ? role_names[role] : "";
-}
-
 static void update_has_color(struct theme *t)
 {
 	t->has_color = false;

@@ -76,8 +76,6 @@ struct theme {
 
 /* The compiled-in default. */
 void theme_default(struct theme *out);
-/* "bar-0"; "" out of range. Never NULL. */
-const char *theme_role_name(int role);
 /* Parses a theme file's text over the default. On a mistake returns
  * CS_ESYNTAX with err's line, column and a sentence, and leaves *out the
  * plain default (a broken theme never half-applies). */

@@ -337,21 +337,6 @@ bool ynode_number(const struct ynode *n, double *out)
 	return true;
 }
 
-bool ynode_bool(const struct ynode *n, bool *out)
-{
-	if (!n || n->type != YNODE_SCALAR || n->style != YSTYLE_PLAIN)
-		return false;
-	if (!strcmp(n->value, "true") || !strcmp(n->value, "True") || !strcmp(n->value, "TRUE")) {
-		*out = true;
-		return true;
-	}
-	if (!strcmp(n->value, "false") || !strcmp(n->value, "False") || !strcmp(n->value, "FALSE")) {
-		*out = false;
-		return true;
-	}
-	return false;
-}
-
 const char *ynode_type_name(const struct ynode *n)
 {
 	if (!n)

@@ -65,7 +65,6 @@ const struct ynode *ymap_duplicate(const struct ynode *map);
  * empty plain scalar. ynode_number: a plain scalar that is a finite number. */
 bool ynode_is_null(const struct ynode *n);
 bool ynode_number(const struct ynode *n, double *out);
-bool ynode_bool(const struct ynode *n, bool *out);
 const char *ynode_type_name(const struct ynode *n);
 
 /* Sets err's line and column (1-based) from node's start and its path. */
