@@ -39,7 +39,7 @@ struct strbuf;
 	X(ACT_PROFILE, "profile", "P", "cycle the cache profile (anthropic, openai, gemini, ...)") \
 	X(ACT_BREAKPOINT, "breakpoint", "M", "set or remove a cache breakpoint after the selected block") \
 	X(ACT_SETTINGS, "settings", "W", "open the panel of the kind's weights and shares (Up/Down pick, +/- change)") \
-	X(ACT_PRESET, "preset", "A", "cycle the kind's preset (a memory snapshot's archetype), re-assemble") \
+	X(ACT_PRESET, "preset", "A", "cycle the kind's first setting with choices (memory: archetype; ledger: compaction rule)") \
 	X(ACT_LOOM_AWARE, "loom-aware", "L", "toggle loom-aware rendering (a loom tree), re-assemble") \
 	X(ACT_SEARCH, "search", "/", "search the prompt and the pieces (a pcre2 regex; smart case)") \
 	X(ACT_SEARCH_NEXT, "search-next", "n", "go to the next match")                     \

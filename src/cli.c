@@ -11,13 +11,19 @@
 
 /* Settings every kind understands; a kind adds its own (kind.h). */
 static const struct kind_option common_settings[] = {
-	{ "budget", "N", "usable budget in tokens (24000, 100k); overrides the input's" },
-	{ "strategy", "S|ID=S", "whole-assembly strategy (loom), or ID=S for one piece (manifest)" },
-	{ "chars-per-token", "N", "the estimate's divisor (default 4): tokens = ceil(code points / N)" },
-	{ "exclude", "ID", "leave a piece out (a manifest path, a node id...); repeatable" },
-	{ "include", "ID", "put back a piece the input excludes; repeatable" },
-	{ "priority", "ID=P", "set a piece's priority (manifest)" },
-	{ NULL, NULL, NULL },
+	{ .name = "budget", .arg = "N",
+	  .help = "usable budget in tokens (24000, 100k); overrides the input's" },
+	{ .name = "strategy", .arg = "S|ID=S",
+	  .help = "whole-assembly strategy (loom), or ID=S for one piece (manifest)" },
+	{ .name = "chars-per-token", .arg = "N",
+	  .help = "the estimate's divisor (default 4): tokens = ceil(code points / N)" },
+	{ .name = "exclude", .arg = "ID",
+	  .help = "leave a piece out (a manifest path, a node id...); repeatable" },
+	{ .name = "include", .arg = "ID",
+	  .help = "put back a piece the input excludes; repeatable" },
+	{ .name = "priority", .arg = "ID=P",
+	  .help = "set a piece's priority (manifest)" },
+	{ .name = NULL },
 };
 
 static const struct kind_option *find_setting(const char *name)

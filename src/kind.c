@@ -36,6 +36,14 @@ const struct kind_option *kind_option(const struct kind_ops *kind, const char *n
 	return NULL;
 }
 
+const struct kind_option *kind_choice_option(const struct kind_ops *kind)
+{
+	for (const struct kind_option *o = kind->options; o && o->name; o++)
+		if (o->choices && o->choices[0])
+			return o;
+	return NULL;
+}
+
 static int has_extension(const char *path, const char *ext)
 {
 	size_t n = strlen(path), e = strlen(ext);

@@ -20,6 +20,8 @@ struct kind_option {
 	const char *name; /* "min-recent" */
 	const char *arg;  /* "N"; NULL for a switch (its value is "true"/"false") */
 	const char *help; /* one line */
+	const char *const *choices; /* the values it takes, NULL-terminated, for
+	                               cycling through them; NULL when free-form */
 };
 
 struct kind_ops {
@@ -69,6 +71,9 @@ const struct kind_ops *kind_by_name(const char *name);
  * sentence naming the keys expected when nothing matches. */
 int kind_detect(const char *path, const char *data, size_t len, const struct kind_ops **out,
 		struct cs_error *err);
+
+/* The kind's first option that lists its choices (NULL when none). */
+const struct kind_option *kind_choice_option(const struct kind_ops *kind);
 
 /* The kind option named `name` in kind (NULL when none). */
 const struct kind_option *kind_option(const struct kind_ops *kind, const char *name);

@@ -1002,13 +1002,20 @@ int ledger_ancestry(const struct ledger *l, long turn, long **out, size_t *n)
 	return CS_OK;
 }
 
+static const char *const ledger_compaction_rules[] = { "first-kept", "after-only", NULL };
+static const char *const ledger_summary_roles[] = { "user", "system", NULL };
 static const struct kind_option ledger_options[] = {
-	{ "session", "LABEL", "the session to assemble (default: assembly.session, the only active one, else main)" },
-	{ "turn", "ID", "replay the context as sent for this turn (default: the session head)" },
-	{ "next", NULL, "assemble the hypothetical next turn with assembly.event instead of replaying" },
-	{ "compaction-rule", "R", "first-kept (formats.md decision: keep from first_kept_turn_id) or after-only (seed 001)" },
-	{ "summary-role", "R", "user (seed 001, with the [Previous conversation summary] marker) or system (seed 004)" },
-	{ NULL, NULL, NULL },
+	{ .name = "session", .arg = "LABEL",
+	  .help = "the session to assemble (default: assembly.session, the only active one, else main)" },
+	{ .name = "turn", .arg = "ID",
+	  .help = "replay the context as sent for this turn (default: the session head)" },
+	{ .name = "next", .arg = NULL,
+	  .help = "assemble the hypothetical next turn with assembly.event instead of replaying" },
+	{ .name = "compaction-rule", .arg = "R",
+	  .help = "first-kept (formats.md decision: keep from first_kept_turn_id) or after-only (seed 001)", .choices = ledger_compaction_rules },
+	{ .name = "summary-role", .arg = "R",
+	  .help = "user (seed 001, with the [Previous conversation summary] marker) or system (seed 004)", .choices = ledger_summary_roles },
+	{ .name = NULL },
 };
 
 static int parse_switch(const char *value, bool *out)

@@ -897,9 +897,11 @@ out:
 /* ---- options and the kind ------------------------------------------------ */
 
 static const struct kind_option loom_options[] = {
-	{ "min-recent", "N", "path nodes truncateMiddle keeps after the first message (counted before merging); input: the tree's" },
-	{ "loom-aware", NULL, "seed 000's node headers and Loom Context block, their tokens counted" },
-	{ NULL, NULL, NULL },
+	{ .name = "min-recent", .arg = "N",
+	  .help = "path nodes truncateMiddle keeps after the first message (counted before merging); input: the tree's" },
+	{ .name = "loom-aware", .arg = NULL,
+	  .help = "seed 000's node headers and Loom Context block, their tokens counted" },
+	{ .name = NULL },
 };
 
 static int loom_set_option(struct source *src, const char *name, const char *value, struct cs_error *err)

@@ -433,8 +433,9 @@ static int manifest_load(struct source *src, const char *data, size_t len, struc
 }
 
 static const struct kind_option manifest_options[] = {
-	{ "boot-header", NULL, "render seed 002's boot header first, as its own layer (counted in the budget)" },
-	{ NULL, NULL, NULL },
+	{ .name = "boot-header", .arg = NULL,
+	  .help = "render seed 002's boot header first, as its own layer (counted in the budget)" },
+	{ .name = NULL },
 };
 
 static int manifest_set_option(struct source *src, const char *name, const char *value, struct cs_error *err)

@@ -576,12 +576,18 @@ out:
 
 /* ---- options ------------------------------------------------------------- */
 
+static const char *const memory_archetypes[] = { "coding", "support", "research", NULL };
+static const char *const memory_on_off[] = { "on", "off", NULL };
 static const struct kind_option memory_options[] = {
-	{ "archetype", "NAME", "use a preset's weights and allocations: coding, support or research" },
-	{ "weight", "NAME=V", "a score weight from 0 to 1: recency, relevance or salience (or a list a=V,b=V)" },
-	{ "allocation", "NAME=P", "a source's share in percent: recent, semantic, entities, relations (or a list)" },
-	{ "allocation-caps", "on|off", "off: the seed's uncapped greedy selection, allocations ignored" },
-	{ NULL, NULL, NULL },
+	{ .name = "archetype", .arg = "NAME",
+	  .help = "use a preset's weights and allocations: coding, support or research", .choices = memory_archetypes },
+	{ .name = "weight", .arg = "NAME=V",
+	  .help = "a score weight from 0 to 1: recency, relevance or salience (or a list a=V,b=V)" },
+	{ .name = "allocation", .arg = "NAME=P",
+	  .help = "a source's share in percent: recent, semantic, entities, relations (or a list)" },
+	{ .name = "allocation-caps", .arg = "on|off",
+	  .help = "off: the seed's uncapped greedy selection, allocations ignored", .choices = memory_on_off },
+	{ .name = NULL },
 };
 
 #define LIST_TEXT_MAX 256 /* an option's value as typed; edit.h keeps 256 */

@@ -200,9 +200,9 @@ size_t vm_panel_entries(const struct vm *vm, struct vm_panel_entry *out, size_t 
  * what moved. CS_EUSAGE when the kind refuses the value (the status says
  * why), CS_ENOMEM. */
 int vm_panel_nudge(struct vm *vm, size_t index, int direction, struct cs_error *err);
-/* Cycles the kind option `name` through the choices its help lists after
- * its last colon ("...: coding, support or research"); CS_EUSAGE (status
- * says so) when the kind has no such option. */
+/* Cycles the kind option `name` (NULL: the kind's first option with
+ * choices, kind.h) through its choices; CS_EUSAGE (status says so) when
+ * the kind has no such option. */
 int vm_cycle_option(struct vm *vm, const char *name, struct cs_error *err);
 /* Flips the switch option `name` (a kind option without an argument)
  * between true and false; CS_EUSAGE when the kind has no such switch. */

@@ -142,45 +142,19 @@ int vm_panel_nudge(struct vm *vm, size_t index, int direction, struct cs_error *
 	return CS_OK;
 }
 
-/* The choices listed at the end of an option's help, after its last colon:
- * "a, b or c". Fills names (pointers into buf); returns the count. */
-static size_t option_choices(const char *help, char *buf, size_t cap, const char **names, size_t max)
-{
-	const char *colon = strrchr(help, ':');
-	if (!colon)
-		return 0;
-	snprintf(buf, cap, "%s", colon + 1);
-	size_t n = 0;
-	char *p = buf;
-	while (*p && n < max) {
-		while (*p == ' ' || *p == ',')
-			p++;
-		if (strncmp(p, "or ", 3) == 0)
-			p += 3;
-		if (!*p)
-			break;
-		char *end = p + strcspn(p, ", ");
-		names[n++] = p;
-		if (*end)
-			*end++ = '\0';
-		p = end;
-	}
-	return n;
-}
-
-#define VM_CHOICES_MAX 16 /* choices listed in one option's help */
-
 int vm_cycle_option(struct vm *vm, const char *name, struct cs_error *err)
 {
 	const struct kind_ops *k = vm->src->kind;
-	const struct kind_option *o = kind_option(k, name);
-	char buf[256];
-	const char *choices[VM_CHOICES_MAX];
-	size_t n = o && o->arg && k->get_option ? option_choices(o->help, buf, sizeof buf, choices, VM_CHOICES_MAX) : 0;
+	const struct kind_option *o = name ? kind_option(k, name) : kind_choice_option(k);
+	const char *const *choices = o && k->get_option ? o->choices : NULL;
+	size_t n = 0;
+	while (choices && choices[n])
+		n++;
 	if (n == 0) {
-		vm_status(vm, true, "a %s has no %s to switch", k->title, name);
+		vm_status(vm, true, "a %s has no %s to switch", k->title, name ? name : "setting with choices");
 		return cs_error_set(err, CS_EUSAGE, "no such option");
 	}
+	name = o->name;
 	struct strbuf cur = STRBUF_INIT;
 	k->get_option(vm->src, name, &cur);
 	size_t word = strcspn(sb_str(&cur), " ");

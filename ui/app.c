@@ -361,7 +361,7 @@ unsigned app_key(struct app *app, int key)
 			vm->scroll = vm->cursor + 2 - (size_t)app->layout.list_h;
 		break;
 	case ACT_SETTINGS: open_panel(app); break;
-	case ACT_PRESET: vm_cycle_option(vm, "archetype", &err); break;
+	case ACT_PRESET: vm_cycle_option(vm, NULL, &err); break;
 	case ACT_LOOM_AWARE: vm_toggle_option(vm, "loom-aware", &err); break;
 	case ACT_SEARCH: app_input_start(app, INPUT_SEARCH, NULL); break;
 	case ACT_SEARCH_NEXT:
