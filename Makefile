@@ -24,7 +24,7 @@ SAMPLE     ?= samples/manifest/bugfix/working-set.yml
 # Libraries: the core (src/) never sees curses flags; ui/ does.
 CURSES_PC   = $(shell $(PKG_CONFIG) --exists ncursesw && echo ncursesw || echo ncurses)
 CORE_PCS    = yaml-0.1 libcjson libpcre2-8
-CORE_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(CORE_PCS))
+CORE_CFLAGS = -Isrc $(shell $(PKG_CONFIG) --cflags $(CORE_PCS))
 CORE_LIBS   = $(shell $(PKG_CONFIG) --libs $(CORE_PCS)) -lm
 UI_CFLAGS   = $(shell $(PKG_CONFIG) --cflags $(CURSES_PC))
 UI_LIBS     = $(shell $(PKG_CONFIG) --libs $(CURSES_PC))
@@ -42,7 +42,7 @@ REL_FLAGS  = -O2 -g
 ASAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
              -fno-sanitize-recover=all
 
-SRC_C  := $(sort $(wildcard src/*.c))
+SRC_C  := $(sort $(wildcard src/*.c src/kinds/*/*.c))
 UI_C   := $(sort $(wildcard ui/*.c))
 UNIT_C := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_SUPPORT_C := $(filter-out $(UNIT_C),$(wildcard tests/unit/*.c))

@@ -69,6 +69,25 @@ void *cs_reallocarray(void *ptr, size_t n, size_t size)
 	return cs_realloc(ptr, n * size);
 }
 
+int cs_grow(void **arr, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return 0;
+	size_t fresh = *cap ? *cap : 16;
+	while (fresh < need) {
+		if (fresh > SIZE_MAX / 2)
+			return -1;
+		fresh *= 2;
+	}
+	char *p = cs_reallocarray(*arr, fresh, size);
+	if (!p)
+		return -1;
+	memset(p + *cap * size, 0, (fresh - *cap) * size);
+	*arr = p;
+	*cap = fresh;
+	return 0;
+}
+
 void cs_free(void *ptr)
 {
 	free(ptr);

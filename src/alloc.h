@@ -15,6 +15,13 @@ void *cs_realloc(void *ptr, size_t size);
 void *cs_reallocarray(void *ptr, size_t n, size_t size);
 void cs_free(void *ptr);
 
+/* Array growth in one place: makes *arr (of *cap items of `size` bytes)
+ * hold at least `need` items, doubling from 16; new items are zeroed.
+ * Returns 0, or -1 on failure (overflow or out of memory) with *arr and
+ * *cap untouched. Use CS_GROW(arr, cap, need) for a typed array. */
+int cs_grow(void **arr, size_t *cap, size_t need, size_t size);
+#define CS_GROW(arr, cap, need) cs_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+
 /* A copy of s[0..n) plus a NUL, caller frees with cs_free. NULL on failure. */
 char *cs_strndup(const char *s, size_t n);
 char *cs_strdup(const char *s);

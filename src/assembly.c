@@ -33,22 +33,8 @@ const char *reason_sentence(int reason)
 	return reason >= 0 && reason < REASON_COUNT ? reason_sentences[reason] : "";
 }
 
-/* Grows *arr (of *cap items of `size`) to hold one more; false on OOM. */
-static bool reserve(void **arr, size_t *cap, size_t n, size_t size)
-{
-	if (n < *cap)
-		return true;
-	size_t fresh = *cap ? *cap * 2 : 16;
-	void *p = cs_reallocarray(*arr, fresh, size);
-	if (!p)
-		return false;
-	*arr = p;
-	*cap = fresh;
-	return true;
-}
-
 #define RESERVE(a, arr, n, cap) \
-	(reserve((void **)&(a)->arr, &(a)->cap, (a)->n, sizeof *(a)->arr) || ((a)->nomem = true, false))
+	(CS_GROW((a)->arr, (a)->cap, (a)->n + 1) == 0 || ((a)->nomem = true, false))
 
 int asm_init(struct assembly *a, const struct source *src, enum asm_shape shape)
 {

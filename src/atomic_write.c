@@ -94,7 +94,7 @@ static int copy_backup(const char *from, const char *bak, struct cs_error *err)
 	char *dir = NULL;
 	char *tmp = temp_template(bak, "", &dir);
 	if (!tmp)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	int rc = CS_OK;
 	int in = open(from, O_RDONLY);
 	int out = in < 0 ? -1 : mkstemp(tmp);
@@ -104,7 +104,7 @@ static int copy_backup(const char *from, const char *bak, struct cs_error *err)
 		goto done;
 	}
 	if (!buf) {
-		rc = cs_error_set(err, CS_ENOMEM, "out of memory");
+		rc = cs_error_nomem(err);
 		goto done;
 	}
 	for (;;) {
@@ -144,7 +144,7 @@ static int make_backup(const char *target, const char *bak, struct cs_error *err
 	char *dir = NULL;
 	char *tmp = temp_template(bak, "", &dir);
 	if (!tmp)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	int rc = CS_OK;
 	int fd = mkstemp(tmp); /* a unique name, then replaced by the link */
 	if (fd < 0) {
@@ -205,7 +205,7 @@ int atomic_write(const char *path, const char *data, size_t len, const struct at
 	int fd = -1;
 	bool created = false;
 	if (!tmp || bak.failed) {
-		rc = cs_error_set(err, CS_ENOMEM, "out of memory");
+		rc = cs_error_nomem(err);
 		goto done;
 	}
 	fd = mkstemp(tmp);

@@ -92,7 +92,7 @@ int cache_overrides_set(struct cache_overrides *o, const struct assembly *a, siz
 		size_t cap = o->cap ? o->cap * 2 : 8;
 		struct cache_override *items = cs_reallocarray(o->items, cap, sizeof *items);
 		if (!items)
-			return cs_error_set(err, CS_ENOMEM, "out of memory");
+			return cs_error_nomem(err);
 		o->items = items;
 		o->cap = cap;
 	}
@@ -101,7 +101,7 @@ int cache_overrides_set(struct cache_overrides *o, const struct assembly *a, siz
 	if (piece >= 0) {
 		id = cs_strdup(a->src->pieces[piece].id);
 		if (!id)
-			return cs_error_set(err, CS_ENOMEM, "out of memory");
+			return cs_error_nomem(err);
 	}
 	o->items[o->n++] = (struct cache_override){ .piece_id = id, .block = id ? -1 : (long)block, .on = on };
 	return CS_OK;
@@ -140,7 +140,7 @@ int cache_breakpoints(const struct assembly *a, const struct cache_overrides *o,
 		return CS_OK;
 	struct cache_breakpoint *bps = cs_calloc(count, sizeof *bps);
 	if (!bps)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	long prev = -1;
 	size_t k = 0;
 	for (size_t b = 0; b < a->nblocks; b++) {

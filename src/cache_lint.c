@@ -83,18 +83,18 @@ static int add_lint(struct cache_lints *l, const struct assembly *a, enum cache_
 		    struct strbuf *sentence, struct cs_error *err)
 {
 	if (sentence->failed)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 8;
 		struct cache_lint *items = cs_reallocarray(l->items, cap, sizeof *items);
 		if (!items)
-			return cs_error_set(err, CS_ENOMEM, "out of memory");
+			return cs_error_nomem(err);
 		l->items = items;
 		l->cap = cap;
 	}
 	char *text = cs_strdup(sb_str(sentence));
 	if (!text)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	l->items[l->n++] = (struct cache_lint){ .kind = kind, .block = (long)block, .piece = a->blocks[block].piece,
 						 .sentence = text };
 	sb_reset(sentence);
@@ -150,7 +150,7 @@ static int compile(struct matcher *m, const char *name, const char *pattern, pcr
 {
 	pcre2_compile_context *cc = pcre2_compile_context_create(m->gc);
 	if (!cc)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	int code;
 	PCRE2_SIZE offset;
 	*out = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &code,
@@ -159,7 +159,7 @@ static int compile(struct matcher *m, const char *name, const char *pattern, pcr
 	if (*out)
 		return CS_OK;
 	if (code == PCRE2_ERROR_NOMEMORY || code == PCRE2_ERROR_HEAP_FAILED)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	PCRE2_UCHAR msg[256];
 	pcre2_get_error_message(code, msg, sizeof msg);
 	return cs_error_set(err, CS_EUSAGE, "volatile pattern \"%s\" does not compile at offset %zu: %s", name,
@@ -171,11 +171,11 @@ static int matcher_init(struct matcher *m, const struct cache_pattern *extra, st
 	memset(m, 0, sizeof *m);
 	m->gc = pcre2_general_context_create(cs_pcre2_malloc, cs_pcre2_free, NULL);
 	if (!m->gc)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	m->mc = pcre2_match_context_create(m->gc);
 	m->md = pcre2_match_data_create(1, m->gc);
 	if (!m->mc || !m->md)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	pcre2_set_match_limit(m->mc, LINT_MATCH_LIMIT);
 	pcre2_set_depth_limit(m->mc, LINT_DEPTH_LIMIT);
 	size_t total = 0;
@@ -185,7 +185,7 @@ static int matcher_init(struct matcher *m, const struct cache_pattern *extra, st
 		total++;
 	m->re = cs_calloc(total, sizeof *m->re);
 	if (!m->re)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	int rc = compile(m, "log-id", LOG_ID_PATTERN, &m->log_id, err);
 	for (int pass = 0; pass < 2 && rc == CS_OK; pass++)
 		for (const struct cache_pattern *p = pass ? extra : builtin_patterns; p && p->name && rc == CS_OK; p++) {
@@ -203,7 +203,7 @@ int cache_pattern_check(const char *name, const char *pattern, struct cs_error *
 	memset(&m, 0, sizeof m);
 	m.gc = pcre2_general_context_create(cs_pcre2_malloc, cs_pcre2_free, NULL);
 	if (!m.gc)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	pcre2_code *code = NULL;
 	int rc = compile(&m, name, pattern, &code, err);
 	pcre2_code_free(code);
@@ -310,12 +310,12 @@ int cache_lint(const struct assembly *a, const struct cache_analysis *an, const 
 	if (rc == CS_OK && any) {
 		vol = cs_calloc(last + 1, sizeof *vol);
 		if (!vol)
-			rc = cs_error_set(err, CS_ENOMEM, "out of memory");
+			rc = cs_error_nomem(err);
 	}
 	for (size_t b = 0; rc == CS_OK && any && b <= last; b++) {
 		sb_reset(&text);
 		if (!asm_block_text(a, b, &text)) {
-			rc = cs_error_set(err, CS_ENOMEM, "out of memory");
+			rc = cs_error_nomem(err);
 			break;
 		}
 		const char *name = "";
@@ -339,7 +339,7 @@ int cache_lint(const struct assembly *a, const struct cache_analysis *an, const 
 		if (piece >= 0 && looks_like_log(&m, a->src->pieces[piece].id))
 			vol[b] = true;
 		if (rc == CS_OK && m.nomem)
-			rc = cs_error_set(err, CS_ENOMEM, "out of memory");
+			rc = cs_error_nomem(err);
 	}
 	if (rc == CS_OK && more_block >= 0) {
 		sb_printf(&sb, "%ld more blocks in cached layers hold volatile text, the first ",
@@ -372,7 +372,7 @@ int cache_lint(const struct assembly *a, const struct cache_analysis *an, const 
 		rc = add_lint(out, a, LINT_ORDER, b, &sb, err);
 	}
 	if (rc == CS_OK && m.nomem)
-		rc = cs_error_set(err, CS_ENOMEM, "out of memory");
+		rc = cs_error_nomem(err);
 	cs_free(vol);
 	matcher_fini(&m);
 	sb_fini(&sb);

@@ -107,7 +107,7 @@ int cache_report_prepare(struct cache_report *r, const struct cli *cli, const st
 		cs_error_clear(&cerr);
 		int rc = cache_config_load(&r->cfg, path, &cerr);
 		if (rc == CS_ENOMEM)
-			return cs_error_set(err, CS_ENOMEM, "out of memory");
+			return cs_error_nomem(err);
 		if (rc != CS_OK) {
 			char msg[CS_ERROR_FILE_MAX + CS_ERROR_PATH_MAX + CS_ERROR_MSG_MAX + 64];
 			cs_error_format(&cerr, msg, sizeof msg);
@@ -147,7 +147,7 @@ int cache_report_prepare(struct cache_report *r, const struct cli *cli, const st
 		return rc;
 	r->all = cs_calloc(r->cfg.nprofiles, sizeof *r->all);
 	if (!r->all)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	for (size_t i = 0; i < r->cfg.nprofiles; i++) {
 		rc = cache_analyze(base, ob, now, &r->overrides, &r->cfg.profiles[i], &r->all[i], err);
 		if (rc != CS_OK)

@@ -351,7 +351,7 @@ int command_complete(const struct source *src, const struct command_names *names
 	}
 	if (!ok) {
 		command_completion_fini(out);
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	}
 	if (out->n) {
 		size_t common = strlen(out->items[0]);

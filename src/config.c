@@ -198,7 +198,7 @@ static int read_patterns(struct cache_config *c, const struct ynode *seq, struct
 	size_t n = c->npatterns + seq->nchildren;
 	struct cache_pattern *all = arena_alloc(&c->arena, (n + 1) * sizeof *all);
 	if (!all)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	if (c->npatterns)
 		memcpy(all, c->patterns, c->npatterns * sizeof *all);
 	for (size_t i = 0; i < seq->nchildren; i++) {
@@ -212,7 +212,7 @@ static int read_patterns(struct cache_config *c, const struct ynode *seq, struct
 		char *ns = arena_strndup(&c->arena, name->value, name->len);
 		char *ps = arena_strndup(&c->arena, pat->value, pat->len);
 		if (!ns || !ps)
-			return cs_error_set(err, CS_ENOMEM, "out of memory");
+			return cs_error_nomem(err);
 		int rc = cache_pattern_check(ns, ps, err);
 		if (rc != CS_OK) {
 			yerror_at(err, pat, path);
@@ -232,7 +232,7 @@ int cache_config_parse(struct cache_config *c, const char *data, size_t len, str
 	/* everything goes into a copy first; its arena is fresh */
 	struct cache_config *copy = cs_malloc(sizeof *copy);
 	if (rc == CS_OK && !copy)
-		rc = cs_error_set(err, CS_ENOMEM, "out of memory");
+		rc = cs_error_nomem(err);
 	if (rc != CS_OK) {
 		cs_free(copy);
 		ytree_fini(&t);
@@ -258,12 +258,12 @@ int cache_config_parse(struct cache_config *c, const char *data, size_t len, str
 	if (rc == CS_OK && c->npatterns) {
 		copy->patterns = arena_alloc(&copy->arena, (c->npatterns + 1) * sizeof *copy->patterns);
 		if (!copy->patterns)
-			rc = cs_error_set(err, CS_ENOMEM, "out of memory");
+			rc = cs_error_nomem(err);
 		for (size_t i = 0; rc == CS_OK && i < c->npatterns; i++) {
 			char *ns = arena_strdup(&copy->arena, c->patterns[i].name);
 			char *ps = arena_strdup(&copy->arena, c->patterns[i].pattern);
 			if (!ns || !ps)
-				rc = cs_error_set(err, CS_ENOMEM, "out of memory");
+				rc = cs_error_nomem(err);
 			else
 				copy->patterns[copy->npatterns++] = (struct cache_pattern){ ns, ps };
 		}

@@ -301,7 +301,7 @@ done:
 	cs_free(seq);
 	cs_free(keep);
 	if (rc != CS_OK)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	return CS_OK;
 }
 

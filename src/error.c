@@ -29,6 +29,11 @@ int cs_error_set(struct cs_error *err, enum cs_status code, const char *fmt, ...
 	return rc;
 }
 
+int cs_error_nomem(struct cs_error *err)
+{
+	return cs_error_set(err, CS_ENOMEM, "out of memory");
+}
+
 static void copy_cut(char *dst, size_t cap, const char *src)
 {
 	snprintf(dst, cap, "%s", src ? src : "");

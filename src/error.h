@@ -54,6 +54,10 @@ int cs_error_set(struct cs_error *err, enum cs_status code, const char *fmt, ...
 int cs_error_vset(struct cs_error *err, enum cs_status code, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));
 
+/* Out of memory: sets CS_ENOMEM with the one sentence every caller uses.
+ * Returns CS_ENOMEM; err may be NULL. Needs no memory. */
+int cs_error_nomem(struct cs_error *err);
+
 /* Setters for the location parts; each NULL-safe, strings copied (cut to fit). */
 void cs_error_file(struct cs_error *err, const char *file);
 void cs_error_path(struct cs_error *err, const char *path);

@@ -53,7 +53,7 @@ static int not_the_input(const char *input, const char *path, struct cs_error *e
 static int write_out(const char *path, const struct strbuf *sb, struct cs_error *err)
 {
 	if (sb->failed)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	struct atomic_write_options opt = { .backup = false };
 	return atomic_write(path, sb_str(sb), sb->len, &opt, err);
 }

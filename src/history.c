@@ -58,7 +58,7 @@ int history_apply(struct history *h, struct source *src, const struct edit *e, s
 		  struct cs_error *err)
 {
 	if (!reserve(&h->done, h->ndone, &h->cap_done))
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	struct edit copy = *e;
 	int rc = edit_apply(src, &copy, err);
 	if (rc != CS_OK)
@@ -74,7 +74,7 @@ int history_undo(struct history *h, struct source *src, struct strbuf *said, str
 	if (h->ndone == 0)
 		return cs_error_set(err, CS_EUSAGE, "nothing to undo");
 	if (!reserve(&h->undone, h->nundone, &h->cap_undone))
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	const struct edit *e = &h->done[h->ndone - 1];
 	int rc = edit_revert(src, e, err);
 	if (rc != CS_OK)
@@ -90,7 +90,7 @@ int history_redo(struct history *h, struct source *src, struct strbuf *said, str
 	if (h->nundone == 0)
 		return cs_error_set(err, CS_EUSAGE, "nothing to redo");
 	if (!reserve(&h->done, h->ndone, &h->cap_done))
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	struct edit copy = h->undone[h->nundone - 1];
 	int rc = edit_apply(src, &copy, err);
 	if (rc != CS_OK)

@@ -100,14 +100,14 @@ int json_scan_top_keys(const char *s, size_t n, struct json_keys *out, struct cs
 			char **names = cs_reallocarray(out->names, cap, sizeof *names);
 			if (!names) {
 				json_keys_fini(out);
-				return cs_error_set(err, CS_ENOMEM, "out of memory");
+				return cs_error_nomem(err);
 			}
 			out->names = names;
 		}
 		char *name = cs_strndup(s + i + 1, end - i - 2);
 		if (!name) {
 			json_keys_fini(out);
-			return cs_error_set(err, CS_ENOMEM, "out of memory");
+			return cs_error_nomem(err);
 		}
 		out->names[out->n++] = name;
 		i = skip_ws(s, n, end);

@@ -34,7 +34,7 @@ int source_load_progress(const char *path, const char *kind_name, struct progres
 	if (!src) {
 		cs_free(data);
 		cs_error_file(err, path);
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	}
 	src->input_bytes = len;
 	src->progress = pr;

@@ -213,13 +213,13 @@ int search_pattern_compile(const char *pattern, struct search_pattern **out, siz
 		*offset_bytes = 0;
 	struct search_pattern *p = cs_calloc(1, sizeof *p);
 	if (!p)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	p->text = cs_strdup(pattern);
 	p->gc = general_context();
 	p->mc = p->gc ? pcre2_match_context_create(p->gc) : NULL;
 	if (!p->text || !p->mc || smart_caseless(p->gc, pattern, &p->caseless) != CS_OK) {
 		search_pattern_free(p);
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	}
 	p->time_limit_ms = SEARCH_TIME_LIMIT_MS;
 	pcre2_set_match_limit(p->mc, SEARCH_MATCH_LIMIT);
@@ -228,7 +228,7 @@ int search_pattern_compile(const char *pattern, struct search_pattern **out, siz
 	pcre2_compile_context *cc = pcre2_compile_context_create(p->gc);
 	if (!cc) {
 		search_pattern_free(p);
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	}
 	uint32_t options = PCRE2_UTF | PCRE2_UCP | PCRE2_NEVER_BACKSLASH_C;
 	if (p->caseless)
@@ -243,7 +243,7 @@ int search_pattern_compile(const char *pattern, struct search_pattern **out, siz
 	}
 	search_pattern_free(p);
 	if (code == PCRE2_ERROR_NOMEMORY || code == PCRE2_ERROR_HEAP_FAILED)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	size_t len = strlen(pattern);
 	if (off > len)
 		off = len;
@@ -281,7 +281,7 @@ static int scan_run(const struct search_pattern *p, pcre2_match_data *md, const 
 			return cs_error_set(err, CS_ELIMIT, "pattern too costly: it backtracks past the limit of %ld steps",
 					    SEARCH_MATCH_LIMIT);
 		if (rc == PCRE2_ERROR_NOMEMORY || rc == PCRE2_ERROR_HEAP_FAILED)
-			return cs_error_set(err, CS_ENOMEM, "out of memory");
+			return cs_error_nomem(err);
 		if (rc < 0) {
 			PCRE2_UCHAR msg[SEARCH_PCRE_MESSAGE_MAX];
 			if (pcre2_get_error_message(rc, msg, sizeof msg) < 0)
@@ -345,7 +345,7 @@ int search_pattern_find(const struct search_pattern *p, const char *text, size_t
 	*found = false;
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(p->code, p->gc);
 	if (!md)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	struct deadline dl = deadline_start(p);
 	int rc = scan(p, md, &dl, text, len, found_one, found, err);
 	pcre2_match_data_free(md);
@@ -405,7 +405,7 @@ static int run_one(const struct search_pattern *p, pcre2_match_data *md, const s
 {
 	int rc = scan(p, md, dl, text, len, collect_hit, c, err);
 	if (rc == CS_ENOMEM)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	return rc;
 }
 
@@ -424,13 +424,13 @@ int search_run(const struct search_pattern *p, const struct assembly *a, struct 
 	struct strbuf text = STRBUF_INIT;
 	int rc = CS_OK;
 	if (!out->block_hits || !out->piece_hits || !out->piece_text_hits || !md)
-		rc = cs_error_set(err, CS_ENOMEM, "out of memory");
+		rc = cs_error_nomem(err);
 
 	for (size_t b = 0; rc == CS_OK && b < a->nblocks; b++) {
 		sb_reset(&text);
 		asm_block_text(a, b, &text);
 		if (text.failed) {
-			rc = cs_error_set(err, CS_ENOMEM, "out of memory");
+			rc = cs_error_nomem(err);
 			break;
 		}
 		struct collect c = { out, SEARCH_BLOCK, (long)b, 0, &out->block_hits[b], NULL };
@@ -549,7 +549,7 @@ int search_filter(const struct search_pattern *p, const struct source *src, bool
 {
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(p->code, p->gc);
 	if (!md)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	int rc = CS_OK;
 	size_t n = 0;
 	struct deadline dl = deadline_start(p);

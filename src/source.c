@@ -152,14 +152,8 @@ void source_free(struct source *src)
 
 long source_add_piece(struct source *src)
 {
-	if (src->npieces == src->cap_pieces) {
-		size_t cap = src->cap_pieces ? src->cap_pieces * 2 : 16;
-		struct piece *p = cs_reallocarray(src->pieces, cap, sizeof *p);
-		if (!p)
-			return -1;
-		src->pieces = p;
-		src->cap_pieces = cap;
-	}
+	if (CS_GROW(src->pieces, src->cap_pieces, src->npieces + 1) != 0)
+		return -1;
 	index_free(src->index);
 	src->index = NULL;
 	struct piece *p = &src->pieces[src->npieces];
@@ -193,14 +187,8 @@ int source_set_piece_text(struct source *src, long piece, const char *text, size
 
 int source_warn(struct source *src, long piece, long line, long column, const char *fmt, ...)
 {
-	if (src->nwarnings == src->cap_warnings) {
-		size_t cap = src->cap_warnings ? src->cap_warnings * 2 : 8;
-		struct warning *w = cs_reallocarray(src->warnings, cap, sizeof *w);
-		if (!w)
-			return CS_ENOMEM;
-		src->warnings = w;
-		src->cap_warnings = cap;
-	}
+	if (CS_GROW(src->warnings, src->cap_warnings, src->nwarnings + 1) != 0)
+		return CS_ENOMEM;
 	va_list ap;
 	va_start(ap, fmt);
 	char *text = arena_vprintf(&src->arena, fmt, ap);

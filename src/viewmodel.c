@@ -235,7 +235,7 @@ int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
 		return rc;
 	}
 	if (!vm_refresh_all(vm, -1, -1))
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	vm->cursor = 0;
 	if (vm->nrows && vm->rows[0].type == VM_ROW_MARKER)
 		vm_move(vm, 1);
@@ -416,7 +416,7 @@ int vm_adopt(struct vm *vm, struct assembly *next, struct cs_error *err)
 	if (!vm_refresh_all(vm, keep_piece, keep_block)) {
 		vm->detail.piece = -2;
 		vm_status(vm, true, "out of memory");
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	}
 	return CS_OK;
 }
@@ -546,7 +546,7 @@ int vm_pin_baseline(struct vm *vm, struct cs_error *err)
 	const struct vm_row *sel = vm_selected(vm);
 	bool copied = vm_copy_overrides(&vm->bp_base, &vm->bp_now);
 	if (!vm_refresh_all(vm, sel ? sel->piece : -1, sel ? sel->block : -1) || !copied)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	struct strbuf *s = &vm->status;
 	sb_reset(s);
 	vm->status_error = false;

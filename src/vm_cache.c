@@ -164,7 +164,7 @@ static int cache_refresh(struct vm *vm, struct cs_error *err)
 	long keep_piece = sel ? sel->piece : -1, keep_block = sel ? sel->block : -1;
 	if (!vm_refresh_all(vm, keep_piece, keep_block)) {
 		vm_status(vm, true, "out of memory");
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	}
 	return CS_OK;
 }

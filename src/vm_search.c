@@ -160,7 +160,7 @@ static int run_filter(struct vm *vm, struct search_pattern *p, bool invert, stru
 {
 	bool *keep = cs_calloc(vm->src->npieces ? vm->src->npieces : 1, sizeof *keep);
 	if (!keep)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	size_t kept = 0;
 	int rc = search_filter(p, vm->src, invert, keep, &kept, err);
 	if (rc != CS_OK) {

@@ -122,7 +122,7 @@ int vm_panel_nudge(struct vm *vm, size_t index, int direction, struct cs_error *
 	bool *was_in = cs_calloc(np ? np : 1, sizeof *was_in);
 	if (!was_in) {
 		vm_status(vm, true, "out of memory (not applied)");
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	}
 	for (size_t i = 0; i < np; i++)
 		was_in[i] = vm->cur.results[i].outcome != OUTCOME_DROPPED;
@@ -170,7 +170,7 @@ int vm_cycle_option(struct vm *vm, const char *name, struct cs_error *err)
 	if (!was_in) {
 		sb_fini(&cur);
 		vm_status(vm, true, "out of memory (not applied)");
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	}
 	for (size_t i = 0; i < np; i++)
 		was_in[i] = vm->cur.results[i].outcome != OUTCOME_DROPPED;

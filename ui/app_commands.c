@@ -6,7 +6,7 @@
 #include "command.h"
 #include "export.h"
 #include "kind.h"
-#include "manifest_save.h"
+#include "kinds/manifest/save.h"
 #include "whatif.h"
 
 #include <stdio.h>
@@ -105,7 +105,7 @@ static int export_screen_of(struct app *app, const char *path, struct cs_error *
 {
 	struct text_grid *g = text_grid_new(app->layout.w, app->layout.h);
 	if (!g)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	struct painter painter = text_grid_painter(g);
 	enum app_mode was = app->mode;
 	app->mode = APP_NORMAL;
@@ -113,7 +113,7 @@ static int export_screen_of(struct app *app, const char *path, struct cs_error *
 	app->mode = was;
 	struct strbuf out = STRBUF_INIT;
 	int rc = text_grid_dump(g, &out) ? export_screen(sb_str(&out), out.len, app->vm.src->path, path, err)
-					 : cs_error_set(err, CS_ENOMEM, "out of memory");
+					 : cs_error_nomem(err);
 	sb_fini(&out);
 	text_grid_free(g);
 	return rc;

@@ -8,7 +8,7 @@
 #include "dump.h"
 #include "error.h"
 #include "load.h"
-#include "manifest_save.h"
+#include "kinds/manifest/save.h"
 #include "progress.h"
 #include "report.h"
 #include "source.h"

@@ -107,6 +107,6 @@ int screen_run(struct app *app, int w, int h, const char *keys, struct strbuf *o
 		ok = frame(app, &g, w, h) && text_grid_dump(g, out);
 	text_grid_free(g);
 	if (rc == CS_OK && !ok)
-		rc = cs_error_set(err, CS_ENOMEM, "out of memory");
+		rc = cs_error_nomem(err);
 	return rc;
 }

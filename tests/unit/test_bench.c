@@ -15,7 +15,7 @@
 
 #include "arena.h"
 #include "assembly.h"
-#include "manifest.h"
+#include "kinds/manifest/manifest.h"
 #include "progress.h"
 #include "source.h"
 #include "strbuf.h"

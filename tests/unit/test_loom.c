@@ -11,7 +11,7 @@
 #include "assembly.h"
 #include "kind.h"
 #include "load.h"
-#include "loom.h"
+#include "kinds/loom/loom.h"
 #include "source.h"
 #include "strbuf.h"
 #include "support.h"

@@ -13,7 +13,7 @@
 
 #include "alloc.h"
 #include "atomic_write.h"
-#include "manifest_save.h"
+#include "kinds/manifest/save.h"
 #include "source.h"
 #include "strbuf.h"
 

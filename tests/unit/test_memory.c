@@ -13,7 +13,7 @@
 #include "edit.h"
 #include "kind.h"
 #include "load.h"
-#include "memory.h"
+#include "kinds/memory/memory.h"
 #include "source.h"
 #include "strbuf.h"
 #include "support.h"

@@ -162,7 +162,7 @@ static int read_listed_file(struct source *src, struct manifest_entry *me, long 
 	 * after a strategy edit then reads, never rescans). */
 	me->caps = arena_alloc(&src->arena, 3 * sizeof *me->caps);
 	if (!me->caps)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	for (int s = STRAT_START; s <= STRAT_END; s++)
 		manifest_cap_compute(p, me->max_lines, s, &me->caps[s - STRAT_START]);
 	return CS_OK;
@@ -235,7 +235,7 @@ static int read_entry(struct source *src, struct manifest *m, const char *dir, s
 
 	long piece = source_add_piece(src);
 	if (piece < 0)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	struct manifest_entry *me = &m->entries[i];
 	me->node = e;
 	me->piece = piece;
@@ -250,7 +250,7 @@ static int read_entry(struct source *src, struct manifest *m, const char *dir, s
 	p->strategy = p->input_strategy = strategy;
 	p->kind_index = i;
 	if (!me->resolved)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	if (priority < 0 || priority > 1) {
 		int rc = source_warn(src, piece, (long)prio->start.line + 1, (long)prio->start.column + 1,
 				     "%s: priority %s is outside 0..1; kept as written for ordering", file, prio->value);
@@ -337,11 +337,11 @@ static int manifest_load(struct source *src, const char *data, size_t len, struc
 {
 	struct manifest *m = cs_calloc(1, sizeof *m);
 	if (!m)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	src->model = m;
 	m->data = cs_strndup(data, len);
 	if (!m->data)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	m->len = len;
 	if (memchr(data, '\0', len)) {
 		long line = 1;
@@ -385,14 +385,14 @@ static int manifest_load(struct source *src, const char *data, size_t len, struc
 		return yfail(err, files, "files", CS_ELIMIT, "%s", "more than 1,000,000 files listed");
 	m->entries = cs_calloc(n ? n : 1, sizeof *m->entries);
 	if (!m->entries)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	m->nentries = n;
 
 	/* The folder of the manifest, with a trailing slash ("" for the cwd). */
 	const char *slash = strrchr(src->path, '/');
 	char *dir = arena_strndup(&src->arena, src->path, slash ? (size_t)(slash - src->path) + 1 : 0);
 	if (!dir)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	for (size_t i = 0; i < n; i++) {
 		if ((rc = read_entry(src, m, dir, i, files->children[i], err)))
 			return rc;
@@ -411,7 +411,7 @@ static int manifest_load(struct source *src, const char *data, size_t len, struc
 			rc = source_warn(src, piece, 0, 0, "%s is listed twice (files[%zu] and files[%zu])",
 					 src->pieces[piece].id, src->pieces[first].kind_index, i);
 			if (rc)
-				return cs_error_set(err, CS_ENOMEM, "out of memory");
+				return cs_error_nomem(err);
 		}
 	}
 
@@ -425,7 +425,7 @@ static int manifest_load(struct source *src, const char *data, size_t len, struc
 		rc = CS_ENOMEM;
 	sb_fini(&present);
 	if (rc)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	struct cs_error ignored;
 	if (file_stamp(src->path, &m->stamp, &ignored) != CS_OK)
 		memset(&m->stamp, 0, sizeof m->stamp);

@@ -472,7 +472,7 @@ int manifest_assemble(const struct source *src, struct assembly *a, struct cs_er
 	const struct manifest *m = src->model;
 	int rc = asm_init(a, src, ASM_DOCUMENT);
 	if (rc != CS_OK)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	static const char *const layers[] = { "boot", "system", "developer", "user", "context" };
 	asm_grouping(a, "role", layers, 5);
 
@@ -488,7 +488,7 @@ int manifest_assemble(const struct source *src, struct assembly *a, struct cs_er
 	size_t nitems = src->npieces ? src->npieces : 1;
 	struct sort_item *order = cs_malloc(2 * nitems * sizeof *order);
 	if (!order)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	for (size_t i = 0; i < src->npieces; i++) {
 		const struct piece *p = &src->pieces[i];
 		const struct manifest_entry *me = &m->entries[p->kind_index];
@@ -504,7 +504,7 @@ int manifest_assemble(const struct source *src, struct assembly *a, struct cs_er
 	}
 	if (!sort_items(order, order + nitems, src->npieces)) {
 		cs_free(order);
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	}
 
 	/* Optional: without it (out of memory) every drop formats its own. */

@@ -417,7 +417,7 @@ int loom_assemble(const struct source *src, struct assembly *a, struct cs_error 
 	struct state st = { .a = a, .src = src, .m = m, .dialogue = m->mode == LOOM_DIALOGUE };
 	int rc = asm_init(a, src, st.dialogue ? ASM_MESSAGES : ASM_DOCUMENT);
 	if (rc != CS_OK)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	static const char *const layers[] = { "system", "history", "current" };
 	asm_grouping(a, "physical", layers, 3);
 	char n1[32], n2[32], n3[32];
@@ -457,7 +457,7 @@ int loom_assemble(const struct source *src, struct assembly *a, struct cs_error 
 		st.header_cp = cs_calloc(src->npieces ? src->npieces : 1, sizeof *st.header_cp);
 	}
 	if (!st.seq || !st.units || (m->loom_aware && st.dialogue && (!st.header || !st.header_cp))) {
-		rc = cs_error_set(err, CS_ENOMEM, "out of memory");
+		rc = cs_error_nomem(err);
 		goto out;
 	}
 

@@ -218,7 +218,7 @@ static int read_strategy(struct source *src, struct memory *m, const struct json
 	}
 	if (!archetype && given < MW_COUNT + MA_COUNT &&
 	    (rc = source_warn(src, -1, 0, 0, "no archetype: the coding preset supplies what the strategy leaves out")))
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	double sum = 0;
 	for (int a = 0; a < MA_COUNT; a++)
 		sum += s->allocation[a];
@@ -233,7 +233,7 @@ static int read_strategy(struct source *src, struct memory *m, const struct json
 				"%s: the allocations sum to %g%%, not 100%% (recent %g, semantic %g, entities %g, relations %g)",
 				alloc ? path : "budget allocation", sum, s->allocation[MA_RECENT], s->allocation[MA_SEMANTIC],
 				s->allocation[MA_ENTITIES], s->allocation[MA_RELATIONS]))
-			return cs_error_set(err, CS_ENOMEM, "out of memory");
+			return cs_error_nomem(err);
 	}
 	m->cur = m->input;
 	return CS_OK;
@@ -286,7 +286,7 @@ static int format_event(struct source *src, const struct json_doc *d, const cJSO
 					 "milliseconds since 1970 out of range (years 0000 to 9999)");
 		time = iso_from_ms(&src->arena, ts->valuedouble);
 		if (!time)
-			return cs_error_set(err, CS_ENOMEM, "out of memory");
+			return cs_error_nomem(err);
 	} else if (cJSON_IsString(ts)) {
 		time = ts->valuestring;
 	} else {
@@ -465,7 +465,7 @@ static int read_item(struct source *src, struct memory *m, const struct json_doc
 				 "expected an ISO time text or milliseconds since 1970, got %s", json_type_name(ts));
 	}
 	if (ts && !cJSON_IsNull(ts) && !it->timestamp)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 
 	struct strbuf text = STRBUF_INIT;
 	if ((rc = item_text(src, d, item, at, t, &text, err))) {
@@ -475,7 +475,7 @@ static int read_item(struct source *src, struct memory *m, const struct json_doc
 	long piece = text.failed ? -1 : source_add_piece(src);
 	if (piece < 0) {
 		sb_fini(&text);
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	}
 	it->piece = piece;
 	struct piece *p = &src->pieces[piece];
@@ -486,7 +486,7 @@ static int read_item(struct source *src, struct memory *m, const struct json_doc
 	rc = p->id ? source_set_piece_text(src, piece, sb_str(&text), text.len) : CS_ENOMEM;
 	sb_fini(&text);
 	if (rc != CS_OK)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	p = &src->pieces[piece];
 	if (tokens >= 0) {
 		p->recorded_tokens = tokens;
@@ -501,7 +501,7 @@ static int memory_load(struct source *src, const char *data, size_t len, struct 
 {
 	struct memory *m = cs_calloc(1, sizeof *m);
 	if (!m)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	src->model = m;
 	m->caps = true;
 	struct json_doc d;
@@ -530,7 +530,7 @@ static int memory_load(struct source *src, const char *data, size_t len, struct 
 		goto out;
 	if ((query && !(m->query = arena_strdup(&src->arena, query))) ||
 	    (additional && !(m->additional = arena_strdup(&src->arena, additional)))) {
-		rc = cs_error_set(err, CS_ENOMEM, "out of memory");
+		rc = cs_error_nomem(err);
 		goto out;
 	}
 	m->additional_bytes = additional ? strlen(additional) : 0;
@@ -546,7 +546,7 @@ static int memory_load(struct source *src, const char *data, size_t len, struct 
 	}
 	m->items = cs_calloc(n ? n : 1, sizeof *m->items);
 	if (!m->items) {
-		rc = cs_error_set(err, CS_ENOMEM, "out of memory");
+		rc = cs_error_nomem(err);
 		goto out;
 	}
 	struct jpath ip = JPATH_KEY(JPATH_ROOT, "items");

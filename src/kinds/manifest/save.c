@@ -1,5 +1,5 @@
 /* manifest_save.c: splice-saving a tuned manifest (see manifest_save.h). */
-#include "manifest_save.h"
+#include "save.h"
 
 #include "alloc.h"
 #include "fileio.h"
@@ -92,7 +92,7 @@ static int read_entries(const struct ynode *root, const struct ynode **files_out
 		return CS_OK;
 	struct entry_view *v = cs_calloc(files->nchildren, sizeof *v);
 	if (!v)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	for (size_t i = 0; i < files->nchildren; i++) {
 		const struct ynode *e = files->children[i];
 		const char *strategy = scalar_text(ymap_get(e, "truncate_strategy"));
@@ -136,13 +136,13 @@ static int add_op(struct plan *p, size_t start, size_t end, const char *ins, siz
 		size_t cap = p->cap ? p->cap * 2 : 16;
 		struct op *ops = cs_reallocarray(p->ops, cap, sizeof *ops);
 		if (!ops)
-			return cs_error_set(err, CS_ENOMEM, "out of memory");
+			return cs_error_nomem(err);
 		p->ops = ops;
 		p->cap = cap;
 	}
 	size_t at = p->pool.len;
 	if (ins_len && !sb_append(&p->pool, ins, ins_len))
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	p->ops[p->nops++] = (struct op){ start, end, at, ins_len };
 	return CS_OK;
 }
@@ -321,7 +321,7 @@ static int plan_strategy(struct plan *p, const struct ynode *entry, int strategy
 		sb_repeat(&line, " ", indent);
 		sb_printf(&line, "truncate_strategy: %s%s", name, at >= 2 && p->text[at - 2] == '\r' ? "\r\n" : "\n");
 	}
-	rc = line.failed ? cs_error_set(err, CS_ENOMEM, "out of memory") : add_op(p, at, at, sb_str(&line), line.len, err);
+	rc = line.failed ? cs_error_nomem(err) : add_op(p, at, at, sb_str(&line), line.len, err);
 	sb_fini(&line);
 	return rc;
 }
@@ -450,7 +450,7 @@ static int build(struct plan *p, char **out, size_t *out_len, struct cs_error *e
 	size_t n;
 	char *text = sb_detach(&sb, &n);
 	if (!text)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	*out = text;
 	*out_len = n - 1;
 	return CS_OK;
@@ -472,7 +472,7 @@ static int check_result(const char *text, size_t len, const struct entry_view *b
 	int rc = ytree_parse(&t, text, len, &perr);
 	if (rc == CS_ENOMEM) {
 		ytree_fini(&t);
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	}
 	if (rc != CS_OK) {
 		ytree_fini(&t);
@@ -489,7 +489,7 @@ static int check_result(const char *text, size_t len, const struct entry_view *b
 	if (rc != CS_OK) {
 		ytree_fini(&t);
 		if (rc == CS_ENOMEM)
-			return cs_error_set(err, CS_ENOMEM, "out of memory");
+			return cs_error_nomem(err);
 		return cs_error_set(err, CS_ESTRUCT, "the edited manifest would not read back (%s); nothing was written",
 				    perr.message);
 	}
@@ -570,7 +570,7 @@ int manifest_splice(const char *text, size_t len, const struct manifest_edit *ed
 	by_entry = cs_calloc(n ? n : 1, sizeof *by_entry);
 	removed = cs_calloc(n ? n : 1, sizeof *removed);
 	if (!by_entry || !removed) {
-		rc = cs_error_set(err, CS_ENOMEM, "out of memory");
+		rc = cs_error_nomem(err);
 		goto done;
 	}
 	size_t nremoved = 0;
@@ -610,7 +610,7 @@ int manifest_splice(const char *text, size_t len, const struct manifest_edit *ed
 	if (!rc && nremoved)
 		rc = plan_removals(&p, files, removed, err);
 	if (!rc && p.pool.failed)
-		rc = cs_error_set(err, CS_ENOMEM, "out of memory");
+		rc = cs_error_nomem(err);
 	if (!rc)
 		rc = build(&p, out, out_len, err);
 	if (!rc) {
@@ -646,7 +646,7 @@ int manifest_collect_edits(const struct source *src, struct manifest_edit **out,
 		return CS_OK;
 	struct manifest_edit *edits = cs_calloc(m->nentries, sizeof *edits);
 	if (!edits)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	size_t k = 0;
 	for (size_t i = 0; i < m->nentries; i++) {
 		const struct piece *p = &src->pieces[m->entries[i].piece];
@@ -763,7 +763,7 @@ int manifest_save(struct source *src, const char *output, const struct atomic_wr
 			cs_free(now);
 		if (rc == CS_ENOMEM || unchanged) {
 			cs_free(text);
-			return rc == CS_ENOMEM ? cs_error_set(err, CS_ENOMEM, "out of memory") : CS_OK;
+			return rc == CS_ENOMEM ? cs_error_nomem(err) : CS_OK;
 		}
 	}
 	rc = atomic_write(target, text, len, opt, err);
@@ -793,7 +793,7 @@ int manifest_save_command(struct source *src, const char *output, struct strbuf 
 			return rc;
 		sb_append(said, text, len);
 		cs_free(text);
-		return said->failed ? cs_error_set(err, CS_ENOMEM, "out of memory") : CS_OK;
+		return said->failed ? cs_error_nomem(err) : CS_OK;
 	}
 	const char *target = output ? output : src->path;
 	struct stat st;
@@ -812,5 +812,5 @@ int manifest_save_command(struct source *src, const char *output, struct strbuf 
 	if (existed)
 		sb_printf(said, "; the previous file is %s.bak", target);
 	sb_putc(said, '\n');
-	return said->failed ? cs_error_set(err, CS_ENOMEM, "out of memory") : CS_OK;
+	return said->failed ? cs_error_nomem(err) : CS_OK;
 }

@@ -111,7 +111,7 @@ int memory_assemble(const struct source *src, struct assembly *a, struct cs_erro
 	const struct memory_strategy *s = &m->cur;
 	int rc = asm_init(a, src, ASM_DOCUMENT);
 	if (rc != CS_OK)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	const char *layers[MEMORY_NSECTIONS];
 	for (int k = 0; k < MEMORY_NSECTIONS; k++)
 		layers[k] = memory_section_title(k);
@@ -133,7 +133,7 @@ int memory_assemble(const struct source *src, struct assembly *a, struct cs_erro
 		cs_free(order);
 		cs_free(dec);
 		asm_fini(a);
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct memory_item *it = &m->items[src->pieces[i].kind_index];
@@ -144,7 +144,7 @@ int memory_assemble(const struct source *src, struct assembly *a, struct cs_erro
 		cs_free(order);
 		cs_free(dec);
 		asm_fini(a);
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	}
 	for (size_t k = 0; k < n; k++) {
 		size_t i = cache->rank_order[k];

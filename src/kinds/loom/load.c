@@ -81,7 +81,7 @@ static size_t idmap_get(const struct idmap *im, const char *key)
 
 int loom_nomem(struct loader *L)
 {
-	return cs_error_set(L->err, CS_ENOMEM, "out of memory");
+	return cs_error_nomem(L->err);
 }
 
 /* ---- reading ------------------------------------------------------------- */
@@ -799,7 +799,7 @@ static int loom_load(struct source *src, const char *data, size_t len, struct cs
 	struct loader L = { .src = src, .err = err };
 	struct loom *m = cs_calloc(1, sizeof *m);
 	if (!m)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	src->model = m;
 	L.m = m;
 	m->min_recent_override = -1;
@@ -890,7 +890,7 @@ out:
 	idmap_fini(&L.edge_ids);
 	json_doc_free(&L.doc);
 	if (rc == CS_ENOMEM && err && err->code != CS_ENOMEM)
-		cs_error_set(err, CS_ENOMEM, "out of memory");
+		cs_error_nomem(err);
 	return rc;
 }
 

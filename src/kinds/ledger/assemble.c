@@ -72,7 +72,7 @@ static int view_resolve(const struct source *src, struct view *v, struct cs_erro
 		v->head = (long)l->nturns - 1;
 	}
 	if (ledger_ancestry(l, v->head, &v->anc, &v->nanc) != CS_OK)
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	v->hist_end = v->nanc;
 	if (!l->next) {
 		v->turn = l->turn ? ledger_turn_index(l, l->turn) : v->head;
@@ -522,7 +522,7 @@ int ledger_assemble(const struct source *src, struct assembly *a, struct cs_erro
 	const struct ledger *l = src->model;
 	struct view v;
 	if (asm_init(a, src, ASM_MESSAGES) != CS_OK) /* first: assemble() finis it on any failure */
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	int rc = view_resolve(src, &v, err);
 	if (rc)
 		return rc;
@@ -536,7 +536,7 @@ int ledger_assemble(const struct source *src, struct assembly *a, struct cs_erro
 		cs_free(handled_sys);
 		cs_free(on_thread);
 		view_fini(&v);
-		return cs_error_set(err, CS_ENOMEM, "out of memory");
+		return cs_error_nomem(err);
 	}
 	const struct ledger_session *s = v.session >= 0 ? &l->sessions[v.session] : NULL;
 	if (s)
@@ -608,7 +608,7 @@ int ledger_assemble(const struct source *src, struct assembly *a, struct cs_erro
 		long target;
 		if (would_compact(a, &h, &nh, &target) != CS_OK) {
 			view_fini(&v);
-			return cs_error_set(err, CS_ENOMEM, "out of memory");
+			return cs_error_nomem(err);
 		}
 		long freed = 0;
 		for (size_t i = 0; i < nh; i++)

@@ -35,7 +35,7 @@ struct loader {
 
 static int nomem(struct cs_error *err)
 {
-	return cs_error_set(err, CS_ENOMEM, "out of memory");
+	return cs_error_nomem(err);
 }
 
 /* An id column: text or a whole number, copied into the arena. */
