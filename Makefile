@@ -23,7 +23,7 @@ SAMPLE     ?= samples/manifest/bugfix/working-set.yml
 
 # Libraries: the core (src/) never sees curses flags; ui/ does.
 CURSES_PC   = $(shell $(PKG_CONFIG) --exists ncursesw && echo ncursesw || echo ncurses)
-CORE_PCS    = yaml-0.1 libcjson libpcre2-8
+CORE_PCS    = yaml-0.1 libcjson libpcre2-8 sqlite3
 CORE_CFLAGS = -Isrc $(shell $(PKG_CONFIG) --cflags $(CORE_PCS))
 CORE_LIBS   = $(shell $(PKG_CONFIG) --libs $(CORE_PCS)) -lm
 UI_CFLAGS   = $(shell $(PKG_CONFIG) --cflags $(CURSES_PC))
@@ -70,7 +70,7 @@ build: check-layering $(REL)/ctxscope
 # ---- dependencies ---------------------------------------------------------
 # pkg-config name : Debian package. Tools the tests drive come after.
 DEB_LIBS  = ncursesw:libncurses-dev yaml-0.1:libyaml-dev libcjson:libcjson-dev \
-            libpcre2-8:libpcre2-dev cmocka:libcmocka-dev
+            libpcre2-8:libpcre2-dev sqlite3:libsqlite3-dev cmocka:libcmocka-dev
 DEB_TOOLS = cc:build-essential make:build-essential pkg-config:pkg-config tmux:tmux \
             sqlite3:sqlite3 clang:clang valgrind:valgrind objcopy:binutils
 

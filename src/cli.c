@@ -108,6 +108,8 @@ int cli_parse(int argc, char **argv, struct cli *out, struct cs_error *err)
 			out->ascii = true;
 		else if (!strcmp(name, "kind"))
 			rc = need_value(argc, argv, &i, inline_value, &out->kind, err);
+		else if (!strcmp(name, "assembly"))
+			rc = need_value(argc, argv, &i, inline_value, &out->assembly, err);
 		else if (!strcmp(name, "screen"))
 			rc = need_value(argc, argv, &i, inline_value, &out->screen, err);
 		else if (!strcmp(name, "keys"))
@@ -211,6 +213,8 @@ void cli_usage(struct strbuf *out)
 		"\n"
 		"options:\n"
 		"  --kind K                 manifest, loom, ledger or memory (default: detect)\n"
+		"  --assembly FILE          with a ledger database (agents.db): the assembly block\n"
+		"                           the ledger does not store (system prompt, event, budget)\n"
 		"  --format F               report format: text, yaml or json\n"
 		"  --raw                    dump: the exact bytes (refused on a terminal without --force)\n"
 		"  --theme NAME|PATH        inspector colours\n"

@@ -31,6 +31,7 @@ struct cli {
 	enum cli_command command;
 	const char *file;
 	const char *kind;       /* --kind, NULL to detect */
+	const char *assembly;   /* --assembly FILE, with a ledger database */
 	enum report_format format;
 	const char *screen;     /* --screen WxH, NULL for a real terminal */
 	const char *keys;       /* --keys, with --screen */

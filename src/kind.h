@@ -7,6 +7,7 @@
 
 #include "error.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct assembly;
@@ -58,6 +59,13 @@ struct kind_ops {
 	const char *(*piece_note)(const struct source *src, long piece);
 	/* Optional: adds kind-specific keys to one piece's entry in a report. */
 	int (*report_piece)(const struct source *src, const struct assembly *a, long piece, struct emitter *em);
+	/* Optional, for kinds that read some files themselves by path (a
+	 * database): true when a file's first n bytes are one of those. */
+	bool (*sniff)(const char *head, size_t n);
+	/* With sniff: fills src from the file at path (never written);
+	 * `companion` is a second file the kind takes with it (--assembly),
+	 * NULL for none. Errors as load. */
+	int (*load_path)(struct source *src, const char *path, const char *companion, struct cs_error *err);
 };
 
 /* Every kind, NULL-terminated, in detection order. */

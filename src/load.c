@@ -6,6 +6,9 @@
 #include "kind.h"
 #include "source.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 int source_load(const char *path, const char *kind_name, struct source **out, struct cs_error *err)
 {
 	return source_load_progress(path, kind_name, NULL, out, err);
@@ -14,39 +17,91 @@ int source_load(const char *path, const char *kind_name, struct source **out, st
 int source_load_progress(const char *path, const char *kind_name, struct progress *pr, struct source **out,
 			 struct cs_error *err)
 {
-	*out = NULL;
-	cs_alloc_install_cjson_hooks();
-	const struct kind_ops *kind = NULL;
-	if (kind_name && !(kind = kind_by_name(kind_name)))
-		return cs_error_set(err, CS_EUSAGE, "unknown --kind \"%s\": expected manifest, loom, ledger or memory",
-				    kind_name);
-	char *data;
-	size_t len;
-	int rc = file_read(path, 0, &data, &len, NULL, err);
-	if (rc != CS_OK)
-		return rc;
-	if (!kind && (rc = kind_detect(path, data, len, &kind, err)) != CS_OK) {
-		cs_free(data);
-		cs_error_file(err, path);
-		return rc;
-	}
-	struct source *src = source_new(kind, path);
+	struct load_args args = { .path = path, .kind = kind_name, .progress = pr };
+	return source_load_args(&args, out, err);
+}
+
+/* The kind that reads this file itself by path (a database), or NULL. */
+static const struct kind_ops *sniff_kind(const char *path)
+{
+	char head[64];
+	int fd = open(path, O_RDONLY | O_NOCTTY);
+	if (fd < 0)
+		return NULL;
+	ssize_t n = read(fd, head, sizeof head);
+	close(fd);
+	for (size_t k = 0; n > 0 && kind_table[k]; k++)
+		if (kind_table[k]->sniff && kind_table[k]->sniff(head, (size_t)n))
+			return kind_table[k];
+	return NULL;
+}
+
+static int load_by_path(const struct kind_ops *kind, const struct load_args *args, struct source **out,
+			struct cs_error *err)
+{
+	struct source *src = source_new(kind, args->path);
 	if (!src) {
-		cs_free(data);
-		cs_error_file(err, path);
+		cs_error_file(err, args->path);
 		return cs_error_nomem(err);
 	}
-	src->input_bytes = len;
-	src->progress = pr;
-	rc = kind->load(src, data, len, err);
-	src->progress = NULL; /* borrowed for the load only */
-	cs_free(data);
+	int rc = kind->load_path(src, args->path, args->companion, err);
 	if (rc != CS_OK) {
 		if (err && !err->file[0])
-			cs_error_file(err, path);
+			cs_error_file(err, args->path);
 		source_free(src);
 		return rc;
 	}
 	*out = src;
 	return CS_OK;
+}
+
+static int load_bytes(const struct kind_ops *kind, const struct load_args *args, struct source **out,
+		      struct cs_error *err)
+{
+	if (args->companion)
+		return cs_error_set(err, CS_EUSAGE, "--assembly goes with a ledger database (agents.db); an export "
+				    "carries its own assembly block");
+	char *data;
+	size_t len;
+	int rc = file_read(args->path, 0, &data, &len, NULL, err);
+	if (rc != CS_OK)
+		return rc;
+	if (!kind && (rc = kind_detect(args->path, data, len, &kind, err)) != CS_OK) {
+		cs_free(data);
+		cs_error_file(err, args->path);
+		return rc;
+	}
+	struct source *src = source_new(kind, args->path);
+	if (!src) {
+		cs_free(data);
+		cs_error_file(err, args->path);
+		return cs_error_nomem(err);
+	}
+	src->input_bytes = len;
+	src->progress = args->progress;
+	rc = kind->load(src, data, len, err);
+	src->progress = NULL; /* borrowed for the load only */
+	cs_free(data);
+	if (rc != CS_OK) {
+		if (err && !err->file[0])
+			cs_error_file(err, args->path);
+		source_free(src);
+		return rc;
+	}
+	*out = src;
+	return CS_OK;
+}
+
+int source_load_args(const struct load_args *args, struct source **out, struct cs_error *err)
+{
+	*out = NULL;
+	cs_alloc_install_cjson_hooks();
+	const struct kind_ops *kind = NULL;
+	if (args->kind && !(kind = kind_by_name(args->kind)))
+		return cs_error_set(err, CS_EUSAGE, "unknown --kind \"%s\": expected manifest, loom, ledger or memory",
+				    args->kind);
+	const struct kind_ops *by_path = sniff_kind(args->path);
+	if (by_path && (!kind || kind == by_path))
+		return load_by_path(by_path, args, out, err);
+	return load_bytes(kind, args, out, err);
 }

@@ -8,6 +8,21 @@
 struct progress;
 struct source;
 
+/* What to load: the input, its kind (NULL: detect), a second file the
+ * kind takes with it (--assembly; NULL: none), progress for long loads
+ * (borrowed for the call; NULL: none). All borrowed. */
+struct load_args {
+	const char *path;
+	const char *kind;
+	const char *companion;
+	struct progress *progress;
+};
+
+/* Loads as args say. On success *out is a new source (free with
+ * source_free); on failure *out is NULL and err names the file, the
+ * position and what is wrong. */
+int source_load_args(const struct load_args *args, struct source **out, struct cs_error *err);
+
 /* Loads path as kind `kind_name` (NULL: detect). On success *out is a new
  * source (free with source_free). On failure *out is NULL and err names the
  * file, the position and what is wrong. */

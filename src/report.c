@@ -109,6 +109,8 @@ static int write_structured(const struct assembly *a, const struct report_option
 	emit_map_begin(&em);
 	emit_key_str(&em, "file", src->path);
 	emit_key_str(&em, "kind", src->kind->name);
+	if (src->input_type)
+		emit_key_str(&em, "input", src->input_type);
 	if (a->nfacts) {
 		emit_key(&em, "details");
 		emit_map_begin(&em);
@@ -324,7 +326,7 @@ static int write_text(const struct assembly *a, const struct report_options *opt
 	unsigned flags = opt->ascii ? UTF8_ASCII : 0;
 	struct columns c = { has_priorities(src), has_scores(a), has_recorded(src) };
 
-	sb_printf(out, "ctxscope report: %s ", src->kind->title);
+	sb_printf(out, "ctxscope report: %s ", src->input_type ? src->input_type : src->kind->title);
 	safe(out, src->path, flags);
 	sb_putc(out, '\n');
 	for (size_t i = 0; i < a->nfacts; i++) {

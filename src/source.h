@@ -87,6 +87,8 @@ struct settings {
 struct source {
 	const struct kind_ops *kind;
 	const char *path;         /* the file as given; arena */
+	const char *input_type;   /* what the file is, for people, when not the kind's title
+	                             ("ledger database"); static, NULL: the title */
 	struct arena arena;       /* owns every string of the source */
 	struct piece *pieces;     /* in input order */
 	size_t npieces, cap_pieces;

@@ -163,7 +163,8 @@ int main(int argc, char **argv)
 	struct source *src;
 	struct progress progress;
 	progress_init(&progress, isatty(STDERR_FILENO) ? progress_stderr : NULL, NULL);
-	if (source_load_progress(cli.file, cli.kind, &progress, &src, &err) != CS_OK)
+	struct load_args args = { .path = cli.file, .kind = cli.kind, .companion = cli.assembly, .progress = &progress };
+	if (source_load_args(&args, &src, &err) != CS_OK)
 		return fail(&err);
 	if ((cli.edits && whatif_apply(src, cli.edits, &err) != CS_OK) || cli_apply(&cli, src, &err) != CS_OK) {
 		source_free(src);

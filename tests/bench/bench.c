@@ -18,7 +18,7 @@
  * Each load runs in its own child process (fork + wait4's rusage), so peak
  * RSS is per input. Times use CLOCK_MONOTONIC.
  *
- *   ctxscope-bench [--edits N] [--bin CTXSCOPE] [--ui] [--samples DIR]
+ *   ctxscope-bench [--edits N] [--bin CTXSCOPE] [--ui] [--samples DIR] [--ledger-db LABEL:PATH]
  *                  KIND:LABEL:PATH...
  * PATH is the file (for a manifest, its working-set.yml). */
 #include "alloc.h"
@@ -81,6 +81,8 @@ struct options {
 	const char *bin;
 	const char *samples;
 	int ui;
+	char *db_label;      /* --ledger-db LABEL:PATH, NULL: none */
+	const char *db_path;
 	struct input inputs[BENCH_MAX_INPUTS];
 	size_t ninputs;
 };
@@ -673,6 +675,37 @@ static void bench_report(const struct input *in, const struct options *opt)
 	}
 }
 
+/* The ledger database: `ctxscope --screen` (open, assemble, first frame)
+ * against the six `sqlite3 -json` exports of the README's recipe alone;
+ * peak RSS against the database file. */
+static void bench_db(const char *label, const char *path, const struct options *opt)
+{
+	char bin[4096], db[4096], m[128], an[160], xs[24], xr[24], rr[24];
+	snprintf(bin, sizeof bin, "%s", opt->bin);
+	snprintf(db, sizeof db, "%s", path);
+	char a_sh[] = "sh", a_export[] = "tests/ledger/export.sh", a_screen[] = "--screen", a_size[] = "120x40";
+	char *exp_argv[] = { a_sh, a_export, db, NULL };
+	char *ui_argv[] = { bin, a_screen, a_size, db, NULL };
+	double exp_s = 0, exp_rss = 0, ui_s = 0, ui_rss = 0;
+	int xrc = run_command(exp_argv, &exp_s, &exp_rss);
+	int urc = run_command(ui_argv, &ui_s, &ui_rss);
+	struct stat st;
+	double bytes = stat(path, &st) == 0 ? (double)st.st_size : 0;
+	if (urc != 0 || xrc != 0 || bytes <= 0) {
+		snprintf(m, sizeof m, "failed (exit %d; export %d)", urc, xrc);
+		row("db open", label, m, "", 0, 0, NULL);
+		return;
+	}
+	fmt_ms(m, sizeof m, ui_s);
+	fmt_ms(xs, sizeof xs, exp_s);
+	snprintf(an, sizeof an, "%s sqlite3 -json x6", xs);
+	row("db open", label, m, an, ui_s / exp_s, 1.0, "<=export");
+	fmt_bytes(rr, sizeof rr, ui_rss);
+	fmt_bytes(xr, sizeof xr, bytes);
+	snprintf(an, sizeof an, "database %s", xr);
+	row("db peak RSS", label, rr, an, ui_rss / bytes, 1.5, "<=1.5x");
+}
+
 /* Start to first frame on every sample (files under DIR, recursively). */
 static void bench_frames_in(const char *dir, const struct options *opt, int *count)
 {
@@ -764,7 +797,7 @@ static void machine(void)
 
 static int usage(void)
 {
-	fputs("usage: ctxscope-bench [--edits N] [--bin CTXSCOPE] [--ui] [--samples DIR] KIND:LABEL:PATH...\n", stderr);
+	fputs("usage: ctxscope-bench [--edits N] [--bin CTXSCOPE] [--ui] [--samples DIR] [--ledger-db LABEL:PATH] KIND:LABEL:PATH...\n", stderr);
 	return 2;
 }
 
@@ -782,6 +815,10 @@ int main(int argc, char **argv)
 			opt.samples = argv[++i];
 		} else if (strcmp(argv[i], "--ui") == 0) {
 			opt.ui = 1;
+		} else if (strcmp(argv[i], "--ledger-db") == 0 && i + 1 < argc && strchr(argv[i + 1], ':')) {
+			opt.db_label = argv[++i];
+			*strchr(opt.db_label, ':') = '\0';
+			opt.db_path = opt.db_label + strlen(opt.db_label) + 1;
 		} else if (argv[i][0] == '-') {
 			return usage();
 		} else {
@@ -827,6 +864,8 @@ int main(int argc, char **argv)
 		if (largest)
 			bench_report(&opt.inputs[i], &opt);
 	}
+	if (opt.db_label)
+		bench_db(opt.db_label, opt.db_path, &opt);
 	if (opt.ui) {
 		int count = 0;
 		bench_frames_in(opt.samples, &opt, &count);

@@ -44,7 +44,14 @@ for n in $memory; do
   "$gen" memory "$n" "$seed" "$tmp/memory-$n.json" 2>/dev/null
   args+=("memory:memory $(human "$n") items:$tmp/memory-$n.json")
 done
+# The largest ledger as an agents.db (built from its export with the sqlite3 shell).
+db=()
+big=${ledger##* }
+if command -v sqlite3 >/dev/null 2>&1 &&
+   sh tests/ledger/db_from_export.sh "$tmp/ledger-$big.json" "$tmp/agents-$big.db" 2>/dev/null; then
+  db=(--ledger-db "agents.db from ledger $big MB:$tmp/agents-$big.db")
+fi
 echo "generated $(du -sh "$tmp" | cut -f1) of inputs (scale $scale, seed $seed) in $(( $(date +%s) - t0 )) s"
 ui=()
 [ "${BENCH_UI:-1}" = 1 ] && ui=(--ui)
-"$bench" --edits "$edits" --bin "$bin" "${ui[@]}" "${args[@]}"
+"$bench" --edits "$edits" --bin "$bin" "${ui[@]}" "${db[@]}" "${args[@]}"

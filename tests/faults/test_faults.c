@@ -6,7 +6,9 @@
  * without faults did (same status, same message, same output: a failure
  * that was absorbed must change nothing). No crash; LeakSanitizer checks
  * that nothing leaks on any of these paths. libyaml's allocations count too
- * (the Makefile links it with malloc renamed to cs_malloc). */
+ * (the Makefile links it with malloc renamed to cs_malloc), and SQLite's
+ * (the ledger database reader hands it the core's allocator): a small
+ * agents.db is built with the sqlite3 shell for the sweep. */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <stdarg.h>
 #include <stddef.h>
@@ -161,11 +163,57 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A small Agents Ledger database, written by the sqlite3 shell (so this
+ * process's SQLite is first used by the loader, with the core's allocator).
+ * Returns its path (static), or NULL when the shell is missing. */
+static const char *make_ledger_db(char *dir)
+{
+	static char path[256];
+	if (!mkdtemp(dir))
+		return NULL;
+	snprintf(path, sizeof path, "%s/agents.db", dir);
+	char cmd[320];
+	snprintf(cmd, sizeof cmd, "sqlite3 '%s'", path);
+	FILE *sh = popen(cmd, "w");
+	if (!sh)
+		return NULL;
+	fputs("create table sessions (label text primary key, thread_id text, persona_id text, is_subagent integer,"
+	      " task_description text, status text);\n"
+	      "create table threads (turn_id text primary key, ancestry text, total_tokens integer);\n"
+	      "create table turns (id text primary key, parent_turn_id text, turn_type text, status text, model text,"
+	      " role text, input_tokens integer, output_tokens integer, cached_input_tokens integer,"
+	      " cache_write_tokens integer, query_message_ids text, response_message_id text);\n"
+	      "create table messages (id text primary key, turn_id text, role text, content text, source text,"
+	      " sequence integer);\n"
+	      "create table tool_calls (id text primary key, turn_id text, message_id text, tool_name text);\n"
+	      "create table compactions (turn_id text primary key, summary text, summarized_through_turn_id text,"
+	      " first_kept_turn_id text);\n"
+	      "insert into turns values ('T1', null, 'normal', 'completed', 'claude-sonnet-4-20250514', 'manager',"
+	      " 900, 40, 0, 900, '[\"M1\"]', 'M2'), ('T2', 'T1', 'normal', 'completed', 'claude-sonnet-4-20250514',"
+	      " 'manager', 960, 30, 900, 60, '[\"M3\"]', 'M4');\n"
+	      "insert into messages values ('M0', 'T1', 'system', 'You are Atlas.', 'broker', 0),"
+	      " ('M1', 'T1', 'user', 'Is the deploy healthy?', 'slack', 1),"
+	      " ('M2', 'T1', 'assistant', 'Yes: 6 of 6 pods ready.', 'broker', 2),"
+	      " ('M3', 'T2', 'user', 'And the error rate?', 'slack', 1),"
+	      " ('M4', 'T2', 'assistant', '0.02%, as yesterday.', 'broker', 2);\n"
+	      "insert into tool_calls values ('C1', 'T1', 'M2', 'shell');\n"
+	      "insert into threads values ('T2', '[\"T1\",\"T2\"]', 1990);\n"
+	      "insert into sessions values ('main', 'T2', 'atlas', 0, null, 'active');\n",
+	      sh);
+	return pclose(sh) == 0 ? path : NULL;
+}
+
 int main(void)
 {
+	char db_dir[] = "/tmp/ctxscope-faults-XXXXXX";
+	const char *db = make_ledger_db(db_dir);
+	if (!db)
+		fprintf(stderr, "faults: could not build a ledger database (sqlite3 missing?); make deps installs it\n");
 	nftw("samples", collect, 16, FTW_PHYS);
 	nftw("tests/hostile", collect, 16, FTW_PHYS);
 	qsort(inputs, ninputs, sizeof inputs[0], by_name);
+	if (db && ninputs < FAULTS_MAX_INPUTS)
+		inputs[ninputs++] = strdup(db);
 	struct CMUnitTest tests[FAULTS_MAX_INPUTS + 1];
 	size_t ntests = 0;
 	tests[ntests++] = (struct CMUnitTest){ .name = "json layer", .test_func = json_layer };
@@ -174,5 +222,9 @@ int main(void)
 	int failed = _cmocka_run_group_tests("faults", tests, ntests, NULL, NULL);
 	for (size_t i = 0; i < ninputs; i++)
 		free(inputs[i]);
-	return failed;
+	if (db) {
+		remove(db);
+		remove(db_dir);
+	}
+	return failed || !db;
 }

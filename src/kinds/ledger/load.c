@@ -13,6 +13,8 @@
  * context_json are not interpreted. */
 #include "ledger.h"
 
+#include "db.h"
+
 #include "alloc.h"
 #include "assembly.h"
 #include "json_doc.h"
@@ -944,6 +946,27 @@ static int ledger_load(struct source *src, const char *data, size_t len, struct 
 	return CS_OK;
 }
 
+/* agents.db itself: read as its export (db.h), then loaded as one; errors
+ * told by table, row id and column (or the assembly file's position). */
+static int ledger_load_db(struct source *src, const char *path, const char *assembly, struct cs_error *err)
+{
+	struct strbuf text;
+	struct ledger_db_map map;
+	sb_init(&text);
+	int rc = ledger_db_export(path, assembly, &text, &map, err);
+	if (rc == CS_OK) {
+		src->input_type = "ledger database";
+		src->input_bytes = text.len;
+		rc = ledger_load(src, text.data, text.len, err);
+		ledger_db_locate(&map, path, assembly, err);
+	} else if (err && !err->file[0]) {
+		cs_error_file(err, path);
+	}
+	ledger_db_map_fini(&map);
+	sb_fini(&text);
+	return rc;
+}
+
 long ledger_pick_session(const struct ledger *l, struct cs_error *err)
 {
 	if (l->session) {
@@ -1120,4 +1143,6 @@ const struct kind_ops ledger_kind = {
 	.free_model = ledger_free,
 	.report_extra = ledger_report_extra,
 	.report_piece = ledger_report_piece,
+	.sniff = ledger_db_sniff,
+	.load_path = ledger_load_db,
 };
