@@ -7,6 +7,7 @@
 #include "source.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int source_load(const char *path, const char *kind_name, struct source **out, struct cs_error *err)
@@ -25,10 +26,13 @@ int source_load_progress(const char *path, const char *kind_name, struct progres
 static const struct kind_ops *sniff_kind(const char *path)
 {
 	char head[64];
-	int fd = open(path, O_RDONLY | O_NOCTTY);
+	/* Non-blocking, and regular files only: a FIFO or a device is left to
+	 * file_read, which refuses it with a sentence. */
+	int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return NULL;
-	ssize_t n = read(fd, head, sizeof head);
+	struct stat st;
+	ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, head, sizeof head) : -1;
 	close(fd);
 	for (size_t k = 0; n > 0 && kind_table[k]; k++)
 		if (kind_table[k]->sniff && kind_table[k]->sniff(head, (size_t)n))
