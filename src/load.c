@@ -2,11 +2,13 @@
 #include "load.h"
 
 #include "alloc.h"
+#include "arena.h"
 #include "fileio.h"
 #include "kind.h"
 #include "source.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -59,6 +61,16 @@ static int load_by_path(const struct kind_ops *kind, const struct load_args *arg
 	return CS_OK;
 }
 
+/* Remembers what the source was loaded with, for source_reload. */
+static int remember(struct source *src, const struct load_args *args, struct cs_error *err)
+{
+	if (args->companion && !(src->companion = arena_strdup(&src->arena, args->companion))) {
+		cs_error_file(err, args->path);
+		return cs_error_nomem(err);
+	}
+	return CS_OK;
+}
+
 static int load_bytes(const struct kind_ops *kind, const struct load_args *args, struct source **out,
 		      struct cs_error *err)
 {
@@ -105,7 +117,44 @@ int source_load_args(const struct load_args *args, struct source **out, struct c
 		return cs_error_set(err, CS_EUSAGE, "unknown --kind \"%s\": expected manifest, loom, ledger or memory",
 				    args->kind);
 	const struct kind_ops *by_path = sniff_kind(args->path);
-	if (by_path && (!kind || kind == by_path))
-		return load_by_path(by_path, args, out, err);
-	return load_bytes(kind, args, out, err);
+	int rc = by_path && (!kind || kind == by_path) ? load_by_path(by_path, args, out, err)
+							: load_bytes(kind, args, out, err);
+	if (rc == CS_OK && (rc = remember(*out, args, err)) != CS_OK) {
+		source_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+int source_reload(const struct source *src, struct source **out, struct cs_error *err)
+{
+	struct load_args args = { .path = src->path, .kind = src->kind->name, .companion = src->companion };
+	return source_load_args(&args, out, err);
+}
+
+static void stamp_of(const char *path, long long *size, long long *mtime_ns)
+{
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		*size = *mtime_ns = 0;
+		return;
+	}
+	*size = (long long)st.st_size;
+	*mtime_ns = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+}
+
+void load_stamp_take(const char *path, struct load_stamp *out)
+{
+	char wal[4096];
+	stamp_of(path, &out->size, &out->mtime_ns);
+	if (snprintf(wal, sizeof wal, "%s-wal", path) < (int)sizeof wal)
+		stamp_of(wal, &out->wal_size, &out->wal_mtime_ns);
+	else
+		out->wal_size = out->wal_mtime_ns = 0;
+}
+
+bool load_stamp_same(const struct load_stamp *a, const struct load_stamp *b)
+{
+	return a->size == b->size && a->mtime_ns == b->mtime_ns && a->wal_size == b->wal_size &&
+	       a->wal_mtime_ns == b->wal_mtime_ns;
 }

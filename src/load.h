@@ -5,6 +5,8 @@
 
 #include "error.h"
 
+#include <stdbool.h>
+
 struct progress;
 struct source;
 
@@ -22,6 +24,20 @@ struct load_args {
  * source_free); on failure *out is NULL and err names the file, the
  * position and what is wrong. */
 int source_load_args(const struct load_args *args, struct source **out, struct cs_error *err);
+
+/* Loads src's file again as it was loaded (its kind, its companion): the
+ * file as it is now. *out is a new source; src is not touched. */
+int source_reload(const struct source *src, struct source **out, struct cs_error *err);
+
+/* What a file looked like, to tell when it changed (--follow): its size and
+ * modification time, and those of a write-ahead log beside it (FILE-wal, a
+ * SQLite database being written). Zeroes for what does not exist. */
+struct load_stamp {
+	long long size, mtime_ns;
+	long long wal_size, wal_mtime_ns;
+};
+void load_stamp_take(const char *path, struct load_stamp *out);
+bool load_stamp_same(const struct load_stamp *a, const struct load_stamp *b);
 
 /* Loads path as kind `kind_name` (NULL: detect). On success *out is a new
  * source (free with source_free). On failure *out is NULL and err names the
