@@ -1,9 +1,9 @@
-/* db.c: agents.db -> the ledger export's JSON text (see db.h).
- * Values are written as `sqlite3 -json` writes them: integers as numbers,
- * reals in SQLite's own rendering, text as JSON strings, NULL as null; rows
- * in the order `select * from TABLE` gives, one row a line.
- * Unsupported: BLOB values (no ledger column holds one) are written as a
- * string of hex digits. */
+/* db.c: agents.db -> the ledger export's rows, one at a time (see db.h).
+ * Values are what `sqlite3 -json` writes: integers as numbers, reals as
+ * SQLite renders them, text as strings, NULL as null; rows in the order
+ * `select * from TABLE` gives.
+ * Unsupported: BLOB values (no ledger column holds one) become a string of
+ * hex digits. */
 #include "db.h"
 
 #include "alloc.h"
@@ -15,6 +15,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+struct ledger_db {
+	sqlite3 *sql;
+	sqlite3_stmt *scan;     /* the table being read; NULL: none */
+	size_t table;           /* its index in ledger_db_tables */
+	int first;              /* 1: column 0 of the scan is the row id */
+	bool recording;         /* this scan records the table's row ids */
+	cJSON *row;             /* the row last handed over; owned */
+	long assembly_first_line; /* lines of the assembly file in the root text; 0: none */
+	long assembly_last_line;
+	long long *rowids[6];   /* per table, the row ids in scan order; owned */
+	size_t nrows[6];
+	size_t cap[6];
+};
 
 const char *const ledger_db_tables[6] = { "sessions", "threads", "turns", "messages", "tool_calls", "compactions" };
 
@@ -151,94 +165,14 @@ static int check_schema(sqlite3 *db, struct cs_error *err)
 	return CS_OK;
 }
 
-static void put_json_string(struct strbuf *out, const unsigned char *s, size_t n)
+/* The root text: `{"assembly": FILE}` with the file's bytes on lines of
+ * their own (their first line is the text's second), or `{}`. */
+static int root_text(struct ledger_db *db, const char *path, struct strbuf *out, struct cs_error *err)
 {
-	sb_putc(out, '"');
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = s[i];
-		if (c == '"' || c == '\\') {
-			sb_putc(out, '\\');
-			sb_putc(out, (char)c);
-		} else if (c < 0x20) {
-			sb_printf(out, "\\u%04x", c);
-		} else {
-			sb_putc(out, (char)c);
-		}
+	if (!path) {
+		sb_puts(out, "{}");
+		return out->failed ? cs_error_nomem(err) : CS_OK;
 	}
-	sb_putc(out, '"');
-}
-
-static void put_value(struct strbuf *out, sqlite3_stmt *st, int col)
-{
-	switch (sqlite3_column_type(st, col)) {
-	case SQLITE_INTEGER:
-		sb_printf(out, "%lld", (long long)sqlite3_column_int64(st, col));
-		break;
-	case SQLITE_FLOAT:
-		sb_puts(out, (const char *)sqlite3_column_text(st, col));
-		break;
-	case SQLITE_TEXT:
-		put_json_string(out, sqlite3_column_text(st, col), (size_t)sqlite3_column_bytes(st, col));
-		break;
-	case SQLITE_BLOB: {
-		const unsigned char *b = sqlite3_column_blob(st, col);
-		int n = sqlite3_column_bytes(st, col);
-		sb_putc(out, '"');
-		for (int i = 0; i < n; i++)
-			sb_printf(out, "%02X", b[i]);
-		sb_putc(out, '"');
-		break;
-	}
-	default:
-		sb_puts(out, "null");
-	}
-}
-
-/* One table as `"name": [rows]`, a row a line; its row ids into map. */
-static int export_table(sqlite3 *db, size_t t, struct strbuf *out, struct ledger_db_map *map, struct cs_error *err)
-{
-	char sql[96];
-	sqlite3_stmt *st;
-	/* The row id first (not written) where the table has one. */
-	int first = 1;
-	snprintf(sql, sizeof sql, "select rowid, * from \"%s\"", ledger_db_tables[t]);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		first = 0;
-		snprintf(sql, sizeof sql, "select * from \"%s\"", ledger_db_tables[t]);
-		if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-			return db_fail(db, err, ledger_db_tables[t]);
-	}
-	int ncol = sqlite3_column_count(st);
-	size_t cap = 0;
-	sb_printf(out, "\"%s\": [", ledger_db_tables[t]);
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (CS_GROW(map->rowids[t], cap, map->nrows[t] + 1) != 0) {
-			sqlite3_finalize(st);
-			return cs_error_nomem(err);
-		}
-		map->rowids[t][map->nrows[t]] = first ? (long long)sqlite3_column_int64(st, 0) : (long long)map->nrows[t] + 1;
-		sb_puts(out, map->nrows[t]++ ? ",\n{" : "\n{");
-		for (int c = first; c < ncol; c++) {
-			if (c > first)
-				sb_putc(out, ',');
-			const char *name = sqlite3_column_name(st, c);
-			put_json_string(out, (const unsigned char *)name, strlen(name));
-			sb_putc(out, ':');
-			put_value(out, st, c);
-		}
-		sb_putc(out, '}');
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_fail(db, err, ledger_db_tables[t]);
-	sb_puts(out, "]");
-	return out->failed ? cs_error_nomem(err) : CS_OK;
-}
-
-/* The assembly file's bytes as the first member, on lines of their own. */
-static int export_assembly(const char *path, struct strbuf *out, struct ledger_db_map *map, struct cs_error *err)
-{
 	char *data;
 	size_t len;
 	int rc = file_read(path, 0, &data, &len, NULL, err);
@@ -257,60 +191,168 @@ static int export_assembly(const char *path, struct strbuf *out, struct ledger_d
 		cs_error_file(err, path);
 		return rc;
 	}
-	sb_puts(out, "\"assembly\":\n");
-	map->assembly_first_line = 2;
+	sb_puts(out, "{\"assembly\":\n");
+	db->assembly_first_line = 2;
 	long lines = 1;
 	for (size_t i = 0; i < len; i++)
 		lines += data[i] == '\n';
-	map->assembly_last_line = 1 + lines;
+	db->assembly_last_line = 1 + lines;
 	sb_append(out, data, len);
-	sb_puts(out, "\n,");
+	sb_puts(out, "\n}");
 	cs_free(data);
 	return out->failed ? cs_error_nomem(err) : CS_OK;
 }
 
-static int export_all(sqlite3 *db, const char *assembly_path, struct strbuf *out, struct ledger_db_map *map,
-		      struct cs_error *err)
+int ledger_db_open(const char *db_path, const char *assembly_path, struct ledger_db **out, struct strbuf *root,
+		   struct cs_error *err)
 {
-	int rc = check_schema(db, err);
-	if (rc)
-		return rc;
-	sb_putc(out, '{');
-	if (assembly_path && (rc = export_assembly(assembly_path, out, map, err)) != CS_OK)
-		return rc;
-	for (size_t t = 0; t < 6; t++) {
-		if (t)
-			sb_puts(out, ",\n");
-		if ((rc = export_table(db, t, out, map, err)) != CS_OK)
-			return rc;
+	*out = NULL;
+	use_core_allocator();
+	struct ledger_db *db = cs_calloc(1, sizeof *db);
+	if (!db)
+		return cs_error_nomem(err);
+	int rc = sqlite3_open_v2(db_path, &db->sql, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		rc = db_fail(db->sql, err, "opening the database read-only");
+	} else {
+		sqlite3_busy_timeout(db->sql, LEDGER_DB_BUSY_MS);
+		/* One read transaction: the six tables as of one moment, even
+		 * while the broker writes (WAL); its shared lock ends at close. */
+		if (sqlite3_exec(db->sql, "begin", NULL, NULL, NULL) != SQLITE_OK)
+			rc = db_fail(db->sql, err, "starting a read");
+		else
+			rc = check_schema(db->sql, err);
 	}
-	sb_puts(out, "}\n");
-	return out->failed ? cs_error_nomem(err) : CS_OK;
+	if (rc == CS_OK)
+		rc = root_text(db, assembly_path, root, err);
+	if (rc != CS_OK) {
+		ledger_db_close(db);
+		return rc;
+	}
+	*out = db;
+	return CS_OK;
 }
 
-int ledger_db_export(const char *db_path, const char *assembly_path, struct strbuf *out, struct ledger_db_map *map,
-		     struct cs_error *err)
+static void end_scan(struct ledger_db *db)
 {
-	memset(map, 0, sizeof *map);
-	use_core_allocator();
-	sqlite3 *db = NULL;
-	int rc = sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
-	if (rc != SQLITE_OK) {
-		rc = db_fail(db, err, "opening the database read-only");
-		sqlite3_close(db);
+	cJSON_Delete(db->row);
+	db->row = NULL;
+	sqlite3_finalize(db->scan);
+	db->scan = NULL;
+}
+
+static int count_rows(struct ledger_db *db, const char *table, size_t *nrows, struct cs_error *err)
+{
+	char sql[96];
+	sqlite3_stmt *st;
+	snprintf(sql, sizeof sql, "select count(*) from \"%s\"", table);
+	if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_fail(db->sql, err, table);
+	int rc = sqlite3_step(st);
+	long long n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return db_fail(db->sql, err, table);
+	*nrows = n > 0 ? (size_t)n : 0;
+	return CS_OK;
+}
+
+int ledger_db_scan(struct ledger_db *db, const char *table, size_t *nrows, struct cs_error *err)
+{
+	end_scan(db);
+	size_t t = 0;
+	while (t < 6 && strcmp(ledger_db_tables[t], table) != 0)
+		t++;
+	if (t == 6)
+		return cs_error_set(err, CS_ESTRUCT, "no ledger table \"%s\"", table);
+	int rc = count_rows(db, table, nrows, err);
+	if (rc != CS_OK)
 		return rc;
+	/* The row id first (not handed over) where the table has one. */
+	char sql[96];
+	db->first = 1;
+	snprintf(sql, sizeof sql, "select rowid, * from \"%s\"", table);
+	if (sqlite3_prepare_v2(db->sql, sql, -1, &db->scan, NULL) != SQLITE_OK) {
+		db->first = 0;
+		snprintf(sql, sizeof sql, "select * from \"%s\"", table);
+		if (sqlite3_prepare_v2(db->sql, sql, -1, &db->scan, NULL) != SQLITE_OK)
+			return db_fail(db->sql, err, table);
 	}
-	sqlite3_busy_timeout(db, LEDGER_DB_BUSY_MS);
-	/* One read transaction: the six tables as of one moment, even while
-	 * the broker writes (WAL), and a shared lock held only for the read. */
-	if (sqlite3_exec(db, "begin", NULL, NULL, NULL) != SQLITE_OK) {
-		rc = db_fail(db, err, "starting a read");
-	} else {
-		rc = export_all(db, assembly_path, out, map, err);
-		sqlite3_exec(db, "commit", NULL, NULL, NULL);
+	db->table = t;
+	db->recording = db->nrows[t] == 0; /* a second scan reads the same rows */
+	return CS_OK;
+}
+
+static cJSON *column_value(sqlite3_stmt *st, int col)
+{
+	switch (sqlite3_column_type(st, col)) {
+	case SQLITE_INTEGER:
+		return cJSON_CreateNumber((double)sqlite3_column_int64(st, col));
+	case SQLITE_FLOAT: /* as the export writes it: SQLite's rendering, read back */
+		return cJSON_CreateNumber(strtod((const char *)sqlite3_column_text(st, col), NULL));
+	case SQLITE_TEXT:
+		return cJSON_CreateString((const char *)sqlite3_column_text(st, col));
+	case SQLITE_BLOB: {
+		const unsigned char *b = sqlite3_column_blob(st, col);
+		size_t n = (size_t)sqlite3_column_bytes(st, col);
+		char *hex = cs_malloc(2 * n + 1);
+		if (!hex)
+			return NULL;
+		for (size_t i = 0; i < n; i++)
+			snprintf(hex + 2 * i, 3, "%02X", b[i]);
+		hex[2 * n] = '\0';
+		cJSON *v = cJSON_CreateString(hex);
+		cs_free(hex);
+		return v;
 	}
-	sqlite3_close(db);
-	return rc;
+	default:
+		return cJSON_CreateNull();
+	}
+}
+
+/* The current row as an object; its keys are the statement's column names
+ * (valid while the statement lives, which outlives the row). */
+static cJSON *row_object(struct ledger_db *db)
+{
+	cJSON *o = cJSON_CreateObject();
+	int ncol = sqlite3_column_count(db->scan);
+	for (int c = db->first; o && c < ncol; c++) {
+		cJSON *v = column_value(db->scan, c);
+		if (!v || !cJSON_AddItemToObjectCS(o, sqlite3_column_name(db->scan, c), v)) {
+			cJSON_Delete(v);
+			cJSON_Delete(o);
+			o = NULL;
+		}
+	}
+	return o;
+}
+
+int ledger_db_next(struct ledger_db *db, const cJSON **row, struct cs_error *err)
+{
+	*row = NULL;
+	cJSON_Delete(db->row);
+	db->row = NULL;
+	if (!db->scan)
+		return CS_OK;
+	size_t t = db->table;
+	int rc = sqlite3_step(db->scan);
+	if (rc == SQLITE_DONE) {
+		end_scan(db);
+		return CS_OK;
+	}
+	if (rc != SQLITE_ROW)
+		return db_fail(db->sql, err, ledger_db_tables[t]);
+	if (db->recording) {
+		if (CS_GROW(db->rowids[t], db->cap[t], db->nrows[t] + 1) != 0)
+			return cs_error_nomem(err);
+		db->rowids[t][db->nrows[t]] =
+			db->first ? (long long)sqlite3_column_int64(db->scan, 0) : (long long)db->nrows[t] + 1;
+		db->nrows[t]++;
+	}
+	if (!(db->row = row_object(db)))
+		return cs_error_nomem(err);
+	*row = db->row;
+	return CS_OK;
 }
 
 /* "turns[3].ancestry" -> table 2, index 3, rest ".ancestry"; false when the
@@ -333,33 +375,40 @@ static bool split_path(const char *path, size_t *table, long *index, const char 
 	return false;
 }
 
-void ledger_db_locate(const struct ledger_db_map *map, const char *db_path, const char *assembly_path,
+void ledger_db_locate(const struct ledger_db *db, const char *db_path, const char *assembly_path,
 		      struct cs_error *err)
 {
 	if (!err || err->code == CS_OK || err->code == CS_ENOMEM)
 		return;
-	if (map->assembly_first_line && err->line >= map->assembly_first_line &&
-	    err->line <= map->assembly_last_line) {
+	if (db && db->assembly_first_line && err->line >= db->assembly_first_line &&
+	    err->line <= db->assembly_last_line) {
 		cs_error_file(err, assembly_path);
-		cs_error_pos(err, err->line - map->assembly_first_line + 1, err->column);
+		cs_error_pos(err, err->line - db->assembly_first_line + 1, err->column);
 		return;
 	}
 	cs_error_file(err, db_path);
 	size_t t;
 	long i;
 	const char *rest;
-	if (split_path(err->path, &t, &i, &rest) && (size_t)i < map->nrows[t]) {
+	if (db && split_path(err->path, &t, &i, &rest) && (size_t)i < db->nrows[t]) {
 		char where[CS_ERROR_PATH_MAX];
-		snprintf(where, sizeof where, "table %s, row %lld%s%s", ledger_db_tables[t], map->rowids[t][i],
+		snprintf(where, sizeof where, "table %s, row %lld%s%s", ledger_db_tables[t], db->rowids[t][i],
 			 *rest == '.' ? ", column " : "", *rest == '.' ? rest + 1 : rest);
 		cs_error_path(err, where);
 	}
 	cs_error_pos(err, 0, 0);
 }
 
-void ledger_db_map_fini(struct ledger_db_map *map)
+void ledger_db_close(struct ledger_db *db)
 {
+	if (!db)
+		return;
+	end_scan(db);
+	if (db->sql) {
+		sqlite3_exec(db->sql, "commit", NULL, NULL, NULL);
+		sqlite3_close(db->sql);
+	}
 	for (size_t t = 0; t < 6; t++)
-		cs_free(map->rowids[t]);
-	memset(map, 0, sizeof *map);
+		cs_free(db->rowids[t]);
+	cs_free(db);
 }

@@ -1,7 +1,9 @@
 /* db.h: the Agents Ledger read straight from the broker's SQLite file
  * (agents.db), read-only, as the JSON export the README's sqlite3 recipe
  * writes: the six tables, row by row, in the same order and with the same
- * values, so the ledger loader builds exactly the model an export gives.
+ * values, so the ledger loader builds exactly the model an export gives. Rows
+ * are handed over one at a time, never the whole export at once, so a large
+ * database costs little more memory than the model built from it.
  * The database is never written and never locked for longer than one short
  * read transaction (a WAL database is read while the broker writes). */
 #ifndef CTXSCOPE_LEDGER_DB_H
@@ -9,6 +11,7 @@
 
 #include "error.h"
 
+#include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -22,33 +25,39 @@ struct strbuf;
 /* True when the first n bytes of a file are SQLite's header. */
 bool ledger_db_sniff(const char *head, size_t n);
 
-/* Where each part of the text ledger_db_export wrote came from, so that an
- * error the loader positions in that text can be told in the database's
- * terms (table, row id, column) or the assembly file's (line, column). */
-struct ledger_db_map {
-	long assembly_first_line; /* lines of the assembly file in the text; 0: none */
-	long assembly_last_line;
-	long long *rowids[6];     /* per table (ledger_db_tables order), the row ids; owned */
-	size_t nrows[6];
-};
+/* An open database: one read transaction, so every table is read as of
+ * one moment, even while the broker writes (WAL). */
+struct ledger_db;
 
 /* The six tables, in the export's order. */
 extern const char *const ledger_db_tables[6];
 
-/* Reads the database at db_path (read-only) into out as the export's JSON
- * text; with assembly_path, that file's bytes become the `assembly` block.
- * Fills map (free with ledger_db_map_fini, also after an error). Errors:
- * CS_EIO (cannot open, corrupt, encrypted, locked past the timeout),
- * CS_ESTRUCT (a table or column the ledger needs is missing), CS_ENOMEM. */
-int ledger_db_export(const char *db_path, const char *assembly_path, struct strbuf *out, struct ledger_db_map *map,
-		     struct cs_error *err);
+/* Opens db_path read-only, starts the read and checks the schema. The
+ * document the loader reads besides the tables goes into root_text: `{}`,
+ * or with assembly_path, `{"assembly": <that file's bytes>}` (the file is
+ * checked on its own first, so its faults are told at its own lines).
+ * Errors: CS_EIO (cannot open, corrupt, encrypted, locked past the
+ * timeout), CS_ESTRUCT (a table or column the ledger needs is missing),
+ * CS_ENOMEM. *out is NULL after an error. */
+int ledger_db_open(const char *db_path, const char *assembly_path, struct ledger_db **out, struct strbuf *root_text,
+		   struct cs_error *err);
 
-/* Turns an error the loader positioned in the exported text into one that
- * names the database's table, row id and column (or the assembly file's
- * line and column). */
-void ledger_db_locate(const struct ledger_db_map *map, const char *db_path, const char *assembly_path,
+/* Starts reading the table named `table` (one of ledger_db_tables) from its
+ * first row; *nrows is how many it has. */
+int ledger_db_scan(struct ledger_db *db, const char *table, size_t *nrows, struct cs_error *err);
+
+/* The scan's next row as an object of its columns, as `sqlite3 -json`
+ * would write it (integers and reals as numbers, text as strings, NULL as
+ * null, a BLOB as a string of hex digits); NULL after the last row. The row
+ * is the database's: valid until the next call, the next scan or close. */
+int ledger_db_next(struct ledger_db *db, const cJSON **row, struct cs_error *err);
+
+/* Turns an error the loader positioned in a table's rows ("turns[3].id")
+ * into one that names the database's table, row id and column, or in the
+ * root text's assembly block into one at the assembly file's line. */
+void ledger_db_locate(const struct ledger_db *db, const char *db_path, const char *assembly_path,
 		      struct cs_error *err);
 
-void ledger_db_map_fini(struct ledger_db_map *map);
+void ledger_db_close(struct ledger_db *db);
 
 #endif

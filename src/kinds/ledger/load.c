@@ -25,12 +25,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 struct loader {
 	struct source *src;
 	struct ledger *l;
 	const struct json_doc *d;
+	struct ledger_db *db; /* the tables' rows come from here; NULL: from d */
 	struct cs_error *err;
 	long *msg_order; /* message indices sorted by id */
 };
@@ -199,18 +201,52 @@ static long message_index(const struct loader *ld, const char *id)
 	return find_sorted(ld->msg_order, ld->l->nmessages, id, message_id_of, ld->l);
 }
 
-/* The table `key` as an array (absent: empty). */
-static int table(struct loader *ld, const char *key, const cJSON **out, size_t *n)
+/* A table's rows, from the export's array or the database's scan. */
+struct rows {
+	struct loader *ld;
+	const cJSON *next; /* export: the next row */
+	size_t left;       /* rows not yet handed over */
+	bool present;      /* the table is there (the database has all six) */
+	int rc;            /* the database's error, once rows_next returned NULL */
+};
+
+/* The table `key` (absent: no rows, present false). */
+static int table(struct loader *ld, const char *key, struct rows *r, size_t *n)
 {
-	*out = NULL;
+	*r = (struct rows){ .ld = ld };
 	*n = 0;
-	int rc = json_get_array(ld->d, ld->d->root, JPATH_ROOT, key, JSON_OPTIONAL, out, ld->err);
-	if (rc || !*out)
-		return rc;
-	*n = (size_t)cJSON_GetArraySize(*out);
-	if (*n > (size_t)LEDGER_MAX_ROWS)
+	int rc;
+	if (ld->db) {
+		r->present = true;
+		rc = ledger_db_scan(ld->db, key, n, ld->err);
+	} else {
+		const cJSON *arr = NULL;
+		rc = json_get_array(ld->d, ld->d->root, JPATH_ROOT, key, JSON_OPTIONAL, &arr, ld->err);
+		if (rc == CS_OK && arr) {
+			r->present = true;
+			r->next = arr->child;
+			*n = (size_t)cJSON_GetArraySize(arr);
+		}
+	}
+	r->left = *n;
+	if (rc == CS_OK && *n > (size_t)LEDGER_MAX_ROWS)
 		return json_fail(ld->d, ld->err, CS_ELIMIT, JPATH_ROOT, key, "more than %ld rows", LEDGER_MAX_ROWS);
-	return CS_OK;
+	return rc;
+}
+
+/* The next row, NULL after the last one or on the database's error (r->rc). */
+static const cJSON *rows_next(struct rows *r)
+{
+	const cJSON *row = NULL;
+	if (r->left == 0)
+		return NULL;
+	r->left--;
+	if (r->ld->db) {
+		r->rc = ledger_db_next(r->ld->db, &row, r->ld->err);
+	} else if ((row = r->next)) {
+		r->next = row->next;
+	}
+	return row;
 }
 
 static int row_object(struct loader *ld, const cJSON *row, const struct jpath *at)
@@ -223,12 +259,13 @@ static int row_object(struct loader *ld, const cJSON *row, const struct jpath *a
 
 static int read_turns(struct loader *ld)
 {
-	const cJSON *arr, *row;
+	struct rows r;
+	const cJSON *row;
 	size_t n;
-	int rc = table(ld, "turns", &arr, &n);
+	int rc = table(ld, "turns", &r, &n);
 	if (rc)
 		return rc;
-	if (!arr)
+	if (!r.present)
 		return json_fail(ld->d, ld->err, CS_ESTRUCT, JPATH_ROOT, NULL, "missing \"turns\" (the turns table)");
 	struct ledger *l = ld->l;
 	l->turns = arena_alloc(&ld->src->arena, (n ? n : 1) * sizeof *l->turns);
@@ -236,7 +273,7 @@ static int read_turns(struct loader *ld)
 		return nomem(ld->err);
 	struct jpath tp = JPATH_KEY(JPATH_ROOT, "turns");
 	size_t i = 0;
-	cJSON_ArrayForEach(row, arr) {
+	while ((row = rows_next(&r))) {
 		struct jpath at = JPATH_INDEX(&tp, i);
 		if ((rc = row_object(ld, row, &at)))
 			return rc;
@@ -266,6 +303,8 @@ static int read_turns(struct loader *ld)
 					 "unknown role \"%s\": expected manager, worker or unified", t->role);
 		i++;
 	}
+	if (r.rc)
+		return r.rc;
 	l->nturns = n;
 	long a, b;
 	if (!(l->turn_order = sort_ids(ld, n, turn_id_of, &a, &b)))
@@ -336,9 +375,10 @@ static void sort_turn_messages(const struct ledger *l, long *m, size_t n)
 
 static int read_messages(struct loader *ld)
 {
-	const cJSON *arr, *row;
+	struct rows r;
+	const cJSON *row;
 	size_t n;
-	int rc = table(ld, "messages", &arr, &n);
+	int rc = table(ld, "messages", &r, &n);
 	if (rc)
 		return rc;
 	struct ledger *l = ld->l;
@@ -347,7 +387,7 @@ static int read_messages(struct loader *ld)
 		return nomem(ld->err);
 	struct jpath mp = JPATH_KEY(JPATH_ROOT, "messages");
 	size_t i = 0;
-	cJSON_ArrayForEach(row, arr) {
+	while ((row = rows_next(&r))) {
 		struct jpath at = JPATH_INDEX(&mp, i);
 		if ((rc = row_object(ld, row, &at)))
 			return rc;
@@ -382,6 +422,8 @@ static int read_messages(struct loader *ld)
 		l->turns[m->turn].nmessages++;
 		i++;
 	}
+	if (r.rc)
+		return r.rc;
 	l->nmessages = n;
 	long a, b;
 	if (!(ld->msg_order = sort_ids(ld, n, message_id_of, &a, &b)))
@@ -411,15 +453,20 @@ static int read_messages(struct loader *ld)
 /* query_message_ids and response_message_id, once messages are known. */
 static int read_turn_links(struct loader *ld)
 {
-	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(ld->d->root, "turns"), *row;
+	struct rows r;
+	const cJSON *row;
+	size_t n;
+	int rc = table(ld, "turns", &r, &n);
+	if (rc)
+		return rc;
 	struct ledger *l = ld->l;
 	struct jpath tp = JPATH_KEY(JPATH_ROOT, "turns");
 	size_t i = 0;
-	cJSON_ArrayForEach(row, arr) {
+	while ((row = rows_next(&r))) {
 		struct jpath at = JPATH_INDEX(&tp, i);
 		struct ledger_turn *t = &l->turns[i];
 		const char *resp = NULL;
-		int rc = get_id(ld, row, &at, "response_message_id", JSON_OPTIONAL, &resp);
+		rc = get_id(ld, row, &at, "response_message_id", JSON_OPTIONAL, &resp);
 		if (rc)
 			return rc;
 		if (resp && (t->response = message_index(ld, resp)) < 0)
@@ -466,20 +513,23 @@ static int read_turn_links(struct loader *ld)
 		}
 		i++;
 	}
+	if (r.rc)
+		return r.rc;
 	return CS_OK;
 }
 
 static int read_threads(struct loader *ld)
 {
-	const cJSON *arr, *row;
+	struct rows r;
+	const cJSON *row;
 	size_t n;
-	int rc = table(ld, "threads", &arr, &n);
-	if (rc || !arr)
+	int rc = table(ld, "threads", &r, &n);
+	if (rc || !r.present)
 		return rc;
 	struct ledger *l = ld->l;
 	struct jpath hp = JPATH_KEY(JPATH_ROOT, "threads");
 	size_t i = 0;
-	cJSON_ArrayForEach(row, arr) {
+	while ((row = rows_next(&r))) {
 		struct jpath at = JPATH_INDEX(&hp, i++);
 		if ((rc = row_object(ld, row, &at)))
 			return rc;
@@ -541,14 +591,17 @@ static int read_threads(struct loader *ld)
 		l->turns[turn].ancestry = ids;
 		l->turns[turn].nancestry = k;
 	}
+	if (r.rc)
+		return r.rc;
 	return CS_OK;
 }
 
 static int read_compactions(struct loader *ld)
 {
-	const cJSON *arr, *row;
+	struct rows r;
+	const cJSON *row;
 	size_t n;
-	int rc = table(ld, "compactions", &arr, &n);
+	int rc = table(ld, "compactions", &r, &n);
 	if (rc)
 		return rc;
 	struct ledger *l = ld->l;
@@ -557,7 +610,7 @@ static int read_compactions(struct loader *ld)
 		return nomem(ld->err);
 	struct jpath cp = JPATH_KEY(JPATH_ROOT, "compactions");
 	size_t i = 0;
-	cJSON_ArrayForEach(row, arr) {
+	while ((row = rows_next(&r))) {
 		struct jpath at = JPATH_INDEX(&cp, i);
 		if ((rc = row_object(ld, row, &at)))
 			return rc;
@@ -602,6 +655,8 @@ static int read_compactions(struct loader *ld)
 			return nomem(ld->err);
 		i++;
 	}
+	if (r.rc)
+		return r.rc;
 	l->ncompactions = n;
 	for (size_t t = 0; t < l->nturns; t++)
 		if (l->turns[t].compaction && l->turns[t].compaction_row < 0) {
@@ -631,9 +686,10 @@ static int get_flag(struct loader *ld, const cJSON *row, const struct jpath *at,
 
 static int read_sessions(struct loader *ld)
 {
-	const cJSON *arr, *row;
+	struct rows r;
+	const cJSON *row;
 	size_t n;
-	int rc = table(ld, "sessions", &arr, &n);
+	int rc = table(ld, "sessions", &r, &n);
 	if (rc)
 		return rc;
 	struct ledger *l = ld->l;
@@ -642,7 +698,7 @@ static int read_sessions(struct loader *ld)
 		return nomem(ld->err);
 	struct jpath sp = JPATH_KEY(JPATH_ROOT, "sessions");
 	size_t i = 0;
-	cJSON_ArrayForEach(row, arr) {
+	while ((row = rows_next(&r))) {
 		struct jpath at = JPATH_INDEX(&sp, i);
 		if ((rc = row_object(ld, row, &at)))
 			return rc;
@@ -665,6 +721,8 @@ static int read_sessions(struct loader *ld)
 						 "session label \"%s\" is also sessions[%zu]'s", s->label, k);
 		i++;
 	}
+	if (r.rc)
+		return r.rc;
 	l->nsessions = n;
 	return CS_OK;
 }
@@ -871,14 +929,15 @@ static int read_assembly(struct loader *ld)
 /* tool_calls: checked for shape and dangling turns only. */
 static int read_tool_calls(struct loader *ld)
 {
-	const cJSON *arr, *row;
+	struct rows r;
+	const cJSON *row;
 	size_t n;
-	int rc = table(ld, "tool_calls", &arr, &n);
-	if (rc || !arr)
+	int rc = table(ld, "tool_calls", &r, &n);
+	if (rc || !r.present)
 		return rc;
 	struct jpath tp = JPATH_KEY(JPATH_ROOT, "tool_calls");
 	size_t i = 0;
-	cJSON_ArrayForEach(row, arr) {
+	while ((row = rows_next(&r))) {
 		struct jpath at = JPATH_INDEX(&tp, i++);
 		const char *turn = NULL;
 		if ((rc = row_object(ld, row, &at)) || (rc = get_id(ld, row, &at, "turn_id", JSON_OPTIONAL, &turn)))
@@ -886,6 +945,8 @@ static int read_tool_calls(struct loader *ld)
 		if (turn && ledger_turn_index(ld->l, turn) < 0)
 			return json_fail(ld->d, ld->err, CS_ESTRUCT, &at, "turn_id", "dangling id: no turn \"%s\"", turn);
 	}
+	if (r.rc)
+		return r.rc;
 	return CS_OK;
 }
 
@@ -894,7 +955,9 @@ static void ledger_free(void *model)
 	cs_free(model); /* everything else lives in the source's arena */
 }
 
-static int ledger_load(struct source *src, const char *data, size_t len, struct cs_error *err)
+/* The tables and the assembly block, from d (an export) or from db's rows
+ * (then d holds only the assembly block). */
+static int load_tables(struct source *src, const struct json_doc *d, struct ledger_db *db, struct cs_error *err)
 {
 	struct ledger *l = cs_calloc(1, sizeof *l);
 	if (!l)
@@ -902,17 +965,12 @@ static int ledger_load(struct source *src, const char *data, size_t len, struct 
 	src->model = l;
 	l->nexus_env = l->event = -1;
 	l->model_limit = l->reserve_response = l->reserve_tools = -1;
-	struct json_doc d;
-	int rc = json_doc_parse(&d, data, len, err);
-	if (rc) {
-		json_doc_free(&d);
-		return rc;
-	}
-	struct loader ld = { .src = src, .l = l, .d = &d, .err = err };
-	if (!cJSON_IsObject(d.root))
-		rc = json_fail(&d, err, CS_ETYPE, JPATH_ROOT, NULL,
+	struct loader ld = { .src = src, .l = l, .d = d, .db = db, .err = err };
+	int rc = CS_OK;
+	if (!cJSON_IsObject(d->root))
+		rc = json_fail(d, err, CS_ETYPE, JPATH_ROOT, NULL,
 			       "expected an object with one array per table (turns, messages, ...), got %s",
-			       json_type_name(d.root));
+			       json_type_name(d->root));
 	if (!rc)
 		rc = read_turns(&ld);
 	if (!rc)
@@ -929,7 +987,6 @@ static int ledger_load(struct source *src, const char *data, size_t len, struct 
 		rc = read_tool_calls(&ld);
 	if (!rc)
 		rc = read_assembly(&ld);
-	json_doc_free(&d);
 	if (rc)
 		return rc;
 	if (l->nsessions == 0 && (rc = source_warn(src, -1, 0, 0, "no sessions: assembling from the last turn's ancestry")))
@@ -946,24 +1003,40 @@ static int ledger_load(struct source *src, const char *data, size_t len, struct 
 	return CS_OK;
 }
 
-/* agents.db itself: read as its export (db.h), then loaded as one; errors
- * told by table, row id and column (or the assembly file's position). */
+static int ledger_load(struct source *src, const char *data, size_t len, struct cs_error *err)
+{
+	struct json_doc d;
+	int rc = json_doc_parse(&d, data, len, err);
+	if (rc == CS_OK)
+		rc = load_tables(src, &d, NULL, err);
+	json_doc_free(&d);
+	return rc;
+}
+
+/* agents.db itself: its rows read as the export's (db.h), one at a time;
+ * errors told by table, row id and column (or the assembly file's
+ * position). */
 static int ledger_load_db(struct source *src, const char *path, const char *assembly, struct cs_error *err)
 {
-	struct strbuf text;
-	struct ledger_db_map map;
-	sb_init(&text);
-	int rc = ledger_db_export(path, assembly, &text, &map, err);
+	struct strbuf root = STRBUF_INIT;
+	struct ledger_db *db;
+	int rc = ledger_db_open(path, assembly, &db, &root, err);
 	if (rc == CS_OK) {
+		struct json_doc d;
 		src->input_type = "ledger database";
-		src->input_bytes = text.len;
-		rc = ledger_load(src, text.data, text.len, err);
-		ledger_db_locate(&map, path, assembly, err);
+		rc = json_doc_parse(&d, root.data, root.len, err);
+		if (rc == CS_OK)
+			rc = load_tables(src, &d, db, err);
+		ledger_db_locate(db, path, assembly, err);
+		json_doc_free(&d);
+		ledger_db_close(db);
 	} else if (err && !err->file[0]) {
 		cs_error_file(err, path);
 	}
-	ledger_db_map_fini(&map);
-	sb_fini(&text);
+	struct stat st;
+	if (rc == CS_OK && stat(path, &st) == 0)
+		src->input_bytes = (size_t)st.st_size;
+	sb_fini(&root);
 	return rc;
 }
 
