@@ -49,6 +49,7 @@ struct strbuf;
 	X(ACT_PROMPT_VIEW, "prompt-view", "v", "the prompt as the model receives it (v again: back)") \
 	X(ACT_DIFF, "diff", "d", "what changed since the baseline (pieces, cache, cost)")  \
 	X(ACT_UNDO, "undo", "u", "undo the last edit")                                      \
+	X(ACT_RELOAD, "reload", "R", "load the file again: new turns appear; edits, selection and baseline stay") \
 	X(ACT_REDO, "redo", "C-r", "redo the last undone edit")                             \
 	X(ACT_SAVE, "save", "w", "save: a manifest in place (.bak kept); others a what-if file") \
 	X(ACT_EXPORT, "export", "x", "export the report (.txt .yaml .json) or the screen (.screen)") \

@@ -104,6 +104,8 @@ int cli_parse(int argc, char **argv, struct cli *out, struct cs_error *err)
 			out->force = true;
 		else if (!strcmp(name, "no-mouse"))
 			out->no_mouse = true;
+		else if (!strcmp(name, "follow"))
+			out->follow = true;
 		else if (!strcmp(name, "ascii"))
 			out->ascii = true;
 		else if (!strcmp(name, "kind"))
@@ -220,6 +222,7 @@ void cli_usage(struct strbuf *out)
 		"  --theme NAME|PATH        inspector colours\n"
 		"  --ascii                  ASCII glyphs only\n"
 		"  --no-mouse               the inspector leaves the mouse to the terminal\n"
+		"  --follow                 the inspector loads the file again when it changes (R: now)\n"
 		"  --help, --version\n"
 		"\n"
 		"cache analysis (the report's cache section):\n"

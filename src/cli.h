@@ -38,6 +38,7 @@ struct cli {
 	const char *theme;      /* --theme NAME|PATH */
 	const char *edits;      /* --edits FILE (what-if edits to reapply) */
 	bool raw, force, no_mouse, ascii;
+	bool follow;              /* the inspector reloads the file when it changes */
 	struct cli_setting settings[CLI_MAX_SETTINGS];
 	size_t nsettings;
 	/* cache analysis (cache_report.h) */

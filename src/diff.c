@@ -55,57 +55,6 @@ static bool positions(const struct assembly *a, long **pos, long **offset)
 	return true;
 }
 
-struct id_entry {
-	const char *id;
-	long index;
-};
-
-static int by_id(const void *x, const void *y)
-{
-	const struct id_entry *a = x, *b = y;
-	int c = strcmp(a->id, b->id);
-	if (c)
-		return c;
-	return (a->index > b->index) - (a->index < b->index);
-}
-
-/* map[i]: the baseline piece with now's piece i's id (the first such), or -1;
- * matched[j]: whether baseline piece j has a counterpart. */
-static bool match_ids(const struct source *base, const struct source *now, long *map, bool *matched)
-{
-	if (base == now) {
-		for (size_t i = 0; i < now->npieces; i++) {
-			map[i] = (long)i;
-			matched[i] = true;
-		}
-		return true;
-	}
-	struct id_entry *ids = cs_calloc(base->npieces ? base->npieces : 1, sizeof *ids);
-	if (!ids)
-		return false;
-	for (size_t j = 0; j < base->npieces; j++)
-		ids[j] = (struct id_entry){ base->pieces[j].id, (long)j };
-	qsort(ids, base->npieces, sizeof *ids, by_id);
-	for (size_t i = 0; i < now->npieces; i++) {
-		/* the first entry with this id: a lower bound */
-		size_t lo = 0, hi = base->npieces;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (strcmp(ids[mid].id, now->pieces[i].id) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		map[i] = -1;
-		if (lo < base->npieces && !strcmp(ids[lo].id, now->pieces[i].id)) {
-			map[i] = ids[lo].index;
-			matched[ids[lo].index] = true;
-		}
-	}
-	cs_free(ids);
-	return true;
-}
-
 /* Marks keep[k] for the elements of seq[0..n) in one longest strictly
  * increasing subsequence (the earliest-ending one of each length). */
 static bool longest_increasing(const long *seq, size_t n, bool *keep)
@@ -206,7 +155,7 @@ static int compare(struct diff *d, struct cs_error *err)
 	common = cs_calloc(nn, sizeof *common);
 	seq = cs_calloc(nn, sizeof *seq);
 	keep = cs_calloc(nn, sizeof *keep);
-	if (!map || !matched || !common || !seq || !keep || !match_ids(bs, ns, map, matched))
+	if (!map || !matched || !common || !seq || !keep || !source_match_ids(bs, ns, map, matched))
 		goto done;
 
 	/* the pieces in both prompts, in the current order, with their baseline places */

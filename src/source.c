@@ -9,6 +9,7 @@
 
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const strategy_names[] = {
@@ -204,4 +205,55 @@ void source_set_chars_per_token(struct source *src, double cpt)
 	src->settings.chars_per_token = cpt;
 	for (size_t i = 0; i < src->npieces; i++)
 		src->pieces[i].tokens = tokens_estimate(src->pieces[i].code_points, cpt);
+}
+
+struct id_entry {
+	const char *id;
+	long index;
+};
+
+static int by_id(const void *x, const void *y)
+{
+	const struct id_entry *a = x, *b = y;
+	int c = strcmp(a->id, b->id);
+	if (c)
+		return c;
+	return (a->index > b->index) - (a->index < b->index);
+}
+
+bool source_match_ids(const struct source *from, const struct source *to, long *map, bool *matched)
+{
+	if (from == to) {
+		for (size_t i = 0; i < to->npieces; i++) {
+			map[i] = (long)i;
+			if (matched)
+				matched[i] = true;
+		}
+		return true;
+	}
+	struct id_entry *ids = cs_calloc(from->npieces ? from->npieces : 1, sizeof *ids);
+	if (!ids)
+		return false;
+	for (size_t j = 0; j < from->npieces; j++)
+		ids[j] = (struct id_entry){ from->pieces[j].id, (long)j };
+	qsort(ids, from->npieces, sizeof *ids, by_id);
+	for (size_t i = 0; i < to->npieces; i++) {
+		/* the first entry with this id: a lower bound */
+		size_t lo = 0, hi = from->npieces;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (strcmp(ids[mid].id, to->pieces[i].id) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		map[i] = -1;
+		if (lo < from->npieces && !strcmp(ids[lo].id, to->pieces[i].id)) {
+			map[i] = ids[lo].index;
+			if (matched)
+				matched[ids[lo].index] = true;
+		}
+	}
+	cs_free(ids);
+	return true;
 }

@@ -127,6 +127,11 @@ int source_warn(struct source *src, long piece, long line, long column, const ch
  * first call (an index is built then); adding pieces resets it. */
 long source_find_piece(struct source *src, const char *id);
 
+/* map[i]: the piece of `from` with to's piece i's id (the first such), or
+ * -1; matched[j] (may be NULL): whether from's piece j has a counterpart.
+ * map has to->npieces entries, matched from->npieces. false: out of memory. */
+bool source_match_ids(const struct source *from, const struct source *to, long *map, bool *matched);
+
 /* Changes chars_per_token and re-estimates every piece (no re-reading). */
 void source_set_chars_per_token(struct source *src, double chars_per_token);
 

@@ -251,6 +251,8 @@ void vm_fini(struct vm *vm)
 		asm_fini(&vm->base);
 	}
 	source_free(vm->src);
+	source_free(vm->base_src);
+	cs_free(vm->base_piece);
 	cache_analysis_fini(&vm->an);
 	cache_overrides_fini(&vm->bp_now);
 	cache_overrides_fini(&vm->bp_base);
@@ -373,6 +375,12 @@ static void describe_change(struct vm *vm, const struct edit *e, long used_befor
 		sb_puts(s, " -> ");
 		sb_thousands(s, vm->cur.budget.used);
 	}
+	vm_say_cache(vm, was);
+}
+
+void vm_say_cache(struct vm *vm, const struct vm_cache *was)
+{
+	struct strbuf *s = &vm->status;
 	if (vm->cache.identical)
 		sb_puts(s, "; prompt same as the baseline");
 	else if (was->cached_tokens != vm->cache.cached_tokens || was->identical) {
@@ -390,7 +398,7 @@ static void describe_change(struct vm *vm, const struct edit *e, long used_befor
 }
 
 /* Re-runs the search over a new assembly (hits point into blocks). */
-static void research(struct vm *vm)
+void vm_research(struct vm *vm)
 {
 	if (!vm->find)
 		return;
@@ -411,7 +419,7 @@ int vm_adopt(struct vm *vm, struct assembly *next, struct cs_error *err)
 	vm->cur = *next;
 	memset(next, 0, sizeof *next);
 	vm->generation++;
-	research(vm);
+	vm_research(vm);
 	/* every step runs even when one fails: rows never point into a freed assembly */
 	if (!vm_refresh_all(vm, keep_piece, keep_block)) {
 		vm->detail.piece = -2;
@@ -542,6 +550,7 @@ int vm_pin_baseline(struct vm *vm, struct cs_error *err)
 	}
 	asm_fini(&vm->base);
 	vm->base = next;
+	vm_forget_old_base(vm);
 	vm->prompt.built = false;
 	const struct vm_row *sel = vm_selected(vm);
 	bool copied = vm_copy_overrides(&vm->bp_base, &vm->bp_now);
@@ -579,7 +588,10 @@ char vm_row_flag(const struct vm *vm, const struct vm_row *row)
 		return r->reason == REASON_EXCLUDED_BY_USER || r->reason == REASON_EXCLUDED ? 'x' : '-';
 	if (r->outcome == OUTCOME_TRUNCATED)
 		return '~';
-	const struct piece_result *b = &vm->base.results[row->piece];
+	long bp = vm->base_piece ? vm->base_piece[row->piece] : row->piece;
+	if (bp < 0)
+		return '*'; /* new since the baseline's load */
+	const struct piece_result *b = &vm->base.results[bp];
 	if (b->outcome != r->outcome || b->tokens != r->tokens)
 		return '*';
 	return ' ';

@@ -78,6 +78,10 @@ struct vm {
 	struct source *src;        /* owned */
 	struct assembly cur;       /* the assembly of src as it stands */
 	struct assembly base;      /* the cache baseline (the load, or the last B) */
+	struct source *base_src;   /* owned: the source base was assembled from, once a
+	                              reload replaced src; NULL: base is of src */
+	long *base_piece;          /* owned: per piece of src, base's piece with its id
+	                              (-1: new); NULL: base is of src */
 	struct vm_cache cache;
 	struct vm_layer_info *layers[ASM_MAX_GROUPINGS]; /* owned; per grouping, per layer */
 	size_t ndropped, ntruncated; /* pieces, of the current assembly */
@@ -275,6 +279,13 @@ void vm_invert_filter(struct vm *vm);
 void vm_set_layer_filter(struct vm *vm, long layer);
 /* u / Ctrl-r: through vm->hist, re-assembling; the status names the edit. */
 int vm_undo(struct vm *vm, struct cs_error *err);
+/* The same file loaded again (R, --follow): fresh (taken, also on failure)
+ * replaces the source; the edits made so far are made again on it, matched
+ * by piece id (those on pieces that are gone are dropped, and said); the
+ * selection stays on its piece; the baseline stays as pinned (the old
+ * source kept for it). The status says what came and went and what it did
+ * to the cache. On failure nothing changes. */
+int vm_reload(struct vm *vm, struct source *fresh, struct cs_error *err);
 int vm_redo(struct vm *vm, struct cs_error *err);
 /* The prompt view's lines (vm->prompt), rebuilt when the assembly changed:
  * per message a role header, each block's text coloured by its layer (roles

@@ -46,5 +46,16 @@ int vm_adopt(struct vm *vm, struct assembly *next, struct cs_error *err);
 /* Rebuilds the rows keeping the selection; says so in the status line on
  * out of memory. */
 void vm_refresh_rows(struct vm *vm);
+/* Appends to the status what the last change did to the cache (was: the
+ * cache figures before it) and whether the prompt is over the limit. */
+void vm_say_cache(struct vm *vm, const struct vm_cache *was);
+/* After the baseline was assembled again from src: the source a reload
+ * kept for the old baseline is freed. */
+void vm_forget_old_base(struct vm *vm);
+/* Runs the `/` search again over the current assembly (hits point into
+ * its blocks). */
+void vm_research(struct vm *vm);
+/* Runs the `\` filter again (after the pieces changed). */
+int vm_refilter(struct vm *vm, struct cs_error *err);
 
 #endif

@@ -174,6 +174,11 @@ static int run_filter(struct vm *vm, struct search_pattern *p, bool invert, stru
 	return CS_OK;
 }
 
+int vm_refilter(struct vm *vm, struct cs_error *err)
+{
+	return vm->filter ? run_filter(vm, vm->filter, vm->filter_invert, err) : CS_OK;
+}
+
 int vm_set_filter(struct vm *vm, const char *pattern, struct cs_error *err)
 {
 	if (!pattern[0]) {

@@ -375,6 +375,7 @@ unsigned app_key(struct app *app, int key)
 	case ACT_PROMPT_VIEW: app_toggle_prompt_view(app); break;
 	case ACT_DIFF: app_toggle_diff_view(app); break;
 	case ACT_UNDO: vm_undo(vm, &err); break;
+	case ACT_RELOAD: app_reload(app, false); break;
 	case ACT_REDO: vm_redo(vm, &err); break;
 	case ACT_SAVE: app_save(app, NULL); break;
 	case ACT_EXPORT: app_input_start(app, INPUT_EXPORT, NULL); break;

@@ -7,6 +7,7 @@
 #define CTXSCOPE_APP_H
 
 #include "actions.h"
+#include "load.h"
 #include "paint.h"
 #include "strbuf.h"
 #include "theme.h"
@@ -17,7 +18,10 @@
 #define APP_MIN_WIDTH 40  /* narrower and the list has no room for a label */
 #define APP_MIN_HEIGHT 10 /* shorter and header + one list row + hints do not fit */
 #define APP_WIDE 120      /* from here the detail pane sits on the right */
+#define APP_FOLLOW_MS 500   /* --follow: how often the file is checked */
 #define APP_PROMPT_MAX 1024 /* the input line: a budget, a pattern, a command, a file path */
+
+struct cli;
 
 enum app_mode { APP_NORMAL, APP_HELP, APP_PROMPT };
 
@@ -63,6 +67,9 @@ struct app {
 	struct strbuf roles;     /* per-draw: a role per byte of scratch (highlights) */
 	bool mouse;              /* mouse events on (--no-mouse: off) */
 	bool theme_changed;      /* :theme loaded another theme: the terminal re-reads colours */
+	const struct cli *cli;   /* borrowed: the edits the command line made, made again on a reload */
+	bool follow;             /* --follow: reload when the file changes */
+	struct load_stamp stamp; /* the file as last loaded, to tell that it changed */
 };
 
 enum app_mouse_event { APP_MOUSE_CLICK, APP_MOUSE_WHEEL_UP, APP_MOUSE_WHEEL_DOWN };
@@ -78,6 +85,9 @@ int app_init(struct app *app, struct source *src, bool ascii, struct cs_error *e
  * NO_COLOR; a running terminal re-reads its colours. */
 void app_set_theme(struct app *app, const struct theme *t);
 void app_fini(struct app *app);
+/* Loads the file again (R; --follow when it changed: only_if_changed) and
+ * makes the view-model adopt it. Returns enum app_result flags. */
+unsigned app_reload(struct app *app, bool only_if_changed);
 /* Recomputes the layout for w x h (call on start and on every resize). */
 void app_layout(struct app *app, int w, int h);
 /* Handles one key (actions.h codes); returns enum app_result flags. */

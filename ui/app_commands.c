@@ -1,8 +1,9 @@
-/* app_commands.c: the inspector's save, export and command line (:). */
+/* app_commands.c: the inspector's save, reload, export and command line (:). */
 #include "app_priv.h"
 
 #include "atomic_write.h"
 #include "cache.h"
+#include "cli.h"
 #include "command.h"
 #include "export.h"
 #include "kind.h"
@@ -92,6 +93,36 @@ void app_save(struct app *app, const char *as)
 	char def[APP_PROMPT_MAX];
 	snprintf(def, sizeof def, "%s.edits.json", vm->src->path);
 	app_input_start(app, INPUT_WHATIF, def);
+}
+
+unsigned app_reload(struct app *app, bool only_if_changed)
+{
+	struct vm *vm = &app->vm;
+	struct load_stamp now;
+	load_stamp_take(vm->src->path, &now); /* before the read: a change during it is seen next time */
+	if (only_if_changed && load_stamp_same(&now, &app->stamp))
+		return 0;
+	app->stamp = now;
+	struct cs_error err;
+	cs_error_clear(&err);
+	struct source *fresh = NULL;
+	int rc = source_reload(vm->src, &fresh, &err);
+	if (rc == CS_OK && app->cli && app->cli->edits)
+		rc = whatif_apply(fresh, app->cli->edits, &err);
+	if (rc == CS_OK && app->cli)
+		rc = cli_apply(app->cli, fresh, &err);
+	if (rc != CS_OK) {
+		source_free(fresh);
+		char msg[CS_ERROR_FILE_MAX + CS_ERROR_PATH_MAX + CS_ERROR_MSG_MAX + 64];
+		cs_error_format(&err, msg, sizeof msg);
+		vm_status(vm, true, "reload failed, the view is as it was: %s", msg);
+		return APP_REDRAW;
+	}
+	vm_reload(vm, fresh, &err); /* says what happened in the status */
+	if (app->view == VIEW_DIFF)
+		app_build_diff(app);
+	app_layout(app, app->layout.w, app->layout.h);
+	return APP_REDRAW;
 }
 
 static bool ends_with(const char *s, const char *suffix)

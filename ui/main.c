@@ -83,7 +83,7 @@ static void choose_cache(struct app *app, const char *profile)
 			  err.file[0] ? ": " : "", err.message, app->vm.profile->name);
 }
 
-static int run_inspector(const struct cli *cli, struct source *src, bool ascii)
+static int run_inspector(const struct cli *cli, struct source *src, const struct load_stamp *stamp, bool ascii)
 {
 	struct cs_error err;
 	cs_error_clear(&err);
@@ -95,6 +95,9 @@ static int run_inspector(const struct cli *cli, struct source *src, bool ascii)
 	choose_cache(&app, cli->profile);
 	choose_theme(&app, cli->theme);
 	app.mouse = !cli->no_mouse;
+	app.cli = cli;
+	app.follow = cli->follow;
+	app.stamp = *stamp;
 	int rc;
 	if (cli->screen) {
 		int w, h;
@@ -163,6 +166,8 @@ int main(int argc, char **argv)
 	struct source *src;
 	struct progress progress;
 	progress_init(&progress, isatty(STDERR_FILENO) ? progress_stderr : NULL, NULL);
+	struct load_stamp stamp; /* before the read: a change during it is seen by --follow */
+	load_stamp_take(cli.file, &stamp);
 	struct load_args args = { .path = cli.file, .kind = cli.kind, .companion = cli.assembly, .progress = &progress };
 	if (source_load_args(&args, &src, &err) != CS_OK)
 		return fail(&err);
@@ -179,7 +184,7 @@ int main(int argc, char **argv)
 		return status;
 	}
 	if (cli.command == CLI_UI)
-		return run_inspector(&cli, src, !utf8 || cli.ascii);
+		return run_inspector(&cli, src, &stamp, !utf8 || cli.ascii);
 	struct assembly a;
 	if (assemble(src, &a, &err) != CS_OK) {
 		source_free(src);

@@ -188,9 +188,13 @@ int term_run(struct app *app, struct cs_error *err)
 			setup_colors(app, &cc);
 		}
 		app_draw(app, &p);
+		timeout(app->follow ? APP_FOLLOW_MS : -1);
 		int ch = getch();
-		if (ch == ERR)
+		if (ch == ERR) {
+			if (app->follow)
+				app_reload(app, true);
 			continue;
+		}
 		if (ch == KEY_MOUSE) {
 			MEVENT ev;
 			if (getmouse(&ev) != OK)

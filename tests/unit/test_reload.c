@@ -11,6 +11,7 @@
 #include "load.h"
 #include "source.h"
 #include "support.h"
+#include "viewmodel.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +80,95 @@ static void test_reload_keeps_the_kind_and_reports_a_broken_file(void **state)
 	free(dir);
 }
 
+static const char ledger_v3[] = /* M1's turn is gone */
+	"{\"turns\": [{\"id\": \"T2\", \"parent_turn_id\": null}],\n"
+	" \"messages\": [{\"id\": \"M2\", \"turn_id\": \"T2\", \"role\": \"user\", \"content\": \"and again\"}],\n"
+	" \"sessions\": [], \"threads\": [], \"tool_calls\": [], \"compactions\": []}\n";
+
+static long row_of_piece(const struct vm *vm, long piece)
+{
+	for (size_t r = 0; r < vm->nrows; r++)
+		if (vm->rows[r].piece == piece)
+			return (long)r;
+	return -1;
+}
+
+/* Reads the file again into the view-model, as R does. */
+static int reload_vm(struct vm *vm, struct cs_error *err)
+{
+	struct source *fresh = NULL;
+	int rc = source_reload(vm->src, &fresh, err);
+	return rc == CS_OK ? vm_reload(vm, fresh, err) : rc;
+}
+
+static const char ledger_v4[] = /* v2 and a third turn */
+	"{\"turns\": [{\"id\": \"T1\", \"parent_turn_id\": null}, {\"id\": \"T2\", \"parent_turn_id\": \"T1\"},\n"
+	"  {\"id\": \"T3\", \"parent_turn_id\": \"T2\"}],\n"
+	" \"messages\": [{\"id\": \"M1\", \"turn_id\": \"T1\", \"role\": \"user\", \"content\": \"hello\"},\n"
+	"  {\"id\": \"M2\", \"turn_id\": \"T2\", \"role\": \"user\", \"content\": \"and again\"},\n"
+	"  {\"id\": \"M3\", \"turn_id\": \"T3\", \"role\": \"user\", \"content\": \"a third time\"}],\n"
+	" \"sessions\": [], \"threads\": [], \"tool_calls\": [], \"compactions\": []}\n";
+
+static void test_vm_reload_keeps_edits_selection_and_baseline(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	support_write(dir, "ledger.json", ledger_v2);
+	char path[512];
+	snprintf(path, sizeof path, "%s", support_path(dir, "ledger.json"));
+	struct vm vm;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(vm_init(&vm, support_load(path, NULL), &err), CS_OK);
+	long m1 = source_find_piece(vm.src, "M1"), m2 = source_find_piece(vm.src, "M2");
+	assert_true(m1 >= 0 && m2 >= 0);
+	vm.cursor = (size_t)row_of_piece(&vm, m1);
+	assert_int_equal(vm_toggle_exclude(&vm, &err), CS_OK);
+	vm.cursor = (size_t)row_of_piece(&vm, m2);
+	assert_int_equal(vm_selected_piece(&vm), m2);
+	struct source *loaded = vm.src;
+
+	support_write(dir, "ledger.json", ledger_v4);
+	assert_int_equal(reload_vm(&vm, &err), CS_OK);
+	assert_ptr_not_equal(vm.src, loaded);
+	assert_ptr_equal(vm.base_src, loaded); /* the baseline keeps its source */
+	assert_ptr_equal(vm.base.src, loaded);
+	assert_int_equal(vm.src->npieces, 3);
+	m1 = source_find_piece(vm.src, "M1");
+	m2 = source_find_piece(vm.src, "M2");
+	long m3 = source_find_piece(vm.src, "M3");
+	assert_true(piece_excluded(&vm.src->pieces[m1])); /* the edit, made again */
+	assert_int_equal(vm_selected_piece(&vm), m2);      /* the selection, on its piece */
+	assert_false(vm.status_error);
+	assert_non_null(strstr(sb_str(&vm.status), "reloaded: 2 -> 3 pieces"));
+	assert_non_null(strstr(sb_str(&vm.status), "1 edit made again"));
+	assert_non_null(strstr(sb_str(&vm.status), "; cache still breaks at 0")); /* M1 excluded: against the pinned baseline */
+	long r3 = row_of_piece(&vm, m3);
+	assert_true(r3 >= 0);
+	assert_int_equal(vm_row_flag(&vm, &vm.rows[r3]), '*'); /* new since the baseline */
+	long r2 = row_of_piece(&vm, m2);
+	assert_int_equal(vm_row_flag(&vm, &vm.rows[r2]), ' '); /* as in the baseline */
+
+	/* The history is the fresh source's: undo includes M1 again. */
+	assert_int_equal(vm_undo(&vm, &err), CS_OK);
+	assert_false(piece_excluded(&vm.src->pieces[m1]));
+
+	/* Pinning the baseline frees the old source. */
+	assert_int_equal(vm_redo(&vm, &err), CS_OK);
+	assert_int_equal(vm_pin_baseline(&vm, &err), CS_OK);
+	assert_null(vm.base_src);
+	assert_null(vm.base_piece);
+
+	/* A reload where the edited piece is gone drops that edit and says so. */
+	support_write(dir, "ledger.json", ledger_v3);
+	assert_int_equal(reload_vm(&vm, &err), CS_OK);
+	assert_int_equal(vm.src->npieces, 1);
+	assert_non_null(strstr(sb_str(&vm.status), "0 edits made again, 1 dropped (their pieces are gone)"));
+	vm_fini(&vm);
+	support_rmtree(dir);
+	free(dir);
+}
+
 static void test_stamp_of_a_missing_file(void **state)
 {
 	(void)state;
@@ -94,6 +184,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reload_reads_the_file_as_it_is_now),
 		cmocka_unit_test(test_reload_keeps_the_kind_and_reports_a_broken_file),
+		cmocka_unit_test(test_vm_reload_keeps_edits_selection_and_baseline),
 		cmocka_unit_test(test_stamp_of_a_missing_file),
 	};
 	return cmocka_run_group_tests_name("reload", tests, NULL, NULL);

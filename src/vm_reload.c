@@ -1,0 +1,135 @@
+/* vm_reload.c: the inspector's file loaded again (R, --follow). The fresh
+ * source takes the old one's place; the edits made so far are made again on
+ * it, matched by piece id; the selection stays on its piece; the baseline
+ * stays the one pinned, so the status can say what the new turns did to the
+ * cache. The old source lives on as long as the baseline needs it. */
+#include "viewmodel_priv.h"
+
+#include "alloc.h"
+#include "edit.h"
+#include "history.h"
+#include "source.h"
+#include "strbuf.h"
+
+#include <string.h>
+
+void vm_forget_old_base(struct vm *vm)
+{
+	source_free(vm->base_src);
+	vm->base_src = NULL;
+	cs_free(vm->base_piece);
+	vm->base_piece = NULL;
+}
+
+/* The edits of vm's history made again on fresh, into h; *lost counts the
+ * ones whose piece fresh does not have. */
+static int replay_edits(const struct vm *vm, struct source *fresh, struct history *h, size_t *lost,
+			struct cs_error *err)
+{
+	size_t n;
+	const struct edit *done = history_edits(&vm->hist, &n);
+	*lost = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct edit e = done[i];
+		if (e.piece >= 0) {
+			e.piece = source_find_piece(fresh, vm->src->pieces[e.piece].id);
+			if (e.piece < 0) {
+				(*lost)++;
+				continue;
+			}
+		}
+		int rc = history_apply(h, fresh, &e, NULL, err);
+		if (rc == CS_ENOMEM)
+			return rc;
+		if (rc != CS_OK) /* a value the fresh file no longer accepts */
+			(*lost)++;
+	}
+	return CS_OK;
+}
+
+/* The baseline's pieces by id, for a baseline of another source than src. */
+static int map_base(struct vm *vm, struct cs_error *err)
+{
+	cs_free(vm->base_piece);
+	vm->base_piece = NULL;
+	if (vm->base.src == vm->src)
+		return CS_OK;
+	vm->base_piece = cs_calloc(vm->src->npieces ? vm->src->npieces : 1, sizeof *vm->base_piece);
+	if (!vm->base_piece || !source_match_ids(vm->base.src, vm->src, vm->base_piece, NULL))
+		return cs_error_nomem(err);
+	return CS_OK;
+}
+
+static void say_reload(struct vm *vm, size_t npieces_before, long used_before, size_t lost, size_t nedits,
+		       const struct vm_cache *was)
+{
+	struct strbuf *s = &vm->status;
+	sb_reset(s);
+	vm->status_error = false;
+	sb_puts(s, "reloaded: ");
+	size_t now = vm->src->npieces;
+	if (now == npieces_before)
+		sb_printf(s, "%zu pieces", now);
+	else
+		sb_printf(s, "%zu -> %zu pieces", npieces_before, now);
+	sb_puts(s, "; used ");
+	sb_thousands(s, used_before);
+	sb_puts(s, " -> ");
+	sb_thousands(s, vm->cur.budget.used);
+	if (nedits)
+		sb_printf(s, "; %zu edit%s made again", nedits - lost, nedits - lost == 1 ? "" : "s");
+	if (lost)
+		sb_printf(s, ", %zu dropped (their pieces are gone)", lost);
+	vm_say_cache(vm, was);
+}
+
+int vm_reload(struct vm *vm, struct source *fresh, struct cs_error *err)
+{
+	struct history h;
+	history_init(&h);
+	size_t lost = 0, nedits;
+	history_edits(&vm->hist, &nedits);
+	struct assembly next;
+	memset(&next, 0, sizeof next);
+	int rc = replay_edits(vm, fresh, &h, &lost, err);
+	if (rc == CS_OK)
+		rc = assemble(fresh, &next, err);
+	if (rc != CS_OK) {
+		asm_fini(&next);
+		history_fini(&h);
+		source_free(fresh);
+		vm_status(vm, true, "reload failed, the view is as it was: %s", err->message);
+		return rc;
+	}
+	/* The selection, by its piece's id in the fresh source. */
+	const struct vm_row *sel = vm_selected(vm);
+	long keep = sel && sel->piece >= 0 ? source_find_piece(fresh, vm->src->pieces[sel->piece].id) : -1;
+	size_t npieces_before = vm->src->npieces;
+	long used_before = vm->cur.budget.used;
+	struct vm_cache was = vm->cache;
+
+	asm_fini(&vm->cur);
+	vm->cur = next;
+	history_fini(&vm->hist);
+	vm->hist = h;
+	struct source *old = vm->src;
+	vm->src = fresh;
+	if (vm->base.src == old) { /* the baseline keeps its source */
+		source_free(vm->base_src);
+		vm->base_src = old;
+	} else {
+		source_free(old);
+	}
+	vm->generation++;
+	vm->detail.piece = -2;
+	bool ok = map_base(vm, err) == CS_OK;
+	ok = vm_refilter(vm, err) == CS_OK && ok;
+	vm_research(vm);
+	ok = vm_refresh_all(vm, keep, -1) && ok;
+	if (!ok) {
+		vm_status(vm, true, "out of memory");
+		return cs_error_nomem(err);
+	}
+	say_reload(vm, npieces_before, used_before, lost, nedits, &was);
+	return CS_OK;
+}
