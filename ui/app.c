@@ -185,8 +185,14 @@ static void scroll_or_move(struct app *app, long delta)
 		/* down only while the last frame had rows below its bottom */
 		if (delta > 0 && !app->detail_more)
 			return;
-		long s = (long)vm->detail_scroll + delta;
-		vm->detail_scroll = s < 0 ? 0 : (size_t)s;
+		/* unsigned and saturating: End leaves SIZE_MAX/2 until a frame
+		 * big enough to draw the detail settles it */
+		size_t s = vm->detail_scroll, cap = (size_t)-1 / 2;
+		size_t d = delta < 0 ? 0 - (size_t)delta : (size_t)delta;
+		if (delta < 0)
+			vm->detail_scroll = d > s ? 0 : s - d;
+		else
+			vm->detail_scroll = s >= cap || d >= cap - s ? cap : s + d;
 	} else {
 		vm_move(vm, delta);
 	}
