@@ -1,6 +1,7 @@
 /* actions.c: the action table, key names, keymap and help (see actions.h). */
 #include "actions.h"
 
+#include "kind.h"
 #include "strbuf.h"
 
 #include <stdio.h>
@@ -118,9 +119,22 @@ int keymap_lookup(const struct keymap *km, int key)
 	return ACT_NONE;
 }
 
-void actions_help(struct strbuf *out)
+void actions_help_kind(const struct kind_ops *kind, struct strbuf *out)
 {
 	sb_puts(out, "ctxscope keys (Esc or ? closes this help)\n\n");
-	for (int a = 0; a < ACT_COUNT; a++)
-		sb_printf(out, "  %-10s %-18s %s\n", action_key_lists[a], action_names[a], action_helps[a]);
+	for (int a = 0; a < ACT_COUNT; a++) {
+		sb_printf(out, "  %-10s %-18s ", action_key_lists[a], action_names[a]);
+		if (a == ACT_SORT && kind && kind->sort_keys) {
+			sb_puts(out, "sort rows by ");
+			kind_sort_keys_text(kind, " or ", out);
+			sb_puts(out, " (:sort KEY picks one)\n");
+		} else {
+			sb_printf(out, "%s\n", action_helps[a]);
+		}
+	}
+}
+
+void actions_help(struct strbuf *out)
+{
+	actions_help_kind(NULL, out);
 }

@@ -31,7 +31,7 @@ struct strbuf;
 	X(ACT_GLOBAL_STRATEGY, "assembly-strategy", "T", "cycle the whole assembly's strategy") \
 	X(ACT_BUDGET, "budget", "b", "type a new usable budget (100k, 128,000; empty: the input's)") \
 	X(ACT_BASELINE, "baseline", "B", "pin the current assembly as the cache baseline")    \
-	X(ACT_SORT, "sort", "s", "sort rows by order, tokens, priority or score")           \
+	X(ACT_SORT, "sort", "s", "sort rows by the kind's next sort key (:sort KEY picks one)") \
 	X(ACT_SHOW_DROPPED, "show-dropped", "e", "show or hide dropped pieces")             \
 	X(ACT_LAYERS, "layers", "l", "switch the bars between layer groupings (physical, conceptual)") \
 	X(ACT_HELP, "help", "?", "show this help")                                          \
@@ -116,5 +116,9 @@ int keymap_lookup(const struct keymap *km, int key);
 /* The help screen, one line per action: "  KEYS  name  help", generated from
  * the table. Appends to out (check out->failed). */
 void actions_help(struct strbuf *out);
+/* The same for one kind of input: the sort line names the kind's keys
+ * ("sort rows by order, tokens or priority"), those `s` and `:sort` take. */
+struct kind_ops;
+void actions_help_kind(const struct kind_ops *kind, struct strbuf *out);
 
 #endif

@@ -22,8 +22,6 @@ static const struct command_info commands[] = {
 #undef CMD_X_INFO
 };
 
-const char *const command_sort_keys[] = { "prompt", "tokens", "priority", "name", "reason", NULL };
-
 static const char *const export_formats[] = { "text", "yaml", "json", "screen", NULL };
 static const char *const switch_values[] = { "true", "false", NULL };
 
@@ -90,12 +88,6 @@ static bool in_list(const char *const *list, const char *s)
 		if (!strcmp(*list, s))
 			return true;
 	return false;
-}
-
-static void list_names(struct strbuf *sb, const char *const *list)
-{
-	for (size_t i = 0; list[i]; i++)
-		sb_printf(sb, "%s%s", i ? ", " : "", list[i]);
 }
 
 static int ambiguous(const char *s, size_t n, struct cs_error *err)
@@ -178,9 +170,9 @@ int command_parse(struct source *src, const char *line, struct command *out, str
 		out->is_edit = true;
 		return parse_set(src, out->arg, out, err);
 	case CMD_SORT:
-		if (!in_list(command_sort_keys, out->arg)) {
+		if (kind_sort_key(src->kind, out->arg) < 0) {
 			struct strbuf keys = STRBUF_INIT;
-			list_names(&keys, command_sort_keys);
+			kind_sort_keys_text(src->kind, ", ", &keys);
 			cs_error_set(err, CS_EUSAGE, "no sort key \"%s\": expected %s", out->arg, sb_str(&keys));
 			sb_fini(&keys);
 			return CS_EUSAGE;
@@ -316,7 +308,7 @@ static bool complete_arg(struct command_completion *c, const struct source *src,
 		return add_profiles(c, names, arg, strlen(arg));
 	case CMD_SORT:
 		c->word_start = (size_t)(arg - line);
-		return add_list(c, command_sort_keys, arg, strlen(arg));
+		return add_list(c, src ? src->kind->sort_keys : NULL, arg, strlen(arg));
 	case CMD_THEME:
 		c->word_start = (size_t)(arg - line);
 		return add_list(c, names ? names->themes : NULL, arg, strlen(arg));

@@ -37,7 +37,7 @@ struct source;
 	X(CMD_CHARS_PER_TOKEN, "chars-per-token", "N", "the estimate's divisor (default 4)")     \
 	X(CMD_SET, "set", "NAME VALUE", "a setting of this kind of input (min-recent 8)")        \
 	X(CMD_PROFILE, "profile", "NAME", "the cache profile prices are computed under")         \
-	X(CMD_SORT, "sort", "KEY", "order of the piece list: prompt, tokens, priority, name, reason") \
+	X(CMD_SORT, "sort", "KEY", "order of the piece list: the kind's keys, those s cycles through") \
 	X(CMD_THEME, "theme", "NAME", "the inspector's colours")                                 \
 	X(CMD_SAVE, "save", NULL, "write the edits back (manifest) or to a what-if file")        \
 	X(CMD_SAVE_AS, "save-as", "FILE", "save to another file")                                \
@@ -56,9 +56,6 @@ enum command_code {
 
 #define COMMAND_ARG_MAX 1024 /* a file path or a piece id with its value */
 #define COMMAND_LINE_MAX 4096 /* longer lines are refused, not cut */
-
-/* The sort keys `:sort` accepts, NULL-terminated. */
-extern const char *const command_sort_keys[];
 
 struct command {
 	enum command_code code;

@@ -36,6 +36,20 @@ const struct kind_option *kind_option(const struct kind_ops *kind, const char *n
 	return NULL;
 }
 
+int kind_sort_key(const struct kind_ops *kind, const char *name)
+{
+	for (int i = 0; kind->sort_keys && kind->sort_keys[i]; i++)
+		if (strcmp(kind->sort_keys[i], name) == 0)
+			return i;
+	return -1;
+}
+
+void kind_sort_keys_text(const struct kind_ops *kind, const char *last_sep, struct strbuf *out)
+{
+	for (size_t i = 0; kind->sort_keys && kind->sort_keys[i]; i++)
+		sb_printf(out, "%s%s", i == 0 ? "" : kind->sort_keys[i + 1] ? ", " : last_sep, kind->sort_keys[i]);
+}
+
 const struct kind_option *kind_choice_option(const struct kind_ops *kind)
 {
 	for (const struct kind_option *o = kind->options; o && o->name; o++)

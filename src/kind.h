@@ -37,6 +37,11 @@ struct kind_ops {
 	const struct kind_option *options; /* terminated by a NULL name; may be NULL */
 	const int *piece_strategies;       /* STRAT_NONE-terminated; NULL: pieces have none */
 	const int *global_strategies;      /* STRAT_NONE-terminated; NULL: none */
+	/* The orders the piece list takes, NULL-terminated, the assembly's
+	 * ("order") first: `s` cycles through them, `:sort KEY` picks one, the
+	 * help and completion list them. Only keys that mean something for the
+	 * kind ("priority" where pieces have one, "score" where they are scored). */
+	const char *const *sort_keys;
 
 	/* Fills src (pieces, model, warnings) from the file's bytes. On error
 	 * fills err (file is set by the caller) and returns its code. */
@@ -82,6 +87,11 @@ int kind_detect(const char *path, const char *data, size_t len, const struct kin
 
 /* The kind's first option that lists its choices (NULL when none). */
 const struct kind_option *kind_choice_option(const struct kind_ops *kind);
+
+/* The index of sort key `name` in kind's sort_keys, or -1. */
+int kind_sort_key(const struct kind_ops *kind, const char *name);
+/* "order, tokens or priority": the kind's sort keys for a sentence. */
+void kind_sort_keys_text(const struct kind_ops *kind, const char *last_sep, struct strbuf *out);
 
 /* The kind option named `name` in kind (NULL when none). */
 const struct kind_option *kind_option(const struct kind_ops *kind, const char *name);

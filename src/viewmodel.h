@@ -213,7 +213,8 @@ int vm_cycle_option(struct vm *vm, const char *name, struct cs_error *err);
 int vm_toggle_option(struct vm *vm, const char *name, struct cs_error *err);
 
 /* View changes (no re-assembly). Each writes the status. */
-void vm_cycle_sort(struct vm *vm);
+void vm_cycle_sort(struct vm *vm);   /* the next of the kind's sort keys */
+bool vm_set_sort(struct vm *vm, const char *key); /* false (status says why) for a key not the kind's */
 void vm_toggle_dropped(struct vm *vm);
 void vm_cycle_grouping(struct vm *vm);
 

@@ -220,12 +220,44 @@ void vm_refresh_rows(struct vm *vm)
 		vm_status(vm, true, "out of memory");
 }
 
-void vm_cycle_sort(struct vm *vm)
+/* The sort the kind's key `name` stands for; VM_SORT_COUNT when none. */
+static enum vm_sort sort_of(const char *name)
 {
-	vm->sort = (vm->sort + 1) % VM_SORT_COUNT;
+	for (int s = 0; s < VM_SORT_COUNT; s++)
+		if (strcmp(vm_sort_name((enum vm_sort)s), name) == 0)
+			return (enum vm_sort)s;
+	return VM_SORT_COUNT;
+}
+
+static void sort_by(struct vm *vm, enum vm_sort sort)
+{
+	vm->sort = sort;
 	vm_refresh_rows(vm);
 	vm_status(vm, false, "sorted by %s%s", vm_sort_name(vm->sort),
 		  vm->sort == VM_SORT_ORDER ? " (assembly order, cache markers shown)" : " (highest first)");
+}
+
+void vm_cycle_sort(struct vm *vm)
+{
+	const char *const *keys = vm->src->kind->sort_keys;
+	int at = kind_sort_key(vm->src->kind, vm_sort_name(vm->sort));
+	const char *next = keys && keys[0] ? keys[at >= 0 && keys[at + 1] ? at + 1 : 0] : "order";
+	enum vm_sort sort = sort_of(next);
+	sort_by(vm, sort == VM_SORT_COUNT ? VM_SORT_ORDER : sort);
+}
+
+bool vm_set_sort(struct vm *vm, const char *key)
+{
+	enum vm_sort sort = sort_of(key);
+	if (kind_sort_key(vm->src->kind, key) < 0 || sort == VM_SORT_COUNT) {
+		struct strbuf keys = STRBUF_INIT;
+		kind_sort_keys_text(vm->src->kind, " or ", &keys);
+		vm_status(vm, true, "a %s's list sorts by %s, not \"%.40s\"", vm->src->kind->title, sb_str(&keys), key);
+		sb_fini(&keys);
+		return false;
+	}
+	sort_by(vm, sort);
+	return true;
 }
 
 void vm_toggle_dropped(struct vm *vm)

@@ -182,25 +182,6 @@ static void do_export(struct app *app, const char *path, const char *format)
 		vm_status(vm, false, "exported the %s to %s", names[fmt], path);
 }
 
-static void set_sort(struct app *app, const char *key)
-{
-	static const struct {
-		const char *name;
-		enum vm_sort sort;
-	} keys[] = { { "prompt", VM_SORT_ORDER }, { "order", VM_SORT_ORDER }, { "tokens", VM_SORT_TOKENS },
-		     { "priority", VM_SORT_PRIORITY }, { "score", VM_SORT_SCORE } };
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		if (strcmp(keys[i].name, key) == 0) {
-			/* s cycles; step it round to the one asked for */
-			for (int k = 0; k < VM_SORT_COUNT && app->vm.sort != keys[i].sort; k++)
-				vm_cycle_sort(&app->vm);
-			if (app->vm.sort == VM_SORT_ORDER)
-				vm_status(&app->vm, false, "sorted by order (assembly order, cache markers shown)");
-			return;
-		}
-	vm_status(&app->vm, true, "the list sorts by prompt, tokens, priority or score, not \"%.40s\"", key);
-}
-
 static const char *const app_theme_names[] = { "default", "light", "high-contrast", "monochrome", NULL };
 
 /* :theme NAME: the same folders as --theme. */
@@ -233,7 +214,7 @@ static unsigned run_command(struct app *app, const char *line)
 	}
 	switch (cmd.code) {
 	case CMD_PROFILE: vm_set_profile(vm, cmd.arg, &err); break;
-	case CMD_SORT: set_sort(app, cmd.arg); break;
+	case CMD_SORT: vm_set_sort(vm, cmd.arg); break;
 	case CMD_THEME: set_theme(app, cmd.arg); break;
 	case CMD_SAVE: app_save(app, NULL); break;
 	case CMD_SAVE_AS: app_save(app, cmd.arg); break;

@@ -673,7 +673,7 @@ static void draw_help(struct frame *f)
 	struct app *app = f->app;
 	const struct app_layout *L = &app->layout;
 	struct strbuf help = STRBUF_INIT;
-	actions_help(&help);
+	actions_help_kind(app->vm.src->kind, &help);
 	sb_puts(&help, "\nflags: x excluded  - dropped  ~ truncated  * changed since the baseline  ! unreadable\n");
 	sb_puts(&help, "bars: tokens of each layer against the usable budget; cache state against the baseline under the profile (P)\n");
 	const char *s = sb_str(&help);

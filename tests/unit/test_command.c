@@ -12,9 +12,12 @@
 #include "alloc.h"
 #include "command.h"
 #include "edit.h"
+#include "kind.h"
 #include "source.h"
+#include "viewmodel.h"
 #include "support.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define MANIFEST "samples/manifest/bugfix/working-set.yml"
@@ -171,8 +174,67 @@ static void test_other_commands(void **state)
 	assert_int_equal(c.code, CMD_BUDGET);
 	assert_true(c.edit.value == 24000);
 	assert_int_equal(parse_ok(src, ":pro anthropic").code, CMD_PROFILE);
-	assert_int_equal(parse_ok(src, ":so name").code, CMD_SORT);
+	assert_int_equal(parse_ok(src, ":so priority").code, CMD_SORT);
 	source_free(src);
+}
+
+/* For every kind, `:sort KEY` accepts exactly the keys `s` cycles through,
+ * and the list then sorts by it. */
+static void test_sort_keys_agree_with_s(void **state)
+{
+	(void)state;
+	static const char *const samples[] = { MANIFEST, LOOM, "samples/ledger/backup-incident.json",
+						"samples/memory/coding-session.json" };
+	static const char *const candidates[] = { "order", "tokens", "priority", "score", "prompt", "name",
+						   "reason", "size", "" };
+	bool covered[8] = { false };
+	for (size_t k = 0; k < sizeof samples / sizeof *samples; k++) {
+		struct vm vm;
+		struct cs_error err;
+		assert_int_equal(vm_init(&vm, support_load(samples[k], NULL), &err), CS_OK);
+		size_t ki = 0;
+		while (kind_table[ki] && kind_table[ki] != vm.src->kind)
+			ki++;
+		covered[ki] = true;
+		/* what s cycles through, from the assembly order back to it */
+		const char *cycled[VM_SORT_COUNT + 1] = { vm_sort_name(vm.sort) };
+		size_t n = 1;
+		for (vm_cycle_sort(&vm); strcmp(vm_sort_name(vm.sort), cycled[0]) && n <= VM_SORT_COUNT; vm_cycle_sort(&vm))
+			cycled[n++] = vm_sort_name(vm.sort);
+		assert_true(n <= VM_SORT_COUNT);
+		for (size_t c = 0; c < sizeof candidates / sizeof *candidates; c++) {
+			bool in_cycle = false;
+			for (size_t i = 0; i < n; i++)
+				in_cycle |= !strcmp(cycled[i], candidates[c]);
+			char line[64];
+			snprintf(line, sizeof line, ":sort %s", candidates[c]);
+			struct command cmd;
+			cs_error_clear(&err);
+			int rc = command_parse(vm.src, line, &cmd, &err);
+			if (in_cycle != (rc == CS_OK))
+				fail_msg("%s: %s %s, s %s it", vm.src->kind->name, line, rc == CS_OK ? "accepted" : "refused",
+					 in_cycle ? "cycles to" : "never reaches");
+			if (in_cycle) {
+				assert_true(vm_set_sort(&vm, candidates[c]));
+				assert_string_equal(vm_sort_name(vm.sort), candidates[c]);
+				assert_false(vm.status_error);
+			} else {
+				assert_false(vm_set_sort(&vm, candidates[c]));
+				assert_true(vm.status_error);
+			}
+		}
+		/* completion offers the same keys, in the same order */
+		struct command_completion comp;
+		assert_int_equal(command_complete(vm.src, NULL, ":sort ", &comp, &err), CS_OK);
+		assert_int_equal(comp.n, n);
+		for (size_t i = 0; i < n; i++)
+			assert_string_equal(comp.items[i], cycled[i]);
+		command_completion_fini(&comp);
+		vm_fini(&vm);
+	}
+	for (size_t ki = 0; kind_table[ki]; ki++)
+		if (!covered[ki])
+			fail_msg("no sample of kind %s here", kind_table[ki]->name);
 }
 
 static void test_errors(void **state)
@@ -186,7 +248,9 @@ static void test_errors(void **state)
 	assert_string_equal(parse_error(src, ":save now"), ":save takes no argument");
 	assert_string_equal(parse_error(src, ":q!"), "no command \"q!\" (Tab lists them)");
 	assert_string_equal(parse_error(src, ":sort size"),
-			    "no sort key \"size\": expected prompt, tokens, priority, name, reason");
+			    "no sort key \"size\": expected order, tokens, priority");
+	/* a manifest's pieces have no score: not a key of its list */
+	assert_string_equal(parse_error(src, ":sort score"), "no sort key \"score\": expected order, tokens, priority");
 	assert_non_null(strstr(parse_error(src, ":budget lots"), "is not a token count"));
 	assert_non_null(strstr(parse_error(src, ":exclude nope.md"), "no path \"nope.md\""));
 	assert_non_null(strstr(parse_error(src, ":priority current_task.md"), "--priority takes path=P"));
@@ -356,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_edit_commands_loom),
 		cmocka_unit_test(test_other_commands),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_sort_keys_agree_with_s),
 		cmocka_unit_test(test_complete_names),
 		cmocka_unit_test(test_complete_arguments),
 		cmocka_unit_test(test_complete_out_of_memory),

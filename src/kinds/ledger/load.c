@@ -1200,6 +1200,8 @@ static int ledger_get_option(const struct source *src, const char *name, struct 
 
 static const char *const ledger_json_keys[] = { "turns", NULL };
 
+static const char *const ledger_sort_keys[] = { "order", "tokens", NULL };
+
 const struct kind_ops ledger_kind = {
 	.name = "ledger",
 	.title = "ledger export",
@@ -1209,6 +1211,7 @@ const struct kind_ops ledger_kind = {
 	.options = ledger_options,
 	.piece_strategies = NULL,
 	.global_strategies = NULL,
+	.sort_keys = ledger_sort_keys,
 	.load = ledger_load,
 	.set_option = ledger_set_option,
 	.get_option = ledger_get_option,

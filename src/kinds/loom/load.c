@@ -967,6 +967,8 @@ static int loom_report_piece(const struct source *src, const struct assembly *a,
 static const char *const loom_keys[] = { "nodes", "edges", NULL };
 static const int loom_strategies[] = { STRAT_TRUNCATE_MIDDLE, STRAT_ROLLING_WINDOW, STRAT_STOP_AT_LIMIT, STRAT_NONE };
 
+static const char *const loom_sort_keys[] = { "order", "tokens", NULL };
+
 const struct kind_ops loom_kind = {
 	.name = "loom",
 	.title = "loom tree",
@@ -976,6 +978,7 @@ const struct kind_ops loom_kind = {
 	.options = loom_options,
 	.piece_strategies = NULL,
 	.global_strategies = loom_strategies,
+	.sort_keys = loom_sort_keys,
 	.load = loom_load,
 	.set_option = loom_set_option,
 	.get_option = loom_get_option,

@@ -473,6 +473,8 @@ static const char *manifest_piece_note(const struct source *src, long piece)
 static const char *const manifest_extensions[] = { ".yml", ".yaml", NULL };
 static const int manifest_strategies[] = { STRAT_NEVER, STRAT_START, STRAT_MIDDLE, STRAT_END, STRAT_NONE };
 
+static const char *const manifest_sort_keys[] = { "order", "tokens", "priority", NULL };
+
 const struct kind_ops manifest_kind = {
 	.name = "manifest",
 	.title = "working-set manifest",
@@ -482,6 +484,7 @@ const struct kind_ops manifest_kind = {
 	.options = manifest_options,
 	.piece_strategies = manifest_strategies,
 	.global_strategies = NULL,
+	.sort_keys = manifest_sort_keys,
 	.load = manifest_load,
 	.set_option = manifest_set_option,
 	.get_option = manifest_get_option,

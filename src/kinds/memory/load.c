@@ -819,6 +819,8 @@ static int memory_report_extra(const struct source *src, const struct assembly *
 
 static const char *const memory_json_keys[] = { "items", NULL };
 
+static const char *const memory_sort_keys[] = { "order", "tokens", "score", NULL };
+
 const struct kind_ops memory_kind = {
 	.name = "memory",
 	.title = "memory snapshot",
@@ -828,6 +830,7 @@ const struct kind_ops memory_kind = {
 	.options = memory_options,
 	.piece_strategies = NULL,
 	.global_strategies = NULL,
+	.sort_keys = memory_sort_keys,
 	.load = memory_load,
 	.set_option = memory_set_option,
 	.get_option = memory_get_option,
