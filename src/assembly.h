@@ -134,6 +134,7 @@ enum asm_flag {
 	ASM_OVER_LIMIT = 1u << 1, /* the result does not fit its limit */
 	ASM_ERROR = 1u << 2,      /* the algorithm refuses (stopAtLimit, system too big) */
 	ASM_MUST_MISSING = 1u << 3, /* a piece that must go in (priority 1.0) did not */
+	ASM_COMPACTS = 1u << 4,   /* the system would compact first: this prompt is never sent as it is */
 };
 
 struct budget {

@@ -102,6 +102,8 @@ int cli_parse(int argc, char **argv, struct cli *out, struct cs_error *err)
 			out->raw = true;
 		else if (!strcmp(name, "force"))
 			out->force = true;
+		else if (!strcmp(name, "anyway"))
+			out->anyway = true;
 		else if (!strcmp(name, "no-mouse"))
 			out->no_mouse = true;
 		else if (!strcmp(name, "follow"))
@@ -205,7 +207,9 @@ void cli_usage(struct strbuf *out)
 		"usage:\n"
 		"  ctxscope [OPTIONS] FILE           open the inspector\n"
 		"  ctxscope report FILE [OPTIONS]    the assembly report; exit 3 when over the limit\n"
-		"  ctxscope dump FILE [OPTIONS]      the prompt as the model would receive it\n"
+		"  ctxscope dump FILE [OPTIONS]      the prompt as the model would receive it; when the\n"
+		"                                    system would not send it (it refuses or compacts\n"
+		"                                    first), says why on stderr and exits 3\n"
 		"  ctxscope save FILE [EDITS] [--output OTHER|-]\n"
 		"                                    write a manifest's edits (--priority, --strategy,\n"
 		"                                    --exclude) into it, changing only those values;\n"
@@ -219,6 +223,7 @@ void cli_usage(struct strbuf *out)
 		"                           the ledger does not store (system prompt, event, budget)\n"
 		"  --format F               report format: text, yaml or json\n"
 		"  --raw                    dump: the exact bytes (refused on a terminal without --force)\n"
+		"  --anyway                 dump: print the prompt even when the system would not send it\n"
 		"  --theme NAME|PATH        inspector colours\n"
 		"  --ascii                  ASCII glyphs only\n"
 		"  --no-mouse               the inspector leaves the mouse to the terminal\n"

@@ -39,6 +39,7 @@ struct cli {
 	const char *edits;      /* --edits FILE (what-if edits to reapply) */
 	bool raw, force, no_mouse, ascii;
 	bool follow;              /* the inspector reloads the file when it changes */
+	bool anyway;              /* dump: print a prompt the system would not send */
 	struct cli_setting settings[CLI_MAX_SETTINGS];
 	size_t nsettings;
 	/* cache analysis (cache_report.h) */

@@ -63,3 +63,11 @@ int dump_write(const struct assembly *a, bool raw, bool ascii, struct strbuf *ou
 	sb_fini(&text);
 	return out->failed || failed ? CS_ENOMEM : CS_OK;
 }
+
+bool dump_not_sent(const struct assembly *a, struct strbuf *why)
+{
+	if (!(a->flags & (ASM_ERROR | ASM_COMPACTS)))
+		return false;
+	sb_puts(why, a->state ? a->state : "the system refuses this prompt");
+	return true;
+}

@@ -15,4 +15,10 @@ struct strbuf;
  * terminal). CS_OK or CS_ENOMEM. */
 int dump_write(const struct assembly *a, bool raw, bool ascii, struct strbuf *out);
 
+/* True when the system would never send a's prompt as it is: it refuses
+ * (stopAtLimit over the limit, a system context alone over it, more cache
+ * breakpoints than the provider takes) or compacts first (the ledger's
+ * broker); why gets the sentence the report gives. */
+bool dump_not_sent(const struct assembly *a, struct strbuf *why);
+
 #endif

@@ -39,6 +39,19 @@ static int fail(const struct cs_error *err)
 	return err->code == CS_ENOMEM ? EXIT_NOMEM : EXIT_INPUT;
 }
 
+/* dump of a prompt the system would not send: what it would do instead. */
+static void refuse_dump(const char *file, const struct strbuf *why, bool anyway)
+{
+	struct strbuf safe = STRBUF_INIT;
+	utf8_sanitize(&safe, why->data ? why->data : "", why->len, 0);
+	fprintf(stderr,
+		"ctxscope: %s: the system would not send this prompt: %s\n"
+		"ctxscope: %s\n",
+		file, safe.failed ? "out of memory" : sb_str(&safe),
+		anyway ? "printed as assembled all the same (--anyway)" : "dump --anyway prints it as assembled");
+	sb_fini(&safe);
+}
+
 static int write_out(const struct strbuf *out)
 {
 	if (fwrite(sb_str(out), 1, out->len, stdout) != out->len || fflush(stdout) != 0) {
@@ -193,6 +206,17 @@ int main(int argc, char **argv)
 
 	struct strbuf out = STRBUF_INIT;
 	int rc;
+	bool not_sent = cli.command == CLI_DUMP && dump_not_sent(&a, &out);
+	if (not_sent) {
+		refuse_dump(cli.file, &out, cli.anyway);
+		sb_reset(&out);
+		if (!cli.anyway) {
+			sb_fini(&out);
+			asm_fini(&a);
+			source_free(src);
+			return EXIT_OVER;
+		}
+	}
 	if (cli.command == CLI_DUMP) {
 		rc = dump_write(&a, cli.raw, !utf8 || cli.ascii, &out);
 	} else {
@@ -216,6 +240,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ctxscope: out of memory\n");
 	if (status == EXIT_FITS && cli.command == CLI_REPORT)
 		status = report_exit_status(&a);
+	if (status == EXIT_FITS && not_sent)
+		status = EXIT_OVER;
 	sb_fini(&out);
 	asm_fini(&a);
 	source_free(src);

@@ -365,12 +365,14 @@ static void test_budget_overflow(void **state)
 	run(&f);
 	assert_int_equal(f.a.budget.usable, 200000 - 24000);
 	assert_false(f.a.flags & ASM_OVER_LIMIT);
+	assert_false(f.a.flags & ASM_COMPACTS);
 	/* Three history turns at most here, so nothing may be summarized. */
 	support_set(f.src, "budget", "20");
 	run(&f);
 	assert_true(f.a.flags & ASM_OVER_LIMIT);
 	assert_int_equal(f.a.over_by, f.a.budget.used - 20);
-	assert_non_null(strstr(f.a.state, "summarizing 0 turns"));
+	assert_non_null(strstr(f.a.state, "but has no turn to summarize (it keeps the 3 most recent)"));
+	assert_true(f.a.flags & ASM_COMPACTS);
 	fx_done(&f);
 
 	/* A longer history: a chain of 6 normal turns, 100 tokens each. */
@@ -394,7 +396,7 @@ static void test_budget_overflow(void **state)
 	assert_int_equal(g.a.budget.usable, 500);
 	assert_int_equal(g.a.budget.used, 700);
 	assert_true(g.a.flags & ASM_OVER_LIMIT);
-	assert_non_null(strstr(g.a.state, "summarizing 3 turns (300 tokens) toward 300"));
+	assert_non_null(strstr(g.a.state, "summarizing turns U1..U3 (3 turns, 300 tokens) toward 300"));
 	bool warned = false;
 	for (size_t w = 0; w < g.a.nwarnings; w++)
 		warned |= strstr(g.a.warnings[w].text, "would summarize turns U1..U3") != NULL;

@@ -613,10 +613,21 @@ int ledger_assemble(const struct source *src, struct assembly *a, struct cs_erro
 		long freed = 0;
 		for (size_t i = 0; i < nh; i++)
 			freed += h[i].tokens;
-		asm_state(a, ASM_OVER_LIMIT, "over the available budget by %s tokens: the broker would compact first "
-			  "(seed 001 ensureBudget), summarizing %zu turn%s (%s tokens) toward %s",
-			  fmt_thousands(n1, a->over_by), nh, nh == 1 ? "" : "s", fmt_thousands(n2, freed),
-			  fmt_thousands(n3, target));
+		char turns[200];
+		if (nh == 0)
+			snprintf(turns, sizeof turns, "but has no turn to summarize (it keeps the %d most recent)",
+				 LEDGER_MIN_RECENT_TURNS);
+		else if (nh == 1)
+			snprintf(turns, sizeof turns, "summarizing turn %.60s (%s tokens) toward %s",
+				 l->turns[h[0].turn].id, fmt_thousands(n2, freed), fmt_thousands(n3, target));
+		else
+			snprintf(turns, sizeof turns, "summarizing turns %.40s..%.40s (%zu turns, %s tokens) toward %s",
+				 l->turns[h[0].turn].id, l->turns[h[nh - 1].turn].id, nh, fmt_thousands(n2, freed),
+				 fmt_thousands(n3, target));
+		asm_state(a, ASM_OVER_LIMIT | ASM_COMPACTS,
+			  "over the available budget by %s tokens: the broker would compact first "
+			  "(seed 001 ensureBudget), %s",
+			  fmt_thousands(n1, a->over_by), turns);
 		if (nh == 1)
 			asm_warn(a, -1, "a proactive compaction to 60%% of available would summarize turn %s "
 				 "(keeping at least %d recent turns)", l->turns[h[0].turn].id, LEDGER_MIN_RECENT_TURNS);
