@@ -63,6 +63,8 @@ struct app {
 	struct strbuf roles;     /* per-draw: a role per byte of scratch (highlights) */
 	bool mouse;              /* mouse events on (--no-mouse: off) */
 	bool theme_changed;      /* :theme loaded another theme: the terminal re-reads colours */
+	/* a write waiting for the answer to "replace it?" (app_commands.c) */
+	struct { char path[APP_PROMPT_MAX + 1]; char format[16]; int input; bool named; unsigned flags; } pending;
 };
 
 enum app_mouse_event { APP_MOUSE_CLICK, APP_MOUSE_WHEEL_UP, APP_MOUSE_WHEEL_DOWN };
