@@ -1,6 +1,7 @@
-/* atomic_write.c: temp file, fsync, backup, rename, fsync the folder (see
- * atomic_write.h). */
+/* atomic_write.c: lock, check, temp file, fsync, verify, backup, rename,
+ * fsync the folder (see atomic_write.h). */
 #define _XOPEN_SOURCE 700 /* realpath */
+#define _DEFAULT_SOURCE   /* flock */
 #include "atomic_write.h"
 
 #include "alloc.h"
@@ -9,11 +10,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <dirent.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define ATOMIC_COPY_CHUNK 65536 /* bytes per read when a backup has to be copied */
@@ -153,10 +158,11 @@ static int make_backup(const char *target, const char *bak, struct cs_error *err
 		close(fd);
 		unlink(tmp);
 		if (link(target, tmp) == 0) {
-			if (rename(tmp, bak) != 0) {
+			/* rename() between two names of one file does nothing (a
+			 * .bak left by a write killed after its backup): drop tmp. */
+			if (rename(tmp, bak) != 0)
 				rc = io_error(err, bak, "making the backup", errno);
-				unlink(tmp);
-			}
+			unlink(tmp);
 		} else if (errno == EPERM || errno == ENOTSUP || errno == EMLINK || errno == EXDEV || errno == ENOSYS) {
 			rc = copy_backup(target, bak, err);
 		} else {
@@ -177,92 +183,264 @@ int atomic_step_from_text(const char *text)
 	return *end == '\0' && v > 0 && v < ATOMIC_STEP_COUNT ? (int)v : 0;
 }
 
-int atomic_write(const char *path, const char *data, size_t len, const struct atomic_write_options *opt,
-		 struct cs_error *err)
-{
-	static const struct atomic_write_options defaults = { .backup = true, .pause_at = 0 };
-	if (!opt)
-		opt = &defaults;
-	/* Write through a symbolic link: replace what it points at. */
+/* ---- the write, step by step ------------------------------------------------ */
+
+struct aw {
+	const char *path;         /* as given */
+	const char *target;       /* what is replaced: path, or a named link's target */
 	char real[PATH_MAX];
-	const char *target = path;
+	char *dir, *tmp;          /* the target's folder; the temporary (cs_malloc'd) */
+	struct strbuf bak;
+	int lockfd, fd;
+	bool created;             /* the temporary exists (remove it on failure) */
+	bool exists;              /* a file is at target */
+	struct stat st;           /* ... and its state, under the lock */
+};
+
+static int refuse(struct atomic_write_result *res, enum atomic_refusal why, int code, struct cs_error *err,
+		  const char *path, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static int refuse(struct atomic_write_result *res, enum atomic_refusal why, int code, struct cs_error *err,
+		  const char *path, const char *fmt, ...)
+{
+	res->refused = why;
+	cs_error_file(err, path);
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = cs_error_vset(err, code, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* A symbolic link at the path: refused unless named, else its target. */
+static int resolve_target(struct aw *w, const struct atomic_write_options *opt, struct atomic_write_result *res,
+			  struct cs_error *err)
+{
 	struct stat lst;
-	if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
-		if (!realpath(path, real))
-			return io_error(err, path, "following the link", errno);
-		target = real;
+	w->target = w->path;
+	if (lstat(w->path, &lst) != 0 || !S_ISLNK(lst.st_mode))
+		return CS_OK;
+	if (!opt->named) {
+		char to[PATH_MAX];
+		ssize_t n = readlink(w->path, to, sizeof to - 1);
+		to[n > 0 ? n : 0] = '\0';
+		return refuse(res, ATOMIC_LINK, CS_EUSAGE, err, w->path,
+			      "is a symbolic link (to %s): not writing through a link that was not named; give the "
+			      "path of the file itself", to);
 	}
-	struct stat st;
-	bool exists = stat(target, &st) == 0;
-	if (exists && !S_ISREG(st.st_mode)) {
-		cs_error_file(err, path);
+	if (!realpath(w->path, w->real))
+		return io_error(err, w->path, "following the link", errno);
+	w->target = w->real;
+	return CS_OK;
+}
+
+/* An exclusive lock on the folder, waited for up to ATOMIC_LOCK_WAIT_MS.
+ * A folder that cannot be opened is written without one. */
+static int lock_folder(struct aw *w, struct cs_error *err)
+{
+	w->lockfd = open(w->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (w->lockfd < 0)
+		return CS_OK;
+	for (int waited = 0;; waited += 10) {
+		if (flock(w->lockfd, LOCK_EX | LOCK_NB) == 0)
+			return CS_OK;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return CS_OK; /* a file system without locks: go on unlocked */
+		if (waited >= ATOMIC_LOCK_WAIT_MS) {
+			cs_error_file(err, w->path);
+			return cs_error_set(err, CS_ESTATE, "another program has been writing in this folder for %d "
+					    "seconds; not saved (try again)", ATOMIC_LOCK_WAIT_MS / 1000);
+		}
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+static bool read_only(const struct aw *w)
+{
+	return (w->st.st_mode & 0222) == 0 || access(w->target, W_OK) != 0;
+}
+
+/* Under the lock: what is at target now, and may it be replaced? */
+static int check_target(struct aw *w, const struct atomic_write_options *opt, struct atomic_write_result *res,
+			struct cs_error *err)
+{
+	w->exists = stat(w->target, &w->st) == 0;
+	if (!w->exists && errno != ENOENT)
+		return io_error(err, w->path, "looking at the file", errno);
+	if (!w->exists)
+		return CS_OK;
+	if (!S_ISREG(w->st.st_mode)) {
+		cs_error_file(err, w->path);
 		return cs_error_set(err, CS_EIO, "not a regular file; not replacing it");
 	}
-	char *dir = NULL, *tmp = temp_template(target, "", &dir);
-	struct strbuf bak = STRBUF_INIT;
-	sb_printf(&bak, "%s.bak", target);
-	int rc = CS_OK;
-	int fd = -1;
-	bool created = false;
-	if (!tmp || bak.failed) {
-		rc = cs_error_nomem(err);
-		goto done;
+	if (!opt->replace)
+		return refuse(res, ATOMIC_EXISTS, CS_EUSAGE, err, w->path, "%s",
+			      "already exists; not replacing it without asking");
+	if (read_only(w) && !opt->force)
+		return refuse(res, ATOMIC_READONLY, CS_EUSAGE, err, w->path, "%s",
+			      "is read-only; not replacing it unless forced");
+	return CS_OK;
+}
+
+/* Whether name is ".BASE.ctxscope-XXXXXX" or ".BASE.bak.ctxscope-XXXXXX". */
+static bool is_temporary_of(const char *name, const char *base)
+{
+	size_t bl = strlen(base);
+	if (name[0] != '.' || strncmp(name + 1, base, bl) != 0)
+		return false;
+	const char *rest = name + 1 + bl;
+	if (strncmp(rest, ".bak", 4) == 0)
+		rest += 4;
+	return strncmp(rest, ".ctxscope-", 10) == 0 && strlen(rest + 10) == 6;
+}
+
+/* Temporaries a killed write of this file left, this user's: under the lock
+ * no write of it is under way, so every one is stale. */
+static size_t remove_stale(const struct aw *w)
+{
+	const char *slash = strrchr(w->target, '/');
+	const char *base = slash ? slash + 1 : w->target;
+	DIR *d = opendir(w->dir);
+	if (!d)
+		return 0;
+	size_t removed = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		struct stat st;
+		if (!is_temporary_of(de->d_name, base) ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		if (S_ISREG(st.st_mode) && st.st_uid == geteuid() && unlinkat(dirfd(d), de->d_name, 0) == 0)
+			removed++;
 	}
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		rc = io_error(err, path, "creating a temporary file beside it", errno);
-		goto done;
-	}
-	created = true;
+	closedir(d);
+	return removed;
+}
+
+/* The temporary: created, owner and mode of the file it replaces, the
+ * bytes, fsynced, closed. */
+static int write_temporary(struct aw *w, const char *data, size_t len, const struct atomic_write_options *opt,
+			   struct atomic_write_result *res, struct cs_error *err)
+{
+	w->fd = mkstemp(w->tmp);
+	if (w->fd < 0)
+		return io_error(err, w->path, "creating a temporary file beside it", errno);
+	w->created = true;
 	mode_t mode;
-	if (exists) {
-		mode = st.st_mode & 07777;
+	if (w->exists) {
+		mode = w->st.st_mode & 07777;
+		/* The owner where permitted (root, or the same user), else the group. */
+		if ((w->st.st_uid != geteuid() || w->st.st_gid != getegid()) &&
+		    fchown(w->fd, w->st.st_uid, w->st.st_gid) != 0) {
+			res->owner_changed = true;
+			(void)fchown(w->fd, (uid_t)-1, w->st.st_gid);
+		}
 	} else {
 		mode_t mask = umask(0);
 		umask(mask);
 		mode = 0666 & ~mask;
 	}
 	size_t half = len / 2;
-	if (fchmod(fd, mode) != 0 || write_all(fd, data, half) != 0) {
-		rc = io_error(err, path, "writing the temporary file", errno);
-		goto done;
-	}
+	if (fchmod(w->fd, mode) != 0 || write_all(w->fd, data, half) != 0)
+		return io_error(err, w->path, "writing the temporary file", errno);
 	checkpoint(opt, ATOMIC_STEP_HALF_WRITTEN);
-	if (write_all(fd, data + half, len - half) != 0) {
-		rc = io_error(err, path, "writing the temporary file", errno);
-		goto done;
-	}
+	if (write_all(w->fd, data + half, len - half) != 0)
+		return io_error(err, w->path, "writing the temporary file", errno);
 	checkpoint(opt, ATOMIC_STEP_WRITTEN);
-	if (fsync(fd) != 0) {
-		rc = io_error(err, path, "flushing the temporary file to disk", errno);
-		goto done;
-	}
-	if (close(fd) != 0) {
-		fd = -1;
-		rc = io_error(err, path, "closing the temporary file", errno);
-		goto done;
-	}
-	fd = -1;
+	if (fsync(w->fd) != 0)
+		return io_error(err, w->path, "flushing the temporary file to disk", errno);
+	int rc = close(w->fd);
+	w->fd = -1;
+	if (rc != 0)
+		return io_error(err, w->path, "closing the temporary file", errno);
 	checkpoint(opt, ATOMIC_STEP_SYNCED);
-	if (exists && opt->backup && (rc = make_backup(target, sb_str(&bak), err)) != CS_OK)
-		goto done;
-	checkpoint(opt, ATOMIC_STEP_BACKED_UP);
-	if (rename(tmp, target) != 0) {
-		rc = io_error(err, path, "renaming the new file into place", errno);
+	return CS_OK;
+}
+
+/* Hard links to the old file besides target and a .bak that is one of them
+ * (left by a write killed after its backup). */
+static unsigned long other_links(const struct aw *w)
+{
+	unsigned long n = (unsigned long)w->st.st_nlink;
+	struct stat b;
+	if (stat(sb_str(&w->bak), &b) == 0 && b.st_dev == w->st.st_dev && b.st_ino == w->st.st_ino && n > 1)
+		n--;
+	return n > 1 ? n - 1 : 0;
+}
+
+/* The temporary in place: renamed over an existing file (after its backup),
+ * or linked to a new name so that a file that appeared is not replaced. */
+static int put_in_place(struct aw *w, const struct atomic_write_options *opt, struct atomic_write_result *res,
+			struct cs_error *err)
+{
+	int rc;
+	if (w->exists) {
+		res->other_links = other_links(w);
+		if ((rc = make_backup(w->target, sb_str(&w->bak), err)) != CS_OK)
+			return rc;
+		snprintf(res->backup, sizeof res->backup, "%s", sb_str(&w->bak));
+		checkpoint(opt, ATOMIC_STEP_BACKED_UP);
+		if (rename(w->tmp, w->target) != 0)
+			return io_error(err, w->path, "renaming the new file into place", errno);
+		res->replaced = true;
+	} else {
+		checkpoint(opt, ATOMIC_STEP_BACKED_UP);
+		if (link(w->tmp, w->target) == 0) {
+			unlink(w->tmp);
+		} else if (errno == EEXIST) {
+			return refuse(res, ATOMIC_APPEARED, CS_ESTATE, err, w->path, "%s",
+				      "appeared while it was being written; not replacing it");
+		} else if (rename(w->tmp, w->target) != 0) { /* no hard links here: under the lock */
+			return io_error(err, w->path, "renaming the new file into place", errno);
+		}
+	}
+	cs_free(w->tmp);
+	w->tmp = NULL; /* in place now: nothing to clean up */
+	checkpoint(opt, ATOMIC_STEP_RENAMED);
+	if (fsync_dir(w->dir) != 0)
+		return io_error(err, w->path, "flushing the folder to disk (the new file is in place)", errno);
+	return CS_OK;
+}
+
+int atomic_write(const char *path, const char *data, size_t len, const struct atomic_write_options *opt,
+		 struct atomic_write_result *res, struct cs_error *err)
+{
+	static const struct atomic_write_options defaults = { .replace = false };
+	struct atomic_write_result ignored;
+	if (!opt)
+		opt = &defaults;
+	if (!res)
+		res = &ignored;
+	memset(res, 0, sizeof *res);
+	struct aw w = { .path = path, .bak = STRBUF_INIT, .lockfd = -1, .fd = -1 };
+	int rc = resolve_target(&w, opt, res, err);
+	if (rc)
+		return rc;
+	snprintf(res->target, sizeof res->target, "%s", w.target);
+	w.tmp = temp_template(w.target, "", &w.dir);
+	sb_printf(&w.bak, "%s.bak", w.target);
+	if (!w.tmp || w.bak.failed) {
+		rc = cs_error_nomem(err);
 		goto done;
 	}
-	cs_free(tmp);
-	tmp = NULL; /* in place now: nothing to clean up */
-	checkpoint(opt, ATOMIC_STEP_RENAMED);
-	if (fsync_dir(dir) != 0)
-		rc = io_error(err, path, "flushing the folder to disk (the new file is in place)", errno);
+	if ((rc = lock_folder(&w, err)) || (rc = check_target(&w, opt, res, err)))
+		goto done;
+	res->stale_removed = remove_stale(&w);
+	if ((rc = write_temporary(&w, data, len, opt, res, err)))
+		goto done;
+	if (opt->verify && (rc = opt->verify(w.target, opt->verify_ctx, err)))
+		goto done;
+	rc = put_in_place(&w, opt, res, err);
 done:
-	if (fd >= 0)
-		close(fd);
-	if (tmp && created && rc != CS_OK)
-		unlink(tmp);
-	cs_free(tmp);
-	cs_free(dir);
-	sb_fini(&bak);
+	if (w.fd >= 0)
+		close(w.fd);
+	if (w.tmp && w.created && rc != CS_OK)
+		unlink(w.tmp);
+	if (w.lockfd >= 0)
+		close(w.lockfd); /* and with it the lock */
+	cs_free(w.tmp);
+	cs_free(w.dir);
+	sb_fini(&w.bak);
 	return rc;
 }

@@ -50,16 +50,17 @@ static int not_the_input(const char *input, const char *path, struct cs_error *e
 	return CS_OK;
 }
 
-static int write_out(const char *path, const struct strbuf *sb, struct cs_error *err)
+static int write_out(const char *path, const struct strbuf *sb, const struct atomic_write_options *w,
+		     struct atomic_write_result *wres, struct cs_error *err)
 {
 	if (sb->failed)
 		return cs_error_nomem(err);
-	struct atomic_write_options opt = { .backup = false };
-	return atomic_write(path, sb_str(sb), sb->len, &opt, err);
+	return atomic_write(path, sb_str(sb), sb->len, w, wres, err);
 }
 
 int export_report(const struct assembly *a, const struct report_options *opt, enum export_format format,
-		  const char *path, struct cs_error *err)
+		  const char *path, const struct atomic_write_options *w, struct atomic_write_result *wres,
+		  struct cs_error *err)
 {
 	if (format == EXPORT_AUTO)
 		format = export_format_for_path(path);
@@ -75,14 +76,15 @@ int export_report(const struct assembly *a, const struct report_options *opt, en
 	struct strbuf out = STRBUF_INIT;
 	rc = report_write(a, &o, &out);
 	if (rc == CS_OK)
-		rc = write_out(path, &out, err);
+		rc = write_out(path, &out, w, wres, err);
 	else
 		cs_error_set(err, rc, "out of memory");
 	sb_fini(&out);
 	return rc;
 }
 
-int export_screen(const char *screen, size_t len, const char *input, const char *path, struct cs_error *err)
+int export_screen(const char *screen, size_t len, const char *input, const char *path,
+		  const struct atomic_write_options *w, struct atomic_write_result *wres, struct cs_error *err)
 {
 	int rc = not_the_input(input, path, err);
 	if (rc != CS_OK)
@@ -91,7 +93,7 @@ int export_screen(const char *screen, size_t len, const char *input, const char 
 	sb_append(&out, screen, len);
 	if (len == 0 || screen[len - 1] != '\n')
 		sb_putc(&out, '\n');
-	rc = write_out(path, &out, err);
+	rc = write_out(path, &out, w, wres, err);
 	sb_fini(&out);
 	return rc;
 }

@@ -4,13 +4,15 @@
  * with atomic_write, so a crash leaves the old file or the new one whole.
  *
  * Decisions: the format is the one asked for, else the file's extension
- * (.json is JSON, .yml / .yaml is YAML, anything else is text); an export
- * replaces an existing file of that name without keeping a .bak (it is our
- * output, not the user's input); exporting over the input file itself is
- * refused (it would destroy what is being inspected). Errors are values. */
+ * (.json is JSON, .yml / .yaml is YAML, anything else is text); an existing
+ * file, a symbolic link or a read-only file is replaced only as the caller's
+ * atomic_write_options say (after asking the user), keeping a .bak;
+ * exporting over the input file itself is refused (it would destroy what is
+ * being inspected). Errors are values. */
 #ifndef CTXSCOPE_EXPORT_H
 #define CTXSCOPE_EXPORT_H
 
+#include "atomic_write.h"
 #include "error.h"
 #include "report.h"
 
@@ -36,14 +38,18 @@ enum export_format export_format_for_path(const char *path);
 /* Writes the report of a (borrowed) to path. opt (may be NULL: text, no
  * extra sections) gives the ascii flag and the extra sections; its format
  * is replaced by `format` (EXPORT_AUTO: by extension; EXPORT_SCREEN is
- * CS_EUSAGE here). CS_OK; CS_EUSAGE when path is the input file; CS_EIO
- * (atomic_write's sentence, naming the file); CS_ENOMEM. */
+ * CS_EUSAGE here). w and wres go to atomic_write (NULL: a new file only).
+ * CS_OK; CS_EUSAGE when path is the input file or atomic_write refused
+ * (wres->refused says why); CS_EIO (atomic_write's sentence, naming the
+ * file); CS_ENOMEM. */
 int export_report(const struct assembly *a, const struct report_options *opt, enum export_format format,
-		  const char *path, struct cs_error *err);
+		  const char *path, const struct atomic_write_options *w, struct atomic_write_result *wres,
+		  struct cs_error *err);
 
 /* Writes screen[0..len) (the UI's plain-text render, display-safe already)
  * to path, adding a final newline when it has none. `input` (may be NULL) is
  * the loaded file's path, which is refused as a target. Errors as above. */
-int export_screen(const char *screen, size_t len, const char *input, const char *path, struct cs_error *err);
+int export_screen(const char *screen, size_t len, const char *input, const char *path,
+		  const struct atomic_write_options *w, struct atomic_write_result *wres, struct cs_error *err);
 
 #endif

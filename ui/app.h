@@ -70,6 +70,8 @@ struct app {
 	const struct cli *cli;   /* borrowed: the edits the command line made, made again on a reload */
 	bool follow;             /* --follow: reload when the file changes */
 	struct load_stamp stamp; /* the file as last loaded, to tell that it changed */
+	/* a write waiting for the answer to "replace it?" (app_commands.c) */
+	struct { char path[APP_PROMPT_MAX + 1]; char format[16]; int input; bool named; unsigned flags; } pending;
 };
 
 enum app_mouse_event { APP_MOUSE_CLICK, APP_MOUSE_WHEEL_UP, APP_MOUSE_WHEEL_DOWN };

@@ -21,35 +21,78 @@ static bool is_manifest(const struct app *app)
 	return strcmp(app->vm.src->kind->name, "manifest") == 0;
 }
 
+/* Every write below goes through atomic_write. A path the user typed is
+ * "named" (a symbolic link there is written through); a default accepted as
+ * offered is not. An existing file or a read-only one is replaced only after
+ * "replace it? (y/n)": the write waits in app->pending and is tried again
+ * with these flags. */
+enum { WRITE_REPLACE = 1, WRITE_FORCE = 2 };
+
+static void write_options(struct atomic_write_options *o, bool named, unsigned flags)
+{
+	*o = (struct atomic_write_options){ .replace = (flags & WRITE_REPLACE) != 0, .named = named,
+					    .force = (flags & WRITE_FORCE) != 0 };
+}
+
+/* A refusal the user can overrule: keep the write and ask. True when asked. */
+static bool ask_to_replace(struct app *app, const struct atomic_write_result *w, int input, const char *path,
+			   const char *format, bool named, unsigned flags)
+{
+	if (w->refused != ATOMIC_EXISTS && w->refused != ATOMIC_READONLY)
+		return false;
+	snprintf(app->pending.path, sizeof app->pending.path, "%s", path);
+	snprintf(app->pending.format, sizeof app->pending.format, "%s", format ? format : "");
+	app->pending.input = input;
+	app->pending.named = named;
+	app->pending.flags = flags | (w->refused == ATOMIC_EXISTS ? WRITE_REPLACE : WRITE_FORCE);
+	app_input_start(app, w->refused == ATOMIC_EXISTS ? INPUT_REPLACE : INPUT_REPLACE_READONLY, NULL);
+	return true;
+}
+
+/* "; the previous file is X.bak" and the rest a write did, into buf. */
+static void write_notes(const struct atomic_write_result *w, char *buf, size_t n)
+{
+	struct manifest_save_result r = { .write = *w };
+	struct strbuf sb = STRBUF_INIT;
+	manifest_save_notes(&r, &sb);
+	snprintf(buf, n, "%s", sb.failed ? "" : sb_str(&sb));
+	sb_fini(&sb);
+}
+
 /* A manifest: in place through manifest_save (or to `as`); a file changed
  * on disk asks for a save-as name. */
-static void save_manifest(struct app *app, const char *as)
+static void save_manifest(struct app *app, const char *as, bool named, unsigned flags)
 {
 	struct vm *vm = &app->vm;
 	struct manifest_save_result res;
 	struct cs_error err;
 	cs_error_clear(&err);
-	int rc = manifest_save(vm->src, as && as[0] ? as : NULL, NULL, &res, &err);
+	struct atomic_write_options o;
+	write_options(&o, named, flags);
+	int rc = manifest_save(vm->src, as && as[0] ? as : NULL, &o, &res, &err);
 	const char *path = as && as[0] ? as : vm->src->path;
-	if (rc == CS_ESTATE) {
+	if (rc == CS_ESTATE && res.write.refused == ATOMIC_WRITTEN) {
 		char def[APP_PROMPT_MAX];
 		snprintf(def, sizeof def, "%s.new", vm->src->path);
 		app_input_start(app, INPUT_SAVE_AS, def);
 		vm_status(vm, true, "%s changed on disk since it was loaded: not overwritten", vm->src->path);
 		return;
 	}
+	if (rc != CS_OK && ask_to_replace(app, &res.write, INPUT_SAVE_AS, as ? as : "", NULL, named, flags))
+		return;
+	char notes[APP_PROMPT_MAX];
+	write_notes(&res.write, notes, sizeof notes);
 	if (rc != CS_OK)
-		vm_status(vm, true, "not saved: %s", err.message);
+		vm_status(vm, true, "not saved: %s: %s", err.file[0] ? err.file : path, err.message);
 	else if (!res.written)
 		vm_status(vm, false, "nothing to save: %s already holds these values", path);
 	else
 		vm_status(vm, false, "saved %s: %zu value%s changed, %zu entr%s removed%s", path, res.values,
-			  res.values == 1 ? "" : "s", res.removed, res.removed == 1 ? "y" : "ies",
-			  as && as[0] ? "" : " (the previous file kept as .bak)");
+			  res.values == 1 ? "" : "s", res.removed, res.removed == 1 ? "y" : "ies", notes);
 }
 
 /* Loom trees and ledgers: the edits as a what-if file at `path`. */
-static void save_whatif(struct app *app, const char *path)
+static void save_whatif(struct app *app, const char *path, bool named, unsigned flags)
 {
 	struct vm *vm = &app->vm;
 	size_t n;
@@ -57,26 +100,39 @@ static void save_whatif(struct app *app, const char *path)
 	struct strbuf out = STRBUF_INIT;
 	struct cs_error err;
 	cs_error_clear(&err);
-	struct atomic_write_options opt = { .backup = false };
+	struct atomic_write_options o;
+	struct atomic_write_result res;
+	write_options(&o, named, flags);
+	char notes[APP_PROMPT_MAX];
 	if (!path[0])
 		vm_status(vm, true, "not saved: no file name");
 	else if (whatif_render(vm->src, edits, n, &out) != CS_OK || out.failed)
 		vm_status(vm, true, "not saved: out of memory");
 	else if (strcmp(path, vm->src->path) == 0)
 		vm_status(vm, true, "not saved: a what-if file never replaces the input itself");
-	else if (atomic_write(path, sb_str(&out), out.len, &opt, &err) != CS_OK)
-		vm_status(vm, true, "not saved: %s", err.message);
-	else
-		vm_status(vm, false, "wrote %zu edit%s to %s; reapply with: ctxscope %s --edits %s", n, n == 1 ? "" : "s",
-			  path, vm->src->path, path);
+	else if (atomic_write(path, sb_str(&out), out.len, &o, &res, &err) != CS_OK) {
+		if (!ask_to_replace(app, &res, INPUT_WHATIF, path, NULL, named, flags))
+			vm_status(vm, true, "not saved: %s: %s", path, err.message);
+	} else {
+		write_notes(&res, notes, sizeof notes);
+		vm_status(vm, false, "wrote %zu edit%s to %s%s; reapply with: ctxscope %s --edits %s", n,
+			  n == 1 ? "" : "s", path, notes, vm->src->path, path);
+	}
 	sb_fini(&out);
+}
+
+/* The name offered at the prompt: accepting it as offered is not naming it. */
+static bool is_default_name(const struct app *app, const char *path, const char *suffix)
+{
+	size_t n = strlen(app->vm.src->path);
+	return strncmp(path, app->vm.src->path, n) == 0 && strcmp(path + n, suffix) == 0;
 }
 
 void app_save(struct app *app, const char *as)
 {
 	struct vm *vm = &app->vm;
 	if (is_manifest(app)) {
-		save_manifest(app, as);
+		save_manifest(app, as, true, 0);
 		return;
 	}
 	size_t n;
@@ -87,7 +143,7 @@ void app_save(struct app *app, const char *as)
 		return;
 	}
 	if (as && as[0]) {
-		save_whatif(app, as);
+		save_whatif(app, as, true, 0);
 		return;
 	}
 	char def[APP_PROMPT_MAX];
@@ -132,7 +188,8 @@ static bool ends_with(const char *s, const char *suffix)
 }
 
 /* The screen as it is under the input line: the list (or view) drawn on a grid. */
-static int export_screen_of(struct app *app, const char *path, struct cs_error *err)
+static int export_screen_of(struct app *app, const char *path, const struct atomic_write_options *o,
+			    struct atomic_write_result *res, struct cs_error *err)
 {
 	struct text_grid *g = text_grid_new(app->layout.w, app->layout.h);
 	if (!g)
@@ -143,18 +200,22 @@ static int export_screen_of(struct app *app, const char *path, struct cs_error *
 	app_draw(app, &painter);
 	app->mode = was;
 	struct strbuf out = STRBUF_INIT;
-	int rc = text_grid_dump(g, &out) ? export_screen(sb_str(&out), out.len, app->vm.src->path, path, err)
+	int rc = text_grid_dump(g, &out) ? export_screen(sb_str(&out), out.len, app->vm.src->path, path, o, res, err)
 					 : cs_error_nomem(err);
 	sb_fini(&out);
 	text_grid_free(g);
 	return rc;
 }
 
-static void do_export(struct app *app, const char *path, const char *format)
+static void do_export(struct app *app, const char *path, const char *format, unsigned flags)
 {
 	struct vm *vm = &app->vm;
 	struct cs_error err;
 	cs_error_clear(&err);
+	struct atomic_write_options o;
+	struct atomic_write_result res;
+	memset(&res, 0, sizeof res);
+	write_options(&o, true, flags); /* typed: named */
 	enum export_format fmt = EXPORT_AUTO;
 	if (format && format[0] && !export_format_from_name(format, &fmt)) {
 		vm_status(vm, true, "export: \"%.40s\" is not text, yaml, json or screen", format);
@@ -168,18 +229,40 @@ static void do_export(struct app *app, const char *path, const char *format)
 		fmt = EXPORT_SCREEN;
 	int rc;
 	if (fmt == EXPORT_SCREEN) {
-		rc = export_screen_of(app, path, &err);
+		rc = export_screen_of(app, path, &o, &res, &err);
 	} else {
 		struct report_options opt = { .format = REPORT_TEXT, .ascii = app->ascii };
-		rc = export_report(&vm->cur, &opt, fmt, path, &err);
+		rc = export_report(&vm->cur, &opt, fmt, path, &o, &res, &err);
 		if (fmt == EXPORT_AUTO)
 			fmt = export_format_for_path(path);
 	}
 	static const char *const names[] = { "report", "text report", "YAML report", "JSON report", "screen" };
+	char notes[APP_PROMPT_MAX];
+	write_notes(&res, notes, sizeof notes);
+	if (rc != CS_OK && ask_to_replace(app, &res, INPUT_EXPORT, path, format, true, flags))
+		return;
 	if (rc != CS_OK)
 		vm_status(vm, true, "not exported: %s", err.message);
 	else
-		vm_status(vm, false, "exported the %s to %s", names[fmt], path);
+		vm_status(vm, false, "exported the %s to %s%s", names[fmt], path, notes);
+}
+
+/* The answer to "replace it?": y (or yes) tries the waiting write again. */
+static void replace_answered(struct app *app, const char *answer)
+{
+	char path[APP_PROMPT_MAX + 1], format[sizeof app->pending.format];
+	memcpy(path, app->pending.path, sizeof path); /* a second question rewrites app->pending */
+	memcpy(format, app->pending.format, sizeof format);
+	if (strcmp(answer, "y") != 0 && strcmp(answer, "Y") != 0 && strcmp(answer, "yes") != 0) {
+		vm_status(&app->vm, false, "not written: %s is left as it was", path[0] ? path : app->vm.src->path);
+		return;
+	}
+	unsigned flags = app->pending.flags;
+	switch (app->pending.input) {
+	case INPUT_SAVE_AS: save_manifest(app, path, app->pending.named, flags); break;
+	case INPUT_WHATIF: save_whatif(app, path, app->pending.named, flags); break;
+	default: do_export(app, path, format, flags); break;
+	}
 }
 
 static const char *const app_theme_names[] = { "default", "light", "high-contrast", "monochrome", NULL };
@@ -218,7 +301,7 @@ static unsigned run_command(struct app *app, const char *line)
 	case CMD_THEME: set_theme(app, cmd.arg); break;
 	case CMD_SAVE: app_save(app, NULL); break;
 	case CMD_SAVE_AS: app_save(app, cmd.arg); break;
-	case CMD_EXPORT: do_export(app, cmd.arg, cmd.format); break;
+	case CMD_EXPORT: do_export(app, cmd.arg, cmd.format, 0); break;
 	case CMD_UNDO: vm_undo(vm, &err); break;
 	case CMD_REDO: vm_redo(vm, &err); break;
 	case CMD_QUIT: vm_status(vm, false, "quit"); return APP_QUIT;
@@ -239,9 +322,11 @@ unsigned app_input_accept(struct app *app)
 	case INPUT_SEARCH: vm_search(vm, text, &err); break;
 	case INPUT_FILTER: vm_set_filter(vm, text, &err); break;
 	case INPUT_COMMAND: return run_command(app, text);
-	case INPUT_SAVE_AS: save_manifest(app, text); break;
-	case INPUT_WHATIF: save_whatif(app, text); break;
-	case INPUT_EXPORT: do_export(app, text, NULL); break;
+	case INPUT_SAVE_AS: save_manifest(app, text, !is_default_name(app, text, ".new"), 0); break;
+	case INPUT_WHATIF: save_whatif(app, text, !is_default_name(app, text, ".edits.json"), 0); break;
+	case INPUT_EXPORT: do_export(app, text, NULL, 0); break;
+	case INPUT_REPLACE:
+	case INPUT_REPLACE_READONLY: replace_answered(app, text); break;
 	default: break;
 	}
 	return APP_REDRAW;

@@ -11,7 +11,8 @@
 #include <stddef.h>
 
 /* What the input line is for (app.input), and which view shows (app.view). */
-enum app_input { INPUT_BUDGET, INPUT_SEARCH, INPUT_FILTER, INPUT_COMMAND, INPUT_SAVE_AS, INPUT_WHATIF, INPUT_EXPORT };
+enum app_input { INPUT_BUDGET, INPUT_SEARCH, INPUT_FILTER, INPUT_COMMAND, INPUT_SAVE_AS, INPUT_WHATIF, INPUT_EXPORT,
+		 INPUT_REPLACE, INPUT_REPLACE_READONLY };
 enum app_view { VIEW_LIST, VIEW_PROMPT, VIEW_DIFF };
 
 /* One frame being painted: the screen's state and the painter (borrowed). */

@@ -646,6 +646,8 @@ static const char *input_label(int input)
 	case INPUT_SAVE_AS: return " changed on disk since loaded; save as: ";
 	case INPUT_WHATIF: return " what-if file: ";
 	case INPUT_EXPORT: return " export to (.txt .yaml .json: report; .screen: this screen): ";
+	case INPUT_REPLACE: return " that file exists: replace it, keeping the old one as .bak? (y/n) ";
+	case INPUT_REPLACE_READONLY: return " that file is read-only: replace it anyway, keeping a .bak? (y/n) ";
 	default: return " budget in tokens (100k, 128,000; empty: the input's): ";
 	}
 }

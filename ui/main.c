@@ -190,7 +190,7 @@ int main(int argc, char **argv)
 	}
 	if (cli.command == CLI_SAVE) { /* headless save of a tuned manifest (manifest_save.h) */
 		struct strbuf said = STRBUF_INIT;
-		int rc = manifest_save_command(src, cli.output, &said, &err);
+		int rc = manifest_save_command(src, cli.output, cli.force, &said, &err);
 		int status = rc == CS_OK ? write_out(&said) : fail(&err);
 		sb_fini(&said);
 		source_free(src);

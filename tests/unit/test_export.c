@@ -1,7 +1,7 @@
 /* test_export.c: exporting the report in each format (by extension and by
  * name) byte for byte what report_write makes, the screen with its final
- * newline, an existing file replaced whole with no temporary or backup left
- * behind, a folder that does not exist and the input file itself refused
+ * newline, an existing file refused unless replacing was asked for, then
+ * replaced whole with its .bak and no temporary left behind, a folder that does not exist and the input file itself refused
  * with the file named, and out of memory at every allocation. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -127,7 +127,7 @@ static void test_each_format(void **state)
 		char path[4096];
 		snprintf(path, sizeof path, "%s", support_path(f->dir, cases[i].name));
 		cs_error_clear(&err);
-		assert_int_equal(export_report(&f->a, NULL, cases[i].format, path, &err), CS_OK);
+		assert_int_equal(export_report(&f->a, NULL, cases[i].format, path, NULL, NULL, &err), CS_OK);
 		char *got = slurp(path);
 		char *want = expected_report(&f->a, cases[i].expect);
 		assert_string_equal(got, want);
@@ -142,7 +142,7 @@ static void test_each_format(void **state)
 	}
 	assert_int_equal(entries(f->dir), 5); /* no temporaries, no backups */
 
-	assert_int_equal(export_report(&f->a, NULL, EXPORT_SCREEN, support_path(f->dir, "s"), &err), CS_EUSAGE);
+	assert_int_equal(export_report(&f->a, NULL, EXPORT_SCREEN, support_path(f->dir, "s"), NULL, NULL, &err), CS_EUSAGE);
 }
 
 static void test_ascii_option_passes_through(void **state)
@@ -153,7 +153,7 @@ static void test_ascii_option_passes_through(void **state)
 	char path[4096];
 	snprintf(path, sizeof path, "%s", support_path(f->dir, "r.txt"));
 	/* the format comes from the export, the rest from opt */
-	assert_int_equal(export_report(&f->a, &opt, EXPORT_AUTO, path, &err), CS_OK);
+	assert_int_equal(export_report(&f->a, &opt, EXPORT_AUTO, path, NULL, NULL, &err), CS_OK);
 	char *got = slurp(path);
 	struct strbuf sb = STRBUF_INIT;
 	struct report_options text = { .format = REPORT_TEXT, .ascii = true };
@@ -172,7 +172,7 @@ static void test_screen(void **state)
 	const char screen[] = " ctxscope  working-set.yml\n budget 3,000 \xE2\x94\x82 used 3,000";
 	char path[4096];
 	snprintf(path, sizeof path, "%s", support_path(f->dir, "screen.txt"));
-	assert_int_equal(export_screen(screen, sizeof screen - 1, MANIFEST, path, &err), CS_OK);
+	assert_int_equal(export_screen(screen, sizeof screen - 1, MANIFEST, path, NULL, NULL, &err), CS_OK);
 	char *got = slurp(path);
 	assert_int_equal(strlen(got), sizeof screen);
 	assert_memory_equal(got, screen, sizeof screen - 1);
@@ -180,7 +180,8 @@ static void test_screen(void **state)
 	free(got);
 
 	/* a screen ending in a newline gets no second one */
-	assert_int_equal(export_screen("a\n", 2, NULL, path, &err), CS_OK);
+	snprintf(path, sizeof path, "%s", support_path(f->dir, "screen2.txt"));
+	assert_int_equal(export_screen("a\n", 2, NULL, path, NULL, NULL, &err), CS_OK);
 	got = slurp(path);
 	assert_string_equal(got, "a\n");
 	free(got);
@@ -194,11 +195,23 @@ static void test_replaces_whole(void **state)
 	snprintf(path, sizeof path, "%s", support_path(f->dir, "report.txt"));
 	support_write(f->dir, "report.txt", "an older, much longer report that must not survive in part\n"
 					    "............................................................\n");
-	assert_int_equal(export_screen("new", 3, NULL, path, &err), CS_OK);
+	/* not without asking */
+	struct atomic_write_result res;
+	assert_int_equal(export_screen("new", 3, NULL, path, NULL, &res, &err), CS_EUSAGE);
+	assert_int_equal(res.refused, ATOMIC_EXISTS);
 	char *got = slurp(path);
+	assert_non_null(strstr(got, "an older"));
+	free(got);
+	assert_int_equal(entries(f->dir), 1); /* no temporary */
+	struct atomic_write_options replace = { .replace = true, .named = true };
+	assert_int_equal(export_screen("new", 3, NULL, path, &replace, &res, &err), CS_OK);
+	got = slurp(path);
 	assert_string_equal(got, "new\n");
 	free(got);
-	assert_int_equal(entries(f->dir), 1); /* no .bak, no temporary */
+	got = slurp(res.backup);
+	assert_non_null(strstr(got, "an older"));
+	free(got);
+	assert_int_equal(entries(f->dir), 2); /* the .bak, no temporary */
 }
 
 static void test_refusals(void **state)
@@ -208,18 +221,18 @@ static void test_refusals(void **state)
 	char path[4096];
 	snprintf(path, sizeof path, "%s", support_path(f->dir, "no/such/folder/r.json"));
 	cs_error_clear(&err);
-	assert_int_equal(export_report(&f->a, NULL, EXPORT_AUTO, path, &err), CS_EIO);
+	assert_int_equal(export_report(&f->a, NULL, EXPORT_AUTO, path, NULL, NULL, &err), CS_EIO);
 	assert_non_null(strstr(err.file, "r.json"));
 	assert_int_equal(entries(f->dir), 0);
 
 	/* the input itself, even by another name for it */
 	char *before = slurp(MANIFEST);
 	cs_error_clear(&err);
-	assert_int_equal(export_report(&f->a, NULL, EXPORT_TEXT, "samples/manifest/bugfix/../bugfix/working-set.yml", &err),
+	assert_int_equal(export_report(&f->a, NULL, EXPORT_TEXT, "samples/manifest/bugfix/../bugfix/working-set.yml", NULL, NULL, &err),
 			 CS_EUSAGE);
 	assert_non_null(strstr(err.message, "input file"));
 	cs_error_clear(&err);
-	assert_int_equal(export_screen("x", 1, MANIFEST, "./" MANIFEST, &err), CS_EUSAGE);
+	assert_int_equal(export_screen("x", 1, MANIFEST, "./" MANIFEST, NULL, NULL, &err), CS_EUSAGE);
 	char *after = slurp(MANIFEST);
 	assert_string_equal(before, after);
 	free(before);
@@ -236,7 +249,7 @@ static void test_out_of_memory(void **state)
 	for (long n = 1; n < 2000 && !saw_ok; n++) {
 		struct cs_error err;
 		cs_alloc_fail_from(n);
-		int rc = export_report(&f->a, NULL, EXPORT_AUTO, path, &err);
+		int rc = export_report(&f->a, NULL, EXPORT_AUTO, path, NULL, NULL, &err);
 		cs_alloc_fail_from(0);
 		assert_true(rc == CS_OK || rc == CS_ENOMEM);
 		if (rc == CS_OK) {

@@ -14,6 +14,10 @@
 #include "alloc.h"
 #include "atomic_write.h"
 #include "kinds/manifest/save.h"
+#include "kinds/manifest/save_check.h"
+#include "yaml_tree.h"
+#include "load.h"
+#include "progress.h"
 #include "source.h"
 #include "strbuf.h"
 
@@ -22,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 /* Edits of files[i]: a priority, a strategy, a removal. */
@@ -584,7 +589,7 @@ static void test_nothing_to_save(void **state)
 	assert_int_equal(manifest_collect_edits(src, &edits, &n, &err), CS_OK);
 	assert_int_equal(n, 0);
 	struct strbuf said = STRBUF_INIT;
-	assert_int_equal(manifest_save_command(src, NULL, &said, &err), CS_OK);
+	assert_int_equal(manifest_save_command(src, NULL, false, &said, &err), CS_OK);
 	assert_non_null(strstr(sb_str(&said), "nothing to save"));
 	sb_fini(&said);
 	assert_string_equal(slurp(path, NULL), small_manifest);
@@ -594,37 +599,228 @@ static void test_nothing_to_save(void **state)
 	free(dir);
 }
 
-static void test_atomic_write(void **state)
+/* A line starting with # inside the block scalar of the entry above a
+ * removed one belongs to that scalar, not to the removed entry; a comment
+ * line after a removed entry's block scalar belongs to the next entry. */
+static void test_block_scalar_lines_kept(void **state)
+{
+	(void)state;
+	const char *text = "files:\n"
+			   "  - path: a.txt\n"
+			   "    priority: 0.5\n"
+			   "    note: |\n"
+			   "      text\n"
+			   "      # heading inside the block\n"
+			   "  # about b\n"
+			   "  - path: b.txt\n"
+			   "    priority: 0.4\n"
+			   "    note: >\n"
+			   "      folded\n"
+			   "      # in b's block\n"
+			   "  # about c\n"
+			   "  - path: c.txt\n"
+			   "    priority: 0.3\n";
+	const struct manifest_edit b[] = { drop(1) };
+	expect_splice(text, b, 1,
+		      "files:\n"
+		      "  - path: a.txt\n"
+		      "    priority: 0.5\n"
+		      "    note: |\n"
+		      "      text\n"
+		      "      # heading inside the block\n"
+		      "  # about c\n"
+		      "  - path: c.txt\n"
+		      "    priority: 0.3\n");
+	/* a key after a block scalar goes right after its text */
+	const struct manifest_edit s1[] = { strat(1, STRAT_START) };
+	expect_splice(text, s1, 1,
+		      "files:\n"
+		      "  - path: a.txt\n"
+		      "    priority: 0.5\n"
+		      "    note: |\n"
+		      "      text\n"
+		      "      # heading inside the block\n"
+		      "  # about b\n"
+		      "  - path: b.txt\n"
+		      "    priority: 0.4\n"
+		      "    note: >\n"
+		      "      folded\n"
+		      "      # in b's block\n"
+		      "    truncate_strategy: start\n"
+		      "  # about c\n"
+		      "  - path: c.txt\n"
+		      "    priority: 0.3\n");
+}
+
+/* An anchored value shared outside `files` is not changed silently: the
+ * alias is named. Everything outside the edited values is compared. */
+static void test_anchor_shared_outside_files(void **state)
+{
+	(void)state;
+	const char *text = "files:\n"
+			   "  - path: a.txt\n"
+			   "    priority: &p 0.5\n"
+			   "    truncate_strategy: &s middle\n"
+			   "  - path: b.txt\n"
+			   "    priority: 0.4\n"
+			   "metadata: {session: *s}\n"
+			   "extra:\n"
+			   "  - *p\n";
+	struct cs_error err;
+	cs_error_clear(&err);
+	const struct manifest_edit s1[] = { strat(0, STRAT_START) };
+	assert_int_equal(splice_error(text, s1, 1, &err), CS_ESTRUCT);
+	assert_non_null(strstr(err.message, "metadata.session (line 7) is an alias"));
+	assert_non_null(strstr(err.message, "files[0].truncate_strategy"));
+	assert_int_equal(err.line, 7);
+	const struct manifest_edit p1[] = { prio(0, 0.9) };
+	assert_int_equal(splice_error(text, p1, 1, &err), CS_ESTRUCT);
+	assert_non_null(strstr(err.message, "extra[0] (line 9)"));
+	/* an anchored collection holding the edited value */
+	const char *whole = "files:\n"
+			    "  - &e\n"
+			    "    path: a.txt\n"
+			    "    priority: 0.5\n"
+			    "copy: *e\n";
+	assert_int_equal(splice_error(whole, p1, 1, &err), CS_ESTRUCT);
+	assert_non_null(strstr(err.message, "copy (line 5)"));
+	/* unshared: fine */
+	const struct manifest_edit p2[] = { prio(1, 0.9) };
+	char *out = NULL;
+	size_t len = 0;
+	assert_int_equal(manifest_splice(text, strlen(text), p2, 1, &out, &len, &err), CS_OK);
+	cs_free(out);
+}
+
+static int comments_after(const char *old_text, const char *new_text, const size_t *removed, size_t n)
+{
+	struct ytree a, b;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(ytree_parse(&a, old_text, strlen(old_text), &err), CS_OK);
+	assert_int_equal(ytree_parse(&b, new_text, strlen(new_text), &err), CS_OK);
+	int rc = manifest_check_comments(old_text, strlen(old_text), a.root, new_text, strlen(new_text), b.root,
+					 removed, n, &err);
+	ytree_fini(&a);
+	ytree_fini(&b);
+	return rc;
+}
+
+/* The comment check: a # inside a block scalar or a quoted string is text,
+ * not a comment; a comment lost, changed or added is caught; one inside a
+ * removed range goes. */
+static void test_comment_check(void **state)
+{
+	(void)state;
+	const char *old_text = "# top\n"
+			       "a: |\n"
+			       "  # in the block\n"
+			       "b: \"x # y\"   # after b\n"
+			       "c: 1 # after c\n";
+	assert_int_equal(comments_after(old_text, old_text, NULL, 0), CS_OK);
+	const char *lost = "# top\n"
+			   "a: |\n"
+			   "  # in the block\n"
+			   "b: \"x # y\"\n"
+			   "c: 1 # after c\n";
+	assert_int_equal(comments_after(old_text, lost, NULL, 0), CS_ESTRUCT);
+	const char *changed = "# top\n"
+			      "a: |\n"
+			      "  # in the block\n"
+			      "b: \"x # y\"   # after B\n"
+			      "c: 1 # after c\n";
+	assert_int_equal(comments_after(old_text, changed, NULL, 0), CS_ESTRUCT);
+	const char *block_changed = "# top\n"
+				    "a: |\n"
+				    "  # in the bloc\n"
+				    "b: \"x # y\"   # after b\n"
+				    "c: 1 # after c\n";
+	assert_int_equal(comments_after(old_text, block_changed, NULL, 0), CS_OK); /* a scalar: the tree check's */
+	const size_t top[] = { 0, 6 };
+	const char *no_top = "a: |\n"
+			     "  # in the block\n"
+			     "b: \"x # y\"   # after b\n"
+			     "c: 1 # after c\n";
+	assert_int_equal(comments_after(old_text, no_top, top, 1), CS_OK);
+	assert_int_equal(comments_after(old_text, no_top, NULL, 0), CS_ESTRUCT);
+	assert_int_equal(comments_after(no_top, old_text, NULL, 0), CS_ESTRUCT); /* added */
+}
+
+/* Someone appends a line to the manifest while its listed files are being
+ * read (the progress callback runs mid-load): the bytes parsed are not the
+ * file's any more, so the save refuses instead of dropping that line. */
+static void append_once(void *ctx, const char *what, size_t done, size_t total, bool finished)
+{
+	(void)what;
+	(void)done;
+	(void)total;
+	(void)finished;
+	const char *path = ctx;
+	static const char *done_for;
+	if (done_for == path)
+		return;
+	done_for = path;
+	FILE *f = fopen(path, "ab");
+	fputs("# a note added while ctxscope was loading\n", f);
+	fclose(f);
+}
+
+static void test_edit_during_load(void **state)
 {
 	(void)state;
 	char *dir = support_tempdir();
-	char path[4096], link_path[4096];
-	snprintf(path, sizeof path, "%s/real.yml", dir);
-	snprintf(link_path, sizeof link_path, "%s/link.yml", dir);
+	struct strbuf text = STRBUF_INIT;
+	sb_puts(&text, "files:\n");
+	for (int i = 0; i < 600; i++)
+		sb_printf(&text, "  - path: f%d.txt\n    priority: 0.5\n", i);
+	support_write(dir, "m.yml", sb_str(&text));
+	char path[4096];
+	snprintf(path, sizeof path, "%s", support_path(dir, "m.yml"));
+	struct progress pr;
+	progress_init(&pr, append_once, path);
+	pr.start -= 1000; /* long under way: the callback is due at once */
+	struct load_args args = { .path = path, .progress = &pr };
+	struct source *src;
 	struct cs_error err;
 	cs_error_clear(&err);
-	/* A new file: no backup. */
-	assert_int_equal(atomic_write(path, "one\n", 4, NULL, &err), CS_OK);
-	assert_string_equal(slurp(path, NULL), "one\n");
-	assert_int_equal(access(support_path(dir, "real.yml.bak"), F_OK), -1);
-	/* Through a symbolic link: the target is replaced, the link stays. */
-	assert_int_equal(symlink("real.yml", link_path), 0);
-	assert_int_equal(atomic_write(link_path, "two\n", 4, NULL, &err), CS_OK);
-	struct stat st;
-	assert_int_equal(lstat(link_path, &st), 0);
-	assert_true(S_ISLNK(st.st_mode));
-	assert_string_equal(slurp(path, NULL), "two\n");
-	assert_string_equal(slurp(support_path(dir, "real.yml.bak"), NULL), "one\n");
-	/* No backup when asked not to. */
-	struct atomic_write_options nob = { .backup = false };
-	assert_int_equal(atomic_write(path, "three\n", 6, &nob, &err), CS_OK);
-	assert_string_equal(slurp(support_path(dir, "real.yml.bak"), NULL), "one\n");
-	/* A folder is not replaced; nothing is left behind. */
-	assert_int_equal(atomic_write(dir, "x", 1, NULL, &err), CS_EIO);
-	assert_int_equal(atomic_write(support_path(dir, "no/such/folder.yml"), "x", 1, NULL, &err), CS_EIO);
-	assert_int_equal(atomic_step_from_text("3"), ATOMIC_STEP_SYNCED);
-	assert_int_equal(atomic_step_from_text("9"), 0);
-	assert_int_equal(atomic_step_from_text(NULL), 0);
+	assert_int_equal(source_load_args(&args, &src, &err), CS_OK);
+	char *after_load = strdup(slurp(path, NULL));
+	assert_non_null(strstr(after_load, "# a note added"));
+	support_set(src, "priority", "f3.txt=0.9");
+	struct manifest_save_result res;
+	assert_int_equal(manifest_save(src, NULL, NULL, &res, &err), CS_ESTATE);
+	assert_non_null(strstr(err.message, "changed on disk"));
+	assert_string_equal(slurp(path, NULL), after_load);
+	free(after_load);
+	source_free(src);
+	sb_fini(&text);
+	support_rmtree(dir);
+	free(dir);
+}
+
+/* The same size and modification time, other bytes: the hash tells. */
+static void test_same_size_and_mtime(void **state)
+{
+	(void)state;
+	char *dir = setup_dir();
+	char path[4096];
+	snprintf(path, sizeof path, "%s", support_path(dir, "working-set.yml"));
+	struct stat before;
+	assert_int_equal(stat(path, &before), 0);
+	struct source *src = support_load(path, NULL);
+	char *other = strdup(small_manifest);
+	other[2] = other[2] == 'b' ? 'B' : 'b'; /* "# bugfix" -> "# Bugfix" */
+	support_write(dir, "working-set.yml", other);
+	struct timespec times[2] = { before.st_atim, before.st_mtim };
+	assert_int_equal(utimensat(AT_FDCWD, path, times, 0), 0);
+	support_set(src, "priority", "task.md=0.5");
+	struct manifest_save_result res;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(manifest_save(src, NULL, NULL, &res, &err), CS_ESTATE);
+	assert_string_equal(slurp(path, NULL), other);
+	free(other);
+	source_free(src);
 	support_rmtree(dir);
 	free(dir);
 }
@@ -644,7 +840,11 @@ int main(void)
 		cmocka_unit_test(test_splice_out_of_memory),
 		cmocka_unit_test(test_save_to_disk),
 		cmocka_unit_test(test_nothing_to_save),
-		cmocka_unit_test(test_atomic_write),
+		cmocka_unit_test(test_block_scalar_lines_kept),
+		cmocka_unit_test(test_anchor_shared_outside_files),
+		cmocka_unit_test(test_comment_check),
+		cmocka_unit_test(test_edit_during_load),
+		cmocka_unit_test(test_same_size_and_mtime),
 	};
 	return cmocka_run_group_tests_name("manifest_save", tests, NULL, NULL);
 }

@@ -343,6 +343,7 @@ static int manifest_load(struct source *src, const char *data, size_t len, struc
 	if (!m->data)
 		return cs_error_nomem(err);
 	m->len = len;
+	manifest_stamp_bytes(m, src->path, data, len);
 	if (memchr(data, '\0', len)) {
 		long line = 1;
 		for (const char *p = data; *p; p++)
@@ -426,9 +427,6 @@ static int manifest_load(struct source *src, const char *data, size_t len, struc
 	sb_fini(&present);
 	if (rc)
 		return cs_error_nomem(err);
-	struct cs_error ignored;
-	if (file_stamp(src->path, &m->stamp, &ignored) != CS_OK)
-		memset(&m->stamp, 0, sizeof m->stamp);
 	return CS_OK;
 }
 

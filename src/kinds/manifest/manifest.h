@@ -58,7 +58,8 @@ struct manifest {
 	struct ytree tree;          /* the parsed manifest */
 	char *data;                 /* its bytes (cs_malloc'd), for saving */
 	size_t len;
-	struct file_stamp stamp;    /* the file as loaded */
+	struct file_stamp stamp;    /* the file as parsed: its size is len, its mtime taken before the listed files */
+	unsigned long long hash;    /* manifest_hash of the bytes parsed (or last saved): what a save checks */
 	const char *protocol;       /* NULL when absent */
 	long max_tokens;
 	long reserved;
@@ -83,5 +84,12 @@ void manifest_cap_compute(const struct piece *p, size_t max_lines, int strategy,
 
 /* Assembler (assemble_manifest.c), through manifest_kind.assemble. */
 int manifest_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
+
+/* FNV-1a of data[0..len): the manifest's changed-on-disk check. */
+unsigned long long manifest_hash(const char *data, size_t len);
+
+/* Stamps m as holding data[0..len) of the file at path (its identity and
+ * mtime now, the size and hash of these bytes). */
+void manifest_stamp_bytes(struct manifest *m, const char *path, const char *data, size_t len);
 
 #endif

@@ -4,6 +4,7 @@
 #include "alloc.h"
 #include "fileio.h"
 #include "manifest.h"
+#include "save_check.h"
 #include "source.h"
 #include "strbuf.h"
 #include "yaml_tree.h"
@@ -193,6 +194,9 @@ static size_t skip_properties(const struct plan *p, size_t i, size_t end)
 	return i;
 }
 
+static size_t line_start(const struct plan *p, size_t pos);
+static bool blank_line(const struct plan *p, size_t from, size_t to);
+
 /* Where the text of node n (the value of key, or a list item when key is
  * NULL) really ends: a block collection's end mark sits at the next token,
  * past comments and blank lines, so take its last descendant's. */
@@ -217,6 +221,17 @@ static int content_end(struct plan *p, const struct ynode *key, const struct yno
 		return content_end(p, NULL, last, out, err);
 	}
 	*out = byte_at(&p->map, n->end.index);
+	/* A block scalar's end mark sits past its trailing breaks and into the
+	 * indentation of the next line (which may hold a comment): its text
+	 * ends where that line starts. */
+	if (n->type == YNODE_SCALAR && (n->style == YSTYLE_LITERAL || n->style == YSTYLE_FOLDED)) {
+		size_t start = byte_at(&p->map, n->start.index);
+		*out = line_start(p, *out);
+		/* ... and before the blank lines it ends with (clipped: not its text) */
+		while (*out > start && line_start(p, *out - 1) > start &&
+		       blank_line(p, line_start(p, *out - 1), *out))
+			*out = line_start(p, *out - 1);
+	}
 	return CS_OK;
 }
 
@@ -353,8 +368,18 @@ static int block_item_range(struct plan *p, const struct ynode *files, size_t i,
 		yerror_at(err, it, "files");
 		return cs_error_set(err, CS_ESTRUCT, "cannot find the lines of files[%zu] to remove it", i);
 	}
-	while (ls > p->map.base) {
+	/* Comment lines above, but not into the item above: a line starting
+	 * with # may be inside its block scalar. */
+	size_t floor = p->map.base;
+	if (i > 0) {
+		int rc = content_end(p, NULL, files->children[i - 1], &floor, err);
+		if (rc)
+			return rc;
+	}
+	while (ls > floor) {
 		size_t pls = line_start(p, ls - 1);
+		if (pls < floor)
+			break;
 		size_t k = pls;
 		while (k < ls && is_blank(p->text[k]))
 			k++;
@@ -463,8 +488,35 @@ static bool same_text(const char *a, const char *b)
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-static int check_result(const char *text, size_t len, const struct entry_view *before, size_t nbefore,
-			const struct manifest_edit *by_entry[], const struct ynode *old_root, struct cs_error *err)
+/* The byte ranges the plan removes (ops inserting nothing), as pairs. */
+static size_t *removed_ranges(const struct plan *p, size_t *n)
+{
+	size_t *r = cs_calloc(2 * (p->nops + 1), sizeof *r);
+	*n = 0;
+	for (size_t i = 0; r && i < p->nops; i++)
+		if (p->ops[i].ins_len == 0 && p->ops[i].end > p->ops[i].start) {
+			r[2 * *n] = p->ops[i].start;
+			r[2 * *n + 1] = p->ops[i].end;
+			(*n)++;
+		}
+	return r;
+}
+
+static int check_comments(const struct plan *p, const char *text, size_t len, const struct ynode *old_root,
+			  const struct ynode *new_root, struct cs_error *err)
+{
+	size_t n;
+	size_t *removed = removed_ranges(p, &n);
+	if (!removed)
+		return cs_error_nomem(err);
+	int rc = manifest_check_comments(p->text, p->len, old_root, text, len, new_root, removed, n, err);
+	cs_free(removed);
+	return rc;
+}
+
+static int check_result(const struct plan *p, const char *text, size_t len, const struct entry_view *before,
+			size_t nbefore, const struct manifest_edit *by_entry[], const struct ynode *old_root,
+			struct cs_error *err)
 {
 	struct ytree t;
 	struct cs_error perr;
@@ -540,6 +592,8 @@ static int check_result(const char *text, size_t len, const struct entry_view *b
 		rc = cs_error_set(err, CS_ESTRUCT,
 				  "the edit would change the budget (a value shared through a YAML anchor and alias?); "
 				  "nothing was written");
+	else if ((rc = manifest_check_outside(old_root, t.root, by_entry, nbefore, err)) == CS_OK)
+		rc = check_comments(p, text, len, old_root, t.root, err);
 	cs_free(after);
 	ytree_fini(&t);
 	return rc;
@@ -607,6 +661,8 @@ int manifest_splice(const char *text, size_t len, const struct manifest_edit *ed
 		if (!rc && e->strategy != STRAT_NONE)
 			rc = plan_strategy(&p, entry, e->strategy, err);
 	}
+	if (!rc) /* after the loop, which refuses an entry that is an alias first */
+		rc = manifest_check_shared(tree.root, files, by_entry, n, err);
 	if (!rc && nremoved)
 		rc = plan_removals(&p, files, removed, err);
 	if (!rc && p.pool.failed)
@@ -614,7 +670,7 @@ int manifest_splice(const char *text, size_t len, const struct manifest_edit *ed
 	if (!rc)
 		rc = build(&p, out, out_len, err);
 	if (!rc) {
-		rc = check_result(*out, *out_len, before, n, by_entry, tree.root, err);
+		rc = check_result(&p, *out, *out_len, before, n, by_entry, tree.root, err);
 		if (rc) {
 			cs_free(*out);
 			*out = NULL;
@@ -714,6 +770,52 @@ int manifest_save_text(const struct source *src, char **out, size_t *out_len, st
 	return rc;
 }
 
+/* ---- the changed-on-disk stamp ---------------------------------------------- */
+
+unsigned long long manifest_hash(const char *data, size_t len)
+{
+	unsigned long long h = 14695981039346656037ULL;
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)data[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+void manifest_stamp_bytes(struct manifest *m, const char *path, const char *data, size_t len)
+{
+	struct cs_error ignored;
+	if (file_stamp(path, &m->stamp, &ignored) != CS_OK)
+		memset(&m->stamp, 0, sizeof m->stamp);
+	m->stamp.size = (off_t)len;
+	m->hash = manifest_hash(data, len);
+}
+
+/* CS_OK when the file at path holds the bytes m was stamped with (or is
+ * gone: written again, there is nothing to clobber, as an editor would);
+ * CS_ESTATE otherwise. The atomic write's verify step, under its lock. */
+static int same_as_loaded(const char *path, void *ctx, struct cs_error *err)
+{
+	const struct manifest *m = ctx;
+	char *now;
+	size_t len;
+	struct cs_error rerr;
+	enum file_state state;
+	cs_error_clear(&rerr);
+	int rc = file_read(path, 0, &now, &len, &state, &rerr);
+	if (rc == CS_ENOMEM)
+		return cs_error_nomem(err);
+	bool same = rc == CS_OK && (off_t)len == m->stamp.size && manifest_hash(now, len) == m->hash;
+	if (rc == CS_OK)
+		cs_free(now);
+	if (same || (rc != CS_OK && state == FILE_MISSING))
+		return CS_OK;
+	cs_error_file(err, path);
+	return cs_error_set(err, CS_ESTATE,
+			    "the file %s since it was loaded; not overwriting it: reload it, or save elsewhere "
+			    "(save-as, --output OTHER)", rc != CS_OK ? "cannot be checked" : "changed on disk");
+}
+
 int manifest_save(struct source *src, const char *output, const struct atomic_write_options *opt,
 		  struct manifest_save_result *res, struct cs_error *err)
 {
@@ -730,22 +832,8 @@ int manifest_save(struct source *src, const char *output, const struct atomic_wr
 	struct manifest *m = src->model;
 	bool same = same_file(m, src->path, output);
 	const char *target = same ? src->path : output;
-	if (same) {
-		struct file_stamp now;
-		struct cs_error serr;
-		cs_error_clear(&serr);
-		/* A file deleted since it was loaded is written again (there is
-		 * nothing to clobber, as an editor would); a changed one is not. */
-		struct stat st;
-		bool gone = stat(src->path, &st) != 0 && errno == ENOENT;
-		if (!gone && (file_stamp(src->path, &now, &serr) != CS_OK || !file_stamp_equal(&now, &m->stamp))) {
-			cs_error_file(err, src->path);
-			return cs_error_set(err, CS_ESTATE,
-					    "the file %s since it was loaded; not overwriting it: reload it, or save "
-					    "elsewhere (save-as, --output OTHER)",
-					    serr.code != CS_OK ? "cannot be checked" : "changed on disk");
-		}
-	}
+	if (same && (rc = same_as_loaded(src->path, m, err)))
+		return rc;
 	char *text;
 	size_t len;
 	if ((rc = manifest_save_text(src, &text, &len, res, err)))
@@ -766,23 +854,54 @@ int manifest_save(struct source *src, const char *output, const struct atomic_wr
 			return rc == CS_ENOMEM ? cs_error_nomem(err) : CS_OK;
 		}
 	}
-	rc = atomic_write(target, text, len, opt, err);
-	cs_free(text);
-	if (rc)
+	/* In place: the user named the manifest and asked to save it, so it is
+	 * replaced (through a link, which was named too), checked under the
+	 * write's lock against the bytes parsed. Save-as: as the caller says. */
+	struct atomic_write_options o = { .replace = false };
+	if (opt)
+		o = *opt;
+	if (same) {
+		o.replace = o.named = true;
+		o.verify = same_as_loaded;
+		o.verify_ctx = m;
+	}
+	rc = atomic_write(target, text, len, &o, &res->write, err);
+	if (rc) {
+		cs_free(text);
 		return rc;
+	}
 	res->written = true;
 	if (same) {
-		struct cs_error serr;
-		if (file_stamp(target, &m->stamp, &serr) != CS_OK)
-			memset(&m->stamp, 0, sizeof m->stamp);
+		manifest_stamp_bytes(m, res->write.target, text, len);
 	}
+	cs_free(text);
 	return CS_OK;
 }
 
-int manifest_save_command(struct source *src, const char *output, struct strbuf *said, struct cs_error *err)
+/* What the command line says after a save: the .bak where it is, a split
+ * hard link, an owner that could not be kept, temporaries cleaned. */
+void manifest_save_notes(const struct manifest_save_result *res, struct strbuf *said)
+{
+	const struct atomic_write_result *w = &res->write;
+	if (w->backup[0])
+		sb_printf(said, "; the previous file is %s", w->backup);
+	if (w->other_links)
+		sb_printf(said, "; %lu other hard link%s to it still hold%s the old text (the link was split)",
+			  w->other_links, w->other_links == 1 ? "" : "s", w->other_links == 1 ? "s" : "");
+	if (w->owner_changed)
+		sb_puts(said, "; its owner could not be kept: the file is now yours");
+	if (w->stale_removed)
+		sb_printf(said, "; removed %zu temporar%s an interrupted save left", w->stale_removed,
+			  w->stale_removed == 1 ? "y" : "ies");
+}
+
+int manifest_save_command(struct source *src, const char *output, bool force, struct strbuf *said,
+			  struct cs_error *err)
 {
 	struct atomic_write_options opt = {
-		.backup = true,
+		.replace = force,
+		.named = true, /* typed on the command line */
+		.force = force,
 		.pause_at = atomic_step_from_text(getenv("CTXSCOPE_SAVE_PAUSE_AT")),
 	};
 	if (output && strcmp(output, "-") == 0) { /* a dry run: the text that would be written */
@@ -796,10 +915,13 @@ int manifest_save_command(struct source *src, const char *output, struct strbuf 
 		return said->failed ? cs_error_nomem(err) : CS_OK;
 	}
 	const char *target = output ? output : src->path;
-	struct stat st;
-	bool existed = stat(target, &st) == 0;
 	struct manifest_save_result res;
 	int rc = manifest_save(src, output, &opt, &res, err);
+	if (rc == CS_EUSAGE && res.write.refused == ATOMIC_EXISTS)
+		return cs_error_set(err, rc, "already exists; not replacing it: add --force to replace it (the old "
+				    "one is kept as %s.bak)", res.write.target);
+	if (rc == CS_EUSAGE && res.write.refused == ATOMIC_READONLY)
+		return cs_error_set(err, rc, "is read-only; not replacing it: add --force to replace it anyway");
 	if (rc)
 		return rc;
 	if (!res.written) {
@@ -809,8 +931,7 @@ int manifest_save_command(struct source *src, const char *output, struct strbuf 
 	}
 	sb_printf(said, "saved %s: %zu value%s changed, %zu entr%s removed", target, res.values,
 		  res.values == 1 ? "" : "s", res.removed, res.removed == 1 ? "y" : "ies");
-	if (existed)
-		sb_printf(said, "; the previous file is %s.bak", target);
+	manifest_save_notes(&res, said);
 	sb_putc(said, '\n');
 	return said->failed ? cs_error_nomem(err) : CS_OK;
 }

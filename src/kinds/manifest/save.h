@@ -7,18 +7,22 @@
  * Every other byte stays: comments, blank lines, key order, anchors, flow
  * style, CRLF line endings, a BOM, non-ASCII text.
  * Decisions: a removed block entry takes its own lines and the comment lines
- * directly above it (no blank line between); comments separated from it by a
- * blank line stay; when the gap it leaves sits between two blank lines, one
- * of them goes too. A flow entry goes with one neighbouring comma.
+ * directly above it (no blank line between, and never a line of the entry
+ * above: a line starting with # may be inside its block scalar, whose end
+ * the parser's marks give); comments separated from it by a blank line stay;
+ * when the gap it leaves sits between two blank lines, one of them goes too.
+ * A flow entry goes with one neighbouring comma.
  * Priorities are written rounded to at most 4 decimals with trailing zeros
  * trimmed (0.85, 1.0). A quoted strategy keeps its quotes; an anchor on an
  * edited value stays; an edited alias (`*p`) becomes the literal value.
- * The result is re-parsed and compared with the intended manifest (every
- * entry's path, priority, strategy, role and max_lines; removed entries
- * gone; the budget) before anything is written; a difference is refused
- * (e.g. an edited value that an alias elsewhere shares, or a removed entry
- * holding an anchor another uses). Unsupported: editing or removing an entry
- * that is itself an alias (`- *entry`), merge keys (`<<`). */
+ * An edited value carrying an anchor that an alias elsewhere uses (in
+ * `files` or outside it) is refused, naming the alias (save_check.h). The
+ * result is re-parsed and compared with the intended manifest before
+ * anything is written: every entry's path, priority and strategy, and every
+ * other key, scalar and comment of the document outside the edited values
+ * and removed entries; a difference is refused (e.g. a removed entry holding
+ * an anchor another uses). Unsupported: editing or removing an entry that is
+ * itself an alias (`- *entry`), merge keys (`<<`). */
 #ifndef CTXSCOPE_MANIFEST_SAVE_H
 #define CTXSCOPE_MANIFEST_SAVE_H
 
@@ -66,6 +70,7 @@ struct manifest_save_result {
 	size_t values;   /* priorities and strategies written */
 	size_t removed;  /* entries removed */
 	bool written;    /* false: nothing to save (the file already holds it) */
+	struct atomic_write_result write; /* the .bak, a refusal, a split link, ... */
 };
 
 /* The text a save would write: the loaded manifest plus src's edits
@@ -75,19 +80,31 @@ int manifest_save_text(const struct source *src, char **out, size_t *out_len, st
 
 /* Saves src's edits (manifest_collect_edits) into its file, or into
  * `output` when not NULL (save-as; relative paths in it are not rewritten).
- * Refuses (CS_ESTATE, suggesting save-as) to overwrite the manifest when it
- * changed on disk since it was loaded; one deleted since is written again. After a save to the same file the
- * source's stamp is the new file's, so saving again works; the source keeps
- * the loaded text, and each save writes that text plus every current edit.
- * opt may be NULL. res may be NULL. */
+ * Everything goes through atomic_write. In place, the file is replaced
+ * (keeping a .bak, through a symbolic link: the user named it) unless it
+ * no longer holds the bytes that were parsed (size and hash, checked before
+ * splicing and again under the write's lock just before the rename):
+ * CS_ESTATE, suggesting save-as; one deleted since is written again; a
+ * read-only one needs opt->force. Save-as: opt's replace, named and force
+ * as the caller asked (NULL: a new file only). After a save to the same
+ * file the source's stamp is the new file's, so saving again works; the
+ * source keeps the loaded text, and each save writes that text plus every
+ * current edit. res may be NULL; res->write says where the .bak is, why a
+ * write was refused (CS_EUSAGE), a split hard link. */
 int manifest_save(struct source *src, const char *output, const struct atomic_write_options *opt,
 		  struct manifest_save_result *res, struct cs_error *err);
 
+/* Appends "; the previous file is X.bak" and the other things a save did
+ * (a split hard link, an owner not kept, stale temporaries removed). */
+void manifest_save_notes(const struct manifest_save_result *res, struct strbuf *said);
+
 /* The headless `ctxscope save` command: manifest_save, with the
  * CTXSCOPE_SAVE_PAUSE_AT test hook (atomic_write.h) read from the
- * environment, and one sentence appended to said on success. output "-"
- * is a dry run: the text that would be written is appended to said and no
- * file is touched. */
-int manifest_save_command(struct source *src, const char *output, struct strbuf *said, struct cs_error *err);
+ * environment, and one sentence appended to said on success. force
+ * (--force) lets --output replace an existing file and a read-only file be
+ * replaced. output "-" is a dry run: the text that would be written is
+ * appended to said and no file is touched. */
+int manifest_save_command(struct source *src, const char *output, bool force, struct strbuf *said,
+			  struct cs_error *err);
 
 #endif
