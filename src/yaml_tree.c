@@ -3,6 +3,7 @@
 
 #include "alloc.h"
 #include "json_scan.h" /* text_position */
+#include "strmap.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -27,6 +28,7 @@ struct builder {
 	size_t depth;
 	struct anchor *anchors;
 	size_t nanchors, cap_anchors;
+	struct strmap anchor_index; /* name -> the latest anchor of that name */
 	size_t aliases;
 	struct ynode *doc_root;
 	bool done; /* first document complete */
@@ -77,7 +79,8 @@ static int add_anchor(struct builder *b, const unsigned char *name, struct ynode
 		b->cap_anchors = cap;
 	}
 	const char *copy = arena_strdup(&b->t->arena, (const char *)name);
-	if (!copy)
+	size_t old;
+	if (!copy || strmap_put(&b->anchor_index, copy, strlen(copy), b->nanchors, &old))
 		return cs_error_set(err, CS_ENOMEM, "out of memory reading YAML");
 	b->anchors[b->nanchors++] = (struct anchor){ copy, node };
 	return CS_OK;
@@ -85,10 +88,48 @@ static int add_anchor(struct builder *b, const unsigned char *name, struct ynode
 
 static struct ynode *find_anchor(struct builder *b, const char *name)
 {
-	for (size_t i = b->nanchors; i-- > 0;) /* the latest definition wins */
-		if (strcmp(b->anchors[i].name, name) == 0)
-			return b->anchors[i].node;
-	return NULL;
+	size_t i = strmap_get(&b->anchor_index, name, strlen(name)); /* the latest definition wins */
+	return i == STRMAP_NONE ? NULL : b->anchors[i].node;
+}
+
+static bool same_key(const struct ynode *a, const struct ynode *b)
+{
+	return a->type == YNODE_SCALAR && b->type == YNODE_SCALAR && a->len == b->len &&
+	       memcmp(a->value, b->value, a->len) == 0;
+}
+
+/* Sets map->dup_key to the first key equal to an earlier one: a scan for a
+ * few keys, a hash of them for more. */
+static int check_keys(struct ynode *map, struct cs_error *err)
+{
+	struct ynode **c = map->children;
+	size_t n = map->nchildren;
+	if (n <= 16) {
+		for (size_t i = 2; i + 1 < n; i += 2)
+			for (size_t j = 0; j < i; j += 2)
+				if (same_key(c[i], c[j])) {
+					map->dup_key = (unsigned)i;
+					return CS_OK;
+				}
+		return CS_OK;
+	}
+	struct strmap seen = STRMAP_INIT;
+	int rc = CS_OK;
+	for (size_t i = 0; i + 1 < n; i += 2) {
+		size_t old;
+		if (c[i]->type != YNODE_SCALAR)
+			continue;
+		if (strmap_put(&seen, c[i]->value, c[i]->len, i, &old)) {
+			rc = cs_error_set(err, CS_ENOMEM, "out of memory reading YAML");
+			break;
+		}
+		if (old != STRMAP_NONE) {
+			map->dup_key = (unsigned)i;
+			break;
+		}
+	}
+	strmap_fini(&seen);
+	return rc;
 }
 
 static struct ynode *new_node(struct builder *b, enum ynode_type type, yaml_mark_t start, yaml_mark_t end)
@@ -167,6 +208,9 @@ static int on_event(struct builder *b, yaml_event_t *ev, struct cs_error *err)
 		}
 		cs_free(f->items);
 		f->items = NULL;
+		int rc = n->type == YNODE_MAP ? check_keys(n, err) : CS_OK;
+		if (rc)
+			return rc;
 		if (n->weight > YAML_MAX_EXPANDED)
 			return limit_error(err, ev->start_mark,
 					   "YAML aliases expand to over 16,000,000 nodes (a \"billion laughs\" document?)");
@@ -253,6 +297,7 @@ int ytree_parse(struct ytree *t, const char *data, size_t len, struct cs_error *
 	for (size_t i = 0; i < b->depth; i++)
 		cs_free(b->stack[i].items);
 	cs_free(b->anchors);
+	strmap_fini(&b->anchor_index);
 	cs_free(b);
 	yaml_parser_delete(&parser);
 	return rc;
@@ -294,21 +339,7 @@ const struct ynode *ymap_get(const struct ynode *map, const char *key)
 
 const struct ynode *ymap_duplicate(const struct ynode *map)
 {
-	if (!map || map->type != YNODE_MAP)
-		return NULL;
-	/* Maps the loaders read are small (a file entry, the budget); a
-	 * quadratic check over their keys is cheaper than hashing them. */
-	for (size_t i = 2; i + 1 < map->nchildren; i += 2) {
-		const struct ynode *k = map->children[i];
-		if (k->type != YNODE_SCALAR)
-			continue;
-		for (size_t j = 0; j < i; j += 2) {
-			const struct ynode *o = map->children[j];
-			if (o->type == YNODE_SCALAR && o->len == k->len && memcmp(o->value, k->value, k->len) == 0)
-				return k;
-		}
-	}
-	return NULL;
+	return map && map->type == YNODE_MAP && map->dup_key ? map->children[map->dup_key] : NULL;
 }
 
 bool ynode_is_null(const struct ynode *n)

@@ -32,6 +32,7 @@ enum yscalar_style { YSTYLE_PLAIN, YSTYLE_SINGLE, YSTYLE_DOUBLE, YSTYLE_LITERAL,
 
 struct ynode {
 	enum ynode_type type;
+	unsigned dup_key;         /* map: children index of the first key seen twice, 0 if none */
 	struct ymark start, end;
 	const char *value;        /* scalar text (NUL-terminated; may hold NULs before len) */
 	size_t len;
@@ -58,7 +59,8 @@ void ytree_fini(struct ytree *t);
 const struct ynode *ymap_get(const struct ynode *map, const char *key);
 /* The key node of `key` in a map (for positions), or NULL. */
 const struct ynode *ymap_key(const struct ynode *map, const char *key);
-/* A duplicate key in map (its second occurrence), or NULL. */
+/* A duplicate key in map (its second occurrence), or NULL. O(1): the parser
+ * checks every map's keys (hashed) as it closes the map. */
 const struct ynode *ymap_duplicate(const struct ynode *map);
 
 /* Scalar helpers. ynode_is_null: absent, "~", "null", "Null", "NULL" or an

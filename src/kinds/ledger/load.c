@@ -20,6 +20,7 @@
 #include "json_doc.h"
 #include "source.h"
 #include "strbuf.h"
+#include "strmap.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -715,14 +716,16 @@ static int read_sessions(struct loader *ld)
 		if ((s->head = ledger_turn_index(l, head)) < 0)
 			return json_fail(ld->d, ld->err, CS_ESTRUCT, &at, "thread_id",
 					 "session %s: its head turn \"%s\" is missing from turns", s->label, head);
-		for (size_t k = 0; k < i; k++)
-			if (strcmp(l->sessions[k].label, s->label) == 0)
-				return json_fail(ld->d, ld->err, CS_ESTRUCT, &at, "label",
-						 "session label \"%s\" is also sessions[%zu]'s", s->label, k);
 		i++;
 	}
 	if (r.rc)
 		return r.rc;
+	size_t b, a;
+	if (strmap_first_repeat(l->sessions, n, sizeof *l->sessions, offsetof(struct ledger_session, label), &b, &a))
+		return nomem(ld->err);
+	if (b < n)
+		return json_fail(ld->d, ld->err, CS_ESTRUCT, &JPATH_INDEX(&sp, b), "label",
+				 "session label \"%s\" is also sessions[%zu]'s", l->sessions[b].label, a);
 	l->nsessions = n;
 	return CS_OK;
 }

@@ -260,10 +260,46 @@ static int read_entry(struct source *src, struct manifest *m, const char *dir, s
 	return read_listed_file(src, me, piece, me->resolved, err);
 }
 
+/* Warns for each path listed twice. The id index (O(1) a lookup) answers
+ * with the first piece of that path; pieces are added in entry order, so that
+ * is the first entry. With duplicates, *next_same gets a chain through the
+ * entries of one path (next_same[k]: the next entry of entry k's path, or
+ * nentries), so a hint reaches all of them in linear time; else NULL. */
+static int listed_twice(struct source *src, struct manifest *m, size_t **next_same)
+{
+	size_t n = m->nentries, *next = NULL, *tail = NULL;
+	*next_same = NULL;
+	for (size_t i = 0; i < n; i++) {
+		long piece = m->entries[i].piece;
+		long first = source_find_piece(src, src->pieces[piece].id);
+		if (first < 0 || first == piece)
+			continue;
+		if (!next) {
+			if (!(next = cs_calloc(2 * n, sizeof *next)))
+				return CS_ENOMEM;
+			tail = next + n;
+			for (size_t k = 0; k < n; k++) {
+				next[k] = n;
+				tail[k] = k;
+			}
+		}
+		size_t f = src->pieces[first].kind_index;
+		next[tail[f]] = i;
+		tail[f] = i;
+		if (source_warn(src, piece, 0, 0, "%s is listed twice (files[%zu] and files[%zu])",
+				src->pieces[piece].id, f, i)) {
+			cs_free(next);
+			return CS_ENOMEM;
+		}
+	}
+	*next_same = next;
+	return CS_OK;
+}
+
 /* Reads hot.yml / cold.yml beside the manifest into hints. A broken
  * companion is a warning: it only ever advises. */
 static int read_companion(struct source *src, struct manifest *m, const char *dir, const char *name,
-			  const char *list_key, bool hot, bool duplicates, struct strbuf *present)
+			  const char *list_key, bool hot, const size_t *next_same, struct strbuf *present)
 {
 	char *path = arena_printf(&src->arena, "%s%s", dir, name);
 	if (!path)
@@ -300,12 +336,11 @@ static int read_companion(struct source *src, struct manifest *m, const char *di
 			if (!p)
 				continue;
 			bool matched = false;
-			/* Without duplicate paths the id index finds the one entry;
-			 * with them every entry of that path gets the hint. */
+			/* The id index finds the first entry of that path; with
+			 * duplicate paths the chain leads to every other. */
 			long first = source_find_piece(src, p);
-			size_t from = first >= 0 ? src->pieces[first].kind_index : m->nentries;
-			size_t to = first >= 0 && !duplicates ? from + 1 : m->nentries;
-			for (size_t k = from; k < to; k++) {
+			size_t k0 = first >= 0 ? src->pieces[first].kind_index : m->nentries;
+			for (size_t k = k0; k < m->nentries; k = next_same ? next_same[k] : m->nentries) {
 				struct manifest_entry *me = &m->entries[k];
 				if (strcmp(src->pieces[me->piece].id, p) != 0)
 					continue;
@@ -400,26 +435,14 @@ static int manifest_load(struct source *src, const char *data, size_t len, struc
 		progress_tick(src->progress, "reading the listed files", i + 1, n);
 	}
 	progress_done(src->progress, "reading the listed files", n);
-	/* Listed twice: the id index (O(1) a lookup) answers with the first
-	 * piece of that path; pieces are added in entry order, so that is the
-	 * first entry. */
-	bool duplicates = false;
-	for (size_t i = 0; i < n; i++) {
-		long piece = m->entries[i].piece;
-		long first = source_find_piece(src, src->pieces[piece].id);
-		if (first >= 0 && first != piece) {
-			duplicates = true;
-			rc = source_warn(src, piece, 0, 0, "%s is listed twice (files[%zu] and files[%zu])",
-					 src->pieces[piece].id, src->pieces[first].kind_index, i);
-			if (rc)
-				return cs_error_nomem(err);
-		}
-	}
-
+	size_t *next_same = NULL;
+	if (listed_twice(src, m, &next_same))
+		return cs_error_nomem(err);
 	struct strbuf present = STRBUF_INIT;
-	rc = read_companion(src, m, dir, "hot.yml", "keep", true, duplicates, &present);
+	rc = read_companion(src, m, dir, "hot.yml", "keep", true, next_same, &present);
 	if (!rc)
-		rc = read_companion(src, m, dir, "cold.yml", "evict", false, duplicates, &present);
+		rc = read_companion(src, m, dir, "cold.yml", "evict", false, next_same, &present);
+	cs_free(next_same);
 	if (!rc && present.len && !(m->hints_present = arena_strdup(&src->arena, sb_str(&present))))
 		rc = CS_ENOMEM;
 	if (present.failed)
