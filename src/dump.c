@@ -2,6 +2,8 @@
 #include "dump.h"
 
 #include "assembly.h"
+#include "kind.h"
+#include "source.h"
 #include "emit.h"
 #include "error.h"
 #include "strbuf.h"
@@ -20,6 +22,8 @@ static bool message_text(const struct assembly *a, size_t m, struct strbuf *out)
 
 int dump_write(const struct assembly *a, bool raw, bool ascii, struct strbuf *out)
 {
+	if (a->src->kind->dump) /* the kind writes its own (a request body) */
+		return a->src->kind->dump(a, raw, ascii, out);
 	struct strbuf text = STRBUF_INIT;
 	if (a->shape == ASM_DOCUMENT) {
 		if (raw) {

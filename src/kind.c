@@ -11,12 +11,16 @@ extern const struct kind_ops manifest_kind;
 extern const struct kind_ops loom_kind;
 extern const struct kind_ops ledger_kind;
 extern const struct kind_ops memory_kind;
+extern const struct kind_ops anthropic_kind;
+extern const struct kind_ops openai_kind;
 
 const struct kind_ops *const kind_table[] = {
 	&manifest_kind,
 	&loom_kind,
 	&ledger_kind,
 	&memory_kind,
+	&anthropic_kind,
+	&openai_kind,
 	NULL,
 };
 
@@ -92,6 +96,17 @@ int kind_detect(const char *path, const char *data, size_t len, const struct kin
 		}
 	}
 	json_keys_fini(&keys);
+	/* Then the kinds that look deeper (provider requests: "messages" is
+	 * also a table of a ledger export, so the exact keys go first). */
+	for (size_t i = 0; kind_table[i]; i++) {
+		bool yes = false;
+		if (kind_table[i]->detect && kind_table[i]->detect(path, data, len, &yes) != CS_OK)
+			return cs_error_nomem(err);
+		if (yes) {
+			*out = kind_table[i];
+			return CS_OK;
+		}
+	}
 
 	/* Nothing matched: if the text is not even valid JSON, that is the
 	 * better answer (a truncated export lacks the keys it was meant to
@@ -112,10 +127,22 @@ int kind_detect(const char *path, const char *data, size_t len, const struct kin
 			sb_printf(&expected, "%s\"%s\"", j ? " and " : "", k[j]);
 		sb_printf(&expected, " for a %s", kind_table[i]->title);
 	}
+	struct strbuf names = STRBUF_INIT;
+	for (size_t i = 0; kind_table[i]; i++) {
+		sb_printf(&names, "%s%s", i ? "|" : "", kind_table[i]->name);
+		if (kind_table[i]->detect_hint)
+			sb_printf(&expected, "; %s for an %s", kind_table[i]->detect_hint, kind_table[i]->title);
+	}
 	cs_error_set(err, CS_EKIND,
 		     "cannot tell what this is: expected a .yml/.yaml manifest or a JSON object with %s "
-		     "(or say --kind manifest|loom|ledger|memory)",
-		     expected.len ? sb_str(&expected) : "known keys");
+		     "(or say --kind %s)",
+		     expected.len ? sb_str(&expected) : "known keys", names.len ? sb_str(&names) : "");
+	bool failed = expected.failed || names.failed;
+	sb_fini(&names);
+	if (failed) {
+		sb_fini(&expected);
+		return cs_error_nomem(err);
+	}
 	sb_fini(&expected);
 	return CS_EKIND;
 }

@@ -71,6 +71,16 @@ struct kind_ops {
 	 * `companion` is a second file the kind takes with it (--assembly),
 	 * NULL for none. Errors as load. */
 	int (*load_path)(struct source *src, const char *path, const char *companion, struct cs_error *err);
+	/* Optional: content detection beyond top-level keys: *yes when the
+	 * file (its path and bytes) is of this kind. Asked when no kind's
+	 * json_keys matched. CS_OK, or CS_ENOMEM. */
+	int (*detect)(const char *path, const char *data, size_t len, bool *yes);
+	/* Optional: the kind writes `dump` itself (a provider request body as
+	 * JSON, exclusions applied) instead of the generic prompt text. */
+	int (*dump)(const struct assembly *a, bool raw, bool ascii, struct strbuf *out);
+	/* With detect: what it looks for, for the error when nothing matched
+	 * ("\"messages\" with \"system\"..."). */
+	const char *detect_hint;
 };
 
 /* Every kind, NULL-terminated, in detection order. */

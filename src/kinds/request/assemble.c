@@ -1,0 +1,125 @@
+/* assemble.c: a request is its own assembly: the current request's units
+ * in render order (tools, system, messages), a message per tools list,
+ * system and message of the body; excluded blocks left out; cache
+ * breakpoints flagged where cache_control (or automatic caching) puts them.
+ * The budget is the model's context window less max_tokens. Images count
+ * by the provider's formula, not by their placeholder text. */
+#include "request.h"
+
+#include "assembly.h"
+#include "models.h"
+#include "source.h"
+
+#include <string.h>
+
+static const char *const layer_names[RL_COUNT] = { "tools", "system", "history", "current" };
+
+const char *request_layer_name(int layer)
+{
+	return layer >= 0 && layer < RL_COUNT ? layer_names[layer] : "";
+}
+
+/* Images: their formula's tokens instead of the placeholder's; offsets,
+ * layer totals and the prompt total follow. */
+static void image_tokens(struct assembly *a, const struct request_model *m)
+{
+	long offset = 0, used = 0;
+	for (size_t l = 0; l < a->groupings[0].nlayers; l++)
+		a->groupings[0].layers[l].tokens = a->groupings[0].layers[l].budget_tokens = 0;
+	for (size_t b = 0; b < a->nblocks; b++) {
+		struct block *blk = &a->blocks[b];
+		const struct req_unit *u = blk->piece >= 0 ? &m->units[a->src->pieces[blk->piece].kind_index] : NULL;
+		if (u && u->image)
+			blk->tokens = u->tokens;
+		blk->offset_tokens = offset;
+		offset += blk->tokens;
+		used += blk->budget_tokens;
+		if (blk->layer[0] >= 0) {
+			a->groupings[0].layers[blk->layer[0]].tokens += blk->tokens;
+			a->groupings[0].layers[blk->layer[0]].budget_tokens += blk->budget_tokens;
+		}
+	}
+	a->total_tokens = offset;
+	a->budget.used = used;
+	a->budget.remaining = a->budget.usable - used;
+}
+
+static long max_tokens(const struct request_model *m)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(m->body, "max_tokens");
+	if (!cJSON_IsNumber(v))
+		v = cJSON_GetObjectItemCaseSensitive(m->body, "max_completion_tokens");
+	if (!cJSON_IsNumber(v))
+		v = cJSON_GetObjectItemCaseSensitive(m->body, "max_output_tokens");
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 1e12 ? (long)v->valuedouble : 0;
+}
+
+static void facts(struct assembly *a, const struct request_model *m, const struct req_request *r)
+{
+	static const char *const providers[] = { "Anthropic Messages", "OpenAI Chat Completions", "OpenAI Responses" };
+	bool known;
+	const struct req_model_facts *f = request_model_facts(m->provider, r->model, &known);
+	asm_fact(a, "api", "%s", providers[m->provider]);
+	asm_fact(a, "model", "%s", r->model[0] ? r->model : "(none given)");
+	if (m->is_log)
+		asm_fact(a, "request", "%zu of %zu (line %ld of the log)", m->current + 1, m->nreqs, r->line);
+	asm_fact(a, "cache", m->provider == REQ_ANTHROPIC ? "%ld breakpoint%s; minimum prefix %ld tokens%s"
+						      : "automatic prefix; from %ld tokens in 128-token steps%s",
+		 m->provider == REQ_ANTHROPIC ? r->nbreakpoints : f->min_prefix,
+		 m->provider == REQ_ANTHROPIC ? (r->nbreakpoints == 1 ? "" : "s") : "",
+		 m->provider == REQ_ANTHROPIC ? f->min_prefix : 0L, known ? "" : " (model not in the table)");
+}
+
+/* The message key of a unit: tools and system are messages of their own. */
+static int message_key(const struct req_unit *u)
+{
+	return u->layer == RL_TOOLS ? -3 : u->message < 0 ? -2 : u->message;
+}
+
+int request_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+{
+	const struct request_model *m = src->model;
+	const struct req_request *r = &m->reqs[m->current];
+	if (asm_init(a, src, ASM_MESSAGES) != CS_OK)
+		return cs_error_nomem(err);
+	asm_grouping(a, "layer", layer_names, RL_COUNT);
+	bool known;
+	a->budget.limit = model_context_limit(r->model, &known);
+	a->budget.reserve = max_tokens(m);
+	a->budget.usable = a->budget.limit - a->budget.reserve;
+	facts(a, m, r);
+	int key = -4;
+	for (size_t i = 0; i < src->npieces; i++) {
+		const struct piece *p = &src->pieces[i];
+		const struct req_unit *u = &m->units[p->kind_index];
+		if (piece_excluded(p)) {
+			asm_drop(a, (long)i, REASON_EXCLUDED_BY_USER, NULL);
+			continue;
+		}
+		if (message_key(u) != key) {
+			key = message_key(u);
+			asm_message(a, key == -3 ? "tools" : u->role);
+		}
+		struct block *b = asm_block(a, (long)i, u->layer, -1);
+		asm_span(a, p->text, p->text_bytes, p->code_points);
+		b->budget_tokens = u->image ? u->tokens : p->tokens;
+		if (u->ttl || (long)p->kind_index == (long)r->first_unit + r->auto_unit)
+			b->flags |= BLOCK_BREAKPOINT;
+		asm_whole(a, (long)i, (long)a->nblocks - 1, b->budget_tokens);
+	}
+	for (size_t l = 0; l < m->nlints; l++)
+		if (m->lints[l].error)
+			asm_state(a, ASM_ERROR, "%s", m->lints[l].sentence);
+	int rc = asm_finish(a, err);
+	if (rc != CS_OK) {
+		asm_fini(a);
+		return rc;
+	}
+	image_tokens(a, m);
+	if (a->budget.used > a->budget.usable) {
+		a->over_by = a->budget.used - a->budget.usable;
+		asm_state(a, ASM_OVER_LIMIT, "the request is %ld tokens over %s's window less max_tokens", a->over_by,
+			  r->model[0] ? r->model : "the model");
+	}
+	return CS_OK;
+}

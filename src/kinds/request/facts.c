@@ -1,0 +1,176 @@
+/* facts.c: per-model cache facts (caching.md sections 1, 2 and 7) and the
+ * volatile-text finder the cache lints use. */
+#include "request.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#define ANTHROPIC_SRC "platform.claude.com/docs/en/build-with-claude/prompt-caching (caching.md section 1)"
+#define OPENAI_SRC "developers.openai.com/api/docs/guides/prompt-caching (caching.md section 2)"
+
+/* Normalized names ("claude-" dropped, dots as dashes), longest match wins. */
+static const struct req_model_facts anthropic_facts[] = {
+	{ "fable-5-1", 512, 0.025, 1.25, 2.0, -1, ANTHROPIC_SRC, "2026-09" },
+	{ "mythos-5-1", 512, 0.025, 1.25, 2.0, -1, ANTHROPIC_SRC, "2026-09" },
+	{ "opus-5-5", 512, 0.05, 1.25, 2.0, 4.0, ANTHROPIC_SRC, "2026-09" },
+	{ "sonnet-5-5", 512, 0.05, 1.25, 2.0, -1, ANTHROPIC_SRC " and release notes quoting it", "2026-10-07" },
+	{ "haiku-5-5", 512, 0.1, 1.25, 2.0, -1, ANTHROPIC_SRC " as quoted 2026-10", "2026-10" },
+	{ "opus-5", 512, 0.1, 1.25, 2.0, -1, ANTHROPIC_SRC, "2026-09" },
+	{ "fable-5", 512, 0.1, 1.25, 2.0, -1, ANTHROPIC_SRC, "2026-09" },
+	{ "mythos-5", 512, 0.1, 1.25, 2.0, -1, ANTHROPIC_SRC, "2026-09" },
+	{ "mythos-preview", 2048, 0.1, 1.25, 2.0, -1, ANTHROPIC_SRC, "2026-09" },
+	{ "opus-4-8", 1024, 0.1, 1.25, 2.0, -1, ANTHROPIC_SRC, "2026-09" },
+	{ "opus-4-7", 2048, 0.1, 1.25, 2.0, -1, ANTHROPIC_SRC, "2026-09" },
+	{ "opus-4-6", 4096, 0.1, 1.25, 2.0, -1, ANTHROPIC_SRC, "2026-09" },
+	{ "opus-4-5", 4096, 0.1, 1.25, 2.0, -1, ANTHROPIC_SRC, "2026-09" },
+	{ "opus-4-1", 1024, 0.1, 1.25, 2.0, -1, ANTHROPIC_SRC, "2026-09" },
+	{ "opus-4", 1024, 0.1, 1.25, 2.0, -1, ANTHROPIC_SRC, "2026-09" },
+	{ "sonnet-5", 1024, 0.1, 1.25, 2.0, 2.0, ANTHROPIC_SRC, "2026-09" },
+	{ "sonnet-4-6", 1024, 0.1, 1.25, 2.0, 3.0, ANTHROPIC_SRC, "2026-09" },
+	{ "sonnet-4-5", 1024, 0.1, 1.25, 2.0, 3.0, ANTHROPIC_SRC, "2026-09" },
+	{ "sonnet-4", 1024, 0.1, 1.25, 2.0, 3.0, ANTHROPIC_SRC, "2026-09" },
+	{ "haiku-4-5", 4096, 0.1, 1.25, 2.0, 1.0, ANTHROPIC_SRC, "2026-09" },
+	{ "3-5-haiku", 2048, 0.1, 1.25, 2.0, -1, ANTHROPIC_SRC " (mid-2025 copy)", "2025-06" },
+	{ "3-haiku", 2048, 0.1, 1.25, 2.0, -1, ANTHROPIC_SRC " (mid-2025 copy)", "2025-06" },
+	{ "3-", 1024, 0.1, 1.25, 2.0, -1, ANTHROPIC_SRC " (mid-2025 copy)", "2025-06" },
+};
+static const struct req_model_facts anthropic_default = {
+	"", 1024, 0.1, 1.25, 2.0, -1, ANTHROPIC_SRC " (model not in the table: the common minimum)", "2026-09"
+};
+
+static const struct req_model_facts openai_facts[] = {
+	{ "gpt-4o", 1024, 0.5, 1.0, 1.0, 2.5, "openai.com/index/api-prompt-caching (caching.md section 7)", "2024-10-01" },
+	{ "o1", 1024, 0.5, 1.0, 1.0, -1, OPENAI_SRC, "2026-09" },
+	{ "gpt-4-1", 1024, 0.25, 1.0, 1.0, -1, OPENAI_SRC, "2026-09" },
+	{ "gpt-5", 1024, 0.1, 1.0, 1.0, 1.25, OPENAI_SRC " and its pricing page as quoted", "2026" },
+	{ "gpt-6", 1024, 0.1, 1.25, 1.25, 2.0, OPENAI_SRC " and release notes citing its pricing", "2026-09-22" },
+};
+static const struct req_model_facts openai_default = {
+	"", 1024, 0.5, 1.0, 1.0, -1, OPENAI_SRC " (model not in the table: 1,024 minimum, 128-token steps)", "2026-09"
+};
+
+/* "claude-sonnet-4-5-20250929" -> "sonnet-4-5"; "gpt-4.1" -> "gpt-4-1". */
+static void normalize(const char *model, char *buf, size_t n)
+{
+	const char *s = model;
+	const char *colon = strchr(s, ':');
+	if (colon)
+		s = colon + 1;
+	if (!strncmp(s, "claude-", 7))
+		s += 7;
+	size_t k = 0;
+	for (; *s && k + 1 < n; s++)
+		buf[k++] = *s == '.' ? '-' : (char)tolower((unsigned char)*s);
+	buf[k] = '\0';
+	char *dash = strrchr(buf, '-'); /* a -YYYYMMDD date suffix */
+	if (dash && strlen(dash + 1) == 8 && strspn(dash + 1, "0123456789") == 8)
+		*dash = '\0';
+}
+
+const struct req_model_facts *request_model_facts(int provider, const char *model, bool *known)
+{
+	char name[96];
+	normalize(model ? model : "", name, sizeof name);
+	bool anthropic = provider == REQ_ANTHROPIC;
+	const struct req_model_facts *t = anthropic ? anthropic_facts : openai_facts;
+	size_t n = anthropic ? sizeof anthropic_facts / sizeof *t : sizeof openai_facts / sizeof *t;
+	const struct req_model_facts *best = NULL;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(t[i].match);
+		const char *at = strstr(name, t[i].match);
+		if (!at || (at != name && at[-1] != '-'))
+			continue;
+		char next = at[len];
+		bool whole = !next || next == '-' || !isdigit((unsigned char)next);
+		if (t[i].match[len - 1] == '-')
+			whole = true;
+		if (whole && (!best || len > strlen(best->match)))
+			best = &t[i];
+	}
+	if (known)
+		*known = best != NULL;
+	return best ? best : anthropic ? &anthropic_default : &openai_default;
+}
+
+/* ---- volatile text -------------------------------------------------------- */
+
+static bool digits_at(const char *s, size_t n, size_t i, size_t k)
+{
+	if (i + k > n)
+		return false;
+	for (size_t j = 0; j < k; j++)
+		if (!isdigit((unsigned char)s[i + j]))
+			return false;
+	return true;
+}
+
+/* YYYY-MM-DD, optionally followed by [T ]HH:MM[:SS...]; *len its length. */
+static bool iso_at(const char *s, size_t n, size_t i, size_t *len)
+{
+	if (!digits_at(s, n, i, 4) || i + 10 > n || s[i + 4] != '-' || !digits_at(s, n, i + 5, 2) || s[i + 7] != '-' ||
+	    !digits_at(s, n, i + 8, 2))
+		return false;
+	size_t k = 10;
+	if (i + k + 6 <= n && (s[i + k] == 'T' || s[i + k] == ' ') && digits_at(s, n, i + k + 1, 2) &&
+	    s[i + k + 3] == ':' && digits_at(s, n, i + k + 4, 2)) {
+		k += 6;
+		while (i + k < n && (isdigit((unsigned char)s[i + k]) || strchr(":.Z+-", s[i + k])))
+			k++;
+	}
+	*len = k;
+	return true;
+}
+
+static size_t hex_run(const char *s, size_t n, size_t i, size_t *digits)
+{
+	size_t k = i;
+	*digits = 0;
+	while (k < n && (isxdigit((unsigned char)s[k]) || s[k] == '-')) {
+		*digits += s[k] != '-';
+		k++;
+	}
+	return k - i;
+}
+
+/* An HH:MM:SS clock time. */
+static bool clock_at(const char *s, size_t n, size_t i)
+{
+	return digits_at(s, n, i, 2) && i + 8 <= n && s[i + 2] == ':' && digits_at(s, n, i + 3, 2) &&
+	       s[i + 5] == ':' && digits_at(s, n, i + 6, 2);
+}
+
+bool request_volatile(const char *s, size_t n, size_t *at, size_t *len)
+{
+	for (size_t i = 0; i < n; i++) {
+		bool start = i == 0 || !isalnum((unsigned char)s[i - 1]);
+		if (!start)
+			continue;
+		if (iso_at(s, n, i, len) || (clock_at(s, n, i) && (*len = 8))) {
+			*at = i;
+			return true;
+		}
+		size_t digits, run = hex_run(s, n, i, &digits);
+		bool has_letter = false, has_digit = false;
+		for (size_t j = i; j < i + run; j++) {
+			has_letter |= isalpha((unsigned char)s[j]) != 0;
+			has_digit |= isdigit((unsigned char)s[j]) != 0;
+		}
+		if (digits >= 16 && has_letter && has_digit && (i + run == n || !isalnum((unsigned char)s[i + run]))) {
+			*at = i;
+			*len = run;
+			return true;
+		}
+		if (!strncmp(s + i, "req_", 4) || !strncmp(s + i, "msg_", 4) || !strncmp(s + i, "chatcmpl-", 9)) {
+			size_t k = i + (s[i + 3] == '_' ? 4 : 9), b = k;
+			while (k < n && (isalnum((unsigned char)s[k]) || s[k] == '_' || s[k] == '-'))
+				k++;
+			if (k - b >= 8) {
+				*at = i;
+				*len = k - i;
+				return true;
+			}
+		}
+	}
+	return false;
+}

@@ -1,0 +1,756 @@
+/* parse.c: a provider request body into units (see request.h). Anthropic
+ * and OpenAI share the walk: tools first, then the system text, then the
+ * messages (or Responses input items), each block one unit. */
+#include "request.h"
+
+#include "alloc.h"
+#include "emit.h"
+#include "source.h"
+#include "strbuf.h"
+#include "tokens.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- JSON text and hashing ------------------------------------------------ */
+
+uint64_t request_hash(const char *s, size_t n, uint64_t h)
+{
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static void newline(struct strbuf *out, int indent, int depth)
+{
+	if (!indent)
+		return;
+	sb_putc(out, '\n');
+	for (int i = 0; i < indent * depth; i++)
+		sb_putc(out, ' ');
+}
+
+static void json_number(struct strbuf *out, double v)
+{
+	if (!isfinite(v))
+		sb_puts(out, "null");
+	else if (v == floor(v) && fabs(v) < 1e15)
+		sb_printf(out, "%.0f", v);
+	else
+		sb_printf(out, "%.17g", v);
+}
+
+void request_json(struct strbuf *out, const cJSON *v, int indent, int depth, bool (*skip)(const cJSON *, void *),
+		  void *ctx)
+{
+	if (cJSON_IsString(v)) {
+		json_quote(out, v->valuestring, strlen(v->valuestring));
+	} else if (cJSON_IsNumber(v)) {
+		json_number(out, v->valuedouble);
+	} else if (cJSON_IsBool(v)) {
+		sb_puts(out, cJSON_IsTrue(v) ? "true" : "false");
+	} else if (cJSON_IsArray(v) || cJSON_IsObject(v)) {
+		bool obj = cJSON_IsObject(v);
+		sb_putc(out, obj ? '{' : '[');
+		size_t n = 0;
+		const cJSON *c;
+		cJSON_ArrayForEach(c, v) {
+			if (skip && skip(c, ctx))
+				continue;
+			sb_puts(out, n++ ? "," : "");
+			newline(out, indent, depth + 1);
+			if (obj) {
+				json_quote(out, c->string, strlen(c->string));
+				sb_puts(out, indent ? ": " : ":");
+			}
+			request_json(out, c, indent, depth + 1, skip, ctx);
+		}
+		if (n)
+			newline(out, indent, depth);
+		sb_putc(out, obj ? '}' : ']');
+	} else {
+		sb_puts(out, "null");
+	}
+}
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static const cJSON *get(const cJSON *obj, const char *key)
+{
+	return cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+}
+
+static const char *get_str(const cJSON *obj, const char *key)
+{
+	const cJSON *v = get(obj, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* What one body's walk carries along. */
+struct walk {
+	struct source *src;
+	struct request_model *m;
+	const struct json_doc *d;
+	struct req_request *r;
+	long line;
+	bool keep_nodes;
+	int current_from;  /* first message of the current layer */
+	struct strbuf sb;  /* scratch */
+	struct cs_error *err;
+};
+
+static bool skip_cache_control(const cJSON *c, void *ctx)
+{
+	(void)ctx;
+	return c->string && !strcmp(c->string, "cache_control");
+}
+
+/* The TTL of a block's cache_control in seconds (0 none); warns on a TTL
+ * this reader does not know (taken as 5 minutes). */
+static int block_ttl(struct walk *w, const cJSON *block, const char *path)
+{
+	const cJSON *cc = get(block, "cache_control");
+	if (!cJSON_IsObject(cc))
+		return 0;
+	const char *ttl = get_str(cc, "ttl");
+	if (!ttl || !strcmp(ttl, "5m"))
+		return 300;
+	if (!strcmp(ttl, "1h"))
+		return 3600;
+	source_warn(w->src, -1, w->line, 0, "%s: cache_control ttl \"%.40s\" is not 5m or 1h; taken as 5m", path, ttl);
+	return 300;
+}
+
+/* Appends a unit; text copied into the arena. NULL on out of memory. */
+static struct req_unit *add_unit(struct walk *w, const cJSON *node, const char *path, const char *type,
+				 const char *role, int layer, int message, const char *text, size_t len)
+{
+	struct request_model *m = w->m;
+	if (m->nunits == m->cap_units) {
+		size_t cap = m->cap_units ? m->cap_units * 2 : 64;
+		struct req_unit *u = cs_realloc(m->units, cap * sizeof *u);
+		if (!u)
+			return NULL;
+		m->units = u;
+		m->cap_units = cap;
+	}
+	struct req_unit *u = &m->units[m->nunits];
+	memset(u, 0, sizeof *u);
+	u->path = arena_strdup(&w->src->arena, path);
+	u->type = arena_strdup(&w->src->arena, type);
+	u->role = role;
+	u->text = arena_strndup(&w->src->arena, text, len);
+	if (!u->path || !u->type || !u->text)
+		return NULL;
+	u->text_len = len;
+	u->layer = layer;
+	u->message = message;
+	u->tokens = tokens_of_text(text, len, w->src->settings.chars_per_token);
+	u->node = w->keep_nodes ? node : NULL;
+	sb_reset(&w->sb);
+	request_json(&w->sb, node, 0, 0, skip_cache_control, NULL);
+	u->hash = request_hash(sb_str(&w->sb), w->sb.len, request_hash(role, strlen(role), REQUEST_HASH_SEED));
+	u->ttl = block_ttl(w, node, path);
+	if (w->sb.failed)
+		return NULL;
+	m->nunits++;
+	w->r->nunits++;
+	return u;
+}
+
+/* ---- images: size from the first bytes of base64 data ------------------- */
+
+static int b64_value(char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	return c == '+' || c == '-' ? 62 : c == '/' || c == '_' ? 63 : -1;
+}
+
+/* Decodes up to cap bytes of base64 s into out; returns the count. */
+static size_t b64_decode(const char *s, unsigned char *out, size_t cap)
+{
+	size_t n = 0;
+	unsigned acc = 0;
+	int bits = 0;
+	for (; *s && n < cap; s++) {
+		int v = b64_value(*s);
+		if (v < 0)
+			continue;
+		acc = (acc << 6) | (unsigned)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[n++] = (unsigned char)(acc >> bits);
+		}
+	}
+	return n;
+}
+
+static bool jpeg_size(const unsigned char *b, size_t n, long *wd, long *ht)
+{
+	size_t i = 2;
+	while (i + 9 < n) {
+		if (b[i] != 0xFF)
+			return false;
+		unsigned mk = b[i + 1];
+		size_t seg = (size_t)b[i + 2] << 8 | b[i + 3];
+		if (mk >= 0xC0 && mk <= 0xCF && mk != 0xC4 && mk != 0xC8 && mk != 0xCC) {
+			*ht = (long)b[i + 5] << 8 | b[i + 6];
+			*wd = (long)b[i + 7] << 8 | b[i + 8];
+			return true;
+		}
+		i += 2 + seg;
+	}
+	return false;
+}
+
+/* Width and height of a PNG, GIF or JPEG from its base64 data. */
+static bool image_size(const char *b64, long *wd, long *ht)
+{
+	static unsigned char buf[65536];
+	size_t n = b64_decode(b64, buf, sizeof buf);
+	if (n >= 24 && !memcmp(buf, "\x89PNG", 4)) {
+		*wd = (long)buf[16] << 24 | (long)buf[17] << 16 | (long)buf[18] << 8 | buf[19];
+		*ht = (long)buf[20] << 24 | (long)buf[21] << 16 | (long)buf[22] << 8 | buf[23];
+	} else if (n >= 10 && !memcmp(buf, "GIF8", 4)) {
+		*wd = (long)buf[7] << 8 | buf[6];
+		*ht = (long)buf[9] << 8 | buf[8];
+	} else if (n >= 4 && buf[0] == 0xFF && buf[1] == 0xD8) {
+		if (!jpeg_size(buf, n, wd, ht))
+			return false;
+	} else {
+		return false;
+	}
+	return *wd > 0 && *ht > 0 && *wd <= 100000 && *ht <= 100000;
+}
+
+/* Anthropic: long edge scaled to 1568 at most, then width*height/750. */
+static long anthropic_image_tokens(long wd, long ht)
+{
+	double w = (double)wd, h = (double)ht, s = fmax(w, h) > 1568 ? 1568 / fmax(w, h) : 1;
+	return (long)ceil(floor(w * s) * floor(h * s) / 750);
+}
+
+/* OpenAI (gpt-4o's documented rule): low detail 85; else fit 2048x2048,
+ * shortest side to 768, 170 per 512-pixel tile plus 85. */
+static long openai_image_tokens(long wd, long ht, bool low)
+{
+	if (low)
+		return 85;
+	double w = (double)wd, h = (double)ht;
+	if (fmax(w, h) > 2048) {
+		double s = 2048 / fmax(w, h);
+		w *= s, h *= s;
+	}
+	if (fmin(w, h) > 768) {
+		double s = 768 / fmin(w, h);
+		w *= s, h *= s;
+	}
+	return 85 + 170 * (long)(ceil(w / 512) * ceil(h / 512));
+}
+
+/* An image unit: placeholder text, tokens by the provider's rule. data is
+ * base64 (NULL for a URL), low for OpenAI's detail "low". */
+static int add_image(struct walk *w, const cJSON *node, const char *path, const char *role, int layer, int message,
+		     const char *media, const char *data, bool low)
+{
+	long wd = 0, ht = 0;
+	bool sized = data && image_size(data, &wd, &ht);
+	bool anthropic = w->m->provider == REQ_ANTHROPIC;
+	long tokens = !sized ? (low && !anthropic ? 85 : 0)
+		      : anthropic ? anthropic_image_tokens(wd, ht) : openai_image_tokens(wd, ht, low);
+	char text[160];
+	if (sized)
+		snprintf(text, sizeof text, "[image %.40s %ldx%ld]", media ? media : "", wd, ht);
+	else
+		snprintf(text, sizeof text, "[image %.40s, size unknown]", media ? media : "by URL");
+	struct req_unit *u = add_unit(w, node, path, "image", role, layer, message, text, strlen(text));
+	if (!u)
+		return cs_error_nomem(w->err);
+	u->image = true;
+	u->uncounted = tokens == 0;
+	u->tokens = tokens;
+	return CS_OK;
+}
+
+/* ---- Anthropic ---------------------------------------------------------- */
+
+static const char *const anthropic_known[] = {
+	"text", "image", "document", "tool_use", "tool_result", "thinking", "redacted_thinking", "search_result",
+	"server_tool_use", "web_search_tool_result", "container_upload", "web_fetch_tool_result",
+	"code_execution_tool_result", "mcp_tool_use", "mcp_tool_result", NULL,
+};
+
+static bool known_type(const char *const *list, const char *t)
+{
+	for (; *list; list++)
+		if (!strcmp(*list, t))
+			return true;
+	return false;
+}
+
+/* The text a tool_result's content renders to: a string, or its text blocks. */
+static void result_text(struct strbuf *out, const cJSON *content)
+{
+	if (cJSON_IsString(content)) {
+		sb_puts(out, content->valuestring);
+		return;
+	}
+	const cJSON *c;
+	cJSON_ArrayForEach(c, content) {
+		const char *t = get_str(c, "text");
+		if (t) {
+			sb_puts(out, out->len ? "\n" : "");
+			sb_puts(out, t);
+		} else {
+			sb_puts(out, out->len ? "\n" : "");
+			request_json(out, c, 0, 0, NULL, NULL);
+		}
+	}
+}
+
+/* The text one Anthropic block renders to, into out. */
+static void anthropic_block_text(struct strbuf *out, const char *type, const cJSON *b)
+{
+	const char *s;
+	if (!strcmp(type, "text") && (s = get_str(b, "text"))) {
+		sb_puts(out, s);
+	} else if (!strcmp(type, "thinking") && (s = get_str(b, "thinking"))) {
+		sb_puts(out, s);
+	} else if (!strcmp(type, "redacted_thinking")) {
+		sb_puts(out, "[redacted thinking]");
+	} else if (!strcmp(type, "tool_use") || !strcmp(type, "server_tool_use")) {
+		sb_printf(out, "%s ", (s = get_str(b, "name")) ? s : "tool");
+		request_json(out, get(b, "input"), 0, 0, NULL, NULL);
+	} else if (!strcmp(type, "tool_result")) {
+		result_text(out, get(b, "content"));
+	} else if (!strcmp(type, "document") && (s = get_str(get(b, "source"), "data")) &&
+		   !strcmp(get_str(get(b, "source"), "type") ? get_str(get(b, "source"), "type") : "", "text")) {
+		sb_puts(out, s);
+	} else {
+		request_json(out, b, 0, 0, skip_cache_control, NULL);
+	}
+}
+
+static int anthropic_block(struct walk *w, const cJSON *b, const struct jpath *at, const char *path,
+			   const char *role, int layer, int message)
+{
+	if (!cJSON_IsObject(b))
+		return json_fail(w->d, w->err, CS_ETYPE, at, NULL, "expected a content block (an object), got %s",
+				 json_type_name(b));
+	const char *type = NULL;
+	int rc = json_get_string(w->d, b, at, "type", JSON_REQUIRED, &type, w->err);
+	if (rc != CS_OK)
+		return rc;
+	if (!strcmp(type, "image")) {
+		const cJSON *s = get(b, "source");
+		return add_image(w, b, path, role, layer, message, get_str(s, "media_type"), get_str(s, "data"), false);
+	}
+	struct strbuf text = STRBUF_INIT;
+	anthropic_block_text(&text, type, b);
+	struct req_unit *u = text.failed ? NULL
+					 : add_unit(w, b, path, type, role, layer, message, sb_str(&text), text.len);
+	sb_fini(&text);
+	if (!u)
+		return cs_error_nomem(w->err);
+	if (!known_type(anthropic_known, type)) {
+		u->unknown = true;
+		source_warn(w->src, -1, w->line, 0, "%s: unknown block type \"%.60s\", kept as it is (counted as its JSON)",
+			    path, type);
+	}
+	struct req_unit *prev = w->m->nunits > 1 && w->r->nunits > 1 ? u - 1 : NULL;
+	u->run = prev && prev->message == message && !strcmp(prev->type, type) &&
+		 (!strcmp(type, "tool_use") || !strcmp(type, "tool_result"));
+	return CS_OK;
+}
+
+static int anthropic_tools(struct walk *w, const cJSON *body)
+{
+	const cJSON *tools = NULL, *t;
+	struct jpath at = JPATH_KEY(JPATH_ROOT, "tools");
+	int rc = json_get_array(w->d, body, JPATH_ROOT, "tools", JSON_OPTIONAL, &tools, w->err);
+	long i = 0;
+	if (rc != CS_OK)
+		return rc;
+	cJSON_ArrayForEach(t, tools) {
+		struct jpath ti = JPATH_INDEX(&at, i);
+		if (!cJSON_IsObject(t))
+			return json_fail(w->d, w->err, CS_ETYPE, &ti, NULL, "expected a tool definition (an object), got %s",
+					 json_type_name(t));
+		char path[48];
+		snprintf(path, sizeof path, "tools[%ld]", i++);
+		const char *type = get_str(t, "type");
+		struct strbuf text = STRBUF_INIT;
+		request_json(&text, t, 0, 0, skip_cache_control, NULL);
+		struct req_unit *u = text.failed ? NULL
+						 : add_unit(w, t, path, type ? type : "tool", "tools", RL_TOOLS, -1,
+							    sb_str(&text), text.len);
+		sb_fini(&text);
+		if (!u)
+			return cs_error_nomem(w->err);
+	}
+	return rc;
+}
+
+static int system_field(struct walk *w, const cJSON *body, const char *key, const char *role)
+{
+	const cJSON *sys = get(body, key);
+	struct jpath at = JPATH_KEY(JPATH_ROOT, key);
+	if (!sys || cJSON_IsNull(sys))
+		return CS_OK;
+	if (cJSON_IsString(sys))
+		return add_unit(w, sys, key, "text", role, RL_SYSTEM, -1, sys->valuestring, strlen(sys->valuestring))
+			       ? CS_OK
+			       : cs_error_nomem(w->err);
+	if (!cJSON_IsArray(sys))
+		return json_fail(w->d, w->err, CS_ETYPE, JPATH_ROOT, key, "expected a string or a list of blocks, got %s",
+				 json_type_name(sys));
+	const cJSON *b;
+	long i = 0;
+	cJSON_ArrayForEach(b, sys) {
+		struct jpath bi = JPATH_INDEX(&at, i);
+		char path[48];
+		snprintf(path, sizeof path, "%s[%ld]", key, i++);
+		int rc = anthropic_block(w, b, &bi, path, role, RL_SYSTEM, -1);
+		if (rc != CS_OK)
+			return rc;
+	}
+	return CS_OK;
+}
+
+/* The index of the last message with role user (-1 none). */
+static int last_user(const cJSON *messages)
+{
+	int i = 0, last = -1;
+	const cJSON *msg;
+	cJSON_ArrayForEach(msg, messages) {
+		const char *role = get_str(msg, "role");
+		if (role && !strcmp(role, "user"))
+			last = i;
+		i++;
+	}
+	return last;
+}
+
+static int anthropic_messages(struct walk *w, const cJSON *body)
+{
+	const cJSON *messages = NULL, *msg;
+	int rc = json_get_array(w->d, body, JPATH_ROOT, "messages", JSON_REQUIRED, &messages, w->err);
+	if (rc != CS_OK)
+		return rc;
+	struct jpath at = JPATH_KEY(JPATH_ROOT, "messages");
+	w->current_from = last_user(messages);
+	int i = 0;
+	cJSON_ArrayForEach(msg, messages) {
+		struct jpath mi = JPATH_INDEX(&at, i);
+		const char *role = NULL;
+		if (!cJSON_IsObject(msg))
+			return json_fail(w->d, w->err, CS_ETYPE, &mi, NULL, "expected a message (an object), got %s",
+					 json_type_name(msg));
+		if ((rc = json_get_string(w->d, msg, &mi, "role", JSON_REQUIRED, &role, w->err)) != CS_OK)
+			return rc;
+		role = arena_strdup(&w->src->arena, role);
+		const cJSON *content = get(msg, "content");
+		int layer = w->current_from >= 0 && i >= w->current_from ? RL_CURRENT : RL_HISTORY;
+		char path[64];
+		snprintf(path, sizeof path, "messages[%d].content", i);
+		if (!role)
+			return cs_error_nomem(w->err);
+		if (cJSON_IsString(content)) {
+			if (!add_unit(w, content, path, "text", role, layer, i, content->valuestring,
+				      strlen(content->valuestring)))
+				return cs_error_nomem(w->err);
+		} else if (cJSON_IsArray(content)) {
+			struct jpath ci = JPATH_KEY(&mi, "content");
+			const cJSON *b;
+			int j = 0;
+			cJSON_ArrayForEach(b, content) {
+				struct jpath bj = JPATH_INDEX(&ci, j);
+				snprintf(path, sizeof path, "messages[%d].content[%d]", i, j++);
+				if ((rc = anthropic_block(w, b, &bj, path, role, layer, i)) != CS_OK)
+					return rc;
+			}
+		} else {
+			return json_fail(w->d, w->err, CS_ETYPE, &mi, "content",
+					 "expected a string or a list of blocks, got %s", json_type_name(content));
+		}
+		i++;
+	}
+	return CS_OK;
+}
+
+/* ---- OpenAI ------------------------------------------------------------- */
+
+static int openai_part(struct walk *w, const cJSON *p, const struct jpath *at, const char *path, const char *role,
+		       int layer, int message)
+{
+	if (cJSON_IsString(p))
+		return add_unit(w, p, path, "text", role, layer, message, p->valuestring, strlen(p->valuestring))
+			       ? CS_OK : cs_error_nomem(w->err);
+	if (!cJSON_IsObject(p))
+		return json_fail(w->d, w->err, CS_ETYPE, at, NULL, "expected a content part (an object), got %s",
+				 json_type_name(p));
+	const char *type = get_str(p, "type");
+	type = type ? type : "text";
+	const cJSON *img = get(p, "image_url");
+	const char *url = cJSON_IsString(img) ? img->valuestring : get_str(img, "url");
+	if (!url)
+		url = get_str(p, "image_url") ? get_str(p, "image_url") : NULL;
+	if (!strcmp(type, "image_url") || !strcmp(type, "input_image")) {
+		const char *detail = get_str(p, "detail") ? get_str(p, "detail") : get_str(img, "detail");
+		const char *data = url && !strncmp(url, "data:", 5) && strstr(url, ";base64,") ? strstr(url, ";base64,") + 8
+											     : NULL;
+		return add_image(w, p, path, role, layer, message, data ? "inline" : NULL, data,
+				 detail && !strcmp(detail, "low"));
+	}
+	const char *text = get_str(p, "text");
+	struct strbuf sb = STRBUF_INIT;
+	if (text)
+		sb_puts(&sb, text);
+	else
+		request_json(&sb, p, 0, 0, NULL, NULL);
+	struct req_unit *u = sb.failed ? NULL : add_unit(w, p, path, type, role, layer, message, sb_str(&sb), sb.len);
+	sb_fini(&sb);
+	return u ? CS_OK : cs_error_nomem(w->err);
+}
+
+/* A message's content (string, parts or null) as units. */
+static int openai_content(struct walk *w, const cJSON *msg, const struct jpath *mi, const char *base,
+			  const char *role, int layer, int i)
+{
+	const cJSON *content = get(msg, "content");
+	char path[80];
+	snprintf(path, sizeof path, "%s.content", base);
+	if (cJSON_IsString(content) || !content || cJSON_IsNull(content)) {
+		if (!content || cJSON_IsNull(content))
+			return CS_OK;
+		return openai_part(w, content, mi, path, role, layer, i);
+	}
+	if (!cJSON_IsArray(content))
+		return json_fail(w->d, w->err, CS_ETYPE, mi, "content", "expected a string or a list of parts, got %s",
+				 json_type_name(content));
+	struct jpath ci = JPATH_KEY(mi, "content");
+	const cJSON *p;
+	int j = 0;
+	cJSON_ArrayForEach(p, content) {
+		struct jpath pj = JPATH_INDEX(&ci, j);
+		snprintf(path, sizeof path, "%s.content[%d]", base, j++);
+		int rc = openai_part(w, p, &pj, path, role, layer, i);
+		if (rc != CS_OK)
+			return rc;
+	}
+	return CS_OK;
+}
+
+/* A function call (Chat tool_calls entry or Responses item) as "name(arguments)". */
+static int openai_call(struct walk *w, const cJSON *call, const char *path, const char *role, int layer, int i)
+{
+	const cJSON *fn = get(call, "function") ? get(call, "function") : call;
+	struct strbuf sb = STRBUF_INIT;
+	sb_printf(&sb, "%s(", get_str(fn, "name") ? get_str(fn, "name") : "function");
+	const char *args = get_str(fn, "arguments");
+	sb_puts(&sb, args ? args : "");
+	sb_putc(&sb, ')');
+	struct req_unit *u = sb.failed ? NULL
+				       : add_unit(w, call, path, "tool_call", role, layer, i, sb_str(&sb), sb.len);
+	sb_fini(&sb);
+	return u ? CS_OK : cs_error_nomem(w->err);
+}
+
+static bool is_system_role(const char *role)
+{
+	return role && (!strcmp(role, "system") || !strcmp(role, "developer"));
+}
+
+/* One Chat message or Responses input item. */
+static int openai_item(struct walk *w, const cJSON *msg, const struct jpath *mi, const char *base, int i,
+		       bool leading)
+{
+	if (!cJSON_IsObject(msg))
+		return json_fail(w->d, w->err, CS_ETYPE, mi, NULL, "expected a message (an object), got %s",
+				 json_type_name(msg));
+	const char *role = get_str(msg, "role"), *type = get_str(msg, "type");
+	int layer = leading && is_system_role(role) ? RL_SYSTEM
+		    : w->current_from >= 0 && i >= w->current_from ? RL_CURRENT : RL_HISTORY;
+	char path[80];
+	if (type && strcmp(type, "message")) {
+		snprintf(path, sizeof path, "%s", base);
+		if (!strcmp(type, "function_call"))
+			return openai_call(w, msg, path, "assistant", layer, i);
+		const char *out = get_str(msg, "output");
+		struct strbuf sb = STRBUF_INIT;
+		if (out)
+			sb_puts(&sb, out);
+		else if (!strcmp(type, "reasoning") && cJSON_IsArray(get(msg, "summary")))
+			result_text(&sb, get(msg, "summary"));
+		else
+			request_json(&sb, msg, 0, 0, NULL, NULL);
+		const char *r = !strcmp(type, "function_call_output") ? "tool" : "assistant";
+		struct req_unit *u = sb.failed ? NULL : add_unit(w, msg, path, type, r, layer, i, sb_str(&sb), sb.len);
+		sb_fini(&sb);
+		return u ? CS_OK : cs_error_nomem(w->err);
+	}
+	if (!role)
+		return json_fail(w->d, w->err, CS_ESTRUCT, mi, "role", "expected a role (or an item type)");
+	role = arena_strdup(&w->src->arena, role);
+	if (!role)
+		return cs_error_nomem(w->err);
+	int rc = openai_content(w, msg, mi, base, role, layer, i);
+	const cJSON *calls = get(msg, "tool_calls"), *c;
+	int j = 0;
+	cJSON_ArrayForEach(c, calls) {
+		snprintf(path, sizeof path, "%s.tool_calls[%d]", base, j++);
+		if (rc == CS_OK)
+			rc = openai_call(w, c, path, role, layer, i);
+	}
+	struct req_unit *last = w->r->nunits ? &w->m->units[w->m->nunits - 1] : NULL;
+	if (rc == CS_OK && last && !strcmp(role, "tool") && w->r->nunits > 1 && last[-1].message == i - 1 &&
+	    !strcmp(last[-1].role, "tool"))
+		last->run = true;
+	return rc;
+}
+
+static int openai_items(struct walk *w, const cJSON *list, const char *key)
+{
+	struct jpath at = JPATH_KEY(JPATH_ROOT, key);
+	w->current_from = last_user(list);
+	bool leading = true;
+	int i = 0;
+	const cJSON *msg;
+	cJSON_ArrayForEach(msg, list) {
+		struct jpath mi = JPATH_INDEX(&at, i);
+		char base[48];
+		snprintf(base, sizeof base, "%s[%d]", key, i);
+		leading = leading && is_system_role(get_str(msg, "role"));
+		int rc = openai_item(w, msg, &mi, base, i, leading);
+		if (rc != CS_OK)
+			return rc;
+		i++;
+	}
+	return CS_OK;
+}
+
+static int openai_body(struct walk *w, const cJSON *body, int provider)
+{
+	int rc = anthropic_tools(w, body);
+	if (rc != CS_OK)
+		return rc;
+	if (provider == REQ_OPENAI_CHAT) {
+		const cJSON *messages = NULL;
+		rc = json_get_array(w->d, body, JPATH_ROOT, "messages", JSON_REQUIRED, &messages, w->err);
+		return rc == CS_OK ? openai_items(w, messages, "messages") : rc;
+	}
+	const cJSON *ins = get(body, "instructions");
+	if (cJSON_IsString(ins) && !add_unit(w, ins, "instructions", "text", "system", RL_SYSTEM, -1, ins->valuestring,
+					     strlen(ins->valuestring)))
+		return cs_error_nomem(w->err);
+	const cJSON *input = get(body, "input");
+	if (cJSON_IsString(input))
+		return add_unit(w, input, "input", "text", "user", RL_CURRENT, 0, input->valuestring,
+				strlen(input->valuestring))
+			       ? CS_OK
+			       : cs_error_nomem(w->err);
+	if (!cJSON_IsArray(input))
+		return json_fail(w->d, w->err, CS_ETYPE, JPATH_ROOT, "input", "expected a string or a list of items, got %s",
+				 input ? json_type_name(input) : "nothing");
+	return openai_items(w, input, "input");
+}
+
+/* ---- entry points ------------------------------------------------------- */
+
+int request_provider_of(const cJSON *body, const char **why)
+{
+	*why = NULL;
+	if (!cJSON_IsObject(body)) {
+		*why = "not a JSON object";
+		return -1;
+	}
+	const char *model = get_str(body, "model");
+	const cJSON *messages = get(body, "messages");
+	if (cJSON_IsArray(messages)) {
+		if (get(body, "system") || get(body, "cache_control") || get(body, "thinking"))
+			return REQ_ANTHROPIC;
+		const cJSON *msg, *b;
+		cJSON_ArrayForEach(msg, messages) {
+			const char *role = get_str(msg, "role");
+			if (role && (!strcmp(role, "tool") || !strcmp(role, "developer") || !strcmp(role, "system")))
+				return REQ_OPENAI_CHAT;
+			if (get(msg, "tool_calls"))
+				return REQ_OPENAI_CHAT;
+			cJSON_ArrayForEach(b, get(msg, "content")) {
+				const char *t = get_str(b, "type");
+				if (t && known_type(anthropic_known, t) && strcmp(t, "text"))
+					return REQ_ANTHROPIC;
+				if (t && (!strcmp(t, "image_url") || !strcmp(t, "input_audio")))
+					return REQ_OPENAI_CHAT;
+			}
+		}
+		if (model && !strncmp(model, "claude", 6))
+			return REQ_ANTHROPIC;
+		if (model && (!strncmp(model, "gpt-", 4) || (model[0] == 'o' && model[1] >= '1' && model[1] <= '9')))
+			return REQ_OPENAI_CHAT;
+		*why = "\"messages\" without \"system\", a tool or developer role, \"tool_calls\", an Anthropic block type, "
+		       "or a claude-/gpt-/oN model";
+		return -1;
+	}
+	if (get(body, "input") && (get(body, "instructions") || model))
+		return REQ_OPENAI_RESPONSES;
+	*why = "no \"messages\" (a Messages or Chat body) and no \"input\" with \"instructions\" or \"model\" (a "
+	       "Responses body)";
+	return -1;
+}
+
+int request_parse_body(struct source *src, struct request_model *m, const struct json_doc *d, const cJSON *body,
+		       const struct jpath *at, int provider, long line, bool keep_nodes, struct cs_error *err)
+{
+	(void)at;
+	if (m->nreqs == m->cap_reqs) {
+		size_t cap = m->cap_reqs ? m->cap_reqs * 2 : 8;
+		struct req_request *r = cs_realloc(m->reqs, cap * sizeof *r);
+		if (!r)
+			return cs_error_nomem(err);
+		m->reqs = r;
+		m->cap_reqs = cap;
+	}
+	struct req_request *r = &m->reqs[m->nreqs];
+	memset(r, 0, sizeof *r);
+	r->first_unit = m->nunits;
+	r->line = line;
+	r->time = -1;
+	r->compared = -1;
+	r->diff_unit = -1;
+	const char *model = get_str(body, "model");
+	r->model = arena_strdup(&src->arena, model ? model : "");
+	const char *ret = get_str(body, "prompt_cache_retention");
+	r->retention = ret ? arena_strdup(&src->arena, ret) : NULL;
+	if (!r->model)
+		return cs_error_nomem(err);
+	m->nreqs++;
+	struct walk w = { src, m, d, r, line, keep_nodes, -1, STRBUF_INIT, err };
+	int saved = m->provider;
+	m->provider = provider;
+	int rc;
+	if (provider == REQ_ANTHROPIC) {
+		const cJSON *cc = get(body, "cache_control");
+		r->auto_ttl = cJSON_IsObject(cc) ? block_ttl(&w, body, "cache_control") : 0;
+		rc = anthropic_tools(&w, body);
+		if (rc == CS_OK)
+			rc = system_field(&w, body, "system", "system");
+		if (rc == CS_OK)
+			rc = anthropic_messages(&w, body);
+	} else {
+		rc = openai_body(&w, body, provider);
+	}
+	if (!keep_nodes)
+		m->provider = saved;
+	sb_fini(&w.sb);
+	return rc;
+}

@@ -1,0 +1,207 @@
+/* report.c: the request kinds' report sections: `request_cache` (the model's
+ * cache facts with their source, the breakpoints, the lints, the
+ * prediction for this request) and, for a log, `sequence` (per request:
+ * predicted and recorded reads, writes and uncached tokens, the first
+ * difference from the request before and its cause; the hit rates). */
+#include "request.h"
+
+#include "assembly.h"
+#include "emit.h"
+#include "source.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *unit_path(const struct request_model *m, long unit)
+{
+	return unit >= 0 ? m->units[unit].path : NULL;
+}
+
+static void emit_lints(struct emitter *em, const struct request_model *m)
+{
+	emit_key(em, "lints");
+	emit_list_begin(em);
+	for (size_t l = 0; l < m->nlints; l++) {
+		const struct req_lint *li = &m->lints[l];
+		emit_map_begin(em);
+		emit_key_str(em, "code", li->code);
+		emit_key_str(em, "level", li->error ? "error" : "warning");
+		if (li->unit >= 0)
+			emit_key_str(em, "block", unit_path(m, li->unit));
+		emit_key_str(em, "message", li->sentence);
+		emit_map_end(em);
+	}
+	emit_list_end(em);
+}
+
+static void emit_breakpoints(struct emitter *em, const struct request_model *m, const struct req_request *r,
+			     const struct req_model_facts *f)
+{
+	emit_key(em, "breakpoints");
+	emit_list_begin(em);
+	long prefix = 0;
+	for (size_t i = 0; i < r->nunits; i++) {
+		const struct req_unit *u = &m->units[r->first_unit + i];
+		prefix += u->tokens;
+		bool automatic = (long)i == r->auto_unit;
+		if (!u->ttl && !automatic)
+			continue;
+		int ttl = u->ttl > r->auto_ttl || !automatic ? u->ttl : r->auto_ttl;
+		emit_map_begin(em);
+		emit_key_str(em, "block", u->path);
+		emit_key_str(em, "set_by", u->ttl ? "cache_control" : "automatic caching (top-level cache_control)");
+		emit_key_str(em, "ttl", ttl >= 3600 ? "1h" : "5m");
+		emit_key_int(em, "prefix_tokens", prefix);
+		emit_key_bool(em, "caches", prefix >= f->min_prefix);
+		emit_map_end(em);
+	}
+	emit_list_end(em);
+}
+
+static void emit_prediction(struct emitter *em, const struct req_request *r)
+{
+	emit_key_int(em, "prompt_tokens", r->total);
+	emit_key_int(em, "read", r->pred_read);
+	emit_key_int(em, "written", r->pred_write);
+	emit_key_int(em, "uncached", r->pred_uncached);
+}
+
+static void emit_cache(struct emitter *em, const struct request_model *m)
+{
+	const struct req_request *r = &m->reqs[m->current];
+	bool known;
+	const struct req_model_facts *f = request_model_facts(m->provider, r->model, &known);
+	emit_key(em, "request_cache");
+	emit_map_begin(em);
+	emit_key_str(em, "mode", m->provider == REQ_ANTHROPIC ? "explicit breakpoints (tools, system, messages)"
+							  : "automatic prefix");
+	emit_key_int(em, "minimum_prefix", f->min_prefix);
+	if (m->provider != REQ_ANTHROPIC)
+		emit_key_int(em, "step", 128);
+	emit_key_num(em, "read_multiplier", f->read);
+	emit_key_num(em, "write_multiplier", f->write_5m);
+	if (m->provider == REQ_ANTHROPIC)
+		emit_key_num(em, "write_multiplier_1h", f->write_1h);
+	if (f->price_per_mtok >= 0)
+		emit_key_num(em, "input_price_per_mtok_usd", f->price_per_mtok);
+	emit_key_bool(em, "model_known", known);
+	emit_key_str(em, "source", f->source);
+	emit_key_str(em, "as_of", f->as_of);
+	if (m->provider == REQ_ANTHROPIC)
+		emit_breakpoints(em, m, r, f);
+	emit_key(em, "predicted");
+	emit_map_begin(em);
+	emit_prediction(em, r);
+	emit_key_str(em, "against", m->current ? "the requests before it in the log" : "an empty cache");
+	emit_map_end(em);
+	emit_lints(em, m);
+	emit_map_end(em);
+}
+
+static long pct(long part, long whole)
+{
+	return whole > 0 ? (long)floor(100.0 * (double)part / (double)whole + 0.5) : 0;
+}
+
+static void emit_one(struct emitter *em, const struct request_model *m, size_t k)
+{
+	const struct req_request *r = &m->reqs[k];
+	emit_map_begin(em);
+	emit_key_int(em, "request", (long long)k + 1);
+	emit_key_int(em, "line", r->line);
+	emit_key(em, "predicted");
+	emit_map_begin(em);
+	emit_key_int(em, "read", r->pred_read);
+	emit_key_int(em, "written", r->pred_write);
+	emit_key_int(em, "uncached", r->pred_uncached);
+	emit_map_end(em);
+	if (r->recorded) {
+		emit_key(em, "recorded");
+		emit_map_begin(em);
+		emit_key_int(em, "read", r->rec_read);
+		emit_key_int(em, "written", r->rec_write);
+		emit_key_int(em, "uncached", r->rec_uncached);
+		emit_key_int(em, "read_predicted_minus_recorded", r->pred_read - r->rec_read);
+		emit_map_end(em);
+	}
+	if (r->cause) {
+		emit_key_bool(em, "cache_broke", r->broke);
+		emit_key_str(em, "first_difference", r->diff_path);
+		if (r->diff_before) {
+			emit_key_str(em, "before", r->diff_before);
+			emit_key_str(em, "now", r->diff_now);
+		}
+		emit_key_str(em, "cause", r->cause);
+	}
+	emit_map_end(em);
+}
+
+static void emit_sequence(struct emitter *em, const struct request_model *m)
+{
+	long pr = 0, pt = 0, rr = 0, rt = 0, breaks = 0;
+	size_t recorded = 0;
+	emit_key(em, "sequence");
+	emit_map_begin(em);
+	emit_key_int(em, "requests", (long long)m->nreqs);
+	emit_key(em, "per_request");
+	emit_list_begin(em);
+	for (size_t k = 0; k < m->nreqs; k++) {
+		const struct req_request *r = &m->reqs[k];
+		emit_one(em, m, k);
+		pr += r->pred_read;
+		pt += r->total;
+		breaks += r->broke;
+		if (r->recorded) {
+			recorded++;
+			rr += r->rec_read;
+			rt += r->rec_read + r->rec_write + r->rec_uncached;
+		}
+	}
+	emit_list_end(em);
+	emit_key_int(em, "cache_breaks", breaks);
+	emit_key_int(em, "predicted_hit_rate_percent", pct(pr, pt));
+	if (recorded)
+		emit_key_int(em, "recorded_hit_rate_percent", pct(rr, rt));
+	else
+		emit_key_str(em, "recorded_hit_rate_percent", "no usage recorded in this log");
+	emit_map_end(em);
+}
+
+int request_report_extra(const struct source *src, const struct assembly *a, struct emitter *em)
+{
+	(void)a;
+	const struct request_model *m = src->model;
+	emit_cache(em, m);
+	if (m->is_log)
+		emit_sequence(em, m);
+	return CS_OK;
+}
+
+int request_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em)
+{
+	(void)a;
+	const struct request_model *m = src->model;
+	const struct req_unit *u = &m->units[src->pieces[piece].kind_index];
+	emit_key_str(em, "type", u->type);
+	emit_key_str(em, "layer", request_layer_name(u->layer));
+	if (u->ttl)
+		emit_key_str(em, "cache_control", u->ttl >= 3600 ? "1h" : "5m");
+	if (u->image)
+		emit_key_str(em, "image_tokens", u->uncounted ? "not counted (size unknown)"
+				 : m->provider == REQ_ANTHROPIC ? "width*height/750" : "85 + 170 per 512-px tile");
+	return CS_OK;
+}
+
+const char *request_piece_note(const struct source *src, long piece)
+{
+	const struct request_model *m = src->model;
+	const struct req_unit *u = &m->units[src->pieces[piece].kind_index];
+	if (u->image && u->uncounted)
+		return "image: size unknown, its tokens are not counted";
+	if (u->unknown)
+		return "unknown block type: kept as it is, counted as its JSON";
+	for (size_t l = 0; l < m->nlints; l++)
+		if (m->lints[l].unit == (long)src->pieces[piece].kind_index)
+			return m->lints[l].sentence;
+	return NULL;
+}

@@ -1,0 +1,158 @@
+/* request.h: provider request bodies as sent on the wire (formats.md section
+ * 6): Anthropic Messages bodies (kind `anthropic`), OpenAI Chat Completions
+ * and Responses bodies (kind `openai`), and request logs (.jsonl, one body
+ * or one captured {request, response} exchange a line).
+ *
+ * Every request is flattened into units in render order (tools, then
+ * system, then messages): a tool definition, a system block, one content
+ * block of a message. A unit has a JSON path as its id
+ * ("messages[3].content[1]"), a layer (tools, system, history, current),
+ * its text and estimated tokens, a hash of its JSON without cache_control
+ * (what a prefix cache compares) and its cache breakpoint. The units of the
+ * current request (a body's only one, a log's last) are the source's
+ * pieces; the units of every request feed the sequence analysis
+ * (sequence.c): predicted reads, writes and uncached tokens per request,
+ * the first difference from the request before and its cause, beside the
+ * usage the log recorded. */
+#ifndef CTXSCOPE_REQUEST_H
+#define CTXSCOPE_REQUEST_H
+
+#include "json_doc.h"
+#include "kind.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct assembly;
+struct emitter;
+struct strbuf;
+
+extern const struct kind_ops anthropic_kind;
+extern const struct kind_ops openai_kind;
+
+#define REQUEST_MAX_LINES 1000000 /* requests in a log; more is refused */
+
+enum req_provider { REQ_ANTHROPIC, REQ_OPENAI_CHAT, REQ_OPENAI_RESPONSES };
+
+enum req_layer { RL_TOOLS, RL_SYSTEM, RL_HISTORY, RL_CURRENT, RL_COUNT };
+
+struct req_unit {
+	const char *path;     /* "messages[3].content[1]"; arena */
+	const char *type;     /* "tool", "text", "image", "tool_use"...; arena or literal */
+	const char *role;     /* "tools", "system", "user", "assistant", "tool"... */
+	const char *text;     /* what it renders to; arena */
+	size_t text_len;
+	uint64_t hash;        /* FNV-1a of its JSON without cache_control */
+	long tokens;          /* estimate; images: the provider's formula */
+	int layer;            /* enum req_layer */
+	int message;          /* message index in its request; -1 for tools and system */
+	int ttl;              /* its cache_control's TTL in seconds; 0: no breakpoint */
+	bool image;           /* an image block (tokens from its size) */
+	bool uncounted;       /* an image whose size is unknown: tokens 0, said so */
+	bool unknown;         /* a block type this reader does not know (kept, warned) */
+	bool run;             /* continues a run of tool_use or tool_result (one lookback position) */
+	const cJSON *node;    /* the block in the current request's document; NULL for earlier ones */
+};
+
+struct req_lint {
+	const char *code;     /* "over-limit", "under-minimum", "ttl-order", "volatile", "tool-order" */
+	long unit;            /* the unit it concerns (index into units), -1 for none */
+	const char *sentence; /* arena */
+	bool error;           /* the API refuses the request */
+};
+
+struct req_request {
+	size_t first_unit, nunits;
+	const char *model;    /* arena; "" when absent */
+	long line;            /* in the log; 0 for a single body */
+	double time;          /* epoch seconds from the line's timestamp; < 0 unknown */
+	int auto_ttl;         /* top-level cache_control (automatic caching): its TTL; 0 none */
+	const char *retention; /* OpenAI prompt_cache_retention; NULL absent */
+	bool recorded;        /* the response's usage is there */
+	long rec_read, rec_write, rec_uncached;
+	long total;           /* predicted prompt tokens */
+	long pred_read, pred_write, pred_uncached;
+	long compared;        /* the earlier request compared with, -1 none */
+	long diff_unit;       /* first differing unit of this request (index), -1 none */
+	const char *diff_path; /* where, in this request's terms; arena */
+	const char *diff_now;  /* the differing text, both sides (snippets); arena */
+	const char *diff_before;
+	const char *cause;     /* in words; arena; NULL when nothing broke */
+	bool broke;            /* this request read less than the one compared could have given it */
+	long auto_unit;        /* where automatic caching puts its breakpoint (unit index), -1 none */
+	long nbreakpoints;     /* explicit and automatic */
+	long cached_extent;    /* tokens of the longest prefix it leaves in the cache */
+};
+
+/* Per-model cache facts (caching.md), with where they come from. */
+struct req_model_facts {
+	const char *match;      /* the model names it covers (a normalized prefix) */
+	long min_prefix;        /* tokens */
+	double read;            /* x base input */
+	double write_5m, write_1h;
+	double price_per_mtok;  /* base input, USD; < 0 unknown */
+	const char *source;
+	const char *as_of;
+};
+
+struct request_model {
+	int provider;               /* enum req_provider of the current request */
+	bool is_log;
+	struct req_unit *units;     /* every request's, in order (cs_malloc'd) */
+	size_t nunits, cap_units;
+	struct req_request *reqs;   /* in log order (cs_malloc'd) */
+	size_t nreqs, cap_reqs;
+	size_t current;             /* the request whose units are pieces */
+	struct json_doc doc;        /* the current request's document */
+	const cJSON *body;          /* the current request's body inside doc */
+	struct req_lint *lints;     /* of the current request, then the sequence's (cs_malloc'd) */
+	size_t nlints, cap_lints;
+	size_t nbreakpoints;        /* of the current request, automatic included */
+};
+
+/* ---- parse.c: one body into units ---------------------------------------- */
+
+/* Appends the units of `body` (an object) as request r of m; strings into
+ * the source's arena. keep_nodes: remember each block's node (the current
+ * request). Unknown block types are kept and warned about (line > 0 names
+ * the log line). Positioned errors for wrong types. */
+int request_parse_body(struct source *src, struct request_model *m, const struct json_doc *d, const cJSON *body,
+		       const struct jpath *at, int provider, long line, bool keep_nodes, struct cs_error *err);
+/* The provider a body looks like (formats.md section 6's detection), or -1
+ * with the deciding keys named in *why. */
+int request_provider_of(const cJSON *body, const char **why);
+/* The JSON of v into out: compact, or indented by `indent` spaces a level
+ * (0: compact). skip (may be NULL) is left out with every node under it. */
+void request_json(struct strbuf *out, const cJSON *v, int indent, int depth, bool (*skip)(const cJSON *, void *),
+		  void *ctx);
+uint64_t request_hash(const char *s, size_t n, uint64_t h);
+#define REQUEST_HASH_SEED 1469598103934665603ULL
+
+/* ---- cache facts (facts.c) --------------------------------------------- */
+
+const struct req_model_facts *request_model_facts(int provider, const char *model, bool *known);
+/* Whether text holds volatile text (an ISO time or date, a UUID, a long
+ * hex run, a request id); *at and *len get the first such run. */
+bool request_volatile(const char *s, size_t n, size_t *at, size_t *len);
+
+/* ---- sequence.c ----------------------------------------------------------- */
+
+/* Predicts every request's cache reads and writes, first differences and
+ * causes, and the sequence lints. */
+int request_predict(struct source *src, struct request_model *m, struct cs_error *err);
+
+/* ---- assemble.c / report.c / dump.c ------------------------------------- */
+
+int request_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
+int request_report_extra(const struct source *src, const struct assembly *a, struct emitter *em);
+int request_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em);
+const char *request_piece_note(const struct source *src, long piece);
+int request_dump(const struct assembly *a, bool raw, bool ascii, struct strbuf *out);
+void request_model_free(void *model);
+const char *request_layer_name(int layer);
+/* Adds a lint (sentence printf-style into the arena). */
+int request_lint(struct source *src, struct request_model *m, const char *code, long unit, bool error,
+		 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+#endif

@@ -1,0 +1,422 @@
+/* sequence.c: the cache model of real requests, one after another.
+ *
+ * A prefix is identified by a cumulative hash over its units' hashes (a
+ * unit's JSON without cache_control), so an edit anywhere changes the key of
+ * every prefix that ends after it. The cache is a map from prefix key to
+ * when an entry was last written or read, and by which request.
+ *
+ * Anthropic (explicit): each breakpoint (cache_control, or the automatic
+ * one on the last block) whose prefix reaches the model's minimum writes
+ * one entry. A read at a breakpoint walks back at most 20 positions (a run
+ * of tool_use or tool_result blocks is one position) for an entry an
+ * earlier request left; the longest match wins. Reads: that prefix; writes:
+ * from there to the last breakpoint; uncached: the rest.
+ * OpenAI (automatic): every unit boundary of an earlier request is a
+ * prefix entry; the longest one this request starts with is read, from
+ * 1,024 tokens, rounded down to 128.
+ * Live entries: with timestamps, those touched within their TTL (5 minutes
+ * or 1 hour on Anthropic; 10 minutes, or 24 hours with
+ * prompt_cache_retention "24h", on OpenAI); without, those the request just
+ * before wrote or read. */
+#include "request.h"
+
+#include "alloc.h"
+#include "source.h"
+#include "strbuf.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define LOOKBACK 20
+#define OPENAI_STEP 128
+
+struct slot {
+	uint64_t key;   /* 0: empty */
+	double time;
+	long req;
+	int ttl;
+};
+
+struct map {
+	struct slot *s;
+	size_t cap, n;
+};
+
+static struct slot *map_find(const struct map *m, uint64_t key)
+{
+	if (!m->cap)
+		return NULL;
+	key = key ? key : 1;
+	for (size_t i = key & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		if (m->s[i].key == key)
+			return &m->s[i];
+		if (!m->s[i].key)
+			return NULL;
+	}
+}
+
+static bool map_put(struct map *m, uint64_t key, double time, long req, int ttl)
+{
+	key = key ? key : 1;
+	if ((m->n + 1) * 2 > m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 1024;
+		struct slot *s = cs_calloc(cap, sizeof *s);
+		if (!s)
+			return false;
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->s[i].key)
+				continue;
+			size_t j = m->s[i].key & (cap - 1);
+			while (s[j].key)
+				j = (j + 1) & (cap - 1);
+			s[j] = m->s[i];
+		}
+		cs_free(m->s);
+		m->s = s;
+		m->cap = cap;
+	}
+	size_t i = key & (m->cap - 1);
+	while (m->s[i].key && m->s[i].key != key)
+		i = (i + 1) & (m->cap - 1);
+	if (!m->s[i].key)
+		m->n++;
+	m->s[i] = (struct slot){ key, time, req, ttl > m->s[i].ttl || m->s[i].key != key ? ttl : m->s[i].ttl };
+	return true;
+}
+
+/* What predicting one request needs. */
+struct pred {
+	struct source *src;
+	struct request_model *m;
+	struct map cache;
+	long *prefix;      /* prefix[i]: tokens of units 0..i of the request at hand */
+	uint64_t *keys;    /* keys[i]: the prefix key of units 0..i */
+	size_t cap;
+};
+
+static bool live(const struct slot *s, const struct req_request *r, long k)
+{
+	if (!s)
+		return false;
+	if (r->time >= 0 && s->time >= 0)
+		return r->time - s->time <= s->ttl;
+	return s->req == k - 1;
+}
+
+static int default_ttl(const struct request_model *m, const struct req_request *r)
+{
+	if (m->provider == REQ_ANTHROPIC)
+		return 300;
+	return r->retention && !strcmp(r->retention, "24h") ? 86400 : 600;
+}
+
+static bool prepare(struct pred *p, const struct req_request *r)
+{
+	if (r->nunits > p->cap) {
+		size_t cap = r->nunits * 2;
+		long *pre = cs_realloc(p->prefix, cap * sizeof *pre);
+		if (pre)
+			p->prefix = pre;
+		uint64_t *keys = pre ? cs_realloc(p->keys, cap * sizeof *keys) : NULL;
+		if (!keys)
+			return false;
+		p->keys = keys;
+		p->cap = cap;
+	}
+	long t = 0;
+	uint64_t h = REQUEST_HASH_SEED;
+	for (size_t i = 0; i < r->nunits; i++) {
+		const struct req_unit *u = &p->m->units[r->first_unit + i];
+		t += u->tokens;
+		h = request_hash((const char *)&u->hash, sizeof u->hash, h);
+		p->prefix[i] = t;
+		p->keys[i] = h;
+	}
+	return true;
+}
+
+/* The last block automatic caching can mark (not thinking), -1 none. */
+static long auto_position(const struct request_model *m, const struct req_request *r)
+{
+	for (size_t i = r->nunits; i-- > 0;) {
+		const struct req_unit *u = &m->units[r->first_unit + i];
+		if (strcmp(u->type, "thinking") && strcmp(u->type, "redacted_thinking") && u->text_len)
+			return (long)i;
+	}
+	return -1;
+}
+
+static int bp_ttl(const struct request_model *m, const struct req_request *r, size_t i)
+{
+	int ttl = m->units[r->first_unit + i].ttl;
+	if ((long)i == r->auto_unit && r->auto_ttl > ttl)
+		ttl = r->auto_ttl;
+	return ttl;
+}
+
+/* Anthropic: reads, writes and the entries this request leaves. */
+static bool predict_explicit(struct pred *p, struct req_request *r, long k, long min, long *lookback_miss)
+{
+	struct request_model *m = p->m;
+	long read_at = -1, last_bp = -1;
+	*lookback_miss = -1;
+	for (size_t b = 0; b < r->nunits; b++) {
+		int ttl = bp_ttl(m, r, b);
+		if (!ttl)
+			continue;
+		r->nbreakpoints++;
+		if (p->prefix[b] < min)
+			continue;
+		last_bp = (long)b;
+		int positions = 0;
+		for (long i = (long)b; i >= 0; i--) {
+			bool same_position = i < (long)b && m->units[r->first_unit + i + 1].run;
+			positions += !same_position;
+			bool hit = live(map_find(&p->cache, p->keys[i]), r, k);
+			if (hit && positions <= LOOKBACK) {
+				read_at = i > read_at ? i : read_at;
+				break;
+			}
+			if (hit && i > *lookback_miss && i > read_at)
+				*lookback_miss = i;
+			if (hit)
+				break;
+		}
+	}
+	r->pred_read = read_at >= 0 ? p->prefix[read_at] : 0;
+	r->cached_extent = last_bp >= 0 ? p->prefix[last_bp] : 0;
+	r->pred_write = r->cached_extent > r->pred_read ? r->cached_extent - r->pred_read : 0;
+	if (read_at >= 0 && !map_put(&p->cache, p->keys[read_at], r->time, k, default_ttl(m, r)))
+		return false;
+	for (size_t b = 0; b < r->nunits; b++) {
+		int ttl = bp_ttl(m, r, b);
+		if (ttl && p->prefix[b] >= min && !map_put(&p->cache, p->keys[b], r->time, k, ttl))
+			return false;
+	}
+	return true;
+}
+
+/* OpenAI: the longest live prefix, from the minimum, in 128-token steps. */
+static bool predict_prefix(struct pred *p, struct req_request *r, long k, long min)
+{
+	long best = 0;
+	for (size_t i = r->nunits; i-- > 0;)
+		if (live(map_find(&p->cache, p->keys[i]), r, k)) {
+			best = p->prefix[i];
+			break;
+		}
+	r->pred_read = best >= min ? best / OPENAI_STEP * OPENAI_STEP : 0;
+	r->pred_write = 0;
+	r->cached_extent = r->total >= min ? r->total : 0;
+	int ttl = default_ttl(p->m, r);
+	for (size_t i = 0; i < r->nunits; i++)
+		if (p->prefix[i] >= min && !map_put(&p->cache, p->keys[i], r->time, k, ttl))
+			return false;
+	return true;
+}
+
+/* ---- the first difference and its cause ---------------------------------- */
+
+static const char *snippet(struct source *src, const char *s, size_t n, size_t at)
+{
+	size_t from = at > 30 ? at - 30 : 0, to = at + 50 < n ? at + 50 : n;
+	while (from > 0 && from + 40 > at && s[from - 1] != ' ' && s[from - 1] != '\n')
+		from--; /* back to a word's start */
+	while (from > 0 && ((unsigned char)s[from] & 0xC0) == 0x80)
+		from--;
+	while (to < n && ((unsigned char)s[to] & 0xC0) == 0x80)
+		to++;
+	return arena_printf(&src->arena, "%s%.*s%s", from ? "..." : "", (int)(to - from), s + from, to < n ? "..." : "");
+}
+
+/* Whether tools differ only in order between two requests. */
+static bool tools_reordered(const struct request_model *m, const struct req_request *a, const struct req_request *b)
+{
+	size_t na = 0, nb = 0;
+	uint64_t sa = 0, sb = 0, xa = 0, xb = 0;
+	for (size_t i = 0; i < a->nunits && m->units[a->first_unit + i].layer == RL_TOOLS; i++, na++) {
+		sa += m->units[a->first_unit + i].hash;
+		xa ^= m->units[a->first_unit + i].hash * 31;
+	}
+	for (size_t i = 0; i < b->nunits && m->units[b->first_unit + i].layer == RL_TOOLS; i++, nb++) {
+		sb += m->units[b->first_unit + i].hash;
+		xb ^= m->units[b->first_unit + i].hash * 31;
+	}
+	return na == nb && sa == sb && xa == xb;
+}
+
+static const char *cause_of(struct pred *p, const struct req_request *r, const struct req_request *prev,
+			    const struct req_unit *u, const struct req_unit *v, size_t at)
+{
+	struct source *src = p->src;
+	size_t vat, vlen;
+	if (u->layer == RL_TOOLS)
+		return tools_reordered(p->m, r, prev) ? "the tool definitions changed order"
+						      : arena_printf(&src->arena, "a tool definition changed (%s)", u->path);
+	if (v && request_volatile(u->text + (at > 40 ? at - 40 : 0), u->text_len - (at > 40 ? at - 40 : 0), &vat, &vlen) &&
+	    vat <= (at > 40 ? 40 : at) + 1)
+		return arena_printf(&src->arena, "a timestamp or id in the %s layer (%s) changed: \"%.*s\"",
+				    request_layer_name(u->layer), u->path, (int)vlen,
+				    u->text + (at > 40 ? at - 40 : 0) + vat);
+	if (u->layer == RL_SYSTEM)
+		return arena_printf(&src->arena, "the system text changed (%s)", u->path);
+	if (u->layer == RL_HISTORY)
+		return arena_printf(&src->arena, "an earlier message was edited (%s)", u->path);
+	return arena_printf(&src->arena, "the current turn differs (%s)", u->path);
+}
+
+/* Fills r's first difference from prev (k-1) and its cause. */
+static int diff_with(struct pred *p, struct req_request *r, const struct req_request *prev, long k)
+{
+	struct request_model *m = p->m;
+	struct source *src = p->src;
+	size_t i = 0;
+	while (i < r->nunits && i < prev->nunits &&
+	       m->units[r->first_unit + i].hash == m->units[prev->first_unit + i].hash)
+		i++;
+	r->compared = k - 1;
+	if (i == prev->nunits)
+		return CS_OK; /* it extends the request before: nothing broke */
+	const struct req_unit *v = &m->units[prev->first_unit + i];
+	if (i == r->nunits) {
+		r->diff_path = v->path;
+		r->cause = arena_printf(&src->arena, "blocks from %s on were removed", v->path);
+		r->broke = i == 0 || p->prefix[i - 1] < prev->cached_extent;
+		return r->cause ? CS_OK : CS_ENOMEM;
+	}
+	const struct req_unit *u = &m->units[r->first_unit + i];
+	size_t at = 0;
+	while (at < u->text_len && at < v->text_len && u->text[at] == v->text[at])
+		at++;
+	r->diff_unit = (long)(r->first_unit + i);
+	r->diff_path = u->path;
+	r->diff_now = snippet(src, u->text, u->text_len, at);
+	r->diff_before = snippet(src, v->text, v->text_len, at);
+	r->cause = at == u->text_len && at == v->text_len
+			   ? arena_printf(&src->arena, "same text, other fields differ (%s: role, type or attributes)", u->path)
+			   : cause_of(p, r, prev, u, v, at);
+	long before = i ? p->prefix[i - 1] : 0;
+	r->broke = before < prev->cached_extent;
+	if (r->broke && u->layer == RL_TOOLS && tools_reordered(m, r, prev))
+		request_lint(src, m, "tool-order", r->diff_unit, false,
+			     "line %ld: the tool definitions changed order from the request before; every cached prefix "
+			     "after them is lost", r->line);
+	return r->diff_now && r->diff_before && r->cause ? CS_OK : CS_ENOMEM;
+}
+
+static int predict_one(struct pred *p, long k)
+{
+	struct request_model *m = p->m;
+	struct req_request *r = &m->reqs[k];
+	const struct req_model_facts *f = request_model_facts(m->provider, r->model, NULL);
+	if (!prepare(p, r))
+		return CS_ENOMEM;
+	r->total = r->nunits ? p->prefix[r->nunits - 1] : 0;
+	r->auto_unit = r->auto_ttl ? auto_position(m, r) : -1;
+	long miss = -1;
+	bool ok = m->provider == REQ_ANTHROPIC ? predict_explicit(p, r, k, f->min_prefix, &miss)
+					       : predict_prefix(p, r, k, f->min_prefix);
+	if (!ok)
+		return CS_ENOMEM;
+	r->pred_uncached = r->total - r->pred_read - r->pred_write;
+	if (k == 0)
+		return CS_OK;
+	const struct req_request *prev = &m->reqs[k - 1];
+	int rc = diff_with(p, r, prev, k);
+	if (rc != CS_OK || r->cause)
+		return rc;
+	if (miss >= 0) {
+		r->broke = true;
+		r->cause = arena_printf(&p->src->arena, "the breakpoint moved past the %d-block lookback: the entry "
+					"at %s is out of its reach", LOOKBACK, m->units[r->first_unit + miss].path);
+	} else if (r->time >= 0 && prev->time >= 0 && r->time - prev->time > default_ttl(m, prev) &&
+		   prev->cached_extent > 0 && r->pred_read == 0) {
+		r->broke = true;
+		r->cause = arena_printf(&p->src->arena, "the TTL expired: %.0f s between requests (entries last %d s)",
+					r->time - prev->time, default_ttl(m, prev));
+	}
+	return CS_OK;
+}
+
+/* ---- lints on the current request ---------------------------------------- */
+
+static int breakpoint_lints(struct pred *p, const struct req_request *r, const struct req_model_facts *f)
+{
+	struct request_model *m = p->m;
+	int rc = CS_OK, prev_ttl = 0;
+	long prev_bp = -1, positions = 0;
+	for (size_t b = 0; b < r->nunits && rc == CS_OK; b++) {
+		const struct req_unit *u = &m->units[r->first_unit + b];
+		positions += !u->run;
+		int ttl = bp_ttl(m, r, b);
+		if (!ttl)
+			continue;
+		long unit = (long)(r->first_unit + b);
+		if (p->prefix[b] < f->min_prefix)
+			rc = request_lint(p->src, m, "under-minimum", unit, false,
+					  "the breakpoint at %s closes a prefix of %ld tokens, under %s's minimum of %ld: "
+					  "nothing is cached there", u->path, p->prefix[b], r->model[0] ? r->model : "the model",
+					  f->min_prefix);
+		if (rc == CS_OK && ttl > prev_ttl && prev_ttl)
+			rc = request_lint(p->src, m, "ttl-order", unit, false,
+					  "a 1-hour entry at %s comes after a 5-minute one: longer TTLs must come first",
+					  u->path);
+		if (rc == CS_OK && prev_bp >= 0 && positions - prev_bp > LOOKBACK)
+			rc = request_lint(p->src, m, "lookback", unit, false,
+					  "the breakpoint at %s is %ld blocks after the one before: a later read looks back "
+					  "at most %d", u->path, positions - prev_bp, LOOKBACK);
+		prev_ttl = ttl;
+		prev_bp = positions;
+	}
+	if (rc == CS_OK && r->nbreakpoints > 4)
+		rc = request_lint(p->src, m, "over-limit", -1, true,
+				  "%ld cache breakpoints%s: the API accepts at most 4 and refuses this request",
+				  r->nbreakpoints, r->auto_ttl ? " (automatic caching uses one)" : "");
+	return rc;
+}
+
+/* Volatile text in the layers every request repeats (tools, system): when
+ * it changes, the whole conversation after it is written again. History
+ * holds old timestamps that never change again; the current turn is new
+ * anyway. */
+static int volatile_lints(struct pred *p, const struct req_request *r)
+{
+	struct request_model *m = p->m;
+	long end = -1; /* the last unit of the stable layers a cache keeps */
+	for (size_t b = 0; b < r->nunits; b++)
+		if (m->units[r->first_unit + b].layer <= RL_SYSTEM)
+			end = (long)b;
+	for (long b = 0; b <= end; b++) {
+		const struct req_unit *u = &m->units[r->first_unit + (size_t)b];
+		size_t at, len;
+		if (u->image || !request_volatile(u->text, u->text_len, &at, &len))
+			continue;
+		if (request_lint(p->src, m, "volatile", (long)r->first_unit + b, false,
+				 "volatile text \"%.*s\" in %s, inside the cached prefix: when it changes, everything "
+				 "after it is written again", (int)(len > 60 ? 60 : len), u->text + at, u->path) != CS_OK)
+			return CS_ENOMEM;
+	}
+	return CS_OK;
+}
+
+int request_predict(struct source *src, struct request_model *m, struct cs_error *err)
+{
+	struct pred p = { .src = src, .m = m };
+	int rc = CS_OK;
+	for (size_t k = 0; k < m->nreqs && rc == CS_OK; k++)
+		rc = predict_one(&p, (long)k);
+	const struct req_request *cur = &m->reqs[m->current];
+	if (rc == CS_OK && prepare(&p, cur)) {
+		const struct req_model_facts *f = request_model_facts(m->provider, cur->model, NULL);
+		rc = m->provider == REQ_ANTHROPIC ? breakpoint_lints(&p, cur, f) : CS_OK;
+		if (rc == CS_OK)
+			rc = volatile_lints(&p, cur);
+	} else if (rc == CS_OK) {
+		rc = CS_ENOMEM;
+	}
+	cs_free(p.cache.s);
+	cs_free(p.prefix);
+	cs_free(p.keys);
+	return rc == CS_OK ? CS_OK : cs_error_nomem(err);
+}
