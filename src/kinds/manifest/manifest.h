@@ -84,4 +84,11 @@ void manifest_cap_compute(const struct piece *p, size_t max_lines, int strategy,
 /* Assembler (assemble_manifest.c), through manifest_kind.assemble. */
 int manifest_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
 
+/* The kind's operations, for its table (kind.c); load.c. */
+struct emitter;
+int manifest_load(struct source *src, const char *data, size_t len, struct cs_error *err);
+void manifest_free(void *model);
+int manifest_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em);
+const char *manifest_piece_note(const struct source *src, long piece);
+
 #endif
