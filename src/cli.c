@@ -3,41 +3,39 @@
 
 #include "edit.h"
 #include "kind.h"
+#include "setting.h"
 #include "source.h"
 #include "strbuf.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
-/* Settings every kind understands; a kind adds its own (kind.h). */
-static const struct kind_option common_settings[] = {
-	{ .name = "budget", .arg = "N",
-	  .help = "usable budget in tokens (24000, 100k); overrides the input's" },
-	{ .name = "strategy", .arg = "S|ID=S",
-	  .help = "whole-assembly strategy (loom), or ID=S for one piece (manifest)" },
-	{ .name = "chars-per-token", .arg = "N",
-	  .help = "the estimate's divisor (default 4): tokens = ceil(code points / N)" },
-	{ .name = "exclude", .arg = "ID",
-	  .help = "leave a piece out (a manifest path, a node id...); repeatable" },
-	{ .name = "include", .arg = "ID",
-	  .help = "put back a piece the input excludes; repeatable" },
-	{ .name = "priority", .arg = "ID=P",
-	  .help = "set a piece's priority (manifest)" },
-	{ .name = NULL },
+/* The command line's own flags: a switch sets a bool, a value a string. */
+struct cli_flag {
+	const char *name;
+	size_t offset; /* in struct cli */
+	bool value;    /* takes a value (a const char *), else a switch (a bool) */
+	enum cli_command only; /* CLI_UI: any command; else only with that one */
 };
 
-static const struct kind_option *find_setting(const char *name)
-{
-	for (const struct kind_option *o = common_settings; o->name; o++)
-		if (!strcmp(o->name, name))
-			return o;
-	for (size_t k = 0; kind_table[k]; k++) {
-		const struct kind_option *o = kind_option(kind_table[k], name);
-		if (o)
-			return o;
-	}
-	return NULL;
-}
+static const struct cli_flag cli_flags[] = {
+	{ "raw", offsetof(struct cli, raw), false, CLI_UI },
+	{ "force", offsetof(struct cli, force), false, CLI_UI },
+	{ "anyway", offsetof(struct cli, anyway), false, CLI_DUMP },
+	{ "no-mouse", offsetof(struct cli, no_mouse), false, CLI_UI },
+	{ "follow", offsetof(struct cli, follow), false, CLI_UI },
+	{ "ascii", offsetof(struct cli, ascii), false, CLI_UI },
+	{ "kind", offsetof(struct cli, kind), true, CLI_UI },
+	{ "assembly", offsetof(struct cli, assembly), true, CLI_UI },
+	{ "screen", offsetof(struct cli, screen), true, CLI_UI },
+	{ "keys", offsetof(struct cli, keys), true, CLI_UI },
+	{ "theme", offsetof(struct cli, theme), true, CLI_UI },
+	{ "edits", offsetof(struct cli, edits), true, CLI_UI },
+	{ "profile", offsetof(struct cli, profile), true, CLI_UI },
+	{ "baseline", offsetof(struct cli, baseline), true, CLI_UI },
+	{ "output", offsetof(struct cli, output), true, CLI_SAVE },
+};
 
 static int need_value(int argc, char **argv, int *i, const char *inline_value, const char **out,
 		      struct cs_error *err)
@@ -50,6 +48,76 @@ static int need_value(int argc, char **argv, int *i, const char *inline_value, c
 		return cs_error_set(err, CS_EUSAGE, "%s needs a value", argv[*i]);
 	*out = argv[++*i];
 	return CS_OK;
+}
+
+/* --baseline-edit N=V, --breakpoint ID, --no-breakpoint ID: kept in order. */
+static int cache_flag(const char *name, const char *v, struct cli *out, struct cs_error *err)
+{
+	bool edit = !strcmp(name, "baseline-edit");
+	size_t *n = edit ? &out->nbaseline_edits : &out->nbreakpoints;
+	if (*n == CLI_MAX_SETTINGS)
+		return cs_error_set(err, CS_EUSAGE, "more than %d --%s", CLI_MAX_SETTINGS, name);
+	if (edit && !strchr(v, '='))
+		return cs_error_set(err, CS_EUSAGE, "--baseline-edit takes NAME=VALUE (priority=src/a.c=0.9), not \"%s\"", v);
+	if (edit) {
+		out->baseline_edits[(*n)++] = v;
+	} else {
+		out->breakpoint_on[*n] = name[0] == 'b';
+		out->breakpoints[(*n)++] = v;
+	}
+	return CS_OK;
+}
+
+/* A setting (setting.h): a switch alone means true; kept in order. */
+static int setting_flag(int argc, char **argv, int *i, const char *name, const char *inline_value, struct cli *out,
+			struct cs_error *err)
+{
+	const struct setting *s = setting_find(NULL, name);
+	if (!s)
+		return cs_error_set(err, CS_EUSAGE, "unknown option --%s (see --help)", name);
+	if (out->nsettings == CLI_MAX_SETTINGS)
+		return cs_error_set(err, CS_EUSAGE, "more than %d settings", CLI_MAX_SETTINGS);
+	const char *v = inline_value ? inline_value : "true";
+	int rc = setting_is_switch(s) ? CS_OK : need_value(argc, argv, i, inline_value, &v, err);
+	if (rc == CS_OK)
+		out->settings[out->nsettings++] = (struct cli_setting){ s->name, v };
+	return rc;
+}
+
+/* argv[*i], which starts with "--": --name=value or --name value. */
+static int long_option(int argc, char **argv, int *i, struct cli *out, struct cs_error *err)
+{
+	const char *arg = argv[*i];
+	char name[64];
+	const char *eq = strchr(arg, '=');
+	size_t nlen = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+	if (nlen >= sizeof name)
+		return cs_error_set(err, CS_EUSAGE, "unknown option %s (see --help)", arg);
+	memcpy(name, arg + 2, nlen);
+	name[nlen] = '\0';
+	const char *inline_value = eq ? eq + 1 : NULL;
+	const char *v = NULL;
+	for (size_t f = 0; f < sizeof cli_flags / sizeof *cli_flags; f++) {
+		const struct cli_flag *fl = &cli_flags[f];
+		if (strcmp(fl->name, name) != 0 || (fl->only != CLI_UI && fl->only != out->command))
+			continue;
+		if (!fl->value) {
+			*(bool *)((char *)out + fl->offset) = true;
+			return CS_OK;
+		}
+		return need_value(argc, argv, i, inline_value, (const char **)((char *)out + fl->offset), err);
+	}
+	if (!strcmp(name, "baseline-edit") || !strcmp(name, "breakpoint") || !strcmp(name, "no-breakpoint")) {
+		int rc = need_value(argc, argv, i, inline_value, &v, err);
+		return rc == CS_OK ? cache_flag(name, v, out, err) : rc;
+	}
+	if (!strcmp(name, "format")) {
+		int rc = need_value(argc, argv, i, inline_value, &v, err);
+		if (rc == CS_OK && !report_format_from_name(v, &out->format))
+			rc = cs_error_set(err, CS_EUSAGE, "--format takes text, yaml or json, not \"%s\"", v);
+		return rc;
+	}
+	return setting_flag(argc, argv, i, name, inline_value, out, err);
 }
 
 int cli_parse(int argc, char **argv, struct cli *out, struct cs_error *err)
@@ -87,78 +155,7 @@ int cli_parse(int argc, char **argv, struct cli *out, struct cs_error *err)
 		}
 		if (strncmp(arg, "--", 2) != 0)
 			return cs_error_set(err, CS_EUSAGE, "unknown option %s (see --help)", arg);
-		/* --name=value or --name value */
-		char name[64];
-		const char *eq = strchr(arg, '=');
-		size_t nlen = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-		if (nlen >= sizeof name)
-			return cs_error_set(err, CS_EUSAGE, "unknown option %s (see --help)", arg);
-		memcpy(name, arg + 2, nlen);
-		name[nlen] = '\0';
-		const char *inline_value = eq ? eq + 1 : NULL;
-		const char *v = NULL;
-		int rc = CS_OK;
-		if (!strcmp(name, "raw"))
-			out->raw = true;
-		else if (!strcmp(name, "force"))
-			out->force = true;
-		else if (!strcmp(name, "anyway"))
-			out->anyway = true;
-		else if (!strcmp(name, "no-mouse"))
-			out->no_mouse = true;
-		else if (!strcmp(name, "follow"))
-			out->follow = true;
-		else if (!strcmp(name, "ascii"))
-			out->ascii = true;
-		else if (!strcmp(name, "kind"))
-			rc = need_value(argc, argv, &i, inline_value, &out->kind, err);
-		else if (!strcmp(name, "assembly"))
-			rc = need_value(argc, argv, &i, inline_value, &out->assembly, err);
-		else if (!strcmp(name, "screen"))
-			rc = need_value(argc, argv, &i, inline_value, &out->screen, err);
-		else if (!strcmp(name, "keys"))
-			rc = need_value(argc, argv, &i, inline_value, &out->keys, err);
-		else if (!strcmp(name, "theme"))
-			rc = need_value(argc, argv, &i, inline_value, &out->theme, err);
-		else if (!strcmp(name, "edits"))
-			rc = need_value(argc, argv, &i, inline_value, &out->edits, err);
-		else if (!strcmp(name, "profile"))
-			rc = need_value(argc, argv, &i, inline_value, &out->profile, err);
-		else if (!strcmp(name, "baseline"))
-			rc = need_value(argc, argv, &i, inline_value, &out->baseline, err);
-		else if (!strcmp(name, "baseline-edit") || !strcmp(name, "breakpoint") || !strcmp(name, "no-breakpoint")) {
-			bool edit = name[0] == 'b' && name[1] == 'a';
-			size_t *n = edit ? &out->nbaseline_edits : &out->nbreakpoints;
-			if (*n == CLI_MAX_SETTINGS)
-				return cs_error_set(err, CS_EUSAGE, "more than %d --%s", CLI_MAX_SETTINGS, name);
-			rc = need_value(argc, argv, &i, inline_value, &v, err);
-			if (rc == CS_OK && edit && !strchr(v, '='))
-				rc = cs_error_set(err, CS_EUSAGE, "--baseline-edit takes NAME=VALUE (priority=src/a.c=0.9), not \"%s\"", v);
-			if (rc == CS_OK && edit)
-				out->baseline_edits[(*n)++] = v;
-			else if (rc == CS_OK) {
-				out->breakpoint_on[*n] = name[0] == 'b';
-				out->breakpoints[(*n)++] = v;
-			}
-		} else if (!strcmp(name, "output") && out->command == CLI_SAVE) {
-			rc = need_value(argc, argv, &i, inline_value, &out->output, err);
-		} else if (!strcmp(name, "format")) {
-			rc = need_value(argc, argv, &i, inline_value, &v, err);
-			if (rc == CS_OK && !report_format_from_name(v, &out->format))
-				rc = cs_error_set(err, CS_EUSAGE, "--format takes text, yaml or json, not \"%s\"", v);
-		} else {
-			const struct kind_option *o = find_setting(name);
-			if (!o)
-				return cs_error_set(err, CS_EUSAGE, "unknown option --%s (see --help)", name);
-			if (out->nsettings == CLI_MAX_SETTINGS)
-				return cs_error_set(err, CS_EUSAGE, "more than %d settings", CLI_MAX_SETTINGS);
-			if (o->arg)
-				rc = need_value(argc, argv, &i, inline_value, &v, err);
-			else
-				v = inline_value ? inline_value : "true";
-			if (rc == CS_OK)
-				out->settings[out->nsettings++] = (struct cli_setting){ o->name, v };
-		}
+		int rc = long_option(argc, argv, &i, out, err);
 		if (rc != CS_OK)
 			return rc;
 	}
@@ -184,15 +181,6 @@ int cli_apply(const struct cli *cli, struct source *src, struct cs_error *err)
 		}
 	}
 	return CS_OK;
-}
-
-static void option_lines(struct strbuf *out, const struct kind_option *o)
-{
-	for (; o && o->name; o++) {
-		char left[48];
-		snprintf(left, sizeof left, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-		sb_printf(out, "  %-24s %s\n", left, o->help);
-	}
 }
 
 void cli_usage(struct strbuf *out)
@@ -240,12 +228,12 @@ void cli_usage(struct strbuf *out)
 		"  user file: $XDG_CONFIG_HOME/ctxscope/cache.yml (profiles, prices, volatile patterns)\n"
 		"\n"
 		"edits (the same the inspector makes):\n");
-	option_lines(out, common_settings);
+	setting_help_lines(setting_common, out);
 	for (size_t k = 0; kind_table[k]; k++) {
-		if (!kind_table[k]->options || !kind_table[k]->options->name)
+		if (!kind_table[k]->settings || !kind_table[k]->settings->name)
 			continue;
 		sb_printf(out, "\n%s settings:\n", kind_table[k]->title);
-		option_lines(out, kind_table[k]->options);
+		setting_help_lines(kind_table[k]->settings, out);
 	}
 	sb_puts(out,
 		"\n"

@@ -4,6 +4,7 @@
 #include "alloc.h"
 #include "cache.h"
 #include "kind.h"
+#include "setting.h"
 #include "source.h"
 #include "strbuf.h"
 
@@ -14,10 +15,11 @@ struct command_info {
 	const char *name;
 	const char *arg;
 	const char *help;
+	int setting; /* index in setting_common[], -1: none */
 };
 
-static const struct command_info commands[] = {
-#define CMD_X_INFO(e, name, arg, help) [e] = { name, arg, help },
+static const struct command_info command_table[] = {
+#define CMD_X_INFO(e, setting, name, arg, help) [e] = { name, arg, help, setting },
 	COMMANDS(CMD_X_INFO)
 #undef CMD_X_INFO
 };
@@ -35,19 +37,31 @@ static const struct {
 	{ "write", CMD_SAVE },
 };
 
+/* The setting a command changes, or NULL. */
+static const struct setting *setting_of(int code)
+{
+	return command_table[code].setting >= 0 ? &setting_common[command_table[code].setting] : NULL;
+}
+
 const char *command_name(int code)
 {
-	return code >= 0 && code < CMD_COUNT ? commands[code].name : "";
+	if (code < 0 || code >= CMD_COUNT)
+		return "";
+	return setting_of(code) ? setting_of(code)->name : command_table[code].name;
 }
 
 const char *command_arg(int code)
 {
-	return code >= 0 && code < CMD_COUNT ? commands[code].arg : NULL;
+	if (code < 0 || code >= CMD_COUNT)
+		return NULL;
+	return setting_of(code) ? setting_arg(setting_of(code)) : command_table[code].arg;
 }
 
 const char *command_help(int code)
 {
-	return code >= 0 && code < CMD_COUNT ? commands[code].help : "";
+	if (code < 0 || code >= CMD_COUNT)
+		return "";
+	return setting_of(code) ? setting_of(code)->help : command_table[code].help;
 }
 
 static bool is_space(char c)
@@ -67,14 +81,14 @@ static const char *skip_spaces(const char *s)
 static int lookup(const char *s, size_t n)
 {
 	for (int c = 0; c < CMD_COUNT; c++)
-		if (strlen(commands[c].name) == n && !memcmp(commands[c].name, s, n))
+		if (strlen(command_name(c)) == n && !memcmp(command_name(c), s, n))
 			return c;
 	for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
 		if (strlen(aliases[i].alias) == n && !memcmp(aliases[i].alias, s, n))
 			return aliases[i].code;
 	int found = CMD_NONE;
 	for (int c = 0; c < CMD_COUNT; c++)
-		if (!strncmp(commands[c].name, s, n)) {
+		if (!strncmp(command_name(c), s, n)) {
 			if (found != CMD_NONE)
 				return CMD_COUNT;
 			found = c;
@@ -94,8 +108,8 @@ static int ambiguous(const char *s, size_t n, struct cs_error *err)
 {
 	struct strbuf names = STRBUF_INIT;
 	for (int c = 0; c < CMD_COUNT; c++)
-		if (!strncmp(commands[c].name, s, n))
-			sb_printf(&names, "%s%s", names.len ? ", " : "", commands[c].name);
+		if (!strncmp(command_name(c), s, n))
+			sb_printf(&names, "%s%s", names.len ? ", " : "", command_name(c));
 	cs_error_set(err, CS_EUSAGE, "\"%.*s\" is ambiguous: %s", (int)n, s, names.failed ? "..." : sb_str(&names));
 	sb_fini(&names);
 	return CS_EUSAGE;
@@ -116,8 +130,8 @@ static int parse_set(struct source *src, const char *arg, struct command *out, s
 	if (*value == '=')
 		value = skip_spaces(value + 1);
 	if (!*value) {
-		const struct kind_option *opt = kind_option(src->kind, name);
-		if (opt && !opt->arg)
+		const struct setting *opt = setting_of_kind(src, name);
+		if (opt && setting_is_switch(opt))
 			value = "true";
 		else
 			return cs_error_set(err, CS_EUSAGE, ":set %s needs a value", name);
@@ -147,14 +161,14 @@ int command_parse(struct source *src, const char *line, struct command *out, str
 	while (len && is_space(arg[len - 1]))
 		len--;
 	if (len >= sizeof out->arg)
-		return cs_error_set(err, CS_EUSAGE, "the argument of :%s is too long", commands[code].name);
+		return cs_error_set(err, CS_EUSAGE, "the argument of :%s is too long", command_name(code));
 	memcpy(out->arg, arg, len);
 	out->arg[len] = '\0';
-	if (!commands[code].arg && len)
-		return cs_error_set(err, CS_EUSAGE, ":%s takes no argument", commands[code].name);
-	if (commands[code].arg && !len)
-		return cs_error_set(err, CS_EUSAGE, ":%s needs %s: %s", commands[code].name, commands[code].arg,
-				    commands[code].help);
+	if (!command_arg(code) && len)
+		return cs_error_set(err, CS_EUSAGE, ":%s takes no argument", command_name(code));
+	if (command_arg(code) && !len)
+		return cs_error_set(err, CS_EUSAGE, ":%s needs %s: %s", command_name(code), command_arg(code),
+				    command_help(code));
 	out->code = (enum command_code)code;
 
 	switch (out->code) {
@@ -165,7 +179,7 @@ int command_parse(struct source *src, const char *line, struct command *out, str
 	case CMD_PRIORITY:
 	case CMD_CHARS_PER_TOKEN:
 		out->is_edit = true;
-		return edit_from_setting(src, commands[code].name, out->arg, &out->edit, err);
+		return edit_from_setting(src, command_name(code), out->arg, &out->edit, err);
 	case CMD_SET:
 		out->is_edit = true;
 		return parse_set(src, out->arg, out, err);
@@ -230,6 +244,15 @@ static bool add_list(struct command_completion *c, const char *const *list, cons
 	return true;
 }
 
+static bool add_list_n(struct command_completion *c, const char *const *list, size_t count, const char *word,
+		       size_t n)
+{
+	for (size_t i = 0; i < count; i++)
+		if (!strncmp(list[i], word, n) && !add(c, list[i]))
+			return false;
+	return true;
+}
+
 static bool add_strategies(struct command_completion *c, const int *list, const char *word, size_t n)
 {
 	for (; list && *list != STRAT_NONE; list++)
@@ -248,7 +271,7 @@ static bool add_ids(struct command_completion *c, const struct source *src, cons
 
 static bool add_options(struct command_completion *c, const struct source *src, const char *word, size_t n)
 {
-	for (const struct kind_option *o = src ? src->kind->options : NULL; o && o->name; o++)
+	for (const struct setting *o = src ? src->kind->settings : NULL; o && o->name; o++)
 		if (!strncmp(o->name, word, n) && !add(c, o->name))
 			return false;
 	return true;
@@ -299,9 +322,13 @@ static bool complete_arg(struct command_completion *c, const struct source *src,
 			char name[64];
 			size_t n = strcspn(arg, " \t");
 			snprintf(name, sizeof name, "%.*s", (int)n, arg);
-			const struct kind_option *o = src ? kind_option(src->kind, name) : NULL;
+			const struct setting *o = src ? setting_of_kind(src, name) : NULL;
 			c->word_start = (size_t)(last - line);
-			return !o || o->arg || add_list(c, switch_values, last, strlen(last));
+			if (o && o->type == SETTING_BOOL) {
+				const char *const *w = o->words ? o->words : switch_values;
+				return add_list_n(c, w, 2, last, strlen(last));
+			}
+			return !o || o->type != SETTING_ENUM || add_list(c, o->choices, last, strlen(last));
 		}
 	case CMD_PROFILE:
 		c->word_start = (size_t)(arg - line);
@@ -333,8 +360,8 @@ int command_complete(const struct source *src, const struct command_names *names
 	if (!s[n]) {
 		out->word_start = (size_t)(s - line);
 		for (int c = 0; c < CMD_COUNT && ok; c++)
-			if (!strncmp(commands[c].name, s, n))
-				ok = add(out, commands[c].name);
+			if (!strncmp(command_name(c), s, n))
+				ok = add(out, command_name(c));
 	} else {
 		int code = lookup(s, n);
 		out->word_start = strlen(line);

@@ -21,34 +21,38 @@
 
 #include "edit.h"
 #include "error.h"
+#include "setting.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 
 struct source;
 
-/* X(enum, name, argument, help). The order is the help's and completion's. */
-#define COMMANDS(X)                                                                              \
-	X(CMD_BUDGET, "budget", "N", "usable budget in tokens (24000, 100k, 1.5M)")              \
-	X(CMD_STRATEGY, "strategy", "S|ID=S", "whole-assembly strategy, or one piece's")         \
-	X(CMD_EXCLUDE, "exclude", "ID", "leave a piece out")                                     \
-	X(CMD_INCLUDE, "include", "ID", "put a piece back in")                                   \
-	X(CMD_PRIORITY, "priority", "ID=P", "set a piece's priority (manifest)")                 \
-	X(CMD_CHARS_PER_TOKEN, "chars-per-token", "N", "the estimate's divisor (default 4)")     \
-	X(CMD_SET, "set", "NAME VALUE", "a setting of this kind of input (min-recent 8)")        \
-	X(CMD_PROFILE, "profile", "NAME", "the cache profile prices are computed under")         \
-	X(CMD_SORT, "sort", "KEY", "order of the piece list: the kind's keys, those s cycles through") \
-	X(CMD_THEME, "theme", "NAME", "the inspector's colours")                                 \
-	X(CMD_SAVE, "save", NULL, "write the edits back (manifest) or to a what-if file")        \
-	X(CMD_SAVE_AS, "save-as", "FILE", "save to another file")                                \
-	X(CMD_EXPORT, "export", "FILE [FORMAT]", "write the report (text, yaml, json) or the screen") \
-	X(CMD_UNDO, "undo", NULL, "undo the last edit")                                          \
-	X(CMD_REDO, "redo", NULL, "redo the last undone edit")                                   \
-	X(CMD_QUIT, "quit", NULL, "leave the inspector")
+/* X(enum, setting, name, argument, help). The order is the help's and
+ * completion's. A command that changes a common setting (setting.h) names it
+ * (SETTING_BUDGET) and takes its name, placeholder and help from there; the
+ * others say their own (setting -1). */
+#define COMMANDS(X)                                                                               \
+	X(CMD_BUDGET, SETTING_BUDGET, NULL, NULL, NULL)                                           \
+	X(CMD_STRATEGY, SETTING_STRATEGY, NULL, NULL, NULL)                                       \
+	X(CMD_EXCLUDE, SETTING_EXCLUDE, NULL, NULL, NULL)                                         \
+	X(CMD_INCLUDE, SETTING_INCLUDE, NULL, NULL, NULL)                                         \
+	X(CMD_PRIORITY, SETTING_PRIORITY, NULL, NULL, NULL)                                       \
+	X(CMD_CHARS_PER_TOKEN, SETTING_CHARS_PER_TOKEN, NULL, NULL, NULL)                         \
+	X(CMD_SET, -1, "set", "NAME VALUE", "a setting of this kind of input (min-recent 8)")      \
+	X(CMD_PROFILE, -1, "profile", "NAME", "the cache profile prices are computed under")      \
+	X(CMD_SORT, -1, "sort", "KEY", "order of the piece list: the kind's keys, those s cycles through") \
+	X(CMD_THEME, -1, "theme", "NAME", "the inspector's colours")                              \
+	X(CMD_SAVE, -1, "save", NULL, "write the edits back (manifest) or to a what-if file")     \
+	X(CMD_SAVE_AS, -1, "save-as", "FILE", "save to another file")                             \
+	X(CMD_EXPORT, -1, "export", "FILE [FORMAT]", "write the report (text, yaml, json) or the screen") \
+	X(CMD_UNDO, -1, "undo", NULL, "undo the last edit")                                       \
+	X(CMD_REDO, -1, "redo", NULL, "redo the last undone edit")                                \
+	X(CMD_QUIT, -1, "quit", NULL, "leave the inspector")
 
 enum command_code {
 	CMD_NONE = -1, /* an empty line: nothing to do */
-#define CMD_X_ENUM(e, name, arg, help) e,
+#define CMD_X_ENUM(e, setting, name, arg, help) e,
 	COMMANDS(CMD_X_ENUM)
 #undef CMD_X_ENUM
 	CMD_COUNT

@@ -2,6 +2,7 @@
 #include "edit.h"
 
 #include "kind.h"
+#include "setting.h"
 #include "source.h"
 #include "strbuf.h"
 #include "tokens.h"
@@ -85,15 +86,19 @@ static int set_value(struct source *src, const struct edit *e, double v, const c
 	case EDIT_BUDGET:
 		src->settings.budget = (long)v;
 		return CS_OK;
-	case EDIT_CHARS_PER_TOKEN:
-		if (!(v >= TOKENS_MIN_CHARS_PER_TOKEN && v <= TOKENS_MAX_CHARS_PER_TOKEN))
-			return cs_error_set(err, CS_EUSAGE, "chars per token must be from 0.5 to 64");
+	case EDIT_CHARS_PER_TOKEN: {
+		const struct setting *s = &setting_common[SETTING_CHARS_PER_TOKEN];
+		if (!(v >= s->min && v <= s->max))
+			return cs_error_set(err, CS_EUSAGE, "%s must be from %g to %g", s->name, s->min, s->max);
 		source_set_chars_per_token(src, v);
 		return CS_OK;
-	case EDIT_OPTION:
-		if (!src->kind->set_option)
+	}
+	case EDIT_OPTION: {
+		const struct setting *s = setting_of_kind(src, e->option);
+		if (!s)
 			return cs_error_set(err, CS_EUSAGE, "a %s has no setting \"%s\"", src->kind->title, e->option);
-		return src->kind->set_option(src, e->option, text, err);
+		return setting_set(src, s, text, err);
+	}
 	}
 	return cs_error_set(err, CS_EUSAGE, "unknown edit");
 }
@@ -117,10 +122,14 @@ int edit_apply(struct source *src, struct edit *e, struct cs_error *err)
 {
 	e->before = current(src, e);
 	if (e->type == EDIT_OPTION) {
-		struct strbuf old = STRBUF_INIT;
-		if (!src->kind->get_option || src->kind->get_option(src, e->option, &old) != CS_OK) {
-			sb_fini(&old);
+		const struct setting *s = setting_of_kind(src, e->option);
+		if (!s)
 			return cs_error_set(err, CS_EUSAGE, "a %s has no setting \"%s\"", src->kind->title, e->option);
+		struct strbuf old = STRBUF_INIT;
+		setting_get(src, s, &old);
+		if (old.failed) {
+			sb_fini(&old);
+			return cs_error_nomem(err);
 		}
 		snprintf(e->before_text, sizeof e->before_text, "%s", sb_str(&old));
 		sb_fini(&old);
@@ -166,7 +175,7 @@ void edit_describe(const struct source *src, const struct edit *e, bool reverted
 		budget_text(out, to);
 		break;
 	case EDIT_CHARS_PER_TOKEN:
-		sb_printf(out, "chars per token %g -> %g", from, to);
+		sb_printf(out, "%s %g -> %g", setting_common[SETTING_CHARS_PER_TOKEN].name, from, to);
 		break;
 	case EDIT_OPTION:
 		sb_printf(out, "%s %s -> %s", e->option, reverted ? e->text : e->before_text,
@@ -194,78 +203,89 @@ static int find(struct source *src, const char *id, long *out, struct cs_error *
 	return CS_OK;
 }
 
+/* exclude ID, include ID */
+static int piece_exclusion(struct source *src, bool exclude, const char *value, struct edit *out, struct cs_error *err)
+{
+	out->type = EDIT_EXCLUDE;
+	out->value = exclude ? 1 : 0;
+	return find(src, value, &out->piece, err);
+}
+
+/* priority ID=P */
+static int piece_priority(struct source *src, const char *value, struct edit *out, struct cs_error *err)
+{
+	char id[1024];
+	const char *num = split_last_eq(value, id, sizeof id);
+	char *end;
+	if (!num)
+		return cs_error_set(err, CS_EUSAGE, "--priority takes %s=P, e.g. src/main.c=0.9", src->kind->id_key);
+	double v = strtod(num, &end);
+	if (*end || end == num || !isfinite(v))
+		return cs_error_set(err, CS_EUSAGE, "priority \"%s\" is not a number", num);
+	out->type = EDIT_PRIORITY;
+	out->value = v;
+	return find(src, id, &out->piece, err);
+}
+
+/* strategy S (the whole assembly's) or ID=S (one piece's) */
+static int strategy(struct source *src, const char *value, struct edit *out, struct cs_error *err)
+{
+	char id[1024];
+	const char *sname = split_last_eq(value, id, sizeof id);
+	if (sname) {
+		out->type = EDIT_PIECE_STRATEGY;
+		out->value = strategy_from_name(sname);
+		if ((int)out->value == STRAT_NONE)
+			return cs_error_set(err, CS_EUSAGE, "unknown strategy \"%s\"", sname);
+		return find(src, id, &out->piece, err);
+	}
+	out->type = EDIT_STRATEGY;
+	out->value = strategy_from_name(value);
+	if (!src->kind->global_strategies)
+		return cs_error_set(err, CS_EUSAGE, "a %s's strategies are per %s: --strategy %s=never|start|middle|end",
+				    src->kind->title, src->kind->id_key, src->kind->id_key);
+	if ((int)out->value == STRAT_NONE || !kind_allows(src->kind->global_strategies, (int)out->value)) {
+		struct strbuf names = STRBUF_INIT;
+		for (const int *s = src->kind->global_strategies; *s != STRAT_NONE; s++)
+			sb_printf(&names, "%s%s", names.len ? ", " : "", strategy_name(*s));
+		cs_error_set(err, CS_EUSAGE, "unknown strategy \"%s\": expected %s", value, sb_str(&names));
+		sb_fini(&names);
+		return CS_EUSAGE;
+	}
+	return CS_OK;
+}
+
 int edit_from_setting(struct source *src, const char *name, const char *value, struct edit *out,
 		      struct cs_error *err)
 {
 	memset(out, 0, sizeof *out);
 	out->piece = -1;
-	char id[1024];
-	if (!strcmp(name, "exclude") || !strcmp(name, "include")) {
-		out->type = EDIT_EXCLUDE;
-		out->value = !strcmp(name, "exclude") ? 1 : 0;
-		return find(src, value, &out->piece, err);
+	const struct setting *s = setting_find(src, name);
+	struct setting_value v;
+	int rc, common = -1;
+	for (int i = 0; i < SETTING_COMMON_COUNT; i++)
+		if (s == &setting_common[i])
+			common = i;
+	switch (common) {
+	case SETTING_EXCLUDE: return piece_exclusion(src, true, value, out, err);
+	case SETTING_INCLUDE: return piece_exclusion(src, false, value, out, err);
+	case SETTING_PRIORITY: return piece_priority(src, value, out, err);
+	case SETTING_STRATEGY: return strategy(src, value, out, err);
+	case SETTING_BUDGET:
+	case SETTING_CHARS_PER_TOKEN:
+		out->type = common == SETTING_BUDGET ? EDIT_BUDGET : EDIT_CHARS_PER_TOKEN;
+		rc = setting_parse(s, value, NULL, &v, err);
+		out->value = v.number;
+		return rc;
+	default:
+		break;
 	}
-	if (!strcmp(name, "priority")) {
-		const char *num = split_last_eq(value, id, sizeof id);
-		char *end;
-		if (!num)
-			return cs_error_set(err, CS_EUSAGE, "--priority takes %s=P, e.g. src/main.c=0.9",
-					    src->kind->id_key);
-		double v = strtod(num, &end);
-		if (*end || end == num || !isfinite(v))
-			return cs_error_set(err, CS_EUSAGE, "priority \"%s\" is not a number", num);
-		out->type = EDIT_PRIORITY;
-		out->value = v;
-		return find(src, id, &out->piece, err);
-	}
-	if (!strcmp(name, "strategy")) {
-		const char *sname = split_last_eq(value, id, sizeof id);
-		if (sname) {
-			out->type = EDIT_PIECE_STRATEGY;
-			out->value = strategy_from_name(sname);
-			if ((int)out->value == STRAT_NONE)
-				return cs_error_set(err, CS_EUSAGE, "unknown strategy \"%s\"", sname);
-			return find(src, id, &out->piece, err);
-		}
-		out->type = EDIT_STRATEGY;
-		out->value = strategy_from_name(value);
-		if (!src->kind->global_strategies)
-			return cs_error_set(err, CS_EUSAGE,
-					    "a %s's strategies are per %s: --strategy %s=never|start|middle|end",
-					    src->kind->title, src->kind->id_key, src->kind->id_key);
-		if ((int)out->value == STRAT_NONE || !kind_allows(src->kind->global_strategies, (int)out->value)) {
-			struct strbuf names = STRBUF_INIT;
-			for (const int *s = src->kind->global_strategies; *s != STRAT_NONE; s++)
-				sb_printf(&names, "%s%s", names.len ? ", " : "", strategy_name(*s));
-			cs_error_set(err, CS_EUSAGE, "unknown strategy \"%s\": expected %s", value, sb_str(&names));
-			sb_fini(&names);
-			return CS_EUSAGE;
-		}
-		return CS_OK;
-	}
-	if (!strcmp(name, "budget")) {
-		long v;
-		out->type = EDIT_BUDGET;
-		if (!parse_token_count(value, &v))
-			return cs_error_set(err, CS_EUSAGE, "budget \"%s\" is not a token count (e.g. 24000, 100k)", value);
-		out->value = (double)v;
-		return CS_OK;
-	}
-	if (!strcmp(name, "chars-per-token")) {
-		char *end;
-		out->type = EDIT_CHARS_PER_TOKEN;
-		out->value = strtod(value, &end);
-		if (*end || end == value || !(out->value >= TOKENS_MIN_CHARS_PER_TOKEN && out->value <= TOKENS_MAX_CHARS_PER_TOKEN))
-			return cs_error_set(err, CS_EUSAGE, "chars per token \"%s\" must be a number from 0.5 to 64", value);
-		return CS_OK;
-	}
-	if (kind_option(src->kind, name)) {
-		out->type = EDIT_OPTION;
-		snprintf(out->option, sizeof out->option, "%s", name);
-		snprintf(out->text, sizeof out->text, "%s", value);
-		return CS_OK;
-	}
-	return cs_error_set(err, CS_EUSAGE, "a %s has no setting \"%s\"", src->kind->title, name);
+	if (!s)
+		return cs_error_set(err, CS_EUSAGE, "a %s has no setting \"%s\"", src->kind->title, name);
+	out->type = EDIT_OPTION;
+	snprintf(out->option, sizeof out->option, "%s", s->name);
+	snprintf(out->text, sizeof out->text, "%s", value);
+	return CS_OK;
 }
 
 void edit_to_setting(const struct source *src, const struct edit *e, struct strbuf *name, struct strbuf *value)
@@ -289,13 +309,13 @@ void edit_to_setting(const struct source *src, const struct edit *e, struct strb
 		sb_puts(value, strategy_name((int)e->value));
 		break;
 	case EDIT_BUDGET:
-		sb_puts(name, "budget");
-		sb_printf(value, "%ld", (long)e->value);
+	case EDIT_CHARS_PER_TOKEN: {
+		const struct setting *s = &setting_common[e->type == EDIT_BUDGET ? SETTING_BUDGET : SETTING_CHARS_PER_TOKEN];
+		struct setting_value v = { .number = e->value };
+		sb_puts(name, s->name);
+		setting_print(s, &v, value);
 		break;
-	case EDIT_CHARS_PER_TOKEN:
-		sb_puts(name, "chars-per-token");
-		sb_printf(value, "%g", e->value);
-		break;
+	}
 	case EDIT_OPTION:
 		sb_puts(name, e->option);
 		sb_puts(value, e->text);

@@ -3,6 +3,7 @@
 
 #include "json_doc.h"
 #include "json_scan.h"
+#include "setting.h"
 #include "strbuf.h"
 
 #include <string.h>
@@ -32,14 +33,6 @@ const struct kind_ops *kind_by_name(const char *name)
 	return NULL;
 }
 
-const struct kind_option *kind_option(const struct kind_ops *kind, const char *name)
-{
-	for (const struct kind_option *o = kind->options; o && o->name; o++)
-		if (strcmp(o->name, name) == 0)
-			return o;
-	return NULL;
-}
-
 int kind_sort_key(const struct kind_ops *kind, const char *name)
 {
 	for (int i = 0; kind->sort_keys && kind->sort_keys[i]; i++)
@@ -54,11 +47,11 @@ void kind_sort_keys_text(const struct kind_ops *kind, const char *last_sep, stru
 		sb_printf(out, "%s%s", i == 0 ? "" : kind->sort_keys[i + 1] ? ", " : last_sep, kind->sort_keys[i]);
 }
 
-const struct kind_option *kind_choice_option(const struct kind_ops *kind)
+const struct setting *kind_choice_setting(const struct kind_ops *kind)
 {
-	for (const struct kind_option *o = kind->options; o && o->name; o++)
-		if (o->choices && o->choices[0])
-			return o;
+	for (const struct setting *s = kind->settings; s && s->name; s++)
+		if (s->type == SETTING_ENUM)
+			return s;
 	return NULL;
 }
 

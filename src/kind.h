@@ -1,7 +1,8 @@
 /* kind.h: the four kinds of input (manifest, loom, ledger, memory) behind one
  * table of operations, and how a file's kind is told. Everything above this
  * (the command line, reports, the UI) works on any kind through this table;
- * a new kind adds one kind_ops and one line in kind.c. */
+ * a new kind adds its folder src/kinds/<kind>/ (kind.c holds its kind_ops,
+ * settings and sort keys; load.c parses) and one line in kind.c. */
 #ifndef CTXSCOPE_KIND_H
 #define CTXSCOPE_KIND_H
 
@@ -12,18 +13,9 @@
 
 struct assembly;
 struct emitter;
+struct setting;
 struct source;
 struct strbuf;
-
-/* A kind's own setting: --NAME VALUE on the command line, `:set NAME VALUE`
- * in the UI, listed by --help. */
-struct kind_option {
-	const char *name; /* "min-recent" */
-	const char *arg;  /* "N"; NULL for a switch (its value is "true"/"false") */
-	const char *help; /* one line */
-	const char *const *choices; /* the values it takes, NULL-terminated, for
-	                               cycling through them; NULL when free-form */
-};
 
 struct kind_ops {
 	const char *name;   /* the --kind value: "manifest" */
@@ -34,7 +26,9 @@ struct kind_ops {
 	 * these extensions (NULL-terminated; NULL for none). */
 	const char *const *json_keys;
 	const char *const *extensions;
-	const struct kind_option *options; /* terminated by a NULL name; may be NULL */
+	/* The kind's own settings (setting.h): --NAME VALUE, `:set NAME VALUE`,
+	 * --help; terminated by a NULL name; may be NULL. */
+	const struct setting *settings;
 	const int *piece_strategies;       /* STRAT_NONE-terminated; NULL: pieces have none */
 	const int *global_strategies;      /* STRAT_NONE-terminated; NULL: none */
 	/* The orders the piece list takes, NULL-terminated, the assembly's
@@ -46,12 +40,6 @@ struct kind_ops {
 	/* Fills src (pieces, model, warnings) from the file's bytes. On error
 	 * fills err (file is set by the caller) and returns its code. */
 	int (*load)(struct source *src, const char *data, size_t len, struct cs_error *err);
-	/* Sets a kind option from text; CS_EUSAGE with a sentence when the
-	 * name is unknown or the value wrong. May be NULL when options is. */
-	int (*set_option)(struct source *src, const char *name, const char *value, struct cs_error *err);
-	/* The option's current value as text into out (for undo and display).
-	 * Returns CS_EUSAGE for an unknown name. May be NULL when options is. */
-	int (*get_option)(const struct source *src, const char *name, struct strbuf *out);
 	/* Runs the kind's assembly algorithm: asm_init, blocks, asm_finish. */
 	int (*assemble)(const struct source *src, struct assembly *out, struct cs_error *err);
 	/* Frees src->model. NULL-safe on the model. */
@@ -95,15 +83,12 @@ const struct kind_ops *kind_by_name(const char *name);
 int kind_detect(const char *path, const char *data, size_t len, const struct kind_ops **out,
 		struct cs_error *err);
 
-/* The kind's first option that lists its choices (NULL when none). */
-const struct kind_option *kind_choice_option(const struct kind_ops *kind);
+/* The kind's first setting with choices (an enum: what `A` cycles), NULL when none. */
+const struct setting *kind_choice_setting(const struct kind_ops *kind);
 
 /* The index of sort key `name` in kind's sort_keys, or -1. */
 int kind_sort_key(const struct kind_ops *kind, const char *name);
 /* "order, tokens or priority": the kind's sort keys for a sentence. */
 void kind_sort_keys_text(const struct kind_ops *kind, const char *last_sep, struct strbuf *out);
-
-/* The kind option named `name` in kind (NULL when none). */
-const struct kind_option *kind_option(const struct kind_ops *kind, const char *name);
 
 #endif

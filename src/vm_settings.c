@@ -3,6 +3,7 @@
 
 #include "alloc.h"
 #include "kind.h"
+#include "setting.h"
 #include "strbuf.h"
 
 #include <math.h>
@@ -12,41 +13,22 @@
 
 /* ---- a kind's own settings ------------------------------------------------------ */
 
-static bool is_list_option(const struct kind_option *o)
-{
-	return o->arg && (strcmp(o->arg, "NAME=V") == 0 || strcmp(o->arg, "NAME=P") == 0);
-}
-
 size_t vm_panel_entries(const struct vm *vm, struct vm_panel_entry *out, size_t cap)
 {
-	const struct kind_ops *k = vm->src->kind;
 	size_t n = 0;
-	if (!k->options || !k->get_option)
-		return 0;
-	struct strbuf text = STRBUF_INIT;
-	for (const struct kind_option *o = k->options; o->name && n < cap; o++) {
-		if (!is_list_option(o))
+	for (const struct setting *o = vm->src->kind->settings; o && o->name && n < cap; o++) {
+		if (o->type != SETTING_WEIGHTS && o->type != SETTING_PERCENT)
 			continue;
-		sb_reset(&text);
-		if (k->get_option(vm->src, o->name, &text) != CS_OK || text.failed)
-			continue;
-		/* "recency=0.3,relevance=0.5,salience=0.2" */
-		const char *p = sb_str(&text);
-		while (*p && n < cap) {
-			size_t len = strcspn(p, ",");
-			const char *eq = memchr(p, '=', len);
-			if (eq && (size_t)(eq - p) < VM_PANEL_NAME_MAX) {
-				struct vm_panel_entry *e = &out[n++];
-				e->option = o->name;
-				memcpy(e->name, p, (size_t)(eq - p));
-				e->name[eq - p] = '\0';
-				e->value = strtod(eq + 1, NULL);
-				e->percent = o->arg[5] == 'P';
-			}
-			p += len + (p[len] == ',');
+		struct setting_value v;
+		setting_current(vm->src, o, &v);
+		for (size_t j = 0; j < setting_list_len(o) && n < cap; j++) {
+			struct vm_panel_entry *e = &out[n++];
+			e->option = o->name;
+			snprintf(e->name, sizeof e->name, "%s", o->choices[j]);
+			e->value = v.list[j];
+			e->percent = o->type == SETTING_PERCENT;
 		}
 	}
-	sb_fini(&text);
 	return n;
 }
 
@@ -145,8 +127,8 @@ int vm_panel_nudge(struct vm *vm, size_t index, int direction, struct cs_error *
 int vm_cycle_option(struct vm *vm, const char *name, struct cs_error *err)
 {
 	const struct kind_ops *k = vm->src->kind;
-	const struct kind_option *o = name ? kind_option(k, name) : kind_choice_option(k);
-	const char *const *choices = o && k->get_option ? o->choices : NULL;
+	const struct setting *o = name ? setting_of_kind(vm->src, name) : kind_choice_setting(k);
+	const char *const *choices = o && o->type == SETTING_ENUM ? o->choices : NULL;
 	size_t n = 0;
 	while (choices && choices[n])
 		n++;
@@ -156,7 +138,7 @@ int vm_cycle_option(struct vm *vm, const char *name, struct cs_error *err)
 	}
 	name = o->name;
 	struct strbuf cur = STRBUF_INIT;
-	k->get_option(vm->src, name, &cur);
+	setting_get(vm->src, o, &cur);
 	size_t word = strcspn(sb_str(&cur), " ");
 	size_t at = n - 1; /* an unlisted value: start from the first */
 	for (size_t i = 0; i < n; i++)
@@ -192,18 +174,20 @@ int vm_cycle_option(struct vm *vm, const char *name, struct cs_error *err)
 int vm_toggle_option(struct vm *vm, const char *name, struct cs_error *err)
 {
 	const struct kind_ops *k = vm->src->kind;
-	const struct kind_option *o = kind_option(k, name);
-	if (!o || o->arg || !k->get_option) {
+	const struct setting *o = setting_of_kind(vm->src, name);
+	if (!o || o->type != SETTING_BOOL) {
 		vm_status(vm, true, "a %s has no %s setting", k->title, name);
 		return cs_error_set(err, CS_EUSAGE, "no such switch");
 	}
-	struct strbuf cur = STRBUF_INIT;
-	k->get_option(vm->src, name, &cur);
-	bool on = strcmp(sb_str(&cur), "true") == 0 || strcmp(sb_str(&cur), "on") == 0;
-	sb_fini(&cur);
+	struct setting_value v;
+	setting_current(vm->src, o, &v);
+	v.on = !v.on;
+	struct strbuf text = STRBUF_INIT;
+	setting_print(o, &v, &text);
 	struct edit e = { .type = EDIT_OPTION, .piece = -1 };
 	snprintf(e.option, sizeof e.option, "%s", name);
-	snprintf(e.text, sizeof e.text, "%s", on ? "false" : "true");
+	snprintf(e.text, sizeof e.text, "%s", sb_str(&text));
+	sb_fini(&text);
 	return vm_apply(vm, &e, err);
 }
 

@@ -9,7 +9,9 @@
 #include "support.h"
 
 #include "edit.h"
+#include "kind.h"
 #include "load.h"
+#include "setting.h"
 #include "strbuf.h"
 
 #include <ftw.h>
@@ -126,6 +128,23 @@ void support_set(struct source *src, const char *name, const char *value)
 	cs_error_clear(&err);
 	if (edit_from_setting(src, name, value, &e, &err) != CS_OK || edit_apply(src, &e, &err) != CS_OK)
 		fail_msg("--%s %s: %s", name, value, err.message);
+}
+
+int support_get(const struct source *src, const char *name, struct strbuf *out)
+{
+	const struct setting *s = setting_of_kind(src, name);
+	if (!s)
+		return CS_EUSAGE;
+	setting_get(src, s, out);
+	return CS_OK;
+}
+
+int support_set_option(struct source *src, const char *name, const char *value, struct cs_error *err)
+{
+	const struct setting *s = setting_of_kind(src, name);
+	if (!s)
+		return cs_error_set(err, CS_EUSAGE, "a %s has no setting \"%s\"", src->kind->title, name);
+	return setting_set(src, s, value, err);
 }
 
 const char *support_prompt(const struct assembly *a)

@@ -8,6 +8,8 @@
 #include "error.h"
 #include "source.h"
 
+struct strbuf;
+
 /* A fresh folder under /tmp (static buffer per call site is the caller's:
  * the returned string is malloc'd; free it after support_rmtree). */
 char *support_tempdir(void);
@@ -30,6 +32,11 @@ void support_assemble(const struct source *src, struct assembly *a);
 long support_piece(struct source *src, const char *id);
 /* Applies a setting as the command line would; fails the test on error. */
 void support_set(struct source *src, const char *name, const char *value);
+/* A kind setting's current value as text into out (setting_get):
+ * CS_EUSAGE when src's kind has no such setting. */
+int support_get(const struct source *src, const char *name, struct strbuf *out);
+/* Sets a kind setting from text (setting_set); CS_EUSAGE for an unknown one. */
+int support_set_option(struct source *src, const char *name, const char *value, struct cs_error *err);
 /* The whole rendered prompt (static buffer, valid until the next call). */
 const char *support_prompt(const struct assembly *a);
 

@@ -244,7 +244,7 @@ static void test_errors(void **state)
 	assert_string_equal(parse_error(src, ":frobnicate"), "no command \"frobnicate\" (Tab lists them)");
 	assert_string_equal(parse_error(src, ":s x"), "\"s\" is ambiguous: strategy, set, sort, save, save-as");
 	assert_string_equal(parse_error(src, ":sa x"), "\"sa\" is ambiguous: save, save-as");
-	assert_string_equal(parse_error(src, ":budget"), ":budget needs N: usable budget in tokens (24000, 100k, 1.5M)");
+	assert_string_equal(parse_error(src, ":budget"), ":budget needs N: usable budget in tokens (24000, 100k, 1.5M); overrides the input's");
 	assert_string_equal(parse_error(src, ":save now"), ":save takes no argument");
 	assert_string_equal(parse_error(src, ":q!"), "no command \"q!\" (Tab lists them)");
 	assert_string_equal(parse_error(src, ":sort size"),

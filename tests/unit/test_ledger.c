@@ -296,10 +296,10 @@ static void test_replay_vs_next(void **state)
 	assert_string_equal(fact(&f.a, "task"), "Try the other fix.");
 	/* Options read back for undo. */
 	struct strbuf v = STRBUF_INIT;
-	assert_int_equal(f.src->kind->get_option(f.src, "next", &v), CS_OK);
+	assert_int_equal(support_get(f.src, "next", &v), CS_OK);
 	assert_string_equal(sb_str(&v), "true");
 	sb_reset(&v);
-	assert_int_equal(f.src->kind->get_option(f.src, "session", &v), CS_OK);
+	assert_int_equal(support_get(f.src, "session", &v), CS_OK);
 	assert_string_equal(sb_str(&v), "alt");
 	sb_fini(&v);
 	fx_done(&f);
@@ -312,10 +312,10 @@ static void test_next_needs_event(void **state)
 	load_fixture(&f, "[]", "null", "");
 	struct cs_error err;
 	cs_error_clear(&err);
-	assert_int_equal(f.src->kind->set_option(f.src, "next", "true", &err), CS_EUSAGE);
-	assert_int_equal(f.src->kind->set_option(f.src, "turn", "T99", &err), CS_EUSAGE);
-	assert_int_equal(f.src->kind->set_option(f.src, "compaction-rule", "latest", &err), CS_EUSAGE);
-	assert_int_equal(f.src->kind->set_option(f.src, "session", "nope", &err), CS_EUSAGE);
+	assert_int_equal(support_set_option(f.src, "next", "true", &err), CS_EUSAGE);
+	assert_int_equal(support_set_option(f.src, "turn", "T99", &err), CS_EUSAGE);
+	assert_int_equal(support_set_option(f.src, "compaction-rule", "latest", &err), CS_EUSAGE);
+	assert_int_equal(support_set_option(f.src, "session", "nope", &err), CS_EUSAGE);
 	assert_non_null(strstr(err.message, "sessions: main, alt"));
 	/* A turn off the session's thread cannot be replayed. */
 	support_set(f.src, "turn", "T7");
@@ -505,7 +505,7 @@ static void sweep(const char *path, const char *option, const char *value)
 		if (rc == CS_OK && option && !strcmp(option, "budget"))
 			src->settings.budget = atol(value);
 		else if (rc == CS_OK && option)
-			rc = src->kind->set_option(src, option, value, &err);
+			rc = support_set_option(src, option, value, &err);
 		if (rc == CS_OK) {
 			struct assembly a;
 			rc = assemble(src, &a, &err);

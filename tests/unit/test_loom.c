@@ -609,11 +609,11 @@ static void test_loom_aware(void **state)
 	struct assembly plain, aware;
 	support_assemble(src, &plain);
 	struct strbuf v = STRBUF_INIT;
-	assert_int_equal(src->kind->get_option(src, "loom-aware", &v), CS_OK);
+	assert_int_equal(support_get(src, "loom-aware", &v), CS_OK);
 	assert_string_equal(sb_str(&v), "false");
 	support_set(src, "loom-aware", "on");
 	sb_reset(&v);
-	src->kind->get_option(src, "loom-aware", &v);
+	support_get(src, "loom-aware", &v);
 	assert_string_equal(sb_str(&v), "true");
 	support_assemble(src, &aware);
 	const char *p = support_prompt(&aware);
@@ -630,11 +630,11 @@ static void test_loom_aware(void **state)
 	asm_fini(&aware);
 
 	struct cs_error err;
-	assert_int_equal(src->kind->set_option(src, "loom-aware", "maybe", &err), CS_EUSAGE);
-	assert_int_equal(src->kind->set_option(src, "min-recent", "-1", &err), CS_EUSAGE);
-	assert_int_equal(src->kind->set_option(src, "min-recent", "7", &err), CS_OK);
+	assert_int_equal(support_set_option(src, "loom-aware", "maybe", &err), CS_EUSAGE);
+	assert_int_equal(support_set_option(src, "min-recent", "-1", &err), CS_EUSAGE);
+	assert_int_equal(support_set_option(src, "min-recent", "7", &err), CS_OK);
 	sb_reset(&v);
-	src->kind->get_option(src, "min-recent", &v);
+	support_get(src, "min-recent", &v);
 	assert_string_equal(sb_str(&v), "7");
 	sb_fini(&v);
 	source_free(src);

@@ -62,7 +62,7 @@ static const struct piece_result *result(struct source *src, const struct assemb
 static void get_option(const struct source *src, const char *name, char *out, size_t n)
 {
 	struct strbuf sb = STRBUF_INIT;
-	assert_int_equal(src->kind->get_option(src, name, &sb), CS_OK);
+	assert_int_equal(support_get(src, name, &sb), CS_OK);
 	snprintf(out, n, "%s", sb_str(&sb));
 	sb_fini(&sb);
 }

@@ -499,12 +499,12 @@ static void test_memory_panel_and_cutoff_line(void **state)
 	assert_int_equal(vm_cycle_option(&vm, "archetype", &err), CS_OK);
 	assert_int_equal(strncmp(sb_str(&vm.status), "archetype coding", 16), 0);
 	struct strbuf v = STRBUF_INIT;
-	vm.src->kind->get_option(vm.src, "archetype", &v);
+	support_get(vm.src, "archetype", &v);
 	assert_string_equal(sb_str(&v), "support");
 	assert_int_equal(vm_cycle_option(&vm, "archetype", &err), CS_OK);
 	assert_int_equal(vm_cycle_option(&vm, "archetype", &err), CS_OK);
 	sb_reset(&v);
-	vm.src->kind->get_option(vm.src, "archetype", &v);
+	support_get(vm.src, "archetype", &v);
 	assert_string_equal(sb_str(&v), "coding");
 	sb_fini(&v);
 	/* no such switch here */

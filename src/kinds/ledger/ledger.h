@@ -126,6 +126,10 @@ int ledger_ancestry(const struct ledger *l, long turn, long **out, size_t *n);
 /* Assembler (assemble_ledger.c), through ledger_kind.assemble. */
 int ledger_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
 int ledger_report_extra(const struct source *src, const struct assembly *a, struct emitter *em);
+/* The kind's operations, for its table (kind.c); load.c. */
+int ledger_load(struct source *src, const char *data, size_t len, struct cs_error *err);
+int ledger_load_db(struct source *src, const char *path, const char *assembly, struct cs_error *err);
+void ledger_free(void *model);
 int ledger_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em);
 
 #endif

@@ -10,7 +10,7 @@
  * turn is missing, a value of the wrong type.
  * Unsupported: tool_calls rows are read for their shape only (their results
  * are in `tool` messages, which is what the broker replays); timestamps and
- * context_json are not interpreted. */
+ * context_json are not interpreted. The kind's table and settings are kind.c. */
 #include "ledger.h"
 
 #include "db.h"
@@ -953,7 +953,7 @@ static int read_tool_calls(struct loader *ld)
 	return CS_OK;
 }
 
-static void ledger_free(void *model)
+void ledger_free(void *model)
 {
 	cs_free(model); /* everything else lives in the source's arena */
 }
@@ -1006,7 +1006,7 @@ static int load_tables(struct source *src, const struct json_doc *d, struct ledg
 	return CS_OK;
 }
 
-static int ledger_load(struct source *src, const char *data, size_t len, struct cs_error *err)
+int ledger_load(struct source *src, const char *data, size_t len, struct cs_error *err)
 {
 	struct json_doc d;
 	int rc = json_doc_parse(&d, data, len, err);
@@ -1019,7 +1019,7 @@ static int ledger_load(struct source *src, const char *data, size_t len, struct 
 /* agents.db itself: its rows read as the export's (db.h), one at a time;
  * errors told by table, row id and column (or the assembly file's
  * position). */
-static int ledger_load_db(struct source *src, const char *path, const char *assembly, struct cs_error *err)
+int ledger_load_db(struct source *src, const char *path, const char *assembly, struct cs_error *err)
 {
 	struct strbuf root = STRBUF_INIT;
 	struct ledger_db *db;
@@ -1100,128 +1100,3 @@ int ledger_ancestry(const struct ledger *l, long turn, long **out, size_t *n)
 	*n = depth;
 	return CS_OK;
 }
-
-static const char *const ledger_compaction_rules[] = { "first-kept", "after-only", NULL };
-static const char *const ledger_summary_roles[] = { "user", "system", NULL };
-static const struct kind_option ledger_options[] = {
-	{ .name = "session", .arg = "LABEL",
-	  .help = "the session to assemble (default: assembly.session, the only active one, else main)" },
-	{ .name = "turn", .arg = "ID",
-	  .help = "replay the context as sent for this turn (default: the session head)" },
-	{ .name = "next", .arg = NULL,
-	  .help = "assemble the hypothetical next turn with assembly.event instead of replaying" },
-	{ .name = "compaction-rule", .arg = "R",
-	  .help = "first-kept (formats.md decision: keep from first_kept_turn_id) or after-only (seed 001)", .choices = ledger_compaction_rules },
-	{ .name = "summary-role", .arg = "R",
-	  .help = "user (seed 001, with the [Previous conversation summary] marker) or system (seed 004)", .choices = ledger_summary_roles },
-	{ .name = NULL },
-};
-
-static int parse_switch(const char *value, bool *out)
-{
-	if (!strcmp(value, "true") || !strcmp(value, "on"))
-		*out = true;
-	else if (!strcmp(value, "false") || !strcmp(value, "off"))
-		*out = false;
-	else
-		return -1;
-	return 0;
-}
-
-static int ledger_set_option(struct source *src, const char *name, const char *value, struct cs_error *err)
-{
-	struct ledger *l = src->model;
-	if (!strcmp(name, "session")) {
-		const char *copy = value[0] ? arena_strdup(&src->arena, value) : NULL;
-		if (value[0] && !copy)
-			return nomem(err);
-		const char *old = l->session;
-		l->session = copy;
-		if (copy && ledger_pick_session(l, err) < 0) {
-			l->session = old;
-			return CS_EUSAGE;
-		}
-		return CS_OK;
-	}
-	if (!strcmp(name, "turn")) {
-		if (!value[0] || !strcmp(value, "head")) {
-			l->turn = NULL;
-			return CS_OK;
-		}
-		if (ledger_turn_index(l, value) < 0)
-			return cs_error_set(err, CS_EUSAGE, "no turn \"%s\" in this ledger", value);
-		l->turn = arena_strdup(&src->arena, value);
-		return l->turn ? CS_OK : nomem(err);
-	}
-	if (!strcmp(name, "next")) {
-		bool v;
-		if (parse_switch(value, &v))
-			return cs_error_set(err, CS_EUSAGE, "next takes true or false, not \"%s\"", value);
-		if (v && l->event < 0)
-			return cs_error_set(err, CS_EUSAGE, "next needs an assembly.event in the ledger export (none given)");
-		l->next = v;
-		return CS_OK;
-	}
-	if (!strcmp(name, "compaction-rule")) {
-		if (!strcmp(value, "first-kept"))
-			l->rule = LEDGER_RULE_FIRST_KEPT;
-		else if (!strcmp(value, "after-only"))
-			l->rule = LEDGER_RULE_AFTER_ONLY;
-		else
-			return cs_error_set(err, CS_EUSAGE, "compaction-rule takes first-kept or after-only, not \"%s\"", value);
-		return CS_OK;
-	}
-	if (!strcmp(name, "summary-role")) {
-		if (!strcmp(value, "user"))
-			l->summary_system = false;
-		else if (!strcmp(value, "system"))
-			l->summary_system = true;
-		else
-			return cs_error_set(err, CS_EUSAGE, "summary-role takes user or system, not \"%s\"", value);
-		return CS_OK;
-	}
-	return cs_error_set(err, CS_EUSAGE, "a ledger has no setting \"%s\"", name);
-}
-
-static int ledger_get_option(const struct source *src, const char *name, struct strbuf *out)
-{
-	const struct ledger *l = src->model;
-	if (!strcmp(name, "session"))
-		sb_puts(out, l->session ? l->session : "");
-	else if (!strcmp(name, "turn"))
-		sb_puts(out, l->turn ? l->turn : "");
-	else if (!strcmp(name, "next"))
-		sb_puts(out, l->next ? "true" : "false");
-	else if (!strcmp(name, "compaction-rule"))
-		sb_puts(out, l->rule == LEDGER_RULE_AFTER_ONLY ? "after-only" : "first-kept");
-	else if (!strcmp(name, "summary-role"))
-		sb_puts(out, l->summary_system ? "system" : "user");
-	else
-		return CS_EUSAGE;
-	return CS_OK;
-}
-
-static const char *const ledger_json_keys[] = { "turns", NULL };
-
-static const char *const ledger_sort_keys[] = { "order", "tokens", NULL };
-
-const struct kind_ops ledger_kind = {
-	.name = "ledger",
-	.title = "ledger export",
-	.id_key = "message",
-	.json_keys = ledger_json_keys,
-	.extensions = NULL,
-	.options = ledger_options,
-	.piece_strategies = NULL,
-	.global_strategies = NULL,
-	.sort_keys = ledger_sort_keys,
-	.load = ledger_load,
-	.set_option = ledger_set_option,
-	.get_option = ledger_get_option,
-	.assemble = ledger_assemble,
-	.free_model = ledger_free,
-	.report_extra = ledger_report_extra,
-	.report_piece = ledger_report_piece,
-	.sniff = ledger_db_sniff,
-	.load_path = ledger_load_db,
-};

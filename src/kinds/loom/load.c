@@ -15,7 +15,8 @@
  *     piece (its first use), with a warning.
  * Unsupported: the seed's operational memory block and loom-aware system
  * prompt addendum (no fields for them in the format).
- * The time parsing is loom_time.c; the pieces are made in loom_pieces.c. */
+ * The time parsing is time.c; the pieces are made in pieces.c; the kind's
+ * table and settings are kind.c. */
 #include "loom_priv.h"
 
 #include "alloc.h"
@@ -738,7 +739,7 @@ static void settle_limit(struct loom *m)
 	m->limit_source = known ? "the model table" : m->model_ref ? "fallback (model not in the table)" : "fallback (no model)";
 }
 
-static void loom_free(void *model)
+void loom_free(void *model)
 {
 	struct loom *m = model;
 	if (!m)
@@ -794,7 +795,7 @@ static int read_tree(struct loader *L, const cJSON *root, size_t *root_node)
 	return node_ref(L, tree, &tp, "rootNodeId", JSON_REQUIRED, root_node);
 }
 
-static int loom_load(struct source *src, const char *data, size_t len, struct cs_error *err)
+int loom_load(struct source *src, const char *data, size_t len, struct cs_error *err)
 {
 	struct loader L = { .src = src, .err = err };
 	struct loom *m = cs_calloc(1, sizeof *m);
@@ -894,64 +895,9 @@ out:
 	return rc;
 }
 
-/* ---- options and the kind ------------------------------------------------ */
+/* ---- report additions ---------------------------------------------------- */
 
-static const struct kind_option loom_options[] = {
-	{ .name = "min-recent", .arg = "N",
-	  .help = "path nodes truncateMiddle keeps after the first message (counted before merging); input: the tree's" },
-	{ .name = "loom-aware", .arg = NULL,
-	  .help = "seed 000's node headers and Loom Context block, their tokens counted" },
-	{ .name = NULL },
-};
-
-static int loom_set_option(struct source *src, const char *name, const char *value, struct cs_error *err)
-{
-	struct loom *m = src->model;
-	if (!strcmp(name, "loom-aware")) {
-		if (strcmp(value, "true") && strcmp(value, "false") && strcmp(value, "on") && strcmp(value, "off"))
-			return cs_error_set(err, CS_EUSAGE, "loom-aware takes true or false, not \"%s\"", value);
-		m->loom_aware = !strcmp(value, "true") || !strcmp(value, "on");
-		return CS_OK;
-	}
-	if (!strcmp(name, "min-recent")) {
-		if (!strcmp(value, "input") || !value[0]) { /* back to preferences.minimumRecentNodes */
-			m->min_recent_override = -1;
-			return CS_OK;
-		}
-		char *end;
-		long v = 0;
-		bool ok = value[0] >= '0' && value[0] <= '9';
-		if (ok) {
-			v = strtol(value, &end, 10);
-			ok = *end == '\0' && v >= 0 && v <= 1000000000L;
-		}
-		if (!ok)
-			return cs_error_set(err, CS_EUSAGE, "min-recent takes a whole number of nodes, not \"%s\"", value);
-		m->min_recent_override = v;
-		return CS_OK;
-	}
-	return cs_error_set(err, CS_EUSAGE, "a loom tree has no setting \"%s\"", name);
-}
-
-static int loom_get_option(const struct source *src, const char *name, struct strbuf *out)
-{
-	const struct loom *m = src->model;
-	if (!strcmp(name, "loom-aware")) {
-		sb_puts(out, m->loom_aware ? "true" : "false");
-		return CS_OK;
-	}
-	if (!strcmp(name, "min-recent")) {
-		/* "input" when not overridden, so that undo restores "not overridden" exactly */
-		if (m->min_recent_override >= 0)
-			sb_printf(out, "%ld", m->min_recent_override);
-		else
-			sb_puts(out, "input");
-		return CS_OK;
-	}
-	return CS_EUSAGE;
-}
-
-static int loom_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em)
+int loom_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em)
 {
 	(void)a;
 	const struct loom *m = src->model;
@@ -963,27 +909,3 @@ static int loom_report_piece(const struct source *src, const struct assembly *a,
 		emit_key_bool(em, "bookmarked", true);
 	return CS_OK;
 }
-
-static const char *const loom_keys[] = { "nodes", "edges", NULL };
-static const int loom_strategies[] = { STRAT_TRUNCATE_MIDDLE, STRAT_ROLLING_WINDOW, STRAT_STOP_AT_LIMIT, STRAT_NONE };
-
-static const char *const loom_sort_keys[] = { "order", "tokens", NULL };
-
-const struct kind_ops loom_kind = {
-	.name = "loom",
-	.title = "loom tree",
-	.id_key = "node",
-	.json_keys = loom_keys,
-	.extensions = NULL,
-	.options = loom_options,
-	.piece_strategies = NULL,
-	.global_strategies = loom_strategies,
-	.sort_keys = loom_sort_keys,
-	.load = loom_load,
-	.set_option = loom_set_option,
-	.get_option = loom_get_option,
-	.assemble = loom_assemble,
-	.free_model = loom_free,
-	.report_extra = NULL,
-	.report_piece = loom_report_piece,
-};

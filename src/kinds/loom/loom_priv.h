@@ -91,4 +91,10 @@ void loom_trim(const char **s, size_t *n);
 /* Makes the pieces (owned by the source) of the nodes the path uses. */
 int loom_make_pieces(struct loader *L);
 
+/* The kind's operations, for its table (kind.c). */
+int loom_load(struct source *src, const char *data, size_t len, struct cs_error *err);
+void loom_free(void *model);
+struct emitter;
+int loom_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em);
+
 #endif

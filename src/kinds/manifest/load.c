@@ -6,7 +6,8 @@
  * reserved, with a warning; an `effective` that disagrees with max - reserved
  * is kept and warned about. A listed file that is missing, unreadable, binary
  * (holds a NUL) or a directory becomes a piece excluded with that reason.
- * Unsupported: YAML tags are not interpreted; `protocol` is shown, not checked. */
+ * Unsupported: YAML tags are not interpreted; `protocol` is shown, not checked.
+ * The kind's table and settings are kind.c. */
 #include "manifest.h"
 
 #include "alloc.h"
@@ -41,7 +42,7 @@ const char *manifest_role_name(int role)
 	return role >= 0 && role < MROLE_COUNT ? role_names[role] : "";
 }
 
-static void manifest_free(void *model)
+void manifest_free(void *model)
 {
 	struct manifest *m = model;
 	if (!m)
@@ -368,7 +369,7 @@ static int read_companion(struct source *src, struct manifest *m, const char *di
 	return rc;
 }
 
-static int manifest_load(struct source *src, const char *data, size_t len, struct cs_error *err)
+int manifest_load(struct source *src, const char *data, size_t len, struct cs_error *err)
 {
 	struct manifest *m = cs_calloc(1, sizeof *m);
 	if (!m)
@@ -453,70 +454,16 @@ static int manifest_load(struct source *src, const char *data, size_t len, struc
 	return CS_OK;
 }
 
-static const struct kind_option manifest_options[] = {
-	{ .name = "boot-header", .arg = NULL,
-	  .help = "render seed 002's boot header first, as its own layer (counted in the budget)" },
-	{ .name = NULL },
-};
+/* ---- report additions ---------------------------------------------------- */
 
-static int manifest_set_option(struct source *src, const char *name, const char *value, struct cs_error *err)
-{
-	struct manifest *m = src->model;
-	if (strcmp(name, "boot-header") == 0) {
-		if (strcmp(value, "true") && strcmp(value, "false") && strcmp(value, "on") && strcmp(value, "off"))
-			return cs_error_set(err, CS_EUSAGE, "boot-header takes true or false, not \"%s\"", value);
-		m->boot_header = !strcmp(value, "true") || !strcmp(value, "on");
-		return CS_OK;
-	}
-	return cs_error_set(err, CS_EUSAGE, "a manifest has no setting \"%s\"", name);
-}
-
-static int manifest_get_option(const struct source *src, const char *name, struct strbuf *out)
-{
-	const struct manifest *m = src->model;
-	if (strcmp(name, "boot-header") == 0) {
-		sb_puts(out, m->boot_header ? "true" : "false");
-		return CS_OK;
-	}
-	return CS_EUSAGE;
-}
-
-static int manifest_report_piece(const struct source *src, const struct assembly *a, long piece,
-				 struct emitter *em);
-
-static const char *manifest_piece_note(const struct source *src, long piece)
+const char *manifest_piece_note(const struct source *src, long piece)
 {
 	const struct manifest *m = src->model;
 	const struct manifest_entry *me = &m->entries[src->pieces[piece].kind_index];
 	return me->hint;
 }
 
-static const char *const manifest_extensions[] = { ".yml", ".yaml", NULL };
-static const int manifest_strategies[] = { STRAT_NEVER, STRAT_START, STRAT_MIDDLE, STRAT_END, STRAT_NONE };
-
-static const char *const manifest_sort_keys[] = { "order", "tokens", "priority", NULL };
-
-const struct kind_ops manifest_kind = {
-	.name = "manifest",
-	.title = "working-set manifest",
-	.id_key = "path",
-	.json_keys = NULL,
-	.extensions = manifest_extensions,
-	.options = manifest_options,
-	.piece_strategies = manifest_strategies,
-	.global_strategies = NULL,
-	.sort_keys = manifest_sort_keys,
-	.load = manifest_load,
-	.set_option = manifest_set_option,
-	.get_option = manifest_get_option,
-	.assemble = manifest_assemble,
-	.free_model = manifest_free,
-	.report_extra = NULL,
-	.report_piece = manifest_report_piece,
-	.piece_note = manifest_piece_note,
-};
-
-static int manifest_report_piece(const struct source *src, const struct assembly *a, long piece,
+int manifest_report_piece(const struct source *src, const struct assembly *a, long piece,
 				 struct emitter *em)
 {
 	(void)a;

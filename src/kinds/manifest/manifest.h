@@ -92,4 +92,11 @@ unsigned long long manifest_hash(const char *data, size_t len);
  * mtime now, the size and hash of these bytes). */
 void manifest_stamp_bytes(struct manifest *m, const char *path, const char *data, size_t len);
 
+/* The kind's operations, for its table (kind.c); load.c. */
+struct emitter;
+int manifest_load(struct source *src, const char *data, size_t len, struct cs_error *err);
+void manifest_free(void *model);
+int manifest_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em);
+const char *manifest_piece_note(const struct source *src, long piece);
+
 #endif

@@ -46,7 +46,7 @@ static const struct memory_preset presets[] = {
 	{ "research", { 0.2, 0.6, 0.2 }, { 10, 50, 20, 20 } },
 };
 #define NPRESETS (sizeof presets / sizeof presets[0])
-#define DEFAULT_PRESET 0 /* coding: formats.md's example */
+#define DEFAULT_PRESET MEMORY_DEFAULT_PRESET
 
 static const char *const type_names[] = {
 #define MEM_X_NAME(e, name, title) name,
@@ -118,7 +118,7 @@ double memory_final_score(const struct memory_item *it, const double weights[MW_
 	       it->scores[MW_SALIENCE] * weights[MW_SALIENCE];
 }
 
-static void memory_free(void *model)
+void memory_free(void *model)
 {
 	struct memory *m = model;
 	if (!m)
@@ -497,7 +497,7 @@ static int read_item(struct source *src, struct memory *m, const struct json_doc
 	return CS_OK;
 }
 
-static int memory_load(struct source *src, const char *data, size_t len, struct cs_error *err)
+int memory_load(struct source *src, const char *data, size_t len, struct cs_error *err)
 {
 	struct memory *m = cs_calloc(1, sizeof *m);
 	if (!m)
@@ -574,92 +574,7 @@ out:
 	return rc;
 }
 
-/* ---- options ------------------------------------------------------------- */
-
-static const char *const memory_archetypes[] = { "coding", "support", "research", NULL };
-static const char *const memory_on_off[] = { "on", "off", NULL };
-static const struct kind_option memory_options[] = {
-	{ .name = "archetype", .arg = "NAME",
-	  .help = "use a preset's weights and allocations: coding, support or research", .choices = memory_archetypes },
-	{ .name = "weight", .arg = "NAME=V",
-	  .help = "a score weight from 0 to 1: recency, relevance or salience (or a list a=V,b=V)" },
-	{ .name = "allocation", .arg = "NAME=P",
-	  .help = "a source's share in percent: recent, semantic, entities, relations (or a list)" },
-	{ .name = "allocation-caps", .arg = "on|off",
-	  .help = "off: the seed's uncapped greedy selection, allocations ignored", .choices = memory_on_off },
-	{ .name = NULL },
-};
-
-#define LIST_TEXT_MAX 256 /* an option's value as typed; edit.h keeps 256 */
-
-/* Applies "a=V,b=V" (or "a V", as typed after ':') with names from `names`
- * and values in [lo, hi] onto vals; all or nothing. */
-static int set_list(const char *what, const char *const *names, int n, double lo, double hi, const char *value,
-		    double *vals, struct cs_error *err)
-{
-	double next[(int)MA_COUNT > (int)MW_COUNT ? (int)MA_COUNT : (int)MW_COUNT];
-	memcpy(next, vals, (size_t)n * sizeof *vals);
-	size_t len = strlen(value);
-	if (len == 0 || len >= LIST_TEXT_MAX)
-		return cs_error_set(err, CS_EUSAGE, "%s takes NAME=VALUE (a comma-separated list is fine)", what);
-	char buf[LIST_TEXT_MAX];
-	memcpy(buf, value, len + 1);
-	char *save = NULL;
-	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		while (*tok == ' ')
-			tok++;
-		char *eq = strchr(tok, '=');
-		if (!eq)
-			eq = strchr(tok, ' '); /* ":weight relevance 0.6" */
-		if (!eq)
-			return cs_error_set(err, CS_EUSAGE, "%s takes NAME=VALUE, not \"%s\"", what, tok);
-		*eq = '\0';
-		for (char *e = eq; e > tok && e[-1] == ' ';)
-			*--e = '\0';
-		int k = -1;
-		for (int j = 0; j < n; j++)
-			if (strcmp(names[j], tok) == 0)
-				k = j;
-		if (k < 0) {
-			char list[128] = "";
-			for (int j = 0; j < n; j++)
-				snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", j ? ", " : "", names[j]);
-			return cs_error_set(err, CS_EUSAGE, "unknown %s \"%s\": expected %s", what, tok, list);
-		}
-		char *end;
-		double v = strtod(eq + 1, &end); /* strtod skips leading spaces */
-		while (*end == ' ')
-			end++;
-		if (end == eq + 1 || *end || !(v >= lo && v <= hi))
-			return cs_error_set(err, CS_EUSAGE, "%s %s takes a number from %g to %g, not \"%s\"", what, tok,
-					    lo, hi, eq + 1);
-		next[k] = v;
-	}
-	memcpy(vals, next, (size_t)n * sizeof *vals);
-	return CS_OK;
-}
-
-/* The shortest text that reads back as exactly v (undo restores through it). */
-static void exact_number(struct strbuf *out, double v)
-{
-	char buf[40];
-	for (int digits = 6; digits <= 17; digits++) {
-		snprintf(buf, sizeof buf, "%.*g", digits, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	sb_puts(out, buf);
-}
-
-static void get_list(const char *const *names, int n, const double *vals, struct strbuf *out)
-{
-	for (int j = 0; j < n; j++) {
-		sb_printf(out, "%s%s=", j ? "," : "", names[j]);
-		exact_number(out, vals[j]);
-	}
-}
-
-static bool same_as_preset(const struct memory_strategy *s)
+bool memory_matches_preset(const struct memory_strategy *s)
 {
 	if (s->archetype < 0)
 		return false;
@@ -668,113 +583,9 @@ static bool same_as_preset(const struct memory_strategy *s)
 	       !memcmp(s->allocation, p->allocation, sizeof s->allocation);
 }
 
-static int memory_set_option(struct source *src, const char *name, const char *value, struct cs_error *err)
-{
-	struct memory *m = src->model;
-	struct memory_strategy *s = &m->cur;
-	if (strcmp(name, "weight") == 0)
-		return set_list("weight", weight_names, MW_COUNT, 0, 1, value, s->weights, err);
-	if (strcmp(name, "allocation") == 0)
-		return set_list("allocation", allocation_names, MA_COUNT, 0, 100, value, s->allocation, err);
-	if (strcmp(name, "allocation-caps") == 0) {
-		if (!strcmp(value, "on") || !strcmp(value, "true"))
-			m->caps = true;
-		else if (!strcmp(value, "off") || !strcmp(value, "false"))
-			m->caps = false;
-		else
-			return cs_error_set(err, CS_EUSAGE, "allocation-caps takes on or off, not \"%s\"", value);
-		return CS_OK;
-	}
-	if (strcmp(name, "archetype") == 0) {
-		/* "NAME" or, to restore a state exactly (undo), "NAME recency=..,...,relations=P" */
-		char buf[LIST_TEXT_MAX];
-		snprintf(buf, sizeof buf, "%s", value);
-		char *rest = strchr(buf, ' ');
-		if (rest)
-			*rest++ = '\0';
-		/* "none" only comes back from get_option (undo of a snapshot without an archetype) */
-		int k = strcmp(buf, "none") == 0 ? -1 : memory_preset_find(buf);
-		if (k < 0 && strcmp(buf, "none") != 0)
-			return cs_error_set(err, CS_EUSAGE, "unknown archetype \"%s\": expected coding, support or research",
-					    buf);
-		int base = k >= 0 ? k : DEFAULT_PRESET;
-		struct memory_strategy next = { .archetype = k };
-		memcpy(next.weights, presets[base].weights, sizeof next.weights);
-		memcpy(next.allocation, presets[base].allocation, sizeof next.allocation);
-		if (rest) {
-			/* the list holds weights and allocations together */
-			static const char *const all[] = {
-#define MW_X_ALL(e, n_, key) n_,
-				MEMORY_WEIGHTS(MW_X_ALL)
-#undef MW_X_ALL
-#define MA_X_ALL(e, n_, type) n_,
-				MEMORY_ALLOCATIONS(MA_X_ALL)
-#undef MA_X_ALL
-			};
-			double vals[MW_COUNT + MA_COUNT];
-			memcpy(vals, next.weights, sizeof next.weights);
-			memcpy(vals + MW_COUNT, next.allocation, sizeof next.allocation);
-			char wbuf[LIST_TEXT_MAX];
-			int rc = CS_OK;
-			/* weights and allocations differ in range: check each part */
-			for (char *save = NULL, *tok = strtok_r(rest, ",", &save); tok && rc == CS_OK;
-			     tok = strtok_r(NULL, ",", &save)) {
-				snprintf(wbuf, sizeof wbuf, "%s", tok);
-				char *eq = strchr(wbuf, '=');
-				if (eq)
-					*eq = '\0';
-				bool is_weight = false;
-				for (int j = 0; j < MW_COUNT; j++)
-					is_weight |= strcmp(all[j], wbuf) == 0;
-				if (is_weight)
-					rc = set_list("weight", weight_names, MW_COUNT, 0, 1, tok, vals, err);
-				else
-					rc = set_list("allocation", allocation_names, MA_COUNT, 0, 100, tok, vals + MW_COUNT,
-						      err);
-			}
-			if (rc)
-				return rc;
-			memcpy(next.weights, vals, sizeof next.weights);
-			memcpy(next.allocation, vals + MW_COUNT, sizeof next.allocation);
-		}
-		*s = next;
-		return CS_OK;
-	}
-	return cs_error_set(err, CS_EUSAGE, "a memory snapshot has no setting \"%s\"", name);
-}
-
-static int memory_get_option(const struct source *src, const char *name, struct strbuf *out)
-{
-	const struct memory *m = src->model;
-	const struct memory_strategy *s = &m->cur;
-	if (strcmp(name, "weight") == 0) {
-		get_list(weight_names, MW_COUNT, s->weights, out);
-		return CS_OK;
-	}
-	if (strcmp(name, "allocation") == 0) {
-		get_list(allocation_names, MA_COUNT, s->allocation, out);
-		return CS_OK;
-	}
-	if (strcmp(name, "allocation-caps") == 0) {
-		sb_puts(out, m->caps ? "on" : "off");
-		return CS_OK;
-	}
-	if (strcmp(name, "archetype") == 0) {
-		sb_puts(out, s->archetype >= 0 ? presets[s->archetype].name : "none");
-		if (!same_as_preset(s)) {
-			sb_putc(out, ' ');
-			get_list(weight_names, MW_COUNT, s->weights, out);
-			sb_putc(out, ',');
-			get_list(allocation_names, MA_COUNT, s->allocation, out);
-		}
-		return CS_OK;
-	}
-	return CS_EUSAGE;
-}
-
 /* ---- report additions ---------------------------------------------------- */
 
-static int memory_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em)
+int memory_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em)
 {
 	(void)a;
 	const struct memory *m = src->model;
@@ -793,7 +604,7 @@ static int memory_report_piece(const struct source *src, const struct assembly *
 	return CS_OK;
 }
 
-static int memory_report_extra(const struct source *src, const struct assembly *a, struct emitter *em)
+int memory_report_extra(const struct source *src, const struct assembly *a, struct emitter *em)
 {
 	(void)a;
 	const struct memory *m = src->model;
@@ -801,7 +612,7 @@ static int memory_report_extra(const struct source *src, const struct assembly *
 	emit_key(em, "strategy");
 	emit_map_begin(em);
 	emit_key_str(em, "archetype", s->archetype >= 0 ? presets[s->archetype].name : "none");
-	emit_key_bool(em, "matches_preset", same_as_preset(s));
+	emit_key_bool(em, "matches_preset", memory_matches_preset(s));
 	emit_key(em, "weights");
 	emit_map_begin(em);
 	for (int w = 0; w < MW_COUNT; w++)
@@ -816,26 +627,3 @@ static int memory_report_extra(const struct source *src, const struct assembly *
 	emit_map_end(em);
 	return CS_OK;
 }
-
-static const char *const memory_json_keys[] = { "items", NULL };
-
-static const char *const memory_sort_keys[] = { "order", "tokens", "score", NULL };
-
-const struct kind_ops memory_kind = {
-	.name = "memory",
-	.title = "memory snapshot",
-	.id_key = "id",
-	.json_keys = memory_json_keys,
-	.extensions = NULL,
-	.options = memory_options,
-	.piece_strategies = NULL,
-	.global_strategies = NULL,
-	.sort_keys = memory_sort_keys,
-	.load = memory_load,
-	.set_option = memory_set_option,
-	.get_option = memory_get_option,
-	.assemble = memory_assemble,
-	.free_model = memory_free,
-	.report_extra = memory_report_extra,
-	.report_piece = memory_report_piece,
-};

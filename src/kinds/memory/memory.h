@@ -106,6 +106,8 @@ struct memory {
 	bool rank_valid;
 };
 
+#define MEMORY_DEFAULT_PRESET 0 /* coding: formats.md's example, for what a snapshot leaves out */
+
 /* The presets, n of them into *n. Static storage. */
 const struct memory_preset *memory_presets(size_t *n);
 /* The preset named `name`, its index, or -1. */
@@ -114,6 +116,18 @@ const char *memory_section_title(int section); /* 0..MEMORY_NSECTIONS-1; "" othe
 const char *memory_allocation_name(int a);
 /* The allocation (enum memory_allocation) an item type draws from, or -1 (patterns). */
 int memory_allocation_of_type(int type);
+
+/* True when s holds exactly its archetype's preset numbers. */
+bool memory_matches_preset(const struct memory_strategy *s);
+
+/* The kind's operations, for its table (kind.c); load.c. */
+struct assembly;
+struct emitter;
+struct source;
+int memory_load(struct source *src, const char *data, size_t len, struct cs_error *err);
+void memory_free(void *model);
+int memory_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em);
+int memory_report_extra(const struct source *src, const struct assembly *a, struct emitter *em);
 
 /* finalScore = recency*recencyWeight + relevance*relevanceWeight + salience*salientWeight. */
 double memory_final_score(const struct memory_item *it, const double weights[MW_COUNT]);

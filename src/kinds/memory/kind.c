@@ -1,0 +1,123 @@
+/* kind.c: the memory snapshot's table: its operations, its settings and the
+ * keys its piece list sorts by. The loader (load.c) only parses. */
+#include "memory.h"
+
+#include "edit.h"
+#include "setting.h"
+#include "source.h"
+#include "strbuf.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const archetypes[] = { "coding", "support", "research", NULL }; /* memory_presets() */
+static const char *const weight_names[] = {
+#define MW_X_NAME(e, name, key) name,
+	MEMORY_WEIGHTS(MW_X_NAME)
+#undef MW_X_NAME
+	NULL
+};
+static const char *const allocation_names[] = {
+#define MA_X_NAME(e, name, type) name,
+	MEMORY_ALLOCATIONS(MA_X_NAME)
+#undef MA_X_NAME
+	NULL
+};
+static const char *const on_off[] = { "on", "off" };
+
+enum { MS_ARCHETYPE, MS_WEIGHT, MS_ALLOCATION, MS_CAPS }; /* memory_settings[] */
+
+/* "NAME", or "NAME recency=..,...,relations=P" to restore a state exactly
+ * (undo); "none" only comes back from get_archetype (a snapshot without one).
+ * Switching replaces all seven numbers with the preset's. */
+static int set_archetype(struct source *src, const struct setting *s, const char *text, struct cs_error *err)
+{
+	struct memory *m = src->model;
+	const struct setting *ws = &src->kind->settings[MS_WEIGHT], *as = &src->kind->settings[MS_ALLOCATION];
+	char buf[EDIT_TEXT_MAX];
+	snprintf(buf, sizeof buf, "%s", text);
+	char *rest = strchr(buf, ' ');
+	if (rest)
+		*rest++ = '\0';
+	struct setting_value v = { .choice = -1 };
+	if (strcmp(buf, "none") != 0) {
+		int rc = setting_parse(s, buf, NULL, &v, err);
+		if (rc != CS_OK)
+			return rc;
+	}
+	size_t npresets;
+	const struct memory_preset *presets = memory_presets(&npresets);
+	const struct memory_preset *base = &presets[v.choice >= 0 ? v.choice : MEMORY_DEFAULT_PRESET];
+	struct memory_strategy next = { .archetype = v.choice };
+	memcpy(next.weights, base->weights, sizeof next.weights);
+	memcpy(next.allocation, base->allocation, sizeof next.allocation);
+	char *save = NULL;
+	for (char *tok = rest ? strtok_r(rest, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save)) {
+		/* the list holds weights and allocations together */
+		size_t n = strcspn(tok, "=");
+		bool weight = false;
+		for (size_t j = 0; weight_names[j]; j++)
+			weight |= strlen(weight_names[j]) == n && !strncmp(weight_names[j], tok, n);
+		struct setting_value part;
+		double *into = weight ? next.weights : next.allocation;
+		int rc = setting_parse(weight ? ws : as, tok, into, &part, err);
+		if (rc != CS_OK)
+			return rc;
+		memcpy(into, part.list, (weight ? MW_COUNT : MA_COUNT) * sizeof *into);
+	}
+	m->cur = next;
+	return CS_OK;
+}
+
+static void get_archetype(const struct source *src, const struct setting *s, struct strbuf *out)
+{
+	(void)s;
+	const struct memory *m = src->model;
+	size_t npresets;
+	const struct memory_preset *presets = memory_presets(&npresets);
+	sb_puts(out, m->cur.archetype >= 0 ? presets[m->cur.archetype].name : "none");
+	if (!memory_matches_preset(&m->cur)) {
+		sb_putc(out, ' ');
+		setting_get(src, &src->kind->settings[MS_WEIGHT], out);
+		sb_putc(out, ',');
+		setting_get(src, &src->kind->settings[MS_ALLOCATION], out);
+	}
+}
+
+static const struct setting memory_settings[] = {
+	[MS_ARCHETYPE] = { .name = "archetype", .type = SETTING_ENUM, .choices = archetypes,
+			   .help = "use a preset's weights and allocations: coding, support or research",
+			   .set = set_archetype, .get = get_archetype },
+	[MS_WEIGHT] = { .name = "weight", .type = SETTING_WEIGHTS, .choices = weight_names, .min = 0, .max = 1,
+			.help = "a score weight from 0 to 1: recency, relevance or salience (or a list a=V,b=V)",
+			SETTING_FIELD(SETTING_IN_MODEL, struct memory, cur.weights) },
+	[MS_ALLOCATION] = { .name = "allocation", .type = SETTING_PERCENT, .choices = allocation_names, .min = 0,
+			    .max = 100,
+			    .help = "a source's share in percent: recent, semantic, entities, relations (or a list)",
+			    SETTING_FIELD(SETTING_IN_MODEL, struct memory, cur.allocation) },
+	[MS_CAPS] = { .name = "allocation-caps", .type = SETTING_BOOL, .words = on_off, .arg = "on|off", .def = "on",
+		      .help = "off: the seed's uncapped greedy selection, allocations ignored",
+		      SETTING_FIELD(SETTING_IN_MODEL, struct memory, caps) },
+	{ .name = NULL },
+};
+
+static const char *const memory_json_keys[] = { "items", NULL };
+static const char *const memory_sort_keys[] = { "order", "tokens", "score", NULL };
+
+const struct kind_ops memory_kind = {
+	.name = "memory",
+	.title = "memory snapshot",
+	.id_key = "id",
+	.json_keys = memory_json_keys,
+	.extensions = NULL,
+	.settings = memory_settings,
+	.piece_strategies = NULL,
+	.global_strategies = NULL,
+	.sort_keys = memory_sort_keys,
+	.load = memory_load,
+	.assemble = memory_assemble,
+	.free_model = memory_free,
+	.report_extra = memory_report_extra,
+	.report_piece = memory_report_piece,
+};

@@ -1,0 +1,216 @@
+/* test_setting.c: typed settings (setting.h) over every kind's table: each
+ * value reads back exactly through print and parse (undo relies on it), each
+ * default the table states is what a loaded sample holds, each type refuses
+ * what it cannot take with a sentence naming the setting and changes nothing,
+ * and --help and the man page list every setting from the same table. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "alloc.h"
+#include "cli.h"
+#include "fileio.h"
+#include "kind.h"
+#include "setting.h"
+#include "source.h"
+#include "strbuf.h"
+#include "support.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* One sample per kind, in kind_table's order. */
+static const char *const samples[] = {
+	"samples/manifest/bugfix/working-set.yml",
+	"samples/loom/parser-debug.json",
+	"samples/ledger/backup-incident.json",
+	"samples/memory/coding-session.json",
+};
+
+static struct source *load_kind(size_t k)
+{
+	struct source *src = support_load(samples[k], NULL);
+	assert_ptr_equal(src->kind, kind_table[k]);
+	return src;
+}
+
+static void test_every_kind_has_a_sample(void **state)
+{
+	(void)state;
+	size_t n = 0;
+	while (kind_table[n])
+		n++;
+	assert_int_equal(n, sizeof samples / sizeof *samples);
+}
+
+/* get -> set -> get gives the same text, and the defaults stated hold. */
+static void test_values_read_back_and_defaults_hold(void **state)
+{
+	(void)state;
+	for (size_t k = 0; kind_table[k]; k++) {
+		struct source *src = load_kind(k);
+		for (const struct setting *s = src->kind->settings; s && s->name; s++) {
+			struct strbuf before = STRBUF_INIT, after = STRBUF_INIT;
+			setting_get(src, s, &before);
+			assert_false(before.failed);
+			if (s->def && strcmp(sb_str(&before), s->def) != 0)
+				fail_msg("%s %s: the table says the default is %s, the sample holds %s", src->kind->name,
+					 s->name, s->def, sb_str(&before));
+			struct cs_error err;
+			cs_error_clear(&err);
+			if (setting_set(src, s, sb_str(&before), &err) != CS_OK)
+				fail_msg("%s %s %s: %s", src->kind->name, s->name, sb_str(&before), err.message);
+			setting_get(src, s, &after);
+			assert_string_equal(sb_str(&after), sb_str(&before));
+			sb_fini(&before);
+			sb_fini(&after);
+		}
+		source_free(src);
+	}
+}
+
+/* A value each type refuses; NULL when any text goes (checked by a hook). */
+static const char *refused(const struct setting *s)
+{
+	switch (s->type) {
+	case SETTING_BOOL: return "maybe";
+	case SETTING_ENUM: return "no-such-choice";
+	case SETTING_INT: return "1.5";
+	case SETTING_NUMBER: return "lots";
+	case SETTING_TOKENS: return "-5";
+	case SETTING_WEIGHTS:
+	case SETTING_PERCENT: return "no-such-entry";
+	case SETTING_TEXT:
+	case SETTING_PIECE: return NULL;
+	}
+	return NULL;
+}
+
+static void test_each_type_refuses_and_changes_nothing(void **state)
+{
+	(void)state;
+	for (size_t k = 0; kind_table[k]; k++) {
+		struct source *src = load_kind(k);
+		for (const struct setting *s = src->kind->settings; s && s->name; s++) {
+			const char *bad = refused(s);
+			if (!bad)
+				continue;
+			struct strbuf before = STRBUF_INIT, after = STRBUF_INIT;
+			setting_get(src, s, &before);
+			struct cs_error err;
+			cs_error_clear(&err);
+			assert_int_equal(setting_set(src, s, bad, &err), CS_EUSAGE);
+			if (!strstr(err.message, s->name) || !strstr(err.message, bad))
+				fail_msg("%s %s %s: \"%s\" names neither", src->kind->name, s->name, bad, err.message);
+			setting_get(src, s, &after);
+			assert_string_equal(sb_str(&after), sb_str(&before));
+			sb_fini(&before);
+			sb_fini(&after);
+		}
+		source_free(src);
+	}
+}
+
+/* One parse and one print per type, at their edges. */
+static void test_types_parse_and_print(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "a", "b", NULL };
+	static const char *const on_off[] = { "on", "off" };
+	const struct setting in = { .name = "n", .type = SETTING_INT, .min = 0, .max = 10, .unset = "input" };
+	const struct setting num = { .name = "x", .type = SETTING_NUMBER, .min = 0.5, .max = 64 };
+	const struct setting sw = { .name = "s", .type = SETTING_BOOL, .words = on_off, .arg = "on|off" };
+	const struct setting w = { .name = "w", .type = SETTING_WEIGHTS, .choices = names, .min = 0, .max = 1 };
+	struct setting_value v;
+	struct cs_error err;
+	struct strbuf out = STRBUF_INIT;
+
+	assert_int_equal(setting_parse(&in, "10", NULL, &v, &err), CS_OK);
+	assert_true(v.number == 10);
+	assert_int_equal(setting_parse(&in, "input", NULL, &v, &err), CS_OK);
+	setting_print(&in, &v, &out);
+	assert_string_equal(sb_str(&out), "input");
+	assert_int_equal(setting_parse(&in, "11", NULL, &v, &err), CS_EUSAGE);
+	assert_non_null(strstr(err.message, "whole number from 0 to 10"));
+	assert_int_equal(setting_parse(&in, "-1", NULL, &v, &err), CS_EUSAGE);
+
+	assert_int_equal(setting_parse(&num, "3.5", NULL, &v, &err), CS_OK);
+	sb_reset(&out);
+	setting_print(&num, &v, &out);
+	assert_string_equal(sb_str(&out), "3.5");
+	assert_int_equal(setting_parse(&num, "0.4", NULL, &v, &err), CS_EUSAGE);
+	assert_int_equal(setting_parse(&num, "nan", NULL, &v, &err), CS_EUSAGE);
+
+	assert_false(setting_is_switch(&sw)); /* it says on|off: it takes a value */
+	assert_int_equal(setting_parse(&sw, "true", NULL, &v, &err), CS_OK);
+	sb_reset(&out);
+	setting_print(&sw, &v, &out);
+	assert_string_equal(sb_str(&out), "on");
+
+	const double base[2] = { 0.25, 0.75 };
+	assert_int_equal(setting_parse(&w, "b 0.1", base, &v, &err), CS_OK); /* as typed after ':' */
+	assert_true(v.list[0] == 0.25 && v.list[1] == 0.1);
+	sb_reset(&out);
+	setting_print(&w, &v, &out);
+	assert_string_equal(sb_str(&out), "a=0.25,b=0.1");
+	assert_int_equal(setting_parse(&w, "a=2", base, &v, &err), CS_EUSAGE);
+	assert_string_equal(err.message, "w a takes a number from 0 to 1, not \"2\"");
+	assert_int_equal(setting_parse(&w, "c=1", base, &v, &err), CS_EUSAGE);
+	assert_string_equal(err.message, "unknown w \"c\": expected a, b");
+	sb_fini(&out);
+}
+
+/* --help lists every setting as the table says; the man page holds the
+ * block setting_man_lines writes from the tables, as is; no two settings
+ * share a name (--NAME would be ambiguous). */
+static void test_help_and_man_page_list_every_setting(void **state)
+{
+	(void)state;
+	struct strbuf help = STRBUF_INIT, block = STRBUF_INIT;
+	cli_usage(&help);
+	setting_man_lines(setting_common, NULL, &block);
+	for (size_t k = 0; k == 0 || kind_table[k - 1]; k++) {
+		const struct setting *list = k == 0 ? setting_common : kind_table[k - 1]->settings;
+		if (k > 0)
+			setting_man_lines(list, kind_table[k - 1]->name, &block);
+		for (const struct setting *s = list; s && s->name; s++) {
+			assert_non_null(s->help);
+			struct strbuf line = STRBUF_INIT;
+			setting_help_lines((const struct setting[]){ *s, { .name = NULL } }, &line);
+			if (!strstr(sb_str(&help), sb_str(&line)))
+				fail_msg("--help lacks %s", sb_str(&line));
+			sb_fini(&line);
+			assert_ptr_equal(setting_find(NULL, s->name), s);
+		}
+	}
+	char *man = NULL;
+	size_t len = 0;
+	struct cs_error err;
+	assert_int_equal(file_read("ui/ctxscope.1", 0, &man, &len, NULL, &err), CS_OK);
+	bool found = strstr(man, sb_str(&block)) != NULL;
+	cs_free(man);
+	if (!found) {
+		FILE *f = fopen("/tmp/ctxscope-settings.roff", "w");
+		if (f) {
+			fputs(sb_str(&block), f);
+			fclose(f);
+		}
+		fail_msg("ui/ctxscope.1's settings differ from the tables: put /tmp/ctxscope-settings.roff in its place");
+	}
+	sb_fini(&help);
+	sb_fini(&block);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_kind_has_a_sample),
+		cmocka_unit_test(test_values_read_back_and_defaults_hold),
+		cmocka_unit_test(test_each_type_refuses_and_changes_nothing),
+		cmocka_unit_test(test_types_parse_and_print),
+		cmocka_unit_test(test_help_and_man_page_list_every_setting),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
