@@ -11,6 +11,7 @@
 #include "support.h"
 
 #include "assembly.h"
+#include "kinds/ledger/ledger.h"
 #include "alloc.h"
 #include "kind.h"
 #include "load.h"
@@ -535,6 +536,65 @@ static void test_out_of_memory_sweep(void **state)
 	sweep("samples/ledger/sqla-fork.json", "budget", "400");
 }
 
+/* The timeline: every normal turn on the thread replayed, the cache
+ * predicted from the previous turn's prompt, the recorded usage beside it. */
+static void test_timeline(void **state)
+{
+	(void)state;
+	struct strbuf j = STRBUF_INIT;
+	sb_puts(&j, "{\"sessions\": [{\"label\": \"main\", \"thread_id\": \"T4\", \"status\": \"active\"}],\n"
+		    "\"threads\": [], \"tool_calls\": [], \"compactions\": [{\"turn_id\": \"T3\", \"summary\": \"S\"}],\n"
+		    "\"turns\": [\n"
+		    " {\"id\": \"T1\", \"parent_turn_id\": null, \"provider\": \"anthropic\", \"input_tokens\": 1700,"
+		    " \"cached_input_tokens\": 0, \"cache_write_tokens\": 1700, \"query_message_ids\": [\"M1\"]},\n"
+		    " {\"id\": \"T2\", \"parent_turn_id\": \"T1\", \"provider\": \"anthropic\", \"input_tokens\": 1750,"
+		    " \"cached_input_tokens\": 1690, \"cache_write_tokens\": 60, \"query_message_ids\": [\"M3\"]},\n"
+		    " {\"id\": \"T3\", \"parent_turn_id\": \"T2\", \"turn_type\": \"compaction\"},\n"
+		    " {\"id\": \"T4\", \"parent_turn_id\": \"T3\", \"provider\": \"openai\", \"query_message_ids\": [\"M5\"]}],\n"
+		    "\"messages\": [\n {\"id\": \"M0\", \"turn_id\": \"T1\", \"role\": \"system\", \"sequence\": 0, \"content\": \"");
+	for (int i = 0; i < 700; i++)
+		sb_puts(&j, "rules. "); /* 4,900 characters: about 1,225 tokens, over anthropic's minimum */
+	sb_puts(&j, "\"},\n"
+		    " {\"id\": \"M1\", \"turn_id\": \"T1\", \"role\": \"user\", \"sequence\": 1, \"content\": \"first question\"},\n"
+		    " {\"id\": \"M2\", \"turn_id\": \"T1\", \"role\": \"assistant\", \"sequence\": 2, \"content\": \"first answer\"},\n"
+		    " {\"id\": \"M3\", \"turn_id\": \"T2\", \"role\": \"user\", \"sequence\": 1, \"content\": \"second question\"},\n"
+		    " {\"id\": \"M4\", \"turn_id\": \"T2\", \"role\": \"assistant\", \"sequence\": 2, \"content\": \"second answer\"},\n"
+		    " {\"id\": \"M5\", \"turn_id\": \"T4\", \"role\": \"user\", \"sequence\": 1, \"content\": \"third question\"}]}\n");
+	char *dir = support_tempdir();
+	support_write(dir, "timeline.json", sb_str(&j));
+	sb_fini(&j);
+	struct source *src = support_load(support_path(dir, "timeline.json"), "ledger");
+	struct ledger_turn_usage *u;
+	size_t n;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(ledger_timeline(src, &u, &n, &err), CS_OK);
+	assert_int_equal(n, 3); /* T1, T2, T4: the compaction turn is not a conversation turn */
+	const struct ledger *l = src->model;
+	assert_string_equal(l->turns[u[0].turn].id, "T1");
+	assert_string_equal(l->turns[u[2].turn].id, "T4");
+	/* T1 against a cold cache: nothing read, the system prefix written. */
+	assert_string_equal(u[0].profile, "anthropic");
+	assert_int_equal(u[0].predicted_read, 0);
+	assert_true(u[0].predicted_written >= 1024);
+	assert_int_equal(u[0].recorded_input, 1700);
+	assert_int_equal(u[0].recorded_written, 1700);
+	/* T2 after T1: the system prefix is read. */
+	assert_true(u[1].predicted_read >= 1024);
+	assert_true(u[1].predicted_read < u[1].estimated);
+	assert_true(u[1].estimated > u[0].estimated);
+	assert_int_equal(u[1].recorded_read, 1690);
+	/* T4: another provider's profile, nothing recorded. */
+	assert_string_equal(u[2].profile, "openai");
+	assert_int_equal(u[2].recorded_input, -1);
+	assert_int_equal(u[2].recorded_read, -1);
+	assert_null(l->turn); /* the replays left the settings alone */
+	cs_free(u);
+	source_free(src);
+	support_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -550,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_budget_overflow),
 		cmocka_unit_test(test_user_exclusion),
 		cmocka_unit_test(test_recorded_usage),
+		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_out_of_memory_sweep),
 	};

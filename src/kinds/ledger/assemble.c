@@ -742,5 +742,5 @@ int ledger_report_extra(const struct source *src, const struct assembly *a, stru
 	}
 	cs_free(h);
 	view_fini(&v);
-	return CS_OK;
+	return ledger_timeline_emit(src, em);
 }

@@ -123,6 +123,27 @@ long ledger_pick_session(const struct ledger *l, struct cs_error *err);
  * parent_turn_id. CS_OK or CS_ENOMEM. */
 int ledger_ancestry(const struct ledger *l, long turn, long **out, size_t *n);
 
+/* One turn of the timeline (timeline.c): its prompt replayed and what the
+ * cache should have done, beside what the provider recorded. */
+struct ledger_turn_usage {
+	long turn;               /* index into turns */
+	const char *profile;     /* the cache profile of its provider (static) */
+	long estimated;          /* the replayed prompt's tokens, estimated */
+	long predicted_read;     /* read from the cache after the previous turn (0: the first) */
+	long predicted_written;  /* written to it */
+	long recorded_input, recorded_read, recorded_written; /* usage columns; -1: not recorded */
+};
+
+#define LEDGER_TIMELINE_MAX 64 /* turns replayed for the timeline: the thread's last ones */
+
+/* Every normal turn on the selected session's thread, root first (the last
+ * LEDGER_TIMELINE_MAX of them), into
+ * *out (cs_malloc'd; the caller frees) and *n. CS_OK, or the error of a
+ * turn that does not replay, or CS_ENOMEM. */
+int ledger_timeline(const struct source *src, struct ledger_turn_usage **out, size_t *n, struct cs_error *err);
+/* The timeline as a report section ("timeline"). */
+int ledger_timeline_emit(const struct source *src, struct emitter *em);
+
 /* Assembler (assemble_ledger.c), through ledger_kind.assemble. */
 int ledger_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
 int ledger_report_extra(const struct source *src, const struct assembly *a, struct emitter *em);

@@ -394,10 +394,14 @@ static int openai_detect(const char *path, const char *data, size_t len, bool *y
 	return p == -2 ? CS_ENOMEM : CS_OK;
 }
 
+/* Blocks of a request have no priority or score: the prompt's order and size. */
+static const char *const request_sort_keys[] = { "order", "tokens", NULL };
+
 const struct kind_ops anthropic_kind = {
 	.name = "anthropic",
 	.title = "Anthropic Messages request",
 	.id_key = "path",
+	.sort_keys = request_sort_keys,
 	.load = request_load,
 	.assemble = request_assemble,
 	.free_model = request_model_free,
@@ -413,6 +417,7 @@ const struct kind_ops openai_kind = {
 	.name = "openai",
 	.title = "OpenAI request",
 	.id_key = "path",
+	.sort_keys = request_sort_keys,
 	.load = request_load,
 	.assemble = request_assemble,
 	.free_model = request_model_free,

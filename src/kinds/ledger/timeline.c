@@ -1,0 +1,168 @@
+/* timeline.c: every turn on the session's thread replayed, with what the
+ * cache should have done beside what the provider recorded. Each turn's
+ * prompt is assembled as `--turn ID` would assemble it; the cache
+ * prediction is that prompt sent after the previous turn's (the first turn
+ * against a cold cache), under the built-in profile of the turn's provider.
+ * The recorded figures are the turn row's usage columns. */
+#include "ledger.h"
+
+#include "alloc.h"
+#include "assembly.h"
+#include "cache.h"
+#include "emit.h"
+#include "source.h"
+
+#include <string.h>
+
+/* The built-in profile named like the provider (anthropic, openai, ...),
+ * else the first (anthropic). */
+static const struct cache_profile *profile_of(const char *provider)
+{
+	size_t n;
+	const struct cache_profile *p = cache_builtin_profiles(&n);
+	for (size_t i = 0; provider && i < n; i++)
+		if (strcmp(p[i].name, provider) == 0)
+			return &p[i];
+	return &p[0];
+}
+
+/* The head turn of the session the settings select (the last turn without
+ * sessions), or -1. */
+static long thread_head(const struct ledger *l)
+{
+	if (l->nsessions == 0)
+		return l->nturns ? (long)l->nturns - 1 : -1;
+	long s = ledger_pick_session(l, NULL);
+	return s < 0 ? -1 : l->sessions[s].head;
+}
+
+/* Turn t's prompt, replayed: the source seen through a copy of its model
+ * whose turn setting is t (src itself is not touched). */
+static int replay(const struct source *src, long t, struct assembly *out, struct cs_error *err)
+{
+	struct ledger l = *(const struct ledger *)src->model;
+	l.turn = l.turns[t].id;
+	l.next = false;
+	struct source s = *src;
+	s.model = &l;
+	memset(out, 0, sizeof *out);
+	int rc = assemble(&s, out, err);
+	out->src = src; /* the copy is gone once this returns; the pieces are src's */
+	return rc;
+}
+
+/* Fills u for the turn whose prompt is now, sent after prev (NULL: cold). */
+static int predict(const struct ledger_turn *t, const struct assembly *prev, const struct assembly *now,
+		   struct ledger_turn_usage *u, struct cs_error *err)
+{
+	const struct cache_profile *p = profile_of(t->provider);
+	struct cache_analysis an;
+	int rc = cache_analyze(prev ? prev : now, NULL, now, NULL, p, &an, err);
+	if (rc != CS_OK)
+		return rc;
+	u->profile = p->name;
+	u->estimated = now->total_tokens;
+	u->predicted_read = prev ? an.now.read : 0;
+	u->predicted_written = prev ? an.now.written : an.now.read + an.now.written; /* cold: all it stores */
+	u->recorded_input = t->input_tokens;
+	u->recorded_read = t->cached_input_tokens;
+	u->recorded_written = t->cache_write_tokens;
+	cache_analysis_fini(&an);
+	return CS_OK;
+}
+
+int ledger_timeline(const struct source *src, struct ledger_turn_usage **out, size_t *n, struct cs_error *err)
+{
+	const struct ledger *l = src->model;
+	*out = NULL;
+	*n = 0;
+	long head = thread_head(l);
+	long *anc = NULL;
+	size_t nanc = 0;
+	if (head < 0)
+		return CS_OK;
+	if (ledger_ancestry(l, head, &anc, &nanc) != CS_OK)
+		return cs_error_nomem(err);
+	struct ledger_turn_usage *rows = cs_calloc(nanc ? nanc : 1, sizeof *rows);
+	struct assembly prev, now;
+	bool have_prev = false;
+	int rc = rows ? CS_OK : cs_error_nomem(err);
+	/* The last LEDGER_TIMELINE_MAX turns, and the one before them as the
+	 * first one's cache: each turn is a whole assembly. */
+	size_t first = 0, normal = 0;
+	for (size_t i = nanc; i-- > 0;)
+		if (!l->turns[anc[i]].compaction && ++normal == LEDGER_TIMELINE_MAX + 1) {
+			first = i;
+			break;
+		}
+	for (size_t i = first; rc == CS_OK && i < nanc; i++) {
+		const struct ledger_turn *t = &l->turns[anc[i]];
+		if (t->compaction)
+			continue; /* a summarizing request, not a turn of the conversation */
+		rc = replay(src, anc[i], &now, err);
+		if (rc == CS_OK) {
+			rows[*n].turn = anc[i];
+			rc = predict(t, have_prev ? &prev : NULL, &now, &rows[*n], err);
+		}
+		if (have_prev)
+			asm_fini(&prev);
+		prev = now;
+		have_prev = true;
+		if (rc == CS_OK && (normal <= LEDGER_TIMELINE_MAX || i > first))
+			(*n)++;
+	}
+	if (have_prev)
+		asm_fini(&prev);
+	cs_free(anc);
+	if (rc != CS_OK) {
+		cs_free(rows);
+		*n = 0;
+		return rc;
+	}
+	*out = rows;
+	return CS_OK;
+}
+
+static void emit_recorded(struct emitter *em, const char *key, long v)
+{
+	if (v >= 0)
+		emit_key_int(em, key, v);
+	else
+		emit_key_str(em, key, "not recorded");
+}
+
+int ledger_timeline_emit(const struct source *src, struct emitter *em)
+{
+	struct ledger_turn_usage *rows;
+	size_t n;
+	struct cs_error err;
+	cs_error_clear(&err);
+	int rc = ledger_timeline(src, &rows, &n, &err);
+	if (rc != CS_OK)
+		return rc == CS_ENOMEM ? rc : CS_OK; /* a turn that does not replay: the report says so elsewhere */
+	const struct ledger *l = src->model;
+	emit_key(em, "timeline");
+	emit_map_begin(em);
+	emit_key_str(em, "note", "each turn on the thread replayed; predicted: that prompt sent after the previous "
+		     "turn's under the provider's cache (the first against a cold cache), estimated tokens; "
+		     "recorded: the turn's usage columns, the provider's whole request");
+	emit_key(em, "turns");
+	emit_list_begin(em);
+	for (size_t i = 0; i < n; i++) {
+		const struct ledger_turn_usage *u = &rows[i];
+		emit_map_begin(em);
+		emit_key_str(em, "turn", l->turns[u->turn].id);
+		emit_key_str(em, "profile", u->profile);
+		emit_key_int(em, "estimated_input", u->estimated);
+		emit_key_int(em, "predicted_read", u->predicted_read);
+		emit_key_int(em, "predicted_written", u->predicted_written);
+		emit_recorded(em, "recorded_input", u->recorded_input);
+		emit_recorded(em, "recorded_read", u->recorded_read);
+		emit_recorded(em, "recorded_written", u->recorded_written);
+		emit_map_end(em);
+	}
+	emit_list_end(em);
+	emit_map_end(em);
+	cs_free(rows);
+	return CS_OK;
+}
