@@ -36,6 +36,9 @@ static bool zero_width(int32_t cp)
 
 enum hidden_class hidden_classify(int32_t prev, int32_t cp, int32_t next)
 {
+	if (utf8_is_variation_selector(cp))
+		return utf8_is_variation_selector(prev) || utf8_is_variation_selector(next) ? HIDDEN_VARIATION
+											     : HIDDEN_NONE;
 	if (cp < 0xAD || utf8_classify(cp) != UTF8_INVISIBLE)
 		return HIDDEN_NONE;
 	if (utf8_is_bidi_control(cp))
@@ -76,9 +79,25 @@ const char *hidden_name(int32_t cp, char buf[12])
 	case 0x2062: return "IT";
 	case 0x2063: return "IS";
 	case 0x2064: return "IP";
+	case 0x115F: return "HCF";
+	case 0x1160: return "HJF";
+	case 0x3164: return "HF";
+	case 0xFFA0: return "HWHF";
+	case 0x17B4: return "KIVAQ";
+	case 0x17B5: return "KIVAA";
+	case 0x2028: return "LSEP";
+	case 0x2029: return "PSEP";
+	case 0x180F: return "FVS4";
 	default: break;
 	}
-	snprintf(buf, 12, "U+%04X", (unsigned)cp);
+	if (cp >= 0x180B && cp <= 0x180D)
+		snprintf(buf, 12, "FVS%d", (int)(cp - 0x180B + 1));
+	else if (cp >= 0xFE00 && cp <= 0xFE0F)
+		snprintf(buf, 12, "VS%d", (int)(cp - 0xFE00 + 1));
+	else if (cp >= 0xE0100 && cp <= 0xE01EF)
+		snprintf(buf, 12, "VS%d", (int)(cp - 0xE0100 + 17));
+	else
+		snprintf(buf, 12, "U+%04X", (unsigned)cp);
 	return buf;
 }
 
@@ -132,7 +151,7 @@ bool hidden_scan(const char *s, size_t n, struct hidden_summary *out)
 		}
 		size_t len, next_len;
 		int32_t cp = peek(s, n, i, &len);
-		int32_t next = cp == 0x200D ? peek(s, n, i + len, &next_len) : 0;
+		int32_t next = cp == 0x200D || utf8_is_variation_selector(cp) ? peek(s, n, i + len, &next_len) : 0;
 		enum hidden_class c = hidden_classify(prev, cp, next);
 		if (c != HIDDEN_NONE) {
 			sum.count[c]++;
@@ -158,6 +177,37 @@ static char tag_ascii(int32_t cp)
 	return c >= 0x20 && c <= 0x7E ? (char)c : 0;
 }
 
+/* The byte a variation selector encodes (U+FE00..FE0F: 0..15,
+ * U+E0100..E01EF: 16..255), or -1 (the Mongolian ones encode none). */
+static int selector_byte(int32_t cp)
+{
+	if (cp >= 0xFE00 && cp <= 0xFE0F)
+		return (int)(cp - 0xFE00);
+	if (cp >= 0xE0100 && cp <= 0xE01EF)
+		return (int)(cp - 0xE0100 + 16);
+	return -1;
+}
+
+/* Appends the decoded run of tag characters (tags) or of byte-encoding
+ * variation selectors starting at s[*i], as «TAG: text» or «VS: text»;
+ * moves *i past it. */
+static void reveal_run(struct strbuf *out, const char *s, size_t n, size_t *i, bool tags, const char *open,
+		       const char *close)
+{
+	sb_puts(out, open);
+	sb_puts(out, tags ? "TAG: " : "VS: ");
+	size_t len;
+	int32_t cp = peek(s, n, *i, &len);
+	while (*i < n && (tags ? utf8_is_tag(cp) : selector_byte(cp) >= 0)) {
+		int b = tags ? tag_ascii(cp) : selector_byte(cp);
+		if (b || !tags)
+			sb_putc(out, (char)b);
+		*i += len;
+		cp = peek(s, n, *i, &len);
+	}
+	sb_puts(out, close);
+}
+
 bool hidden_reveal(struct strbuf *out, const char *s, size_t n, bool ascii)
 {
 	const char *open = ascii ? "<<" : "\xc2\xab";   /* « */
@@ -180,20 +230,12 @@ bool hidden_reveal(struct strbuf *out, const char *s, size_t n, bool ascii)
 		if (c == HIDDEN_NONE) {
 			if (!sb_append(out, s + i, len))
 				return false;
-		} else if (c == HIDDEN_TAG) {
-			/* The whole run of tag characters, decoded. */
-			sb_puts(out, open);
-			sb_puts(out, "TAG: ");
-			while (i < n && utf8_is_tag(cp)) {
-				char a = tag_ascii(cp);
-				if (a)
-					sb_putc(out, a);
-				i += len;
-				cp = peek(s, n, i, &len);
-			}
-			if (!sb_puts(out, close))
+		} else if (c == HIDDEN_TAG || (c == HIDDEN_VARIATION && selector_byte(cp) >= 0)) {
+			/* The whole run, decoded. */
+			reveal_run(out, s, n, &i, c == HIDDEN_TAG, open, close);
+			if (out->failed)
 				return false;
-			prev = 0xE007F;
+			prev = c == HIDDEN_TAG ? 0xE007F : 0xFE00;
 			continue;
 		} else {
 			/* A run of the same character shows once, with a count. */
@@ -215,27 +257,53 @@ bool hidden_reveal(struct strbuf *out, const char *s, size_t n, bool ascii)
 	return !out->failed;
 }
 
-bool hidden_decode_tags(struct strbuf *out, const char *s, size_t n)
+static bool run_char(int32_t cp, bool tags)
 {
-	bool in_run = false, any = false;
+	return tags ? utf8_is_tag(cp) : selector_byte(cp) >= 0;
+}
+
+/* The text that runs of tag characters (tags) or of variation selectors
+ * encode, runs joined with a space. A lone selector (an emoji's U+FE0F) is
+ * no run. */
+static bool decode_runs(struct strbuf *out, const char *s, size_t n, bool tags)
+{
+	bool any = false;
 	size_t i = first_non_ascii(s, n, 0);
 	while (i < n) {
-		size_t len;
-		int32_t cp = peek(s, n, i, &len);
-		if (utf8_is_tag(cp)) {
-			if (!in_run && any)
-				sb_putc(out, ' ');
-			in_run = any = true;
-			char a = tag_ascii(cp);
-			if (a)
-				sb_putc(out, a);
-			i += len;
+		size_t len, end = i, count = 0;
+		if (!run_char(peek(s, n, i, &len), tags)) {
+			i = (unsigned char)s[i] < 0x80 ? first_non_ascii(s, n, i) : i + len;
 			continue;
 		}
-		in_run = false;
-		i = (unsigned char)s[i] < 0x80 ? first_non_ascii(s, n, i) : i + len;
+		while (end < n && run_char(peek(s, n, end, &len), tags)) {
+			end += len;
+			count++;
+		}
+		if (count < (tags ? 1u : 2u)) {
+			i = end;
+			continue;
+		}
+		if (any)
+			sb_putc(out, ' ');
+		any = true;
+		for (; i < end; i += len) {
+			int32_t cp = peek(s, n, i, &len);
+			int b = tags ? tag_ascii(cp) : selector_byte(cp);
+			if (b || !tags)
+				sb_putc(out, (char)b);
+		}
 	}
 	return !out->failed;
+}
+
+bool hidden_decode_tags(struct strbuf *out, const char *s, size_t n)
+{
+	return decode_runs(out, s, n, true);
+}
+
+bool hidden_decode_selectors(struct strbuf *out, const char *s, size_t n)
+{
+	return decode_runs(out, s, n, false);
 }
 
 bool hidden_any(const struct source *src)
@@ -267,7 +335,7 @@ static void emit_line(struct emitter *em, const char *line, size_t n, bool ascii
 
 static void report_piece(const struct source *src, const struct piece *p, struct emitter *em, struct strbuf *tmp)
 {
-	bool ascii = em->format == EMIT_TEXT && (em->text_flags & UTF8_ASCII);
+	bool ascii = em->text_flags & UTF8_ASCII; /* the text report's stand-ins in YAML and JSON too */
 	struct hidden_summary sum;
 	hidden_scan(p->text, p->text_bytes, &sum);
 	emit_map_begin(em);
@@ -286,6 +354,15 @@ static void report_piece(const struct source *src, const struct piece *p, struct
 			em->out->failed = true;
 		emit_key(em, "tag_text");
 		emit_strn(em, sb_str(tmp), tmp->len);
+	}
+	if (sum.count[HIDDEN_VARIATION]) {
+		sb_reset(tmp);
+		if (!hidden_decode_selectors(tmp, p->text, p->text_bytes))
+			em->out->failed = true;
+		if (tmp->len) {
+			emit_key(em, "selector_text");
+			emit_strn(em, sb_str(tmp), tmp->len);
+		}
 	}
 	emit_key(em, "lines");
 	emit_list_begin(em);

@@ -103,7 +103,7 @@ static int write_structured(const struct assembly *a, const struct report_option
 {
 	const struct source *src = a->src;
 	struct emitter em;
-	emit_init(&em, out, opt->format == REPORT_JSON ? EMIT_JSON : EMIT_YAML, 0);
+	emit_init(&em, out, opt->format == REPORT_JSON ? EMIT_JSON : EMIT_YAML, opt->ascii ? UTF8_ASCII : 0);
 	emit_map_begin(&em);
 	emit_key(&em, "assembly_report");
 	emit_map_begin(&em);

@@ -170,6 +170,12 @@ bool utf8_is_tag(int32_t cp)
 	return cp >= 0xE0000 && cp <= 0xE007F;
 }
 
+bool utf8_is_variation_selector(int32_t cp)
+{
+	return (cp >= 0xFE00 && cp <= 0xFE0F) || (cp >= 0xE0100 && cp <= 0xE01EF) ||
+	       (cp >= 0x180B && cp <= 0x180D) || cp == 0x180F;
+}
+
 enum utf8_class utf8_classify(int32_t cp)
 {
 	if (cp == UTF8_INVALID)
@@ -182,7 +188,10 @@ enum utf8_class utf8_classify(int32_t cp)
 	    (cp >= 0x200B && cp <= 0x200D) || (cp >= 0x2060 && cp <= 0x2064) ||
 	    cp == 0xFEFF || cp == 0x180E || (cp >= 0xFFF9 && cp <= 0xFFFB) ||
 	    (cp >= 0x1BCA0 && cp <= 0x1BCA3) || (cp >= 0x1D173 && cp <= 0x1D17A) ||
-	    cp == 0x034F || (cp >= 0x206A && cp <= 0x206F))
+	    cp == 0x034F || (cp >= 0x206A && cp <= 0x206F) ||
+	    cp == 0x115F || cp == 0x1160 || cp == 0x3164 || cp == 0xFFA0 || /* Hangul fillers */
+	    cp == 0x17B4 || cp == 0x17B5 ||                                  /* Khmer inherent vowels */
+	    cp == 0x2028 || cp == 0x2029)                                    /* line, paragraph separator */
 		return UTF8_INVISIBLE;
 	return UTF8_PRINTABLE;
 }
@@ -234,10 +243,22 @@ static bool put_control(struct strbuf *out, int32_t cp, unsigned flags)
 	return put_cp(out, cp == 0x7F ? 0x2421 : 0x2400 + cp);
 }
 
+/* cp's class for display; a variation selector in a run of them (the one
+ * before was one, or the next one is) is invisible. rest: what follows cp. */
+static enum utf8_class display_class(int32_t cp, bool prev_vs, const char *rest, size_t n)
+{
+	if (!utf8_is_variation_selector(cp))
+		return utf8_classify(cp);
+	int32_t next = 0;
+	if (n)
+		utf8_decode(rest, n, &next);
+	return prev_vs || utf8_is_variation_selector(next) ? UTF8_INVISIBLE : UTF8_PRINTABLE;
+}
+
 bool utf8_sanitize(struct strbuf *out, const char *s, size_t n, unsigned flags)
 {
 	size_t i = 0;
-	bool last_space = false;
+	bool last_space = false, prev_vs = false;
 	while (i < n) {
 		/* Copy the longest run of plain printable ASCII at once. */
 		size_t run = i;
@@ -250,12 +271,15 @@ bool utf8_sanitize(struct strbuf *out, const char *s, size_t n, unsigned flags)
 			if (!sb_append(out, s + i, run - i))
 				return false;
 			last_space = s[run - 1] == ' ';
+			prev_vs = false;
 			i = run;
 			continue;
 		}
 		int32_t cp;
 		size_t len = utf8_decode(s + i, n - i, &cp);
 		i += len;
+		bool was_vs = prev_vs;
+		prev_vs = utf8_is_variation_selector(cp);
 		if (cp == ' ' || ((flags & UTF8_ONE_LINE) && (cp == '\n' || cp == '\t'))) {
 			if (!((flags & UTF8_ONE_LINE) && last_space) && !sb_putc(out, ' '))
 				return false;
@@ -267,7 +291,7 @@ bool utf8_sanitize(struct strbuf *out, const char *s, size_t n, unsigned flags)
 		if ((cp == '\n' && (flags & UTF8_KEEP_NEWLINES)) || (cp == '\t' && (flags & UTF8_KEEP_TABS))) {
 			ok = sb_putc(out, (char)cp);
 		} else {
-			switch (utf8_classify(cp)) {
+			switch (display_class(cp, was_vs, s + i, n - i)) {
 			case UTF8_PRINTABLE:
 				ok = (flags & UTF8_ASCII) ? sb_putc(out, '?') : sb_append(out, s + i - len, len);
 				break;

@@ -51,6 +51,12 @@ enum utf8_class utf8_classify(int32_t cp);
 bool utf8_is_bidi_control(int32_t cp);
 /* Unicode tag characters U+E0000..U+E007F ("ASCII smuggling"). */
 bool utf8_is_tag(int32_t cp);
+/* Variation selectors U+FE00..FE0F, U+E0100..E01EF and the Mongolian free
+ * variation selectors U+180B..180D, U+180F. One after a character is
+ * ordinary (an emoji's U+FE0F); a run of them is hidden ("emoji smuggling"):
+ * utf8_classify leaves them printable, utf8_sanitize and the hidden-text scan
+ * treat a run as invisible. */
+bool utf8_is_variation_selector(int32_t cp);
 
 /* Columns a printable character takes: 0 (combining), 1 or 2. */
 int utf8_columns_of_code_point(int32_t cp);
@@ -74,7 +80,8 @@ enum {
  * reaches a terminal raw. C0 controls, DEL become Control Pictures (U+2400
  * block: ␛ for ESC, ␍ for CR) or caret notation (^[ ^M) in ASCII mode; C1
  * controls and invalid bytes become U+FFFD (? in ASCII); invisible characters
- * become U+25CA ◊ (? in ASCII). Returns false when out ran out of memory. */
+ * (and each variation selector of a run of them) become U+25CA ◊ (? in
+ * ASCII). Returns false when out ran out of memory. */
 bool utf8_sanitize(struct strbuf *out, const char *s, size_t n, unsigned flags);
 
 /* Appends display-safe s[0..n) cut to exactly `columns` columns: an ellipsis

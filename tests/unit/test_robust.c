@@ -103,6 +103,44 @@ static void test_hidden_decode_tags(void **state)
 	sb_fini(&out);
 }
 
+/* Runs of variation selectors ("emoji smuggling"), Hangul fillers, Khmer
+ * inherent vowels, Mongolian selectors, line and paragraph separators. */
+static void test_hidden_selectors_fillers_separators(void **state)
+{
+	(void)state;
+	struct hidden_summary sum;
+	/* a lone selector is ordinary: the emoji's U+FE0F, a keycap */
+	const char *heart = "\xe2\x9d\xa4\xef\xb8\x8f 1\xef\xb8\x8f\xe2\x83\xa3";
+	assert_false(hidden_scan(heart, strlen(heart), NULL));
+	/* grinning face + "Hi" as bytes: U+E0100+0x48-16, U+E0100+0x69-16 */
+	const char *smuggled = "\xf0\x9f\x98\x80\xf3\xa0\x84\xb8\xf3\xa0\x85\x99!";
+	assert_true(hidden_scan(smuggled, strlen(smuggled), &sum));
+	assert_int_equal(sum.count[HIDDEN_VARIATION], 2);
+	assert_string_equal(reveal(smuggled, false), "\xf0\x9f\x98\x80\xc2\xabVS: Hi\xc2\xbb!");
+	assert_string_equal(reveal(smuggled, true), "\xf0\x9f\x98\x80<<VS: Hi>>!");
+	struct strbuf out = STRBUF_INIT;
+	assert_true(hidden_decode_selectors(&out, heart, strlen(heart)));
+	assert_int_equal(out.len, 0);
+	assert_true(hidden_decode_selectors(&out, smuggled, strlen(smuggled)));
+	assert_string_equal(sb_str(&out), "Hi");
+	sb_reset(&out);
+	/* on the screen each selector of a run is a stand-in; a lone one passes */
+	assert_true(utf8_sanitize(&out, smuggled, strlen(smuggled), 0));
+	assert_string_equal(sb_str(&out), "\xf0\x9f\x98\x80\xe2\x97\x8a\xe2\x97\x8a!");
+	sb_reset(&out);
+	assert_true(utf8_sanitize(&out, heart, strlen(heart), 0));
+	assert_string_equal(sb_str(&out), heart);
+	sb_fini(&out);
+	/* U+3164, U+115F, U+1160, U+FFA0, U+17B4, U+17B5, U+2028, U+2029 */
+	const char *others = "a\xe3\x85\xa4" "b\xe1\x85\x9f\xe1\x85\xa0\xef\xbe\xa0 \xe1\x9e\xb4\xe1\x9e\xb5 x\xe2\x80\xa8y\xe2\x80\xa9";
+	assert_true(hidden_scan(others, strlen(others), &sum));
+	assert_int_equal(sum.count[HIDDEN_FORMAT], 8);
+	assert_string_equal(reveal(others, true), "a<<HF>>b<<HCF>><<HJF>><<HWHF>> <<KIVAQ>><<KIVAA>> x<<LSEP>>y<<PSEP>>");
+	/* Mongolian: one selector after a letter is ordinary, two are a run */
+	assert_false(hidden_scan("\xe1\xa0\xa0\xe1\xa0\x8b", 6, NULL));
+	assert_true(hidden_scan("\xe1\xa0\xa0\xe1\xa0\x8b\xe1\xa0\x8c", 9, NULL));
+}
+
 static void test_hidden_flag_at_load(void **state)
 {
 	(void)state;
@@ -342,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_hidden_scan_counts),
 		cmocka_unit_test(test_hidden_reveal_markers),
 		cmocka_unit_test(test_hidden_decode_tags),
+		cmocka_unit_test(test_hidden_selectors_fillers_separators),
 		cmocka_unit_test(test_hidden_flag_at_load),
 		cmocka_unit_test(test_json_nul_escape),
 		cmocka_unit_test(test_json_duplicate_keys),
