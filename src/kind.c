@@ -105,10 +105,14 @@ int kind_detect(const char *path, const char *data, size_t len, const struct kin
 			sb_printf(&expected, "%s\"%s\"", j ? " and " : "", k[j]);
 		sb_printf(&expected, " for a %s", kind_table[i]->title);
 	}
+	struct strbuf names = STRBUF_INIT;
+	for (size_t i = 0; kind_table[i]; i++)
+		sb_printf(&names, "%s%s", i ? "|" : "", kind_table[i]->name);
 	cs_error_set(err, CS_EKIND,
 		     "cannot tell what this is: expected a .yml/.yaml manifest or a JSON object with %s "
-		     "(or say --kind manifest|loom|ledger|memory)",
-		     expected.len ? sb_str(&expected) : "known keys");
+		     "(or say --kind %s)",
+		     expected.len ? sb_str(&expected) : "known keys", names.failed ? "NAME" : sb_str(&names));
+	sb_fini(&names);
 	sb_fini(&expected);
 	return CS_EKIND;
 }
