@@ -205,8 +205,12 @@ void cli_usage(struct strbuf *out)
 		"  ctxscope --screen WxH [--keys \"j j Space\"] FILE\n"
 		"                                    run the inspector on a virtual screen, print it\n"
 		"\n"
-		"options:\n"
-		"  --kind K                 manifest, loom, ledger or memory (default: detect)\n"
+		"options:\n");
+	sb_puts(out, "  --kind K                 ");
+	for (size_t k = 0; kind_table[k]; k++)
+		sb_printf(out, "%s%s", k == 0 ? "" : kind_table[k + 1] ? ", " : " or ", kind_table[k]->name);
+	sb_puts(out, " (default: detect)\n");
+	sb_puts(out,
 		"  --assembly FILE          with a ledger database (agents.db): the assembly block\n"
 		"                           the ledger does not store (system prompt, event, budget)\n"
 		"  --format F               report format: text, yaml or json\n"

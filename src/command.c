@@ -120,8 +120,14 @@ static int parse_set(struct source *src, const char *arg, struct command *out, s
 {
 	size_t n = strcspn(arg, " \t=");
 	char name[64];
-	if (n == 0)
-		return cs_error_set(err, CS_EUSAGE, ":set needs NAME VALUE, e.g. :set min-recent 8");
+	if (n == 0) {
+		const struct setting *first = src->kind->settings;
+		if (!first || !first->name)
+			return cs_error_set(err, CS_EUSAGE, ":set needs NAME VALUE; a %s has no settings of its own",
+					    src->kind->title);
+		return cs_error_set(err, CS_EUSAGE, ":set needs NAME VALUE, e.g. :set %s %s (Tab lists them)", first->name,
+				    setting_arg(first) ? setting_arg(first) : "true");
+	}
 	if (n >= sizeof name)
 		return cs_error_set(err, CS_EUSAGE, "no setting \"%.*s\"", (int)n, arg);
 	memcpy(name, arg, n);

@@ -39,7 +39,7 @@ struct source;
 	X(CMD_INCLUDE, SETTING_INCLUDE, NULL, NULL, NULL)                                         \
 	X(CMD_PRIORITY, SETTING_PRIORITY, NULL, NULL, NULL)                                       \
 	X(CMD_CHARS_PER_TOKEN, SETTING_CHARS_PER_TOKEN, NULL, NULL, NULL)                         \
-	X(CMD_SET, -1, "set", "NAME VALUE", "a setting of this kind of input (min-recent 8)")      \
+	X(CMD_SET, -1, "set", "NAME VALUE", "a setting of this kind of input (Tab lists them)")    \
 	X(CMD_PROFILE, -1, "profile", "NAME", "the cache profile prices are computed under")      \
 	X(CMD_SORT, -1, "sort", "KEY", "order of the piece list: the kind's keys, those s cycles through") \
 	X(CMD_THEME, -1, "theme", "NAME", "the inspector's colours")                              \

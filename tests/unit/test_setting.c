@@ -11,6 +11,7 @@
 
 #include "alloc.h"
 #include "cli.h"
+#include "command.h"
 #include "fileio.h"
 #include "kind.h"
 #include "setting.h"
@@ -203,6 +204,99 @@ static void test_help_and_man_page_list_every_setting(void **state)
 	sb_fini(&block);
 }
 
+/* cli_parse on copies of args (it borrows them: valid until the next call). */
+static int parse_args(struct cli *cli, struct cs_error *err, size_t n, const char *const *args)
+{
+	static char pool[64][64];
+	static char *argv[64];
+	assert_true(n <= 64);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(pool[i], sizeof pool[i], "%s", args[i]);
+		argv[i] = pool[i];
+	}
+	cs_error_clear(err);
+	return cli_parse((int)n, argv, cli, err);
+}
+#define ARGS(...) (const char *const[]){ __VA_ARGS__ }
+#define PARSE(cli, err, ...) parse_args(cli, err, sizeof ARGS(__VA_ARGS__) / sizeof(const char *), ARGS(__VA_ARGS__))
+
+/* The command line: its own flags from their table, settings after them in
+ * order (a switch alone is true, a BOOL that says on|off takes its value). */
+static void test_command_line(void **state)
+{
+	(void)state;
+	static const char *const argv[] = { "ctxscope", "report", "--raw", "--force", "--no-mouse", "--ascii",
+			 "--kind", "memory",
+			 "--assembly=a.json", "--screen", "80x24", "--keys", "j", "--theme", "light", "--edits", "e.json",
+			 "--profile", "openai", "--baseline", "b.json", "--format=json", "--allocation-caps", "off",
+			 "--loom-aware", "--next=false", "--budget", "100k", "--breakpoint", "x", "--no-breakpoint=y",
+			 "--baseline-edit", "budget=9", "--", "-file" };
+	struct cli cli;
+	struct cs_error err;
+	if (parse_args(&cli, &err, sizeof argv / sizeof *argv, argv) != CS_OK)
+		fail_msg("%s", err.message);
+	assert_int_equal(cli.command, CLI_REPORT);
+	assert_true(cli.raw && cli.force && cli.no_mouse && cli.ascii);
+	assert_string_equal(cli.kind, "memory");
+	assert_string_equal(cli.assembly, "a.json");
+	assert_string_equal(cli.screen, "80x24");
+	assert_string_equal(cli.keys, "j");
+	assert_string_equal(cli.theme, "light");
+	assert_string_equal(cli.edits, "e.json");
+	assert_string_equal(cli.profile, "openai");
+	assert_string_equal(cli.baseline, "b.json");
+	assert_int_equal(cli.format, REPORT_JSON);
+	assert_int_equal(cli.nsettings, 4);
+	const char *expect[][2] = { { "allocation-caps", "off" }, { "loom-aware", "true" }, { "next", "false" },
+				    { "budget", "100k" } };
+	for (size_t i = 0; i < 4; i++) {
+		assert_string_equal(cli.settings[i].name, expect[i][0]);
+		assert_string_equal(cli.settings[i].value, expect[i][1]);
+	}
+	assert_int_equal(cli.nbreakpoints, 2);
+	assert_true(cli.breakpoint_on[0] && !cli.breakpoint_on[1]);
+	assert_string_equal(cli.breakpoints[1], "y");
+	assert_int_equal(cli.nbaseline_edits, 1);
+	assert_string_equal(cli.file, "-file");
+	assert_null(cli.output);
+
+	/* --output belongs to save */
+	assert_int_equal(PARSE(&cli, &err, "ctxscope", "report", "f.yml", "--output", "o.yml"), CS_EUSAGE);
+	assert_string_equal(err.message, "unknown option --output (see --help)");
+	assert_int_equal(PARSE(&cli, &err, "ctxscope", "save", "f.yml", "--output", "o.yml"), CS_OK);
+	assert_string_equal(cli.output, "o.yml");
+	/* mistakes */
+	assert_int_equal(PARSE(&cli, &err, "ctxscope", "f.yml", "--min-recent"), CS_EUSAGE);
+	assert_string_equal(err.message, "--min-recent needs a value");
+	assert_int_equal(PARSE(&cli, &err, "ctxscope", "f.yml", "--format", "xml"), CS_EUSAGE);
+	assert_int_equal(PARSE(&cli, &err, "ctxscope", "f.yml", "--baseline-edit", "budget"), CS_EUSAGE);
+	assert_int_equal(PARSE(&cli, &err, "ctxscope", "a.yml", "b.yml"), CS_EUSAGE);
+	assert_int_equal(PARSE(&cli, &err, "ctxscope", "a.yml", "--keys", "j"), CS_EUSAGE);
+	assert_int_equal(PARSE(&cli, &err, "ctxscope", "--help"), CS_OK);
+	assert_int_equal(cli.command, CLI_HELP);
+}
+
+/* `:set NAME ` completes what the setting's type takes. */
+static void test_set_completes_by_type(void **state)
+{
+	(void)state;
+	struct source *src = load_kind(3); /* memory */
+	struct command_completion c;
+	struct cs_error err;
+	assert_int_equal(command_complete(src, NULL, ":set archetype ", &c, &err), CS_OK);
+	assert_int_equal(c.n, 3);
+	assert_string_equal(c.items[2], "research");
+	command_completion_fini(&c);
+	assert_int_equal(command_complete(src, NULL, ":set allocation-caps o", &c, &err), CS_OK);
+	assert_int_equal(c.n, 2);
+	assert_string_equal(c.items[0], "on");
+	command_completion_fini(&c);
+	assert_int_equal(command_complete(src, NULL, ":set weight ", &c, &err), CS_OK);
+	assert_int_equal(c.n, 0);
+	command_completion_fini(&c);
+	source_free(src);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -211,6 +305,8 @@ int main(void)
 		cmocka_unit_test(test_each_type_refuses_and_changes_nothing),
 		cmocka_unit_test(test_types_parse_and_print),
 		cmocka_unit_test(test_help_and_man_page_list_every_setting),
+		cmocka_unit_test(test_command_line),
+		cmocka_unit_test(test_set_completes_by_type),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
