@@ -123,7 +123,7 @@ long ledger_pick_session(const struct ledger *l, struct cs_error *err);
  * parent_turn_id. CS_OK or CS_ENOMEM. */
 int ledger_ancestry(const struct ledger *l, long turn, long **out, size_t *n);
 
-/* Assembler (assemble_ledger.c), through ledger_kind.assemble. */
+/* Assembler (assemble.c), through ledger_kind.assemble. */
 int ledger_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
 int ledger_report_extra(const struct source *src, const struct assembly *a, struct emitter *em);
 int ledger_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em);
