@@ -3,7 +3,7 @@
 
 #include "assembly.h"
 #include "emit.h"
-#include "hidden.h"
+#include "hidden_report.h"
 #include "kind.h"
 #include "source.h"
 #include "strbuf.h"
