@@ -141,14 +141,8 @@ static bool longest_increasing(const long *seq, size_t n, bool *keep)
 
 static struct diff_change *add_change(struct diff *d)
 {
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 16;
-		struct diff_change *grown = cs_reallocarray(d->changes, cap, sizeof *grown);
-		if (!grown)
-			return NULL;
-		d->changes = grown;
-		d->cap = cap;
-	}
+	if (CS_GROW(d->changes, d->cap, d->n + 1) != 0)
+		return NULL;
 	struct diff_change *c = &d->changes[d->n++];
 	memset(c, 0, sizeof *c);
 	c->piece = c->base_piece = -1;
