@@ -187,7 +187,7 @@ static void system_layer(struct assembly *a, const struct view *v, bool *handled
 		asm_message(a, "system");
 		if (worker) {
 			struct block *b = asm_block(a, -1, PHYS_SYSTEM, CONC_WORKSPACE);
-			b->label = "worker header (seed 001 buildWorkerSystemPrompt)";
+			b->label = "worker header (the Nexus broker's buildWorkerSystemPrompt)";
 			b->flags |= BLOCK_MADE;
 			asm_textf(a, "# Subagent Context\n\nYou are a **worker agent** spawned for a specific task.\n\n"
 				  "## Your Task\n%s", s && s->task_description ? s->task_description : "");
@@ -312,11 +312,11 @@ static void history_layer(struct assembly *a, const struct view *v, const bool *
 		asm_fact(a, "compaction", "turn %s applies (the latest of %zu before the event)%s%s", ct->id, ncomp,
 			 c->trigger ? "; trigger " : "", c->trigger ? c->trigger : "");
 		asm_fact(a, "compaction rule", "%s",
-			 l->rule == LEDGER_RULE_AFTER_ONLY ? "after-only (seed 001: only the turns after the compaction)"
+			 l->rule == LEDGER_RULE_AFTER_ONLY ? "after-only (the Nexus broker: only the turns after the compaction)"
 			 : v->first_kept_used ? "first-kept (turns from first_kept_turn_id, then after the compaction)"
 			 : "first-kept, but no usable first_kept_turn_id: only the turns after the compaction");
-		asm_fact(a, "summary role", "%s", l->summary_system ? "system (seed 004, no marker)"
-			 : "user, with the [Previous conversation summary] marker (seed 001)");
+		asm_fact(a, "summary role", "%s", l->summary_system ? "system (the Nexus broker's early draft, no marker)"
+			 : "user, with the [Previous conversation summary] marker (the Nexus broker)");
 	} else {
 		asm_fact(a, "compaction", "none before the event: full history");
 	}
@@ -366,7 +366,7 @@ static void event_layer(struct assembly *a, const struct view *v, const bool *ha
 	if (l->next) {
 		asm_message(a, "user");
 		struct block *b = asm_block(a, -1, PHYS_EVENT, CONC_EVENT);
-		b->label = "event context (seed 001 buildCurrentMessage)";
+		b->label = "event context (the Nexus broker's buildCurrentMessage)";
 		b->flags |= BLOCK_MADE;
 		asm_textf(a, "Current time: %s\nTimezone: %s", l->event_time ? l->event_time : "(not recorded)",
 			  l->event_timezone ? l->event_timezone : "UTC");
@@ -456,7 +456,7 @@ static void budget(struct assembly *a, const struct view *v)
 	if (l->model_limit >= 0)
 		asm_fact(a, "model limit", "%s (assembly.budget.modelLimit)", fmt_thousands(n1, limit));
 	else if (known)
-		asm_fact(a, "model limit", "%s (%s in seed 001's table)", fmt_thousands(n1, limit), base);
+		asm_fact(a, "model limit", "%s (%s in the Nexus broker's model table)", fmt_thousands(n1, limit), base);
 	else {
 		asm_fact(a, "model limit", "%s (fallback: %s is not in the table)", fmt_thousands(n1, limit),
 			 model ? model : "no model recorded");
@@ -606,7 +606,7 @@ static int explain_over(struct assembly *a)
 	for (size_t i = 0; i < nh; i++)
 		freed += h[i].tokens;
 	asm_state(a, ASM_OVER_LIMIT, "over the available budget by %s tokens: the broker would compact first "
-		  "(seed 001 ensureBudget), summarizing %zu turn%s (%s tokens) toward %s",
+		  "(the Nexus broker's ensureBudget), summarizing %zu turn%s (%s tokens) toward %s",
 		  fmt_thousands(n1, a->over_by), nh, nh == 1 ? "" : "s", fmt_thousands(n2, freed),
 		  fmt_thousands(n3, target));
 	if (nh == 1)

@@ -151,7 +151,7 @@ static void explain_filtered(struct state *st, long i)
 		break;
 	case REASON_ANNOTATION:
 		asm_drop(a, i, REASON_ANNOTATION,
-			 "annotation: reached through an annotation edge, which seed 000 leaves out unless "
+			 "annotation: reached through an annotation edge, which Aspen Grove leaves out unless "
 			 "metadata.includeAnnotation is true");
 		break;
 	case REASON_EMPTY:
@@ -396,7 +396,7 @@ static void explain_truncation(struct state *st, const struct truncation *t)
 	if (t->fit == FIT_SYSTEM_OVER)
 		asm_state(a, ASM_ERROR | ASM_OVER_LIMIT,
 			  "error: the system context alone takes %s tokens, over the usable budget of %s by %s; "
-			  "seed 000 never truncates it, so nothing was removed",
+			  "Aspen Grove never truncates it, so nothing was removed",
 			  fmt_thousands(n1, st->sys), fmt_thousands(n2, usable), fmt_thousands(n3, st->sys - usable));
 	if (t->fit == FIT_STOP)
 		asm_state(a, ASM_ERROR | ASM_OVER_LIMIT,

@@ -304,14 +304,14 @@ static void explain_facts(const struct run *r, struct assembly *a)
 		 fmt_thousands(n5, used[MA_ENTITIES]), fmt_thousands(n6, cap[MA_ENTITIES]),
 		 fmt_thousands(n7, used[MA_RELATIONS]), fmt_thousands(n8, cap[MA_RELATIONS]));
 	asm_fact(a, "allocation caps", "%s", m->caps ? "on: each source's share is a cap (patterns: budget only)"
-						    : "off: the seed's uncapped selection");
+						    : "off: the ContextBuilder's uncapped selection");
 	asm_fact(a, "budget", "%s", r->src->settings.budget >= 0 ? "--budget (overrides maxTokens)" : "maxTokens");
 	if (r->has_cutoff)
 		asm_cutoff(a, r->cutoff);
 	asm_fact(a, "cutoff score", "%s", a->cutoff_text ? a->cutoff_text : "none");
 	if (r->has_included)
 		asm_fact(a, "lowest included", "%.6g", r->lowest_in);
-	asm_fact(a, "charged", "item tokens only (seed): headers, separators and additional context are not");
+	asm_fact(a, "charged", "item tokens only (as the memory framework's ContextBuilder charges): headers, separators and additional context are not");
 	if (r->dropped_budget)
 		asm_warn(a, -1, "%zu item%s did not fit the budget", r->dropped_budget, r->dropped_budget == 1 ? "" : "s");
 	if (r->dropped_alloc)
@@ -359,7 +359,7 @@ int memory_assemble(const struct source *src, struct assembly *a, struct cs_erro
 	char n1[32], n2[32];
 	rc = asm_finish(a, err);
 	if (rc == CS_OK && a->total_tokens > r.budget)
-		asm_warn(a, -1, "the rendered context is %s tokens (estimated), over the budget of %s: the seed charges "
+		asm_warn(a, -1, "the rendered context is %s tokens (estimated), over the budget of %s: the ContextBuilder charges "
 			 "item tokens only", fmt_thousands(n1, a->total_tokens), fmt_thousands(n2, r.budget));
 	return rc;
 }
