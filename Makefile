@@ -96,10 +96,11 @@ deps:
 	$$SUDO apt-get update -qq && \
 	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing
 
-# ---- layering: src/ never includes curses ---------------------------------
+# ---- layering: src/ never includes curses; no include cycle in src/ ------
 check-layering:
 	@if grep -rnE '#[[:space:]]*include[[:space:]]*[<"](n?curses|ncursesw/)' src; then \
 	  echo "src/ must not include curses (only ui/ talks to the terminal)"; exit 1; fi
+	@tests/include_cycles.sh src
 
 # ---- release build --------------------------------------------------------
 $(REL)/src/%.o: src/%.c

@@ -42,6 +42,7 @@ int asm_init(struct assembly *a, const struct source *src, enum asm_shape shape)
 	arena_init(&a->arena);
 	a->src = src;
 	a->shape = shape;
+	a->cutoff = NAN;
 	a->chars_per_token = src->settings.chars_per_token;
 	a->results = cs_calloc(src->npieces ? src->npieces : 1, sizeof *a->results);
 	if (!a->results)
@@ -255,6 +256,14 @@ void asm_fact(struct assembly *a, const char *key, const char *fmt, ...)
 		return;
 	}
 	a->facts[a->nfacts++] = (struct fact){ key, value };
+}
+
+void asm_cutoff(struct assembly *a, double score)
+{
+	a->cutoff = score;
+	a->cutoff_text = arena_printf(&a->arena, "%.6g", score);
+	if (!a->cutoff_text)
+		a->nomem = true;
 }
 
 void asm_state(struct assembly *a, unsigned flags, const char *fmt, ...)

@@ -171,6 +171,8 @@ struct assembly {
 	unsigned flags;              /* enum asm_flag */
 	const char *state;           /* a sentence on the overall state when over limit or refused; arena */
 	long over_by;                /* tokens over the usable budget, when ASM_OVER_LIMIT */
+	double cutoff;               /* the score below which pieces stayed out (memory); NAN when none */
+	const char *cutoff_text;     /* cutoff as the report prints it ("%.6g"); arena; NULL when none */
 	struct warning *warnings;    /* the source's and the assembler's */
 	size_t nwarnings, cap_warnings;
 	struct fact *facts;          /* kind-specific header lines, in order */
@@ -222,6 +224,8 @@ void asm_drop_text(struct assembly *a, long piece, int reason, const char *sente
 
 void asm_warn(struct assembly *a, long piece, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void asm_fact(struct assembly *a, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Sets the cutoff score and its text ("%.6g", in the arena). */
+void asm_cutoff(struct assembly *a, double score);
 /* Sets the overall state sentence (printf-style) and ORs `flags` in. */
 void asm_state(struct assembly *a, unsigned flags, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

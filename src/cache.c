@@ -88,14 +88,8 @@ int cache_overrides_set(struct cache_overrides *o, const struct assembly *a, siz
 		it->on = on;
 		return CS_OK;
 	}
-	if (o->n == o->cap) {
-		size_t cap = o->cap ? o->cap * 2 : 8;
-		struct cache_override *items = cs_reallocarray(o->items, cap, sizeof *items);
-		if (!items)
-			return cs_error_nomem(err);
-		o->items = items;
-		o->cap = cap;
-	}
+	if (CS_GROW(o->items, o->cap, o->n + 1) != 0)
+		return cs_error_nomem(err);
 	long piece = a->blocks[block].piece;
 	char *id = NULL;
 	if (piece >= 0) {

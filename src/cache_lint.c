@@ -84,14 +84,8 @@ static int add_lint(struct cache_lints *l, const struct assembly *a, enum cache_
 {
 	if (sentence->failed)
 		return cs_error_nomem(err);
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 8;
-		struct cache_lint *items = cs_reallocarray(l->items, cap, sizeof *items);
-		if (!items)
-			return cs_error_nomem(err);
-		l->items = items;
-		l->cap = cap;
-	}
+	if (CS_GROW(l->items, l->cap, l->n + 1) != 0)
+		return cs_error_nomem(err);
 	char *text = cs_strdup(sb_str(sentence));
 	if (!text)
 		return cs_error_nomem(err);

@@ -229,14 +229,8 @@ void command_completion_fini(struct command_completion *c)
 
 static bool add(struct command_completion *c, const char *item)
 {
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 16;
-		const char **grown = cs_reallocarray(c->items, cap, sizeof *grown);
-		if (!grown)
-			return false;
-		c->items = grown;
-		c->cap = cap;
-	}
+	if (CS_GROW(c->items, c->cap, c->n + 1) != 0)
+		return false;
 	c->items[c->n++] = item;
 	return true;
 }

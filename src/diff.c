@@ -90,14 +90,8 @@ static bool longest_increasing(const long *seq, size_t n, bool *keep)
 
 static struct diff_change *add_change(struct diff *d)
 {
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 16;
-		struct diff_change *grown = cs_reallocarray(d->changes, cap, sizeof *grown);
-		if (!grown)
-			return NULL;
-		d->changes = grown;
-		d->cap = cap;
-	}
+	if (CS_GROW(d->changes, d->cap, d->n + 1) != 0)
+		return NULL;
 	struct diff_change *c = &d->changes[d->n++];
 	memset(c, 0, sizeof *c);
 	c->piece = c->base_piece = -1;
@@ -139,52 +133,64 @@ static int by_place(const void *x, const void *y)
 	return (ka > kb) - (ka < kb);
 }
 
-static int compare(struct diff *d, struct cs_error *err)
+/* The pieces in both prompts that moved: those off the longest run that
+ * keeps its baseline order, walking the current prompt. *out (cs_calloc'd,
+ * one per current piece) is NULL on out of memory. */
+static bool moved_pieces(const struct source *ns, const long *map, const long *pos_b, const long *pos_n,
+			 bool **out)
+{
+	size_t nn = ns->npieces ? ns->npieces : 1;
+	size_t *common = cs_calloc(nn, sizeof *common);
+	long *seq = cs_calloc(nn, sizeof *seq);
+	bool *keep = cs_calloc(nn, sizeof *keep);
+	bool *moved = cs_calloc(nn, sizeof *moved);
+	bool ok = common && seq && keep && moved;
+	if (ok) {
+		/* the pieces in both prompts, in the current order, with their baseline places */
+		for (size_t i = 0; i < ns->npieces; i++) /* order by place: common[place - 1] = piece */
+			if (pos_n[i])
+				common[pos_n[i] - 1] = i;
+		long in_prompt = 0;
+		for (size_t i = 0; i < ns->npieces; i++)
+			in_prompt += pos_n[i] != 0;
+		size_t ncommon = 0;
+		for (long k = 0; k < in_prompt; k++) {
+			size_t i = common[k];
+			if (map[i] >= 0 && pos_b[map[i]]) {
+				common[ncommon] = i; /* ncommon <= k: overwrites only what was read */
+				seq[ncommon++] = pos_b[map[i]];
+			}
+		}
+		ok = longest_increasing(seq, ncommon, keep);
+		for (size_t k = 0; ok && k < ncommon; k++)
+			moved[common[k]] = !keep[k];
+	}
+	cs_free(common);
+	cs_free(seq);
+	cs_free(keep);
+	if (!ok) {
+		cs_free(moved);
+		moved = NULL;
+	}
+	*out = moved;
+	return ok;
+}
+
+/* Where each piece sits in both prompts, and which baseline piece is
+ * which current one. */
+struct places {
+	long *pos_b, *off_b, *pos_n, *off_n, *map;
+	bool *matched, *moved;
+};
+
+/* A change for every current piece added, removed, cut or moved. */
+static int changes_now(struct diff *d, const struct places *pl)
 {
 	const struct assembly *base = d->base, *now = d->now;
-	const struct source *bs = base->src, *ns = now->src;
-	long *pos_b = NULL, *off_b = NULL, *pos_n = NULL, *off_n = NULL, *map = NULL, *seq = NULL;
-	bool *matched = NULL, *keep = NULL;
-	size_t *common = NULL;
-	int rc = CS_ENOMEM;
-	size_t nn = ns->npieces ? ns->npieces : 1;
-	if (!positions(base, &pos_b, &off_b) || !positions(now, &pos_n, &off_n))
-		goto done;
-	map = cs_calloc(nn, sizeof *map);
-	matched = cs_calloc(bs->npieces ? bs->npieces : 1, sizeof *matched);
-	common = cs_calloc(nn, sizeof *common);
-	seq = cs_calloc(nn, sizeof *seq);
-	keep = cs_calloc(nn, sizeof *keep);
-	if (!map || !matched || !common || !seq || !keep || !source_match_ids(bs, ns, map, matched))
-		goto done;
-
-	/* the pieces in both prompts, in the current order, with their baseline places */
-	for (size_t i = 0; i < ns->npieces; i++) /* order by place: common[place - 1] = piece */
-		if (pos_n[i])
-			common[pos_n[i] - 1] = i;
-	long in_prompt = 0;
-	for (size_t i = 0; i < ns->npieces; i++)
-		in_prompt += pos_n[i] != 0;
-	size_t ncommon = 0;
-	for (long k = 0; k < in_prompt; k++) {
-		size_t i = common[k];
-		if (map[i] >= 0 && pos_b[map[i]]) {
-			common[ncommon] = i; /* ncommon <= k: overwrites only what was read */
-			seq[ncommon++] = pos_b[map[i]];
-		}
-	}
-	if (!longest_increasing(seq, ncommon, keep))
-		goto done;
-	bool *moved = cs_calloc(nn, sizeof *moved);
-	if (!moved)
-		goto done;
-	for (size_t k = 0; k < ncommon; k++)
-		moved[common[k]] = !keep[k];
-
-	rc = CS_OK;
-	for (size_t i = 0; i < ns->npieces && rc == CS_OK; i++) {
-		long j = map[i];
-		bool in_b = j >= 0 && pos_b[j], in_n = pos_n[i] != 0;
+	const struct source *ns = now->src;
+	for (size_t i = 0; i < ns->npieces; i++) {
+		long j = pl->map[i];
+		bool in_b = j >= 0 && pl->pos_b[j], in_n = pl->pos_n[i] != 0;
 		unsigned flags = 0;
 		if (!in_b && in_n)
 			flags = DIFF_ADDED;
@@ -194,40 +200,61 @@ static int compare(struct diff *d, struct cs_error *err)
 			const struct piece_result *rb = &base->results[j], *rn = &now->results[i];
 			if (rb->outcome != rn->outcome || rb->tokens != rn->tokens)
 				flags |= DIFF_CUT;
-			if (moved[i])
+			if (pl->moved[i])
 				flags |= DIFF_MOVED;
 		}
 		if (!flags)
 			continue;
 		struct diff_change *c = add_change(d);
-		if (!c) {
-			rc = CS_ENOMEM;
-			break;
-		}
+		if (!c)
+			return CS_ENOMEM;
 		c->flags = flags;
 		c->id = ns->pieces[i].id;
 		c->piece = (long)i;
 		c->base_piece = j;
 		if (j >= 0)
-			fill_side(c, base, j, pos_b, off_b, true);
-		fill_side(c, now, (long)i, pos_n, off_n, false);
+			fill_side(c, base, j, pl->pos_b, pl->off_b, true);
+		fill_side(c, now, (long)i, pl->pos_n, pl->off_n, false);
 	}
-	/* pieces only the baseline's source has */
-	for (size_t j = 0; j < bs->npieces && rc == CS_OK; j++) {
-		if (matched[j] || !pos_b[j])
+	return CS_OK;
+}
+
+/* A removal for every piece in the baseline's prompt that only the
+ * baseline's source has. */
+static int changes_base_only(struct diff *d, const struct places *pl)
+{
+	const struct source *bs = d->base->src;
+	for (size_t j = 0; j < bs->npieces; j++) {
+		if (pl->matched[j] || !pl->pos_b[j])
 			continue;
 		struct diff_change *c = add_change(d);
-		if (!c) {
-			rc = CS_ENOMEM;
-			break;
-		}
+		if (!c)
+			return CS_ENOMEM;
 		c->flags = DIFF_REMOVED;
 		c->id = bs->pieces[j].id;
 		c->base_piece = (long)j;
-		fill_side(c, base, (long)j, pos_b, off_b, true);
+		fill_side(c, d->base, (long)j, pl->pos_b, pl->off_b, true);
 		c->reason_after = REASON_NONE;
 	}
-	cs_free(moved);
+	return CS_OK;
+}
+
+static int compare(struct diff *d, struct cs_error *err)
+{
+	const struct source *bs = d->base->src, *ns = d->now->src;
+	struct places pl = { 0 };
+	int rc = CS_ENOMEM;
+	size_t nn = ns->npieces ? ns->npieces : 1;
+	if (!positions(d->base, &pl.pos_b, &pl.off_b) || !positions(d->now, &pl.pos_n, &pl.off_n))
+		goto done;
+	pl.map = cs_calloc(nn, sizeof *pl.map);
+	pl.matched = cs_calloc(bs->npieces ? bs->npieces : 1, sizeof *pl.matched);
+	if (!pl.map || !pl.matched || !source_match_ids(bs, ns, pl.map, pl.matched) ||
+	    !moved_pieces(ns, pl.map, pl.pos_b, pl.pos_n, &pl.moved))
+		goto done;
+	rc = changes_now(d, &pl);
+	if (rc == CS_OK)
+		rc = changes_base_only(d, &pl);
 	if (rc == CS_OK) {
 		if (d->n)
 			qsort(d->changes, d->n, sizeof *d->changes, by_place);
@@ -240,15 +267,13 @@ static int compare(struct diff *d, struct cs_error *err)
 		}
 	}
 done:
-	cs_free(pos_b);
-	cs_free(off_b);
-	cs_free(pos_n);
-	cs_free(off_n);
-	cs_free(map);
-	cs_free(matched);
-	cs_free(common);
-	cs_free(seq);
-	cs_free(keep);
+	cs_free(pl.pos_b);
+	cs_free(pl.off_b);
+	cs_free(pl.pos_n);
+	cs_free(pl.off_n);
+	cs_free(pl.map);
+	cs_free(pl.matched);
+	cs_free(pl.moved);
 	if (rc != CS_OK)
 		return cs_error_nomem(err);
 	return CS_OK;

@@ -6,8 +6,8 @@
  * inherent vowels, line and paragraph separators and other invisible format
  * characters. A scan counts them (done once per piece at load: PIECE_HIDDEN),
  * a reveal renders them as visible markers («RLO», «ZWSP», «TAG: the
- * decoded text»), and the report's hidden_text section lists, per piece,
- * each line that holds any, revealed.
+ * decoded text»); the report's hidden_text section (hidden_report.h)
+ * lists, per piece, each line that holds any, revealed.
  * A ZWJ inside an emoji sequence (👩‍💻) is visible rendering, not hidden. */
 #ifndef CTXSCOPE_HIDDEN_H
 #define CTXSCOPE_HIDDEN_H
@@ -16,8 +16,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct emitter;
-struct source;
 struct strbuf;
 
 /* What a hidden character is. X(enum, name in reports) */
@@ -73,18 +71,5 @@ bool hidden_reveal(struct strbuf *out, const char *s, size_t n, bool ascii);
 bool hidden_decode_tags(struct strbuf *out, const char *s, size_t n);
 /* The same for the bytes that runs of variation selectors encode. */
 bool hidden_decode_selectors(struct strbuf *out, const char *s, size_t n);
-
-#define HIDDEN_REPORT_MAX_LINES 20    /* lines listed per piece: a watermarked file would flood the report */
-#define HIDDEN_REPORT_LINE_COLUMNS 160 /* a revealed line is cut to this many columns */
-
-/* Writes the report's hidden_text section value: a list, one entry per
- * piece with hidden text in its text or its id (id, the id revealed when
- * it hides something, counts per class, tag text decoded, and the lines
- * holding any, revealed). Emits an empty list when none. */
-void hidden_report(const struct source *src, struct emitter *em);
-
-/* Whether any piece of src holds hidden text (PIECE_HIDDEN) or has an id
- * that does. */
-bool hidden_any(const struct source *src);
 
 #endif

@@ -24,15 +24,7 @@ void history_fini(struct history *h)
 /* Room for one more edit on a stack; false on out of memory. */
 static bool reserve(struct edit **items, size_t n, size_t *cap)
 {
-	if (n < *cap)
-		return true;
-	size_t want = *cap ? *cap * 2 : 16;
-	struct edit *grown = cs_reallocarray(*items, want, sizeof *grown);
-	if (!grown)
-		return false;
-	*items = grown;
-	*cap = want;
-	return true;
+	return CS_GROW(*items, *cap, n + 1) == 0;
 }
 
 /* Pushes e on the undo stack (room reserved), forgetting the oldest at the limit. */

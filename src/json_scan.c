@@ -95,14 +95,9 @@ int json_scan_top_keys(const char *s, size_t n, struct json_keys *out, struct cs
 		size_t end = skip_string(s, n, i);
 		if (end >= n)
 			break;
-		if (out->n == cap) {
-			cap = cap ? cap * 2 : 16;
-			char **names = cs_reallocarray(out->names, cap, sizeof *names);
-			if (!names) {
-				json_keys_fini(out);
-				return cs_error_nomem(err);
-			}
-			out->names = names;
+		if (CS_GROW(out->names, cap, out->n + 1) != 0) {
+			json_keys_fini(out);
+			return cs_error_nomem(err);
 		}
 		char *name = cs_strndup(s + i + 1, end - i - 2);
 		if (!name) {

@@ -3,7 +3,7 @@
 
 #include "assembly.h"
 #include "emit.h"
-#include "hidden.h"
+#include "hidden_report.h"
 #include "kind.h"
 #include "source.h"
 #include "strbuf.h"
@@ -99,6 +99,111 @@ static void emit_extra_piece(struct emitter *em, const struct assembly *a, long 
 		a->src->kind->report_piece(a->src, a, i, em);
 }
 
+/* The budget, status and token estimate maps. */
+static void emit_totals(struct emitter *em, const struct assembly *a)
+{
+	emit_key(em, "budget");
+	emit_map_begin(em);
+	emit_key_int(em, "max", a->budget.limit);
+	emit_key_int(em, "reserved", a->budget.reserve);
+	emit_key_int(em, "effective", a->budget.usable);
+	emit_key_int(em, "used", a->budget.used);
+	emit_key_int(em, "remaining", a->budget.remaining);
+	emit_map_end(em);
+
+	emit_key(em, "status");
+	emit_map_begin(em);
+	emit_key_bool(em, "fits", report_exit_status(a) == 0);
+	emit_key_bool(em, "truncated", a->flags & ASM_TRUNCATED);
+	emit_key_bool(em, "over_limit", a->flags & ASM_OVER_LIMIT);
+	if (a->flags & ASM_OVER_LIMIT)
+		emit_key_int(em, "over_by", a->over_by);
+	emit_key_bool(em, "error", a->flags & ASM_ERROR);
+	emit_key_bool(em, "must_have_missing", a->flags & ASM_MUST_MISSING);
+	if (a->state)
+		emit_key_str(em, "state", a->state);
+	emit_map_end(em);
+
+	emit_key(em, "tokens");
+	emit_map_begin(em);
+	emit_key_str(em, "estimate", "ceil(code_points / chars_per_token)");
+	emit_key_num(em, "chars_per_token", a->chars_per_token);
+	emit_key_int(em, "rendered", a->total_tokens);
+	emit_map_end(em);
+}
+
+static void emit_layers(struct emitter *em, const struct assembly *a)
+{
+	emit_key(em, "layers");
+	emit_list_begin(em);
+	for (size_t g = 0; g < a->ngroupings; g++)
+		for (size_t l = 0; l < a->groupings[g].nlayers; l++) {
+			const struct layer *ly = &a->groupings[g].layers[l];
+			emit_map_begin(em);
+			emit_key_str(em, "grouping", a->groupings[g].name);
+			emit_key_str(em, "name", ly->name);
+			emit_key_int(em, "tokens", ly->budget_tokens);
+			emit_key_int(em, "rendered_tokens", ly->tokens);
+			emit_key_int(em, "blocks", (long long)ly->nblocks);
+			emit_map_end(em);
+		}
+	emit_list_end(em);
+}
+
+/* The blocks in prompt order: made text, or a piece with its outcome. */
+static void emit_included(struct emitter *em, const struct assembly *a)
+{
+	emit_key(em, "included");
+	emit_list_begin(em);
+	for (size_t b = 0; b < a->nblocks; b++) {
+		const struct block *blk = &a->blocks[b];
+		emit_map_begin(em);
+		if (blk->piece < 0) {
+			emit_key_str(em, "made", blk->label ? blk->label : "assembler text");
+			emit_key_int(em, "tokens", blk->budget_tokens);
+			emit_key_bool(em, "truncation_marker", blk->flags & BLOCK_MARKER);
+		} else {
+			const struct piece_result *r = &a->results[blk->piece];
+			emit_piece_common(em, a, blk->piece);
+			emit_key_int(em, "tokens", blk->budget_tokens);
+			emit_key_bool(em, "truncated", r->outcome == OUTCOME_TRUNCATED);
+			if (r->outcome == OUTCOME_TRUNCATED) {
+				emit_key_int(em, "original_tokens", r->original_tokens);
+				emit_key_str(em, "reason", reason_code(r->reason));
+				emit_key_str(em, "detail", r->sentence);
+			}
+			emit_extra_piece(em, a, blk->piece);
+		}
+		if (a->shape == ASM_MESSAGES && blk->message >= 0 && (size_t)blk->message < a->nmessages) {
+			emit_key_int(em, "message", blk->message);
+			emit_key_str(em, "message_role", a->messages[blk->message].role);
+		}
+		emit_map_end(em);
+	}
+	emit_list_end(em);
+}
+
+/* The pieces left out, in the order decided. */
+static void emit_excluded(struct emitter *em, const struct assembly *a)
+{
+	emit_key(em, "excluded");
+	emit_list_begin(em);
+	for (size_t k = 0; k < a->nnot_whole; k++) {
+		long i = a->not_whole[k];
+		const struct piece_result *r = &a->results[i];
+		if (r->outcome != OUTCOME_DROPPED)
+			continue;
+		emit_map_begin(em);
+		emit_piece_common(em, a, i);
+		emit_key_int(em, "tokens", r->original_tokens);
+		emit_key_str(em, "reason", reason_code(r->reason));
+		emit_key_str(em, "detail", r->sentence);
+		emit_extra_piece(em, a, i);
+		emit_map_end(em);
+	}
+	emit_list_end(em);
+}
+
 static int write_structured(const struct assembly *a, const struct report_options *opt, struct strbuf *out)
 {
 	const struct source *src = a->src;
@@ -118,96 +223,10 @@ static int write_structured(const struct assembly *a, const struct report_option
 			emit_key_str(&em, a->facts[i].key, a->facts[i].value);
 		emit_map_end(&em);
 	}
-
-	emit_key(&em, "budget");
-	emit_map_begin(&em);
-	emit_key_int(&em, "max", a->budget.limit);
-	emit_key_int(&em, "reserved", a->budget.reserve);
-	emit_key_int(&em, "effective", a->budget.usable);
-	emit_key_int(&em, "used", a->budget.used);
-	emit_key_int(&em, "remaining", a->budget.remaining);
-	emit_map_end(&em);
-
-	emit_key(&em, "status");
-	emit_map_begin(&em);
-	emit_key_bool(&em, "fits", report_exit_status(a) == 0);
-	emit_key_bool(&em, "truncated", a->flags & ASM_TRUNCATED);
-	emit_key_bool(&em, "over_limit", a->flags & ASM_OVER_LIMIT);
-	if (a->flags & ASM_OVER_LIMIT)
-		emit_key_int(&em, "over_by", a->over_by);
-	emit_key_bool(&em, "error", a->flags & ASM_ERROR);
-	emit_key_bool(&em, "must_have_missing", a->flags & ASM_MUST_MISSING);
-	if (a->state)
-		emit_key_str(&em, "state", a->state);
-	emit_map_end(&em);
-
-	emit_key(&em, "tokens");
-	emit_map_begin(&em);
-	emit_key_str(&em, "estimate", "ceil(code_points / chars_per_token)");
-	emit_key_num(&em, "chars_per_token", a->chars_per_token);
-	emit_key_int(&em, "rendered", a->total_tokens);
-	emit_map_end(&em);
-
-	emit_key(&em, "layers");
-	emit_list_begin(&em);
-	for (size_t g = 0; g < a->ngroupings; g++)
-		for (size_t l = 0; l < a->groupings[g].nlayers; l++) {
-			const struct layer *ly = &a->groupings[g].layers[l];
-			emit_map_begin(&em);
-			emit_key_str(&em, "grouping", a->groupings[g].name);
-			emit_key_str(&em, "name", ly->name);
-			emit_key_int(&em, "tokens", ly->budget_tokens);
-			emit_key_int(&em, "rendered_tokens", ly->tokens);
-			emit_key_int(&em, "blocks", (long long)ly->nblocks);
-			emit_map_end(&em);
-		}
-	emit_list_end(&em);
-
-	emit_key(&em, "included");
-	emit_list_begin(&em);
-	for (size_t b = 0; b < a->nblocks; b++) {
-		const struct block *blk = &a->blocks[b];
-		emit_map_begin(&em);
-		if (blk->piece < 0) {
-			emit_key_str(&em, "made", blk->label ? blk->label : "assembler text");
-			emit_key_int(&em, "tokens", blk->budget_tokens);
-			emit_key_bool(&em, "truncation_marker", blk->flags & BLOCK_MARKER);
-		} else {
-			const struct piece_result *r = &a->results[blk->piece];
-			emit_piece_common(&em, a, blk->piece);
-			emit_key_int(&em, "tokens", blk->budget_tokens);
-			emit_key_bool(&em, "truncated", r->outcome == OUTCOME_TRUNCATED);
-			if (r->outcome == OUTCOME_TRUNCATED) {
-				emit_key_int(&em, "original_tokens", r->original_tokens);
-				emit_key_str(&em, "reason", reason_code(r->reason));
-				emit_key_str(&em, "detail", r->sentence);
-			}
-			emit_extra_piece(&em, a, blk->piece);
-		}
-		if (a->shape == ASM_MESSAGES && blk->message >= 0 && (size_t)blk->message < a->nmessages) {
-			emit_key_int(&em, "message", blk->message);
-			emit_key_str(&em, "message_role", a->messages[blk->message].role);
-		}
-		emit_map_end(&em);
-	}
-	emit_list_end(&em);
-
-	emit_key(&em, "excluded");
-	emit_list_begin(&em);
-	for (size_t k = 0; k < a->nnot_whole; k++) {
-		long i = a->not_whole[k];
-		const struct piece_result *r = &a->results[i];
-		if (r->outcome != OUTCOME_DROPPED)
-			continue;
-		emit_map_begin(&em);
-		emit_piece_common(&em, a, i);
-		emit_key_int(&em, "tokens", r->original_tokens);
-		emit_key_str(&em, "reason", reason_code(r->reason));
-		emit_key_str(&em, "detail", r->sentence);
-		emit_extra_piece(&em, a, i);
-		emit_map_end(&em);
-	}
-	emit_list_end(&em);
+	emit_totals(&em, a);
+	emit_layers(&em, a);
+	emit_included(&em, a);
+	emit_excluded(&em, a);
 
 	emit_key(&em, "warnings");
 	emit_list_begin(&em);
@@ -320,12 +339,10 @@ static void piece_row(struct strbuf *out, const struct assembly *a, long i, long
 	}
 }
 
-static int write_text(const struct assembly *a, const struct report_options *opt, struct strbuf *out)
+/* The header: the facts, the budget line, the status and the tokens. */
+static void text_header(struct strbuf *out, const struct assembly *a, unsigned flags)
 {
 	const struct source *src = a->src;
-	unsigned flags = opt->ascii ? UTF8_ASCII : 0;
-	struct columns c = { has_priorities(src), has_scores(a), has_recorded(src) };
-
 	sb_printf(out, "ctxscope report: %s ", src->input_type ? src->input_type : src->kind->title);
 	safe(out, src->path, flags);
 	sb_putc(out, '\n');
@@ -376,7 +393,13 @@ static int write_text(const struct assembly *a, const struct report_options *opt
 		sb_puts(out, " of it not charged by the algorithm)");
 	}
 	sb_putc(out, '\n');
+}
 
+/* The layer tables, the pieces in the prompt, those left out. */
+static void text_tables(struct strbuf *out, const struct assembly *a, unsigned flags)
+{
+	const struct source *src = a->src;
+	struct columns c = { has_priorities(src), has_scores(a), has_recorded(src) };
 	for (size_t g = 0; g < a->ngroupings; g++) {
 		sb_printf(out, "\nlayers (%s)            tokens  share\n", a->groupings[g].name);
 		for (size_t l = 0; l < a->groupings[g].nlayers; l++) {
@@ -402,6 +425,9 @@ static int write_text(const struct assembly *a, const struct report_options *opt
 		safe(out, blk->label ? blk->label : "assembler text", flags);
 		sb_puts(out, ")\n");
 	}
+	size_t dropped = 0;
+	for (size_t k = 0; k < a->nnot_whole; k++)
+		dropped += a->results[a->not_whole[k]].outcome == OUTCOME_DROPPED;
 	if (dropped) {
 		sb_puts(out, "\nnot in the prompt\n");
 		row_head(out, src, &c, true);
@@ -411,6 +437,14 @@ static int write_text(const struct assembly *a, const struct report_options *opt
 				piece_row(out, a, i, a->results[i].original_tokens, true, &c, flags);
 		}
 	}
+}
+
+static int write_text(const struct assembly *a, const struct report_options *opt, struct strbuf *out)
+{
+	const struct source *src = a->src;
+	unsigned flags = opt->ascii ? UTF8_ASCII : 0;
+	text_header(out, a, flags);
+	text_tables(out, a, flags);
 	if (a->nwarnings) {
 		sb_puts(out, "\nwarnings\n");
 		for (size_t w = 0; w < a->nwarnings; w++) {

@@ -372,14 +372,8 @@ static int collect_hit(void *ctx, size_t start, size_t end)
 		r->capped = true;
 		return CS_ESTATE; /* stop quietly */
 	}
-	if (r->nhits == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 64;
-		struct search_hit *h = cs_reallocarray(r->hits, cap, sizeof *h);
-		if (!h)
-			return CS_ENOMEM;
-		r->hits = h;
-		r->cap = cap;
-	}
+	if (CS_GROW(r->hits, r->cap, r->nhits + 1) != 0)
+		return CS_ENOMEM;
 	r->hits[r->nhits++] = (struct search_hit){
 		.target = c->target, .index = c->index, .start = start, .end = end, .key = c->base + start,
 	};

@@ -233,8 +233,8 @@ bool vm_block_cached(const struct vm *vm, long block);
 /* A layer's cache state; *cached_tokens gets its tokens inside the cached
  * prefix. */
 enum vm_layer_state vm_layer_state(const struct vm *vm, size_t layer, long *cached_tokens);
-/* The assembly's "cutoff score" fact (a memory snapshot's), or NULL when it
- * has none. Borrowed from vm->cur. */
+/* The assembly's cutoff score as its report prints it (a memory
+ * snapshot's), or NULL when it has none. Borrowed from vm->cur. */
 const char *vm_cutoff(const struct vm *vm);
 /* The breakpoint after block `block` under the active profile, or NULL.
  * Borrowed from vm->an (valid until the next change). */

@@ -124,10 +124,7 @@ bool vm_block_cached(const struct vm *vm, long block)
 
 const char *vm_cutoff(const struct vm *vm)
 {
-	for (size_t i = 0; i < vm->cur.nfacts; i++)
-		if (strcmp(vm->cur.facts[i].key, "cutoff score") == 0)
-			return strcmp(vm->cur.facts[i].value, "none") == 0 ? NULL : vm->cur.facts[i].value;
-	return NULL;
+	return vm->cur.cutoff_text;
 }
 
 const struct cache_breakpoint *vm_breakpoint(const struct vm *vm, long block)

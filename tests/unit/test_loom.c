@@ -213,13 +213,38 @@ static void test_path_cycles_and_roots(void **state)
 		"{\"id\":\"e2\",\"edgeType\":\"continuation\",\"targetNodeId\":\"b\",\"sources\":[{\"nodeId\":\"a\"}]}";
 	tree_error("\"rootNodeId\":\"r\"", nodes, cycle, "\"activeNodeId\":\"b\"", &err);
 	assert_non_null(strstr(err.message, "cycle"));
+	/* a cycle the walk never meets is still a fault, told at the edge that
+	 * closes it (the last in the file) and naming every edge on it */
 	char with_root[512];
 	snprintf(with_root, sizeof with_root,
-		 "%s,{\"id\":\"e0\",\"edgeType\":\"continuation\",\"targetNodeId\":\"a\",\"sources\":[{\"nodeId\":\"r\"}]}",
+		 "{\"id\":\"e0\",\"edgeType\":\"continuation\",\"targetNodeId\":\"a\",\"sources\":[{\"nodeId\":\"r\"}]},%s",
 		 cycle);
-	tree_error("\"rootNodeId\":\"r\"", nodes, with_root, "\"nodeIds\":[\"r\",\"a\",\"b\",\"a\"]", &err);
+	tree_error("\"rootNodeId\":\"r\"", nodes, with_root, "\"activeNodeId\":\"r\"", &err);
+	assert_string_equal(err.path, "edges[2].targetNodeId");
+	assert_non_null(strstr(err.message, "the edges form a cycle"));
+	assert_non_null(strstr(err.message, "(edge \"e1\")"));
+	assert_non_null(strstr(err.message, "(edge \"e2\")"));
+	assert_null(strstr(err.message, "e0"));
+	/* the root given a parent below it: a cycle through the root */
+	tree_error("\"rootNodeId\":\"r\"", nodes,
+		   "{\"id\":\"e1\",\"edgeType\":\"continuation\",\"targetNodeId\":\"a\",\"sources\":[{\"nodeId\":\"r\"}]},"
+		   "{\"id\":\"e2\",\"edgeType\":\"continuation\",\"targetNodeId\":\"r\",\"sources\":[{\"nodeId\":\"a\"}]}",
+		   "\"activeNodeId\":\"a\"", &err);
+	assert_string_equal(err.path, "edges[1].targetNodeId");
+	assert_non_null(strstr(err.message, "the edges form a cycle: \"r\" -> \"a\" (edge \"e1\") -> \"r\" (edge \"e2\")"));
+	/* the root given a parent outside the tree: no cycle, still no root */
+	tree_error("\"rootNodeId\":\"r\"", nodes,
+		   "{\"id\":\"e1\",\"edgeType\":\"continuation\",\"targetNodeId\":\"a\",\"sources\":[{\"nodeId\":\"r\"}]},"
+		   "{\"id\":\"e2\",\"edgeType\":\"continuation\",\"targetNodeId\":\"r\",\"sources\":[{\"nodeId\":\"b\"}]}",
+		   "\"activeNodeId\":\"a\"", &err);
+	assert_string_equal(err.path, "edges[1].targetNodeId");
+	assert_non_null(strstr(err.message, "gives the root \"r\""));
+	/* a node twice on an explicit path, the edges a tree */
+	tree_error("\"rootNodeId\":\"r\"", nodes,
+		   "{\"id\":\"e1\",\"edgeType\":\"continuation\",\"targetNodeId\":\"a\",\"sources\":[{\"nodeId\":\"r\"}]},"
+		   "{\"id\":\"e2\",\"edgeType\":\"continuation\",\"targetNodeId\":\"b\",\"sources\":[{\"nodeId\":\"a\"}]}",
+		   "\"nodeIds\":[\"r\",\"a\",\"b\",\"a\"]", &err);
 	assert_string_equal(err.path, "path.nodeIds[3]");
-	assert_non_null(strstr(err.message, "on the path twice"));
 	/* a walk that ends at a node that is not the root */
 	tree_error("\"rootNodeId\":\"r\"", nodes,
 		   "{\"id\":\"e1\",\"edgeType\":\"continuation\",\"targetNodeId\":\"b\",\"sources\":[{\"nodeId\":\"a\"}]}",

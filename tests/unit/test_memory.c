@@ -116,6 +116,9 @@ static void test_greedy_skips_what_does_not_fit(void **state)
 	assert_int_equal(result(src, &a, "c")->outcome, OUTCOME_WHOLE);
 	assert_int_equal(a.budget.used, 90);
 	assert_string_equal(fact(&a, "cutoff score"), "0.8");
+	/* the cutoff is a typed field too: the view-model reads it, not the fact */
+	assert_true(a.cutoff == 0.8);
+	assert_string_equal(a.cutoff_text, "0.8");
 	assert_string_equal(fact(&a, "lowest included"), "0.7");
 	const char *s = result(src, &a, "b")->sentence;
 	assert_non_null(strstr(s, "over budget: needs 50 tokens, 40 left of 100"));
@@ -137,6 +140,8 @@ static void test_greedy_skips_what_does_not_fit(void **state)
 	support_assemble(src, &a);
 	assert_int_equal(a.nnot_whole, 0);
 	assert_string_equal(fact(&a, "cutoff score"), "none");
+	assert_true(isnan(a.cutoff));
+	assert_null(a.cutoff_text);
 	asm_fini(&a);
 	source_free(src);
 }

@@ -16,6 +16,7 @@
 #include "alloc.h"
 #include "fileio.h"
 #include "hidden.h"
+#include "hidden_report.h"
 #include "json_doc.h"
 #include "load.h"
 #include "source.h"

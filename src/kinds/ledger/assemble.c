@@ -1,4 +1,4 @@
-/* assemble_ledger.c: the Nexus broker's context assembly (seed 001, with
+/* assemble.c (ledger): the Nexus broker's context assembly (seed 001, with
  * seed 004 as settings; formats.md section 2) over a loaded ledger export.
  *   1. Session: the chosen label's head turn; its thread's ancestry (given,
  *      or rebuilt from parent_turn_id). The replayed turn (default the head)
@@ -17,7 +17,10 @@
  *   4. Budget: available = modelLimit - reserveResponse - reserveTools; when
  *      over, the turns a proactive compaction to 60% of available would
  *      summarize are named (they stay in: this is the prompt as built).
- * Every block is charged its estimate; recorded usage is shown beside it. */
+ * Every block is charged its estimate; recorded usage is shown beside it.
+ * In phases: decide the view (view_resolve); each layer decides its
+ * messages as it renders them (a message's fate depends on the layer it
+ * falls in); what no layer placed is dropped; then the budget is explained. */
 #include "ledger.h"
 
 #include "alloc.h"
@@ -184,7 +187,7 @@ static void system_layer(struct assembly *a, const struct view *v, bool *handled
 		asm_message(a, "system");
 		if (worker) {
 			struct block *b = asm_block(a, -1, PHYS_SYSTEM, CONC_WORKSPACE);
-			b->label = "worker header (seed 001 buildWorkerSystemPrompt)";
+			b->label = "worker header (the Nexus broker's buildWorkerSystemPrompt)";
 			b->flags |= BLOCK_MADE;
 			asm_textf(a, "# Subagent Context\n\nYou are a **worker agent** spawned for a specific task.\n\n"
 				  "## Your Task\n%s", s && s->task_description ? s->task_description : "");
@@ -309,11 +312,11 @@ static void history_layer(struct assembly *a, const struct view *v, const bool *
 		asm_fact(a, "compaction", "turn %s applies (the latest of %zu before the event)%s%s", ct->id, ncomp,
 			 c->trigger ? "; trigger " : "", c->trigger ? c->trigger : "");
 		asm_fact(a, "compaction rule", "%s",
-			 l->rule == LEDGER_RULE_AFTER_ONLY ? "after-only (seed 001: only the turns after the compaction)"
+			 l->rule == LEDGER_RULE_AFTER_ONLY ? "after-only (the Nexus broker: only the turns after the compaction)"
 			 : v->first_kept_used ? "first-kept (turns from first_kept_turn_id, then after the compaction)"
 			 : "first-kept, but no usable first_kept_turn_id: only the turns after the compaction");
-		asm_fact(a, "summary role", "%s", l->summary_system ? "system (seed 004, no marker)"
-			 : "user, with the [Previous conversation summary] marker (seed 001)");
+		asm_fact(a, "summary role", "%s", l->summary_system ? "system (the Nexus broker's early draft, no marker)"
+			 : "user, with the [Previous conversation summary] marker (the Nexus broker)");
 	} else {
 		asm_fact(a, "compaction", "none before the event: full history");
 	}
@@ -363,7 +366,7 @@ static void event_layer(struct assembly *a, const struct view *v, const bool *ha
 	if (l->next) {
 		asm_message(a, "user");
 		struct block *b = asm_block(a, -1, PHYS_EVENT, CONC_EVENT);
-		b->label = "event context (seed 001 buildCurrentMessage)";
+		b->label = "event context (the Nexus broker's buildCurrentMessage)";
 		b->flags |= BLOCK_MADE;
 		asm_textf(a, "Current time: %s\nTimezone: %s", l->event_time ? l->event_time : "(not recorded)",
 			  l->event_timezone ? l->event_timezone : "UTC");
@@ -453,7 +456,7 @@ static void budget(struct assembly *a, const struct view *v)
 	if (l->model_limit >= 0)
 		asm_fact(a, "model limit", "%s (assembly.budget.modelLimit)", fmt_thousands(n1, limit));
 	else if (known)
-		asm_fact(a, "model limit", "%s (%s in seed 001's table)", fmt_thousands(n1, limit), base);
+		asm_fact(a, "model limit", "%s (%s in the Nexus broker's model table)", fmt_thousands(n1, limit), base);
 	else {
 		asm_fact(a, "model limit", "%s (fallback: %s is not in the table)", fmt_thousands(n1, limit),
 			 model ? model : "no model recorded");
@@ -517,6 +520,123 @@ static int would_compact(const struct assembly *a, struct hist_turn **out, size_
 	return CS_OK;
 }
 
+/* Explain, the view: which session, role and turn are assembled. */
+static void explain_view(struct assembly *a, const struct view *v)
+{
+	const struct ledger *l = a->src->model;
+	const struct ledger_session *s = v->session >= 0 ? &l->sessions[v->session] : NULL;
+	if (s)
+		asm_fact(a, "session", "%s (%s, head turn %s%s%s)", s->label, s->is_subagent ? "worker sub-agent" : "manager",
+			 l->turns[v->head].id, s->status ? ", " : "", s->status ? s->status : "");
+	asm_fact(a, "role", "%s%s", v->role, l->role ? " (assembly.role)" : "");
+	if (s && s->is_subagent)
+		asm_fact(a, "task", "%s", s->task_description ? s->task_description : "(no task_description recorded)");
+	if (s && s->persona_id)
+		asm_fact(a, "persona", "%s", s->persona_id);
+	asm_fact(a, "thread", "%zu turn%s, ancestry %s", v->nanc, v->nanc == 1 ? "" : "s",
+		 l->turns[v->head].ancestry ? "from the threads table" : "rebuilt from parent_turn_id");
+	if (l->next)
+		asm_fact(a, "assembling", "the next turn after %s, with assembly.event", l->turns[v->head].id);
+	else
+		asm_fact(a, "assembling", "turn %s as it was sent%s", l->turns[v->turn].id,
+			 v->turn == v->head ? " (the session head)" : "");
+	if (!l->next && l->turns[v->turn].compaction)
+		asm_warn(a, -1, "turn %s is a compaction turn: its prompt was the summarization request",
+			 l->turns[v->turn].id);
+}
+
+/* Decide and explain what the layers did not place: later turns on the
+ * thread, then everything off it. */
+static void drop_rest(struct assembly *a, const struct view *v, const bool *handled_sys, bool *on_thread)
+{
+	const struct ledger *l = a->src->model;
+	const struct ledger_session *s = v->session >= 0 ? &l->sessions[v->session] : NULL;
+	for (size_t i = v->hist_end + (l->next ? 0 : 1); i < v->nanc; i++) {
+		const char *sn = arena_printf(&a->arena, "later: turn %s comes after the replayed turn %s",
+					      l->turns[v->anc[i]].id, l->turns[v->turn].id);
+		drop_turn(a, v->anc[i], REASON_LATER, sn ? sn : "later", handled_sys);
+	}
+	for (size_t i = 0; i < v->nanc; i++) {
+		const struct ledger_turn *t = &l->turns[v->anc[i]];
+		for (size_t k = 0; k < t->nmessages; k++)
+			on_thread[l->messages[t->messages[k]].piece] = true;
+	}
+	for (size_t m = 0; m < l->nmessages; m++) {
+		long piece = l->messages[m].piece;
+		if (on_thread[piece])
+			continue;
+		asm_drop(a, piece, REASON_OFF_PATH, "off-path: turn %s is not on the thread of %s%s (head %s)",
+			 l->turns[l->messages[m].turn].id, s ? "session " : "", s ? s->label : "the last turn",
+			 l->turns[v->head].id);
+	}
+	for (size_t c = 0; c < l->ncompactions; c++)
+		if (!on_thread[l->compactions[c].piece])
+			asm_drop(a, l->compactions[c].piece, REASON_OFF_PATH,
+				 "off-path: compaction turn %s is not on the thread", l->turns[l->compactions[c].turn].id);
+}
+
+/* Explain, the recorded usage of the replayed turn. */
+static void explain_recorded(struct assembly *a, const struct view *v)
+{
+	const struct ledger *l = a->src->model;
+	const struct ledger_turn *rt = v->turn >= 0 ? &l->turns[v->turn] : NULL;
+	if (rt && rt->input_tokens >= 0) {
+		char n1[32], n2[32], n3[32];
+		asm_fact(a, "recorded input", "%s tokens (cached %s, cache write %s), turn %s",
+			 fmt_thousands(n1, rt->input_tokens),
+			 rt->cached_input_tokens >= 0 ? fmt_thousands(n2, rt->cached_input_tokens) : "not recorded",
+			 rt->cache_write_tokens >= 0 ? fmt_thousands(n3, rt->cache_write_tokens) : "not recorded", rt->id);
+	}
+	else if (rt)
+		asm_fact(a, "recorded input", "not recorded for turn %s", rt->id);
+}
+
+/* Explain, over the budget: what a proactive compaction would summarize. */
+static int explain_over(struct assembly *a)
+{
+	const struct ledger *l = a->src->model;
+	char n1[32], n2[32], n3[32];
+	a->over_by = a->budget.used - a->budget.usable;
+	struct hist_turn *h;
+	size_t nh;
+	long target;
+	if (would_compact(a, &h, &nh, &target) != CS_OK)
+		return CS_ENOMEM;
+	long freed = 0;
+	for (size_t i = 0; i < nh; i++)
+		freed += h[i].tokens;
+	char turns[200];
+	if (nh == 0)
+		snprintf(turns, sizeof turns, "but has no turn to summarize (it keeps the %d most recent)",
+			 LEDGER_MIN_RECENT_TURNS);
+	else if (nh == 1)
+		snprintf(turns, sizeof turns, "summarizing turn %.60s (%s tokens) toward %s", l->turns[h[0].turn].id,
+			 fmt_thousands(n2, freed), fmt_thousands(n3, target));
+	else
+		snprintf(turns, sizeof turns, "summarizing turns %.40s..%.40s (%zu turns, %s tokens) toward %s",
+			 l->turns[h[0].turn].id, l->turns[h[nh - 1].turn].id, nh, fmt_thousands(n2, freed),
+			 fmt_thousands(n3, target));
+	asm_state(a, ASM_OVER_LIMIT | ASM_COMPACTS,
+		  "over the available budget by %s tokens: the broker would compact first "
+		  "(the Nexus broker's ensureBudget), %s",
+		  fmt_thousands(n1, a->over_by), turns);
+	if (nh == 1)
+		asm_warn(a, -1, "a proactive compaction to 60%% of available would summarize turn %s "
+			 "(keeping at least %d recent turns)", l->turns[h[0].turn].id, LEDGER_MIN_RECENT_TURNS);
+	else if (nh)
+		asm_warn(a, -1, "a proactive compaction to 60%% of available would summarize turns %s..%s "
+			 "(%zu turns, keeping at least %d recent ones)", l->turns[h[0].turn].id,
+			 l->turns[h[nh - 1].turn].id, nh, LEDGER_MIN_RECENT_TURNS);
+	else
+		asm_warn(a, -1, "a proactive compaction could not help: the history holds no turn beyond the %d most recent, "
+			 "which are always kept", LEDGER_MIN_RECENT_TURNS);
+	cs_free(h);
+	return CS_OK;
+}
+
+/* decide the view (session, thread, replayed turn, compaction) → the
+ * layers, each deciding its messages as it renders them → what they did
+ * not place → explain the budget. */
 int ledger_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
 {
 	const struct ledger *l = src->model;
@@ -538,108 +658,18 @@ int ledger_assemble(const struct source *src, struct assembly *a, struct cs_erro
 		view_fini(&v);
 		return cs_error_nomem(err);
 	}
-	const struct ledger_session *s = v.session >= 0 ? &l->sessions[v.session] : NULL;
-	if (s)
-		asm_fact(a, "session", "%s (%s, head turn %s%s%s)", s->label, s->is_subagent ? "worker sub-agent" : "manager",
-			 l->turns[v.head].id, s->status ? ", " : "", s->status ? s->status : "");
-	asm_fact(a, "role", "%s%s", v.role, l->role ? " (assembly.role)" : "");
-	if (s && s->is_subagent)
-		asm_fact(a, "task", "%s", s->task_description ? s->task_description : "(no task_description recorded)");
-	if (s && s->persona_id)
-		asm_fact(a, "persona", "%s", s->persona_id);
-	asm_fact(a, "thread", "%zu turn%s, ancestry %s", v.nanc, v.nanc == 1 ? "" : "s",
-		 l->turns[v.head].ancestry ? "from the threads table" : "rebuilt from parent_turn_id");
-	if (l->next)
-		asm_fact(a, "assembling", "the next turn after %s, with assembly.event", l->turns[v.head].id);
-	else
-		asm_fact(a, "assembling", "turn %s as it was sent%s", l->turns[v.turn].id,
-			 v.turn == v.head ? " (the session head)" : "");
-	if (!l->next && l->turns[v.turn].compaction)
-		asm_warn(a, -1, "turn %s is a compaction turn: its prompt was the summarization request",
-			 l->turns[v.turn].id);
-
+	explain_view(a, &v);
 	system_layer(a, &v, handled_sys);
 	history_layer(a, &v, handled_sys, on_thread);
 	event_layer(a, &v, handled_sys);
-
-	/* Later turns on the thread, then everything off it. */
-	for (size_t i = v.hist_end + (l->next ? 0 : 1); i < v.nanc; i++) {
-		const char *sn = arena_printf(&a->arena, "later: turn %s comes after the replayed turn %s",
-					      l->turns[v.anc[i]].id, l->turns[v.turn].id);
-		drop_turn(a, v.anc[i], REASON_LATER, sn ? sn : "later", handled_sys);
-	}
-	for (size_t i = 0; i < v.nanc; i++) {
-		const struct ledger_turn *t = &l->turns[v.anc[i]];
-		for (size_t k = 0; k < t->nmessages; k++)
-			on_thread[l->messages[t->messages[k]].piece] = true;
-	}
-	for (size_t m = 0; m < l->nmessages; m++) {
-		long piece = l->messages[m].piece;
-		if (on_thread[piece])
-			continue;
-		asm_drop(a, piece, REASON_OFF_PATH, "off-path: turn %s is not on the thread of %s%s (head %s)",
-			 l->turns[l->messages[m].turn].id, s ? "session " : "", s ? s->label : "the last turn",
-			 l->turns[v.head].id);
-	}
-	for (size_t c = 0; c < l->ncompactions; c++)
-		if (!on_thread[l->compactions[c].piece])
-			asm_drop(a, l->compactions[c].piece, REASON_OFF_PATH,
-				 "off-path: compaction turn %s is not on the thread", l->turns[l->compactions[c].turn].id);
-
+	drop_rest(a, &v, handled_sys, on_thread);
 	budget(a, &v);
-	const struct ledger_turn *rt = v.turn >= 0 ? &l->turns[v.turn] : NULL;
-	if (rt && rt->input_tokens >= 0) {
-		char n1[32], n2[32], n3[32];
-		asm_fact(a, "recorded input", "%s tokens (cached %s, cache write %s), turn %s",
-			 fmt_thousands(n1, rt->input_tokens),
-			 rt->cached_input_tokens >= 0 ? fmt_thousands(n2, rt->cached_input_tokens) : "not recorded",
-			 rt->cache_write_tokens >= 0 ? fmt_thousands(n3, rt->cache_write_tokens) : "not recorded", rt->id);
-	}
-	else if (rt)
-		asm_fact(a, "recorded input", "not recorded for turn %s", rt->id);
+	explain_recorded(a, &v);
 	cs_free(handled_sys);
 	cs_free(on_thread);
 	rc = asm_finish(a, err);
-	if (rc == CS_OK && a->budget.used > a->budget.usable) {
-		char n1[32], n2[32], n3[32];
-		a->over_by = a->budget.used - a->budget.usable;
-		struct hist_turn *h;
-		size_t nh;
-		long target;
-		if (would_compact(a, &h, &nh, &target) != CS_OK) {
-			view_fini(&v);
-			return cs_error_nomem(err);
-		}
-		long freed = 0;
-		for (size_t i = 0; i < nh; i++)
-			freed += h[i].tokens;
-		char turns[200];
-		if (nh == 0)
-			snprintf(turns, sizeof turns, "but has no turn to summarize (it keeps the %d most recent)",
-				 LEDGER_MIN_RECENT_TURNS);
-		else if (nh == 1)
-			snprintf(turns, sizeof turns, "summarizing turn %.60s (%s tokens) toward %s",
-				 l->turns[h[0].turn].id, fmt_thousands(n2, freed), fmt_thousands(n3, target));
-		else
-			snprintf(turns, sizeof turns, "summarizing turns %.40s..%.40s (%zu turns, %s tokens) toward %s",
-				 l->turns[h[0].turn].id, l->turns[h[nh - 1].turn].id, nh, fmt_thousands(n2, freed),
-				 fmt_thousands(n3, target));
-		asm_state(a, ASM_OVER_LIMIT | ASM_COMPACTS,
-			  "over the available budget by %s tokens: the broker would compact first "
-			  "(seed 001 ensureBudget), %s",
-			  fmt_thousands(n1, a->over_by), turns);
-		if (nh == 1)
-			asm_warn(a, -1, "a proactive compaction to 60%% of available would summarize turn %s "
-				 "(keeping at least %d recent turns)", l->turns[h[0].turn].id, LEDGER_MIN_RECENT_TURNS);
-		else if (nh)
-			asm_warn(a, -1, "a proactive compaction to 60%% of available would summarize turns %s..%s "
-				 "(%zu turns, keeping at least %d recent ones)", l->turns[h[0].turn].id,
-				 l->turns[h[nh - 1].turn].id, nh, LEDGER_MIN_RECENT_TURNS);
-		else
-			asm_warn(a, -1, "a proactive compaction could not help: the history holds no turn beyond the %d most recent, "
-				 "which are always kept", LEDGER_MIN_RECENT_TURNS);
-		cs_free(h);
-	}
+	if (rc == CS_OK && a->budget.used > a->budget.usable && explain_over(a) != CS_OK)
+		rc = cs_error_nomem(err);
 	view_fini(&v);
 	return rc;
 }

@@ -144,7 +144,7 @@ int ledger_timeline(const struct source *src, struct ledger_turn_usage **out, si
 /* The timeline as a report section ("timeline"). */
 int ledger_timeline_emit(const struct source *src, struct emitter *em);
 
-/* Assembler (assemble_ledger.c), through ledger_kind.assemble. */
+/* Assembler (assemble.c), through ledger_kind.assemble. */
 int ledger_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
 int ledger_report_extra(const struct source *src, const struct assembly *a, struct emitter *em);
 /* The kind's operations, for its table (kind.c); load.c. */

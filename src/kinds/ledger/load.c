@@ -818,10 +818,46 @@ static int read_budget(struct loader *ld, const cJSON *bud, const struct jpath *
 	return CS_OK;
 }
 
+/* assembly.systemPrompt's sections, made pieces. */
+static int read_sections(struct loader *ld, const cJSON *as, const struct jpath *ap)
+{
+	struct ledger *l = ld->l;
+	const cJSON *sections = NULL, *v;
+	int rc = json_get_array(ld->d, as, ap, "systemPrompt", JSON_OPTIONAL, &sections, ld->err);
+	if (rc || !sections)
+		return rc;
+	size_t n = (size_t)cJSON_GetArraySize(sections), k = 0;
+	if (!(l->sections = arena_alloc(&ld->src->arena, (n ? n : 1) * sizeof *l->sections)))
+		return nomem(ld->err);
+	struct jpath sp = JPATH_KEY(ap, "systemPrompt");
+	cJSON_ArrayForEach(v, sections) {
+		struct jpath at = JPATH_INDEX(&sp, k);
+		const char *layer = NULL, *name = NULL, *text = NULL;
+		if ((rc = row_object(ld, v, &at)) ||
+		    (rc = json_get_string(ld->d, v, &at, "layer", JSON_REQUIRED, &layer, ld->err)) ||
+		    (rc = json_get_string(ld->d, v, &at, "name", JSON_REQUIRED, &name, ld->err)) ||
+		    (rc = json_get_string(ld->d, v, &at, "text", JSON_REQUIRED, &text, ld->err)))
+			return rc;
+		int li = !strcmp(layer, "workspace") ? 0 : !strcmp(layer, "persona") ? 1 : -1;
+		if (li < 0)
+			return json_fail(ld->d, ld->err, CS_ETYPE, &at, "layer",
+					 "unknown layer \"%s\": expected workspace or persona", layer);
+		char id[300];
+		snprintf(id, sizeof id, "system:%s", name);
+		long piece = made_piece(ld, id, name, "system", text);
+		if (piece < 0)
+			return nomem(ld->err);
+		ld->src->pieces[piece].layer = li;
+		l->sections[k++] = (struct ledger_section){ li, piece };
+	}
+	l->nsections = k;
+	return CS_OK;
+}
+
 static int read_assembly(struct loader *ld)
 {
 	struct ledger *l = ld->l;
-	const cJSON *as = NULL, *v;
+	const cJSON *as = NULL;
 	struct jpath ap = JPATH_KEY(JPATH_ROOT, "assembly");
 	int rc = json_get_object(ld->d, ld->d->root, JPATH_ROOT, "assembly", JSON_OPTIONAL, &as, ld->err);
 	if (rc || !as)
@@ -838,37 +874,8 @@ static int read_assembly(struct loader *ld)
 	if (l->turn && ledger_turn_index(l, l->turn) < 0)
 		return json_fail(ld->d, ld->err, CS_ESTRUCT, &ap, "turn", "dangling id: no turn \"%s\"", l->turn);
 
-	const cJSON *sections = NULL;
-	if ((rc = json_get_array(ld->d, as, &ap, "systemPrompt", JSON_OPTIONAL, &sections, ld->err)))
+	if ((rc = read_sections(ld, as, &ap)))
 		return rc;
-	if (sections) {
-		size_t n = (size_t)cJSON_GetArraySize(sections), k = 0;
-		l->sections = arena_alloc(&ld->src->arena, (n ? n : 1) * sizeof *l->sections);
-		if (!l->sections)
-			return nomem(ld->err);
-		struct jpath sp = JPATH_KEY(&ap, "systemPrompt");
-		cJSON_ArrayForEach(v, sections) {
-			struct jpath at = JPATH_INDEX(&sp, k);
-			const char *layer = NULL, *name = NULL, *text = NULL;
-			if ((rc = row_object(ld, v, &at)) ||
-			    (rc = json_get_string(ld->d, v, &at, "layer", JSON_REQUIRED, &layer, ld->err)) ||
-			    (rc = json_get_string(ld->d, v, &at, "name", JSON_REQUIRED, &name, ld->err)) ||
-			    (rc = json_get_string(ld->d, v, &at, "text", JSON_REQUIRED, &text, ld->err)))
-				return rc;
-			int li = !strcmp(layer, "workspace") ? 0 : !strcmp(layer, "persona") ? 1 : -1;
-			if (li < 0)
-				return json_fail(ld->d, ld->err, CS_ETYPE, &at, "layer",
-						 "unknown layer \"%s\": expected workspace or persona", layer);
-			char id[300];
-			snprintf(id, sizeof id, "system:%s", name);
-			long piece = made_piece(ld, id, name, "system", text);
-			if (piece < 0)
-				return nomem(ld->err);
-			ld->src->pieces[piece].layer = li;
-			l->sections[k++] = (struct ledger_section){ li, piece };
-		}
-		l->nsections = k;
-	}
 	const char *env = NULL;
 	if ((rc = json_get_string(ld->d, as, &ap, "nexusEnvironment", JSON_OPTIONAL, &env, ld->err)))
 		return rc;
@@ -884,48 +891,39 @@ static int read_assembly(struct loader *ld)
 		    (rc = get_text(ld, rt, &rp, "arch", JSON_OPTIONAL, &l->runtime_arch)))
 			return rc;
 	}
-	const cJSON *mem = NULL;
+	const cJSON *mem = NULL, *v;
 	if ((rc = json_get_array(ld->d, as, &ap, "memory", JSON_OPTIONAL, &mem, ld->err)))
 		return rc;
-	if (mem) {
-		size_t n = (size_t)cJSON_GetArraySize(mem), k = 0;
-		l->memory = arena_alloc(&ld->src->arena, (n ? n : 1) * sizeof *l->memory);
-		if (!l->memory)
+	size_t n = (size_t)cJSON_GetArraySize(mem), k = 0;
+	if (mem && !(l->memory = arena_alloc(&ld->src->arena, (n ? n : 1) * sizeof *l->memory)))
+		return nomem(ld->err);
+	struct jpath mp = JPATH_KEY(&ap, "memory");
+	cJSON_ArrayForEach(v, mem) {
+		struct jpath at = JPATH_INDEX(&mp, k);
+		if (!cJSON_IsString(v))
+			return json_fail(ld->d, ld->err, CS_ETYPE, &at, NULL, "expected a memory text, got %s",
+					 json_type_name(v));
+		char id[32];
+		snprintf(id, sizeof id, "memory[%zu]", k);
+		long piece = made_piece(ld, id, id, "memory", v->valuestring);
+		if (piece < 0)
 			return nomem(ld->err);
-		struct jpath mp = JPATH_KEY(&ap, "memory");
-		cJSON_ArrayForEach(v, mem) {
-			struct jpath at = JPATH_INDEX(&mp, k);
-			if (!cJSON_IsString(v))
-				return json_fail(ld->d, ld->err, CS_ETYPE, &at, NULL, "expected a memory text, got %s",
-						 json_type_name(v));
-			char id[32];
-			snprintf(id, sizeof id, "memory[%zu]", k);
-			long piece = made_piece(ld, id, id, "memory", v->valuestring);
-			if (piece < 0)
-				return nomem(ld->err);
-			l->memory[k++] = piece;
-		}
-		l->nmemory = k;
+		l->memory[k++] = piece;
 	}
+	l->nmemory = k;
 	const cJSON *ev = NULL;
 	if ((rc = json_get_object(ld->d, as, &ap, "event", JSON_OPTIONAL, &ev, ld->err)))
 		return rc;
-	if (ev) {
-		struct jpath ep = JPATH_KEY(&ap, "event");
-		if ((rc = read_event(ld, ev, &ep)))
-			return rc;
-	}
+	if (ev && (rc = read_event(ld, ev, &JPATH_KEY(&ap, "event"))))
+		return rc;
 	if (l->next && l->event < 0)
 		return json_fail(ld->d, ld->err, CS_ESTRUCT, &ap, "next",
 				 "next is true but there is no assembly.event to assemble the next turn with");
 	const cJSON *bud = NULL;
 	if ((rc = json_get_object(ld->d, as, &ap, "budget", JSON_OPTIONAL, &bud, ld->err)))
 		return rc;
-	if (bud) {
-		struct jpath bp = JPATH_KEY(&ap, "budget");
-		if ((rc = read_budget(ld, bud, &bp)))
-			return rc;
-	}
+	if (bud && (rc = read_budget(ld, bud, &JPATH_KEY(&ap, "budget"))))
+		return rc;
 	return CS_OK;
 }
 

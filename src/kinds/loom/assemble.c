@@ -1,4 +1,4 @@
-/* assemble_loom.c: seed 000's context assembly with the decisions of
+/* assemble.c (loom): seed 000's context assembly with the decisions of
  * formats.md section 1:
  *   1. system context = trimmed, non-empty [agent systemPrompt,
  *      loomTree.systemContext, instruction sources] joined by a blank line;
@@ -25,7 +25,10 @@
  *     error state and nothing is removed;
  *   - in buffer mode loom-aware rendering adds only the Loom Context block
  *     (per-node headers would break the continuous text);
- *   - --include NODE overrides excluded, pruned and annotation, not empty. */
+ *   - --include NODE overrides excluded, pruned and annotation, not empty.
+ * In phases: decide (a reason per piece, state.why; the units the budget
+ * removes, struct truncation); render the blocks; explain (the facts, then
+ * a sentence per piece left out, in the order decided). */
 #include "loom.h"
 
 #include "alloc.h"
@@ -62,6 +65,29 @@ struct state {
 	const char *loom_block; /* arena; NULL when not loom-aware */
 	size_t loom_block_cp;
 	long loom_block_tokens;
+	unsigned char *why;   /* per piece: the decision, enum reason (REASON_NONE: it goes in) */
+	long sys;             /* budget tokens of the system context, 0 when none */
+	size_t sys_parts;     /* texts joined into it */
+};
+
+/* What the budget made of the conversation (decided before a sentence). */
+enum fit {
+	FIT_WHOLE,         /* everything fits */
+	FIT_SYSTEM_OVER,   /* the system context alone is over: an error, nothing removed */
+	FIT_STOP,          /* stopAtLimit refuses */
+	FIT_MIDDLE,        /* truncateMiddle ran */
+	FIT_ROLLING,       /* rollingWindow ran */
+};
+
+struct truncation {
+	enum fit fit;
+	long usable;
+	long total;         /* tokens before any removal */
+	long after;         /* tokens after it */
+	size_t removed;     /* units removed */
+	size_t first_removed; /* where the marker goes; nunits when none */
+	size_t range_from, range_to; /* units the removal walked */
+	long min_recent;
 };
 
 static bool is_space(char c)
@@ -79,43 +105,62 @@ static void trimmed(const struct piece *p, const char **s, size_t *n)
 		(*n)--;
 }
 
-/* Why piece i is left out (REASON_NONE: it goes in). Sets a sentence. */
-static int filter(struct state *st, long i)
+/* Decide: why piece i is left out (REASON_NONE: it goes in). */
+static int filter(const struct state *st, long i)
 {
-	struct assembly *a = st->a;
 	const struct piece *p = &st->src->pieces[i];
 	const struct loom_item *it = &st->m->items[p->kind_index];
-	if (p->user_excluded == 1) {
-		asm_drop(a, i, REASON_EXCLUDED_BY_USER, "excluded by you (--include %s puts it back)", p->id);
+	if (p->user_excluded == 1)
 		return REASON_EXCLUDED_BY_USER;
-	}
 	bool forced = p->user_excluded == 0;
-	if (!forced && p->input_excluded) {
-		asm_drop(a, i, REASON_EXCLUDED, "excluded: metadata.excluded is true in the tree (--include %s puts it back)",
-			 p->id);
+	if (!forced && p->input_excluded)
 		return REASON_EXCLUDED;
-	}
-	if (!forced && it->pruned) {
-		asm_drop(a, i, REASON_PRUNED, "pruned: metadata.pruned is true (soft-deleted); --include %s puts it back",
-			 p->id);
+	if (!forced && it->pruned)
 		return REASON_PRUNED;
-	}
-	if (!forced && it->via_annotation && !it->include_annotation) {
-		asm_drop(a, i, REASON_ANNOTATION,
-			 "annotation: reached through an annotation edge, which seed 000 leaves out unless "
-			 "metadata.includeAnnotation is true");
+	if (!forced && it->via_annotation && !it->include_annotation)
 		return REASON_ANNOTATION;
-	}
 	const char *s;
 	size_t n;
 	trimmed(p, &s, &n);
 	bool empty = st->dialogue || it->use == LOOM_INSTRUCTION ? n == 0 : p->text_bytes == 0;
-	if (empty) {
+	return empty ? REASON_EMPTY : REASON_NONE;
+}
+
+/* Explain: the sentence for a piece the filter left out. */
+static void explain_filtered(struct state *st, long i)
+{
+	struct assembly *a = st->a;
+	const struct piece *p = &st->src->pieces[i];
+	const struct loom_item *it = &st->m->items[p->kind_index];
+	switch (st->why[i]) {
+	case REASON_NO_SYSTEM_CONTEXT:
+		asm_drop(a, i, REASON_NO_SYSTEM_CONTEXT,
+			 "not sent: an instruction source goes into the system context, which buffer mode leaves "
+			 "out (bufferModeSystemContext is false)");
+		break;
+	case REASON_EXCLUDED_BY_USER:
+		asm_drop(a, i, REASON_EXCLUDED_BY_USER, "excluded by you (--include %s puts it back)", p->id);
+		break;
+	case REASON_EXCLUDED:
+		asm_drop(a, i, REASON_EXCLUDED, "excluded: metadata.excluded is true in the tree (--include %s puts it back)",
+			 p->id);
+		break;
+	case REASON_PRUNED:
+		asm_drop(a, i, REASON_PRUNED, "pruned: metadata.pruned is true (soft-deleted); --include %s puts it back",
+			 p->id);
+		break;
+	case REASON_ANNOTATION:
+		asm_drop(a, i, REASON_ANNOTATION,
+			 "annotation: reached through an annotation edge, which Aspen Grove leaves out unless "
+			 "metadata.includeAnnotation is true");
+		break;
+	case REASON_EMPTY:
 		asm_drop(a, i, REASON_EMPTY, "%s", st->dialogue || it->use == LOOM_INSTRUCTION
 			 ? "empty: no text after trimming" : "empty: the node has no text");
-		return REASON_EMPTY;
+		break;
+	default:
+		break;
 	}
-	return REASON_NONE;
 }
 
 static const char *plural(size_t n, const char *one, const char *many)
@@ -262,91 +307,102 @@ static const char *nodes_word(const struct state *st)
 	return st->dialogue ? "messages" : "nodes";
 }
 
-/* Returns the index of the first removed unit (nunits when none). */
-static size_t truncate_middle(struct state *st, long sys, long usable, long min_recent, size_t *removed)
+/* Decide, truncateMiddle: removes units oldest first after the first
+ * message, keeping the units that hold the last min_recent path nodes. */
+static void truncate_middle(struct state *st, struct truncation *t)
 {
-	struct assembly *a = st->a;
-	char n1[32], n2[32], n3[32];
-	long total = sys;
-	for (size_t u = 0; u < st->nunits; u++)
-		total += st->units[u].tokens;
 	/* protection: the first message and the units holding the last min_recent path nodes */
 	/* the last message (the working buffer in buffer mode) is always kept,
 	 * even with minimumRecentNodes 0: it is the turn being answered */
 	size_t protect_from = st->nunits, seen = 0;
-	while (protect_from > 1 && ((long)seen < min_recent || protect_from == st->nunits)) {
+	while (protect_from > 1 && ((long)seen < t->min_recent || protect_from == st->nunits)) {
 		protect_from--;
 		seen += st->units[protect_from].path_nodes;
 	}
-	size_t first_removed = st->nunits;
-	*removed = 0;
-	long over = total - usable, now = total, gone = 0;
-	for (size_t u = 1; u < protect_from && now > usable; u++) {
-		if (first_removed == st->nunits)
-			first_removed = u;
+	t->first_removed = st->nunits;
+	t->removed = 0;
+	long now = t->total, gone = 0;
+	for (size_t u = 1; u < protect_from && now > t->usable; u++) {
+		if (t->first_removed == st->nunits)
+			t->first_removed = u;
 		st->units[u].kept = false;
-		(*removed)++;
+		t->removed++;
 		gone += st->units[u].tokens;
-		now = total - gone + marker_tokens(st, *removed);
+		now = t->total - gone + marker_tokens(st, t->removed);
 	}
-	if (*removed) {
-		const char *f, *l;
-		removed_range(st, first_removed, protect_from, &f, &l);
-		const char *s = arena_printf(&a->arena,
-					     "dropped by truncateMiddle: the conversation was over the budget by %s %s; "
-					     "%zu %s (%s to %s) were removed oldest first, after the first message; "
-					     "%ld recent path node%s %s protected",
-					     fmt_thousands(n1, over), plural((size_t)over, "token", "tokens"), *removed, nodes_word(st), f, l, min_recent,
-					     min_recent == 1 ? "" : "s", min_recent == 1 ? "is" : "are");
-		if (!s)
-			a->nomem = true;
-		else
-			drop_units(st, REASON_TRUNCATE_MIDDLE, s);
-	}
-	if (now > usable)
-		asm_state(a, ASM_OVER_LIMIT,
-			  "over limit by %s %s even after truncateMiddle removed every unprotected %s: the system "
-			  "context, the first message and the last %ld path nodes alone take %s of %s tokens",
-			  fmt_thousands(n1, now - usable), plural((size_t)(now - usable), "token", "tokens"), st->dialogue ? "message" : "node", min_recent,
-			  fmt_thousands(n2, now), fmt_thousands(n3, usable));
-	return first_removed;
+	t->range_from = t->first_removed;
+	t->range_to = protect_from;
+	t->after = now;
 }
 
-static void rolling_window(struct state *st, long sys, long usable, size_t *removed)
+/* Decide, rollingWindow: keeps the newest units that fit, the last always. */
+static void rolling_window(struct state *st, long sys, struct truncation *t)
 {
-	struct assembly *a = st->a;
-	char n1[32], n2[32], n3[32];
-	long total = sys;
-	for (size_t u = 0; u < st->nunits; u++)
-		total += st->units[u].tokens;
 	long kept = sys + (st->nunits ? st->units[st->nunits - 1].tokens : 0);
 	size_t u = st->nunits ? st->nunits - 1 : 0;
-	while (u > 0 && kept + st->units[u - 1].tokens <= usable) {
+	while (u > 0 && kept + st->units[u - 1].tokens <= t->usable) {
 		u--;
 		kept += st->units[u].tokens;
 	}
-	*removed = u;
+	t->removed = u;
 	for (size_t v = 0; v < u; v++)
 		st->units[v].kept = false;
-	if (*removed) {
-		const char *f, *l;
-		removed_range(st, 0, u, &f, &l);
-		const char *s = arena_printf(&a->arena,
-					     "dropped by rollingWindow: the conversation was over the budget by %s %s; "
-					     "the %zu oldest %s (%s to %s) fell out of the window; the newest %zu %s fit",
-					     fmt_thousands(n1, total - usable), plural((size_t)(total - usable), "token", "tokens"), *removed, nodes_word(st), f, l,
-					     st->nunits - u, nodes_word(st));
-		if (!s)
-			a->nomem = true;
-		else
-			drop_units(st, REASON_ROLLING_WINDOW, s);
-	}
-	if (kept > usable)
+	t->first_removed = st->nunits; /* no marker */
+	t->range_from = 0;
+	t->range_to = u;
+	t->after = kept;
+}
+
+/* Explain: the sentences of what the strategy removed, and the state. */
+static void explain_truncation(struct state *st, const struct truncation *t)
+{
+	struct assembly *a = st->a;
+	char n1[32], n2[32], n3[32];
+	long usable = t->usable, over = t->total - usable, min_recent = t->min_recent;
+	const char *f, *l, *s = NULL;
+	if (t->removed)
+		removed_range(st, t->range_from, t->range_to, &f, &l);
+	if (t->fit == FIT_MIDDLE && t->removed)
+		s = arena_printf(&a->arena,
+				 "dropped by truncateMiddle: the conversation was over the budget by %s %s; "
+				 "%zu %s (%s to %s) were removed oldest first, after the first message; "
+				 "%ld recent path node%s %s protected",
+				 fmt_thousands(n1, over), plural((size_t)over, "token", "tokens"), t->removed, nodes_word(st), f,
+				 l, min_recent, min_recent == 1 ? "" : "s", min_recent == 1 ? "is" : "are");
+	else if (t->fit == FIT_ROLLING && t->removed)
+		s = arena_printf(&a->arena,
+				 "dropped by rollingWindow: the conversation was over the budget by %s %s; "
+				 "the %zu oldest %s (%s to %s) fell out of the window; the newest %zu %s fit",
+				 fmt_thousands(n1, over), plural((size_t)over, "token", "tokens"), t->removed, nodes_word(st), f,
+				 l, st->nunits - t->range_to, nodes_word(st));
+	if (t->removed && !s)
+		a->nomem = true;
+	else if (t->removed)
+		drop_units(st, t->fit == FIT_MIDDLE ? REASON_TRUNCATE_MIDDLE : REASON_ROLLING_WINDOW, s);
+	long after = t->after;
+	if (t->fit == FIT_MIDDLE && after > usable)
+		asm_state(a, ASM_OVER_LIMIT,
+			  "over limit by %s %s even after truncateMiddle removed every unprotected %s: the system "
+			  "context, the first message and the last %ld path nodes alone take %s of %s tokens",
+			  fmt_thousands(n1, after - usable), plural((size_t)(after - usable), "token", "tokens"),
+			  st->dialogue ? "message" : "node", min_recent, fmt_thousands(n2, after), fmt_thousands(n3, usable));
+	if (t->fit == FIT_ROLLING && after > usable)
 		asm_state(a, ASM_OVER_LIMIT,
 			  "over limit by %s %s: rollingWindow always keeps the last %s, and with the system context "
 			  "it alone takes %s of %s tokens",
-			  fmt_thousands(n1, kept - usable), plural((size_t)(kept - usable), "token", "tokens"), st->dialogue ? "message" : "node or working buffer",
-			  fmt_thousands(n2, kept), fmt_thousands(n3, usable));
+			  fmt_thousands(n1, after - usable), plural((size_t)(after - usable), "token", "tokens"),
+			  st->dialogue ? "message" : "node or working buffer", fmt_thousands(n2, after),
+			  fmt_thousands(n3, usable));
+	if (t->fit == FIT_SYSTEM_OVER)
+		asm_state(a, ASM_ERROR | ASM_OVER_LIMIT,
+			  "error: the system context alone takes %s tokens, over the usable budget of %s by %s; "
+			  "Aspen Grove never truncates it, so nothing was removed",
+			  fmt_thousands(n1, st->sys), fmt_thousands(n2, usable), fmt_thousands(n3, st->sys - usable));
+	if (t->fit == FIT_STOP)
+		asm_state(a, ASM_ERROR | ASM_OVER_LIMIT,
+			  "error: stopAtLimit refuses to truncate and the context is over the usable budget of %s "
+			  "by %s %s; exclude nodes (--exclude NODE) or switch strategy or model",
+			  fmt_thousands(n1, usable), fmt_thousands(n2, over), plural((size_t)over, "token", "tokens"));
 }
 
 /* Appends piece i's block (header, separator, text). */
@@ -411,25 +467,127 @@ static void emit_all(struct state *st, size_t first_removed, size_t removed)
 		a->blocks[last_history].flags |= BLOCK_BREAKPOINT;
 }
 
-int loom_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+/* Decide, the system context: which instruction sources go in, and what
+ * the joined text costs. */
+static void decide_system(struct state *st)
 {
-	const struct loom *m = src->model;
-	struct state st = { .a = a, .src = src, .m = m, .dialogue = m->mode == LOOM_DIALOGUE };
-	int rc = asm_init(a, src, st.dialogue ? ASM_MESSAGES : ASM_DOCUMENT);
-	if (rc != CS_OK)
-		return cs_error_nomem(err);
-	static const char *const layers[] = { "system", "history", "current" };
-	asm_grouping(a, "physical", layers, 3);
-	char n1[32], n2[32], n3[32];
+	const struct source *src = st->src;
+	const struct loom *m = st->m;
+	bool use_system = st->dialogue || m->buffer_system_context;
+	size_t sys_cp = 0, sys_parts = 0;
+	const char *parts_text[2] = { m->agent_prompt, m->tree_context };
+	for (int k = 0; k < 2; k++)
+		if (parts_text[k][0]) {
+			sys_cp += (sys_parts ? 2 : 0) + utf8_count_code_points(parts_text[k], strlen(parts_text[k]));
+			sys_parts++;
+		}
+	for (size_t i = 0; i < src->npieces; i++) {
+		const struct loom_item *it = &m->items[src->pieces[i].kind_index];
+		if (it->use != LOOM_INSTRUCTION)
+			continue;
+		st->why[i] = (unsigned char)(use_system ? filter(st, (long)i) : REASON_NO_SYSTEM_CONTEXT);
+		if (st->why[i] != REASON_NONE)
+			continue;
+		const char *s;
+		size_t n;
+		trimmed(&src->pieces[i], &s, &n);
+		sys_cp += (sys_parts ? 2 : 0) + utf8_count_code_points(s, n);
+		sys_parts++;
+	}
+	if (!use_system)
+		sys_parts = sys_cp = 0;
+	st->sys_parts = sys_parts;
+	st->sys = sys_parts ? tokens_estimate(sys_cp + (st->dialogue ? 0 : 2), st->a->chars_per_token) : 0;
+}
 
-	int strategy = src->settings.strategy != STRAT_NONE ? src->settings.strategy : m->strategy;
-	long min_recent = m->min_recent_override >= 0 ? m->min_recent_override : m->min_recent;
-	long usable = src->settings.budget >= 0 ? src->settings.budget : m->limit - m->token_buffer;
-	a->budget.limit = src->settings.budget >= 0 ? usable + m->token_buffer : m->limit;
-	a->budget.reserve = m->token_buffer;
-	a->budget.usable = usable;
+/* Decide, the conversation: the pieces the filter lets through, their
+ * headers, and the units the budget removes whole. */
+static void decide_conversation(struct state *st)
+{
+	const struct source *src = st->src;
+	const struct loom *m = st->m;
+	for (size_t i = 0; i < src->npieces; i++) {
+		if (m->items[src->pieces[i].kind_index].use == LOOM_INSTRUCTION)
+			continue;
+		st->why[i] = (unsigned char)filter(st, (long)i);
+		if (st->why[i] == REASON_NONE)
+			st->seq[st->nseq++] = (long)i;
+	}
+	if (st->header)
+		for (size_t k = 0; k < st->nseq; k++)
+			make_header(st, st->seq[k]);
+	if (m->loom_aware)
+		make_loom_block(st);
+	build_units(st);
+}
 
-	asm_fact(a, "mode", "%s", st.dialogue ? "dialogue (a messages array)"
+/* Decide, the budget: whether it all fits, and what the strategy removes. */
+static void decide_budget(struct state *st, int strategy, struct truncation *t)
+{
+	t->total = st->sys;
+	for (size_t u = 0; u < st->nunits; u++)
+		t->total += st->units[u].tokens;
+	t->first_removed = st->nunits;
+	if (st->sys > t->usable)
+		t->fit = FIT_SYSTEM_OVER;
+	else if (t->total <= t->usable)
+		t->fit = FIT_WHOLE;
+	else if (strategy == STRAT_STOP_AT_LIMIT)
+		t->fit = FIT_STOP;
+	else if (strategy == STRAT_ROLLING_WINDOW)
+		t->fit = FIT_ROLLING, rolling_window(st, st->sys, t);
+	else
+		t->fit = FIT_MIDDLE, truncate_middle(st, t);
+	if (t->removed)
+		st->a->flags |= ASM_TRUNCATED;
+}
+
+/* Render, the system context: one block, its texts joined by a blank line. */
+static void render_system(struct state *st)
+{
+	struct assembly *a = st->a;
+	const struct source *src = st->src;
+	const struct loom *m = st->m;
+	if (!st->sys_parts)
+		return;
+	if (st->dialogue)
+		asm_message(a, "system");
+	struct block *b = asm_block(a, -1, LAYER_SYSTEM, -1);
+	long bi = (long)a->nblocks - 1;
+	b->label = "system context";
+	b->flags |= BLOCK_MADE | BLOCK_BREAKPOINT;
+	b->budget_tokens = st->sys;
+	size_t done = 0;
+	const char *parts_text[2] = { m->agent_prompt, m->tree_context };
+	for (int k = 0; k < 2; k++)
+		if (parts_text[k][0]) {
+			if (done++)
+				asm_span(a, "\n\n", 2, 2);
+			asm_span(a, parts_text[k], strlen(parts_text[k]), (size_t)-1);
+		}
+	for (size_t i = 0; i < src->npieces; i++) {
+		if (m->items[src->pieces[i].kind_index].use != LOOM_INSTRUCTION || st->why[i] != REASON_NONE)
+			continue;
+		const char *s;
+		size_t n;
+		trimmed(&src->pieces[i], &s, &n);
+		if (done++)
+			asm_span(a, "\n\n", 2, 2);
+		asm_span(a, s, n, (size_t)-1);
+		asm_whole(a, (long)i, bi, tokens_of_text(s, n, a->chars_per_token));
+	}
+	if (!st->dialogue)
+		asm_span(a, "\n\n", 2, 2);
+}
+
+/* Explain, the header facts: the mode, the tree, the model and settings. */
+static void explain_settings(struct state *st, int strategy, long min_recent)
+{
+	struct assembly *a = st->a;
+	const struct source *src = st->src;
+	const struct loom *m = st->m;
+	char n1[32];
+	asm_fact(a, "mode", "%s", st->dialogue ? "dialogue (a messages array)"
 			   : m->buffer_system_context ? "buffer (one document; bufferModeSystemContext: true)"
 			   : "buffer (one document; no system context: bufferModeSystemContext is false)");
 	asm_fact(a, "tree", "%s%s%s%s", m->title[0] ? m->title : "(untitled)", m->tree_id[0] ? " (" : "", m->tree_id,
@@ -449,129 +607,66 @@ int loom_assemble(const struct source *src, struct assembly *a, struct cs_error 
 	asm_fact(a, "min_recent", "%ld path nodes%s", min_recent, m->min_recent_override >= 0 ? " (--min-recent)" : "");
 	asm_fact(a, "path", "%s, %zu nodes", m->path_source, m->depth);
 	asm_fact(a, "loom_aware", "%s", m->loom_aware ? "on (headers and the Loom Context block are counted)" : "off");
+}
 
-	st.seq = cs_calloc(src->npieces ? src->npieces : 1, sizeof *st.seq);
+/* Explain, the pieces the filter left out: instruction sources first, then
+ * the conversation, each in tree order (the order they were decided). */
+static void explain_filters(struct state *st)
+{
+	const struct source *src = st->src;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < src->npieces; i++)
+			if ((st->m->items[src->pieces[i].kind_index].use == LOOM_INSTRUCTION) == (pass == 0))
+				explain_filtered(st, (long)i);
+}
+
+/* decide (system, conversation, budget) → render → explain. */
+int loom_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+{
+	const struct loom *m = src->model;
+	struct state st = { .a = a, .src = src, .m = m, .dialogue = m->mode == LOOM_DIALOGUE };
+	int rc = asm_init(a, src, st.dialogue ? ASM_MESSAGES : ASM_DOCUMENT);
+	if (rc != CS_OK)
+		return cs_error_nomem(err);
+	static const char *const layers[] = { "system", "history", "current" };
+	asm_grouping(a, "physical", layers, 3);
+
+	int strategy = src->settings.strategy != STRAT_NONE ? src->settings.strategy : m->strategy;
+	struct truncation t = { .min_recent = m->min_recent_override >= 0 ? m->min_recent_override : m->min_recent };
+	t.usable = src->settings.budget >= 0 ? src->settings.budget : m->limit - m->token_buffer;
+	a->budget.limit = src->settings.budget >= 0 ? t.usable + m->token_buffer : m->limit;
+	a->budget.reserve = m->token_buffer;
+	a->budget.usable = t.usable;
+
+	size_t np = src->npieces ? src->npieces : 1;
+	st.seq = cs_calloc(np, sizeof *st.seq);
 	st.units = cs_calloc(src->npieces + 2, sizeof *st.units);
+	st.why = cs_calloc(np, sizeof *st.why);
 	if (m->loom_aware && st.dialogue) {
-		st.header = cs_calloc(src->npieces ? src->npieces : 1, sizeof *st.header);
-		st.header_cp = cs_calloc(src->npieces ? src->npieces : 1, sizeof *st.header_cp);
+		st.header = cs_calloc(np, sizeof *st.header);
+		st.header_cp = cs_calloc(np, sizeof *st.header_cp);
 	}
-	if (!st.seq || !st.units || (m->loom_aware && st.dialogue && (!st.header || !st.header_cp))) {
+	if (!st.seq || !st.units || !st.why || (m->loom_aware && st.dialogue && (!st.header || !st.header_cp))) {
 		rc = cs_error_nomem(err);
 		goto out;
 	}
 
-	/* 1. the system context */
-	bool use_system = st.dialogue || m->buffer_system_context;
-	size_t sys_cp = 0, sys_parts = 0;
-	const char *parts_text[2] = { m->agent_prompt, m->tree_context };
-	for (int k = 0; k < 2; k++)
-		if (parts_text[k][0]) {
-			sys_cp += (sys_parts ? 2 : 0) + utf8_count_code_points(parts_text[k], strlen(parts_text[k]));
-			sys_parts++;
-		}
-	for (size_t i = 0; i < src->npieces; i++) {
-		const struct loom_item *it = &m->items[src->pieces[i].kind_index];
-		if (it->use != LOOM_INSTRUCTION)
-			continue;
-		if (!use_system) {
-			asm_drop(a, (long)i, REASON_NO_SYSTEM_CONTEXT,
-				 "not sent: an instruction source goes into the system context, which buffer mode leaves "
-				 "out (bufferModeSystemContext is false)");
-			continue;
-		}
-		if (filter(&st, (long)i) != REASON_NONE)
-			continue;
-		const char *s;
-		size_t n;
-		trimmed(&src->pieces[i], &s, &n);
-		sys_cp += (sys_parts ? 2 : 0) + utf8_count_code_points(s, n);
-		sys_parts++;
-	}
-	if (!use_system)
-		sys_parts = sys_cp = 0;
-	long sys = sys_parts ? tokens_estimate(sys_cp + (st.dialogue ? 0 : 2), a->chars_per_token) : 0;
-
-	/* 2. the conversation, filtered */
-	for (size_t i = 0; i < src->npieces; i++) {
-		if (m->items[src->pieces[i].kind_index].use == LOOM_INSTRUCTION)
-			continue;
-		if (filter(&st, (long)i) == REASON_NONE)
-			st.seq[st.nseq++] = (long)i;
-	}
-	if (st.header)
-		for (size_t k = 0; k < st.nseq; k++)
-			make_header(&st, st.seq[k]);
-	if (m->loom_aware)
-		make_loom_block(&st);
-	build_units(&st);
-
-	/* 3. the budget and the strategy */
-	long total = sys;
-	for (size_t u = 0; u < st.nunits; u++)
-		total += st.units[u].tokens;
-	size_t removed = 0, first_removed = st.nunits;
-	if (sys > usable) {
-		asm_state(a, ASM_ERROR | ASM_OVER_LIMIT,
-			  "error: the system context alone takes %s tokens, over the usable budget of %s by %s; "
-			  "seed 000 never truncates it, so nothing was removed",
-			  fmt_thousands(n1, sys), fmt_thousands(n2, usable), fmt_thousands(n3, sys - usable));
-	} else if (total > usable) {
-		if (strategy == STRAT_STOP_AT_LIMIT) {
-			asm_state(a, ASM_ERROR | ASM_OVER_LIMIT,
-				  "error: stopAtLimit refuses to truncate and the context is over the usable budget of %s "
-				  "by %s %s; exclude nodes (--exclude NODE) or switch strategy or model",
-				  fmt_thousands(n1, usable), fmt_thousands(n2, total - usable),
-				  plural((size_t)(total - usable), "token", "tokens"));
-		} else if (strategy == STRAT_ROLLING_WINDOW) {
-			rolling_window(&st, sys, usable, &removed);
-			first_removed = st.nunits; /* no marker */
-		} else {
-			first_removed = truncate_middle(&st, sys, usable, min_recent, &removed);
-		}
-		if (removed)
-			a->flags |= ASM_TRUNCATED;
-	}
-
-	/* 4. the blocks */
-	if (sys_parts) {
-		if (st.dialogue)
-			asm_message(a, "system");
-		struct block *b = asm_block(a, -1, LAYER_SYSTEM, -1);
-		long bi = (long)a->nblocks - 1;
-		b->label = "system context";
-		b->flags |= BLOCK_MADE | BLOCK_BREAKPOINT;
-		b->budget_tokens = sys;
-		size_t done = 0;
-		for (int k = 0; k < 2; k++)
-			if (parts_text[k][0]) {
-				if (done++)
-					asm_span(a, "\n\n", 2, 2);
-				asm_span(a, parts_text[k], strlen(parts_text[k]), (size_t)-1);
-			}
-		for (size_t i = 0; i < src->npieces; i++) {
-			if (m->items[src->pieces[i].kind_index].use != LOOM_INSTRUCTION ||
-			    a->results[i].reason != REASON_NONE)
-				continue;
-			const char *s;
-			size_t n;
-			trimmed(&src->pieces[i], &s, &n);
-			if (done++)
-				asm_span(a, "\n\n", 2, 2);
-			asm_span(a, s, n, (size_t)-1);
-			asm_whole(a, (long)i, bi, tokens_of_text(s, n, a->chars_per_token));
-		}
-		if (!st.dialogue)
-			asm_span(a, "\n\n", 2, 2);
-	}
-	emit_all(&st, first_removed, removed);
+	decide_system(&st);
+	decide_conversation(&st);
+	decide_budget(&st, strategy, &t);
+	render_system(&st);
+	emit_all(&st, t.first_removed, t.removed);
+	explain_settings(&st, strategy, t.min_recent);
+	explain_filters(&st);
+	explain_truncation(&st, &t);
 
 	rc = asm_finish(a, err);
 	if (a->flags & ASM_OVER_LIMIT)
-		a->over_by = a->budget.used - usable;
+		a->over_by = a->budget.used - t.usable;
 out:
 	cs_free(st.seq);
 	cs_free(st.units);
+	cs_free(st.why);
 	cs_free(st.header);
 	cs_free(st.header_cp);
 	return rc;

@@ -254,6 +254,89 @@ static int node_ref(struct loader *L, const cJSON *obj, const struct jpath *at, 
 	return CS_OK;
 }
 
+/* One edge's sources: each a node and a role, none the edge's own target,
+ * at least one primary; counts what leaves each primary source. */
+static int read_sources(struct loader *L, const cJSON *v, const struct jpath *ip, struct tedge *e)
+{
+	const cJSON *sources = NULL;
+	int rc;
+	if ((rc = json_get_array(&L->doc, v, ip, "sources", JSON_REQUIRED, &sources, L->err)))
+		return rc;
+	struct jpath sp = JPATH_KEY(ip, "sources");
+	e->first_src = L->nsrcs;
+	size_t primaries = 0;
+	const cJSON *s;
+	cJSON_ArrayForEach(s, sources)
+	{
+		struct jpath kp = JPATH_INDEX(&sp, e->nsrc);
+		if (!cJSON_IsObject(s))
+			return json_fail(&L->doc, L->err, CS_ETYPE, &kp, NULL, "expected a source object, got %s",
+					 json_type_name(s));
+		struct tsource *ts = &L->srcs[L->nsrcs];
+		if ((rc = node_ref(L, s, &kp, "nodeId", JSON_REQUIRED, &ts->node)))
+			return rc;
+		const char *role = "primary";
+		if ((rc = json_get_string(&L->doc, s, &kp, "role", JSON_OPTIONAL, &role, L->err)))
+			return rc;
+		if (!strcmp(role, "primary"))
+			ts->role = SRC_PRIMARY, primaries++;
+		else if (!strcmp(role, "context"))
+			ts->role = SRC_CONTEXT;
+		else if (!strcmp(role, "instruction"))
+			ts->role = SRC_INSTRUCTION;
+		else
+			return json_fail(&L->doc, L->err, CS_ETYPE, &kp, "role",
+					 "unknown source role \"%s\": expected primary, context or instruction", role);
+		if (ts->node == e->target)
+			return json_fail(&L->doc, L->err, CS_ESTRUCT, &kp, "nodeId",
+					 "the edge's source is its own target \"%s\" (a cycle)", L->nodes[e->target].id);
+		L->nsrcs++;
+		e->nsrc++;
+	}
+	if (!primaries)
+		return json_fail(&L->doc, L->err, CS_ESTRUCT, ip, "sources", "the edge has no primary source");
+	for (size_t k = 0; k < e->nsrc; k++) {
+		struct tsource *ts = &L->srcs[e->first_src + k];
+		if (ts->role != SRC_PRIMARY)
+			continue;
+		if (e->type == EDGE_CONTINUATION)
+			L->nodes[ts->node].cont_out++;
+		else
+			L->nodes[ts->node].ann_out++;
+	}
+	return CS_OK;
+}
+
+/* One edge: its id (unique), type, target and sources. */
+static int read_edge(struct loader *L, const cJSON *v, const struct jpath *ip, size_t i)
+{
+	struct tedge *e = &L->edges[i];
+	int rc;
+	if (!cJSON_IsObject(v))
+		return json_fail(&L->doc, L->err, CS_ETYPE, ip, NULL, "expected an edge object, got %s",
+				 json_type_name(v));
+	e->index = i;
+	if ((rc = json_get_string(&L->doc, v, ip, "id", JSON_REQUIRED, &e->id, L->err)))
+		return rc;
+	size_t dup = idmap_put(&L->edge_ids, e->id, i);
+	if (dup != NONE)
+		return json_fail(&L->doc, L->err, CS_ESTRUCT, ip, "id", "duplicate edge id \"%s\" (also edges[%zu])",
+				 e->id, dup);
+	const char *type = NULL;
+	if ((rc = json_get_string(&L->doc, v, ip, "edgeType", JSON_REQUIRED, &type, L->err)))
+		return rc;
+	if (!strcmp(type, "continuation"))
+		e->type = EDGE_CONTINUATION;
+	else if (!strcmp(type, "annotation"))
+		e->type = EDGE_ANNOTATION;
+	else
+		return json_fail(&L->doc, L->err, CS_ETYPE, ip, "edgeType",
+				 "unknown edgeType \"%s\": expected continuation or annotation", type);
+	if ((rc = node_ref(L, v, ip, "targetNodeId", JSON_REQUIRED, &e->target)))
+		return rc;
+	return read_sources(L, v, ip, e);
+}
+
 static int read_edges(struct loader *L, const cJSON *arr)
 {
 	struct jpath ep = JPATH_KEY(JPATH_ROOT, "edges");
@@ -269,76 +352,10 @@ static int read_edges(struct loader *L, const cJSON *arr)
 	{
 		size_t i = L->nedges;
 		struct jpath ip = JPATH_INDEX(&ep, i);
-		struct tedge *e = &L->edges[i];
-		int rc;
-		if (!cJSON_IsObject(v))
-			return json_fail(&L->doc, L->err, CS_ETYPE, &ip, NULL, "expected an edge object, got %s",
-					 json_type_name(v));
-		e->index = i;
-		if ((rc = json_get_string(&L->doc, v, &ip, "id", JSON_REQUIRED, &e->id, L->err)))
+		int rc = read_edge(L, v, &ip, i);
+		if (rc)
 			return rc;
-		size_t dup = idmap_put(&L->edge_ids, e->id, i);
-		if (dup != NONE)
-			return json_fail(&L->doc, L->err, CS_ESTRUCT, &ip, "id", "duplicate edge id \"%s\" (also edges[%zu])",
-					 e->id, dup);
-		const char *type = NULL;
-		if ((rc = json_get_string(&L->doc, v, &ip, "edgeType", JSON_REQUIRED, &type, L->err)))
-			return rc;
-		if (!strcmp(type, "continuation"))
-			e->type = EDGE_CONTINUATION;
-		else if (!strcmp(type, "annotation"))
-			e->type = EDGE_ANNOTATION;
-		else
-			return json_fail(&L->doc, L->err, CS_ETYPE, &ip, "edgeType",
-					 "unknown edgeType \"%s\": expected continuation or annotation", type);
-		if ((rc = node_ref(L, v, &ip, "targetNodeId", JSON_REQUIRED, &e->target)))
-			return rc;
-		const cJSON *sources = NULL;
-		if ((rc = json_get_array(&L->doc, v, &ip, "sources", JSON_REQUIRED, &sources, L->err)))
-			return rc;
-		struct jpath sp = JPATH_KEY(&ip, "sources");
-		e->first_src = L->nsrcs;
-		size_t primaries = 0;
-		const cJSON *s;
-		cJSON_ArrayForEach(s, sources)
-		{
-			struct jpath kp = JPATH_INDEX(&sp, e->nsrc);
-			if (!cJSON_IsObject(s))
-				return json_fail(&L->doc, L->err, CS_ETYPE, &kp, NULL, "expected a source object, got %s",
-						 json_type_name(s));
-			struct tsource *ts = &L->srcs[L->nsrcs];
-			if ((rc = node_ref(L, s, &kp, "nodeId", JSON_REQUIRED, &ts->node)))
-				return rc;
-			const char *role = "primary";
-			if ((rc = json_get_string(&L->doc, s, &kp, "role", JSON_OPTIONAL, &role, L->err)))
-				return rc;
-			if (!strcmp(role, "primary"))
-				ts->role = SRC_PRIMARY, primaries++;
-			else if (!strcmp(role, "context"))
-				ts->role = SRC_CONTEXT;
-			else if (!strcmp(role, "instruction"))
-				ts->role = SRC_INSTRUCTION;
-			else
-				return json_fail(&L->doc, L->err, CS_ETYPE, &kp, "role",
-						 "unknown source role \"%s\": expected primary, context or instruction", role);
-			if (ts->node == e->target)
-				return json_fail(&L->doc, L->err, CS_ESTRUCT, &kp, "nodeId",
-						 "the edge's source is its own target \"%s\" (a cycle)", L->nodes[e->target].id);
-			L->nsrcs++;
-			e->nsrc++;
-		}
-		if (!primaries)
-			return json_fail(&L->doc, L->err, CS_ESTRUCT, &ip, "sources", "the edge has no primary source");
-		for (size_t k = 0; k < e->nsrc; k++) {
-			struct tsource *ts = &L->srcs[e->first_src + k];
-			if (ts->role != SRC_PRIMARY)
-				continue;
-			if (e->type == EDGE_CONTINUATION)
-				L->nodes[ts->node].cont_out++;
-			else
-				L->nodes[ts->node].ann_out++;
-		}
-		L->nodes[e->target].in_count++;
+		L->nodes[L->edges[i].target].in_count++;
 		L->nedges++;
 	}
 	/* incoming edges per node, in edge order */
@@ -821,6 +838,7 @@ int loom_load(struct source *src, const char *data, size_t len, struct cs_error 
 	if ((rc = json_get_array(&L.doc, root, JPATH_ROOT, "nodes", JSON_REQUIRED, &nodes, err)) ||
 	    (rc = json_get_array(&L.doc, root, JPATH_ROOT, "edges", JSON_REQUIRED, &edges, err)) ||
 	    (rc = read_nodes(&L, nodes)) || (rc = read_edges(&L, edges)) || (rc = read_tree(&L, root, &root_node)) ||
+	    (rc = loom_check_cycles(&L, root_node)) ||
 	    (rc = read_model(&L, root)) || (rc = read_preferences(&L, root)))
 		goto out;
 	for (size_t i = 0; i < L.nnodes; i++)

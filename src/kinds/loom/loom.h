@@ -72,7 +72,7 @@ struct loom {
 	size_t nitems;
 };
 
-/* Assembler (assemble_loom.c), through loom_kind.assemble. */
+/* Assembler (assemble.c), through loom_kind.assemble. */
 int loom_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
 
 /* Parses an ISO 8601 time ("2026-01-30T10:00:00Z", fractions and +hh:mm

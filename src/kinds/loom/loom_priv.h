@@ -1,5 +1,5 @@
-/* loom_priv.h: internal to the loom loader's files (load_loom.c,
- * loom_pieces.c): the loader's working state while a tree is read, and the
+/* loom_priv.h: internal to the loom loader's files (load.c, cycle.c,
+ * pieces.c): the loader's working state while a tree is read, and the
  * helpers they share. Not for other modules. */
 #ifndef CTXSCOPE_LOOM_PRIV_H
 #define CTXSCOPE_LOOM_PRIV_H
@@ -70,7 +70,7 @@ struct loader {
 
 #define NONE SIZE_MAX
 
-/* load_loom.c */
+/* load.c */
 
 /* Sets L->err to out of memory; returns CS_ENOMEM. */
 int loom_nomem(struct loader *L);
@@ -83,7 +83,13 @@ char *loom_keep(struct loader *L, const char *s);
  * literal stand-in). */
 void loom_content_text(const cJSON *c, struct strbuf *out);
 
-/* loom_pieces.c */
+/* cycle.c */
+
+/* Fails, positioned at an edge, when the edges' primary sources make a
+ * node its own ancestor, or give the root (NONE: not known yet) a parent. */
+int loom_check_cycles(struct loader *L, size_t root);
+
+/* pieces.c */
 
 /* Narrows s[0..n) to drop leading and trailing ASCII white space. */
 void loom_trim(const char **s, size_t *n);

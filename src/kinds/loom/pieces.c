@@ -1,4 +1,4 @@
-/* loom_pieces.c: the pieces a loom tree's path uses, made from the loader's nodes and edges. */
+/* pieces.c (loom): the pieces a loom tree's path uses, made from the loader's nodes and edges. */
 #include "loom_priv.h"
 
 #include "alloc.h"
@@ -29,15 +29,8 @@ static int add_piece(struct loader *L, size_t node, enum loom_use use, bool via_
 	if (pi < 0)
 		return loom_nomem(L);
 	struct loom *m = L->m;
-	if ((size_t)pi >= m->nitems) {
-		size_t cap = m->nitems ? m->nitems * 2 : 16;
-		struct loom_item *items = cs_reallocarray(m->items, cap, sizeof *items);
-		if (!items)
-			return loom_nomem(L);
-		memset(items + m->nitems, 0, (cap - m->nitems) * sizeof *items);
-		m->items = items;
-		m->nitems = cap;
-	}
+	if (CS_GROW(m->items, m->nitems, (size_t)pi + 1) != 0) /* nitems: the items' room, one per piece */
+		return loom_nomem(L);
 	t->piece = pi;
 	struct loom_item *it = &m->items[pi];
 	*it = (struct loom_item){

@@ -1,4 +1,4 @@
-/* loom_time.c: a loom tree's times: ISO 8601 parsed to epoch milliseconds, and "3 minutes ago". */
+/* time.c (loom): a loom tree's times: ISO 8601 parsed to epoch milliseconds, and "3 minutes ago". */
 #include "loom.h"
 
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* assemble_manifest.c: seed 002's assembly algorithm, exactly, with the
+/* assemble.c (manifest): seed 002's assembly algorithm, exactly, with the
  * decisions of formats.md section 3:
  *   1. stable sort by priority, highest first (ties keep file order);
  *   2. max_lines caps a file before budgeting, cut in its strategy's
@@ -9,7 +9,11 @@
  *      (over-budget). Used tokens never exceed `effective`.
  * Budget tokens are the content's (as the seed counts them); the role
  * wrappers are rendered but, like in the seed, not charged. Every cut puts
- * the same marker where text was removed. */
+ * the same marker where text was removed.
+ * In phases over one decision record per piece (struct decision): sort;
+ * decide, one function, with the sorted array as a filter in front of it
+ * (a piece the array can describe is decided without reading the piece);
+ * render the blocks; explain (sentences, warnings). */
 #include "manifest.h"
 
 #include "alloc.h"
@@ -284,7 +288,7 @@ static void boot_header(struct assembly *a, const struct manifest *m, long *used
 
 /* The seed's stable sort by priority, highest first, ties in file order, as
  * an LSD radix sort on a 64-bit key: O(pieces) a re-assembly instead of
- * qsort's O(n log n) calls through a comparator (issue 9: 100k files). */
+ * qsort's O(n log n) calls through a comparator (the benchmark's 100k files). */
 struct sort_item {
 	uint64_t key;  /* ascending key = descending priority */
 	size_t index;
@@ -295,8 +299,9 @@ struct sort_item {
 	unsigned flags;     /* SORT_* */
 };
 
-#define SORT_SLOW 1u  /* excluded, absent, or over max_lines with no cut from load: the walk reads the piece */
-#define SORT_NEVER 2u /* strategy never */
+#define SORT_SLOW 1u   /* excluded, absent, or over max_lines with no cut from load: decide reads the piece */
+#define SORT_NEVER 2u  /* strategy never */
+#define SORT_CAPPED 4u /* over its max_lines: code_points is the capped content's */
 
 #define SORT_RADIX_BITS 16
 #define SORT_RADIX (1u << SORT_RADIX_BITS)
@@ -348,18 +353,22 @@ static bool sort_items(struct sort_item *items, struct sort_item *scratch, size_
  * a few pieces ahead overlaps the misses. */
 #define PREFETCH_AHEAD 8
 
-static void prefetch_piece(const struct source *src, const struct manifest *m, const struct assembly *a,
-			   struct sort_item it)
+static void prefetch_piece(const struct source *src, const struct manifest *m, size_t i)
 {
 #if defined(__GNUC__)
-	size_t i = it.index;
-	if (it.flags & SORT_SLOW) { /* else most likely the fast drop, which reads only results[i] */
-		__builtin_prefetch(&src->pieces[i]);
-		__builtin_prefetch(&m->entries[i]); /* entry i is piece i: added in order */
-	}
+	__builtin_prefetch(&src->pieces[i]);
+	__builtin_prefetch(&m->entries[i]); /* entry i is piece i: added in order */
+#else
+	(void)src, (void)m, (void)i;
+#endif
+}
+
+static void prefetch_result(const struct assembly *a, size_t i)
+{
+#if defined(__GNUC__)
 	__builtin_prefetch(&a->results[i], 1);
 #else
-	(void)src, (void)m, (void)a, (void)it;
+	(void)a, (void)i;
 #endif
 }
 
@@ -467,28 +476,58 @@ static const char *pct(char buf[16], long part, long whole)
 	return buf;
 }
 
-int manifest_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+/* What decide() knows of a piece: from the sorted array alone (the fast
+ * path), or from the piece when the array cannot tell (SORT_SLOW). */
+struct candidate {
+	int gate;    /* enum reason that keeps it out before any budget: excluded by you, absent, max_lines under never; REASON_NONE */
+	long tokens; /* its content's, after max_lines */
+	bool never;  /* strategy never: cannot be cut */
+	bool capped; /* cut to its max_lines */
+};
+
+enum verdict {
+	V_GATED,       /* out: candidate.gate */
+	V_WHOLE,       /* in whole */
+	V_CAPPED,      /* in, cut to its max_lines */
+	V_TRUNCATED,   /* in, cut to the budget */
+	V_OVER_BUDGET, /* out: did not fit and could not be cut */
+};
+
+/* Why an over-budget piece could not be cut. */
+static const char *const WHY[] = {
+	"its strategy is never, so it cannot be cut",
+	"nothing is left of the budget",
+	"the truncation marker alone would fill what is left",
+};
+
+/* What happened to the piece at one rank, and what the walk stood at. */
+struct decision {
+	long tokens;        /* charged when in; what it needed when over budget */
+	long remaining;     /* budget left when it was decided */
+	size_t higher;      /* pieces placed before it */
+	long higher_tokens; /* their tokens */
+	size_t keep;        /* V_TRUNCATED: code points kept of its content, marker not counted */
+	long block;         /* when in: its block, set by render (-1 out of memory); unset when out */
+	unsigned char verdict; /* enum verdict */
+	unsigned char why;  /* V_OVER_BUDGET: index in WHY; V_GATED: enum reason */
+};
+
+/* The walk in priority order, shared by the phases. */
+struct walk {
+	const struct source *src;
+	const struct manifest *m;
+	struct sort_item *order; /* pieces in priority order */
+	struct decision *dec;    /* by rank, as order */
+	long effective;
+	long used;               /* budget tokens used so far (boot header included) */
+	size_t higher;
+	long higher_tokens;
+};
+
+/* The sorted array: priority keys and, for the fast path, the content's
+ * code points after max_lines. false on out of memory. */
+static bool sort_pieces(const struct source *src, const struct manifest *m, struct sort_item *order, size_t nitems)
 {
-	const struct manifest *m = src->model;
-	int rc = asm_init(a, src, ASM_DOCUMENT);
-	if (rc != CS_OK)
-		return cs_error_nomem(err);
-	static const char *const layers[] = { "boot", "system", "developer", "user", "context" };
-	asm_grouping(a, "role", layers, 5);
-
-	long effective = src->settings.budget >= 0 ? src->settings.budget : m->effective;
-	a->budget.limit = src->settings.budget >= 0 ? effective + m->reserved : m->max_tokens;
-	a->budget.reserve = m->reserved;
-	a->budget.usable = effective;
-	if (m->protocol)
-		asm_fact(a, "protocol", "%s", m->protocol);
-	asm_fact(a, "budget", "%s", src->settings.budget >= 0 ? "--budget (overrides effective)"
-				    : m->has_budget ? "from the manifest" : "default (no budget in the manifest)");
-
-	size_t nitems = src->npieces ? src->npieces : 1;
-	struct sort_item *order = cs_malloc(2 * nitems * sizeof *order);
-	if (!order)
-		return cs_error_nomem(err);
 	for (size_t i = 0; i < src->npieces; i++) {
 		const struct piece *p = &src->pieces[i];
 		const struct manifest_entry *me = &m->entries[p->kind_index];
@@ -499,140 +538,192 @@ int manifest_assemble(const struct source *src, struct assembly *a, struct cs_er
 		order[i] = (struct sort_item){ .key = priority_key(p->priority),
 					       .index = i,
 					       .code_points = slow ? 0 : capped ? capped_code_points(p, me) : p->code_points,
-					       .flags = (slow ? SORT_SLOW : 0u) |
+					       .flags = (slow ? SORT_SLOW : 0u) | (capped ? SORT_CAPPED : 0u) |
 							(p->strategy == STRAT_NEVER ? SORT_NEVER : 0u) };
 	}
-	if (!sort_items(order, order + nitems, src->npieces)) {
-		cs_free(order);
-		return cs_error_nomem(err);
-	}
+	return sort_items(order, order + nitems, src->npieces);
+}
 
+/* The candidate at rank k. The fast path is this filter: a piece that is
+ * not SORT_SLOW is known from the sorted array alone, and the piece itself
+ * is not read (at 100k files most are dropped once the budget is spent). */
+static struct candidate candidate_at(const struct walk *w, size_t k, double cpt)
+{
+	const struct sort_item *it = &w->order[k];
+	if (!(it->flags & SORT_SLOW))
+		return (struct candidate){ .tokens = tokens_estimate(it->code_points, cpt),
+					   .never = it->flags & SORT_NEVER,
+					   .capped = it->flags & SORT_CAPPED };
+	const struct piece *p = &w->src->pieces[it->index];
+	const struct manifest_entry *me = &w->m->entries[p->kind_index];
+	if (piece_excluded(p))
+		return (struct candidate){ .gate = REASON_EXCLUDED_BY_USER };
+	if (p->absent)
+		return (struct candidate){ .gate = p->absent };
+	bool capped = me->max_lines && p->lines > me->max_lines;
+	if (capped && p->strategy == STRAT_NEVER)
+		return (struct candidate){ .gate = REASON_MAX_LINES };
+	struct content c = { 0 };
+	if (capped)
+		cap_lines(p, me, &c); /* no cut from load (out of memory then) */
+	return (struct candidate){ .tokens = tokens_estimate(capped ? c.code_points : p->code_points, cpt),
+				   .never = p->strategy == STRAT_NEVER,
+				   .capped = capped };
+}
+
+/* Decide, the one function: in whole, in cut (to max_lines or to the
+ * budget), or out, and why. A cut to the budget keeps exactly `room` code
+ * points, marker included (the content is longer than room, or it would
+ * have fit), so its tokens are known before it is made. */
+static void decide(struct walk *w, const struct candidate *c, struct decision *d, double cpt)
+{
+	d->remaining = w->effective - w->used;
+	d->higher = w->higher;
+	d->higher_tokens = w->higher_tokens;
+	d->tokens = c->tokens;
+	if (c->gate != REASON_NONE) {
+		d->verdict = V_GATED;
+		d->why = (unsigned char)c->gate;
+		return;
+	}
+	if (w->used + c->tokens <= w->effective) {
+		d->verdict = c->capped ? V_CAPPED : V_WHOLE;
+	} else {
+		size_t room = tokens_code_point_room(d->remaining, cpt);
+		if (c->never || room <= MARKER_CODE_POINTS) {
+			d->verdict = V_OVER_BUDGET;
+			d->why = c->never ? 0 : d->remaining <= 0 ? 1 : 2;
+			return;
+		}
+		d->verdict = V_TRUNCATED;
+		d->keep = room - MARKER_CODE_POINTS;
+		d->tokens = tokens_estimate(room, cpt);
+	}
+	w->used += d->tokens;
+	w->higher++;
+	w->higher_tokens += d->tokens;
+}
+
+/* Render: a block for each piece that goes in, in priority order. */
+static void render(struct walk *w, struct assembly *a)
+{
+	size_t n = w->src->npieces;
+	for (size_t k = 0; k < n; k++) {
+		if (k + PREFETCH_AHEAD < n && w->dec[k + PREFETCH_AHEAD].verdict != V_OVER_BUDGET)
+			prefetch_piece(w->src, w->m, w->order[k + PREFETCH_AHEAD].index);
+		struct decision *d = &w->dec[k];
+		if (d->verdict != V_WHOLE && d->verdict != V_CAPPED && d->verdict != V_TRUNCATED)
+			continue;
+		long i = (long)w->order[k].index;
+		const struct piece *p = &w->src->pieces[i];
+		const struct manifest_entry *me = &w->m->entries[p->kind_index];
+		struct content capped = { 0 }, cutc;
+		if (me->max_lines && p->lines > me->max_lines) /* strategy never would have been gated */
+			cap_lines(p, me, &capped);
+		else
+			content_add(&capped, p->text, p->text_bytes, p->code_points);
+		const struct content *c = &capped;
+		if (d->verdict == V_TRUNCATED) {
+			cut(&capped, p->strategy, d->keep, &cutc);
+			c = &cutc;
+		}
+		d->block = emit_block(a, i, c, d->tokens);
+		if (d->block >= 0 && d->verdict != V_WHOLE)
+			a->blocks[d->block].flags |= BLOCK_TRUNCATED;
+	}
+}
+
+/* The counts explain() tells in warnings. */
+struct tally {
+	size_t excluded_budget, truncated, capped;
+};
+
+/* Explain, one piece that did not go in whole or went in cut. */
+static void explain_one(struct walk *w, struct assembly *a, struct drop_cache *cache, size_t k, struct tally *t)
+{
+	const struct decision *d = &w->dec[k];
+	long i = (long)w->order[k].index;
+	if (d->verdict == V_OVER_BUDGET) {
+		drop_over_budget(a, cache, i, d->tokens, d->remaining, w->effective, WHY[d->why], d->higher,
+				 d->higher_tokens);
+		t->excluded_budget++;
+		return;
+	}
+	const struct piece *p = &w->src->pieces[i];
+	const struct manifest_entry *me = &w->m->entries[p->kind_index];
+	char n1[32], n2[32], n3[32], n4[32], p1[16];
+	if (d->verdict == V_GATED && d->why == REASON_EXCLUDED_BY_USER) {
+		asm_drop(a, i, REASON_EXCLUDED_BY_USER, "excluded by you");
+	} else if (d->verdict == V_GATED && d->why == REASON_MAX_LINES) {
+		asm_drop(a, i, REASON_MAX_LINES,
+			 "dropped: %s lines is over its max_lines of %s, and strategy never forbids cutting it",
+			 fmt_thousands(n1, (long long)p->lines), fmt_thousands(n2, (long long)me->max_lines));
+	} else if (d->verdict == V_GATED) {
+		asm_drop(a, i, d->why, "dropped: %s (%s)", reason_sentence(d->why), me->resolved);
+	} else if (d->verdict == V_CAPPED) {
+		asm_cut(a, i, d->block, d->tokens, REASON_MAX_LINES,
+			"cut to its max_lines: kept %s of %s lines (strategy %s), %s of %s tokens",
+			fmt_thousands(n1, (long long)me->max_lines), fmt_thousands(n2, (long long)p->lines),
+			strategy_name(p->strategy), fmt_thousands(n3, d->tokens), fmt_thousands(n4, p->tokens));
+		t->capped++;
+	} else { /* V_TRUNCATED */
+		long ct = d->tokens;
+		asm_cut(a, i, d->block, ct, REASON_TRUNCATED,
+			"truncated: kept %s of %s tokens (%s); strategy %s: %s; %s file%s of higher priority took %s",
+			fmt_thousands(n1, ct), fmt_thousands(n2, p->tokens), pct(p1, ct, p->tokens),
+			strategy_name(p->strategy), strategy_sentence(p->strategy),
+			fmt_thousands(n3, (long long)d->higher), d->higher == 1 ? "" : "s",
+			fmt_thousands(n4, d->higher_tokens));
+		if (ct * 2 < p->tokens)
+			asm_warn(a, i, "%s truncated significantly: kept %s of %s tokens", p->id, fmt_thousands(n1, ct),
+				 fmt_thousands(n2, p->tokens));
+		t->truncated++;
+	}
+}
+
+/* Explain, the pieces: each one's outcome and sentence, in priority order,
+ * then the warnings on the whole. */
+static void explain(struct walk *w, struct assembly *a)
+{
+	size_t n = w->src->npieces;
 	/* Optional: without it (out of memory) every drop formats its own. */
-	struct drop_cache *cache = src->npieces > DROP_CACHE_SLOTS / 4 ? cs_calloc(1, sizeof *cache) : NULL;
+	struct drop_cache *cache = n > DROP_CACHE_SLOTS / 4 ? cs_calloc(1, sizeof *cache) : NULL;
 	if (cache)
 		cache->generation = 1;
-	long used = 0;
-	if (m->boot_header)
-		boot_header(a, m, &used);
-	size_t excluded_budget = 0, truncated = 0, capped_count = 0;
-	size_t higher = 0;    /* pieces of higher priority already placed */
-	long higher_tokens = 0;
-	char n1[32], n2[32], n3[32], n4[32], p1[16];
-
-	for (size_t k = 0; k < src->npieces; k++) {
-		if (k + PREFETCH_AHEAD < src->npieces)
-			prefetch_piece(src, m, a, order[k + PREFETCH_AHEAD]);
-		long i = (long)order[k].index;
-		if (!(order[k].flags & SORT_SLOW)) {
-			/* The over-budget drop, decided from the sorted array alone:
-			 * the same tests, in the same order, as the full path below. */
-			long whole_tokens = tokens_estimate(order[k].code_points, a->chars_per_token);
-			long remaining = effective - used;
-			if (used + whole_tokens > effective) {
-				size_t room = tokens_code_point_room(remaining, a->chars_per_token);
-				bool never = order[k].flags & SORT_NEVER;
-				if (never || room <= MARKER_CODE_POINTS) {
-					const char *why = never ? "its strategy is never, so it cannot be cut"
-						        : remaining <= 0 ? "nothing is left of the budget"
-						        : "the truncation marker alone would fill what is left";
-					drop_over_budget(a, cache, i, whole_tokens, remaining, effective, why, higher,
-							 higher_tokens);
-					excluded_budget++;
-					continue;
-				}
-			}
-		}
-		const struct piece *p = &src->pieces[i];
-		const struct manifest_entry *me = &m->entries[p->kind_index];
-		if (piece_excluded(p)) {
-			asm_drop(a, i, REASON_EXCLUDED_BY_USER, "excluded by you");
-			continue;
-		}
-		if (p->absent) {
-			asm_drop(a, i, p->absent, "dropped: %s (%s)", reason_sentence(p->absent), me->resolved);
-			continue;
-		}
-		struct content whole = { 0 };
-		content_add(&whole, p->text, p->text_bytes, p->code_points);
-		struct content capped = whole;
-		bool was_capped = false;
-		if (me->max_lines && p->lines > me->max_lines) {
-			if (p->strategy == STRAT_NEVER) {
-				asm_drop(a, i, REASON_MAX_LINES,
-					 "dropped: %s lines is over its max_lines of %s, and strategy never forbids cutting it",
-					 fmt_thousands(n1, (long long)p->lines), fmt_thousands(n2, (long long)me->max_lines));
-				continue;
-			}
-			cap_lines(p, me, &capped);
-			was_capped = true;
-		}
-		long tokens = tokens_estimate(capped.code_points, a->chars_per_token);
-		if (used + tokens <= effective) {
-			long b = emit_block(a, i, &capped, tokens);
-			used += tokens;
-			if (was_capped) {
-				asm_cut(a, i, b, tokens, REASON_MAX_LINES,
-					"cut to its max_lines: kept %s of %s lines (strategy %s), %s of %s tokens",
-					fmt_thousands(n1, (long long)me->max_lines), fmt_thousands(n2, (long long)p->lines),
-					strategy_name(p->strategy), fmt_thousands(n3, tokens), fmt_thousands(n4, p->tokens));
-				if (b >= 0)
-					a->blocks[b].flags |= BLOCK_TRUNCATED;
-				capped_count++;
-			} else {
-				asm_whole(a, i, b, tokens);
-			}
-			higher++;
-			higher_tokens += tokens;
-			continue;
-		}
-		long remaining = effective - used;
-		size_t room = tokens_code_point_room(remaining, a->chars_per_token);
-		if (p->strategy == STRAT_NEVER || room <= MARKER_CODE_POINTS) {
-			const char *why = p->strategy == STRAT_NEVER ? "its strategy is never, so it cannot be cut"
-				        : remaining <= 0 ? "nothing is left of the budget"
-				        : "the truncation marker alone would fill what is left";
-			drop_over_budget(a, cache, i, tokens, remaining, effective, why, higher, higher_tokens);
-			excluded_budget++;
-			continue;
-		}
-		struct content cutc;
-		cut(&capped, p->strategy, room - MARKER_CODE_POINTS, &cutc);
-		long cut_tokens = tokens_estimate(cutc.code_points, a->chars_per_token);
-		long b = emit_block(a, i, &cutc, cut_tokens);
-		if (b >= 0)
-			a->blocks[b].flags |= BLOCK_TRUNCATED;
-		used += cut_tokens;
-		truncated++;
-		asm_cut(a, i, b, cut_tokens, REASON_TRUNCATED,
-			"truncated: kept %s of %s tokens (%s); strategy %s: %s; %s file%s of higher priority took %s",
-			fmt_thousands(n1, cut_tokens), fmt_thousands(n2, p->tokens), pct(p1, cut_tokens, p->tokens),
-			strategy_name(p->strategy), strategy_sentence(p->strategy),
-			fmt_thousands(n3, (long long)higher), higher == 1 ? "" : "s", fmt_thousands(n4, higher_tokens));
-		if (cut_tokens * 2 < p->tokens)
-			asm_warn(a, i, "%s truncated significantly: kept %s of %s tokens", p->id,
-				 fmt_thousands(n1, cut_tokens), fmt_thousands(n2, p->tokens));
-		higher++;
-		higher_tokens += cut_tokens;
+	struct tally t = { 0 };
+	for (size_t k = 0; k < n; k++) {
+		if (k + PREFETCH_AHEAD < n)
+			prefetch_result(a, w->order[k + PREFETCH_AHEAD].index);
+		const struct decision *d = &w->dec[k];
+		if (d->verdict == V_WHOLE)
+			asm_whole(a, (long)w->order[k].index, d->block, d->tokens);
+		else
+			explain_one(w, a, cache, k, &t);
 	}
 	cs_free(cache);
-
-	if (excluded_budget)
-		asm_warn(a, -1, "%zu file%s excluded due to budget", excluded_budget, excluded_budget == 1 ? "" : "s");
-	if (truncated)
-		asm_warn(a, -1, "%zu file%s truncated to fit", truncated, truncated == 1 ? "" : "s");
-	if (truncated || excluded_budget || capped_count)
+	if (t.excluded_budget)
+		asm_warn(a, -1, "%zu file%s excluded due to budget", t.excluded_budget, t.excluded_budget == 1 ? "" : "s");
+	if (t.truncated)
+		asm_warn(a, -1, "%zu file%s truncated to fit", t.truncated, t.truncated == 1 ? "" : "s");
+	if (t.truncated || t.excluded_budget || t.capped)
 		a->flags |= ASM_TRUNCATED;
+}
+
+/* Explain, the pieces that must go in (priority 1.0) and did not. */
+static void explain_must(const struct walk *w, struct assembly *a)
+{
+	const struct source *src = w->src;
 	/* Priority 1.0 pieces lead the sorted order, in file order (the sort is
 	 * stable): walk that prefix, not every piece. Any priority above 1.0
 	 * (not loadable today) breaks the file order: then walk them all. */
 	size_t must = 0;
 	bool above_one = false;
-	while (must < src->npieces && src->pieces[order[must].index].priority >= 1.0) {
-		above_one |= src->pieces[order[must].index].priority > 1.0;
+	while (must < src->npieces && src->pieces[w->order[must].index].priority >= 1.0) {
+		above_one |= src->pieces[w->order[must].index].priority > 1.0;
 		must++;
 	}
 	for (size_t k = 0, n = above_one ? src->npieces : must; k < n; k++) {
-		size_t i = above_one ? k : order[k].index;
+		size_t i = above_one ? k : w->order[k].index;
 		const struct piece *p = &src->pieces[i];
 		if (p->priority >= 1.0 && a->results[i].outcome == OUTCOME_DROPPED && !piece_excluded(p)) {
 			a->flags |= ASM_MUST_MISSING;
@@ -640,12 +731,56 @@ int manifest_assemble(const struct source *src, struct assembly *a, struct cs_er
 				 a->results[i].sentence ? a->results[i].sentence : "");
 		}
 	}
-	cs_free(order);
+}
+
+/* sort → decide (the sorted array filtering in front) → render → explain. */
+int manifest_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+{
+	const struct manifest *m = src->model;
+	int rc = asm_init(a, src, ASM_DOCUMENT);
+	if (rc != CS_OK)
+		return cs_error_nomem(err);
+	static const char *const layers[] = { "boot", "system", "developer", "user", "context" };
+	asm_grouping(a, "role", layers, 5);
+
+	struct walk w = { .src = src, .m = m };
+	w.effective = src->settings.budget >= 0 ? src->settings.budget : m->effective;
+	a->budget.limit = src->settings.budget >= 0 ? w.effective + m->reserved : m->max_tokens;
+	a->budget.reserve = m->reserved;
+	a->budget.usable = w.effective;
+	if (m->protocol)
+		asm_fact(a, "protocol", "%s", m->protocol);
+	asm_fact(a, "budget", "%s", src->settings.budget >= 0 ? "--budget (overrides effective)"
+				    : m->has_budget ? "from the manifest" : "default (no budget in the manifest)");
+
+	size_t nitems = src->npieces ? src->npieces : 1;
+	w.order = cs_malloc(2 * nitems * sizeof *w.order);
+	w.dec = cs_malloc(nitems * sizeof *w.dec);
+	if (!w.order || !w.dec || !sort_pieces(src, m, w.order, nitems)) {
+		cs_free(w.order);
+		cs_free(w.dec);
+		return cs_error_nomem(err);
+	}
+	if (m->boot_header)
+		boot_header(a, m, &w.used);
+	for (size_t k = 0; k < src->npieces; k++) {
+		if (k + PREFETCH_AHEAD < src->npieces && (w.order[k + PREFETCH_AHEAD].flags & SORT_SLOW))
+			prefetch_piece(src, m, w.order[k + PREFETCH_AHEAD].index);
+		struct candidate c = candidate_at(&w, k, a->chars_per_token);
+		decide(&w, &c, &w.dec[k], a->chars_per_token);
+	}
+	render(&w, a);
+	explain(&w, a);
+	explain_must(&w, a);
+	cs_free(w.order);
+	cs_free(w.dec);
+
+	char n1[32];
 	rc = asm_finish(a, err);
-	if (rc == CS_OK && a->budget.used > effective)
+	if (rc == CS_OK && a->budget.used > w.effective)
 		asm_state(a, ASM_OVER_LIMIT, "the boot header alone is over the budget by %s tokens",
-			  fmt_thousands(n1, a->budget.used - effective));
+			  fmt_thousands(n1, a->budget.used - w.effective));
 	if (a->flags & ASM_OVER_LIMIT)
-		a->over_by = a->budget.used - effective;
+		a->over_by = a->budget.used - w.effective;
 	return rc;
 }

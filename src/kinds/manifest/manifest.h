@@ -82,7 +82,7 @@ struct piece;
  * (start, middle or end). Scans the text: done at load, not per assembly. */
 void manifest_cap_compute(const struct piece *p, size_t max_lines, int strategy, struct manifest_cap *out);
 
-/* Assembler (assemble_manifest.c), through manifest_kind.assemble. */
+/* Assembler (assemble.c), through manifest_kind.assemble. */
 int manifest_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
 
 /* FNV-1a of data[0..len): the manifest's changed-on-disk check. */

@@ -1,4 +1,4 @@
-/* manifest_save.c: splice-saving a tuned manifest (see manifest_save.h). */
+/* save.c (manifest): splice-saving a tuned manifest (see save.h). */
 #include "save.h"
 
 #include "alloc.h"

@@ -1,4 +1,4 @@
-/* manifest_save.h: writing a tuned working-set manifest back to its file,
+/* save.h (manifest): writing a tuned working-set manifest back to its file,
  * changing only the edited values: each priority or truncate_strategy the
  * user changed is replaced in place (located by libyaml's marks, which count
  * characters, converted to byte offsets), an absent truncate_strategy is

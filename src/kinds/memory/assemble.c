@@ -1,4 +1,4 @@
-/* assemble_memory.c: seed 003's context builder on a memory snapshot.
+/* assemble.c (memory): seed 003's context builder on a memory snapshot.
  * 1. finalScore = recency*recencyWeight + relevance*relevanceWeight +
  *    salience*salientWeight for every item (results[].score);
  * 2. greedy selection in descending score (ties keep input order): an item
@@ -14,7 +14,10 @@
  * headers, separators and the additional context are rendered and counted
  * in the totals but not budgeted (a warning says when that goes over).
  * The cutoff score is the highest score of an item a limit dropped: every
- * item scoring above it went in. */
+ * item scoring above it went in (assembly.cutoff, and a fact).
+ * In phases: rank; decide (one decision per item, struct decision); render
+ * the sections; explain (the sentences name the cutoff, known only once
+ * every item is decided; then the facts). */
 #include "memory.h"
 
 #include "alloc.h"
@@ -89,6 +92,22 @@ struct decision {
 	bool share_full; /* its share had no room either (caps on) */
 };
 
+/* What the three phases share: the items in score order, the decision for
+ * each (by rank, as order), and the totals the decisions left. */
+struct run {
+	const struct source *src;
+	const struct memory *m;
+	const struct memory_strategy *s;
+	long budget;
+	long cap[MA_COUNT], share_used[MA_COUNT];
+	size_t n;
+	struct slot *order;
+	struct decision *dec;
+	bool has_cutoff, has_included;
+	double cutoff, lowest_in;
+	size_t dropped_budget, dropped_alloc;
+};
+
 static const char *archetype_text(const struct memory *m, struct arena *ar)
 {
 	const struct memory_strategy *s = &m->cur;
@@ -105,147 +124,137 @@ static const char *archetype_text(const struct memory *m, struct arena *ar)
 				    : "preset, numbers changed by you");
 }
 
-int memory_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+/* Scores every item (into results) and lays them out in score order.
+ * false on out of memory. */
+static bool rank(struct run *r, struct assembly *a)
 {
-	const struct memory *m = src->model;
-	const struct memory_strategy *s = &m->cur;
-	int rc = asm_init(a, src, ASM_DOCUMENT);
-	if (rc != CS_OK)
-		return cs_error_nomem(err);
-	const char *layers[MEMORY_NSECTIONS];
-	for (int k = 0; k < MEMORY_NSECTIONS; k++)
-		layers[k] = memory_section_title(k);
-	asm_grouping(a, "section", layers, MEMORY_NSECTIONS);
-
-	long budget = src->settings.budget >= 0 ? src->settings.budget : m->max_tokens;
-	a->budget.limit = budget;
-	a->budget.reserve = 0;
-	a->budget.usable = budget;
-	long cap[MA_COUNT], share_used[MA_COUNT] = { 0 };
-	for (int k = 0; k < MA_COUNT; k++)
-		cap[k] = (long)floor((double)budget * (s->allocation[k] / 100.0)); /* the seed's TokenBudget.allocate */
-
-	size_t n = src->npieces;
+	const struct source *src = r->src;
 	struct memory *cache = src->model; /* the rank cache (rank_for) */
-	struct slot *order = cs_calloc(n ? n : 1, sizeof *order);
-	struct decision *dec = cs_calloc(n ? n : 1, sizeof *dec); /* by rank, as order */
-	if (!order || !dec) {
-		cs_free(order);
-		cs_free(dec);
-		asm_fini(a);
-		return cs_error_nomem(err);
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct memory_item *it = &m->items[src->pieces[i].kind_index];
-		a->results[i].score = memory_final_score(it, s->weights);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct memory_item *it = &r->m->items[src->pieces[i].kind_index];
+		a->results[i].score = memory_final_score(it, r->s->weights);
 		a->results[i].original_tokens = it->tokens;
 	}
-	if (!rank_for(cache, s->weights, a->results, n)) {
-		cs_free(order);
-		cs_free(dec);
-		asm_fini(a);
-		return cs_error_nomem(err);
-	}
-	for (size_t k = 0; k < n; k++) {
+	if (!rank_for(cache, r->s->weights, a->results, r->n))
+		return false;
+	for (size_t k = 0; k < r->n; k++) {
 		size_t i = cache->rank_order[k];
 		const struct piece *p = &src->pieces[i];
-		const struct memory_item *it = &m->items[p->kind_index];
-		order[k] = (struct slot){ .score = a->results[i].score,
-					  .index = i,
-					  .tokens = it->tokens,
-					  .type = it->type,
-					  .share = memory_allocation_of_type(it->type),
-					  .excluded = piece_excluded(p) };
+		const struct memory_item *it = &r->m->items[p->kind_index];
+		r->order[k] = (struct slot){ .score = a->results[i].score,
+					     .index = i,
+					     .tokens = it->tokens,
+					     .type = it->type,
+					     .share = memory_allocation_of_type(it->type),
+					     .excluded = piece_excluded(p) };
 	}
+	return true;
+}
 
+/* Decide: the greedy selection, one decision per item in score order. */
+static void decide(struct run *r)
+{
 	long used = 0;
-	bool has_cutoff = false, has_included = false;
-	double cutoff = 0, lowest_in = 0;
-	size_t dropped_budget = 0, dropped_alloc = 0;
-	for (size_t k = 0; k < n; k++) {
-		const struct slot *o = &order[k];
+	bool caps = r->m->caps;
+	for (size_t k = 0; k < r->n; k++) {
+		const struct slot *o = &r->order[k];
 		int share = o->share;
-		struct decision *d = &dec[k];
-		d->left = budget - used;
-		d->share_used = share >= 0 ? share_used[share] : 0;
+		struct decision *d = &r->dec[k];
+		d->left = r->budget - used;
+		d->share_used = share >= 0 ? r->share_used[share] : 0;
 		if (o->excluded) {
 			d->reason = REASON_EXCLUDED_BY_USER;
 			continue;
 		}
-		d->share_full = m->caps && share >= 0 && share_used[share] + o->tokens > cap[share];
-		if (used + o->tokens > budget)
+		bool share_full = caps && share >= 0 && r->share_used[share] + o->tokens > r->cap[share];
+		d->share_full = share_full;
+		if (used + o->tokens > r->budget)
 			d->reason = REASON_OVER_BUDGET;
-		else if (m->caps && share >= 0 && share_used[share] + o->tokens > cap[share])
+		else if (share_full)
 			d->reason = REASON_OVER_ALLOCATION;
 		if (d->reason != REASON_NONE) {
-			if (!has_cutoff)
-				cutoff = o->score;
-			has_cutoff = true;
-			d->reason == REASON_OVER_BUDGET ? dropped_budget++ : dropped_alloc++;
+			if (!r->has_cutoff)
+				r->cutoff = o->score;
+			r->has_cutoff = true;
+			d->reason == REASON_OVER_BUDGET ? r->dropped_budget++ : r->dropped_alloc++;
 			continue;
 		}
 		used += o->tokens;
 		if (share >= 0)
-			share_used[share] += o->tokens;
-		lowest_in = o->score;
-		has_included = true;
+			r->share_used[share] += o->tokens;
+		r->lowest_in = o->score;
+		r->has_included = true;
 	}
+}
 
-	/* formatContext: one section per type with items, in score order */
-	char n1[32], n2[32], n3[32], n4[32];
-	bool first_section = true;
-	for (int sec = 0; sec < MEMORY_NSECTIONS; sec++) {
-		bool is_extra = sec == MEMORY_SECTION_ADDITIONAL;
-		if (is_extra && !(m->additional && m->additional[0]))
+/* Render, one section: its header, then its items in score order (or the
+ * additional context), "\n\n" between them. *first_section: no separator
+ * before the first section rendered. */
+static void render_section(const struct run *r, struct assembly *a, int sec, bool *first_section)
+{
+	bool is_extra = sec == MEMORY_SECTION_ADDITIONAL;
+	if (is_extra && !(r->m->additional && r->m->additional[0]))
+		return;
+	bool started = false;
+	long last = -1; /* the section's last block; -1 after running out of memory */
+	for (size_t k = 0, count = is_extra ? 1 : r->n; k < count; k++) {
+		long i = is_extra ? -1 : (long)r->order[k].index;
+		if (!is_extra && (r->dec[k].reason != REASON_NONE || r->order[k].type != sec))
 			continue;
-		bool started = false;
-		long last = -1; /* the section's last block; -1 after running out of memory */
-		for (size_t k = 0, count = is_extra ? 1 : n; k < count; k++) {
-			long i = is_extra ? -1 : (long)order[k].index;
-			if (!is_extra && (dec[k].reason != REASON_NONE || order[k].type != sec))
-				continue;
-			struct block *blk;
-			if (!started) {
-				struct block *h = asm_block(a, -1, sec, -1);
-				h->label = memory_section_title(sec);
-				h->flags |= BLOCK_MADE;
-				asm_textf(a, "%s## %s\n\n", first_section ? "" : "\n\n", memory_section_title(sec));
-				first_section = false;
-				started = true;
-				blk = asm_block(a, i, sec, -1);
-			} else {
-				blk = asm_block(a, i, sec, -1);
-				asm_text(a, "\n\n", 2);
-			}
-			long b = a->nomem ? -1 : (long)a->nblocks - 1;
-			if (is_extra) {
-				blk->label = "additional context";
-				blk->flags |= BLOCK_MADE;
-				asm_span(a, m->additional, m->additional_bytes, (size_t)-1);
-			} else {
-				const struct piece *p = &src->pieces[i];
-				long t = order[k].tokens;
-				blk->budget_tokens = t;
-				blk->keep_head = p->text_bytes;
-				asm_span(a, p->text, p->text_bytes, p->code_points);
-				asm_whole(a, i, b, t);
-			}
-			last = b;
+		struct block *blk;
+		if (!started) {
+			struct block *h = asm_block(a, -1, sec, -1);
+			h->label = memory_section_title(sec);
+			h->flags |= BLOCK_MADE;
+			asm_textf(a, "%s## %s\n\n", *first_section ? "" : "\n\n", memory_section_title(sec));
+			*first_section = false;
+			started = true;
+			blk = asm_block(a, i, sec, -1);
+		} else {
+			blk = asm_block(a, i, sec, -1);
+			asm_text(a, "\n\n", 2);
 		}
-		if (last >= 0)
-			a->blocks[last].flags |= BLOCK_BREAKPOINT; /* the end of each section */
+		long b = a->nomem ? -1 : (long)a->nblocks - 1;
+		if (is_extra) {
+			blk->label = "additional context";
+			blk->flags |= BLOCK_MADE;
+			asm_span(a, r->m->additional, r->m->additional_bytes, (size_t)-1);
+		} else {
+			const struct piece *p = &r->src->pieces[i];
+			long t = r->order[k].tokens;
+			blk->budget_tokens = t;
+			blk->keep_head = p->text_bytes;
+			asm_span(a, p->text, p->text_bytes, p->code_points);
+			asm_whole(a, i, b, t);
+		}
+		last = b;
 	}
+	if (last >= 0)
+		a->blocks[last].flags |= BLOCK_BREAKPOINT; /* the end of each section */
+}
 
-	/* sentences for what stayed out */
+/* Render: formatContext, one section per type with items, in score order. */
+static void render(const struct run *r, struct assembly *a)
+{
+	bool first_section = true;
+	for (int sec = 0; sec < MEMORY_NSECTIONS; sec++)
+		render_section(r, a, sec, &first_section);
+}
+
+/* Explain, the pieces: a sentence for each item that stayed out. */
+static void explain_drops(const struct run *r, struct assembly *a)
+{
+	char n1[32], n2[32], n3[32], n4[32];
 	char cut_text[64];
-	snprintf(cut_text, sizeof cut_text, "%.3f", cutoff);
-	for (size_t k = 0; k < n; k++) {
-		long i = (long)order[k].index;
-		const struct decision *d = &dec[k];
-		long tokens = order[k].tokens;
-		double score = order[k].score;
-		int share = order[k].share;
-		const char *rel = score == cutoff ? "the cutoff: every item scoring higher went in" : "below the cutoff";
+	snprintf(cut_text, sizeof cut_text, "%.3f", r->cutoff);
+	for (size_t k = 0; k < r->n; k++) {
+		long i = (long)r->order[k].index;
+		const struct decision *d = &r->dec[k];
+		long tokens = r->order[k].tokens;
+		double score = r->order[k].score;
+		int share = r->order[k].share;
+		bool at = score == r->cutoff;
+		const char *rel = at ? "the cutoff: every item scoring higher went in" : "below the cutoff";
 		switch (d->reason) {
 		case REASON_EXCLUDED_BY_USER:
 			asm_drop(a, i, REASON_EXCLUDED_BY_USER, "excluded by you (score %.3f)", score);
@@ -253,27 +262,33 @@ int memory_assemble(const struct source *src, struct assembly *a, struct cs_erro
 		case REASON_OVER_BUDGET:
 			asm_drop(a, i, REASON_OVER_BUDGET,
 				 "dropped: over budget: needs %s tokens, %s left of %s%s%s%s; score %.3f, %s %s",
-				 fmt_thousands(n1, tokens), fmt_thousands(n2, d->left), fmt_thousands(n3, budget),
+				 fmt_thousands(n1, tokens), fmt_thousands(n2, d->left), fmt_thousands(n3, r->budget),
 				 d->share_full ? " (its " : "", d->share_full ? memory_allocation_name(share) : "",
-				 d->share_full ? " share was full too)" : "", score, score == cutoff ? "which is" : "cutoff",
-				 score == cutoff ? rel : cut_text);
+				 d->share_full ? " share was full too)" : "", score, at ? "which is" : "cutoff",
+				 at ? rel : cut_text);
 			break;
 		case REASON_OVER_ALLOCATION:
 			asm_drop(a, i, REASON_OVER_ALLOCATION,
 				 "dropped: over allocation: the %s share (%g%% = %s tokens) had %s used and needs %s more; "
 				 "%s of the budget was still free; score %.3f, %s %s",
-				 memory_allocation_name(share), s->allocation[share], fmt_thousands(n1, cap[share]),
+				 memory_allocation_name(share), r->s->allocation[share], fmt_thousands(n1, r->cap[share]),
 				 fmt_thousands(n2, d->share_used), fmt_thousands(n3, tokens), fmt_thousands(n4, d->left),
-				 score, score == cutoff ? "which is" : "cutoff", score == cutoff ? rel : cut_text);
+				 score, at ? "which is" : "cutoff", at ? rel : cut_text);
 			break;
 		default:
 			break;
 		}
 		a->results[i].original_tokens = tokens;
 	}
-	cs_free(order);
-	cs_free(dec);
+}
 
+/* Explain, the whole: the header facts, the cutoff and the warnings. */
+static void explain_facts(const struct run *r, struct assembly *a)
+{
+	const struct memory *m = r->m;
+	const struct memory_strategy *s = r->s;
+	const long *cap = r->cap, *used = r->share_used;
+	char n1[32], n2[32], n3[32], n4[32], n5[32], n6[32], n7[32], n8[32];
 	if (m->query)
 		asm_fact(a, "query", "%s", m->query);
 	asm_fact(a, "archetype", "%s", archetype_text(m, &a->arena));
@@ -283,32 +298,68 @@ int memory_assemble(const struct source *src, struct assembly *a, struct cs_erro
 		 s->allocation[MA_RECENT], fmt_thousands(n1, cap[MA_RECENT]), s->allocation[MA_SEMANTIC],
 		 fmt_thousands(n2, cap[MA_SEMANTIC]), s->allocation[MA_ENTITIES], fmt_thousands(n3, cap[MA_ENTITIES]),
 		 s->allocation[MA_RELATIONS], fmt_thousands(n4, cap[MA_RELATIONS]));
-	char n5[32], n6[32], n7[32], n8[32];
 	asm_fact(a, "shares used", "recent %s/%s · semantic %s/%s · entities %s/%s · relations %s/%s",
-		 fmt_thousands(n1, share_used[MA_RECENT]), fmt_thousands(n2, cap[MA_RECENT]),
-		 fmt_thousands(n3, share_used[MA_SEMANTIC]), fmt_thousands(n4, cap[MA_SEMANTIC]),
-		 fmt_thousands(n5, share_used[MA_ENTITIES]), fmt_thousands(n6, cap[MA_ENTITIES]),
-		 fmt_thousands(n7, share_used[MA_RELATIONS]), fmt_thousands(n8, cap[MA_RELATIONS]));
+		 fmt_thousands(n1, used[MA_RECENT]), fmt_thousands(n2, cap[MA_RECENT]),
+		 fmt_thousands(n3, used[MA_SEMANTIC]), fmt_thousands(n4, cap[MA_SEMANTIC]),
+		 fmt_thousands(n5, used[MA_ENTITIES]), fmt_thousands(n6, cap[MA_ENTITIES]),
+		 fmt_thousands(n7, used[MA_RELATIONS]), fmt_thousands(n8, cap[MA_RELATIONS]));
 	asm_fact(a, "allocation caps", "%s", m->caps ? "on: each source's share is a cap (patterns: budget only)"
-						    : "off: the seed's uncapped selection");
-	asm_fact(a, "budget", "%s", src->settings.budget >= 0 ? "--budget (overrides maxTokens)" : "maxTokens");
-	if (has_cutoff)
-		asm_fact(a, "cutoff score", "%.6g", cutoff);
-	else
-		asm_fact(a, "cutoff score", "none");
-	if (has_included)
-		asm_fact(a, "lowest included", "%.6g", lowest_in);
-	asm_fact(a, "charged", "item tokens only (seed): headers, separators and additional context are not");
-	if (dropped_budget)
-		asm_warn(a, -1, "%zu item%s did not fit the budget", dropped_budget, dropped_budget == 1 ? "" : "s");
-	if (dropped_alloc)
-		asm_warn(a, -1, "%zu item%s did not fit %s source's allocation", dropped_alloc,
-			 dropped_alloc == 1 ? "" : "s", dropped_alloc == 1 ? "its" : "their");
-	if (dropped_budget || dropped_alloc)
+						    : "off: the ContextBuilder's uncapped selection");
+	asm_fact(a, "budget", "%s", r->src->settings.budget >= 0 ? "--budget (overrides maxTokens)" : "maxTokens");
+	if (r->has_cutoff)
+		asm_cutoff(a, r->cutoff);
+	asm_fact(a, "cutoff score", "%s", a->cutoff_text ? a->cutoff_text : "none");
+	if (r->has_included)
+		asm_fact(a, "lowest included", "%.6g", r->lowest_in);
+	asm_fact(a, "charged", "item tokens only (as the memory framework's ContextBuilder charges): headers, separators and additional context are not");
+	if (r->dropped_budget)
+		asm_warn(a, -1, "%zu item%s did not fit the budget", r->dropped_budget, r->dropped_budget == 1 ? "" : "s");
+	if (r->dropped_alloc)
+		asm_warn(a, -1, "%zu item%s did not fit %s source's allocation", r->dropped_alloc,
+			 r->dropped_alloc == 1 ? "" : "s", r->dropped_alloc == 1 ? "its" : "their");
+	if (r->dropped_budget || r->dropped_alloc)
 		a->flags |= ASM_TRUNCATED;
+}
+
+/* rank → decide → render → explain. */
+int memory_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+{
+	const struct memory *m = src->model;
+	int rc = asm_init(a, src, ASM_DOCUMENT);
+	if (rc != CS_OK)
+		return cs_error_nomem(err);
+	const char *layers[MEMORY_NSECTIONS];
+	for (int k = 0; k < MEMORY_NSECTIONS; k++)
+		layers[k] = memory_section_title(k);
+	asm_grouping(a, "section", layers, MEMORY_NSECTIONS);
+
+	struct run r = { .src = src, .m = m, .s = &m->cur, .n = src->npieces };
+	r.budget = src->settings.budget >= 0 ? src->settings.budget : m->max_tokens;
+	a->budget.limit = r.budget;
+	a->budget.reserve = 0;
+	a->budget.usable = r.budget;
+	for (int k = 0; k < MA_COUNT; k++)
+		r.cap[k] = (long)floor((double)r.budget * (r.s->allocation[k] / 100.0)); /* the seed's TokenBudget.allocate */
+
+	r.order = cs_calloc(r.n ? r.n : 1, sizeof *r.order);
+	r.dec = cs_calloc(r.n ? r.n : 1, sizeof *r.dec);
+	if (!r.order || !r.dec || !rank(&r, a)) {
+		cs_free(r.order);
+		cs_free(r.dec);
+		asm_fini(a);
+		return cs_error_nomem(err);
+	}
+	decide(&r);
+	render(&r, a);
+	explain_drops(&r, a);
+	cs_free(r.order);
+	cs_free(r.dec);
+	explain_facts(&r, a);
+
+	char n1[32], n2[32];
 	rc = asm_finish(a, err);
-	if (rc == CS_OK && a->total_tokens > budget)
-		asm_warn(a, -1, "the rendered context is %s tokens (estimated), over the budget of %s: the seed charges "
-			 "item tokens only", fmt_thousands(n1, a->total_tokens), fmt_thousands(n2, budget));
+	if (rc == CS_OK && a->total_tokens > r.budget)
+		asm_warn(a, -1, "the rendered context is %s tokens (estimated), over the budget of %s: the ContextBuilder charges "
+			 "item tokens only", fmt_thousands(n1, a->total_tokens), fmt_thousands(n2, r.budget));
 	return rc;
 }

@@ -132,7 +132,7 @@ int memory_report_extra(const struct source *src, const struct assembly *a, stru
 /* finalScore = recency*recencyWeight + relevance*relevanceWeight + salience*salientWeight. */
 double memory_final_score(const struct memory_item *it, const double weights[MW_COUNT]);
 
-/* Assembler (assemble_memory.c), through memory_kind.assemble. */
+/* Assembler (assemble.c), through memory_kind.assemble. */
 int memory_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
 
 #endif
