@@ -118,9 +118,20 @@ int keymap_lookup(const struct keymap *km, int key)
 	return ACT_NONE;
 }
 
-void actions_help(struct strbuf *out)
+void actions_help_line(struct strbuf *out, const char *keys, const char *name, const char *help)
+{
+	sb_printf(out, "  %-10s %-18s %s\n", keys, name, help);
+}
+
+void actions_help_offered(struct strbuf *out, bool (*offered)(int action, const void *ctx), const void *ctx)
 {
 	sb_puts(out, "ctxscope keys (Esc or ? closes this help)\n\n");
 	for (int a = 0; a < ACT_COUNT; a++)
-		sb_printf(out, "  %-10s %-18s %s\n", action_key_lists[a], action_names[a], action_helps[a]);
+		if (!offered || offered(a, ctx))
+			actions_help_line(out, action_key_lists[a], action_names[a], action_helps[a]);
+}
+
+void actions_help(struct strbuf *out)
+{
+	actions_help_offered(out, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* kind.c: the table of kinds and detection (see kind.h). */
 #include "kind.h"
 
+#include "actions.h"
 #include "json_doc.h"
 #include "json_scan.h"
 #include "strbuf.h"
@@ -41,6 +42,16 @@ const struct kind_option *kind_choice_option(const struct kind_ops *kind)
 	for (const struct kind_option *o = kind->options; o && o->name; o++)
 		if (o->choices && o->choices[0])
 			return o;
+	return NULL;
+}
+
+const struct kind_action *kind_action_for_key(const struct kind_ops *kind, int key)
+{
+	for (const struct kind_action *a = kind->actions; a && a->key; a++) {
+		int k;
+		if (cskey_from_name(a->key, &k) && k == key)
+			return a;
+	}
 	return NULL;
 }
 

@@ -25,6 +25,30 @@ struct kind_option {
 	                               cycling through them; NULL when free-form */
 };
 
+/* What a kind's own key does to the kind option it names. */
+enum kind_action_do {
+	KIND_ACTION_TOGGLE, /* flips a switch (an option without an argument) */
+	KIND_ACTION_CYCLE,  /* steps an option through its choices */
+};
+
+/* A key only this kind has (a loom tree's loom-aware switch, a memory
+ * snapshot's archetype): the inspector binds it, and its footer help and
+ * `?` list it, for this kind only. */
+struct kind_action {
+	const char *key;          /* as actions.h names keys: "L" */
+	const char *name;         /* "loom-aware" */
+	const char *help;         /* one line for `?` */
+	enum kind_action_do what;
+	const char *option;       /* the kind option it acts on */
+};
+
+/* What a kind's save wrote, in a sentence, or why it did not. */
+struct kind_save_result {
+	bool written;  /* false: nothing to save (the file already holds it) */
+	size_t values; /* values written */
+	size_t removed; /* entries removed */
+};
+
 struct kind_ops {
 	const char *name;   /* the --kind value: "manifest" */
 	const char *title;  /* for people: "working-set manifest" */
@@ -37,6 +61,7 @@ struct kind_ops {
 	const struct kind_option *options; /* terminated by a NULL name; may be NULL */
 	const int *piece_strategies;       /* STRAT_NONE-terminated; NULL: pieces have none */
 	const int *global_strategies;      /* STRAT_NONE-terminated; NULL: none */
+	const struct kind_action *actions; /* the kind's own keys, terminated by a NULL key; may be NULL */
 
 	/* Fills src (pieces, model, warnings) from the file's bytes. On error
 	 * fills err (file is set by the caller) and returns its code. */
@@ -66,6 +91,12 @@ struct kind_ops {
 	 * `companion` is a second file the kind takes with it (--assembly),
 	 * NULL for none. Errors as load. */
 	int (*load_path)(struct source *src, const char *path, const char *companion, struct cs_error *err);
+	/* Optional, for kinds whose file the inspector rewrites in place: saves
+	 * src's edits into its file, or into `as` when not NULL (save-as).
+	 * CS_ESTATE when the file changed on disk since it was loaded (ask for
+	 * another name); res says what was written. NULL: the kind's edits go
+	 * to a what-if file instead. */
+	int (*save)(struct source *src, const char *as, struct kind_save_result *res, struct cs_error *err);
 };
 
 /* Every kind, NULL-terminated, in detection order. */
@@ -82,6 +113,9 @@ int kind_detect(const char *path, const char *data, size_t len, const struct kin
 
 /* The kind's first option that lists its choices (NULL when none). */
 const struct kind_option *kind_choice_option(const struct kind_ops *kind);
+
+/* The kind's own action bound to `key` (actions.h codes), or NULL. */
+const struct kind_action *kind_action_for_key(const struct kind_ops *kind, int key);
 
 /* The kind option named `name` in kind (NULL when none). */
 const struct kind_option *kind_option(const struct kind_ops *kind, const char *name);

@@ -205,6 +205,7 @@ bool vm_rebuild_rows(struct vm *vm, long keep_piece, long keep_block)
 bool vm_refresh_all(struct vm *vm, long keep_piece, long keep_block)
 {
 	vm->prompt.built = false; /* the prompt view's markers follow the cache */
+	vm->changes++;
 	bool ok = vm_compute_cache(vm);
 	ok = vm_summarize(vm) && ok;
 	ok = vm_rebuild_rows(vm, keep_piece, keep_block) && ok;
@@ -342,115 +343,6 @@ void vm_status(struct vm *vm, bool error, const char *fmt, ...)
 	sb_vprintf(&vm->status, fmt, ap);
 	va_end(ap);
 	vm->status_error = error;
-}
-
-static void signed_thousands(struct strbuf *sb, long v)
-{
-	if (v > 0)
-		sb_putc(sb, '+');
-	sb_thousands(sb, v);
-}
-
-/* "excluded n42: -1,204 tokens; used 98,412 -> 97,208; cache now breaks at
- * 4,210, 90,102 tokens to rewrite" */
-static void describe_change(struct vm *vm, const struct edit *e, long used_before, const struct vm_cache *was)
-{
-	struct strbuf *s = &vm->status;
-	sb_reset(s);
-	vm->status_error = false;
-	edit_describe(vm->src, e, false, s);
-	long delta = vm->cur.budget.used - used_before;
-	sb_puts(s, ": ");
-	if (delta == 0)
-		sb_puts(s, "no change in tokens");
-	else {
-		signed_thousands(s, delta);
-		sb_puts(s, " tokens");
-	}
-	if (delta != 0) {
-		sb_puts(s, "; used ");
-		sb_thousands(s, used_before);
-		sb_puts(s, " -> ");
-		sb_thousands(s, vm->cur.budget.used);
-	}
-	if (vm->cache.identical)
-		sb_puts(s, "; prompt same as the baseline");
-	else if (was->cached_tokens != vm->cache.cached_tokens || was->identical) {
-		sb_puts(s, "; cache now breaks at ");
-		sb_thousands(s, vm->cache.cached_tokens);
-		sb_puts(s, ", ");
-		sb_thousands(s, vm->cache.rewrite_tokens);
-		sb_puts(s, " tokens to rewrite");
-	} else {
-		sb_puts(s, "; cache still breaks at ");
-		sb_thousands(s, vm->cache.cached_tokens);
-	}
-	if (vm->cur.flags & ASM_OVER_LIMIT)
-		sb_puts(s, "; OVER the limit");
-}
-
-/* Re-runs the search over a new assembly (hits point into blocks). */
-static void research(struct vm *vm)
-{
-	if (!vm->find)
-		return;
-	struct cs_error err;
-	cs_error_clear(&err);
-	search_result_fini(&vm->found);
-	vm->found_at = -1;
-	if (search_run(vm->find, &vm->cur, &vm->found, &err) != CS_OK)
-		search_result_fini(&vm->found);
-}
-
-/* Makes next the current assembly (taking it), keeping the selection. */
-int vm_adopt(struct vm *vm, struct assembly *next, struct cs_error *err)
-{
-	const struct vm_row *sel = vm_selected(vm);
-	long keep_piece = sel ? sel->piece : -1, keep_block = sel ? sel->block : -1;
-	asm_fini(&vm->cur);
-	vm->cur = *next;
-	memset(next, 0, sizeof *next);
-	vm->generation++;
-	research(vm);
-	/* every step runs even when one fails: rows never point into a freed assembly */
-	if (!vm_refresh_all(vm, keep_piece, keep_block)) {
-		vm->detail.piece = -2;
-		vm_status(vm, true, "out of memory");
-		return cs_error_nomem(err);
-	}
-	return CS_OK;
-}
-
-int vm_apply(struct vm *vm, struct edit *e, struct cs_error *err)
-{
-	int rc = edit_apply(vm->src, e, err);
-	if (rc != CS_OK) {
-		vm_status(vm, true, "%s", err->message);
-		return rc;
-	}
-	struct assembly next;
-	memset(&next, 0, sizeof next); /* safe to fini whatever the assembler did */
-	rc = assemble(vm->src, &next, err);
-	struct cs_error ignored;
-	edit_revert(vm->src, e, &ignored);
-	if (rc != CS_OK) {
-		vm_status(vm, true, "%s (not applied)", err->message);
-		return rc;
-	}
-	/* Recorded through the history, which applies it again (the same values). */
-	rc = history_apply(&vm->hist, vm->src, e, NULL, err);
-	if (rc != CS_OK) {
-		asm_fini(&next);
-		vm_status(vm, true, "%s (not applied)", err->message);
-		return rc;
-	}
-	long used_before = vm->cur.budget.used;
-	struct vm_cache was = vm->cache;
-	rc = vm_adopt(vm, &next, err);
-	if (rc != CS_OK)
-		return rc;
-	describe_change(vm, e, used_before, &was);
-	return CS_OK;
 }
 
 static int need_piece(struct vm *vm, long *piece, struct cs_error *err)

@@ -1,6 +1,6 @@
 /* viewmodel_priv.h: internal to the view-model's files; not for ui/.
- * The few helpers that viewmodel.c, vm_cache.c, vm_settings.c, vm_detail.c
- * and vm_search.c share; everything else in them stays static. */
+ * The few helpers that viewmodel.c, vm_session.c, vm_cache.c, vm_settings.c,
+ * vm_detail.c and vm_search.c share; everything else in them stays static. */
 #ifndef CTXSCOPE_VIEWMODEL_PRIV_H
 #define CTXSCOPE_VIEWMODEL_PRIV_H
 
@@ -36,6 +36,8 @@ bool vm_rebuild_rows(struct vm *vm, long keep_piece, long keep_block);
 /* After the assembly, baseline or cache settings changed: every derived
  * figure (owned by vm). false on out of memory. */
 bool vm_refresh_all(struct vm *vm, long keep_piece, long keep_block);
+
+/* vm_session.c */
 
 /* Makes next the current assembly (vm takes it; next is left zeroed),
  * keeping the selection. */

@@ -1,4 +1,4 @@
-/* vm_search.c: issue 7 in the view-model: search, filter, undo and redo, the prompt view. */
+/* vm_search.c: the view-model's search (/, n, N) and filters (backslash, !, a layer's bar). */
 #include "viewmodel_priv.h"
 
 #include "alloc.h"
@@ -6,8 +6,6 @@
 #include "theme.h"
 
 #include <string.h>
-
-/* ---- issue 7: search, filter, undo, the prompt view ------------------------------ */
 
 /* pcre2's sentence, with where in the pattern it stopped. */
 static void pattern_error(struct vm *vm, const char *what, const struct cs_error *err)
@@ -41,6 +39,7 @@ void vm_select_block(struct vm *vm, long block)
 static void show_hit(struct vm *vm, long h)
 {
 	vm->found_at = h;
+	vm->search_gen++;
 	bool shown = true;
 	if (h >= 0 && (size_t)h < vm->found.nhits) {
 		const struct search_hit *hit = &vm->found.hits[h];
@@ -229,136 +228,4 @@ void vm_set_layer_filter(struct vm *vm, long layer)
 	vm->layer_filter = layer;
 	vm_refresh_rows(vm);
 	vm_status(vm, false, "showing layer %s only (click its bar again to show all)", g->layers[layer].name);
-}
-
-/* Re-assembles after history moved; on failure puts the edit back. */
-static int history_step(struct vm *vm, bool redo, struct cs_error *err)
-{
-	struct strbuf said = STRBUF_INIT;
-	int rc = redo ? history_redo(&vm->hist, vm->src, &said, err) : history_undo(&vm->hist, vm->src, &said, err);
-	if (rc != CS_OK) {
-		sb_fini(&said);
-		vm_status(vm, rc != CS_EUSAGE, "%s", err->message);
-		return rc;
-	}
-	struct assembly next;
-	memset(&next, 0, sizeof next);
-	long used_before = vm->cur.budget.used;
-	rc = assemble(vm->src, &next, err);
-	if (rc == CS_OK)
-		rc = vm_adopt(vm, &next, err);
-	else {
-		struct cs_error ignored;
-		if (redo)
-			history_undo(&vm->hist, vm->src, NULL, &ignored);
-		else
-			history_redo(&vm->hist, vm->src, NULL, &ignored);
-	}
-	if (rc != CS_OK) {
-		sb_fini(&said);
-		vm_status(vm, true, "%s", err->message);
-		return rc;
-	}
-	sb_reset(&vm->status);
-	vm->status_error = false;
-	sb_append(&vm->status, sb_str(&said), said.len);
-	sb_puts(&vm->status, "; used ");
-	sb_thousands(&vm->status, used_before);
-	sb_puts(&vm->status, " -> ");
-	sb_thousands(&vm->status, vm->cur.budget.used);
-	if (vm->cache.identical)
-		sb_puts(&vm->status, "; prompt same as the baseline");
-	sb_fini(&said);
-	return CS_OK;
-}
-
-int vm_undo(struct vm *vm, struct cs_error *err)
-{
-	return history_step(vm, false, err);
-}
-
-int vm_redo(struct vm *vm, struct cs_error *err)
-{
-	return history_step(vm, true, err);
-}
-
-static bool prompt_line(struct vm *vm, size_t off, int role, size_t src_off1, long block)
-{
-	if (vm->prompt.nlines == vm->prompt.cap_lines) {
-		size_t cap = vm->prompt.cap_lines ? vm->prompt.cap_lines * 2 : 256;
-		struct vm_line *l = cs_reallocarray(vm->prompt.lines, cap, sizeof *l);
-		if (!l)
-			return false;
-		vm->prompt.lines = l;
-		vm->prompt.cap_lines = cap;
-	}
-	vm->prompt.lines[vm->prompt.nlines++] = (struct vm_line){
-		.off = off, .len = vm->prompt.text.len - off, .role = role, .src_off1 = src_off1, .block = block
-	};
-	return true;
-}
-
-bool vm_prompt_lines(struct vm *vm)
-{
-	if (vm->prompt.built && vm->prompt.generation == vm->generation && !vm->prompt.text.failed)
-		return true;
-	const struct assembly *a = &vm->cur;
-	struct strbuf *t = &vm->prompt.text;
-	sb_reset(t);
-	vm->prompt.nlines = 0;
-	struct strbuf body = STRBUF_INIT;
-	size_t g = vm->grouping < a->ngroupings ? vm->grouping : 0;
-	bool ok = true;
-	for (size_t b = 0; b < a->nblocks && ok; b++) {
-		const struct block *bl = &a->blocks[b];
-		bool before_messages = a->nmessages && b == 0 && a->messages[0].first_block > 0;
-		if (before_messages || (a->nmessages && a->messages[bl->message].first_block == b)) {
-			size_t off = t->len;
-			/* blocks before the first message are the system prompt, sent apart */
-			const char *role = before_messages ? "system" : a->messages[bl->message].role;
-			sb_printf(t, "== %s ==", role ? role : "(no role)");
-			ok = prompt_line(vm, off, ROLE_HEADING, 0, -1);
-		}
-		sb_reset(&body);
-		asm_block_text(a, b, &body);
-		int role = (bl->flags & BLOCK_MARKER) ? ROLE_CUT
-			   : (g < a->ngroupings && bl->layer[g] >= 0) ? ROLE_BAR0 + bl->layer[g] % THEME_BAR_ROLES
-								       : ROLE_MADE;
-		const char *s = sb_str(&body);
-		size_t n = body.len, i = 0;
-		do {
-			const char *nl = memchr(s + i, '\n', n - i);
-			size_t len = nl ? (size_t)(nl - (s + i)) : n - i;
-			size_t off = t->len;
-			sb_append(t, s + i, len);
-			ok = ok && prompt_line(vm, off, role, 1 + i, (long)b);
-			i += len + (nl ? 1 : 0);
-		} while (i < n && ok);
-		if (ok && (vm_marker_after(vm, b))) {
-			size_t off = t->len;
-			char n1[32], n2[32];
-			bool brk = !vm->cache.identical && b + 1 == vm->cache.same_blocks;
-			const struct cache_breakpoint *bp = vm_breakpoint(vm, (long)b);
-			if (brk)
-				sb_printf(t, "-- cache breaks here: %s tokens cached, %s to rewrite --",
-					  fmt_thousands(n1, vm->cache.cached_tokens), fmt_thousands(n2, vm->cache.rewrite_tokens));
-			else
-				sb_printf(t, "-- cache breakpoint: %s tokens, %s --",
-					  fmt_thousands(n1, bl->offset_tokens + bl->tokens),
-					  bp ? vm_breakpoint_state(vm, bp) : "none");
-			ok = prompt_line(vm, off, brk ? ROLE_BREAK : ROLE_MARKER, 0, (long)b);
-		}
-	}
-	sb_fini(&body);
-	vm->prompt.built = ok && !t->failed;
-	vm->prompt.generation = vm->generation;
-	return vm->prompt.built;
-}
-
-size_t vm_prompt_line_of_block(const struct vm *vm, long block)
-{
-	for (size_t i = 0; i < vm->prompt.nlines; i++)
-		if (vm->prompt.lines[i].block == block && vm->prompt.lines[i].src_off1)
-			return i;
-	return 0;
 }

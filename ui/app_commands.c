@@ -6,7 +6,6 @@
 #include "command.h"
 #include "export.h"
 #include "kind.h"
-#include "kinds/manifest/save.h"
 #include "whatif.h"
 
 #include <stdio.h>
@@ -15,20 +14,15 @@
 
 /* ---- save, export, commands ----------------------------------------------------------- */
 
-static bool is_manifest(const struct app *app)
-{
-	return strcmp(app->vm.src->kind->name, "manifest") == 0;
-}
-
-/* A manifest: in place through manifest_save (or to `as`); a file changed
- * on disk asks for a save-as name. */
-static void save_manifest(struct app *app, const char *as)
+/* A kind that rewrites its own file (kind_ops.save, a manifest): in place
+ * (or to `as`); a file changed on disk asks for a save-as name. */
+static void save_in_place(struct app *app, const char *as)
 {
 	struct vm *vm = &app->vm;
-	struct manifest_save_result res;
+	struct kind_save_result res = { 0 };
 	struct cs_error err;
 	cs_error_clear(&err);
-	int rc = manifest_save(vm->src, as && as[0] ? as : NULL, NULL, &res, &err);
+	int rc = vm->src->kind->save(vm->src, as && as[0] ? as : NULL, &res, &err);
 	const char *path = as && as[0] ? as : vm->src->path;
 	if (rc == CS_ESTATE) {
 		char def[APP_PROMPT_MAX];
@@ -74,8 +68,8 @@ static void save_whatif(struct app *app, const char *path)
 void app_save(struct app *app, const char *as)
 {
 	struct vm *vm = &app->vm;
-	if (is_manifest(app)) {
-		save_manifest(app, as);
+	if (vm->src->kind->save) {
+		save_in_place(app, as);
 		return;
 	}
 	size_t n;
@@ -107,10 +101,7 @@ static int export_screen_of(struct app *app, const char *path, struct cs_error *
 	if (!g)
 		return cs_error_nomem(err);
 	struct painter painter = text_grid_painter(g);
-	enum app_mode was = app->mode;
-	app->mode = APP_NORMAL;
-	app_draw(app, &painter);
-	app->mode = was;
+	app_draw(app, &painter); /* the input line closed before its text was accepted */
 	struct strbuf out = STRBUF_INIT;
 	int rc = text_grid_dump(g, &out) ? export_screen(sb_str(&out), out.len, app->vm.src->path, path, err)
 					 : cs_error_nomem(err);
@@ -194,11 +185,11 @@ static unsigned run_command(struct app *app, const char *line)
 	cs_error_clear(&err);
 	if (command_parse(vm->src, line, &cmd, &err) != CS_OK) {
 		vm_status(vm, true, "%s", err.message);
-		return APP_REDRAW;
+		return VIEW_REDRAW;
 	}
 	if (cmd.is_edit) {
 		vm_apply(vm, &cmd.edit, &err);
-		return APP_REDRAW;
+		return VIEW_REDRAW;
 	}
 	switch (cmd.code) {
 	case CMD_PROFILE: vm_set_profile(vm, cmd.arg, &err); break;
@@ -209,13 +200,13 @@ static unsigned run_command(struct app *app, const char *line)
 	case CMD_EXPORT: do_export(app, cmd.arg, cmd.format); break;
 	case CMD_UNDO: vm_undo(vm, &err); break;
 	case CMD_REDO: vm_redo(vm, &err); break;
-	case CMD_QUIT: vm_status(vm, false, "quit"); return APP_QUIT;
+	case CMD_QUIT: vm_status(vm, false, "quit"); return VIEW_QUIT;
 	default: break;
 	}
-	return APP_REDRAW;
+	return VIEW_REDRAW;
 }
 
-/* Acts on the accepted input line; returns enum app_result flags (a :q). */
+/* Acts on the accepted input line; returns enum view_result flags (a :q). */
 unsigned app_input_accept(struct app *app)
 {
 	struct vm *vm = &app->vm;
@@ -227,12 +218,12 @@ unsigned app_input_accept(struct app *app)
 	case INPUT_SEARCH: vm_search(vm, text, &err); break;
 	case INPUT_FILTER: vm_set_filter(vm, text, &err); break;
 	case INPUT_COMMAND: return run_command(app, text);
-	case INPUT_SAVE_AS: save_manifest(app, text); break;
+	case INPUT_SAVE_AS: save_in_place(app, text); break;
 	case INPUT_WHATIF: save_whatif(app, text); break;
 	case INPUT_EXPORT: do_export(app, text, NULL); break;
 	default: break;
 	}
-	return APP_REDRAW;
+	return VIEW_REDRAW;
 }
 
 void app_input_complete(struct app *app)

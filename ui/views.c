@@ -1,4 +1,6 @@
-/* views.c: the prompt view and the diff view, their drawing and their keys. */
+/* views.c: the prompt view (v) and the diff view (d): their tables, their
+ * drawing and their keys. Both cover the screen; keys they do not take go
+ * down the stack to the list (Space still excludes, u still undoes). */
 #include "app_priv.h"
 
 #include "diff.h"
@@ -22,22 +24,7 @@ static size_t view_rows(const struct app *app)
 	return app->layout.h > 3 ? (size_t)app->layout.h - 3 : 1; /* title, hints, status */
 }
 
-static void view_clamp(struct app *app, size_t nlines)
-{
-	size_t rows = view_rows(app);
-	if (app->view == VIEW_PROMPT) {
-		if (nlines && app->view_cursor >= nlines)
-			app->view_cursor = nlines - 1;
-		if (app->view_cursor < app->view_top)
-			app->view_top = app->view_cursor;
-		else if (app->view_cursor >= app->view_top + rows)
-			app->view_top = app->view_cursor - rows + 1;
-	}
-	if (app->view_top + rows > nlines)
-		app->view_top = nlines > rows ? nlines - rows : 0;
-}
-
-void app_draw_prompt_view(struct frame *f)
+static void draw_prompt_view(struct frame *f)
 {
 	struct app *app = f->app;
 	struct vm *vm = &app->vm;
@@ -51,14 +38,14 @@ void app_draw_prompt_view(struct frame *f)
 		app_put_str(f, 1, 0, L->w, "out of memory", ROLE_ERROR);
 		return;
 	}
-	view_clamp(app, vm->prompt.nlines);
+	struct scroller *sc = &app->page;
 	size_t rows = view_rows(app);
-	app->view_h = rows;
-	for (size_t i = 0; i < rows && app->view_top + i < vm->prompt.nlines; i++) {
-		size_t li = app->view_top + i;
+	scroller_fit(sc, vm->prompt.nlines, rows, true);
+	for (size_t i = 0; i < rows && sc->top + i < vm->prompt.nlines; i++) {
+		size_t li = sc->top + i;
 		const struct vm_line *l = &vm->prompt.lines[li];
 		int y = 1 + (int)i;
-		bool cur = li == app->view_cursor;
+		bool cur = li == sc->cursor;
 		size_t hfirst = 0, hn = 0;
 		if (l->src_off1 && l->block >= 0)
 			vm_hits_of(vm, SEARCH_BLOCK, l->block, &hfirst, &hn);
@@ -76,12 +63,14 @@ void app_draw_prompt_view(struct frame *f)
 		if (cut) /* after: put_str reuses the scratch buffer */
 			app_put_str(f, y, 2 + (int)cols, 1, app->ascii ? "~" : "…", ROLE_BORDER);
 	}
-	if (app->view_cursor >= app->view_top && app->view_cursor < app->view_top + rows)
-		f->p->ops->cursor(f->p->ctx, 1 + (int)(app->view_cursor - app->view_top), 0);
+	if (sc->cursor >= sc->top && sc->cursor < sc->top + rows)
+		f->p->ops->cursor(f->p->ctx, 1 + (int)(sc->cursor - sc->top), 0);
+	app_draw_hint_text(f, view_prompt.hints);
+	app_draw_status(f);
 }
 
 /* (Re)builds the diff view's text against the pinned baseline. */
-void app_build_diff(struct app *app)
+static void build_diff(struct app *app)
 {
 	struct vm *vm = &app->vm;
 	struct diff d;
@@ -93,9 +82,19 @@ void app_build_diff(struct app *app)
 	    !diff_lines(&d, app->ascii ? UTF8_ASCII : 0, &app->view_text))
 		sb_puts(&app->view_text, "out of memory\n");
 	diff_fini(&d);
+	app->view_stamp = vm->changes;
+	app->diff_builds++;
 }
 
-void app_draw_diff_view(struct frame *f)
+/* The text follows the assembly, the baseline and the cache settings: it
+ * is rebuilt when they moved, not on keys that change none of them. */
+static void diff_sync(struct app *app)
+{
+	if (app->view_stamp != app->vm.changes)
+		build_diff(app);
+}
+
+static void draw_diff_view(struct frame *f)
 {
 	struct app *app = f->app;
 	const struct app_layout *L = &app->layout;
@@ -107,14 +106,13 @@ void app_draw_diff_view(struct frame *f)
 	size_t nlines = 0;
 	for (const char *q = s; *q; q++)
 		nlines += *q == '\n';
-	view_clamp(app, nlines);
 	size_t rows = view_rows(app);
-	app->view_h = rows;
+	scroller_fit(&app->page, nlines, rows, false);
 	size_t line = 0;
 	int y = 1;
 	while (*s && (size_t)y <= rows) {
 		size_t n = strcspn(s, "\n");
-		if (line >= app->view_top) {
+		if (line >= app->page.top) {
 			/* diff_lines made them display-safe already; headings are the unindented lines */
 			app_put_fit(f, y, 1, L->w - 1, s, n, s[0] == ' ' ? ROLE_NORMAL : ROLE_HEADING);
 			y++;
@@ -122,37 +120,40 @@ void app_draw_diff_view(struct frame *f)
 		line++;
 		s += n + (s[n] == '\n');
 	}
+	app_draw_hint_text(f, view_diff.hints);
+	app_draw_status(f);
 }
 
-/* Prompt view keys; false: not a view key (the normal handling runs). */
-bool app_prompt_view_key(struct app *app, int act)
+/* Motion keys move the cursor, and the list's selection follows the line
+ * under it; Esc (or v, through the list) goes back. */
+static unsigned prompt_view_key(struct app *app, int key, int act)
 {
+	(void)key;
 	struct vm *vm = &app->vm;
-	if (!vm_prompt_lines(vm))
-		return false;
-	size_t n = vm->prompt.nlines, page = app->view_h > 1 ? app->view_h - 1 : 1;
-	switch (act) {
-	case ACT_DOWN: app->view_cursor += app->view_cursor + 1 < n; break;
-	case ACT_UP: app->view_cursor -= app->view_cursor > 0; break;
-	case ACT_PAGE_DOWN: app->view_cursor = app->view_cursor + page < n ? app->view_cursor + page : (n ? n - 1 : 0); break;
-	case ACT_PAGE_UP: app->view_cursor = app->view_cursor > page ? app->view_cursor - page : 0; break;
-	case ACT_FIRST: app->view_cursor = 0; break;
-	case ACT_LAST: app->view_cursor = n ? n - 1 : 0; break;
-	default: return false;
+	if (act == ACT_BACK) {
+		app_toggle_prompt_view(app);
+		return VIEW_HANDLED | VIEW_REDRAW;
 	}
-	/* the list's selection follows the line under the cursor */
-	for (size_t i = app->view_cursor + 1; i-- > 0 && n;)
+	if (!vm_prompt_lines(vm))
+		return 0;
+	size_t n = vm->prompt.nlines;
+	if (!scroller_key(&app->page, act, n, true))
+		return 0;
+	for (size_t i = app->page.cursor + 1; i-- > 0 && n;)
 		if (vm->prompt.lines[i].block >= 0) {
 			vm_select_block(vm, vm->prompt.lines[i].block);
 			break;
 		}
-	return true;
+	return VIEW_HANDLED | VIEW_REDRAW;
 }
 
-/* Puts the prompt view's cursor on the line of the current search hit. */
-void app_prompt_view_follow_hit(struct app *app)
+/* Puts the cursor on the line of a new current search hit. */
+static void prompt_view_sync(struct app *app)
 {
 	struct vm *vm = &app->vm;
+	if (app->search_seen == vm->search_gen)
+		return;
+	app->search_seen = vm->search_gen;
 	if (!vm_prompt_lines(vm) || vm->found_at < 0 || (size_t)vm->found_at >= vm->found.nhits)
 		return;
 	const struct search_hit *h = &vm->found.hits[vm->found_at];
@@ -162,56 +163,103 @@ void app_prompt_view_follow_hit(struct app *app)
 		const struct vm_line *l = &vm->prompt.lines[i];
 		if (l->block == h->index && l->src_off1 && h->start >= l->src_off1 - 1 &&
 		    h->start <= l->src_off1 - 1 + l->len) {
-			app->view_cursor = i;
+			app->page.cursor = i;
 			return;
 		}
 	}
 }
 
-bool app_diff_view_key(struct app *app, int act)
+static unsigned diff_view_key(struct app *app, int key, int act)
 {
-	size_t page = app->view_h > 1 ? app->view_h - 1 : 1;
-	switch (act) {
-	case ACT_DOWN: app->view_top++; break; /* the draw clamps it */
-	case ACT_UP: app->view_top -= app->view_top > 0; break;
-	case ACT_PAGE_DOWN: app->view_top += page; break;
-	case ACT_PAGE_UP: app->view_top = app->view_top > page ? app->view_top - page : 0; break;
-	case ACT_FIRST: app->view_top = 0; break;
-	case ACT_LAST: app->view_top = (size_t)-1 / 2; break;
-	default: return false;
+	(void)key;
+	if (act == ACT_BACK) {
+		app_toggle_diff_view(app);
+		return VIEW_HANDLED | VIEW_REDRAW;
 	}
-	return true;
+	return scroller_key(&app->page, act, 0, false) ? VIEW_HANDLED | VIEW_REDRAW : 0; /* the draw clamps it */
 }
 
-void app_toggle_prompt_view(struct app *app)
+/* The wheel moves three lines, as three keys would. */
+static unsigned wheel(struct app *app, int ev, unsigned (*key)(struct app *, int, int))
+{
+	if (ev != APP_MOUSE_CLICK)
+		for (int i = 0; i < 3; i++)
+			key(app, 0, ev == APP_MOUSE_WHEEL_UP ? ACT_UP : ACT_DOWN);
+	return VIEW_HANDLED | VIEW_REDRAW;
+}
+
+static unsigned prompt_view_mouse(struct app *app, int y, int x, int ev)
+{
+	(void)y, (void)x;
+	return wheel(app, ev, prompt_view_key);
+}
+
+static unsigned diff_view_mouse(struct app *app, int y, int x, int ev)
+{
+	(void)y, (void)x;
+	return wheel(app, ev, diff_view_key);
+}
+
+static void prompt_view_open(struct app *app)
 {
 	struct vm *vm = &app->vm;
-	if (app->view == VIEW_PROMPT) {
-		/* back with the piece under the cursor selected (done as it moved) */
-		app->view = VIEW_LIST;
-		vm_status(vm, false, "back to the list");
-		return;
-	}
-	app->view = VIEW_PROMPT;
+	app->search_seen = vm->search_gen;
 	if (!vm_prompt_lines(vm)) {
 		vm_status(vm, true, "out of memory");
 		return;
 	}
 	const struct vm_row *r = vm_selected(vm);
-	app->view_cursor = r && r->block >= 0 ? vm_prompt_line_of_block(vm, r->block) : 0;
-	app->view_top = app->view_cursor > 2 ? app->view_cursor - 2 : 0;
+	app->page.cursor = r && r->block >= 0 ? vm_prompt_line_of_block(vm, r->block) : 0;
+	app->page.top = app->page.cursor > 2 ? app->page.cursor - 2 : 0;
 	vm_status(vm, false, "the prompt: j/k move, / searches, Space excludes the piece under the cursor, v returns");
+}
+
+static void diff_view_open(struct app *app)
+{
+	app->page.top = 0;
+	build_diff(app);
+	vm_status(&app->vm, false, "changes since the baseline: j/k scroll, d returns");
+}
+
+const struct view_ops view_prompt = {
+	.name = "prompt",
+	.opaque = true,
+	.open = prompt_view_open,
+	.key = prompt_view_key,
+	.draw = draw_prompt_view,
+	.mouse = prompt_view_mouse,
+	.sync = prompt_view_sync,
+	.hints = " j/k move  PgUp/PgDn page  / search  n/N next  Space exclude  u undo  v back",
+};
+
+const struct view_ops view_diff = {
+	.name = "diff",
+	.opaque = true,
+	.open = diff_view_open,
+	.key = diff_view_key,
+	.draw = draw_diff_view,
+	.mouse = diff_view_mouse,
+	.sync = diff_sync,
+	.hints = " j/k scroll  PgUp/PgDn page  B pin the baseline  P profile  u undo  d back",
+};
+
+/* v and d: open the view (the other one of the two gives way), or close it. */
+static void toggle(struct app *app, const struct view_ops *v, const struct view_ops *other)
+{
+	if (app_view_remove(app, v)) {
+		vm_status(&app->vm, false, "back to the list");
+		return;
+	}
+	app_view_remove(app, other);
+	app_view_push(app, v);
+}
+
+void app_toggle_prompt_view(struct app *app)
+{
+	toggle(app, &view_prompt, &view_diff);
 }
 
 void app_toggle_diff_view(struct app *app)
 {
-	if (app->view == VIEW_DIFF) {
-		app->view = VIEW_LIST;
-		vm_status(&app->vm, false, "back to the list");
-		return;
-	}
-	app->view = VIEW_DIFF;
-	app->view_top = 0;
-	app_build_diff(app);
-	vm_status(&app->vm, false, "changes since the baseline: j/k scroll, d returns");
+	toggle(app, &view_diff, &view_prompt);
 }

@@ -349,7 +349,7 @@ static void test_input_line_editing_and_completion(void **state)
 	struct app app;
 	open_app(&app, FIXTURE);
 	app_key(&app, 'b');
-	assert_int_equal(app.mode, APP_PROMPT);
+	assert_int_equal(app_mode(&app), APP_PROMPT);
 	type(&app, "99");
 	app_key(&app, CSK_BACKSPACE);
 	assert_int_equal(app.prompt_len, 1);
@@ -357,7 +357,7 @@ static void test_input_line_editing_and_completion(void **state)
 	assert_int_equal(app.prompt_len, 0);
 	type(&app, "1k");
 	app_key(&app, CSK_ENTER);
-	assert_int_equal(app.mode, APP_NORMAL);
+	assert_int_equal(app_mode(&app), APP_NORMAL);
 	assert_int_equal(app.vm.cur.budget.usable, 1000);
 	/* Backspace takes a whole UTF-8 character */
 	app_key(&app, '/');
@@ -365,7 +365,7 @@ static void test_input_line_editing_and_completion(void **state)
 	app_key(&app, CSK_BACKSPACE);
 	assert_int_equal(app.prompt_len, 1);
 	app_key(&app, CSK_ESC);
-	assert_int_equal(app.mode, APP_NORMAL);
+	assert_int_equal(app_mode(&app), APP_NORMAL);
 	assert_null(app.vm.find);
 	/* Tab: a unique command, then its argument */
 	app_key(&app, ':');
@@ -422,7 +422,7 @@ static void test_save_manifest_and_refuse_a_changed_file(void **state)
 	support_write(dir, "working-set.yml", "# someone else's edit\nprotocol: WORKING-SET/0.1\nfiles: []\n");
 	app_key(&app, '-');
 	app_key(&app, 'w');
-	assert_int_equal(app.mode, APP_PROMPT);
+	assert_int_equal(app_mode(&app), APP_PROMPT);
 	char *now = read_all(path);
 	assert_string_equal(now, "# someone else's edit\nprotocol: WORKING-SET/0.1\nfiles: []\n");
 	app_key(&app, CSK_ENTER); /* the offered name: FILE.new */
@@ -453,14 +453,14 @@ static void test_loom_what_if_file(void **state)
 	struct app app;
 	open_app(&app, path);
 	app_key(&app, 'w');
-	assert_int_equal(app.mode, APP_NORMAL); /* nothing to save yet */
+	assert_int_equal(app_mode(&app), APP_NORMAL); /* nothing to save yet */
 	assert_non_null(strstr(sb_str(&app.vm.status), "no edits to save"));
 	app_key(&app, 'j');
 	app_key(&app, 'j');
 	app_key(&app, 'j');
 	app_key(&app, ' ');
 	app_key(&app, 'w');
-	assert_int_equal(app.mode, APP_PROMPT);
+	assert_int_equal(app_mode(&app), APP_PROMPT);
 	app_key(&app, CSK_ENTER);
 	char wpath[600];
 	snprintf(wpath, sizeof wpath, "%s.edits.json", path);

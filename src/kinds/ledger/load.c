@@ -1127,6 +1127,13 @@ static int ledger_get_option(const struct source *src, const char *name, struct 
 
 static const char *const ledger_json_keys[] = { "turns", NULL };
 
+/* A: the compaction rules, in turn. */
+static const struct kind_action ledger_actions[] = {
+	{ .key = "A", .name = "compaction-rule", .help = "cycle the compaction rule (first-kept, after-only), re-assemble",
+	  .what = KIND_ACTION_CYCLE, .option = "compaction-rule" },
+	{ .key = NULL },
+};
+
 const struct kind_ops ledger_kind = {
 	.name = "ledger",
 	.title = "ledger export",
@@ -1136,6 +1143,7 @@ const struct kind_ops ledger_kind = {
 	.options = ledger_options,
 	.piece_strategies = NULL,
 	.global_strategies = NULL,
+	.actions = ledger_actions,
 	.load = ledger_load,
 	.set_option = ledger_set_option,
 	.get_option = ledger_get_option,

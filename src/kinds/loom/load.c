@@ -967,6 +967,13 @@ static int loom_report_piece(const struct source *src, const struct assembly *a,
 static const char *const loom_keys[] = { "nodes", "edges", NULL };
 static const int loom_strategies[] = { STRAT_TRUNCATE_MIDDLE, STRAT_ROLLING_WINDOW, STRAT_STOP_AT_LIMIT, STRAT_NONE };
 
+/* L: the seed's loom-aware rendering, on and off. */
+static const struct kind_action loom_actions[] = {
+	{ .key = "L", .name = "loom-aware", .help = "toggle loom-aware rendering (node headers), re-assemble",
+	  .what = KIND_ACTION_TOGGLE, .option = "loom-aware" },
+	{ .key = NULL },
+};
+
 const struct kind_ops loom_kind = {
 	.name = "loom",
 	.title = "loom tree",
@@ -976,6 +983,7 @@ const struct kind_ops loom_kind = {
 	.options = loom_options,
 	.piece_strategies = NULL,
 	.global_strategies = loom_strategies,
+	.actions = loom_actions,
 	.load = loom_load,
 	.set_option = loom_set_option,
 	.get_option = loom_get_option,

@@ -8,6 +8,7 @@
  * (holds a NUL) or a directory becomes a piece excluded with that reason.
  * Unsupported: YAML tags are not interpreted; `protocol` is shown, not checked. */
 #include "manifest.h"
+#include "save.h"
 
 #include "alloc.h"
 #include "assembly.h"
@@ -470,6 +471,16 @@ static const char *manifest_piece_note(const struct source *src, long piece)
 	return me->hint;
 }
 
+/* The inspector's `w`: the edits spliced into the file (save.h). */
+static int manifest_save_edits(struct source *src, const char *as, struct kind_save_result *res,
+			       struct cs_error *err)
+{
+	struct manifest_save_result r = { 0 };
+	int rc = manifest_save(src, as, NULL, &r, err);
+	*res = (struct kind_save_result){ .written = r.written, .values = r.values, .removed = r.removed };
+	return rc;
+}
+
 static const char *const manifest_extensions[] = { ".yml", ".yaml", NULL };
 static const int manifest_strategies[] = { STRAT_NEVER, STRAT_START, STRAT_MIDDLE, STRAT_END, STRAT_NONE };
 
@@ -490,6 +501,7 @@ const struct kind_ops manifest_kind = {
 	.report_extra = NULL,
 	.report_piece = manifest_report_piece,
 	.piece_note = manifest_piece_note,
+	.save = manifest_save_edits,
 };
 
 static int manifest_report_piece(const struct source *src, const struct assembly *a, long piece,

@@ -819,6 +819,13 @@ static int memory_report_extra(const struct source *src, const struct assembly *
 
 static const char *const memory_json_keys[] = { "items", NULL };
 
+/* A: the framework's presets, in turn. */
+static const struct kind_action memory_actions[] = {
+	{ .key = "A", .name = "archetype", .help = "cycle the archetype (coding, support, research), re-assemble",
+	  .what = KIND_ACTION_CYCLE, .option = "archetype" },
+	{ .key = NULL },
+};
+
 const struct kind_ops memory_kind = {
 	.name = "memory",
 	.title = "memory snapshot",
@@ -828,6 +835,7 @@ const struct kind_ops memory_kind = {
 	.options = memory_options,
 	.piece_strategies = NULL,
 	.global_strategies = NULL,
+	.actions = memory_actions,
 	.load = memory_load,
 	.set_option = memory_set_option,
 	.get_option = memory_get_option,
