@@ -16,8 +16,8 @@
 static bool row_hidden(const struct vm *vm, enum vm_row_type type, long block, long piece)
 {
 	if (type == VM_ROW_MARKER)
-		return vm->keep != NULL || vm->layer_filter >= 0;
-	if (vm->keep && (piece < 0 || !vm->keep[piece]))
+		return vm->search.keep != NULL || vm->layer_filter >= 0;
+	if (vm->search.keep && (piece < 0 || !vm->search.keep[piece]))
 		return true;
 	if (vm->layer_filter >= 0) {
 		size_t g = vm->grouping < vm->cur.ngroupings ? vm->grouping : 0;
@@ -219,7 +219,7 @@ int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
 	memset(vm, 0, sizeof *vm);
 	vm->src = src;
 	vm->detail.piece = -2;
-	vm->found_at = -1;
+	vm->search.found_at = -1;
 	vm->layer_filter = -1;
 	history_init(&vm->hist);
 	cache_config_init(&vm->cache_cfg);
@@ -258,10 +258,10 @@ void vm_fini(struct vm *vm)
 	cache_config_fini(&vm->cache_cfg);
 	cs_free(vm->rows);
 	history_fini(&vm->hist);
-	search_pattern_free(vm->find);
-	search_result_fini(&vm->found);
-	search_pattern_free(vm->filter);
-	cs_free(vm->keep);
+	search_pattern_free(vm->search.find);
+	search_result_fini(&vm->search.found);
+	search_pattern_free(vm->search.filter);
+	cs_free(vm->search.keep);
 	sb_fini(&vm->prompt.text);
 	cs_free(vm->prompt.lines);
 	for (size_t g = 0; g < ASM_MAX_GROUPINGS; g++)

@@ -77,6 +77,18 @@ struct vm_line {
 
 #define VM_PRIORITY_STEP 0.05 /* one + or - */
 
+/* What `/` and `\` hold (vm_search.c owns it). */
+struct vm_search {
+	struct search_pattern *find; /* owned: the `/` pattern; NULL: none */
+	struct search_result found;  /* owned: its hits in the current assembly */
+	long found_at;               /* the current hit; -1: none */
+	unsigned gen;                /* bumped whenever a search or n/N picks a current hit */
+	struct search_pattern *filter; /* owned: the `\` filter; NULL: none */
+	bool filter_invert;          /* `!`: keep the pieces that do not match */
+	bool *keep;                  /* owned: per piece, the filter keeps it; NULL: no filter */
+	size_t nkept;
+};
+
 /* The view-model, its fields grouped by the state each part owns: the
  * session (changed only through vm_change), the cache view of it, the list,
  * the detail, search and filters, the prompt view, and the status line. */
@@ -108,6 +120,7 @@ struct vm {
 	bool hide_dropped;
 	size_t grouping;           /* which layer grouping the bars show */
 	enum vm_focus focus;
+	long layer_filter;         /* a layer of the shown grouping the list is limited to; -1 none */
 	/* -- the detail of the selected row (vm_detail.c) -- */
 	bool detail_open;          /* the detail pane is open (narrow screens) */
 	size_t detail_scroll;      /* first wrapped line shown in the detail */
@@ -117,16 +130,7 @@ struct vm {
 		size_t nlines, cap_lines;
 		long piece, block;    /* what it is about; -2: stale */
 	} detail;
-	/* -- search and filters (vm_search.c) -- */
-	struct search_pattern *find; /* owned: the `/` pattern; NULL: none */
-	struct search_result found;  /* owned: its hits in the current assembly */
-	long found_at;             /* the current hit; -1: none */
-	unsigned search_gen;       /* bumped whenever a search or n/N picks a current hit */
-	struct search_pattern *filter; /* owned: the `\` filter; NULL: none */
-	bool filter_invert;        /* `!`: keep the pieces that do not match */
-	bool *keep;                /* owned: per piece, the filter keeps it; NULL: no filter */
-	size_t nkept;
-	long layer_filter;         /* a layer of the shown grouping the list is limited to; -1 none */
+	struct vm_search search;   /* search and filters (vm_search.c) */
 	/* -- the prompt view's lines (vm_prompt.c) -- */
 	struct {
 		struct strbuf text;    /* the prompt as the model receives it, with headers */
@@ -321,7 +325,7 @@ size_t vm_prompt_line_of_block(const struct vm *vm, long block);
 /* Selects the row showing block b (the prompt view's way back). */
 void vm_select_block(struct vm *vm, long block);
 /* Hits of the current search inside the piece's text (SEARCH_TEXT) or a
- * block (SEARCH_BLOCK) `index`: *first and *n index vm->found.hits. */
+ * block (SEARCH_BLOCK) `index`: *first and *n index vm->search.found.hits. */
 void vm_hits_of(const struct vm *vm, enum search_target target, long index, size_t *first, size_t *n);
 
 #endif

@@ -38,18 +38,18 @@ void vm_select_block(struct vm *vm, long block)
 /* Moves the cursor to hit h and writes the count on the status line. */
 static void show_hit(struct vm *vm, long h)
 {
-	vm->found_at = h;
-	vm->search_gen++;
+	vm->search.found_at = h;
+	vm->search.gen++;
 	bool shown = true;
-	if (h >= 0 && (size_t)h < vm->found.nhits) {
-		const struct search_hit *hit = &vm->found.hits[h];
+	if (h >= 0 && (size_t)h < vm->search.found.nhits) {
+		const struct search_hit *hit = &vm->search.found.hits[h];
 		shown = hit->target == SEARCH_BLOCK ? select_row(vm, row_is_block, hit->index)
 						    : select_row(vm, row_is_piece, hit->index);
 	}
 	sb_reset(&vm->status);
 	vm->status_error = false;
-	sb_printf(&vm->status, "/%s: ", search_pattern_text(vm->find));
-	search_describe(&vm->found, h, &vm->status);
+	sb_printf(&vm->status, "/%s: ", search_pattern_text(vm->search.find));
+	search_describe(&vm->search.found, h, &vm->status);
 	if (!shown)
 		sb_puts(&vm->status, " (its row is hidden: a filter, or dropped pieces hidden)");
 }
@@ -57,10 +57,10 @@ static void show_hit(struct vm *vm, long h)
 int vm_search(struct vm *vm, const char *pattern, struct cs_error *err)
 {
 	if (!pattern[0]) {
-		search_pattern_free(vm->find);
-		search_result_fini(&vm->found);
-		vm->find = NULL;
-		vm->found_at = -1;
+		search_pattern_free(vm->search.find);
+		search_result_fini(&vm->search.found);
+		vm->search.find = NULL;
+		vm->search.found_at = -1;
 		vm_status(vm, false, "search cleared");
 		return CS_OK;
 	}
@@ -78,44 +78,44 @@ int vm_search(struct vm *vm, const char *pattern, struct cs_error *err)
 		pattern_error(vm, "search", err);
 		return rc;
 	}
-	search_pattern_free(vm->find);
-	search_result_fini(&vm->found);
-	vm->find = p;
-	vm->found = r;
+	search_pattern_free(vm->search.find);
+	search_result_fini(&vm->search.found);
+	vm->search.find = p;
+	vm->search.found = r;
 	const struct vm_row *sel = vm_selected(vm);
 	long h = -1;
 	if (sel && sel->block >= 0 && r.nprompt_hits)
-		h = search_from(&vm->found, SEARCH_SCOPE_PROMPT, sel->block, 0, false);
+		h = search_from(&vm->search.found, SEARCH_SCOPE_PROMPT, sel->block, 0, false);
 	else if (sel && sel->piece >= 0 && r.nhits > r.nprompt_hits)
-		h = search_from(&vm->found, SEARCH_SCOPE_PIECES, sel->piece, 0, false);
+		h = search_from(&vm->search.found, SEARCH_SCOPE_PIECES, sel->piece, 0, false);
 	if (h < 0)
-		h = search_from(&vm->found, r.nprompt_hits ? SEARCH_SCOPE_PROMPT : SEARCH_SCOPE_PIECES, 0, 0, false);
+		h = search_from(&vm->search.found, r.nprompt_hits ? SEARCH_SCOPE_PROMPT : SEARCH_SCOPE_PIECES, 0, 0, false);
 	show_hit(vm, h);
 	return CS_OK;
 }
 
 void vm_search_step(struct vm *vm, bool backward)
 {
-	if (!vm->find) {
+	if (!vm->search.find) {
 		vm_status(vm, true, "no search yet: / starts one");
 		return;
 	}
-	if (vm->found.nhits == 0) {
+	if (vm->search.found.nhits == 0) {
 		show_hit(vm, -1);
 		return;
 	}
-	long h = vm->found_at >= 0 ? search_step(&vm->found, vm->found_at, backward)
-				   : search_from(&vm->found, SEARCH_SCOPE_PROMPT, 0, 0, backward);
+	long h = vm->search.found_at >= 0 ? search_step(&vm->search.found, vm->search.found_at, backward)
+				   : search_from(&vm->search.found, SEARCH_SCOPE_PROMPT, 0, 0, backward);
 	if (h < 0)
-		h = search_from(&vm->found, SEARCH_SCOPE_PIECES, 0, 0, backward);
+		h = search_from(&vm->search.found, SEARCH_SCOPE_PIECES, 0, 0, backward);
 	show_hit(vm, h);
 }
 
 bool vm_row_matches(const struct vm *vm, const struct vm_row *row)
 {
-	if (!vm->find || row->type == VM_ROW_MARKER)
+	if (!vm->search.find || row->type == VM_ROW_MARKER)
 		return false;
-	const struct search_result *r = &vm->found;
+	const struct search_result *r = &vm->search.found;
 	if (row->block >= 0 && (size_t)row->block < r->nblocks && r->block_hits[row->block] > 0)
 		return true;
 	return row->piece >= 0 && (size_t)row->piece < r->npieces && r->piece_hits[row->piece] > 0;
@@ -125,9 +125,9 @@ void vm_hits_of(const struct vm *vm, enum search_target target, long index, size
 {
 	*first = 0;
 	*n = 0;
-	if (!vm->find)
+	if (!vm->search.find)
 		return;
-	const struct search_result *r = &vm->found;
+	const struct search_result *r = &vm->search.found;
 	/* each scope is sorted by block (piece), labels before texts: a binary
 	 * search finds the first hit of `index`, so a frame costs O(log hits) */
 	size_t lo = target == SEARCH_BLOCK ? 0 : r->nprompt_hits;
@@ -150,9 +150,9 @@ void vm_hits_of(const struct vm *vm, enum search_target target, long index, size
 
 static void filter_status(struct vm *vm)
 {
-	vm_status(vm, false, "filter %s/%s/: %zu of %zu pieces%s", vm->filter_invert ? "NOT " : "",
-		  search_pattern_text(vm->filter), vm->nkept, vm->src->npieces,
-		  vm->filter_invert ? " (! again: matching ones)" : " (! inverts, \\ then Enter on empty clears)");
+	vm_status(vm, false, "filter %s/%s/: %zu of %zu pieces%s", vm->search.filter_invert ? "NOT " : "",
+		  search_pattern_text(vm->search.filter), vm->search.nkept, vm->src->npieces,
+		  vm->search.filter_invert ? " (! again: matching ones)" : " (! inverts, \\ then Enter on empty clears)");
 }
 
 static int run_filter(struct vm *vm, struct search_pattern *p, bool invert, struct cs_error *err)
@@ -166,20 +166,20 @@ static int run_filter(struct vm *vm, struct search_pattern *p, bool invert, stru
 		cs_free(keep);
 		return rc;
 	}
-	cs_free(vm->keep);
-	vm->keep = keep;
-	vm->nkept = kept;
-	vm->filter_invert = invert;
+	cs_free(vm->search.keep);
+	vm->search.keep = keep;
+	vm->search.nkept = kept;
+	vm->search.filter_invert = invert;
 	return CS_OK;
 }
 
 int vm_set_filter(struct vm *vm, const char *pattern, struct cs_error *err)
 {
 	if (!pattern[0]) {
-		search_pattern_free(vm->filter);
-		vm->filter = NULL;
-		cs_free(vm->keep);
-		vm->keep = NULL;
+		search_pattern_free(vm->search.filter);
+		vm->search.filter = NULL;
+		cs_free(vm->search.keep);
+		vm->search.keep = NULL;
 		vm_refresh_rows(vm);
 		vm_status(vm, false, "filter cleared: every piece shown");
 		return CS_OK;
@@ -193,8 +193,8 @@ int vm_set_filter(struct vm *vm, const char *pattern, struct cs_error *err)
 		pattern_error(vm, "filter", err);
 		return rc;
 	}
-	search_pattern_free(vm->filter);
-	vm->filter = p;
+	search_pattern_free(vm->search.filter);
+	vm->search.filter = p;
 	vm_refresh_rows(vm);
 	filter_status(vm);
 	return CS_OK;
@@ -202,13 +202,13 @@ int vm_set_filter(struct vm *vm, const char *pattern, struct cs_error *err)
 
 void vm_invert_filter(struct vm *vm)
 {
-	if (!vm->filter) {
+	if (!vm->search.filter) {
 		vm_status(vm, true, "no filter to invert: \\ sets one");
 		return;
 	}
 	struct cs_error err;
 	cs_error_clear(&err);
-	if (run_filter(vm, vm->filter, !vm->filter_invert, &err) != CS_OK) {
+	if (run_filter(vm, vm->search.filter, !vm->search.filter_invert, &err) != CS_OK) {
 		pattern_error(vm, "filter", &err);
 		return;
 	}

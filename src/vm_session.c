@@ -14,14 +14,14 @@
 /* Re-runs the search over a new assembly (hits point into blocks). */
 static void research(struct vm *vm)
 {
-	if (!vm->find)
+	if (!vm->search.find)
 		return;
 	struct cs_error err;
 	cs_error_clear(&err);
-	search_result_fini(&vm->found);
-	vm->found_at = -1;
-	if (search_run(vm->find, &vm->cur, &vm->found, &err) != CS_OK)
-		search_result_fini(&vm->found);
+	search_result_fini(&vm->search.found);
+	vm->search.found_at = -1;
+	if (search_run(vm->search.find, &vm->cur, &vm->search.found, &err) != CS_OK)
+		search_result_fini(&vm->search.found);
 }
 
 /* Makes next the current assembly (taking it), keeping the selection. */

@@ -60,7 +60,7 @@ struct app {
 	struct strbuf view_text; /* the diff view: its lines */
 	unsigned view_stamp;     /* the diff view: vm.changes its text was built at */
 	unsigned diff_builds;    /* the diff view: how many times its text was built (tests) */
-	unsigned search_seen;    /* the prompt view: the vm.search_gen it last followed */
+	unsigned search_seen;    /* the prompt view: the vm.search.gen it last followed */
 	struct strbuf roles;     /* per-draw: a role per byte of scratch (highlights) */
 	bool mouse;              /* mouse events on (--no-mouse: off) */
 	bool theme_changed;      /* :theme loaded another theme: the terminal re-reads colours */

@@ -42,7 +42,7 @@ void app_put_repeat(struct frame *f, int y, int x, const char *glyph, int times,
 
 /* Input text s[0..n) made display-safe into app->scratch (tabs expanded),
  * with app->roles holding a role per byte of it: `role`, or the match role
- * inside the hits [first, first+nhits) of vm->found whose byte ranges (in
+ * inside the hits [first, first+nhits) of vm->search.found whose byte ranges (in
  * the text s starts `base` bytes into) overlap it. Both buffers stay owned
  * by app. false on out of memory. */
 bool app_display_line(struct app *app, const char *s, size_t n, int role, size_t base, size_t first, size_t nhits);

@@ -73,14 +73,14 @@ void app_put_repeat(struct frame *f, int y, int x, const char *glyph, int times,
 
 /* Input text s[0..n) made display-safe into app->scratch (tabs expanded),
  * with app->roles holding a role per byte of it: `role`, or the match role
- * inside the hits [first, first+nhits) of vm->found whose byte ranges (in
+ * inside the hits [first, first+nhits) of vm->search.found whose byte ranges (in
  * the text s starts `base` bytes into) overlap it. false on out of memory. */
 bool app_display_line(struct app *app, const char *s, size_t n, int role, size_t base, size_t first, size_t nhits)
 {
 	struct strbuf *sc = &app->scratch, *rl = &app->roles;
 	sb_reset(sc);
 	sb_reset(rl);
-	const struct search_hit *hits = app->vm.found.hits;
+	const struct search_hit *hits = app->vm.search.found.hits;
 	/* only the hits that reach into this line (they are sorted and disjoint) */
 	size_t lo = first, hi = first + nhits;
 	while (lo < hi) {

@@ -151,12 +151,12 @@ static unsigned prompt_view_key(struct app *app, int key, int act)
 static void prompt_view_sync(struct app *app)
 {
 	struct vm *vm = &app->vm;
-	if (app->search_seen == vm->search_gen)
+	if (app->search_seen == vm->search.gen)
 		return;
-	app->search_seen = vm->search_gen;
-	if (!vm_prompt_lines(vm) || vm->found_at < 0 || (size_t)vm->found_at >= vm->found.nhits)
+	app->search_seen = vm->search.gen;
+	if (!vm_prompt_lines(vm) || vm->search.found_at < 0 || (size_t)vm->search.found_at >= vm->search.found.nhits)
 		return;
-	const struct search_hit *h = &vm->found.hits[vm->found_at];
+	const struct search_hit *h = &vm->search.found.hits[vm->search.found_at];
 	if (h->target != SEARCH_BLOCK)
 		return;
 	for (size_t i = 0; i < vm->prompt.nlines; i++) {
@@ -203,7 +203,7 @@ static unsigned diff_view_mouse(struct app *app, int y, int x, int ev)
 static void prompt_view_open(struct app *app)
 {
 	struct vm *vm = &app->vm;
-	app->search_seen = vm->search_gen;
+	app->search_seen = vm->search.gen;
 	if (!vm_prompt_lines(vm)) {
 		vm_status(vm, true, "out of memory");
 		return;
