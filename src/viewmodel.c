@@ -45,7 +45,7 @@ static bool push_row(struct vm *vm, enum vm_row_type type, long block, long piec
 
 bool vm_marker_after(const struct vm *vm, size_t b)
 {
-	if (cache_is_breakpoint(&vm->bp_now, &vm->cur, b))
+	if (cache_is_breakpoint(&vm->cache.bp_now, &vm->cur, b))
 		return true;
 	return !vm->cache.identical && b + 1 == vm->cache.same_blocks;
 }
@@ -222,10 +222,10 @@ int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
 	vm->search.found_at = -1;
 	vm->layer_filter = -1;
 	history_init(&vm->hist);
-	cache_config_init(&vm->cache_cfg);
-	cache_overrides_init(&vm->bp_now);
-	cache_overrides_init(&vm->bp_base);
-	vm->profile = cache_config_profile(&vm->cache_cfg, vm->cache_cfg.default_profile);
+	cache_config_init(&vm->cache.cfg);
+	cache_overrides_init(&vm->cache.bp_now);
+	cache_overrides_init(&vm->cache.bp_base);
+	vm->cache.profile = cache_config_profile(&vm->cache.cfg, vm->cache.cfg.default_profile);
 	int rc = assemble(src, &vm->cur, err);
 	if (rc != CS_OK)
 		return rc;
@@ -252,10 +252,10 @@ void vm_fini(struct vm *vm)
 		asm_fini(&vm->base);
 	}
 	source_free(vm->src);
-	cache_analysis_fini(&vm->an);
-	cache_overrides_fini(&vm->bp_now);
-	cache_overrides_fini(&vm->bp_base);
-	cache_config_fini(&vm->cache_cfg);
+	cache_analysis_fini(&vm->cache.an);
+	cache_overrides_fini(&vm->cache.bp_now);
+	cache_overrides_fini(&vm->cache.bp_base);
+	cache_config_fini(&vm->cache.cfg);
 	cs_free(vm->rows);
 	history_fini(&vm->hist);
 	search_pattern_free(vm->search.find);
@@ -265,7 +265,7 @@ void vm_fini(struct vm *vm)
 	sb_fini(&vm->prompt.text);
 	cs_free(vm->prompt.lines);
 	for (size_t g = 0; g < ASM_MAX_GROUPINGS; g++)
-		cs_free(vm->layers[g]);
+		cs_free(vm->cache.layers[g]);
 	cs_free(vm->detail.lines);
 	sb_fini(&vm->detail.text);
 	sb_fini(&vm->status);
@@ -436,7 +436,7 @@ int vm_pin_baseline(struct vm *vm, struct cs_error *err)
 	vm->base = next;
 	vm->prompt.built = false;
 	const struct vm_row *sel = vm_selected(vm);
-	bool copied = vm_copy_overrides(&vm->bp_base, &vm->bp_now);
+	bool copied = vm_copy_overrides(&vm->cache.bp_base, &vm->cache.bp_now);
 	if (!vm_refresh_all(vm, sel ? sel->piece : -1, sel ? sel->block : -1) || !copied)
 		return cs_error_nomem(err);
 	struct strbuf *s = &vm->status;
@@ -502,9 +502,9 @@ enum vm_layer_state vm_layer_state(const struct vm *vm, size_t layer, long *cach
 {
 	*cached_tokens = 0;
 	size_t g = vm->grouping < vm->cur.ngroupings ? vm->grouping : 0;
-	if (g >= vm->cur.ngroupings || !vm->layers[g] || layer >= vm->cur.groupings[g].nlayers)
+	if (g >= vm->cur.ngroupings || !vm->cache.layers[g] || layer >= vm->cur.groupings[g].nlayers)
 		return VM_LAYER_EMPTY;
-	const struct vm_layer_info *li = &vm->layers[g][layer];
+	const struct vm_layer_info *li = &vm->cache.layers[g][layer];
 	*cached_tokens = li->cached_tokens;
 	if (li->blocks == 0)
 		return VM_LAYER_EMPTY;

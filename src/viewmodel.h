@@ -47,16 +47,6 @@ struct vm_row {
 enum vm_sort { VM_SORT_ORDER, VM_SORT_TOKENS, VM_SORT_PRIORITY, VM_SORT_SCORE, VM_SORT_COUNT };
 enum vm_focus { VM_FOCUS_LIST, VM_FOCUS_DETAIL };
 
-/* The prompt against the baseline, as a prompt cache would see it: figures
- * taken from vm->an (cache_analyze under the active profile). */
-struct vm_cache {
-	size_t same_blocks;  /* leading blocks before the first difference (cache_divergence) */
-	long cached_block;   /* the last block wholly inside the prefix read from the cache, -1: none */
-	long cached_tokens;  /* tokens read from the cache (an.now.read) */
-	long rewrite_tokens; /* total_tokens - cached_tokens: sent again, written or uncached */
-	bool identical;      /* the whole prompt equals the baseline's */
-};
-
 enum vm_layer_state { VM_LAYER_CACHED, VM_LAYER_PARTIAL, VM_LAYER_NEW, VM_LAYER_EMPTY };
 
 /* A layer's blocks against the cache, worked out once per re-assembly. */
@@ -65,6 +55,24 @@ struct vm_layer_info {
 	size_t cached_blocks; /* of those, inside the cached prefix */
 	long cached_tokens;   /* its budgeted tokens inside the read prefix (a partly read block in proportion) */
 };
+
+/* The cache view (vm_cache.c owns it): the prompt against the baseline as a
+ * prompt cache would see it under the active profile; the figures are taken
+ * from `an` (cache_analyze), redone at every change. */
+struct vm_cache {
+	struct cache_config cfg;             /* owned: the built-ins plus the user's file */
+	const struct cache_profile *profile; /* the active one, in cfg */
+	struct cache_overrides bp_now;       /* owned: the user's breakpoints on the prompt */
+	struct cache_overrides bp_base;      /* owned: the ones in force when the baseline was pinned */
+	struct cache_analysis an;            /* owned: cur against base */
+	struct vm_layer_info *layers[ASM_MAX_GROUPINGS]; /* owned; per grouping, per layer */
+	size_t same_blocks;  /* leading blocks before the first difference (cache_divergence) */
+	long cached_block;   /* the last block wholly inside the prefix read from the cache, -1: none */
+	long cached_tokens;  /* tokens read from the cache (an.now.read) */
+	long rewrite_tokens; /* total_tokens - cached_tokens: sent again, written or uncached */
+	bool identical;      /* the whole prompt equals the baseline's */
+};
+
 
 /* A line of the detail pane: bytes [off, off+len) of vm->detail.text. */
 struct vm_line {
@@ -101,14 +109,7 @@ struct vm {
 	unsigned generation;       /* bumped at every re-assembly */
 	unsigned changes;          /* bumped whenever the assembly, the baseline or the cache
 	                              analysis was redone (what a diff against the baseline shows) */
-	/* -- the cache view: cache.h's analysis under the active profile (vm_cache.c) -- */
-	struct vm_cache cache;
-	struct vm_layer_info *layers[ASM_MAX_GROUPINGS]; /* owned; per grouping, per layer */
-	struct cache_config cache_cfg;       /* owned: the built-ins plus the user's file */
-	const struct cache_profile *profile; /* the active one, in cache_cfg */
-	struct cache_overrides bp_now;       /* owned: the user's breakpoints on the prompt */
-	struct cache_overrides bp_base;      /* owned: the ones in force when the baseline was pinned */
-	struct cache_analysis an;            /* owned: cur against base, redone at every change */
+	struct vm_cache cache;     /* the cache view: cache.h's analysis under the active profile (vm_cache.c) */
 	/* -- the list (viewmodel.c) -- */
 	size_t ndropped, ntruncated; /* pieces, of the current assembly */
 	long max_block_tokens;       /* the largest block's budgeted tokens (row bars scale to it) */
@@ -206,10 +207,10 @@ int vm_pin_baseline(struct vm *vm, struct cs_error *err);
  * profile. A broken file leaves the built-ins (err says why: a warning);
  * CS_EUSAGE for an unknown profile (the active one stays); CS_ENOMEM. */
 int vm_cache_setup(struct vm *vm, const char *path, const char *profile, struct cs_error *err);
-/* Makes the next profile of cache_cfg the active one; the status says what
+/* Makes the next profile of cache.cfg the active one; the status says what
  * it reads from the cache now. CS_OK or CS_ENOMEM. */
 int vm_cycle_profile(struct vm *vm, struct cs_error *err);
-/* `:profile NAME`: makes the profile NAME of cache_cfg the active one.
+/* `:profile NAME`: makes the profile NAME of cache.cfg the active one.
  * CS_EUSAGE (the status says so) when there is none. */
 int vm_set_profile(struct vm *vm, const char *name, struct cs_error *err);
 /* Sets or removes a breakpoint after the selected row's block (a user
@@ -275,7 +276,7 @@ enum vm_layer_state vm_layer_state(const struct vm *vm, size_t layer, long *cach
  * has none. Borrowed from vm->cur. */
 const char *vm_cutoff(const struct vm *vm);
 /* The breakpoint after block `block` under the active profile, or NULL.
- * Borrowed from vm->an (valid until the next change). */
+ * Borrowed from vm->cache.an (valid until the next change). */
 const struct cache_breakpoint *vm_breakpoint(const struct vm *vm, long block);
 /* What a breakpoint does now: "cached" (read from the cache), "written",
  * "under minimum", "over the limit", or "not cached" (past the last whole

@@ -233,8 +233,8 @@ void app_input_complete(struct app *app)
 	/* the profiles in force: the built-ins and the user's cache file */
 	const char *profiles[CACHE_MAX_PROFILES + 1];
 	size_t np = 0;
-	for (size_t i = 0; i < vm->cache_cfg.nprofiles && np < CACHE_MAX_PROFILES; i++)
-		profiles[np++] = vm->cache_cfg.profiles[i].name;
+	for (size_t i = 0; i < vm->cache.cfg.nprofiles && np < CACHE_MAX_PROFILES; i++)
+		profiles[np++] = vm->cache.cfg.profiles[i].name;
 	profiles[np] = NULL;
 	struct command_names names = { .profiles = profiles, .themes = app_theme_names };
 	struct command_completion c;

@@ -235,8 +235,8 @@ static void draw_header(struct frame *f)
 
 	sb_reset(ln);
 	const struct vm_cache *c = &vm->cache;
-	const struct cache_cost *now = &vm->an.now;
-	sb_printf(ln, " cache %s %s ", vm->profile ? vm->profile->name : "-", g_dot(app));
+	const struct cache_cost *now = &vm->cache.an.now;
+	sb_printf(ln, " cache %s %s ", vm->cache.profile ? vm->cache.profile->name : "-", g_dot(app));
 	if (now->read == 0)
 		sb_puts(ln, "cold: nothing read");
 	else {
@@ -252,7 +252,7 @@ static void draw_header(struct frame *f)
 	sb_printf(ln, " %s ", g_dot(app));
 	thousands(ln, llround(now->cost));
 	sb_puts(ln, " vs ");
-	thousands(ln, llround(vm->an.steady.cost));
+	thousands(ln, llround(vm->cache.an.steady.cost));
 	sb_puts(ln, " base-price tokens");
 	app_put_fit(f, 2, 0, L->w, sb_str(ln), ln->len, c->identical ? ROLE_CACHED : ROLE_NEW);
 }

@@ -78,7 +78,7 @@ static void build_diff(struct app *app)
 	cs_error_clear(&err);
 	sb_reset(&app->view_text);
 	/* under the active profile, with the user's breakpoints then and now */
-	if (diff_build(&vm->base, &vm->bp_base, &vm->cur, &vm->bp_now, vm->profile, &d, &err) != CS_OK ||
+	if (diff_build(&vm->base, &vm->cache.bp_base, &vm->cur, &vm->cache.bp_now, vm->cache.profile, &d, &err) != CS_OK ||
 	    !diff_lines(&d, app->ascii ? UTF8_ASCII : 0, &app->view_text))
 		sb_puts(&app->view_text, "out of memory\n");
 	diff_fini(&d);
@@ -100,7 +100,7 @@ static void draw_diff_view(struct frame *f)
 	const struct app_layout *L = &app->layout;
 	char title[160];
 	snprintf(title, sizeof title, " changes since the baseline (profile %s; B pins a new one)  [d/Esc: back]",
-		 app->vm.profile->name);
+		 app->vm.cache.profile->name);
 	draw_view_title(f, title);
 	const char *s = sb_str(&app->view_text);
 	size_t nlines = 0;
