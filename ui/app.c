@@ -1,11 +1,9 @@
 /* app.c: the inspector screen (see app.h): its life, the layout, and keys
  * and the mouse handed down the view stack (view.h). The views are
- * view_list.c (list, detail, settings panel), views.c (prompt, diff),
+ * view_list.c (list, detail, settings panel), view_pages.c (prompt, diff),
  * view_help.c and view_input.c; painting helpers are draw.c; save, export
  * and the command line are app_commands.c. */
 #include "app_priv.h"
-
-#include "kind.h"
 
 #include <stdlib.h>
 #include <string.h>

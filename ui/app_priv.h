@@ -19,8 +19,8 @@ extern const struct view_ops view_detail; /* view_list.c: the detail pane of the
 extern const struct view_ops view_panel;  /* view_list.c: the settings panel under the list (W) */
 extern const struct view_ops view_help;   /* view_help.c: the keys (?) */
 extern const struct view_ops view_input;  /* view_input.c: the input line (b / \ : ...) */
-extern const struct view_ops view_prompt; /* views.c: the prompt as the model receives it (v) */
-extern const struct view_ops view_diff;   /* views.c: changes since the baseline (d) */
+extern const struct view_ops view_prompt; /* view_pages.c: the prompt as the model receives it (v) */
+extern const struct view_ops view_diff;   /* view_pages.c: changes since the baseline (d) */
 
 /* One frame being painted: the screen's state and the painter (borrowed). */
 struct frame {
@@ -63,7 +63,7 @@ void app_draw_hint_text(struct frame *f, const char *hints);
 /* The status row: the view-model's status line. */
 void app_draw_status(struct frame *f);
 
-/* ---- views.c: the prompt view and the diff view ---- */
+/* ---- view_pages.c: the prompt view and the diff view ---- */
 
 /* Opens (or closes, when shown) the prompt view / the diff view; the other
  * one of the two gives way. */

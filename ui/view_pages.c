@@ -1,6 +1,6 @@
-/* views.c: the prompt view (v) and the diff view (d): their tables, their
- * drawing and their keys. Both cover the screen; keys they do not take go
- * down the stack to the list (Space still excludes, u still undoes). */
+/* view_pages.c: the prompt view (v) and the diff view (d), pages of text
+ * over the whole screen: their tables, drawing and keys. Keys they do not
+ * take go down the stack to the list (Space still excludes, u undoes). */
 #include "app_priv.h"
 
 #include "diff.h"
@@ -29,10 +29,9 @@ static void draw_prompt_view(struct frame *f)
 	struct app *app = f->app;
 	struct vm *vm = &app->vm;
 	const struct app_layout *L = &app->layout;
-	char title[160], n1[32], n2[32];
+	char title[160], n1[32];
 	snprintf(title, sizeof title, " prompt as the model receives it: %zu blocks, %s tokens (estimated)  "
 		 "[v/Esc: back to the list]", vm->cur.nblocks, fmt_thousands(n1, vm->cur.total_tokens));
-	(void)n2;
 	draw_view_title(f, title);
 	if (!vm_prompt_lines(vm)) {
 		app_put_str(f, 1, 0, L->w, "out of memory", ROLE_ERROR);
