@@ -32,10 +32,10 @@ int app_init(struct app *app, struct source *src, bool ascii, struct cs_error *e
 
 void app_fini(struct app *app)
 {
+	app_view_clear(app);
 	vm_fini(&app->vm);
 	sb_fini(&app->scratch);
 	sb_fini(&app->line);
-	sb_fini(&app->view_text);
 	sb_fini(&app->roles);
 }
 
@@ -96,8 +96,8 @@ void app_layout(struct app *app, int w, int h)
 	if (L.list_h < 1)
 		L.list_h = 1;
 	for (size_t i = 0; i < app->nviews; i++)
-		if (app->views[i]->layout)
-			app->views[i]->layout(app, &L);
+		if (app->views[i].ops->layout)
+			app->views[i].ops->layout(app, &L);
 	app->layout = L;
 	vm_scroll_into_view(&app->vm, (size_t)L.list_h);
 }
@@ -115,8 +115,8 @@ enum app_mode app_mode(const struct app *app)
 static unsigned settle(struct app *app, unsigned r)
 {
 	for (size_t i = 0; i < app->nviews; i++)
-		if (app->views[i]->sync)
-			app->views[i]->sync(app);
+		if (app->views[i].ops->sync)
+			app->views[i].ops->sync(app);
 	if (r & VIEW_RELAYOUT)
 		app_layout(app, app->layout.w, app->layout.h);
 	return (r & VIEW_QUIT ? APP_QUIT : 0) | (r & (VIEW_REDRAW | VIEW_RELAYOUT) ? APP_REDRAW : 0);
@@ -127,8 +127,8 @@ unsigned app_mouse(struct app *app, int y, int x, enum app_mouse_event ev)
 	if (app->layout.too_small)
 		return 0;
 	for (size_t i = app->nviews; i-- > 0;)
-		if (app->views[i]->mouse)
-			return settle(app, app->views[i]->mouse(app, y, x, (int)ev));
+		if (app->views[i].ops->mouse)
+			return settle(app, app->views[i].ops->mouse(app, y, x, (int)ev));
 	return 0;
 }
 
@@ -139,7 +139,7 @@ unsigned app_key(struct app *app, int key)
 	int act = keymap_lookup(&app->keymap, key);
 	unsigned r = 0;
 	for (size_t i = app->nviews; i-- > 0 && !(r & VIEW_HANDLED);)
-		if (app->views[i]->key)
-			r = app->views[i]->key(app, key, act);
+		if (app->views[i].ops->key)
+			r = app->views[i].ops->key(app, key, act);
 	return settle(app, r);
 }

@@ -43,7 +43,7 @@ struct app {
 	struct vm vm;            /* owned */
 	struct keymap keymap;
 	struct theme theme;
-	const struct view_ops *views[APP_VIEW_MAX]; /* the view stack, bottom first (view.h) */
+	struct app_view views[APP_VIEW_MAX]; /* the view stack, bottom first (view.h) */
 	size_t nviews;
 	char prompt[APP_PROMPT_MAX + 1]; /* the input line's text */
 	size_t prompt_len;
@@ -52,15 +52,9 @@ struct app {
 	bool distinct_bars;      /* no colour: each layer its own bar glyph */
 	struct app_layout layout;
 	bool detail_more;        /* the last frame's detail had rows below its bottom */
-	struct scroller help;    /* the help view's window */
-	struct scroller panel;   /* the settings panel: its cursor is the selected entry */
-	struct scroller page;    /* the prompt view (with a cursor) or the diff view */
 	struct strbuf scratch;   /* per-draw text */
 	struct strbuf line;      /* per-draw text */
-	struct strbuf view_text; /* the diff view: its lines */
-	unsigned view_stamp;     /* the diff view: vm.changes its text was built at */
-	unsigned diff_builds;    /* the diff view: how many times its text was built (tests) */
-	unsigned search_seen;    /* the prompt view: the vm.search.gen it last followed */
+	unsigned diff_builds;    /* how many times the diff view built its text (tests) */
 	struct strbuf roles;     /* per-draw: a role per byte of scratch (highlights) */
 	bool mouse;              /* mouse events on (--no-mouse: off) */
 	bool theme_changed;      /* :theme loaded another theme: the terminal re-reads colours */

@@ -496,11 +496,12 @@ void app_draw_panel(struct frame *f)
 		sb_repeat(ln, g_dash(app), (size_t)(L->list_w - used));
 	app_put_fit(f, L->panel_y, L->list_x, L->list_w, sb_str(ln), ln->len, ROLE_BORDER);
 	int rows = L->panel_h - 1;
-	scroller_fit(&app->panel, n, rows > 0 ? (size_t)rows : 0, true);
-	size_t first = app->panel.top;
+	struct scroller *sc = app_view_state(app, &view_panel);
+	scroller_fit(sc, n, rows > 0 ? (size_t)rows : 0, true);
+	size_t first = sc->top;
 	for (int i = 0; i < rows && first + (size_t)i < n; i++) {
 		size_t k = first + (size_t)i;
-		bool sel = k == app->panel.cursor;
+		bool sel = k == sc->cursor;
 		sb_reset(ln);
 		sb_printf(ln, "%s %-11s %-10s ", sel ? (app->ascii ? ">" : "▶") : " ", e[k].option, e[k].name);
 		if (e[k].percent)
@@ -673,10 +674,10 @@ void app_draw(struct app *app, const struct painter *p)
 	}
 	/* from the topmost view that covers the screen, upward */
 	size_t from = app->nviews;
-	while (from > 0 && !app->views[from - 1]->opaque)
+	while (from > 0 && !app->views[from - 1].ops->opaque)
 		from--;
 	from -= from > 0;
 	for (size_t i = from; i < app->nviews; i++)
-		app->views[i]->draw(&f);
+		app->views[i].ops->draw(&f);
 	p->ops->end(p->ctx);
 }

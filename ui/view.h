@@ -6,8 +6,9 @@
  * over it (the settings panel, the prompt or diff view, the help, the input
  * line). A key goes to the top view first and down the stack until one says
  * VIEW_HANDLED; the frame is painted from the topmost opaque view upward; a
- * mouse event goes to the topmost view with a mouse hook. Adding a view is
- * one table and one line where it is opened (app_view_push). */
+ * mouse event goes to the topmost view with a mouse hook. A view's state is
+ * its own (state_size, app_view_state). Adding a view is one table and one
+ * line where it is opened (app_view_push). */
 #ifndef CTXSCOPE_VIEW_H
 #define CTXSCOPE_VIEW_H
 
@@ -30,7 +31,11 @@ struct view_ops {
 	const char *name; /* for people and tests: "list", "help" */
 	/* Draws over the whole screen: the views below it are not painted. */
 	bool opaque;
-	/* Called when pushed on the stack and when taken off it; may be NULL. */
+	/* Bytes of private state the stack allocates zeroed before open and
+	 * frees after close (app_view_state); 0: none. */
+	size_t state_size;
+	/* Called when pushed on the stack and when taken off it (the state is
+	 * still there: close frees what it owns); may be NULL. */
 	void (*open)(struct app *app);
 	void (*close)(struct app *app);
 	/* A key: the raw key (actions.h codes) and the action it is bound to
@@ -56,7 +61,14 @@ struct view_ops {
 
 /* ---- the stack (the app's) ---- */
 
-/* Pushes v on top (opening it); false when the stack is full. */
+/* One view on the stack: its table and its private state (owned). */
+struct app_view {
+	const struct view_ops *ops;
+	void *state;
+};
+
+/* Pushes v on top (opening it); false when the stack is full or its state
+ * cannot be allocated (the status says so). */
 bool app_view_push(struct app *app, const struct view_ops *v);
 /* Puts v at stack position `at` (0 is the bottom), opening it. */
 bool app_view_insert(struct app *app, size_t at, const struct view_ops *v);
@@ -66,6 +78,11 @@ bool app_view_remove(struct app *app, const struct view_ops *v);
 const struct view_ops *app_view_top(const struct app *app);
 /* Whether v is on the stack. */
 bool app_view_shown(const struct app *app, const struct view_ops *v);
+/* v's private state (the topmost v on the stack), NULL when v is not on it
+ * or has none. Owned by the stack. */
+void *app_view_state(const struct app *app, const struct view_ops *v);
+/* Takes every view off the stack, top first (app_fini). */
+void app_view_clear(struct app *app);
 
 /* ---- the scroller ---- */
 

@@ -9,7 +9,8 @@
 /* A page before the first frame is the screen's height less the footer. */
 static void help_open(struct app *app)
 {
-	app->help.rows = app->layout.h > 1 ? (size_t)app->layout.h - 1 : 1;
+	struct scroller *sc = app_view_state(app, &view_help);
+	sc->rows = app->layout.h > 1 ? (size_t)app->layout.h - 1 : 1;
 }
 
 static unsigned help_key(struct app *app, int key, int act)
@@ -20,7 +21,7 @@ static unsigned help_key(struct app *app, int key, int act)
 	if (act == ACT_BACK || act == ACT_HELP || act == ACT_OPEN)
 		app_view_remove(app, &view_help);
 	else
-		scroller_key(&app->help, act, 0, false); /* the draw clamps it */
+		scroller_key(app_view_state(app, &view_help), act, 0, false); /* the draw clamps it */
 	return VIEW_HANDLED | VIEW_REDRAW; /* every other key stays here */
 }
 
@@ -57,12 +58,13 @@ static void draw_help(struct frame *f)
 	for (const char *q = s; *q; q++)
 		lines += *q == '\n';
 	size_t room = L->h > 1 ? (size_t)L->h - 1 : 1; /* the last row says how to scroll */
-	scroller_fit(&app->help, lines, room, false);
+	struct scroller *sc = app_view_state(app, &view_help);
+	scroller_fit(sc, lines, room, false);
 	size_t line = 0;
 	int y = 0;
 	while (*s && (size_t)y < room) {
 		size_t n = strcspn(s, "\n");
-		if (line >= app->help.top) {
+		if (line >= sc->top) {
 			app_put_fit(f, y, 0, L->w, s, n, line == 0 ? ROLE_HEADING : ROLE_NORMAL);
 			y++;
 		}
@@ -78,6 +80,7 @@ static void draw_help(struct frame *f)
 const struct view_ops view_help = {
 	.name = "help",
 	.opaque = true,
+	.state_size = sizeof(struct scroller), /* its window */
 	.open = help_open,
 	.key = help_key,
 	.draw = draw_help,

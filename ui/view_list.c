@@ -245,11 +245,12 @@ static unsigned panel_key(struct app *app, int key, int act)
 	struct cs_error err;
 	cs_error_clear(&err);
 	size_t n = panel_count(app);
-	if (scroller_key(&app->panel, act, n, true))
+	struct scroller *sc = app_view_state(app, &view_panel); /* its cursor: the selected entry */
+	if (scroller_key(sc, act, n, true))
 		return VIEW_HANDLED | VIEW_REDRAW | VIEW_RELAYOUT;
 	switch (act) {
-	case ACT_PRIORITY_UP: vm_panel_nudge(&app->vm, app->panel.cursor, 1, &err); break;
-	case ACT_PRIORITY_DOWN: vm_panel_nudge(&app->vm, app->panel.cursor, -1, &err); break;
+	case ACT_PRIORITY_UP: vm_panel_nudge(&app->vm, sc->cursor, 1, &err); break;
+	case ACT_PRIORITY_DOWN: vm_panel_nudge(&app->vm, sc->cursor, -1, &err); break;
 	case ACT_BACK: app_toggle_panel(app); break;
 	default: return 0;
 	}
@@ -269,6 +270,7 @@ static void panel_layout(struct app *app, struct app_layout *L)
 
 const struct view_ops view_panel = {
 	.name = "settings",
+	.state_size = sizeof(struct scroller),
 	.key = panel_key,
 	.draw = app_draw_panel,
 	.layout = panel_layout,

@@ -9,6 +9,19 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The prompt view's own state. */
+struct prompt_state {
+	struct scroller sc;   /* with a cursor: the line under it */
+	unsigned search_seen; /* the vm.search.gen it last followed */
+};
+
+/* The diff view's own state. */
+struct diff_state {
+	struct scroller sc;
+	struct strbuf text;   /* its lines (owned; freed on close) */
+	unsigned stamp;       /* the vm.changes the text was built at */
+};
+
 /* ---- the prompt view and the diff view -------------------------------------------- */
 
 /* The views' frame: a title, the lines, the hints and the status. */
@@ -37,7 +50,7 @@ static void draw_prompt_view(struct frame *f)
 		app_put_str(f, 1, 0, L->w, "out of memory", ROLE_ERROR);
 		return;
 	}
-	struct scroller *sc = &app->page;
+	struct scroller *sc = &((struct prompt_state *)app_view_state(app, &view_prompt))->sc;
 	size_t rows = view_rows(app);
 	scroller_fit(sc, vm->prompt.nlines, rows, true);
 	for (size_t i = 0; i < rows && sc->top + i < vm->prompt.nlines; i++) {
@@ -72,16 +85,17 @@ static void draw_prompt_view(struct frame *f)
 static void build_diff(struct app *app)
 {
 	struct vm *vm = &app->vm;
+	struct diff_state *ds = app_view_state(app, &view_diff);
 	struct diff d;
 	struct cs_error err;
 	cs_error_clear(&err);
-	sb_reset(&app->view_text);
+	sb_reset(&ds->text);
 	/* under the active profile, with the user's breakpoints then and now */
 	if (diff_build(&vm->base, &vm->cache.bp_base, &vm->cur, &vm->cache.bp_now, vm->cache.profile, &d, &err) != CS_OK ||
-	    !diff_lines(&d, app->ascii ? UTF8_ASCII : 0, &app->view_text))
-		sb_puts(&app->view_text, "out of memory\n");
+	    !diff_lines(&d, app->ascii ? UTF8_ASCII : 0, &ds->text))
+		sb_puts(&ds->text, "out of memory\n");
 	diff_fini(&d);
-	app->view_stamp = vm->changes;
+	ds->stamp = vm->changes;
 	app->diff_builds++;
 }
 
@@ -89,7 +103,8 @@ static void build_diff(struct app *app)
  * is rebuilt when they moved, not on keys that change none of them. */
 static void diff_sync(struct app *app)
 {
-	if (app->view_stamp != app->vm.changes)
+	const struct diff_state *ds = app_view_state(app, &view_diff);
+	if (ds->stamp != app->vm.changes)
 		build_diff(app);
 }
 
@@ -101,17 +116,18 @@ static void draw_diff_view(struct frame *f)
 	snprintf(title, sizeof title, " changes since the baseline (profile %s; B pins a new one)  [d/Esc: back]",
 		 app->vm.cache.profile->name);
 	draw_view_title(f, title);
-	const char *s = sb_str(&app->view_text);
+	struct diff_state *ds = app_view_state(app, &view_diff);
+	const char *s = sb_str(&ds->text);
 	size_t nlines = 0;
 	for (const char *q = s; *q; q++)
 		nlines += *q == '\n';
 	size_t rows = view_rows(app);
-	scroller_fit(&app->page, nlines, rows, false);
+	scroller_fit(&ds->sc, nlines, rows, false);
 	size_t line = 0;
 	int y = 1;
 	while (*s && (size_t)y <= rows) {
 		size_t n = strcspn(s, "\n");
-		if (line >= app->page.top) {
+		if (line >= ds->sc.top) {
 			/* diff_lines made them display-safe already; headings are the unindented lines */
 			app_put_fit(f, y, 1, L->w - 1, s, n, s[0] == ' ' ? ROLE_NORMAL : ROLE_HEADING);
 			y++;
@@ -136,9 +152,10 @@ static unsigned prompt_view_key(struct app *app, int key, int act)
 	if (!vm_prompt_lines(vm))
 		return 0;
 	size_t n = vm->prompt.nlines;
-	if (!scroller_key(&app->page, act, n, true))
+	struct scroller *sc = &((struct prompt_state *)app_view_state(app, &view_prompt))->sc;
+	if (!scroller_key(sc, act, n, true))
 		return 0;
-	for (size_t i = app->page.cursor + 1; i-- > 0 && n;)
+	for (size_t i = sc->cursor + 1; i-- > 0 && n;)
 		if (vm->prompt.lines[i].block >= 0) {
 			vm_select_block(vm, vm->prompt.lines[i].block);
 			break;
@@ -150,9 +167,10 @@ static unsigned prompt_view_key(struct app *app, int key, int act)
 static void prompt_view_sync(struct app *app)
 {
 	struct vm *vm = &app->vm;
-	if (app->search_seen == vm->search.gen)
+	struct prompt_state *ps = app_view_state(app, &view_prompt);
+	if (ps->search_seen == vm->search.gen)
 		return;
-	app->search_seen = vm->search.gen;
+	ps->search_seen = vm->search.gen;
 	if (!vm_prompt_lines(vm) || vm->search.found_at < 0 || (size_t)vm->search.found_at >= vm->search.found.nhits)
 		return;
 	const struct search_hit *h = &vm->search.found.hits[vm->search.found_at];
@@ -162,7 +180,7 @@ static void prompt_view_sync(struct app *app)
 		const struct vm_line *l = &vm->prompt.lines[i];
 		if (l->block == h->index && l->src_off1 && h->start >= l->src_off1 - 1 &&
 		    h->start <= l->src_off1 - 1 + l->len) {
-			app->page.cursor = i;
+			ps->sc.cursor = i;
 			return;
 		}
 	}
@@ -175,7 +193,8 @@ static unsigned diff_view_key(struct app *app, int key, int act)
 		app_toggle_diff_view(app);
 		return VIEW_HANDLED | VIEW_REDRAW;
 	}
-	return scroller_key(&app->page, act, 0, false) ? VIEW_HANDLED | VIEW_REDRAW : 0; /* the draw clamps it */
+	struct diff_state *ds = app_view_state(app, &view_diff);
+	return scroller_key(&ds->sc, act, 0, false) ? VIEW_HANDLED | VIEW_REDRAW : 0; /* the draw clamps it */
 }
 
 /* The wheel moves three lines, as three keys would. */
@@ -202,27 +221,34 @@ static unsigned diff_view_mouse(struct app *app, int y, int x, int ev)
 static void prompt_view_open(struct app *app)
 {
 	struct vm *vm = &app->vm;
-	app->search_seen = vm->search.gen;
+	struct prompt_state *ps = app_view_state(app, &view_prompt);
+	ps->search_seen = vm->search.gen;
 	if (!vm_prompt_lines(vm)) {
 		vm_status(vm, true, "out of memory");
 		return;
 	}
 	const struct vm_row *r = vm_selected(vm);
-	app->page.cursor = r && r->block >= 0 ? vm_prompt_line_of_block(vm, r->block) : 0;
-	app->page.top = app->page.cursor > 2 ? app->page.cursor - 2 : 0;
+	ps->sc.cursor = r && r->block >= 0 ? vm_prompt_line_of_block(vm, r->block) : 0;
+	ps->sc.top = ps->sc.cursor > 2 ? ps->sc.cursor - 2 : 0;
 	vm_status(vm, false, "the prompt: j/k move, / searches, Space excludes the piece under the cursor, v returns");
 }
 
 static void diff_view_open(struct app *app)
 {
-	app->page.top = 0;
 	build_diff(app);
 	vm_status(&app->vm, false, "changes since the baseline: j/k scroll, d returns");
+}
+
+static void diff_view_close(struct app *app)
+{
+	struct diff_state *ds = app_view_state(app, &view_diff);
+	sb_fini(&ds->text);
 }
 
 const struct view_ops view_prompt = {
 	.name = "prompt",
 	.opaque = true,
+	.state_size = sizeof(struct prompt_state),
 	.open = prompt_view_open,
 	.key = prompt_view_key,
 	.draw = draw_prompt_view,
@@ -234,7 +260,9 @@ const struct view_ops view_prompt = {
 const struct view_ops view_diff = {
 	.name = "diff",
 	.opaque = true,
+	.state_size = sizeof(struct diff_state),
 	.open = diff_view_open,
+	.close = diff_view_close,
 	.key = diff_view_key,
 	.draw = draw_diff_view,
 	.mouse = diff_view_mouse,

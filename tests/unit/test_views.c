@@ -80,11 +80,14 @@ static void test_scroller(void **state)
 }
 
 /* A view added by a test: one table, pushed. */
+static const struct view_ops probe_view;
 static int probe_keys, probe_draws;
 static unsigned probe_key(struct app *app, int key, int act)
 {
-	(void)app, (void)act;
+	(void)act;
 	probe_keys++;
+	int *mine = app_view_state(app, &probe_view); /* its own state, zeroed at open */
+	(*mine)++;
 	return key == 'j' ? VIEW_HANDLED | VIEW_REDRAW : 0; /* takes j, passes the rest */
 }
 static void probe_draw(struct frame *f)
@@ -92,7 +95,9 @@ static void probe_draw(struct frame *f)
 	(void)f;
 	probe_draws++;
 }
-static const struct view_ops probe_view = { .name = "probe", .key = probe_key, .draw = probe_draw };
+static const struct view_ops probe_view = {
+	.name = "probe", .state_size = sizeof(int), .key = probe_key, .draw = probe_draw,
+};
 
 static void test_stack_top_view_first(void **state)
 {
@@ -107,6 +112,7 @@ static void test_stack_top_view_first(void **state)
 	app_key(&app, 'G'); /* passed down: the list moves */
 	assert_true(app.vm.cursor > cursor);
 	assert_int_equal(probe_keys, 2);
+	assert_int_equal(*(int *)app_view_state(&app, &probe_view), 2);
 	draw(&app);
 	assert_int_equal(probe_draws, 1);
 	/* the help covers the screen and takes every key: the probe sees none */
