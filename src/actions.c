@@ -119,22 +119,31 @@ int keymap_lookup(const struct keymap *km, int key)
 	return ACT_NONE;
 }
 
-void actions_help_kind(const struct kind_ops *kind, struct strbuf *out)
+void actions_help_line(struct strbuf *out, const char *keys, const char *name, const char *help)
+{
+	sb_printf(out, "  %-10s %-18s %s\n", keys, name, help);
+}
+
+void actions_help_offered(struct strbuf *out, const struct kind_ops *kind, bool (*offered)(int action, const void *ctx),
+			  const void *ctx)
 {
 	sb_puts(out, "ctxscope keys (Esc or ? closes this help)\n\n");
-	for (int a = 0; a < ACT_COUNT; a++) {
-		sb_printf(out, "  %-10s %-18s ", action_key_lists[a], action_names[a]);
-		if (a == ACT_SORT && kind && kind->sort_keys) {
-			sb_puts(out, "sort rows by ");
-			kind_sort_keys_text(kind, " or ", out);
-			sb_puts(out, " (:sort KEY picks one)\n");
-		} else {
-			sb_printf(out, "%s\n", action_helps[a]);
-		}
+	struct strbuf sort = STRBUF_INIT;
+	if (kind && kind->sort_keys) {
+		sb_puts(&sort, "sort rows by ");
+		kind_sort_keys_text(kind, " or ", &sort);
+		sb_puts(&sort, " (:sort KEY picks one)");
 	}
+	for (int a = 0; a < ACT_COUNT; a++)
+		if (!offered || offered(a, ctx))
+			actions_help_line(out, action_key_lists[a], action_names[a],
+					  a == ACT_SORT && sort.len ? sb_str(&sort) : action_helps[a]);
+	if (sort.failed)
+		out->failed = true;
+	sb_fini(&sort);
 }
 
 void actions_help(struct strbuf *out)
 {
-	actions_help_kind(NULL, out);
+	actions_help_offered(out, NULL, NULL, NULL);
 }

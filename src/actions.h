@@ -2,6 +2,7 @@
  * The X-macro below generates the action enum, the action names (for a
  * future config file and ':' commands), the default keymap and the help
  * screen; a unit test checks that the keymap and the help agree with it.
+ * A key only one kind has is that kind's (kind_ops.actions, kind.h).
  * Key codes here are ctxscope's own (printable characters are themselves,
  * special keys are the CSK_* values): ui/ maps curses' KEY_* to them, so
  * nothing in src/ knows curses. */
@@ -39,8 +40,6 @@ struct strbuf;
 	X(ACT_PROFILE, "profile", "P", "cycle the cache profile (anthropic, openai, gemini, ...)") \
 	X(ACT_BREAKPOINT, "breakpoint", "M", "set or remove a cache breakpoint after the selected block") \
 	X(ACT_SETTINGS, "settings", "W", "open the panel of the kind's weights and shares (Up/Down pick, +/- change)") \
-	X(ACT_PRESET, "preset", "A", "cycle the kind's first setting with choices (memory: archetype; ledger: compaction rule)") \
-	X(ACT_LOOM_AWARE, "loom-aware", "L", "toggle loom-aware rendering (a loom tree), re-assemble") \
 	X(ACT_SEARCH, "search", "/", "search the prompt and the pieces (a pcre2 regex; smart case)") \
 	X(ACT_SEARCH_NEXT, "search-next", "n", "go to the next match")                     \
 	X(ACT_SEARCH_PREV, "search-prev", "N", "go to the previous match")                 \
@@ -116,9 +115,13 @@ int keymap_lookup(const struct keymap *km, int key);
 /* The help screen, one line per action: "  KEYS  name  help", generated from
  * the table. Appends to out (check out->failed). */
 void actions_help(struct strbuf *out);
-/* The same for one kind of input: the sort line names the kind's keys
- * ("sort rows by order, tokens or priority"), those `s` and `:sort` take. */
+/* As actions_help, with only the actions offered(action, ctx) says yes to
+ * (offered NULL: all of them); with kind, the sort line names the kind's
+ * keys ("sort rows by order, tokens or priority"), those `s` and `:sort` take. */
 struct kind_ops;
-void actions_help_kind(const struct kind_ops *kind, struct strbuf *out);
+void actions_help_offered(struct strbuf *out, const struct kind_ops *kind, bool (*offered)(int action, const void *ctx),
+			  const void *ctx);
+/* One help line in the table's layout: "  KEYS  name  help". */
+void actions_help_line(struct strbuf *out, const char *keys, const char *name, const char *help);
 
 #endif

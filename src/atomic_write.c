@@ -444,3 +444,17 @@ done:
 	sb_fini(&w.bak);
 	return rc;
 }
+
+void atomic_write_notes(const struct atomic_write_result *w, struct strbuf *said)
+{
+	if (w->backup[0])
+		sb_printf(said, "; the previous file is %s", w->backup);
+	if (w->other_links)
+		sb_printf(said, "; %lu other hard link%s to it still hold%s the old text (the link was split)",
+			  w->other_links, w->other_links == 1 ? "" : "s", w->other_links == 1 ? "s" : "");
+	if (w->owner_changed)
+		sb_puts(said, "; its owner could not be kept: the file is now yours");
+	if (w->stale_removed)
+		sb_printf(said, "; removed %zu temporar%s an interrupted save left", w->stale_removed,
+			  w->stale_removed == 1 ? "y" : "ies");
+}

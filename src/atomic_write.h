@@ -89,4 +89,9 @@ int atomic_write(const char *path, const char *data, size_t len, const struct at
  * NULL or anything else. */
 int atomic_step_from_text(const char *text);
 
+/* Appends "; the previous file is X.bak" and the other things a write did
+ * (a split hard link, an owner not kept, stale temporaries removed). */
+struct strbuf;
+void atomic_write_notes(const struct atomic_write_result *w, struct strbuf *said);
+
 #endif

@@ -30,6 +30,17 @@ static bool kind_allows(const int *list, int strategy)
 	return false;
 }
 
+bool edit_kind_takes(const struct kind_ops *kind, enum edit_type type)
+{
+	switch (type) {
+	case EDIT_PRIORITY: /* a priority orders pieces that can be cut */
+	case EDIT_PIECE_STRATEGY: return kind->piece_strategies != NULL;
+	case EDIT_STRATEGY: return kind->global_strategies != NULL;
+	case EDIT_OPTION: return kind->settings && kind->settings[0].name;
+	default: return true;
+	}
+}
+
 static int set_value(struct source *src, const struct edit *e, double v, const char *text, struct cs_error *err)
 {
 	struct piece *p = e->piece >= 0 && (size_t)e->piece < src->npieces ? &src->pieces[e->piece] : NULL;
@@ -42,7 +53,7 @@ static int set_value(struct source *src, const struct edit *e, double v, const c
 	case EDIT_PRIORITY:
 		if (!piece_ok(src, e->piece, err))
 			return CS_EUSAGE;
-		if (!src->kind->piece_strategies)
+		if (!edit_kind_takes(src->kind, EDIT_PRIORITY))
 			return cs_error_set(err, CS_EUSAGE, "a %s has no priorities", src->kind->title);
 		p->priority = v;
 		return CS_OK;

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 
+struct kind_ops;
 struct source;
 struct strbuf;
 
@@ -39,6 +40,9 @@ struct edit {
 /* Applies e to src and records the value it replaced in e. CS_EUSAGE with a
  * sentence when the value is not acceptable (nothing changes then). */
 int edit_apply(struct source *src, struct edit *e, struct cs_error *err);
+/* Whether a kind takes edits of `type` at all (a loom tree has no
+ * priorities, a memory snapshot no strategies): what the inspector offers. */
+bool edit_kind_takes(const struct kind_ops *kind, enum edit_type type);
 /* Puts back what e replaced (e must have been applied). */
 int edit_revert(struct source *src, const struct edit *e, struct cs_error *err);
 /* "excluded src/main.c", "priority of src/main.c 0.80 -> 0.85". */

@@ -49,6 +49,7 @@ static void say(struct strbuf *said, const char *prefix, const struct source *sr
 int history_apply(struct history *h, struct source *src, const struct edit *e, struct strbuf *said,
 		  struct cs_error *err)
 {
+	h->retractable = false;
 	if (!reserve(&h->done, h->ndone, &h->cap_done))
 		return cs_error_nomem(err);
 	struct edit copy = *e;
@@ -56,13 +57,29 @@ int history_apply(struct history *h, struct source *src, const struct edit *e, s
 	if (rc != CS_OK)
 		return rc;
 	push_done(h, &copy);
+	h->kept_undone = h->nundone; /* cleared, but kept until the next step for history_retract */
 	h->nundone = 0;
+	h->retractable = true;
 	say(said, "", src, &copy);
+	return CS_OK;
+}
+
+int history_retract(struct history *h, struct source *src, struct cs_error *err)
+{
+	if (!h->retractable || h->ndone == 0)
+		return cs_error_set(err, CS_EUSAGE, "nothing to take back");
+	int rc = edit_revert(src, &h->done[h->ndone - 1], err);
+	if (rc != CS_OK)
+		return rc;
+	h->ndone--;
+	h->nundone = h->kept_undone;
+	h->retractable = false;
 	return CS_OK;
 }
 
 int history_undo(struct history *h, struct source *src, struct strbuf *said, struct cs_error *err)
 {
+	h->retractable = false;
 	if (h->ndone == 0)
 		return cs_error_set(err, CS_EUSAGE, "nothing to undo");
 	if (!reserve(&h->undone, h->nundone, &h->cap_undone))
@@ -79,6 +96,7 @@ int history_undo(struct history *h, struct source *src, struct strbuf *said, str
 
 int history_redo(struct history *h, struct source *src, struct strbuf *said, struct cs_error *err)
 {
+	h->retractable = false;
 	if (h->nundone == 0)
 		return cs_error_set(err, CS_EUSAGE, "nothing to redo");
 	if (!reserve(&h->done, h->ndone, &h->cap_done))

@@ -33,6 +33,8 @@ struct history {
 	struct edit *undone; /* owned: undone edits, the next to redo last */
 	size_t nundone, cap_undone;
 	size_t forgotten;    /* edits dropped off the bottom at HISTORY_MAX_EDITS */
+	size_t kept_undone;  /* the redo stack the last history_apply cleared, for history_retract */
+	bool retractable;    /* the last call was history_apply */
 };
 
 /* Empty history; zero-initializing is the same. */
@@ -53,6 +55,12 @@ int history_undo(struct history *h, struct source *src, struct strbuf *said, str
 /* Applies the newest undone edit again. said gets "redone: ..." CS_EUSAGE
  * "nothing to redo" when there is none; CS_ENOMEM. */
 int history_redo(struct history *h, struct source *src, struct strbuf *said, struct cs_error *err);
+
+/* Takes back the edit history_apply just made, when what follows it failed
+ * (the source would not assemble): reverts it, forgets it, and gives back
+ * the redo stack the apply cleared. Only right after history_apply
+ * (CS_EUSAGE otherwise). */
+int history_retract(struct history *h, struct source *src, struct cs_error *err);
 
 bool history_can_undo(const struct history *h);
 bool history_can_redo(const struct history *h);

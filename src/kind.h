@@ -6,6 +6,7 @@
 #ifndef CTXSCOPE_KIND_H
 #define CTXSCOPE_KIND_H
 
+#include "atomic_write.h"
 #include "error.h"
 
 #include <stdbool.h>
@@ -16,6 +17,31 @@ struct emitter;
 struct setting;
 struct source;
 struct strbuf;
+
+/* What a kind's own key does to the kind setting it names. */
+enum kind_action_do {
+	KIND_ACTION_TOGGLE, /* flips a switch (an option without an argument) */
+	KIND_ACTION_CYCLE,  /* steps an option through its choices */
+};
+
+/* A key only this kind has (a loom tree's loom-aware switch, a memory
+ * snapshot's archetype): the inspector binds it, and its footer help and
+ * `?` list it, for this kind only. */
+struct kind_action {
+	const char *key;          /* as actions.h names keys: "L" */
+	const char *name;         /* "loom-aware" */
+	const char *help;         /* one line for `?` */
+	enum kind_action_do what;
+	const char *option;       /* the kind setting it acts on (setting.h) */
+};
+
+/* What a kind's save wrote, in a sentence, or why it did not. */
+struct kind_save_result {
+	bool written;  /* false: nothing to save (the file already holds it) */
+	size_t values; /* values written */
+	size_t removed; /* entries removed */
+	struct atomic_write_result write; /* the .bak, a refusal, a split link, ... */
+};
 
 struct kind_ops {
 	const char *name;   /* the --kind value: "manifest" */
@@ -36,6 +62,7 @@ struct kind_ops {
 	 * help and completion list them. Only keys that mean something for the
 	 * kind ("priority" where pieces have one, "score" where they are scored). */
 	const char *const *sort_keys;
+	const struct kind_action *actions; /* the kind's own keys, terminated by a NULL key; may be NULL */
 
 	/* Fills src (pieces, model, warnings) from the file's bytes. On error
 	 * fills err (file is set by the caller) and returns its code. */
@@ -69,6 +96,14 @@ struct kind_ops {
 	/* With detect: what it looks for, for the error when nothing matched
 	 * ("\"messages\" with \"system\"..."). */
 	const char *detect_hint;
+	/* Optional, for kinds whose file the inspector rewrites in place: saves
+	 * src's edits into its file, or into `as` when not NULL (save-as).
+	 * opt: how the write may replace what is there (atomic_write.h).
+	 * CS_ESTATE when the file changed on disk since it was loaded (ask for
+	 * another name); res says what was written. NULL: the kind's edits go
+	 * to a what-if file instead. */
+	int (*save)(struct source *src, const char *as, const struct atomic_write_options *opt,
+		    struct kind_save_result *res, struct cs_error *err);
 };
 
 /* Every kind, NULL-terminated, in detection order. */
@@ -87,5 +122,8 @@ int kind_detect(const char *path, const char *data, size_t len, const struct kin
 int kind_sort_key(const struct kind_ops *kind, const char *name);
 /* "order, tokens or priority": the kind's sort keys for a sentence. */
 void kind_sort_keys_text(const struct kind_ops *kind, const char *last_sep, struct strbuf *out);
+
+/* The kind's own action bound to `key` (actions.h codes), or NULL. */
+const struct kind_action *kind_action_for_key(const struct kind_ops *kind, int key);
 
 #endif

@@ -17,8 +17,8 @@
 static bool row_hidden(const struct vm *vm, enum vm_row_type type, long block, long piece)
 {
 	if (type == VM_ROW_MARKER)
-		return vm->keep != NULL || vm->layer_filter >= 0;
-	if (vm->keep && (piece < 0 || !vm->keep[piece]))
+		return vm->search.keep != NULL || vm->layer_filter >= 0;
+	if (vm->search.keep && (piece < 0 || !vm->search.keep[piece]))
 		return true;
 	if (vm->layer_filter >= 0) {
 		size_t g = vm->grouping < vm->cur.ngroupings ? vm->grouping : 0;
@@ -46,7 +46,7 @@ static bool push_row(struct vm *vm, enum vm_row_type type, long block, long piec
 
 bool vm_marker_after(const struct vm *vm, size_t b)
 {
-	if (cache_is_breakpoint(&vm->bp_now, &vm->cur, b))
+	if (cache_is_breakpoint(&vm->cache.bp_now, &vm->cur, b))
 		return true;
 	return !vm->cache.identical && b + 1 == vm->cache.same_blocks;
 }
@@ -206,6 +206,7 @@ bool vm_rebuild_rows(struct vm *vm, long keep_piece, long keep_block)
 bool vm_refresh_all(struct vm *vm, long keep_piece, long keep_block)
 {
 	vm->prompt.built = false; /* the prompt view's markers follow the cache */
+	vm->changes++;
 	bool ok = vm_compute_cache(vm);
 	ok = vm_summarize(vm) && ok;
 	ok = vm_rebuild_rows(vm, keep_piece, keep_block) && ok;
@@ -219,13 +220,13 @@ int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
 	memset(vm, 0, sizeof *vm);
 	vm->src = src;
 	vm->detail.piece = -2;
-	vm->found_at = -1;
+	vm->search.found_at = -1;
 	vm->layer_filter = -1;
 	history_init(&vm->hist);
-	cache_config_init(&vm->cache_cfg);
-	cache_overrides_init(&vm->bp_now);
-	cache_overrides_init(&vm->bp_base);
-	vm->profile = cache_config_profile(&vm->cache_cfg, vm->cache_cfg.default_profile);
+	cache_config_init(&vm->cache.cfg);
+	cache_overrides_init(&vm->cache.bp_now);
+	cache_overrides_init(&vm->cache.bp_base);
+	vm->cache.profile = cache_config_profile(&vm->cache.cfg, vm->cache.cfg.default_profile);
 	int rc = assemble(src, &vm->cur, err);
 	if (rc != CS_OK)
 		return rc;
@@ -254,20 +255,20 @@ void vm_fini(struct vm *vm)
 	source_free(vm->src);
 	source_free(vm->base_src);
 	cs_free(vm->base_piece);
-	cache_analysis_fini(&vm->an);
-	cache_overrides_fini(&vm->bp_now);
-	cache_overrides_fini(&vm->bp_base);
-	cache_config_fini(&vm->cache_cfg);
+	cache_analysis_fini(&vm->cache.an);
+	cache_overrides_fini(&vm->cache.bp_now);
+	cache_overrides_fini(&vm->cache.bp_base);
+	cache_config_fini(&vm->cache.cfg);
 	cs_free(vm->rows);
 	history_fini(&vm->hist);
-	search_pattern_free(vm->find);
-	search_result_fini(&vm->found);
-	search_pattern_free(vm->filter);
-	cs_free(vm->keep);
+	search_pattern_free(vm->search.find);
+	search_result_fini(&vm->search.found);
+	search_pattern_free(vm->search.filter);
+	cs_free(vm->search.keep);
 	sb_fini(&vm->prompt.text);
 	cs_free(vm->prompt.lines);
 	for (size_t g = 0; g < ASM_MAX_GROUPINGS; g++)
-		cs_free(vm->layers[g]);
+		cs_free(vm->cache.layers[g]);
 	cs_free(vm->detail.lines);
 	sb_fini(&vm->detail.text);
 	sb_fini(&vm->status);
@@ -345,121 +346,6 @@ void vm_status(struct vm *vm, bool error, const char *fmt, ...)
 	sb_vprintf(&vm->status, fmt, ap);
 	va_end(ap);
 	vm->status_error = error;
-}
-
-static void signed_thousands(struct strbuf *sb, long v)
-{
-	if (v > 0)
-		sb_putc(sb, '+');
-	sb_thousands(sb, v);
-}
-
-/* "excluded n42: -1,204 tokens; used 98,412 -> 97,208; cache now breaks at
- * 4,210, 90,102 tokens to rewrite" */
-static void describe_change(struct vm *vm, const struct edit *e, long used_before, const struct vm_cache *was)
-{
-	struct strbuf *s = &vm->status;
-	sb_reset(s);
-	vm->status_error = false;
-	edit_describe(vm->src, e, false, s);
-	long delta = vm->cur.budget.used - used_before;
-	sb_puts(s, ": ");
-	if (delta == 0)
-		sb_puts(s, "no change in tokens");
-	else {
-		signed_thousands(s, delta);
-		sb_puts(s, " tokens");
-	}
-	if (delta != 0) {
-		sb_puts(s, "; used ");
-		sb_thousands(s, used_before);
-		sb_puts(s, " -> ");
-		sb_thousands(s, vm->cur.budget.used);
-	}
-	vm_say_cache(vm, was);
-}
-
-void vm_say_cache(struct vm *vm, const struct vm_cache *was)
-{
-	struct strbuf *s = &vm->status;
-	if (vm->cache.identical)
-		sb_puts(s, "; prompt same as the baseline");
-	else if (was->cached_tokens != vm->cache.cached_tokens || was->identical) {
-		sb_puts(s, "; cache now breaks at ");
-		sb_thousands(s, vm->cache.cached_tokens);
-		sb_puts(s, ", ");
-		sb_thousands(s, vm->cache.rewrite_tokens);
-		sb_puts(s, " tokens to rewrite");
-	} else {
-		sb_puts(s, "; cache still breaks at ");
-		sb_thousands(s, vm->cache.cached_tokens);
-	}
-	if (vm->cur.flags & ASM_OVER_LIMIT)
-		sb_puts(s, "; OVER the limit");
-}
-
-/* Re-runs the search over a new assembly (hits point into blocks). */
-void vm_research(struct vm *vm)
-{
-	if (!vm->find)
-		return;
-	struct cs_error err;
-	cs_error_clear(&err);
-	search_result_fini(&vm->found);
-	vm->found_at = -1;
-	if (search_run(vm->find, &vm->cur, &vm->found, &err) != CS_OK)
-		search_result_fini(&vm->found);
-}
-
-/* Makes next the current assembly (taking it), keeping the selection. */
-int vm_adopt(struct vm *vm, struct assembly *next, struct cs_error *err)
-{
-	const struct vm_row *sel = vm_selected(vm);
-	long keep_piece = sel ? sel->piece : -1, keep_block = sel ? sel->block : -1;
-	asm_fini(&vm->cur);
-	vm->cur = *next;
-	memset(next, 0, sizeof *next);
-	vm->generation++;
-	vm_research(vm);
-	/* every step runs even when one fails: rows never point into a freed assembly */
-	if (!vm_refresh_all(vm, keep_piece, keep_block)) {
-		vm->detail.piece = -2;
-		vm_status(vm, true, "out of memory");
-		return cs_error_nomem(err);
-	}
-	return CS_OK;
-}
-
-int vm_apply(struct vm *vm, struct edit *e, struct cs_error *err)
-{
-	int rc = edit_apply(vm->src, e, err);
-	if (rc != CS_OK) {
-		vm_status(vm, true, "%s", err->message);
-		return rc;
-	}
-	struct assembly next;
-	memset(&next, 0, sizeof next); /* safe to fini whatever the assembler did */
-	rc = assemble(vm->src, &next, err);
-	struct cs_error ignored;
-	edit_revert(vm->src, e, &ignored);
-	if (rc != CS_OK) {
-		vm_status(vm, true, "%s (not applied)", err->message);
-		return rc;
-	}
-	/* Recorded through the history, which applies it again (the same values). */
-	rc = history_apply(&vm->hist, vm->src, e, NULL, err);
-	if (rc != CS_OK) {
-		asm_fini(&next);
-		vm_status(vm, true, "%s (not applied)", err->message);
-		return rc;
-	}
-	long used_before = vm->cur.budget.used;
-	struct vm_cache was = vm->cache;
-	rc = vm_adopt(vm, &next, err);
-	if (rc != CS_OK)
-		return rc;
-	describe_change(vm, e, used_before, &was);
-	return CS_OK;
 }
 
 static int need_piece(struct vm *vm, long *piece, struct cs_error *err)
@@ -554,7 +440,7 @@ int vm_pin_baseline(struct vm *vm, struct cs_error *err)
 	vm_forget_old_base(vm);
 	vm->prompt.built = false;
 	const struct vm_row *sel = vm_selected(vm);
-	bool copied = vm_copy_overrides(&vm->bp_base, &vm->bp_now);
+	bool copied = vm_copy_overrides(&vm->cache.bp_base, &vm->cache.bp_now);
 	if (!vm_refresh_all(vm, sel ? sel->piece : -1, sel ? sel->block : -1) || !copied)
 		return cs_error_nomem(err);
 	struct strbuf *s = &vm->status;
@@ -623,9 +509,9 @@ enum vm_layer_state vm_layer_state(const struct vm *vm, size_t layer, long *cach
 {
 	*cached_tokens = 0;
 	size_t g = vm->grouping < vm->cur.ngroupings ? vm->grouping : 0;
-	if (g >= vm->cur.ngroupings || !vm->layers[g] || layer >= vm->cur.groupings[g].nlayers)
+	if (g >= vm->cur.ngroupings || !vm->cache.layers[g] || layer >= vm->cur.groupings[g].nlayers)
 		return VM_LAYER_EMPTY;
-	const struct vm_layer_info *li = &vm->layers[g][layer];
+	const struct vm_layer_info *li = &vm->cache.layers[g][layer];
 	*cached_tokens = li->cached_tokens;
 	if (li->blocks == 0)
 		return VM_LAYER_EMPTY;

@@ -2,9 +2,12 @@
  * source, the current assembly and a baseline assembly (the cache is judged
  * against it), the rows to show (blocks in assembly order, dropped pieces in
  * place, cache-boundary markers), the cursor, scroll, sort, filters, the
- * detail of the selected piece and the status line. An edit goes through
- * edit.h, re-runs the kind's assembler at once and says in a sentence what
- * changed. ui/ only paints what this says.
+ * detail of the selected piece and the status line. Every change to the
+ * session (an edit, an undo, a redo) goes through vm_change: recorded,
+ * re-assembled at once (rolled back when that fails), and said in a
+ * sentence with what moved. ui/ only paints what this says. Files by job:
+ * viewmodel.c (rows, cursor), vm_session.c (changes), vm_cache.c,
+ * vm_detail.c, vm_search.c (search, filters), vm_prompt.c, vm_settings.c.
  *
  * Dropped pieces sit "in place": after the block of the nearest piece before
  * them in input order that went in (for conversations that is where they
@@ -44,16 +47,6 @@ struct vm_row {
 enum vm_sort { VM_SORT_ORDER, VM_SORT_TOKENS, VM_SORT_PRIORITY, VM_SORT_SCORE, VM_SORT_COUNT };
 enum vm_focus { VM_FOCUS_LIST, VM_FOCUS_DETAIL };
 
-/* The prompt against the baseline, as a prompt cache would see it: figures
- * taken from vm->an (cache_analyze under the active profile). */
-struct vm_cache {
-	size_t same_blocks;  /* leading blocks before the first difference (cache_divergence) */
-	long cached_block;   /* the last block wholly inside the prefix read from the cache, -1: none */
-	long cached_tokens;  /* tokens read from the cache (an.now.read) */
-	long rewrite_tokens; /* total_tokens - cached_tokens: sent again, written or uncached */
-	bool identical;      /* the whole prompt equals the baseline's */
-};
-
 enum vm_layer_state { VM_LAYER_CACHED, VM_LAYER_PARTIAL, VM_LAYER_NEW, VM_LAYER_EMPTY };
 
 /* A layer's blocks against the cache, worked out once per re-assembly. */
@@ -62,6 +55,24 @@ struct vm_layer_info {
 	size_t cached_blocks; /* of those, inside the cached prefix */
 	long cached_tokens;   /* its budgeted tokens inside the read prefix (a partly read block in proportion) */
 };
+
+/* The cache view (vm_cache.c owns it): the prompt against the baseline as a
+ * prompt cache would see it under the active profile; the figures are taken
+ * from `an` (cache_analyze), redone at every change. */
+struct vm_cache {
+	struct cache_config cfg;             /* owned: the built-ins plus the user's file */
+	const struct cache_profile *profile; /* the active one, in cfg */
+	struct cache_overrides bp_now;       /* owned: the user's breakpoints on the prompt */
+	struct cache_overrides bp_base;      /* owned: the ones in force when the baseline was pinned */
+	struct cache_analysis an;            /* owned: cur against base */
+	struct vm_layer_info *layers[ASM_MAX_GROUPINGS]; /* owned; per grouping, per layer */
+	size_t same_blocks;  /* leading blocks before the first difference (cache_divergence) */
+	long cached_block;   /* the last block wholly inside the prefix read from the cache, -1: none */
+	long cached_tokens;  /* tokens read from the cache (an.now.read) */
+	long rewrite_tokens; /* total_tokens - cached_tokens: sent again, written or uncached */
+	bool identical;      /* the whole prompt equals the baseline's */
+};
+
 
 /* A line of the detail pane: bytes [off, off+len) of vm->detail.text. */
 struct vm_line {
@@ -74,7 +85,23 @@ struct vm_line {
 
 #define VM_PRIORITY_STEP 0.05 /* one + or - */
 
+/* What `/` and `\` hold (vm_search.c owns it). */
+struct vm_search {
+	struct search_pattern *find; /* owned: the `/` pattern; NULL: none */
+	struct search_result found;  /* owned: its hits in the current assembly */
+	long found_at;               /* the current hit; -1: none */
+	unsigned gen;                /* bumped whenever a search or n/N picks a current hit */
+	struct search_pattern *filter; /* owned: the `\` filter; NULL: none */
+	bool filter_invert;          /* `!`: keep the pieces that do not match */
+	bool *keep;                  /* owned: per piece, the filter keeps it; NULL: no filter */
+	size_t nkept;
+};
+
+/* The view-model, its fields grouped by the state each part owns: the
+ * session (changed only through vm_change), the cache view of it, the list,
+ * the detail, search and filters, the prompt view, and the status line. */
 struct vm {
+	/* -- the session: the source, its assemblies and its history (vm_session.c) -- */
 	struct source *src;        /* owned */
 	struct assembly cur;       /* the assembly of src as it stands */
 	struct assembly base;      /* the cache baseline (the load, or the last B) */
@@ -82,8 +109,12 @@ struct vm {
 	                              reload replaced src; NULL: base is of src */
 	long *base_piece;          /* owned: per piece of src, base's piece with its id
 	                              (-1: new); NULL: base is of src */
-	struct vm_cache cache;
-	struct vm_layer_info *layers[ASM_MAX_GROUPINGS]; /* owned; per grouping, per layer */
+	struct history hist;       /* every edit, for undo and redo (the what-if file's list) */
+	unsigned generation;       /* bumped at every re-assembly */
+	unsigned changes;          /* bumped whenever the assembly, the baseline or the cache
+	                              analysis was redone (what a diff against the baseline shows) */
+	struct vm_cache cache;     /* the cache view: cache.h's analysis under the active profile (vm_cache.c) */
+	/* -- the list (viewmodel.c) -- */
 	size_t ndropped, ntruncated; /* pieces, of the current assembly */
 	long max_block_tokens;       /* the largest block's budgeted tokens (row bars scale to it) */
 	struct vm_row *rows;       /* owned */
@@ -94,6 +125,8 @@ struct vm {
 	bool hide_dropped;
 	size_t grouping;           /* which layer grouping the bars show */
 	enum vm_focus focus;
+	long layer_filter;         /* a layer of the shown grouping the list is limited to; -1 none */
+	/* -- the detail of the selected row (vm_detail.c) -- */
 	bool detail_open;          /* the detail pane is open (narrow screens) */
 	size_t detail_scroll;      /* first wrapped line shown in the detail */
 	struct {
@@ -102,25 +135,8 @@ struct vm {
 		size_t nlines, cap_lines;
 		long piece, block;    /* what it is about; -2: stale */
 	} detail;
-	struct strbuf status;      /* the status line */
-	bool status_error;         /* the status is an error */
-	unsigned generation;       /* bumped at every re-assembly */
-	/* the cache analysis of cache.h under the active profile */
-	struct cache_config cache_cfg;       /* owned: the built-ins plus the user's file */
-	const struct cache_profile *profile; /* the active one, in cache_cfg */
-	struct cache_overrides bp_now;       /* owned: the user's breakpoints on the prompt */
-	struct cache_overrides bp_base;      /* owned: the ones in force when the baseline was pinned */
-	struct cache_analysis an;            /* owned: cur against base, redone at every change */
-	/* issue 7: search, filter, undo, the prompt view */
-	struct history hist;       /* every edit, for undo and redo (the what-if file's list) */
-	struct search_pattern *find; /* owned: the `/` pattern; NULL: none */
-	struct search_result found;  /* owned: its hits in the current assembly */
-	long found_at;             /* the current hit; -1: none */
-	struct search_pattern *filter; /* owned: the `\` filter; NULL: none */
-	bool filter_invert;        /* `!`: keep the pieces that do not match */
-	bool *keep;                /* owned: per piece, the filter keeps it; NULL: no filter */
-	size_t nkept;
-	long layer_filter;         /* a layer of the shown grouping the list is limited to; -1 none */
+	struct vm_search search;   /* search and filters (vm_search.c) */
+	/* -- the prompt view's lines (vm_prompt.c) -- */
 	struct {
 		struct strbuf text;    /* the prompt as the model receives it, with headers */
 		struct vm_line *lines; /* owned */
@@ -128,6 +144,9 @@ struct vm {
 		unsigned generation;   /* of the assembly it shows; built when stale */
 		bool built;
 	} prompt;
+	/* -- what the screen says -- */
+	struct strbuf status;      /* the status line */
+	bool status_error;         /* the status is an error */
 	bool ascii;                /* the display is ASCII-only: hidden-text markers as <<RLO>> */
 };
 
@@ -149,10 +168,42 @@ void vm_last(struct vm *vm);
 /* Keeps the cursor inside a window of `visible` rows (adjusts scroll). */
 void vm_scroll_into_view(struct vm *vm, size_t visible);
 
-/* Edits: each applies through edit.h, re-assembles at once and writes the
- * status sentence. CS_OK; CS_EUSAGE when it does not apply (the status
- * says why; nothing changed); CS_ENOMEM. */
+/* ---- changing the session: edit, undo, redo (vm_session.c) ----------------
+ * ONE path for all three: the step is recorded through the history (which
+ * applies it to the source), the source is assembled, and when that fails
+ * the step is rolled back (source and history as before, the status says
+ * why); else the new assembly is adopted, and what moved is returned and
+ * said on the status line: "excluded n42: -1,204 tokens; used 98,412 ->
+ * 97,208; cache now breaks at 4,210, 90,102 tokens to rewrite". */
+
+enum vm_step { VM_STEP_EDIT, VM_STEP_UNDO, VM_STEP_REDO };
+
+/* What a change moved. */
+struct vm_change {
+	long used_before, used_after;     /* the budget used */
+	long cached_before, cached_after; /* tokens read from the cache against the baseline */
+	long rewrite_after;               /* tokens after the cached prefix: sent again */
+	bool identical_before, identical_after; /* the prompt equals the baseline's */
+	bool over_limit;                  /* the new assembly is over its limit */
+};
+
+/* Makes `step` (e: the edit for VM_STEP_EDIT, copied; NULL otherwise).
+ * out (may be NULL) gets the summary on success. CS_OK; CS_EUSAGE when the
+ * edit does not apply or there is nothing to undo or redo (the status says
+ * so; nothing changed); the assembler's error (rolled back); CS_ENOMEM. */
+int vm_change(struct vm *vm, enum vm_step step, const struct edit *e, struct vm_change *out, struct cs_error *err);
+/* vm_change(VM_STEP_EDIT, e); every edit below goes through it. */
 int vm_apply(struct vm *vm, struct edit *e, struct cs_error *err);
+/* u / Ctrl-r: vm_change(VM_STEP_UNDO / VM_STEP_REDO). */
+int vm_undo(struct vm *vm, struct cs_error *err);
+int vm_redo(struct vm *vm, struct cs_error *err);
+/* The same file loaded again (R, --follow): fresh (taken, also on failure)
+ * replaces the source; the edits made so far are made again on it, matched
+ * by piece id (those on pieces that are gone are dropped, and said); the
+ * selection stays on its piece; the baseline stays as pinned (the old
+ * source kept for it). The status says what came and went and what it did
+ * to the cache. On failure nothing changes. */
+int vm_reload(struct vm *vm, struct source *fresh, struct cs_error *err);
 int vm_toggle_exclude(struct vm *vm, struct cs_error *err);
 int vm_nudge_priority(struct vm *vm, double delta, struct cs_error *err);
 /* The selected piece's strategy when the kind has per-piece strategies and
@@ -167,10 +218,10 @@ int vm_pin_baseline(struct vm *vm, struct cs_error *err);
  * profile. A broken file leaves the built-ins (err says why: a warning);
  * CS_EUSAGE for an unknown profile (the active one stays); CS_ENOMEM. */
 int vm_cache_setup(struct vm *vm, const char *path, const char *profile, struct cs_error *err);
-/* Makes the next profile of cache_cfg the active one; the status says what
+/* Makes the next profile of cache.cfg the active one; the status says what
  * it reads from the cache now. CS_OK or CS_ENOMEM. */
 int vm_cycle_profile(struct vm *vm, struct cs_error *err);
-/* `:profile NAME`: makes the profile NAME of cache_cfg the active one.
+/* `:profile NAME`: makes the profile NAME of cache.cfg the active one.
  * CS_EUSAGE (the status says so) when there is none. */
 int vm_set_profile(struct vm *vm, const char *name, struct cs_error *err);
 /* Sets or removes a breakpoint after the selected row's block (a user
@@ -233,11 +284,11 @@ bool vm_block_cached(const struct vm *vm, long block);
 /* A layer's cache state; *cached_tokens gets its tokens inside the cached
  * prefix. */
 enum vm_layer_state vm_layer_state(const struct vm *vm, size_t layer, long *cached_tokens);
-/* The assembly's cutoff score as its report prints it (a memory
- * snapshot's), or NULL when it has none. Borrowed from vm->cur. */
+/* The assembly's "cutoff score" fact (a memory snapshot's), or NULL when it
+ * has none. Borrowed from vm->cur. */
 const char *vm_cutoff(const struct vm *vm);
 /* The breakpoint after block `block` under the active profile, or NULL.
- * Borrowed from vm->an (valid until the next change). */
+ * Borrowed from vm->cache.an (valid until the next change). */
 const struct cache_breakpoint *vm_breakpoint(const struct vm *vm, long block);
 /* What a breakpoint does now: "cached" (read from the cache), "written",
  * "under minimum", "over the limit", or "not cached" (past the last whole
@@ -260,7 +311,7 @@ size_t vm_bar_eighths(long value, long max, size_t cells);
  * prompt cuts it). Raw input text: sanitize before display. false on OOM. */
 bool vm_detail(struct vm *vm);
 
-/* ---- issue 7: search, filter, undo, prompt view ---------------------------- */
+/* ---- search, filter, the prompt view ---------------------------------------- */
 
 /* `/`: compiles pattern and searches the prompt and the pieces; the cursor
  * goes to the first hit at or after it. A bad pattern or a costly one puts
@@ -278,16 +329,6 @@ void vm_invert_filter(struct vm *vm);
 /* A click on a layer's bar: limits the list to that layer; the same layer
  * again (or -1) clears it. */
 void vm_set_layer_filter(struct vm *vm, long layer);
-/* u / Ctrl-r: through vm->hist, re-assembling; the status names the edit. */
-int vm_undo(struct vm *vm, struct cs_error *err);
-/* The same file loaded again (R, --follow): fresh (taken, also on failure)
- * replaces the source; the edits made so far are made again on it, matched
- * by piece id (those on pieces that are gone are dropped, and said); the
- * selection stays on its piece; the baseline stays as pinned (the old
- * source kept for it). The status says what came and went and what it did
- * to the cache. On failure nothing changes. */
-int vm_reload(struct vm *vm, struct source *fresh, struct cs_error *err);
-int vm_redo(struct vm *vm, struct cs_error *err);
 /* The prompt view's lines (vm->prompt), rebuilt when the assembly changed:
  * per message a role header, each block's text coloured by its layer (roles
  * ROLE_BAR0..), and a line after every cache breakpoint. false on OOM. */
@@ -297,7 +338,7 @@ size_t vm_prompt_line_of_block(const struct vm *vm, long block);
 /* Selects the row showing block b (the prompt view's way back). */
 void vm_select_block(struct vm *vm, long block);
 /* Hits of the current search inside the piece's text (SEARCH_TEXT) or a
- * block (SEARCH_BLOCK) `index`: *first and *n index vm->found.hits. */
+ * block (SEARCH_BLOCK) `index`: *first and *n index vm->search.found.hits. */
 void vm_hits_of(const struct vm *vm, enum search_target target, long index, size_t *first, size_t *n);
 
 #endif

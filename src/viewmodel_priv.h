@@ -1,6 +1,6 @@
 /* viewmodel_priv.h: internal to the view-model's files; not for ui/.
- * The few helpers that viewmodel.c, vm_cache.c, vm_settings.c, vm_detail.c
- * and vm_search.c share; everything else in them stays static. */
+ * The few helpers that viewmodel.c, vm_session.c, vm_cache.c, vm_settings.c,
+ * vm_detail.c and vm_search.c share; everything else in them stays static. */
 #ifndef CTXSCOPE_VIEWMODEL_PRIV_H
 #define CTXSCOPE_VIEWMODEL_PRIV_H
 
@@ -37,6 +37,8 @@ bool vm_rebuild_rows(struct vm *vm, long keep_piece, long keep_block);
  * figure (owned by vm). false on out of memory. */
 bool vm_refresh_all(struct vm *vm, long keep_piece, long keep_block);
 
+/* vm_session.c */
+
 /* Makes next the current assembly (vm takes it; next is left zeroed),
  * keeping the selection. */
 int vm_adopt(struct vm *vm, struct assembly *next, struct cs_error *err);
@@ -46,9 +48,9 @@ int vm_adopt(struct vm *vm, struct assembly *next, struct cs_error *err);
 /* Rebuilds the rows keeping the selection; says so in the status line on
  * out of memory. */
 void vm_refresh_rows(struct vm *vm);
-/* Appends to the status what the last change did to the cache (was: the
- * cache figures before it) and whether the prompt is over the limit. */
-void vm_say_cache(struct vm *vm, const struct vm_cache *was);
+/* Appends to the status what a change did to the cache (c: the figures
+ * before and after it) and whether the prompt is over the limit. */
+void vm_say_cache(struct vm *vm, const struct vm_change *c);
 /* After the baseline was assembled again from src: the source a reload
  * kept for the old baseline is freed. */
 void vm_forget_old_base(struct vm *vm);

@@ -44,22 +44,25 @@ bool vm_copy_overrides(struct cache_overrides *dst, const struct cache_overrides
 bool vm_compute_cache(struct vm *vm)
 {
 	const struct assembly *a = &vm->cur;
-	cache_analysis_fini(&vm->an);
+	cache_analysis_fini(&vm->cache.an);
 	struct cs_error err;
-	if (cache_analyze(&vm->base, &vm->bp_base, a, &vm->bp_now, vm->profile, &vm->an, &err) != CS_OK) {
-		memset(&vm->cache, 0, sizeof vm->cache);
-		vm->cache.cached_block = -1;
+	struct vm_cache *c = &vm->cache;
+	if (cache_analyze(&vm->base, &c->bp_base, a, &c->bp_now, c->profile, &c->an, &err) != CS_OK) {
+		c->same_blocks = 0;
+		c->cached_block = -1;
+		c->cached_tokens = c->rewrite_tokens = 0;
+		c->identical = false;
 		return false;
 	}
-	const struct cache_analysis *an = &vm->an;
-	struct vm_cache c = { .cached_block = -1, .identical = an->div.identical };
-	c.same_blocks = an->div.identical || an->div.block < 0 ? a->nblocks : (size_t)an->div.block;
-	c.cached_tokens = an->now.read;
-	c.rewrite_tokens = a->total_tokens - an->now.read;
+	const struct cache_analysis *an = &c->an;
+	c->identical = an->div.identical;
+	c->same_blocks = an->div.identical || an->div.block < 0 ? a->nblocks : (size_t)an->div.block;
+	c->cached_tokens = an->now.read;
+	c->rewrite_tokens = a->total_tokens - an->now.read;
+	c->cached_block = -1;
 	for (size_t i = 0; i < a->nblocks; i++)
 		if (an->now.read > 0 && a->blocks[i].offset_tokens + a->blocks[i].tokens <= an->now.read)
-			c.cached_block = (long)i;
-	vm->cache = c;
+			c->cached_block = (long)i;
 	return true;
 }
 
@@ -69,7 +72,7 @@ bool vm_compute_cache(struct vm *vm)
 static long block_cached_tokens(const struct vm *vm, size_t b)
 {
 	const struct block *bl = &vm->cur.blocks[b];
-	long in = vm->an.now.read - bl->offset_tokens;
+	long in = vm->cache.an.now.read - bl->offset_tokens;
 	if (in <= 0 || bl->tokens <= 0)
 		return 0;
 	if (in >= bl->tokens)
@@ -95,19 +98,19 @@ bool vm_summarize(struct vm *vm)
 			vm->ntruncated++;
 	}
 	for (size_t g = 0; g < ASM_MAX_GROUPINGS; g++) {
-		cs_free(vm->layers[g]);
-		vm->layers[g] = NULL;
+		cs_free(vm->cache.layers[g]);
+		vm->cache.layers[g] = NULL;
 	}
 	for (size_t g = 0; g < a->ngroupings; g++) {
 		size_t nl = a->groupings[g].nlayers;
-		vm->layers[g] = cs_calloc(nl ? nl : 1, sizeof *vm->layers[g]);
-		if (!vm->layers[g])
+		vm->cache.layers[g] = cs_calloc(nl ? nl : 1, sizeof *vm->cache.layers[g]);
+		if (!vm->cache.layers[g])
 			return false;
 		for (size_t b = 0; b < a->nblocks; b++) {
 			int l = a->blocks[b].layer[g];
 			if (l < 0 || (size_t)l >= nl)
 				continue;
-			struct vm_layer_info *li = &vm->layers[g][l];
+			struct vm_layer_info *li = &vm->cache.layers[g][l];
 			li->blocks++;
 			li->cached_tokens += block_cached_tokens(vm, b);
 			if (vm_block_cached(vm, (long)b))
@@ -129,15 +132,15 @@ const char *vm_cutoff(const struct vm *vm)
 
 const struct cache_breakpoint *vm_breakpoint(const struct vm *vm, long block)
 {
-	size_t lo = 0, hi = vm->an.nbps;
+	size_t lo = 0, hi = vm->cache.an.nbps;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if ((long)vm->an.bps[mid].block < block)
+		if ((long)vm->cache.an.bps[mid].block < block)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < vm->an.nbps && (long)vm->an.bps[lo].block == block ? &vm->an.bps[lo] : NULL;
+	return lo < vm->cache.an.nbps && (long)vm->cache.an.bps[lo].block == block ? &vm->cache.an.bps[lo] : NULL;
 }
 
 const char *vm_breakpoint_state(const struct vm *vm, const struct cache_breakpoint *bp)
@@ -146,10 +149,10 @@ const char *vm_breakpoint_state(const struct vm *vm, const struct cache_breakpoi
 		return "over the limit";
 	if (!bp->over_min)
 		return "under minimum";
-	if (bp->end_tokens <= vm->an.now.read)
+	if (bp->end_tokens <= vm->cache.an.now.read)
 		return "cached";
 	/* a prefix cache stores whole units: the tail of the last one is not kept */
-	return bp->end_tokens <= vm->an.now.read + vm->an.now.written ? "written" : "not cached";
+	return bp->end_tokens <= vm->cache.an.now.read + vm->cache.an.now.written ? "written" : "not cached";
 }
 
 /* ---- cache profile and breakpoints ------------------------------------------- */
@@ -169,7 +172,7 @@ static int cache_refresh(struct vm *vm, struct cs_error *err)
 /* "1,077 of 1,126 tokens read from the cache, 0 written, 49 uncached" */
 static void cache_clause(struct vm *vm, struct strbuf *s)
 {
-	const struct cache_cost *c = &vm->an.now;
+	const struct cache_cost *c = &vm->cache.an.now;
 	sb_thousands(s, c->read);
 	sb_puts(s, " of ");
 	sb_thousands(s, c->total);
@@ -185,16 +188,16 @@ int vm_cache_setup(struct vm *vm, const char *path, const char *profile, struct 
 	int rc = CS_OK;
 	struct cs_error file_err;
 	cs_error_clear(&file_err);
-	if (path && cache_config_load(&vm->cache_cfg, path, &file_err) != CS_OK)
+	if (path && cache_config_load(&vm->cache.cfg, path, &file_err) != CS_OK)
 		rc = file_err.code; /* the built-ins stay */
-	const char *want = profile ? profile : vm->cache_cfg.default_profile;
-	const struct cache_profile *p = cache_config_profile(&vm->cache_cfg, want);
+	const char *want = profile ? profile : vm->cache.cfg.default_profile;
+	const struct cache_profile *p = cache_config_profile(&vm->cache.cfg, want);
 	if (!p) {
-		p = vm->profile; /* the active one stays */
+		p = vm->cache.profile; /* the active one stays */
 		if (rc == CS_OK)
 			rc = cs_error_set(&file_err, CS_EUSAGE, "no cache profile \"%.40s\"", want);
 	}
-	vm->profile = p;
+	vm->cache.profile = p;
 	int rc2 = cache_refresh(vm, err);
 	if (rc2 != CS_OK)
 		return rc2;
@@ -206,7 +209,7 @@ int vm_cache_setup(struct vm *vm, const char *path, const char *profile, struct 
 /* Makes p (in cache_cfg) the active profile; the status says what it reads. */
 static int use_profile(struct vm *vm, const struct cache_profile *p, struct cs_error *err)
 {
-	vm->profile = p;
+	vm->cache.profile = p;
 	int rc = cache_refresh(vm, err);
 	if (rc != CS_OK)
 		return rc;
@@ -224,17 +227,17 @@ static int use_profile(struct vm *vm, const struct cache_profile *p, struct cs_e
 
 int vm_cycle_profile(struct vm *vm, struct cs_error *err)
 {
-	const struct cache_config *cfg = &vm->cache_cfg;
+	const struct cache_config *cfg = &vm->cache.cfg;
 	size_t at = 0;
 	for (size_t i = 0; i < cfg->nprofiles; i++)
-		if (&cfg->profiles[i] == vm->profile)
+		if (&cfg->profiles[i] == vm->cache.profile)
 			at = i;
 	return use_profile(vm, &cfg->profiles[cfg->nprofiles ? (at + 1) % cfg->nprofiles : 0], err);
 }
 
 int vm_set_profile(struct vm *vm, const char *name, struct cs_error *err)
 {
-	const struct cache_profile *p = cache_config_profile(&vm->cache_cfg, name);
+	const struct cache_profile *p = cache_config_profile(&vm->cache.cfg, name);
 	if (!p) {
 		vm_status(vm, true, "no cache profile \"%.40s\" (Tab lists them)", name);
 		return cs_error_set(err, CS_EUSAGE, "no such profile");
@@ -250,7 +253,7 @@ int vm_toggle_breakpoint(struct vm *vm, struct cs_error *err)
 		return cs_error_set(err, CS_EUSAGE, "not a block");
 	}
 	long block = r->block;
-	int rc = cache_overrides_toggle(&vm->bp_now, &vm->cur, (size_t)block, err);
+	int rc = cache_overrides_toggle(&vm->cache.bp_now, &vm->cur, (size_t)block, err);
 	if (rc != CS_OK) {
 		vm_status(vm, true, "%s", err->message);
 		return rc;

@@ -60,8 +60,7 @@ static int map_base(struct vm *vm, struct cs_error *err)
 	return CS_OK;
 }
 
-static void say_reload(struct vm *vm, size_t npieces_before, long used_before, size_t lost, size_t nedits,
-		       const struct vm_cache *was)
+static void say_reload(struct vm *vm, size_t npieces_before, size_t lost, size_t nedits, struct vm_change *c)
 {
 	struct strbuf *s = &vm->status;
 	sb_reset(s);
@@ -73,14 +72,19 @@ static void say_reload(struct vm *vm, size_t npieces_before, long used_before, s
 	else
 		sb_printf(s, "%zu -> %zu pieces", npieces_before, now);
 	sb_puts(s, "; used ");
-	sb_thousands(s, used_before);
+	sb_thousands(s, c->used_before);
 	sb_puts(s, " -> ");
 	sb_thousands(s, vm->cur.budget.used);
 	if (nedits)
 		sb_printf(s, "; %zu edit%s made again", nedits - lost, nedits - lost == 1 ? "" : "s");
 	if (lost)
 		sb_printf(s, ", %zu dropped (their pieces are gone)", lost);
-	vm_say_cache(vm, was);
+	c->used_after = vm->cur.budget.used;
+	c->cached_after = vm->cache.cached_tokens;
+	c->rewrite_after = vm->cache.rewrite_tokens;
+	c->identical_after = vm->cache.identical;
+	c->over_limit = (vm->cur.flags & ASM_OVER_LIMIT) != 0;
+	vm_say_cache(vm, c);
 }
 
 int vm_reload(struct vm *vm, struct source *fresh, struct cs_error *err)
@@ -105,8 +109,9 @@ int vm_reload(struct vm *vm, struct source *fresh, struct cs_error *err)
 	const struct vm_row *sel = vm_selected(vm);
 	long keep = sel && sel->piece >= 0 ? source_find_piece(fresh, vm->src->pieces[sel->piece].id) : -1;
 	size_t npieces_before = vm->src->npieces;
-	long used_before = vm->cur.budget.used;
-	struct vm_cache was = vm->cache;
+	struct vm_change c = { .used_before = vm->cur.budget.used,
+			       .cached_before = vm->cache.cached_tokens,
+			       .identical_before = vm->cache.identical };
 
 	asm_fini(&vm->cur);
 	vm->cur = next;
@@ -130,6 +135,6 @@ int vm_reload(struct vm *vm, struct source *fresh, struct cs_error *err)
 		vm_status(vm, true, "out of memory");
 		return cs_error_nomem(err);
 	}
-	say_reload(vm, npieces_before, used_before, lost, nedits, &was);
+	say_reload(vm, npieces_before, lost, nedits, &c);
 	return CS_OK;
 }

@@ -1,8 +1,8 @@
 /* app.h: the inspector screen: draws the view-model through a painter and
- * turns keys into actions (actions.h). The same code runs on a real
- * terminal (term.c) and on a virtual screen (--screen, headless.c). The one
- * place that decides the layout for a size is app_layout (resize is handled
- * there and nowhere else). */
+ * turns keys into actions (actions.h) through a stack of views (view.h).
+ * The same code runs on a real terminal (term.c) and on a virtual screen
+ * (--screen, screen.c). The one place that decides the layout for a size is
+ * app_layout (resize is handled there and nowhere else). */
 #ifndef CTXSCOPE_APP_H
 #define CTXSCOPE_APP_H
 
@@ -11,6 +11,7 @@
 #include "paint.h"
 #include "strbuf.h"
 #include "theme.h"
+#include "view.h"
 #include "viewmodel.h"
 
 #include <stdbool.h>
@@ -23,6 +24,7 @@
 
 struct cli;
 
+/* What the top of the view stack is, as the tests ask it. */
 enum app_mode { APP_NORMAL, APP_HELP, APP_PROMPT };
 
 /* What the loop must do after a key. */
@@ -45,25 +47,18 @@ struct app {
 	struct vm vm;            /* owned */
 	struct keymap keymap;
 	struct theme theme;
-	enum app_mode mode;
-	char prompt[APP_PROMPT_MAX + 1];
+	struct app_view views[APP_VIEW_MAX]; /* the view stack, bottom first (view.h) */
+	size_t nviews;
+	char prompt[APP_PROMPT_MAX + 1]; /* the input line's text */
 	size_t prompt_len;
+	int input;               /* enum app_input: what the input line is for */
 	bool ascii;              /* ASCII glyphs (no UTF-8 locale, or --ascii) */
 	bool distinct_bars;      /* no colour: each layer its own bar glyph */
 	struct app_layout layout;
 	bool detail_more;        /* the last frame's detail had rows below its bottom */
-	size_t help_scroll;      /* first help line shown (short terminals) */
 	struct strbuf scratch;   /* per-draw text */
 	struct strbuf line;      /* per-draw text */
-	bool panel;              /* the settings panel (W) is open */
-	size_t panel_sel;        /* its selected entry */
-	/* issue 7: the input line's purpose, the prompt and diff views, mouse */
-	int input;               /* enum app_input: what the input line (APP_PROMPT) is for */
-	int view;                /* enum app_view: the list, the prompt view, the diff view */
-	size_t view_top;         /* prompt/diff view: the first line shown */
-	size_t view_cursor;      /* prompt view: the line under the cursor */
-	size_t view_h;           /* prompt/diff view: lines shown by the last frame */
-	struct strbuf view_text; /* diff view: its lines */
+	unsigned diff_builds;    /* how many times the diff view built its text (tests) */
 	struct strbuf roles;     /* per-draw: a role per byte of scratch (highlights) */
 	bool mouse;              /* mouse events on (--no-mouse: off) */
 	bool theme_changed;      /* :theme loaded another theme: the terminal re-reads colours */
@@ -88,12 +83,18 @@ int app_init(struct app *app, struct source *src, bool ascii, struct cs_error *e
 void app_set_theme(struct app *app, const struct theme *t);
 void app_fini(struct app *app);
 /* Loads the file again (R; --follow when it changed: only_if_changed) and
- * makes the view-model adopt it. Returns enum app_result flags. */
+ * makes the view-model adopt it. Returns enum view_result flags (view.h). */
 unsigned app_reload(struct app *app, bool only_if_changed);
+/* With --follow, between keys: reloads the file when it changed, and the
+ * views catch up. Returns enum app_result flags. */
+unsigned app_tick(struct app *app);
 /* Recomputes the layout for w x h (call on start and on every resize). */
 void app_layout(struct app *app, int w, int h);
 /* Handles one key (actions.h codes); returns enum app_result flags. */
 unsigned app_key(struct app *app, int key);
+/* APP_PROMPT while the input line is open, APP_HELP while the help is,
+ * else APP_NORMAL. */
+enum app_mode app_mode(const struct app *app);
 /* Draws the whole screen through p. */
 void app_draw(struct app *app, const struct painter *p);
 

@@ -7,7 +7,6 @@
 #include "command.h"
 #include "export.h"
 #include "kind.h"
-#include "kinds/manifest/save.h"
 #include "whatif.h"
 
 #include <stdio.h>
@@ -15,11 +14,6 @@
 #include <string.h>
 
 /* ---- save, export, commands ----------------------------------------------------------- */
-
-static bool is_manifest(const struct app *app)
-{
-	return strcmp(app->vm.src->kind->name, "manifest") == 0;
-}
 
 /* Every write below goes through atomic_write. A path the user typed is
  * "named" (a symbolic link there is written through); a default accepted as
@@ -52,24 +46,23 @@ static bool ask_to_replace(struct app *app, const struct atomic_write_result *w,
 /* "; the previous file is X.bak" and the rest a write did, into buf. */
 static void write_notes(const struct atomic_write_result *w, char *buf, size_t n)
 {
-	struct manifest_save_result r = { .write = *w };
 	struct strbuf sb = STRBUF_INIT;
-	manifest_save_notes(&r, &sb);
+	atomic_write_notes(w, &sb);
 	snprintf(buf, n, "%s", sb.failed ? "" : sb_str(&sb));
 	sb_fini(&sb);
 }
 
-/* A manifest: in place through manifest_save (or to `as`); a file changed
- * on disk asks for a save-as name. */
-static void save_manifest(struct app *app, const char *as, bool named, unsigned flags)
+/* A kind that rewrites its own file (kind_ops.save, a manifest): in place
+ * (or to `as`); a file changed on disk asks for a save-as name. */
+static void save_in_place(struct app *app, const char *as, bool named, unsigned flags)
 {
 	struct vm *vm = &app->vm;
-	struct manifest_save_result res;
+	struct kind_save_result res = { 0 };
 	struct cs_error err;
 	cs_error_clear(&err);
 	struct atomic_write_options o;
 	write_options(&o, named, flags);
-	int rc = manifest_save(vm->src, as && as[0] ? as : NULL, &o, &res, &err);
+	int rc = vm->src->kind->save(vm->src, as && as[0] ? as : NULL, &o, &res, &err);
 	const char *path = as && as[0] ? as : vm->src->path;
 	if (rc == CS_ESTATE && res.write.refused == ATOMIC_WRITTEN) {
 		char def[APP_PROMPT_MAX];
@@ -131,8 +124,8 @@ static bool is_default_name(const struct app *app, const char *path, const char 
 void app_save(struct app *app, const char *as)
 {
 	struct vm *vm = &app->vm;
-	if (is_manifest(app)) {
-		save_manifest(app, as, true, 0);
+	if (vm->src->kind->save) {
+		save_in_place(app, as, true, 0);
 		return;
 	}
 	size_t n;
@@ -172,13 +165,10 @@ unsigned app_reload(struct app *app, bool only_if_changed)
 		char msg[CS_ERROR_FILE_MAX + CS_ERROR_PATH_MAX + CS_ERROR_MSG_MAX + 64];
 		cs_error_format(&err, msg, sizeof msg);
 		vm_status(vm, true, "reload failed, the view is as it was: %s", msg);
-		return APP_REDRAW;
+		return VIEW_REDRAW;
 	}
 	vm_reload(vm, fresh, &err); /* says what happened in the status */
-	if (app->view == VIEW_DIFF)
-		app_build_diff(app);
-	app_layout(app, app->layout.w, app->layout.h);
-	return APP_REDRAW;
+	return VIEW_REDRAW | VIEW_RELAYOUT;
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -195,10 +185,7 @@ static int export_screen_of(struct app *app, const char *path, const struct atom
 	if (!g)
 		return cs_error_nomem(err);
 	struct painter painter = text_grid_painter(g);
-	enum app_mode was = app->mode;
-	app->mode = APP_NORMAL;
-	app_draw(app, &painter);
-	app->mode = was;
+	app_draw(app, &painter); /* the input line closed before its text was accepted */
 	struct strbuf out = STRBUF_INIT;
 	int rc = text_grid_dump(g, &out) ? export_screen(sb_str(&out), out.len, app->vm.src->path, path, o, res, err)
 					 : cs_error_nomem(err);
@@ -259,7 +246,7 @@ static void replace_answered(struct app *app, const char *answer)
 	}
 	unsigned flags = app->pending.flags;
 	switch (app->pending.input) {
-	case INPUT_SAVE_AS: save_manifest(app, path, app->pending.named, flags); break;
+	case INPUT_SAVE_AS: save_in_place(app, path, app->pending.named, flags); break;
 	case INPUT_WHATIF: save_whatif(app, path, app->pending.named, flags); break;
 	default: do_export(app, path, format, flags); break;
 	}
@@ -289,11 +276,11 @@ static unsigned run_command(struct app *app, const char *line)
 	cs_error_clear(&err);
 	if (command_parse(vm->src, line, &cmd, &err) != CS_OK) {
 		vm_status(vm, true, "%s", err.message);
-		return APP_REDRAW;
+		return VIEW_REDRAW;
 	}
 	if (cmd.is_edit) {
 		vm_apply(vm, &cmd.edit, &err);
-		return APP_REDRAW;
+		return VIEW_REDRAW;
 	}
 	switch (cmd.code) {
 	case CMD_PROFILE: vm_set_profile(vm, cmd.arg, &err); break;
@@ -304,13 +291,13 @@ static unsigned run_command(struct app *app, const char *line)
 	case CMD_EXPORT: do_export(app, cmd.arg, cmd.format, 0); break;
 	case CMD_UNDO: vm_undo(vm, &err); break;
 	case CMD_REDO: vm_redo(vm, &err); break;
-	case CMD_QUIT: vm_status(vm, false, "quit"); return APP_QUIT;
+	case CMD_QUIT: vm_status(vm, false, "quit"); return VIEW_QUIT;
 	default: break;
 	}
-	return APP_REDRAW;
+	return VIEW_REDRAW;
 }
 
-/* Acts on the accepted input line; returns enum app_result flags (a :q). */
+/* Acts on the accepted input line; returns enum view_result flags (a :q). */
 unsigned app_input_accept(struct app *app)
 {
 	struct vm *vm = &app->vm;
@@ -322,14 +309,14 @@ unsigned app_input_accept(struct app *app)
 	case INPUT_SEARCH: vm_search(vm, text, &err); break;
 	case INPUT_FILTER: vm_set_filter(vm, text, &err); break;
 	case INPUT_COMMAND: return run_command(app, text);
-	case INPUT_SAVE_AS: save_manifest(app, text, !is_default_name(app, text, ".new"), 0); break;
+	case INPUT_SAVE_AS: save_in_place(app, text, !is_default_name(app, text, ".new"), 0); break;
 	case INPUT_WHATIF: save_whatif(app, text, !is_default_name(app, text, ".edits.json"), 0); break;
 	case INPUT_EXPORT: do_export(app, text, NULL, 0); break;
 	case INPUT_REPLACE:
 	case INPUT_REPLACE_READONLY: replace_answered(app, text); break;
 	default: break;
 	}
-	return APP_REDRAW;
+	return VIEW_REDRAW;
 }
 
 void app_input_complete(struct app *app)
@@ -339,8 +326,8 @@ void app_input_complete(struct app *app)
 	/* the profiles in force: the built-ins and the user's cache file */
 	const char *profiles[CACHE_MAX_PROFILES + 1];
 	size_t np = 0;
-	for (size_t i = 0; i < vm->cache_cfg.nprofiles && np < CACHE_MAX_PROFILES; i++)
-		profiles[np++] = vm->cache_cfg.profiles[i].name;
+	for (size_t i = 0; i < vm->cache.cfg.nprofiles && np < CACHE_MAX_PROFILES; i++)
+		profiles[np++] = vm->cache.cfg.profiles[i].name;
 	profiles[np] = NULL;
 	struct command_names names = { .profiles = profiles, .themes = app_theme_names };
 	struct command_completion c;

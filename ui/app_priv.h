@@ -1,5 +1,5 @@
 /* app_priv.h: internal to the inspector screen's files (app.c, draw.c,
- * views.c, app_commands.c); what they share, everything else stays static.
+ * view*.c, app_commands.c); what they share, everything else stays static.
  * Nothing here is for other modules. */
 #ifndef CTXSCOPE_APP_PRIV_H
 #define CTXSCOPE_APP_PRIV_H
@@ -10,10 +10,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* What the input line is for (app.input), and which view shows (app.view). */
+/* What the input line is for (app.input). */
 enum app_input { INPUT_BUDGET, INPUT_SEARCH, INPUT_FILTER, INPUT_COMMAND, INPUT_SAVE_AS, INPUT_WHATIF, INPUT_EXPORT,
 		 INPUT_REPLACE, INPUT_REPLACE_READONLY };
-enum app_view { VIEW_LIST, VIEW_PROMPT, VIEW_DIFF };
+
+/* The views (view.h), each a const table in the file that draws it. */
+extern const struct view_ops view_list;   /* view_list.c: the list screen (header, bars, rows) */
+extern const struct view_ops view_detail; /* view_list.c: the detail pane of the selected row */
+extern const struct view_ops view_panel;  /* view_list.c: the settings panel under the list (W) */
+extern const struct view_ops view_help;   /* view_help.c: the keys (?) */
+extern const struct view_ops view_input;  /* view_input.c: the input line (b / \ : ...) */
+extern const struct view_ops view_prompt; /* view_pages.c: the prompt as the model receives it (v) */
+extern const struct view_ops view_diff;   /* view_pages.c: changes since the baseline (d) */
 
 /* One frame being painted: the screen's state and the painter (borrowed). */
 struct frame {
@@ -35,7 +43,7 @@ void app_put_repeat(struct frame *f, int y, int x, const char *glyph, int times,
 
 /* Input text s[0..n) made display-safe into app->scratch (tabs expanded),
  * with app->roles holding a role per byte of it: `role`, or the match role
- * inside the hits [first, first+nhits) of vm->found whose byte ranges (in
+ * inside the hits [first, first+nhits) of vm->search.found whose byte ranges (in
  * the text s starts `base` bytes into) overlap it. Both buffers stay owned
  * by app. false on out of memory. */
 bool app_display_line(struct app *app, const char *s, size_t n, int role, size_t base, size_t first, size_t nhits);
@@ -43,32 +51,39 @@ bool app_display_line(struct app *app, const char *s, size_t n, int role, size_t
 /* Paints scratch[at, at+take) at (y, x), run by run of the same role. */
 void app_put_runs(struct frame *f, int y, int x, size_t at, size_t take);
 
-/* ---- views.c: the prompt view and the diff view ---- */
+/* ---- draw.c: the list screen's parts ---- */
 
-void app_draw_prompt_view(struct frame *f);
-void app_draw_diff_view(struct frame *f);
+/* Header, bars, the list, hints and status (the list view). */
+void app_draw_list_screen(struct frame *f);
+/* The detail pane, when the layout shows one (the detail view). */
+void app_draw_detail(struct frame *f);
+/* The settings panel's rows (the panel view). */
+void app_draw_panel(struct frame *f);
+/* The footer row with the text `hints` (a view's keys). */
+void app_draw_hint_text(struct frame *f, const char *hints);
+/* The status row: the view-model's status line. */
+void app_draw_status(struct frame *f);
 
-/* (Re)builds the diff view's text (app->view_text, owned by app) against
- * the pinned baseline. */
-void app_build_diff(struct app *app);
+/* ---- view_pages.c: the prompt view and the diff view ---- */
 
-/* Prompt view keys; false: not a view key (the normal handling runs). */
-bool app_prompt_view_key(struct app *app, int act);
-
-/* Puts the prompt view's cursor on the line of the current search hit. */
-void app_prompt_view_follow_hit(struct app *app);
-
-/* Diff view keys; false: not a view key. */
-bool app_diff_view_key(struct app *app, int act);
-
+/* Opens (or closes, when shown) the prompt view / the diff view; the other
+ * one of the two gives way. */
 void app_toggle_prompt_view(struct app *app);
 void app_toggle_diff_view(struct app *app);
 
-/* ---- app.c: keys ---- */
+/* ---- view_input.c: the input line ---- */
 
 /* Opens the input line for `input` (enum app_input), prefilled with a copy
  * of prefill (may be NULL). */
 void app_input_start(struct app *app, int input, const char *prefill);
+
+/* ---- view_list.c ---- */
+
+/* Opens or closes the settings panel (a kind without weights says so). */
+void app_toggle_panel(struct app *app);
+/* Whether the kind loaded takes what action `act` does (a loom tree has
+ * no priorities): the footer and the help offer only those. */
+bool app_action_offered(const struct app *app, int act);
 
 /* ---- app_commands.c: save, export, commands ---- */
 
@@ -76,7 +91,7 @@ void app_input_start(struct app *app, int input, const char *prefill);
  * path, or NULL. The outcome goes to the status line. */
 void app_save(struct app *app, const char *as);
 
-/* Acts on the accepted input line; returns enum app_result flags (a :q). */
+/* Acts on the accepted input line; returns enum view_result flags (a :q). */
 unsigned app_input_accept(struct app *app);
 
 /* Tab on the command line: completes the word under the cursor. */

@@ -1,6 +1,8 @@
-/* draw.c: paints the inspector's main screen through a painter: header, bars,
- * list, settings panel, detail pane, hints, status, help. Every string from
- * the input goes through utf8_fit/utf8_sanitize before it is painted. */
+/* draw.c: paints the inspector's list screen through a painter: header,
+ * bars, list, settings panel, detail pane, hints, status, each part for the
+ * view that shows it (view.h); and app_draw, which paints the view stack.
+ * Every string from the input goes through utf8_fit/utf8_sanitize before
+ * it is painted. */
 #include "app_priv.h"
 
 #include "cache.h"
@@ -71,14 +73,14 @@ void app_put_repeat(struct frame *f, int y, int x, const char *glyph, int times,
 
 /* Input text s[0..n) made display-safe into app->scratch (tabs expanded),
  * with app->roles holding a role per byte of it: `role`, or the match role
- * inside the hits [first, first+nhits) of vm->found whose byte ranges (in
+ * inside the hits [first, first+nhits) of vm->search.found whose byte ranges (in
  * the text s starts `base` bytes into) overlap it. false on out of memory. */
 bool app_display_line(struct app *app, const char *s, size_t n, int role, size_t base, size_t first, size_t nhits)
 {
 	struct strbuf *sc = &app->scratch, *rl = &app->roles;
 	sb_reset(sc);
 	sb_reset(rl);
-	const struct search_hit *hits = app->vm.found.hits;
+	const struct search_hit *hits = app->vm.search.found.hits;
 	/* only the hits that reach into this line (they are sorted and disjoint) */
 	size_t lo = first, hi = first + nhits;
 	while (lo < hi) {
@@ -233,8 +235,8 @@ static void draw_header(struct frame *f)
 
 	sb_reset(ln);
 	const struct vm_cache *c = &vm->cache;
-	const struct cache_cost *now = &vm->an.now;
-	sb_printf(ln, " cache %s %s ", vm->profile ? vm->profile->name : "-", g_dot(app));
+	const struct cache_cost *now = &vm->cache.an.now;
+	sb_printf(ln, " cache %s %s ", vm->cache.profile ? vm->cache.profile->name : "-", g_dot(app));
 	if (now->read == 0)
 		sb_puts(ln, "cold: nothing read");
 	else {
@@ -250,7 +252,7 @@ static void draw_header(struct frame *f)
 	sb_printf(ln, " %s ", g_dot(app));
 	thousands(ln, llround(now->cost));
 	sb_puts(ln, " vs ");
-	thousands(ln, llround(vm->an.steady.cost));
+	thousands(ln, llround(vm->cache.an.steady.cost));
 	sb_puts(ln, " base-price tokens");
 	app_put_fit(f, 2, 0, L->w, sb_str(ln), ln->len, c->identical ? ROLE_CACHED : ROLE_NEW);
 }
@@ -474,11 +476,11 @@ static void draw_list(struct frame *f)
 
 /* ---- the settings panel (W) ------------------------------------------------------------ */
 
-static void draw_panel(struct frame *f)
+void app_draw_panel(struct frame *f)
 {
 	struct app *app = f->app;
 	const struct app_layout *L = &app->layout;
-	if (!app->panel || L->panel_h <= 0)
+	if (L->panel_h <= 0)
 		return;
 	struct vm_panel_entry e[VM_PANEL_MAX];
 	size_t n = vm_panel_entries(&app->vm, e, VM_PANEL_MAX);
@@ -494,12 +496,12 @@ static void draw_panel(struct frame *f)
 		sb_repeat(ln, g_dash(app), (size_t)(L->list_w - used));
 	app_put_fit(f, L->panel_y, L->list_x, L->list_w, sb_str(ln), ln->len, ROLE_BORDER);
 	int rows = L->panel_h - 1;
-	size_t first = 0;
-	if (rows > 0 && app->panel_sel >= (size_t)rows)
-		first = app->panel_sel - (size_t)rows + 1;
+	struct scroller *sc = app_view_state(app, &view_panel);
+	scroller_fit(sc, n, rows > 0 ? (size_t)rows : 0, true);
+	size_t first = sc->top;
 	for (int i = 0; i < rows && first + (size_t)i < n; i++) {
 		size_t k = first + (size_t)i;
-		bool sel = k == app->panel_sel;
+		bool sel = k == sc->cursor;
 		sb_reset(ln);
 		sb_printf(ln, "%s %-11s %-10s ", sel ? (app->ascii ? ">" : "▶") : " ", e[k].option, e[k].name);
 		if (e[k].percent)
@@ -512,8 +514,7 @@ static void draw_panel(struct frame *f)
 
 /* ---- the detail pane ------------------------------------------------------------------ */
 
-
-static void draw_detail(struct frame *f)
+void app_draw_detail(struct frame *f)
 {
 	struct app *app = f->app;
 	const struct app_layout *L = &app->layout;
@@ -585,7 +586,7 @@ static void draw_detail(struct frame *f)
 	if (shown == 0 && vm->detail_scroll > 0) {
 		/* scrolled past the end (a page key): show the last page */
 		vm->detail_scroll = row > (size_t)h ? row - (size_t)h : 0;
-		draw_detail(f);
+		app_draw_detail(f);
 	}
 }
 
@@ -596,29 +597,23 @@ static const int hint_actions[] = {
 	ACT_SORT, ACT_SHOW_DROPPED, ACT_OPEN, ACT_HELP, ACT_QUIT,
 };
 
+void app_draw_hint_text(struct frame *f, const char *hints)
+{
+	const struct app_layout *L = &f->app->layout;
+	app_put_repeat(f, L->hint_y, 0, " ", L->w, ROLE_HINT);
+	app_put_fit(f, L->hint_y, 0, L->w, hints, strlen(hints), ROLE_HINT);
+}
+
+/* The list's footer: the first key and the name of the main actions. */
 static void draw_hints(struct frame *f)
 {
 	struct app *app = f->app;
 	const struct app_layout *L = &app->layout;
 	app_put_repeat(f, L->hint_y, 0, " ", L->w, ROLE_HINT);
-	if (app->mode != APP_PROMPT && app->view != VIEW_LIST) {
-		const char *h = app->view == VIEW_PROMPT
-				? " j/k move  PgUp/PgDn page  / search  n/N next  Space exclude  u undo  v back"
-				: " j/k scroll  PgUp/PgDn page  B pin the baseline  P profile  u undo  d back";
-		app_put_fit(f, L->hint_y, 0, L->w, h, strlen(h), ROLE_HINT);
-		return;
-	}
-	if (app->mode == APP_PROMPT) {
-		/* the input line's keys, or Tab's candidates */
-		struct strbuf *ln = &app->line;
-		sb_reset(ln);
-		sb_putc(ln, ' ');
-		sb_append(ln, sb_str(&app->vm.status), app->vm.status.len);
-		app_put_fit(f, L->hint_y, 0, L->w, sb_str(ln), ln->len, ROLE_HINT);
-		return;
-	}
 	int x = 1;
 	for (size_t i = 0; i < sizeof hint_actions / sizeof hint_actions[0]; i++) {
+		if (!app_action_offered(app, hint_actions[i]))
+			continue;
 		const char *keys = action_keys(hint_actions[i]);
 		char key[16];
 		size_t kn = strcspn(keys, " ");
@@ -637,32 +632,10 @@ static void draw_hints(struct frame *f)
 }
 
 
-static const char *input_label(int input)
-{
-	switch (input) {
-	case INPUT_SEARCH: return "/";
-	case INPUT_FILTER: return "\\";
-	case INPUT_COMMAND: return ":";
-	case INPUT_SAVE_AS: return " changed on disk since loaded; save as: ";
-	case INPUT_WHATIF: return " what-if file: ";
-	case INPUT_EXPORT: return " export to (.txt .yaml .json: report; .screen: this screen): ";
-	case INPUT_REPLACE: return " that file exists: replace it, keeping the old one as .bak? (y/n) ";
-	case INPUT_REPLACE_READONLY: return " that file is read-only: replace it anyway, keeping a .bak? (y/n) ";
-	default: return " budget in tokens (100k, 128,000; empty: the input's): ";
-	}
-}
-
-static void draw_status(struct frame *f)
+void app_draw_status(struct frame *f)
 {
 	struct app *app = f->app;
 	const struct app_layout *L = &app->layout;
-	if (app->mode == APP_PROMPT) {
-		struct strbuf *ln = &app->line;
-		sb_reset(ln);
-		sb_printf(ln, "%s%.*s_", input_label(app->input), (int)app->prompt_len, app->prompt);
-		app_put_fit(f, L->status_y, 0, L->w, sb_str(ln), ln->len, ROLE_HEADING);
-		return;
-	}
 	struct strbuf *ln = &app->line;
 	sb_reset(ln);
 	sb_putc(ln, ' ');
@@ -670,36 +643,18 @@ static void draw_status(struct frame *f)
 	app_put_fit(f, L->status_y, 0, L->w, sb_str(ln), ln->len, app->vm.status_error ? ROLE_ERROR : ROLE_STATUS);
 }
 
-static void draw_help(struct frame *f)
+/* The list view's frame: the header, the bars, the list and the footer
+ * (the detail pane and the panel are views of their own, over it). */
+void app_draw_list_screen(struct frame *f)
 {
 	struct app *app = f->app;
 	const struct app_layout *L = &app->layout;
-	struct strbuf help = STRBUF_INIT;
-	actions_help_kind(app->vm.src->kind, &help);
-	sb_puts(&help, "\nflags: x excluded  - dropped  ~ truncated  * changed since the baseline  ! unreadable\n");
-	sb_puts(&help, "bars: tokens of each layer against the usable budget; cache state against the baseline under the profile (P)\n");
-	const char *s = sb_str(&help);
-	size_t lines = 0;
-	for (const char *q = s; *q; q++)
-		lines += *q == '\n';
-	size_t room = L->h > 1 ? (size_t)L->h - 1 : 1; /* the last row says how to scroll */
-	if (f->app->help_scroll + room > lines)
-		f->app->help_scroll = lines > room ? lines - room : 0;
-	size_t line = 0;
-	int y = 0;
-	while (*s && (size_t)y < room) {
-		size_t n = strcspn(s, "\n");
-		if (line >= f->app->help_scroll) {
-			app_put_fit(f, y, 0, L->w, s, n, line == 0 ? ROLE_HEADING : ROLE_NORMAL);
-			y++;
-		}
-		line++;
-		s += n + (s[n] == '\n');
-	}
-	if (L->h > 1)
-		app_put_str(f, L->h - 1, 0, L->w, lines > room ? " j/k scroll · Esc or ? closes · q quits" : " Esc or ? closes · q quits",
-			ROLE_HINT);
-	sb_fini(&help);
+	draw_header(f);
+	draw_bars(f);
+	app_put_repeat(f, L->bars_y + L->nbars, 0, g_hline(app), L->w, ROLE_BORDER);
+	draw_list(f);
+	draw_hints(f);
+	app_draw_status(f);
 }
 
 void app_draw(struct app *app, const struct painter *p)
@@ -717,28 +672,12 @@ void app_draw(struct app *app, const struct painter *p)
 		p->ops->end(p->ctx);
 		return;
 	}
-	if (app->mode == APP_HELP) {
-		draw_help(&f);
-		p->ops->end(p->ctx);
-		return;
-	}
-	if (app->view != VIEW_LIST) {
-		if (app->view == VIEW_PROMPT)
-			app_draw_prompt_view(&f);
-		else
-			app_draw_diff_view(&f);
-		draw_hints(&f);
-		draw_status(&f);
-		p->ops->end(p->ctx);
-		return;
-	}
-	draw_header(&f);
-	draw_bars(&f);
-	app_put_repeat(&f, L->bars_y + L->nbars, 0, g_hline(app), L->w, ROLE_BORDER);
-	draw_list(&f);
-	draw_panel(&f);
-	draw_detail(&f);
-	draw_hints(&f);
-	draw_status(&f);
+	/* from the topmost view that covers the screen, upward */
+	size_t from = app->nviews;
+	while (from > 0 && !app->views[from - 1].ops->opaque)
+		from--;
+	from -= from > 0;
+	for (size_t i = from; i < app->nviews; i++)
+		app->views[i].ops->draw(&f);
 	p->ops->end(p->ctx);
 }

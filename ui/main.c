@@ -93,7 +93,7 @@ static void choose_cache(struct app *app, const char *profile)
 		vm_status(&app->vm, true, "out of memory");
 	else if (rc != CS_OK)
 		vm_status(&app->vm, true, "cache: %s%s%s; using %s", err.file[0] ? err.file : "",
-			  err.file[0] ? ": " : "", err.message, app->vm.profile->name);
+			  err.file[0] ? ": " : "", err.message, app->vm.cache.profile->name);
 }
 
 static int run_inspector(const struct cli *cli, struct source *src, const struct load_stamp *stamp, bool ascii)

@@ -1,5 +1,5 @@
 /* paint.h: where the inspector draws. A painter is a const ops table and a
- * context; the screen code (draw.c, views.c) draws through it and never touches a
+ * context; the screen code (draw.c, view_*.c) draws through it and never touches a
  * terminal itself. Two backends: curses (term.c) and a plain text grid
  * (paint_text.c) used by --screen and the tests. Everything handed to put()
  * is already display-safe (sanitized, fitted) and lies inside the screen. */

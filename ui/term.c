@@ -192,7 +192,7 @@ int term_run(struct app *app, struct cs_error *err)
 		int ch = getch();
 		if (ch == ERR) {
 			if (app->follow)
-				app_reload(app, true);
+				app_tick(app);
 			continue;
 		}
 		if (ch == KEY_MOUSE) {

@@ -247,9 +247,9 @@ static void use_every_breakpoint_profile(struct vm *vm)
 				  "    max_breakpoints: 0\n    lookback: 0\n";
 	struct cs_error err;
 	cs_error_clear(&err);
-	assert_int_equal(cache_config_parse(&vm->cache_cfg, yml, sizeof yml - 1, &err), CS_OK);
+	assert_int_equal(cache_config_parse(&vm->cache.cfg, yml, sizeof yml - 1, &err), CS_OK);
 	assert_int_equal(vm_cache_setup(vm, NULL, "every", &err), CS_OK);
-	assert_string_equal(vm->profile->name, "every");
+	assert_string_equal(vm->cache.profile->name, "every");
 }
 
 static void open_vm(struct vm *vm)
@@ -381,17 +381,17 @@ static void test_cache_profiles_and_breakpoints(void **state)
 	struct cs_error err;
 	cs_error_clear(&err);
 	assert_int_equal(vm_init(&vm, support_load("samples/loom/parser-debug.json", NULL), &err), CS_OK);
-	assert_string_equal(vm.profile->name, "anthropic");
+	assert_string_equal(vm.cache.profile->name, "anthropic");
 	assert_int_equal(vm.cur.total_tokens, 1126);
-	assert_int_equal(vm.an.nbps, 2);
+	assert_int_equal(vm.cache.an.nbps, 2);
 	const struct cache_breakpoint *sys = vm_breakpoint(&vm, 0);
 	assert_non_null(sys);
 	assert_int_equal(sys->end_tokens, 71);
 	assert_string_equal(vm_breakpoint_state(&vm, sys), "under minimum");
-	long hist_end = (long)vm.an.bps[1].block;
+	long hist_end = (long)vm.cache.an.bps[1].block;
 	assert_string_equal(vm_breakpoint_state(&vm, vm_breakpoint(&vm, hist_end)), "cached");
 	assert_null(vm_breakpoint(&vm, 1));
-	assert_int_equal(vm.an.now.read, 1077);
+	assert_int_equal(vm.cache.an.now.read, 1077);
 	assert_int_equal(vm.cache.cached_tokens, 1077);
 	assert_int_equal(vm.cache.rewrite_tokens, 49);
 	long cached;
@@ -399,14 +399,14 @@ static void test_cache_profiles_and_breakpoints(void **state)
 	assert_int_equal(vm_layer_state(&vm, 2, &cached), VM_LAYER_NEW);    /* current: after it */
 	/* openai: automatic prefix in 128-token units, 1,126 -> 1,024 */
 	assert_int_equal(vm_cycle_profile(&vm, &err), CS_OK);
-	assert_string_equal(vm.profile->name, "openai");
+	assert_string_equal(vm.cache.profile->name, "openai");
 	assert_string_equal(sb_str(&vm.status), "cache profile openai (prefix, min 1,024, 128-token units): "
 						"1,024 of 1,126 tokens read from the cache, 0 written, 102 uncached");
 	assert_int_equal(vm_layer_state(&vm, 1, &cached), VM_LAYER_PARTIAL);
 	assert_int_equal(cached, 1024 - 71);
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(vm_cycle_profile(&vm, &err), CS_OK);
-	assert_string_equal(vm.profile->name, "anthropic"); /* the cycle wraps */
+	assert_string_equal(vm.cache.profile->name, "anthropic"); /* the cycle wraps */
 	/* a breakpoint after the last block: written by this request */
 	vm_last(&vm);
 	const struct vm_row *r = vm_selected(&vm);
@@ -414,18 +414,18 @@ static void test_cache_profiles_and_breakpoints(void **state)
 	assert_int_equal(vm_toggle_breakpoint(&vm, &err), CS_OK);
 	assert_string_equal(sb_str(&vm.status), "breakpoint set after n14 (1,126 tokens, written): "
 						"1,077 of 1,126 tokens read from the cache, 49 written, 0 uncached");
-	assert_int_equal(vm.an.nbps, 3);
+	assert_int_equal(vm.cache.an.nbps, 3);
 	/* it survives a re-assembly (kept by piece id) */
 	assert_int_equal(vm_set_budget(&vm, "", &err), CS_OK);
-	assert_int_equal(vm.an.nbps, 3);
+	assert_int_equal(vm.cache.an.nbps, 3);
 	/* pinned, the baseline has it too: a warm repeat reads everything */
 	assert_int_equal(vm_pin_baseline(&vm, &err), CS_OK);
-	assert_int_equal(vm.an.now.read, 1126);
+	assert_int_equal(vm.cache.an.now.read, 1126);
 	assert_string_equal(vm_breakpoint_state(&vm, vm_breakpoint(&vm, (long)vm.cur.nblocks - 1)), "cached");
 	/* removed again: the baseline's entry is still readable up to history's end */
 	assert_int_equal(vm_toggle_breakpoint(&vm, &err), CS_OK);
-	assert_int_equal(vm.an.nbps, 2);
-	assert_int_equal(vm.an.now.read, 1077);
+	assert_int_equal(vm.cache.an.nbps, 2);
+	assert_int_equal(vm.cache.an.now.read, 1077);
 	/* a dropped row has no block to put a breakpoint after */
 	vm_first(&vm);
 	while (vm_selected(&vm)->type != VM_ROW_DROPPED)
@@ -952,18 +952,18 @@ static void test_cache_setup_user_file(void **state)
 	cs_error_clear(&err);
 	assert_int_equal(vm_init(&vm, support_load("samples/loom/parser-debug.json", NULL), &err), CS_OK);
 	assert_int_not_equal(vm_cache_setup(&vm, support_path(dir, "broken.yml"), NULL, &err), CS_OK);
-	assert_string_equal(vm.profile->name, "anthropic");
-	assert_int_equal(vm.cache_cfg.profiles[0].min_prefix, 1024);
+	assert_string_equal(vm.cache.profile->name, "anthropic");
+	assert_int_equal(vm.cache.cfg.profiles[0].min_prefix, 1024);
 	assert_int_equal(vm_cache_setup(&vm, support_path(dir, "good.yml"), NULL, &err), CS_OK);
-	assert_string_equal(vm.profile->name, "small");
+	assert_string_equal(vm.cache.profile->name, "small");
 	/* the system breakpoint (71 tokens) caches now */
 	assert_string_equal(vm_breakpoint_state(&vm, vm_breakpoint(&vm, 0)), "cached");
 	assert_int_equal(vm_cache_setup(&vm, NULL, "nonesuch", &err), CS_EUSAGE);
 	assert_non_null(strstr(err.message, "nonesuch"));
-	assert_string_equal(vm.profile->name, "small"); /* the active one stays */
+	assert_string_equal(vm.cache.profile->name, "small"); /* the active one stays */
 	assert_int_equal(vm_cache_setup(&vm, NULL, "gemini", &err), CS_OK);
-	assert_string_equal(vm.profile->name, "gemini");
-	assert_int_equal(vm.an.now.read, 0); /* 1,126 tokens, under gemini's 2,048 */
+	assert_string_equal(vm.cache.profile->name, "gemini");
+	assert_int_equal(vm.cache.an.now.read, 0); /* 1,126 tokens, under gemini's 2,048 */
 	vm_fini(&vm);
 	support_rmtree(dir);
 	free(dir);

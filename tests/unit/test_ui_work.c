@@ -87,8 +87,8 @@ static void test_search_moves_the_cursor_and_counts(void **state)
 	long task = support_piece(vm.src, "notes/task.md");
 	assert_int_equal(vm_search(&vm, "hp_fold", &err), CS_OK);
 	/* 3 in the ASan log, 2 in http_parser.c, in the prompt and in the pieces */
-	assert_int_equal(vm.found.nprompt_hits, 5);
-	assert_int_equal(vm.found.nhits - vm.found.nprompt_hits, 5);
+	assert_int_equal(vm.search.found.nprompt_hits, 5);
+	assert_int_equal(vm.search.found.nhits - vm.search.found.nprompt_hits, 5);
 	assert_int_equal(vm_selected_piece(&vm), asan);
 	assert_string_equal(sb_str(&vm.status), "/hp_fold: match 1 of 5 in the prompt (5 in pieces)");
 	assert_true(vm_row_matches(&vm, &vm.rows[row_of_piece(&vm, asan)]));
@@ -113,10 +113,10 @@ static void test_search_moves_the_cursor_and_counts(void **state)
 	assert_int_equal(n, 3);
 	const struct piece *p = &vm.src->pieces[asan];
 	for (size_t i = first; i < first + n; i++)
-		assert_memory_equal(p->text + vm.found.hits[i].start, "hp_fold", 7);
+		assert_memory_equal(p->text + vm.search.found.hits[i].start, "hp_fold", 7);
 	/* smart case: a capital makes it case-sensitive */
 	assert_int_equal(vm_search(&vm, "HP_FOLD", &err), CS_OK);
-	assert_int_equal(vm.found.nhits, 0);
+	assert_int_equal(vm.search.found.nhits, 0);
 	assert_string_equal(sb_str(&vm.status), "/HP_FOLD: no match");
 	vm_fini(&vm);
 }
@@ -129,16 +129,16 @@ static void test_search_errors_keep_the_previous_search(void **state)
 	struct cs_error err;
 	cs_error_clear(&err);
 	assert_int_equal(vm_search(&vm, "obs-fold", &err), CS_OK);
-	size_t hits = vm.found.nhits;
+	size_t hits = vm.search.found.nhits;
 	assert_true(hits > 0);
 	assert_int_equal(vm_search(&vm, "(a", &err), CS_EUSAGE);
 	assert_true(vm.status_error);
 	assert_non_null(strstr(sb_str(&vm.status), "missing closing parenthesis"));
 	assert_non_null(strstr(sb_str(&vm.status), "3"));
-	assert_string_equal(search_pattern_text(vm.find), "obs-fold");
-	assert_int_equal(vm.found.nhits, hits);
+	assert_string_equal(search_pattern_text(vm.search.find), "obs-fold");
+	assert_int_equal(vm.search.found.nhits, hits);
 	assert_int_equal(vm_search(&vm, "", &err), CS_OK);
-	assert_null(vm.find);
+	assert_null(vm.search.find);
 	vm_fini(&vm);
 }
 
@@ -159,10 +159,10 @@ static void test_search_catastrophic_pattern_stops(void **state)
 	assert_int_equal(vm_search(&vm, "(a+)+$", &err), CS_ELIMIT);
 	assert_true(vm.status_error);
 	assert_non_null(strstr(sb_str(&vm.status), "pattern too costly"));
-	assert_null(vm.find);
+	assert_null(vm.search.find);
 	/* the filter too: nothing hidden */
 	assert_int_equal(vm_set_filter(&vm, "(a+)+$", &err), CS_ELIMIT);
-	assert_null(vm.keep);
+	assert_null(vm.search.keep);
 	assert_non_null(strstr(sb_str(&vm.status), "pattern too costly"));
 	vm_fini(&vm);
 	support_rmtree(dir);
@@ -349,7 +349,7 @@ static void test_input_line_editing_and_completion(void **state)
 	struct app app;
 	open_app(&app, FIXTURE);
 	app_key(&app, 'b');
-	assert_int_equal(app.mode, APP_PROMPT);
+	assert_int_equal(app_mode(&app), APP_PROMPT);
 	type(&app, "99");
 	app_key(&app, CSK_BACKSPACE);
 	assert_int_equal(app.prompt_len, 1);
@@ -357,7 +357,7 @@ static void test_input_line_editing_and_completion(void **state)
 	assert_int_equal(app.prompt_len, 0);
 	type(&app, "1k");
 	app_key(&app, CSK_ENTER);
-	assert_int_equal(app.mode, APP_NORMAL);
+	assert_int_equal(app_mode(&app), APP_NORMAL);
 	assert_int_equal(app.vm.cur.budget.usable, 1000);
 	/* Backspace takes a whole UTF-8 character */
 	app_key(&app, '/');
@@ -365,8 +365,8 @@ static void test_input_line_editing_and_completion(void **state)
 	app_key(&app, CSK_BACKSPACE);
 	assert_int_equal(app.prompt_len, 1);
 	app_key(&app, CSK_ESC);
-	assert_int_equal(app.mode, APP_NORMAL);
-	assert_null(app.vm.find);
+	assert_int_equal(app_mode(&app), APP_NORMAL);
+	assert_null(app.vm.search.find);
 	/* Tab: a unique command, then its argument */
 	app_key(&app, ':');
 	type(&app, "so");
@@ -422,7 +422,7 @@ static void test_save_manifest_and_refuse_a_changed_file(void **state)
 	support_write(dir, "working-set.yml", "# someone else's edit\nprotocol: WORKING-SET/0.1\nfiles: []\n");
 	app_key(&app, '-');
 	app_key(&app, 'w');
-	assert_int_equal(app.mode, APP_PROMPT);
+	assert_int_equal(app_mode(&app), APP_PROMPT);
 	char *now = read_all(path);
 	assert_string_equal(now, "# someone else's edit\nprotocol: WORKING-SET/0.1\nfiles: []\n");
 	app_key(&app, CSK_ENTER); /* the offered name: FILE.new */
@@ -453,14 +453,14 @@ static void test_loom_what_if_file(void **state)
 	struct app app;
 	open_app(&app, path);
 	app_key(&app, 'w');
-	assert_int_equal(app.mode, APP_NORMAL); /* nothing to save yet */
+	assert_int_equal(app_mode(&app), APP_NORMAL); /* nothing to save yet */
 	assert_non_null(strstr(sb_str(&app.vm.status), "no edits to save"));
 	app_key(&app, 'j');
 	app_key(&app, 'j');
 	app_key(&app, 'j');
 	app_key(&app, ' ');
 	app_key(&app, 'w');
-	assert_int_equal(app.mode, APP_PROMPT);
+	assert_int_equal(app_mode(&app), APP_PROMPT);
 	app_key(&app, CSK_ENTER);
 	char wpath[600];
 	snprintf(wpath, sizeof wpath, "%s.edits.json", path);

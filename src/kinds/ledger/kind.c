@@ -98,6 +98,13 @@ static const struct setting ledger_settings[] = {
 static const char *const ledger_json_keys[] = { "turns", NULL };
 static const char *const ledger_sort_keys[] = { "order", "tokens", NULL };
 
+/* A: the compaction rules, in turn. */
+static const struct kind_action ledger_actions[] = {
+	{ .key = "A", .name = "compaction-rule", .help = "cycle the compaction rule (first-kept, after-only), re-assemble",
+	  .what = KIND_ACTION_CYCLE, .option = "compaction-rule" },
+	{ .key = NULL },
+};
+
 const struct kind_ops ledger_kind = {
 	.name = "ledger",
 	.title = "ledger export",
@@ -108,6 +115,7 @@ const struct kind_ops ledger_kind = {
 	.piece_strategies = NULL,
 	.global_strategies = NULL,
 	.sort_keys = ledger_sort_keys,
+	.actions = ledger_actions,
 	.load = ledger_load,
 	.assemble = ledger_assemble,
 	.free_model = ledger_free,

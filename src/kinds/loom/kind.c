@@ -20,6 +20,13 @@ static const char *const loom_keys[] = { "nodes", "edges", NULL };
 static const int loom_strategies[] = { STRAT_TRUNCATE_MIDDLE, STRAT_ROLLING_WINDOW, STRAT_STOP_AT_LIMIT, STRAT_NONE };
 static const char *const loom_sort_keys[] = { "order", "tokens", NULL };
 
+/* L: the seed's loom-aware rendering, on and off. */
+static const struct kind_action loom_actions[] = {
+	{ .key = "L", .name = "loom-aware", .help = "toggle loom-aware rendering (node headers), re-assemble",
+	  .what = KIND_ACTION_TOGGLE, .option = "loom-aware" },
+	{ .key = NULL },
+};
+
 const struct kind_ops loom_kind = {
 	.name = "loom",
 	.title = "loom tree",
@@ -30,6 +37,7 @@ const struct kind_ops loom_kind = {
 	.piece_strategies = NULL,
 	.global_strategies = loom_strategies,
 	.sort_keys = loom_sort_keys,
+	.actions = loom_actions,
 	.load = loom_load,
 	.assemble = loom_assemble,
 	.free_model = loom_free,

@@ -1,6 +1,7 @@
 /* kind.c: the working-set manifest's table: its operations, its settings and
  * the keys its piece list sorts by. The loader (load.c) only parses. */
 #include "manifest.h"
+#include "save.h"
 
 #include "setting.h"
 #include "source.h"
@@ -18,6 +19,18 @@ static const char *const manifest_extensions[] = { ".yml", ".yaml", NULL };
 static const int manifest_strategies[] = { STRAT_NEVER, STRAT_START, STRAT_MIDDLE, STRAT_END, STRAT_NONE };
 static const char *const manifest_sort_keys[] = { "order", "tokens", "priority", NULL };
 
+/* The inspector's `w`: the edits spliced into the file (save.h). */
+static int manifest_save_edits(struct source *src, const char *as, const struct atomic_write_options *opt,
+			       struct kind_save_result *res, struct cs_error *err)
+{
+	struct manifest_save_result r = { 0 };
+	int rc = manifest_save(src, as, opt, &r, err);
+	*res = (struct kind_save_result){
+		.written = r.written, .values = r.values, .removed = r.removed, .write = r.write
+	};
+	return rc;
+}
+
 const struct kind_ops manifest_kind = {
 	.name = "manifest",
 	.title = "working-set manifest",
@@ -34,4 +47,5 @@ const struct kind_ops manifest_kind = {
 	.report_extra = NULL,
 	.report_piece = manifest_report_piece,
 	.piece_note = manifest_piece_note,
+	.save = manifest_save_edits,
 };

@@ -9,6 +9,7 @@
  * Unsupported: YAML tags are not interpreted; `protocol` is shown, not checked.
  * The kind's table and settings are kind.c. */
 #include "manifest.h"
+#include "save.h"
 
 #include "alloc.h"
 #include "assembly.h"

@@ -882,17 +882,7 @@ int manifest_save(struct source *src, const char *output, const struct atomic_wr
  * hard link, an owner that could not be kept, temporaries cleaned. */
 void manifest_save_notes(const struct manifest_save_result *res, struct strbuf *said)
 {
-	const struct atomic_write_result *w = &res->write;
-	if (w->backup[0])
-		sb_printf(said, "; the previous file is %s", w->backup);
-	if (w->other_links)
-		sb_printf(said, "; %lu other hard link%s to it still hold%s the old text (the link was split)",
-			  w->other_links, w->other_links == 1 ? "" : "s", w->other_links == 1 ? "s" : "");
-	if (w->owner_changed)
-		sb_puts(said, "; its owner could not be kept: the file is now yours");
-	if (w->stale_removed)
-		sb_printf(said, "; removed %zu temporar%s an interrupted save left", w->stale_removed,
-			  w->stale_removed == 1 ? "y" : "ies");
+	atomic_write_notes(&res->write, said);
 }
 
 int manifest_save_command(struct source *src, const char *output, bool force, struct strbuf *said,

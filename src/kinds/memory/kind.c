@@ -105,6 +105,13 @@ static const struct setting memory_settings[] = {
 static const char *const memory_json_keys[] = { "items", NULL };
 static const char *const memory_sort_keys[] = { "order", "tokens", "score", NULL };
 
+/* A: the framework's presets, in turn. */
+static const struct kind_action memory_actions[] = {
+	{ .key = "A", .name = "archetype", .help = "cycle the archetype (coding, support, research), re-assemble",
+	  .what = KIND_ACTION_CYCLE, .option = "archetype" },
+	{ .key = NULL },
+};
+
 const struct kind_ops memory_kind = {
 	.name = "memory",
 	.title = "memory snapshot",
@@ -115,6 +122,7 @@ const struct kind_ops memory_kind = {
 	.piece_strategies = NULL,
 	.global_strategies = NULL,
 	.sort_keys = memory_sort_keys,
+	.actions = memory_actions,
 	.load = memory_load,
 	.assemble = memory_assemble,
 	.free_model = memory_free,

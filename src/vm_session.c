@@ -1,0 +1,171 @@
+/* vm_session.c: the one way to change the session (viewmodel.h): an edit,
+ * an undo or a redo is recorded through the history (which applies it to
+ * the source), the source is assembled, and when that fails the step is
+ * rolled back, so the source, the history and the assembly always agree.
+ * On success the new assembly is adopted and the summary of what moved
+ * (tokens, the budget used, the cache against the baseline) is returned
+ * and said on the status line, the same way for all three. */
+#include "viewmodel_priv.h"
+
+#include "alloc.h"
+
+#include <string.h>
+
+/* Re-runs the search over a new assembly (hits point into blocks). */
+void vm_research(struct vm *vm)
+{
+	if (!vm->search.find)
+		return;
+	struct cs_error err;
+	cs_error_clear(&err);
+	search_result_fini(&vm->search.found);
+	vm->search.found_at = -1;
+	if (search_run(vm->search.find, &vm->cur, &vm->search.found, &err) != CS_OK)
+		search_result_fini(&vm->search.found);
+}
+
+/* Makes next the current assembly (taking it), keeping the selection. */
+int vm_adopt(struct vm *vm, struct assembly *next, struct cs_error *err)
+{
+	const struct vm_row *sel = vm_selected(vm);
+	long keep_piece = sel ? sel->piece : -1, keep_block = sel ? sel->block : -1;
+	asm_fini(&vm->cur);
+	vm->cur = *next;
+	memset(next, 0, sizeof *next);
+	vm->generation++;
+	vm_research(vm);
+	/* every step runs even when one fails: rows never point into a freed assembly */
+	if (!vm_refresh_all(vm, keep_piece, keep_block)) {
+		vm->detail.piece = -2;
+		vm_status(vm, true, "out of memory");
+		return cs_error_nomem(err);
+	}
+	return CS_OK;
+}
+
+static void signed_thousands(struct strbuf *sb, long v)
+{
+	if (v > 0)
+		sb_putc(sb, '+');
+	sb_thousands(sb, v);
+}
+
+/* "excluded n42: -1,204 tokens; used 98,412 -> 97,208; cache now breaks at
+ * 4,210, 90,102 tokens to rewrite" (undo and redo lead with "undone: ",
+ * "redone: "). */
+static void describe(struct vm *vm, const char *said, const struct vm_change *c)
+{
+	struct strbuf *s = &vm->status;
+	sb_reset(s);
+	vm->status_error = false;
+	sb_puts(s, said);
+	long delta = c->used_after - c->used_before;
+	sb_puts(s, ": ");
+	if (delta == 0) {
+		sb_puts(s, "no change in tokens");
+	} else {
+		signed_thousands(s, delta);
+		sb_puts(s, " tokens; used ");
+		sb_thousands(s, c->used_before);
+		sb_puts(s, " -> ");
+		sb_thousands(s, c->used_after);
+	}
+	vm_say_cache(vm, c);
+}
+
+void vm_say_cache(struct vm *vm, const struct vm_change *c)
+{
+	struct strbuf *s = &vm->status;
+	if (c->identical_after) {
+		sb_puts(s, "; prompt same as the baseline");
+	} else if (c->cached_before != c->cached_after || c->identical_before) {
+		sb_puts(s, "; cache now breaks at ");
+		sb_thousands(s, c->cached_after);
+		sb_puts(s, ", ");
+		sb_thousands(s, c->rewrite_after);
+		sb_puts(s, " tokens to rewrite");
+	} else {
+		sb_puts(s, "; cache still breaks at ");
+		sb_thousands(s, c->cached_after);
+	}
+	if (c->over_limit)
+		sb_puts(s, "; OVER the limit");
+}
+
+/* Records the step through the history (applying it to the source). */
+static int record(struct vm *vm, enum vm_step step, const struct edit *e, struct strbuf *said,
+		  struct cs_error *err)
+{
+	switch (step) {
+	case VM_STEP_EDIT: return history_apply(&vm->hist, vm->src, e, said, err);
+	case VM_STEP_UNDO: return history_undo(&vm->hist, vm->src, said, err);
+	case VM_STEP_REDO: return history_redo(&vm->hist, vm->src, said, err);
+	}
+	return cs_error_set(err, CS_EUSAGE, "no such step");
+}
+
+/* Takes a recorded step back (the source would not assemble with it). */
+static void roll_back(struct vm *vm, enum vm_step step)
+{
+	struct cs_error ignored;
+	cs_error_clear(&ignored);
+	if (step == VM_STEP_EDIT)
+		history_retract(&vm->hist, vm->src, &ignored);
+	else if (step == VM_STEP_UNDO)
+		history_redo(&vm->hist, vm->src, NULL, &ignored);
+	else
+		history_undo(&vm->hist, vm->src, NULL, &ignored);
+}
+
+int vm_change(struct vm *vm, enum vm_step step, const struct edit *e, struct vm_change *out, struct cs_error *err)
+{
+	struct vm_change c = { .used_before = vm->cur.budget.used,
+			       .cached_before = vm->cache.cached_tokens,
+			       .identical_before = vm->cache.identical };
+	struct strbuf said = STRBUF_INIT;
+	int rc = record(vm, step, e, &said, err);
+	if (rc != CS_OK) {
+		/* "nothing to undo" is an answer, not an error */
+		vm_status(vm, rc != CS_EUSAGE || step == VM_STEP_EDIT, "%s", err->message);
+		sb_fini(&said);
+		return rc;
+	}
+	struct assembly next;
+	memset(&next, 0, sizeof next); /* safe to fini whatever the assembler did */
+	rc = assemble(vm->src, &next, err);
+	if (rc != CS_OK) {
+		asm_fini(&next);
+		roll_back(vm, step);
+		vm_status(vm, true, "%s (not applied)", err->message);
+		sb_fini(&said);
+		return rc;
+	}
+	rc = vm_adopt(vm, &next, err);
+	if (rc == CS_OK) {
+		c.used_after = vm->cur.budget.used;
+		c.cached_after = vm->cache.cached_tokens;
+		c.rewrite_after = vm->cache.rewrite_tokens;
+		c.identical_after = vm->cache.identical;
+		c.over_limit = (vm->cur.flags & ASM_OVER_LIMIT) != 0;
+		describe(vm, said.failed ? "changed" : sb_str(&said), &c);
+		if (out)
+			*out = c;
+	}
+	sb_fini(&said);
+	return rc;
+}
+
+int vm_apply(struct vm *vm, struct edit *e, struct cs_error *err)
+{
+	return vm_change(vm, VM_STEP_EDIT, e, NULL, err);
+}
+
+int vm_undo(struct vm *vm, struct cs_error *err)
+{
+	return vm_change(vm, VM_STEP_UNDO, NULL, NULL, err);
+}
+
+int vm_redo(struct vm *vm, struct cs_error *err)
+{
+	return vm_change(vm, VM_STEP_REDO, NULL, NULL, err);
+}

@@ -1,0 +1,129 @@
+/* test_session.c: the one way to change the session (vm_change): edit, undo
+ * and redo say what moved the same way, the cache part included, and a
+ * change that cannot be assembled is rolled back (source, history and the
+ * redo stack as before). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "support.h"
+
+#include "alloc.h"
+#include "report.h"
+#include "strbuf.h"
+#include "viewmodel.h"
+
+#include <string.h>
+
+#define FIXTURE "tests/fixtures/ui/parser-fix/working-set.yml"
+
+static void open_vm(struct vm *vm)
+{
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(vm_init(vm, support_load(FIXTURE, NULL), &err), CS_OK);
+}
+
+/* The first row of the prompt that is a piece: excluding it breaks the cache. */
+static void select_first_piece(struct vm *vm)
+{
+	for (size_t i = 0; i < vm->nrows; i++)
+		if (vm->rows[i].type == VM_ROW_BLOCK && vm->rows[i].piece >= 0) {
+			vm->cursor = i;
+			return;
+		}
+	fail();
+}
+
+static char *report_of(const struct vm *vm)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct report_options opt = { .format = REPORT_TEXT };
+	assert_int_equal(report_write(&vm->cur, &opt, &out), CS_OK);
+	return out.data;
+}
+
+static void test_undo_and_redo_say_the_cache(void **state)
+{
+	(void)state;
+	struct vm vm;
+	open_vm(&vm);
+	struct cs_error err;
+	cs_error_clear(&err);
+	select_first_piece(&vm);
+	struct edit e = { .type = EDIT_EXCLUDE, .piece = vm_selected_piece(&vm), .value = 1 };
+	struct vm_change c;
+	assert_int_equal(vm_change(&vm, VM_STEP_EDIT, &e, &c, &err), CS_OK);
+	assert_true(c.identical_before);
+	assert_false(c.identical_after);
+	assert_true(c.used_after < c.used_before);
+	assert_int_equal(c.cached_after, vm.cache.cached_tokens);
+	assert_non_null(strstr(sb_str(&vm.status), "cache now breaks at"));
+	char *edited = cs_strdup(sb_str(&vm.status));
+
+	assert_int_equal(vm_change(&vm, VM_STEP_UNDO, NULL, &c, &err), CS_OK);
+	assert_true(c.identical_after);
+	assert_int_equal(c.used_after, vm.cur.budget.used);
+	assert_non_null(strstr(sb_str(&vm.status), "undone: excluded"));
+	assert_non_null(strstr(sb_str(&vm.status), "; prompt same as the baseline"));
+
+	/* the redo says what the edit said, the cache part included */
+	assert_int_equal(vm_redo(&vm, &err), CS_OK);
+	const char *s = sb_str(&vm.status);
+	assert_non_null(strstr(s, "redone: "));
+	assert_string_equal(s + strlen("redone: "), edited);
+	assert_non_null(strstr(s, "cache now breaks at"));
+	cs_free(edited);
+	vm_fini(&vm);
+}
+
+/* Out of memory at every allocation of a change: either it is made, or the
+ * source, the history and its redo stack are as before it. */
+static void test_failed_change_rolls_back(void **state)
+{
+	(void)state;
+	struct vm vm;
+	open_vm(&vm);
+	struct cs_error err;
+	cs_error_clear(&err);
+	select_first_piece(&vm);
+	long piece = vm_selected_piece(&vm);
+	/* something to redo, which a failed edit must not lose */
+	assert_int_equal(vm_set_budget(&vm, "1k", &err), CS_OK);
+	assert_int_equal(vm_undo(&vm, &err), CS_OK);
+	char *before = report_of(&vm);
+	bool made = false;
+	size_t failed = 0;
+	for (long n = 1; !made && n < 100000; n++) {
+		struct edit e = { .type = EDIT_EXCLUDE, .piece = piece, .value = 1 };
+		cs_alloc_fail_from(n);
+		int rc = vm_change(&vm, VM_STEP_EDIT, &e, NULL, &err);
+		cs_alloc_fail_from(0);
+		if (rc == CS_OK) {
+			made = true;
+			break;
+		}
+		if (vm.hist.ndone != 0) /* recorded and assembled: only the screen's figures ran out */
+			break;
+		failed++;
+		assert_int_equal(vm.hist.nundone, 1);
+		assert_int_equal(vm.src->pieces[piece].user_excluded, -1);
+		char *now = report_of(&vm);
+		assert_string_equal(now, before);
+		cs_free(now);
+	}
+	assert_true(failed > 0);
+	cs_free(before);
+	vm_fini(&vm);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_undo_and_redo_say_the_cache),
+		cmocka_unit_test(test_failed_change_rolls_back),
+	};
+	return cmocka_run_group_tests_name("session", tests, NULL, NULL);
+}

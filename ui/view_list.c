@@ -1,0 +1,278 @@
+/* view_list.c: the list screen's views: the list (header, bars, rows, the
+ * keys that edit the assembly), the detail pane of the selected row, and
+ * the settings panel (W) under the list. */
+#include "app_priv.h"
+
+#include "edit.h"
+#include "kind.h"
+
+/* ---- the list ---------------------------------------------------------------------- */
+
+/* The settings panel's entries: the kind's weights and shares. */
+static size_t panel_count(const struct app *app)
+{
+	struct vm_panel_entry e[VM_PANEL_MAX];
+	return vm_panel_entries(&app->vm, e, VM_PANEL_MAX);
+}
+
+
+static void toggle_detail_focus(struct app *app)
+{
+	struct vm *vm = &app->vm;
+	if (!app->layout.detail_shown) {
+		vm->detail_open = true;
+		vm->focus = VM_FOCUS_DETAIL;
+	} else {
+		vm->focus = vm->focus == VM_FOCUS_DETAIL ? VM_FOCUS_LIST : VM_FOCUS_DETAIL;
+	}
+}
+
+static void back(struct app *app)
+{
+	struct vm *vm = &app->vm;
+	if (vm->focus == VM_FOCUS_DETAIL) {
+		vm->focus = VM_FOCUS_LIST;
+		vm->detail_open = false;
+	} else if (vm->detail_open) {
+		vm->detail_open = false;
+	} else {
+		vm_status(vm, false, "Esc backs out of panes and prompts; q quits");
+	}
+}
+
+/* The row motions: the view-model steps over marker rows. */
+static bool list_motion(struct app *app, int act)
+{
+	struct vm *vm = &app->vm;
+	struct scroll_motion m;
+	size_t page = app->layout.list_h > 1 ? (size_t)app->layout.list_h - 1 : 1;
+	if (!scroll_motion(act, page, &m))
+		return false;
+	if (m.jump < 0)
+		vm_first(vm);
+	else if (m.jump > 0)
+		vm_last(vm);
+	else
+		vm_move(vm, m.delta);
+	return true;
+}
+
+/* M: sets or removes a breakpoint, and shows the marker row it made. */
+static void breakpoint(struct app *app, struct cs_error *err)
+{
+	struct vm *vm = &app->vm;
+	if (vm_toggle_breakpoint(vm, err) == CS_OK && vm->cursor + 1 < vm->nrows &&
+	    vm->rows[vm->cursor + 1].type == VM_ROW_MARKER && app->layout.list_h > 1 &&
+	    vm->cursor + 1 >= vm->scroll + (size_t)app->layout.list_h)
+		vm->scroll = vm->cursor + 2 - (size_t)app->layout.list_h;
+}
+
+/* The actions that change the assembly or its cache; false: not one. */
+static bool edit_key(struct app *app, int act, struct cs_error *err)
+{
+	struct vm *vm = &app->vm;
+	switch (act) {
+	case ACT_EXCLUDE: vm_toggle_exclude(vm, err); break;
+	case ACT_PRIORITY_UP: vm_nudge_priority(vm, VM_PRIORITY_STEP, err); break;
+	case ACT_PRIORITY_DOWN: vm_nudge_priority(vm, -VM_PRIORITY_STEP, err); break;
+	case ACT_STRATEGY: vm_cycle_strategy(vm, false, err); break;
+	case ACT_GLOBAL_STRATEGY: vm_cycle_strategy(vm, true, err); break;
+	case ACT_BASELINE: vm_pin_baseline(vm, err); break;
+	case ACT_PROFILE: vm_cycle_profile(vm, err); break;
+	case ACT_BREAKPOINT: breakpoint(app, err); break;
+	case ACT_UNDO: vm_undo(vm, err); break;
+	case ACT_RELOAD: app_reload(app, false); break;
+	case ACT_REDO: vm_redo(vm, err); break;
+	default: return false;
+	}
+	return true;
+}
+
+bool app_action_offered(const struct app *app, int act)
+{
+	const struct kind_ops *k = app->vm.src->kind;
+	switch (act) {
+	case ACT_PRIORITY_UP:
+	case ACT_PRIORITY_DOWN: return edit_kind_takes(k, EDIT_PRIORITY);
+	case ACT_STRATEGY: return edit_kind_takes(k, EDIT_PIECE_STRATEGY) || edit_kind_takes(k, EDIT_STRATEGY);
+	case ACT_GLOBAL_STRATEGY: return edit_kind_takes(k, EDIT_STRATEGY);
+	case ACT_SETTINGS: return panel_count(app) > 0;
+	default: return true;
+	}
+}
+
+/* A key of the kind's own (kind_ops.actions), or one bound to nothing. */
+static void kind_key(struct app *app, int key, struct cs_error *err)
+{
+	struct vm *vm = &app->vm;
+	const struct kind_action *ka = kind_action_for_key(vm->src->kind, key);
+	char name[32];
+	if (ka && ka->what == KIND_ACTION_TOGGLE)
+		vm_toggle_option(vm, ka->option, err);
+	else if (ka)
+		vm_cycle_option(vm, ka->option, err);
+	else if (cskey_name(key, name, sizeof name))
+		vm_status(vm, false, "%s does nothing here; ? lists the keys", name);
+}
+
+/* Every key reaches the list last: it handles them all (an unbound one
+ * says so on the status line). */
+static unsigned list_key(struct app *app, int key, int act)
+{
+	struct vm *vm = &app->vm;
+	struct cs_error err;
+	cs_error_clear(&err);
+	unsigned done = VIEW_HANDLED | VIEW_REDRAW | VIEW_RELAYOUT;
+	if (list_motion(app, act) || edit_key(app, act, &err))
+		return done;
+	switch (act) {
+	case ACT_OPEN:
+		vm->detail_open = true;
+		vm->focus = VM_FOCUS_DETAIL;
+		break;
+	case ACT_NEXT_PANE: toggle_detail_focus(app); break;
+	case ACT_BACK: back(app); break;
+	case ACT_BUDGET: app_input_start(app, INPUT_BUDGET, NULL); break;
+	case ACT_SORT: vm_cycle_sort(vm); break;
+	case ACT_SHOW_DROPPED: vm_toggle_dropped(vm); break;
+	case ACT_LAYERS: vm_cycle_grouping(vm); break;
+	case ACT_HELP: app_view_push(app, &view_help); break;
+	case ACT_QUIT: return VIEW_HANDLED | VIEW_QUIT;
+	case ACT_SETTINGS: app_toggle_panel(app); break;
+	case ACT_SEARCH: app_input_start(app, INPUT_SEARCH, NULL); break;
+	case ACT_SEARCH_NEXT:
+	case ACT_SEARCH_PREV: vm_search_step(vm, act == ACT_SEARCH_PREV); break;
+	case ACT_FILTER: app_input_start(app, INPUT_FILTER, NULL); break;
+	case ACT_FILTER_INVERT: vm_invert_filter(vm); break;
+	case ACT_PROMPT_VIEW: app_toggle_prompt_view(app); break;
+	case ACT_DIFF: app_toggle_diff_view(app); break;
+	case ACT_SAVE: app_save(app, NULL); break;
+	case ACT_EXPORT: app_input_start(app, INPUT_EXPORT, NULL); break;
+	case ACT_COMMAND: app_input_start(app, INPUT_COMMAND, NULL); break;
+	default: kind_key(app, key, &err); break;
+	}
+	return done;
+}
+
+static long row_at(const struct app *app, int y)
+{
+	const struct app_layout *L = &app->layout;
+	if (y < L->list_y || y >= L->list_y + L->list_h)
+		return -1;
+	size_t i = app->vm.scroll + (size_t)(y - L->list_y);
+	return i < app->vm.nrows ? (long)i : -1;
+}
+
+/* A click selects a row, focuses the detail, or (on a layer's bar) limits
+ * the list to that layer; the wheel moves three rows. */
+static unsigned list_mouse(struct app *app, int y, int x, int ev)
+{
+	struct vm *vm = &app->vm;
+	const struct app_layout *L = &app->layout;
+	if (ev == APP_MOUSE_WHEEL_UP || ev == APP_MOUSE_WHEEL_DOWN) {
+		vm_move(vm, ev == APP_MOUSE_WHEEL_UP ? -3 : 3);
+		return VIEW_HANDLED | VIEW_RELAYOUT;
+	}
+	if (y >= L->bars_y && y < L->bars_y + L->nbars) {
+		vm_set_layer_filter(vm, L->bar_layer[y - L->bars_y]);
+		return VIEW_HANDLED | VIEW_RELAYOUT;
+	}
+	long i = row_at(app, y);
+	if (i >= 0 && x >= L->list_x && x < L->list_x + L->list_w && vm->rows[i].type != VM_ROW_MARKER) {
+		vm->cursor = (size_t)i;
+		vm->detail_scroll = 0;
+		vm->focus = VM_FOCUS_LIST;
+	} else if (L->detail_shown && x >= L->detail_x && y >= L->detail_y && y < L->detail_y + L->detail_h) {
+		vm->focus = VM_FOCUS_DETAIL;
+	}
+	return VIEW_HANDLED | VIEW_REDRAW;
+}
+
+const struct view_ops view_list = {
+	.name = "list",
+	.opaque = true,
+	.key = list_key,
+	.draw = app_draw_list_screen,
+	.mouse = list_mouse,
+};
+
+/* ---- the detail pane ----------------------------------------------------------------- */
+
+/* Motion keys scroll the detail while it has the focus. */
+static unsigned detail_key(struct app *app, int key, int act)
+{
+	(void)key;
+	struct vm *vm = &app->vm;
+	const struct app_layout *L = &app->layout;
+	struct scroll_motion m;
+	size_t page = L->detail_h > 2 ? (size_t)L->detail_h - 2 : 1;
+	if (vm->focus != VM_FOCUS_DETAIL || !scroll_motion(act, page, &m))
+		return 0;
+	if (!m.jump && !L->detail_shown)
+		return 0; /* nothing to scroll: the list moves */
+	/* down only while the last frame had rows below its bottom; the draw
+	 * settles a scroll past the end on the last page */
+	if (m.jump || m.delta < 0 || app->detail_more)
+		vm->detail_scroll = scroll_apply(vm->detail_scroll, &m, SCROLL_END);
+	return VIEW_HANDLED | VIEW_REDRAW | VIEW_RELAYOUT;
+}
+
+const struct view_ops view_detail = {
+	.name = "detail",
+	.key = detail_key,
+	.draw = app_draw_detail,
+};
+
+/* ---- the settings panel (W) ------------------------------------------------------------- */
+
+void app_toggle_panel(struct app *app)
+{
+	if (app_view_remove(app, &view_panel)) {
+		vm_status(&app->vm, false, "settings closed");
+		return;
+	}
+	if (panel_count(app) == 0) {
+		vm_status(&app->vm, true, "a %s has no weights or shares to tune", app->vm.src->kind->title);
+		return;
+	}
+	/* part of the list screen: over the list and its detail, under any view */
+	app_view_insert(app, 2, &view_panel);
+	vm_status(&app->vm, false, "settings: Up/Down pick, +/- change (re-assembles at once), W or Esc closes");
+}
+
+static unsigned panel_key(struct app *app, int key, int act)
+{
+	(void)key;
+	struct cs_error err;
+	cs_error_clear(&err);
+	size_t n = panel_count(app);
+	struct scroller *sc = app_view_state(app, &view_panel); /* its cursor: the selected entry */
+	if (scroller_key(sc, act, n, true))
+		return VIEW_HANDLED | VIEW_REDRAW | VIEW_RELAYOUT;
+	switch (act) {
+	case ACT_PRIORITY_UP: vm_panel_nudge(&app->vm, sc->cursor, 1, &err); break;
+	case ACT_PRIORITY_DOWN: vm_panel_nudge(&app->vm, sc->cursor, -1, &err); break;
+	case ACT_BACK: app_toggle_panel(app); break;
+	default: return 0;
+	}
+	return VIEW_HANDLED | VIEW_REDRAW | VIEW_RELAYOUT;
+}
+
+/* The panel's rows come out of the list's: a title and one per entry. */
+static void panel_layout(struct app *app, struct app_layout *L)
+{
+	int want = (int)panel_count(app) + 1;
+	L->panel_h = want < L->list_h - 1 ? want : L->list_h - 1;
+	if (L->panel_h < 0)
+		L->panel_h = 0;
+	L->list_h -= L->panel_h;
+	L->panel_y = L->list_y + L->list_h;
+}
+
+const struct view_ops view_panel = {
+	.name = "settings",
+	.state_size = sizeof(struct scroller),
+	.key = panel_key,
+	.draw = app_draw_panel,
+	.layout = panel_layout,
+};
