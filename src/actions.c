@@ -147,3 +147,13 @@ void actions_help(struct strbuf *out)
 {
 	actions_help_offered(out, NULL, NULL, NULL);
 }
+
+const struct kind_action *kind_action_for_key(const struct kind_ops *kind, int key)
+{
+	for (const struct kind_action *a = kind->actions; a && a->key; a++) {
+		int k;
+		if (cskey_from_name(a->key, &k) && k == key)
+			return a;
+	}
+	return NULL;
+}

@@ -124,4 +124,8 @@ void actions_help_offered(struct strbuf *out, const struct kind_ops *kind, bool 
 /* One help line in the table's layout: "  KEYS  name  help". */
 void actions_help_line(struct strbuf *out, const char *keys, const char *name, const char *help);
 
+struct kind_action;
+/* The kind's own action bound to `key` (actions.h codes), or NULL. */
+const struct kind_action *kind_action_for_key(const struct kind_ops *kind, int key);
+
 #endif

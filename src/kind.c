@@ -1,7 +1,6 @@
 /* kind.c: the table of kinds and detection (see kind.h). */
 #include "kind.h"
 
-#include "actions.h"
 #include "json_doc.h"
 #include "json_scan.h"
 #include "strbuf.h"
@@ -45,16 +44,6 @@ void kind_sort_keys_text(const struct kind_ops *kind, const char *last_sep, stru
 {
 	for (size_t i = 0; kind->sort_keys && kind->sort_keys[i]; i++)
 		sb_printf(out, "%s%s", i == 0 ? "" : kind->sort_keys[i + 1] ? ", " : last_sep, kind->sort_keys[i]);
-}
-
-const struct kind_action *kind_action_for_key(const struct kind_ops *kind, int key)
-{
-	for (const struct kind_action *a = kind->actions; a && a->key; a++) {
-		int k;
-		if (cskey_from_name(a->key, &k) && k == key)
-			return a;
-	}
-	return NULL;
 }
 
 static int has_extension(const char *path, const char *ext)

@@ -123,7 +123,5 @@ int kind_sort_key(const struct kind_ops *kind, const char *name);
 /* "order, tokens or priority": the kind's sort keys for a sentence. */
 void kind_sort_keys_text(const struct kind_ops *kind, const char *last_sep, struct strbuf *out);
 
-/* The kind's own action bound to `key` (actions.h codes), or NULL. */
-const struct kind_action *kind_action_for_key(const struct kind_ops *kind, int key);
 
 #endif
