@@ -650,6 +650,42 @@ static void test_block_scalar_lines_kept(void **state)
 		      "  # about c\n"
 		      "  - path: c.txt\n"
 		      "    priority: 0.3\n");
+	/* a blank line after a block scalar stays after it, unless kept (|+):
+	 * then it is the scalar's text and the new key goes below it */
+	const char *blanks = "files:\n"
+			     "  - path: a.txt\n"
+			     "    note: |\n"
+			     "      clipped\n"
+			     "\n"
+			     "    priority: 0.5\n"
+			     "    note2: &k |+\n"
+			     "      kept\n"
+			     "\n"
+			     "  - path: b.txt\n"
+			     "    priority: 0.4\n"
+			     "    note: >-\n"
+			     "      stripped\n"
+			     "\n"
+			     "# the end\n";
+	const struct manifest_edit s2[] = { strat(0, STRAT_START), strat(1, STRAT_NEVER) };
+	expect_splice(blanks, s2, 2,
+		      "files:\n"
+		      "  - path: a.txt\n"
+		      "    note: |\n"
+		      "      clipped\n"
+		      "\n"
+		      "    priority: 0.5\n"
+		      "    note2: &k |+\n"
+		      "      kept\n"
+		      "\n"
+		      "    truncate_strategy: start\n"
+		      "  - path: b.txt\n"
+		      "    priority: 0.4\n"
+		      "    note: >-\n"
+		      "      stripped\n"
+		      "    truncate_strategy: never\n"
+		      "\n"
+		      "# the end\n");
 }
 
 /* An anchored value shared outside `files` is not changed silently: the

@@ -226,9 +226,15 @@ static int content_end(struct plan *p, const struct ynode *key, const struct yno
 	 * ends where that line starts. */
 	if (n->type == YNODE_SCALAR && (n->style == YSTYLE_LITERAL || n->style == YSTYLE_FOLDED)) {
 		size_t start = byte_at(&p->map, n->start.index);
+		size_t end = *out;
 		*out = line_start(p, *out);
-		/* ... and before the blank lines it ends with (clipped: not its text) */
-		while (*out > start && line_start(p, *out - 1) > start &&
+		/* ... and before the blank lines it ends with, unless kept (|+):
+		 * clipped or stripped, they are not its text */
+		size_t k = skip_properties(p, start, end) + 1; /* past &anchor !tag and | or > */
+		while (k < end && strchr("123456789-", p->text[k]))
+			k++;
+		bool keep = k < end && p->text[k] == '+';
+		while (!keep && *out > start && line_start(p, *out - 1) > start &&
 		       blank_line(p, line_start(p, *out - 1), *out))
 			*out = line_start(p, *out - 1);
 	}
