@@ -688,6 +688,36 @@ static void test_block_scalar_lines_kept(void **state)
 		      "# the end\n");
 }
 
+/* A flow list with one entry a line: removing the last entries keeps the
+ * comment after the entry above on its line (it used to go, and the removed
+ * entry's comment took its place). */
+static void test_flow_list_one_entry_a_line(void **state)
+{
+	(void)state;
+	const char *text = "files: [\n"
+			   "  {path: a.txt, priority: 0.5},   # first\n"
+			   "  {path: b.txt, priority: 0.4},\n"
+			   "  {path: c.txt, priority: 0.3}   # third\n"
+			   "]   # the list\n";
+	const struct manifest_edit last[] = { drop(2) };
+	expect_splice(text, last, 1,
+		      "files: [\n"
+		      "  {path: a.txt, priority: 0.5},   # first\n"
+		      "  {path: b.txt, priority: 0.4}\n"
+		      "]   # the list\n");
+	const struct manifest_edit two[] = { drop(1), drop(2) };
+	expect_splice(text, two, 2,
+		      "files: [\n"
+		      "  {path: a.txt, priority: 0.5}   # first\n"
+		      "]   # the list\n");
+	const struct manifest_edit first[] = { drop(0) };
+	expect_splice(text, first, 1,
+		      "files: [\n"
+		      "  {path: b.txt, priority: 0.4},\n"
+		      "  {path: c.txt, priority: 0.3}   # third\n"
+		      "]   # the list\n");
+}
+
 /* An anchored value shared outside `files` is not changed silently: the
  * alias is named. Everything outside the edited values is compared. */
 static void test_anchor_shared_outside_files(void **state)
@@ -877,6 +907,7 @@ int main(void)
 		cmocka_unit_test(test_save_to_disk),
 		cmocka_unit_test(test_nothing_to_save),
 		cmocka_unit_test(test_block_scalar_lines_kept),
+		cmocka_unit_test(test_flow_list_one_entry_a_line),
 		cmocka_unit_test(test_anchor_shared_outside_files),
 		cmocka_unit_test(test_comment_check),
 		cmocka_unit_test(test_edit_during_load),
