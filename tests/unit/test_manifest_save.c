@@ -810,6 +810,17 @@ static void test_comment_check(void **state)
 	assert_int_equal(comments_after(old_text, no_top, top, 1), CS_OK);
 	assert_int_equal(comments_after(old_text, no_top, NULL, 0), CS_ESTRUCT);
 	assert_int_equal(comments_after(no_top, old_text, NULL, 0), CS_ESTRUCT); /* added */
+	/* a comment trailing text that stays does not go with a removed range
+	 * that starts after that text */
+	const char *flow = "files: [\n  {path: a},   # first\n  {path: b}   # second\n]\n";
+	const char *flow_lost = "files: [\n  {path: a}   # second\n]\n";
+	size_t from = (size_t)(strstr(flow, "},") - flow) + 1, to = (size_t)(strstr(flow, "b}") - flow) + 2;
+	const size_t tail[] = { from, to };
+	assert_int_equal(comments_after(flow, flow_lost, tail, 1), CS_ESTRUCT);
+	const char *flow_kept = "files: [\n  {path: a}   # first\n]\n";
+	const size_t comma_and_line[] = { from, from + 1, (size_t)(strstr(flow, "  {path: b") - flow),
+					  (size_t)(strstr(flow, "]") - flow) };
+	assert_int_equal(comments_after(flow, flow_kept, comma_and_line, 2), CS_OK);
 }
 
 /* Someone appends a line to the manifest while its listed files are being
