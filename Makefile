@@ -220,7 +220,8 @@ $(FAULT_BIN): $(ASN)/tests/faults/test_faults.o $(ASN)/faults/libyaml-faults.o $
 
 # Fuzzing: clang + libFuzzer + ASan/UBSan. One fuzz_load_<kind> harness per
 # kind in FUZZ_KINDS (a new loader adds its name here), plus the display
-# sanitizer and the JSON layer. `make check` runs tests/fuzz/run: a replay of
+# sanitizer, the JSON layer and the manifest saver (fuzz_save: generated
+# manifests and edits against the exact text a save must write). `make check` runs tests/fuzz/run: a replay of
 # the seeds (samples/, tests/hostile/, tests/fuzz/regressions/) and a short
 # fixed number of executions. `make fuzz` runs longer:
 #   make fuzz FUZZ_SECONDS=600      each harness for 10 minutes

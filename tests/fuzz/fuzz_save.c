@@ -65,6 +65,10 @@ struct entry {
 	struct value strat_v;
 	bool has_role, has_note;
 	char note_style;
+	const char *chomp;      /* "", "-", or "+" (only when the note is not the last field) */
+	bool blank_before;      /* a blank line above the entry's comments */
+	bool comment_gap;       /* a blank line between its comments and its dash */
+	int inner_comment;      /* a comment line before this field index (0: none) */
 	int order[F_COUNT];     /* the fields after path, in order */
 	int nfields;
 	/* the edit */
@@ -75,6 +79,7 @@ struct entry {
 
 struct model {
 	const char *eol;
+	bool bom;
 	bool flow_list;
 	bool preamble_notes;
 	bool budget_flow;
@@ -120,6 +125,7 @@ static void gen_model(struct rnd *r, struct model *m)
 {
 	memset(m, 0, sizeof *m);
 	m->eol = pick(r, 3) == 0 ? "\r\n" : "\n";
+	m->bom = pick(r, 6) == 0;
 	m->flow_list = pick(r, 5) == 0;
 	m->preamble_notes = pick(r, 3) == 0;
 	m->budget_flow = pick(r, 2) == 0;
@@ -152,6 +158,14 @@ static void gen_model(struct rnd *r, struct model *m)
 				continue;
 			e->order[e->nfields++] = f;
 		}
+		static const char *const chomps[] = { "", "-", "+" };
+		e->chomp = chomps[pick(r, 3)];
+		if (e->nfields && e->order[e->nfields - 1] == F_NOTE && e->chomp[0] == '+')
+			e->chomp = "";
+		bool block = !m->flow_list;
+		e->blank_before = block && pick(r, 4) == 0;
+		e->comment_gap = block && e->ncomments && pick(r, 4) == 0;
+		e->inner_comment = !e->flow && e->nfields > 1 ? (int)pick(r, (unsigned)e->nfields) : 0;
 		/* the edit */
 		unsigned what = pick(r, 8);
 		e->remove = what == 0;
@@ -233,8 +247,6 @@ static void put_block_entry(struct strbuf *sb, const struct model *m, int i, boo
 {
 	const struct entry *e = &m->e[i];
 	const char *eol = m->eol;
-	for (int c = 0; c < e->ncomments; c++)
-		sb_printf(sb, "  # about entry %d, line %d%s", i, c, eol);
 	sb_puts(sb, "  - ");
 	if (e->flow) {
 		put_flow_entry(sb, m, i, edited);
@@ -246,6 +258,8 @@ static void put_block_entry(struct strbuf *sb, const struct model *m, int i, boo
 	put_path(sb, i, e->path_kind);
 	sb_puts(sb, eol);
 	for (int k = 0; k < e->nfields; k++) {
+		if (k && k == e->inner_comment)
+			sb_printf(sb, "    # inside entry %d%s", i, eol);
 		switch (e->order[k]) {
 		case F_PRIO:
 			sb_puts(sb, "    priority: ");
@@ -259,8 +273,8 @@ static void put_block_entry(struct strbuf *sb, const struct model *m, int i, boo
 			break;
 		case F_ROLE: sb_printf(sb, "    role: developer%s", eol); break;
 		default:
-			sb_printf(sb, "    note: %c%s      first line%s      # a heading inside the block%s", e->note_style,
-				  eol, eol, eol);
+			sb_printf(sb, "    note: %c%s%s      first line%s      # a heading inside the block%s", e->note_style,
+				  e->chomp, eol, eol, eol);
 			break;
 		}
 	}
@@ -268,9 +282,42 @@ static void put_block_entry(struct strbuf *sb, const struct model *m, int i, boo
 		sb_printf(sb, "    truncate_strategy: %s%s", strategy_name(e->new_strat), eol);
 }
 
+static void put_comments(struct strbuf *sb, const struct model *m, int i)
+{
+	for (int c = 0; c < m->e[i].ncomments; c++)
+		sb_printf(sb, "  # about entry %d, line %d%s", i, c, m->eol);
+}
+
+/* A block list item with the lines around it. A removed one takes its
+ * lines and the comment lines right above it (not those a blank line
+ * separates); when the gap sits between two blank lines, the one above
+ * goes too. */
+static void put_block_item(struct strbuf *sb, const struct model *m, int i, bool edited)
+{
+	const struct entry *e = &m->e[i];
+	const char *eol = m->eol;
+	if (!(edited && e->remove)) {
+		sb_puts(sb, e->blank_before ? eol : "");
+		put_comments(sb, m, i);
+		sb_puts(sb, e->comment_gap ? eol : "");
+		put_block_entry(sb, m, i, edited);
+		return;
+	}
+	bool above_blank = e->comment_gap || e->blank_before;
+	bool after_blank = i + 1 < m->nentries ? m->e[i + 1].blank_before : m->meta_kind != 0;
+	bool drop_blank = above_blank && after_blank;
+	if (e->blank_before && !(drop_blank && !e->comment_gap))
+		sb_puts(sb, eol);
+	if (e->comment_gap) {
+		put_comments(sb, m, i);
+		sb_puts(sb, drop_blank ? "" : eol);
+	}
+}
+
 static void emit(const struct model *m, bool edited, struct strbuf *sb)
 {
 	const char *eol = m->eol;
+	sb_puts(sb, m->bom ? "\xEF\xBB\xBF" : "");
 	sb_printf(sb, "# a working set%s# second line of the header%sprotocol: CONTEXT-ASSEMBLY/0.1%s", eol, eol, eol);
 	if (m->budget_flow)
 		sb_printf(sb, "budget: {max_tokens: 16000, reserved_for_response: 2000}   # flow%s", eol);
@@ -293,8 +340,7 @@ static void emit(const struct model *m, bool edited, struct strbuf *sb)
 	} else {
 		sb_printf(sb, "files:   # the list%s", eol);
 		for (int i = 0; i < m->nentries; i++)
-			if (!(edited && m->e[i].remove))
-				put_block_entry(sb, m, i, edited);
+			put_block_item(sb, m, i, edited);
 	}
 	if (m->meta_kind == 1)
 		sb_printf(sb, "%smetadata: {session: *s%d}%s", eol, m->meta_ref, eol);

@@ -650,6 +650,72 @@ static void test_block_scalar_lines_kept(void **state)
 		      "  # about c\n"
 		      "  - path: c.txt\n"
 		      "    priority: 0.3\n");
+	/* a blank line after a block scalar stays after it, unless kept (|+):
+	 * then it is the scalar's text and the new key goes below it */
+	const char *blanks = "files:\n"
+			     "  - path: a.txt\n"
+			     "    note: |\n"
+			     "      clipped\n"
+			     "\n"
+			     "    priority: 0.5\n"
+			     "    note2: &k |+\n"
+			     "      kept\n"
+			     "\n"
+			     "  - path: b.txt\n"
+			     "    priority: 0.4\n"
+			     "    note: >-\n"
+			     "      stripped\n"
+			     "\n"
+			     "# the end\n";
+	const struct manifest_edit s2[] = { strat(0, STRAT_START), strat(1, STRAT_NEVER) };
+	expect_splice(blanks, s2, 2,
+		      "files:\n"
+		      "  - path: a.txt\n"
+		      "    note: |\n"
+		      "      clipped\n"
+		      "\n"
+		      "    priority: 0.5\n"
+		      "    note2: &k |+\n"
+		      "      kept\n"
+		      "\n"
+		      "    truncate_strategy: start\n"
+		      "  - path: b.txt\n"
+		      "    priority: 0.4\n"
+		      "    note: >-\n"
+		      "      stripped\n"
+		      "    truncate_strategy: never\n"
+		      "\n"
+		      "# the end\n");
+}
+
+/* A flow list with one entry a line: removing the last entries keeps the
+ * comment after the entry above on its line (it used to go, and the removed
+ * entry's comment took its place). */
+static void test_flow_list_one_entry_a_line(void **state)
+{
+	(void)state;
+	const char *text = "files: [\n"
+			   "  {path: a.txt, priority: 0.5},   # first\n"
+			   "  {path: b.txt, priority: 0.4},\n"
+			   "  {path: c.txt, priority: 0.3}   # third\n"
+			   "]   # the list\n";
+	const struct manifest_edit last[] = { drop(2) };
+	expect_splice(text, last, 1,
+		      "files: [\n"
+		      "  {path: a.txt, priority: 0.5},   # first\n"
+		      "  {path: b.txt, priority: 0.4}\n"
+		      "]   # the list\n");
+	const struct manifest_edit two[] = { drop(1), drop(2) };
+	expect_splice(text, two, 2,
+		      "files: [\n"
+		      "  {path: a.txt, priority: 0.5}   # first\n"
+		      "]   # the list\n");
+	const struct manifest_edit first[] = { drop(0) };
+	expect_splice(text, first, 1,
+		      "files: [\n"
+		      "  {path: b.txt, priority: 0.4},\n"
+		      "  {path: c.txt, priority: 0.3}   # third\n"
+		      "]   # the list\n");
 }
 
 /* An anchored value shared outside `files` is not changed silently: the
@@ -744,6 +810,17 @@ static void test_comment_check(void **state)
 	assert_int_equal(comments_after(old_text, no_top, top, 1), CS_OK);
 	assert_int_equal(comments_after(old_text, no_top, NULL, 0), CS_ESTRUCT);
 	assert_int_equal(comments_after(no_top, old_text, NULL, 0), CS_ESTRUCT); /* added */
+	/* a comment trailing text that stays does not go with a removed range
+	 * that starts after that text */
+	const char *flow = "files: [\n  {path: a},   # first\n  {path: b}   # second\n]\n";
+	const char *flow_lost = "files: [\n  {path: a}   # second\n]\n";
+	size_t from = (size_t)(strstr(flow, "},") - flow) + 1, to = (size_t)(strstr(flow, "b}") - flow) + 2;
+	const size_t tail[] = { from, to };
+	assert_int_equal(comments_after(flow, flow_lost, tail, 1), CS_ESTRUCT);
+	const char *flow_kept = "files: [\n  {path: a}   # first\n]\n";
+	const size_t comma_and_line[] = { from, from + 1, (size_t)(strstr(flow, "  {path: b") - flow),
+					  (size_t)(strstr(flow, "]") - flow) };
+	assert_int_equal(comments_after(flow, flow_kept, comma_and_line, 2), CS_OK);
 }
 
 /* Someone appends a line to the manifest while its listed files are being
@@ -841,6 +918,7 @@ int main(void)
 		cmocka_unit_test(test_save_to_disk),
 		cmocka_unit_test(test_nothing_to_save),
 		cmocka_unit_test(test_block_scalar_lines_kept),
+		cmocka_unit_test(test_flow_list_one_entry_a_line),
 		cmocka_unit_test(test_anchor_shared_outside_files),
 		cmocka_unit_test(test_comment_check),
 		cmocka_unit_test(test_edit_during_load),

@@ -226,9 +226,15 @@ static int content_end(struct plan *p, const struct ynode *key, const struct yno
 	 * ends where that line starts. */
 	if (n->type == YNODE_SCALAR && (n->style == YSTYLE_LITERAL || n->style == YSTYLE_FOLDED)) {
 		size_t start = byte_at(&p->map, n->start.index);
+		size_t end = *out;
 		*out = line_start(p, *out);
-		/* ... and before the blank lines it ends with (clipped: not its text) */
-		while (*out > start && line_start(p, *out - 1) > start &&
+		/* ... and before the blank lines it ends with, unless kept (|+):
+		 * clipped or stripped, they are not its text */
+		size_t k = skip_properties(p, start, end) + 1; /* past &anchor !tag and | or > */
+		while (k < end && strchr("123456789-", p->text[k]))
+			k++;
+		bool keep = k < end && p->text[k] == '+';
+		while (!keep && *out > start && line_start(p, *out - 1) > start &&
 		       blank_line(p, line_start(p, *out - 1), *out))
 			*out = line_start(p, *out - 1);
 	}
@@ -402,6 +408,43 @@ static int block_item_range(struct plan *p, const struct ynode *files, size_t i,
 	return CS_OK;
 }
 
+/* The end of the line at pos when only blanks and a comment follow it
+ * there (past the line break), else 0. */
+static size_t rest_of_line_is_comment(const struct plan *p, size_t pos)
+{
+	while (pos < p->len && is_blank(p->text[pos]))
+		pos++;
+	if (pos < p->len && p->text[pos] == '#')
+		while (pos < p->len && p->text[pos] != '\n')
+			pos++;
+	if (pos < p->len && p->text[pos] == '\r')
+		pos++;
+	return pos < p->len && p->text[pos] == '\n' ? pos + 1 : 0;
+}
+
+/* A flow list minus its last items first..last, after item prev: from the
+ * end of prev. One item a line ([ on its own line, comments after items):
+ * the comma after prev and the removed items' lines instead, so that
+ * prev's comment stays on its line. */
+static int plan_flow_tail(struct plan *p, const struct ynode *prev, const struct ynode *first,
+			  const struct ynode *last, struct cs_error *err)
+{
+	size_t pe = byte_at(&p->map, prev->end.index);
+	size_t fs = byte_at(&p->map, first->start.index);
+	size_t le = byte_at(&p->map, last->end.index);
+	size_t comma = pe;
+	while (comma < fs && is_blank(p->text[comma]))
+		comma++;
+	size_t line_end = rest_of_line_is_comment(p, comma + 1);
+	size_t last_end = rest_of_line_is_comment(p, le);
+	if (comma < fs && p->text[comma] == ',' && line_end && line_end <= line_start(p, fs) && last_end &&
+	    blank_line(p, line_start(p, fs), fs)) {
+		int rc = add_op(p, comma, comma + 1, "", 0, err);
+		return rc ? rc : add_op(p, line_start(p, fs), last_end, "", 0, err);
+	}
+	return add_op(p, pe, le, "", 0, err);
+}
+
 static int plan_removals(struct plan *p, const struct ynode *files, const bool *removed, struct cs_error *err)
 {
 	size_t n = files->nchildren;
@@ -433,8 +476,7 @@ static int plan_removals(struct plan *p, const struct ynode *files, const bool *
 			rc = add_op(p, byte_at(&p->map, files->children[a]->start.index),
 				    byte_at(&p->map, files->children[b + 1]->start.index), "", 0, err);
 		} else if (a > 0) { /* minus the last: from the end of the one before */
-			size_t s = byte_at(&p->map, files->children[a - 1]->end.index);
-			rc = add_op(p, s, byte_at(&p->map, files->children[b]->end.index), "", 0, err);
+			rc = plan_flow_tail(p, files->children[a - 1], files->children[a], files->children[b], err);
 		} else {
 			size_t s = byte_at(&p->map, files->children[a]->start.index);
 			rc = add_op(p, s, byte_at(&p->map, files->children[b]->end.index), "", 0, err);

@@ -341,6 +341,20 @@ static size_t comment_len(const char *text, size_t len, size_t at)
 	return e - at;
 }
 
+/* A comment at `at` inside a range removed from `from` goes with it when it
+ * is alone on its line or what precedes it on the line is removed too: not
+ * when it trails text that stays ("{a},   # about a" minus what follows a). */
+static bool owned_by_removed(const char *text, size_t at, size_t from)
+{
+	size_t ls = at;
+	while (ls > 0 && text[ls - 1] != '\n')
+		ls--;
+	size_t fb = ls == 0 && strncmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : ls; /* past a BOM */
+	while (fb < at && (text[fb] == ' ' || text[fb] == '\t'))
+		fb++;
+	return fb == at || fb >= from;
+}
+
 int manifest_check_comments(const char *old_text, size_t old_len, const struct ynode *old_root,
 			    const char *new_text, size_t new_len, const struct ynode *new_root,
 			    const size_t *removed, size_t nremoved, struct cs_error *err)
@@ -355,7 +369,7 @@ int manifest_check_comments(const char *old_text, size_t old_len, const struct y
 	for (size_t i = 0; i < a.n && !rc; i++) {
 		while (r < nremoved && removed[2 * r + 1] <= a.at[i])
 			r++;
-		if (r < nremoved && removed[2 * r] <= a.at[i])
+		if (r < nremoved && removed[2 * r] <= a.at[i] && owned_by_removed(old_text, a.at[i], removed[2 * r]))
 			continue; /* went with a removed entry */
 		size_t la = comment_len(old_text, old_len, a.at[i]);
 		if (j >= b.n || comment_len(new_text, new_len, b.at[j]) != la ||
