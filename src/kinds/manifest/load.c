@@ -7,6 +7,7 @@
  * is kept and warned about. A listed file that is missing, unreadable, binary
  * (holds a NUL) or a directory becomes a piece excluded with that reason.
  * Unsupported: YAML tags are not interpreted; `protocol` is shown, not checked. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "manifest.h"
 
 #include "alloc.h"
@@ -20,7 +21,9 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const role_names[] = {
 #define MROLE_X_NAME(e, name) name,
@@ -166,6 +169,66 @@ static int read_listed_file(struct source *src, struct manifest_entry *me, long 
 	for (int s = STRAT_START; s <= STRAT_END; s++)
 		manifest_cap_compute(p, me->max_lines, s, &me->caps[s - STRAT_START]);
 	return CS_OK;
+}
+
+/* Whether path is dir or below it (both absolute, dir without a final
+ * slash but "/" itself). */
+static bool below(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (n == 1 && dir[0] == '/')
+		return path[0] == '/';
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+/* Whether a relative path climbs out of its folder with "..". */
+static bool climbs_out(const char *path)
+{
+	long depth = 0;
+	for (const char *c = path; *c;) {
+		size_t n = strcspn(c, "/");
+		if (n == 2 && c[0] == '.' && c[1] == '.') {
+			if (--depth < 0)
+				return true;
+		} else if (n && !(n == 1 && c[0] == '.')) {
+			depth++;
+		}
+		c += n + (c[n] == '/');
+	}
+	return false;
+}
+
+/* Warns when entry i's file is outside the manifest's folder (dir_real, its
+ * real path; NULL when unknown) and marks its piece: an absolute path
+ * elsewhere, a ".." climbing out, a symlink leading out. It is read all the
+ * same: real manifests do name such files. */
+static int mark_outside(struct source *src, const struct manifest_entry *me, const char *dir_real)
+{
+	struct piece *p = &src->pieces[me->piece];
+	char *real = dir_real ? realpath(me->resolved, NULL) : NULL;
+	bool outside;
+	if (real)
+		outside = !below(real, dir_real);
+	else if (p->id[0] == '/')
+		outside = !dir_real || !below(p->id, dir_real);
+	else
+		outside = climbs_out(p->id);
+	int rc = CS_OK;
+	if (outside) {
+		p->flags |= PIECE_OUTSIDE;
+		/* a symlink: name the target the link holds (as written, so
+		 * the sentence does not depend on where the checkout is) */
+		bool link = real && p->id[0] != '/' && !climbs_out(p->id);
+		char target[512] = "";
+		ssize_t tn = link ? readlink(me->resolved, target, sizeof target - 1) : -1;
+		target[tn > 0 ? tn : 0] = '\0';
+		rc = source_warn(src, me->piece, (long)me->node->start.line + 1, (long)me->node->start.column + 1,
+				 "%s is outside the manifest's folder%s%s%s; read all the same", p->id,
+				 link ? (target[0] ? " (a symlink to " : " (through a symlink") : "", target,
+				 link ? ")" : "");
+	}
+	free(real);
+	return rc;
 }
 
 static int read_entry(struct source *src, struct manifest *m, const char *dir, size_t i, const struct ynode *e,
@@ -428,11 +491,16 @@ static int manifest_load(struct source *src, const char *data, size_t len, struc
 	char *dir = arena_strndup(&src->arena, src->path, slash ? (size_t)(slash - src->path) + 1 : 0);
 	if (!dir)
 		return cs_error_nomem(err);
+	char *dir_real = realpath(dir[0] ? dir : ".", NULL);
 	for (size_t i = 0; i < n; i++) {
-		if ((rc = read_entry(src, m, dir, i, files->children[i], err)))
+		if ((rc = read_entry(src, m, dir, i, files->children[i], err)) ||
+		    (mark_outside(src, &m->entries[i], dir_real) && (rc = cs_error_nomem(err)))) {
+			free(dir_real);
 			return rc;
+		}
 		progress_tick(src->progress, "reading the listed files", i + 1, n);
 	}
+	free(dir_real);
 	progress_done(src->progress, "reading the listed files", n);
 	size_t *next_same = NULL;
 	if (listed_twice(src, m, &next_same))
