@@ -221,7 +221,9 @@ $(FAULT_BIN): $(ASN)/tests/faults/test_faults.o $(ASN)/faults/libyaml-faults.o $
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(ASAN_FLAGS) $(LDFLAGS) -o $@ $^ $(FAULT_LIBS) $(TEST_LIBS)
 
-# Fuzzing: clang + libFuzzer + ASan/UBSan. One fuzz_load_<kind> harness per
+# Fuzzing: clang + libFuzzer + ASan/UBSan. (The inspector's key-sequence
+# fuzzer, tests/keyfuzz/run, drives the sanitizer build's --screen mode: 40
+# runs at a fixed seed in check, KEYFUZZ_RUNS=2000 or FUZZ_SECONDS under fuzz.) One fuzz_load_<kind> harness per
 # kind in FUZZ_KINDS (a new loader adds its name here), plus the display
 # sanitizer and the JSON layer. `make check` runs tests/fuzz/run: a replay of
 # the seeds (samples/, tests/hostile/, tests/fuzz/regressions/) and a short
@@ -258,8 +260,9 @@ $(FZ)/fuzz_%: tests/fuzz/fuzz_%.c $(FZ_SRC_O)
 fuzz-build: $(FUZZ_BINS)
 .SECONDARY: $(FZ_SRC_O) $(ASN)/tests/faults/test_faults.o $(UNIT_C:tests/unit/%.c=$(ASN)/tests/unit/%.o)
 
-fuzz:
+fuzz: $(ASN)/ctxscope
 	@FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run --long
+	@KEYFUZZ_SECONDS=$(FUZZ_SECONDS) tests/keyfuzz/run $(ASN)/ctxscope --long
 
 # The headless commands on every sample under valgrind (release build).
 valgrind: $(REL)/ctxscope
