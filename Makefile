@@ -37,6 +37,10 @@ WARN = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 DEFS = -D_POSIX_C_SOURCE=200809L -DCTXSCOPE_VERSION='"$(VERSION)"' \
        -DCTXSCOPE_DATADIR='"$(PREFIX)/share/ctxscope"'
 DEPF = -MMD -MP
+# The sanitizer build (tests, never installed) finds the shipped themes in
+# this tree by its absolute path; an installed ctxscope looks only in
+# PREFIX/share/ctxscope/themes and the user's config folder.
+$(BUILD)/asan/src/theme.o: DEFS += -DCTXSCOPE_TEST_THEMES='"$(CURDIR)/themes"'
 
 REL_FLAGS  = -O2 -g
 ASAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
@@ -218,7 +222,9 @@ $(FAULT_BIN): $(ASN)/tests/faults/test_faults.o $(ASN)/faults/libyaml-faults.o $
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(ASAN_FLAGS) $(LDFLAGS) -o $@ $^ $(FAULT_LIBS) $(TEST_LIBS)
 
-# Fuzzing: clang + libFuzzer + ASan/UBSan. One fuzz_load_<kind> harness per
+# Fuzzing: clang + libFuzzer + ASan/UBSan. (The inspector's key-sequence
+# fuzzer, tests/keyfuzz/run, drives the sanitizer build's --screen mode: 40
+# runs at a fixed seed in check, KEYFUZZ_RUNS=2000 or FUZZ_SECONDS under fuzz.) One fuzz_load_<kind> harness per
 # kind in FUZZ_KINDS (a new loader adds its name here), plus the display
 # sanitizer, the JSON layer and the manifest saver (fuzz_save: generated
 # manifests and edits against the exact text a save must write). `make check` runs tests/fuzz/run: a replay of
@@ -256,8 +262,9 @@ $(FZ)/fuzz_%: tests/fuzz/fuzz_%.c $(FZ_SRC_O)
 fuzz-build: $(FUZZ_BINS)
 .SECONDARY: $(FZ_SRC_O) $(ASN)/tests/faults/test_faults.o $(UNIT_C:tests/unit/%.c=$(ASN)/tests/unit/%.o)
 
-fuzz:
+fuzz: $(ASN)/ctxscope
 	@FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run --long
+	@KEYFUZZ_SECONDS=$(FUZZ_SECONDS) tests/keyfuzz/run $(ASN)/ctxscope --long
 
 # The headless commands on every sample under valgrind (release build).
 valgrind: $(REL)/ctxscope

@@ -55,7 +55,7 @@ static int set_value(struct source *src, const struct edit *e, double v, const c
 			return CS_EUSAGE;
 		if (!edit_kind_takes(src->kind, EDIT_PRIORITY))
 			return cs_error_set(err, CS_EUSAGE, "a %s has no priorities", src->kind->title);
-		p->priority = v;
+		p->priority = v == 0 ? 0.0 : v; /* -0 is 0 (it showed as -0.00) */
 		return CS_OK;
 	case EDIT_PIECE_STRATEGY:
 		if (!piece_ok(src, e->piece, err))

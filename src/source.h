@@ -44,6 +44,7 @@ enum piece_flag {
 	PIECE_RECORDED = 1u << 0, /* recorded_tokens comes from the input */
 	PIECE_HIDDEN = 1u << 1,   /* text holds characters a person cannot see */
 	PIECE_NOT_TEXT = 1u << 2, /* could not be read as text (kind says why in `absent`) */
+	PIECE_OUTSIDE = 1u << 3,  /* read from outside the input's folder (an absolute path, .., a symlink) */
 };
 
 struct piece {

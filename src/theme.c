@@ -243,6 +243,13 @@ int theme_load_named(const char *name_or_path, struct theme *out, struct cs_erro
 		snprintf(user, sizeof user, "%s/ctxscope/themes", cfg);
 	else if (home && home[0])
 		snprintf(user, sizeof user, "%s/.config/ctxscope/themes", home);
-	const char *dirs[] = { user, CTXSCOPE_DATADIR "/themes", "themes" };
+	/* Never the working directory: a checkout's ./themes is not ours to
+	 * load. The sanitizer build (tests, uninstalled) also has the
+	 * source tree's, by its absolute path. */
+#ifdef CTXSCOPE_TEST_THEMES
+	const char *dirs[] = { user, CTXSCOPE_DATADIR "/themes", CTXSCOPE_TEST_THEMES };
+#else
+	const char *dirs[] = { user, CTXSCOPE_DATADIR "/themes" };
+#endif
 	return theme_load(name_or_path, dirs, sizeof dirs / sizeof dirs[0], out, err);
 }

@@ -471,6 +471,8 @@ char vm_row_flag(const struct vm *vm, const struct vm_row *row)
 	}
 	if (r->outcome != OUTCOME_DROPPED && (p->flags & PIECE_HIDDEN))
 		return '?'; /* the model reads text a person does not see */
+	if (p->flags & PIECE_OUTSIDE)
+		return '^'; /* read from outside the input's folder */
 	if (r->outcome == OUTCOME_DROPPED)
 		return r->reason == REASON_EXCLUDED_BY_USER || r->reason == REASON_EXCLUDED ? 'x' : '-';
 	if (r->outcome == OUTCOME_TRUNCATED)

@@ -21,6 +21,7 @@
 #include "load.h"
 #include "source.h"
 #include "strbuf.h"
+#include "theme.h"
 #include "utf8.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -140,6 +141,30 @@ static void test_hidden_selectors_fillers_separators(void **state)
 	/* Mongolian: one selector after a letter is ordinary, two are a run */
 	assert_false(hidden_scan("\xe1\xa0\xa0\xe1\xa0\x8b", 6, NULL));
 	assert_true(hidden_scan("\xe1\xa0\xa0\xe1\xa0\x8b\xe1\xa0\x8c", 9, NULL));
+}
+
+/* --theme NAME never loads a theme from the working directory's ./themes
+ * (a checkout's files are not ours to run): only the user's config folder
+ * and the install folder (here, the tree's own themes by absolute path). */
+static void test_theme_name_not_from_the_working_directory(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	support_write(dir, "themes/planted.theme", "title red white bold\n");
+	char here[4096];
+	assert_non_null(getcwd(here, sizeof here));
+	assert_int_equal(chdir(dir), 0);
+	struct theme t;
+	struct cs_error err;
+	cs_error_clear(&err);
+	int planted = theme_load_named("planted", &t, &err);
+	cs_error_clear(&err);
+	int light = theme_load_named("light", &t, &err);
+	assert_int_equal(chdir(here), 0);
+	support_rmtree(dir);
+	free(dir);
+	assert_int_equal(planted, CS_EIO);
+	assert_int_equal(light, CS_OK);
 }
 
 static void test_hidden_flag_at_load(void **state)
@@ -382,6 +407,7 @@ int main(void)
 		cmocka_unit_test(test_hidden_reveal_markers),
 		cmocka_unit_test(test_hidden_decode_tags),
 		cmocka_unit_test(test_hidden_selectors_fillers_separators),
+		cmocka_unit_test(test_theme_name_not_from_the_working_directory),
 		cmocka_unit_test(test_hidden_flag_at_load),
 		cmocka_unit_test(test_json_nul_escape),
 		cmocka_unit_test(test_json_duplicate_keys),

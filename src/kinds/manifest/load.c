@@ -8,6 +8,7 @@
  * (holds a NUL) or a directory becomes a piece excluded with that reason.
  * Unsupported: YAML tags are not interpreted; `protocol` is shown, not checked.
  * The kind's table and settings are kind.c. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "manifest.h"
 #include "save.h"
 
@@ -22,7 +23,10 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char *const role_names[] = {
 #define MROLE_X_NAME(e, name) name,
@@ -170,6 +174,96 @@ static int read_listed_file(struct source *src, struct manifest_entry *me, long 
 	return CS_OK;
 }
 
+/* Whether path is dir or below it (both absolute, dir without a final
+ * slash but "/" itself). */
+static bool below(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (n == 1 && dir[0] == '/')
+		return path[0] == '/';
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+/* Whether a relative path climbs out of its folder with "..". */
+static bool climbs_out(const char *path)
+{
+	long depth = 0;
+	for (const char *c = path; *c;) {
+		size_t n = strcspn(c, "/");
+		if (n == 2 && c[0] == '.' && c[1] == '.') {
+			if (--depth < 0)
+				return true;
+		} else if (n && !(n == 1 && c[0] == '.')) {
+			depth++;
+		}
+		c += n + (c[n] == '/');
+	}
+	return false;
+}
+
+/* The manifest's folder (real path) and the last listed file's folder,
+ * remembered: most entries share a folder, so one realpath per folder and
+ * one lstat per file tell a relative path that stays inside. */
+struct folder_check {
+	char *real;       /* the manifest folder's real path; NULL when unknown */
+	char last[4096];  /* the folder part of the last file checked ("": none) */
+	bool last_inside; /* its real path is below `real` */
+};
+
+/* Whether the folder part of path (relative to the cwd) really is below the
+ * manifest's folder; true when it cannot be resolved (a missing folder). */
+static bool folder_inside(struct folder_check *fc, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n = slash ? (size_t)(slash - path) + 1 : 0;
+	if (n >= sizeof fc->last)
+		return false; /* the slow way, then */
+	if (fc->last[0] && strlen(fc->last) == n && memcmp(fc->last, path, n) == 0)
+		return fc->last_inside;
+	char folder[sizeof fc->last];
+	memcpy(folder, path, n);
+	folder[n] = '\0';
+	char *real = realpath(n ? folder : ".", NULL);
+	memcpy(fc->last, folder, n + 1);
+	fc->last_inside = !real || below(real, fc->real);
+	free(real);
+	return fc->last_inside;
+}
+
+/* Warns when an entry's file is outside the manifest's folder and marks its
+ * piece: an absolute path elsewhere, a ".." climbing out, a symlink leading
+ * out. It is read all the same: real manifests do name such files. */
+static int mark_outside(struct source *src, const struct manifest_entry *me, struct folder_check *fc)
+{
+	struct piece *p = &src->pieces[me->piece];
+	bool plain = p->id[0] != '/' && !climbs_out(p->id), outside = false;
+	struct stat st;
+	if (plain && fc->real && !(lstat(me->resolved, &st) == 0 && S_ISLNK(st.st_mode)) &&
+	    folder_inside(fc, me->resolved))
+		return CS_OK; /* no realpath for the common case */
+	char *real = fc->real ? realpath(me->resolved, NULL) : NULL;
+	if (real)
+		outside = !below(real, fc->real);
+	else if (!plain)
+		outside = p->id[0] != '/' || !fc->real || !below(p->id, fc->real);
+	int rc = CS_OK;
+	if (outside) {
+		p->flags |= PIECE_OUTSIDE;
+		/* a symlink: name the target the link holds (as written, so
+		 * the sentence does not depend on where the checkout is) */
+		bool link = real && plain;
+		char target[512] = "";
+		ssize_t tn = link ? readlink(me->resolved, target, sizeof target - 1) : -1;
+		target[tn > 0 ? tn : 0] = '\0';
+		rc = source_warn(src, me->piece, (long)me->node->start.line + 1, (long)me->node->start.column + 1,
+				 "%s is outside the manifest's folder%s%s%s; read all the same", p->id,
+				 link ? (target[0] ? " (a symlink to " : " (through a symlink") : "", target,
+				 link ? ")" : "");
+	}
+	free(real);
+	return rc;
+}
+
 static int read_entry(struct source *src, struct manifest *m, const char *dir, size_t i, const struct ynode *e,
 		      struct cs_error *err)
 {
@@ -201,6 +295,8 @@ static int read_entry(struct source *src, struct manifest *m, const char *dir, s
 		return yfail(err, prio, sub, CS_ETYPE, "expected a number from 0 to 1, got %s%s%s",
 			   prio->type == YNODE_SCALAR ? "\"" : "", prio->type == YNODE_SCALAR ? prio->value : ynode_type_name(prio),
 			   prio->type == YNODE_SCALAR ? "\"" : "");
+	if (priority == 0)
+		priority = 0; /* -0 too: it showed as -0.00 */
 
 	int role = MROLE_CONTEXT;
 	const struct ynode *rn = ymap_get(e, "role");
@@ -431,11 +527,16 @@ int manifest_load(struct source *src, const char *data, size_t len, struct cs_er
 	char *dir = arena_strndup(&src->arena, src->path, slash ? (size_t)(slash - src->path) + 1 : 0);
 	if (!dir)
 		return cs_error_nomem(err);
+	struct folder_check fc = { .real = realpath(dir[0] ? dir : ".", NULL) };
 	for (size_t i = 0; i < n; i++) {
-		if ((rc = read_entry(src, m, dir, i, files->children[i], err)))
+		if ((rc = read_entry(src, m, dir, i, files->children[i], err)) ||
+		    (mark_outside(src, &m->entries[i], &fc) && (rc = cs_error_nomem(err)))) {
+			free(fc.real);
 			return rc;
+		}
 		progress_tick(src->progress, "reading the listed files", i + 1, n);
 	}
+	free(fc.real);
 	progress_done(src->progress, "reading the listed files", n);
 	size_t *next_same = NULL;
 	if (listed_twice(src, m, &next_same))
