@@ -131,12 +131,67 @@ static void charge_last(struct assembly *a)
 	b->budget_tokens = tokens_estimate(b->code_points, a->chars_per_token);
 }
 
-/* Whether the user left the piece out (then it is dropped, saying so). */
-static bool user_out(struct assembly *a, long piece)
+/* Why a piece stayed out, decided as the layers walk the thread; its
+ * sentence is written after them (explain_drops). */
+enum why {
+	WHY_USER,            /* excluded by you */
+	WHY_SYS_SECTIONS,    /* a system message, superseded by assembly.systemPrompt */
+	WHY_SYS_EARLIER,     /* a system message before the latest (arg: the latest) */
+	WHY_EMPTY,           /* empty content (turn) */
+	WHY_COMP_EARLIER,    /* a compaction before the one that applies (arg: that one's turn) */
+	WHY_COMP_LATER,      /* a compaction after the replayed turn (turn) */
+	WHY_OWN_EXCHANGE,    /* the applied compaction turn's own exchange (turn) */
+	WHY_SUMMARIZED,      /* summarized by the compaction (arg: its turn; note: the after-only rule dropped it) */
+	WHY_COMPACTED,       /* a compaction turn past the latest: cannot happen */
+	WHY_MEMORY_UNUSED,   /* memory, without --next */
+	WHY_EVENT_UNUSED,    /* assembly.event, without --next */
+	WHY_PRODUCED_LATER,  /* produced by the replayed turn (turn) */
+	WHY_TURN_LATER,      /* a turn after the replayed one (turn; arg: the replayed turn) */
+	WHY_OFF_THREAD,      /* a message off the thread (turn) */
+	WHY_COMP_OFF_THREAD, /* a compaction off the thread (turn) */
+};
+
+static const unsigned char WHY_REASON[] = {
+	[WHY_USER] = REASON_EXCLUDED_BY_USER, [WHY_SYS_SECTIONS] = REASON_SUPERSEDED,
+	[WHY_SYS_EARLIER] = REASON_SUPERSEDED, [WHY_EMPTY] = REASON_EMPTY,
+	[WHY_COMP_EARLIER] = REASON_SUPERSEDED, [WHY_COMP_LATER] = REASON_LATER,
+	[WHY_OWN_EXCHANGE] = REASON_COMPACTED, [WHY_SUMMARIZED] = REASON_COMPACTED,
+	[WHY_COMPACTED] = REASON_COMPACTED, [WHY_MEMORY_UNUSED] = REASON_OFF_PATH,
+	[WHY_EVENT_UNUSED] = REASON_OFF_PATH, [WHY_PRODUCED_LATER] = REASON_LATER,
+	[WHY_TURN_LATER] = REASON_LATER, [WHY_OFF_THREAD] = REASON_OFF_PATH,
+	[WHY_COMP_OFF_THREAD] = REASON_OFF_PATH,
+};
+
+/* One piece left out, in the order decided. */
+struct drop {
+	long piece;
+	long turn;          /* the turn the sentence names, -1 none */
+	long arg;           /* a second turn or message, as enum why says */
+	unsigned char why;  /* enum why */
+	bool note;          /* WHY_SUMMARIZED: first_kept_turn_id would have kept it */
+};
+
+struct drops {
+	struct drop *items;
+	size_t n, cap;
+};
+
+/* Records that piece stays out; on out of memory the assembly's sticky flag. */
+static void drop(struct assembly *a, struct drops *dr, long piece, enum why why, long turn, long arg)
+{
+	if (CS_GROW(dr->items, dr->cap, dr->n + 1) != 0) {
+		a->nomem = true;
+		return;
+	}
+	dr->items[dr->n++] = (struct drop){ .piece = piece, .turn = turn, .arg = arg, .why = (unsigned char)why };
+}
+
+/* Whether the user left the piece out (then it is dropped). */
+static bool user_out(struct assembly *a, struct drops *dr, long piece)
 {
 	if (!piece_excluded(&a->src->pieces[piece]))
 		return false;
-	asm_drop(a, piece, REASON_EXCLUDED_BY_USER, "excluded by you");
+	drop(a, dr, piece, WHY_USER, -1, -1);
 	return true;
 }
 
@@ -166,7 +221,7 @@ static const char WORKER_HEADER_RULES[] =
 	"- NO external messages unless explicitly tasked\n"
 	"- NO persistent state changes outside your task scope";
 
-static void system_layer(struct assembly *a, const struct view *v, bool *handled_sys)
+static void system_layer(struct assembly *a, struct drops *dr, const struct view *v, bool *handled_sys)
 {
 	const struct source *src = a->src;
 	const struct ledger *l = src->model;
@@ -197,11 +252,11 @@ static void system_layer(struct assembly *a, const struct view *v, bool *handled
 		}
 		for (int layer = 0; layer < 2; layer++)
 			for (size_t i = 0; i < l->nsections; i++)
-				if (l->sections[i].layer == layer && !user_out(a, l->sections[i].piece)) {
+				if (l->sections[i].layer == layer && !user_out(a, dr, l->sections[i].piece)) {
 					piece_block(a, l->sections[i].piece, PHYS_SYSTEM, layer, sep);
 					sep = "\n\n";
 				}
-		if (l->nexus_env >= 0 && !user_out(a, l->nexus_env)) {
+		if (l->nexus_env >= 0 && !user_out(a, dr, l->nexus_env)) {
 			piece_block(a, l->nexus_env, PHYS_SYSTEM, CONC_WORKSPACE, sep);
 			sep = "\n\n";
 		}
@@ -217,7 +272,7 @@ static void system_layer(struct assembly *a, const struct view *v, bool *handled
 			 l->nsections == 1 ? "" : "s", worker ? " after the worker header" : "");
 	} else if (latest >= 0) {
 		handled_sys[latest] = true; /* handled here, whatever happens to its turn */
-		if (!user_out(a, l->messages[latest].piece)) {
+		if (!user_out(a, dr, l->messages[latest].piece)) {
 			asm_message(a, "system");
 			piece_block(a, l->messages[latest].piece, PHYS_SYSTEM, CONC_WORKSPACE, NULL);
 		}
@@ -237,19 +292,14 @@ static void system_layer(struct assembly *a, const struct view *v, bool *handled
 			if (!l->messages[m].system || (m == latest && !l->nsections && l->nexus_env < 0))
 				continue;
 			handled_sys[m] = true;
-			if (l->nsections || l->nexus_env >= 0)
-				asm_drop(a, l->messages[m].piece, REASON_SUPERSEDED,
-					 "superseded: the system prompt comes from assembly.systemPrompt");
-			else
-				asm_drop(a, l->messages[m].piece, REASON_SUPERSEDED,
-					 "superseded: an earlier system prompt; the latest (message %s, turn %s) applies",
-					 l->messages[latest].id, l->turns[l->messages[latest].turn].id);
+			drop(a, dr, l->messages[m].piece, l->nsections || l->nexus_env >= 0 ? WHY_SYS_SECTIONS : WHY_SYS_EARLIER,
+			     -1, latest);
 		}
 	}
 }
 
 /* A history turn's messages, one message each. */
-static void history_turn(struct assembly *a, long turn, const bool *handled_sys)
+static void history_turn(struct assembly *a, struct drops *dr, long turn, const bool *handled_sys)
 {
 	const struct ledger *l = a->src->model;
 	const struct ledger_turn *t = &l->turns[turn];
@@ -259,26 +309,28 @@ static void history_turn(struct assembly *a, long turn, const bool *handled_sys)
 		if (handled_sys[m] || l->messages[m].system)
 			continue;
 		if (is_blank(&a->src->pieces[piece])) {
-			asm_drop(a, piece, REASON_EMPTY, "dropped: empty content (turn %s)", t->id);
+			drop(a, dr, piece, WHY_EMPTY, turn, -1);
 			continue;
 		}
-		if (user_out(a, piece))
+		if (user_out(a, dr, piece))
 			continue;
 		asm_message(a, l->messages[m].role);
 		piece_block(a, piece, PHYS_HISTORY, CONC_SESSION, NULL);
 	}
 }
 
-static void drop_turn(struct assembly *a, long turn, int reason, const char *sentence, const bool *handled_sys)
+/* Every message of a turn stays out (those the system layer handled aside). */
+static void drop_turn(struct assembly *a, struct drops *dr, long turn, enum why why, long arg, const bool *handled_sys)
 {
 	const struct ledger *l = a->src->model;
 	const struct ledger_turn *t = &l->turns[turn];
 	for (size_t k = 0; k < t->nmessages; k++)
 		if (!handled_sys[t->messages[k]])
-			asm_drop(a, l->messages[t->messages[k]].piece, reason, "%s", sentence);
+			drop(a, dr, l->messages[t->messages[k]].piece, why, turn, arg);
 }
 
-static void history_layer(struct assembly *a, const struct view *v, const bool *handled_sys, bool *on_thread)
+static void history_layer(struct assembly *a, struct drops *dr, const struct view *v, const bool *handled_sys,
+			  bool *on_thread)
 {
 	const struct ledger *l = a->src->model;
 	size_t first = a->nblocks;
@@ -295,10 +347,9 @@ static void history_layer(struct assembly *a, const struct view *v, const bool *
 		if (v->anc[i] == v->compaction)
 			continue;
 		if (i < v->hist_end)
-			asm_drop(a, sp, REASON_SUPERSEDED,
-				 "superseded: an earlier compaction; only the latest (turn %s) applies", l->turns[v->compaction].id);
+			drop(a, dr, sp, WHY_COMP_EARLIER, -1, v->compaction);
 		else
-			asm_drop(a, sp, REASON_LATER, "later: compaction turn %s comes after the replayed turn", t->id);
+			drop(a, dr, sp, WHY_COMP_LATER, v->anc[i], -1);
 	}
 	if (v->compaction >= 0) {
 		const struct ledger_turn *ct = &l->turns[v->compaction];
@@ -335,32 +386,28 @@ static void history_layer(struct assembly *a, const struct view *v, const bool *
 		const struct ledger_turn *t = &l->turns[turn];
 		if (v->compaction >= 0 && i <= v->cpos) {
 			if (i == v->cpos || t->compaction) {
-				const char *s = arena_printf(&a->arena, "compacted: compaction turn %s's own exchange; the summary "
-							     "stands in for it", t->id);
-				drop_turn(a, turn, REASON_COMPACTED, s ? s : "compacted", handled_sys);
+				drop_turn(a, dr, turn, WHY_OWN_EXCHANGE, -1, handled_sys);
 				continue;
 			}
 			if (i < v->kept_from) {
-				bool fk_would_keep = fk_at <= i;
-				const char *s = arena_printf(&a->arena, "compacted: summarized by the compaction at turn %s%s",
-							     l->turns[v->compaction].id,
-							     fk_would_keep && l->rule == LEDGER_RULE_AFTER_ONLY
-							     ? " (the after-only rule; first_kept_turn_id would keep it)" : "");
-				drop_turn(a, turn, REASON_COMPACTED, s ? s : "compacted", handled_sys);
+				size_t from = dr->n;
+				drop_turn(a, dr, turn, WHY_SUMMARIZED, v->compaction, handled_sys);
+				for (size_t k = from; k < dr->n; k++) /* first_kept_turn_id would keep it */
+					dr->items[k].note = fk_at <= i && l->rule == LEDGER_RULE_AFTER_ONLY;
 				continue;
 			}
 		}
 		if (t->compaction) { /* cannot happen past the latest, kept for clarity */
-			drop_turn(a, turn, REASON_COMPACTED, "compacted", handled_sys);
+			drop_turn(a, dr, turn, WHY_COMPACTED, -1, handled_sys);
 			continue;
 		}
-		history_turn(a, turn, handled_sys);
+		history_turn(a, dr, turn, handled_sys);
 	}
 	if (a->nblocks > first)
 		a->blocks[a->nblocks - 1].flags |= BLOCK_BREAKPOINT;
 }
 
-static void event_layer(struct assembly *a, const struct view *v, const bool *handled_sys)
+static void event_layer(struct assembly *a, struct drops *dr, const struct view *v, const bool *handled_sys)
 {
 	const struct ledger *l = a->src->model;
 	if (l->next) {
@@ -381,15 +428,15 @@ static void event_layer(struct assembly *a, const struct view *v, const bool *ha
 			asm_textf(a, "\n%s", l->event_hook);
 		charge_last(a);
 		for (size_t i = 0; i < l->nmemory; i++)
-			if (!user_out(a, l->memory[i]))
+			if (!user_out(a, dr, l->memory[i]))
 				piece_block(a, l->memory[i], PHYS_EVENT, CONC_MEMORY, "\n");
 		piece_block(a, l->event, PHYS_EVENT, CONC_EVENT, "\n\n");
 		return;
 	}
 	for (size_t i = 0; i < l->nmemory; i++)
-		asm_drop(a, l->memory[i], REASON_OFF_PATH, "not used: memory goes into the next event (--next)");
+		drop(a, dr, l->memory[i], WHY_MEMORY_UNUSED, -1, -1);
 	if (l->event >= 0)
-		asm_drop(a, l->event, REASON_OFF_PATH, "not used: assembly.event is the next turn's (--next)");
+		drop(a, dr, l->event, WHY_EVENT_UNUSED, -1, -1);
 	const struct ledger_turn *t = &l->turns[v->turn];
 	size_t placed = 0;
 	bool *is_query = cs_calloc(t->nmessages ? t->nmessages : 1, sizeof *is_query);
@@ -414,15 +461,14 @@ static void event_layer(struct assembly *a, const struct view *v, const bool *ha
 			continue;
 		long piece = l->messages[m].piece;
 		if (!is_query[k]) {
-			asm_drop(a, piece, REASON_LATER, "later: produced by the replayed turn %s after this prompt was sent",
-				 t->id);
+			drop(a, dr, piece, WHY_PRODUCED_LATER, v->turn, -1);
 			continue;
 		}
 		if (is_blank(&a->src->pieces[piece])) {
-			asm_drop(a, piece, REASON_EMPTY, "dropped: empty content (turn %s)", t->id);
+			drop(a, dr, piece, WHY_EMPTY, v->turn, -1);
 			continue;
 		}
-		if (user_out(a, piece))
+		if (user_out(a, dr, piece))
 			continue;
 		asm_message(a, "user");
 		piece_block(a, piece, PHYS_EVENT, CONC_EVENT, NULL);
@@ -547,15 +593,12 @@ static void explain_view(struct assembly *a, const struct view *v)
 
 /* Decide and explain what the layers did not place: later turns on the
  * thread, then everything off it. */
-static void drop_rest(struct assembly *a, const struct view *v, const bool *handled_sys, bool *on_thread)
+static void drop_rest(struct assembly *a, struct drops *dr, const struct view *v, const bool *handled_sys,
+		      bool *on_thread)
 {
 	const struct ledger *l = a->src->model;
-	const struct ledger_session *s = v->session >= 0 ? &l->sessions[v->session] : NULL;
-	for (size_t i = v->hist_end + (l->next ? 0 : 1); i < v->nanc; i++) {
-		const char *sn = arena_printf(&a->arena, "later: turn %s comes after the replayed turn %s",
-					      l->turns[v->anc[i]].id, l->turns[v->turn].id);
-		drop_turn(a, v->anc[i], REASON_LATER, sn ? sn : "later", handled_sys);
-	}
+	for (size_t i = v->hist_end + (l->next ? 0 : 1); i < v->nanc; i++)
+		drop_turn(a, dr, v->anc[i], WHY_TURN_LATER, v->turn, handled_sys);
 	for (size_t i = 0; i < v->nanc; i++) {
 		const struct ledger_turn *t = &l->turns[v->anc[i]];
 		for (size_t k = 0; k < t->nmessages; k++)
@@ -565,14 +608,11 @@ static void drop_rest(struct assembly *a, const struct view *v, const bool *hand
 		long piece = l->messages[m].piece;
 		if (on_thread[piece])
 			continue;
-		asm_drop(a, piece, REASON_OFF_PATH, "off-path: turn %s is not on the thread of %s%s (head %s)",
-			 l->turns[l->messages[m].turn].id, s ? "session " : "", s ? s->label : "the last turn",
-			 l->turns[v->head].id);
+		drop(a, dr, piece, WHY_OFF_THREAD, l->messages[m].turn, -1);
 	}
 	for (size_t c = 0; c < l->ncompactions; c++)
 		if (!on_thread[l->compactions[c].piece])
-			asm_drop(a, l->compactions[c].piece, REASON_OFF_PATH,
-				 "off-path: compaction turn %s is not on the thread", l->turns[l->compactions[c].turn].id);
+			drop(a, dr, l->compactions[c].piece, WHY_COMP_OFF_THREAD, l->compactions[c].turn, -1);
 }
 
 /* Explain, the recorded usage of the replayed turn. */
@@ -634,6 +674,67 @@ static int explain_over(struct assembly *a)
 	return CS_OK;
 }
 
+/* The sentence for one piece left out (arena; NULL on out of memory). */
+static const char *drop_sentence(struct assembly *a, const struct view *v, const struct drop *d)
+{
+	const struct ledger *l = a->src->model;
+	const struct ledger_session *s = v->session >= 0 ? &l->sessions[v->session] : NULL;
+	const char *turn = d->turn >= 0 ? l->turns[d->turn].id : "";
+	struct arena *ar = &a->arena;
+	switch (d->why) {
+	case WHY_USER:
+		return "excluded by you";
+	case WHY_SYS_SECTIONS:
+		return "superseded: the system prompt comes from assembly.systemPrompt";
+	case WHY_SYS_EARLIER:
+		return arena_printf(ar, "superseded: an earlier system prompt; the latest (message %s, turn %s) applies",
+				    l->messages[d->arg].id, l->turns[l->messages[d->arg].turn].id);
+	case WHY_EMPTY:
+		return arena_printf(ar, "dropped: empty content (turn %s)", turn);
+	case WHY_COMP_EARLIER:
+		return arena_printf(ar, "superseded: an earlier compaction; only the latest (turn %s) applies",
+				    l->turns[d->arg].id);
+	case WHY_COMP_LATER:
+		return arena_printf(ar, "later: compaction turn %s comes after the replayed turn", turn);
+	case WHY_OWN_EXCHANGE:
+		return arena_printf(ar, "compacted: compaction turn %s's own exchange; the summary stands in for it", turn);
+	case WHY_SUMMARIZED:
+		return arena_printf(ar, "compacted: summarized by the compaction at turn %s%s", l->turns[d->arg].id,
+				    d->note ? " (the after-only rule; first_kept_turn_id would keep it)" : "");
+	case WHY_COMPACTED:
+		return "compacted";
+	case WHY_MEMORY_UNUSED:
+		return "not used: memory goes into the next event (--next)";
+	case WHY_EVENT_UNUSED:
+		return "not used: assembly.event is the next turn's (--next)";
+	case WHY_PRODUCED_LATER:
+		return arena_printf(ar, "later: produced by the replayed turn %s after this prompt was sent", turn);
+	case WHY_TURN_LATER:
+		return arena_printf(ar, "later: turn %s comes after the replayed turn %s", turn, l->turns[d->arg].id);
+	case WHY_OFF_THREAD:
+		return arena_printf(ar, "off-path: turn %s is not on the thread of %s%s (head %s)", turn,
+				    s ? "session " : "", s ? s->label : "the last turn", l->turns[v->head].id);
+	default: /* WHY_COMP_OFF_THREAD */
+		return arena_printf(ar, "off-path: compaction turn %s is not on the thread", turn);
+	}
+}
+
+/* Explain, the pieces left out, in the order decided. The messages of one
+ * turn dropped for one reason share a sentence (a compacted history at
+ * 100 MB drops many). */
+static void explain_drops(struct assembly *a, const struct view *v, const struct drops *dr)
+{
+	const struct drop *prev = NULL;
+	const char *sentence = NULL;
+	for (size_t k = 0; k < dr->n; k++) {
+		const struct drop *d = &dr->items[k];
+		if (!prev || d->why != prev->why || d->turn != prev->turn || d->arg != prev->arg || d->note != prev->note)
+			sentence = drop_sentence(a, v, d);
+		prev = d;
+		asm_drop_text(a, d->piece, WHY_REASON[d->why], sentence);
+	}
+}
+
 /* decide the view (session, thread, replayed turn, compaction) → the
  * layers, each deciding its messages as it renders them → what they did
  * not place → explain the budget. */
@@ -658,15 +759,18 @@ int ledger_assemble(const struct source *src, struct assembly *a, struct cs_erro
 		view_fini(&v);
 		return cs_error_nomem(err);
 	}
-	explain_view(a, &v);
-	system_layer(a, &v, handled_sys);
-	history_layer(a, &v, handled_sys, on_thread);
-	event_layer(a, &v, handled_sys);
-	drop_rest(a, &v, handled_sys, on_thread);
-	budget(a, &v);
-	explain_recorded(a, &v);
+	explain_view(a, &v); /* first: the layers' facts follow the view's */
+	struct drops dr = { 0 };
+	system_layer(a, &dr, &v, handled_sys);
+	history_layer(a, &dr, &v, handled_sys, on_thread);
+	event_layer(a, &dr, &v, handled_sys);
+	drop_rest(a, &dr, &v, handled_sys, on_thread);
 	cs_free(handled_sys);
 	cs_free(on_thread);
+	explain_drops(a, &v, &dr);
+	cs_free(dr.items);
+	budget(a, &v);
+	explain_recorded(a, &v);
 	rc = asm_finish(a, err);
 	if (rc == CS_OK && a->budget.used > a->budget.usable && explain_over(a) != CS_OK)
 		rc = cs_error_nomem(err);

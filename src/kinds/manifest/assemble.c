@@ -486,10 +486,10 @@ struct candidate {
 };
 
 enum verdict {
-	V_GATED,       /* out: candidate.gate */
 	V_WHOLE,       /* in whole */
 	V_CAPPED,      /* in, cut to its max_lines */
 	V_TRUNCATED,   /* in, cut to the budget */
+	V_GATED,       /* out: candidate.gate */
 	V_OVER_BUDGET, /* out: did not fit and could not be cut */
 };
 
@@ -518,6 +518,8 @@ struct walk {
 	const struct manifest *m;
 	struct sort_item *order; /* pieces in priority order */
 	struct decision *dec;    /* by rank, as order */
+	size_t *placed;          /* the ranks that went in, in order */
+	size_t nplaced;
 	long effective;
 	long used;               /* budget tokens used so far (boot header included) */
 	size_t higher;
@@ -602,18 +604,17 @@ static void decide(struct walk *w, const struct candidate *c, struct decision *d
 	w->used += d->tokens;
 	w->higher++;
 	w->higher_tokens += d->tokens;
+	w->placed[w->nplaced++] = (size_t)(d - w->dec);
 }
 
 /* Render: a block for each piece that goes in, in priority order. */
 static void render(struct walk *w, struct assembly *a)
 {
-	size_t n = w->src->npieces;
-	for (size_t k = 0; k < n; k++) {
-		if (k + PREFETCH_AHEAD < n && w->dec[k + PREFETCH_AHEAD].verdict != V_OVER_BUDGET)
-			prefetch_piece(w->src, w->m, w->order[k + PREFETCH_AHEAD].index);
+	for (size_t j = 0; j < w->nplaced; j++) {
+		if (j + PREFETCH_AHEAD < w->nplaced)
+			prefetch_piece(w->src, w->m, w->order[w->placed[j + PREFETCH_AHEAD]].index);
+		size_t k = w->placed[j];
 		struct decision *d = &w->dec[k];
-		if (d->verdict != V_WHOLE && d->verdict != V_CAPPED && d->verdict != V_TRUNCATED)
-			continue;
 		long i = (long)w->order[k].index;
 		const struct piece *p = &w->src->pieces[i];
 		const struct manifest_entry *me = &w->m->entries[p->kind_index];
@@ -756,9 +757,11 @@ int manifest_assemble(const struct source *src, struct assembly *a, struct cs_er
 	size_t nitems = src->npieces ? src->npieces : 1;
 	w.order = cs_malloc(2 * nitems * sizeof *w.order);
 	w.dec = cs_malloc(nitems * sizeof *w.dec);
-	if (!w.order || !w.dec || !sort_pieces(src, m, w.order, nitems)) {
+	w.placed = cs_malloc(nitems * sizeof *w.placed);
+	if (!w.order || !w.dec || !w.placed || !sort_pieces(src, m, w.order, nitems)) {
 		cs_free(w.order);
 		cs_free(w.dec);
+		cs_free(w.placed);
 		return cs_error_nomem(err);
 	}
 	if (m->boot_header)
@@ -774,6 +777,7 @@ int manifest_assemble(const struct source *src, struct assembly *a, struct cs_er
 	explain_must(&w, a);
 	cs_free(w.order);
 	cs_free(w.dec);
+	cs_free(w.placed);
 
 	char n1[32];
 	rc = asm_finish(a, err);
