@@ -70,7 +70,7 @@ static void emit_cache(struct emitter *em, const struct request_model *m)
 {
 	const struct req_request *r = &m->reqs[m->current];
 	bool known;
-	const struct req_model_facts *f = request_model_facts(m->provider, r->model, &known);
+	const struct req_model_facts *f = request_facts(m, r->model, &known);
 	emit_key(em, "request_cache");
 	emit_map_begin(em);
 	emit_key_str(em, "mode", m->provider == REQ_ANTHROPIC ? "explicit breakpoints (tools, system, messages)"
@@ -87,6 +87,8 @@ static void emit_cache(struct emitter *em, const struct request_model *m)
 	emit_key_bool(em, "model_known", known);
 	emit_key_str(em, "source", f->source);
 	emit_key_str(em, "as_of", f->as_of);
+	if (m->facts_note)
+		emit_key_str(em, "user_file", m->facts_note);
 	if (m->provider == REQ_ANTHROPIC)
 		emit_breakpoints(em, m, r, f);
 	emit_key(em, "predicted");
