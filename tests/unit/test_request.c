@@ -284,6 +284,40 @@ static void test_malformed_lines(void **state)
 	source_free(src);
 }
 
+/* A profile named as the model in the user's cache.yml replaces the table's
+ * figures for it (a minimum measured higher than the page says). */
+static void test_user_facts(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	support_write(dir, "ctxscope/cache.yml",
+		      "profiles:\n  claude-sonnet-4-5:\n    based_on: anthropic\n    min_prefix: 2048\n"
+		      "    read: 0.1\n    source: measured\n    as_of: 2026-11\n");
+	const char *old = getenv("XDG_CONFIG_HOME");
+	char *saved = old ? strdup(old) : NULL;
+	setenv("XDG_CONFIG_HOME", dir, 1);
+	struct source *src = support_load("samples/requests/anthropic-tools.json", NULL);
+	const struct request_model *m = model(src);
+	bool known = false;
+	const struct req_model_facts *f = request_facts(m, m->reqs[0].model, &known);
+	assert_true(known);
+	assert_int_equal(f->min_prefix, 2048);
+	assert_non_null(strstr(f->source, "measured"));
+	assert_non_null(lint(m, "under-minimum"));
+	assert_int_equal(m->reqs[0].pred_write, 0); /* no breakpoint reaches 2,048 */
+	source_free(src);
+	if (saved)
+		setenv("XDG_CONFIG_HOME", saved, 1);
+	else
+		unsetenv("XDG_CONFIG_HOME");
+	free(saved);
+	src = support_load("samples/requests/anthropic-tools.json", NULL);
+	assert_int_equal(request_facts(model(src), model(src)->reqs[0].model, NULL)->min_prefix, 1024);
+	source_free(src);
+	support_rmtree(dir);
+	free(dir);
+}
+
 static void sweep_out_of_memory(const char *path, const char *kind)
 {
 	cs_alloc_install_cjson_hooks();
@@ -334,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_recorded_vs_predicted),
 		cmocka_unit_test(test_dump_excluded),
 		cmocka_unit_test(test_malformed_lines),
+		cmocka_unit_test(test_user_facts),
 		cmocka_unit_test(test_out_of_memory_everywhere),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

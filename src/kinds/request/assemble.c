@@ -58,7 +58,7 @@ static void facts(struct assembly *a, const struct request_model *m, const struc
 {
 	static const char *const providers[] = { "Anthropic Messages", "OpenAI Chat Completions", "OpenAI Responses" };
 	bool known;
-	const struct req_model_facts *f = request_model_facts(m->provider, r->model, &known);
+	const struct req_model_facts *f = request_facts(m, r->model, &known);
 	asm_fact(a, "api", "%s", providers[m->provider]);
 	asm_fact(a, "model", "%s", r->model[0] ? r->model : "(none given)");
 	if (m->is_log)

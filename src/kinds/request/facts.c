@@ -2,6 +2,12 @@
  * volatile-text finder the cache lints use. */
 #include "request.h"
 
+#include "alloc.h"
+#include "config.h"
+#include "source.h"
+
+#include <stdlib.h>
+
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -173,4 +179,64 @@ bool request_volatile(const char *s, size_t n, size_t *at, size_t *len)
 		}
 	}
 	return false;
+}
+
+/* ---- the user's figures ---------------------------------------------------- */
+
+const struct req_model_facts *request_facts(const struct request_model *m, const char *model, bool *known)
+{
+	char name[96];
+	normalize(model ? model : "", name, sizeof name);
+	for (size_t i = 0; model && i < m->nuser_facts; i++) {
+		char theirs[96];
+		normalize(m->user_facts[i].match, theirs, sizeof theirs);
+		if (!strcmp(m->user_facts[i].match, model) || !strcmp(theirs, name)) {
+			if (known)
+				*known = true;
+			return &m->user_facts[i];
+		}
+	}
+	return request_model_facts(m->provider, model, known);
+}
+
+int request_user_facts(struct source *src, struct request_model *m)
+{
+	char path[1024];
+	if (!cache_config_path(getenv("XDG_CONFIG_HOME"), getenv("HOME"), path, sizeof path))
+		return CS_OK;
+	struct cache_config cfg;
+	cache_config_init(&cfg);
+	size_t builtins = cfg.nprofiles;
+	struct cs_error err;
+	cs_error_clear(&err);
+	int rc = cache_config_load(&cfg, path, &err);
+	if (rc == CS_ENOMEM) {
+		cache_config_fini(&cfg);
+		return rc;
+	}
+	if (rc != CS_OK || !cfg.loaded) {
+		m->facts_note = rc != CS_OK ? arena_printf(&src->arena, "%s ignored: %s", path, err.message) : NULL;
+		cache_config_fini(&cfg);
+		return rc != CS_OK && !m->facts_note ? CS_ENOMEM : CS_OK;
+	}
+	m->user_facts = cfg.nprofiles > builtins ? cs_calloc(cfg.nprofiles - builtins, sizeof *m->user_facts) : NULL;
+	for (size_t i = builtins; m->user_facts && i < cfg.nprofiles; i++) {
+		const struct cache_profile *p = &cfg.profiles[i];
+		struct req_model_facts *f = &m->user_facts[m->nuser_facts];
+		f->match = arena_strdup(&src->arena, p->name);
+		f->source = arena_printf(&src->arena, "%s (%s)", path, p->source);
+		f->as_of = arena_strdup(&src->arena, p->as_of);
+		if (!f->match || !f->source || !f->as_of)
+			break;
+		f->min_prefix = p->min_prefix;
+		f->read = p->read;
+		f->write_5m = p->write;
+		f->write_1h = p->write > 2.0 ? p->write : 2.0;
+		f->price_per_mtok = p->price_per_mtok;
+		m->nuser_facts++;
+	}
+	bool ok = cfg.nprofiles == builtins || m->nuser_facts == cfg.nprofiles - builtins;
+	m->facts_note = arena_printf(&src->arena, "%s read", path);
+	cache_config_fini(&cfg);
+	return ok && m->facts_note ? CS_OK : CS_ENOMEM;
 }

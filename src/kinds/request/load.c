@@ -38,6 +38,7 @@ void request_model_free(void *model)
 	cs_free(m->units);
 	cs_free(m->reqs);
 	cs_free(m->lints);
+	cs_free(m->user_facts);
 	cs_free(m);
 }
 
@@ -331,7 +332,8 @@ static int request_load(struct source *src, const char *data, size_t len, struct
 		json_doc_free(&d);
 	}
 	if (rc == CS_OK)
-		rc = make_pieces(src, m) == CS_OK ? request_predict(src, m, err) : cs_error_nomem(err);
+		rc = make_pieces(src, m) == CS_OK && request_user_facts(src, m) == CS_OK ? request_predict(src, m, err)
+											  : cs_error_nomem(err);
 	return rc;
 }
 

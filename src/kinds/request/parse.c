@@ -98,7 +98,6 @@ struct walk {
 	long line;
 	bool keep_nodes;
 	int current_from;  /* first message of the current layer */
-	struct strbuf sb;  /* scratch */
 	struct cs_error *err;
 };
 
@@ -122,6 +121,31 @@ static int block_ttl(struct walk *w, const cJSON *block, const char *path)
 		return 3600;
 	source_warn(w->src, -1, w->line, 0, "%s: cache_control ttl \"%.40s\" is not 5m or 1h; taken as 5m", path, ttl);
 	return 300;
+}
+
+/* A hash of a JSON value without its cache_control members: what a cache
+ * compares (each value tagged by its type, each member by its key, so
+ * {"a":"bc"} and {"ab":"c"} differ). Depth is bounded by the parser. */
+static uint64_t hash_node(const cJSON *v, uint64_t h)
+{
+	char tag = cJSON_IsString(v) ? 's' : cJSON_IsNumber(v) ? 'n' : cJSON_IsTrue(v) ? 't' : cJSON_IsFalse(v) ? 'f'
+		 : cJSON_IsArray(v) ? 'a' : cJSON_IsObject(v) ? 'o' : 'z';
+	h = request_hash(&tag, 1, h);
+	if (tag == 's')
+		return request_hash(v->valuestring, strlen(v->valuestring) + 1, h);
+	if (tag == 'n')
+		return request_hash((const char *)&v->valuedouble, sizeof v->valuedouble, h);
+	if (tag != 'a' && tag != 'o')
+		return h;
+	const cJSON *c;
+	cJSON_ArrayForEach(c, v) {
+		if (skip_cache_control(c, NULL))
+			continue;
+		if (tag == 'o')
+			h = request_hash(c->string, strlen(c->string) + 1, h);
+		h = hash_node(c, h);
+	}
+	return request_hash(tag == 'a' ? "]" : "}", 1, h);
 }
 
 /* Appends a unit; text copied into the arena. NULL on out of memory. */
@@ -150,12 +174,8 @@ static struct req_unit *add_unit(struct walk *w, const cJSON *node, const char *
 	u->message = message;
 	u->tokens = tokens_of_text(text, len, w->src->settings.chars_per_token);
 	u->node = w->keep_nodes ? node : NULL;
-	sb_reset(&w->sb);
-	request_json(&w->sb, node, 0, 0, skip_cache_control, NULL);
-	u->hash = request_hash(sb_str(&w->sb), w->sb.len, request_hash(role, strlen(role), REQUEST_HASH_SEED));
+	u->hash = hash_node(node, request_hash(role, strlen(role) + 1, REQUEST_HASH_SEED));
 	u->ttl = block_ttl(w, node, path);
-	if (w->sb.failed)
-		return NULL;
 	m->nunits++;
 	w->r->nunits++;
 	return u;
@@ -734,7 +754,7 @@ int request_parse_body(struct source *src, struct request_model *m, const struct
 	if (!r->model)
 		return cs_error_nomem(err);
 	m->nreqs++;
-	struct walk w = { src, m, d, r, line, keep_nodes, -1, STRBUF_INIT, err };
+	struct walk w = { src, m, d, r, line, keep_nodes, -1, err };
 	int saved = m->provider;
 	m->provider = provider;
 	int rc;
@@ -751,6 +771,5 @@ int request_parse_body(struct source *src, struct request_model *m, const struct
 	}
 	if (!keep_nodes)
 		m->provider = saved;
-	sb_fini(&w.sb);
 	return rc;
 }

@@ -8,6 +8,7 @@
 #include "assembly.h"
 #include "emit.h"
 #include "source.h"
+#include "strbuf.h"
 
 #include <math.h>
 #include <string.h>
@@ -70,7 +71,7 @@ static void emit_cache(struct emitter *em, const struct request_model *m)
 {
 	const struct req_request *r = &m->reqs[m->current];
 	bool known;
-	const struct req_model_facts *f = request_model_facts(m->provider, r->model, &known);
+	const struct req_model_facts *f = request_facts(m, r->model, &known);
 	emit_key(em, "request_cache");
 	emit_map_begin(em);
 	emit_key_str(em, "mode", m->provider == REQ_ANTHROPIC ? "explicit breakpoints (tools, system, messages)"
@@ -87,6 +88,8 @@ static void emit_cache(struct emitter *em, const struct request_model *m)
 	emit_key_bool(em, "model_known", known);
 	emit_key_str(em, "source", f->source);
 	emit_key_str(em, "as_of", f->as_of);
+	if (m->facts_note)
+		emit_key_str(em, "user_file", m->facts_note);
 	if (m->provider == REQ_ANTHROPIC)
 		emit_breakpoints(em, m, r, f);
 	emit_key(em, "predicted");
@@ -136,6 +139,36 @@ static void emit_one(struct emitter *em, const struct request_model *m, size_t k
 	emit_map_end(em);
 }
 
+/* Text reports: one line a request (and the two sides of a break), for
+ * reading down a log; the structured formats carry the fields. */
+static void emit_one_line(struct emitter *em, const struct request_model *m, size_t k)
+{
+	const struct req_request *r = &m->reqs[k];
+	struct strbuf sb = STRBUF_INIT;
+	char a[32], b[32], c[32];
+	sb_printf(&sb, "#%zu (line %ld): read %s, written %s, uncached %s", k + 1, r->line,
+		  fmt_thousands(a, r->pred_read), fmt_thousands(b, r->pred_write), fmt_thousands(c, r->pred_uncached));
+	if (r->recorded && r->rec_read == r->pred_read && r->rec_write == r->pred_write &&
+	    r->rec_uncached == r->pred_uncached)
+		sb_puts(&sb, "; recorded the same");
+	else if (r->recorded)
+		sb_printf(&sb, "; recorded %s, %s, %s", fmt_thousands(a, r->rec_read), fmt_thousands(b, r->rec_write),
+			  fmt_thousands(c, r->rec_uncached));
+	if (r->cause)
+		sb_printf(&sb, "; %s: %s", r->broke ? "CACHE BROKE" : "changed", r->cause);
+	if (r->cause && r->broke && r->diff_before) {
+		emit_map_begin(em);
+		emit_key(em, "request");
+		emit_strn(em, sb_str(&sb), sb.len);
+		emit_key_str(em, "before", r->diff_before);
+		emit_key_str(em, "now", r->diff_now);
+		emit_map_end(em);
+	} else {
+		emit_strn(em, sb_str(&sb), sb.len);
+	}
+	sb_fini(&sb);
+}
+
 static void emit_sequence(struct emitter *em, const struct request_model *m)
 {
 	long pr = 0, pt = 0, rr = 0, rt = 0, breaks = 0;
@@ -147,7 +180,10 @@ static void emit_sequence(struct emitter *em, const struct request_model *m)
 	emit_list_begin(em);
 	for (size_t k = 0; k < m->nreqs; k++) {
 		const struct req_request *r = &m->reqs[k];
-		emit_one(em, m, k);
+		if (em->format == EMIT_TEXT)
+			emit_one_line(em, m, k);
+		else
+			emit_one(em, m, k);
 		pr += r->pred_read;
 		pt += r->total;
 		breaks += r->broke;

@@ -109,6 +109,9 @@ struct request_model {
 	struct req_lint *lints;     /* of the current request, then the sequence's (cs_malloc'd) */
 	size_t nlints, cap_lints;
 	size_t nbreakpoints;        /* of the current request, automatic included */
+	struct req_model_facts *user_facts; /* from the user's cache.yml, by model name (cs_malloc'd) */
+	size_t nuser_facts;
+	const char *facts_note;     /* the user file: read, absent or why it was ignored; arena */
 };
 
 /* ---- parse.c: one body into units ---------------------------------------- */
@@ -132,6 +135,13 @@ uint64_t request_hash(const char *s, size_t n, uint64_t h);
 /* ---- cache facts (facts.c) --------------------------------------------- */
 
 const struct req_model_facts *request_model_facts(int provider, const char *model, bool *known);
+/* The same, a profile of the user's cache.yml named as the model (with or
+ * without its date suffix) first. */
+const struct req_model_facts *request_facts(const struct request_model *m, const char *model, bool *known);
+/* Reads the user's cache.yml ($XDG_CONFIG_HOME/ctxscope/cache.yml) into
+ * m->user_facts: every profile not built in. CS_OK (a broken file is a
+ * note, not an error) or CS_ENOMEM. */
+int request_user_facts(struct source *src, struct request_model *m);
 /* Whether text holds volatile text (an ISO time or date, a UUID, a long
  * hex run, a request id); *at and *len get the first such run. */
 bool request_volatile(const char *s, size_t n, size_t *at, size_t *len);

@@ -309,7 +309,7 @@ static int predict_one(struct pred *p, long k)
 {
 	struct request_model *m = p->m;
 	struct req_request *r = &m->reqs[k];
-	const struct req_model_facts *f = request_model_facts(m->provider, r->model, NULL);
+	const struct req_model_facts *f = request_facts(m, r->model, NULL);
 	if (!prepare(p, r))
 		return CS_ENOMEM;
 	r->total = r->nunits ? p->prefix[r->nunits - 1] : 0;
@@ -408,7 +408,7 @@ int request_predict(struct source *src, struct request_model *m, struct cs_error
 		rc = predict_one(&p, (long)k);
 	const struct req_request *cur = &m->reqs[m->current];
 	if (rc == CS_OK && prepare(&p, cur)) {
-		const struct req_model_facts *f = request_model_facts(m->provider, cur->model, NULL);
+		const struct req_model_facts *f = request_facts(m, cur->model, NULL);
 		rc = m->provider == REQ_ANTHROPIC ? breakpoint_lints(&p, cur, f) : CS_OK;
 		if (rc == CS_OK)
 			rc = volatile_lints(&p, cur);
