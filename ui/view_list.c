@@ -235,9 +235,12 @@ void app_toggle_panel(struct app *app)
 		vm_status(&app->vm, true, "a %s has no weights or shares to tune", app->vm.src->kind->title);
 		return;
 	}
-	/* part of the list screen: over the list and its detail, under any view */
-	app_view_insert(app, 2, &view_panel);
-	vm_status(&app->vm, false, "settings: Up/Down pick, +/- change (re-assembles at once), W or Esc closes");
+	/* part of the list screen: right over the list's detail, under any view opened since */
+	size_t at = 0;
+	while (at < app->nviews && app->views[at].ops != &view_detail)
+		at++;
+	if (app_view_insert(app, at < app->nviews ? at + 1 : app->nviews, &view_panel))
+		vm_status(&app->vm, false, "settings: Up/Down pick, +/- change (re-assembles at once), W or Esc closes");
 }
 
 static unsigned panel_key(struct app *app, int key, int act)

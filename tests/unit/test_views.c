@@ -129,6 +129,24 @@ static void test_stack_top_view_first(void **state)
 	app_fini(&app);
 }
 
+/* The settings panel belongs to the list screen: opened from the prompt
+ * view it goes under it, and the prompt view keeps the motion keys. */
+static void test_panel_opens_under_a_page_view(void **state)
+{
+	(void)state;
+	struct app app;
+	open_app(&app, "samples/memory/coding-session.json");
+	app_key(&app, 'v');
+	assert_string_equal(app_view_top(&app)->name, "prompt");
+	app_key(&app, 'W');
+	assert_string_equal(app_view_top(&app)->name, "prompt");
+	app_key(&app, 'v'); /* back: the panel shows under the list */
+	assert_string_equal(app_view_top(&app)->name, "settings");
+	app_key(&app, 'W');
+	assert_string_equal(app_view_top(&app)->name, "detail");
+	app_fini(&app);
+}
+
 /* The diff view's text follows the assembly: typing into the input line
  * (a command, a search) does not rebuild it; an edit does. */
 static void test_diff_text_not_rebuilt_per_key(void **state)
@@ -219,6 +237,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scroller),
 		cmocka_unit_test(test_stack_top_view_first),
+		cmocka_unit_test(test_panel_opens_under_a_page_view),
 		cmocka_unit_test(test_diff_text_not_rebuilt_per_key),
 		cmocka_unit_test(test_detail_scroll_past_the_end),
 		cmocka_unit_test(test_footer_offers_what_the_kind_takes),
