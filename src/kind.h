@@ -104,6 +104,11 @@ struct kind_ops {
 	 * to a what-if file instead. */
 	int (*save)(struct source *src, const char *as, const struct atomic_write_options *opt,
 		    struct kind_save_result *res, struct cs_error *err);
+	/* With save: the headless `ctxscope save FILE [--output OTHER|-]`
+	 * (--force: replace an existing or read-only file; "-": print the text
+	 * that would be written); one sentence appended to said on success. */
+	int (*save_command)(struct source *src, const char *output, bool force, struct strbuf *said,
+			    struct cs_error *err);
 };
 
 /* Every kind, NULL-terminated, in detection order. */

@@ -7,8 +7,8 @@
 #include "cli.h"
 #include "dump.h"
 #include "error.h"
+#include "kind.h"
 #include "load.h"
-#include "kinds/manifest/save.h"
 #include "progress.h"
 #include "report.h"
 #include "source.h"
@@ -188,9 +188,14 @@ int main(int argc, char **argv)
 		source_free(src);
 		return fail(&err);
 	}
-	if (cli.command == CLI_SAVE) { /* headless save of a tuned manifest (manifest_save.h) */
+	if (cli.command == CLI_SAVE) { /* headless save, for kinds that rewrite their own file */
 		struct strbuf said = STRBUF_INIT;
-		int rc = manifest_save_command(src, cli.output, cli.force, &said, &err);
+		int rc = src->kind->save_command
+				 ? src->kind->save_command(src, cli.output, cli.force, &said, &err)
+				 : cs_error_set(&err, CS_EUSAGE,
+						"%s is a %s: its edits are not written into it; save them to a what-if "
+						"file (w in the inspector) and reapply it with --edits",
+						src->path, src->kind->title);
 		int status = rc == CS_OK ? write_out(&said) : fail(&err);
 		sb_fini(&said);
 		source_free(src);

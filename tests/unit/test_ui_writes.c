@@ -83,9 +83,9 @@ static void test_planted_link_at_the_default_name(void **state)
 	snprintf(link_path, sizeof link_path, "%s.edits.json", path);
 	assert_int_equal(symlink("../home/.bashrc", link_path), 0);
 	app_key(&app, 'w');
-	assert_int_equal(app.mode, APP_PROMPT);
+	assert_int_equal(app_mode(&app), APP_PROMPT);
 	app_key(&app, CSK_ENTER); /* the default name, as offered */
-	assert_int_equal(app.mode, APP_NORMAL);
+	assert_int_equal(app_mode(&app), APP_NORMAL);
 	assert_true(app.vm.status_error);
 	assert_non_null(strstr(status(&app), "symbolic link"));
 	char *rc = read_all(support_path(dir, "home/.bashrc"));
@@ -112,7 +112,7 @@ static void test_existing_file_asks(void **state)
 	app_key(&app, CSK_CTRL_U); /* Ctrl-U: erase the offered name */
 	type(&app, mine);
 	app_key(&app, CSK_ENTER);
-	assert_int_equal(app.mode, APP_PROMPT);
+	assert_int_equal(app_mode(&app), APP_PROMPT);
 	assert_int_equal(app.input, INPUT_REPLACE);
 	type(&app, "n");
 	app_key(&app, CSK_ENTER);
@@ -174,9 +174,9 @@ static void test_read_only_manifest_asks(void **state)
 	app_key(&app, 'j');
 	app_key(&app, '+');
 	app_key(&app, 'w');
-	if (app.mode != APP_PROMPT)
+	if (app_mode(&app) != APP_PROMPT)
 		print_message("status: %s\n", status(&app));
-	assert_int_equal(app.mode, APP_PROMPT);
+	assert_int_equal(app_mode(&app), APP_PROMPT);
 	assert_int_equal(app.input, INPUT_REPLACE_READONLY);
 	char *now = read_all(path);
 	assert_string_equal(now, original);

@@ -48,4 +48,5 @@ const struct kind_ops manifest_kind = {
 	.report_piece = manifest_report_piece,
 	.piece_note = manifest_piece_note,
 	.save = manifest_save_edits,
+	.save_command = manifest_save_command,
 };
