@@ -221,6 +221,9 @@ static void test_recorded_vs_predicted(void **state)
 		assert_int_equal(m->reqs[k].pred_write, m->reqs[k].rec_write);
 		assert_false(m->reqs[k].broke);
 	}
+	/* the history a log repeats is held once: the same block shares its text */
+	assert_ptr_equal(m->units[m->reqs[1].first_unit + 4].text, m->units[m->reqs[0].first_unit + 4].text);
+	assert_string_equal(m->units[m->reqs[1].first_unit + 4].path, "system[0]");
 	source_free(src);
 	src = support_load("samples/requests/log-timestamp-broken.jsonl", NULL);
 	m = model(src);

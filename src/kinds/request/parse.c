@@ -148,6 +148,22 @@ static uint64_t hash_node(const cJSON *v, uint64_t h)
 	return request_hash(tag == 'a' ? "]" : "}", 1, h);
 }
 
+/* The unit at the same place in the request before, when it is this very
+ * block (same hash, path and text), or NULL. */
+static const struct req_unit *same_as_before(const struct walk *w, uint64_t hash, const char *path, const char *text,
+					     size_t len)
+{
+	const struct request_model *m = w->m;
+	if (m->nreqs < 2)
+		return NULL;
+	const struct req_request *prev = &m->reqs[m->nreqs - 2];
+	if (w->r->nunits >= prev->nunits)
+		return NULL;
+	const struct req_unit *u = &m->units[prev->first_unit + w->r->nunits];
+	return u->hash == hash && u->text_len == len && !strcmp(u->path, path) && !memcmp(u->text, text, len) ? u
+														 : NULL;
+}
+
 /* Appends a unit; text copied into the arena. NULL on out of memory. */
 static struct req_unit *add_unit(struct walk *w, const cJSON *node, const char *path, const char *type,
 				 const char *role, int layer, int message, const char *text, size_t len)
@@ -162,19 +178,28 @@ static struct req_unit *add_unit(struct walk *w, const cJSON *node, const char *
 		m->cap_units = cap;
 	}
 	struct req_unit *u = &m->units[m->nunits];
+	uint64_t hash = hash_node(node, request_hash(role, strlen(role) + 1, REQUEST_HASH_SEED));
+	const struct req_unit *same = same_as_before(w, hash, path, text, len);
 	memset(u, 0, sizeof *u);
-	u->path = arena_strdup(&w->src->arena, path);
-	u->type = arena_strdup(&w->src->arena, type);
-	u->role = role;
-	u->text = arena_strndup(&w->src->arena, text, len);
+	if (same) { /* a log repeats its history: share the strings, skip the count */
+		u->path = same->path;
+		u->type = same->type;
+		u->text = same->text;
+		u->tokens = same->tokens;
+	} else {
+		u->path = arena_strdup(&w->src->arena, path);
+		u->type = arena_strdup(&w->src->arena, type);
+		u->text = arena_strndup(&w->src->arena, text, len);
+		u->tokens = tokens_of_text(text, len, w->src->settings.chars_per_token);
+	}
 	if (!u->path || !u->type || !u->text)
 		return NULL;
+	u->role = role;
 	u->text_len = len;
 	u->layer = layer;
 	u->message = message;
-	u->tokens = tokens_of_text(text, len, w->src->settings.chars_per_token);
 	u->node = w->keep_nodes ? node : NULL;
-	u->hash = hash_node(node, request_hash(role, strlen(role) + 1, REQUEST_HASH_SEED));
+	u->hash = hash;
 	u->ttl = block_ttl(w, node, path);
 	m->nunits++;
 	w->r->nunits++;
