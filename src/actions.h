@@ -47,6 +47,7 @@ struct strbuf;
 	X(ACT_FILTER_INVERT, "filter-invert", "!", "invert the filter (pieces that do not match)") \
 	X(ACT_PROMPT_VIEW, "prompt-view", "v", "the prompt as the model receives it (v again: back)") \
 	X(ACT_DIFF, "diff", "d", "what changed since the baseline (pieces, cache, cost)")  \
+	X(ACT_TIMELINE, "timeline", "i", "each turn or request: the cache predicted beside the usage recorded") \
 	X(ACT_UNDO, "undo", "u", "undo the last edit")                                      \
 	X(ACT_RELOAD, "reload", "R", "load the file again: new turns appear; edits, selection and baseline stay") \
 	X(ACT_REDO, "redo", "C-r", "redo the last undone edit")                             \

@@ -109,6 +109,11 @@ struct kind_ops {
 	 * that would be written); one sentence appended to said on success. */
 	int (*save_command)(struct source *src, const char *output, bool force, struct strbuf *said,
 			    struct cs_error *err);
+	/* Optional: the timeline, one line per turn or request the input
+	 * recorded: the cache predicted beside the usage recorded, as lines of
+	 * text for the inspector's timeline view (i); text_flags as utf8.h's
+	 * sanitizer takes them. CS_OK or the error. */
+	int (*timeline)(const struct source *src, unsigned text_flags, struct strbuf *out, struct cs_error *err);
 };
 
 /* Every kind, NULL-terminated, in detection order. */

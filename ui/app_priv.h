@@ -22,6 +22,7 @@ extern const struct view_ops view_help;   /* view_help.c: the keys (?) */
 extern const struct view_ops view_input;  /* view_input.c: the input line (b / \ : ...) */
 extern const struct view_ops view_prompt; /* view_pages.c: the prompt as the model receives it (v) */
 extern const struct view_ops view_diff;   /* view_pages.c: changes since the baseline (d) */
+extern const struct view_ops view_timeline; /* view_timeline.c: predicted beside recorded, per turn (i) */
 
 /* One frame being painted: the screen's state and the painter (borrowed). */
 struct frame {
@@ -70,6 +71,16 @@ void app_draw_status(struct frame *f);
  * one of the two gives way. */
 void app_toggle_prompt_view(struct app *app);
 void app_toggle_diff_view(struct app *app);
+/* A page of text lines (display-safe; unindented lines are headings) under
+ * a title, scrolled by sc, with the view's hints and the status line. */
+void app_draw_page(struct frame *f, const char *title, const struct strbuf *text, struct scroller *sc,
+		   const char *hints);
+/* The mouse wheel on a page: three lines, as three keys would. */
+unsigned app_page_wheel(struct app *app, int ev, unsigned (*key)(struct app *, int, int));
+
+/* ---- view_timeline.c ---- */
+/* i: opens the timeline view, or closes it. */
+void app_toggle_timeline_view(struct app *app);
 
 /* ---- view_input.c: the input line ---- */
 

@@ -97,6 +97,7 @@ bool app_action_offered(const struct app *app, int act)
 	case ACT_STRATEGY: return edit_kind_takes(k, EDIT_PIECE_STRATEGY) || edit_kind_takes(k, EDIT_STRATEGY);
 	case ACT_GLOBAL_STRATEGY: return edit_kind_takes(k, EDIT_STRATEGY);
 	case ACT_SETTINGS: return panel_count(app) > 0;
+	case ACT_TIMELINE: return k->timeline != NULL;
 	default: return true;
 	}
 }
@@ -146,6 +147,7 @@ static unsigned list_key(struct app *app, int key, int act)
 	case ACT_FILTER_INVERT: vm_invert_filter(vm); break;
 	case ACT_PROMPT_VIEW: app_toggle_prompt_view(app); break;
 	case ACT_DIFF: app_toggle_diff_view(app); break;
+	case ACT_TIMELINE: app_toggle_timeline_view(app); break;
 	case ACT_SAVE: app_save(app, NULL); break;
 	case ACT_EXPORT: app_input_start(app, INPUT_EXPORT, NULL); break;
 	case ACT_COMMAND: app_input_start(app, INPUT_COMMAND, NULL); break;

@@ -108,35 +108,41 @@ static void diff_sync(struct app *app)
 		build_diff(app);
 }
 
-static void draw_diff_view(struct frame *f)
+void app_draw_page(struct frame *f, const char *title, const struct strbuf *text, struct scroller *sc,
+		   const char *hints)
 {
 	struct app *app = f->app;
 	const struct app_layout *L = &app->layout;
-	char title[160];
-	snprintf(title, sizeof title, " changes since the baseline (profile %s; B pins a new one)  [d/Esc: back]",
-		 app->vm.cache.profile->name);
 	draw_view_title(f, title);
-	struct diff_state *ds = app_view_state(app, &view_diff);
-	const char *s = sb_str(&ds->text);
+	const char *s = sb_str(text);
 	size_t nlines = 0;
 	for (const char *q = s; *q; q++)
 		nlines += *q == '\n';
 	size_t rows = view_rows(app);
-	scroller_fit(&ds->sc, nlines, rows, false);
+	scroller_fit(sc, nlines, rows, false);
 	size_t line = 0;
 	int y = 1;
 	while (*s && (size_t)y <= rows) {
 		size_t n = strcspn(s, "\n");
-		if (line >= ds->sc.top) {
-			/* diff_lines made them display-safe already; headings are the unindented lines */
+		if (line >= sc->top) {
+			/* display-safe already; headings are the unindented lines */
 			app_put_fit(f, y, 1, L->w - 1, s, n, s[0] == ' ' ? ROLE_NORMAL : ROLE_HEADING);
 			y++;
 		}
 		line++;
 		s += n + (s[n] == '\n');
 	}
-	app_draw_hint_text(f, view_diff.hints);
+	app_draw_hint_text(f, hints);
 	app_draw_status(f);
+}
+
+static void draw_diff_view(struct frame *f)
+{
+	char title[160];
+	snprintf(title, sizeof title, " changes since the baseline (profile %s; B pins a new one)  [d/Esc: back]",
+		 f->app->vm.cache.profile->name);
+	struct diff_state *ds = app_view_state(f->app, &view_diff);
+	app_draw_page(f, title, &ds->text, &ds->sc, view_diff.hints);
 }
 
 /* Motion keys move the cursor, and the list's selection follows the line
@@ -198,7 +204,7 @@ static unsigned diff_view_key(struct app *app, int key, int act)
 }
 
 /* The wheel moves three lines, as three keys would. */
-static unsigned wheel(struct app *app, int ev, unsigned (*key)(struct app *, int, int))
+unsigned app_page_wheel(struct app *app, int ev, unsigned (*key)(struct app *, int, int))
 {
 	if (ev != APP_MOUSE_CLICK)
 		for (int i = 0; i < 3; i++)
@@ -209,13 +215,13 @@ static unsigned wheel(struct app *app, int ev, unsigned (*key)(struct app *, int
 static unsigned prompt_view_mouse(struct app *app, int y, int x, int ev)
 {
 	(void)y, (void)x;
-	return wheel(app, ev, prompt_view_key);
+	return app_page_wheel(app, ev, prompt_view_key);
 }
 
 static unsigned diff_view_mouse(struct app *app, int y, int x, int ev)
 {
 	(void)y, (void)x;
-	return wheel(app, ev, diff_view_key);
+	return app_page_wheel(app, ev, diff_view_key);
 }
 
 static void prompt_view_open(struct app *app)

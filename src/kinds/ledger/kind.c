@@ -123,4 +123,5 @@ const struct kind_ops ledger_kind = {
 	.report_piece = ledger_report_piece,
 	.sniff = ledger_db_sniff,
 	.load_path = ledger_load_db,
+	.timeline = ledger_timeline_text,
 };

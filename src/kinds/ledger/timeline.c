@@ -11,6 +11,8 @@
 #include "cache.h"
 #include "emit.h"
 #include "source.h"
+#include "strbuf.h"
+#include "utf8.h"
 
 #include <string.h>
 
@@ -165,4 +167,39 @@ int ledger_timeline_emit(const struct source *src, struct emitter *em)
 	emit_map_end(em);
 	cs_free(rows);
 	return CS_OK;
+}
+
+/* A count for the view: thousands, or "-" when not recorded. */
+static const char *count(char buf[32], long v)
+{
+	if (v < 0)
+		return "-";
+	return fmt_thousands(buf, v);
+}
+
+int ledger_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, struct cs_error *err)
+{
+	struct ledger_turn_usage *rows;
+	size_t n;
+	int rc = ledger_timeline(src, &rows, &n, err);
+	if (rc != CS_OK)
+		return rc;
+	const struct ledger *l = src->model;
+	sb_printf(out, "%zu turn%s on the thread%s, predicted (estimated tokens) beside recorded\n", n, n == 1 ? "" : "s",
+		  n == LEDGER_TIMELINE_MAX ? " (the last ones)" : "");
+	sb_puts(out, "  recorded: the provider's whole request (tools and framing the export does not hold)\n");
+	sb_puts(out, "  predicted: this prompt sent after the previous turn's, under its provider's cache\n\n");
+	sb_puts(out, "     estimated    read  written  |  recorded input     read  written   turn\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct ledger_turn_usage *u = &rows[i];
+		char a[32], b[32], c[32], d[32], e[32], f[32];
+		sb_printf(out, "  %12s %7s %8s  | %15s %8s %8s   ", count(a, u->estimated), count(b, u->predicted_read),
+			  count(c, u->predicted_written), count(d, u->recorded_input), count(e, u->recorded_read),
+			  count(f, u->recorded_written));
+		const char *id = l->turns[u->turn].id;
+		utf8_sanitize(out, id, strlen(id), text_flags);
+		sb_printf(out, " (%s)\n", u->profile);
+	}
+	cs_free(rows);
+	return out->failed ? cs_error_nomem(err) : CS_OK;
 }

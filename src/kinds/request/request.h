@@ -156,6 +156,9 @@ int request_predict(struct source *src, struct request_model *m, struct cs_error
 
 int request_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
 int request_report_extra(const struct source *src, const struct assembly *a, struct emitter *em);
+/* timeline.c: a log's requests, predicted beside recorded, for the
+ * inspector's timeline view (kind_ops.timeline). */
+int request_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, struct cs_error *err);
 int request_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em);
 const char *request_piece_note(const struct source *src, long piece);
 int request_dump(const struct assembly *a, bool raw, bool ascii, struct strbuf *out);

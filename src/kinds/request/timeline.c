@@ -1,0 +1,41 @@
+/* timeline.c: a request log's timeline for the inspector (kind_ops.timeline):
+ * one line per request, the cache predicted (sequence.c) beside the usage
+ * the response recorded, and the cause where the cache broke. */
+#include "request.h"
+
+#include "source.h"
+#include "strbuf.h"
+#include "utf8.h"
+
+#include <string.h>
+
+static const char *count(char buf[32], long v, bool known)
+{
+	return known && v >= 0 ? fmt_thousands(buf, v) : "-";
+}
+
+int request_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, struct cs_error *err)
+{
+	const struct request_model *m = src->model;
+	size_t broke = 0;
+	for (size_t i = 0; i < m->nreqs; i++)
+		broke += m->reqs[i].broke;
+	sb_printf(out, "%zu request%s, %zu where the cache broke; predicted (estimated tokens) beside recorded\n",
+		  m->nreqs, m->nreqs == 1 ? "" : "s", broke);
+	sb_puts(out, "  predicted: each request sent after the ones before it, under its provider's cache\n\n");
+	sb_puts(out, "   #    line   tokens    read  written  |  recorded read  written  uncached\n");
+	for (size_t i = 0; i < m->nreqs; i++) {
+		const struct req_request *r = &m->reqs[i];
+		char a[32], b[32], c[32], d[32], e[32], f[32];
+		sb_printf(out, "  %3zu %6ld %8s %7s %8s  | %14s %8s %9s%s\n", i + 1, r->line, count(a, r->total, true),
+			  count(b, r->pred_read, true), count(c, r->pred_write, true), count(d, r->rec_read, r->recorded),
+			  count(e, r->rec_write, r->recorded), count(f, r->rec_uncached, r->recorded),
+			  i == m->current ? "   (shown)" : "");
+		if (r->broke && r->cause) {
+			sb_puts(out, "        cache broke: ");
+			utf8_sanitize(out, r->cause, strlen(r->cause), text_flags);
+			sb_putc(out, '\n');
+		}
+	}
+	return out->failed ? cs_error_nomem(err) : CS_OK;
+}
