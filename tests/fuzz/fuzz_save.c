@@ -81,6 +81,7 @@ struct model {
 	const char *eol;
 	bool bom;
 	bool flow_list;
+	bool flow_lines;        /* the flow list written one entry a line, comments after them */
 	bool preamble_notes;
 	bool budget_flow;
 	int nentries;
@@ -127,6 +128,7 @@ static void gen_model(struct rnd *r, struct model *m)
 	m->eol = pick(r, 3) == 0 ? "\r\n" : "\n";
 	m->bom = pick(r, 6) == 0;
 	m->flow_list = pick(r, 5) == 0;
+	m->flow_lines = m->flow_list && pick(r, 2) == 0;
 	m->preamble_notes = pick(r, 3) == 0;
 	m->budget_flow = pick(r, 2) == 0;
 	m->nentries = 1 + (int)pick(r, MAX_ENTRIES);
@@ -135,7 +137,7 @@ static void gen_model(struct rnd *r, struct model *m)
 		e->flow = m->flow_list || pick(r, 4) == 0;
 		e->path_kind = pick(r, 3);
 		e->ncomments = e->flow && m->flow_list ? 0 : (int)pick(r, 3);
-		e->trailing = !e->flow && pick(r, 3) == 0;
+		e->trailing = (!e->flow || m->flow_lines) && pick(r, 3) == 0;
 		e->prio_text = prio_texts[pick(r, sizeof prio_texts / sizeof *prio_texts)];
 		gen_value(r, m, i, true, &e->prio);
 		e->has_strat = pick(r, 2) == 0;
@@ -314,6 +316,33 @@ static void put_block_item(struct strbuf *sb, const struct model *m, int i, bool
 	}
 }
 
+/* files: [ one entry a line ]. Removed entries take their lines; removing
+ * the last ones takes the comma after the entry above (its comment stays);
+ * removing every one leaves the last one's comment. */
+static void put_flow_lines(struct strbuf *sb, const struct model *m, bool edited)
+{
+	const char *eol = m->eol;
+	int n = m->nentries, last_kept = -1;
+	for (int i = 0; i < n; i++)
+		if (!(edited && m->e[i].remove))
+			last_kept = i;
+	bool tail_removed = edited && m->e[n - 1].remove;
+	sb_printf(sb, "files: [%s", eol);
+	for (int i = 0; i < n; i++) {
+		const struct entry *e = &m->e[i];
+		if (edited && e->remove)
+			continue;
+		sb_puts(sb, "  ");
+		put_flow_entry(sb, m, i, edited);
+		bool comma = i < n - 1 && !(tail_removed && i == last_kept);
+		sb_printf(sb, "%s%s", comma ? "," : "", e->trailing ? "   # after this entry" : "");
+		sb_puts(sb, eol);
+	}
+	if (last_kept < 0)
+		sb_printf(sb, "  %s%s", m->e[n - 1].trailing ? "   # after this entry" : "", eol);
+	sb_printf(sb, "]   # the list%s", eol);
+}
+
 static void emit(const struct model *m, bool edited, struct strbuf *sb)
 {
 	const char *eol = m->eol;
@@ -326,7 +355,9 @@ static void emit(const struct model *m, bool edited, struct strbuf *sb)
 	if (m->preamble_notes)
 		sb_printf(sb, "notes: |%s  # not a comment%s  plain%s", eol, eol, eol);
 	sb_puts(sb, eol);
-	if (m->flow_list) {
+	if (m->flow_lines) {
+		put_flow_lines(sb, m, edited);
+	} else if (m->flow_list) {
 		sb_puts(sb, "files: [");
 		bool first = true;
 		for (int i = 0; i < m->nentries; i++) {
