@@ -116,6 +116,8 @@ int cli_parse(int argc, char **argv, struct cli *out, struct cs_error *err)
 			rc = need_value(argc, argv, &i, inline_value, &out->keys, err);
 		else if (!strcmp(name, "theme"))
 			rc = need_value(argc, argv, &i, inline_value, &out->theme, err);
+		else if (!strcmp(name, "tokenizer"))
+			rc = need_value(argc, argv, &i, inline_value, &out->tokenizer, err);
 		else if (!strcmp(name, "edits"))
 			rc = need_value(argc, argv, &i, inline_value, &out->edits, err);
 		else if (!strcmp(name, "profile"))
@@ -210,12 +212,17 @@ void cli_usage(struct strbuf *out)
 		"                                    keeps FILE.bak; --output - prints instead\n"
 		"  ctxscope --screen WxH [--keys \"j j Space\"] FILE\n"
 		"                                    run the inspector on a virtual screen, print it\n"
+		"  ctxscope count [--tokenizer NAME|PATH] [--format text|json] FILE...\n"
+		"                                    exact token counts (o200k_base, cl100k_base or a\n"
+		"                                    .tiktoken file) beside the estimate\n"
 		"\n"
 		"options:\n"
 		"  --kind K                 manifest, loom, ledger or memory (default: detect)\n"
 		"  --assembly FILE          with a ledger database (agents.db): the assembly block\n"
 		"                           the ledger does not store (system prompt, event, budget)\n"
 		"  --format F               report format: text, yaml or json\n"
+		"  --tokenizer NAME|PATH    report: exact counts (o200k_base, cl100k_base, a .tiktoken\n"
+		"                           file) beside the estimate; exit 3 when only the estimate fits\n"
 		"  --raw                    dump: the exact bytes (refused on a terminal without --force)\n"
 		"  --theme NAME|PATH        inspector colours\n"
 		"  --ascii                  ASCII glyphs only\n"
