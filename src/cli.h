@@ -51,6 +51,7 @@ struct cli {
 	bool breakpoint_on[CLI_MAX_SETTINGS];
 	size_t nbreakpoints;
 	const char *output;     /* save --output OTHER (save-as), NULL: the file itself */
+	const char *tokenizer;  /* --tokenizer NAME|PATH: exact counts beside the estimate (tokenizer.h) */
 };
 
 /* Parses argv into out (which borrows argv's strings). CS_EUSAGE with a

