@@ -114,10 +114,8 @@ int cli_parse(int argc, char **argv, struct cli *out, struct cs_error *err)
 			rc = need_value(argc, argv, &i, inline_value, &out->screen, err);
 		else if (!strcmp(name, "keys"))
 			rc = need_value(argc, argv, &i, inline_value, &out->keys, err);
-		else if (!strcmp(name, "theme"))
-			rc = need_value(argc, argv, &i, inline_value, &out->theme, err);
-		else if (!strcmp(name, "tokenizer"))
-			rc = need_value(argc, argv, &i, inline_value, &out->tokenizer, err);
+		else if (!strcmp(name, "theme") || !strcmp(name, "tokenizer"))
+			rc = need_value(argc, argv, &i, inline_value, name[1] == 'h' ? &out->theme : &out->tokenizer, err);
 		else if (!strcmp(name, "edits"))
 			rc = need_value(argc, argv, &i, inline_value, &out->edits, err);
 		else if (!strcmp(name, "profile"))
