@@ -42,7 +42,7 @@ uint32_t bpe_rank(const struct bpe_ranks *r, const unsigned char *s, size_t n);
  * not NULL it receives them (room for n). Pieces longer than
  * BPE_SHORT_PIECE use a heap (n log n); shorter ones tiktoken's linear scan.
  * -1 on out of memory (long pieces only). */
-#define BPE_SHORT_PIECE 256
+#define BPE_SHORT_PIECE 64
 long bpe_merge(const struct bpe_ranks *r, const unsigned char *s, size_t n, uint32_t *out);
 
 /* The two strategies, for the tests that check they agree. */

@@ -90,11 +90,20 @@ int exact_count(struct exact_counts *x, struct tokenizer *t, const struct assemb
 	return CS_OK;
 }
 
-int exact_prepare(struct exact_counts *x, const char *tokenizer, const struct assembly *a, struct cs_error *err)
+int exact_prepare(struct exact_counts *x, const char *tokenizer, const struct assembly *a, bool optional,
+		  struct cs_error *err)
 {
 	memset(x, 0, sizeof *x);
 	struct tokenizer *t = NULL;
 	int rc = tokenizer_open(tokenizer, &t, err);
+	if (rc == CS_EIO && optional) {
+		x->a = a;
+		x->unavailable = true;
+		snprintf(x->encoding, sizeof x->encoding, "%s", tokenizer);
+		cs_error_format(err, x->note, sizeof x->note);
+		cs_error_clear(err);
+		return CS_OK;
+	}
 	if (rc == CS_OK)
 		rc = exact_count(x, t, a, err);
 	tokenizer_close(t);
@@ -107,8 +116,7 @@ const char *exact_auto_tokenizer(const struct assembly *a)
 		if (strcmp(a->facts[i].key, "model") != 0)
 			continue;
 		const char *enc = tokenizer_for_model(a->facts[i].value);
-		char path[4096];
-		if (enc && tokenizer_find(enc, path, sizeof path))
+		if (enc)
 			return enc;
 	}
 	return NULL;
@@ -132,6 +140,11 @@ int exact_write(const struct assembly *a, void *ctx, struct emitter *em)
 	const struct exact_counts *x = ctx;
 	emit_map_begin(em);
 	emit_key_str(em, "encoding", x->encoding);
+	if (x->unavailable) {
+		emit_key_str(em, "unavailable", x->note);
+		emit_map_end(em);
+		return CS_OK;
+	}
 	emit_key_str(em, "label", "exact counts by the encoding; estimated: the system's own rule");
 	emit_key_int(em, "exact", x->total);
 	emit_key_int(em, "estimated", a->total_tokens);

@@ -15,8 +15,6 @@ struct assembly;
 struct emitter;
 struct tokenizer;
 
-#define EXACT_NOTE_MAX 256
-
 struct exact_counts {
 	const struct assembly *a;  /* borrowed */
 	char encoding[64];
@@ -25,19 +23,22 @@ struct exact_counts {
 	size_t nlayers;
 	long total;                /* the whole prompt, exactly */
 	bool over;                 /* the estimate fits the usable budget, the exact count does not */
-	char note[EXACT_NOTE_MAX]; /* that, in words; "" when not over */
+	bool unavailable;          /* an optional encoding's rank file is not there: note says how to get it */
+	char note[CS_ERROR_MSG_MAX]; /* that, in words; "" when neither */
 };
 
 /* Counts a's prompt with t (borrowed, used only here). CS_ENOMEM or the
  * tokenizer's error; x is then empty but safe to fini. */
 int exact_count(struct exact_counts *x, struct tokenizer *t, const struct assembly *a, struct cs_error *err);
 /* exact_count with the tokenizer named (tokenizer_open), opened and closed
- * here. */
-int exact_prepare(struct exact_counts *x, const char *tokenizer, const struct assembly *a, struct cs_error *err);
+ * here. optional (chosen by the model's name, not asked for): a rank file
+ * that is not there is no error but x->unavailable, with the sentence. */
+int exact_prepare(struct exact_counts *x, const char *tokenizer, const struct assembly *a, bool optional,
+		  struct cs_error *err);
 void exact_fini(struct exact_counts *x);
 
 /* The encoding of the OpenAI model the assembly names (its "model" fact:
- * gpt-4o, openai:o3...) when that encoding's rank file is there; else NULL. */
+ * gpt-4o, openai:o3...); else NULL. */
 const char *exact_auto_tokenizer(const struct assembly *a);
 
 /* The report_section callback; ctx is the exact_counts. */

@@ -163,11 +163,11 @@ static int write_report(const struct cli *cli, const struct assembly *a, bool as
 	struct cache_report cr;
 	struct exact_counts ex = { 0 };
 	struct report_section extra[3] = { { 0 } };
-	/* --tokenizer, or the OpenAI model's encoding when its rank file is there */
+	/* --tokenizer, or the OpenAI model's encoding (without its rank file: how to get it) */
 	const char *tokenizer = cli->tokenizer ? cli->tokenizer : exact_auto_tokenizer(a);
 	int rc = cache_report_prepare(&cr, cli, a, err);
 	if (rc == CS_OK && tokenizer)
-		rc = exact_prepare(&ex, tokenizer, a, err);
+		rc = exact_prepare(&ex, tokenizer, a, !cli->tokenizer, err);
 	if (rc == CS_OK) {
 		extra[0] = cr.sections[0];
 		if (tokenizer)

@@ -12,6 +12,7 @@
 
 #include "alloc.h"
 #include "bpe.h"
+#include "exact.h"
 #include "fileio.h"
 #include "support.h"
 #include "tokenizer.h"
@@ -310,6 +311,35 @@ static void test_out_of_memory(void **state)
 	free(dir);
 }
 
+/* The report's exact counts: UUIDs the estimate says fit are over exactly;
+ * an encoding chosen by the model's name whose rank file is not there is
+ * no error, and says how to get it. */
+static void test_exact_report(void **state)
+{
+	(void)state;
+	struct source *src = support_load("tests/fixtures/tokenizer/uuids/working-set.yml", NULL);
+	struct assembly a;
+	support_assemble(src, &a);
+	struct exact_counts x;
+	struct cs_error err;
+	cs_error_clear(&err);
+	if (exact_prepare(&x, "o200k_base", &a, false, &err) != CS_OK)
+		fail_msg("%s (%s)", MISSING, err.message);
+	assert_true(a.budget.used <= a.budget.usable);
+	assert_true(x.over);
+	assert_true(x.total > a.budget.usable);
+	assert_non_null(strstr(x.note, "the system thinks this fits: 947 of 1,200 estimated; exactly"));
+	exact_fini(&x);
+	assert_int_equal(exact_prepare(&x, "/nonexistent/o200k_base.tiktoken", &a, false, &err), CS_EIO);
+	exact_fini(&x);
+	assert_int_equal(exact_prepare(&x, "/nonexistent/o200k_base.tiktoken", &a, true, &err), CS_OK);
+	assert_true(x.unavailable);
+	assert_non_null(strstr(x.note, "/nonexistent/o200k_base.tiktoken"));
+	exact_fini(&x);
+	asm_fini(&a);
+	source_free(src);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_for_model),
 		cmocka_unit_test(test_rank_files),
 		cmocka_unit_test(test_out_of_memory),
+		cmocka_unit_test(test_exact_report),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
