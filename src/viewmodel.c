@@ -4,6 +4,7 @@
 #include "alloc.h"
 #include "kind.h"
 #include "strbuf.h"
+#include "tokenizer.h"
 #include "tokens.h"
 
 #include <math.h>
@@ -209,6 +210,7 @@ bool vm_refresh_all(struct vm *vm, long keep_piece, long keep_block)
 	vm->changes++;
 	bool ok = vm_compute_cache(vm);
 	ok = vm_summarize(vm) && ok;
+	ok = vm_count_exact(vm) && ok;
 	ok = vm_rebuild_rows(vm, keep_piece, keep_block) && ok;
 	return ok;
 }
@@ -222,6 +224,7 @@ int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
 	vm->detail.piece = -2;
 	vm->search.found_at = -1;
 	vm->layer_filter = -1;
+	vm->exact.total = -1;
 	history_init(&vm->hist);
 	cache_config_init(&vm->cache.cfg);
 	cache_overrides_init(&vm->cache.bp_now);
@@ -254,6 +257,7 @@ void vm_fini(struct vm *vm)
 	}
 	source_free(vm->src);
 	source_free(vm->base_src);
+	tokenizer_close(vm->exact.tok);
 	cs_free(vm->base_piece);
 	cache_analysis_fini(&vm->cache.an);
 	cache_overrides_fini(&vm->cache.bp_now);

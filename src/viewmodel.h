@@ -148,6 +148,13 @@ struct vm {
 	struct strbuf status;      /* the status line */
 	bool status_error;         /* the status is an error */
 	bool ascii;                /* the display is ASCII-only: hidden-text markers as <<RLO>> */
+	/* -- exact token counts beside the estimate (vm_exact.c) -- */
+	struct {
+		struct tokenizer *tok; /* owned; NULL: no public tokenizer for this input */
+		long total;            /* the current prompt, exactly; -1: not counted */
+		bool over;             /* the estimate fits the usable budget, the exact count does not */
+		unsigned generation;   /* of the assembly it counted */
+	} exact;
 };
 
 /* Takes ownership of src (also on failure), assembles it and pins that as
@@ -204,6 +211,11 @@ int vm_redo(struct vm *vm, struct cs_error *err);
  * source kept for it). The status says what came and went and what it did
  * to the cache. On failure nothing changes. */
 int vm_reload(struct vm *vm, struct source *fresh, struct cs_error *err);
+/* Counts the prompt exactly with the tokenizer named (--tokenizer), or with
+ * the encoding of the OpenAI model the input names when name is NULL (none,
+ * or no rank file: no exact count, not an error). CS_OK, or the error of a
+ * tokenizer asked for by name. */
+int vm_set_tokenizer(struct vm *vm, const char *name, struct cs_error *err);
 int vm_toggle_exclude(struct vm *vm, struct cs_error *err);
 int vm_nudge_priority(struct vm *vm, double delta, struct cs_error *err);
 /* The selected piece's strategy when the kind has per-piece strategies and

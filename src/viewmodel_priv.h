@@ -57,6 +57,9 @@ void vm_forget_old_base(struct vm *vm);
 /* Runs the `/` search again over the current assembly (hits point into
  * its blocks). */
 void vm_research(struct vm *vm);
+/* Counts the current assembly exactly when a tokenizer is set and the
+ * assembly changed since the last count. false on out of memory. */
+bool vm_count_exact(struct vm *vm);
 /* Runs the `\` filter again (after the pieces changed). */
 int vm_refilter(struct vm *vm, struct cs_error *err);
 

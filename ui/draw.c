@@ -7,6 +7,7 @@
 
 #include "cache.h"
 #include "kind.h"
+#include "tokenizer.h"
 #include "utf8.h"
 
 #include <stdio.h>
@@ -217,6 +218,12 @@ static void draw_header(struct frame *f)
 		thousands(ln, a->budget.usable);
 		sb_printf(ln, " (%d%%) dropped %zu cut %zu", percent(a->budget.used, a->budget.usable), dropped,
 			  cut);
+		if (vm->exact.total >= 0) {
+			sb_puts(ln, " exact ");
+			thousands(ln, vm->exact.total);
+			if (vm->exact.over)
+				sb_puts(ln, " OVER");
+		}
 	} else {
 		sb_puts(ln, " budget ");
 		thousands(ln, a->budget.usable);
@@ -226,9 +233,17 @@ static void draw_header(struct frame *f)
 		thousands(ln, a->budget.reserve);
 		sb_puts(ln, " reserve   used ");
 		thousands(ln, a->budget.used);
+		if (vm->exact.total >= 0) { /* the system's estimate, then the exact count beside it */
+			sb_puts(ln, " est. ");
+			sb_printf(ln, "%s exact ", g_dot(app));
+			thousands(ln, vm->exact.total);
+			sb_printf(ln, " %s", tokenizer_name(vm->exact.tok));
+			if (vm->exact.over)
+				sb_puts(ln, ": OVER, though the estimate fits");
+		}
 		sb_printf(ln, " (%d%%)   dropped %zu  cut %zu", percent(a->budget.used, a->budget.usable), dropped, cut);
 	}
-	bool over = (a->flags & (ASM_OVER_LIMIT | ASM_ERROR)) != 0;
+	bool over = (a->flags & (ASM_OVER_LIMIT | ASM_ERROR)) != 0 || vm->exact.over;
 	if (over && a->state)
 		sb_printf(ln, "   %s", a->state);
 	app_put_fit(f, 1, 0, L->w, sb_str(ln), ln->len, over ? ROLE_OVER : ROLE_BUDGET);

@@ -108,6 +108,10 @@ static int run_inspector(const struct cli *cli, struct source *src, const struct
 		return fail(&err);
 	}
 	choose_cache(&app, cli->profile);
+	if (vm_set_tokenizer(&app.vm, cli->tokenizer, &err) != CS_OK) {
+		app_fini(&app);
+		return fail(&err);
+	}
 	choose_theme(&app, cli->theme);
 	app.mouse = !cli->no_mouse;
 	app.cli = cli;
