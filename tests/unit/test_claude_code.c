@@ -209,6 +209,35 @@ static void test_subagent_file(void **state)
 	source_free(src);
 }
 
+/* A long session replays only its last requests (memory would grow with
+ * the square of its length); the earlier ones keep their recorded usage. */
+static void test_replay_window(void **state)
+{
+	(void)state;
+	struct usage want[64], side;
+	size_t n = file_usage(SAMPLE, want, 64, &side);
+	cc_set_max_units(20);
+	struct source *src = support_load(SAMPLE, NULL);
+	cc_set_max_units(CC_MAX_UNITS);
+	const struct cc_model *m = model(src);
+	assert_int_equal(m->req.nreqs, n);
+	assert_true(m->first_replayed > 0 && m->first_replayed < n);
+	size_t units = 0;
+	for (size_t k = 0; k < n; k++) {
+		const struct req_request *r = &m->req.reqs[k];
+		assert_int_equal(m->creqs[k].replayed, k >= m->first_replayed);
+		assert_int_equal(r->rec_read, want[k].read);
+		assert_int_equal(r->rec_write, want[k].write);
+		units += r->nunits;
+		if (k <= m->first_replayed)
+			assert_null(r->cause);
+	}
+	assert_true(units <= 20 + n);
+	assert_true(m->creqs[n - 1].replayed);
+	assert_int_equal(src->npieces, m->req.reqs[n - 1].nunits - 1);
+	source_free(src);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +247,7 @@ int main(void)
 		cmocka_unit_test(test_causes),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_subagent_file),
+		cmocka_unit_test(test_replay_window),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,6 +23,7 @@
 extern const struct kind_ops claude_code_kind;
 
 #define CC_MAX_LINES 5000000
+#define CC_MAX_UNITS 1000000 /* prompt blocks over the requests replayed (about 100 bytes each) */
 
 enum cc_line_type { CL_USER, CL_ASSISTANT, CL_SYSTEM, CL_BOUNDARY };
 
@@ -63,6 +64,7 @@ struct cc_req {
 	long estimate;                /* the messages' estimated tokens */
 	long gap;                     /* recorded input less the estimate; 0 without usage */
 	bool main;                    /* on the main chain */
+	bool replayed;                /* its prompt was rebuilt (replay window) */
 };
 
 struct cc_model {
@@ -78,6 +80,7 @@ struct cc_model {
 	long total_lines, skipped_summary, skipped_snapshot, skipped_unknown, sidechain_lines;
 	long compactions, broken_chains;
 	long want_request;            /* the --request setting: 1-based, -1 the last on the main chain */
+	size_t first_replayed;        /* the first request whose prompt is rebuilt */
 	bool truncated;               /* the last line was malformed and ignored */
 	bool subagent;                /* every line a sidechain: a subagent's own session */
 };
@@ -88,6 +91,8 @@ void cc_model_free(void *model);
 int cc_detect(const char *path, const char *data, size_t len, bool *yes);
 /* requests.c: requests, units, prediction and pieces from the parsed lines. */
 int cc_build(struct source *src, struct cc_model *m, struct cs_error *err);
+/* For tests: the replay window's size in prompt blocks (CC_MAX_UNITS). */
+void cc_set_max_units(size_t n);
 /* assemble.c / report.c */
 int cc_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
 int cc_report_extra(const struct source *src, const struct assembly *a, struct emitter *em);

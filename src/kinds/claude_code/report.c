@@ -81,6 +81,10 @@ static void emit_session(struct emitter *em, const struct cc_model *m)
 	emit_key_int(em, "compactions", m->compactions);
 	emit_key_int(em, "broken_chains", m->broken_chains);
 	emit_key_bool(em, "last_line_truncated", m->truncated);
+	emit_key_int(em, "requests_replayed", (long long)(m->req.nreqs - m->first_replayed));
+	if (m->first_replayed)
+		emit_key_str(em, "replay", "the earlier requests are listed with their recorded usage only: rebuilding "
+					   "every prompt of a session this long would take too much memory");
 	emit_totals(em, "recorded", &all);
 	if (f->price_per_mtok >= 0 && known) {
 		double p = f->price_per_mtok / 1e6;
@@ -104,8 +108,11 @@ static void emit_request(struct emitter *em, const struct cc_model *m, size_t k)
 	emit_key_int(em, "request", (long long)k + 1);
 	emit_key_int(em, "line", r->line);
 	emit_key_bool(em, "main_chain", c->main);
-	emit_key_int(em, "messages", c->messages);
-	emit_key_int(em, "estimate", c->estimate);
+	emit_key_bool(em, "replayed", c->replayed);
+	if (c->replayed) {
+		emit_key_int(em, "messages", c->messages);
+		emit_key_int(em, "estimate", c->estimate);
+	}
 	if (r->recorded) {
 		emit_key(em, "recorded");
 		emit_map_begin(em);
@@ -114,7 +121,12 @@ static void emit_request(struct emitter *em, const struct cc_model *m, size_t k)
 		emit_key_int(em, "cache_write", r->rec_write);
 		emit_key_int(em, "output", l->has_usage ? l->out : 0);
 		emit_map_end(em);
-		emit_key_int(em, "not_in_transcript", c->gap);
+		if (c->replayed)
+			emit_key_int(em, "not_in_transcript", c->gap);
+	}
+	if (!c->replayed) {
+		emit_map_end(em);
+		return;
 	}
 	emit_key(em, "predicted");
 	emit_map_begin(em);

@@ -28,7 +28,8 @@ struct build {
 	struct strmap uuids;    /* uuid -> line index */
 	size_t *chain;          /* a prompt's lines, newest first */
 	size_t cap_chain;
-	size_t *stamp;          /* per line: the walk that last saw it (k + 1), to stop at a loop */
+	size_t *stamp;          /* per line: the walk that last saw it, to stop at a loop */
+	size_t walks;
 	struct cs_error *err;
 };
 
@@ -127,7 +128,7 @@ static int new_request(struct build *b, size_t line)
 	r->auto_unit = -1;
 	r->auto_ttl = 300; /* Claude Code marks the end of each prompt: automatic caching's place, 5 minutes */
 	r->model = l->model ? l->model : "";
-	m->creqs[rm->nreqs] = (struct cc_req){ line, line, -1, 0, 0, 0, l->main };
+	m->creqs[rm->nreqs] = (struct cc_req){ line, line, -1, 0, 0, 0, l->main, true };
 	rm->nreqs++;
 	return CS_OK;
 }
@@ -159,15 +160,16 @@ static int find_requests(struct build *b)
 
 /* The prompt's lines, newest first, into b->chain; the boundary it starts
  * after into *boundary (-1 none). */
-static int walk_prompt(struct build *b, size_t k, size_t first, size_t *n, long *boundary)
+static int walk_prompt(struct build *b, size_t first, size_t *n, long *boundary)
 {
 	struct cc_model *m = b->m;
 	int rc = CS_OK;
+	size_t walk = ++b->walks;
 	*n = 0;
 	*boundary = -1;
-	b->stamp[first] = k + 1;
+	b->stamp[first] = walk;
 	for (size_t i = parent_of(b, first, false, &rc); i != STRMAP_NONE; i = parent_of(b, i, false, &rc)) {
-		if (b->stamp[i] == k + 1) {
+		if (b->stamp[i] == walk) {
 			if (!m->lines[i].warned && source_warn(b->src, -1, m->lines[i].line, 0, "line %ld: its parentUuid "
 							       "chain loops back to it; the chain ends there",
 							       m->lines[i].line) != CS_OK)
@@ -175,7 +177,7 @@ static int walk_prompt(struct build *b, size_t k, size_t first, size_t *n, long 
 			m->lines[i].warned = true;
 			break;
 		}
-		b->stamp[i] = k + 1;
+		b->stamp[i] = walk;
 		if (m->lines[i].type == CL_BOUNDARY) {
 			*boundary = (long)i;
 			break;
@@ -252,13 +254,16 @@ static int line_units(struct build *b, struct req_request *r, const struct cc_li
 }
 
 /* The units of request k: the hidden part, then the prompt's messages. */
-static int request_units(struct build *b, size_t k)
+static int request_units(struct build *b, size_t k, bool replay)
 {
 	struct cc_model *m = b->m;
 	struct req_request *r = &m->req.reqs[k];
 	struct cc_req *c = &m->creqs[k];
 	size_t n;
-	int rc = walk_prompt(b, k, c->first_line, &n, &c->boundary);
+	int rc = walk_prompt(b, c->first_line, &n, &c->boundary);
+	c->replayed = replay;
+	if (!replay)
+		n = 0; /* listed with its recorded usage, its prompt not rebuilt */
 	struct req_unit *h = rc == CS_OK ? new_unit(b, (size_t)-1) : NULL;
 	if (!h)
 		return rc == CS_OK ? cs_error_nomem(b->err) : rc;
@@ -302,13 +307,13 @@ static void request_usage(struct cc_model *m, size_t k)
 		if (m->lines[i].has_usage && m->lines[i].msg_id == l->msg_id)
 			l = &m->lines[i];
 	c->estimate = 0;
-	for (size_t u = r->first_unit + 1; u < r->first_unit + r->nunits; u++)
+	for (size_t u = r->first_unit + 1; c->replayed && u < r->first_unit + r->nunits; u++)
 		c->estimate += m->req.units[u].tokens;
 	r->recorded = l->has_usage;
 	r->rec_read = l->cache_read;
 	r->rec_write = l->cache_write;
 	r->rec_uncached = l->in;
-	c->gap = l->has_usage ? l->in + l->cache_read + l->cache_write - c->estimate : 0;
+	c->gap = l->has_usage && c->replayed ? l->in + l->cache_read + l->cache_write - c->estimate : 0;
 }
 
 /* The part not in the transcript, for the prediction: its size at the
@@ -317,7 +322,7 @@ static void size_hidden(struct cc_model *m)
 {
 	m->hidden = 0;
 	for (size_t k = 0; k < m->req.nreqs; k++)
-		if (m->req.reqs[k].recorded) {
+		if (m->req.reqs[k].recorded && m->creqs[k].replayed) {
 			m->hidden = m->creqs[k].gap > 0 ? m->creqs[k].gap : 0;
 			break;
 		}
@@ -333,7 +338,7 @@ static int compaction_causes(struct build *b)
 	struct cc_model *m = b->m;
 	for (size_t k = 1; k < m->req.nreqs; k++) {
 		const struct cc_req *c = &m->creqs[k], *p = &m->creqs[k - 1];
-		if (c->boundary < 0 || c->boundary == p->boundary)
+		if (c->boundary < 0 || c->boundary == p->boundary || !p->replayed)
 			continue;
 		const struct cc_line *l = &m->lines[c->boundary];
 		struct req_request *r = &m->req.reqs[k];
@@ -359,7 +364,7 @@ static int edit_causes(struct build *b)
 	for (size_t k = 1; k < m->req.nreqs; k++) {
 		struct req_request *r = &m->req.reqs[k];
 		const struct req_request *p = &m->req.reqs[k - 1];
-		if (r->diff_unit < 0 || m->creqs[k].boundary != m->creqs[k - 1].boundary)
+		if (r->diff_unit < 0 || m->creqs[k].boundary != m->creqs[k - 1].boundary || !m->creqs[k - 1].replayed)
 			continue;
 		size_t at = (size_t)r->diff_unit - r->first_unit;
 		size_t now = m->unit_block[r->diff_unit];
@@ -417,6 +422,37 @@ static size_t current_request(const struct cc_model *m)
 	return m->req.nreqs - 1;
 }
 
+static size_t max_units = CC_MAX_UNITS;
+
+void cc_set_max_units(size_t n)
+{
+	max_units = n;
+}
+
+/* The requests replayed: the last ones whose prompts hold max_units blocks
+ * in all (every request's prompt is built whole, so a long session would
+ * need memory quadratic in its length); always the last. */
+static int replay_window(struct build *b)
+{
+	struct cc_model *m = b->m;
+	size_t total = 0;
+	m->first_replayed = 0;
+	for (size_t k = m->req.nreqs; k-- > 0;) {
+		size_t n;
+		long boundary;
+		if (walk_prompt(b, m->creqs[k].first_line, &n, &boundary) != CS_OK)
+			return cs_error_nomem(b->err);
+		for (size_t i = 0; i < n; i++)
+			total += m->lines[b->chain[i]].nblocks;
+		total += 1;
+		if (total > max_units && k + 1 < m->req.nreqs) {
+			m->first_replayed = k + 1;
+			break;
+		}
+	}
+	return CS_OK;
+}
+
 int cc_build(struct source *src, struct cc_model *m, struct cs_error *err)
 {
 	struct build b = { .src = src, .m = m, .uuids = STRMAP_INIT, .err = err };
@@ -426,8 +462,10 @@ int cc_build(struct source *src, struct cc_model *m, struct cs_error *err)
 		rc = mark_main(&b) == CS_OK ? CS_OK : cs_error_nomem(err);
 	if (rc == CS_OK)
 		rc = find_requests(&b);
+	if (rc == CS_OK)
+		rc = replay_window(&b);
 	for (size_t k = 0; rc == CS_OK && k < m->req.nreqs; k++) {
-		rc = request_units(&b, k);
+		rc = request_units(&b, k, k >= m->first_replayed);
 		if (rc == CS_OK)
 			request_usage(m, k);
 	}
@@ -443,6 +481,12 @@ int cc_build(struct source *src, struct cc_model *m, struct cs_error *err)
 		m->req.is_log = true;
 		m->req.current = current_request(m);
 		rc = make_pieces(src, m) == CS_OK ? request_predict(src, &m->req, err) : cs_error_nomem(err);
+	}
+	for (size_t k = 0; rc == CS_OK && k < m->req.nreqs && k <= m->first_replayed; k++) {
+		struct req_request *r = &m->req.reqs[k]; /* nothing replayed before it to compare with */
+		r->diff_path = r->diff_now = r->diff_before = r->cause = NULL;
+		r->broke = false;
+		r->diff_unit = -1;
 	}
 	if (rc == CS_OK)
 		rc = compaction_causes(&b);
