@@ -13,12 +13,14 @@ extern const struct kind_ops ledger_kind;
 extern const struct kind_ops memory_kind;
 extern const struct kind_ops anthropic_kind;
 extern const struct kind_ops openai_kind;
+extern const struct kind_ops claude_code_kind;
 
 const struct kind_ops *const kind_table[] = {
 	&manifest_kind,
 	&loom_kind,
 	&ledger_kind,
 	&memory_kind,
+	&claude_code_kind,
 	&anthropic_kind,
 	&openai_kind,
 	NULL,
@@ -115,7 +117,8 @@ int kind_detect(const char *path, const char *data, size_t len, const struct kin
 	for (size_t i = 0; kind_table[i]; i++) {
 		sb_printf(&names, "%s%s", i ? "|" : "", kind_table[i]->name);
 		if (kind_table[i]->detect_hint)
-			sb_printf(&expected, "; %s for an %s", kind_table[i]->detect_hint, kind_table[i]->title);
+			sb_printf(&expected, "; %s for %s %s", kind_table[i]->detect_hint,
+				  strchr("AEIOU", kind_table[i]->title[0]) ? "an" : "a", kind_table[i]->title);
 	}
 	cs_error_set(err, CS_EKIND,
 		     "cannot tell what this is: expected a .yml/.yaml manifest or a JSON object with %s "

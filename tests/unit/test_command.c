@@ -185,7 +185,7 @@ static void test_sort_keys_agree_with_s(void **state)
 	(void)state;
 	static const char *const samples[] = { MANIFEST, LOOM, "samples/ledger/backup-incident.json",
 						"samples/memory/coding-session.json", "samples/requests/anthropic-tools.json",
-						"samples/requests/openai-chat.json" };
+						"samples/requests/openai-chat.json", "samples/claude-code/session.jsonl" };
 	static const char *const candidates[] = { "order", "tokens", "priority", "score", "prompt", "name",
 						   "reason", "size", "" };
 	bool covered[8] = { false };

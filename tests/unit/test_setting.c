@@ -28,6 +28,7 @@ static const char *const samples[] = {
 	"samples/loom/parser-debug.json",
 	"samples/ledger/backup-incident.json",
 	"samples/memory/coding-session.json",
+	"samples/claude-code/session.jsonl",
 	"samples/requests/anthropic-tools.json",
 	"samples/requests/openai-chat.json",
 };

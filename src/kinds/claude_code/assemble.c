@@ -1,0 +1,76 @@
+/* assemble.c: a Claude Code request as an assembly: the current request's
+ * messages in order (history, then the current turn), its recorded usage
+ * beside the estimate, and the part the transcript does not hold named as
+ * such, never hidden. */
+#include "claude_code.h"
+
+#include "assembly.h"
+#include "models.h"
+#include "source.h"
+
+static const char *const layer_names[] = { "history", "current" };
+
+static void facts(struct assembly *a, const struct cc_model *m)
+{
+	const struct req_request *r = &m->req.reqs[m->req.current];
+	const struct cc_req *c = &m->creqs[m->req.current];
+	asm_fact(a, "model", "%s", r->model[0] ? r->model : "(none recorded)");
+	asm_fact(a, "request", "%zu of %zu (line %ld of the session)%s", m->req.current + 1, m->req.nreqs, r->line,
+		 c->main ? "" : ", not on the main chain");
+	if (c->boundary >= 0)
+		asm_fact(a, "compacted", "the prompt starts after the compaction at line %ld",
+			 m->lines[c->boundary].line);
+	if (!r->recorded) {
+		asm_fact(a, "recorded", "no usage recorded for this request");
+		return;
+	}
+	const struct cc_line *l = &m->lines[c->last_line];
+	asm_fact(a, "recorded", "input %ld, cache read %ld, cache write %ld (%ld in all), output %ld",
+		 r->rec_uncached, r->rec_read, r->rec_write, r->rec_uncached + r->rec_read + r->rec_write,
+		 l->has_usage ? l->out : 0L);
+	asm_fact(a, "estimate", "%ld tokens in the transcript's messages", c->estimate);
+	asm_fact(a, "not in the transcript (system prompt, tools)", "%ld tokens (recorded input less the estimate)",
+		 c->gap);
+}
+
+int cc_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+{
+	const struct cc_model *m = src->model;
+	const struct req_request *r = &m->req.reqs[m->req.current];
+	if (asm_init(a, src, ASM_MESSAGES) != CS_OK)
+		return cs_error_nomem(err);
+	asm_grouping(a, "layer", layer_names, 2);
+	bool known;
+	a->budget.limit = model_context_limit(r->model, &known);
+	a->budget.reserve = 0;
+	a->budget.usable = a->budget.limit;
+	facts(a, m);
+	int msg = -1;
+	for (size_t i = 0; i < src->npieces; i++) {
+		const struct piece *p = &src->pieces[i];
+		const struct req_unit *u = &m->req.units[p->kind_index];
+		if (piece_excluded(p)) {
+			asm_drop(a, (long)i, REASON_EXCLUDED_BY_USER, NULL);
+			continue;
+		}
+		if (u->message != msg) {
+			msg = u->message;
+			asm_message(a, u->role);
+		}
+		struct block *b = asm_block(a, (long)i, u->layer - RL_HISTORY, -1);
+		asm_span(a, p->text, p->text_bytes, p->code_points);
+		b->budget_tokens = p->tokens;
+		asm_whole(a, (long)i, (long)a->nblocks - 1, b->budget_tokens);
+	}
+	int rc = asm_finish(a, err);
+	if (rc != CS_OK) {
+		asm_fini(a);
+		return rc;
+	}
+	if (a->budget.used > a->budget.usable) {
+		a->over_by = a->budget.used - a->budget.usable;
+		asm_state(a, ASM_OVER_LIMIT, "the messages are %ld tokens over %s's window", a->over_by,
+			  r->model[0] ? r->model : "the model");
+	}
+	return CS_OK;
+}

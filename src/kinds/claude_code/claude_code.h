@@ -1,0 +1,100 @@
+/* claude_code.h: Claude Code sessions (formats.md section 7): the JSONL
+ * file Claude Code writes per session, read as a sequence of API requests.
+ *
+ * Every line is kept as a struct cc_line (its ids, type, time, usage) with
+ * its content blocks (struct cc_block: text, hash, tokens, tool ids). Each
+ * assistant message (its lines merged by message.id, usage counted once)
+ * answers one request whose prompt is the chain of lines up to its parent,
+ * from the last compaction boundary on. The requests feed the request
+ * kinds' sequence analysis (kinds/request/sequence.c): their units are the
+ * prompt's blocks, led by one unit that stands for what the file does not
+ * hold (the system prompt and tools), sized from the first recorded usage.
+ * The current request (the last one on the main chain, or the one asked
+ * for) gives the pieces. */
+#ifndef CTXSCOPE_CLAUDE_CODE_H
+#define CTXSCOPE_CLAUDE_CODE_H
+
+#include "kinds/request/request.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+extern const struct kind_ops claude_code_kind;
+
+#define CC_MAX_LINES 5000000
+#define CC_MAX_UNITS 1000000 /* prompt blocks over the requests replayed (about 100 bytes each) */
+
+enum cc_line_type { CL_USER, CL_ASSISTANT, CL_SYSTEM, CL_BOUNDARY };
+
+struct cc_block {
+	const char *type;      /* "text", "tool_use", "tool_result", "thinking"... */
+	const char *text;      /* what it renders to; arena */
+	size_t text_len;
+	uint64_t hash;         /* FNV-1a of its JSON */
+	long tokens;
+	const char *tool_id;   /* tool_use id, or tool_result's tool_use_id; NULL none */
+	const char *tool_name; /* tool_use name */
+	const char *file;      /* tool_use input.file_path; NULL none */
+	const char *path;      /* "messages[3].content[1]", made on first use; arena */
+	long path_msg;         /* the message index path was made for */
+	size_t line;           /* the line it came from (index into lines) */
+};
+
+struct cc_line {
+	const char *uuid, *parent, *logical_parent; /* arena; NULL absent */
+	const char *msg_id;    /* an assistant's message.id; NULL absent */
+	const char *model;
+	const char *trigger;   /* compact_boundary: compactMetadata.trigger */
+	long pre_tokens;       /* compact_boundary: compactMetadata.preTokens, -1 none */
+	long line;             /* 1-based line of the file */
+	double time;           /* epoch seconds; < 0 unknown */
+	int type;              /* enum cc_line_type */
+	bool sidechain, compact_summary, main, warned;
+	size_t first_block, nblocks;
+	bool has_usage;
+	long in, cache_write, cache_read, out;
+};
+
+/* One request (an assistant message) beside the sequence's req_request. */
+struct cc_req {
+	size_t first_line, last_line; /* the message's first line and the one whose usage counts */
+	long boundary;                /* the compaction boundary its prompt starts after, -1 none */
+	long messages;                /* messages in its prompt */
+	long estimate;                /* the messages' estimated tokens */
+	long gap;                     /* recorded input less the estimate; 0 without usage */
+	bool main;                    /* on the main chain */
+	bool replayed;                /* its prompt was rebuilt (replay window) */
+};
+
+struct cc_model {
+	struct request_model req;     /* first: the request kinds' functions take it */
+	struct cc_line *lines;
+	size_t nlines, cap_lines;
+	struct cc_block *blocks;
+	size_t nblocks, cap_blocks;
+	struct cc_req *creqs;         /* parallel to req.reqs */
+	size_t *unit_block;           /* per unit: its block index, (size_t)-1 for the hidden unit */
+	size_t cap_unit_block;
+	long hidden;                  /* tokens given to the part not in the transcript */
+	long total_lines, skipped_summary, skipped_snapshot, skipped_unknown, sidechain_lines;
+	long compactions, broken_chains;
+	long want_request;            /* the --request setting: 1-based, -1 the last on the main chain */
+	size_t first_replayed;        /* the first request whose prompt is rebuilt */
+	bool truncated;               /* the last line was malformed and ignored */
+	bool subagent;                /* every line a sidechain: a subagent's own session */
+};
+
+/* load.c */
+int cc_load(struct source *src, const char *data, size_t len, struct cs_error *err);
+void cc_model_free(void *model);
+int cc_detect(const char *path, const char *data, size_t len, bool *yes);
+/* requests.c: requests, units, prediction and pieces from the parsed lines. */
+int cc_build(struct source *src, struct cc_model *m, struct cs_error *err);
+/* For tests: the replay window's size in prompt blocks (CC_MAX_UNITS). */
+void cc_set_max_units(size_t n);
+/* assemble.c / report.c */
+int cc_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
+int cc_report_extra(const struct source *src, const struct assembly *a, struct emitter *em);
+
+#endif

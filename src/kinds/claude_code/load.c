@@ -1,0 +1,436 @@
+/* load.c: the claude-code kind's reader: one JSON object a line into
+ * struct cc_line and its blocks (claude_code.h). Lines of known types that
+ * are not conversation (summary, file-history-snapshot) and of unknown
+ * types are skipped and counted; a malformed line is an error naming its
+ * line and column, except the last (a session still running): a warning.
+ * Detection: a .jsonl whose first object line has "type" with "uuid" and
+ * "sessionId", or one of Claude Code's other line types. */
+#include "claude_code.h"
+
+#include "alloc.h"
+#include "json_doc.h"
+#include "kinds/loom/loom.h"
+#include "source.h"
+#include "strbuf.h"
+#include "tokens.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const cJSON *get(const cJSON *obj, const char *key)
+{
+	return cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+}
+
+static const char *get_str(const cJSON *obj, const char *key)
+{
+	const cJSON *v = get(obj, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static long get_count(const cJSON *obj, const char *key)
+{
+	const cJSON *v = get(obj, key);
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 1e15 ? (long)v->valuedouble : 0;
+}
+
+void cc_model_free(void *model)
+{
+	struct cc_model *m = model;
+	if (!m)
+		return;
+	json_doc_free(&m->req.doc);
+	cs_free(m->req.units);
+	cs_free(m->req.reqs);
+	cs_free(m->req.lints);
+	cs_free(m->lines);
+	cs_free(m->blocks);
+	cs_free(m->creqs);
+	cs_free(m->unit_block);
+	cs_free(m);
+}
+
+static bool blank(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
+			return false;
+	return true;
+}
+
+/* ---- one line's fields -------------------------------------------------- */
+
+/* A string field, copied into the arena: NULL when absent or null; a
+ * positioned error when of another type. */
+static int take_str(struct source *src, const struct json_doc *d, const cJSON *obj, const struct jpath *at,
+		    const char *key, const char **out, struct cs_error *err)
+{
+	const char *s = NULL;
+	*out = NULL;
+	int rc = json_get_string(d, obj, at, key, JSON_OPTIONAL, &s, err);
+	if (rc != CS_OK || !s)
+		return rc;
+	*out = arena_strdup(&src->arena, s);
+	return *out ? CS_OK : cs_error_nomem(err);
+}
+
+static struct cc_block *new_block(struct cc_model *m)
+{
+	if (m->nblocks == m->cap_blocks) {
+		size_t cap = m->cap_blocks ? m->cap_blocks * 2 : 64;
+		struct cc_block *b = cs_realloc(m->blocks, cap * sizeof *b);
+		if (!b)
+			return NULL;
+		m->blocks = b;
+		m->cap_blocks = cap;
+	}
+	struct cc_block *b = &m->blocks[m->nblocks++];
+	memset(b, 0, sizeof *b);
+	b->path_msg = -1;
+	b->line = m->nlines;
+	return b;
+}
+
+/* A tool result's content as text: a string, or its text blocks joined. */
+static void result_text(struct strbuf *out, const cJSON *content)
+{
+	if (content && cJSON_IsString(content)) {
+		const char *s = content->valuestring;
+		sb_puts(out, s ? s : "");
+		return;
+	}
+	const cJSON *c;
+	cJSON_ArrayForEach(c, content)
+	{
+		const char *t = get_str(c, "text");
+		if (out->len)
+			sb_puts(out, "\n");
+		if (t)
+			sb_puts(out, t);
+		else
+			request_json(out, c, 0, 0, NULL, NULL);
+	}
+}
+
+static void block_text(struct strbuf *out, const char *type, const cJSON *b)
+{
+	if (b && cJSON_IsString(b))
+		sb_puts(out, b->valuestring ? b->valuestring : ""); /* a message's content given as a string */
+	else if (!strcmp(type, "text") && get_str(b, "text"))
+		sb_puts(out, get_str(b, "text"));
+	else if (!strcmp(type, "thinking") && get_str(b, "thinking"))
+		sb_puts(out, get_str(b, "thinking"));
+	else if (!strcmp(type, "tool_use")) {
+		sb_printf(out, "%s ", get_str(b, "name") ? get_str(b, "name") : "?");
+		request_json(out, get(b, "input"), 0, 0, NULL, NULL);
+	} else if (!strcmp(type, "tool_result"))
+		result_text(out, get(b, "content"));
+	else
+		request_json(out, b, 0, 0, NULL, NULL);
+}
+
+static int add_block(struct source *src, struct cc_model *m, const cJSON *b, const char *type, struct cs_error *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct cc_block *blk = new_block(m);
+	if (!blk)
+		return cs_error_nomem(err);
+	blk->type = arena_strdup(&src->arena, type);
+	block_text(&sb, type, b);
+	blk->text = arena_strndup(&src->arena, sb.len ? sb_str(&sb) : "", sb.len);
+	blk->text_len = sb.len;
+	sb.len = 0;
+	request_json(&sb, b, 0, 0, NULL, NULL);
+	blk->hash = request_hash(sb.len ? sb_str(&sb) : "", sb.len, REQUEST_HASH_SEED);
+	bool failed = sb.failed;
+	sb_fini(&sb);
+	if (failed || !blk->type || !blk->text)
+		return cs_error_nomem(err);
+	blk->tokens = tokens_of_text(blk->text, blk->text_len, src->settings.chars_per_token);
+	const char *id = get_str(b, "id") ? get_str(b, "id") : get_str(b, "tool_use_id");
+	const char *name = get_str(b, "name"), *file = get_str(get(b, "input"), "file_path");
+	blk->tool_id = id ? arena_strdup(&src->arena, id) : NULL;
+	blk->tool_name = name ? arena_strdup(&src->arena, name) : NULL;
+	blk->file = file ? arena_strdup(&src->arena, file) : NULL;
+	return (id && !blk->tool_id) || (name && !blk->tool_name) || (file && !blk->file) ? cs_error_nomem(err) : CS_OK;
+}
+
+/* message.content: a string (one text block) or a list of blocks. */
+static int take_content(struct source *src, struct cc_model *m, const struct json_doc *d, const cJSON *msg,
+			const struct jpath *at, struct cc_line *l, struct cs_error *err)
+{
+	const cJSON *content = get(msg, "content");
+	struct jpath cp = JPATH_KEY(at, "content");
+	l->first_block = m->nblocks;
+	if (!content || cJSON_IsNull(content))
+		return CS_OK;
+	if (cJSON_IsString(content)) {
+		int rc = add_block(src, m, content, "text", err);
+		l->nblocks = m->nblocks - l->first_block;
+		return rc;
+	}
+	if (!cJSON_IsArray(content))
+		return json_fail(d, err, CS_ETYPE, at, "content", "expected a string or a list of blocks, got %s",
+				 json_type_name(content));
+	const cJSON *b;
+	long i = 0;
+	cJSON_ArrayForEach(b, content)
+	{
+		struct jpath bp = JPATH_INDEX(&cp, i++);
+		const char *type = get_str(b, "type");
+		if (!cJSON_IsObject(b) || !type)
+			return json_fail(d, err, CS_ETYPE, &bp, NULL, "expected a content block (an object with a "
+					 "\"type\"), got %s", json_type_name(b));
+		int rc = add_block(src, m, b, type, err);
+		if (rc != CS_OK)
+			return rc;
+	}
+	l->nblocks = m->nblocks - l->first_block;
+	return CS_OK;
+}
+
+static void take_usage(struct cc_line *l, const cJSON *msg)
+{
+	const cJSON *u = get(msg, "usage");
+	if (!cJSON_IsObject(u))
+		return;
+	l->has_usage = true;
+	l->in = get_count(u, "input_tokens");
+	l->cache_write = get_count(u, "cache_creation_input_tokens");
+	l->cache_read = get_count(u, "cache_read_input_tokens");
+	l->out = get_count(u, "output_tokens");
+}
+
+static double line_time(const cJSON *obj)
+{
+	const char *t = get_str(obj, "timestamp");
+	long long ms;
+	return t && loom_parse_time(t, &ms) ? (double)ms / 1000.0 : -1;
+}
+
+/* The fields every conversation line has. */
+static int take_ids(struct source *src, const struct json_doc *d, const cJSON *obj, struct cc_line *l,
+		    struct cs_error *err)
+{
+	int rc = take_str(src, d, obj, JPATH_ROOT, "uuid", &l->uuid, err);
+	if (rc == CS_OK)
+		rc = take_str(src, d, obj, JPATH_ROOT, "parentUuid", &l->parent, err);
+	if (rc == CS_OK)
+		rc = take_str(src, d, obj, JPATH_ROOT, "logicalParentUuid", &l->logical_parent, err);
+	bool side = false, summary = false;
+	if (rc == CS_OK)
+		rc = json_get_bool(d, obj, JPATH_ROOT, "isSidechain", JSON_OPTIONAL, &side, err);
+	if (rc == CS_OK)
+		rc = json_get_bool(d, obj, JPATH_ROOT, "isCompactSummary", JSON_OPTIONAL, &summary, err);
+	l->sidechain = side;
+	l->compact_summary = summary;
+	l->time = line_time(obj);
+	return rc;
+}
+
+static int conversation_line(struct source *src, struct cc_model *m, const struct json_doc *d, const cJSON *obj,
+			     int type, struct cs_error *err)
+{
+	struct cc_line *l = &m->lines[m->nlines];
+	memset(l, 0, sizeof *l);
+	l->type = type;
+	l->pre_tokens = -1;
+	int rc = take_ids(src, d, obj, l, err);
+	if (rc != CS_OK)
+		return rc;
+	if (type == CL_BOUNDARY) {
+		const cJSON *meta = get(obj, "compactMetadata");
+		const char *trigger = get_str(meta, "trigger");
+		l->trigger = trigger ? arena_strdup(&src->arena, trigger) : NULL;
+		l->pre_tokens = get(meta, "preTokens") ? get_count(meta, "preTokens") : -1;
+		return trigger && !l->trigger ? cs_error_nomem(err) : CS_OK;
+	}
+	if (type == CL_SYSTEM)
+		return CS_OK;
+	const cJSON *msg = NULL;
+	rc = json_get_object(d, obj, JPATH_ROOT, "message", JSON_OPTIONAL, &msg, err);
+	struct jpath mp = JPATH_KEY(JPATH_ROOT, "message");
+	if (rc == CS_OK && msg && type == CL_ASSISTANT) {
+		rc = take_str(src, d, msg, &mp, "id", &l->msg_id, err);
+		if (rc == CS_OK)
+			rc = take_str(src, d, msg, &mp, "model", &l->model, err);
+		take_usage(l, msg);
+	}
+	l->first_block = m->nblocks;
+	return rc == CS_OK && msg ? take_content(src, m, d, msg, &mp, l, err) : rc;
+}
+
+/* The kind of a line, or -1 (skipped, counted). */
+static int line_type(struct cc_model *m, const cJSON *obj)
+{
+	const char *t = get_str(obj, "type");
+	if (!t) {
+		m->skipped_unknown++;
+		return -1;
+	}
+	if (!strcmp(t, "user"))
+		return CL_USER;
+	if (!strcmp(t, "assistant"))
+		return CL_ASSISTANT;
+	if (!strcmp(t, "system")) {
+		const char *sub = get_str(obj, "subtype");
+		return sub && !strcmp(sub, "compact_boundary") ? CL_BOUNDARY : CL_SYSTEM;
+	}
+	if (!strcmp(t, "summary"))
+		m->skipped_summary++;
+	else if (strstr(t, "snapshot"))
+		m->skipped_snapshot++;
+	else
+		m->skipped_unknown++;
+	return -1;
+}
+
+static int grow_lines(struct cc_model *m, struct cs_error *err)
+{
+	if (m->nlines < m->cap_lines)
+		return CS_OK;
+	if (m->nlines >= CC_MAX_LINES)
+		return cs_error_set(err, CS_ELIMIT, "more than %d lines in one session", CC_MAX_LINES);
+	size_t cap = m->cap_lines ? m->cap_lines * 2 : 64;
+	struct cc_line *l = cs_realloc(m->lines, cap * sizeof *l);
+	if (!l)
+		return cs_error_nomem(err);
+	m->lines = l;
+	m->cap_lines = cap;
+	return CS_OK;
+}
+
+/* Puts the line number on an error positioned within one line. */
+static int at_line(struct cs_error *err, int rc, long line)
+{
+	if (rc == CS_OK || rc == CS_ENOMEM)
+		return rc;
+	long col = err->column;
+	cs_error_pos(err, line, col);
+	char msg[CS_ERROR_MSG_MAX];
+	memcpy(msg, err->message, sizeof msg);
+	return cs_error_set(err, (enum cs_status)rc, "line %ld: %s", line, msg);
+}
+
+static int one_line(struct source *src, struct cc_model *m, const char *s, size_t n, long line, bool last,
+		    struct cs_error *err)
+{
+	struct json_doc d;
+	int rc = json_doc_parse(&d, s, n, err);
+	if (rc != CS_OK) {
+		json_doc_free(&d);
+		if (rc == CS_ENOMEM || !last)
+			return at_line(err, rc, line);
+		long col = err->column;
+		cs_error_clear(err);
+		m->truncated = true;
+		return source_warn(src, -1, line, col, "line %ld: malformed last line ignored (a session still being "
+				   "written?)", line) ? CS_ENOMEM : CS_OK;
+	}
+	int type = cJSON_IsObject(d.root) ? line_type(m, d.root) : -1;
+	if (!cJSON_IsObject(d.root))
+		rc = source_warn(src, -1, line, 1, "line %ld: not an object (%s); skipped", line,
+				 json_type_name(d.root)) ? CS_ENOMEM : CS_OK;
+	else if (type >= 0 && (rc = grow_lines(m, err)) == CS_OK) {
+		rc = conversation_line(src, m, &d, d.root, type, err);
+		if (rc == CS_OK) {
+			m->lines[m->nlines].line = line;
+			m->sidechain_lines += m->lines[m->nlines].sidechain;
+			m->nlines++;
+		}
+	}
+	json_doc_free(&d);
+	return at_line(err, rc, line);
+}
+
+static int read_lines(struct source *src, struct cc_model *m, const char *data, size_t len, struct cs_error *err)
+{
+	size_t lastline = len;
+	for (size_t i = 0, start = 0; i <= len; i++) /* where the last non-blank line starts */
+		if (i == len || data[i] == '\n') {
+			if (!blank(data + start, i - start))
+				lastline = start;
+			start = i + 1;
+		}
+	long line = 0;
+	for (size_t start = 0; start < len;) {
+		const char *nl = memchr(data + start, '\n', len - start);
+		size_t end = nl ? (size_t)(nl - data) : len;
+		line++;
+		if (!blank(data + start, end - start)) {
+			m->total_lines++;
+			int rc = one_line(src, m, data + start, end - start, line, start == lastline, err);
+			if (rc != CS_OK)
+				return rc;
+		}
+		start = end + 1;
+	}
+	return CS_OK;
+}
+
+static int count_warnings(struct source *src, const struct cc_model *m)
+{
+	int rc = CS_OK;
+	if (m->skipped_unknown)
+		rc = source_warn(src, -1, 0, 0, "%ld line%s of unknown types skipped", m->skipped_unknown,
+				 m->skipped_unknown == 1 ? "" : "s");
+	return rc;
+}
+
+int cc_load(struct source *src, const char *data, size_t len, struct cs_error *err)
+{
+	struct cc_model *m = cs_calloc(1, sizeof *m);
+	if (!m)
+		return cs_error_nomem(err);
+	src->model = m;
+	m->want_request = -1;
+	src->input_type = "Claude Code session";
+	int rc = read_lines(src, m, data, len, err);
+	if (rc == CS_OK && count_warnings(src, m) != CS_OK)
+		rc = cs_error_nomem(err);
+	return rc == CS_OK ? cc_build(src, m, err) : rc;
+}
+
+/* ---- detection ------------------------------------------------------------ */
+
+static bool claude_line(const cJSON *obj)
+{
+	const char *t = get_str(obj, "type");
+	if (!t)
+		return false;
+	if ((!strcmp(t, "user") || !strcmp(t, "assistant") || !strcmp(t, "system")) && get(obj, "uuid") &&
+	    (get(obj, "sessionId") || get(obj, "parentUuid")))
+		return true;
+	return (!strcmp(t, "summary") && get(obj, "leafUuid")) ||
+	       (!strcmp(t, "file-history-snapshot") && get(obj, "snapshot"));
+}
+
+/* Any of the first lines (up to 8 whole ones) shaped like Claude Code's. */
+int cc_detect(const char *path, const char *data, size_t len, bool *yes)
+{
+	(void)path;
+	*yes = false;
+	int seen = 0;
+	for (size_t start = 0; start < len && seen < 8 && !*yes;) {
+		const char *nl = memchr(data + start, '\n', len - start);
+		size_t end = nl ? (size_t)(nl - data) : len;
+		if (!blank(data + start, end - start)) {
+			seen++;
+			struct json_doc d;
+			struct cs_error err;
+			cs_error_clear(&err);
+			int rc = json_doc_parse(&d, data + start, end - start, &err);
+			if (rc == CS_ENOMEM) {
+				json_doc_free(&d);
+				return CS_ENOMEM;
+			}
+			*yes = rc == CS_OK && claude_line(d.root);
+			bool object = rc == CS_OK && cJSON_IsObject(d.root);
+			json_doc_free(&d);
+			if (!object)
+				break;
+		}
+		start = end + 1;
+	}
+	return CS_OK;
+}

@@ -1,0 +1,297 @@
+/* report.c: the claude-code report sections: `session` (what the file
+ * holds, what was skipped, the recorded totals), `sequence` (per request:
+ * recorded usage beside the estimate and the part not in the transcript,
+ * the predicted cache, and why the cache broke) and `tool_results` (which
+ * tool results cost the most over the session, and files read more than
+ * once with the tokens the repeats cost). */
+#include "claude_code.h"
+
+#include "alloc.h"
+#include "emit.h"
+#include "source.h"
+#include "strmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TOP_RESULTS 10
+
+struct totals {
+	long requests, in, read, write, out;
+};
+
+static void add_usage(struct totals *t, const struct cc_model *m, size_t k)
+{
+	const struct req_request *r = &m->req.reqs[k];
+	const struct cc_line *l = &m->lines[m->creqs[k].last_line];
+	t->requests++;
+	t->in += r->rec_uncached;
+	t->read += r->rec_read;
+	t->write += r->rec_write;
+	t->out += l->has_usage ? l->out : 0;
+}
+
+static void emit_totals(struct emitter *em, const char *key, const struct totals *t)
+{
+	emit_key(em, key);
+	emit_map_begin(em);
+	emit_key_int(em, "requests", t->requests);
+	emit_key_int(em, "input", t->in);
+	emit_key_int(em, "cache_read", t->read);
+	emit_key_int(em, "cache_write", t->write);
+	emit_key_int(em, "total_input", t->in + t->read + t->write);
+	emit_key_int(em, "output", t->out);
+	emit_map_end(em);
+}
+
+static void side_totals(const struct cc_model *m, struct totals *t)
+{
+	const char *prev = NULL;
+	for (size_t i = 0; i < m->nlines; i++) {
+		const struct cc_line *l = &m->lines[i];
+		if (!l->sidechain || m->subagent || l->type != CL_ASSISTANT || !l->has_usage)
+			continue;
+		if (prev && l->msg_id && !strcmp(prev, l->msg_id))
+			continue; /* one message over several lines: its usage once */
+		prev = l->msg_id;
+		t->requests++;
+		t->in += l->in;
+		t->read += l->cache_read;
+		t->write += l->cache_write;
+		t->out += l->out;
+	}
+}
+
+static void emit_session(struct emitter *em, const struct cc_model *m)
+{
+	struct totals all = { 0 }, side = { 0 };
+	for (size_t k = 0; k < m->req.nreqs; k++)
+		add_usage(&all, m, k);
+	side_totals(m, &side);
+	bool known;
+	const struct req_model_facts *f = request_model_facts(REQ_ANTHROPIC, m->req.reqs[m->req.current].model, &known);
+	emit_key(em, "session");
+	emit_map_begin(em);
+	emit_key_int(em, "lines", m->total_lines);
+	emit_key_int(em, "sidechain_lines", m->subagent ? 0 : m->sidechain_lines);
+	emit_key_bool(em, "subagent_file", m->subagent);
+	emit_key_int(em, "skipped_summary_lines", m->skipped_summary);
+	emit_key_int(em, "skipped_snapshot_lines", m->skipped_snapshot);
+	emit_key_int(em, "skipped_unknown_lines", m->skipped_unknown);
+	emit_key_int(em, "compactions", m->compactions);
+	emit_key_int(em, "broken_chains", m->broken_chains);
+	emit_key_bool(em, "last_line_truncated", m->truncated);
+	emit_key_int(em, "requests_replayed", (long long)(m->req.nreqs - m->first_replayed));
+	if (m->first_replayed)
+		emit_key_str(em, "replay", "the earlier requests are listed with their recorded usage only: rebuilding "
+					   "every prompt of a session this long would take too much memory");
+	emit_totals(em, "recorded", &all);
+	if (f->price_per_mtok >= 0 && known) {
+		double p = f->price_per_mtok / 1e6;
+		emit_key_num(em, "input_cost_usd", (double)all.in * p + (double)all.read * p * f->read +
+						   (double)all.write * p * f->write_5m);
+		emit_key_str(em, "prices_as_of", f->as_of);
+	}
+	emit_totals(em, "sidechains_recorded", &side);
+	emit_key_int(em, "not_in_transcript_tokens", m->hidden);
+	emit_key_str(em, "not_in_transcript", "system prompt and tools: recorded input less the messages' estimate at "
+					       "the first request with usage; the predictions count it");
+	emit_map_end(em);
+}
+
+static void emit_request(struct emitter *em, const struct cc_model *m, size_t k)
+{
+	const struct req_request *r = &m->req.reqs[k];
+	const struct cc_req *c = &m->creqs[k];
+	const struct cc_line *l = &m->lines[c->last_line];
+	emit_map_begin(em);
+	emit_key_int(em, "request", (long long)k + 1);
+	emit_key_int(em, "line", r->line);
+	emit_key_bool(em, "main_chain", c->main);
+	emit_key_bool(em, "replayed", c->replayed);
+	if (c->replayed) {
+		emit_key_int(em, "messages", c->messages);
+		emit_key_int(em, "estimate", c->estimate);
+	}
+	if (r->recorded) {
+		emit_key(em, "recorded");
+		emit_map_begin(em);
+		emit_key_int(em, "input", r->rec_uncached);
+		emit_key_int(em, "cache_read", r->rec_read);
+		emit_key_int(em, "cache_write", r->rec_write);
+		emit_key_int(em, "output", l->has_usage ? l->out : 0);
+		emit_map_end(em);
+		if (c->replayed)
+			emit_key_int(em, "not_in_transcript", c->gap);
+	}
+	if (!c->replayed) {
+		emit_map_end(em);
+		return;
+	}
+	emit_key(em, "predicted");
+	emit_map_begin(em);
+	emit_key_int(em, "cache_read", r->pred_read);
+	emit_key_int(em, "cache_write", r->pred_write);
+	emit_key_int(em, "input", r->pred_uncached);
+	emit_map_end(em);
+	if (r->cause) {
+		emit_key_bool(em, "cache_broke", r->broke);
+		if (r->diff_path)
+			emit_key_str(em, "first_difference", r->diff_path);
+		emit_key_str(em, "cause", r->cause);
+	}
+	emit_map_end(em);
+}
+
+static void emit_sequence(struct emitter *em, const struct cc_model *m)
+{
+	emit_key(em, "sequence");
+	emit_list_begin(em);
+	for (size_t k = 0; k < m->req.nreqs; k++)
+		emit_request(em, m, k);
+	emit_list_end(em);
+}
+
+/* ---- tool results ------------------------------------------------------------ */
+
+struct result {
+	size_t block;
+	long carried; /* requests whose prompt held it */
+	size_t use;   /* its tool_use block, (size_t)-1 none */
+};
+
+static int by_cost(const void *a, const void *b)
+{
+	const struct result *x = a, *y = b;
+	long cx = x->carried, cy = y->carried;
+	return cx != cy ? (cx < cy ? 1 : -1) : x->block < y->block ? -1 : x->block > y->block;
+}
+
+struct tools {
+	struct result *res;
+	size_t n;
+	struct strmap uses; /* tool_use id -> block */
+	long *carried;      /* per block */
+};
+
+static int collect(const struct cc_model *m, struct tools *t)
+{
+	t->carried = cs_calloc(m->nblocks ? m->nblocks : 1, sizeof *t->carried);
+	t->res = cs_calloc(m->nblocks ? m->nblocks : 1, sizeof *t->res);
+	if (!t->carried || !t->res)
+		return CS_ENOMEM;
+	for (size_t u = 0; u < m->req.nunits; u++)
+		if (m->unit_block[u] != (size_t)-1)
+			t->carried[m->unit_block[u]]++;
+	for (size_t i = 0; i < m->nblocks; i++) {
+		const struct cc_block *b = &m->blocks[i];
+		size_t old;
+		if (b->tool_id && !strcmp(b->type, "tool_use") &&
+		    strmap_put(&t->uses, b->tool_id, strlen(b->tool_id), i, &old) != 0)
+			return CS_ENOMEM;
+	}
+	for (size_t i = 0; i < m->nblocks; i++) {
+		const struct cc_block *b = &m->blocks[i];
+		if (strcmp(b->type, "tool_result") || (m->lines[b->line].sidechain && !m->subagent))
+			continue;
+		size_t use = b->tool_id ? strmap_get(&t->uses, b->tool_id, strlen(b->tool_id)) : STRMAP_NONE;
+		t->res[t->n++] = (struct result){ i, t->carried[i] * b->tokens, use };
+	}
+	qsort(t->res, t->n, sizeof *t->res, by_cost);
+	return CS_OK;
+}
+
+static void emit_results(struct emitter *em, const struct cc_model *m, const struct tools *t)
+{
+	emit_key(em, "costliest");
+	emit_list_begin(em);
+	for (size_t i = 0; i < t->n && i < TOP_RESULTS; i++) {
+		const struct cc_block *b = &m->blocks[t->res[i].block];
+		const struct cc_block *use = t->res[i].use != STRMAP_NONE ? &m->blocks[t->res[i].use] : NULL;
+		emit_map_begin(em);
+		emit_key_str(em, "tool", use && use->tool_name ? use->tool_name : "(no matching tool_use)");
+		emit_key_str(em, "id", b->tool_id);
+		if (use && use->file)
+			emit_key_str(em, "file", use->file);
+		emit_key_int(em, "line", m->lines[b->line].line);
+		emit_key_int(em, "tokens", b->tokens);
+		emit_key_int(em, "requests_carrying_it", t->carried[t->res[i].block]);
+		emit_key_int(em, "carried_tokens", t->res[i].carried);
+		emit_map_end(em);
+	}
+	emit_list_end(em);
+}
+
+/* Files read more than once (tool Read, same file_path): each repeat's
+ * result tokens are waste the first read already paid for. */
+static int emit_rereads(struct emitter *em, const struct cc_model *m, const struct tools *t)
+{
+	struct strmap files = STRMAP_INIT;
+	long *reads = cs_calloc(t->n + 1, sizeof *reads), *tokens = cs_calloc(t->n + 1, sizeof *tokens);
+	size_t *first = cs_calloc(t->n + 1, sizeof *first), nfiles = 0;
+	int rc = reads && tokens && first ? CS_OK : CS_ENOMEM;
+	for (size_t k = 0; k < m->nblocks && rc == CS_OK; k++) { /* file order, so the first read is first */
+		const struct cc_block *b = &m->blocks[k];
+		size_t u = b->tool_id && !strcmp(b->type, "tool_result") ? strmap_get(&t->uses, b->tool_id, strlen(b->tool_id))
+									: STRMAP_NONE;
+		const struct cc_block *use = u != STRMAP_NONE ? &m->blocks[u] : NULL;
+		if (!use || !use->file || !use->tool_name || strcmp(use->tool_name, "Read") ||
+		    (m->lines[b->line].sidechain && !m->subagent))
+			continue;
+		size_t old, f = strmap_get(&files, use->file, strlen(use->file));
+		if (f == STRMAP_NONE && nfiles <= t->n) {
+			f = nfiles++;
+			first[f] = u;
+			if (strmap_put(&files, use->file, strlen(use->file), f, &old) != 0)
+				rc = CS_ENOMEM;
+		}
+		if (f != STRMAP_NONE && rc == CS_OK) {
+			tokens[f] += reads[f] ? b->tokens : 0;
+			reads[f]++;
+		}
+	}
+	emit_key(em, "files_read_more_than_once");
+	emit_list_begin(em);
+	for (size_t f = 0; f < nfiles && rc == CS_OK; f++) {
+		if (reads[f] < 2)
+			continue;
+		emit_map_begin(em);
+		emit_key_str(em, "file", m->blocks[first[f]].file);
+		emit_key_int(em, "reads", reads[f]);
+		emit_key_int(em, "tokens_wasted", tokens[f]);
+		emit_map_end(em);
+	}
+	emit_list_end(em);
+	strmap_fini(&files);
+	cs_free(reads);
+	cs_free(tokens);
+	cs_free(first);
+	return rc;
+}
+
+static int emit_tools(struct emitter *em, const struct cc_model *m)
+{
+	struct tools t = { .uses = STRMAP_INIT };
+	int rc = collect(m, &t);
+	if (rc == CS_OK) {
+		emit_key(em, "tool_results");
+		emit_map_begin(em);
+		emit_key_int(em, "count", (long long)t.n);
+		emit_results(em, m, &t);
+		rc = emit_rereads(em, m, &t);
+		emit_map_end(em);
+	}
+	strmap_fini(&t.uses);
+	cs_free(t.carried);
+	cs_free(t.res);
+	return rc;
+}
+
+int cc_report_extra(const struct source *src, const struct assembly *a, struct emitter *em)
+{
+	(void)a;
+	const struct cc_model *m = src->model;
+	emit_session(em, m);
+	emit_sequence(em, m);
+	return emit_tools(em, m);
+}

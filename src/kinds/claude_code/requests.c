@@ -1,0 +1,499 @@
+/* requests.c: a Claude Code session's requests (claude_code.h). Every
+ * assistant message not on a sidechain is one request, its lines merged by
+ * message.id and its usage taken once (from its last line, which carries
+ * the final output count). Its prompt is the chain from its first line's
+ * parent back to the root or to the last compaction boundary (the summary
+ * and what follows, never what came before), assistant lines of one
+ * message merged, informational system lines left out. The last user
+ * messages of a prompt are its current turn; the rest is history.
+ *
+ * The main chain runs from the last line that is not a sidechain back
+ * through parentUuid (and across a boundary through logicalParentUuid);
+ * the session opens on the last request on it. A parentUuid that names no
+ * line ends a chain, with a warning naming the line. */
+#include "claude_code.h"
+
+#include "alloc.h"
+#include "source.h"
+#include "strmap.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define HIDDEN_PATH "(not in the transcript)"
+
+struct build {
+	struct source *src;
+	struct cc_model *m;
+	struct strmap uuids;    /* uuid -> line index */
+	size_t *chain;          /* a prompt's lines, newest first */
+	size_t cap_chain;
+	size_t *stamp;          /* per line: the walk that last saw it, to stop at a loop */
+	size_t walks;
+	struct cs_error *err;
+};
+
+static bool conversation(const struct cc_line *l)
+{
+	return l->uuid != NULL;
+}
+
+static int index_uuids(struct build *b)
+{
+	struct cc_model *m = b->m;
+	size_t sides = 0;
+	for (size_t i = 0; i < m->nlines; i++) {
+		size_t old;
+		const struct cc_line *l = &m->lines[i];
+		sides += l->sidechain;
+		if (!conversation(l))
+			continue;
+		if (strmap_put(&b->uuids, l->uuid, strlen(l->uuid), i, &old) != 0)
+			return cs_error_nomem(b->err);
+		if (old != STRMAP_NONE && source_warn(b->src, -1, l->line, 0, "line %ld: uuid \"%.60s\" is used by line %ld "
+						      "too; the later line is taken", l->line, l->uuid,
+						      m->lines[old].line) != CS_OK)
+			return cs_error_nomem(b->err);
+	}
+	m->subagent = m->nlines && sides == m->nlines; /* a subagent's own file: its lines are the session */
+	return CS_OK;
+}
+
+static bool sidechain(const struct cc_model *m, const struct cc_line *l)
+{
+	return l->sidechain && !m->subagent;
+}
+
+/* The line a line's parentUuid names: the index, STRMAP_NONE at a root or
+ * a broken link (warned about once, naming the line). */
+static size_t parent_of(struct build *b, size_t i, bool cross, int *rc)
+{
+	struct cc_line *l = &b->m->lines[i];
+	const char *p = l->parent ? l->parent : cross && l->type == CL_BOUNDARY ? l->logical_parent : NULL;
+	if (!p)
+		return STRMAP_NONE;
+	size_t j = strmap_get(&b->uuids, p, strlen(p));
+	if (j == STRMAP_NONE && !l->warned && p == l->parent) {
+		l->warned = true;
+		b->m->broken_chains++;
+		if (source_warn(b->src, -1, l->line, 0, "line %ld: parentUuid \"%.60s\" names no line of the session; "
+				"the chain ends there", l->line, p) != CS_OK)
+			*rc = CS_ENOMEM;
+	}
+	return j;
+}
+
+static int mark_main(struct build *b)
+{
+	struct cc_model *m = b->m;
+	size_t leaf = STRMAP_NONE;
+	for (size_t i = m->nlines; i-- > 0 && leaf == STRMAP_NONE;)
+		if (conversation(&m->lines[i]) && !sidechain(m, &m->lines[i]))
+			leaf = i;
+	int rc = CS_OK;
+	for (size_t i = leaf, steps = 0; i != STRMAP_NONE && steps <= m->nlines; steps++) {
+		if (m->lines[i].main || sidechain(m, &m->lines[i]))
+			break; /* a loop, or a parent on a sidechain */
+		m->lines[i].main = true;
+		m->compactions += m->lines[i].type == CL_BOUNDARY;
+		i = parent_of(b, i, true, &rc);
+	}
+	return rc;
+}
+
+/* ---- the requests --------------------------------------------------------- */
+
+static int new_request(struct build *b, size_t line)
+{
+	struct cc_model *m = b->m;
+	struct request_model *rm = &m->req;
+	if (rm->nreqs == rm->cap_reqs) {
+		size_t cap = rm->cap_reqs ? rm->cap_reqs * 2 : 16;
+		struct req_request *r = cs_realloc(rm->reqs, cap * sizeof *r);
+		if (r)
+			rm->reqs = r;
+		struct cc_req *c = r ? cs_realloc(m->creqs, cap * sizeof *c) : NULL;
+		if (!c)
+			return cs_error_nomem(b->err);
+		m->creqs = c;
+		rm->cap_reqs = cap;
+	}
+	const struct cc_line *l = &m->lines[line];
+	struct req_request *r = &rm->reqs[rm->nreqs];
+	memset(r, 0, sizeof *r);
+	r->line = l->line;
+	r->time = l->time;
+	r->compared = -1;
+	r->diff_unit = -1;
+	r->auto_unit = -1;
+	r->auto_ttl = 300; /* Claude Code marks the end of each prompt: automatic caching's place, 5 minutes */
+	r->model = l->model ? l->model : "";
+	m->creqs[rm->nreqs] = (struct cc_req){ line, line, -1, 0, 0, 0, l->main, true };
+	rm->nreqs++;
+	return CS_OK;
+}
+
+static int find_requests(struct build *b)
+{
+	struct cc_model *m = b->m;
+	struct strmap ids = STRMAP_INIT;
+	int rc = CS_OK;
+	for (size_t i = 0; i < m->nlines && rc == CS_OK; i++) {
+		const struct cc_line *l = &m->lines[i];
+		if (l->type != CL_ASSISTANT || sidechain(m, l))
+			continue;
+		size_t k = l->msg_id ? strmap_get(&ids, l->msg_id, strlen(l->msg_id)) : STRMAP_NONE;
+		if (k != STRMAP_NONE) {
+			m->creqs[k].last_line = i;
+			m->creqs[k].main |= l->main;
+			continue;
+		}
+		size_t old;
+		if (l->msg_id && strmap_put(&ids, l->msg_id, strlen(l->msg_id), m->req.nreqs, &old) != 0)
+			rc = cs_error_nomem(b->err);
+		if (rc == CS_OK)
+			rc = new_request(b, i);
+	}
+	strmap_fini(&ids);
+	return rc;
+}
+
+/* The prompt's lines, newest first, into b->chain; the boundary it starts
+ * after into *boundary (-1 none). */
+static int walk_prompt(struct build *b, size_t first, size_t *n, long *boundary)
+{
+	struct cc_model *m = b->m;
+	int rc = CS_OK;
+	size_t walk = ++b->walks;
+	*n = 0;
+	*boundary = -1;
+	b->stamp[first] = walk;
+	for (size_t i = parent_of(b, first, false, &rc); i != STRMAP_NONE; i = parent_of(b, i, false, &rc)) {
+		if (b->stamp[i] == walk) {
+			if (!m->lines[i].warned && source_warn(b->src, -1, m->lines[i].line, 0, "line %ld: its parentUuid "
+							       "chain loops back to it; the chain ends there",
+							       m->lines[i].line) != CS_OK)
+				rc = CS_ENOMEM;
+			m->lines[i].warned = true;
+			break;
+		}
+		b->stamp[i] = walk;
+		if (m->lines[i].type == CL_BOUNDARY) {
+			*boundary = (long)i;
+			break;
+		}
+		if (sidechain(m, &m->lines[i]))
+			break;
+		if (*n == b->cap_chain) {
+			size_t cap = b->cap_chain ? b->cap_chain * 2 : 64;
+			size_t *c = cs_realloc(b->chain, cap * sizeof *c);
+			if (!c)
+				return cs_error_nomem(b->err);
+			b->chain = c;
+			b->cap_chain = cap;
+		}
+		b->chain[(*n)++] = i;
+	}
+	return rc == CS_OK ? CS_OK : cs_error_nomem(b->err);
+}
+
+static struct req_unit *new_unit(struct build *b, size_t block)
+{
+	struct request_model *rm = &b->m->req;
+	if (rm->nunits == rm->cap_units) {
+		size_t cap = rm->cap_units ? rm->cap_units * 2 : 256;
+		struct req_unit *u = cs_realloc(rm->units, cap * sizeof *u);
+		if (u)
+			rm->units = u;
+		size_t *ub = u ? cs_realloc(b->m->unit_block, cap * sizeof *ub) : NULL;
+		if (!ub)
+			return NULL;
+		b->m->unit_block = ub;
+		rm->cap_units = cap;
+	}
+	b->m->unit_block[rm->nunits] = block;
+	struct req_unit *u = &rm->units[rm->nunits++];
+	memset(u, 0, sizeof *u);
+	u->message = -1;
+	return u;
+}
+
+static const char *block_path(struct build *b, struct cc_block *blk, long msg, long j)
+{
+	if (blk->path && blk->path_msg == msg)
+		return blk->path;
+	blk->path = arena_printf(&b->src->arena, "messages[%ld].content[%ld]", msg, j);
+	blk->path_msg = msg;
+	return blk->path;
+}
+
+static int line_units(struct build *b, struct req_request *r, const struct cc_line *l, long msg, long *j)
+{
+	static const char *const roles[] = { "user", "assistant" };
+	for (size_t k = 0; k < l->nblocks; k++, (*j)++) {
+		size_t bi = l->first_block + k;
+		struct cc_block *blk = &b->m->blocks[bi];
+		const char *path = block_path(b, blk, msg, *j);
+		struct req_unit *u = path ? new_unit(b, bi) : NULL;
+		if (!u)
+			return cs_error_nomem(b->err);
+		u->path = path;
+		u->type = l->compact_summary ? "compact summary" : blk->type;
+		u->role = roles[l->type == CL_ASSISTANT];
+		u->text = blk->text;
+		u->text_len = blk->text_len;
+		u->hash = blk->hash;
+		u->tokens = blk->tokens;
+		u->layer = RL_HISTORY;
+		u->message = (int)msg;
+		u->run = (!strcmp(blk->type, "tool_use") || !strcmp(blk->type, "tool_result")) &&
+			 u[-1].message == u->message && !strcmp(u[-1].type, u->type);
+		r->nunits++;
+	}
+	return CS_OK;
+}
+
+/* The units of request k: the hidden part, then the prompt's messages. */
+static int request_units(struct build *b, size_t k, bool replay)
+{
+	struct cc_model *m = b->m;
+	struct req_request *r = &m->req.reqs[k];
+	struct cc_req *c = &m->creqs[k];
+	size_t n;
+	int rc = walk_prompt(b, c->first_line, &n, &c->boundary);
+	c->replayed = replay;
+	if (!replay)
+		n = 0; /* listed with its recorded usage, its prompt not rebuilt */
+	struct req_unit *h = rc == CS_OK ? new_unit(b, (size_t)-1) : NULL;
+	if (!h)
+		return rc == CS_OK ? cs_error_nomem(b->err) : rc;
+	r->first_unit = m->req.nunits - 1;
+	r->nunits = 1;
+	*h = (struct req_unit){ .path = HIDDEN_PATH, .type = "system prompt and tools", .role = "system",
+				.text = "", .hash = 0x5eed, .layer = RL_SYSTEM, .message = -1 };
+	long msg = -1, j = 0;
+	const char *prev_id = NULL;
+	int prev_type = -1;
+	size_t last_assistant = r->first_unit;
+	for (size_t i = n; i-- > 0 && rc == CS_OK;) {
+		const struct cc_line *l = &m->lines[b->chain[i]];
+		if (l->type == CL_SYSTEM)
+			continue;
+		bool same = l->type == CL_ASSISTANT && prev_type == CL_ASSISTANT && l->msg_id && prev_id &&
+			    !strcmp(l->msg_id, prev_id);
+		if (!same) {
+			msg++;
+			j = 0;
+		}
+		prev_id = l->msg_id;
+		prev_type = l->type;
+		rc = line_units(b, r, l, msg, &j);
+		if (l->type == CL_ASSISTANT)
+			last_assistant = m->req.nunits;
+	}
+	for (size_t u = last_assistant; u < m->req.nunits; u++)
+		m->req.units[u].layer = RL_CURRENT;
+	c->messages = msg + 1;
+	return rc;
+}
+
+/* Recorded usage, the estimate, and the gap between them. */
+static void request_usage(struct cc_model *m, size_t k)
+{
+	struct req_request *r = &m->req.reqs[k];
+	struct cc_req *c = &m->creqs[k];
+	const struct cc_line *l = &m->lines[c->last_line];
+	for (size_t i = c->first_line; !l->has_usage && i <= c->last_line; i++)
+		if (m->lines[i].has_usage && m->lines[i].msg_id == l->msg_id)
+			l = &m->lines[i];
+	c->estimate = 0;
+	for (size_t u = r->first_unit + 1; c->replayed && u < r->first_unit + r->nunits; u++)
+		c->estimate += m->req.units[u].tokens;
+	r->recorded = l->has_usage;
+	r->rec_read = l->cache_read;
+	r->rec_write = l->cache_write;
+	r->rec_uncached = l->in;
+	c->gap = l->has_usage && c->replayed ? l->in + l->cache_read + l->cache_write - c->estimate : 0;
+}
+
+/* The part not in the transcript, for the prediction: its size at the
+ * first request with recorded usage (never below 0). */
+static void size_hidden(struct cc_model *m)
+{
+	m->hidden = 0;
+	for (size_t k = 0; k < m->req.nreqs; k++)
+		if (m->req.reqs[k].recorded && m->creqs[k].replayed) {
+			m->hidden = m->creqs[k].gap > 0 ? m->creqs[k].gap : 0;
+			break;
+		}
+	for (size_t k = 0; k < m->req.nreqs; k++) { /* Claude Code marks the end of its tools and system: 5 minutes */
+		m->req.units[m->req.reqs[k].first_unit].tokens = m->hidden;
+		m->req.units[m->req.reqs[k].first_unit].ttl = m->hidden > 0 ? 300 : 0;
+	}
+}
+
+/* A compaction between two requests: the cache restarts from the summary. */
+static int compaction_causes(struct build *b)
+{
+	struct cc_model *m = b->m;
+	for (size_t k = 1; k < m->req.nreqs; k++) {
+		const struct cc_req *c = &m->creqs[k], *p = &m->creqs[k - 1];
+		if (c->boundary < 0 || c->boundary == p->boundary || !p->replayed)
+			continue;
+		const struct cc_line *l = &m->lines[c->boundary];
+		struct req_request *r = &m->req.reqs[k];
+		char pre[48] = "";
+		if (l->pre_tokens >= 0)
+			snprintf(pre, sizeof pre, ", %ld tokens before it", l->pre_tokens);
+		r->cause = arena_printf(&b->src->arena, "a compaction (line %ld, %s%s): the prompt restarts from the "
+					"summary; the messages went from %ld to %ld tokens (estimated)", l->line,
+					l->trigger ? l->trigger : "trigger not recorded", pre, p->estimate, c->estimate);
+		r->broke = true;
+		if (!r->cause)
+			return cs_error_nomem(b->err);
+	}
+	return CS_OK;
+}
+
+/* A rewind: the first difference is a user line of its own where the
+ * request before had another (Claude Code branches the chain from the
+ * edited message's parent). */
+static int edit_causes(struct build *b)
+{
+	struct cc_model *m = b->m;
+	for (size_t k = 1; k < m->req.nreqs; k++) {
+		struct req_request *r = &m->req.reqs[k];
+		const struct req_request *p = &m->req.reqs[k - 1];
+		if (r->diff_unit < 0 || m->creqs[k].boundary != m->creqs[k - 1].boundary || !m->creqs[k - 1].replayed)
+			continue;
+		size_t at = (size_t)r->diff_unit - r->first_unit;
+		size_t now = m->unit_block[r->diff_unit];
+		size_t before = at < p->nunits ? m->unit_block[p->first_unit + at] : (size_t)-1;
+		if (now == (size_t)-1 || before == (size_t)-1)
+			continue;
+		const struct cc_line *ln = &m->lines[m->blocks[now].line], *lb = &m->lines[m->blocks[before].line];
+		if (ln == lb || ln->type != CL_USER || lb->type != CL_USER)
+			continue;
+		r->cause = arena_printf(&b->src->arena, "an earlier message was edited (%s): line %ld replaces line %ld, "
+					"a rewind that branches the conversation", r->diff_path, ln->line, lb->line);
+		if (!r->cause)
+			return cs_error_nomem(b->err);
+	}
+	return CS_OK;
+}
+
+static int make_pieces(struct source *src, struct cc_model *m)
+{
+	const struct req_request *r = &m->req.reqs[m->req.current];
+	for (size_t k = 1; k < r->nunits; k++) {
+		const struct req_unit *u = &m->req.units[r->first_unit + k];
+		long i = source_add_piece(src);
+		if (i < 0 || source_adopt_piece_text(src, i, u->text, u->text_len) != CS_OK)
+			return CS_ENOMEM;
+		struct piece *p = &src->pieces[i];
+		p->id = u->path;
+		p->role = u->role;
+		p->layer = u->layer - RL_HISTORY;
+		p->kind_index = r->first_unit + k;
+		char snip[48];
+		size_t n = u->text_len < 40 ? u->text_len : 40;
+		while (n < u->text_len && n > 0 && ((unsigned char)u->text[n] & 0xC0) == 0x80)
+			n--;
+		snprintf(snip, sizeof snip, "%.*s", (int)n, u->text);
+		for (char *c = snip; *c; c++)
+			if (*c == '\n' || *c == '\r' || *c == '\t')
+				*c = ' ';
+		p->label = arena_printf(&src->arena, "%s %s: %s%s", u->path, u->type, snip, n < u->text_len ? "..." : "");
+		if (!p->label)
+			return CS_ENOMEM;
+	}
+	return CS_OK;
+}
+
+/* The request the session opens on: the one asked for, else the last on
+ * the main chain, else the last. */
+static size_t current_request(const struct cc_model *m)
+{
+	if (m->want_request >= 1 && (size_t)m->want_request <= m->req.nreqs)
+		return (size_t)m->want_request - 1;
+	for (size_t k = m->req.nreqs; k-- > 0;)
+		if (m->creqs[k].main)
+			return k;
+	return m->req.nreqs - 1;
+}
+
+static size_t max_units = CC_MAX_UNITS;
+
+void cc_set_max_units(size_t n)
+{
+	max_units = n;
+}
+
+/* The requests replayed: the last ones whose prompts hold max_units blocks
+ * in all (every request's prompt is built whole, so a long session would
+ * need memory quadratic in its length); always the last. */
+static int replay_window(struct build *b)
+{
+	struct cc_model *m = b->m;
+	size_t total = 0;
+	m->first_replayed = 0;
+	for (size_t k = m->req.nreqs; k-- > 0;) {
+		size_t n;
+		long boundary;
+		if (walk_prompt(b, m->creqs[k].first_line, &n, &boundary) != CS_OK)
+			return cs_error_nomem(b->err);
+		for (size_t i = 0; i < n; i++)
+			total += m->lines[b->chain[i]].nblocks;
+		total += 1;
+		if (total > max_units && k + 1 < m->req.nreqs) {
+			m->first_replayed = k + 1;
+			break;
+		}
+	}
+	return CS_OK;
+}
+
+int cc_build(struct source *src, struct cc_model *m, struct cs_error *err)
+{
+	struct build b = { .src = src, .m = m, .uuids = STRMAP_INIT, .err = err };
+	b.stamp = cs_calloc(m->nlines ? m->nlines : 1, sizeof *b.stamp);
+	int rc = b.stamp ? index_uuids(&b) : cs_error_nomem(err);
+	if (rc == CS_OK)
+		rc = mark_main(&b) == CS_OK ? CS_OK : cs_error_nomem(err);
+	if (rc == CS_OK)
+		rc = find_requests(&b);
+	if (rc == CS_OK)
+		rc = replay_window(&b);
+	for (size_t k = 0; rc == CS_OK && k < m->req.nreqs; k++) {
+		rc = request_units(&b, k, k >= m->first_replayed);
+		if (rc == CS_OK)
+			request_usage(m, k);
+	}
+	if (rc == CS_OK && !m->nlines)
+		rc = cs_error_set(err, CS_ESTRUCT, "no Claude Code conversation line (\"type\" user, assistant or system "
+				  "with a \"uuid\") in %ld line%s", m->total_lines, m->total_lines == 1 ? "" : "s");
+	if (rc == CS_OK && !m->req.nreqs)
+		rc = cs_error_set(err, CS_ESTRUCT, "no assistant message in this session (%ld line%s): nothing was "
+				  "sent yet", m->total_lines, m->total_lines == 1 ? "" : "s");
+	if (rc == CS_OK) {
+		size_hidden(m);
+		m->req.provider = REQ_ANTHROPIC;
+		m->req.is_log = true;
+		m->req.current = current_request(m);
+		rc = make_pieces(src, m) == CS_OK ? request_predict(src, &m->req, err) : cs_error_nomem(err);
+	}
+	for (size_t k = 0; rc == CS_OK && k < m->req.nreqs && k <= m->first_replayed; k++) {
+		struct req_request *r = &m->req.reqs[k]; /* nothing replayed before it to compare with */
+		r->diff_path = r->diff_now = r->diff_before = r->cause = NULL;
+		r->broke = false;
+		r->diff_unit = -1;
+	}
+	if (rc == CS_OK)
+		rc = compaction_causes(&b);
+	if (rc == CS_OK)
+		rc = edit_causes(&b);
+	strmap_fini(&b.uuids);
+	cs_free(b.chain);
+	cs_free(b.stamp);
+	return rc;
+}

@@ -1,0 +1,253 @@
+/* test_claude_code.c: the claude-code kind: detection, the recorded usage
+ * read back equal to the file's (each message once, however many lines it
+ * spans), sidechain and pre-compaction text never in a main-chain prompt,
+ * the causes of cache breaks, and the warnings and errors on bad input. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "assembly.h"
+#include "kinds/claude_code/claude_code.h"
+#include "source.h"
+#include "support.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SAMPLE "samples/claude-code/session.jsonl"
+
+static const struct cc_model *model(const struct source *src)
+{
+	return src->model;
+}
+
+static void test_detection(void **state)
+{
+	(void)state;
+	struct source *src = support_load(SAMPLE, NULL);
+	assert_string_equal(src->kind->name, "claude-code");
+	source_free(src);
+	src = support_load("samples/requests/log-timestamp-broken.jsonl", NULL);
+	assert_string_equal(src->kind->name, "anthropic");
+	source_free(src);
+	src = support_load(SAMPLE, "claude-code");
+	assert_string_equal(src->kind->name, "claude-code");
+	source_free(src);
+}
+
+struct usage {
+	char id[64];
+	long in, write, read, out;
+};
+
+/* The usage of each assistant message not on a sidechain, read from the
+ * file with cJSON alone: one entry per message.id, its last line's. */
+static size_t file_usage(const char *path, struct usage *out, size_t cap, struct usage *side)
+{
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	char line[65536];
+	size_t n = 0;
+	memset(side, 0, sizeof *side);
+	while (fgets(line, sizeof line, f)) {
+		cJSON *o = cJSON_Parse(line);
+		assert_non_null(o);
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "type");
+		const cJSON *msg = cJSON_GetObjectItemCaseSensitive(o, "message");
+		const cJSON *u = cJSON_GetObjectItemCaseSensitive(msg, "usage");
+		if (cJSON_IsString(t) && !strcmp(t->valuestring, "assistant") && u) {
+			const char *id = cJSON_GetObjectItemCaseSensitive(msg, "id")->valuestring;
+			struct usage x = { .in = (long)cJSON_GetObjectItem(u, "input_tokens")->valuedouble,
+					   .write = (long)cJSON_GetObjectItem(u, "cache_creation_input_tokens")->valuedouble,
+					   .read = (long)cJSON_GetObjectItem(u, "cache_read_input_tokens")->valuedouble,
+					   .out = (long)cJSON_GetObjectItem(u, "output_tokens")->valuedouble };
+			snprintf(x.id, sizeof x.id, "%s", id);
+			if (cJSON_IsTrue(cJSON_GetObjectItem(o, "isSidechain"))) {
+				side->in += x.in;
+				side->out += x.out;
+			} else if (n && !strcmp(out[n - 1].id, id)) {
+				out[n - 1] = x; /* the same message again: counted once */
+			} else {
+				assert_true(n < cap);
+				out[n++] = x;
+			}
+		}
+		cJSON_Delete(o);
+	}
+	fclose(f);
+	return n;
+}
+
+static void test_recorded_equals_file(void **state)
+{
+	(void)state;
+	struct usage want[64], side;
+	size_t n = file_usage(SAMPLE, want, 64, &side);
+	struct source *src = support_load(SAMPLE, NULL);
+	const struct cc_model *m = model(src);
+	assert_int_equal(m->req.nreqs, n);
+	assert_true(n >= 8);
+	for (size_t k = 0; k < n; k++) {
+		const struct req_request *r = &m->req.reqs[k];
+		assert_true(r->recorded);
+		assert_int_equal(r->rec_uncached, want[k].in);
+		assert_int_equal(r->rec_write, want[k].write);
+		assert_int_equal(r->rec_read, want[k].read);
+		assert_int_equal(m->lines[m->creqs[k].last_line].out, want[k].out);
+		/* the gap is recorded input less the estimate, never hidden */
+		assert_int_equal(m->creqs[k].gap, want[k].in + want[k].write + want[k].read - m->creqs[k].estimate);
+	}
+	/* the first message spans two lines; its usage counts once */
+	assert_int_equal(m->creqs[0].first_line + 1, m->creqs[0].last_line);
+	assert_true(side.in > 0);
+	source_free(src);
+}
+
+static bool prompt_has(const struct cc_model *m, size_t k, const char *needle)
+{
+	const struct req_request *r = &m->req.reqs[k];
+	for (size_t u = r->first_unit; u < r->first_unit + r->nunits; u++)
+		if (strstr(m->req.units[u].text, needle))
+			return true;
+	return false;
+}
+
+static void test_sidechain_and_compaction_kept_out(void **state)
+{
+	(void)state;
+	struct source *src = support_load(SAMPLE, NULL);
+	const struct cc_model *m = model(src);
+	size_t after = 0;
+	for (size_t k = 0; k < m->req.nreqs; k++) {
+		assert_false(prompt_has(m, k, "SIDECHAIN-ONLY"));
+		if (m->creqs[k].boundary >= 0) {
+			after++;
+			assert_false(prompt_has(m, k, "I'll read the parser first"));
+			assert_false(prompt_has(m, k, "Fixed: parse_record()"));
+			assert_true(prompt_has(m, k, "continued from a previous conversation"));
+		} else {
+			assert_true(prompt_has(m, k, "parse_all() in src/parser.c drops"));
+		}
+	}
+	assert_true(after >= 2);
+	assert_int_equal(m->compactions, 1);
+	assert_int_equal(m->sidechain_lines, 2);
+	struct assembly a;
+	support_assemble(src, &a);
+	const char *p = support_prompt(&a);
+	assert_null(strstr(p, "SIDECHAIN-ONLY"));
+	assert_null(strstr(p, "I'll read the parser first"));
+	assert_non_null(strstr(p, "Add a test for a line that is only spaces."));
+	asm_fini(&a);
+	source_free(src);
+}
+
+static void test_causes(void **state)
+{
+	(void)state;
+	struct source *src = support_load(SAMPLE, NULL);
+	const struct cc_model *m = model(src);
+	int ttl = 0, compaction = 0;
+	for (size_t k = 0; k < m->req.nreqs; k++) {
+		const char *c = m->req.reqs[k].cause;
+		ttl += c && strstr(c, "the TTL expired") && m->req.reqs[k].rec_read == 0;
+		compaction += c && strstr(c, "a compaction (line 18, manual");
+	}
+	assert_int_equal(ttl, 1);
+	assert_int_equal(compaction, 1);
+	assert_int_equal(m->skipped_summary, 1);
+	assert_int_equal(m->skipped_snapshot, 1);
+	assert_int_equal(m->skipped_unknown, 1);
+	source_free(src);
+	src = support_load("tests/golden/claude-code/edited.jsonl", NULL);
+	assert_non_null(strstr(model(src)->req.reqs[1].cause, "an earlier message was edited"));
+	source_free(src);
+}
+
+static bool has_warning(const struct source *src, const char *needle)
+{
+	for (size_t i = 0; i < src->nwarnings; i++)
+		if (strstr(src->warnings[i].text, needle))
+			return true;
+	return false;
+}
+
+static void test_bad_input(void **state)
+{
+	(void)state;
+	struct source *src = support_load("tests/golden/claude-code/truncated.jsonl", NULL);
+	assert_true(model(src)->truncated);
+	assert_true(has_warning(src, "line 3: malformed last line ignored"));
+	source_free(src);
+	src = support_load("tests/golden/claude-code/broken-parent.jsonl", NULL);
+	assert_true(has_warning(src, "line 3: parentUuid \"gone-0001\" names no line"));
+	assert_int_equal(model(src)->req.reqs[1].nunits, 2); /* the hidden part and its own question */
+	source_free(src);
+	src = support_load("tests/hostile/claude-code/parent-loop.jsonl", NULL);
+	assert_true(has_warning(src, "loops back"));
+	source_free(src);
+	struct cs_error err;
+	assert_int_equal(support_load_error("tests/golden/claude-code/bad-middle-line.jsonl", NULL, &err), CS_ESYNTAX);
+	assert_int_equal(err.line, 2);
+	assert_true(err.column > 1);
+	assert_int_equal(support_load_error("tests/golden/claude-code/wrong-type.jsonl", NULL, &err), CS_ETYPE);
+	assert_int_equal(err.line, 3);
+	assert_int_equal(support_load_error("tests/hostile/claude-code/only-user.jsonl", NULL, &err), CS_ESTRUCT);
+}
+
+static void test_subagent_file(void **state)
+{
+	(void)state;
+	struct source *src = support_load("tests/hostile/claude-code/agent-sub.jsonl", NULL);
+	assert_true(model(src)->subagent);
+	assert_int_equal(model(src)->req.nreqs, 1);
+	assert_int_equal(src->npieces, 1);
+	source_free(src);
+}
+
+/* A long session replays only its last requests (memory would grow with
+ * the square of its length); the earlier ones keep their recorded usage. */
+static void test_replay_window(void **state)
+{
+	(void)state;
+	struct usage want[64], side;
+	size_t n = file_usage(SAMPLE, want, 64, &side);
+	cc_set_max_units(20);
+	struct source *src = support_load(SAMPLE, NULL);
+	cc_set_max_units(CC_MAX_UNITS);
+	const struct cc_model *m = model(src);
+	assert_int_equal(m->req.nreqs, n);
+	assert_true(m->first_replayed > 0 && m->first_replayed < n);
+	size_t units = 0;
+	for (size_t k = 0; k < n; k++) {
+		const struct req_request *r = &m->req.reqs[k];
+		assert_int_equal(m->creqs[k].replayed, k >= m->first_replayed);
+		assert_int_equal(r->rec_read, want[k].read);
+		assert_int_equal(r->rec_write, want[k].write);
+		units += r->nunits;
+		if (k <= m->first_replayed)
+			assert_null(r->cause);
+	}
+	assert_true(units <= 20 + n);
+	assert_true(m->creqs[n - 1].replayed);
+	assert_int_equal(src->npieces, m->req.reqs[n - 1].nunits - 1);
+	source_free(src);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_detection),
+		cmocka_unit_test(test_recorded_equals_file),
+		cmocka_unit_test(test_sidechain_and_compaction_kept_out),
+		cmocka_unit_test(test_causes),
+		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_subagent_file),
+		cmocka_unit_test(test_replay_window),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
