@@ -13,29 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool parse_token_count(const char *text, long *out)
-{
-	char digits[64];
-	size_t n = 0;
-	for (const char *p = text; *p && n + 1 < sizeof digits; p++)
-		if (*p != ',' && *p != '_')
-			digits[n++] = *p;
-	digits[n] = '\0';
-	if (n == 0 || n + 1 >= sizeof digits)
-		return false;
-	char *end;
-	double v = strtod(digits, &end);
-	double mult = 1;
-	if (*end == 'k' || *end == 'K')
-		mult = 1e3, end++;
-	else if (*end == 'm' || *end == 'M')
-		mult = 1e6, end++;
-	if (*end != '\0' || !isfinite(v) || v < 0 || v * mult > 1e12 || end == digits)
-		return false;
-	*out = (long)llround(v * mult);
-	return true;
-}
-
 static bool piece_ok(const struct source *src, long piece, struct cs_error *err)
 {
 	if (piece < 0 || (size_t)piece >= src->npieces) {

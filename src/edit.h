@@ -7,6 +7,7 @@
 #define CTXSCOPE_EDIT_H
 
 #include "error.h"
+#include "setting.h"
 
 #include <stdbool.h>
 
@@ -23,7 +24,7 @@ enum edit_type {
 	EDIT_OPTION,          /* a kind option: option = text */
 };
 
-#define EDIT_TEXT_MAX 256
+#define EDIT_TEXT_MAX SETTING_TEXT_MAX
 
 struct edit {
 	enum edit_type type;
@@ -54,8 +55,5 @@ int edit_from_setting(struct source *src, const char *name, const char *value, s
  * ("exclude", "src/a.c"), ("priority", "src/a.c=0.85"), ("budget", "24000").
  * The inverse of edit_from_setting, for what-if files. */
 void edit_to_setting(const struct source *src, const struct edit *e, struct strbuf *name, struct strbuf *value);
-
-/* Parses a token count: "128000", "128,000", "100k", "1.5M". false if not one. */
-bool parse_token_count(const char *text, long *out);
 
 #endif

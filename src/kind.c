@@ -3,7 +3,6 @@
 
 #include "json_doc.h"
 #include "json_scan.h"
-#include "setting.h"
 #include "strbuf.h"
 
 #include <string.h>
@@ -47,14 +46,6 @@ void kind_sort_keys_text(const struct kind_ops *kind, const char *last_sep, stru
 {
 	for (size_t i = 0; kind->sort_keys && kind->sort_keys[i]; i++)
 		sb_printf(out, "%s%s", i == 0 ? "" : kind->sort_keys[i + 1] ? ", " : last_sep, kind->sort_keys[i]);
-}
-
-const struct setting *kind_choice_setting(const struct kind_ops *kind)
-{
-	for (const struct setting *s = kind->settings; s && s->name; s++)
-		if (s->type == SETTING_ENUM)
-			return s;
-	return NULL;
 }
 
 static int has_extension(const char *path, const char *ext)

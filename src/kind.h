@@ -83,9 +83,6 @@ const struct kind_ops *kind_by_name(const char *name);
 int kind_detect(const char *path, const char *data, size_t len, const struct kind_ops **out,
 		struct cs_error *err);
 
-/* The kind's first setting with choices (an enum: what `A` cycles), NULL when none. */
-const struct setting *kind_choice_setting(const struct kind_ops *kind);
-
 /* The index of sort key `name` in kind's sort_keys, or -1. */
 int kind_sort_key(const struct kind_ops *kind, const char *name);
 /* "order, tokens or priority": the kind's sort keys for a sentence. */

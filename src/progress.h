@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define PROGRESS_DELAY_S 0.5     /* issue 9: work over half a second shows progress */
+#define PROGRESS_DELAY_S 0.5     /* work over half a second shows progress */
 #define PROGRESS_INTERVAL_S 0.1  /* ten updates a second are enough to look alive */
 #define PROGRESS_EVERY 256       /* ticks between looks at the clock */
 

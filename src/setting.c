@@ -1,7 +1,6 @@
 /* setting.c: typed settings, parsed and printed in one place (see setting.h). */
 #include "setting.h"
 
-#include "edit.h"
 #include "kind.h"
 #include "source.h"
 #include "strbuf.h"
@@ -112,7 +111,7 @@ static int refuse(const struct setting *s, const char *text, struct cs_error *er
 static int parse_list(const struct setting *s, const char *text, struct setting_value *out, struct cs_error *err)
 {
 	size_t n = setting_list_len(s);
-	char buf[EDIT_TEXT_MAX];
+	char buf[SETTING_TEXT_MAX];
 	size_t len = strlen(text);
 	if (len == 0 || len >= sizeof buf)
 		return cs_error_set(err, CS_EUSAGE, "%s takes NAME=VALUE (a comma-separated list is fine)", s->name);
@@ -445,4 +444,12 @@ void setting_man_lines(const struct setting *list, const char *prefix, struct st
 		}
 		sb_puts(out, ".\n");
 	}
+}
+
+const struct setting *kind_choice_setting(const struct kind_ops *kind)
+{
+	for (const struct setting *s = kind->settings; s && s->name; s++)
+		if (s->type == SETTING_ENUM)
+			return s;
+	return NULL;
 }

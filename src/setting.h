@@ -17,8 +17,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct kind_ops;
 struct source;
 struct strbuf;
+
+#define SETTING_TEXT_MAX 256 /* a setting's value as text, at most (an edit keeps it) */
 
 enum setting_type {
 	SETTING_BOOL,    /* true|on, false|off; printed as words[0]/words[1] (true/false) */
@@ -123,5 +126,8 @@ void setting_current(const struct source *src, const struct setting *s, struct s
 void setting_help_lines(const struct setting *list, struct strbuf *out);
 /* The roff lines of the man page's OPTIONS for list (".TP\n.BI \-\-NAME " ARG"\nHelp."). */
 void setting_man_lines(const struct setting *list, const char *prefix, struct strbuf *out);
+
+/* The kind's first setting with choices (an enum: what `A` cycles), NULL when none. */
+const struct setting *kind_choice_setting(const struct kind_ops *kind);
 
 #endif

@@ -4,6 +4,7 @@
 #include "utf8.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 long tokens_estimate(size_t code_points, double cpt)
 {
@@ -37,4 +38,27 @@ size_t tokens_code_point_room(long tokens, double cpt)
 long tokens_of_text(const char *s, size_t n, double cpt)
 {
 	return tokens_estimate(utf8_count_code_points(s, n), cpt);
+}
+
+bool parse_token_count(const char *text, long *out)
+{
+	char digits[64];
+	size_t n = 0;
+	for (const char *p = text; *p && n + 1 < sizeof digits; p++)
+		if (*p != ',' && *p != '_')
+			digits[n++] = *p;
+	digits[n] = '\0';
+	if (n == 0 || n + 1 >= sizeof digits)
+		return false;
+	char *end;
+	double v = strtod(digits, &end);
+	double mult = 1;
+	if (*end == 'k' || *end == 'K')
+		mult = 1e3, end++;
+	else if (*end == 'm' || *end == 'M')
+		mult = 1e6, end++;
+	if (*end != '\0' || !isfinite(v) || v < 0 || v * mult > 1e12 || end == digits)
+		return false;
+	*out = (long)llround(v * mult);
+	return true;
 }

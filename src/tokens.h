@@ -5,6 +5,7 @@
 #ifndef CTXSCOPE_TOKENS_H
 #define CTXSCOPE_TOKENS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define TOKENS_DEFAULT_CHARS_PER_TOKEN 4.0
@@ -18,5 +19,8 @@ long tokens_estimate(size_t code_points, double chars_per_token);
 size_t tokens_code_point_room(long tokens, double chars_per_token);
 /* Estimate of s[0..n) (counts its code points). */
 long tokens_of_text(const char *s, size_t n, double chars_per_token);
+
+/* Parses a token count: "128000", "128,000", "100k", "1.5M". false if not one. */
+bool parse_token_count(const char *text, long *out);
 
 #endif

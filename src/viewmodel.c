@@ -4,6 +4,7 @@
 #include "alloc.h"
 #include "kind.h"
 #include "strbuf.h"
+#include "tokens.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -135,7 +135,7 @@ static int run_inspector(const struct cli *cli, struct source *src, const struct
 	return rc;
 }
 
-/* Long loads on a terminal's stderr (issue 9): one line, rewritten, then
+/* Long loads on a terminal's stderr: one line, rewritten, then
  * cleared. Only our own words reach the terminal here. */
 static void progress_stderr(void *ctx, const char *what, size_t done, size_t total, bool finished)
 {

@@ -28,6 +28,7 @@
 
 #include "atomic_write.h"
 #include "error.h"
+#include "save_check.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,15 +37,6 @@ struct source;
 struct strbuf;
 
 #define MANIFEST_SAVE_DECIMALS 4 /* a priority is written with at most this many decimals */
-
-/* One entry's changes, by its index in `files` as the text lists them. */
-struct manifest_edit {
-	size_t entry;      /* files[entry] */
-	bool remove;       /* drop the whole entry (other fields ignored) */
-	bool set_priority; /* write `priority` */
-	double priority;
-	int strategy;      /* STRAT_NEVER..STRAT_END to write; STRAT_NONE: leave as is */
-};
 
 /* The pure splice, for the save and for fuzzing: applies edits (at most one
  * per entry, any order) to the manifest text[0..len), re-parses the result

@@ -4,7 +4,6 @@
 #include "save_check.h"
 
 #include "alloc.h"
-#include "save.h"
 #include "source.h"
 #include "strbuf.h"
 

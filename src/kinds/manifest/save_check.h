@@ -14,9 +14,18 @@
 #include "error.h"
 #include "yaml_tree.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
-struct manifest_edit;
+/* One entry's changes, by its index in `files` as the text lists them. */
+struct manifest_edit {
+	size_t entry;      /* files[entry] */
+	bool remove;       /* drop the whole entry (other fields ignored) */
+	bool set_priority; /* write `priority` */
+	double priority;
+	int strategy;      /* STRAT_NEVER..STRAT_END to write; STRAT_NONE: leave as is */
+};
+
 
 /* by_entry[i]: files[i]'s edit or NULL; n entries. CS_OK, CS_ESTRUCT (err
  * names the alias: its path, line and column), CS_ENOMEM. */
