@@ -205,7 +205,7 @@ static void test_subagent_file(void **state)
 	struct source *src = support_load("tests/hostile/claude-code/agent-sub.jsonl", NULL);
 	assert_true(model(src)->subagent);
 	assert_int_equal(model(src)->req.nreqs, 1);
-	assert_int_equal(src->npieces, 1);
+	assert_int_equal(src->npieces, 2); /* the question and the answer; the answer is later than its request */
 	source_free(src);
 }
 
@@ -234,7 +234,44 @@ static void test_replay_window(void **state)
 	}
 	assert_true(units <= 20 + n);
 	assert_true(m->creqs[n - 1].replayed);
-	assert_int_equal(src->npieces, m->req.reqs[n - 1].nunits - 1);
+	struct cs_error err;
+	char first[16];
+	snprintf(first, sizeof first, "%zu", m->first_replayed);
+	assert_int_equal(support_set_option(src, "request", first, &err), CS_EUSAGE); /* before the window */
+	source_free(src);
+}
+
+/* `request N` opens another request: the piece list stays, the assembly
+ * holds that request's prompt and drops what came later; "last" goes back. */
+static void test_request_setting(void **state)
+{
+	(void)state;
+	struct source *src = support_load(SAMPLE, NULL);
+	size_t npieces = src->npieces;
+	support_set(src, "request", "3");
+	const struct cc_model *m = model(src);
+	assert_int_equal(m->req.current, 2);
+	assert_int_equal(src->npieces, npieces);
+	struct assembly a;
+	support_assemble(src, &a);
+	const char *p = support_prompt(&a);
+	assert_non_null(strstr(p, "I'll read the parser first"));
+	assert_non_null(strstr(p, "Two tests: test_empty_input"));
+	assert_null(strstr(p, "continued from a previous conversation"));
+	assert_null(strstr(p, "SIDECHAIN-ONLY"));
+	long later = 0;
+	for (size_t i = 0; i < src->npieces; i++)
+		later += a.results[i].reason == REASON_LATER;
+	assert_true(later > 0);
+	asm_fini(&a);
+	struct cs_error err;
+	assert_int_equal(support_set_option(src, "request", "9", &err), CS_EUSAGE);
+	assert_non_null(strstr(err.message, "8 requests"));
+	support_set(src, "request", "last");
+	assert_int_equal(model(src)->req.current, 7);
+	support_assemble(src, &a);
+	assert_non_null(strstr(support_prompt(&a), "continued from a previous conversation"));
+	asm_fini(&a);
 	source_free(src);
 }
 
@@ -248,6 +285,7 @@ int main(void)
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_subagent_file),
 		cmocka_unit_test(test_replay_window),
+		cmocka_unit_test(test_request_setting),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

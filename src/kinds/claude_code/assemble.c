@@ -1,10 +1,13 @@
-/* assemble.c: a Claude Code request as an assembly: the current request's
- * messages in order (history, then the current turn), its recorded usage
- * beside the estimate, and the part the transcript does not hold named as
- * such, never hidden. */
+/* assemble.c: a Claude Code request as an assembly: the blocks of its
+ * prompt in order (history, then the current turn), every other block of
+ * the session dropped with its reason (compacted, later than the request,
+ * or on another branch), its recorded usage beside the estimate, and the
+ * part the transcript does not hold named as such, never hidden. */
 #include "claude_code.h"
 
+#include "alloc.h"
 #include "assembly.h"
+#include "emit.h"
 #include "models.h"
 #include "source.h"
 
@@ -33,35 +36,60 @@ static void facts(struct assembly *a, const struct cc_model *m)
 		 c->gap);
 }
 
+/* The prompt's blocks, in its order; in[piece] marks them. */
+static void prompt_blocks(struct assembly *a, const struct source *src, const struct cc_model *m, bool *in)
+{
+	const struct req_request *r = &m->req.reqs[m->req.current];
+	int msg = -1;
+	for (size_t u = r->first_unit + 1; u < r->first_unit + r->nunits; u++) {
+		const struct req_unit *unit = &m->req.units[u];
+		long i = m->blocks[m->unit_block[u]].piece;
+		if (i < 0 || in[i])
+			continue;
+		in[i] = true;
+		const struct piece *p = &src->pieces[i];
+		if (piece_excluded(p)) {
+			asm_drop(a, i, REASON_EXCLUDED_BY_USER, NULL);
+			continue;
+		}
+		if (unit->message != msg) {
+			msg = unit->message;
+			asm_message(a, unit->role);
+		}
+		struct block *b = asm_block(a, i, unit->layer - RL_HISTORY, -1);
+		asm_span(a, p->text, p->text_bytes, p->code_points);
+		b->budget_tokens = p->tokens;
+		asm_whole(a, i, (long)a->nblocks - 1, b->budget_tokens);
+	}
+}
+
 int cc_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
 {
 	const struct cc_model *m = src->model;
 	const struct req_request *r = &m->req.reqs[m->req.current];
-	if (asm_init(a, src, ASM_MESSAGES) != CS_OK)
+	const struct cc_req *c = &m->creqs[m->req.current];
+	bool *in = cs_calloc(src->npieces ? src->npieces : 1, sizeof *in);
+	if (!in || asm_init(a, src, ASM_MESSAGES) != CS_OK) {
+		cs_free(in);
 		return cs_error_nomem(err);
+	}
 	asm_grouping(a, "layer", layer_names, 2);
 	bool known;
 	a->budget.limit = model_context_limit(r->model, &known);
 	a->budget.reserve = 0;
 	a->budget.usable = a->budget.limit;
 	facts(a, m);
-	int msg = -1;
+	prompt_blocks(a, src, m, in);
 	for (size_t i = 0; i < src->npieces; i++) {
-		const struct piece *p = &src->pieces[i];
-		const struct req_unit *u = &m->req.units[p->kind_index];
-		if (piece_excluded(p)) {
-			asm_drop(a, (long)i, REASON_EXCLUDED_BY_USER, NULL);
+		if (in[i])
 			continue;
-		}
-		if (u->message != msg) {
-			msg = u->message;
-			asm_message(a, u->role);
-		}
-		struct block *b = asm_block(a, (long)i, u->layer - RL_HISTORY, -1);
-		asm_span(a, p->text, p->text_bytes, p->code_points);
-		b->budget_tokens = p->tokens;
-		asm_whole(a, (long)i, (long)a->nblocks - 1, b->budget_tokens);
+		size_t line = m->blocks[src->pieces[i].kind_index].line;
+		int reason = c->boundary >= 0 && line < (size_t)c->boundary ? REASON_COMPACTED
+			     : line >= c->first_line			 ? REASON_LATER
+									 : REASON_OFF_PATH;
+		asm_drop(a, (long)i, reason, NULL);
 	}
+	cs_free(in);
 	int rc = asm_finish(a, err);
 	if (rc != CS_OK) {
 		asm_fini(a);
@@ -72,5 +100,15 @@ int cc_assemble(const struct source *src, struct assembly *a, struct cs_error *e
 		asm_state(a, ASM_OVER_LIMIT, "the messages are %ld tokens over %s's window", a->over_by,
 			  r->model[0] ? r->model : "the model");
 	}
+	return CS_OK;
+}
+
+int cc_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em)
+{
+	(void)a;
+	const struct cc_model *m = src->model;
+	const struct cc_block *b = &m->blocks[src->pieces[piece].kind_index];
+	emit_key_str(em, "type", m->lines[b->line].compact_summary ? "compact summary" : b->type);
+	emit_key_int(em, "line", m->lines[b->line].line);
 	return CS_OK;
 }

@@ -10,7 +10,8 @@
  * prompt's blocks, led by one unit that stands for what the file does not
  * hold (the system prompt and tools), sized from the first recorded usage.
  * The current request (the last one on the main chain, or the one asked
- * for) gives the pieces. */
+ * for) is assembled from the pieces: every block of the conversation, so
+ * opening another request (the `request` setting) keeps the piece list. */
 #ifndef CTXSCOPE_CLAUDE_CODE_H
 #define CTXSCOPE_CLAUDE_CODE_H
 
@@ -39,6 +40,7 @@ struct cc_block {
 	const char *path;      /* "messages[3].content[1]", made on first use; arena */
 	long path_msg;         /* the message index path was made for */
 	size_t line;           /* the line it came from (index into lines) */
+	long piece;            /* its piece, -1 none (a sidechain's) */
 };
 
 struct cc_line {
@@ -91,10 +93,17 @@ void cc_model_free(void *model);
 int cc_detect(const char *path, const char *data, size_t len, bool *yes);
 /* requests.c: requests, units, prediction and pieces from the parsed lines. */
 int cc_build(struct source *src, struct cc_model *m, struct cs_error *err);
+/* Makes request k (0-based) the current one: the predictions again (the
+ * pieces stay: every request's blocks are pieces). */
+int cc_select(struct source *src, size_t k, struct cs_error *err);
+/* The request the session opens on: want_request, else the last on the
+ * main chain; the last when that one is not replayed. */
+size_t cc_current_request(const struct cc_model *m);
 /* For tests: the replay window's size in prompt blocks (CC_MAX_UNITS). */
 void cc_set_max_units(size_t n);
 /* assemble.c / report.c */
 int cc_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
+int cc_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em);
 int cc_report_extra(const struct source *src, const struct assembly *a, struct emitter *em);
 
 #endif

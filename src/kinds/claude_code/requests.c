@@ -382,28 +382,36 @@ static int edit_causes(struct build *b)
 	return CS_OK;
 }
 
+/* Every block of the conversation (sidechains aside) is a piece, so the
+ * piece list stays the same whichever request is opened: the request's
+ * assembly takes those in its prompt and drops the rest (compacted, later,
+ * or on another branch). Ids name the line: "line5.content[0]". */
 static int make_pieces(struct source *src, struct cc_model *m)
 {
-	const struct req_request *r = &m->req.reqs[m->req.current];
-	for (size_t k = 1; k < r->nunits; k++) {
-		const struct req_unit *u = &m->req.units[r->first_unit + k];
+	for (size_t bi = 0; bi < m->nblocks; bi++) {
+		struct cc_block *blk = &m->blocks[bi];
+		const struct cc_line *l = &m->lines[blk->line];
+		blk->piece = -1;
+		if (sidechain(m, l) || (l->type != CL_USER && l->type != CL_ASSISTANT))
+			continue;
 		long i = source_add_piece(src);
-		if (i < 0 || source_adopt_piece_text(src, i, u->text, u->text_len) != CS_OK)
+		if (i < 0 || source_adopt_piece_text(src, i, blk->text, blk->text_len) != CS_OK)
 			return CS_ENOMEM;
+		blk->piece = i;
 		struct piece *p = &src->pieces[i];
-		p->id = u->path;
-		p->role = u->role;
-		p->layer = u->layer - RL_HISTORY;
-		p->kind_index = r->first_unit + k;
+		p->id = arena_printf(&src->arena, "line%ld.content[%zu]", l->line, bi - l->first_block);
+		p->role = l->type == CL_ASSISTANT ? "assistant" : "user";
+		p->kind_index = bi;
 		char snip[48];
-		size_t n = u->text_len < 40 ? u->text_len : 40;
-		while (n < u->text_len && n > 0 && ((unsigned char)u->text[n] & 0xC0) == 0x80)
+		size_t n = blk->text_len < 40 ? blk->text_len : 40;
+		while (n < blk->text_len && n > 0 && ((unsigned char)blk->text[n] & 0xC0) == 0x80)
 			n--;
-		snprintf(snip, sizeof snip, "%.*s", (int)n, u->text);
+		snprintf(snip, sizeof snip, "%.*s", (int)n, blk->text);
 		for (char *c = snip; *c; c++)
 			if (*c == '\n' || *c == '\r' || *c == '\t')
 				*c = ' ';
-		p->label = arena_printf(&src->arena, "%s %s: %s%s", u->path, u->type, snip, n < u->text_len ? "..." : "");
+		p->label = p->id ? arena_printf(&src->arena, "%s %s: %s%s", p->id, l->compact_summary ? "compact summary"
+						: blk->type, snip, n < blk->text_len ? "..." : "") : NULL;
 		if (!p->label)
 			return CS_ENOMEM;
 	}
@@ -412,14 +420,46 @@ static int make_pieces(struct source *src, struct cc_model *m)
 
 /* The request the session opens on: the one asked for, else the last on
  * the main chain, else the last. */
-static size_t current_request(const struct cc_model *m)
+size_t cc_current_request(const struct cc_model *m)
 {
 	if (m->want_request >= 1 && (size_t)m->want_request <= m->req.nreqs)
 		return (size_t)m->want_request - 1;
 	for (size_t k = m->req.nreqs; k-- > 0;)
 		if (m->creqs[k].main)
-			return k;
+			return m->creqs[k].replayed ? k : m->req.nreqs - 1;
 	return m->req.nreqs - 1;
+}
+
+/* Request k as the current one: the sequence's predictions and causes
+ * again (the lints are the current request's). */
+static int predict(struct build *b, size_t k)
+{
+	struct cc_model *m = b->m;
+	m->req.nlints = 0;
+	for (size_t i = 0; i < m->req.nreqs; i++) {
+		struct req_request *r = &m->req.reqs[i];
+		r->nbreakpoints = 0;
+		r->compared = r->diff_unit = -1;
+		r->diff_path = r->diff_now = r->diff_before = r->cause = NULL;
+		r->broke = false;
+	}
+	m->req.current = k;
+	int rc = request_predict(b->src, &m->req, b->err);
+	for (size_t i = 0; rc == CS_OK && i < m->req.nreqs && i <= m->first_replayed; i++) {
+		struct req_request *r = &m->req.reqs[i]; /* nothing replayed before it to compare with */
+		r->diff_path = r->diff_now = r->diff_before = r->cause = NULL;
+		r->broke = false;
+		r->diff_unit = -1;
+	}
+	if (rc == CS_OK)
+		rc = compaction_causes(b);
+	return rc == CS_OK ? edit_causes(b) : rc;
+}
+
+int cc_select(struct source *src, size_t k, struct cs_error *err)
+{
+	struct build b = { .src = src, .m = src->model, .uuids = STRMAP_INIT, .err = err };
+	return predict(&b, k);
 }
 
 static size_t max_units = CC_MAX_UNITS;
@@ -479,19 +519,8 @@ int cc_build(struct source *src, struct cc_model *m, struct cs_error *err)
 		size_hidden(m);
 		m->req.provider = REQ_ANTHROPIC;
 		m->req.is_log = true;
-		m->req.current = current_request(m);
-		rc = make_pieces(src, m) == CS_OK ? request_predict(src, &m->req, err) : cs_error_nomem(err);
+		rc = make_pieces(src, m) == CS_OK ? predict(&b, cc_current_request(m)) : cs_error_nomem(err);
 	}
-	for (size_t k = 0; rc == CS_OK && k < m->req.nreqs && k <= m->first_replayed; k++) {
-		struct req_request *r = &m->req.reqs[k]; /* nothing replayed before it to compare with */
-		r->diff_path = r->diff_now = r->diff_before = r->cause = NULL;
-		r->broke = false;
-		r->diff_unit = -1;
-	}
-	if (rc == CS_OK)
-		rc = compaction_causes(&b);
-	if (rc == CS_OK)
-		rc = edit_causes(&b);
 	strmap_fini(&b.uuids);
 	cs_free(b.chain);
 	cs_free(b.stamp);
