@@ -49,6 +49,7 @@ const struct kind_ops claude_code_kind = {
 	.assemble = cc_assemble,
 	.free_model = cc_model_free,
 	.report_extra = cc_report_extra,
+	.timeline = request_timeline_text, /* its model starts with the request kinds' */
 	.report_piece = cc_report_piece,
 	.detect = cc_detect,
 	.detect_hint = "JSONL lines with \"type\", \"uuid\" and \"sessionId\"",

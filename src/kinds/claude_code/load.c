@@ -9,6 +9,7 @@
 
 #include "alloc.h"
 #include "json_doc.h"
+#include "jsonl.h"
 #include "kinds/loom/loom.h"
 #include "source.h"
 #include "strbuf.h"
@@ -48,14 +49,6 @@ void cc_model_free(void *model)
 	cs_free(m->creqs);
 	cs_free(m->unit_block);
 	cs_free(m);
-}
-
-static bool blank(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
-			return false;
-	return true;
 }
 
 /* ---- one line's fields -------------------------------------------------- */
@@ -345,25 +338,16 @@ static int one_line(struct source *src, struct cc_model *m, const char *s, size_
 
 static int read_lines(struct source *src, struct cc_model *m, const char *data, size_t len, struct cs_error *err)
 {
-	size_t lastline = len;
-	for (size_t i = 0, start = 0; i <= len; i++) /* where the last non-blank line starts */
-		if (i == len || data[i] == '\n') {
-			if (!blank(data + start, i - start))
-				lastline = start;
-			start = i + 1;
-		}
-	long line = 0;
-	for (size_t start = 0; start < len;) {
-		const char *nl = memchr(data + start, '\n', len - start);
-		size_t end = nl ? (size_t)(nl - data) : len;
-		line++;
-		if (!blank(data + start, end - start)) {
-			m->total_lines++;
-			int rc = one_line(src, m, data + start, end - start, line, start == lastline, err);
-			if (rc != CS_OK)
-				return rc;
-		}
-		start = end + 1;
+	struct jsonl j;
+	jsonl_init(&j, data, len);
+	const char *s;
+	size_t n;
+	bool last;
+	while (jsonl_next(&j, &s, &n, &last)) {
+		m->total_lines++;
+		int rc = one_line(src, m, s, n, j.line, last, err);
+		if (rc != CS_OK)
+			return rc;
 	}
 	return CS_OK;
 }
@@ -411,26 +395,25 @@ int cc_detect(const char *path, const char *data, size_t len, bool *yes)
 	(void)path;
 	*yes = false;
 	int seen = 0;
-	for (size_t start = 0; start < len && seen < 8 && !*yes;) {
-		const char *nl = memchr(data + start, '\n', len - start);
-		size_t end = nl ? (size_t)(nl - data) : len;
-		if (!blank(data + start, end - start)) {
-			seen++;
-			struct json_doc d;
-			struct cs_error err;
-			cs_error_clear(&err);
-			int rc = json_doc_parse(&d, data + start, end - start, &err);
-			if (rc == CS_ENOMEM) {
-				json_doc_free(&d);
-				return CS_ENOMEM;
-			}
-			*yes = rc == CS_OK && claude_line(d.root);
-			bool object = rc == CS_OK && cJSON_IsObject(d.root);
+	struct jsonl j;
+	jsonl_init(&j, data, len);
+	const char *s;
+	size_t n;
+	while (seen < 8 && !*yes && jsonl_next(&j, &s, &n, NULL)) {
+		seen++;
+		struct json_doc d;
+		struct cs_error err;
+		cs_error_clear(&err);
+		int rc = json_doc_parse(&d, s, n, &err);
+		if (rc == CS_ENOMEM) {
 			json_doc_free(&d);
-			if (!object)
-				break;
+			return CS_ENOMEM;
 		}
-		start = end + 1;
+		*yes = rc == CS_OK && claude_line(d.root);
+		bool object = rc == CS_OK && cJSON_IsObject(d.root);
+		json_doc_free(&d);
+		if (!object)
+			break;
 	}
 	return CS_OK;
 }

@@ -7,6 +7,7 @@
 #include "alloc.h"
 #include "assembly.h"
 #include "json_scan.h"
+#include "jsonl.h"
 #include "kinds/loom/loom.h"
 #include "source.h"
 #include "strbuf.h"
@@ -168,14 +169,6 @@ static bool is_log(const char *path)
 	return n > 6 && !strcmp(path + n - 6, ".jsonl");
 }
 
-static bool blank(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
-			return false;
-	return true;
-}
-
 /* Whether a log line holds a request (a body or an exchange). */
 static bool is_request_line(const cJSON *obj)
 {
@@ -229,27 +222,18 @@ static int log_line(struct source *src, struct request_model *m, const char *s, 
 
 static int load_log(struct source *src, struct request_model *m, const char *data, size_t len, struct cs_error *err)
 {
-	size_t lastline = len;
-	for (size_t i = 0, start = 0; i <= len; i++) /* where the last non-blank line starts */
-		if (i == len || data[i] == '\n') {
-			if (!blank(data + start, i - start))
-				lastline = start;
-			start = i + 1;
-		}
-	long line = 0;
-	for (size_t start = 0; start < len;) {
-		const char *nl = memchr(data + start, '\n', len - start);
-		size_t end = nl ? (size_t)(nl - data) : len;
-		line++;
-		if (!blank(data + start, end - start)) {
-			int rc = log_line(src, m, data + start, end - start, line, start == lastline, err);
-			if (rc != CS_OK)
-				return rc;
-		}
-		start = end + 1;
+	struct jsonl j;
+	jsonl_init(&j, data, len);
+	const char *s;
+	size_t n;
+	bool last;
+	while (jsonl_next(&j, &s, &n, &last)) {
+		int rc = log_line(src, m, s, n, j.line, last, err);
+		if (rc != CS_OK)
+			return rc;
 	}
 	if (!m->nreqs)
-		return cs_error_set(err, CS_ESTRUCT, "no request in this log (%ld line%s)", line, line == 1 ? "" : "s");
+		return cs_error_set(err, CS_ESTRUCT, "no request in this log (%ld line%s)", j.line, j.line == 1 ? "" : "s");
 	return CS_OK;
 }
 
@@ -259,7 +243,7 @@ static int looks_like_log(const char *data, size_t len, bool *yes)
 {
 	*yes = false;
 	const char *nl = memchr(data, '\n', len);
-	if (!nl || blank(nl + 1, len - (size_t)(nl - data) - 1))
+	if (!nl || jsonl_blank(nl + 1, len - (size_t)(nl - data) - 1))
 		return CS_OK;
 	size_t n = (size_t)(nl - data);
 	while (n && (data[n - 1] == '\r' || data[n - 1] == ' '))
@@ -361,14 +345,11 @@ static int detect_provider(const char *path, const char *data, size_t len)
 	if (!log && looks_like_log(data, len, &log) != CS_OK)
 		return -2;
 	if (log) {
-		for (size_t start = 0; start < len;) {
-			const char *nl = memchr(data + start, '\n', len - start);
-			size_t end = nl ? (size_t)(nl - data) : len;
-			if (!blank(data + start, end - start))
-				return provider_of_text(data + start, end - start);
-			start = end + 1;
-		}
-		return -1;
+		struct jsonl j;
+		jsonl_init(&j, data, len);
+		const char *s;
+		size_t n;
+		return jsonl_next(&j, &s, &n, NULL) ? provider_of_text(s, n) : -1;
 	}
 	struct json_keys keys;
 	struct cs_error err;
