@@ -291,7 +291,7 @@ static int make_pieces(struct source *src, struct request_model *m)
 	return CS_OK;
 }
 
-static int request_load(struct source *src, const char *data, size_t len, struct cs_error *err)
+int request_load(struct source *src, const char *data, size_t len, struct cs_error *err)
 {
 	struct request_model *m = cs_calloc(1, sizeof *m);
 	if (!m)
@@ -339,7 +339,7 @@ static int provider_of_text(const char *data, size_t len)
 }
 
 /* The provider of the file: a body's, or a log's first line's. */
-static int detect_provider(const char *path, const char *data, size_t len)
+int request_detect_provider(const char *path, const char *data, size_t len)
 {
 	bool log = is_log(path);
 	if (!log && looks_like_log(data, len, &log) != CS_OK)
@@ -362,55 +362,3 @@ static int detect_provider(const char *path, const char *data, size_t len)
 	json_keys_fini(&keys);
 	return maybe ? provider_of_text(data, len) : -1;
 }
-
-static int anthropic_detect(const char *path, const char *data, size_t len, bool *yes)
-{
-	int p = detect_provider(path, data, len);
-	*yes = p == REQ_ANTHROPIC;
-	return p == -2 ? CS_ENOMEM : CS_OK;
-}
-
-static int openai_detect(const char *path, const char *data, size_t len, bool *yes)
-{
-	int p = detect_provider(path, data, len);
-	*yes = p == REQ_OPENAI_CHAT || p == REQ_OPENAI_RESPONSES;
-	return p == -2 ? CS_ENOMEM : CS_OK;
-}
-
-/* Blocks of a request have no priority or score: the prompt's order and size. */
-static const char *const request_sort_keys[] = { "order", "tokens", NULL };
-
-const struct kind_ops anthropic_kind = {
-	.name = "anthropic",
-	.title = "Anthropic Messages request",
-	.id_key = "path",
-	.sort_keys = request_sort_keys,
-	.load = request_load,
-	.assemble = request_assemble,
-	.free_model = request_model_free,
-	.report_extra = request_report_extra,
-	.timeline = request_timeline_text,
-	.report_piece = request_report_piece,
-	.piece_note = request_piece_note,
-	.detect = anthropic_detect,
-	.dump = request_dump,
-	.detect_hint = "\"messages\" with \"system\", an Anthropic block type or a claude- \"model\"",
-};
-
-const struct kind_ops openai_kind = {
-	.name = "openai",
-	.title = "OpenAI request",
-	.id_key = "path",
-	.sort_keys = request_sort_keys,
-	.load = request_load,
-	.assemble = request_assemble,
-	.free_model = request_model_free,
-	.report_extra = request_report_extra,
-	.timeline = request_timeline_text,
-	.report_piece = request_report_piece,
-	.piece_note = request_piece_note,
-	.detect = openai_detect,
-	.dump = request_dump,
-	.detect_hint = "\"messages\" with a tool or developer role, \"tool_calls\" or a gpt-/oN \"model\", or "
-		       "\"input\" with \"instructions\" or \"model\"",
-};

@@ -163,6 +163,10 @@ int request_report_piece(const struct source *src, const struct assembly *a, lon
 const char *request_piece_note(const struct source *src, long piece);
 int request_dump(const struct assembly *a, bool raw, bool ascii, struct strbuf *out);
 void request_model_free(void *model);
+/* load.c: a body or a log into the model; what a file holds, for
+ * detection: REQ_ANTHROPIC, REQ_OPENAI_*, -1 not a request, -2 out of memory. */
+int request_load(struct source *src, const char *data, size_t len, struct cs_error *err);
+int request_detect_provider(const char *path, const char *data, size_t len);
 const char *request_layer_name(int layer);
 /* Adds a lint (sentence printf-style into the arena). */
 int request_lint(struct source *src, struct request_model *m, const char *code, long unit, bool error,

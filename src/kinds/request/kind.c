@@ -1,0 +1,59 @@
+/* kind.c: the request kinds' tables, anthropic and openai: one loader and
+ * one assembler for both (load.c, assemble.c), told apart by content. */
+#include "request.h"
+
+#include "kind.h"
+
+#include <stddef.h>
+
+static int anthropic_detect(const char *path, const char *data, size_t len, bool *yes)
+{
+	int p = request_detect_provider(path, data, len);
+	*yes = p == REQ_ANTHROPIC;
+	return p == -2 ? CS_ENOMEM : CS_OK;
+}
+
+static int openai_detect(const char *path, const char *data, size_t len, bool *yes)
+{
+	int p = request_detect_provider(path, data, len);
+	*yes = p == REQ_OPENAI_CHAT || p == REQ_OPENAI_RESPONSES;
+	return p == -2 ? CS_ENOMEM : CS_OK;
+}
+
+/* Blocks of a request have no priority or score: the prompt's order and size. */
+static const char *const request_sort_keys[] = { "order", "tokens", NULL };
+
+const struct kind_ops anthropic_kind = {
+	.name = "anthropic",
+	.title = "Anthropic Messages request",
+	.id_key = "path",
+	.sort_keys = request_sort_keys,
+	.load = request_load,
+	.assemble = request_assemble,
+	.free_model = request_model_free,
+	.report_extra = request_report_extra,
+	.timeline = request_timeline_text,
+	.report_piece = request_report_piece,
+	.piece_note = request_piece_note,
+	.detect = anthropic_detect,
+	.dump = request_dump,
+	.detect_hint = "\"messages\" with \"system\", an Anthropic block type or a claude- \"model\"",
+};
+
+const struct kind_ops openai_kind = {
+	.name = "openai",
+	.title = "OpenAI request",
+	.id_key = "path",
+	.sort_keys = request_sort_keys,
+	.load = request_load,
+	.assemble = request_assemble,
+	.free_model = request_model_free,
+	.report_extra = request_report_extra,
+	.timeline = request_timeline_text,
+	.report_piece = request_report_piece,
+	.piece_note = request_piece_note,
+	.detect = openai_detect,
+	.dump = request_dump,
+	.detect_hint = "\"messages\" with a tool or developer role, \"tool_calls\" or a gpt-/oN \"model\", or "
+		       "\"input\" with \"instructions\" or \"model\"",
+};
