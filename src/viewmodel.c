@@ -22,8 +22,8 @@ static bool row_hidden(const struct vm *vm, enum vm_row_type type, long block, l
 	if (vm->search.keep && (piece < 0 || !vm->search.keep[piece]))
 		return true;
 	if (vm->layer_filter >= 0) {
-		size_t g = vm->grouping < vm->cur.ngroupings ? vm->grouping : 0;
-		if (block < 0 || g >= vm->cur.ngroupings || vm->cur.blocks[block].layer[g] != vm->layer_filter)
+		size_t g = vm->grouping < vm->session.cur.ngroupings ? vm->grouping : 0;
+		if (block < 0 || g >= vm->session.cur.ngroupings || vm->session.cur.blocks[block].layer[g] != vm->layer_filter)
 			return true;
 	}
 	return false;
@@ -47,15 +47,15 @@ static bool push_row(struct vm *vm, enum vm_row_type type, long block, long piec
 
 bool vm_marker_after(const struct vm *vm, size_t b)
 {
-	if (cache_is_breakpoint(&vm->cache.bp_now, &vm->cur, b))
+	if (cache_is_breakpoint(&vm->cache.bp_now, &vm->session.cur, b))
 		return true;
 	return !vm->cache.identical && b + 1 == vm->cache.same_blocks;
 }
 
 static bool build_order_rows(struct vm *vm)
 {
-	const struct assembly *a = &vm->cur;
-	size_t np = vm->src->npieces, nb = a->nblocks;
+	const struct assembly *a = &vm->session.cur;
+	size_t np = vm->session.src->npieces, nb = a->nblocks;
 	/* Bucket the dropped pieces by the block they follow (counting sort). */
 	size_t *start = cs_calloc(nb + 2, sizeof *start);
 	long *order = cs_calloc(np ? np : 1, sizeof *order);
@@ -117,14 +117,14 @@ static int sort_cmp(const void *pa, const void *pb)
 
 static double sort_key(const struct vm *vm, const struct vm_row *r)
 {
-	const struct piece *p = r->piece >= 0 ? &vm->src->pieces[r->piece] : NULL;
+	const struct piece *p = r->piece >= 0 ? &vm->session.src->pieces[r->piece] : NULL;
 	switch (vm->sort) {
 	case VM_SORT_TOKENS:
 		return (double)vm_row_tokens(vm, r);
 	case VM_SORT_PRIORITY:
 		return p ? p->priority : -HUGE_VAL;
 	case VM_SORT_SCORE: {
-		double s = p ? vm->cur.results[r->piece].score : (double)NAN;
+		double s = p ? vm->session.cur.results[r->piece].score : (double)NAN;
 		return isnan(s) ? -HUGE_VAL : s;
 	}
 	case VM_SORT_ORDER:
@@ -136,8 +136,8 @@ static double sort_key(const struct vm *vm, const struct vm_row *r)
 
 static bool build_sorted_rows(struct vm *vm)
 {
-	const struct assembly *a = &vm->cur;
-	size_t n = a->nblocks + vm->src->npieces;
+	const struct assembly *a = &vm->session.cur;
+	size_t n = a->nblocks + vm->session.src->npieces;
 	struct sort_item *items = cs_calloc(n ? n : 1, sizeof *items);
 	if (!items)
 		return false;
@@ -149,7 +149,7 @@ static bool build_sorted_rows(struct vm *vm)
 		items[k].order = k;
 		k++;
 	}
-	for (size_t i = 0; i < vm->src->npieces; i++)
+	for (size_t i = 0; i < vm->session.src->npieces; i++)
 		if (a->results[i].block < 0 && !vm->hide_dropped) {
 			items[k].row = (struct vm_row){ .type = VM_ROW_DROPPED, .block = -1, .piece = (long)i };
 			items[k].order = k;
@@ -207,7 +207,7 @@ bool vm_rebuild_rows(struct vm *vm, long keep_piece, long keep_block)
 bool vm_refresh_all(struct vm *vm, long keep_piece, long keep_block)
 {
 	vm->prompt.built = false; /* the prompt view's markers follow the cache */
-	vm->changes++;
+	vm->session.changes++;
 	bool ok = vm_compute_cache(vm);
 	ok = vm_summarize(vm) && ok;
 	ok = vm_count_exact(vm) && ok;
@@ -220,23 +220,23 @@ bool vm_refresh_all(struct vm *vm, long keep_piece, long keep_block)
 int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
 {
 	memset(vm, 0, sizeof *vm);
-	vm->src = src;
+	vm->session.src = src;
 	vm->detail.piece = -2;
 	vm->search.found_at = -1;
 	vm->layer_filter = -1;
 	vm->exact.total = -1;
-	history_init(&vm->hist);
+	history_init(&vm->session.hist);
 	cache_config_init(&vm->cache.cfg);
 	cache_overrides_init(&vm->cache.bp_now);
 	cache_overrides_init(&vm->cache.bp_base);
 	vm->cache.profile = cache_config_profile(&vm->cache.cfg, vm->cache.cfg.default_profile);
-	int rc = assemble(src, &vm->cur, err);
+	int rc = assemble(src, &vm->session.cur, err);
 	if (rc != CS_OK)
 		return rc;
-	rc = assemble(src, &vm->base, err);
+	rc = assemble(src, &vm->session.base, err);
 	if (rc != CS_OK) {
-		asm_fini(&vm->cur);
-		memset(&vm->cur, 0, sizeof vm->cur);
+		asm_fini(&vm->session.cur);
+		memset(&vm->session.cur, 0, sizeof vm->session.cur);
 		return rc;
 	}
 	if (!vm_refresh_all(vm, -1, -1))
@@ -251,20 +251,20 @@ void vm_fini(struct vm *vm)
 {
 	if (!vm)
 		return;
-	if (vm->src) {
-		asm_fini(&vm->cur);
-		asm_fini(&vm->base);
+	if (vm->session.src) {
+		asm_fini(&vm->session.cur);
+		asm_fini(&vm->session.base);
 	}
-	source_free(vm->src);
-	source_free(vm->base_src);
+	source_free(vm->session.src);
+	source_free(vm->session.base_src);
 	tokenizer_close(vm->exact.tok);
-	cs_free(vm->base_piece);
+	cs_free(vm->session.base_piece);
 	cache_analysis_fini(&vm->cache.an);
 	cache_overrides_fini(&vm->cache.bp_now);
 	cache_overrides_fini(&vm->cache.bp_base);
 	cache_config_fini(&vm->cache.cfg);
 	cs_free(vm->rows);
-	history_fini(&vm->hist);
+	history_fini(&vm->session.hist);
 	search_pattern_free(vm->search.find);
 	search_result_fini(&vm->search.found);
 	search_pattern_free(vm->search.filter);
@@ -368,7 +368,7 @@ int vm_toggle_exclude(struct vm *vm, struct cs_error *err)
 	if (need_piece(vm, &piece, err) != CS_OK)
 		return CS_EUSAGE;
 	struct edit e = { .type = EDIT_EXCLUDE, .piece = piece };
-	e.value = piece_excluded(&vm->src->pieces[piece]) ? 0 : 1;
+	e.value = piece_excluded(&vm->session.src->pieces[piece]) ? 0 : 1;
 	return vm_apply(vm, &e, err);
 }
 
@@ -377,7 +377,7 @@ int vm_nudge_priority(struct vm *vm, double delta, struct cs_error *err)
 	long piece;
 	if (need_piece(vm, &piece, err) != CS_OK)
 		return CS_EUSAGE;
-	double p = vm->src->pieces[piece].priority + delta;
+	double p = vm->session.src->pieces[piece].priority + delta;
 	p = round(p * 100.0) / 100.0; /* keep 0.05 steps exact in the display */
 	if (p < 0)
 		p = 0;
@@ -401,16 +401,16 @@ static int next_in(const int *list, int current)
 
 int vm_cycle_strategy(struct vm *vm, bool whole, struct cs_error *err)
 {
-	const struct kind_ops *k = vm->src->kind;
+	const struct kind_ops *k = vm->session.src->kind;
 	long piece = vm_selected_piece(vm);
 	if (!whole && k->piece_strategies && k->piece_strategies[0] != STRAT_NONE && piece >= 0) {
-		int cur = vm->src->pieces[piece].strategy;
+		int cur = vm->session.src->pieces[piece].strategy;
 		struct edit e = { .type = EDIT_PIECE_STRATEGY, .piece = piece,
 				  .value = next_in(k->piece_strategies, cur) };
 		return vm_apply(vm, &e, err);
 	}
 	if (k->global_strategies && k->global_strategies[0] != STRAT_NONE) {
-		int cur = vm->src->settings.strategy;
+		int cur = vm->session.src->settings.strategy;
 		struct edit e = { .type = EDIT_STRATEGY, .piece = -1, .value = next_in(k->global_strategies, cur) };
 		return vm_apply(vm, &e, err);
 	}
@@ -434,13 +434,13 @@ int vm_pin_baseline(struct vm *vm, struct cs_error *err)
 {
 	struct assembly next;
 	memset(&next, 0, sizeof next);
-	int rc = assemble(vm->src, &next, err);
+	int rc = assemble(vm->session.src, &next, err);
 	if (rc != CS_OK) {
 		vm_status(vm, true, "%s", err->message);
 		return rc;
 	}
-	asm_fini(&vm->base);
-	vm->base = next;
+	asm_fini(&vm->session.base);
+	vm->session.base = next;
 	vm_forget_old_base(vm);
 	vm->prompt.built = false;
 	const struct vm_row *sel = vm_selected(vm);
@@ -462,8 +462,8 @@ char vm_row_flag(const struct vm *vm, const struct vm_row *row)
 {
 	if (row->type == VM_ROW_MARKER || row->piece < 0)
 		return ' ';
-	const struct piece *p = &vm->src->pieces[row->piece];
-	const struct piece_result *r = &vm->cur.results[row->piece];
+	const struct piece *p = &vm->session.src->pieces[row->piece];
+	const struct piece_result *r = &vm->session.cur.results[row->piece];
 	switch (p->absent) {
 	case REASON_MISSING:
 	case REASON_UNREADABLE:
@@ -481,10 +481,10 @@ char vm_row_flag(const struct vm *vm, const struct vm_row *row)
 		return r->reason == REASON_EXCLUDED_BY_USER || r->reason == REASON_EXCLUDED ? 'x' : '-';
 	if (r->outcome == OUTCOME_TRUNCATED)
 		return '~';
-	long bp = vm->base_piece ? vm->base_piece[row->piece] : row->piece;
+	long bp = vm->session.base_piece ? vm->session.base_piece[row->piece] : row->piece;
 	if (bp < 0)
 		return '*'; /* new since the baseline's load */
-	const struct piece_result *b = &vm->base.results[bp];
+	const struct piece_result *b = &vm->session.base.results[bp];
 	if (b->outcome != r->outcome || b->tokens != r->tokens)
 		return '*';
 	return ' ';
@@ -494,28 +494,28 @@ long vm_row_tokens(const struct vm *vm, const struct vm_row *row)
 {
 	switch (row->type) {
 	case VM_ROW_BLOCK:
-		return vm->cur.blocks[row->block].budget_tokens;
+		return vm->session.cur.blocks[row->block].budget_tokens;
 	case VM_ROW_DROPPED:
-		return vm->src->pieces[row->piece].tokens;
+		return vm->session.src->pieces[row->piece].tokens;
 	case VM_ROW_MARKER:
-		return row->block < 0 ? 0 : vm->cur.blocks[row->block].offset_tokens + vm->cur.blocks[row->block].tokens;
+		return row->block < 0 ? 0 : vm->session.cur.blocks[row->block].offset_tokens + vm->session.cur.blocks[row->block].tokens;
 	}
 	return 0;
 }
 
 const struct grouping *vm_grouping(const struct vm *vm)
 {
-	if (vm->cur.ngroupings == 0)
+	if (vm->session.cur.ngroupings == 0)
 		return NULL;
-	size_t g = vm->grouping < vm->cur.ngroupings ? vm->grouping : 0;
-	return &vm->cur.groupings[g];
+	size_t g = vm->grouping < vm->session.cur.ngroupings ? vm->grouping : 0;
+	return &vm->session.cur.groupings[g];
 }
 
 enum vm_layer_state vm_layer_state(const struct vm *vm, size_t layer, long *cached_tokens)
 {
 	*cached_tokens = 0;
-	size_t g = vm->grouping < vm->cur.ngroupings ? vm->grouping : 0;
-	if (g >= vm->cur.ngroupings || !vm->cache.layers[g] || layer >= vm->cur.groupings[g].nlayers)
+	size_t g = vm->grouping < vm->session.cur.ngroupings ? vm->grouping : 0;
+	if (g >= vm->session.cur.ngroupings || !vm->cache.layers[g] || layer >= vm->session.cur.groupings[g].nlayers)
 		return VM_LAYER_EMPTY;
 	const struct vm_layer_info *li = &vm->cache.layers[g][layer];
 	*cached_tokens = li->cached_tokens;

@@ -100,8 +100,9 @@ struct vm_search {
 /* The view-model, its fields grouped by the state each part owns: the
  * session (changed only through vm_change), the cache view of it, the list,
  * the detail, search and filters, the prompt view, and the status line. */
-struct vm {
-	/* -- the session: the source, its assemblies and its history (vm_session.c) -- */
+/* The session (vm_session.c): the source, its assemblies and its history;
+ * changed only through vm_change (edits, undo, redo) and vm_reload. */
+struct vm_session {
 	struct source *src;        /* owned */
 	struct assembly cur;       /* the assembly of src as it stands */
 	struct assembly base;      /* the cache baseline (the load, or the last B) */
@@ -113,6 +114,10 @@ struct vm {
 	unsigned generation;       /* bumped at every re-assembly */
 	unsigned changes;          /* bumped whenever the assembly, the baseline or the cache
 	                              analysis was redone (what a diff against the baseline shows) */
+};
+
+struct vm {
+	struct vm_session session; /* the source, its assemblies and its history */
 	struct vm_cache cache;     /* the cache view: cache.h's analysis under the active profile (vm_cache.c) */
 	/* -- the list (viewmodel.c) -- */
 	size_t ndropped, ntruncated; /* pieces, of the current assembly */
@@ -297,7 +302,7 @@ bool vm_block_cached(const struct vm *vm, long block);
  * prefix. */
 enum vm_layer_state vm_layer_state(const struct vm *vm, size_t layer, long *cached_tokens);
 /* The assembly's "cutoff score" fact (a memory snapshot's), or NULL when it
- * has none. Borrowed from vm->cur. */
+ * has none. Borrowed from vm->session.cur. */
 const char *vm_cutoff(const struct vm *vm);
 /* The breakpoint after block `block` under the active profile, or NULL.
  * Borrowed from vm->cache.an (valid until the next change). */

@@ -43,11 +43,11 @@ bool vm_copy_overrides(struct cache_overrides *dst, const struct cache_overrides
  * active profile and derives what the screen shows. false on out of memory. */
 bool vm_compute_cache(struct vm *vm)
 {
-	const struct assembly *a = &vm->cur;
+	const struct assembly *a = &vm->session.cur;
 	cache_analysis_fini(&vm->cache.an);
 	struct cs_error err;
 	struct vm_cache *c = &vm->cache;
-	if (cache_analyze(&vm->base, &c->bp_base, a, &c->bp_now, c->profile, &c->an, &err) != CS_OK) {
+	if (cache_analyze(&vm->session.base, &c->bp_base, a, &c->bp_now, c->profile, &c->an, &err) != CS_OK) {
 		c->same_blocks = 0;
 		c->cached_block = -1;
 		c->cached_tokens = c->rewrite_tokens = 0;
@@ -71,7 +71,7 @@ bool vm_compute_cache(struct vm *vm)
  * counts in proportion). */
 static long block_cached_tokens(const struct vm *vm, size_t b)
 {
-	const struct block *bl = &vm->cur.blocks[b];
+	const struct block *bl = &vm->session.cur.blocks[b];
 	long in = vm->cache.an.now.read - bl->offset_tokens;
 	if (in <= 0 || bl->tokens <= 0)
 		return 0;
@@ -85,13 +85,13 @@ static long block_cached_tokens(const struct vm *vm, size_t b)
  * each layer's cache state. false on out of memory. */
 bool vm_summarize(struct vm *vm)
 {
-	const struct assembly *a = &vm->cur;
+	const struct assembly *a = &vm->session.cur;
 	vm->ndropped = vm->ntruncated = 0;
 	vm->max_block_tokens = 0;
 	for (size_t b = 0; b < a->nblocks; b++)
 		if (a->blocks[b].budget_tokens > vm->max_block_tokens)
 			vm->max_block_tokens = a->blocks[b].budget_tokens;
-	for (size_t i = 0; i < vm->src->npieces; i++) {
+	for (size_t i = 0; i < vm->session.src->npieces; i++) {
 		if (a->results[i].outcome == OUTCOME_DROPPED)
 			vm->ndropped++;
 		else if (a->results[i].outcome == OUTCOME_TRUNCATED)
@@ -127,7 +127,7 @@ bool vm_block_cached(const struct vm *vm, long block)
 
 const char *vm_cutoff(const struct vm *vm)
 {
-	return vm->cur.cutoff_text;
+	return vm->session.cur.cutoff_text;
 }
 
 const struct cache_breakpoint *vm_breakpoint(const struct vm *vm, long block)
@@ -253,7 +253,7 @@ int vm_toggle_breakpoint(struct vm *vm, struct cs_error *err)
 		return cs_error_set(err, CS_EUSAGE, "not a block");
 	}
 	long block = r->block;
-	int rc = cache_overrides_toggle(&vm->cache.bp_now, &vm->cur, (size_t)block, err);
+	int rc = cache_overrides_toggle(&vm->cache.bp_now, &vm->session.cur, (size_t)block, err);
 	if (rc != CS_OK) {
 		vm_status(vm, true, "%s", err->message);
 		return rc;
@@ -261,8 +261,8 @@ int vm_toggle_breakpoint(struct vm *vm, struct cs_error *err)
 	rc = cache_refresh(vm, err);
 	if (rc != CS_OK)
 		return rc;
-	const struct block *b = &vm->cur.blocks[block];
-	const char *what = b->piece >= 0 ? vm->src->pieces[b->piece].id : b->label ? b->label : "made text";
+	const struct block *b = &vm->session.cur.blocks[block];
+	const char *what = b->piece >= 0 ? vm->session.src->pieces[b->piece].id : b->label ? b->label : "made text";
 	const struct cache_breakpoint *bp = vm_breakpoint(vm, block);
 	struct strbuf *s = &vm->status;
 	sb_reset(s);

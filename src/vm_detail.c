@@ -105,11 +105,11 @@ static void detail_hidden(struct vm *vm, const struct piece *p)
 
 static void piece_numbers(struct vm *vm, long piece)
 {
-	const struct piece *p = &vm->src->pieces[piece];
-	const struct piece_result *r = &vm->cur.results[piece];
+	const struct piece *p = &vm->session.src->pieces[piece];
+	const struct piece_result *r = &vm->session.cur.results[piece];
 	char t1[32], t2[32], t3[32];
 	detail_printf(vm, ROLE_HEADING, "%s", p->label ? p->label : p->id);
-	detail_printf(vm, ROLE_DETAIL, "%s %s · role %s · %s lines", vm->src->kind->id_key, p->id,
+	detail_printf(vm, ROLE_DETAIL, "%s %s · role %s · %s lines", vm->session.src->kind->id_key, p->id,
 		      p->role ? p->role : "-", fmt_thousands(t1, (long long)p->lines));
 	if (r->outcome == OUTCOME_WHOLE)
 		detail_printf(vm, ROLE_DETAIL, "in the prompt, whole: %s tokens (estimated)", fmt_thousands(t1, r->tokens));
@@ -122,7 +122,7 @@ static void piece_numbers(struct vm *vm, long piece)
 	if (p->flags & PIECE_RECORDED)
 		detail_printf(vm, ROLE_DETAIL, "recorded by the input: %s tokens; estimate %s",
 			      fmt_thousands(t2, p->recorded_tokens), fmt_thousands(t3, p->tokens));
-	if (vm->src->kind->piece_strategies) {
+	if (vm->session.src->kind->piece_strategies) {
 		detail_printf(vm, ROLE_DETAIL, "priority %.2f%s · strategy %s", p->priority,
 			      p->priority != p->input_priority ? " (changed by you)" : "",
 			      p->strategy == STRAT_NONE ? "(none)" : strategy_name(p->strategy));
@@ -137,15 +137,15 @@ static void piece_numbers(struct vm *vm, long piece)
 	}
 	if (p->flags & PIECE_HIDDEN)
 		detail_hidden(vm, p);
-	for (size_t w = 0; w < vm->cur.nwarnings; w++)
-		if (vm->cur.warnings[w].piece == piece)
-			detail_printf(vm, ROLE_ERROR, "warning: %s", vm->cur.warnings[w].text);
+	for (size_t w = 0; w < vm->session.cur.nwarnings; w++)
+		if (vm->session.cur.warnings[w].piece == piece)
+			detail_printf(vm, ROLE_ERROR, "warning: %s", vm->session.cur.warnings[w].text);
 }
 
 static void cut_marker(struct vm *vm, size_t bytes, const char *text)
 {
 	char t[32];
-	long toks = tokens_of_text(text, bytes, vm->src->settings.chars_per_token);
+	long toks = tokens_of_text(text, bytes, vm->session.src->settings.chars_per_token);
 	char t2[32];
 	detail_printf(vm, ROLE_CUT, "[... cut here: %s bytes, ~%s tokens not in the prompt ...]",
 		      fmt_thousands(t, (long long)bytes), fmt_thousands(t2, toks));
@@ -164,22 +164,22 @@ bool vm_detail(struct vm *vm)
 	if (!row) {
 		detail_printf(vm, ROLE_DETAIL, "nothing selected");
 	} else if (piece < 0) {
-		const struct block *b = &vm->cur.blocks[block];
+		const struct block *b = &vm->session.cur.blocks[block];
 		char t[32];
 		detail_printf(vm, ROLE_HEADING, "%s", b->label ? b->label : "text the assembler made");
-		detail_printf(vm, ROLE_DETAIL, "made by the %s assembler: %s tokens (estimated)", vm->src->kind->name,
+		detail_printf(vm, ROLE_DETAIL, "made by the %s assembler: %s tokens (estimated)", vm->session.src->kind->name,
 			      fmt_thousands(t, b->tokens));
 		detail_printf(vm, ROLE_DETAIL, "%s", "");
 		struct strbuf body = STRBUF_INIT;
-		asm_block_text(&vm->cur, (size_t)block, &body);
+		asm_block_text(&vm->session.cur, (size_t)block, &body);
 		detail_text(vm, sb_str(&body), body.len, ROLE_DETAIL);
 		sb_fini(&body);
 	} else {
 		piece_numbers(vm, piece);
 		detail_printf(vm, ROLE_DETAIL, "%s", "");
-		const struct piece *p = &vm->src->pieces[piece];
-		const struct piece_result *r = &vm->cur.results[piece];
-		const struct block *b = r->block >= 0 ? &vm->cur.blocks[r->block] : NULL;
+		const struct piece *p = &vm->session.src->pieces[piece];
+		const struct piece_result *r = &vm->session.cur.results[piece];
+		const struct block *b = r->block >= 0 ? &vm->session.cur.blocks[r->block] : NULL;
 		if (b && (b->flags & BLOCK_TRUNCATED) && b->keep_head + b->keep_tail < p->text_bytes) {
 			size_t head = b->keep_head, tail = b->keep_tail;
 			size_t cut = p->text_bytes - head - tail;

@@ -10,7 +10,7 @@
 
 int vm_set_tokenizer(struct vm *vm, const char *name, struct cs_error *err)
 {
-	const char *auto_name = name ? NULL : exact_auto_tokenizer(&vm->cur);
+	const char *auto_name = name ? NULL : exact_auto_tokenizer(&vm->session.cur);
 	if (!name && !auto_name)
 		return CS_OK;
 	struct tokenizer *t = NULL;
@@ -22,21 +22,21 @@ int vm_set_tokenizer(struct vm *vm, const char *name, struct cs_error *err)
 	tokenizer_close(vm->exact.tok);
 	vm->exact.tok = t;
 	vm->exact.total = -1;
-	vm->exact.generation = vm->generation - 1; /* counted at the next refresh */
+	vm->exact.generation = vm->session.generation - 1; /* counted at the next refresh */
 	return vm_count_exact(vm) ? CS_OK : cs_error_nomem(err);
 }
 
 bool vm_count_exact(struct vm *vm)
 {
-	if (!vm->exact.tok || vm->exact.generation == vm->generation)
+	if (!vm->exact.tok || vm->exact.generation == vm->session.generation)
 		return true;
 	struct exact_counts x;
 	struct cs_error err;
 	cs_error_clear(&err);
-	int rc = exact_count(&x, vm->exact.tok, &vm->cur, &err);
+	int rc = exact_count(&x, vm->exact.tok, &vm->session.cur, &err);
 	vm->exact.total = rc == CS_OK ? x.total : -1;
 	vm->exact.over = rc == CS_OK && x.over;
-	vm->exact.generation = vm->generation;
+	vm->exact.generation = vm->session.generation;
 	exact_fini(&x);
 	return rc != CS_ENOMEM;
 }

@@ -26,9 +26,9 @@ static bool prompt_line(struct vm *vm, size_t off, int role, size_t src_off1, lo
 
 bool vm_prompt_lines(struct vm *vm)
 {
-	if (vm->prompt.built && vm->prompt.generation == vm->generation && !vm->prompt.text.failed)
+	if (vm->prompt.built && vm->prompt.generation == vm->session.generation && !vm->prompt.text.failed)
 		return true;
-	const struct assembly *a = &vm->cur;
+	const struct assembly *a = &vm->session.cur;
 	struct strbuf *t = &vm->prompt.text;
 	sb_reset(t);
 	vm->prompt.nlines = 0;
@@ -77,7 +77,7 @@ bool vm_prompt_lines(struct vm *vm)
 	}
 	sb_fini(&body);
 	vm->prompt.built = ok && !t->failed;
-	vm->prompt.generation = vm->generation;
+	vm->prompt.generation = vm->session.generation;
 	return vm->prompt.built;
 }
 

@@ -15,10 +15,10 @@
 
 void vm_forget_old_base(struct vm *vm)
 {
-	source_free(vm->base_src);
-	vm->base_src = NULL;
-	cs_free(vm->base_piece);
-	vm->base_piece = NULL;
+	source_free(vm->session.base_src);
+	vm->session.base_src = NULL;
+	cs_free(vm->session.base_piece);
+	vm->session.base_piece = NULL;
 }
 
 /* The edits of vm's history made again on fresh, into h; *lost counts the
@@ -27,12 +27,12 @@ static int replay_edits(const struct vm *vm, struct source *fresh, struct histor
 			struct cs_error *err)
 {
 	size_t n;
-	const struct edit *done = history_edits(&vm->hist, &n);
+	const struct edit *done = history_edits(&vm->session.hist, &n);
 	*lost = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct edit e = done[i];
 		if (e.piece >= 0) {
-			e.piece = source_find_piece(fresh, vm->src->pieces[e.piece].id);
+			e.piece = source_find_piece(fresh, vm->session.src->pieces[e.piece].id);
 			if (e.piece < 0) {
 				(*lost)++;
 				continue;
@@ -50,12 +50,12 @@ static int replay_edits(const struct vm *vm, struct source *fresh, struct histor
 /* The baseline's pieces by id, for a baseline of another source than src. */
 static int map_base(struct vm *vm, struct cs_error *err)
 {
-	cs_free(vm->base_piece);
-	vm->base_piece = NULL;
-	if (vm->base.src == vm->src)
+	cs_free(vm->session.base_piece);
+	vm->session.base_piece = NULL;
+	if (vm->session.base.src == vm->session.src)
 		return CS_OK;
-	vm->base_piece = cs_calloc(vm->src->npieces ? vm->src->npieces : 1, sizeof *vm->base_piece);
-	if (!vm->base_piece || !source_match_ids(vm->base.src, vm->src, vm->base_piece, NULL))
+	vm->session.base_piece = cs_calloc(vm->session.src->npieces ? vm->session.src->npieces : 1, sizeof *vm->session.base_piece);
+	if (!vm->session.base_piece || !source_match_ids(vm->session.base.src, vm->session.src, vm->session.base_piece, NULL))
 		return cs_error_nomem(err);
 	return CS_OK;
 }
@@ -66,7 +66,7 @@ static void say_reload(struct vm *vm, size_t npieces_before, size_t lost, size_t
 	sb_reset(s);
 	vm->status_error = false;
 	sb_puts(s, "reloaded: ");
-	size_t now = vm->src->npieces;
+	size_t now = vm->session.src->npieces;
 	if (now == npieces_before)
 		sb_printf(s, "%zu pieces", now);
 	else
@@ -74,16 +74,16 @@ static void say_reload(struct vm *vm, size_t npieces_before, size_t lost, size_t
 	sb_puts(s, "; used ");
 	sb_thousands(s, c->used_before);
 	sb_puts(s, " -> ");
-	sb_thousands(s, vm->cur.budget.used);
+	sb_thousands(s, vm->session.cur.budget.used);
 	if (nedits)
 		sb_printf(s, "; %zu edit%s made again", nedits - lost, nedits - lost == 1 ? "" : "s");
 	if (lost)
 		sb_printf(s, ", %zu dropped (their pieces are gone)", lost);
-	c->used_after = vm->cur.budget.used;
+	c->used_after = vm->session.cur.budget.used;
 	c->cached_after = vm->cache.cached_tokens;
 	c->rewrite_after = vm->cache.rewrite_tokens;
 	c->identical_after = vm->cache.identical;
-	c->over_limit = (vm->cur.flags & ASM_OVER_LIMIT) != 0;
+	c->over_limit = (vm->session.cur.flags & ASM_OVER_LIMIT) != 0;
 	vm_say_cache(vm, c);
 }
 
@@ -92,7 +92,7 @@ int vm_reload(struct vm *vm, struct source *fresh, struct cs_error *err)
 	struct history h;
 	history_init(&h);
 	size_t lost = 0, nedits;
-	history_edits(&vm->hist, &nedits);
+	history_edits(&vm->session.hist, &nedits);
 	struct assembly next;
 	memset(&next, 0, sizeof next);
 	int rc = replay_edits(vm, fresh, &h, &lost, err);
@@ -107,25 +107,25 @@ int vm_reload(struct vm *vm, struct source *fresh, struct cs_error *err)
 	}
 	/* The selection, by its piece's id in the fresh source. */
 	const struct vm_row *sel = vm_selected(vm);
-	long keep = sel && sel->piece >= 0 ? source_find_piece(fresh, vm->src->pieces[sel->piece].id) : -1;
-	size_t npieces_before = vm->src->npieces;
-	struct vm_change c = { .used_before = vm->cur.budget.used,
+	long keep = sel && sel->piece >= 0 ? source_find_piece(fresh, vm->session.src->pieces[sel->piece].id) : -1;
+	size_t npieces_before = vm->session.src->npieces;
+	struct vm_change c = { .used_before = vm->session.cur.budget.used,
 			       .cached_before = vm->cache.cached_tokens,
 			       .identical_before = vm->cache.identical };
 
-	asm_fini(&vm->cur);
-	vm->cur = next;
-	history_fini(&vm->hist);
-	vm->hist = h;
-	struct source *old = vm->src;
-	vm->src = fresh;
-	if (vm->base.src == old) { /* the baseline keeps its source */
-		source_free(vm->base_src);
-		vm->base_src = old;
+	asm_fini(&vm->session.cur);
+	vm->session.cur = next;
+	history_fini(&vm->session.hist);
+	vm->session.hist = h;
+	struct source *old = vm->session.src;
+	vm->session.src = fresh;
+	if (vm->session.base.src == old) { /* the baseline keeps its source */
+		source_free(vm->session.base_src);
+		vm->session.base_src = old;
 	} else {
 		source_free(old);
 	}
-	vm->generation++;
+	vm->session.generation++;
 	vm->detail.piece = -2;
 	bool ok = map_base(vm, err) == CS_OK;
 	ok = vm_refilter(vm, err) == CS_OK && ok;

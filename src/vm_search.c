@@ -71,7 +71,7 @@ int vm_search(struct vm *vm, const char *pattern, struct cs_error *err)
 		return rc;
 	}
 	struct search_result r;
-	rc = search_run(p, &vm->cur, &r, err);
+	rc = search_run(p, &vm->session.cur, &r, err);
 	if (rc != CS_OK) {
 		search_result_fini(&r);
 		search_pattern_free(p);
@@ -151,17 +151,17 @@ void vm_hits_of(const struct vm *vm, enum search_target target, long index, size
 static void filter_status(struct vm *vm)
 {
 	vm_status(vm, false, "filter %s/%s/: %zu of %zu pieces%s", vm->search.filter_invert ? "NOT " : "",
-		  search_pattern_text(vm->search.filter), vm->search.nkept, vm->src->npieces,
+		  search_pattern_text(vm->search.filter), vm->search.nkept, vm->session.src->npieces,
 		  vm->search.filter_invert ? " (! again: matching ones)" : " (! inverts, \\ then Enter on empty clears)");
 }
 
 static int run_filter(struct vm *vm, struct search_pattern *p, bool invert, struct cs_error *err)
 {
-	bool *keep = cs_calloc(vm->src->npieces ? vm->src->npieces : 1, sizeof *keep);
+	bool *keep = cs_calloc(vm->session.src->npieces ? vm->session.src->npieces : 1, sizeof *keep);
 	if (!keep)
 		return cs_error_nomem(err);
 	size_t kept = 0;
-	int rc = search_filter(p, vm->src, invert, keep, &kept, err);
+	int rc = search_filter(p, vm->session.src, invert, keep, &kept, err);
 	if (rc != CS_OK) {
 		cs_free(keep);
 		return rc;

@@ -20,7 +20,7 @@ void vm_research(struct vm *vm)
 	cs_error_clear(&err);
 	search_result_fini(&vm->search.found);
 	vm->search.found_at = -1;
-	if (search_run(vm->search.find, &vm->cur, &vm->search.found, &err) != CS_OK)
+	if (search_run(vm->search.find, &vm->session.cur, &vm->search.found, &err) != CS_OK)
 		search_result_fini(&vm->search.found);
 }
 
@@ -29,10 +29,10 @@ int vm_adopt(struct vm *vm, struct assembly *next, struct cs_error *err)
 {
 	const struct vm_row *sel = vm_selected(vm);
 	long keep_piece = sel ? sel->piece : -1, keep_block = sel ? sel->block : -1;
-	asm_fini(&vm->cur);
-	vm->cur = *next;
+	asm_fini(&vm->session.cur);
+	vm->session.cur = *next;
 	memset(next, 0, sizeof *next);
-	vm->generation++;
+	vm->session.generation++;
 	vm_research(vm);
 	/* every step runs even when one fails: rows never point into a freed assembly */
 	if (!vm_refresh_all(vm, keep_piece, keep_block)) {
@@ -97,9 +97,9 @@ static int record(struct vm *vm, enum vm_step step, const struct edit *e, struct
 		  struct cs_error *err)
 {
 	switch (step) {
-	case VM_STEP_EDIT: return history_apply(&vm->hist, vm->src, e, said, err);
-	case VM_STEP_UNDO: return history_undo(&vm->hist, vm->src, said, err);
-	case VM_STEP_REDO: return history_redo(&vm->hist, vm->src, said, err);
+	case VM_STEP_EDIT: return history_apply(&vm->session.hist, vm->session.src, e, said, err);
+	case VM_STEP_UNDO: return history_undo(&vm->session.hist, vm->session.src, said, err);
+	case VM_STEP_REDO: return history_redo(&vm->session.hist, vm->session.src, said, err);
 	}
 	return cs_error_set(err, CS_EUSAGE, "no such step");
 }
@@ -110,16 +110,16 @@ static void roll_back(struct vm *vm, enum vm_step step)
 	struct cs_error ignored;
 	cs_error_clear(&ignored);
 	if (step == VM_STEP_EDIT)
-		history_retract(&vm->hist, vm->src, &ignored);
+		history_retract(&vm->session.hist, vm->session.src, &ignored);
 	else if (step == VM_STEP_UNDO)
-		history_redo(&vm->hist, vm->src, NULL, &ignored);
+		history_redo(&vm->session.hist, vm->session.src, NULL, &ignored);
 	else
-		history_undo(&vm->hist, vm->src, NULL, &ignored);
+		history_undo(&vm->session.hist, vm->session.src, NULL, &ignored);
 }
 
 int vm_change(struct vm *vm, enum vm_step step, const struct edit *e, struct vm_change *out, struct cs_error *err)
 {
-	struct vm_change c = { .used_before = vm->cur.budget.used,
+	struct vm_change c = { .used_before = vm->session.cur.budget.used,
 			       .cached_before = vm->cache.cached_tokens,
 			       .identical_before = vm->cache.identical };
 	struct strbuf said = STRBUF_INIT;
@@ -132,7 +132,7 @@ int vm_change(struct vm *vm, enum vm_step step, const struct edit *e, struct vm_
 	}
 	struct assembly next;
 	memset(&next, 0, sizeof next); /* safe to fini whatever the assembler did */
-	rc = assemble(vm->src, &next, err);
+	rc = assemble(vm->session.src, &next, err);
 	if (rc != CS_OK) {
 		asm_fini(&next);
 		roll_back(vm, step);
@@ -142,11 +142,11 @@ int vm_change(struct vm *vm, enum vm_step step, const struct edit *e, struct vm_
 	}
 	rc = vm_adopt(vm, &next, err);
 	if (rc == CS_OK) {
-		c.used_after = vm->cur.budget.used;
+		c.used_after = vm->session.cur.budget.used;
 		c.cached_after = vm->cache.cached_tokens;
 		c.rewrite_after = vm->cache.rewrite_tokens;
 		c.identical_after = vm->cache.identical;
-		c.over_limit = (vm->cur.flags & ASM_OVER_LIMIT) != 0;
+		c.over_limit = (vm->session.cur.flags & ASM_OVER_LIMIT) != 0;
 		describe(vm, said.failed ? "changed" : sb_str(&said), &c);
 		if (out)
 			*out = c;

@@ -16,11 +16,11 @@
 size_t vm_panel_entries(const struct vm *vm, struct vm_panel_entry *out, size_t cap)
 {
 	size_t n = 0;
-	for (const struct setting *o = vm->src->kind->settings; o && o->name && n < cap; o++) {
+	for (const struct setting *o = vm->session.src->kind->settings; o && o->name && n < cap; o++) {
 		if (o->type != SETTING_WEIGHTS && o->type != SETTING_PERCENT)
 			continue;
 		struct setting_value v;
-		setting_current(vm->src, o, &v);
+		setting_current(vm->session.src, o, &v);
 		for (size_t j = 0; j < setting_list_len(o) && n < cap; j++) {
 			struct vm_panel_entry *e = &out[n++];
 			e->option = o->name;
@@ -59,8 +59,8 @@ static void crossings(const struct vm *vm, const bool *was_in, struct strbuf *ou
 	bool open = false;
 	for (int dir = 1; dir >= 0; dir--) {
 		size_t named = 0, more = 0;
-		for (size_t i = 0; i < vm->src->npieces; i++) {
-			bool in = vm->cur.results[i].outcome != OUTCOME_DROPPED;
+		for (size_t i = 0; i < vm->session.src->npieces; i++) {
+			bool in = vm->session.cur.results[i].outcome != OUTCOME_DROPPED;
 			if (in == was_in[i] || in != (dir == 1))
 				continue;
 			if (named == VM_CROSSINGS_NAMED) {
@@ -72,7 +72,7 @@ static void crossings(const struct vm *vm, const bool *was_in, struct strbuf *ou
 			else
 				sb_printf(out, "%s%s: ", open ? "; " : " (", dir == 1 ? "in" : "out");
 			open = true;
-			sb_puts(out, vm->src->pieces[i].id);
+			sb_puts(out, vm->session.src->pieces[i].id);
 			named++;
 		}
 		if (more)
@@ -87,7 +87,7 @@ int vm_panel_nudge(struct vm *vm, size_t index, int direction, struct cs_error *
 	struct vm_panel_entry entries[VM_PANEL_MAX];
 	size_t n = vm_panel_entries(vm, entries, VM_PANEL_MAX);
 	if (index >= n) {
-		vm_status(vm, true, "a %s has no weights or shares to change", vm->src->kind->title);
+		vm_status(vm, true, "a %s has no weights or shares to change", vm->session.src->kind->title);
 		return cs_error_set(err, CS_EUSAGE, "no such entry");
 	}
 	const struct vm_panel_entry *e = &entries[index];
@@ -100,14 +100,14 @@ int vm_panel_nudge(struct vm *vm, size_t index, int direction, struct cs_error *
 	snprintf(ed.option, sizeof ed.option, "%s", e->option);
 	snprintf(ed.text, sizeof ed.text, "%s=%.10g", e->name, v);
 	/* which pieces were in the prompt, to name the ones that cross */
-	size_t np = vm->src->npieces;
+	size_t np = vm->session.src->npieces;
 	bool *was_in = cs_calloc(np ? np : 1, sizeof *was_in);
 	if (!was_in) {
 		vm_status(vm, true, "out of memory (not applied)");
 		return cs_error_nomem(err);
 	}
 	for (size_t i = 0; i < np; i++)
-		was_in[i] = vm->cur.results[i].outcome != OUTCOME_DROPPED;
+		was_in[i] = vm->session.cur.results[i].outcome != OUTCOME_DROPPED;
 	int rc = vm_apply(vm, &ed, err);
 	if (rc != CS_OK) {
 		cs_free(was_in);
@@ -126,8 +126,8 @@ int vm_panel_nudge(struct vm *vm, size_t index, int direction, struct cs_error *
 
 int vm_cycle_option(struct vm *vm, const char *name, struct cs_error *err)
 {
-	const struct kind_ops *k = vm->src->kind;
-	const struct setting *o = name ? setting_of_kind(vm->src, name) : kind_choice_setting(k);
+	const struct kind_ops *k = vm->session.src->kind;
+	const struct setting *o = name ? setting_of_kind(vm->session.src, name) : kind_choice_setting(k);
 	const char *const *choices = o && o->type == SETTING_ENUM ? o->choices : NULL;
 	size_t n = 0;
 	while (choices && choices[n])
@@ -138,7 +138,7 @@ int vm_cycle_option(struct vm *vm, const char *name, struct cs_error *err)
 	}
 	name = o->name;
 	struct strbuf cur = STRBUF_INIT;
-	setting_get(vm->src, o, &cur);
+	setting_get(vm->session.src, o, &cur);
 	size_t word = strcspn(sb_str(&cur), " ");
 	size_t at = n - 1; /* an unlisted value: start from the first */
 	for (size_t i = 0; i < n; i++)
@@ -147,7 +147,7 @@ int vm_cycle_option(struct vm *vm, const char *name, struct cs_error *err)
 	struct edit e = { .type = EDIT_OPTION, .piece = -1 };
 	snprintf(e.option, sizeof e.option, "%s", name);
 	snprintf(e.text, sizeof e.text, "%s", choices[(at + 1) % n]);
-	size_t np = vm->src->npieces;
+	size_t np = vm->session.src->npieces;
 	bool *was_in = cs_calloc(np ? np : 1, sizeof *was_in);
 	if (!was_in) {
 		sb_fini(&cur);
@@ -155,7 +155,7 @@ int vm_cycle_option(struct vm *vm, const char *name, struct cs_error *err)
 		return cs_error_nomem(err);
 	}
 	for (size_t i = 0; i < np; i++)
-		was_in[i] = vm->cur.results[i].outcome != OUTCOME_DROPPED;
+		was_in[i] = vm->session.cur.results[i].outcome != OUTCOME_DROPPED;
 	int rc = vm_apply(vm, &e, err);
 	if (rc == CS_OK) {
 		/* "archetype coding -> support (in: ...)", without the full lists */
@@ -173,14 +173,14 @@ int vm_cycle_option(struct vm *vm, const char *name, struct cs_error *err)
 
 int vm_toggle_option(struct vm *vm, const char *name, struct cs_error *err)
 {
-	const struct kind_ops *k = vm->src->kind;
-	const struct setting *o = setting_of_kind(vm->src, name);
+	const struct kind_ops *k = vm->session.src->kind;
+	const struct setting *o = setting_of_kind(vm->session.src, name);
 	if (!o || o->type != SETTING_BOOL) {
 		vm_status(vm, true, "a %s has no %s setting", k->title, name);
 		return cs_error_set(err, CS_EUSAGE, "no such switch");
 	}
 	struct setting_value v;
-	setting_current(vm->src, o, &v);
+	setting_current(vm->session.src, o, &v);
 	v.on = !v.on;
 	struct strbuf text = STRBUF_INIT;
 	setting_print(o, &v, &text);
@@ -223,8 +223,8 @@ static void sort_by(struct vm *vm, enum vm_sort sort)
 
 void vm_cycle_sort(struct vm *vm)
 {
-	const char *const *keys = vm->src->kind->sort_keys;
-	int at = kind_sort_key(vm->src->kind, vm_sort_name(vm->sort));
+	const char *const *keys = vm->session.src->kind->sort_keys;
+	int at = kind_sort_key(vm->session.src->kind, vm_sort_name(vm->sort));
 	const char *next = keys && keys[0] ? keys[at >= 0 && keys[at + 1] ? at + 1 : 0] : "order";
 	enum vm_sort sort = sort_of(next);
 	sort_by(vm, sort == VM_SORT_COUNT ? VM_SORT_ORDER : sort);
@@ -233,10 +233,10 @@ void vm_cycle_sort(struct vm *vm)
 bool vm_set_sort(struct vm *vm, const char *key)
 {
 	enum vm_sort sort = sort_of(key);
-	if (kind_sort_key(vm->src->kind, key) < 0 || sort == VM_SORT_COUNT) {
+	if (kind_sort_key(vm->session.src->kind, key) < 0 || sort == VM_SORT_COUNT) {
 		struct strbuf keys = STRBUF_INIT;
-		kind_sort_keys_text(vm->src->kind, " or ", &keys);
-		vm_status(vm, true, "a %s's list sorts by %s, not \"%.40s\"", vm->src->kind->title, sb_str(&keys), key);
+		kind_sort_keys_text(vm->session.src->kind, " or ", &keys);
+		vm_status(vm, true, "a %s's list sorts by %s, not \"%.40s\"", vm->session.src->kind->title, sb_str(&keys), key);
 		sb_fini(&keys);
 		return false;
 	}
@@ -253,16 +253,16 @@ void vm_toggle_dropped(struct vm *vm)
 
 void vm_cycle_grouping(struct vm *vm)
 {
-	if (vm->cur.ngroupings < 2) {
-		vm_status(vm, false, "a %s has one layer grouping (%s)", vm->src->kind->title,
-			  vm->cur.ngroupings ? vm->cur.groupings[0].name : "none");
+	if (vm->session.cur.ngroupings < 2) {
+		vm_status(vm, false, "a %s has one layer grouping (%s)", vm->session.src->kind->title,
+			  vm->session.cur.ngroupings ? vm->session.cur.groupings[0].name : "none");
 		return;
 	}
-	vm->grouping = (vm->grouping + 1) % vm->cur.ngroupings;
+	vm->grouping = (vm->grouping + 1) % vm->session.cur.ngroupings;
 	vm->prompt.built = false;
 	if (vm->layer_filter >= 0) {
 		vm->layer_filter = -1;
 		vm_refresh_rows(vm);
 	}
-	vm_status(vm, false, "layers: %s", vm->cur.groupings[vm->grouping].name);
+	vm_status(vm, false, "layers: %s", vm->session.cur.groupings[vm->grouping].name);
 }

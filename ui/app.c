@@ -23,8 +23,8 @@ int app_init(struct app *app, struct source *src, bool ascii, struct cs_error *e
 		return rc;
 	if (!keymap_default(&app->keymap))
 		return cs_error_set(err, CS_ESTRUCT, "the action table names a key that does not exist");
-	vm_status(&app->vm, false, "%zu pieces, %zu blocks; ? for help, q quits", app->vm.src->npieces,
-		  app->vm.cur.nblocks);
+	vm_status(&app->vm, false, "%zu pieces, %zu blocks; ? for help, q quits", app->vm.session.src->npieces,
+		  app->vm.session.cur.nblocks);
 	app_view_push(app, &view_list);
 	app_view_push(app, &view_detail);
 	return CS_OK;

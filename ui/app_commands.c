@@ -62,13 +62,13 @@ static void save_in_place(struct app *app, const char *as, bool named, unsigned 
 	cs_error_clear(&err);
 	struct atomic_write_options o;
 	write_options(&o, named, flags);
-	int rc = vm->src->kind->save(vm->src, as && as[0] ? as : NULL, &o, &res, &err);
-	const char *path = as && as[0] ? as : vm->src->path;
+	int rc = vm->session.src->kind->save(vm->session.src, as && as[0] ? as : NULL, &o, &res, &err);
+	const char *path = as && as[0] ? as : vm->session.src->path;
 	if (rc == CS_ESTATE && res.write.refused == ATOMIC_WRITTEN) {
 		char def[APP_PROMPT_MAX];
-		snprintf(def, sizeof def, "%s.new", vm->src->path);
+		snprintf(def, sizeof def, "%s.new", vm->session.src->path);
 		app_input_start(app, INPUT_SAVE_AS, def);
-		vm_status(vm, true, "%s changed on disk since it was loaded: not overwritten", vm->src->path);
+		vm_status(vm, true, "%s changed on disk since it was loaded: not overwritten", vm->session.src->path);
 		return;
 	}
 	if (rc != CS_OK && ask_to_replace(app, &res.write, INPUT_SAVE_AS, as ? as : "", NULL, named, flags))
@@ -89,7 +89,7 @@ static void save_whatif(struct app *app, const char *path, bool named, unsigned 
 {
 	struct vm *vm = &app->vm;
 	size_t n;
-	const struct edit *edits = history_edits(&vm->hist, &n);
+	const struct edit *edits = history_edits(&vm->session.hist, &n);
 	struct strbuf out = STRBUF_INIT;
 	struct cs_error err;
 	cs_error_clear(&err);
@@ -99,9 +99,9 @@ static void save_whatif(struct app *app, const char *path, bool named, unsigned 
 	char notes[APP_PROMPT_MAX];
 	if (!path[0])
 		vm_status(vm, true, "not saved: no file name");
-	else if (whatif_render(vm->src, edits, n, &out) != CS_OK || out.failed)
+	else if (whatif_render(vm->session.src, edits, n, &out) != CS_OK || out.failed)
 		vm_status(vm, true, "not saved: out of memory");
-	else if (strcmp(path, vm->src->path) == 0)
+	else if (strcmp(path, vm->session.src->path) == 0)
 		vm_status(vm, true, "not saved: a what-if file never replaces the input itself");
 	else if (atomic_write(path, sb_str(&out), out.len, &o, &res, &err) != CS_OK) {
 		if (!ask_to_replace(app, &res, INPUT_WHATIF, path, NULL, named, flags))
@@ -109,7 +109,7 @@ static void save_whatif(struct app *app, const char *path, bool named, unsigned 
 	} else {
 		write_notes(&res, notes, sizeof notes);
 		vm_status(vm, false, "wrote %zu edit%s to %s%s; reapply with: ctxscope %s --edits %s", n,
-			  n == 1 ? "" : "s", path, notes, vm->src->path, path);
+			  n == 1 ? "" : "s", path, notes, vm->session.src->path, path);
 	}
 	sb_fini(&out);
 }
@@ -117,22 +117,22 @@ static void save_whatif(struct app *app, const char *path, bool named, unsigned 
 /* The name offered at the prompt: accepting it as offered is not naming it. */
 static bool is_default_name(const struct app *app, const char *path, const char *suffix)
 {
-	size_t n = strlen(app->vm.src->path);
-	return strncmp(path, app->vm.src->path, n) == 0 && strcmp(path + n, suffix) == 0;
+	size_t n = strlen(app->vm.session.src->path);
+	return strncmp(path, app->vm.session.src->path, n) == 0 && strcmp(path + n, suffix) == 0;
 }
 
 void app_save(struct app *app, const char *as)
 {
 	struct vm *vm = &app->vm;
-	if (vm->src->kind->save) {
+	if (vm->session.src->kind->save) {
 		save_in_place(app, as, true, 0);
 		return;
 	}
 	size_t n;
-	history_edits(&vm->hist, &n);
+	history_edits(&vm->session.hist, &n);
 	if (n == 0) {
 		vm_status(vm, false, "no edits to save (a %s is never rewritten: edits go to a what-if file)",
-			  vm->src->kind->title);
+			  vm->session.src->kind->title);
 		return;
 	}
 	if (as && as[0]) {
@@ -140,7 +140,7 @@ void app_save(struct app *app, const char *as)
 		return;
 	}
 	char def[APP_PROMPT_MAX];
-	snprintf(def, sizeof def, "%s.edits.json", vm->src->path);
+	snprintf(def, sizeof def, "%s.edits.json", vm->session.src->path);
 	app_input_start(app, INPUT_WHATIF, def);
 }
 
@@ -148,14 +148,14 @@ unsigned app_reload(struct app *app, bool only_if_changed)
 {
 	struct vm *vm = &app->vm;
 	struct load_stamp now;
-	load_stamp_take(vm->src->path, &now); /* before the read: a change during it is seen next time */
+	load_stamp_take(vm->session.src->path, &now); /* before the read: a change during it is seen next time */
 	if (only_if_changed && load_stamp_same(&now, &app->stamp))
 		return 0;
 	app->stamp = now;
 	struct cs_error err;
 	cs_error_clear(&err);
 	struct source *fresh = NULL;
-	int rc = source_reload(vm->src, &fresh, &err);
+	int rc = source_reload(vm->session.src, &fresh, &err);
 	if (rc == CS_OK && app->cli && app->cli->edits)
 		rc = whatif_apply(fresh, app->cli->edits, &err);
 	if (rc == CS_OK && app->cli)
@@ -187,7 +187,7 @@ static int export_screen_of(struct app *app, const char *path, const struct atom
 	struct painter painter = text_grid_painter(g);
 	app_draw(app, &painter); /* the input line closed before its text was accepted */
 	struct strbuf out = STRBUF_INIT;
-	int rc = text_grid_dump(g, &out) ? export_screen(sb_str(&out), out.len, app->vm.src->path, path, o, res, err)
+	int rc = text_grid_dump(g, &out) ? export_screen(sb_str(&out), out.len, app->vm.session.src->path, path, o, res, err)
 					 : cs_error_nomem(err);
 	sb_fini(&out);
 	text_grid_free(g);
@@ -219,7 +219,7 @@ static void do_export(struct app *app, const char *path, const char *format, uns
 		rc = export_screen_of(app, path, &o, &res, &err);
 	} else {
 		struct report_options opt = { .format = REPORT_TEXT, .ascii = app->ascii };
-		rc = export_report(&vm->cur, &opt, fmt, path, &o, &res, &err);
+		rc = export_report(&vm->session.cur, &opt, fmt, path, &o, &res, &err);
 		if (fmt == EXPORT_AUTO)
 			fmt = export_format_for_path(path);
 	}
@@ -241,7 +241,7 @@ static void replace_answered(struct app *app, const char *answer)
 	memcpy(path, app->pending.path, sizeof path); /* a second question rewrites app->pending */
 	memcpy(format, app->pending.format, sizeof format);
 	if (strcmp(answer, "y") != 0 && strcmp(answer, "Y") != 0 && strcmp(answer, "yes") != 0) {
-		vm_status(&app->vm, false, "not written: %s is left as it was", path[0] ? path : app->vm.src->path);
+		vm_status(&app->vm, false, "not written: %s is left as it was", path[0] ? path : app->vm.session.src->path);
 		return;
 	}
 	unsigned flags = app->pending.flags;
@@ -274,7 +274,7 @@ static unsigned run_command(struct app *app, const char *line)
 	struct command cmd;
 	struct cs_error err;
 	cs_error_clear(&err);
-	if (command_parse(vm->src, line, &cmd, &err) != CS_OK) {
+	if (command_parse(vm->session.src, line, &cmd, &err) != CS_OK) {
 		vm_status(vm, true, "%s", err.message);
 		return VIEW_REDRAW;
 	}
@@ -333,7 +333,7 @@ void app_input_complete(struct app *app)
 	struct command_completion c;
 	struct cs_error err;
 	cs_error_clear(&err);
-	if (command_complete(vm->src, &names, app->prompt, &c, &err) != CS_OK) {
+	if (command_complete(vm->session.src, &names, app->prompt, &c, &err) != CS_OK) {
 		command_completion_fini(&c);
 		vm_status(vm, true, "out of memory");
 		return;

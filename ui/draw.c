@@ -193,11 +193,11 @@ static void draw_header(struct frame *f)
 	struct app *app = f->app;
 	const struct app_layout *L = &app->layout;
 	struct vm *vm = &app->vm;
-	const struct assembly *a = &vm->cur;
+	const struct assembly *a = &vm->session.cur;
 	struct strbuf *ln = &app->line;
 
 	sb_reset(ln);
-	sb_printf(ln, "%s  %s", vm->src->path, vm->src->kind->name);
+	sb_printf(ln, "%s  %s", vm->session.src->path, vm->session.src->kind->name);
 	for (size_t i = 0; i < a->nfacts; i++)
 		sb_printf(ln, "  %s %s", a->facts[i].key, a->facts[i].value);
 	const char *help = "? help";
@@ -282,7 +282,7 @@ static void draw_bars(struct frame *f)
 	bool wide = L->w >= 80;
 	int name_w = L->w >= 100 ? 18 : 10, tok_w = 8, pct_w = 5, state_w = wide ? 20 : 7;
 	int bar_w = L->w - 1 - name_w - tok_w - pct_w - 1 - state_w - 1;
-	long usable = app->vm.cur.budget.usable;
+	long usable = app->vm.session.cur.budget.usable;
 	for (int i = 0; i < L->nbars; i++) {
 		size_t li = (size_t)L->bar_layer[i];
 		const struct layer *ly = &g->layers[li];
@@ -402,9 +402,9 @@ static void draw_row(struct frame *f, int y, size_t index)
 		return;
 	}
 	bool selected = index == vm->cursor;
-	const struct piece *p = r->piece >= 0 ? &vm->src->pieces[r->piece] : NULL;
-	const struct piece_result *res = p ? &vm->cur.results[r->piece] : NULL;
-	const struct block *b = r->block >= 0 ? &vm->cur.blocks[r->block] : NULL;
+	const struct piece *p = r->piece >= 0 ? &vm->session.src->pieces[r->piece] : NULL;
+	const struct piece_result *res = p ? &vm->session.cur.results[r->piece] : NULL;
+	const struct block *b = r->block >= 0 ? &vm->session.cur.blocks[r->block] : NULL;
 	int role = ROLE_ROW;
 	if (!p)
 		role = ROLE_MADE;
@@ -426,11 +426,11 @@ static void draw_row(struct frame *f, int y, size_t index)
 	app_put_str(f, y, c.tokens, 7, buf, role);
 	if (c.bar >= 0 && r->type == VM_ROW_BLOCK) {
 		long max = vm->max_block_tokens; /* ncdu-style: against the largest row */
-		size_t layer = (size_t)(b->layer[vm->grouping < vm->cur.ngroupings ? vm->grouping : 0]);
+		size_t layer = (size_t)(b->layer[vm->grouping < vm->session.cur.ngroupings ? vm->grouping : 0]);
 		draw_bar(f, y, c.bar, c.bar_w, tokens, max, layer);
 	}
 	const char *rolename = p && p->role ? p->role
-			       : (b && vm->cur.nmessages) ? vm->cur.messages[b->message].role
+			       : (b && vm->session.cur.nmessages) ? vm->session.cur.messages[b->message].role
 							  : "made";
 	app_put_str(f, y, c.role, c.role_w, rolename ? rolename : "", role);
 	const char *label = p ? (p->label ? p->label : p->id) : (b && b->label ? b->label : "(made text)");
@@ -455,7 +455,7 @@ static void draw_row(struct frame *f, int y, size_t index)
 	} else if (b) {
 		/* made text: its first spans are enough for a row */
 		for (size_t s = b->first_span; s < b->first_span + b->nspans && ln->len < 400; s++)
-			sb_append(ln, vm->cur.spans[s].ptr, vm->cur.spans[s].len < 400 ? vm->cur.spans[s].len : 400);
+			sb_append(ln, vm->session.cur.spans[s].ptr, vm->session.cur.spans[s].len < 400 ? vm->session.cur.spans[s].len : 400);
 	}
 	put_text(f, y, c.content, c.content_w, sb_str(ln), ln->len, role, true);
 }
@@ -471,7 +471,7 @@ static void draw_list(struct frame *f)
 	app_put_str(f, y, c.flag, 1, "f", ROLE_COLUMNS);
 	app_put_str(f, y, c.tokens, 7, " tokens", ROLE_COLUMNS);
 	app_put_str(f, y, c.role, c.role_w, "role", ROLE_COLUMNS);
-	app_put_str(f, y, c.label, c.label_w, vm->src->kind->id_key, ROLE_COLUMNS);
+	app_put_str(f, y, c.label, c.label_w, vm->session.src->kind->id_key, ROLE_COLUMNS);
 	char head[64];
 	snprintf(head, sizeof head, "content  [sort: %s%s]", vm_sort_name(vm->sort),
 		 vm->hide_dropped ? ", dropped hidden" : "");

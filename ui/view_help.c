@@ -40,8 +40,8 @@ static bool offered(int act, const void *app)
 /* The actions the kind takes, then its own keys (kind_ops.actions). */
 static void help_text(const struct app *app, struct strbuf *help)
 {
-	actions_help_offered(help, app->vm.src->kind, offered, app);
-	for (const struct kind_action *a = app->vm.src->kind->actions; a && a->key; a++)
+	actions_help_offered(help, app->vm.session.src->kind, offered, app);
+	for (const struct kind_action *a = app->vm.session.src->kind->actions; a && a->key; a++)
 		actions_help_line(help, a->key, a->name, a->help);
 }
 

@@ -90,7 +90,7 @@ static bool edit_key(struct app *app, int act, struct cs_error *err)
 
 bool app_action_offered(const struct app *app, int act)
 {
-	const struct kind_ops *k = app->vm.src->kind;
+	const struct kind_ops *k = app->vm.session.src->kind;
 	switch (act) {
 	case ACT_PRIORITY_UP:
 	case ACT_PRIORITY_DOWN: return edit_kind_takes(k, EDIT_PRIORITY);
@@ -106,7 +106,7 @@ bool app_action_offered(const struct app *app, int act)
 static void kind_key(struct app *app, int key, struct cs_error *err)
 {
 	struct vm *vm = &app->vm;
-	const struct kind_action *ka = kind_action_for_key(vm->src->kind, key);
+	const struct kind_action *ka = kind_action_for_key(vm->session.src->kind, key);
 	char name[32];
 	if (ka && ka->what == KIND_ACTION_TOGGLE)
 		vm_toggle_option(vm, ka->option, err);
@@ -234,7 +234,7 @@ void app_toggle_panel(struct app *app)
 		return;
 	}
 	if (panel_count(app) == 0) {
-		vm_status(&app->vm, true, "a %s has no weights or shares to tune", app->vm.src->kind->title);
+		vm_status(&app->vm, true, "a %s has no weights or shares to tune", app->vm.session.src->kind->title);
 		return;
 	}
 	/* part of the list screen: right over the list's detail, under any view opened since */

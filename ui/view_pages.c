@@ -19,7 +19,7 @@ struct prompt_state {
 struct diff_state {
 	struct scroller sc;
 	struct strbuf text;   /* its lines (owned; freed on close) */
-	unsigned stamp;       /* the vm.changes the text was built at */
+	unsigned stamp;       /* the vm.session.changes the text was built at */
 };
 
 /* ---- the prompt view and the diff view -------------------------------------------- */
@@ -44,7 +44,7 @@ static void draw_prompt_view(struct frame *f)
 	const struct app_layout *L = &app->layout;
 	char title[160], n1[32];
 	snprintf(title, sizeof title, " prompt as the model receives it: %zu blocks, %s tokens (estimated)  "
-		 "[v/Esc: back to the list]", vm->cur.nblocks, fmt_thousands(n1, vm->cur.total_tokens));
+		 "[v/Esc: back to the list]", vm->session.cur.nblocks, fmt_thousands(n1, vm->session.cur.total_tokens));
 	draw_view_title(f, title);
 	if (!vm_prompt_lines(vm)) {
 		app_put_str(f, 1, 0, L->w, "out of memory", ROLE_ERROR);
@@ -91,11 +91,11 @@ static void build_diff(struct app *app)
 	cs_error_clear(&err);
 	sb_reset(&ds->text);
 	/* under the active profile, with the user's breakpoints then and now */
-	if (diff_build(&vm->base, &vm->cache.bp_base, &vm->cur, &vm->cache.bp_now, vm->cache.profile, &d, &err) != CS_OK ||
+	if (diff_build(&vm->session.base, &vm->cache.bp_base, &vm->session.cur, &vm->cache.bp_now, vm->cache.profile, &d, &err) != CS_OK ||
 	    !diff_lines(&d, app->ascii ? UTF8_ASCII : 0, &ds->text))
 		sb_puts(&ds->text, "out of memory\n");
 	diff_fini(&d);
-	ds->stamp = vm->changes;
+	ds->stamp = vm->session.changes;
 	app->diff_builds++;
 }
 
@@ -104,7 +104,7 @@ static void build_diff(struct app *app)
 static void diff_sync(struct app *app)
 {
 	const struct diff_state *ds = app_view_state(app, &view_diff);
-	if (ds->stamp != app->vm.changes)
+	if (ds->stamp != app->vm.session.changes)
 		build_diff(app);
 }
 

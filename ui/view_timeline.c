@@ -12,7 +12,7 @@
 struct timeline_state {
 	struct scroller sc;
 	struct strbuf text; /* its lines (owned; freed on close) */
-	unsigned stamp;     /* the vm.changes the text was built at */
+	unsigned stamp;     /* the vm.session.changes the text was built at */
 };
 
 static void build(struct app *app)
@@ -22,7 +22,7 @@ static void build(struct app *app)
 	struct cs_error err;
 	cs_error_clear(&err);
 	sb_reset(&ts->text);
-	if (vm->src->kind->timeline(vm->src, app->ascii ? UTF8_ASCII : 0, &ts->text, &err) != CS_OK) {
+	if (vm->session.src->kind->timeline(vm->session.src, app->ascii ? UTF8_ASCII : 0, &ts->text, &err) != CS_OK) {
 		sb_reset(&ts->text);
 		sb_printf(&ts->text, "no timeline: %s\n", err.message);
 	}
@@ -30,13 +30,13 @@ static void build(struct app *app)
 		sb_reset(&ts->text);
 		sb_puts(&ts->text, "out of memory\n");
 	}
-	ts->stamp = vm->changes;
+	ts->stamp = vm->session.changes;
 }
 
 static void timeline_sync(struct app *app)
 {
 	const struct timeline_state *ts = app_view_state(app, &view_timeline);
-	if (ts->stamp != app->vm.changes)
+	if (ts->stamp != app->vm.session.changes)
 		build(app);
 }
 
@@ -91,8 +91,8 @@ const struct view_ops view_timeline = {
 
 void app_toggle_timeline_view(struct app *app)
 {
-	if (!app->vm.src->kind->timeline) {
-		vm_status(&app->vm, false, "a %s records no turns: no timeline", app->vm.src->kind->title);
+	if (!app->vm.session.src->kind->timeline) {
+		vm_status(&app->vm, false, "a %s records no turns: no timeline", app->vm.session.src->kind->title);
 		return;
 	}
 	if (app_view_remove(app, &view_timeline)) {

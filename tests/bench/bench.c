@@ -492,7 +492,7 @@ static void child_redraw(const struct input *in, const struct options *opt, stru
 	double series = now_seconds();
 	for (int i = 0; i < opt->edits; i++) {
 		struct edit e;
-		random_edit(app.vm.src, &rng, &e);
+		random_edit(app.vm.session.src, &rng, &e);
 		double s = now_seconds();
 		if (vm_apply(&app.vm, &e, &err) != CS_OK) {
 			snprintf(out->note, sizeof out->note, "edit refused: %.120s", err.message);
@@ -506,7 +506,7 @@ static void child_redraw(const struct input *in, const struct options *opt, stru
 	}
 	sort_times(times, (size_t)done_edits, out);
 	out->edits = done_edits;
-	out->pieces = (double)app.vm.src->npieces;
+	out->pieces = (double)app.vm.session.src->npieces;
 	out->ok = 1;
 done:
 	free(times);

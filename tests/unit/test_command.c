@@ -194,7 +194,7 @@ static void test_sort_keys_agree_with_s(void **state)
 		struct cs_error err;
 		assert_int_equal(vm_init(&vm, support_load(samples[k], NULL), &err), CS_OK);
 		size_t ki = 0;
-		while (kind_table[ki] && kind_table[ki] != vm.src->kind)
+		while (kind_table[ki] && kind_table[ki] != vm.session.src->kind)
 			ki++;
 		covered[ki] = true;
 		/* what s cycles through, from the assembly order back to it */
@@ -211,9 +211,9 @@ static void test_sort_keys_agree_with_s(void **state)
 			snprintf(line, sizeof line, ":sort %s", candidates[c]);
 			struct command cmd;
 			cs_error_clear(&err);
-			int rc = command_parse(vm.src, line, &cmd, &err);
+			int rc = command_parse(vm.session.src, line, &cmd, &err);
 			if (in_cycle != (rc == CS_OK))
-				fail_msg("%s: %s %s, s %s it", vm.src->kind->name, line, rc == CS_OK ? "accepted" : "refused",
+				fail_msg("%s: %s %s, s %s it", vm.session.src->kind->name, line, rc == CS_OK ? "accepted" : "refused",
 					 in_cycle ? "cycles to" : "never reaches");
 			if (in_cycle) {
 				assert_true(vm_set_sort(&vm, candidates[c]));
@@ -226,7 +226,7 @@ static void test_sort_keys_agree_with_s(void **state)
 		}
 		/* completion offers the same keys, in the same order */
 		struct command_completion comp;
-		assert_int_equal(command_complete(vm.src, NULL, ":sort ", &comp, &err), CS_OK);
+		assert_int_equal(command_complete(vm.session.src, NULL, ":sort ", &comp, &err), CS_OK);
 		assert_int_equal(comp.n, n);
 		for (size_t i = 0; i < n; i++)
 			assert_string_equal(comp.items[i], cycled[i]);

@@ -97,7 +97,7 @@ static long row_of_piece(const struct vm *vm, long piece)
 static int reload_vm(struct vm *vm, struct cs_error *err)
 {
 	struct source *fresh = NULL;
-	int rc = source_reload(vm->src, &fresh, err);
+	int rc = source_reload(vm->session.src, &fresh, err);
 	return rc == CS_OK ? vm_reload(vm, fresh, err) : rc;
 }
 
@@ -120,24 +120,24 @@ static void test_vm_reload_keeps_edits_selection_and_baseline(void **state)
 	struct cs_error err;
 	cs_error_clear(&err);
 	assert_int_equal(vm_init(&vm, support_load(path, NULL), &err), CS_OK);
-	long m1 = source_find_piece(vm.src, "M1"), m2 = source_find_piece(vm.src, "M2");
+	long m1 = source_find_piece(vm.session.src, "M1"), m2 = source_find_piece(vm.session.src, "M2");
 	assert_true(m1 >= 0 && m2 >= 0);
 	vm.cursor = (size_t)row_of_piece(&vm, m1);
 	assert_int_equal(vm_toggle_exclude(&vm, &err), CS_OK);
 	vm.cursor = (size_t)row_of_piece(&vm, m2);
 	assert_int_equal(vm_selected_piece(&vm), m2);
-	struct source *loaded = vm.src;
+	struct source *loaded = vm.session.src;
 
 	support_write(dir, "ledger.json", ledger_v4);
 	assert_int_equal(reload_vm(&vm, &err), CS_OK);
-	assert_ptr_not_equal(vm.src, loaded);
-	assert_ptr_equal(vm.base_src, loaded); /* the baseline keeps its source */
-	assert_ptr_equal(vm.base.src, loaded);
-	assert_int_equal(vm.src->npieces, 3);
-	m1 = source_find_piece(vm.src, "M1");
-	m2 = source_find_piece(vm.src, "M2");
-	long m3 = source_find_piece(vm.src, "M3");
-	assert_true(piece_excluded(&vm.src->pieces[m1])); /* the edit, made again */
+	assert_ptr_not_equal(vm.session.src, loaded);
+	assert_ptr_equal(vm.session.base_src, loaded); /* the baseline keeps its source */
+	assert_ptr_equal(vm.session.base.src, loaded);
+	assert_int_equal(vm.session.src->npieces, 3);
+	m1 = source_find_piece(vm.session.src, "M1");
+	m2 = source_find_piece(vm.session.src, "M2");
+	long m3 = source_find_piece(vm.session.src, "M3");
+	assert_true(piece_excluded(&vm.session.src->pieces[m1])); /* the edit, made again */
 	assert_int_equal(vm_selected_piece(&vm), m2);      /* the selection, on its piece */
 	assert_false(vm.status_error);
 	assert_non_null(strstr(sb_str(&vm.status), "reloaded: 2 -> 3 pieces"));
@@ -151,18 +151,18 @@ static void test_vm_reload_keeps_edits_selection_and_baseline(void **state)
 
 	/* The history is the fresh source's: undo includes M1 again. */
 	assert_int_equal(vm_undo(&vm, &err), CS_OK);
-	assert_false(piece_excluded(&vm.src->pieces[m1]));
+	assert_false(piece_excluded(&vm.session.src->pieces[m1]));
 
 	/* Pinning the baseline frees the old source. */
 	assert_int_equal(vm_redo(&vm, &err), CS_OK);
 	assert_int_equal(vm_pin_baseline(&vm, &err), CS_OK);
-	assert_null(vm.base_src);
-	assert_null(vm.base_piece);
+	assert_null(vm.session.base_src);
+	assert_null(vm.session.base_piece);
 
 	/* A reload where the edited piece is gone drops that edit and says so. */
 	support_write(dir, "ledger.json", ledger_v3);
 	assert_int_equal(reload_vm(&vm, &err), CS_OK);
-	assert_int_equal(vm.src->npieces, 1);
+	assert_int_equal(vm.session.src->npieces, 1);
 	assert_non_null(strstr(sb_str(&vm.status), "0 edits made again, 1 dropped (their pieces are gone)"));
 	vm_fini(&vm);
 	support_rmtree(dir);

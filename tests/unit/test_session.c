@@ -41,7 +41,7 @@ static char *report_of(const struct vm *vm)
 {
 	struct strbuf out = STRBUF_INIT;
 	struct report_options opt = { .format = REPORT_TEXT };
-	assert_int_equal(report_write(&vm->cur, &opt, &out), CS_OK);
+	assert_int_equal(report_write(&vm->session.cur, &opt, &out), CS_OK);
 	return out.data;
 }
 
@@ -65,7 +65,7 @@ static void test_undo_and_redo_say_the_cache(void **state)
 
 	assert_int_equal(vm_change(&vm, VM_STEP_UNDO, NULL, &c, &err), CS_OK);
 	assert_true(c.identical_after);
-	assert_int_equal(c.used_after, vm.cur.budget.used);
+	assert_int_equal(c.used_after, vm.session.cur.budget.used);
 	assert_non_null(strstr(sb_str(&vm.status), "undone: excluded"));
 	assert_non_null(strstr(sb_str(&vm.status), "; prompt same as the baseline"));
 
@@ -105,11 +105,11 @@ static void test_failed_change_rolls_back(void **state)
 			made = true;
 			break;
 		}
-		if (vm.hist.ndone != 0) /* recorded and assembled: only the screen's figures ran out */
+		if (vm.session.hist.ndone != 0) /* recorded and assembled: only the screen's figures ran out */
 			break;
 		failed++;
-		assert_int_equal(vm.hist.nundone, 1);
-		assert_int_equal(vm.src->pieces[piece].user_excluded, -1);
+		assert_int_equal(vm.session.hist.nundone, 1);
+		assert_int_equal(vm.session.src->pieces[piece].user_excluded, -1);
 		char *now = report_of(&vm);
 		assert_string_equal(now, before);
 		cs_free(now);

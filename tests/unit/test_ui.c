@@ -232,7 +232,7 @@ static long row_index_of_piece(const struct vm *vm, long piece)
 
 static void select_piece(struct vm *vm, const char *id)
 {
-	long piece = support_piece(vm->src, id);
+	long piece = support_piece(vm->session.src, id);
 	long at = row_index_of_piece(vm, piece);
 	assert_true(at >= 0);
 	vm->cursor = (size_t)at;
@@ -274,13 +274,13 @@ static void test_rows_in_order_with_markers(void **state)
 	assert_int_equal(vm.nrows, sizeof want / sizeof want[0]);
 	for (size_t i = 0; i < vm.nrows; i++)
 		assert_int_equal(vm.rows[i].type, want[i]);
-	assert_int_equal(vm.rows[10].piece, support_piece(vm.src, "docs/rfc9112-notes.md"));
-	assert_int_equal(vm.rows[11].piece, support_piece(vm.src, "build/parser.o.map"));
-	assert_int_equal(vm.rows[8].piece, support_piece(vm.src, "tests/test_headers.c"));
+	assert_int_equal(vm.rows[10].piece, support_piece(vm.session.src, "docs/rfc9112-notes.md"));
+	assert_int_equal(vm.rows[11].piece, support_piece(vm.session.src, "build/parser.o.map"));
+	assert_int_equal(vm.rows[8].piece, support_piece(vm.session.src, "tests/test_headers.c"));
 	/* the marker after the second block says how far the prefix reaches */
-	assert_int_equal(vm_row_tokens(&vm, &vm.rows[3]), vm.cur.blocks[1].offset_tokens + vm.cur.blocks[1].tokens);
+	assert_int_equal(vm_row_tokens(&vm, &vm.rows[3]), vm.session.cur.blocks[1].offset_tokens + vm.session.cur.blocks[1].tokens);
 	assert_true(vm.cache.identical);
-	assert_int_equal(vm.cache.cached_tokens, vm.cur.total_tokens);
+	assert_int_equal(vm.cache.cached_tokens, vm.session.cur.total_tokens);
 	assert_int_equal(vm_row_flag(&vm, &vm.rows[10]), '-');
 	assert_int_equal(vm_row_flag(&vm, &vm.rows[11]), '!');
 	assert_int_equal(vm_row_flag(&vm, &vm.rows[0]), ' ');
@@ -299,7 +299,7 @@ static void test_rows_in_order_with_markers(void **state)
 	assert_int_equal(vm.nrows, 10);
 	for (size_t i = 0; i < vm.nrows; i++)
 		assert_int_not_equal(vm.rows[i].type, VM_ROW_DROPPED);
-	assert_int_equal(vm_selected_piece(&vm), support_piece(vm.src, "tests/test_headers.c"));
+	assert_int_equal(vm_selected_piece(&vm), support_piece(vm.session.src, "tests/test_headers.c"));
 	vm_fini(&vm);
 }
 
@@ -310,27 +310,27 @@ static void test_exclude_updates_assembly_cache_and_status(void **state)
 	open_vm(&vm);
 	struct cs_error err;
 	cs_error_clear(&err);
-	long used = vm.cur.budget.used;
-	long parser = support_piece(vm.src, "src/http_parser.c");
-	long docs = support_piece(vm.src, "docs/rfc9112-notes.md");
+	long used = vm.session.cur.budget.used;
+	long parser = support_piece(vm.session.src, "src/http_parser.c");
+	long docs = support_piece(vm.session.src, "docs/rfc9112-notes.md");
 	select_piece(&vm, "src/http_parser.c");
 	assert_int_equal(vm_toggle_exclude(&vm, &err), CS_OK);
-	assert_int_equal(vm.cur.results[parser].outcome, OUTCOME_DROPPED);
-	assert_int_equal(vm.cur.results[parser].reason, REASON_EXCLUDED_BY_USER);
+	assert_int_equal(vm.session.cur.results[parser].outcome, OUTCOME_DROPPED);
+	assert_int_equal(vm.session.cur.results[parser].reason, REASON_EXCLUDED_BY_USER);
 	/* the freed room lets the never-cut notes in */
-	assert_int_equal(vm.cur.results[docs].outcome, OUTCOME_WHOLE);
-	long delta = vm.cur.budget.used - used;
+	assert_int_equal(vm.session.cur.results[docs].outcome, OUTCOME_WHOLE);
+	long delta = vm.session.cur.budget.used - used;
 	assert_int_equal(delta, 338 - 521);
 	/* the prompt matches the baseline for the first two blocks only */
 	assert_int_equal(vm.cache.same_blocks, 2);
 	assert_int_equal(vm.cache.cached_block, 1);
-	assert_int_equal(vm.cache.cached_tokens, vm.cur.blocks[1].offset_tokens + vm.cur.blocks[1].tokens);
-	assert_int_equal(vm.cache.rewrite_tokens, vm.cur.total_tokens - vm.cache.cached_tokens);
+	assert_int_equal(vm.cache.cached_tokens, vm.session.cur.blocks[1].offset_tokens + vm.session.cur.blocks[1].tokens);
+	assert_int_equal(vm.cache.rewrite_tokens, vm.session.cur.total_tokens - vm.cache.cached_tokens);
 	char want[256];
 	char a[32], b[32], c[32], d[32];
 	snprintf(want, sizeof want,
 		 "excluded src/http_parser.c: -183 tokens; used %s -> %s; cache now breaks at %s, %s tokens to rewrite",
-		 fmt_thousands(a, used), fmt_thousands(b, vm.cur.budget.used), fmt_thousands(c, vm.cache.cached_tokens),
+		 fmt_thousands(a, used), fmt_thousands(b, vm.session.cur.budget.used), fmt_thousands(c, vm.cache.cached_tokens),
 		 fmt_thousands(d, vm.cache.rewrite_tokens));
 	assert_string_equal(sb_str(&vm.status), want);
 	/* the cursor stays on the piece; flags follow */
@@ -341,12 +341,12 @@ static void test_exclude_updates_assembly_cache_and_status(void **state)
 	long cached;
 	assert_int_equal(vm_layer_state(&vm, 4, &cached), VM_LAYER_NEW);
 	assert_int_equal(vm_layer_state(&vm, 1, &cached), VM_LAYER_CACHED);
-	assert_int_equal(vm.hist.ndone, 1);
-	assert_int_equal(vm.hist.done[0].type, EDIT_EXCLUDE);
+	assert_int_equal(vm.session.hist.ndone, 1);
+	assert_int_equal(vm.session.hist.done[0].type, EDIT_EXCLUDE);
 	/* Space again: back to the loaded assembly, the same prompt */
 	assert_int_equal(vm_toggle_exclude(&vm, &err), CS_OK);
 	assert_true(vm.cache.identical);
-	assert_int_equal(vm.cur.budget.used, used);
+	assert_int_equal(vm.session.cur.budget.used, used);
 	assert_non_null(strstr(sb_str(&vm.status), "prompt same as the baseline"));
 	vm_fini(&vm);
 }
@@ -363,7 +363,7 @@ static void test_baseline_pin(void **state)
 	assert_false(vm.cache.identical);
 	assert_int_equal(vm_pin_baseline(&vm, &err), CS_OK);
 	assert_true(vm.cache.identical);
-	assert_int_equal(vm.cache.cached_tokens, vm.cur.total_tokens);
+	assert_int_equal(vm.cache.cached_tokens, vm.session.cur.total_tokens);
 	assert_int_equal(vm.cache.rewrite_tokens, 0);
 	/* against the new baseline, putting the log back breaks after block 0 */
 	assert_int_equal(vm_toggle_exclude(&vm, &err), CS_OK);
@@ -382,7 +382,7 @@ static void test_cache_profiles_and_breakpoints(void **state)
 	cs_error_clear(&err);
 	assert_int_equal(vm_init(&vm, support_load("samples/loom/parser-debug.json", NULL), &err), CS_OK);
 	assert_string_equal(vm.cache.profile->name, "anthropic");
-	assert_int_equal(vm.cur.total_tokens, 1126);
+	assert_int_equal(vm.session.cur.total_tokens, 1126);
 	assert_int_equal(vm.cache.an.nbps, 2);
 	const struct cache_breakpoint *sys = vm_breakpoint(&vm, 0);
 	assert_non_null(sys);
@@ -421,7 +421,7 @@ static void test_cache_profiles_and_breakpoints(void **state)
 	/* pinned, the baseline has it too: a warm repeat reads everything */
 	assert_int_equal(vm_pin_baseline(&vm, &err), CS_OK);
 	assert_int_equal(vm.cache.an.now.read, 1126);
-	assert_string_equal(vm_breakpoint_state(&vm, vm_breakpoint(&vm, (long)vm.cur.nblocks - 1)), "cached");
+	assert_string_equal(vm_breakpoint_state(&vm, vm_breakpoint(&vm, (long)vm.session.cur.nblocks - 1)), "cached");
 	/* removed again: the baseline's entry is still readable up to history's end */
 	assert_int_equal(vm_toggle_breakpoint(&vm, &err), CS_OK);
 	assert_int_equal(vm.cache.an.nbps, 2);
@@ -467,20 +467,20 @@ static void test_memory_panel_and_cutoff_line(void **state)
 	assert_string_equal(vm_cutoff(&vm), "0.645");
 	long cut = find_row(&vm, VM_ROW_MARKER, VM_MARKER_CUTOFF);
 	assert_true(cut > 0);
-	long ev098 = support_piece(vm.src, "ev-098"), ev094 = support_piece(vm.src, "ev-094");
+	long ev098 = support_piece(vm.session.src, "ev-098"), ev094 = support_piece(vm.session.src, "ev-094");
 	assert_int_equal(vm.rows[cut + 1].piece, ev098);
-	assert_int_equal(vm.cur.results[ev098].outcome, OUTCOME_DROPPED);
+	assert_int_equal(vm.session.cur.results[ev098].outcome, OUTCOME_DROPPED);
 	/* recency 0.30 -> 0.35 -> 0.40 */
 	assert_int_equal(vm_panel_nudge(&vm, 0, 1, &err), CS_OK);
 	assert_int_equal(vm_panel_nudge(&vm, 0, 1, &err), CS_OK);
 	assert_int_equal(strncmp(sb_str(&vm.status), "weight recency 0.35 -> 0.4 (in: ev-098, ev-087; out: ev-094): -8 tokens",
 				 71), 0);
-	assert_int_equal(vm.hist.ndone, 2);
-	assert_int_equal(vm.hist.done[1].type, EDIT_OPTION);
-	assert_string_equal(vm.hist.done[1].option, "weight");
-	assert_string_equal(vm.hist.done[1].text, "recency=0.4");
-	assert_int_equal(vm.cur.results[ev098].outcome, OUTCOME_WHOLE);
-	assert_int_equal(vm.cur.results[ev094].reason, REASON_OVER_ALLOCATION);
+	assert_int_equal(vm.session.hist.ndone, 2);
+	assert_int_equal(vm.session.hist.done[1].type, EDIT_OPTION);
+	assert_string_equal(vm.session.hist.done[1].option, "weight");
+	assert_string_equal(vm.session.hist.done[1].text, "recency=0.4");
+	assert_int_equal(vm.session.cur.results[ev098].outcome, OUTCOME_WHOLE);
+	assert_int_equal(vm.session.cur.results[ev094].reason, REASON_OVER_ALLOCATION);
 	assert_string_equal(vm_cutoff(&vm), "0.73");
 	cut = find_row(&vm, VM_ROW_MARKER, VM_MARKER_CUTOFF);
 	assert_int_equal(vm.rows[cut - 1].piece, ev098);
@@ -499,12 +499,12 @@ static void test_memory_panel_and_cutoff_line(void **state)
 	assert_int_equal(vm_cycle_option(&vm, "archetype", &err), CS_OK);
 	assert_int_equal(strncmp(sb_str(&vm.status), "archetype coding", 16), 0);
 	struct strbuf v = STRBUF_INIT;
-	support_get(vm.src, "archetype", &v);
+	support_get(vm.session.src, "archetype", &v);
 	assert_string_equal(sb_str(&v), "support");
 	assert_int_equal(vm_cycle_option(&vm, "archetype", &err), CS_OK);
 	assert_int_equal(vm_cycle_option(&vm, "archetype", &err), CS_OK);
 	sb_reset(&v);
-	support_get(vm.src, "archetype", &v);
+	support_get(vm.session.src, "archetype", &v);
 	assert_string_equal(sb_str(&v), "coding");
 	sb_fini(&v);
 	/* no such switch here */
@@ -527,13 +527,13 @@ static void test_loom_aware_switch_and_no_panel(void **state)
 	assert_int_equal(vm_panel_nudge(&vm, 0, 1, &err), CS_EUSAGE);
 	assert_null(vm_cutoff(&vm));
 	assert_int_equal(vm_cycle_option(&vm, "archetype", &err), CS_EUSAGE);
-	long used = vm.cur.budget.used;
+	long used = vm.session.cur.budget.used;
 	assert_int_equal(vm_toggle_option(&vm, "loom-aware", &err), CS_OK);
-	assert_true(vm.cur.budget.used > used);
+	assert_true(vm.session.cur.budget.used > used);
 	assert_int_equal(strncmp(sb_str(&vm.status), "loom-aware false -> true: +", 27), 0);
 	assert_false(vm.cache.identical);
 	assert_int_equal(vm_toggle_option(&vm, "loom-aware", &err), CS_OK);
-	assert_int_equal(vm.cur.budget.used, used);
+	assert_int_equal(vm.session.cur.budget.used, used);
 	assert_true(vm.cache.identical);
 	vm_fini(&vm);
 }
@@ -545,27 +545,27 @@ static void test_priority_and_strategy_edits(void **state)
 	open_vm(&vm);
 	struct cs_error err;
 	cs_error_clear(&err);
-	long docs = support_piece(vm.src, "docs/rfc9112-notes.md");
-	long tests = support_piece(vm.src, "tests/test_headers.c");
+	long docs = support_piece(vm.session.src, "docs/rfc9112-notes.md");
+	long tests = support_piece(vm.session.src, "tests/test_headers.c");
 	select_piece(&vm, "docs/rfc9112-notes.md");
 	/* 0.30 -> 0.55: above the tests (0.50), so it goes in and they get cut */
 	for (int i = 0; i < 5; i++)
 		assert_int_equal(vm_nudge_priority(&vm, VM_PRIORITY_STEP, &err), CS_OK);
-	assert_true(fabs(vm.src->pieces[docs].priority - 0.55) < 1e-9);
-	assert_int_equal(vm.cur.results[docs].outcome, OUTCOME_WHOLE);
-	assert_int_equal(vm.cur.results[tests].outcome, OUTCOME_TRUNCATED);
+	assert_true(fabs(vm.session.src->pieces[docs].priority - 0.55) < 1e-9);
+	assert_int_equal(vm.session.cur.results[docs].outcome, OUTCOME_WHOLE);
+	assert_int_equal(vm.session.cur.results[tests].outcome, OUTCOME_TRUNCATED);
 	assert_non_null(strstr(sb_str(&vm.status), "priority of docs/rfc9112-notes.md 0.50 -> 0.55"));
 	/* priority stays inside [0, 1] */
 	select_piece(&vm, "notes/task.md");
 	assert_int_equal(vm_nudge_priority(&vm, VM_PRIORITY_STEP, &err), CS_OK);
-	assert_true(vm.src->pieces[support_piece(vm.src, "notes/task.md")].priority <= 1.0);
+	assert_true(vm.session.src->pieces[support_piece(vm.session.src, "notes/task.md")].priority <= 1.0);
 	/* t cycles the piece's strategy through the kind's list */
 	select_piece(&vm, "tests/test_headers.c");
-	int before = vm.src->pieces[tests].strategy;
+	int before = vm.session.src->pieces[tests].strategy;
 	assert_int_equal(vm_cycle_strategy(&vm, false, &err), CS_OK);
-	int after = vm.src->pieces[tests].strategy;
+	int after = vm.session.src->pieces[tests].strategy;
 	assert_int_not_equal(after, before);
-	const int *list = vm.src->kind->piece_strategies;
+	const int *list = vm.session.src->kind->piece_strategies;
 	size_t at = 0;
 	while (list[at] != before)
 		at++;
@@ -575,10 +575,10 @@ static void test_priority_and_strategy_edits(void **state)
 	assert_int_equal(after, list[(at + 1) % n]);
 	assert_non_null(strstr(sb_str(&vm.status), "strategy of tests/test_headers.c"));
 	/* a manifest has no whole-assembly strategy: T says so, changes nothing */
-	long used = vm.cur.budget.used;
+	long used = vm.session.cur.budget.used;
 	assert_int_equal(vm_cycle_strategy(&vm, true, &err), CS_EUSAGE);
 	assert_true(vm.status_error);
-	assert_int_equal(vm.cur.budget.used, used);
+	assert_int_equal(vm.session.cur.budget.used, used);
 	vm_fini(&vm);
 }
 
@@ -589,16 +589,16 @@ static void test_budget_edit_and_detail(void **state)
 	open_vm(&vm);
 	struct cs_error err;
 	cs_error_clear(&err);
-	long tests = support_piece(vm.src, "tests/test_headers.c");
+	long tests = support_piece(vm.session.src, "tests/test_headers.c");
 	assert_int_equal(vm_set_budget(&vm, "1,200", &err), CS_OK);
-	assert_int_equal(vm.cur.budget.usable, 1200);
-	assert_int_equal(vm.cur.results[tests].outcome, OUTCOME_TRUNCATED);
+	assert_int_equal(vm.session.cur.budget.usable, 1200);
+	assert_int_equal(vm.session.cur.results[tests].outcome, OUTCOME_TRUNCATED);
 	assert_non_null(strstr(sb_str(&vm.status), "budget the input's -> 1,200"));
 	/* the detail shows the kept head, a cut marker, numbers and why */
 	select_piece(&vm, "tests/test_headers.c");
 	assert_true(vm_detail(&vm));
-	const struct block *b = &vm.cur.blocks[vm.cur.results[tests].block];
-	const struct piece *p = &vm.src->pieces[tests];
+	const struct block *b = &vm.session.cur.blocks[vm.session.cur.results[tests].block];
+	const struct piece *p = &vm.session.src->pieces[tests];
 	size_t cut_lines = 0;
 	bool head = false, before_after = false, why = false;
 	for (size_t i = 0; i < vm.detail.nlines; i++) {
@@ -620,13 +620,13 @@ static void test_budget_edit_and_detail(void **state)
 	assert_int_equal(cut_lines, 1);
 	assert_true(head && before_after && why);
 	/* a typo changes nothing and says so */
-	long used = vm.cur.budget.used;
+	long used = vm.session.cur.budget.used;
 	assert_int_equal(vm_set_budget(&vm, "lots", &err), CS_EUSAGE);
 	assert_true(vm.status_error);
-	assert_int_equal(vm.cur.budget.used, used);
+	assert_int_equal(vm.session.cur.budget.used, used);
 	/* empty: back to the input's budget */
 	assert_int_equal(vm_set_budget(&vm, "", &err), CS_OK);
-	assert_int_equal(vm.cur.budget.usable, 1600);
+	assert_int_equal(vm.session.cur.budget.usable, 1600);
 	vm_fini(&vm);
 }
 
@@ -642,11 +642,11 @@ static void test_sort_by_tokens(void **state)
 		assert_int_not_equal(vm.rows[i].type, VM_ROW_MARKER);
 		assert_true(vm_row_tokens(&vm, &vm.rows[i - 1]) >= vm_row_tokens(&vm, &vm.rows[i]));
 	}
-	assert_int_equal(vm.rows[0].piece, support_piece(vm.src, "src/http_parser.c"));
+	assert_int_equal(vm.rows[0].piece, support_piece(vm.session.src, "src/http_parser.c"));
 	vm_cycle_sort(&vm);
 	assert_int_equal(vm.sort, VM_SORT_PRIORITY);
 	for (size_t i = 1; i < vm.nrows; i++)
-		assert_true(vm.src->pieces[vm.rows[i - 1].piece].priority >= vm.src->pieces[vm.rows[i].piece].priority);
+		assert_true(vm.session.src->pieces[vm.rows[i - 1].piece].priority >= vm.session.src->pieces[vm.rows[i].piece].priority);
 	vm_cycle_sort(&vm); /* a manifest sorts by order, tokens or priority: back to the first */
 	assert_int_equal(vm.sort, VM_SORT_ORDER);
 	assert_int_equal(vm.nrows, 12);
@@ -671,7 +671,7 @@ static void test_vm_out_of_memory_is_an_error(void **state)
 		assert_true(rc == CS_OK || rc == CS_ENOMEM);
 		if (rc == CS_OK) {
 			/* when it worked, it worked completely */
-			assert_int_equal(vm.cur.results[support_piece(vm.src, "src/http_parser.c")].reason,
+			assert_int_equal(vm.session.cur.results[support_piece(vm.session.src, "src/http_parser.c")].reason,
 					 REASON_EXCLUDED_BY_USER);
 			worked++;
 		} else {
@@ -780,35 +780,35 @@ static void test_unknown_kind_groupings_and_global_strategy(void **state)
 	assert_string_equal(sb_str(&vm.status), "layers: conceptual");
 	long cached;
 	assert_int_equal(vm_layer_state(&vm, 2, &cached), VM_LAYER_CACHED); /* "latest": the last message */
-	assert_int_equal(cached, vm.cur.blocks[4].tokens);
+	assert_int_equal(cached, vm.session.cur.blocks[4].tokens);
 	vm_cycle_grouping(&vm);
 	assert_string_equal(vm_grouping(&vm)->name, "physical");
 	/* no per-piece strategies: t changes the whole assembly's */
 	select_piece(&vm, "n2");
 	assert_int_equal(vm_cycle_strategy(&vm, false, &err), CS_OK);
-	assert_int_equal(vm.src->settings.strategy, STRAT_TRUNCATE_MIDDLE);
+	assert_int_equal(vm.session.src->settings.strategy, STRAT_TRUNCATE_MIDDLE);
 	assert_string_equal(sb_str(&vm.status), "strategy (input's) -> truncateMiddle: no change in tokens; "
 						"prompt same as the baseline");
 	assert_int_equal(vm_cycle_strategy(&vm, false, &err), CS_OK);
-	assert_int_equal(vm.src->settings.strategy, STRAT_ROLLING_WINDOW);
+	assert_int_equal(vm.session.src->settings.strategy, STRAT_ROLLING_WINDOW);
 	/* n1 and n2 fell out of the window; the cache holds the system block */
-	assert_int_equal(vm.cur.results[support_piece(vm.src, "n1")].reason, REASON_ROLLING_WINDOW);
+	assert_int_equal(vm.session.cur.results[support_piece(vm.session.src, "n1")].reason, REASON_ROLLING_WINDOW);
 	assert_int_equal(vm.cache.same_blocks, 1);
 	assert_int_equal(vm.cache.cached_block, 0);
 	assert_int_equal(vm_layer_state(&vm, 1, &cached), VM_LAYER_NEW);
-	assert_int_equal(vm_row_flag(&vm, &vm.rows[row_index_of_piece(&vm, support_piece(vm.src, "n1"))]), '-');
+	assert_int_equal(vm_row_flag(&vm, &vm.rows[row_index_of_piece(&vm, support_piece(vm.session.src, "n1"))]), '-');
 	/* the cursor stayed on n2, now a dropped row in place */
-	assert_int_equal(vm_selected_piece(&vm), support_piece(vm.src, "n2"));
+	assert_int_equal(vm_selected_piece(&vm), support_piece(vm.session.src, "n2"));
 	assert_int_equal(vm_selected(&vm)->type, VM_ROW_DROPPED);
 	/* the cycle wraps */
 	assert_int_equal(vm_cycle_strategy(&vm, false, &err), CS_OK);
-	assert_int_equal(vm.src->settings.strategy, STRAT_TRUNCATE_MIDDLE);
+	assert_int_equal(vm.session.src->settings.strategy, STRAT_TRUNCATE_MIDDLE);
 	/* no priorities in this kind: + says so and changes nothing */
-	long used = vm.cur.budget.used;
+	long used = vm.session.cur.budget.used;
 	assert_int_equal(vm_nudge_priority(&vm, VM_PRIORITY_STEP, &err), CS_EUSAGE);
 	assert_true(vm.status_error);
 	assert_non_null(strstr(sb_str(&vm.status), "has no priorities"));
-	assert_int_equal(vm.cur.budget.used, used);
+	assert_int_equal(vm.session.cur.budget.used, used);
 	vm_fini(&vm);
 }
 

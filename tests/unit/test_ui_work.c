@@ -59,7 +59,7 @@ static char *report_of(const struct vm *vm)
 {
 	struct strbuf out = STRBUF_INIT;
 	struct report_options opt = { .format = REPORT_TEXT };
-	assert_int_equal(report_write(&vm->cur, &opt, &out), CS_OK);
+	assert_int_equal(report_write(&vm->session.cur, &opt, &out), CS_OK);
 	return sb_detach(&out, NULL);
 }
 
@@ -82,9 +82,9 @@ static void test_search_moves_the_cursor_and_counts(void **state)
 	open_vm(&vm, FIXTURE);
 	struct cs_error err;
 	cs_error_clear(&err);
-	long asan = support_piece(vm.src, "logs/asan-crash.log");
-	long parser = support_piece(vm.src, "src/http_parser.c");
-	long task = support_piece(vm.src, "notes/task.md");
+	long asan = support_piece(vm.session.src, "logs/asan-crash.log");
+	long parser = support_piece(vm.session.src, "src/http_parser.c");
+	long task = support_piece(vm.session.src, "notes/task.md");
 	assert_int_equal(vm_search(&vm, "hp_fold", &err), CS_OK);
 	/* 3 in the ASan log, 2 in http_parser.c, in the prompt and in the pieces */
 	assert_int_equal(vm.search.found.nprompt_hits, 5);
@@ -111,7 +111,7 @@ static void test_search_moves_the_cursor_and_counts(void **state)
 	size_t first, n;
 	vm_hits_of(&vm, SEARCH_TEXT, asan, &first, &n);
 	assert_int_equal(n, 3);
-	const struct piece *p = &vm.src->pieces[asan];
+	const struct piece *p = &vm.session.src->pieces[asan];
 	for (size_t i = first; i < first + n; i++)
 		assert_memory_equal(p->text + vm.search.found.hits[i].start, "hp_fold", 7);
 	/* smart case: a capital makes it case-sensitive */
@@ -195,15 +195,15 @@ static void test_filter_and_invert(void **state)
 	assert_int_equal(vm_set_filter(&vm, "test", &err), CS_OK);
 	assert_int_equal(piece_rows(&vm, &markers), 4);
 	assert_int_equal(markers, 0);
-	assert_true(row_of_piece(&vm, support_piece(vm.src, "tests/test_headers.c")) >= 0);
-	assert_int_equal(row_of_piece(&vm, support_piece(vm.src, "src/http_parser.c")), -1);
+	assert_true(row_of_piece(&vm, support_piece(vm.session.src, "tests/test_headers.c")) >= 0);
+	assert_int_equal(row_of_piece(&vm, support_piece(vm.session.src, "src/http_parser.c")), -1);
 	assert_string_equal(sb_str(&vm.status), "filter /test/: 4 of 7 pieces (! inverts, \\ then Enter on empty clears)");
 	vm_invert_filter(&vm);
 	assert_int_equal(piece_rows(&vm, &markers), 3);
-	assert_true(row_of_piece(&vm, support_piece(vm.src, "src/http_parser.c")) >= 0);
-	assert_int_equal(row_of_piece(&vm, support_piece(vm.src, "tests/test_headers.c")), -1);
+	assert_true(row_of_piece(&vm, support_piece(vm.session.src, "src/http_parser.c")) >= 0);
+	assert_int_equal(row_of_piece(&vm, support_piece(vm.session.src, "tests/test_headers.c")), -1);
 	/* a filtered list still takes edits, and keeps its filter */
-	select_piece(&vm, support_piece(vm.src, "src/http_parser.c"));
+	select_piece(&vm, support_piece(vm.session.src, "src/http_parser.c"));
 	assert_int_equal(vm_toggle_exclude(&vm, &err), CS_OK);
 	assert_int_equal(piece_rows(&vm, &markers), 3);
 	assert_int_equal(vm_set_filter(&vm, "", &err), CS_OK);
@@ -226,15 +226,15 @@ static void test_undo_redo_restore_the_exact_assembly(void **state)
 	struct cs_error err;
 	cs_error_clear(&err);
 	char *loaded = report_of(&vm);
-	select_piece(&vm, support_piece(vm.src, "src/http_parser.c"));
+	select_piece(&vm, support_piece(vm.session.src, "src/http_parser.c"));
 	assert_int_equal(vm_toggle_exclude(&vm, &err), CS_OK);
 	char *one = report_of(&vm);
-	select_piece(&vm, support_piece(vm.src, "docs/rfc9112-notes.md"));
+	select_piece(&vm, support_piece(vm.session.src, "docs/rfc9112-notes.md"));
 	assert_int_equal(vm_nudge_priority(&vm, VM_PRIORITY_STEP, &err), CS_OK);
 	assert_int_equal(vm_cycle_strategy(&vm, false, &err), CS_OK);
 	assert_int_equal(vm_set_budget(&vm, "1k", &err), CS_OK);
 	char *four = report_of(&vm);
-	assert_int_equal(vm.hist.ndone, 4);
+	assert_int_equal(vm.session.hist.ndone, 4);
 
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(vm_undo(&vm, &err), CS_OK);
@@ -261,9 +261,9 @@ static void test_undo_redo_restore_the_exact_assembly(void **state)
 	assert_int_equal(vm_redo(&vm, &err), CS_EUSAGE);
 	/* a new edit after an undo forgets what could be redone */
 	assert_int_equal(vm_undo(&vm, &err), CS_OK);
-	select_piece(&vm, support_piece(vm.src, "notes/task.md"));
+	select_piece(&vm, support_piece(vm.session.src, "notes/task.md"));
 	assert_int_equal(vm_toggle_exclude(&vm, &err), CS_OK);
-	assert_false(history_can_redo(&vm.hist));
+	assert_false(history_can_redo(&vm.session.hist));
 	cs_free(loaded);
 	cs_free(one);
 	cs_free(four);
@@ -278,7 +278,7 @@ static void test_prompt_lines_hold_the_prompt(void **state)
 	struct vm vm;
 	open_vm(&vm, LOOM);
 	assert_true(vm_prompt_lines(&vm));
-	const struct assembly *a = &vm.cur;
+	const struct assembly *a = &vm.session.cur;
 	/* every block's text, line by line, in order; a marker line after every breakpoint */
 	struct strbuf body = STRBUF_INIT, joined = STRBUF_INIT;
 	size_t breakpoints = 0, marker_lines = 0, headers = 0;
@@ -358,7 +358,7 @@ static void test_input_line_editing_and_completion(void **state)
 	type(&app, "1k");
 	app_key(&app, CSK_ENTER);
 	assert_int_equal(app_mode(&app), APP_NORMAL);
-	assert_int_equal(app.vm.cur.budget.usable, 1000);
+	assert_int_equal(app.vm.session.cur.budget.usable, 1000);
 	/* Backspace takes a whole UTF-8 character */
 	app_key(&app, '/');
 	type(&app, "a\xc3\xa9");
@@ -383,7 +383,7 @@ static void test_input_line_editing_and_completion(void **state)
 	app_key(&app, ':');
 	type(&app, "undo");
 	app_key(&app, CSK_ENTER);
-	assert_int_equal(app.vm.cur.budget.usable, 1600);
+	assert_int_equal(app.vm.session.cur.budget.usable, 1600);
 	app_key(&app, ':');
 	type(&app, "q");
 	assert_true(app_key(&app, CSK_ENTER) & APP_QUIT);
@@ -403,9 +403,9 @@ static void test_save_manifest_and_refuse_a_changed_file(void **state)
 	struct app app;
 	open_app(&app, path);
 	/* exclude the RFC notes, raise http_parser.h, save */
-	select_piece(&app.vm, support_piece(app.vm.src, "docs/rfc9112-notes.md"));
+	select_piece(&app.vm, support_piece(app.vm.session.src, "docs/rfc9112-notes.md"));
 	app_key(&app, ' ');
-	select_piece(&app.vm, support_piece(app.vm.src, "src/http_parser.h"));
+	select_piece(&app.vm, support_piece(app.vm.session.src, "src/http_parser.h"));
 	app_key(&app, '+');
 	app_key(&app, 'w');
 	assert_false(app.vm.status_error);
@@ -474,8 +474,8 @@ static void test_loom_what_if_file(void **state)
 	assert_int_equal(whatif_apply(again, wpath, &err), CS_OK);
 	struct assembly a;
 	support_assemble(again, &a);
-	assert_int_equal(a.total_tokens, app.vm.cur.total_tokens);
-	assert_int_equal(a.nblocks, app.vm.cur.nblocks);
+	assert_int_equal(a.total_tokens, app.vm.session.cur.total_tokens);
+	assert_int_equal(a.nblocks, app.vm.session.cur.nblocks);
 	asm_fini(&a);
 	source_free(again);
 	cs_free(w);
@@ -527,7 +527,7 @@ static void test_mouse(void **state)
 	open_app(&app, FIXTURE);
 	const struct app_layout *L = &app.layout;
 	/* a click on a row selects it; on a marker nothing */
-	long parser = support_piece(app.vm.src, "src/http_parser.c");
+	long parser = support_piece(app.vm.session.src, "src/http_parser.c");
 	long row = row_of_piece(&app.vm, parser);
 	app_mouse(&app, L->list_y + (int)row, 40, APP_MOUSE_CLICK);
 	assert_int_equal(vm_selected_piece(&app.vm), parser);
@@ -543,7 +543,7 @@ static void test_mouse(void **state)
 	app_mouse(&app, L->bars_y + bar, 30, APP_MOUSE_CLICK);
 	assert_int_equal(app.vm.nrows, 3);
 	for (size_t i = 0; i < app.vm.nrows; i++)
-		assert_string_equal(app.vm.src->pieces[app.vm.rows[i].piece].role, "context");
+		assert_string_equal(app.vm.session.src->pieces[app.vm.rows[i].piece].role, "context");
 	app_mouse(&app, L->bars_y + bar, 30, APP_MOUSE_CLICK);
 	assert_int_equal(app.vm.nrows, all);
 	/* the wheel moves three rows (markers stepped over) */
