@@ -183,12 +183,74 @@ static const char *split_last_eq(const char *value, char *id, size_t cap)
 	return eq + 1;
 }
 
+/* Levenshtein distance of a and b, or limit + 1 once past limit. */
+static size_t distance(const char *a, const char *b, size_t limit)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	if (na > 64 || nb > 64 || (na > nb ? na - nb : nb - na) > limit)
+		return limit + 1;
+	size_t row[65];
+	for (size_t j = 0; j <= nb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= na; i++) {
+		size_t diag = row[0], best = row[0] = i;
+		for (size_t j = 1; j <= nb; j++) {
+			size_t up = row[j];
+			size_t v = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < v)
+				v = up + 1;
+			if (row[j - 1] + 1 < v)
+				v = row[j - 1] + 1;
+			row[j] = v;
+			diag = up;
+			if (v < best)
+				best = v;
+		}
+		if (best > limit)
+			return limit + 1;
+	}
+	return row[nb];
+}
+
+/* A piece by its id, else by the label the list and reports show (a loom
+ * node's localId) when exactly one piece has it; -1 when neither. */
+static long find_piece_or_label(struct source *src, const char *text)
+{
+	long p = source_find_piece(src, text);
+	for (size_t i = 0; p < 0 && i < src->npieces; i++) {
+		const char *label = src->pieces[i].label;
+		if (!label || strcmp(label, text) != 0)
+			continue;
+		for (size_t k = i + 1; k < src->npieces; k++)
+			if (src->pieces[k].label && strcmp(src->pieces[k].label, text) == 0)
+				return -1; /* two pieces show this label: say the id */
+		return (long)i;
+	}
+	return p;
+}
+
 static int find(struct source *src, const char *id, long *out, struct cs_error *err)
 {
-	*out = source_find_piece(src, id);
-	if (*out < 0)
-		return cs_error_set(err, CS_EUSAGE, "no %s \"%s\" in %s", src->kind->id_key, id, src->path);
-	return CS_OK;
+	*out = find_piece_or_label(src, id);
+	if (*out >= 0)
+		return CS_OK;
+	/* the nearest id or label, within 3 edits */
+	const char *near = NULL;
+	size_t best = 4;
+	for (size_t i = 0; i < src->npieces && best > 1; i++) {
+		const char *names[2] = { src->pieces[i].id, src->pieces[i].label };
+		for (int k = 0; k < 2; k++) {
+			size_t d = names[k] ? distance(id, names[k], best - 1) : best;
+			if (d < best) {
+				best = d;
+				near = names[k];
+			}
+		}
+	}
+	if (near)
+		return cs_error_set(err, CS_EUSAGE, "no %s \"%s\" in %s (did you mean %s?)", src->kind->id_key, id,
+				    src->path, near);
+	return cs_error_set(err, CS_EUSAGE, "no %s \"%s\" in %s", src->kind->id_key, id, src->path);
 }
 
 /* exclude ID, include ID */
