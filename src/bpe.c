@@ -2,6 +2,7 @@
 #include "bpe.h"
 
 #include "alloc.h"
+#include "base64.h"
 
 #include <limits.h>
 #include <stdbool.h>
@@ -90,44 +91,6 @@ uint32_t bpe_rank(const struct bpe_ranks *r, const unsigned char *s, size_t n)
 
 /* ---- parsing a .tiktoken file ---------------------------------------------- */
 
-static int b64_value(unsigned char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
-
-/* Decodes s[0..n) (standard alphabet, '=' padding) into out; the length, or
- * -1 when malformed. out has room for n bytes. */
-static long b64_decode(const char *s, size_t n, unsigned char *out)
-{
-	while (n > 0 && s[n - 1] == '=')
-		n--;
-	size_t o = 0;
-	uint32_t acc = 0;
-	int bits = 0;
-	for (size_t i = 0; i < n; i++) {
-		int v = b64_value((unsigned char)s[i]);
-		if (v < 0)
-			return -1;
-		acc = (acc << 6) | (uint32_t)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			out[o++] = (unsigned char)(acc >> bits);
-		}
-	}
-	return bits >= 6 ? -1 : (long)o;
-}
-
 /* Inserts the token bytes[off..off+len) with rank; a token already there
  * keeps its first rank. */
 static void insert(struct bpe_ranks *r, uint32_t off, uint32_t len, uint32_t rank)
@@ -168,7 +131,7 @@ static int parse_line(struct bpe_ranks *r, const char *s, size_t n, size_t *used
 	}
 	if (rank >= BPE_NO_RANK)
 		return bad_line(name, line, "a rank is not a number below 4294967295", err);
-	long len = b64_decode(s, (size_t)(sp - s), r->bytes + *used);
+	long len = base64_decode(s, (size_t)(sp - s), r->bytes + *used);
 	if (len <= 0)
 		return bad_line(name, line, "a token is not base64", err);
 	if (len > BPE_MAX_TOKEN || *used + (size_t)len >= BPE_MAX_BYTES)

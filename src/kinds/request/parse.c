@@ -4,6 +4,7 @@
 #include "request.h"
 
 #include "alloc.h"
+#include "base64.h"
 #include "emit.h"
 #include "source.h"
 #include "strbuf.h"
@@ -208,37 +209,6 @@ static struct req_unit *add_unit(struct walk *w, const cJSON *node, const char *
 
 /* ---- images: size from the first bytes of base64 data ------------------- */
 
-static int b64_value(char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	return c == '+' || c == '-' ? 62 : c == '/' || c == '_' ? 63 : -1;
-}
-
-/* Decodes up to cap bytes of base64 s into out; returns the count. */
-static size_t b64_decode(const char *s, unsigned char *out, size_t cap)
-{
-	size_t n = 0;
-	unsigned acc = 0;
-	int bits = 0;
-	for (; *s && n < cap; s++) {
-		int v = b64_value(*s);
-		if (v < 0)
-			continue;
-		acc = (acc << 6) | (unsigned)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			out[n++] = (unsigned char)(acc >> bits);
-		}
-	}
-	return n;
-}
-
 static bool jpeg_size(const unsigned char *b, size_t n, long *wd, long *ht)
 {
 	size_t i = 2;
@@ -261,7 +231,7 @@ static bool jpeg_size(const unsigned char *b, size_t n, long *wd, long *ht)
 static bool image_size(const char *b64, long *wd, long *ht)
 {
 	static unsigned char buf[65536];
-	size_t n = b64_decode(b64, buf, sizeof buf);
+	size_t n = base64_decode_prefix(b64, buf, sizeof buf);
 	if (n >= 24 && !memcmp(buf, "\x89PNG", 4)) {
 		*wd = (long)buf[16] << 24 | (long)buf[17] << 16 | (long)buf[18] << 8 | buf[19];
 		*ht = (long)buf[20] << 24 | (long)buf[21] << 16 | (long)buf[22] << 8 | buf[23];
