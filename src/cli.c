@@ -218,8 +218,6 @@ void cli_usage(struct strbuf *out)
 		"  --assembly FILE          with a ledger database (agents.db): the assembly block\n"
 		"                           the ledger does not store (system prompt, event, budget)\n"
 		"  --format F               report format: text, yaml or json\n"
-		"  --tokenizer NAME|PATH    report: exact counts (o200k_base, cl100k_base, a .tiktoken\n"
-		"                           file) beside the estimate; exit 3 when only the estimate fits\n"
 		"  --raw                    dump: the exact bytes (refused on a terminal without --force)\n"
 		"  --anyway                 dump: print the prompt even when the system would not send it\n"
 		"  --theme NAME|PATH        inspector colours\n"
