@@ -67,7 +67,8 @@ static void get_option(const struct source *src, const char *name, char *out, si
 	sb_fini(&sb);
 }
 
-/* Three items that cannot all fit 100 tokens: a (0.9, 60), b (0.8, 50), c (0.7, 30). */
+/* Three items that cannot all fit 100 tokens: a (0.9, 60), b (0.8, 50), c (0.7, 30);
+ * each fits its source's share (100%), so only pass 2 (the budget) decides. */
 static const char *greedy_snapshot =
 	"{ \"maxTokens\": 100, \"archetype\": \"coding\",\n"
 	"  \"strategy\": { \"recencyWeight\": 0, \"relevanceWeight\": 1, \"salientWeight\": 0,\n"
@@ -75,7 +76,7 @@ static const char *greedy_snapshot =
 	"  \"items\": [\n"
 	"    { \"id\": \"c\", \"type\": \"chunk\", \"content\": \"ccc\", \"tokens\": 30, \"scores\": { \"relevance\": 0.7 } },\n"
 	"    { \"id\": \"a\", \"type\": \"chunk\", \"content\": \"aaa\", \"tokens\": 60, \"scores\": { \"relevance\": 0.9 } },\n"
-	"    { \"id\": \"b\", \"type\": \"chunk\", \"content\": \"bbb\", \"tokens\": 50, \"scores\": { \"relevance\": 0.8 } }\n"
+	"    { \"id\": \"b\", \"type\": \"event\", \"content\": \"bbb\", \"tokens\": 50, \"scores\": { \"relevance\": 0.8 } }\n"
 	"  ] }\n";
 
 static void test_final_score_arithmetic(void **state)
@@ -121,8 +122,8 @@ static void test_greedy_skips_what_does_not_fit(void **state)
 	assert_string_equal(a.cutoff_text, "0.8");
 	assert_string_equal(fact(&a, "lowest included"), "0.7");
 	const char *s = result(src, &a, "b")->sentence;
-	assert_non_null(strstr(s, "over budget: needs 50 tokens, 40 left of 100"));
-	assert_non_null(strstr(s, "score 0.800"));
+	assert_string_equal(s, "dropped in pass 2 (selectWithinBudget, by final score): over budget: needs 50 tokens, "
+			       "40 left of 100; final score 0.800, which is the cutoff: every item scoring higher went in");
 	assert_true(a.flags & ASM_TRUNCATED);
 	/* sections list items in score order, not input order */
 	assert_string_equal(support_prompt(&a), "## Relevant Content\n\naaa\n\nccc");
@@ -149,30 +150,39 @@ static void test_greedy_skips_what_does_not_fit(void **state)
 static void test_allocation_caps(void **state)
 {
 	(void)state;
-	/* budget 100: semantic 40% = 40, recent 20% = 20; patterns take no share */
+	/* budget 100: semantic 40% = 40, recent 20% = 20; patterns take no share.
+	 * coding weights 0.3/0.5/0.2: k1 0.45, k2 0.40, k3 0.35, p1 0.30, e1 0.25. */
 	struct source *src = load_text(
 		"{ \"maxTokens\": 100, \"archetype\": \"coding\", \"items\": [\n"
 		"  { \"id\": \"k1\", \"type\": \"chunk\", \"content\": \"one\", \"tokens\": 30, \"scores\": { \"relevance\": 0.9 } },\n"
 		"  { \"id\": \"k2\", \"type\": \"chunk\", \"content\": \"two\", \"tokens\": 20, \"scores\": { \"relevance\": 0.8 } },\n"
 		"  { \"id\": \"k3\", \"type\": \"chunk\", \"content\": \"six\", \"tokens\": 10, \"scores\": { \"relevance\": 0.7 } },\n"
 		"  { \"id\": \"p1\", \"type\": \"pattern\", \"content\": \"pat\", \"tokens\": 45, \"scores\": { \"relevance\": 0.6 } },\n"
-		"  { \"id\": \"e1\", \"type\": \"event\", \"content\": \"evt\", \"tokens\": 21, \"scores\": { \"relevance\": 0.5 } } ] }\n");
+		"  { \"id\": \"e1\", \"type\": \"event\", \"content\": \"evt\", \"tokens\": 21,\n"
+		"    \"scores\": { \"relevance\": 0.5, \"salience\": 0 } } ] }\n");
 	struct assembly a;
 	support_assemble(src, &a);
+	/* pass 1: the semantic query keeps k1 (30), drops k2 (30 + 20 > 40), keeps k3 (40);
+	 * the recent query drops e1 (21 > 20). pass 2: k1, k3, p1 = 85 of 100. */
 	assert_int_equal(result(src, &a, "k1")->outcome, OUTCOME_WHOLE);
-	assert_int_equal(result(src, &a, "k2")->reason, REASON_OVER_ALLOCATION); /* 30 + 20 > 40 */
-	assert_int_equal(result(src, &a, "k3")->outcome, OUTCOME_WHOLE);       /* 30 + 10 = 40 */
-	assert_int_equal(result(src, &a, "p1")->outcome, OUTCOME_WHOLE);       /* no share: 85 of 100 */
-	assert_int_equal(result(src, &a, "e1")->reason, REASON_OVER_BUDGET);     /* 21 > 15 left (and > its 20 share) */
-	const char *s = result(src, &a, "k2")->sentence;
-	assert_non_null(strstr(s, "the semantic share (40% = 40 tokens) had 30 used and needs 20 more"));
-	assert_non_null(strstr(s, "which is the cutoff"));
-	assert_non_null(strstr(result(src, &a, "e1")->sentence, "its recent share was full too"));
-	assert_non_null(strstr(result(src, &a, "e1")->sentence, "cutoff 0.400"));
+	assert_int_equal(result(src, &a, "k2")->reason, REASON_OVER_ALLOCATION);
+	assert_int_equal(result(src, &a, "k3")->outcome, OUTCOME_WHOLE);
+	assert_int_equal(result(src, &a, "p1")->outcome, OUTCOME_WHOLE);
+	assert_int_equal(result(src, &a, "e1")->reason, REASON_OVER_ALLOCATION);
+	assert_int_equal(a.budget.used, 85);
+	assert_string_equal(result(src, &a, "k2")->sentence,
+			    "dropped in pass 1 (the semantic query, by relevance 0.800): over allocation: its share "
+			    "(40% = 40 tokens) had 30 kept and needs 20 more; final score 0.400, which is the cutoff: "
+			    "every item scoring higher went in");
+	assert_string_equal(result(src, &a, "e1")->sentence,
+			    "dropped in pass 1 (the recent query, by recency 0.000): over allocation: its share "
+			    "(20% = 20 tokens) had 0 kept and needs 21 more; final score 0.250, below the cutoff 0.400");
 	assert_string_equal(fact(&a, "cutoff score"), "0.4");
+	/* pass 2 dropped nothing: the seed's truncated (scored.length > selected.length) is false */
+	assert_false(a.flags & ASM_TRUNCATED);
 	asm_fini(&a);
 
-	/* the seed's own behaviour: allocations ignored */
+	/* --allocation-caps off skips pass 1 */
 	support_set(src, "allocation-caps", "off");
 	support_assemble(src, &a);
 	assert_int_equal(result(src, &a, "k2")->outcome, OUTCOME_WHOLE);
@@ -180,6 +190,7 @@ static void test_allocation_caps(void **state)
 	assert_int_equal(result(src, &a, "p1")->reason, REASON_OVER_BUDGET); /* 60 used, 45 > 40 left */
 	assert_int_equal(result(src, &a, "e1")->outcome, OUTCOME_WHOLE);
 	assert_int_equal(a.budget.used, 81);
+	assert_true(a.flags & ASM_TRUNCATED);
 	asm_fini(&a);
 
 	/* raising the semantic share lets k2 in with caps back on */
@@ -188,6 +199,51 @@ static void test_allocation_caps(void **state)
 	support_assemble(src, &a);
 	assert_int_equal(result(src, &a, "k2")->outcome, OUTCOME_WHOLE);
 	assert_int_equal(result(src, &a, "k3")->reason, REASON_OVER_ALLOCATION); /* 50 + 10 > 50 */
+	asm_fini(&a);
+	source_free(src);
+}
+
+/* Where the two pipelines part: two events compete for the recent share
+ * (20% of 100 = 20 tokens). fresh: recency 0.9, relevance 0.1, 15 tokens;
+ * apt: recency 0.5, relevance 0.9, 15 tokens. Final scores (coding
+ * 0.3/0.5/0.2, salience 0.5 by default for events): fresh 0.27 + 0.05 + 0.1
+ * = 0.42, apt 0.15 + 0.45 + 0.1 = 0.70. The seed's queryRecent ranks by
+ * recency and keeps fresh (15 of 20), drops apt (30 > 20); a single pass by
+ * final score would have kept apt instead. */
+static void test_two_passes_keep_what_the_seed_keeps(void **state)
+{
+	(void)state;
+	struct source *src = load_text(
+		"{ \"maxTokens\": 100, \"archetype\": \"coding\", \"items\": [\n"
+		"  { \"id\": \"apt\", \"type\": \"event\", \"content\": \"apt\", \"tokens\": 15,\n"
+		"    \"scores\": { \"recency\": 0.5, \"relevance\": 0.9 } },\n"
+		"  { \"id\": \"fresh\", \"type\": \"event\", \"content\": \"fresh\", \"tokens\": 15,\n"
+		"    \"scores\": { \"recency\": 0.9, \"relevance\": 0.1 } },\n"
+		"  { \"id\": \"k\", \"type\": \"chunk\", \"content\": \"chunk\", \"tokens\": 30,\n"
+		"    \"scores\": { \"relevance\": 0.6 } } ] }\n");
+	struct assembly a;
+	support_assemble(src, &a);
+	/* the expected selection, by hand: fresh and k; apt dropped in pass 1 */
+	assert_int_equal(result(src, &a, "fresh")->outcome, OUTCOME_WHOLE);
+	assert_int_equal(result(src, &a, "k")->outcome, OUTCOME_WHOLE);
+	assert_int_equal(result(src, &a, "apt")->outcome, OUTCOME_DROPPED);
+	assert_int_equal(result(src, &a, "apt")->reason, REASON_OVER_ALLOCATION);
+	assert_true(fabs(result(src, &a, "apt")->score - 0.70) < 1e-12);
+	assert_true(fabs(result(src, &a, "fresh")->score - 0.42) < 1e-12);
+	assert_string_equal(result(src, &a, "apt")->sentence,
+			    "dropped in pass 1 (the recent query, by recency 0.500): over allocation: its share "
+			    "(20% = 20 tokens) had 15 kept and needs 15 more; final score 0.700, which is the cutoff: "
+			    "every item scoring higher went in");
+	assert_int_equal(a.budget.used, 45);
+	assert_string_equal(support_prompt(&a), "## Recent Activity\n\nfresh\n\n## Relevant Content\n\nchunk");
+	assert_false(a.flags & ASM_TRUNCATED);
+	asm_fini(&a);
+
+	/* without pass 1, the higher final score wins */
+	support_set(src, "allocation-caps", "off");
+	support_assemble(src, &a);
+	assert_int_equal(result(src, &a, "apt")->outcome, OUTCOME_WHOLE);
+	assert_int_equal(result(src, &a, "fresh")->outcome, OUTCOME_WHOLE);
 	asm_fini(&a);
 	source_free(src);
 }
@@ -371,7 +427,8 @@ static void test_recorded_tokens_budget(void **state)
 	support_assemble(src, &a);
 	assert_int_equal(result(src, &a, "given")->outcome, OUTCOME_WHOLE);
 	assert_int_equal(result(src, &a, "given")->tokens, 3);
-	assert_int_equal(result(src, &a, "guessed")->reason, REASON_OVER_BUDGET); /* 3 estimated > 2 left */
+	/* 3 estimated > 2 left of the semantic query's share (100% of 5) */
+	assert_int_equal(result(src, &a, "guessed")->reason, REASON_OVER_ALLOCATION);
 	assert_int_equal(result(src, &a, "guessed")->original_tokens, 3);
 	asm_fini(&a);
 	source_free(src);
@@ -501,29 +558,37 @@ static void test_samples_cross_the_cutoff(void **state)
 	struct source *src = support_load("samples/memory/coding-session.json", NULL);
 	struct assembly a;
 	support_assemble(src, &a);
-	/* ev-094 (0.660) is in; ev-098 (0.645) hits the full recent share and sets the cutoff */
-	assert_int_equal(result(src, &a, "ev-094")->outcome, OUTCOME_WHOLE);
-	assert_int_equal(result(src, &a, "ev-098")->reason, REASON_OVER_ALLOCATION);
-	assert_string_equal(fact(&a, "cutoff score"), "0.645");
-	assert_int_equal(result(src, &a, "ev-087")->reason, REASON_OVER_BUDGET);
+	/* the recent query (112 tokens) keeps by recency ev-101, ev-099, ev-098 (64),
+	 * drops ev-094 (0.7: 64 + 59 > 112), keeps ev-087 (0.35: 104); ev-094's final
+	 * score 0.660 is the highest dropped: the cutoff */
+	assert_int_equal(result(src, &a, "ev-098")->outcome, OUTCOME_WHOLE);
+	assert_int_equal(result(src, &a, "ev-087")->outcome, OUTCOME_WHOLE);
+	assert_int_equal(result(src, &a, "ev-094")->reason, REASON_OVER_ALLOCATION);
+	assert_string_equal(fact(&a, "cutoff score"), "0.66");
 	asm_fini(&a);
-	/* weigh recency more and ev-098 crosses into the prompt */
+	/* weights move pass 2 only: the recent query still ranks by recency */
 	support_set(src, "weight", "recency=0.5,relevance=0.3");
 	support_assemble(src, &a);
-	assert_int_equal(result(src, &a, "ev-098")->outcome, OUTCOME_WHOLE);
+	assert_int_equal(result(src, &a, "ev-094")->reason, REASON_OVER_ALLOCATION);
+	asm_fini(&a);
+	/* a wider recent share (30% = 168) takes ev-094 in */
+	support_set(src, "allocation", "recent=30");
+	support_assemble(src, &a);
+	assert_int_equal(result(src, &a, "ev-094")->outcome, OUTCOME_WHOLE);
 	asm_fini(&a);
 	source_free(src);
 
 	src = support_load("samples/memory/research-session.json", NULL);
 	support_assemble(src, &a);
-	/* ch-h2o (0.812) is in; ch-streaming (0.790) is the cutoff */
-	assert_int_equal(result(src, &a, "ch-h2o")->outcome, OUTCOME_WHOLE);
-	assert_int_equal(result(src, &a, "ch-streaming")->reason, REASON_OVER_ALLOCATION);
-	assert_string_equal(fact(&a, "cutoff score"), "0.79");
+	/* the semantic query (250) keeps by relevance snapkv, h2o, streaming (241);
+	 * ch-our-notes (relevance 0.88, final 0.818) is left out: the cutoff */
+	assert_int_equal(result(src, &a, "ch-streaming")->outcome, OUTCOME_WHOLE);
+	assert_int_equal(result(src, &a, "ch-our-notes")->reason, REASON_OVER_ALLOCATION);
+	assert_string_equal(fact(&a, "cutoff score"), "0.818");
 	asm_fini(&a);
 	support_set(src, "allocation", "semantic=70,recent=0"); /* 308 of 350 */
 	support_assemble(src, &a);
-	assert_int_equal(result(src, &a, "ch-streaming")->outcome, OUTCOME_WHOLE);
+	assert_int_equal(result(src, &a, "ch-our-notes")->outcome, OUTCOME_WHOLE);
 	asm_fini(&a);
 	source_free(src);
 }
@@ -567,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_final_score_arithmetic),
 		cmocka_unit_test(test_greedy_skips_what_does_not_fit),
 		cmocka_unit_test(test_allocation_caps),
+		cmocka_unit_test(test_two_passes_keep_what_the_seed_keeps),
 		cmocka_unit_test(test_presets_and_overrides),
 		cmocka_unit_test(test_options_undo_and_refusals),
 		cmocka_unit_test(test_sections_and_breakpoints),
