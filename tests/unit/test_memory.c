@@ -552,6 +552,95 @@ static void test_raw_forms_use_the_seed_formatters(void **state)
 	assert_int_equal(err.line, 3);
 }
 
+/* The seed's defaults: an event's missing salience is 0.5; a missing
+ * recency is exp(-ageHours / 24), the age from the latest time when the
+ * snapshot gives no `now`. Given scores stay as given. */
+static void test_derived_scores(void **state)
+{
+	(void)state;
+	struct source *src = load_text(
+		"{ \"maxTokens\": 1000, \"archetype\": \"coding\", \"items\": [\n"
+		"  { \"id\": \"new\", \"type\": \"event\", \"content\": \"a\", \"timestamp\": \"2026-01-02T00:00:00Z\" },\n"
+		"  { \"id\": \"day\", \"type\": \"event\", \"content\": \"b\", \"timestamp\": 1767225600000 },\n"
+		"  { \"id\": \"half\", \"type\": \"chunk\", \"content\": \"c\", \"timestamp\": \"2026-01-01T12:00:00Z\" },\n"
+		"  { \"id\": \"given\", \"type\": \"event\", \"content\": \"d\", \"timestamp\": \"2026-01-01T00:00:00Z\",\n"
+		"    \"scores\": { \"recency\": 0.2, \"salience\": 0.9 } } ] }\n");
+	const struct memory *m = src->model;
+	/* now = 2026-01-02T00:00:00Z, the latest */
+	assert_true(m->items[0].scores[MW_RECENCY] == 1.0);
+	assert_true(m->items[0].scores[MW_SALIENCE] == 0.5);
+	assert_int_equal(m->items[0].derived, MEMORY_DERIVED_RECENCY | MEMORY_DERIVED_SALIENCE);
+	assert_true(fabs(m->items[1].scores[MW_RECENCY] - exp(-1.0)) < 1e-12);     /* 24 hours */
+	assert_true(fabs(m->items[2].scores[MW_RECENCY] - exp(-0.5)) < 1e-12);     /* 12 hours */
+	assert_true(m->items[2].scores[MW_SALIENCE] == 0);                         /* not an event */
+	assert_int_equal(m->items[2].derived, MEMORY_DERIVED_RECENCY);
+	assert_true(m->items[3].scores[MW_RECENCY] == 0.2 && m->items[3].scores[MW_SALIENCE] == 0.9);
+	assert_int_equal(m->items[3].derived, 0);
+	assert_string_equal(memory_kind.piece_note(src, support_piece(src, "day")),
+			    "derived: recency 0.368 = exp(-24.00 h / 24), its age from the latest time in the snapshot; "
+			    "salience 0.5 (the seed's default for events)");
+	assert_null(memory_kind.piece_note(src, support_piece(src, "given")));
+	struct assembly a;
+	support_assemble(src, &a);
+	/* coding: 1.0 * 0.3 + 0 + 0.5 * 0.2 */
+	assert_true(fabs(result(src, &a, "new")->score - 0.4) < 1e-12);
+	asm_fini(&a);
+	source_free(src);
+
+	/* `now` given: ages from it */
+	src = load_text("{ \"maxTokens\": 10, \"now\": \"2026-01-03T00:00:00Z\", \"items\": [\n"
+			"  { \"id\": \"x\", \"type\": \"chunk\", \"content\": \"a\", \"timestamp\": \"2026-01-02T00:00:00Z\" } ] }\n");
+	m = src->model;
+	assert_true(fabs(m->items[0].scores[MW_RECENCY] - exp(-1.0)) < 1e-12);
+	source_free(src);
+}
+
+/* The request's filters, applied before the queries: each removed item says
+ * which filter removed it; none of them counts as truncated. */
+static void test_filters(void **state)
+{
+	(void)state;
+	struct source *src = load_text(
+		"{ \"maxTokens\": 1000, \"archetype\": \"coding\",\n"
+		"  \"filters\": { \"since\": 1767225600000, \"eventTypes\": [\"file_read\"], \"entityTypes\": [\"file\"],\n"
+		"                \"exclude\": [\"k\"] }, \"items\": [\n"
+		"  { \"id\": \"old\", \"type\": \"event\", \"eventType\": \"file_read\", \"content\": \"a\",\n"
+		"    \"timestamp\": \"2026-01-01T00:00:00Z\" },\n"
+		"  { \"id\": \"read\", \"type\": \"event\", \"eventType\": \"file_read\", \"content\": \"b\",\n"
+		"    \"timestamp\": \"2026-01-01T00:00:01Z\" },\n"
+		"  { \"id\": \"untyped\", \"type\": \"event\", \"content\": \"c\" },\n"
+		"  { \"id\": \"fn\", \"type\": \"entity\", \"entity\": { \"type\": \"function\", \"name\": \"f\" } },\n"
+		"  { \"id\": \"file\", \"type\": \"entity\", \"entityType\": \"file\", \"content\": \"**file**: a.c\" },\n"
+		"  { \"id\": \"k\", \"type\": \"chunk\", \"content\": \"k\" } ] }\n");
+	struct assembly a;
+	support_assemble(src, &a);
+	assert_int_equal(result(src, &a, "old")->reason, REASON_FILTERED); /* at `since`, not after it */
+	assert_non_null(strstr(result(src, &a, "old")->sentence, "filters.since"));
+	assert_int_equal(result(src, &a, "read")->outcome, OUTCOME_WHOLE);
+	assert_int_equal(result(src, &a, "untyped")->reason, REASON_FILTERED);
+	assert_non_null(strstr(result(src, &a, "untyped")->sentence, "it has no event type"));
+	assert_int_equal(result(src, &a, "fn")->reason, REASON_FILTERED);
+	assert_non_null(strstr(result(src, &a, "fn")->sentence, "its type \"function\" is not one of file"));
+	assert_int_equal(result(src, &a, "file")->outcome, OUTCOME_WHOLE);
+	assert_int_equal(result(src, &a, "k")->reason, REASON_FILTERED);
+	assert_non_null(strstr(result(src, &a, "k")->sentence, "filters.exclude"));
+	assert_false(a.flags & ASM_TRUNCATED);
+	assert_string_equal(fact(&a, "filters"), "4 items removed before the queries");
+	asm_fini(&a);
+	source_free(src);
+
+	struct cs_error err;
+	assert_int_equal(load_text_error("{ \"maxTokens\": 1, \"filters\": {\n \"since\": \"yesterday\" }, \"items\": [] }", &err),
+			 CS_ETYPE);
+	assert_string_equal(err.path, "filters.since");
+	assert_int_equal(err.line, 2);
+	assert_int_equal(load_text_error("{ \"maxTokens\": 1, \"filters\": { \"eventTypes\": [1] }, \"items\": [] }", &err),
+			 CS_ETYPE);
+	assert_string_equal(err.path, "filters.eventTypes[0]");
+	assert_int_equal(load_text_error("{ \"maxTokens\": 1, \"now\": true, \"items\": [] }", &err), CS_ETYPE);
+	assert_string_equal(err.path, "now");
+}
+
 static void test_samples_cross_the_cutoff(void **state)
 {
 	(void)state;
@@ -640,6 +729,8 @@ int main(void)
 		cmocka_unit_test(test_loader_faults),
 		cmocka_unit_test(test_timestamps),
 		cmocka_unit_test(test_raw_forms_use_the_seed_formatters),
+		cmocka_unit_test(test_derived_scores),
+		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_samples_cross_the_cutoff),
 		cmocka_unit_test(test_out_of_memory_everywhere),
 	};
