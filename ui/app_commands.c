@@ -77,7 +77,11 @@ static void save_in_place(struct app *app, const char *as, bool named, unsigned 
 	write_notes(&res.write, notes, sizeof notes);
 	if (rc != CS_OK)
 		vm_status(vm, true, "not saved: %s: %s", err.file[0] ? err.file : path, err.message);
-	else if (!res.written)
+	else
+		vm_mark_saved(vm);
+	if (rc != CS_OK)
+		return;
+	if (!res.written)
 		vm_status(vm, false, "nothing to save: %s already holds these values", path);
 	else
 		vm_status(vm, false, "saved %s: %zu value%s changed, %zu entr%s removed%s", path, res.values,
@@ -108,6 +112,7 @@ static void save_whatif(struct app *app, const char *path, bool named, unsigned 
 			vm_status(vm, true, "not saved: %s: %s", path, err.message);
 	} else {
 		write_notes(&res, notes, sizeof notes);
+		vm_mark_saved(vm);
 		vm_status(vm, false, "wrote %zu edit%s to %s%s; reapply with: ctxscope %s --edits %s", n,
 			  n == 1 ? "" : "s", path, notes, vm->session.src->path, path);
 	}
@@ -291,7 +296,11 @@ static unsigned run_command(struct app *app, const char *line)
 	case CMD_EXPORT: do_export(app, cmd.arg, cmd.format, 0); break;
 	case CMD_UNDO: vm_undo(vm, &err); break;
 	case CMD_REDO: vm_redo(vm, &err); break;
-	case CMD_QUIT: vm_status(vm, false, "quit"); return VIEW_QUIT;
+	case CMD_QUIT:
+		if (!app_quit(app, false))
+			return VIEW_REDRAW;
+		vm_status(vm, false, "quit");
+		return VIEW_QUIT;
 	default: break;
 	}
 	return VIEW_REDRAW;

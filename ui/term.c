@@ -158,12 +158,58 @@ static int map_key(int ch)
 	}
 }
 
+/* A terminal the inspector can draw on: one that moves the cursor. A dumb
+ * one (TERM=dumb, an editor's shell buffer) is refused as an unset TERM is,
+ * before anything is written to it. */
+static int refuse_terminal(const char *why, struct cs_error *err)
+{
+	const char *t = getenv("TERM");
+	return cs_error_set(err, CS_EUSAGE,
+			    "%s (TERM=%s); set TERM (e.g. xterm-256color), or use `ctxscope report FILE` "
+			    "or `--screen WxH`",
+			    why, t ? t : "");
+}
+
+static bool cursor_moves(void)
+{
+	const char *cup = tigetstr("cup");
+	return cup && cup != (const char *)-1 && *cup;
+}
+
+/* Ctrl-Z (a key in raw mode): gives the terminal back, stops as a shell's
+ * job does, and on `fg` takes the terminal again and redraws it all. */
+static void term_suspend(void)
+{
+	struct sigaction dfl, old;
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	def_prog_mode();
+	endwin();
+	term_active = 0;
+	sigaction(SIGTSTP, &dfl, &old);
+	raise(SIGTSTP);
+	/* continued */
+	sigaction(SIGTSTP, &old, NULL);
+	term_active = 1;
+	reset_prog_mode();
+	clearok(curscr, TRUE);
+	refresh();
+}
+
 int term_run(struct app *app, struct cs_error *err)
 {
+	const char *t = getenv("TERM");
+	if (!t || !*t || strcmp(t, "dumb") == 0)
+		return refuse_terminal("the inspector needs a terminal that moves the cursor", err);
 	SCREEN *scr = newterm(NULL, stdout, stdin);
 	if (!scr)
-		return cs_error_set(err, CS_EIO, "cannot set up the terminal (TERM=%s)",
-				    getenv("TERM") ? getenv("TERM") : "");
+		return refuse_terminal("cannot set up the terminal", err);
+	if (!cursor_moves()) {
+		endwin();
+		delscreen(scr);
+		return refuse_terminal("the inspector needs a terminal that moves the cursor", err);
+	}
 	term_active = 1;
 	atexit(term_restore);
 	term_install_handlers();
@@ -207,6 +253,12 @@ int term_run(struct app *app, struct cs_error *err)
 			else if (!(ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED)))
 				continue;
 			app_mouse(app, ev.y, ev.x, what);
+			continue;
+		}
+		if (ch == 26) { /* Ctrl-Z */
+			term_suspend();
+			getmaxyx(stdscr, h, w);
+			app_layout(app, w, h);
 			continue;
 		}
 		if (ch == KEY_RESIZE) {

@@ -138,7 +138,7 @@ static unsigned list_key(struct app *app, int key, int act)
 	case ACT_SHOW_DROPPED: vm_toggle_dropped(vm); break;
 	case ACT_LAYERS: vm_cycle_grouping(vm); break;
 	case ACT_HELP: app_view_push(app, &view_help); break;
-	case ACT_QUIT: return VIEW_HANDLED | VIEW_QUIT;
+	case ACT_QUIT: return app_quit(app, false) ? VIEW_HANDLED | VIEW_QUIT : done;
 	case ACT_SETTINGS: app_toggle_panel(app); break;
 	case ACT_SEARCH: app_input_start(app, INPUT_SEARCH, NULL); break;
 	case ACT_SEARCH_NEXT:
