@@ -97,7 +97,7 @@ static const struct setting memory_settings[] = {
 			    .help = "a source's share in percent: recent, semantic, entities, relations (or a list)",
 			    SETTING_FIELD(SETTING_IN_MODEL, struct memory, cur.allocation) },
 	[MS_CAPS] = { .name = "allocation-caps", .type = SETTING_BOOL, .words = on_off, .arg = "on|off", .def = "on",
-		      .help = "off: the seed's uncapped greedy selection, allocations ignored",
+		      .help = "off: the memory framework's uncapped greedy selection, allocations ignored",
 		      SETTING_FIELD(SETTING_IN_MODEL, struct memory, caps) },
 	{ .name = NULL },
 };
