@@ -306,6 +306,18 @@ static unsigned run_command(struct app *app, const char *line)
 	return VIEW_REDRAW;
 }
 
+/* A pattern that would not compile (or run): the line opens again holding
+ * it, pcre2's message and position above it, to be fixed rather than typed
+ * again. */
+static void reopen_pattern(struct app *app)
+{
+	char pattern[APP_PROMPT_MAX + 1], said[APP_PROMPT_MAX + 1];
+	snprintf(pattern, sizeof pattern, "%s", app->prompt);
+	snprintf(said, sizeof said, "%s", sb_str(&app->vm.status));
+	app_input_start(app, app->input, pattern);
+	vm_status(&app->vm, true, "%s; fix it, Enter; Esc cancels", said);
+}
+
 /* Acts on the accepted input line; returns enum view_result flags (a :q). */
 unsigned app_input_accept(struct app *app)
 {
@@ -315,8 +327,11 @@ unsigned app_input_accept(struct app *app)
 	const char *text = app->prompt;
 	switch (app->input) {
 	case INPUT_BUDGET: vm_set_budget(vm, text, &err); break;
-	case INPUT_SEARCH: vm_search(vm, text, &err); break;
-	case INPUT_FILTER: vm_set_filter(vm, text, &err); break;
+	case INPUT_SEARCH:
+	case INPUT_FILTER:
+		if ((app->input == INPUT_SEARCH ? vm_search(vm, text, &err) : vm_set_filter(vm, text, &err)) == CS_EUSAGE)
+			reopen_pattern(app);
+		break;
 	case INPUT_COMMAND: return run_command(app, text);
 	case INPUT_SAVE_AS: save_in_place(app, text, !is_default_name(app, text, ".new"), 0); break;
 	case INPUT_WHATIF: save_whatif(app, text, !is_default_name(app, text, ".edits.json"), 0); break;

@@ -62,13 +62,31 @@ static attr_t theme_attrs(unsigned a)
 	return r;
 }
 
+/* A colour the terminal lacks, as the nearest it has: a bright one as the
+ * plain one; a 256-colour cube entry by its strong components; a grey as
+ * black or white (never the terminal's default, which may be the very
+ * colour of the text on it). */
 static int fold_color(int c)
 {
 	if (c < 0 || c < COLORS)
 		return c;
 	if (c < 16)
-		return c % 8; /* bright on an 8-colour terminal: the plain one */
-	return -1;        /* a 256-colour index the terminal lacks: its default */
+		return c % 8;
+	if (c >= 232)
+		return c >= 250 ? COLOR_WHITE : COLOR_BLACK;
+	int k = c - 16, r = k / 36, g = k / 6 % 6, b = k % 6;
+	return (r >= 3 ? COLOR_RED : 0) | (g >= 3 ? COLOR_GREEN : 0) | (b >= 3 ? COLOR_BLUE : 0);
+}
+
+/* fg on bg once folded: text the same colour as its ground gets the other
+ * of black and white. */
+static void fold_pair(int fg, int bg, short *f, short *b)
+{
+	int ff = fold_color(fg), fb = fold_color(bg);
+	if (ff == fb && ff >= 0 && fg != bg)
+		ff = fb == COLOR_WHITE ? COLOR_BLACK : COLOR_WHITE;
+	*f = (short)ff;
+	*b = (short)fb;
 }
 
 static void setup_colors(struct app *app, struct curses_ctx *cc)
@@ -78,7 +96,9 @@ static void setup_colors(struct app *app, struct curses_ctx *cc)
 		use_default_colors();
 		for (int r = 0; r < ROLE_COUNT && r + 1 < COLOR_PAIRS; r++) {
 			const struct theme_style *s = &app->theme.styles[r];
-			init_pair((short)(r + 1), (short)fold_color(s->fg), (short)fold_color(s->bg));
+			short f, b;
+			fold_pair(s->fg, s->bg, &f, &b);
+			init_pair((short)(r + 1), f, b);
 		}
 	} else {
 		cc->color = false;
