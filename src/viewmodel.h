@@ -114,6 +114,9 @@ struct vm_session {
 	unsigned generation;       /* bumped at every re-assembly */
 	unsigned changes;          /* bumped whenever the assembly, the baseline or the cache
 	                              analysis was redone (what a diff against the baseline shows) */
+	unsigned edits;            /* the edits made: one more at every edit and redo, one less at an undo */
+	unsigned saved_edits;      /* `edits` when they were last saved (a file or a what-if file);
+	                              UINT_MAX once no undo or redo can come back to it */
 };
 
 struct vm {
@@ -206,6 +209,11 @@ struct vm_change {
 int vm_change(struct vm *vm, enum vm_step step, const struct edit *e, struct vm_change *out, struct cs_error *err);
 /* vm_change(VM_STEP_EDIT, e); every edit below goes through it. */
 int vm_apply(struct vm *vm, struct edit *e, struct cs_error *err);
+/* True when edits were made (or undone) since the last save: quitting
+ * would lose them. */
+bool vm_unsaved(const struct vm *vm);
+/* The edits as they stand are saved (in the file or a what-if file). */
+void vm_mark_saved(struct vm *vm);
 /* u / Ctrl-r: vm_change(VM_STEP_UNDO / VM_STEP_REDO). */
 int vm_undo(struct vm *vm, struct cs_error *err);
 int vm_redo(struct vm *vm, struct cs_error *err);
