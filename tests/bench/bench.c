@@ -243,6 +243,31 @@ static void child_nothing(const struct input *in, const struct options *opt, str
 	out->ok = 1;
 }
 
+/* JSON Lines (request logs, Claude Code sessions): cJSON_Parse of each
+ * line, every tree kept (chained through a root object's `next`). */
+static void child_cjson_lines(const char *data, size_t len, double t0, struct child_result *out)
+{
+	cJSON *head = NULL;
+	out->ok = 1;
+	for (size_t at = 0; at < len;) {
+		const char *nl = memchr(data + at, '\n', len - at);
+		size_t end = nl ? (size_t)(nl - data) : len;
+		if (end > at) {
+			cJSON *root = cJSON_ParseWithLength(data + at, end - at);
+			if (!root) {
+				out->ok = 0;
+				snprintf(out->note, sizeof out->note, "cJSON_Parse failed on a line");
+				break;
+			}
+			root->next = head;
+			head = root;
+		}
+		at = end + 1;
+	}
+	out->seconds = now_seconds() - t0;
+	out->input_bytes = (double)len;
+}
+
 /* The anchor for JSON: read the bytes, cJSON_Parse them (the tree kept, as a
  * plain cJSON loader would). */
 static void child_cjson(const struct input *in, const struct options *opt, struct child_result *out)
@@ -254,6 +279,11 @@ static void child_cjson(const struct input *in, const struct options *opt, struc
 	double t0 = now_seconds();
 	if (file_read(in->path, 0, &data, &len, NULL, &err) != CS_OK) {
 		snprintf(out->note, sizeof out->note, "%.150s", err.message);
+		return;
+	}
+	size_t plen = strlen(in->path);
+	if (plen > 6 && strcmp(in->path + plen - 6, ".jsonl") == 0) {
+		child_cjson_lines(data, len, t0, out);
 		return;
 	}
 	cJSON *root = cJSON_ParseWithLength(data, len);
