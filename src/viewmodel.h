@@ -72,6 +72,8 @@ struct vm_cache {
 	long cached_tokens;  /* tokens read from the cache (an.now.read) */
 	long rewrite_tokens; /* total_tokens - cached_tokens: sent again, written or uncached */
 	bool identical;      /* the whole prompt equals the baseline's */
+	long *exact_off;     /* owned: exact tokens before each block when the analysis is in
+	                        exact counts (an.exact); NULL otherwise */
 };
 
 
@@ -164,6 +166,7 @@ struct vm {
 		bool over;             /* the estimate fits the usable budget, the exact count does not */
 		unsigned generation;   /* of the assembly it counted */
 		struct exact_live live; /* per block, piece and layer; counts remembered by text */
+		struct exact_live base_live; /* the baseline's, for a profile priced in exact tokens */
 		char setting[256];     /* the tokenizer setting tok was opened for ("" auto, "off") */
 		char initial[256];     /* the one vm_set_tokenizer gave (--tokenizer): a reload's too */
 	} exact;

@@ -32,7 +32,8 @@ static int open_for_setting(struct vm *vm, const char *setting, struct cs_error 
 	}
 	if (rc != CS_OK)
 		return rc;
-	exact_live_fini(&vm->exact.live); /* remembered by another tokenizer */
+	exact_live_fini(&vm->exact.base_live); /* remembered by another tokenizer; it borrows live's memo */
+	exact_live_fini(&vm->exact.live);
 	tokenizer_close(vm->exact.tok);
 	vm->exact.tok = t;
 	vm->exact.total = -1;
@@ -49,7 +50,9 @@ int vm_set_tokenizer(struct vm *vm, const char *name, struct cs_error *err)
 		return rc;
 	snprintf(src->settings.tokenizer, sizeof src->settings.tokenizer, "%s", vm->exact.setting);
 	snprintf(vm->exact.initial, sizeof vm->exact.initial, "%s", vm->exact.setting);
-	return vm_count_exact(vm) ? CS_OK : cs_error_nomem(err);
+	/* everything again: a profile may price in exact counts */
+	const struct vm_row *sel = vm_selected(vm);
+	return vm_refresh_all(vm, sel ? sel->piece : -1, sel ? sel->block : -1) ? CS_OK : cs_error_nomem(err);
 }
 
 bool vm_count_exact(struct vm *vm)
@@ -73,6 +76,20 @@ bool vm_count_exact(struct vm *vm)
 	vm->exact.over = rc == CS_OK && vm->exact.live.over;
 	vm->exact.generation = vm->session.generation;
 	return rc != CS_ENOMEM;
+}
+
+bool vm_exact_measure(struct vm *vm, struct cache_measure *m)
+{
+	if (!vm->exact.tok || vm->exact.total < 0 || vm->exact.live.nblocks != vm->session.cur.nblocks)
+		return false;
+	struct cs_error err;
+	cs_error_clear(&err);
+	exact_live_share(&vm->exact.base_live, &vm->exact.live);
+	if (exact_live_count(&vm->exact.base_live, vm->exact.tok, &vm->session.base, &err) != CS_OK)
+		return false;
+	*m = (struct cache_measure){ vm->exact.live.block_tokens, vm->exact.base_live.block_tokens, vm->exact.total,
+				     vm->exact.base_live.total };
+	return true;
 }
 
 long vm_piece_exact(struct vm *vm, long piece)
