@@ -12,6 +12,7 @@
 
 #include "alloc.h"
 #include "cache.h"
+#include "config.h"
 #include "edit.h"
 #include "exact.h"
 #include "strbuf.h"
@@ -244,6 +245,16 @@ static void test_cache_in_exact_tokens(void **state)
 			openai = &profiles[i];
 	}
 	assert_non_null(openai);
+	/* a profile of the user's file based on openai prices as it does */
+	struct cache_config cfg;
+	cache_config_init(&cfg);
+	struct cs_error cerr;
+	cs_error_clear(&cerr);
+	const char *yml = "profiles:\n  gateway:\n    based_on: openai\n    min_prefix: 512\n  other:\n    unit: 64\n";
+	assert_int_equal(cache_config_parse(&cfg, yml, strlen(yml), &cerr), CS_OK);
+	assert_true(cache_config_profile(&cfg, "gateway")->exact);
+	assert_false(cache_config_profile(&cfg, "other")->exact);
+	cache_config_fini(&cfg);
 	struct tokenizer *t = open_or_fail("o200k_base");
 	struct source *src = support_load("tests/fixtures/tokenizer/uuids/working-set.yml", NULL);
 	struct assembly a;
