@@ -287,6 +287,46 @@ static void test_cache_in_exact_tokens(void **state)
 	tokenizer_close(t);
 }
 
+/* Out of memory at every allocation of a count, then of a recount: the
+ * error says so, the figures are -1, nothing leaks, and a later count with
+ * memory is right again. */
+static void test_out_of_memory(void **state)
+{
+	(void)state;
+	struct tokenizer *t = open_or_fail("cl100k_base");
+	struct source *src = support_load("samples/manifest/bugfix/working-set.yml", NULL);
+	struct assembly a;
+	support_assemble(src, &a);
+	struct exact_counts want;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(exact_count(&want, t, &a, &err), CS_OK);
+	bool done = false;
+	for (long nth = 1; !done && nth < 400; nth++) {
+		struct exact_live L = { 0 };
+		cs_error_clear(&err);
+		cs_alloc_fail_from(nth);
+		int rc = exact_live_count(&L, t, &a, &err);
+		if (rc == CS_OK) /* a recount after the first: the memo grows */
+			rc = exact_live_count(&L, t, &a, &err);
+		cs_alloc_fail_from(0);
+		if (rc == CS_OK) {
+			done = true;
+		} else {
+			assert_int_equal(rc, CS_ENOMEM);
+			assert_int_equal(L.total, -1);
+		}
+		assert_int_equal(exact_live_count(&L, t, &a, &err), CS_OK);
+		assert_int_equal(L.total, want.total);
+		exact_live_fini(&L);
+	}
+	assert_true(done);
+	exact_fini(&want);
+	asm_fini(&a);
+	source_free(src);
+	tokenizer_close(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_recount_after_edits),
 		cmocka_unit_test(test_text_remembered),
 		cmocka_unit_test(test_cache_in_exact_tokens),
+		cmocka_unit_test(test_out_of_memory),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
