@@ -129,6 +129,10 @@ static void piece_numbers(struct vm *vm, long piece)
 	}
 	if (!isnan(r->score))
 		detail_printf(vm, ROLE_DETAIL, "score %.4f", r->score);
+	const char *note = vm->session.src->kind->piece_note ? vm->session.src->kind->piece_note(vm->session.src, piece)
+							    : NULL;
+	if (note)
+		detail_printf(vm, ROLE_DETAIL, "%s", note); /* a companion hint, a derived score */
 	if (r->outcome != OUTCOME_WHOLE) {
 		const char *why = r->sentence ? r->sentence : reason_sentence(r->reason);
 		detail_printf(vm, r->outcome == OUTCOME_DROPPED ? ROLE_DROPPED : ROLE_TRUNCATED, "why: %s", why);
