@@ -80,6 +80,8 @@ static bool edit_key(struct app *app, int act, struct cs_error *err)
 	case ACT_BASELINE: vm_pin_baseline(vm, err); break;
 	case ACT_PROFILE: vm_cycle_profile(vm, err); break;
 	case ACT_BREAKPOINT: breakpoint(app, err); break;
+	case ACT_SEQ_PREV:
+	case ACT_SEQ_NEXT: vm_step_sequence(vm, act == ACT_SEQ_PREV ? -1 : 1, err); break;
 	case ACT_UNDO: vm_undo(vm, err); break;
 	case ACT_RELOAD: app_reload(app, false); break;
 	case ACT_REDO: vm_redo(vm, err); break;
@@ -98,6 +100,8 @@ bool app_action_offered(const struct app *app, int act)
 	case ACT_GLOBAL_STRATEGY: return edit_kind_takes(k, EDIT_STRATEGY);
 	case ACT_SETTINGS: return panel_count(app) > 0;
 	case ACT_TIMELINE: return k->timeline != NULL;
+	case ACT_SEQ_PREV:
+	case ACT_SEQ_NEXT: return k->sequence != NULL;
 	default: return true;
 	}
 }
