@@ -148,6 +148,8 @@ void edit_describe(const struct source *src, const struct edit *e, bool reverted
 		break;
 	case EDIT_PRIORITY:
 		sb_printf(out, "priority of %s %.2f -> %.2f", id, from, to);
+		if (to < 0 || to > 1) /* as loading warns of such a priority in the file */
+			sb_puts(out, " (WARNING: outside 0..1; kept as given, for ordering)");
 		break;
 	case EDIT_PIECE_STRATEGY:
 		sb_printf(out, "strategy of %s %s -> %s", id, strategy_name((int)from), strategy_name((int)to));

@@ -126,6 +126,7 @@ struct vm {
 	/* -- the list (viewmodel.c) -- */
 	size_t ndropped, ntruncated; /* pieces, of the current assembly */
 	long max_block_tokens;       /* the largest block's budgeted tokens (row bars scale to it) */
+	bool *moved;                 /* owned: per piece, moved against the baseline (diff.h); may be NULL */
 	struct vm_row *rows;       /* owned */
 	size_t nrows, cap_rows;
 	size_t cursor;             /* index into rows */

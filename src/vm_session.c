@@ -184,7 +184,10 @@ void vm_mark_saved(struct vm *vm)
 
 int vm_apply(struct vm *vm, struct edit *e, struct cs_error *err)
 {
-	return vm_change(vm, VM_STEP_EDIT, e, NULL, err);
+	int rc = vm_change(vm, VM_STEP_EDIT, e, NULL, err);
+	if (rc == CS_OK && e->type == EDIT_PRIORITY && (e->value < 0 || e->value > 1))
+		vm->status_error = true; /* the sentence warns: outside 0..1 */
+	return rc;
 }
 
 int vm_undo(struct vm *vm, struct cs_error *err)
