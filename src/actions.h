@@ -81,6 +81,7 @@ enum cs_key {
 	CSK_ESC,
 	CSK_BACKSPACE,
 	CSK_SPACE = ' ',
+	CSK_CTRL_C = 3,  /* quit (raw mode: a key, not a signal) */
 	CSK_CTRL_R = 18, /* redo */
 	CSK_CTRL_U = 21, /* the input line: erase it */
 };

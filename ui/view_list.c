@@ -142,7 +142,7 @@ static unsigned list_key(struct app *app, int key, int act)
 	case ACT_SHOW_DROPPED: vm_toggle_dropped(vm); break;
 	case ACT_LAYERS: vm_cycle_grouping(vm); break;
 	case ACT_HELP: app_view_push(app, &view_help); break;
-	case ACT_QUIT: return VIEW_HANDLED | VIEW_QUIT;
+	case ACT_QUIT: return app_quit(app, false) ? VIEW_HANDLED | VIEW_QUIT : done;
 	case ACT_SETTINGS: app_toggle_panel(app); break;
 	case ACT_SEARCH: app_input_start(app, INPUT_SEARCH, NULL); break;
 	case ACT_SEARCH_NEXT:
@@ -175,6 +175,15 @@ static unsigned list_mouse(struct app *app, int y, int x, int ev)
 {
 	struct vm *vm = &app->vm;
 	const struct app_layout *L = &app->layout;
+	bool over_detail = L->detail_shown && x >= L->detail_x && y >= L->detail_y && y < L->detail_y + L->detail_h;
+	if ((ev == APP_MOUSE_WHEEL_UP || ev == APP_MOUSE_WHEEL_DOWN) && over_detail) {
+		/* the wheel over the detail scrolls it (down while there is more) */
+		if (ev == APP_MOUSE_WHEEL_UP)
+			vm->detail_scroll = vm->detail_scroll > 3 ? vm->detail_scroll - 3 : 0;
+		else if (app->detail_more)
+			vm->detail_scroll += 3;
+		return VIEW_HANDLED | VIEW_REDRAW;
+	}
 	if (ev == APP_MOUSE_WHEEL_UP || ev == APP_MOUSE_WHEEL_DOWN) {
 		vm_move(vm, ev == APP_MOUSE_WHEEL_UP ? -3 : 3);
 		return VIEW_HANDLED | VIEW_RELAYOUT;
@@ -188,7 +197,7 @@ static unsigned list_mouse(struct app *app, int y, int x, int ev)
 		vm->cursor = (size_t)i;
 		vm->detail_scroll = 0;
 		vm->focus = VM_FOCUS_LIST;
-	} else if (L->detail_shown && x >= L->detail_x && y >= L->detail_y && y < L->detail_y + L->detail_h) {
+	} else if (over_detail) {
 		vm->focus = VM_FOCUS_DETAIL;
 	}
 	return VIEW_HANDLED | VIEW_REDRAW;
