@@ -283,10 +283,18 @@ void cli_usage(struct strbuf *out)
 		"edits (the same the inspector makes):\n");
 	setting_help_lines(setting_common, out);
 	for (size_t k = 0; kind_table[k]; k++) {
-		if (!kind_table[k]->settings || !kind_table[k]->settings->name)
+		const struct setting *list = kind_table[k]->settings;
+		bool shown = false; /* kinds sharing one table list it once, under all their names */
+		for (size_t j = 0; j < k; j++)
+			shown |= kind_table[j]->settings == list;
+		if (!list || !list->name || shown)
 			continue;
-		sb_printf(out, "\n%s settings:\n", kind_table[k]->title);
-		setting_help_lines(kind_table[k]->settings, out);
+		sb_putc(out, '\n');
+		for (size_t j = k, n = 0; kind_table[j]; j++)
+			if (kind_table[j]->settings == list)
+				sb_printf(out, "%s%s", n++ ? ", " : "", kind_table[j]->title);
+		sb_puts(out, " settings:\n");
+		setting_help_lines(list, out);
 	}
 	sb_puts(out,
 		"\n"

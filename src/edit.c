@@ -122,12 +122,14 @@ int edit_apply(struct source *src, struct edit *e, struct cs_error *err)
 		snprintf(e->before_text, sizeof e->before_text, "%s", sb_str(&old));
 		sb_fini(&old);
 	}
-	return set_value(src, e, e->value, e->text, err);
+	int rc = set_value(src, e, e->value, e->text, err);
+	return rc == CS_OK && src->kind->edited ? src->kind->edited(src, err) : rc;
 }
 
 int edit_revert(struct source *src, const struct edit *e, struct cs_error *err)
 {
-	return set_value(src, e, e->before, e->before_text, err);
+	int rc = set_value(src, e, e->before, e->before_text, err);
+	return rc == CS_OK && src->kind->edited ? src->kind->edited(src, err) : rc;
 }
 
 static void budget_text(struct strbuf *out, double v)

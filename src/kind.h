@@ -131,6 +131,14 @@ struct kind_ops {
 	 * text for the inspector's timeline view (i); text_flags as utf8.h's
 	 * sanitizer takes them. CS_OK or the error. */
 	int (*timeline)(const struct source *src, unsigned text_flags, struct strbuf *out, struct cs_error *err);
+	/* Optional: called after every edit (edit.h) and its revert, for what
+	 * the kind derives from the pieces' state (a request log's cache
+	 * predictions, which follow exclusions). CS_OK or the error. */
+	int (*edited)(struct source *src, struct cs_error *err);
+	/* Optional: a clause on what the edits did beyond the prompt shown (a
+	 * request log: the cache over the whole log), appended to the status
+	 * after every edit; nothing appended when none. */
+	void (*edit_effect)(const struct source *src, struct strbuf *out);
 	/* Optional: the sequence the input holds ([ ] step through it). */
 	const struct kind_sequence *sequence;
 };

@@ -8,6 +8,7 @@
 #include "viewmodel_priv.h"
 
 #include "alloc.h"
+#include "kind.h"
 
 #include <limits.h>
 #include <string.h>
@@ -70,6 +71,14 @@ static void describe(struct vm *vm, const char *said, const struct vm_change *c)
 		sb_thousands(s, c->used_before);
 		sb_puts(s, " -> ");
 		sb_thousands(s, c->used_after);
+	}
+	const struct kind_ops *k = vm->session.src->kind;
+	if (k->edit_effect) { /* "; log: read 4,200 (was 0), ..." */
+		struct strbuf more = STRBUF_INIT;
+		k->edit_effect(vm->session.src, &more);
+		if (more.len && !more.failed)
+			sb_printf(s, "; %s", sb_str(&more));
+		sb_fini(&more);
 	}
 	vm_say_cache(vm, c);
 }
