@@ -17,7 +17,9 @@
  * test checks that the man page has an entry for each. */
 #define FLAG_OWN_PARSE ((size_t)-1)
 
-enum flag_group { FLAG_GENERAL, FLAG_CACHE };
+/* FLAG_SETTING: parsed here (it wins over the setting of that name), listed
+ * in --help and the man page from the setting's entry (setting.h). */
+enum flag_group { FLAG_GENERAL, FLAG_CACHE, FLAG_SETTING };
 
 static const struct cli_flag {
 	const char *name;
@@ -33,9 +35,7 @@ static const struct cli_flag {
 	  "with a ledger database (agents.db): the assembly block\n"
 	  "the ledger does not store (system prompt, event, budget)", FLAG_GENERAL },
 	{ "format", FLAG_OWN_PARSE, true, CLI_UI, "F", "report format: text, yaml or json", FLAG_GENERAL },
-	{ "tokenizer", offsetof(struct cli, tokenizer), true, CLI_UI, "NAME|PATH",
-	  "report: exact counts (o200k_base, cl100k_base, a .tiktoken\n"
-	  "file) beside the estimate; exit 3 when only the estimate fits", FLAG_GENERAL },
+	{ "tokenizer", offsetof(struct cli, tokenizer), true, CLI_UI, "NAME|PATH", NULL, FLAG_SETTING },
 	{ "raw", offsetof(struct cli, raw), false, CLI_UI, NULL,
 	  "dump: the exact bytes (refused on a terminal without --force)", FLAG_GENERAL },
 	{ "force", offsetof(struct cli, force), false, CLI_UI, NULL,

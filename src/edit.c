@@ -82,7 +82,7 @@ static int set_value(struct source *src, const struct edit *e, double v, const c
 		return CS_OK;
 	}
 	case EDIT_OPTION: {
-		const struct setting *s = setting_of_kind(src, e->option);
+		const struct setting *s = setting_find(src, e->option);
 		if (!s)
 			return cs_error_set(err, CS_EUSAGE, "a %s has no setting \"%s\"", src->kind->title, e->option);
 		return setting_set(src, s, text, err);
@@ -110,7 +110,7 @@ int edit_apply(struct source *src, struct edit *e, struct cs_error *err)
 {
 	e->before = current(src, e);
 	if (e->type == EDIT_OPTION) {
-		const struct setting *s = setting_of_kind(src, e->option);
+		const struct setting *s = setting_find(src, e->option);
 		if (!s)
 			return cs_error_set(err, CS_EUSAGE, "a %s has no setting \"%s\"", src->kind->title, e->option);
 		struct strbuf old = STRBUF_INIT;

@@ -226,9 +226,9 @@ bool vm_refresh_all(struct vm *vm, long keep_piece, long keep_block)
 {
 	vm->prompt.built = false; /* the prompt view's markers follow the cache */
 	vm->session.changes++;
-	bool ok = vm_compute_cache(vm);
+	bool ok = vm_count_exact(vm); /* first: a profile may price in exact counts */
+	ok = vm_compute_cache(vm) && ok;
 	ok = vm_summarize(vm) && ok;
-	ok = vm_count_exact(vm) && ok;
 	cs_free(vm->moved);
 	vm->moved = diff_moved(&vm->session.base, &vm->session.cur); /* NULL: no `*` for moves */
 	ok = vm_rebuild_rows(vm, keep_piece, keep_block) && ok;
@@ -277,10 +277,12 @@ void vm_fini(struct vm *vm)
 	}
 	source_free(vm->session.src);
 	source_free(vm->session.base_src);
+	exact_live_fini(&vm->exact.base_live);
 	exact_live_fini(&vm->exact.live);
 	tokenizer_close(vm->exact.tok);
 	cs_free(vm->session.base_piece);
 	cache_analysis_fini(&vm->cache.an);
+	cs_free(vm->cache.exact_off);
 	cache_overrides_fini(&vm->cache.bp_now);
 	cache_overrides_fini(&vm->cache.bp_base);
 	cache_config_fini(&vm->cache.cfg);

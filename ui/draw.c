@@ -253,7 +253,8 @@ static void draw_header(struct frame *f)
 	sb_reset(ln);
 	const struct vm_cache *c = &vm->cache;
 	const struct cache_cost *now = &vm->cache.an.now;
-	sb_printf(ln, " cache %s %s ", vm->cache.profile ? vm->cache.profile->name : "-", g_dot(app));
+	sb_printf(ln, " cache %s%s %s ", vm->cache.profile ? vm->cache.profile->name : "-",
+		  vm->cache.an.exact ? " (exact tokens)" : "", g_dot(app));
 	if (now->read == 0)
 		sb_puts(ln, "cold: nothing read");
 	else {
