@@ -305,7 +305,7 @@ static void explain_facts(const struct run *r, struct assembly *a)
 		 fmt_thousands(n7, used[MA_RELATIONS]), fmt_thousands(n8, cap[MA_RELATIONS]));
 	asm_fact(a, "allocation caps", "%s", m->caps ? "on: each source's share is a cap (patterns: budget only)"
 						    : "off: the ContextBuilder's uncapped selection");
-	asm_fact(a, "budget", "%s", r->src->settings.budget >= 0 ? "--budget (overrides maxTokens)" : "maxTokens");
+	asm_fact(a, "budget", "%s", r->src->settings.budget >= 0 ? "set with b or --budget, instead of maxTokens" : "maxTokens");
 	if (r->has_cutoff)
 		asm_cutoff(a, r->cutoff);
 	asm_fact(a, "cutoff score", "%s", a->cutoff_text ? a->cutoff_text : "none");
