@@ -188,7 +188,8 @@ struct vm {
 bool vm_header(struct vm *vm);
 /* Item i's text (NUL-terminated, vm->head.items[i].len bytes). */
 const char *vm_head_text(const struct vm *vm, size_t i);
-/* The baseline in words: "this prompt, sent before", "the prompt pinned with B". */
+/* The baseline in words: "this prompt sent before", "the prompt as loaded",
+ * "the prompt pinned with B", "the prompt before the file changed". */
 const char *vm_baseline_words(const struct vm *vm);
 /* Why tokens the prompt shares with the baseline are not read from the
  * cache ("the unchanged prefix (439) is under anthropic's 1,024-token

@@ -172,7 +172,7 @@ const char *vm_baseline_words(const struct vm *vm)
 	case VM_BASE_RELOADED: return "the prompt before the file changed";
 	case VM_BASE_LOADED: break;
 	}
-	return vm->cache.identical ? "this prompt sent before" : "the loaded prompt sent before";
+	return vm->cache.identical ? "this prompt sent before" : "the prompt as loaded";
 }
 
 /* Why tokens the baseline shares with this prompt are not read: the rule of
@@ -234,10 +234,13 @@ static void cache_row(struct vm *vm)
 	double steady = an->steady.cost;
 	if (item_open(vm, VM_HEAD_CACHE, false)) {
 		long change = steady > 0 ? lround((now->cost - steady) * 100.0 / steady) : 0;
-		if (change == 0)
+		if (change == 0) {
 			sb_puts(t, "cost as a warm repeat");
-		else
-			sb_printf(t, "%+ld%% cost vs a warm repeat", change);
+		} else {
+			sb_puts(t, change > 0 ? "+" : "");
+			sb_thousands(t, change);
+			sb_puts(t, "% cost vs a warm repeat");
+		}
 		item_close(vm);
 	}
 	if (item_open(vm, VM_HEAD_CACHE, false)) {
