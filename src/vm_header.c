@@ -92,7 +92,7 @@ static void verdict(struct vm *vm)
 	} else if (vm->exact.over) {
 		sb_puts(t, "OVER by ");
 		sb_thousands(t, vm->exact.total - a->budget.usable);
-		sb_puts(t, " exact");
+		sb_puts(t, " exact, though the estimate fits");
 	} else {
 		sb_puts(t, must ? "MUST-HAVE MISSING" : "FITS");
 	}
@@ -113,6 +113,10 @@ static void totals_row(struct vm *vm)
 	const struct assembly *a = &vm->session.cur;
 	struct strbuf *t = &vm->head.text;
 	verdict(vm);
+	if (vm->exact.over && vm->exact.live.note[0] && item_open(vm, VM_HEAD_TOTALS, true)) {
+		sb_puts(t, vm->exact.live.note); /* "the system thinks this fits: ...; exactly 2,385, 1,185 over" */
+		item_close(vm);
+	}
 	if (item_open(vm, VM_HEAD_TOTALS, false)) {
 		sb_puts(t, "charged ");
 		sb_thousands(t, a->budget.used);
