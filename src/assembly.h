@@ -154,6 +154,14 @@ struct fact {
 
 #define ASM_MAX_GROUPINGS 2
 
+/* What the inspected system recorded it sent (a ledger's turn, a session's
+ * request): tokens in all, of them read from and written to the cache; -1
+ * where nothing was recorded. */
+struct recorded {
+	long input, read, written;
+	const char *what; /* "turn t10", "request 8"; arena or literal; NULL when none */
+};
+
 struct assembly {
 	const struct source *src;    /* borrowed: must outlive the assembly */
 	enum asm_shape shape;
@@ -181,6 +189,7 @@ struct assembly {
 	size_t nwarnings, cap_warnings;
 	struct fact *facts;          /* kind-specific header lines, in order */
 	size_t nfacts, cap_facts;
+	struct recorded recorded;    /* the system's own usage record; input -1: none */
 	long total_tokens;           /* rendered tokens of the whole prompt */
 	size_t total_bytes;
 	double chars_per_token;

@@ -56,6 +56,9 @@ static const struct cli_flag {
 	  "the inspector on a virtual screen, printed at the end", FLAG_GENERAL },
 	{ "keys", offsetof(struct cli, keys), true, CLI_UI, "KEYS",
 	  "with --screen: the keys to replay (\"j j Space\")", FLAG_GENERAL },
+	{ "svg", offsetof(struct cli, svg), false, CLI_UI, NULL,
+	  "with --screen: print it as an SVG image in the theme's\ncolours (make screenshot: the README's picture)",
+	  FLAG_GENERAL },
 	{ "profile", offsetof(struct cli, profile), true, CLI_UI, "NAME",
 	  "anthropic, openai, gemini, deepseek, vllm, or one of yours", FLAG_CACHE },
 	{ "baseline", offsetof(struct cli, baseline), true, CLI_UI, "FILE",
@@ -226,6 +229,8 @@ int cli_parse(int argc, char **argv, struct cli *out, struct cs_error *err)
 		return cs_error_set(err, CS_EUSAGE, "no file given (see --help)");
 	if (out->keys && !out->screen)
 		return cs_error_set(err, CS_EUSAGE, "--keys goes with --screen WxH");
+	if (out->svg && !out->screen)
+		return cs_error_set(err, CS_EUSAGE, "--svg goes with --screen WxH");
 	return CS_OK;
 }
 

@@ -294,6 +294,7 @@ void vm_fini(struct vm *vm)
 	search_pattern_free(vm->search.filter);
 	cs_free(vm->search.keep);
 	sb_fini(&vm->prompt.text);
+	sb_fini(&vm->head.text);
 	cs_free(vm->prompt.lines);
 	for (size_t g = 0; g < ASM_MAX_GROUPINGS; g++)
 		cs_free(vm->cache.layers[g]);
@@ -307,7 +308,7 @@ void vm_fini(struct vm *vm)
 
 const struct vm_row *vm_selected(const struct vm *vm)
 {
-	return vm->cursor < vm->nrows ? &vm->rows[vm->cursor] : NULL;
+	return vm->cursor < vm->nrows && !vm->on_header ? &vm->rows[vm->cursor] : NULL;
 }
 
 long vm_selected_piece(const struct vm *vm)
@@ -316,8 +317,27 @@ long vm_selected_piece(const struct vm *vm)
 	return r ? r->piece : -1;
 }
 
+/* The first row the cursor can stand on (markers are not). */
+static size_t first_selectable(const struct vm *vm)
+{
+	size_t i = 0;
+	while (i < vm->nrows && vm->rows[i].type == VM_ROW_MARKER)
+		i++;
+	return i;
+}
+
 void vm_move(struct vm *vm, long delta)
 {
+	if (vm->on_header) { /* down from the header: back to the list, on the row it left */
+		vm->on_header = delta <= 0;
+		vm->detail_scroll = 0;
+		return;
+	}
+	if (delta == -1 && (vm->nrows == 0 || vm->cursor <= first_selectable(vm))) {
+		vm->on_header = true; /* one row up from the top: the header */
+		vm->detail_scroll = 0;
+		return;
+	}
 	if (vm->nrows == 0)
 		return;
 	long at = (long)vm->cursor + delta;
@@ -342,11 +362,13 @@ void vm_move(struct vm *vm, long delta)
 
 void vm_first(struct vm *vm)
 {
+	vm->on_header = false;
 	vm_move(vm, -(long)vm->nrows);
 }
 
 void vm_last(struct vm *vm)
 {
+	vm->on_header = false;
 	vm_move(vm, (long)vm->nrows);
 }
 
@@ -480,6 +502,7 @@ int vm_pin_baseline(struct vm *vm, struct cs_error *err)
 	struct strbuf *s = &vm->status;
 	sb_reset(s);
 	vm->status_error = false;
+	vm->session.base_from = VM_BASE_PINNED;
 	sb_puts(s, "baseline pinned: ");
 	sb_thousands(s, vm->cache.cached_tokens);
 	sb_puts(s, " tokens now count as cached");

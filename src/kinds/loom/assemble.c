@@ -597,7 +597,7 @@ static void explain_settings(struct state *st, int strategy, long min_recent)
 	if (m->agent_name)
 		asm_fact(a, "agent", "%s (%s)", m->agent_name,
 			 m->agent_prompt[0] ? "its systemPrompt opens the system context" : "no systemPrompt");
-	asm_fact(a, "budget", "%s", src->settings.budget >= 0 ? "--budget (overrides limit - tokenBuffer)"
+	asm_fact(a, "budget", "%s", src->settings.budget >= 0 ? "set with b or --budget, instead of limit - tokenBuffer"
 				    : "limit - preferences.tokenBuffer");
 	if (src->settings.strategy != STRAT_NONE && src->settings.strategy != m->strategy)
 		asm_fact(a, "strategy", "%s (--strategy; the tree says %s)", strategy_name(strategy),
