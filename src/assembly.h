@@ -46,7 +46,8 @@ struct strbuf;
 	X(REASON_OFF_PATH, "off-path", "not on the assembled path")                         \
 	X(REASON_NO_SYSTEM_CONTEXT, "no-system-context", "buffer mode sends no system context")                  \
 	X(REASON_SUPERSEDED, "superseded", "replaced by a later version")                  \
-	X(REASON_LATER, "later", "comes after the replayed turn")
+	X(REASON_LATER, "later", "comes after the replayed turn")                           \
+	X(REASON_LOOM_AWARE_OFF, "loom-aware-off", "loom-aware rendering is off")
 
 enum reason {
 #define REASON_X_ENUM(e, code, sentence) e,

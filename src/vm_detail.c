@@ -122,6 +122,10 @@ static void piece_numbers(struct vm *vm, long piece)
 	if (p->flags & PIECE_RECORDED)
 		detail_printf(vm, ROLE_DETAIL, "recorded by the input: %s tokens; estimate %s",
 			      fmt_thousands(t2, p->recorded_tokens), fmt_thousands(t3, p->tokens));
+	const struct kind_ops *kind = vm->session.src->kind;
+	const char *note = kind->piece_note ? kind->piece_note(vm->session.src, piece) : NULL;
+	if (note)
+		detail_printf(vm, ROLE_DETAIL, "%s", note);
 	if (vm->session.src->kind->piece_strategies) {
 		detail_printf(vm, ROLE_DETAIL, "priority %.2f%s · strategy %s", p->priority,
 			      p->priority != p->input_priority ? " (changed by you)" : "",

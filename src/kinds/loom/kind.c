@@ -11,7 +11,7 @@ static const struct setting loom_settings[] = {
 	  .help = "path nodes truncateMiddle keeps after the first message (counted before merging); input: the tree's",
 	  SETTING_FIELD(SETTING_IN_MODEL, struct loom, min_recent_override) },
 	{ .name = "loom-aware", .type = SETTING_BOOL, .def = "false",
-	  .help = "seed 000's node headers and Loom Context block, their tokens counted",
+	  .help = "seed 000's node headers, Loom Context block, operational memory and system addendum, their tokens counted",
 	  SETTING_FIELD(SETTING_IN_MODEL, struct loom, loom_aware) },
 	{ .name = NULL },
 };
@@ -22,7 +22,7 @@ static const char *const loom_sort_keys[] = { "order", "tokens", NULL };
 
 /* L: the seed's loom-aware rendering, on and off. */
 static const struct kind_action loom_actions[] = {
-	{ .key = "L", .name = "loom-aware", .help = "toggle loom-aware rendering (node headers), re-assemble",
+	{ .key = "L", .name = "loom-aware", .help = "toggle loom-aware rendering (node headers, operational memory), re-assemble",
 	  .what = KIND_ACTION_TOGGLE, .option = "loom-aware" },
 	{ .key = NULL },
 };
@@ -41,6 +41,10 @@ const struct kind_ops loom_kind = {
 	.load = loom_load,
 	.assemble = loom_assemble,
 	.free_model = loom_free,
-	.report_extra = NULL,
+	.report_extra = loom_report_extra,
+	.piece_note = loom_piece_note,
+	.piece_column = loom_piece_column,
+	.column_title = "recorded   gap%",
 	.report_piece = loom_report_piece,
+	.timeline = loom_timeline_text,
 };
