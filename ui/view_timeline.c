@@ -1,71 +1,19 @@
 /* view_timeline.c: the timeline view (i), a page of the kind's timeline
- * (kind_ops.timeline): for each turn or request the input recorded (a loom
- * tree: each model node's request), what the inspector predicts beside the
- * usage the provider recorded. It follows the session: a reload (R,
- * --follow) or an edit rebuilds it. `[` `]` walk its entries (the lines
- * that start with a space and whose first word is a number), marking the
- * current one with `>`. */
+ * (kind_ops.timeline): for each turn or request the input recorded, the
+ * cache the inspector predicts beside the usage the provider recorded. It
+ * follows the session: a reload (R, --follow) or an edit rebuilds it. */
 #include "app_priv.h"
 
 #include "kind.h"
 #include "utf8.h"
 
-#include <limits.h>
 #include <stdio.h>
-#include <string.h>
 
 struct timeline_state {
 	struct scroller sc;
 	struct strbuf text; /* its lines (owned; freed on close) */
 	unsigned stamp;     /* the vm.session.changes the text was built at */
-	long mark;          /* the marked entry's index, -1 none */
 };
-
-/* An entry line: a space first, and its first word a number. */
-static bool entry_line(const char *s, size_t n)
-{
-	size_t i = 0;
-	while (i < n && s[i] == ' ')
-		i++;
-	return i > 0 && i < n && s[i] >= '0' && s[i] <= '9';
-}
-
-/* Marks entry `want` (clamped), un-marking the one before; scrolls it into
- * view. Returns the entries' count and sets *at to the one marked. */
-static size_t mark_entry(struct timeline_state *ts, long want, long *at)
-{
-	char *s = ts->text.data;
-	size_t nentries = 0, line = 0, len = ts->text.len;
-	for (size_t off = 0; s && off < len; line++) {
-		size_t n = strcspn(s + off, "\n");
-		if (n && s[off] == '>')
-			s[off] = ' ';
-		nentries += entry_line(s + off, n);
-		off += n + 1;
-	}
-	if (!nentries)
-		return 0;
-	if (want < 0)
-		want = 0;
-	if ((size_t)want >= nentries)
-		want = (long)nentries - 1;
-	*at = want;
-	size_t k = 0;
-	line = 0;
-	for (size_t off = 0; off < len; line++) {
-		size_t n = strcspn(s + off, "\n");
-		if (entry_line(s + off, n)) {
-			if (k++ == (size_t)want) {
-				s[off] = '>';
-				if (line < ts->sc.top || line + 1 >= ts->sc.top + ts->sc.rows)
-					ts->sc.top = line;
-				break;
-			}
-		}
-		off += n + 1;
-	}
-	return nentries;
-}
 
 static void build(struct app *app)
 {
@@ -83,7 +31,6 @@ static void build(struct app *app)
 		sb_puts(&ts->text, "out of memory\n");
 	}
 	ts->stamp = vm->session.changes;
-	ts->mark = -1;
 }
 
 static void timeline_sync(struct app *app)
@@ -108,16 +55,6 @@ static unsigned timeline_key(struct app *app, int key, int act)
 		return VIEW_HANDLED | VIEW_REDRAW;
 	}
 	struct timeline_state *ts = app_view_state(app, &view_timeline);
-	if (key == '[' || key == ']') {
-		long at = 0;
-		size_t n = mark_entry(ts, ts->mark < 0 ? (key == ']' ? 0 : LONG_MAX) : ts->mark + (key == ']' ? 1 : -1), &at);
-		ts->mark = n ? at : -1;
-		if (n)
-			vm_status(&app->vm, false, "entry %ld of %zu ([ ] walk them)", at + 1, n);
-		else
-			vm_status(&app->vm, false, "the timeline has no entries");
-		return VIEW_HANDLED | VIEW_REDRAW;
-	}
 	return scroller_key(&ts->sc, act, 0, false) ? VIEW_HANDLED | VIEW_REDRAW : 0; /* the draw clamps it */
 }
 
@@ -130,7 +67,7 @@ static unsigned timeline_mouse(struct app *app, int y, int x, int ev)
 static void timeline_open(struct app *app)
 {
 	build(app);
-	vm_status(&app->vm, false, "the timeline: j/k scroll, [ ] walk the entries, R reloads the file, i returns");
+	vm_status(&app->vm, false, "the timeline: j/k scroll, R reloads the file, i returns");
 }
 
 static void timeline_close(struct app *app)
@@ -149,7 +86,7 @@ const struct view_ops view_timeline = {
 	.draw = draw_timeline,
 	.mouse = timeline_mouse,
 	.sync = timeline_sync,
-	.hints = " j/k scroll  [ ] entries  PgUp/PgDn page  R reload  i back",
+	.hints = " j/k scroll  PgUp/PgDn page  R reload  i back",
 };
 
 void app_toggle_timeline_view(struct app *app)
