@@ -112,11 +112,11 @@ static void test_replay_ignores_edits(void **state)
 	struct cs_error err;
 	cs_error_clear(&err);
 	assert_int_equal(loom_usage_get(src, &u, &err), CS_OK);
-	assert_int_equal(u->rows[0].estimate, 11);
-	assert_false(u->rows[0].refused);
+	assert_int_equal(u->rows[1].estimate, 11); /* rows[0]: n2, no record */
+	assert_false(u->rows[1].refused);
 	support_set(src, "chars-per-token", "2"); /* 4 + 8 + 2 + 8 */
 	assert_int_equal(loom_usage_get(src, &u, &err), CS_OK);
-	assert_int_equal(u->rows[0].estimate, 22);
+	assert_int_equal(u->rows[1].estimate, 22);
 	source_free(src);
 }
 
@@ -142,6 +142,34 @@ static void test_bad_responses_warn(void **state)
 	assert_true(has_warning(src, "node n1 is a human node"));
 	assert_true(has_warning(src, "no node \"n99\""));
 	assert_true(has_warning(src, "no tokenUsage.promptTokens"));
+	source_free(src);
+}
+
+/* The replay setting shows one model node's request, replayed: request
+ * 2 (n4's) holds system + n1 + n2 + n3 = 11; 3, past the last model node,
+ * is the whole path again (+ n4 1 + n5 3 = 15). [ ] step through them. */
+static void test_request_setting_steps(void **state)
+{
+	(void)state;
+	struct source *src = load("");
+	struct assembly a;
+	support_set(src, "replay", "2");
+	support_assemble(src, &a);
+	assert_int_equal(a.total_tokens, 11);
+	assert_int_equal(a.results[support_piece(src, "n4")].reason, REASON_LATER);
+	assert_int_equal(a.results[support_piece(src, "n5")].reason, REASON_LATER);
+	assert_true(a.results[support_piece(src, "n3")].outcome == OUTCOME_WHOLE);
+	asm_fini(&a);
+	assert_int_equal(src->kind->sequence->count(src), 3);
+	assert_int_equal(src->kind->sequence->current(src), 1);
+	support_set(src, "replay", "3");
+	support_assemble(src, &a);
+	assert_int_equal(a.total_tokens, 15);
+	assert_int_equal(src->kind->sequence->current(src), 2);
+	asm_fini(&a);
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(support_set_option(src, "replay", "4", &err), CS_EUSAGE);
 	source_free(src);
 }
 
@@ -235,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_replays_match_hand_figures),
 		cmocka_unit_test(test_replay_ignores_edits),
 		cmocka_unit_test(test_bad_responses_warn),
+		cmocka_unit_test(test_request_setting_steps),
 		cmocka_unit_test(test_every_node_filtered_is_an_error),
 		cmocka_unit_test(test_operational_memory_order_and_tokens),
 		cmocka_unit_test(test_operational_memory_empty_sections),

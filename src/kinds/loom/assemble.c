@@ -71,6 +71,8 @@ struct state {
 	long mem;             /* budget tokens of the addendum and the operational memory block */
 	bool addendum;        /* the system addendum goes in */
 	const char *add_text; /* the addendum with its separator; arena; NULL none */
+	size_t depth;         /* path nodes the request holds (all, or those before a replayed node) */
+	long long latest_ms;  /* the latest createdAt among them, LOOM_NO_TIME when none */
 	const char *mem_head, *mem_tail; /* the memory block around its pinned entries; arena; NULL none */
 };
 
@@ -198,9 +200,9 @@ static void make_header(struct state *st, long i)
 	const struct piece *p = &st->src->pieces[i];
 	const struct loom_item *it = &st->m->items[p->kind_index];
 	char when[48] = "";
-	if (it->created_ms != LOOM_NO_TIME && st->m->latest_ms != LOOM_NO_TIME) {
+	if (it->created_ms != LOOM_NO_TIME && st->latest_ms != LOOM_NO_TIME) {
 		char rel[32];
-		snprintf(when, sizeof when, " \xC2\xB7 %s", loom_relative_time(rel, it->created_ms, st->m->latest_ms));
+		snprintf(when, sizeof when, " \xC2\xB7 %s", loom_relative_time(rel, it->created_ms, st->latest_ms));
 	}
 	const char *h = arena_printf(&st->a->arena, "[%s] %s%s\n%u %s \xC2\xB7 %u %s%s\n---\n", p->label,
 				     it->author_type, when, it->continuations,
@@ -224,7 +226,7 @@ static void make_loom_block(struct state *st)
 	sb_printf(&sb, "Tree: %s (%s mode)\n", m->title[0] ? m->title : m->tree_id,
 		  m->mode == LOOM_DIALOGUE ? "dialogue" : "buffer");
 	sb_printf(&sb, "Nodes: %zu \xC2\xB7 branch points: %zu \xC2\xB7 depth: %zu\n", m->nnodes, m->branch_points,
-		  m->depth);
+		  st->depth);
 	sb_puts(&sb, "Position: ");
 	bool first = true;
 	for (size_t i = 0; i < src->npieces; i++) {
@@ -715,6 +717,48 @@ static void render_system(struct state *st)
 		asm_span(a, "\n\n", 2, 2);
 }
 
+/* Explain, a replayed request (the replay setting): whose request it is
+ * and what the provider recorded for it. */
+static void explain_replayed(struct state *st)
+{
+	const struct source *src = st->src;
+	const struct loom *m = st->m;
+	for (size_t i = 0; i < src->npieces; i++) {
+		const struct loom_item *it = &m->items[src->pieces[i].kind_index];
+		if (it->use != LOOM_PRIMARY || it->path_pos != m->replay_pos)
+			continue;
+		char n1[32];
+		if (it->prompt_tokens != LOOM_NO_TOKENS)
+			asm_fact(st->a, "request", "the one that produced %s, replayed: the path's first %zu nodes; the "
+				 "provider recorded %s prompt tokens", src->pieces[i].label, st->depth,
+				 fmt_thousands(n1, it->prompt_tokens));
+		else
+			asm_fact(st->a, "request", "the one that produced %s, replayed: the path's first %zu nodes; no "
+				 "recorded usage", src->pieces[i].label, st->depth);
+		return;
+	}
+}
+
+/* Decide, the request's extent: the whole path, or the nodes before the
+ * replayed one (with the latest time among them, for relative times). */
+static void decide_extent(struct state *st)
+{
+	const struct source *src = st->src;
+	const struct loom *m = st->m;
+	st->depth = m->depth;
+	st->latest_ms = m->latest_ms;
+	if (m->replay_pos == SIZE_MAX)
+		return;
+	st->depth = m->replay_pos;
+	st->latest_ms = LOOM_NO_TIME;
+	for (size_t i = 0; i < src->npieces; i++) {
+		const struct loom_item *it = &m->items[src->pieces[i].kind_index];
+		if (it->use == LOOM_PRIMARY && it->path_pos < m->replay_pos && it->created_ms != LOOM_NO_TIME &&
+		    (st->latest_ms == LOOM_NO_TIME || it->created_ms > st->latest_ms))
+			st->latest_ms = it->created_ms;
+	}
+}
+
 /* Explain, the header facts: the mode, the tree, the model and settings. */
 static void explain_settings(struct state *st, int strategy, long min_recent)
 {
@@ -741,6 +785,8 @@ static void explain_settings(struct state *st, int strategy, long min_recent)
 		asm_fact(a, "strategy", "%s", strategy_name(strategy));
 	asm_fact(a, "min_recent", "%ld path nodes%s", min_recent, m->min_recent_override >= 0 ? " (--min-recent)" : "");
 	asm_fact(a, "path", "%s, %zu nodes", m->path_source, m->depth);
+	if (m->replay_pos != SIZE_MAX)
+		explain_replayed(st);
 	asm_fact(a, "loom_aware", "%s", !m->loom_aware ? "off"
 			 : has_loom_aware_data(m) ? "on (headers, the Loom Context block, the addendum and the operational "
 						    "memory are counted)"
@@ -801,6 +847,7 @@ int loom_assemble(const struct source *src, struct assembly *a, struct cs_error 
 		goto out;
 	}
 
+	decide_extent(&st);
 	decide_system(&st);
 	decide_memory(&st);
 	decide_conversation(&st);

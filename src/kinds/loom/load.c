@@ -852,6 +852,7 @@ int loom_load(struct source *src, const char *data, size_t len, struct cs_error 
 	m->min_recent_override = -1;
 	m->latest_ms = LOOM_NO_TIME;
 	m->replay_pos = SIZE_MAX;
+	m->want_request = -1;
 	m->addendum = "";
 	struct selection *sel = NULL;
 	size_t nsel = 0;

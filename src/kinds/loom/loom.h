@@ -95,14 +95,15 @@ struct loom {
 	size_t nresponses;           /* responses kept for model nodes on the path */
 	size_t responses_off_path;   /* responses for model nodes the path does not use */
 	size_t replay_pos;           /* SIZE_MAX; a replay: the path node whose request it assembles */
+	long want_request;           /* the replay setting: the Nth model node's request (1-based); -1 the next */
 	struct loom_usage *usage;    /* cache of the replays (usage.c); NULL until asked; owned */
 };
 
-/* One model node's request replayed (usage.c). */
+/* One model node's request replayed (usage.c); the rows of struct loom_usage. */
 struct loom_usage_row {
 	long piece;                  /* the model node */
 	long estimate;               /* the replayed request's estimated tokens */
-	long recorded;               /* tokenUsage.promptTokens */
+	long recorded;               /* tokenUsage.promptTokens; LOOM_NO_TOKENS when no response */
 	long exact;                  /* the exact count of the replay, -1 when no public tokenizer */
 	bool refused;                /* the replay is an error state (no message, over the limit...) */
 	char *note;                  /* its sentence for people, made when first asked; owned */
@@ -111,14 +112,20 @@ struct loom_usage_row {
 struct loom_usage {
 	double chars_per_token;      /* the settings it was computed under */
 	bool loom_aware;
-	struct loom_usage_row *rows; /* path order; owned */
+	struct loom_usage_row *rows; /* every model node on the path, in path order; owned */
 	size_t n;
+	size_t nrecorded;            /* rows with a recorded usage (the sums are theirs) */
 	long estimate_sum, recorded_sum, exact_sum; /* exact_sum -1 when not every row has one */
 	const char *encoding;        /* the exact tokenizer used, NULL none */
 };
 
-/* The replays of every model node on the path that has a recorded usage,
- * under the source's settings (cached in the model). CS_OK, CS_ENOMEM, or
+/* The model nodes on the path (each the answer to a request), counted;
+ * for k below the count, the k-th one's path position and piece (either
+ * may be NULL). */
+size_t loom_model_node(const struct source *src, size_t k, size_t *pos, long *piece);
+
+/* The replays of every model node on the path (those with a recorded usage
+ * summed), under the source's settings (cached in the model). CS_OK, CS_ENOMEM, or
  * an assembly error. */
 int loom_usage_get(const struct source *src, const struct loom_usage **out, struct cs_error *err);
 

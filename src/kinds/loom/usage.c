@@ -183,6 +183,30 @@ int loom_read_responses(struct loader *L, const cJSON *root)
 
 /* ---- replaying ----------------------------------------------------------- */
 
+static bool is_model_step(const struct loom_item *it)
+{
+	return it->use == LOOM_PRIMARY && !strcmp(it->author_type, "model");
+}
+
+size_t loom_model_node(const struct source *src, size_t k, size_t *pos, long *piece)
+{
+	const struct loom *m = src->model;
+	size_t n = 0;
+	for (size_t i = 0; i < src->npieces; i++) {
+		const struct loom_item *it = &m->items[src->pieces[i].kind_index];
+		if (!is_model_step(it))
+			continue;
+		if (n++ == k) {
+			if (pos)
+				*pos = it->path_pos;
+			if (piece)
+				*piece = (long)i;
+		}
+	}
+	return n;
+}
+
+
 /* The request that produced the node at path position pos: the source seen
  * through copies of its model and pieces (src itself is not touched). */
 static int replay(const struct source *src, size_t pos, struct assembly *out, struct cs_error *err)
@@ -192,14 +216,6 @@ static int replay(const struct source *src, size_t pos, struct assembly *out, st
 	l.replay_pos = pos;
 	l.min_recent_override = -1;
 	l.usage = NULL;
-	l.depth = pos;
-	l.latest_ms = LOOM_NO_TIME;
-	for (size_t i = 0; i < src->npieces; i++) {
-		const struct loom_item *it = &m0->items[src->pieces[i].kind_index];
-		if (it->use == LOOM_PRIMARY && it->path_pos < pos && it->created_ms != LOOM_NO_TIME &&
-		    (l.latest_ms == LOOM_NO_TIME || it->created_ms > l.latest_ms))
-			l.latest_ms = it->created_ms;
-	}
 	struct piece *pieces = cs_malloc((src->npieces ? src->npieces : 1) * sizeof *pieces);
 	if (!pieces)
 		return cs_error_nomem(err);
@@ -283,9 +299,10 @@ int loom_usage_get(const struct source *src, const struct loom_usage **out, stru
 	}
 	usage_free(m->usage);
 	m->usage = NULL;
+	size_t steps = loom_model_node(src, SIZE_MAX, NULL, NULL);
 	struct loom_usage *u = cs_calloc(1, sizeof *u);
 	if (u)
-		u->rows = cs_calloc(m->nresponses ? m->nresponses : 1, sizeof *u->rows);
+		u->rows = cs_calloc(steps ? steps : 1, sizeof *u->rows);
 	if (!u || !u->rows) {
 		usage_free(u);
 		return cs_error_nomem(err);
@@ -295,11 +312,9 @@ int loom_usage_get(const struct source *src, const struct loom_usage **out, stru
 	struct tokenizer *tok = NULL;
 	bool tried = false;
 	int rc = CS_OK;
-	for (size_t i = 0; rc == CS_OK && i < src->npieces && u->n < m->nresponses; i++) {
-		const struct loom_item *it = &m->items[src->pieces[i].kind_index];
-		if (it->use == LOOM_PRIMARY && it->prompt_tokens != LOOM_NO_TOKENS)
+	for (size_t i = 0; rc == CS_OK && i < src->npieces && u->n < steps; i++)
+		if (is_model_step(&m->items[src->pieces[i].kind_index]))
 			rc = replay_row(src, u, (long)i, &tok, &tried, err);
-	}
 	if (tok)
 		tokenizer_close(tok);
 	if (rc != CS_OK) {
@@ -308,6 +323,9 @@ int loom_usage_get(const struct source *src, const struct loom_usage **out, stru
 	}
 	u->exact_sum = u->encoding ? 0 : -1;
 	for (size_t k = 0; k < u->n; k++) {
+		if (u->rows[k].recorded == LOOM_NO_TOKENS)
+			continue; /* no record to judge the estimate by */
+		u->nrecorded++;
 		u->estimate_sum += u->rows[k].estimate;
 		u->recorded_sum += u->rows[k].recorded;
 		if (u->exact_sum >= 0)
@@ -351,7 +369,7 @@ static void total_sentence(const struct source *src, const struct loom_usage *u,
 		sb_puts(out, "exactly what the provider counted");
 	else
 		sb_printf(out, "%.1f%% %s what the provider counted", pct, d < 0 ? "under" : "over");
-	sb_printf(out, " over %zu request%s", u->n, u->n == 1 ? "" : "s");
+	sb_printf(out, " over %zu request%s", u->nrecorded, u->nrecorded == 1 ? "" : "s");
 	if (u->exact_sum >= 0 && u->recorded_sum > 0) {
 		long e = u->exact_sum - u->recorded_sum;
 		sb_printf(out, "; the exact %s count %.1f%% %s", u->encoding,
@@ -469,12 +487,13 @@ int loom_report_extra(const struct source *src, const struct assembly *a, struct
 	emit_key(em, "requests");
 	emit_list_begin(em);
 	for (size_t k = 0; k < u->n; k++)
-		emit_row(em, src, &u->rows[k]);
+		if (u->rows[k].recorded != LOOM_NO_TOKENS)
+			emit_row(em, src, &u->rows[k]);
 	emit_list_end(em);
-	if (u->n) {
+	if (u->nrecorded) {
 		emit_key(em, "total");
 		emit_map_begin(em);
-		emit_key_int(em, "requests", (long long)u->n);
+		emit_key_int(em, "requests", (long long)u->nrecorded);
 		emit_key_int(em, "replayed_estimate", u->estimate_sum);
 		emit_key_int(em, "recorded_prompt_tokens", u->recorded_sum);
 		emit_key_int(em, "difference", u->estimate_sum - u->recorded_sum);
@@ -490,8 +509,9 @@ int loom_report_extra(const struct source *src, const struct assembly *a, struct
 	return CS_OK;
 }
 
-/* The timeline: one line per replayed request, then the total. An entry
- * line starts with a space and a digit (the view's [ ] walk them). */
+/* The timeline: one line per model node on the path (its request
+ * replayed beside the recorded promptTokens), the next request, the total.
+ * The request the assembly shows (the replay setting) is marked. */
 int loom_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, struct cs_error *err)
 {
 	const struct loom *m = src->model;
@@ -499,29 +519,29 @@ int loom_timeline_text(const struct source *src, unsigned text_flags, struct str
 	int rc = loom_usage_get(src, &u, err);
 	if (rc != CS_OK)
 		return rc;
-	if (!u->n && !m->responses_off_path) {
-		sb_puts(out, "no recorded usage: the tree has no rawApiResponses for the model nodes on its path\n");
-		return out->failed ? cs_error_nomem(err) : CS_OK;
-	}
-	sb_printf(out, "%zu model node%s on the path with a recorded usage: each request replayed beside the "
-		  "provider's promptTokens\n", u->n, u->n == 1 ? "" : "s");
+	sb_printf(out, "%zu model node%s on the path, %zu with a recorded usage: each request replayed beside the "
+		  "provider's promptTokens\n", u->n, u->n == 1 ? "" : "s", u->nrecorded);
 	sb_puts(out, "  replayed: the path up to the node's parent, the tree's settings (your edits aside), estimated\n");
 	if (m->responses_off_path)
 		sb_printf(out, "  off the path: %zu model node%s with a response (other branches), not replayed\n",
 			  m->responses_off_path, m->responses_off_path == 1 ? "" : "s");
-	sb_printf(out, "  exact: %s\n\n", u->encoding ? u->encoding : "no public tokenizer for the tree's model");
+	sb_printf(out, "  exact: %s; [ ] step the request shown\n\n",
+		  u->encoding ? u->encoding : "no public tokenizer for the tree's model");
 	sb_puts(out, "     #  replayed  recorded  estimate               exact  node\n");
 	char a[32], b[32], c[32], g[96];
 	for (size_t k = 0; k < u->n; k++) {
 		const struct loom_usage_row *r = &u->rows[k];
 		const struct piece *p = &src->pieces[r->piece];
+		bool rec = r->recorded != LOOM_NO_TOKENS;
 		sb_printf(out, "  %4zu  %8s  %8s  %-20s %7s  ", k + 1, fmt_thousands(a, r->estimate),
-			  fmt_thousands(b, r->recorded), gap_text(g, r->estimate, r->recorded),
+			  rec ? fmt_thousands(b, r->recorded) : "-", rec ? gap_text(g, r->estimate, r->recorded) : "-",
 			  r->exact >= 0 ? fmt_thousands(c, r->exact) : "-");
 		utf8_sanitize(out, p->label, strlen(p->label), text_flags);
-		sb_puts(out, r->refused ? "  (the replay is an error state)\n" : "\n");
+		sb_puts(out, r->refused ? "  (the replay is an error state)" : "");
+		sb_puts(out, m->want_request == (long)k + 1 ? "   (shown)\n" : "\n");
 	}
-	if (u->n) {
+	sb_printf(out, "  %4zu  the next request: the whole path%s\n", u->n + 1, m->want_request < 0 ? "   (shown)" : "");
+	if (u->nrecorded) {
 		sb_printf(out, "\n  total %8s  %8s  %-20s %7s\n  ", fmt_thousands(a, u->estimate_sum),
 			  fmt_thousands(b, u->recorded_sum), gap_text(g, u->estimate_sum, u->recorded_sum),
 			  u->exact_sum >= 0 ? fmt_thousands(c, u->exact_sum) : "-");
