@@ -20,6 +20,7 @@ extern const struct kind_ops loom_kind;
 #define LOOM_DEFAULT_MIN_RECENT 4      /* seed 000 preferences */
 #define LOOM_DEFAULT_TOKEN_BUFFER 1024 /* seed 000 preferences */
 #define LOOM_MAX_NODES 10000000        /* nodes; more is refused (ids are hashed in memory) */
+#define LOOM_REPLAY_MAX 200            /* model nodes replayed (the last ones): each is an assembly */
 #define LOOM_NO_TIME (-0x7fffffffffffffffLL - 1) /* a node without createdAt (LLONG_MIN) */
 
 enum loom_mode { LOOM_DIALOGUE, LOOM_BUFFER };
@@ -115,6 +116,7 @@ struct loom_usage {
 	struct loom_usage_row *rows; /* every model node on the path, in path order; owned */
 	size_t n;
 	size_t nrecorded;            /* rows with a recorded usage (the sums are theirs) */
+	size_t first;                /* model nodes before the first row (past LOOM_REPLAY_MAX) */
 	long estimate_sum, recorded_sum, exact_sum; /* exact_sum -1 when not every row has one */
 	const char *encoding;        /* the exact tokenizer used, NULL none */
 };

@@ -312,8 +312,10 @@ int loom_usage_get(const struct source *src, const struct loom_usage **out, stru
 	struct tokenizer *tok = NULL;
 	bool tried = false;
 	int rc = CS_OK;
-	for (size_t i = 0; rc == CS_OK && i < src->npieces && u->n < steps; i++)
-		if (is_model_step(&m->items[src->pieces[i].kind_index]))
+	/* each replay is a whole assembly: the last LOOM_REPLAY_MAX model nodes */
+	u->first = steps > LOOM_REPLAY_MAX ? steps - LOOM_REPLAY_MAX : 0;
+	for (size_t i = 0, k = 0; rc == CS_OK && i < src->npieces && u->n < steps - u->first; i++)
+		if (is_model_step(&m->items[src->pieces[i].kind_index]) && k++ >= u->first)
 			rc = replay_row(src, u, (long)i, &tok, &tried, err);
 	if (tok)
 		tokenizer_close(tok);
@@ -519,8 +521,9 @@ int loom_timeline_text(const struct source *src, unsigned text_flags, struct str
 	int rc = loom_usage_get(src, &u, err);
 	if (rc != CS_OK)
 		return rc;
-	sb_printf(out, "%zu model node%s on the path, %zu with a recorded usage: each request replayed beside the "
-		  "provider's promptTokens\n", u->n, u->n == 1 ? "" : "s", u->nrecorded);
+	sb_printf(out, "%zu model node%s on the path%s, %zu with a recorded usage: each request replayed beside the "
+		  "provider's promptTokens\n", u->n, u->n == 1 ? "" : "s", u->first ? " (the last ones)" : "",
+		  u->nrecorded);
 	sb_puts(out, "  replayed: the path up to the node's parent, the tree's settings (your edits aside), estimated\n");
 	if (m->responses_off_path)
 		sb_printf(out, "  off the path: %zu model node%s with a response (other branches), not replayed\n",
@@ -533,14 +536,15 @@ int loom_timeline_text(const struct source *src, unsigned text_flags, struct str
 		const struct loom_usage_row *r = &u->rows[k];
 		const struct piece *p = &src->pieces[r->piece];
 		bool rec = r->recorded != LOOM_NO_TOKENS;
-		sb_printf(out, "  %4zu  %8s  %8s  %-20s %7s  ", k + 1, fmt_thousands(a, r->estimate),
+		sb_printf(out, "  %4zu  %8s  %8s  %-20s %7s  ", u->first + k + 1, fmt_thousands(a, r->estimate),
 			  rec ? fmt_thousands(b, r->recorded) : "-", rec ? gap_text(g, r->estimate, r->recorded) : "-",
 			  r->exact >= 0 ? fmt_thousands(c, r->exact) : "-");
 		utf8_sanitize(out, p->label, strlen(p->label), text_flags);
 		sb_puts(out, r->refused ? "  (the replay is an error state)" : "");
-		sb_puts(out, m->want_request == (long)k + 1 ? "   (shown)\n" : "\n");
+		sb_puts(out, m->want_request == (long)(u->first + k) + 1 ? "   (shown)\n" : "\n");
 	}
-	sb_printf(out, "  %4zu  the next request: the whole path%s\n", u->n + 1, m->want_request < 0 ? "   (shown)" : "");
+	sb_printf(out, "  %4zu  the next request: the whole path%s\n", u->first + u->n + 1,
+		  m->want_request < 0 ? "   (shown)" : "");
 	if (u->nrecorded) {
 		sb_printf(out, "\n  total %8s  %8s  %-20s %7s\n  ", fmt_thousands(a, u->estimate_sum),
 			  fmt_thousands(b, u->recorded_sum), gap_text(g, u->estimate_sum, u->recorded_sum),
