@@ -60,6 +60,8 @@ struct kind_save_result {
 	struct atomic_write_result write; /* the .bak, a refusal, a split link, ... */
 };
 
+#define KIND_COLUMN_WIDTH 15 /* kind_ops.piece_column */
+
 struct kind_ops {
 	const char *name;   /* the --kind value: "manifest" */
 	const char *title;  /* for people: "working-set manifest" */
@@ -94,6 +96,12 @@ struct kind_ops {
 	 * shown under its row in the text report and in the inspector; NULL
 	 * when none. Borrowed from the source. */
 	const char *(*piece_note)(const struct source *src, long piece);
+	/* Optional: a narrow column of the inspector's list, between the label
+	 * and the content: the piece's cell (at most KIND_COLUMN_WIDTH columns of
+	 * display-safe text) into cell; false when the piece has none. Its
+	 * heading is column_title. */
+	bool (*piece_column)(const struct source *src, long piece, char cell[KIND_COLUMN_WIDTH + 1]);
+	const char *column_title;
 	/* Optional: adds kind-specific keys to one piece's entry in a report. */
 	int (*report_piece)(const struct source *src, const struct assembly *a, long piece, struct emitter *em);
 	/* Optional, for kinds that read some files themselves by path (a
