@@ -16,9 +16,18 @@
 
 /* ---- JSON text and hashing ------------------------------------------------ */
 
+/* Eight bytes a step (a multiply and a shift mix each word in; FNV-1a one
+ * byte at a time was a seventh of a session's load), the tail by bytes. */
 uint64_t request_hash(const char *s, size_t n, uint64_t h)
 {
-	for (size_t i = 0; i < n; i++) {
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, sizeof w);
+		h = (h ^ w) * 0x9E3779B97F4A7C15ULL;
+		h ^= h >> 29;
+	}
+	for (; i < n; i++) {
 		h ^= (unsigned char)s[i];
 		h *= 1099511628211ULL;
 	}
