@@ -20,6 +20,7 @@
 #include "config.h"
 #include "edit.h"
 #include "error.h"
+#include "exact.h"
 #include "history.h"
 #include "search.h"
 #include "source.h"
@@ -114,6 +115,9 @@ struct vm_session {
 	unsigned generation;       /* bumped at every re-assembly */
 	unsigned changes;          /* bumped whenever the assembly, the baseline or the cache
 	                              analysis was redone (what a diff against the baseline shows) */
+	unsigned edits;            /* the edits made: one more at every edit and redo, one less at an undo */
+	unsigned saved_edits;      /* `edits` when they were last saved (a file or a what-if file);
+	                              UINT_MAX once no undo or redo can come back to it */
 };
 
 struct vm {
@@ -159,6 +163,7 @@ struct vm {
 		long total;            /* the current prompt, exactly; -1: not counted */
 		bool over;             /* the estimate fits the usable budget, the exact count does not */
 		unsigned generation;   /* of the assembly it counted */
+		struct exact_live live; /* per block, piece and layer; counts remembered by text */
 	} exact;
 };
 
@@ -206,6 +211,11 @@ struct vm_change {
 int vm_change(struct vm *vm, enum vm_step step, const struct edit *e, struct vm_change *out, struct cs_error *err);
 /* vm_change(VM_STEP_EDIT, e); every edit below goes through it. */
 int vm_apply(struct vm *vm, struct edit *e, struct cs_error *err);
+/* True when edits were made (or undone) since the last save: quitting
+ * would lose them. */
+bool vm_unsaved(const struct vm *vm);
+/* The edits as they stand are saved (in the file or a what-if file). */
+void vm_mark_saved(struct vm *vm);
 /* u / Ctrl-r: vm_change(VM_STEP_UNDO / VM_STEP_REDO). */
 int vm_undo(struct vm *vm, struct cs_error *err);
 int vm_redo(struct vm *vm, struct cs_error *err);
@@ -221,6 +231,13 @@ int vm_reload(struct vm *vm, struct source *fresh, struct cs_error *err);
  * or no rank file: no exact count, not an error). CS_OK, or the error of a
  * tokenizer asked for by name. */
 int vm_set_tokenizer(struct vm *vm, const char *name, struct cs_error *err);
+/* Exact counts beside the estimate, -1 where there are none (no tokenizer,
+ * a marker row): a row's (a block's; a dropped piece's whole text, counted
+ * the first time it is asked for), a piece's (its blocks', or its whole
+ * text when dropped), a layer's of the shown grouping. */
+long vm_row_exact(struct vm *vm, const struct vm_row *row);
+long vm_piece_exact(struct vm *vm, long piece);
+long vm_layer_exact(const struct vm *vm, size_t layer);
 int vm_toggle_exclude(struct vm *vm, struct cs_error *err);
 int vm_nudge_priority(struct vm *vm, double delta, struct cs_error *err);
 /* The selected piece's strategy when the kind has per-piece strategies and
@@ -279,6 +296,11 @@ int vm_cycle_option(struct vm *vm, const char *name, struct cs_error *err);
 /* Flips the switch option `name` (a kind option without an argument)
  * between true and false; CS_EUSAGE when the kind has no such switch. */
 int vm_toggle_option(struct vm *vm, const char *name, struct cs_error *err);
+/* [ ]: shows the step `delta` before (< 0) or after the one shown of the
+ * sequence the kind offers (kind_sequence), an edit of its setting; the
+ * status names the step. CS_EUSAGE (status says so) at either end or when
+ * the kind has none. */
+int vm_step_sequence(struct vm *vm, long delta, struct cs_error *err);
 
 /* View changes (no re-assembly). Each writes the status. */
 void vm_cycle_sort(struct vm *vm);   /* the next of the kind's sort keys */

@@ -191,6 +191,28 @@ int vm_toggle_option(struct vm *vm, const char *name, struct cs_error *err)
 	return vm_apply(vm, &e, err);
 }
 
+int vm_step_sequence(struct vm *vm, long delta, struct cs_error *err)
+{
+	const struct source *src = vm->session.src;
+	const struct kind_sequence *seq = src->kind->sequence;
+	struct edit e = { .type = EDIT_OPTION, .piece = -1 };
+	int rc = kind_sequence_step(src, delta, e.text, sizeof e.text, err);
+	if (rc != CS_OK) {
+		vm_status(vm, rc != CS_EUSAGE, "%s", err->message);
+		return rc;
+	}
+	snprintf(e.option, sizeof e.option, "%s", seq->setting);
+	rc = vm_apply(vm, &e, err);
+	if (rc == CS_OK) {
+		/* "request 3 of 9 ([ ] step)", then what the edit did */
+		char head[96];
+		snprintf(head, sizeof head, "%s %zu of %zu", seq->noun, seq->current(vm->session.src) + 1,
+			 seq->count(vm->session.src));
+		status_head(vm, head);
+	}
+	return rc;
+}
+
 const char *vm_sort_name(enum vm_sort sort)
 {
 	static const char *const names[] = { "order", "tokens", "priority", "score" };

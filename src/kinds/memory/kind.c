@@ -97,7 +97,7 @@ static const struct setting memory_settings[] = {
 			    .help = "a source's share in percent: recent, semantic, entities, relations (or a list)",
 			    SETTING_FIELD(SETTING_IN_MODEL, struct memory, cur.allocation) },
 	[MS_CAPS] = { .name = "allocation-caps", .type = SETTING_BOOL, .words = on_off, .arg = "on|off", .def = "on",
-		      .help = "off: the seed's uncapped greedy selection, allocations ignored",
+		      .help = "off: skip pass 1 (each source query keeping its share by its own score): one greedy pass by final score",
 		      SETTING_FIELD(SETTING_IN_MODEL, struct memory, caps) },
 	{ .name = NULL },
 };
@@ -128,4 +128,5 @@ const struct kind_ops memory_kind = {
 	.free_model = memory_free,
 	.report_extra = memory_report_extra,
 	.report_piece = memory_report_piece,
+	.piece_note = memory_piece_note,
 };
