@@ -151,6 +151,11 @@ int request_provider_of(const cJSON *body, const char **why);
 void request_json(struct strbuf *out, const cJSON *v, int indent, int depth, bool (*skip)(const cJSON *, void *),
 		  void *ctx);
 uint64_t request_hash(const char *s, size_t n, uint64_t h);
+/* A hash of a JSON value as a tree, without printing it (each value tagged by
+ * its type, each member by its key, so {"a":"bc"} and {"ab":"c"} differ);
+ * skip_cache_control leaves those members out: what a prompt cache compares.
+ * Depth is bounded by the parser. */
+uint64_t request_hash_json(const cJSON *v, uint64_t h, bool skip_cache_control);
 #define REQUEST_HASH_SEED 1469598103934665603ULL
 
 /* ---- cache facts (facts.c) --------------------------------------------- */
