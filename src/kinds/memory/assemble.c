@@ -52,6 +52,8 @@ struct slot {
 	int type;     /* enum memory_type */
 	int share;    /* enum memory_allocation, -1 none */
 	bool excluded;
+	bool off_task; /* outside the task stack's current frame */
+	long full_tokens; /* before compression (= tokens when not compressed) */
 };
 
 /* Makes m->rank_order the score order for weights (sorting only when the
@@ -106,6 +108,7 @@ struct run {
 	bool has_cutoff, has_included;
 	double cutoff, lowest_in;
 	size_t dropped_budget, dropped_alloc;
+	const char *compressed; /* the compression fact (arena), NULL when off */
 };
 
 static const char *archetype_text(const struct memory *m, struct arena *ar)
@@ -146,7 +149,9 @@ static bool rank(struct run *r, struct assembly *a)
 					     .tokens = it->tokens,
 					     .type = it->type,
 					     .share = memory_allocation_of_type(it->type),
-					     .excluded = piece_excluded(p) };
+					     .excluded = piece_excluded(p),
+					     .off_task = memory_stack_off_task(r->m, it),
+					     .full_tokens = it->tokens };
 	}
 	return true;
 }
@@ -162,8 +167,8 @@ static void decide(struct run *r)
 		struct decision *d = &r->dec[k];
 		d->left = r->budget - used;
 		d->share_used = share >= 0 ? r->share_used[share] : 0;
-		if (o->excluded) {
-			d->reason = REASON_EXCLUDED_BY_USER;
+		if (o->excluded || o->off_task) {
+			d->reason = o->excluded ? REASON_EXCLUDED_BY_USER : REASON_OFF_PATH;
 			continue;
 		}
 		bool share_full = caps && share >= 0 && r->share_used[share] + o->tokens > r->cap[share];
@@ -185,6 +190,74 @@ static void decide(struct run *r)
 		r->lowest_in = o->score;
 		r->has_included = true;
 	}
+}
+
+/* Names the items now in that were not: "a, b and 3 more". */
+static void now_fit(const struct run *r, const bool *was_in, struct strbuf *out, size_t *count)
+{
+	*count = 0;
+	for (size_t k = 0; k < r->n; k++) {
+		if (was_in[k] || r->dec[k].reason != REASON_NONE)
+			continue;
+		if (++*count <= 5)
+			sb_printf(out, "%s%s", *count > 1 ? ", " : "", r->src->pieces[r->order[k].index].id);
+	}
+	if (*count > 5)
+		sb_printf(out, " and %zu more", *count - 5);
+}
+
+/* Compression (compress.c) when on: decide once as the builder does, then
+ * shrink the lowest-scoring candidates until they fit the budget and decide
+ * again; a fact names what was summarized and what then fits. */
+static void decide_compressed(struct run *r, struct assembly *a)
+{
+	decide(r);
+	if (!r->m->compress)
+		return;
+	size_t n = r->n ? r->n : 1;
+	double *score = cs_malloc(n * sizeof *score);
+	long *tokens = cs_malloc(n * sizeof *tokens), *out = cs_malloc(n * sizeof *out);
+	bool *eligible = cs_malloc(n * sizeof *eligible), *was_in = cs_malloc(n * sizeof *was_in);
+	if (!score || !tokens || !out || !eligible || !was_in) {
+		a->nomem = true;
+	} else {
+		for (size_t k = 0; k < r->n; k++) {
+			score[k] = r->order[k].score;
+			tokens[k] = r->order[k].tokens;
+			eligible[k] = !r->order[k].excluded && !r->order[k].off_task;
+			was_in[k] = r->dec[k].reason == REASON_NONE;
+		}
+		size_t c = memory_compress_plan(score, tokens, eligible, r->n, r->budget, out);
+		long freed = 0;
+		for (size_t k = 0; k < r->n; k++) {
+			freed += tokens[k] - out[k];
+			r->order[k].tokens = out[k];
+		}
+		if (c) {
+			memset(r->share_used, 0, sizeof r->share_used);
+			memset(r->dec, 0, r->n * sizeof *r->dec);
+			r->has_cutoff = r->has_included = false;
+			r->dropped_budget = r->dropped_alloc = 0;
+			decide(r);
+		}
+		struct strbuf names = STRBUF_INIT;
+		size_t fit = 0;
+		now_fit(r, was_in, &names, &fit);
+		char n1[32];
+		if (c == 0)
+			r->compressed = "on: the candidates fit the budget, nothing to summarize";
+		else
+			r->compressed = arena_printf(&a->arena, "compressing %zu item%s frees %s tokens: %s%s", c,
+						     c == 1 ? "" : "s", fmt_thousands(n1, freed),
+						     fit == 0 ? "no item that was out now fits" : names.failed ? "" : sb_str(&names),
+						     fit == 0 ? "" : fit == 1 ? " now fits" : " now fit");
+		sb_fini(&names);
+	}
+	cs_free(score);
+	cs_free(tokens);
+	cs_free(out);
+	cs_free(eligible);
+	cs_free(was_in);
 }
 
 /* Render, one section: its header, then its items in score order (or the
@@ -224,8 +297,16 @@ static void render_section(const struct run *r, struct assembly *a, int sec, boo
 			long t = r->order[k].tokens;
 			blk->budget_tokens = t;
 			blk->keep_head = p->text_bytes;
+			long full = r->order[k].full_tokens;
+			if (t != full)
+				asm_textf(a, "[would be summarized: %ld → %ld tokens] ", full, t);
 			asm_span(a, p->text, p->text_bytes, p->code_points);
-			asm_whole(a, i, b, t);
+			if (t != full)
+				asm_cut(a, i, b, t, REASON_WOULD_COMPACT,
+					"compressed: the seed's compressContext would summarize it to a third, %ld → %ld tokens "
+					"(lowest scores first until the items fit)", full, t);
+			else
+				asm_whole(a, i, b, t);
 		}
 		last = b;
 	}
@@ -236,7 +317,7 @@ static void render_section(const struct run *r, struct assembly *a, int sec, boo
 /* Render: formatContext, one section per type with items, in score order. */
 static void render(const struct run *r, struct assembly *a)
 {
-	bool first_section = true;
+	bool first_section = a->nblocks == 0; /* the task stack's layers may come first */
 	for (int sec = 0; sec < MEMORY_NSECTIONS; sec++)
 		render_section(r, a, sec, &first_section);
 }
@@ -259,6 +340,12 @@ static void explain_drops(const struct run *r, struct assembly *a)
 		case REASON_EXCLUDED_BY_USER:
 			asm_drop(a, i, REASON_EXCLUDED_BY_USER, "excluded by you (score %.3f)", score);
 			break;
+		case REASON_OFF_PATH: {
+			const struct memory_item *it = &r->m->items[r->src->pieces[i].kind_index];
+			asm_drop(a, i, REASON_OFF_PATH, "not the current task frame's (%s): its taskId is %s; score %.3f",
+				 r->m->stack.frames[r->m->stack.current].id, it->task_id ? it->task_id : "absent", score);
+			break;
+		}
 		case REASON_OVER_BUDGET:
 			asm_drop(a, i, REASON_OVER_BUDGET,
 				 "dropped: over budget: needs %s tokens, %s left of %s%s%s%s; score %.3f, %s %s",
@@ -278,7 +365,7 @@ static void explain_drops(const struct run *r, struct assembly *a)
 		default:
 			break;
 		}
-		a->results[i].original_tokens = tokens;
+		a->results[i].original_tokens = r->order[k].full_tokens;
 	}
 }
 
@@ -328,16 +415,18 @@ int memory_assemble(const struct source *src, struct assembly *a, struct cs_erro
 	int rc = asm_init(a, src, ASM_DOCUMENT);
 	if (rc != CS_OK)
 		return cs_error_nomem(err);
-	const char *layers[MEMORY_NSECTIONS];
-	for (int k = 0; k < MEMORY_NSECTIONS; k++)
-		layers[k] = memory_section_title(k);
-	asm_grouping(a, "section", layers, MEMORY_NSECTIONS);
+	if (memory_groupings(m, a) != CS_OK)
+		a->nomem = true;
 
 	struct run r = { .src = src, .m = m, .s = &m->cur, .n = src->npieces };
-	r.budget = src->settings.budget >= 0 ? src->settings.budget : m->max_tokens;
-	a->budget.limit = r.budget;
+	long budget = src->settings.budget >= 0 ? src->settings.budget : m->max_tokens;
+	a->budget.limit = budget;
 	a->budget.reserve = 0;
-	a->budget.usable = r.budget;
+	a->budget.usable = budget;
+	struct memory_stack_take take;
+	memory_stack_render(src, a, budget, &take); /* the task stack's layers, when on */
+	size_t first_block = a->nblocks;
+	r.budget = take.remaining;
 	for (int k = 0; k < MA_COUNT; k++)
 		r.cap[k] = (long)floor((double)r.budget * (r.s->allocation[k] / 100.0)); /* the seed's TokenBudget.allocate */
 
@@ -349,17 +438,20 @@ int memory_assemble(const struct source *src, struct assembly *a, struct cs_erro
 		asm_fini(a);
 		return cs_error_nomem(err);
 	}
-	decide(&r);
+	decide_compressed(&r, a);
 	render(&r, a);
 	explain_drops(&r, a);
 	cs_free(r.order);
 	cs_free(r.dec);
 	explain_facts(&r, a);
+	if (r.compressed)
+		asm_fact(a, "compression", "%s", r.compressed);
+	memory_stack_explain(src, a, budget, &take, first_block);
 
 	char n1[32], n2[32];
 	rc = asm_finish(a, err);
-	if (rc == CS_OK && a->total_tokens > r.budget)
+	if (rc == CS_OK && a->total_tokens > budget)
 		asm_warn(a, -1, "the rendered context is %s tokens (estimated), over the budget of %s: the ContextBuilder charges "
-			 "item tokens only", fmt_thousands(n1, a->total_tokens), fmt_thousands(n2, r.budget));
+			 "item tokens only", fmt_thousands(n1, a->total_tokens), fmt_thousands(n2, budget));
 	return rc;
 }

@@ -25,8 +25,23 @@ static const char *const allocation_names[] = {
 	NULL
 };
 static const char *const on_off[] = { "on", "off" };
+static const char *const assemblies[] = { "stack", "linear", NULL }; /* enum memory_assembly */
 
 enum { MS_ARCHETYPE, MS_WEIGHT, MS_ALLOCATION, MS_CAPS }; /* memory_settings[] */
+
+/* stack needs a taskStack in the snapshot. */
+static int set_assembly(struct source *src, const struct setting *s, const char *text, struct cs_error *err)
+{
+	struct memory *m = src->model;
+	struct setting_value v;
+	int rc = setting_parse(s, text, NULL, &v, err);
+	if (rc != CS_OK)
+		return rc;
+	if (v.choice == MEMORY_ASSEMBLY_STACK && !m->stack.frames)
+		return cs_error_set(err, CS_EUSAGE, "this snapshot has no taskStack");
+	m->assembly = v.choice;
+	return CS_OK;
+}
 
 /* "NAME", or "NAME recency=..,...,relations=P" to restore a state exactly
  * (undo); "none" only comes back from get_archetype (a snapshot without one).
@@ -99,6 +114,13 @@ static const struct setting memory_settings[] = {
 	[MS_CAPS] = { .name = "allocation-caps", .type = SETTING_BOOL, .words = on_off, .arg = "on|off", .def = "on",
 		      .help = "off: the seed's uncapped greedy selection, allocations ignored",
 		      SETTING_FIELD(SETTING_IN_MODEL, struct memory, caps) },
+	{ .name = "compress", .type = SETTING_BOOL, .words = on_off, .arg = "on|off", .def = "off",
+	  .help = "on: the seed's compressContext, lowest scores summarized to a third until the items fit",
+	  SETTING_FIELD(SETTING_IN_MODEL, struct memory, compress) },
+	{ .name = "assembly", .type = SETTING_ENUM, .choices = assemblies, .arg = "stack|linear",
+	  .help = "stack (the default with a taskStack): its layers, then the builder for the current frame; linear: the builder alone",
+	  .set = set_assembly,
+	  SETTING_FIELD(SETTING_IN_MODEL, struct memory, assembly) },
 	{ .name = NULL },
 };
 
@@ -109,6 +131,8 @@ static const char *const memory_sort_keys[] = { "order", "tokens", "score", NULL
 static const struct kind_action memory_actions[] = {
 	{ .key = "A", .name = "archetype", .help = "cycle the archetype (coding, support, research), re-assemble",
 	  .what = KIND_ACTION_CYCLE, .option = "archetype" },
+	{ .key = "S", .name = "assembly", .help = "switch stack and linear assembly (a snapshot with a taskStack), re-assemble",
+	  .what = KIND_ACTION_CYCLE, .option = "assembly" },
 	{ .key = NULL },
 };
 

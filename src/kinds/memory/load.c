@@ -125,6 +125,7 @@ void memory_free(void *model)
 		return;
 	cs_free(m->items);
 	cs_free(m->rank_order);
+	memory_stack_free(&m->stack);
 	cs_free(m);
 }
 
@@ -466,6 +467,11 @@ static int read_item(struct source *src, struct memory *m, const struct json_doc
 	}
 	if (ts && !cJSON_IsNull(ts) && !it->timestamp)
 		return cs_error_nomem(err);
+	const char *task = NULL;
+	if ((rc = json_get_string(d, item, at, "taskId", JSON_OPTIONAL, &task, err)))
+		return rc;
+	if (task && !(it->task_id = arena_strdup(&src->arena, task)))
+		return cs_error_nomem(err);
 
 	struct strbuf text = STRBUF_INIT;
 	if ((rc = item_text(src, d, item, at, t, &text, err))) {
@@ -569,6 +575,7 @@ int memory_load(struct source *src, const char *data, size_t len, struct cs_erro
 			goto out;
 		}
 	}
+	rc = memory_stack_read(src, m, &d, root, err);
 out:
 	json_doc_free(&d);
 	return rc;

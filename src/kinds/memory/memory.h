@@ -79,7 +79,30 @@ struct memory_item {
 	long tokens;               /* what the framework budgets: the item's `tokens`, else the estimate */
 	bool tokens_given;         /* `tokens` came from the snapshot */
 	const char *timestamp;     /* as given (ISO text), NULL when absent; arena */
+	const char *task_id;       /* `taskId` (the task stack's frame), NULL when absent; arena */
 };
+
+/* The task stack (formats.md section 4b; stack.c). */
+enum memory_frame_status { MF_ACTIVE, MF_COMPLETE, MF_BLOCKED };
+
+struct memory_frame {
+	const char *id, *goal;     /* arena */
+	const char *result;        /* NULL when absent; arena */
+	long parent;               /* index into frames, -1 for a root */
+	int status;                /* enum memory_frame_status */
+	long depth;                /* as given, -1 when absent */
+};
+
+struct memory_stack {
+	struct memory_frame *frames; /* cs_malloc'd; NULL when the snapshot has no taskStack */
+	size_t nframes;
+	long current;                /* index of the current frame */
+	bool task_ids;               /* some item carries a taskId */
+};
+
+/* How the context is assembled: the task stack's layers around the builder,
+ * or the builder alone. The `assembly` setting's choices, in this order. */
+enum memory_assembly { MEMORY_ASSEMBLY_STACK, MEMORY_ASSEMBLY_LINEAR };
 
 struct memory_strategy {
 	int archetype;             /* index into memory_presets(), -1 none */
@@ -93,6 +116,9 @@ struct memory {
 	struct memory_strategy input; /* as loaded: preset merged with the snapshot's strategy */
 	struct memory_strategy cur;   /* as the user set it */
 	bool caps;                  /* allocations cap each source's share (formats.md); false: the seed's uncapped selection */
+	bool compress;              /* compressContext on what does not fit (formats.md 4b), off by default */
+	int assembly;               /* enum memory_assembly; stack by default when there is a taskStack */
+	struct memory_stack stack;
 	const char *additional;     /* additionalContext, NULL or "" when none; arena */
 	size_t additional_bytes;
 	struct memory_item *items;  /* one per piece, in input order (cs_malloc'd) */
@@ -131,6 +157,60 @@ int memory_report_extra(const struct source *src, const struct assembly *a, stru
 
 /* finalScore = recency*recencyWeight + relevance*relevanceWeight + salience*salientWeight. */
 double memory_final_score(const struct memory_item *it, const double weights[MW_COUNT]);
+
+/* The task stack (stack.c). Reads the snapshot's optional `taskStack`
+ * (positioned errors for a missing parent, a cycle, two current frames).
+ * d and root are a json_doc and its root, as load.c has them. */
+struct json_doc;
+struct cJSON;
+int memory_stack_read(struct source *src, struct memory *m, const struct json_doc *d, const struct cJSON *root,
+		      struct cs_error *err);
+void memory_stack_free(struct memory_stack *st);
+/* True when the stack-aware assembly is in force. */
+bool memory_stack_on(const struct memory *m);
+/* The stack's layers, in the section grouping after the sections, and in a
+ * second grouping "stack" (root, path, siblings, current). */
+#define MEMORY_STACK_LAYERS(X)                               \
+	X(MSL_ROOT, "root", "Root Goal", 5)                  \
+	X(MSL_PATH, "path", "Task Path", 15)                 \
+	X(MSL_SIBLINGS, "siblings", "Completed Siblings", 10) \
+	X(MSL_CURRENT, "current", "Current Task", 0)
+enum memory_stack_layer {
+#define MSL_X_ENUM(e, name, title, target) e,
+	MEMORY_STACK_LAYERS(MSL_X_ENUM)
+#undef MSL_X_ENUM
+	MSL_COUNT
+};
+/* What the stack took before the builder runs. */
+struct memory_stack_take {
+	long seed_tokens;           /* estimateTokens([root, ...path, ...siblings].join("\n")) */
+	long layer_tokens[MSL_COUNT]; /* each layer's own estimate (its texts joined by "\n") */
+	long remaining;             /* budget - seed_tokens: the builder's maxTokens (may be negative) */
+	size_t nframes[MSL_COUNT];  /* frames in each layer */
+};
+/* The stack arithmetic alone (unit tests): fills take for budget. */
+void memory_stack_measure(const struct memory *m, long budget, double chars_per_token,
+			  struct memory_stack_take *take);
+/* The groupings of the assembly (sections, and the stack's when on). */
+int memory_groupings(const struct memory *m, struct assembly *a);
+/* Renders the root, path and sibling layers (stack on), fills take; the
+ * builder then runs with take->remaining. */
+void memory_stack_render(const struct source *src, struct assembly *a, long budget, struct memory_stack_take *take);
+/* True when item `it` is outside the current frame (stack on). */
+bool memory_stack_off_task(const struct memory *m, const struct memory_item *it);
+/* After the builder rendered: its blocks go in the stack's current layer;
+ * the facts and warnings on the layers' targets. */
+void memory_stack_explain(const struct source *src, struct assembly *a, long budget,
+			  const struct memory_stack_take *take, size_t first_block);
+
+/* Compression (compress.c): the seed's compressContext on the candidates
+ * in rank order (descending score, ties in input order). Walks them lowest
+ * score first (ties in input order, the seed's stable ascending sort);
+ * while the total exceeds target, an eligible item's tokens become
+ * floor(tokens / 3). out[k]: the tokens afterwards. Returns how many were
+ * compressed. */
+size_t memory_compress_plan(const double *score, const long *tokens, const bool *eligible, size_t n, long target,
+			    long *out);
 
 /* Assembler (assemble.c), through memory_kind.assemble. */
 int memory_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
