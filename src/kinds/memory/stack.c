@@ -182,8 +182,10 @@ void memory_stack_render(const struct source *src, struct assembly *a, long budg
 	memory_stack_measure(m, budget, src->settings.chars_per_token, take);
 	struct render rd = { .a = a, .layer = -1, .last_block = -1, .chars_per_token = src->settings.chars_per_token };
 	walk_layers(&m->stack, render_one, &rd);
-	if (rd.last_block >= 0 && !a->nomem)
+	if (rd.last_block >= 0 && !a->nomem) {
 		a->blocks[rd.last_block].flags |= BLOCK_BREAKPOINT;
+		a->blocks[rd.last_block].budget_tokens += rd.owed; /* trailing undefined results */
+	}
 }
 
 bool memory_stack_off_task(const struct memory *m, const struct memory_item *it)
