@@ -133,6 +133,8 @@ static const struct kind_action memory_actions[] = {
 	  .what = KIND_ACTION_CYCLE, .option = "archetype" },
 	{ .key = "S", .name = "assembly", .help = "switch stack and linear assembly (a snapshot with a taskStack), re-assemble",
 	  .what = KIND_ACTION_CYCLE, .option = "assembly" },
+	{ .key = "C", .name = "compress", .help = "compression on or off (lowest scores summarized until the items fit), re-assemble",
+	  .what = KIND_ACTION_TOGGLE, .option = "compress" },
 	{ .key = NULL },
 };
 
