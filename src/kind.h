@@ -22,6 +22,8 @@ struct strbuf;
 enum kind_action_do {
 	KIND_ACTION_TOGGLE, /* flips a switch (an option without an argument) */
 	KIND_ACTION_CYCLE,  /* steps an option through its choices */
+	KIND_ACTION_STEP_DOWN, /* a whole-number option one down (the input's sequence: the previous) */
+	KIND_ACTION_STEP_UP,   /* one up (the next) */
 };
 
 /* A key only this kind has (a loom tree's loom-aware switch, a memory

@@ -276,6 +276,10 @@ int vm_panel_nudge(struct vm *vm, size_t index, int direction, struct cs_error *
  * choices, kind.h) through its choices; CS_EUSAGE (status says so) when
  * the kind has no such option. */
 int vm_cycle_option(struct vm *vm, const char *name, struct cs_error *err);
+/* Moves the whole-number kind option `name` by delta (an edit, so undo
+ * takes it back); the kind's own check refuses what is out of range (the
+ * status says why: CS_EUSAGE). */
+int vm_step_option(struct vm *vm, const char *name, int delta, struct cs_error *err);
 /* Flips the switch option `name` (a kind option without an argument)
  * between true and false; CS_EUSAGE when the kind has no such switch. */
 int vm_toggle_option(struct vm *vm, const char *name, struct cs_error *err);

@@ -201,6 +201,31 @@ int vm_toggle_option(struct vm *vm, const char *name, struct cs_error *err)
 	return rc;
 }
 
+int vm_step_option(struct vm *vm, const char *name, int delta, struct cs_error *err)
+{
+	const struct kind_ops *k = vm->session.src->kind;
+	const struct setting *o = setting_of_kind(vm->session.src, name);
+	if (!o || o->type != SETTING_INT) {
+		vm_status(vm, true, "a %s has no %s to step", k->title, name);
+		return cs_error_set(err, CS_EUSAGE, "no such number");
+	}
+	struct setting_value v;
+	setting_current(vm->session.src, o, &v);
+	if (v.number + delta < o->min) {
+		vm_status(vm, false, "%s %.0f is the first", o->name, v.number);
+		return CS_OK;
+	}
+	struct strbuf from = STRBUF_INIT, to = STRBUF_INIT;
+	setting_print(o, &v, &from);
+	v.number += delta;
+	setting_print(o, &v, &to);
+	int rc = from.failed || to.failed ? cs_error_nomem(err)
+					  : apply_option(vm, o->name, (int)from.len, sb_str(&from), sb_str(&to), err);
+	sb_fini(&from);
+	sb_fini(&to);
+	return rc;
+}
+
 const char *vm_sort_name(enum vm_sort sort)
 {
 	static const char *const names[] = { "order", "tokens", "priority", "score" };

@@ -110,6 +110,8 @@ static void kind_key(struct app *app, int key, struct cs_error *err)
 	char name[32];
 	if (ka && ka->what == KIND_ACTION_TOGGLE)
 		vm_toggle_option(vm, ka->option, err);
+	else if (ka && (ka->what == KIND_ACTION_STEP_DOWN || ka->what == KIND_ACTION_STEP_UP))
+		vm_step_option(vm, ka->option, ka->what == KIND_ACTION_STEP_UP ? 1 : -1, err);
 	else if (ka)
 		vm_cycle_option(vm, ka->option, err);
 	else if (cskey_name(key, name, sizeof name))

@@ -1,8 +1,10 @@
 /* test_memory_stack.c: the rest of seed 003 (formats.md section 4b) on small
  * hand-computed cases: compression (lowest score first, ties in input
  * order, a third each, until the total fits), the task stack (the remaining
- * budget, the layers, the current frame's items, the targets, validation)
- * and the switch between stack and linear assembly. */
+ * budget, the layers, the current frame's items, the targets, validation),
+ * the switch between stack and linear assembly, and incremental updates
+ * (as-written pops the highest score and claims the budget; as-intended
+ * drops the lowest until the new event fits). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -292,6 +294,148 @@ static void test_no_stack_refuses_stack(void **state)
 	source_free(src);
 }
 
+static struct memory_context context_of(const struct memory_component *c, size_t n)
+{
+	struct memory_context ctx = { .cap = n + 8 };
+	ctx.c = cs_malloc(ctx.cap * sizeof *ctx.c);
+	assert_non_null(ctx.c);
+	for (size_t k = 0; k < n; k++) {
+		ctx.c[ctx.n++] = c[k];
+		ctx.token_count += c[k].tokens;
+	}
+	return ctx;
+}
+
+/* Components a 0.9/40, b 0.5/30, c 0.2/20 (90 of 100). n1 (10) fits: 100.
+ * n2 (15): 115 > 100: as written, [n1 1.0, a 0.9, b 0.5, c 0.2] sorts
+ * ascending to [c, b, a, n1] and pop() takes n1,
+ * the HIGHEST; n2 goes in front: [n2, c, b, a], tokenCount claimed 100
+ * while the components hold 105. */
+static void test_update_as_written_pops_the_highest(void **state)
+{
+	(void)state;
+	const struct memory_component c[] = { { 0, 0.9, 40 }, { 1, 0.5, 30 }, { 2, 0.2, 20 } };
+	struct memory_context ctx = context_of(c, 3);
+	struct memory_update u;
+	long dropped[8];
+	assert_true(memory_update(&ctx, (struct memory_component){ 3, 1.0, 10 }, 100, MEMORY_AS_WRITTEN, &u, dropped));
+	assert_false(u.overflow);
+	assert_int_equal(ctx.token_count, 100);
+	assert_int_equal(ctx.c[0].piece, 3);
+	assert_true(memory_update(&ctx, (struct memory_component){ 4, 1.0, 15 }, 100, MEMORY_AS_WRITTEN, &u, dropped));
+	assert_true(u.overflow);
+	assert_int_equal(u.total, 115);
+	assert_int_equal(u.ndropped, 1);
+	assert_int_equal(dropped[0], 3); /* n1, score 1.0: the highest */
+	assert_true(u.dropped_score == 1.0);
+	assert_int_equal(ctx.n, 4);
+	long order[] = { 4, 2, 1, 0 }; /* n2, then ascending: c, b, a */
+	long held = 0;
+	for (size_t k = 0; k < 4; k++) {
+		assert_int_equal(ctx.c[k].piece, order[k]);
+		held += ctx.c[k].tokens;
+	}
+	assert_int_equal(ctx.token_count, 100); /* claimed */
+	assert_int_equal(held, 105);
+	/* from now on every event overflows (100 + 5 > 100) and the highest goes again: n2 */
+	assert_true(memory_update(&ctx, (struct memory_component){ 5, 1.0, 5 }, 100, MEMORY_AS_WRITTEN, &u, dropped));
+	assert_int_equal(dropped[0], 4);
+	assert_int_equal(u.total, 105);
+	/* ties: the stable sort keeps context order, pop() takes the last of them */
+	const struct memory_component t[] = { { 0, 0.5, 50 }, { 1, 0.5, 50 } };
+	struct memory_context tie = context_of(t, 2);
+	assert_true(memory_update(&tie, (struct memory_component){ 2, 1.0, 1 }, 100, MEMORY_AS_WRITTEN, &u, dropped));
+	assert_int_equal(dropped[0], 1);
+	cs_free(tie.c);
+	cs_free(ctx.c);
+}
+
+/* The same start as intended: n2 (15): 115 > 100, c (0.2, 20) goes: 80 +
+ * 15 = 95; order kept: [n2, n1, a, b]. n3 (45): 140, b goes (110), then a
+ * (70). n4 (50): 120, the lowest are all 1.0: the first in context order
+ * (n3, 45) goes: 75. An event larger than the budget: not added. */
+static void test_update_as_intended_drops_the_lowest(void **state)
+{
+	(void)state;
+	const struct memory_component c[] = { { 0, 0.9, 40 }, { 1, 0.5, 30 }, { 2, 0.2, 20 } };
+	struct memory_context ctx = context_of(c, 3);
+	struct memory_update u;
+	long dropped[8];
+	assert_true(memory_update(&ctx, (struct memory_component){ 3, 1.0, 10 }, 100, MEMORY_AS_INTENDED, &u, dropped));
+	assert_true(memory_update(&ctx, (struct memory_component){ 4, 1.0, 15 }, 100, MEMORY_AS_INTENDED, &u, dropped));
+	assert_int_equal(u.ndropped, 1);
+	assert_int_equal(dropped[0], 2);
+	assert_int_equal(ctx.token_count, 95);
+	long order[] = { 4, 3, 0, 1 };
+	for (size_t k = 0; k < 4; k++)
+		assert_int_equal(ctx.c[k].piece, order[k]);
+	assert_true(memory_update(&ctx, (struct memory_component){ 5, 1.0, 45 }, 100, MEMORY_AS_INTENDED, &u, dropped));
+	assert_int_equal(u.ndropped, 2);
+	assert_int_equal(dropped[0], 1);
+	assert_int_equal(dropped[1], 0);
+	assert_int_equal(ctx.token_count, 70);
+	assert_true(memory_update(&ctx, (struct memory_component){ 6, 1.0, 50 }, 100, MEMORY_AS_INTENDED, &u, dropped));
+	assert_int_equal(u.ndropped, 1);
+	assert_int_equal(dropped[0], 5);
+	assert_int_equal(ctx.token_count, 75);
+	/* larger than the whole budget: not added, nothing dropped */
+	size_t before = ctx.n;
+	assert_true(memory_update(&ctx, (struct memory_component){ 7, 1.0, 101 }, 100, MEMORY_AS_INTENDED, &u, dropped));
+	assert_int_equal(u.added, -1);
+	assert_int_equal(u.ndropped, 0);
+	assert_int_equal(ctx.n, before);
+	cs_free(ctx.c);
+}
+
+static const char incremental_snapshot[] =
+	"{ \"maxTokens\": 100, \"strategy\": { \"recencyWeight\": 0, \"relevanceWeight\": 1, \"salientWeight\": 0 },"
+	"  \"items\": ["
+	"  { \"id\": \"a\", \"type\": \"pattern\", \"content\": \"aaa\", \"tokens\": 40, \"scores\": { \"relevance\": 0.9 } },"
+	"  { \"id\": \"b\", \"type\": \"pattern\", \"content\": \"bbb\", \"tokens\": 30, \"scores\": { \"relevance\": 0.5 } },"
+	"  { \"id\": \"c\", \"type\": \"pattern\", \"content\": \"ccc\", \"tokens\": 20, \"scores\": { \"relevance\": 0.2 } } ],"
+	"  \"newEvents\": ["
+	"  { \"id\": \"n1\", \"type\": \"event\", \"content\": \"one\", \"tokens\": 10 },"
+	"  { \"id\": \"n2\", \"type\": \"event\", \"content\": \"two\", \"tokens\": 15 } ] }";
+
+/* In the assembly: update 2 as written holds n2, c, b, a (105 tokens,
+ * claims 100: over the limit); a full rebuild of the same items takes n1,
+ * n2, a, b by score (10 + 15 + 40 + 30 = 95; c does not fit). */
+static void test_incremental_assembly_and_rebuild(void **state)
+{
+	(void)state;
+	struct source *src = load_text(incremental_snapshot);
+	support_set(src, "allocation-caps", "off");
+	struct assembly a;
+	support_assemble(src, &a);
+	assert_int_equal(result(src, &a, "n1")->reason, REASON_OVER_BUDGET);
+	assert_non_null(strstr(result(src, &a, "n1")->sentence, "pushed out by update 2 (n2)"));
+	assert_int_equal(result(src, &a, "c")->outcome, OUTCOME_WHOLE);
+	assert_string_equal(fact(&a, "tokenCount"), "100 claimed, 105 held");
+	assert_true(a.flags & ASM_OVER_LIMIT);
+	assert_string_equal(fact(&a, "full rebuild"),
+			    "drifted: 1 only here (c: 20 tokens), 1 only in a rebuild (n1: 10 tokens); 105 tokens here, 95 rebuilt");
+	assert_string_equal(support_prompt(&a), "## Recent Activity\n\ntwo\n\n## Applicable Patterns\n\nccc\n\nbbb\n\naaa");
+	asm_fini(&a);
+
+	support_set(src, "incremental", "as-intended");
+	support_assemble(src, &a);
+	assert_int_equal(result(src, &a, "c")->reason, REASON_OVER_BUDGET);
+	assert_int_equal(result(src, &a, "n1")->outcome, OUTCOME_WHOLE);
+	assert_string_equal(fact(&a, "full rebuild"), "the same items as buildContext on the same items (95 tokens here, 95 rebuilt)");
+	asm_fini(&a);
+
+	support_set(src, "update", "1");
+	support_assemble(src, &a);
+	assert_int_equal(result(src, &a, "n2")->reason, REASON_LATER);
+	assert_string_equal(fact(&a, "this update"), "n1 added: tokenCount 100 ≤ budget 100, nothing dropped");
+	asm_fini(&a);
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(support_set_option(src, "update", "3", &err), CS_EUSAGE);
+	assert_non_null(strstr(err.message, "2 new events"));
+	source_free(src);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -301,6 +445,9 @@ int main(void)
 		cmocka_unit_test(test_stack_targets_and_a_root_current),
 		cmocka_unit_test(test_stack_validation),
 		cmocka_unit_test(test_no_stack_refuses_stack),
+		cmocka_unit_test(test_update_as_written_pops_the_highest),
+		cmocka_unit_test(test_update_as_intended_drops_the_lowest),
+		cmocka_unit_test(test_incremental_assembly_and_rebuild),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

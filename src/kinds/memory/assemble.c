@@ -52,7 +52,7 @@ struct slot {
 	int type;     /* enum memory_type */
 	int share;    /* enum memory_allocation, -1 none */
 	bool excluded;
-	bool off_task; /* outside the task stack's current frame */
+	int held;      /* REASON_NONE, or why this build holds it out (memory_held_out) */
 	long full_tokens; /* before compression (= tokens when not compressed) */
 };
 
@@ -150,7 +150,7 @@ static bool rank(struct run *r, struct assembly *a)
 					     .type = it->type,
 					     .share = memory_allocation_of_type(it->type),
 					     .excluded = piece_excluded(p),
-					     .off_task = memory_stack_off_task(r->m, it),
+					     .held = memory_held_out(r->m, it),
 					     .full_tokens = it->tokens };
 	}
 	return true;
@@ -167,8 +167,8 @@ static void decide(struct run *r)
 		struct decision *d = &r->dec[k];
 		d->left = r->budget - used;
 		d->share_used = share >= 0 ? r->share_used[share] : 0;
-		if (o->excluded || o->off_task) {
-			d->reason = o->excluded ? REASON_EXCLUDED_BY_USER : REASON_OFF_PATH;
+		if (o->excluded || o->held) {
+			d->reason = o->excluded ? REASON_EXCLUDED_BY_USER : o->held;
 			continue;
 		}
 		bool share_full = caps && share >= 0 && r->share_used[share] + o->tokens > r->cap[share];
@@ -224,7 +224,7 @@ static void decide_compressed(struct run *r, struct assembly *a)
 		for (size_t k = 0; k < r->n; k++) {
 			score[k] = r->order[k].score;
 			tokens[k] = r->order[k].tokens;
-			eligible[k] = !r->order[k].excluded && !r->order[k].off_task;
+			eligible[k] = !r->order[k].excluded && !r->order[k].held;
 			was_in[k] = r->dec[k].reason == REASON_NONE;
 		}
 		size_t c = memory_compress_plan(score, tokens, eligible, r->n, r->budget, out);
@@ -346,6 +346,10 @@ static void explain_drops(const struct run *r, struct assembly *a)
 				 r->m->stack.frames[r->m->stack.current].id, it->task_id ? it->task_id : "absent", score);
 			break;
 		}
+		case REASON_LATER:
+			asm_drop(a, i, REASON_LATER, "a new event (newEvents[%ld]): not part of this build",
+				 r->m->items[r->src->pieces[i].kind_index].arrival);
+			break;
 		case REASON_OVER_BUDGET:
 			asm_drop(a, i, REASON_OVER_BUDGET,
 				 "dropped: over budget: needs %s tokens, %s left of %s%s%s%s; score %.3f, %s %s",
@@ -409,7 +413,7 @@ static void explain_facts(const struct run *r, struct assembly *a)
 }
 
 /* rank → decide → render → explain. */
-int memory_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+int memory_build(const struct source *src, struct assembly *a, struct cs_error *err)
 {
 	const struct memory *m = src->model;
 	int rc = asm_init(a, src, ASM_DOCUMENT);
@@ -454,4 +458,10 @@ int memory_assemble(const struct source *src, struct assembly *a, struct cs_erro
 		asm_warn(a, -1, "the rendered context is %s tokens (estimated), over the budget of %s: the ContextBuilder charges "
 			 "item tokens only", fmt_thousands(n1, a->total_tokens), fmt_thousands(n2, budget));
 	return rc;
+}
+
+int memory_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+{
+	const struct memory *m = src->model;
+	return m->nnew ? memory_assemble_incremental(src, a, err) : memory_build(src, a, err);
 }

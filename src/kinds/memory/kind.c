@@ -26,6 +26,23 @@ static const char *const allocation_names[] = {
 };
 static const char *const on_off[] = { "on", "off" };
 static const char *const assemblies[] = { "stack", "linear", NULL }; /* enum memory_assembly */
+static const char *const incremental_modes[] = { "as-written", "as-intended", NULL }; /* enum memory_incremental */
+
+/* step N: the new events replayed, 0 (the builder's context) to all of them. */
+static int set_step(struct source *src, const struct setting *s, const char *text, struct cs_error *err)
+{
+	struct memory *m = src->model;
+	struct setting_value v;
+	int rc = setting_parse(s, text, NULL, &v, err);
+	if (rc != CS_OK)
+		return rc;
+	if (v.number > (double)m->nnew)
+		return m->nnew ? cs_error_set(err, CS_EUSAGE, "update %s: this snapshot has %zu new event%s", text, m->nnew,
+					      m->nnew == 1 ? "" : "s")
+			       : cs_error_set(err, CS_EUSAGE, "update %s: this snapshot has no newEvents", text);
+	m->step = (long)v.number;
+	return CS_OK;
+}
 
 enum { MS_ARCHETYPE, MS_WEIGHT, MS_ALLOCATION, MS_CAPS }; /* memory_settings[] */
 
@@ -121,6 +138,13 @@ static const struct setting memory_settings[] = {
 	  .help = "stack (the default with a taskStack): its layers, then the builder for the current frame; linear: the builder alone",
 	  .set = set_assembly,
 	  SETTING_FIELD(SETTING_IN_MODEL, struct memory, assembly) },
+	{ .name = "incremental", .type = SETTING_ENUM, .choices = incremental_modes, .def = "as-written",
+	  .arg = "as-written|as-intended",
+	  .help = "how newEvents replay: as-written (the seed's code: the highest score goes) or as-intended (the lowest)",
+	  SETTING_FIELD(SETTING_IN_MODEL, struct memory, incremental) },
+	{ .name = "update", .type = SETTING_INT, .arg = "N", .min = 0, .max = MEMORY_MAX_ITEMS,
+	  .help = "the new events replayed: 0 (the builder's context) to all of them (the default)", .set = set_step,
+	  SETTING_FIELD(SETTING_IN_MODEL, struct memory, step) },
 	{ .name = NULL },
 };
 
@@ -135,6 +159,10 @@ static const struct kind_action memory_actions[] = {
 	  .what = KIND_ACTION_CYCLE, .option = "assembly" },
 	{ .key = "C", .name = "compress", .help = "compression on or off (lowest scores summarized until the items fit), re-assemble",
 	  .what = KIND_ACTION_TOGGLE, .option = "compress" },
+	{ .key = "[", .name = "update-back", .help = "one new event less replayed (a snapshot with newEvents), re-assemble",
+	  .what = KIND_ACTION_STEP_DOWN, .option = "update" },
+	{ .key = "]", .name = "update-next", .help = "replay the next new event (updateContext), re-assemble",
+	  .what = KIND_ACTION_STEP_UP, .option = "update" },
 	{ .key = NULL },
 };
 

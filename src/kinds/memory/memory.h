@@ -80,6 +80,7 @@ struct memory_item {
 	bool tokens_given;         /* `tokens` came from the snapshot */
 	const char *timestamp;     /* as given (ISO text), NULL when absent; arena */
 	const char *task_id;       /* `taskId` (the task stack's frame), NULL when absent; arena */
+	long arrival;              /* a new event's place in newEvents (0-based), -1 for an item */
 };
 
 /* The task stack (formats.md section 4b; stack.c). */
@@ -104,6 +105,11 @@ struct memory_stack {
  * or the builder alone. The `assembly` setting's choices, in this order. */
 enum memory_assembly { MEMORY_ASSEMBLY_STACK, MEMORY_ASSEMBLY_LINEAR };
 
+/* How newEvents are replayed (formats.md 4b): the seed's updateContext as
+ * written (sort ascending, pop(): the highest score goes; tokenCount claimed
+ * = budget), or as its comment intends (the lowest go until it fits). */
+enum memory_incremental { MEMORY_AS_WRITTEN, MEMORY_AS_INTENDED };
+
 struct memory_strategy {
 	int archetype;             /* index into memory_presets(), -1 none */
 	double weights[MW_COUNT];
@@ -119,6 +125,13 @@ struct memory {
 	bool compress;              /* compressContext on what does not fit (formats.md 4b), off by default */
 	int assembly;               /* enum memory_assembly; stack by default when there is a taskStack */
 	struct memory_stack stack;
+	size_t nnew;                /* newEvents: the last nnew of items[] */
+	int incremental;            /* enum memory_incremental */
+	long step;                  /* new events replayed, 0..nnew (loaded as nnew: all) */
+	/* Build parameter (incremental.c sets it around each build; the
+	 * assembler reads the source as const, like the rank cache): new
+	 * events from this arrival on are held out of the builder. */
+	size_t hold_from;
 	const char *additional;     /* additionalContext, NULL or "" when none; arena */
 	size_t additional_bytes;
 	struct memory_item *items;  /* one per piece, in input order (cs_malloc'd) */
@@ -163,6 +176,7 @@ double memory_final_score(const struct memory_item *it, const double weights[MW_
  * d and root are a json_doc and its root, as load.c has them. */
 struct json_doc;
 struct cJSON;
+struct jpath;
 int memory_stack_read(struct source *src, struct memory *m, const struct json_doc *d, const struct cJSON *root,
 		      struct cs_error *err);
 void memory_stack_free(struct memory_stack *st);
@@ -211,6 +225,47 @@ void memory_stack_explain(const struct source *src, struct assembly *a, long bud
  * compressed. */
 size_t memory_compress_plan(const double *score, const long *tokens, const bool *eligible, size_t n, long target,
 			    long *out);
+
+/* Incremental updates (incremental.c). */
+/* The reason a build holds item `it` out (REASON_OFF_PATH: another task
+ * frame's; REASON_LATER: a new event not in this build), REASON_NONE when
+ * it takes part. */
+int memory_held_out(const struct memory *m, const struct memory_item *it);
+/* After read_item on newEvents[at]: an event, scores defaulted. */
+struct json_doc;
+int memory_new_event(struct memory *m, const struct json_doc *d, const struct cJSON *item, const struct jpath *at,
+		     size_t i, struct cs_error *err);
+/* One component of the context being updated. */
+struct memory_component {
+	long piece;
+	double score;   /* relevanceScore: the final score; 1.0 for a new event */
+	long tokens;
+};
+/* The context the updates work on: components in order, tokenCount. */
+struct memory_context {
+	struct memory_component *c; /* cs_malloc'd, room for cap */
+	size_t n, cap;
+	long token_count; /* what the context says (as-written: may not be the sum) */
+};
+/* What one update did. */
+struct memory_update {
+	long added;           /* the new event's piece, -1 when it did not go in */
+	size_t ndropped;      /* how many went (as-written: at most one, the highest) */
+	double dropped_score; /* the first dropped one's */
+	bool overflow;        /* the total went over the budget */
+	long total;           /* tokenCount + the new tokens, as the seed computes it */
+};
+/* updateContext: adds c at the start of ctx within budget, in mode; what
+ * happened into *u; dropped pieces are appended to out_dropped (room for
+ * ctx->n + 1). false on out of memory (ctx unchanged). */
+bool memory_update(struct memory_context *ctx, struct memory_component c, long budget, int mode,
+		   struct memory_update *u, long *out_dropped);
+/* Replays new events 1..step on the builder's assembly; the assembler
+ * when the snapshot has newEvents. */
+int memory_assemble_incremental(const struct source *src, struct assembly *a, struct cs_error *err);
+/* The builder (assemble.c): seed 003's buildContext, new events from
+ * m->hold_from on held out. */
+int memory_build(const struct source *src, struct assembly *a, struct cs_error *err);
 
 /* Assembler (assemble.c), through memory_kind.assemble. */
 int memory_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
