@@ -53,7 +53,7 @@ static const struct {
 	{ CSK_UP, "Up" },       { CSK_DOWN, "Down" }, { CSK_LEFT, "Left" },   { CSK_RIGHT, "Right" },
 	{ CSK_PGUP, "PgUp" },   { CSK_PGDN, "PgDn" }, { CSK_HOME, "Home" },   { CSK_END, "End" },
 	{ CSK_ENTER, "Enter" }, { CSK_TAB, "Tab" },   { CSK_ESC, "Esc" },     { CSK_BACKSPACE, "Backspace" },
-	{ CSK_SPACE, "Space" }, { ',', "Comma" }, { CSK_CTRL_R, "C-r" }, { CSK_CTRL_U, "C-u" },
+	{ CSK_SPACE, "Space" }, { ',', "Comma" }, { CSK_CTRL_C, "C-c" }, { CSK_CTRL_R, "C-r" }, { CSK_CTRL_U, "C-u" },
 };
 
 bool cskey_name(int key, char *buf, size_t cap)

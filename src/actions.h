@@ -48,6 +48,8 @@ struct strbuf;
 	X(ACT_PROMPT_VIEW, "prompt-view", "v", "the prompt as the model receives it (v again: back)") \
 	X(ACT_DIFF, "diff", "d", "what changed since the baseline (pieces, cache, cost)")  \
 	X(ACT_TIMELINE, "timeline", "i", "each turn or request: the cache predicted beside the usage recorded") \
+	X(ACT_SEQ_PREV, "previous-step", "[", "the request (or turn, update) before the one shown, from any view") \
+	X(ACT_SEQ_NEXT, "next-step", "]", "the request (or turn, update) after the one shown, from any view") \
 	X(ACT_UNDO, "undo", "u", "undo the last edit")                                      \
 	X(ACT_RELOAD, "reload", "R", "load the file again: new turns appear; edits, selection and baseline stay") \
 	X(ACT_REDO, "redo", "C-r", "redo the last undone edit")                             \
@@ -79,6 +81,7 @@ enum cs_key {
 	CSK_ESC,
 	CSK_BACKSPACE,
 	CSK_SPACE = ' ',
+	CSK_CTRL_C = 3,  /* quit (raw mode: a key, not a signal) */
 	CSK_CTRL_R = 18, /* redo */
 	CSK_CTRL_U = 21, /* the input line: erase it */
 };

@@ -46,7 +46,8 @@ struct strbuf;
 	X(REASON_OFF_PATH, "off-path", "not on the assembled path")                         \
 	X(REASON_NO_SYSTEM_CONTEXT, "no-system-context", "buffer mode sends no system context")                  \
 	X(REASON_SUPERSEDED, "superseded", "replaced by a later version")                  \
-	X(REASON_LATER, "later", "comes after the replayed turn")
+	X(REASON_LATER, "later", "comes after the replayed turn")                           \
+	X(REASON_FILTERED, "filtered", "removed by the request's filters")
 
 enum reason {
 #define REASON_X_ENUM(e, code, sentence) e,
@@ -130,7 +131,7 @@ enum asm_shape {
 };
 
 enum asm_flag {
-	ASM_TRUNCATED = 1u << 0,  /* something was removed or cut to fit */
+	ASM_TRUNCATED = 1u << 0,  /* something was removed or cut to fit (a manifest: cut; see excluded) */
 	ASM_OVER_LIMIT = 1u << 1, /* the result does not fit its limit */
 	ASM_ERROR = 1u << 2,      /* the algorithm refuses (stopAtLimit, system too big) */
 	ASM_MUST_MISSING = 1u << 3, /* a piece that must go in (priority 1.0) did not */
@@ -171,6 +172,8 @@ struct assembly {
 	unsigned flags;              /* enum asm_flag */
 	const char *state;           /* a sentence on the overall state when over limit or refused; arena */
 	long over_by;                /* tokens over the usable budget, when ASM_OVER_LIMIT */
+	long excluded;               /* pieces left out whole for the budget, for kinds whose report counts them
+				      * apart from what was cut (status.excluded); -1 when the kind does not */
 	double cutoff;               /* the score below which pieces stayed out (memory); NAN when none */
 	const char *cutoff_text;     /* cutoff as the report prints it ("%.6g"); arena; NULL when none */
 	struct warning *warnings;    /* the source's and the assembler's */

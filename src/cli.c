@@ -11,32 +11,93 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The command line's own flags: a switch sets a bool, a value a string. */
-struct cli_flag {
+/* The command line's own flags (the edits are settings, setting.h): a
+ * switch sets a bool, a value a string; FLAG_OWN_PARSE ones long_option
+ * reads itself. --help lists them from this table, in its order, and a unit
+ * test checks that the man page has an entry for each. */
+#define FLAG_OWN_PARSE ((size_t)-1)
+
+enum flag_group { FLAG_GENERAL, FLAG_CACHE };
+
+static const struct cli_flag {
 	const char *name;
-	size_t offset; /* in struct cli */
+	size_t offset; /* in struct cli; FLAG_OWN_PARSE: long_option's own code */
 	bool value;    /* takes a value (a const char *), else a switch (a bool) */
 	enum cli_command only; /* CLI_UI: any command; else only with that one */
+	const char *arg;  /* the value's name in --help: "FILE" */
+	const char *help; /* one or more lines for --help ('\n' continues it) */
+	enum flag_group group;
+} cli_flags[] = {
+	{ "kind", offsetof(struct cli, kind), true, CLI_UI, "K", NULL, FLAG_GENERAL },
+	{ "assembly", offsetof(struct cli, assembly), true, CLI_UI, "FILE",
+	  "with a ledger database (agents.db): the assembly block\n"
+	  "the ledger does not store (system prompt, event, budget)", FLAG_GENERAL },
+	{ "format", FLAG_OWN_PARSE, true, CLI_UI, "F", "report format: text, yaml or json", FLAG_GENERAL },
+	{ "tokenizer", offsetof(struct cli, tokenizer), true, CLI_UI, "NAME|PATH",
+	  "report: exact counts (o200k_base, cl100k_base, a .tiktoken\n"
+	  "file) beside the estimate; exit 3 when only the estimate fits", FLAG_GENERAL },
+	{ "raw", offsetof(struct cli, raw), false, CLI_UI, NULL,
+	  "dump: the exact bytes (refused on a terminal without --force)", FLAG_GENERAL },
+	{ "force", offsetof(struct cli, force), false, CLI_UI, NULL,
+	  "dump --raw: write to a terminal; save: replace an existing\nor read-only --output", FLAG_GENERAL },
+	{ "anyway", offsetof(struct cli, anyway), false, CLI_DUMP, NULL,
+	  "dump: print the prompt even when the system would not send it", FLAG_GENERAL },
+	{ "output", offsetof(struct cli, output), true, CLI_SAVE, "OTHER|-",
+	  "save: write the edited manifest to OTHER (-: print it)", FLAG_GENERAL },
+	{ "edits", offsetof(struct cli, edits), true, CLI_UI, "FILE",
+	  "make the edits a what-if file holds (the inspector's w\non a loom tree, a ledger...) before anything else", FLAG_GENERAL },
+	{ "theme", offsetof(struct cli, theme), true, CLI_UI, "NAME|PATH", "inspector colours", FLAG_GENERAL },
+	{ "ascii", offsetof(struct cli, ascii), false, CLI_UI, NULL, "ASCII glyphs only", FLAG_GENERAL },
+	{ "no-mouse", offsetof(struct cli, no_mouse), false, CLI_UI, NULL,
+	  "the inspector leaves the mouse to the terminal", FLAG_GENERAL },
+	{ "follow", offsetof(struct cli, follow), false, CLI_UI, NULL,
+	  "the inspector loads the file again when it changes (R: now)", FLAG_GENERAL },
+	{ "screen", offsetof(struct cli, screen), true, CLI_UI, "WxH",
+	  "the inspector on a virtual screen, printed at the end", FLAG_GENERAL },
+	{ "keys", offsetof(struct cli, keys), true, CLI_UI, "KEYS",
+	  "with --screen: the keys to replay (\"j j Space\")", FLAG_GENERAL },
+	{ "profile", offsetof(struct cli, profile), true, CLI_UI, "NAME",
+	  "anthropic, openai, gemini, deepseek, vllm, or one of yours", FLAG_CACHE },
+	{ "baseline", offsetof(struct cli, baseline), true, CLI_UI, "FILE",
+	  "compare with FILE's prompt (default: this file without\n"
+	  "the edits given here; no edits: a warm repeat)", FLAG_CACHE },
+	{ "baseline-edit", FLAG_OWN_PARSE, true, CLI_UI, "N=V",
+	  "an edit for the baseline instead (priority=src/a.c=0.9)", FLAG_CACHE },
+	{ "breakpoint", FLAG_OWN_PARSE, true, CLI_UI, "ID",
+	  "a cache breakpoint after this piece (or #BLOCK); repeatable", FLAG_CACHE },
+	{ "no-breakpoint", FLAG_OWN_PARSE, true, CLI_UI, "ID", "no breakpoint after it", FLAG_CACHE },
 };
 
-static const struct cli_flag cli_flags[] = {
-	{ "raw", offsetof(struct cli, raw), false, CLI_UI },
-	{ "force", offsetof(struct cli, force), false, CLI_UI },
-	{ "anyway", offsetof(struct cli, anyway), false, CLI_DUMP },
-	{ "no-mouse", offsetof(struct cli, no_mouse), false, CLI_UI },
-	{ "follow", offsetof(struct cli, follow), false, CLI_UI },
-	{ "ascii", offsetof(struct cli, ascii), false, CLI_UI },
-	{ "kind", offsetof(struct cli, kind), true, CLI_UI },
-	{ "assembly", offsetof(struct cli, assembly), true, CLI_UI },
-	{ "screen", offsetof(struct cli, screen), true, CLI_UI },
-	{ "keys", offsetof(struct cli, keys), true, CLI_UI },
-	{ "theme", offsetof(struct cli, theme), true, CLI_UI },
-	{ "tokenizer", offsetof(struct cli, tokenizer), true, CLI_UI },
-	{ "edits", offsetof(struct cli, edits), true, CLI_UI },
-	{ "profile", offsetof(struct cli, profile), true, CLI_UI },
-	{ "baseline", offsetof(struct cli, baseline), true, CLI_UI },
-	{ "output", offsetof(struct cli, output), true, CLI_SAVE },
-};
+const char *cli_flag_name(size_t i)
+{
+	return i < sizeof cli_flags / sizeof *cli_flags ? cli_flags[i].name : NULL;
+}
+
+/* The table's flags of one group as --help lines: "  --name ARG   help". */
+static void flag_help_lines(enum flag_group group, struct strbuf *out)
+{
+	for (size_t f = 0; f < sizeof cli_flags / sizeof *cli_flags; f++) {
+		const struct cli_flag *fl = &cli_flags[f];
+		if (fl->group != group)
+			continue;
+		char left[48];
+		snprintf(left, sizeof left, "--%s%s%s", fl->name, fl->arg ? " " : "", fl->arg ? fl->arg : "");
+		sb_printf(out, "  %-24s ", left);
+		if (!fl->help) { /* --kind: the kinds' names */
+			for (size_t k = 0; kind_table[k]; k++)
+				sb_printf(out, "%s%s", k == 0 ? "" : kind_table[k + 1] ? ", " : " or ", kind_table[k]->name);
+			sb_puts(out, " (default: detect)\n");
+			continue;
+		}
+		for (const char *p = fl->help; *p;) {
+			size_t n = strcspn(p, "\n");
+			sb_printf(out, "%.*s\n", (int)n, p);
+			p += n;
+			if (*p == '\n' && *++p)
+				sb_printf(out, "  %-24s ", "");
+		}
+	}
+}
 
 static int need_value(int argc, char **argv, int *i, const char *inline_value, const char **out,
 		      struct cs_error *err)
@@ -106,7 +167,8 @@ static int long_option(int argc, char **argv, int *i, struct cli *out, struct cs
 		return setting_flag(argc, argv, i, name, inline_value, out, err);
 	for (size_t f = 0; f < sizeof cli_flags / sizeof *cli_flags; f++) {
 		const struct cli_flag *fl = &cli_flags[f];
-		if (strcmp(fl->name, name) != 0 || (fl->only != CLI_UI && fl->only != out->command))
+		if (strcmp(fl->name, name) != 0 || fl->offset == FLAG_OWN_PARSE ||
+		    (fl->only != CLI_UI && fl->only != out->command))
 			continue;
 		if (!fl->value) {
 			*(bool *)((char *)out + fl->offset) = true;
@@ -216,31 +278,12 @@ void cli_usage(struct strbuf *out)
 		"                                    .tiktoken file) beside the estimate\n"
 		"\n"
 		"options:\n");
-	sb_puts(out, "  --kind K                 ");
-	for (size_t k = 0; kind_table[k]; k++)
-		sb_printf(out, "%s%s", k == 0 ? "" : kind_table[k + 1] ? ", " : " or ", kind_table[k]->name);
-	sb_puts(out, " (default: detect)\n");
+	flag_help_lines(FLAG_GENERAL, out);
+	sb_puts(out, "  --help, --version\n"
+		     "\n"
+		     "cache analysis (the report's cache section):\n");
+	flag_help_lines(FLAG_CACHE, out);
 	sb_puts(out,
-		"  --assembly FILE          with a ledger database (agents.db): the assembly block\n"
-		"                           the ledger does not store (system prompt, event, budget)\n"
-		"  --format F               report format: text, yaml or json\n"
-		"  --tokenizer NAME|PATH    report: exact counts (o200k_base, cl100k_base, a .tiktoken\n"
-		"                           file) beside the estimate; exit 3 when only the estimate fits\n"
-		"  --raw                    dump: the exact bytes (refused on a terminal without --force)\n"
-		"  --anyway                 dump: print the prompt even when the system would not send it\n"
-		"  --theme NAME|PATH        inspector colours\n"
-		"  --ascii                  ASCII glyphs only\n"
-		"  --no-mouse               the inspector leaves the mouse to the terminal\n"
-		"  --follow                 the inspector loads the file again when it changes (R: now)\n"
-		"  --help, --version\n"
-		"\n"
-		"cache analysis (the report's cache section):\n"
-		"  --profile NAME           anthropic, openai, gemini, deepseek, vllm, or one of yours\n"
-		"  --baseline FILE          compare with FILE's prompt (default: this file without\n"
-		"                           the edits given here; no edits: a warm repeat)\n"
-		"  --baseline-edit N=V      an edit for the baseline instead (priority=src/a.c=0.9)\n"
-		"  --breakpoint ID          a cache breakpoint after this piece (or #BLOCK); repeatable\n"
-		"  --no-breakpoint ID       no breakpoint after it\n"
 		"  user file: $XDG_CONFIG_HOME/ctxscope/cache.yml (profiles, prices, volatile patterns)\n"
 		"\n"
 		"edits (the same the inspector makes):\n");

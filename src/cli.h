@@ -63,5 +63,9 @@ int cli_apply(const struct cli *cli, struct source *src, struct cs_error *err);
 
 /* The --help text. */
 void cli_usage(struct strbuf *out);
+/* The i-th of the command line's own flags ("raw", "baseline-edit"; the
+ * edits are settings, setting.h), NULL past the last: what --help and the
+ * man page must each list. */
+const char *cli_flag_name(size_t i);
 
 #endif

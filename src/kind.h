@@ -22,8 +22,6 @@ struct strbuf;
 enum kind_action_do {
 	KIND_ACTION_TOGGLE, /* flips a switch (an option without an argument) */
 	KIND_ACTION_CYCLE,  /* steps an option through its choices */
-	KIND_ACTION_STEP_DOWN, /* a whole-number option one down (the input's sequence: the previous) */
-	KIND_ACTION_STEP_UP,   /* one up (the next) */
 };
 
 /* A key only this kind has (a loom tree's loom-aware switch, a memory
@@ -35,6 +33,23 @@ struct kind_action {
 	const char *help;         /* one line for `?` */
 	enum kind_action_do what;
 	const char *option;       /* the kind setting it acts on (setting.h) */
+};
+
+/* A sequence the input holds (a log's requests, a session's requests, a
+ * tree's model turns, a snapshot's updates): the assembly shows one of its
+ * steps, and `[` `]` step to the one before or after it, from any view.
+ * A step is chosen through a kind setting (`setting`, 1-based), so stepping
+ * is an edit like any other: undone, redone, saved to a what-if file,
+ * given as --SETTING N on the command line. */
+struct kind_sequence {
+	const char *noun;    /* one step, for people: "request" */
+	const char *setting; /* the kind setting (kind_ops.settings) that picks it: "request" */
+	/* The number of steps, and the one shown now (0-based). */
+	size_t (*count)(const struct source *src);
+	size_t (*current)(const struct source *src);
+	/* Optional: the steps `[` `]` may reach, [*first, *last] (0-based);
+	 * NULL: all of them. */
+	void (*reach)(const struct source *src, size_t *first, size_t *last);
 };
 
 /* What a kind's save wrote, in a sentence, or why it did not. */
@@ -116,6 +131,8 @@ struct kind_ops {
 	 * text for the inspector's timeline view (i); text_flags as utf8.h's
 	 * sanitizer takes them. CS_OK or the error. */
 	int (*timeline)(const struct source *src, unsigned text_flags, struct strbuf *out, struct cs_error *err);
+	/* Optional: the sequence the input holds ([ ] step through it). */
+	const struct kind_sequence *sequence;
 };
 
 /* Every kind, NULL-terminated, in detection order. */
@@ -134,6 +151,12 @@ int kind_detect(const char *path, const char *data, size_t len, const struct kin
 int kind_sort_key(const struct kind_ops *kind, const char *name);
 /* "order, tokens or priority": the kind's sort keys for a sentence. */
 void kind_sort_keys_text(const struct kind_ops *kind, const char *last_sep, struct strbuf *out);
+
+/* The value of the sequence's setting that steps `delta` from the step
+ * shown (1-based, as the setting takes it) into value. CS_EUSAGE with a
+ * sentence when the kind has no sequence or the step would leave it
+ * ("already the first request"). */
+int kind_sequence_step(const struct source *src, long delta, char *value, size_t size, struct cs_error *err);
 
 
 #endif

@@ -115,6 +115,8 @@ static void emit_totals(struct emitter *em, const struct assembly *a)
 	emit_map_begin(em);
 	emit_key_bool(em, "fits", report_exit_status(a) == 0);
 	emit_key_bool(em, "truncated", a->flags & ASM_TRUNCATED);
+	if (a->excluded >= 0)
+		emit_key_int(em, "excluded", a->excluded);
 	emit_key_bool(em, "over_limit", a->flags & ASM_OVER_LIMIT);
 	if (a->flags & ASM_OVER_LIMIT)
 		emit_key_int(em, "over_by", a->over_by);

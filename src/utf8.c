@@ -243,6 +243,21 @@ static bool put_control(struct strbuf *out, int32_t cp, unsigned flags)
 	return put_cp(out, cp == 0x7F ? 0x2421 : 0x2400 + cp);
 }
 
+/* In ASCII: the one-character stand-in of a common typographic mark (a
+ * separator dot, dashes, quotes, an ellipsis), so that a `·` between words
+ * never reads as `?` (the stand-in for what ASCII cannot show); 0: none. */
+static char ascii_stand_in(int32_t cp)
+{
+	switch (cp) {
+	case 0x00B7: case 0x2022: case 0x2502: return '|';
+	case 0x2010: case 0x2011: case 0x2012: case 0x2013: case 0x2014: case 0x2212: case 0x2500: return '-';
+	case 0x2018: case 0x2019: return '\'';
+	case 0x201C: case 0x201D: return '"';
+	case 0x2026: return '~';
+	default: return 0;
+	}
+}
+
 /* cp's class for display; a variation selector in a run of them (the one
  * before was one, or the next one is) is invisible. rest: what follows cp. */
 static enum utf8_class display_class(int32_t cp, bool prev_vs, const char *rest, size_t n)
@@ -293,7 +308,10 @@ bool utf8_sanitize(struct strbuf *out, const char *s, size_t n, unsigned flags)
 		} else {
 			switch (display_class(cp, was_vs, s + i, n - i)) {
 			case UTF8_PRINTABLE:
-				ok = (flags & UTF8_ASCII) ? sb_putc(out, '?') : sb_append(out, s + i - len, len);
+				if (!(flags & UTF8_ASCII))
+					ok = sb_append(out, s + i - len, len);
+				else
+					ok = sb_putc(out, ascii_stand_in(cp) ? ascii_stand_in(cp) : '?');
 				break;
 			case UTF8_CONTROL:
 				ok = put_control(out, cp, flags);

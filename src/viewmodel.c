@@ -52,6 +52,23 @@ bool vm_marker_after(const struct vm *vm, size_t b)
 	return !vm->cache.identical && b + 1 == vm->cache.same_blocks;
 }
 
+/* The block a dropped piece is listed after: the block of the piece before
+ * it that went in (`last`), and past the headings the assembler made for
+ * the piece's own layer (a memory section's title), so that a dropped piece
+ * stays under the heading of its section; -1: before every block. */
+static long dropped_after(const struct vm *vm, long piece, long last)
+{
+	const struct assembly *a = &vm->session.cur;
+	int layer = vm->session.src->pieces[piece].layer;
+	while ((size_t)(last + 1) < a->nblocks) {
+		const struct block *b = &a->blocks[last + 1];
+		if (b->piece >= 0 || (b->flags & (BLOCK_MADE | BLOCK_MARKER)) != BLOCK_MADE || b->layer[0] != layer)
+			break;
+		last++;
+	}
+	return last;
+}
+
 static bool build_order_rows(struct vm *vm)
 {
 	const struct assembly *a = &vm->session.cur;
@@ -69,7 +86,7 @@ static bool build_order_rows(struct vm *vm)
 		if (a->results[i].block >= 0)
 			last = a->results[i].block;
 		else
-			start[(size_t)(last + 1) + 1]++;
+			start[(size_t)(dropped_after(vm, (long)i, last) + 1) + 1]++;
 	}
 	for (size_t k = 1; k < nb + 2; k++)
 		start[k] += start[k - 1];
@@ -78,7 +95,7 @@ static bool build_order_rows(struct vm *vm)
 		if (a->results[i].block >= 0)
 			last = a->results[i].block;
 		else
-			order[start[(size_t)(last + 1)]++] = (long)i;
+			order[start[(size_t)(dropped_after(vm, (long)i, last) + 1)]++] = (long)i;
 	}
 	/* start[k] is now the end of bucket k; bucket k begins at the end of k-1. */
 	bool ok = true;

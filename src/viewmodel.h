@@ -114,6 +114,9 @@ struct vm_session {
 	unsigned generation;       /* bumped at every re-assembly */
 	unsigned changes;          /* bumped whenever the assembly, the baseline or the cache
 	                              analysis was redone (what a diff against the baseline shows) */
+	unsigned edits;            /* the edits made: one more at every edit and redo, one less at an undo */
+	unsigned saved_edits;      /* `edits` when they were last saved (a file or a what-if file);
+	                              UINT_MAX once no undo or redo can come back to it */
 };
 
 struct vm {
@@ -206,6 +209,11 @@ struct vm_change {
 int vm_change(struct vm *vm, enum vm_step step, const struct edit *e, struct vm_change *out, struct cs_error *err);
 /* vm_change(VM_STEP_EDIT, e); every edit below goes through it. */
 int vm_apply(struct vm *vm, struct edit *e, struct cs_error *err);
+/* True when edits were made (or undone) since the last save: quitting
+ * would lose them. */
+bool vm_unsaved(const struct vm *vm);
+/* The edits as they stand are saved (in the file or a what-if file). */
+void vm_mark_saved(struct vm *vm);
 /* u / Ctrl-r: vm_change(VM_STEP_UNDO / VM_STEP_REDO). */
 int vm_undo(struct vm *vm, struct cs_error *err);
 int vm_redo(struct vm *vm, struct cs_error *err);
@@ -276,13 +284,14 @@ int vm_panel_nudge(struct vm *vm, size_t index, int direction, struct cs_error *
  * choices, kind.h) through its choices; CS_EUSAGE (status says so) when
  * the kind has no such option. */
 int vm_cycle_option(struct vm *vm, const char *name, struct cs_error *err);
-/* Moves the whole-number kind option `name` by delta (an edit, so undo
- * takes it back); the kind's own check refuses what is out of range (the
- * status says why: CS_EUSAGE). */
-int vm_step_option(struct vm *vm, const char *name, int delta, struct cs_error *err);
 /* Flips the switch option `name` (a kind option without an argument)
  * between true and false; CS_EUSAGE when the kind has no such switch. */
 int vm_toggle_option(struct vm *vm, const char *name, struct cs_error *err);
+/* [ ]: shows the step `delta` before (< 0) or after the one shown of the
+ * sequence the kind offers (kind_sequence), an edit of its setting; the
+ * status names the step. CS_EUSAGE (status says so) at either end or when
+ * the kind has none. */
+int vm_step_sequence(struct vm *vm, long delta, struct cs_error *err);
 
 /* View changes (no re-assembly). Each writes the status. */
 void vm_cycle_sort(struct vm *vm);   /* the next of the kind's sort keys */

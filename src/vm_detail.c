@@ -135,6 +135,11 @@ static void piece_numbers(struct vm *vm, long piece)
 	} else {
 		detail_printf(vm, ROLE_DETAIL, "why: it fit the budget whole");
 	}
+	/* the kind's note on it, as the report prints it (a manifest's hot.yml or cold.yml hint) */
+	const struct kind_ops *k = vm->session.src->kind;
+	const char *note = k->piece_note ? k->piece_note(vm->session.src, piece) : NULL;
+	if (note && note[0])
+		detail_printf(vm, ROLE_DETAIL, "%s", note);
 	if (p->flags & PIECE_HIDDEN)
 		detail_hidden(vm, p);
 	for (size_t w = 0; w < vm->session.cur.nwarnings; w++)

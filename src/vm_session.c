@@ -9,6 +9,7 @@
 
 #include "alloc.h"
 
+#include <limits.h>
 #include <string.h>
 
 /* Re-runs the search over a new assembly (hits point into blocks). */
@@ -92,6 +93,21 @@ void vm_say_cache(struct vm *vm, const struct vm_change *c)
 		sb_puts(s, "; OVER the limit");
 }
 
+/* The edits' depth in the history (undo takes one off), against the depth
+ * that was saved: undoing back to it is saved again; a new edit made below
+ * it leaves that state for good (nothing saved is reachable by redo). */
+static void count_edit(struct vm *vm, enum vm_step step)
+{
+	struct vm_session *s = &vm->session;
+	if (step == VM_STEP_UNDO) {
+		s->edits--;
+		return;
+	}
+	if (step == VM_STEP_EDIT && s->edits < s->saved_edits)
+		s->saved_edits = UINT_MAX;
+	s->edits++;
+}
+
 /* Records the step through the history (applying it to the source). */
 static int record(struct vm *vm, enum vm_step step, const struct edit *e, struct strbuf *said,
 		  struct cs_error *err)
@@ -147,12 +163,23 @@ int vm_change(struct vm *vm, enum vm_step step, const struct edit *e, struct vm_
 		c.rewrite_after = vm->cache.rewrite_tokens;
 		c.identical_after = vm->cache.identical;
 		c.over_limit = (vm->session.cur.flags & ASM_OVER_LIMIT) != 0;
+		count_edit(vm, step);
 		describe(vm, said.failed ? "changed" : sb_str(&said), &c);
 		if (out)
 			*out = c;
 	}
 	sb_fini(&said);
 	return rc;
+}
+
+bool vm_unsaved(const struct vm *vm)
+{
+	return vm->session.edits != vm->session.saved_edits;
+}
+
+void vm_mark_saved(struct vm *vm)
+{
+	vm->session.saved_edits = vm->session.edits;
 }
 
 int vm_apply(struct vm *vm, struct edit *e, struct cs_error *err)

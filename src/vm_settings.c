@@ -201,28 +201,25 @@ int vm_toggle_option(struct vm *vm, const char *name, struct cs_error *err)
 	return rc;
 }
 
-int vm_step_option(struct vm *vm, const char *name, int delta, struct cs_error *err)
+int vm_step_sequence(struct vm *vm, long delta, struct cs_error *err)
 {
-	const struct kind_ops *k = vm->session.src->kind;
-	const struct setting *o = setting_of_kind(vm->session.src, name);
-	if (!o || o->type != SETTING_INT) {
-		vm_status(vm, true, "a %s has no %s to step", k->title, name);
-		return cs_error_set(err, CS_EUSAGE, "no such number");
+	const struct source *src = vm->session.src;
+	const struct kind_sequence *seq = src->kind->sequence;
+	struct edit e = { .type = EDIT_OPTION, .piece = -1 };
+	int rc = kind_sequence_step(src, delta, e.text, sizeof e.text, err);
+	if (rc != CS_OK) {
+		vm_status(vm, rc != CS_EUSAGE, "%s", err->message);
+		return rc;
 	}
-	struct setting_value v;
-	setting_current(vm->session.src, o, &v);
-	if (v.number + delta < o->min) {
-		vm_status(vm, false, "%s %.0f is the first", o->name, v.number);
-		return CS_OK;
+	snprintf(e.option, sizeof e.option, "%s", seq->setting);
+	rc = vm_apply(vm, &e, err);
+	if (rc == CS_OK) {
+		/* "request 3 of 9 ([ ] step)", then what the edit did */
+		char head[96];
+		snprintf(head, sizeof head, "%s %zu of %zu", seq->noun, seq->current(vm->session.src) + 1,
+			 seq->count(vm->session.src));
+		status_head(vm, head);
 	}
-	struct strbuf from = STRBUF_INIT, to = STRBUF_INIT;
-	setting_print(o, &v, &from);
-	v.number += delta;
-	setting_print(o, &v, &to);
-	int rc = from.failed || to.failed ? cs_error_nomem(err)
-					  : apply_option(vm, o->name, (int)from.len, sb_str(&from), sb_str(&to), err);
-	sb_fini(&from);
-	sb_fini(&to);
 	return rc;
 }
 

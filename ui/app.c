@@ -137,10 +137,25 @@ unsigned app_mouse(struct app *app, int y, int x, enum app_mouse_event ev)
 	return 0;
 }
 
+bool app_quit(struct app *app, bool interrupt)
+{
+	if (!vm_unsaved(&app->vm) || app->quit_asked) {
+		app->interrupted = interrupt;
+		return true;
+	}
+	app->quit_asking = true;
+	vm_status(&app->vm, true, "unsaved edits: w saves them; %s again quits without saving",
+		  interrupt ? "Ctrl-C" : "q");
+	return false;
+}
+
 unsigned app_key(struct app *app, int key)
 {
-	if (key == 3) /* Ctrl-C in raw mode: quits from anywhere */
-		return APP_QUIT;
+	/* the question "quit without saving?" holds for the next key only */
+	app->quit_asked = app->quit_asking;
+	app->quit_asking = false;
+	if (key == CSK_CTRL_C) /* raw mode: quits from anywhere (asking first over unsaved edits) */
+		return app_quit(app, true) ? APP_QUIT : settle(app, VIEW_REDRAW);
 	int act = keymap_lookup(&app->keymap, key);
 	unsigned r = 0;
 	for (size_t i = app->nviews; i-- > 0 && !(r & VIEW_HANDLED);)

@@ -67,6 +67,9 @@ struct app {
 	struct load_stamp stamp; /* the file as last loaded, to tell that it changed */
 	/* a write waiting for the answer to "replace it?" (app_commands.c) */
 	struct { char path[APP_PROMPT_MAX + 1]; char format[16]; int input; bool named; unsigned flags; } pending;
+	bool quit_asking;        /* this key asked "quit without saving?" */
+	bool quit_asked;         /* the key before asked it: a quit now quits */
+	bool interrupted;        /* quit by Ctrl-C (the exit status says so: 130) */
 };
 
 enum app_mouse_event { APP_MOUSE_CLICK, APP_MOUSE_WHEEL_UP, APP_MOUSE_WHEEL_DOWN };
@@ -90,6 +93,10 @@ unsigned app_reload(struct app *app, bool only_if_changed);
 unsigned app_tick(struct app *app);
 /* Recomputes the layout for w x h (call on start and on every resize). */
 void app_layout(struct app *app, int w, int h);
+/* A quit (q, :q, Ctrl-C: interrupt): true to quit now; false when there
+ * are unsaved edits and this is the first ask (the status line says how to
+ * save, or to quit anyway with the same key again). */
+bool app_quit(struct app *app, bool interrupt);
 /* Handles one key (actions.h codes); returns enum app_result flags. */
 unsigned app_key(struct app *app, int key);
 /* APP_PROMPT while the input line is open, APP_HELP while the help is,

@@ -77,7 +77,11 @@ static void save_in_place(struct app *app, const char *as, bool named, unsigned 
 	write_notes(&res.write, notes, sizeof notes);
 	if (rc != CS_OK)
 		vm_status(vm, true, "not saved: %s: %s", err.file[0] ? err.file : path, err.message);
-	else if (!res.written)
+	else
+		vm_mark_saved(vm);
+	if (rc != CS_OK)
+		return;
+	if (!res.written)
 		vm_status(vm, false, "nothing to save: %s already holds these values", path);
 	else
 		vm_status(vm, false, "saved %s: %zu value%s changed, %zu entr%s removed%s", path, res.values,
@@ -108,6 +112,7 @@ static void save_whatif(struct app *app, const char *path, bool named, unsigned 
 			vm_status(vm, true, "not saved: %s: %s", path, err.message);
 	} else {
 		write_notes(&res, notes, sizeof notes);
+		vm_mark_saved(vm);
 		vm_status(vm, false, "wrote %zu edit%s to %s%s; reapply with: ctxscope %s --edits %s", n,
 			  n == 1 ? "" : "s", path, notes, vm->session.src->path, path);
 	}
@@ -291,10 +296,26 @@ static unsigned run_command(struct app *app, const char *line)
 	case CMD_EXPORT: do_export(app, cmd.arg, cmd.format, 0); break;
 	case CMD_UNDO: vm_undo(vm, &err); break;
 	case CMD_REDO: vm_redo(vm, &err); break;
-	case CMD_QUIT: vm_status(vm, false, "quit"); return VIEW_QUIT;
+	case CMD_QUIT:
+		if (!app_quit(app, false))
+			return VIEW_REDRAW;
+		vm_status(vm, false, "quit");
+		return VIEW_QUIT;
 	default: break;
 	}
 	return VIEW_REDRAW;
+}
+
+/* A pattern that would not compile (or run): the line opens again holding
+ * it, pcre2's message and position above it, to be fixed rather than typed
+ * again. */
+static void reopen_pattern(struct app *app)
+{
+	char pattern[APP_PROMPT_MAX + 1], said[APP_PROMPT_MAX + 1];
+	snprintf(pattern, sizeof pattern, "%s", app->prompt);
+	snprintf(said, sizeof said, "%s", sb_str(&app->vm.status));
+	app_input_start(app, app->input, pattern);
+	vm_status(&app->vm, true, "%s; fix it, Enter; Esc cancels", said);
 }
 
 /* Acts on the accepted input line; returns enum view_result flags (a :q). */
@@ -306,8 +327,11 @@ unsigned app_input_accept(struct app *app)
 	const char *text = app->prompt;
 	switch (app->input) {
 	case INPUT_BUDGET: vm_set_budget(vm, text, &err); break;
-	case INPUT_SEARCH: vm_search(vm, text, &err); break;
-	case INPUT_FILTER: vm_set_filter(vm, text, &err); break;
+	case INPUT_SEARCH:
+	case INPUT_FILTER:
+		if ((app->input == INPUT_SEARCH ? vm_search(vm, text, &err) : vm_set_filter(vm, text, &err)) == CS_EUSAGE)
+			reopen_pattern(app);
+		break;
 	case INPUT_COMMAND: return run_command(app, text);
 	case INPUT_SAVE_AS: save_in_place(app, text, !is_default_name(app, text, ".new"), 0); break;
 	case INPUT_WHATIF: save_whatif(app, text, !is_default_name(app, text, ".edits.json"), 0); break;

@@ -27,7 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { EXIT_FITS = 0, EXIT_NOMEM = 1, EXIT_INPUT = 2, EXIT_OVER = 3 };
+enum { EXIT_FITS = 0, EXIT_NOMEM = 1, EXIT_INPUT = 2, EXIT_OVER = 3, EXIT_INTERRUPTED = 130 };
 
 static int fail(const struct cs_error *err)
 {
@@ -135,7 +135,7 @@ static int run_inspector(const struct cli *cli, struct source *src, const struct
 			     "or `--screen WxH`");
 		rc = fail(&err);
 	} else {
-		rc = term_run(&app, &err) == CS_OK ? EXIT_FITS : fail(&err);
+		rc = term_run(&app, &err) == CS_OK ? (app.interrupted ? EXIT_INTERRUPTED : EXIT_FITS) : fail(&err);
 	}
 	app_fini(&app);
 	return rc;

@@ -62,13 +62,31 @@ static attr_t theme_attrs(unsigned a)
 	return r;
 }
 
+/* A colour the terminal lacks, as the nearest it has: a bright one as the
+ * plain one; a 256-colour cube entry by its strong components; a grey as
+ * black or white (never the terminal's default, which may be the very
+ * colour of the text on it). */
 static int fold_color(int c)
 {
 	if (c < 0 || c < COLORS)
 		return c;
 	if (c < 16)
-		return c % 8; /* bright on an 8-colour terminal: the plain one */
-	return -1;        /* a 256-colour index the terminal lacks: its default */
+		return c % 8;
+	if (c >= 232)
+		return c >= 250 ? COLOR_WHITE : COLOR_BLACK;
+	int k = c - 16, r = k / 36, g = k / 6 % 6, b = k % 6;
+	return (r >= 3 ? COLOR_RED : 0) | (g >= 3 ? COLOR_GREEN : 0) | (b >= 3 ? COLOR_BLUE : 0);
+}
+
+/* fg on bg once folded: text the same colour as its ground gets the other
+ * of black and white. */
+static void fold_pair(int fg, int bg, short *f, short *b)
+{
+	int ff = fold_color(fg), fb = fold_color(bg);
+	if (ff == fb && ff >= 0 && fg != bg)
+		ff = fb == COLOR_WHITE ? COLOR_BLACK : COLOR_WHITE;
+	*f = (short)ff;
+	*b = (short)fb;
 }
 
 static void setup_colors(struct app *app, struct curses_ctx *cc)
@@ -78,7 +96,9 @@ static void setup_colors(struct app *app, struct curses_ctx *cc)
 		use_default_colors();
 		for (int r = 0; r < ROLE_COUNT && r + 1 < COLOR_PAIRS; r++) {
 			const struct theme_style *s = &app->theme.styles[r];
-			init_pair((short)(r + 1), (short)fold_color(s->fg), (short)fold_color(s->bg));
+			short f, b;
+			fold_pair(s->fg, s->bg, &f, &b);
+			init_pair((short)(r + 1), f, b);
 		}
 	} else {
 		cc->color = false;
@@ -158,12 +178,58 @@ static int map_key(int ch)
 	}
 }
 
+/* A terminal the inspector can draw on: one that moves the cursor. A dumb
+ * one (TERM=dumb, an editor's shell buffer) is refused as an unset TERM is,
+ * before anything is written to it. */
+static int refuse_terminal(const char *why, struct cs_error *err)
+{
+	const char *t = getenv("TERM");
+	return cs_error_set(err, CS_EUSAGE,
+			    "%s (TERM=%s); set TERM (e.g. xterm-256color), or use `ctxscope report FILE` "
+			    "or `--screen WxH`",
+			    why, t ? t : "");
+}
+
+static bool cursor_moves(void)
+{
+	const char *cup = tigetstr("cup");
+	return cup && cup != (const char *)-1 && *cup;
+}
+
+/* Ctrl-Z (a key in raw mode): gives the terminal back, stops as a shell's
+ * job does, and on `fg` takes the terminal again and redraws it all. */
+static void term_suspend(void)
+{
+	struct sigaction dfl, old;
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	def_prog_mode();
+	endwin();
+	term_active = 0;
+	sigaction(SIGTSTP, &dfl, &old);
+	raise(SIGTSTP);
+	/* continued */
+	sigaction(SIGTSTP, &old, NULL);
+	term_active = 1;
+	reset_prog_mode();
+	clearok(curscr, TRUE);
+	refresh();
+}
+
 int term_run(struct app *app, struct cs_error *err)
 {
+	const char *t = getenv("TERM");
+	if (!t || !*t || strcmp(t, "dumb") == 0)
+		return refuse_terminal("the inspector needs a terminal that moves the cursor", err);
 	SCREEN *scr = newterm(NULL, stdout, stdin);
 	if (!scr)
-		return cs_error_set(err, CS_EIO, "cannot set up the terminal (TERM=%s)",
-				    getenv("TERM") ? getenv("TERM") : "");
+		return refuse_terminal("cannot set up the terminal", err);
+	if (!cursor_moves()) {
+		endwin();
+		delscreen(scr);
+		return refuse_terminal("the inspector needs a terminal that moves the cursor", err);
+	}
 	term_active = 1;
 	atexit(term_restore);
 	term_install_handlers();
@@ -207,6 +273,12 @@ int term_run(struct app *app, struct cs_error *err)
 			else if (!(ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED)))
 				continue;
 			app_mouse(app, ev.y, ev.x, what);
+			continue;
+		}
+		if (ch == 26) { /* Ctrl-Z */
+			term_suspend();
+			getmaxyx(stdscr, h, w);
+			app_layout(app, w, h);
 			continue;
 		}
 		if (ch == KEY_RESIZE) {

@@ -80,6 +80,8 @@ static bool edit_key(struct app *app, int act, struct cs_error *err)
 	case ACT_BASELINE: vm_pin_baseline(vm, err); break;
 	case ACT_PROFILE: vm_cycle_profile(vm, err); break;
 	case ACT_BREAKPOINT: breakpoint(app, err); break;
+	case ACT_SEQ_PREV:
+	case ACT_SEQ_NEXT: vm_step_sequence(vm, act == ACT_SEQ_PREV ? -1 : 1, err); break;
 	case ACT_UNDO: vm_undo(vm, err); break;
 	case ACT_RELOAD: app_reload(app, false); break;
 	case ACT_REDO: vm_redo(vm, err); break;
@@ -98,6 +100,8 @@ bool app_action_offered(const struct app *app, int act)
 	case ACT_GLOBAL_STRATEGY: return edit_kind_takes(k, EDIT_STRATEGY);
 	case ACT_SETTINGS: return panel_count(app) > 0;
 	case ACT_TIMELINE: return k->timeline != NULL;
+	case ACT_SEQ_PREV:
+	case ACT_SEQ_NEXT: return k->sequence != NULL;
 	default: return true;
 	}
 }
@@ -110,8 +114,6 @@ static void kind_key(struct app *app, int key, struct cs_error *err)
 	char name[32];
 	if (ka && ka->what == KIND_ACTION_TOGGLE)
 		vm_toggle_option(vm, ka->option, err);
-	else if (ka && (ka->what == KIND_ACTION_STEP_DOWN || ka->what == KIND_ACTION_STEP_UP))
-		vm_step_option(vm, ka->option, ka->what == KIND_ACTION_STEP_UP ? 1 : -1, err);
 	else if (ka)
 		vm_cycle_option(vm, ka->option, err);
 	else if (cskey_name(key, name, sizeof name))
@@ -140,7 +142,7 @@ static unsigned list_key(struct app *app, int key, int act)
 	case ACT_SHOW_DROPPED: vm_toggle_dropped(vm); break;
 	case ACT_LAYERS: vm_cycle_grouping(vm); break;
 	case ACT_HELP: app_view_push(app, &view_help); break;
-	case ACT_QUIT: return VIEW_HANDLED | VIEW_QUIT;
+	case ACT_QUIT: return app_quit(app, false) ? VIEW_HANDLED | VIEW_QUIT : done;
 	case ACT_SETTINGS: app_toggle_panel(app); break;
 	case ACT_SEARCH: app_input_start(app, INPUT_SEARCH, NULL); break;
 	case ACT_SEARCH_NEXT:
@@ -173,6 +175,15 @@ static unsigned list_mouse(struct app *app, int y, int x, int ev)
 {
 	struct vm *vm = &app->vm;
 	const struct app_layout *L = &app->layout;
+	bool over_detail = L->detail_shown && x >= L->detail_x && y >= L->detail_y && y < L->detail_y + L->detail_h;
+	if ((ev == APP_MOUSE_WHEEL_UP || ev == APP_MOUSE_WHEEL_DOWN) && over_detail) {
+		/* the wheel over the detail scrolls it (down while there is more) */
+		if (ev == APP_MOUSE_WHEEL_UP)
+			vm->detail_scroll = vm->detail_scroll > 3 ? vm->detail_scroll - 3 : 0;
+		else if (app->detail_more)
+			vm->detail_scroll += 3;
+		return VIEW_HANDLED | VIEW_REDRAW;
+	}
 	if (ev == APP_MOUSE_WHEEL_UP || ev == APP_MOUSE_WHEEL_DOWN) {
 		vm_move(vm, ev == APP_MOUSE_WHEEL_UP ? -3 : 3);
 		return VIEW_HANDLED | VIEW_RELAYOUT;
@@ -186,7 +197,7 @@ static unsigned list_mouse(struct app *app, int y, int x, int ev)
 		vm->cursor = (size_t)i;
 		vm->detail_scroll = 0;
 		vm->focus = VM_FOCUS_LIST;
-	} else if (L->detail_shown && x >= L->detail_x && y >= L->detail_y && y < L->detail_y + L->detail_h) {
+	} else if (over_detail) {
 		vm->focus = VM_FOCUS_DETAIL;
 	}
 	return VIEW_HANDLED | VIEW_REDRAW;

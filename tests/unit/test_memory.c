@@ -67,7 +67,8 @@ static void get_option(const struct source *src, const char *name, char *out, si
 	sb_fini(&sb);
 }
 
-/* Three items that cannot all fit 100 tokens: a (0.9, 60), b (0.8, 50), c (0.7, 30). */
+/* Three items that cannot all fit 100 tokens: a (0.9, 60), b (0.8, 50), c (0.7, 30);
+ * each fits its source's share (100%), so only pass 2 (the budget) decides. */
 static const char *greedy_snapshot =
 	"{ \"maxTokens\": 100, \"archetype\": \"coding\",\n"
 	"  \"strategy\": { \"recencyWeight\": 0, \"relevanceWeight\": 1, \"salientWeight\": 0,\n"
@@ -75,7 +76,7 @@ static const char *greedy_snapshot =
 	"  \"items\": [\n"
 	"    { \"id\": \"c\", \"type\": \"chunk\", \"content\": \"ccc\", \"tokens\": 30, \"scores\": { \"relevance\": 0.7 } },\n"
 	"    { \"id\": \"a\", \"type\": \"chunk\", \"content\": \"aaa\", \"tokens\": 60, \"scores\": { \"relevance\": 0.9 } },\n"
-	"    { \"id\": \"b\", \"type\": \"chunk\", \"content\": \"bbb\", \"tokens\": 50, \"scores\": { \"relevance\": 0.8 } }\n"
+	"    { \"id\": \"b\", \"type\": \"event\", \"content\": \"bbb\", \"tokens\": 50, \"scores\": { \"relevance\": 0.8 } }\n"
 	"  ] }\n";
 
 static void test_final_score_arithmetic(void **state)
@@ -121,8 +122,8 @@ static void test_greedy_skips_what_does_not_fit(void **state)
 	assert_string_equal(a.cutoff_text, "0.8");
 	assert_string_equal(fact(&a, "lowest included"), "0.7");
 	const char *s = result(src, &a, "b")->sentence;
-	assert_non_null(strstr(s, "over budget: needs 50 tokens, 40 left of 100"));
-	assert_non_null(strstr(s, "score 0.800"));
+	assert_string_equal(s, "dropped in pass 2 (selectWithinBudget, by final score): over budget: needs 50 tokens, "
+			       "40 left of 100; final score 0.800, which is the cutoff: every item scoring higher went in");
 	assert_true(a.flags & ASM_TRUNCATED);
 	/* sections list items in score order, not input order */
 	assert_string_equal(support_prompt(&a), "## Relevant Content\n\naaa\n\nccc");
@@ -149,30 +150,39 @@ static void test_greedy_skips_what_does_not_fit(void **state)
 static void test_allocation_caps(void **state)
 {
 	(void)state;
-	/* budget 100: semantic 40% = 40, recent 20% = 20; patterns take no share */
+	/* budget 100: semantic 40% = 40, recent 20% = 20; patterns take no share.
+	 * coding weights 0.3/0.5/0.2: k1 0.45, k2 0.40, k3 0.35, p1 0.30, e1 0.25. */
 	struct source *src = load_text(
 		"{ \"maxTokens\": 100, \"archetype\": \"coding\", \"items\": [\n"
 		"  { \"id\": \"k1\", \"type\": \"chunk\", \"content\": \"one\", \"tokens\": 30, \"scores\": { \"relevance\": 0.9 } },\n"
 		"  { \"id\": \"k2\", \"type\": \"chunk\", \"content\": \"two\", \"tokens\": 20, \"scores\": { \"relevance\": 0.8 } },\n"
 		"  { \"id\": \"k3\", \"type\": \"chunk\", \"content\": \"six\", \"tokens\": 10, \"scores\": { \"relevance\": 0.7 } },\n"
 		"  { \"id\": \"p1\", \"type\": \"pattern\", \"content\": \"pat\", \"tokens\": 45, \"scores\": { \"relevance\": 0.6 } },\n"
-		"  { \"id\": \"e1\", \"type\": \"event\", \"content\": \"evt\", \"tokens\": 21, \"scores\": { \"relevance\": 0.5 } } ] }\n");
+		"  { \"id\": \"e1\", \"type\": \"event\", \"content\": \"evt\", \"tokens\": 21,\n"
+		"    \"scores\": { \"relevance\": 0.5, \"salience\": 0 } } ] }\n");
 	struct assembly a;
 	support_assemble(src, &a);
+	/* pass 1: the semantic query keeps k1 (30), drops k2 (30 + 20 > 40), keeps k3 (40);
+	 * the recent query drops e1 (21 > 20). pass 2: k1, k3, p1 = 85 of 100. */
 	assert_int_equal(result(src, &a, "k1")->outcome, OUTCOME_WHOLE);
-	assert_int_equal(result(src, &a, "k2")->reason, REASON_OVER_ALLOCATION); /* 30 + 20 > 40 */
-	assert_int_equal(result(src, &a, "k3")->outcome, OUTCOME_WHOLE);       /* 30 + 10 = 40 */
-	assert_int_equal(result(src, &a, "p1")->outcome, OUTCOME_WHOLE);       /* no share: 85 of 100 */
-	assert_int_equal(result(src, &a, "e1")->reason, REASON_OVER_BUDGET);     /* 21 > 15 left (and > its 20 share) */
-	const char *s = result(src, &a, "k2")->sentence;
-	assert_non_null(strstr(s, "the semantic share (40% = 40 tokens) had 30 used and needs 20 more"));
-	assert_non_null(strstr(s, "which is the cutoff"));
-	assert_non_null(strstr(result(src, &a, "e1")->sentence, "its recent share was full too"));
-	assert_non_null(strstr(result(src, &a, "e1")->sentence, "cutoff 0.400"));
+	assert_int_equal(result(src, &a, "k2")->reason, REASON_OVER_ALLOCATION);
+	assert_int_equal(result(src, &a, "k3")->outcome, OUTCOME_WHOLE);
+	assert_int_equal(result(src, &a, "p1")->outcome, OUTCOME_WHOLE);
+	assert_int_equal(result(src, &a, "e1")->reason, REASON_OVER_ALLOCATION);
+	assert_int_equal(a.budget.used, 85);
+	assert_string_equal(result(src, &a, "k2")->sentence,
+			    "dropped in pass 1 (the semantic query, by relevance 0.800): over allocation: its share "
+			    "(40% = 40 tokens) had 30 kept and needs 20 more; final score 0.400, which is the cutoff: "
+			    "every item scoring higher went in");
+	assert_string_equal(result(src, &a, "e1")->sentence,
+			    "dropped in pass 1 (the recent query, by recency 0.000): over allocation: its share "
+			    "(20% = 20 tokens) had 0 kept and needs 21 more; final score 0.250, below the cutoff 0.400");
 	assert_string_equal(fact(&a, "cutoff score"), "0.4");
+	/* pass 2 dropped nothing: the seed's truncated (scored.length > selected.length) is false */
+	assert_false(a.flags & ASM_TRUNCATED);
 	asm_fini(&a);
 
-	/* the seed's own behaviour: allocations ignored */
+	/* --allocation-caps off skips pass 1 */
 	support_set(src, "allocation-caps", "off");
 	support_assemble(src, &a);
 	assert_int_equal(result(src, &a, "k2")->outcome, OUTCOME_WHOLE);
@@ -180,6 +190,7 @@ static void test_allocation_caps(void **state)
 	assert_int_equal(result(src, &a, "p1")->reason, REASON_OVER_BUDGET); /* 60 used, 45 > 40 left */
 	assert_int_equal(result(src, &a, "e1")->outcome, OUTCOME_WHOLE);
 	assert_int_equal(a.budget.used, 81);
+	assert_true(a.flags & ASM_TRUNCATED);
 	asm_fini(&a);
 
 	/* raising the semantic share lets k2 in with caps back on */
@@ -188,6 +199,51 @@ static void test_allocation_caps(void **state)
 	support_assemble(src, &a);
 	assert_int_equal(result(src, &a, "k2")->outcome, OUTCOME_WHOLE);
 	assert_int_equal(result(src, &a, "k3")->reason, REASON_OVER_ALLOCATION); /* 50 + 10 > 50 */
+	asm_fini(&a);
+	source_free(src);
+}
+
+/* Where the two pipelines part: two events compete for the recent share
+ * (20% of 100 = 20 tokens). fresh: recency 0.9, relevance 0.1, 15 tokens;
+ * apt: recency 0.5, relevance 0.9, 15 tokens. Final scores (coding
+ * 0.3/0.5/0.2, salience 0.5 by default for events): fresh 0.27 + 0.05 + 0.1
+ * = 0.42, apt 0.15 + 0.45 + 0.1 = 0.70. The seed's queryRecent ranks by
+ * recency and keeps fresh (15 of 20), drops apt (30 > 20); a single pass by
+ * final score would have kept apt instead. */
+static void test_two_passes_keep_what_the_seed_keeps(void **state)
+{
+	(void)state;
+	struct source *src = load_text(
+		"{ \"maxTokens\": 100, \"archetype\": \"coding\", \"items\": [\n"
+		"  { \"id\": \"apt\", \"type\": \"event\", \"content\": \"apt\", \"tokens\": 15,\n"
+		"    \"scores\": { \"recency\": 0.5, \"relevance\": 0.9 } },\n"
+		"  { \"id\": \"fresh\", \"type\": \"event\", \"content\": \"fresh\", \"tokens\": 15,\n"
+		"    \"scores\": { \"recency\": 0.9, \"relevance\": 0.1 } },\n"
+		"  { \"id\": \"k\", \"type\": \"chunk\", \"content\": \"chunk\", \"tokens\": 30,\n"
+		"    \"scores\": { \"relevance\": 0.6 } } ] }\n");
+	struct assembly a;
+	support_assemble(src, &a);
+	/* the expected selection, by hand: fresh and k; apt dropped in pass 1 */
+	assert_int_equal(result(src, &a, "fresh")->outcome, OUTCOME_WHOLE);
+	assert_int_equal(result(src, &a, "k")->outcome, OUTCOME_WHOLE);
+	assert_int_equal(result(src, &a, "apt")->outcome, OUTCOME_DROPPED);
+	assert_int_equal(result(src, &a, "apt")->reason, REASON_OVER_ALLOCATION);
+	assert_true(fabs(result(src, &a, "apt")->score - 0.70) < 1e-12);
+	assert_true(fabs(result(src, &a, "fresh")->score - 0.42) < 1e-12);
+	assert_string_equal(result(src, &a, "apt")->sentence,
+			    "dropped in pass 1 (the recent query, by recency 0.500): over allocation: its share "
+			    "(20% = 20 tokens) had 15 kept and needs 15 more; final score 0.700, which is the cutoff: "
+			    "every item scoring higher went in");
+	assert_int_equal(a.budget.used, 45);
+	assert_string_equal(support_prompt(&a), "## Recent Activity\n\nfresh\n\n## Relevant Content\n\nchunk");
+	assert_false(a.flags & ASM_TRUNCATED);
+	asm_fini(&a);
+
+	/* without pass 1, the higher final score wins */
+	support_set(src, "allocation-caps", "off");
+	support_assemble(src, &a);
+	assert_int_equal(result(src, &a, "apt")->outcome, OUTCOME_WHOLE);
+	assert_int_equal(result(src, &a, "fresh")->outcome, OUTCOME_WHOLE);
 	asm_fini(&a);
 	source_free(src);
 }
@@ -371,7 +427,8 @@ static void test_recorded_tokens_budget(void **state)
 	support_assemble(src, &a);
 	assert_int_equal(result(src, &a, "given")->outcome, OUTCOME_WHOLE);
 	assert_int_equal(result(src, &a, "given")->tokens, 3);
-	assert_int_equal(result(src, &a, "guessed")->reason, REASON_OVER_BUDGET); /* 3 estimated > 2 left */
+	/* 3 estimated > 2 left of the semantic query's share (100% of 5) */
+	assert_int_equal(result(src, &a, "guessed")->reason, REASON_OVER_ALLOCATION);
 	assert_int_equal(result(src, &a, "guessed")->original_tokens, 3);
 	asm_fini(&a);
 	source_free(src);
@@ -495,35 +552,132 @@ static void test_raw_forms_use_the_seed_formatters(void **state)
 	assert_int_equal(err.line, 3);
 }
 
+/* The seed's defaults: an event's missing salience is 0.5; a missing
+ * recency is exp(-ageHours / 24), the age from the latest time when the
+ * snapshot gives no `now`. Given scores stay as given. */
+static void test_derived_scores(void **state)
+{
+	(void)state;
+	struct source *src = load_text(
+		"{ \"maxTokens\": 1000, \"archetype\": \"coding\", \"items\": [\n"
+		"  { \"id\": \"new\", \"type\": \"event\", \"content\": \"a\", \"timestamp\": \"2026-01-02T00:00:00Z\" },\n"
+		"  { \"id\": \"day\", \"type\": \"event\", \"content\": \"b\", \"timestamp\": 1767225600000 },\n"
+		"  { \"id\": \"half\", \"type\": \"chunk\", \"content\": \"c\", \"timestamp\": \"2026-01-01T12:00:00Z\" },\n"
+		"  { \"id\": \"given\", \"type\": \"event\", \"content\": \"d\", \"timestamp\": \"2026-01-01T00:00:00Z\",\n"
+		"    \"scores\": { \"recency\": 0.2, \"salience\": 0.9 } } ] }\n");
+	const struct memory *m = src->model;
+	/* now = 2026-01-02T00:00:00Z, the latest */
+	assert_true(m->items[0].scores[MW_RECENCY] == 1.0);
+	assert_true(m->items[0].scores[MW_SALIENCE] == 0.5);
+	assert_int_equal(m->items[0].derived, MEMORY_DERIVED_RECENCY | MEMORY_DERIVED_SALIENCE);
+	assert_true(fabs(m->items[1].scores[MW_RECENCY] - exp(-1.0)) < 1e-12);     /* 24 hours */
+	assert_true(fabs(m->items[2].scores[MW_RECENCY] - exp(-0.5)) < 1e-12);     /* 12 hours */
+	assert_true(m->items[2].scores[MW_SALIENCE] == 0);                         /* not an event */
+	assert_int_equal(m->items[2].derived, MEMORY_DERIVED_RECENCY);
+	assert_true(m->items[3].scores[MW_RECENCY] == 0.2 && m->items[3].scores[MW_SALIENCE] == 0.9);
+	assert_int_equal(m->items[3].derived, 0);
+	assert_string_equal(memory_kind.piece_note(src, support_piece(src, "day")),
+			    "derived: recency 0.368 = exp(-24.00 h / 24), its age from the latest time in the snapshot; "
+			    "salience 0.5 (the seed's default for events)");
+	assert_null(memory_kind.piece_note(src, support_piece(src, "given")));
+	struct assembly a;
+	support_assemble(src, &a);
+	/* coding: 1.0 * 0.3 + 0 + 0.5 * 0.2 */
+	assert_true(fabs(result(src, &a, "new")->score - 0.4) < 1e-12);
+	asm_fini(&a);
+	source_free(src);
+
+	/* `now` given: ages from it */
+	src = load_text("{ \"maxTokens\": 10, \"now\": \"2026-01-03T00:00:00Z\", \"items\": [\n"
+			"  { \"id\": \"x\", \"type\": \"chunk\", \"content\": \"a\", \"timestamp\": \"2026-01-02T00:00:00Z\" } ] }\n");
+	m = src->model;
+	assert_true(fabs(m->items[0].scores[MW_RECENCY] - exp(-1.0)) < 1e-12);
+	source_free(src);
+}
+
+/* The request's filters, applied before the queries: each removed item says
+ * which filter removed it; none of them counts as truncated. */
+static void test_filters(void **state)
+{
+	(void)state;
+	struct source *src = load_text(
+		"{ \"maxTokens\": 1000, \"archetype\": \"coding\",\n"
+		"  \"filters\": { \"since\": 1767225600000, \"eventTypes\": [\"file_read\"], \"entityTypes\": [\"file\"],\n"
+		"                \"exclude\": [\"k\"] }, \"items\": [\n"
+		"  { \"id\": \"old\", \"type\": \"event\", \"eventType\": \"file_read\", \"content\": \"a\",\n"
+		"    \"timestamp\": \"2026-01-01T00:00:00Z\" },\n"
+		"  { \"id\": \"read\", \"type\": \"event\", \"eventType\": \"file_read\", \"content\": \"b\",\n"
+		"    \"timestamp\": \"2026-01-01T00:00:01Z\" },\n"
+		"  { \"id\": \"untyped\", \"type\": \"event\", \"content\": \"c\" },\n"
+		"  { \"id\": \"fn\", \"type\": \"entity\", \"entity\": { \"type\": \"function\", \"name\": \"f\" } },\n"
+		"  { \"id\": \"file\", \"type\": \"entity\", \"entityType\": \"file\", \"content\": \"**file**: a.c\" },\n"
+		"  { \"id\": \"k\", \"type\": \"chunk\", \"content\": \"k\" } ] }\n");
+	struct assembly a;
+	support_assemble(src, &a);
+	assert_int_equal(result(src, &a, "old")->reason, REASON_FILTERED); /* at `since`, not after it */
+	assert_non_null(strstr(result(src, &a, "old")->sentence, "filters.since"));
+	assert_int_equal(result(src, &a, "read")->outcome, OUTCOME_WHOLE);
+	assert_int_equal(result(src, &a, "untyped")->reason, REASON_FILTERED);
+	assert_non_null(strstr(result(src, &a, "untyped")->sentence, "it has no event type"));
+	assert_int_equal(result(src, &a, "fn")->reason, REASON_FILTERED);
+	assert_non_null(strstr(result(src, &a, "fn")->sentence, "its type \"function\" is not one of file"));
+	assert_int_equal(result(src, &a, "file")->outcome, OUTCOME_WHOLE);
+	assert_int_equal(result(src, &a, "k")->reason, REASON_FILTERED);
+	assert_non_null(strstr(result(src, &a, "k")->sentence, "filters.exclude"));
+	assert_false(a.flags & ASM_TRUNCATED);
+	assert_string_equal(fact(&a, "filters"), "4 items removed before the queries");
+	asm_fini(&a);
+	source_free(src);
+
+	struct cs_error err;
+	assert_int_equal(load_text_error("{ \"maxTokens\": 1, \"filters\": {\n \"since\": \"yesterday\" }, \"items\": [] }", &err),
+			 CS_ETYPE);
+	assert_string_equal(err.path, "filters.since");
+	assert_int_equal(err.line, 2);
+	assert_int_equal(load_text_error("{ \"maxTokens\": 1, \"filters\": { \"eventTypes\": [1] }, \"items\": [] }", &err),
+			 CS_ETYPE);
+	assert_string_equal(err.path, "filters.eventTypes[0]");
+	assert_int_equal(load_text_error("{ \"maxTokens\": 1, \"now\": true, \"items\": [] }", &err), CS_ETYPE);
+	assert_string_equal(err.path, "now");
+}
+
 static void test_samples_cross_the_cutoff(void **state)
 {
 	(void)state;
 	struct source *src = support_load("samples/memory/coding-session.json", NULL);
 	struct assembly a;
 	support_assemble(src, &a);
-	/* ev-094 (0.660) is in; ev-098 (0.645) hits the full recent share and sets the cutoff */
-	assert_int_equal(result(src, &a, "ev-094")->outcome, OUTCOME_WHOLE);
-	assert_int_equal(result(src, &a, "ev-098")->reason, REASON_OVER_ALLOCATION);
-	assert_string_equal(fact(&a, "cutoff score"), "0.645");
-	assert_int_equal(result(src, &a, "ev-087")->reason, REASON_OVER_BUDGET);
+	/* the recent query (112 tokens) keeps by recency ev-101, ev-099, ev-098 (64),
+	 * drops ev-094 (0.7: 64 + 59 > 112), keeps ev-087 (0.35: 104); ev-094's final
+	 * score 0.660 is the highest dropped: the cutoff */
+	assert_int_equal(result(src, &a, "ev-098")->outcome, OUTCOME_WHOLE);
+	assert_int_equal(result(src, &a, "ev-087")->outcome, OUTCOME_WHOLE);
+	assert_int_equal(result(src, &a, "ev-094")->reason, REASON_OVER_ALLOCATION);
+	assert_string_equal(fact(&a, "cutoff score"), "0.66");
 	asm_fini(&a);
-	/* weigh recency more and ev-098 crosses into the prompt */
+	/* weights move pass 2 only: the recent query still ranks by recency */
 	support_set(src, "weight", "recency=0.5,relevance=0.3");
 	support_assemble(src, &a);
-	assert_int_equal(result(src, &a, "ev-098")->outcome, OUTCOME_WHOLE);
+	assert_int_equal(result(src, &a, "ev-094")->reason, REASON_OVER_ALLOCATION);
+	asm_fini(&a);
+	/* a wider recent share (30% = 168) takes ev-094 in */
+	support_set(src, "allocation", "recent=30");
+	support_assemble(src, &a);
+	assert_int_equal(result(src, &a, "ev-094")->outcome, OUTCOME_WHOLE);
 	asm_fini(&a);
 	source_free(src);
 
 	src = support_load("samples/memory/research-session.json", NULL);
 	support_assemble(src, &a);
-	/* ch-h2o (0.812) is in; ch-streaming (0.790) is the cutoff */
-	assert_int_equal(result(src, &a, "ch-h2o")->outcome, OUTCOME_WHOLE);
-	assert_int_equal(result(src, &a, "ch-streaming")->reason, REASON_OVER_ALLOCATION);
-	assert_string_equal(fact(&a, "cutoff score"), "0.79");
+	/* the semantic query (250) keeps by relevance snapkv, h2o, streaming (241);
+	 * ch-our-notes (relevance 0.88, final 0.818) is left out: the cutoff */
+	assert_int_equal(result(src, &a, "ch-streaming")->outcome, OUTCOME_WHOLE);
+	assert_int_equal(result(src, &a, "ch-our-notes")->reason, REASON_OVER_ALLOCATION);
+	assert_string_equal(fact(&a, "cutoff score"), "0.818");
 	asm_fini(&a);
 	support_set(src, "allocation", "semantic=70,recent=0"); /* 308 of 350 */
 	support_assemble(src, &a);
-	assert_int_equal(result(src, &a, "ch-streaming")->outcome, OUTCOME_WHOLE);
+	assert_int_equal(result(src, &a, "ch-our-notes")->outcome, OUTCOME_WHOLE);
 	asm_fini(&a);
 	source_free(src);
 }
@@ -567,6 +721,7 @@ int main(void)
 		cmocka_unit_test(test_final_score_arithmetic),
 		cmocka_unit_test(test_greedy_skips_what_does_not_fit),
 		cmocka_unit_test(test_allocation_caps),
+		cmocka_unit_test(test_two_passes_keep_what_the_seed_keeps),
 		cmocka_unit_test(test_presets_and_overrides),
 		cmocka_unit_test(test_options_undo_and_refusals),
 		cmocka_unit_test(test_sections_and_breakpoints),
@@ -574,6 +729,8 @@ int main(void)
 		cmocka_unit_test(test_loader_faults),
 		cmocka_unit_test(test_timestamps),
 		cmocka_unit_test(test_raw_forms_use_the_seed_formatters),
+		cmocka_unit_test(test_derived_scores),
+		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_samples_cross_the_cutoff),
 		cmocka_unit_test(test_out_of_memory_everywhere),
 	};

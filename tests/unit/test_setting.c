@@ -207,6 +207,42 @@ static void test_help_and_man_page_list_every_setting(void **state)
 	sb_fini(&block);
 }
 
+/* The command line's own flags (not settings): each has a line in --help
+ * and an entry in the man page (".B \-\-NAME" or ".BI \-\-NAME \" ARG\""). */
+static void test_help_and_man_page_list_every_flag(void **state)
+{
+	(void)state;
+	struct strbuf help = STRBUF_INIT;
+	cli_usage(&help);
+	char *man = NULL;
+	size_t len = 0;
+	struct cs_error err;
+	assert_int_equal(file_read("ui/ctxscope.1", 0, &man, &len, NULL, &err), CS_OK);
+	size_t n = 0;
+	for (const char *name; (name = cli_flag_name(n)); n++) {
+		char want[80];
+		snprintf(want, sizeof want, "\n  --%s ", name);
+		if (!strstr(sb_str(&help), want))
+			fail_msg("--help lacks --%s", name);
+		struct strbuf roff = STRBUF_INIT, entry = STRBUF_INIT;
+		for (const char *p = name; *p; p++)
+			sb_puts(&roff, *p == '-' ? "\\-" : (char[]){ *p, 0 });
+		sb_printf(&entry, ".B \\-\\-%s\n", sb_str(&roff));
+		bool found = strstr(man, sb_str(&entry)) != NULL;
+		sb_reset(&entry);
+		sb_printf(&entry, ".BI \\-\\-%s \"", sb_str(&roff));
+		found = found || strstr(man, sb_str(&entry)) != NULL;
+		sb_fini(&roff);
+		sb_fini(&entry);
+		if (!found)
+			fail_msg("ui/ctxscope.1 has no entry for --%s", name);
+	}
+	assert_true(n >= 19); /* the table, not an empty one */
+	assert_non_null(strstr(man, ".B ctxscope save"));
+	cs_free(man);
+	sb_fini(&help);
+}
+
 /* cli_parse on copies of args (it borrows them: valid until the next call). */
 static int parse_args(struct cli *cli, struct cs_error *err, size_t n, const char *const *args)
 {
@@ -308,6 +344,7 @@ int main(void)
 		cmocka_unit_test(test_each_type_refuses_and_changes_nothing),
 		cmocka_unit_test(test_types_parse_and_print),
 		cmocka_unit_test(test_help_and_man_page_list_every_setting),
+		cmocka_unit_test(test_help_and_man_page_list_every_flag),
 		cmocka_unit_test(test_command_line),
 		cmocka_unit_test(test_set_completes_by_type),
 	};

@@ -444,8 +444,11 @@ static long find_row(const struct vm *vm, enum vm_row_type type, long block)
 }
 
 /* The memory snapshot's weights and shares as a panel, from the kind's
- * options table: a weight step moves ev-098 above the cutoff line and ev-094
- * below it; undo data is in the history; the archetype cycles. */
+ * options table. With allocation caps on, the queries' shares decide
+ * (pass 1): ev-094 sits below the cutoff line. Weights only decide pass 2:
+ * with caps off, a salience step moves pt-bisect and re-asan above the
+ * cutoff line and ch-changelog below it; undo data is in the history; the
+ * archetype cycles. */
 static void test_memory_panel_and_cutoff_line(void **state)
 {
 	(void)state;
@@ -464,27 +467,29 @@ static void test_memory_panel_and_cutoff_line(void **state)
 	/* sorted by score, the line sits above the first piece left out */
 	while (vm.sort != VM_SORT_SCORE)
 		vm_cycle_sort(&vm);
-	assert_string_equal(vm_cutoff(&vm), "0.645");
+	assert_string_equal(vm_cutoff(&vm), "0.66");
 	long cut = find_row(&vm, VM_ROW_MARKER, VM_MARKER_CUTOFF);
 	assert_true(cut > 0);
-	long ev098 = support_piece(vm.session.src, "ev-098"), ev094 = support_piece(vm.session.src, "ev-094");
-	assert_int_equal(vm.rows[cut + 1].piece, ev098);
-	assert_int_equal(vm.session.cur.results[ev098].outcome, OUTCOME_DROPPED);
-	/* recency 0.30 -> 0.35 -> 0.40 */
-	assert_int_equal(vm_panel_nudge(&vm, 0, 1, &err), CS_OK);
-	assert_int_equal(vm_panel_nudge(&vm, 0, 1, &err), CS_OK);
-	assert_int_equal(strncmp(sb_str(&vm.status), "weight recency 0.35 -> 0.4 (in: ev-098, ev-087; out: ev-094): -8 tokens",
-				 71), 0);
+	long ev094 = support_piece(vm.session.src, "ev-094"), pt = support_piece(vm.session.src, "pt-bisect"),
+	     ch = support_piece(vm.session.src, "ch-changelog");
+	assert_int_equal(vm.rows[cut + 1].piece, ev094);
+	assert_int_equal(vm.session.cur.results[ev094].reason, REASON_OVER_ALLOCATION);
+	/* caps off, then salience 0.20 -> 0.25 */
+	assert_int_equal(vm_toggle_option(&vm, "allocation-caps", &err), CS_OK);
+	assert_int_equal(vm.session.cur.results[pt].reason, REASON_OVER_BUDGET);
+	assert_int_equal(vm_panel_nudge(&vm, 2, 1, &err), CS_OK);
+	assert_string_equal(sb_str(&vm.status), "weight salience 0.2 -> 0.25 (in: re-asan, pt-bisect; out: ch-changelog): "
+						 "-1 tokens; used 553 -> 552; cache still breaks at 0");
 	assert_int_equal(vm.session.hist.ndone, 2);
 	assert_int_equal(vm.session.hist.done[1].type, EDIT_OPTION);
 	assert_string_equal(vm.session.hist.done[1].option, "weight");
-	assert_string_equal(vm.session.hist.done[1].text, "recency=0.4");
-	assert_int_equal(vm.session.cur.results[ev098].outcome, OUTCOME_WHOLE);
-	assert_int_equal(vm.session.cur.results[ev094].reason, REASON_OVER_ALLOCATION);
-	assert_string_equal(vm_cutoff(&vm), "0.73");
+	assert_string_equal(vm.session.hist.done[1].text, "salience=0.25");
+	assert_int_equal(vm.session.cur.results[pt].outcome, OUTCOME_WHOLE);
+	assert_int_equal(vm.session.cur.results[ch].reason, REASON_OVER_BUDGET);
+	assert_string_equal(vm_cutoff(&vm), "0.545");
 	cut = find_row(&vm, VM_ROW_MARKER, VM_MARKER_CUTOFF);
-	assert_int_equal(vm.rows[cut - 1].piece, ev098);
-	assert_int_equal(vm.rows[cut + 1].piece, ev094);
+	assert_int_equal(vm.rows[cut - 1].piece, pt);
+	assert_int_equal(vm.rows[cut + 1].piece, ch);
 	/* a share moves by 5 percentage points; out of range is the kind's refusal */
 	assert_int_equal(vm_panel_nudge(&vm, 3, 1, &err), CS_OK);
 	assert_int_equal(vm_panel_entries(&vm, e, VM_PANEL_MAX), 7);

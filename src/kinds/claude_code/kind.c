@@ -37,6 +37,28 @@ static const struct setting cc_settings[] = {
 	{ .name = NULL },
 };
 
+static size_t cc_count(const struct source *src)
+{
+	return ((const struct cc_model *)src->model)->req.nreqs;
+}
+
+static size_t cc_current(const struct source *src)
+{
+	return ((const struct cc_model *)src->model)->req.current;
+}
+
+static void cc_reach(const struct source *src, size_t *first, size_t *last)
+{
+	const struct cc_model *m = src->model;
+	*first = m->first_replayed; /* the requests before it are not replayed */
+	*last = m->req.nreqs ? m->req.nreqs - 1 : 0;
+}
+
+/* [ ] walk the session's requests, the setting `request` picking one. */
+static const struct kind_sequence cc_sequence = {
+	.noun = "request", .setting = "request", .count = cc_count, .current = cc_current, .reach = cc_reach,
+};
+
 static const char *const cc_sort_keys[] = { "order", "tokens", NULL };
 
 const struct kind_ops claude_code_kind = {
@@ -52,5 +74,6 @@ const struct kind_ops claude_code_kind = {
 	.timeline = request_timeline_text, /* its model starts with the request kinds' */
 	.report_piece = cc_report_piece,
 	.detect = cc_detect,
+	.sequence = &cc_sequence,
 	.detect_hint = "JSONL lines with \"type\", \"uuid\" and \"sessionId\"",
 };

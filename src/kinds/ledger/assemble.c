@@ -529,15 +529,16 @@ struct hist_turn {
 };
 
 /* Which history turns a proactive compaction to 60% of available would
- * summarize: oldest first, until the rest fits, keeping the last
- * LEDGER_MIN_RECENT_TURNS. *out (cs_malloc'd) holds them; *nout may be 0. */
-static int would_compact(const struct assembly *a, struct hist_turn **out, size_t *nout, long *target)
+ * summarize, starting from `used` tokens: oldest first, until the rest
+ * fits, keeping the last LEDGER_MIN_RECENT_TURNS. *out (cs_malloc'd) holds
+ * them; *nout may be 0. */
+static int would_compact(const struct assembly *a, long used, struct hist_turn **out, size_t *nout, long *target)
 {
 	const struct ledger *l = a->src->model;
 	*out = NULL;
 	*nout = 0;
 	*target = (long)((double)a->budget.usable * LEDGER_COMPACT_TARGET);
-	if (a->budget.used <= a->budget.usable)
+	if (used <= a->budget.usable)
 		return CS_OK;
 	struct hist_turn *h = cs_calloc(a->nblocks ? a->nblocks : 1, sizeof *h);
 	if (!h)
@@ -555,7 +556,6 @@ static int would_compact(const struct assembly *a, struct hist_turn **out, size_
 			h[n++] = (struct hist_turn){ turn, 0 };
 		h[n - 1].tokens += blk->budget_tokens;
 	}
-	long used = a->budget.used;
 	size_t k = 0;
 	while (k + LEDGER_MIN_RECENT_TURNS < n && used > *target) {
 		used -= h[k].tokens;
@@ -631,36 +631,66 @@ static void explain_recorded(struct assembly *a, const struct view *v)
 		asm_fact(a, "recorded input", "not recorded for turn %s", rt->id);
 }
 
-/* Explain, over the budget: what a proactive compaction would summarize. */
+/* The tokens the event's memory injection is charged (its blocks). */
+static long memory_tokens(const struct assembly *a)
+{
+	long t = 0;
+	for (size_t b = 0; b < a->nblocks; b++)
+		if (a->blocks[b].layer[1] == CONC_MEMORY && a->blocks[b].piece >= 0)
+			t += a->blocks[b].budget_tokens;
+	return t;
+}
+
+/* Explain, over the budget: seed 001's compression priority. What
+ * dropping the memory injection would free first (memory goes to 0 before
+ * history is compacted), then what a proactive compaction would summarize
+ * of what is still over. */
 static int explain_over(struct assembly *a)
 {
 	const struct ledger *l = a->src->model;
-	char n1[32], n2[32], n3[32];
+	char n1[32], n2[32], n3[32], n4[32];
 	a->over_by = a->budget.used - a->budget.usable;
+	long mem = memory_tokens(a), after = a->budget.used - mem;
 	struct hist_turn *h;
 	size_t nh;
 	long target;
-	if (would_compact(a, &h, &nh, &target) != CS_OK)
+	if (would_compact(a, after, &h, &nh, &target) != CS_OK)
 		return CS_ENOMEM;
+	char first[200] = "";
+	if (mem > 0)
+		snprintf(first, sizeof first, "dropping the memory injection first (seed 001's compression priority) "
+			 "would free %s tokens, %s", fmt_thousands(n2, mem),
+			 after <= a->budget.usable ? "enough to fit: no compaction needed" : "still over by ");
+	if (mem > 0 && after > a->budget.usable)
+		snprintf(first + strlen(first), sizeof first - strlen(first), "%s; then ",
+			 fmt_thousands(n4, after - a->budget.usable));
 	long freed = 0;
 	for (size_t i = 0; i < nh; i++)
 		freed += h[i].tokens;
-	char turns[200];
-	if (nh == 0)
-		snprintf(turns, sizeof turns, "but has no turn to summarize (it keeps the %d most recent)",
+	char turns[240];
+	const char *compact = mem > 0 ? "the broker would compact (the Nexus broker's ensureBudget)"
+				      : "the broker would compact first (the Nexus broker's ensureBudget)";
+	if (mem > 0 && after <= a->budget.usable)
+		turns[0] = '\0';
+	else if (nh == 0)
+		snprintf(turns, sizeof turns, "%s, but has no turn to summarize (it keeps the %d most recent)", compact,
 			 LEDGER_MIN_RECENT_TURNS);
 	else if (nh == 1)
-		snprintf(turns, sizeof turns, "summarizing turn %.60s (%s tokens) toward %s", l->turns[h[0].turn].id,
-			 fmt_thousands(n2, freed), fmt_thousands(n3, target));
+		snprintf(turns, sizeof turns, "%s, summarizing turn %.60s (%s tokens) toward %s", compact,
+			 l->turns[h[0].turn].id, fmt_thousands(n2, freed), fmt_thousands(n3, target));
 	else
-		snprintf(turns, sizeof turns, "summarizing turns %.40s..%.40s (%zu turns, %s tokens) toward %s",
-			 l->turns[h[0].turn].id, l->turns[h[nh - 1].turn].id, nh, fmt_thousands(n2, freed),
-			 fmt_thousands(n3, target));
-	asm_state(a, ASM_OVER_LIMIT | ASM_COMPACTS,
-		  "over the available budget by %s tokens: the broker would compact first "
-		  "(the Nexus broker's ensureBudget), %s",
-		  fmt_thousands(n1, a->over_by), turns);
-	if (nh == 1)
+		snprintf(turns, sizeof turns, "%s, summarizing turns %.40s..%.40s (%zu turns, %s tokens) toward %s", compact,
+			 l->turns[h[0].turn].id,
+			 l->turns[h[nh - 1].turn].id, nh, fmt_thousands(n2, freed), fmt_thousands(n3, target));
+	asm_state(a, ASM_OVER_LIMIT | ASM_COMPACTS, "over the available budget by %s tokens: %s%s",
+		  fmt_thousands(n1, a->over_by), first, turns);
+	if (mem > 0)
+		asm_warn(a, -1, "dropping the memory injection (%s tokens) comes before any compaction: %s",
+			 fmt_thousands(n2, mem), after <= a->budget.usable ? "it alone brings the prompt within budget"
+									   : "it does not bring the prompt within budget");
+	if (mem > 0 && after <= a->budget.usable)
+		; /* no compaction to name */
+	else if (nh == 1)
 		asm_warn(a, -1, "a proactive compaction to 60%% of available would summarize turn %s "
 			 "(keeping at least %d recent turns)", l->turns[h[0].turn].id, LEDGER_MIN_RECENT_TURNS);
 	else if (nh)
@@ -848,12 +878,20 @@ int ledger_report_extra(const struct source *src, const struct assembly *a, stru
 	emit_map_end(em);
 	struct hist_turn *h;
 	size_t nh;
-	long target;
-	if (would_compact(a, &h, &nh, &target) != CS_OK) {
+	long target, mem = memory_tokens(a), after = a->budget.used - mem;
+	if (would_compact(a, after, &h, &nh, &target) != CS_OK) {
 		view_fini(&v);
 		return CS_ENOMEM;
 	}
-	if (a->budget.used > a->budget.usable) {
+	if (a->budget.used > a->budget.usable && mem > 0) {
+		emit_key(em, "would_drop_memory"); /* seed 001's compression priority: before any compaction */
+		emit_map_begin(em);
+		emit_key_int(em, "tokens", mem);
+		emit_key_int(em, "tokens_after", after);
+		emit_key_bool(em, "fits_after", after <= a->budget.usable);
+		emit_map_end(em);
+	}
+	if (after > a->budget.usable) {
 		emit_key(em, "would_compact");
 		emit_map_begin(em);
 		emit_key_int(em, "target_tokens", target);
@@ -870,8 +908,8 @@ int ledger_report_extra(const struct source *src, const struct assembly *a, stru
 			freed += h[i].tokens;
 		}
 		emit_list_end(em);
-		emit_key_int(em, "tokens_after_without_summary", a->budget.used - freed);
-		emit_key_bool(em, "reaches_target", a->budget.used - freed <= target);
+		emit_key_int(em, "tokens_after_without_summary", after - freed);
+		emit_key_bool(em, "reaches_target", after - freed <= target);
 		emit_map_end(em);
 	}
 	cs_free(h);

@@ -30,11 +30,20 @@ static int set_session(struct source *src, const struct setting *s, const char *
 	return CS_OK;
 }
 
+/* The session in effect: the one named, else the one the default picks
+ * (so that a change reads "session main -> fork", and undoing it names it). */
 static void get_session(const struct source *src, const struct setting *s, struct strbuf *out)
 {
 	(void)s;
 	const struct ledger *l = src->model;
-	sb_puts(out, l->session ? l->session : "");
+	if (l->session) {
+		sb_puts(out, l->session);
+		return;
+	}
+	struct cs_error ignored;
+	cs_error_clear(&ignored);
+	long i = ledger_pick_session(l, &ignored);
+	sb_puts(out, i >= 0 ? l->sessions[i].label : "");
 }
 
 /* turn ID: a turn of the ledger; "" or "head": the session head. */
@@ -56,7 +65,7 @@ static void get_turn(const struct source *src, const struct setting *s, struct s
 {
 	(void)s;
 	const struct ledger *l = src->model;
-	sb_puts(out, l->turn ? l->turn : "");
+	sb_puts(out, l->turn ? l->turn : "head");
 }
 
 /* next: a switch, on only with an assembly.event to assemble. */
@@ -87,10 +96,10 @@ static const struct setting ledger_settings[] = {
 	  .help = "assemble the hypothetical next turn with assembly.event instead of replaying",
 	  SETTING_FIELD(SETTING_IN_MODEL, struct ledger, next), .set = set_next },
 	{ .name = "compaction-rule", .type = SETTING_ENUM, .arg = "R", .choices = compaction_rules, .def = "first-kept",
-	  .help = "first-kept (formats.md decision: keep from first_kept_turn_id) or after-only (seed 001)",
+	  .help = "first-kept (formats.md decision: keep from first_kept_turn_id) or after-only (the Nexus broker's spec)",
 	  SETTING_FIELD(SETTING_IN_MODEL, struct ledger, rule) },
 	{ .name = "summary-role", .type = SETTING_ENUM, .arg = "R", .choices = summary_roles, .def = "user",
-	  .help = "user (seed 001, with the [Previous conversation summary] marker) or system (seed 004)",
+	  .help = "user (the Nexus broker's spec, with the [Previous conversation summary] marker) or system (its early draft)",
 	  SETTING_FIELD(SETTING_IN_MODEL, struct ledger, summary_system) },
 	{ .name = NULL },
 };

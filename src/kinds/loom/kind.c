@@ -11,7 +11,7 @@ static const struct setting loom_settings[] = {
 	  .help = "path nodes truncateMiddle keeps after the first message (counted before merging); input: the tree's",
 	  SETTING_FIELD(SETTING_IN_MODEL, struct loom, min_recent_override) },
 	{ .name = "loom-aware", .type = SETTING_BOOL, .def = "false",
-	  .help = "seed 000's node headers and Loom Context block, their tokens counted",
+	  .help = "Aspen Grove's loom-aware node headers and Loom Context block, their tokens counted",
 	  SETTING_FIELD(SETTING_IN_MODEL, struct loom, loom_aware) },
 	{ .name = NULL },
 };

@@ -257,7 +257,10 @@ static uint32_t fnv1a32(const char *s, size_t n)
 	return h;
 }
 
-/* Seed 002 section 7, from what the manifest knows. */
+/* Seed 002 section 7, from what the manifest knows. The constitution's
+ * version is the protocol's ("CONTEXT-ASSEMBLY/0.1": v0.1; none without a
+ * protocol); the output sink is append-only and the tool contract the
+ * seed's, as its header shows them. */
 static void boot_header(struct assembly *a, const struct manifest *m, long *used)
 {
 	const struct source *src = a->src;
@@ -270,17 +273,20 @@ static void boot_header(struct assembly *a, const struct manifest *m, long *used
 	for (size_t i = 0; i < m->nentries; i++) {
 		const struct piece *p = &src->pieces[m->entries[i].piece];
 		if (strcmp(p->role, "system") == 0 && !p->absent) {
-			asm_textf(a, "Constitution: %s (checksum: %08x)\n", p->id, fnv1a32(p->text, p->text_bytes));
+			const char *v = m->protocol ? strrchr(m->protocol, '/') : NULL;
+			asm_textf(a, "Constitution: %s (%s%s%schecksum: %08x)\n", p->id, v && v[1] ? "v" : "",
+				  v && v[1] ? v + 1 : "", v && v[1] ? ", " : "", fnv1a32(p->text, p->text_bytes));
 			break;
 		}
 	}
 	if (m->session)
 		asm_textf(a, "Session: %s\n", m->session);
 	if (m->output_sink)
-		asm_textf(a, "Output sink: %s\n", m->output_sink);
+		asm_textf(a, "Output sink: %s (append-only)\n", m->output_sink);
 	asm_textf(a, "Working set: %s\n", slash ? slash + 1 : src->path);
 	if (m->hints_present)
 		asm_textf(a, "Cache hints: %s\n", m->hints_present);
+	asm_text(a, "Tool contract: All calls require `why`\n", 39);
 	b->flags |= BLOCK_BREAKPOINT;
 	b->budget_tokens = tokens_estimate(b->code_points, a->chars_per_token);
 	*used += b->budget_tokens;
@@ -706,8 +712,11 @@ static void explain(struct walk *w, struct assembly *a)
 		asm_warn(a, -1, "%zu file%s excluded due to budget", t.excluded_budget, t.excluded_budget == 1 ? "" : "s");
 	if (t.truncated)
 		asm_warn(a, -1, "%zu file%s truncated to fit", t.truncated, t.truncated == 1 ? "" : "s");
-	if (t.truncated || t.excluded_budget || t.capped)
+	/* truncated means cut (seed 002's `truncated: true` on an included file);
+	 * files left out whole are counted apart */
+	if (t.truncated || t.capped)
 		a->flags |= ASM_TRUNCATED;
+	a->excluded = (long)t.excluded_budget;
 }
 
 /* Explain, the pieces that must go in (priority 1.0) and did not. */

@@ -10,7 +10,7 @@
 
 static const struct setting manifest_settings[] = {
 	{ .name = "boot-header", .type = SETTING_BOOL, .def = "false",
-	  .help = "render seed 002's boot header first, as its own layer (counted in the budget)",
+	  .help = "render the working-set protocol's boot header first, as its own layer (counted in the budget)",
 	  SETTING_FIELD(SETTING_IN_MODEL, struct manifest, boot_header) },
 	{ .name = NULL },
 };

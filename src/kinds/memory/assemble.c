@@ -1,23 +1,29 @@
-/* assemble.c (memory): seed 003's context builder on a memory snapshot.
- * 1. finalScore = recency*recencyWeight + relevance*relevanceWeight +
- *    salience*salientWeight for every item (results[].score);
- * 2. greedy selection in descending score (ties keep input order): an item
- *    goes in when its tokens fit what is left of the budget (the seed's
- *    selectWithinBudget skips what does not fit and goes on), and, with
- *    allocation caps on (formats.md's decision), when its source's share
- *    floor(budget * percent / 100) has room: events draw on `recent`, chunks
- *    on `semantic`, entities on `entities`, relations on `relations`;
- *    patterns only on the budget;
+/* assemble.c (memory): seed 003's context builder on a memory snapshot, in
+ * the seed's two passes (formats.md section 4):
+ * 0. the request's filters (filters.c) and the user's exclusions take items
+ *    out before any query;
+ * 1. each source query keeps what fits its share, floor(budget * percent /
+ *    100), greedily by that source's own score (the seed's queryRecent,
+ *    querySemantic, queryEntities and queryRelations each end with
+ *    selectWithinTokens): events (recent) by recency, chunks (semantic) by
+ *    relevance, entities by salience, relations by weight, else relevance;
+ *    patterns have no share. What a query does not keep is over-allocation.
+ *    `allocation-caps off` skips this pass;
+ * 2. finalScore = recency*recencyWeight + relevance*relevanceWeight +
+ *    salience*salientWeight over what pass 1 kept (results[].score), sorted
+ *    descending (ties keep input order), and selectWithinBudget: an item goes
+ *    in when it fits what is left of the whole budget (the seed's
+ *    budget.remaining(): allocate never spends), else over-budget;
  * 3. formatContext: sections "## Title\n\n" + items joined by "\n\n" (in
  *    score order), sections joined by "\n\n", the additional context last.
  * As in the seed, only item tokens are charged against the budget; section
  * headers, separators and the additional context are rendered and counted
  * in the totals but not budgeted (a warning says when that goes over).
- * The cutoff score is the highest score of an item a limit dropped: every
- * item scoring above it went in (assembly.cutoff, and a fact).
- * In phases: rank; decide (one decision per item, struct decision); render
- * the sections; explain (the sentences name the cutoff, known only once
- * every item is decided; then the facts). */
+ * truncated is the seed's scored.length > selected.length: what pass 2
+ * dropped. The cutoff score is the highest final score of an item either
+ * pass dropped: every item scoring above it went in (assembly.cutoff, a fact).
+ * In phases: rank; pass 1; pass 2; render the sections; explain (the
+ * sentences name the cutoff, known only once every item is decided). */
 #include "memory.h"
 
 #include "alloc.h"
@@ -52,7 +58,8 @@ struct slot {
 	int type;     /* enum memory_type */
 	int share;    /* enum memory_allocation, -1 none */
 	bool excluded;
-	int held;      /* REASON_NONE, or why this build holds it out (memory_held_out) */
+	int filtered; /* enum memory_filter */
+	int held;     /* REASON_NONE, or why this build holds it out (memory_held_out) */
 	long full_tokens; /* before compression (= tokens when not compressed) */
 };
 
@@ -89,9 +96,8 @@ static bool rank_for(struct memory *m, const double weights[MW_COUNT], const str
  * sentences name the cutoff, known only at the end). */
 struct decision {
 	int reason;      /* REASON_NONE: in */
-	long left;       /* budget left when it was considered */
-	long share_used; /* its share's tokens used then */
-	bool share_full; /* its share had no room either (caps on) */
+	long left;       /* pass 2: budget left when it was considered */
+	long share_used; /* pass 1: its share's tokens kept then */
 };
 
 /* What the three phases share: the items in score order, the decision for
@@ -104,10 +110,11 @@ struct run {
 	long cap[MA_COUNT], share_used[MA_COUNT];
 	size_t n;
 	struct slot *order;
+	size_t *rank_of; /* piece -> its place in order */
 	struct decision *dec;
 	bool has_cutoff, has_included;
 	double cutoff, lowest_in;
-	size_t dropped_budget, dropped_alloc;
+	size_t dropped_budget, dropped_alloc, scored;
 	const char *compressed; /* the compression fact (arena), NULL when off */
 };
 
@@ -150,43 +157,103 @@ static bool rank(struct run *r, struct assembly *a)
 					     .type = it->type,
 					     .share = memory_allocation_of_type(it->type),
 					     .excluded = piece_excluded(p),
+					     .filtered = it->filtered,
 					     .held = memory_held_out(r->m, it),
 					     .full_tokens = it->tokens };
+		r->rank_of[i] = k;
 	}
 	return true;
 }
 
-/* Decide: the greedy selection, one decision per item in score order. */
-static void decide(struct run *r)
+struct own {
+	int share;
+	double score;
+	size_t index;
+};
+
+static int cmp_own(const void *x, const void *y)
 {
-	long used = 0;
-	bool caps = r->m->caps;
-	for (size_t k = 0; k < r->n; k++) {
+	const struct own *a = x, *b = y;
+	if (a->share != b->share)
+		return a->share < b->share ? -1 : 1;
+	if (a->score != b->score)
+		return a->score > b->score ? -1 : 1;
+	return a->index < b->index ? -1 : a->index > b->index; /* ties: input order */
+}
+
+/* Makes m->pass1_order (once: own scores never change). false on out of memory. */
+static bool pass1_order(struct memory *m, const struct source *src)
+{
+	if (m->pass1_valid)
+		return true;
+	size_t n = src->npieces, k = 0;
+	struct own *o = cs_malloc((n ? n : 1) * sizeof *o);
+	cs_free(m->pass1_order);
+	m->pass1_order = cs_malloc((n ? n : 1) * sizeof *m->pass1_order);
+	if (!o || !m->pass1_order) {
+		cs_free(o);
+		return false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct memory_item *it = &m->items[src->pieces[i].kind_index];
+		int share = memory_allocation_of_type(it->type);
+		if (share >= 0)
+			o[k++] = (struct own){ share, memory_own_score(it), i };
+	}
+	qsort(o, k, sizeof *o, cmp_own);
+	for (size_t j = 0; j < k; j++)
+		m->pass1_order[j] = o[j].index;
+	m->npass1 = k;
+	cs_free(o);
+	m->pass1_valid = true;
+	return true;
+}
+
+/* Pass 1: each source query keeps what fits its share, by its own score. */
+static void pass_queries(struct run *r, const struct memory *cache)
+{
+	for (size_t j = 0; r->m->caps && j < cache->npass1; j++) {
+		size_t k = r->rank_of[cache->pass1_order[j]];
 		const struct slot *o = &r->order[k];
-		int share = o->share;
+		if (o->excluded || o->filtered != MF_NONE || o->held)
+			continue;
 		struct decision *d = &r->dec[k];
-		d->left = r->budget - used;
-		d->share_used = share >= 0 ? r->share_used[share] : 0;
-		if (o->excluded || o->held) {
-			d->reason = o->excluded ? REASON_EXCLUDED_BY_USER : o->held;
+		d->share_used = r->share_used[o->share];
+		if (r->share_used[o->share] + o->tokens > r->cap[o->share]) {
+			d->reason = REASON_OVER_ALLOCATION;
+			r->dropped_alloc++;
 			continue;
 		}
-		bool share_full = caps && share >= 0 && r->share_used[share] + o->tokens > r->cap[share];
-		d->share_full = share_full;
-		if (used + o->tokens > r->budget)
-			d->reason = REASON_OVER_BUDGET;
-		else if (share_full)
-			d->reason = REASON_OVER_ALLOCATION;
+		r->share_used[o->share] += o->tokens;
+	}
+}
+
+/* Pass 2: selectWithinBudget over what pass 1 kept, in final-score order. */
+static void pass_select(struct run *r)
+{
+	long used = 0;
+	for (size_t k = 0; k < r->n; k++) {
+		const struct slot *o = &r->order[k];
+		struct decision *d = &r->dec[k];
+		if (o->excluded || o->filtered != MF_NONE || o->held) {
+			d->reason = o->excluded ? REASON_EXCLUDED_BY_USER : o->held ? o->held : REASON_FILTERED;
+			continue;
+		}
+		if (d->reason == REASON_NONE) {
+			r->scored++;
+			d->left = r->budget - used;
+			if (used + o->tokens > r->budget) {
+				d->reason = REASON_OVER_BUDGET;
+				r->dropped_budget++;
+			}
+		}
 		if (d->reason != REASON_NONE) {
 			if (!r->has_cutoff)
 				r->cutoff = o->score;
 			r->has_cutoff = true;
-			d->reason == REASON_OVER_BUDGET ? r->dropped_budget++ : r->dropped_alloc++;
 			continue;
 		}
 		used += o->tokens;
-		if (share >= 0)
-			r->share_used[share] += o->tokens;
 		r->lowest_in = o->score;
 		r->has_included = true;
 	}
@@ -206,25 +273,30 @@ static void now_fit(const struct run *r, const bool *was_in, struct strbuf *out,
 		sb_printf(out, " and %zu more", *count - 5);
 }
 
-/* Compression (compress.c) when on: decide once as the builder does, then
- * shrink the lowest-scoring candidates until they fit the budget and decide
- * again; a fact names what was summarized and what then fits. */
-static void decide_compressed(struct run *r, struct assembly *a)
+/* Pass 2, with compression (compress.c) when on: select once as the
+ * builder does, then shrink the lowest-scoring of what pass 1 kept until
+ * they fit the budget and select again; a fact names what was summarized
+ * and what then fits. */
+static void select_compressed(struct run *r, struct assembly *a)
 {
-	decide(r);
+	struct decision *kept = r->m->compress ? cs_malloc((r->n ? r->n : 1) * sizeof *kept) : NULL;
+	if (kept)
+		memcpy(kept, r->dec, r->n * sizeof *kept); /* what pass 1 left */
+	pass_select(r);
 	if (!r->m->compress)
 		return;
 	size_t n = r->n ? r->n : 1;
 	double *score = cs_malloc(n * sizeof *score);
 	long *tokens = cs_malloc(n * sizeof *tokens), *out = cs_malloc(n * sizeof *out);
 	bool *eligible = cs_malloc(n * sizeof *eligible), *was_in = cs_malloc(n * sizeof *was_in);
-	if (!score || !tokens || !out || !eligible || !was_in) {
+	if (!kept || !score || !tokens || !out || !eligible || !was_in) {
 		a->nomem = true;
 	} else {
 		for (size_t k = 0; k < r->n; k++) {
 			score[k] = r->order[k].score;
 			tokens[k] = r->order[k].tokens;
-			eligible[k] = !r->order[k].excluded && !r->order[k].held;
+			eligible[k] = kept[k].reason == REASON_NONE && !r->order[k].excluded && !r->order[k].held &&
+				      r->order[k].filtered == MF_NONE;
 			was_in[k] = r->dec[k].reason == REASON_NONE;
 		}
 		size_t c = memory_compress_plan(score, tokens, eligible, r->n, r->budget, out);
@@ -234,11 +306,10 @@ static void decide_compressed(struct run *r, struct assembly *a)
 			r->order[k].tokens = out[k];
 		}
 		if (c) {
-			memset(r->share_used, 0, sizeof r->share_used);
-			memset(r->dec, 0, r->n * sizeof *r->dec);
+			memcpy(r->dec, kept, r->n * sizeof *r->dec);
 			r->has_cutoff = r->has_included = false;
-			r->dropped_budget = r->dropped_alloc = 0;
-			decide(r);
+			r->dropped_budget = r->scored = 0;
+			pass_select(r);
 		}
 		struct strbuf names = STRBUF_INIT;
 		size_t fit = 0;
@@ -253,6 +324,7 @@ static void decide_compressed(struct run *r, struct assembly *a)
 						     fit == 0 ? "" : fit == 1 ? " now fits" : " now fit");
 		sb_fini(&names);
 	}
+	cs_free(kept);
 	cs_free(score);
 	cs_free(tokens);
 	cs_free(out);
@@ -322,49 +394,53 @@ static void render(const struct run *r, struct assembly *a)
 		render_section(r, a, sec, &first_section);
 }
 
-/* Explain, the pieces: a sentence for each item that stayed out. */
+/* Explain, the pieces: a sentence for each item that stayed out, naming
+ * the pass that dropped it and the score it was ranked by there. */
 static void explain_drops(const struct run *r, struct assembly *a)
 {
-	char n1[32], n2[32], n3[32], n4[32];
-	char cut_text[64];
-	snprintf(cut_text, sizeof cut_text, "%.3f", r->cutoff);
+	char n1[32], n2[32], n3[32];
+	char below[64];
+	snprintf(below, sizeof below, "below the cutoff %.3f", r->cutoff);
 	for (size_t k = 0; k < r->n; k++) {
 		long i = (long)r->order[k].index;
 		const struct decision *d = &r->dec[k];
+		const struct memory_item *it = &r->m->items[r->src->pieces[i].kind_index];
 		long tokens = r->order[k].tokens;
 		double score = r->order[k].score;
 		int share = r->order[k].share;
 		bool at = score == r->cutoff;
-		const char *rel = at ? "the cutoff: every item scoring higher went in" : "below the cutoff";
+		const char *rel = at ? "which is the cutoff: every item scoring higher went in" : below;
 		switch (d->reason) {
 		case REASON_EXCLUDED_BY_USER:
 			asm_drop(a, i, REASON_EXCLUDED_BY_USER, "excluded by you (score %.3f)", score);
 			break;
-		case REASON_OFF_PATH: {
-			const struct memory_item *it = &r->m->items[r->src->pieces[i].kind_index];
+		case REASON_OFF_PATH:
 			asm_drop(a, i, REASON_OFF_PATH, "not the current task frame's (%s): its taskId is %s; score %.3f",
 				 r->m->stack.frames[r->m->stack.current].id, it->task_id ? it->task_id : "absent", score);
 			break;
-		}
 		case REASON_LATER:
-			asm_drop(a, i, REASON_LATER, "a new event (newEvents[%ld]): not part of this build",
-				 r->m->items[r->src->pieces[i].kind_index].arrival);
+			asm_drop(a, i, REASON_LATER, "a new event (newEvents[%ld]): not part of this build", it->arrival);
 			break;
+		case REASON_FILTERED: {
+			const char *why = memory_filter_sentence(r->src, it, &a->arena);
+			if (!why)
+				a->nomem = true;
+			asm_drop(a, i, REASON_FILTERED, "%s (score %.3f)", why ? why : "filtered out", score);
+			break;
+		}
 		case REASON_OVER_BUDGET:
 			asm_drop(a, i, REASON_OVER_BUDGET,
-				 "dropped: over budget: needs %s tokens, %s left of %s%s%s%s; score %.3f, %s %s",
-				 fmt_thousands(n1, tokens), fmt_thousands(n2, d->left), fmt_thousands(n3, r->budget),
-				 d->share_full ? " (its " : "", d->share_full ? memory_allocation_name(share) : "",
-				 d->share_full ? " share was full too)" : "", score, at ? "which is" : "cutoff",
-				 at ? rel : cut_text);
+				 "dropped in pass 2 (selectWithinBudget, by final score): over budget: needs %s tokens, "
+				 "%s left of %s; final score %.3f, %s",
+				 fmt_thousands(n1, tokens), fmt_thousands(n2, d->left), fmt_thousands(n3, r->budget), score, rel);
 			break;
 		case REASON_OVER_ALLOCATION:
 			asm_drop(a, i, REASON_OVER_ALLOCATION,
-				 "dropped: over allocation: the %s share (%g%% = %s tokens) had %s used and needs %s more; "
-				 "%s of the budget was still free; score %.3f, %s %s",
-				 memory_allocation_name(share), r->s->allocation[share], fmt_thousands(n1, r->cap[share]),
-				 fmt_thousands(n2, d->share_used), fmt_thousands(n3, tokens), fmt_thousands(n4, d->left),
-				 score, at ? "which is" : "cutoff", at ? rel : cut_text);
+				 "dropped in pass 1 (the %s query, by %s %.3f): over allocation: its share (%g%% = %s tokens) "
+				 "had %s kept and needs %s more; final score %.3f, %s",
+				 memory_allocation_name(share), memory_own_score_name(it), memory_own_score(it),
+				 r->s->allocation[share], fmt_thousands(n1, r->cap[share]), fmt_thousands(n2, d->share_used),
+				 fmt_thousands(n3, tokens), score, rel);
 			break;
 		default:
 			break;
@@ -389,13 +465,20 @@ static void explain_facts(const struct run *r, struct assembly *a)
 		 s->allocation[MA_RECENT], fmt_thousands(n1, cap[MA_RECENT]), s->allocation[MA_SEMANTIC],
 		 fmt_thousands(n2, cap[MA_SEMANTIC]), s->allocation[MA_ENTITIES], fmt_thousands(n3, cap[MA_ENTITIES]),
 		 s->allocation[MA_RELATIONS], fmt_thousands(n4, cap[MA_RELATIONS]));
-	asm_fact(a, "shares used", "recent %s/%s · semantic %s/%s · entities %s/%s · relations %s/%s",
-		 fmt_thousands(n1, used[MA_RECENT]), fmt_thousands(n2, cap[MA_RECENT]),
-		 fmt_thousands(n3, used[MA_SEMANTIC]), fmt_thousands(n4, cap[MA_SEMANTIC]),
-		 fmt_thousands(n5, used[MA_ENTITIES]), fmt_thousands(n6, cap[MA_ENTITIES]),
-		 fmt_thousands(n7, used[MA_RELATIONS]), fmt_thousands(n8, cap[MA_RELATIONS]));
-	asm_fact(a, "allocation caps", "%s", m->caps ? "on: each source's share is a cap (patterns: budget only)"
-						    : "off: the ContextBuilder's uncapped selection");
+	if (m->caps)
+		asm_fact(a, "pass 1 kept", "recent %s/%s · semantic %s/%s · entities %s/%s · relations %s/%s",
+			 fmt_thousands(n1, used[MA_RECENT]), fmt_thousands(n2, cap[MA_RECENT]),
+			 fmt_thousands(n3, used[MA_SEMANTIC]), fmt_thousands(n4, cap[MA_SEMANTIC]),
+			 fmt_thousands(n5, used[MA_ENTITIES]), fmt_thousands(n6, cap[MA_ENTITIES]),
+			 fmt_thousands(n7, used[MA_RELATIONS]), fmt_thousands(n8, cap[MA_RELATIONS]));
+	asm_fact(a, "allocation caps", "%s",
+		 m->caps ? "on: pass 1, each source query keeps its share by its own score (events by recency, chunks by "
+			   "relevance, entities by salience, relations by weight, else relevance; patterns: no share), "
+			   "then pass 2 selects by final score within the whole budget"
+			 : "off: pass 1 skipped, pass 2 selects by final score within the whole budget");
+	if (m->filters.removed)
+		asm_fact(a, "filters", "%zu item%s removed before the queries", m->filters.removed,
+			 m->filters.removed == 1 ? "" : "s");
 	asm_fact(a, "budget", "%s", r->src->settings.budget >= 0 ? "--budget (overrides maxTokens)" : "maxTokens");
 	if (r->has_cutoff)
 		asm_cutoff(a, r->cutoff);
@@ -403,16 +486,19 @@ static void explain_facts(const struct run *r, struct assembly *a)
 	if (r->has_included)
 		asm_fact(a, "lowest included", "%.6g", r->lowest_in);
 	asm_fact(a, "charged", "item tokens only (as the memory framework's ContextBuilder charges): headers, separators and additional context are not");
-	if (r->dropped_budget)
-		asm_warn(a, -1, "%zu item%s did not fit the budget", r->dropped_budget, r->dropped_budget == 1 ? "" : "s");
+	asm_fact(a, "truncated", "%s: %zu scored (kept by pass 1), %zu selected (the seed's scored.length > selected.length)",
+		 r->dropped_budget ? "yes" : "no", r->scored, r->scored - r->dropped_budget);
 	if (r->dropped_alloc)
-		asm_warn(a, -1, "%zu item%s did not fit %s source's allocation", r->dropped_alloc,
+		asm_warn(a, -1, "%zu item%s did not fit %s source's allocation (pass 1)", r->dropped_alloc,
 			 r->dropped_alloc == 1 ? "" : "s", r->dropped_alloc == 1 ? "its" : "their");
-	if (r->dropped_budget || r->dropped_alloc)
+	if (r->dropped_budget)
+		asm_warn(a, -1, "%zu item%s did not fit the budget (pass 2)", r->dropped_budget,
+			 r->dropped_budget == 1 ? "" : "s");
+	if (r->dropped_budget)
 		a->flags |= ASM_TRUNCATED;
 }
 
-/* rank → decide → render → explain. */
+/* rank → pass 1 → pass 2 → render → explain. */
 int memory_build(const struct source *src, struct assembly *a, struct cs_error *err)
 {
 	const struct memory *m = src->model;
@@ -434,18 +520,23 @@ int memory_build(const struct source *src, struct assembly *a, struct cs_error *
 	for (int k = 0; k < MA_COUNT; k++)
 		r.cap[k] = (long)floor((double)r.budget * (r.s->allocation[k] / 100.0)); /* the seed's TokenBudget.allocate */
 
+	struct memory *cache = src->model; /* the pass-1 order (pass1_order) */
 	r.order = cs_calloc(r.n ? r.n : 1, sizeof *r.order);
+	r.rank_of = cs_calloc(r.n ? r.n : 1, sizeof *r.rank_of);
 	r.dec = cs_calloc(r.n ? r.n : 1, sizeof *r.dec);
-	if (!r.order || !r.dec || !rank(&r, a)) {
+	if (!r.order || !r.rank_of || !r.dec || !rank(&r, a) || (m->caps && !pass1_order(cache, src))) {
 		cs_free(r.order);
+		cs_free(r.rank_of);
 		cs_free(r.dec);
 		asm_fini(a);
 		return cs_error_nomem(err);
 	}
-	decide_compressed(&r, a);
+	pass_queries(&r, cache);
+	select_compressed(&r, a);
 	render(&r, a);
 	explain_drops(&r, a);
 	cs_free(r.order);
+	cs_free(r.rank_of);
 	cs_free(r.dec);
 	explain_facts(&r, a);
 	if (r.compressed)

@@ -52,6 +52,7 @@ int memory_new_event(struct memory *m, const struct json_doc *d, const struct cJ
 		it->scores[MW_RECENCY] = 1.0;
 		it->scores[MW_RELEVANCE] = 1.0;
 		it->scores[MW_SALIENCE] = 0.5;
+		it->given = (1u << MW_COUNT) - 1; /* not derived again from a timestamp */
 	}
 	it->arrival = (long)m->nnew++;
 	m->step = (long)m->nnew;

@@ -129,7 +129,7 @@ static const struct setting memory_settings[] = {
 			    .help = "a source's share in percent: recent, semantic, entities, relations (or a list)",
 			    SETTING_FIELD(SETTING_IN_MODEL, struct memory, cur.allocation) },
 	[MS_CAPS] = { .name = "allocation-caps", .type = SETTING_BOOL, .words = on_off, .arg = "on|off", .def = "on",
-		      .help = "off: the seed's uncapped greedy selection, allocations ignored",
+		      .help = "off: skip pass 1 (each source query keeping its share by its own score): one greedy pass by final score",
 		      SETTING_FIELD(SETTING_IN_MODEL, struct memory, caps) },
 	{ .name = "compress", .type = SETTING_BOOL, .words = on_off, .arg = "on|off", .def = "off",
 	  .help = "on: the seed's compressContext, lowest scores summarized to a third until the items fit",
@@ -159,11 +159,25 @@ static const struct kind_action memory_actions[] = {
 	  .what = KIND_ACTION_CYCLE, .option = "assembly" },
 	{ .key = "C", .name = "compress", .help = "compression on or off (lowest scores summarized until the items fit), re-assemble",
 	  .what = KIND_ACTION_TOGGLE, .option = "compress" },
-	{ .key = "[", .name = "update-back", .help = "one new event less replayed (a snapshot with newEvents), re-assemble",
-	  .what = KIND_ACTION_STEP_DOWN, .option = "update" },
-	{ .key = "]", .name = "update-next", .help = "replay the next new event (updateContext), re-assemble",
-	  .what = KIND_ACTION_STEP_UP, .option = "update" },
 	{ .key = NULL },
+};
+
+/* [ ] walk the updates (newEvents): update N is the context after N of
+ * them; update 0, the builder's own, is reached with :set update 0. */
+static size_t update_count(const struct source *src)
+{
+	const struct memory *m = src->model;
+	return m->nnew;
+}
+
+static size_t update_current(const struct source *src)
+{
+	const struct memory *m = src->model;
+	return m->step > 0 ? (size_t)m->step - 1 : 0;
+}
+
+static const struct kind_sequence memory_sequence = {
+	.noun = "update", .setting = "update", .count = update_count, .current = update_current,
 };
 
 const struct kind_ops memory_kind = {
@@ -182,4 +196,6 @@ const struct kind_ops memory_kind = {
 	.free_model = memory_free,
 	.report_extra = memory_report_extra,
 	.report_piece = memory_report_piece,
+	.sequence = &memory_sequence,
+	.piece_note = memory_piece_note,
 };

@@ -31,6 +31,7 @@
 #include "alloc.h"
 #include "assembly.h"
 #include "emit.h"
+#include "isotime.h"
 #include "json_doc.h"
 #include "source.h"
 #include "strbuf.h"
@@ -126,6 +127,7 @@ void memory_free(void *model)
 	cs_free(m->items);
 	cs_free(m->rank_order);
 	memory_stack_free(&m->stack);
+	cs_free(m->pass1_order);
 	cs_free(m);
 }
 
@@ -415,6 +417,52 @@ static int item_text(struct source *src, const struct json_doc *d, const cJSON *
 	}
 }
 
+/* What the seed's queries read besides the scores: a relation's weight, an
+ * event's or entity's own type (filters), the item's time as milliseconds
+ * (the item's timestamp, else its raw event's). */
+static int read_own(struct source *src, const struct json_doc *d, const cJSON *item, const struct jpath *at,
+		    struct memory_item *it, struct cs_error *err)
+{
+	static const char *const raw_keys[MEM_TYPE_COUNT] = { "event", NULL, "entity", "relation", NULL };
+	static const char *const type_keys[MEM_TYPE_COUNT] = { "eventType", NULL, "entityType", NULL, NULL };
+	const cJSON *raw = raw_keys[it->type] ? cJSON_GetObjectItemCaseSensitive(item, raw_keys[it->type]) : NULL;
+	it->weight = NAN;
+	int rc;
+	if (it->type == MEM_RELATION) {
+		const cJSON *holder = cJSON_IsObject(raw) && cJSON_GetObjectItemCaseSensitive(raw, "weight") ? raw : item;
+		struct jpath rp = JPATH_KEY(at, "relation");
+		if ((rc = json_get_number(d, holder, holder == item ? at : &rp, "weight", JSON_OPTIONAL, &it->weight, err)))
+			return rc;
+		if (cJSON_GetObjectItemCaseSensitive(holder, "weight") && !isfinite(it->weight))
+			return json_fail(d, err, CS_ETYPE, holder == item ? at : &rp, "weight", "a weight must be a finite number");
+	}
+	const char *sub = NULL;
+	if (type_keys[it->type]) {
+		const cJSON *t = cJSON_IsObject(raw) ? cJSON_GetObjectItemCaseSensitive(raw, "type") : NULL;
+		if (cJSON_IsString(t))
+			sub = t->valuestring;
+		else if ((rc = json_get_string(d, item, at, type_keys[it->type], JSON_OPTIONAL, &sub, err)))
+			return rc;
+	}
+	if (sub && !(it->subtype = arena_strdup(&src->arena, sub)))
+		return cs_error_nomem(err);
+	const cJSON *ts = cJSON_GetObjectItemCaseSensitive(item, "timestamp");
+	if ((!ts || cJSON_IsNull(ts)) && it->type == MEM_EVENT && cJSON_IsObject(raw))
+		ts = cJSON_GetObjectItemCaseSensitive(raw, "timestamp");
+	if (cJSON_IsNumber(ts)) {
+		/* out of range is refused where the timestamp is read */
+		it->has_ms = ts->valuedouble >= -MEMORY_MAX_EPOCH_MS && ts->valuedouble <= MEMORY_MAX_EPOCH_MS;
+		it->ms = it->has_ms ? (long long)floor(ts->valuedouble) : 0;
+	} else if (cJSON_IsString(ts)) {
+		it->has_ms = iso_time_parse(ts->valuestring, &it->ms);
+		if (!it->has_ms && !(it->given & (1u << MW_RECENCY)) &&
+		    source_warn(src, -1, 0, 0, "%s: the timestamp \"%s\" is not an ISO 8601 time: no recency derived",
+				cJSON_GetObjectItemCaseSensitive(item, "id")->valuestring, ts->valuestring))
+			return cs_error_nomem(err);
+	}
+	return CS_OK;
+}
+
 static int read_item(struct source *src, struct memory *m, const struct json_doc *d, const cJSON *item,
 		     const struct jpath *at, size_t i, struct cs_error *err)
 {
@@ -440,13 +488,18 @@ static int read_item(struct source *src, struct memory *m, const struct json_doc
 	struct jpath sp = JPATH_KEY(at, "scores");
 	static const char *const score_keys[MW_COUNT] = { "recency", "relevance", "salience" };
 	for (int w = 0; scores && w < MW_COUNT; w++) {
+		if (!cJSON_GetObjectItemCaseSensitive(scores, score_keys[w]))
+			continue; /* left out: derived (filters.c) or 0 */
 		double v = 0;
 		if ((rc = json_get_number(d, scores, &sp, score_keys[w], JSON_OPTIONAL, &v, err)))
 			return rc;
 		if (!isfinite(v))
 			return json_fail(d, err, CS_ETYPE, &sp, score_keys[w], "a score must be a finite number");
 		it->scores[w] = v;
+		it->given |= 1u << w;
 	}
+	if ((rc = read_own(src, d, item, at, it, err)))
+		return rc;
 	long tokens = -1;
 	if ((rc = json_get_long(d, item, at, "tokens", JSON_OPTIONAL, &tokens, err)))
 		return rc;
@@ -532,7 +585,7 @@ int memory_load(struct source *src, const char *data, size_t len, struct cs_erro
 			       m->max_tokens);
 		goto out;
 	}
-	if ((rc = read_strategy(src, m, &d, root, err)))
+	if ((rc = read_strategy(src, m, &d, root, err)) || (rc = memory_read_filters(src, m, &d, root, err)))
 		goto out;
 	if ((query && !(m->query = arena_strdup(&src->arena, query))) ||
 	    (additional && !(m->additional = arena_strdup(&src->arena, additional)))) {
@@ -595,7 +648,10 @@ int memory_load(struct source *src, const char *data, size_t len, struct cs_erro
 			goto out;
 		}
 	}
-	rc = memory_stack_read(src, m, &d, root, err);
+	if (memory_derive(src, m) != CS_OK)
+		rc = cs_error_nomem(err);
+	if (rc == CS_OK)
+		rc = memory_stack_read(src, m, &d, root, err);
 out:
 	json_doc_free(&d);
 	return rc;
@@ -628,6 +684,20 @@ int memory_report_piece(const struct source *src, const struct assembly *a, long
 	emit_key_int(em, "estimated_tokens", p->tokens);
 	if (it->timestamp)
 		emit_key_str(em, "timestamp", it->timestamp);
+	if (it->derived) {
+		emit_key(em, "derived_scores");
+		emit_list_begin(em);
+		for (int w = 0; w < MW_COUNT; w++)
+			if (it->derived & (1u << w))
+				emit_str(em, weight_names[w]);
+		emit_list_end(em);
+	}
+	if (!isnan(it->weight))
+		emit_key_num(em, "weight", it->weight);
+	if (it->type != MEM_PATTERN) {
+		emit_key_str(em, "ranked_in_its_query_by", memory_own_score_name(it));
+		emit_key_num(em, "query_score", memory_own_score(it));
+	}
 	return CS_OK;
 }
 
