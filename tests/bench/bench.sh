@@ -44,6 +44,10 @@ for n in $memory; do
   "$gen" memory "$n" "$seed" "$tmp/memory-$n.json" 2>/dev/null
   args+=("memory:memory $(human "$n") items:$tmp/memory-$n.json")
 done
+# 10k items with 1,000 newEvents: every assembly replays them (updateContext)
+# and builds twice (the context, and the full rebuild it is compared with).
+"$gen" memory 10000 "$seed" "$tmp/memory-10000-new.json" 1000 2>/dev/null
+args+=("memory:memory 10k + 1k newEvents:$tmp/memory-10000-new.json")
 # The largest ledger as an agents.db (built from its export with the sqlite3 shell).
 db=()
 big=${ledger##* }

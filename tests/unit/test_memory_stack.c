@@ -303,6 +303,7 @@ static struct memory_context context_of(const struct memory_component *c, size_t
 		ctx.c[ctx.n++] = c[k];
 		ctx.token_count += c[k].tokens;
 	}
+	ctx.sorted_from = n; /* nothing known sorted */
 	return ctx;
 }
 

@@ -534,7 +534,8 @@ int memory_build(const struct source *src, struct assembly *a, struct cs_error *
 	pass_queries(&r, cache);
 	select_compressed(&r, a);
 	render(&r, a);
-	explain_drops(&r, a);
+	if (!m->quiet)
+		explain_drops(&r, a);
 	cs_free(r.order);
 	cs_free(r.rank_of);
 	cs_free(r.dec);

@@ -72,25 +72,55 @@ static int cmp_ascending(const void *x, const void *y)
 	return a->pos < b->pos ? -1 : a->pos > b->pos;
 }
 
-/* The stable ascending sort of as-written. false on out of memory. */
+/* The stable ascending sort of as-written. The context is [unsorted
+ * prefix, sorted suffix from ctx->sorted_from]: after one sort, only what
+ * was prepended since is out of order, so the prefix is sorted alone (by
+ * insertion when short) and merged with the suffix, the prefix first among
+ * equals (it comes first in context order). false on out of memory. */
 static bool sort_ascending(struct memory_context *ctx)
 {
-	size_t n = ctx->n;
-	struct by_score *k = cs_malloc((n ? n : 1) * sizeof *k);
-	struct memory_component *sorted = cs_malloc((n ? n : 1) * sizeof *sorted);
-	if (!k || !sorted) {
-		cs_free(k);
-		cs_free(sorted);
-		return false;
+	size_t n = ctx->n, k = ctx->sorted_from < n ? ctx->sorted_from : n;
+	struct memory_component *c = ctx->c;
+	if (k > 32) { /* a long prefix (the builder's context, in descending order): qsort it */
+		struct by_score *key = cs_malloc(k * sizeof *key);
+		struct memory_component *tmp = cs_malloc(k * sizeof *tmp);
+		if (!key || !tmp) {
+			cs_free(key);
+			cs_free(tmp);
+			return false;
+		}
+		for (size_t i = 0; i < k; i++)
+			key[i] = (struct by_score){ c[i].score, i };
+		qsort(key, k, sizeof *key, cmp_ascending);
+		for (size_t i = 0; i < k; i++)
+			tmp[i] = c[key[i].pos];
+		memcpy(c, tmp, k * sizeof *tmp);
+		cs_free(key);
+		cs_free(tmp);
+	} else {
+		for (size_t i = 1; i < k; i++) { /* insertion: stable */
+			struct memory_component x = c[i];
+			size_t j = i;
+			for (; j > 0 && c[j - 1].score > x.score; j--)
+				c[j] = c[j - 1];
+			c[j] = x;
+		}
 	}
-	for (size_t i = 0; i < n; i++)
-		k[i] = (struct by_score){ ctx->c[i].score, i };
-	qsort(k, n, sizeof *k, cmp_ascending);
-	for (size_t i = 0; i < n; i++)
-		sorted[i] = ctx->c[k[i].pos];
-	memcpy(ctx->c, sorted, n * sizeof *sorted);
-	cs_free(k);
-	cs_free(sorted);
+	if (k > 0 && k < n) {
+		struct memory_component *out = cs_malloc(n * sizeof *out);
+		if (!out)
+			return false;
+		size_t a = 0, b = k, o = 0;
+		while (a < k && b < n)
+			out[o++] = c[b].score < c[a].score ? c[b++] : c[a++];
+		while (a < k)
+			out[o++] = c[a++];
+		while (b < n)
+			out[o++] = c[b++];
+		memcpy(c, out, n * sizeof *out);
+		cs_free(out);
+	}
+	ctx->sorted_from = 0;
 	return true;
 }
 
@@ -99,6 +129,7 @@ static void prepend(struct memory_context *ctx, struct memory_component c)
 	memmove(ctx->c + 1, ctx->c, ctx->n * sizeof *ctx->c);
 	ctx->c[0] = c;
 	ctx->n++;
+	ctx->sorted_from++;
 }
 
 bool memory_update(struct memory_context *ctx, struct memory_component c, long budget, int mode,
@@ -149,6 +180,8 @@ bool memory_update(struct memory_context *ctx, struct memory_component c, long b
 		actual -= ctx->c[low].tokens;
 		memmove(ctx->c + low, ctx->c + low + 1, (ctx->n - low - 1) * sizeof *ctx->c);
 		ctx->n--;
+		if (low < ctx->sorted_from)
+			ctx->sorted_from--;
 	}
 	prepend(ctx, c);
 	ctx->token_count = actual + c.tokens;
@@ -187,6 +220,7 @@ static bool seed_context(struct replay *rp, const struct assembly *base)
 		rp->ctx.c[rp->ctx.n++] = (struct memory_component){ (long)i, r->score, r->tokens };
 		rp->ctx.token_count += r->tokens;
 	}
+	rp->ctx.sorted_from = rp->ctx.n; /* score order is descending: no sorted suffix */
 	return true;
 }
 
@@ -415,8 +449,10 @@ int memory_assemble_incremental(const struct source *src, struct assembly *a, st
 	if (rc != CS_OK)
 		return rc;
 	m->hold_from = rp.step;
+	m->quiet = true; /* the rebuild is compared by what went in: no sentences */
 	rc = memory_build(src, &rebuilt, err);
 	m->hold_from = 0;
+	m->quiet = false;
 	if (rc != CS_OK) {
 		asm_fini(&base);
 		return rc;

@@ -169,6 +169,7 @@ struct memory {
 	 * assembler reads the source as const, like the rank cache): new
 	 * events from this arrival on are held out of the builder. */
 	size_t hold_from;
+	bool quiet;                 /* build parameter: no sentences for what stayed out */
 	const char *additional;     /* additionalContext, NULL or "" when none; arena */
 	size_t additional_bytes;
 	struct memory_item *items;  /* one per piece, in input order (cs_malloc'd) */
@@ -311,6 +312,7 @@ struct memory_context {
 	struct memory_component *c; /* cs_malloc'd, room for cap */
 	size_t n, cap;
 	long token_count; /* what the context says (as-written: may not be the sum) */
+	size_t sorted_from; /* [sorted_from, n) is in ascending score order (as-written keeps it); n or more: unknown */
 };
 /* What one update did. */
 struct memory_update {
