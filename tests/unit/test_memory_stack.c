@@ -342,6 +342,9 @@ static void test_update_as_written_pops_the_highest(void **state)
 	assert_true(memory_update(&ctx, (struct memory_component){ 5, 1.0, 5 }, 100, MEMORY_AS_WRITTEN, &u, dropped));
 	assert_int_equal(dropped[0], 4);
 	assert_int_equal(u.total, 105);
+	long order2[] = { 5, 2, 1, 0 }; /* the prefix (n2) merged into the sorted rest, then popped */
+	for (size_t k = 0; k < 4; k++)
+		assert_int_equal(ctx.c[k].piece, order2[k]);
 	/* ties: the stable sort keeps context order, pop() takes the last of them */
 	const struct memory_component t[] = { { 0, 0.5, 50 }, { 1, 0.5, 50 } };
 	struct memory_context tie = context_of(t, 2);
