@@ -248,7 +248,7 @@ static bool replay_all(struct replay *rp)
 
 /* formatContext of the components: sections in the seed's order, each
  * holding its components in context order. */
-static void render_components(const struct replay *rp, struct assembly *a)
+static void render_components(const struct replay *rp, const struct assembly *base, struct assembly *a)
 {
 	const struct source *src = rp->src;
 	bool first = a->nblocks == 0;
@@ -273,8 +273,17 @@ static void render_components(const struct replay *rp, struct assembly *a)
 			long b = a->nomem ? 0 : (long)a->nblocks - 1;
 			a->blocks[b].budget_tokens = rp->ctx.c[k].tokens;
 			a->blocks[b].keep_head = p->text_bytes;
+			const struct piece_result *was = &base->results[i];
+			long full = rp->m->items[p->kind_index].tokens;
+			bool compressed = was->outcome == OUTCOME_TRUNCATED && was->reason == REASON_WOULD_COMPACT;
+			if (compressed) /* as the builder showed it */
+				asm_textf(a, "[would be summarized: %ld → %ld tokens] ", full, rp->ctx.c[k].tokens);
 			asm_span(a, p->text, p->text_bytes, p->code_points);
-			asm_whole(a, i, b, rp->ctx.c[k].tokens);
+			if (compressed)
+				asm_cut(a, i, b, rp->ctx.c[k].tokens, REASON_WOULD_COMPACT, "%s", was->sentence ? was->sentence : "");
+			else
+				asm_whole(a, i, b, rp->ctx.c[k].tokens);
+			a->results[i].original_tokens = full;
 			a->results[i].score = rp->ctx.c[k].score;
 			last = b;
 		}
@@ -420,7 +429,7 @@ static int render_replay(struct replay *rp, const struct assembly *base, const s
 	struct memory_stack_take take;
 	memory_stack_render(rp->src, a, full, &take);
 	size_t first_block = a->nblocks;
-	render_components(rp, a);
+	render_components(rp, base, a);
 	explain_out(rp, base, a);
 	carry(base, a);
 	if (rp->step)
