@@ -440,6 +440,50 @@ static void test_incremental_assembly_and_rebuild(void **state)
 	source_free(src);
 }
 
+/* Out of memory at every allocation, with the settings the defaults leave
+ * off: compression, linear assembly, as-intended updates. Ends in
+ * CS_ENOMEM or the run without faults; ASan checks nothing leaks. */
+static void sweep(const char *path, const char *const *settings)
+{
+	cs_alloc_install_cjson_hooks();
+	bool finished = false;
+	long n = 1;
+	for (; n < 100000 && !finished; n++) {
+		struct source *src = NULL;
+		struct cs_error err;
+		cs_error_clear(&err);
+		int rc = source_load(path, NULL, &src, &err);
+		assert_int_equal(rc, CS_OK);
+		for (size_t k = 0; settings[k]; k += 2)
+			support_set(src, settings[k], settings[k + 1]);
+		cs_alloc_fail_from(n);
+		struct assembly a;
+		rc = assemble(src, &a, &err);
+		if (rc == CS_OK) {
+			finished = cs_alloc_count() < n;
+			asm_fini(&a);
+		}
+		cs_alloc_fail_from(0);
+		source_free(src);
+		if (rc != CS_OK && rc != CS_ENOMEM)
+			fail_msg("allocation %ld: %s (%s)", n, cs_status_name((enum cs_status)rc), err.message);
+	}
+	assert_true(finished);
+	assert_true(n > 20); /* the assembly allocates: the sweep went through it */
+}
+
+static void test_out_of_memory_with_every_mode(void **state)
+{
+	(void)state;
+	static const char *const compress_intended[] = { "compress", "on", "allocation-caps", "off", "budget", "300",
+							 "incremental", "as-intended", NULL };
+	static const char *const compress_linear[] = { "compress", "on", "assembly", "linear", NULL };
+	static const char *const stack_compress[] = { "compress", "on", "budget", "200", NULL };
+	sweep("samples/memory/long-session.json", compress_intended);
+	sweep("samples/memory/task-stack.json", compress_linear);
+	sweep("samples/memory/task-stack.json", stack_compress);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -452,6 +496,7 @@ int main(void)
 		cmocka_unit_test(test_update_as_written_pops_the_highest),
 		cmocka_unit_test(test_update_as_intended_drops_the_lowest),
 		cmocka_unit_test(test_incremental_assembly_and_rebuild),
+		cmocka_unit_test(test_out_of_memory_with_every_mode),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

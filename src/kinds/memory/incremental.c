@@ -265,14 +265,13 @@ static void render_components(const struct replay *rp, const struct assembly *ba
 				h->flags |= BLOCK_MADE;
 				asm_textf(a, "%s## %s\n\n", first ? "" : "\n\n", memory_section_title(sec));
 				first = false;
-				asm_block(a, i, sec, -1);
-			} else {
-				asm_block(a, i, sec, -1);
-				asm_text(a, "\n\n", 2);
 			}
-			long b = a->nomem ? 0 : (long)a->nblocks - 1;
-			a->blocks[b].budget_tokens = rp->ctx.c[k].tokens;
-			a->blocks[b].keep_head = p->text_bytes;
+			struct block *blk = asm_block(a, i, sec, -1); /* the scratch block on out of memory */
+			if (last >= 0)
+				asm_text(a, "\n\n", 2);
+			long b = a->nomem ? -1 : (long)a->nblocks - 1;
+			blk->budget_tokens = rp->ctx.c[k].tokens;
+			blk->keep_head = p->text_bytes;
 			const struct piece_result *was = &base->results[i];
 			long full = rp->m->items[p->kind_index].tokens;
 			bool compressed = was->outcome == OUTCOME_TRUNCATED && was->reason == REASON_WOULD_COMPACT;
@@ -289,6 +288,8 @@ static void render_components(const struct replay *rp, const struct assembly *ba
 		}
 		if (last >= 0 && !a->nomem)
 			a->blocks[last].flags |= BLOCK_BREAKPOINT;
+		if (a->nomem)
+			return;
 	}
 	if (rp->m->additional && rp->m->additional[0]) {
 		struct block *blk = asm_block(a, -1, MEMORY_SECTION_ADDITIONAL, -1);
@@ -450,13 +451,16 @@ int memory_assemble_incremental(const struct source *src, struct assembly *a, st
 {
 	struct memory *m = src->model; /* hold_from: a build parameter, put back before returning */
 	struct replay rp = { .src = src, .m = m, .step = (size_t)m->step };
+	memset(a, 0, sizeof *a); /* a failure before render_replay leaves it empty, safe to asm_fini */
 	if (rp.step > m->nnew)
 		rp.step = m->nnew;
 	struct assembly base, rebuilt;
 	m->hold_from = 0;
 	int rc = memory_build(src, &base, err);
-	if (rc != CS_OK)
+	if (rc != CS_OK) {
+		asm_fini(&base); /* a build that fails late leaves its assembly to the caller */
 		return rc;
+	}
 	m->hold_from = rp.step;
 	m->quiet = true; /* the rebuild is compared by what went in: no sentences */
 	rc = memory_build(src, &rebuilt, err);
@@ -464,6 +468,7 @@ int memory_assemble_incremental(const struct source *src, struct assembly *a, st
 	m->quiet = false;
 	if (rc != CS_OK) {
 		asm_fini(&base);
+		asm_fini(&rebuilt);
 		return rc;
 	}
 	rp.budget = base.budget.usable;

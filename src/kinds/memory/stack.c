@@ -159,9 +159,9 @@ static void render_one(int layer, const struct memory_frame *f, const char *text
 		asm_block(a, -1, sec, layer)->flags |= BLOCK_MADE;
 		asm_text(a, "\n\n", 2);
 	}
-	struct block *b = &a->blocks[a->nomem ? 0 : a->nblocks - 1];
 	if (a->nomem)
 		return;
+	struct block *b = &a->blocks[a->nblocks - 1];
 	b->flags |= BLOCK_MADE;
 	b->budget_tokens = adds + rd->owed;
 	rd->owed = 0;
