@@ -162,6 +162,12 @@ static int long_option(int argc, char **argv, int *i, struct cli *out, struct cs
 	name[nlen] = '\0';
 	const char *inline_value = eq ? eq + 1 : NULL;
 	const char *v = NULL;
+	/* --assembly stack|linear is the memory snapshot's setting; any other
+	 * value is a ledger database's companion file */
+	const struct setting *kind_assembly = setting_find(NULL, "assembly");
+	const char *next = inline_value ? inline_value : *i + 1 < argc ? argv[*i + 1] : NULL;
+	if (!strcmp(name, "assembly") && kind_assembly && next && (!strcmp(next, "stack") || !strcmp(next, "linear")))
+		return setting_flag(argc, argv, i, name, inline_value, out, err);
 	for (size_t f = 0; f < sizeof cli_flags / sizeof *cli_flags; f++) {
 		const struct cli_flag *fl = &cli_flags[f];
 		if (strcmp(fl->name, name) != 0 || fl->offset == FLAG_OWN_PARSE ||
