@@ -122,12 +122,14 @@ int edit_apply(struct source *src, struct edit *e, struct cs_error *err)
 		snprintf(e->before_text, sizeof e->before_text, "%s", sb_str(&old));
 		sb_fini(&old);
 	}
-	return set_value(src, e, e->value, e->text, err);
+	int rc = set_value(src, e, e->value, e->text, err);
+	return rc == CS_OK && src->kind->edited ? src->kind->edited(src, err) : rc;
 }
 
 int edit_revert(struct source *src, const struct edit *e, struct cs_error *err)
 {
-	return set_value(src, e, e->before, e->before_text, err);
+	int rc = set_value(src, e, e->before, e->before_text, err);
+	return rc == CS_OK && src->kind->edited ? src->kind->edited(src, err) : rc;
 }
 
 static void budget_text(struct strbuf *out, double v)
@@ -148,6 +150,8 @@ void edit_describe(const struct source *src, const struct edit *e, bool reverted
 		break;
 	case EDIT_PRIORITY:
 		sb_printf(out, "priority of %s %.2f -> %.2f", id, from, to);
+		if (to < 0 || to > 1) /* as loading warns of such a priority in the file */
+			sb_puts(out, " (WARNING: outside 0..1; kept as given, for ordering)");
 		break;
 	case EDIT_PIECE_STRATEGY:
 		sb_printf(out, "strategy of %s %s -> %s", id, strategy_name((int)from), strategy_name((int)to));

@@ -51,6 +51,11 @@ void vm_refresh_rows(struct vm *vm);
 /* Appends to the status what a change did to the cache (c: the figures
  * before and after it) and whether the prompt is over the limit. */
 void vm_say_cache(struct vm *vm, const struct vm_change *c);
+/* Appends what moved between two outcomes of src's pieces, the largest
+ * moves first ("current_task.md out (-187), pytest-latest.log +187 (cut
+ * less)"); nothing when no piece's tokens changed. */
+void vm_say_moved(const struct source *src, const struct piece_result *was, const struct piece_result *now,
+		  struct strbuf *s);
 /* After the baseline was assembled again from src: the source a reload
  * kept for the old baseline is freed. */
 void vm_forget_old_base(struct vm *vm);

@@ -171,13 +171,25 @@ const struct cache_breakpoint *vm_breakpoint(const struct vm *vm, long block)
 const char *vm_breakpoint_state(const struct vm *vm, const struct cache_breakpoint *bp)
 {
 	if (!bp->in_limit)
-		return "over the limit";
+		return "uncached: past the breakpoint limit";
 	if (!bp->over_min)
-		return "under minimum";
+		return "uncached: under the minimum";
 	if (bp->end_tokens <= vm->cache.an.now.read)
-		return "cached";
+		return "read";
 	/* a prefix cache stores whole units: the tail of the last one is not kept */
-	return bp->end_tokens <= vm->cache.an.now.read + vm->cache.an.now.written ? "written" : "not cached";
+	return bp->end_tokens <= vm->cache.an.now.read + vm->cache.an.now.written ? "written" : "uncached";
+}
+
+void vm_break_words(const struct vm *vm, const char *sep, struct strbuf *out)
+{
+	const struct cache_cost *c = &vm->cache.an.now;
+	sb_printf(out, "cache breaks here %s ", sep);
+	sb_thousands(out, c->read);
+	sb_printf(out, " read %s ", sep);
+	sb_thousands(out, c->written);
+	sb_printf(out, " written %s ", sep);
+	sb_thousands(out, c->uncached);
+	sb_puts(out, " uncached");
 }
 
 /* ---- cache profile and breakpoints ------------------------------------------- */

@@ -125,6 +125,7 @@ int vm_reload(struct vm *vm, struct source *fresh, struct cs_error *err)
 	if (vm->session.base.src == old) { /* the baseline keeps its source */
 		source_free(vm->session.base_src);
 		vm->session.base_src = old;
+		vm->session.base_from = VM_BASE_RELOADED;
 	} else {
 		source_free(old);
 	}

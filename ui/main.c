@@ -158,9 +158,6 @@ static void progress_stderr(void *ctx, const char *what, size_t done, size_t tot
 	fflush(stderr);
 }
 
-/* The report with its extra sections: the cache analysis, and exact counts
- * with --tokenizer or an OpenAI model (*exact_over: only the estimate fits). CS_OK, CS_ENOMEM,
- * or another error to fail with. */
 /* Counts a exactly with tok into lv, and makes the report's exact_tokens
  * section (ex) and text columns (rx) of it: one count for all three. */
 static int count_for_report(struct tokenizer *tok, const struct assembly *a, struct exact_live *lv,
