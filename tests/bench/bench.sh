@@ -61,6 +61,13 @@ for n in $claude; do
   "$gen" claude-code "$n" "$seed" "$tmp/session-$n.jsonl" 2>/dev/null
   args+=("claude-code:claude-code $n MB:$tmp/session-$n.jsonl")
 done
+
+# 10k items with 1,000 newEvents: every assembly replays them (updateContext)
+# and builds twice (the context, and the full rebuild it is compared with).
+if want memory; then
+  "$gen" memory 10000 "$seed" "$tmp/memory-10000-new.json" 1000 2>/dev/null
+  args+=("memory:memory 10k + 1k newEvents:$tmp/memory-10000-new.json")
+fi
 # The largest ledger as an agents.db (built from its export with the sqlite3 shell).
 db=()
 big=${ledger##* }

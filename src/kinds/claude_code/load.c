@@ -48,6 +48,7 @@ void cc_model_free(void *model)
 	cs_free(m->blocks);
 	cs_free(m->creqs);
 	cs_free(m->unit_block);
+	cs_free(m->req.unit_piece);
 	cs_free(m);
 }
 
@@ -385,7 +386,8 @@ int cc_load(struct source *src, const char *data, size_t len, struct cs_error *e
 	if (!m)
 		return cs_error_nomem(err);
 	src->model = m;
-	m->want_request = -1;
+	m->req.want_request = -1;
+	m->req.select = cc_select_want;
 	src->input_type = "Claude Code session";
 	int rc = read_lines(src, m, data, len, err);
 	if (rc == CS_OK && count_warnings(src, m) != CS_OK)
