@@ -79,15 +79,21 @@ int exact_count(struct exact_counts *x, struct tokenizer *t, const struct assemb
 	for (size_t i = 0; i < np; i++)
 		if (a->results[i].outcome == OUTCOME_DROPPED)
 			x->piece_tokens[i] = -1;
-	const struct budget *bg = &a->budget;
-	if (bg->usable > 0 && bg->used <= bg->usable && x->total > bg->usable) {
-		char u[32], e[32], t2[32], o[32];
-		x->over = true;
-		snprintf(x->note, sizeof x->note, "the system thinks this fits: %s of %s estimated; exactly %s, %s over",
-			 fmt_thousands(e, bg->used), fmt_thousands(u, bg->usable), fmt_thousands(t2, x->total),
-			 fmt_thousands(o, x->total - bg->usable));
-	}
+	x->over = exact_judge(&a->budget, x->total, x->note, sizeof x->note);
 	return CS_OK;
+}
+
+bool exact_judge(const struct budget *bg, long total, char *note, size_t size)
+{
+	if (size)
+		note[0] = '\0';
+	if (!(bg->usable > 0 && bg->used <= bg->usable && total > bg->usable))
+		return false;
+	char u[32], e[32], t[32], o[32];
+	snprintf(note, size, "the system thinks this fits: %s of %s estimated; exactly %s, %s over",
+		 fmt_thousands(e, bg->used), fmt_thousands(u, bg->usable), fmt_thousands(t, total),
+		 fmt_thousands(o, total - bg->usable));
+	return true;
 }
 
 int exact_prepare(struct exact_counts *x, const char *tokenizer, const struct assembly *a, bool optional,

@@ -6,12 +6,12 @@
 #ifndef CTXSCOPE_EXACT_H
 #define CTXSCOPE_EXACT_H
 
+#include "assembly.h"
 #include "error.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 
-struct assembly;
 struct emitter;
 struct tokenizer;
 
@@ -43,5 +43,44 @@ const char *exact_auto_tokenizer(const struct assembly *a);
 
 /* The report_section callback; ctx is the exact_counts. */
 int exact_write(const struct assembly *a, void *ctx, struct emitter *em);
+
+/* Whether the estimate fits the budget b but `total` exact tokens do not;
+ * then note (size bytes) gets the sentence ("the system thinks this fits:
+ * 118,200 of 126,976 estimated; exactly 131,540, 4,564 over"), else "". */
+bool exact_judge(const struct budget *b, long total, char *note, size_t size);
+
+/* ---- live counts (exact_live.c) --------------------------------------------
+ * The inspector's counts, remembered by text so that an edit recounts only
+ * what it changed: each block's text is counted once (a cut block is new
+ * text, counted then), and the whole prompt is summed from parts that split
+ * at line starts (tokenizer_splits_at_lines): the lines inside a block are
+ * counted with it, only the few lines around each seam between blocks are
+ * counted again when a neighbour changes. The figures equal exact_count's. */
+struct exact_memo;
+
+struct exact_live {
+	struct exact_memo *memo;      /* owned: counts by text */
+	long *piece_tokens;           /* per source piece; -1 when not in the prompt */
+	size_t npieces;
+	long *layer_tokens[ASM_MAX_GROUPINGS]; /* per grouping, per layer */
+	size_t nlayers[ASM_MAX_GROUPINGS];
+	long *block_tokens;           /* per block of the assembly counted */
+	size_t nblocks;
+	long total;                   /* the whole prompt, exactly */
+	bool over;                    /* see exact_judge */
+	char note[CS_ERROR_MSG_MAX];
+	size_t counted_bytes;         /* bytes the last exact_live_count tokenized (what changed) */
+	void *scratch;                /* owned: per-block parts, seams, text */
+};
+
+/* Counts a (borrowed) with t (borrowed; the same tokenizer at every call,
+ * else exact_live_fini first). CS_OK, CS_ENOMEM or the tokenizer's error;
+ * on failure the figures are -1 and L stays safe to use and fini. */
+int exact_live_count(struct exact_live *L, struct tokenizer *t, const struct assembly *a, struct cs_error *err);
+/* The exact count of any text (a dropped piece's, for the detail),
+ * remembered like the rest. -1 on failure (err says why). */
+long exact_live_text(struct exact_live *L, struct tokenizer *t, const char *s, size_t n, struct cs_error *err);
+/* Frees everything; L is then zeroed (ready for another tokenizer). */
+void exact_live_fini(struct exact_live *L);
 
 #endif

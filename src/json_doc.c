@@ -52,19 +52,41 @@ static size_t string_end(const char *s, size_t n, size_t open)
 	return n;
 }
 
-/* Deepest nesting in the raw text, stopping early past the limit. */
-static size_t max_depth(const char *s, size_t n, size_t *at)
+/* The first \u0000 escape in the string body s[from, end) (the backslash),
+ * or -1; memchr finds the backslashes, most strings have none. */
+static long nul_in(const char *s, size_t n, size_t from, size_t end)
+{
+	while (from < end) {
+		const char *q = memchr(s + from, '\\', end - from);
+		if (!q)
+			return -1;
+		size_t b = (size_t)(q - s);
+		if (b + 5 < n && s[b + 1] == 'u' && s[b + 2] == '0' && s[b + 3] == '0' && s[b + 4] == '0' && s[b + 5] == '0')
+			return (long)b;
+		from = b + 2; /* the escaped character */
+	}
+	return -1;
+}
+
+/* One pass over the raw text for what cJSON does not check: the deepest
+ * nesting (stopping early past the limit when stop_deep, *deep_at where)
+ * and the first \u0000 escape inside a string (*nul, -1 none). */
+static size_t prescan(const char *s, size_t n, bool stop_deep, size_t *deep_at, long *nul)
 {
 	size_t depth = 0, deepest = 0;
+	*nul = -1;
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
 		if (c == '"') {
-			i = string_end(s, n, i);
+			size_t e = string_end(s, n, i);
+			if (*nul < 0)
+				*nul = nul_in(s, n, i + 1, e);
+			i = e;
 		} else if (c == '{' || c == '[') {
 			if (++depth > deepest) {
 				deepest = depth;
-				if (deepest > JSON_MAX_DEPTH) {
-					*at = i;
+				if (deepest > JSON_MAX_DEPTH && stop_deep) {
+					*deep_at = i;
 					return deepest;
 				}
 			}
@@ -77,19 +99,10 @@ static size_t max_depth(const char *s, size_t n, size_t *at)
 
 long json_find_nul_escape(const char *s, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] != '"')
-			continue;
-		for (i++; i < n && s[i] != '"'; i++) {
-			if (s[i] != '\\')
-				continue;
-			if (i + 5 < n && s[i + 1] == 'u' && s[i + 2] == '0' && s[i + 3] == '0' && s[i + 4] == '0' &&
-			    s[i + 5] == '0')
-				return (long)i;
-			i++; /* the escaped character */
-		}
-	}
-	return -1;
+	size_t at;
+	long nul;
+	prescan(s, n, false, &at, &nul);
+	return nul;
 }
 
 /* The first key of obj that appears twice (its second occurrence), or NULL.
@@ -174,7 +187,8 @@ int json_doc_parse(struct json_doc *d, const char *data, size_t len, struct cs_e
 	d->data = data;
 	d->len = len;
 	size_t at = 0;
-	if (max_depth(data, len, &at) > JSON_MAX_DEPTH) {
+	long nul;
+	if (prescan(data, len, true, &at, &nul) > JSON_MAX_DEPTH) {
 		long line, col;
 		text_position(data, len, at, &line, &col);
 		cs_error_pos(err, line, col);
@@ -197,7 +211,6 @@ int json_doc_parse(struct json_doc *d, const char *data, size_t len, struct cs_e
 			return cs_error_set(err, CS_ESYNTAX, "the JSON ends too early (an unclosed string, array or object?)");
 		return cs_error_set(err, CS_ESYNTAX, "invalid JSON near '%c'", data[off] >= 0x20 && data[off] < 0x7f ? data[off] : '?');
 	}
-	long nul = json_find_nul_escape(data, len);
 	if (nul >= 0) {
 		long line, col;
 		text_position(data, len, (size_t)nul, &line, &col);

@@ -15,6 +15,8 @@ struct jsonl {
 	size_t last; /* where the last non-blank line starts (len: none) */
 	bool found_last; /* last is known (found on the first call that asks) */
 	long line;   /* the number of the line last returned; after the end, of lines in all */
+	bool give_back; /* jsonl_give_back was called */
+	size_t given;   /* bytes from the start already given back */
 };
 
 void jsonl_init(struct jsonl *j, const char *data, size_t len);
@@ -22,6 +24,12 @@ void jsonl_init(struct jsonl *j, const char *data, size_t len);
  * may be NULL: a scan for the first lines need not read the whole text)
  * *last when no non-blank line follows; false after the last one. */
 bool jsonl_next(struct jsonl *j, const char **s, size_t *n, bool *last);
+/* The caller owns data (a private, writable buffer it will free, such as
+ * file_read's) and never reads a line again once it asked for the next: the
+ * whole pages of the lines read are then given back to the system as the
+ * walk goes (madvise; they read as zeros afterwards), so a long log is not
+ * held whole beside what is made of it. */
+void jsonl_give_back(struct jsonl *j);
 /* Only spaces, tabs, CR and LF. */
 bool jsonl_blank(const char *s, size_t n);
 

@@ -95,7 +95,9 @@ static int load_bytes(const struct kind_ops *kind, const struct load_args *args,
 	}
 	src->input_bytes = len;
 	src->progress = args->progress;
+	src->input_owned = true;
 	rc = kind->load(src, data, len, err);
+	src->input_owned = false;
 	src->progress = NULL; /* borrowed for the load only */
 	cs_free(data);
 	if (rc != CS_OK) {

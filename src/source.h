@@ -101,6 +101,8 @@ struct source {
 	size_t input_bytes;       /* size of what was loaded */
 	struct piece_index *index; /* id -> piece lookup, built on first use */
 	struct progress *progress; /* borrowed, for the loader's long passes (progress.h); NULL none */
+	bool input_owned;         /* during the load: the loader's data is a private buffer freed after it,
+				   * whose pages it may give back as it reads past them (jsonl_give_back) */
 };
 
 /* A new, empty source for `kind` loaded from `path` (copied). NULL on out of

@@ -71,6 +71,7 @@ struct tokenizer {
 	pcre2_code *code;
 	pcre2_match_data *md;
 	bool jit, jit_compiled;
+	bool splits_at_lines; /* the o200k or cl100k pattern: see tokenizer_splits_at_lines */
 };
 
 static const struct builtin *builtin_named(const char *name)
@@ -192,8 +193,10 @@ int tokenizer_open(const char *name_or_path, struct tokenizer **out, struct cs_e
 	if (rc == CS_OK)
 		rc = bpe_ranks_parse(&t->ranks, buf, len, path, err);
 	cs_free(buf);
+	const char *pattern = b ? b->split : split_for_path(base);
+	t->splits_at_lines = pattern == o200k_split || pattern == cl100k_split;
 	if (rc == CS_OK)
-		rc = compile_split(t, b ? b->split : split_for_path(base), err);
+		rc = compile_split(t, pattern, err);
 	if (rc != CS_OK) {
 		tokenizer_close(t);
 		return rc;
@@ -219,6 +222,11 @@ void tokenizer_close(struct tokenizer *t)
 const char *tokenizer_name(const struct tokenizer *t)
 {
 	return t->name;
+}
+
+bool tokenizer_splits_at_lines(const struct tokenizer *t)
+{
+	return t->splits_at_lines;
 }
 
 void tokenizer_use_jit(struct tokenizer *t, bool on)

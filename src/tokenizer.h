@@ -39,6 +39,14 @@ void tokenizer_close(struct tokenizer *t);
 /* "o200k_base", "cl100k_base", or the file name of a path. */
 const char *tokenizer_name(const struct tokenizer *t);
 
+/* Whether a line start splits the count: with the o200k and cl100k patterns
+ * no pre-token holds both a '\n' and a printable ASCII character other than
+ * '/' right after it (the only branches that take a newline end with
+ * newlines, whitespace, or o200k's `[\r\n/]*`), so at such a position the
+ * count of a text is the count of what comes before plus the count of what
+ * follows. false for other patterns (r50k's `\s+(?!\S)` looks past it). */
+bool tokenizer_splits_at_lines(const struct tokenizer *t);
+
 /* Tests: false makes t match with pcre2's interpreter instead of its JIT
  * (where there is one), so that both are tested. */
 void tokenizer_use_jit(struct tokenizer *t, bool on);

@@ -274,6 +274,7 @@ void vm_fini(struct vm *vm)
 	}
 	source_free(vm->session.src);
 	source_free(vm->session.base_src);
+	exact_live_fini(&vm->exact.live);
 	tokenizer_close(vm->exact.tok);
 	cs_free(vm->session.base_piece);
 	cache_analysis_fini(&vm->cache.an);

@@ -20,6 +20,7 @@
 #include "config.h"
 #include "edit.h"
 #include "error.h"
+#include "exact.h"
 #include "history.h"
 #include "search.h"
 #include "source.h"
@@ -162,6 +163,7 @@ struct vm {
 		long total;            /* the current prompt, exactly; -1: not counted */
 		bool over;             /* the estimate fits the usable budget, the exact count does not */
 		unsigned generation;   /* of the assembly it counted */
+		struct exact_live live; /* per block, piece and layer; counts remembered by text */
 	} exact;
 };
 
@@ -229,6 +231,13 @@ int vm_reload(struct vm *vm, struct source *fresh, struct cs_error *err);
  * or no rank file: no exact count, not an error). CS_OK, or the error of a
  * tokenizer asked for by name. */
 int vm_set_tokenizer(struct vm *vm, const char *name, struct cs_error *err);
+/* Exact counts beside the estimate, -1 where there are none (no tokenizer,
+ * a marker row): a row's (a block's; a dropped piece's whole text, counted
+ * the first time it is asked for), a piece's (its blocks', or its whole
+ * text when dropped), a layer's of the shown grouping. */
+long vm_row_exact(struct vm *vm, const struct vm_row *row);
+long vm_piece_exact(struct vm *vm, long piece);
+long vm_layer_exact(const struct vm *vm, size_t layer);
 int vm_toggle_exclude(struct vm *vm, struct cs_error *err);
 int vm_nudge_priority(struct vm *vm, double delta, struct cs_error *err);
 /* The selected piece's strategy when the kind has per-piece strategies and

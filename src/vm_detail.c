@@ -6,6 +6,7 @@
 #include "kind.h"
 #include "strbuf.h"
 #include "theme.h"
+#include "tokenizer.h"
 #include "tokens.h"
 
 #include <math.h>
@@ -119,6 +120,10 @@ static void piece_numbers(struct vm *vm, long piece)
 	else
 		detail_printf(vm, ROLE_DROPPED, "not in the prompt: %s tokens (estimated) left out",
 			      fmt_thousands(t1, p->tokens));
+	long exact = vm_piece_exact(vm, piece);
+	if (exact >= 0)
+		detail_printf(vm, ROLE_DETAIL, "exact (%s): %s tokens%s", tokenizer_name(vm->exact.tok), fmt_thousands(t2, exact),
+			      r->outcome == OUTCOME_DROPPED ? " left out" : r->outcome == OUTCOME_TRUNCATED ? " after the cut" : "");
 	if (p->flags & PIECE_RECORDED)
 		detail_printf(vm, ROLE_DETAIL, "recorded by the input: %s tokens; estimate %s",
 			      fmt_thousands(t2, p->recorded_tokens), fmt_thousands(t3, p->tokens));
@@ -174,6 +179,10 @@ bool vm_detail(struct vm *vm)
 		detail_printf(vm, ROLE_HEADING, "%s", b->label ? b->label : "text the assembler made");
 		detail_printf(vm, ROLE_DETAIL, "made by the %s assembler: %s tokens (estimated)", vm->session.src->kind->name,
 			      fmt_thousands(t, b->tokens));
+		long exact = vm_row_exact(vm, row);
+		if (exact >= 0)
+			detail_printf(vm, ROLE_DETAIL, "exact (%s): %s tokens", tokenizer_name(vm->exact.tok),
+				      fmt_thousands(t, exact));
 		detail_printf(vm, ROLE_DETAIL, "%s", "");
 		struct strbuf body = STRBUF_INIT;
 		asm_block_text(&vm->session.cur, (size_t)block, &body);

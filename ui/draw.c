@@ -224,6 +224,10 @@ static void draw_header(struct frame *f)
 			if (vm->exact.over)
 				sb_puts(ln, " OVER");
 		}
+	} else if (vm->exact.over) {
+		/* in words: "the system thinks this fits: 947 of 1,200 estimated; exactly 2,385, 1,185 over" */
+		sb_printf(ln, " %s (%s)   dropped %zu  cut %zu", vm->exact.live.note, tokenizer_name(vm->exact.tok), dropped,
+			  cut);
 	} else {
 		sb_puts(ln, " budget ");
 		thousands(ln, a->budget.usable);
@@ -238,8 +242,6 @@ static void draw_header(struct frame *f)
 			sb_printf(ln, "%s exact ", g_dot(app));
 			thousands(ln, vm->exact.total);
 			sb_printf(ln, " %s", tokenizer_name(vm->exact.tok));
-			if (vm->exact.over)
-				sb_puts(ln, ": OVER, though the estimate fits");
 		}
 		sb_printf(ln, " (%d%%)   dropped %zu  cut %zu", percent(a->budget.used, a->budget.usable), dropped, cut);
 	}
@@ -281,7 +283,8 @@ static void draw_bars(struct frame *f)
 		return;
 	bool wide = L->w >= 80;
 	int name_w = L->w >= 100 ? 18 : 10, tok_w = 8, pct_w = 5, state_w = wide ? 20 : 7;
-	int bar_w = L->w - 1 - name_w - tok_w - pct_w - 1 - state_w - 1;
+	int exact_w = wide && app->vm.exact.total >= 0 ? 15 : 0; /* "exact 131,540" beside the estimate */
+	int bar_w = L->w - 1 - name_w - tok_w - exact_w - pct_w - 1 - state_w - 1;
 	long usable = app->vm.session.cur.budget.usable;
 	for (int i = 0; i < L->nbars; i++) {
 		size_t li = (size_t)L->bar_layer[i];
@@ -297,6 +300,12 @@ static void draw_bars(struct frame *f)
 		snprintf(buf, sizeof buf, "%*s", tok_w, fmt_thousands(num, ly->budget_tokens));
 		app_put_str(f, y, x, tok_w, buf, ROLE_NORMAL);
 		x += tok_w;
+		long exact = exact_w ? vm_layer_exact(&app->vm, li) : -1;
+		if (exact >= 0) {
+			snprintf(buf, sizeof buf, " exact %8s", fmt_thousands(num, exact));
+			app_put_str(f, y, x, exact_w, buf, ROLE_NORMAL);
+		}
+		x += exact_w;
 		snprintf(buf, sizeof buf, "%4d%%", percent(ly->budget_tokens, usable));
 		app_put_str(f, y, x, pct_w, buf, ROLE_NORMAL);
 		x += pct_w + 1;
@@ -325,17 +334,20 @@ static void draw_bars(struct frame *f)
 /* ---- the list ---------------------------------------------------------------------- */
 
 struct columns {
-	int flag, tokens, bar, role, label, content; /* x of each; bar -1 when none */
+	int flag, tokens, exact, bar, role, label, content; /* x of each; bar, exact -1 when none */
 	int bar_w, role_w, label_w, content_w;
 };
 
-static struct columns list_columns(const struct app_layout *L)
+/* exact: a column of exact counts beside the estimate. */
+static struct columns list_columns(const struct app_layout *L, bool exact)
 {
 	struct columns c = { 0 };
 	int w = L->list_w;
 	c.flag = L->list_x + 1;
 	c.tokens = c.flag + 2;
 	int x = c.tokens + 8;
+	c.exact = exact && w >= 60 ? x : -1;
+	x += c.exact >= 0 ? 8 : 0;
 	c.bar_w = w >= 60 ? 6 : 0;
 	c.bar = c.bar_w ? x : -1;
 	x += c.bar_w ? c.bar_w + 1 : 0;
@@ -414,7 +426,7 @@ static void draw_row(struct frame *f, int y, size_t index)
 		role = ROLE_TRUNCATED;
 	if (selected && !(vm->focus == VM_FOCUS_DETAIL))
 		role = ROLE_CURSOR;
-	struct columns c = list_columns(L);
+	struct columns c = list_columns(L, vm->exact.total >= 0);
 	app_put_repeat(f, y, L->list_x, " ", L->list_w, role);
 	if (selected)
 		app_put_str(f, y, L->list_x, 1, app->ascii ? ">" : "▶", role);
@@ -424,6 +436,11 @@ static void draw_row(struct frame *f, int y, size_t index)
 	char num[32], buf[40];
 	snprintf(buf, sizeof buf, "%7s", fmt_thousands(num, tokens));
 	app_put_str(f, y, c.tokens, 7, buf, role);
+	long exact = c.exact >= 0 ? vm_row_exact(vm, r) : -1;
+	if (exact >= 0) {
+		snprintf(buf, sizeof buf, "%7s", fmt_thousands(num, exact));
+		app_put_str(f, y, c.exact, 7, buf, role);
+	}
 	if (c.bar >= 0 && r->type == VM_ROW_BLOCK) {
 		long max = vm->max_block_tokens; /* ncdu-style: against the largest row */
 		size_t layer = (size_t)(b->layer[vm->grouping < vm->session.cur.ngroupings ? vm->grouping : 0]);
@@ -465,11 +482,13 @@ static void draw_list(struct frame *f)
 	struct app *app = f->app;
 	const struct app_layout *L = &app->layout;
 	struct vm *vm = &app->vm;
-	struct columns c = list_columns(L);
+	struct columns c = list_columns(L, vm->exact.total >= 0);
 	int y = L->list_y - 1;
 	app_put_repeat(f, y, L->list_x, " ", L->list_w, ROLE_COLUMNS);
 	app_put_str(f, y, c.flag, 1, "f", ROLE_COLUMNS);
-	app_put_str(f, y, c.tokens, 7, " tokens", ROLE_COLUMNS);
+	app_put_str(f, y, c.tokens, 7, c.exact >= 0 ? "   est." : " tokens", ROLE_COLUMNS);
+	if (c.exact >= 0)
+		app_put_str(f, y, c.exact, 7, "  exact", ROLE_COLUMNS);
 	app_put_str(f, y, c.role, c.role_w, "role", ROLE_COLUMNS);
 	app_put_str(f, y, c.label, c.label_w, vm->session.src->kind->id_key, ROLE_COLUMNS);
 	char head[64];

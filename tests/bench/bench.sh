@@ -14,10 +14,16 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/ctxscope-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
 case $scale in
-  full)  loom="10000 100000 1000000"; ledger="10 100 500"; manifest="1000 10000 100000"; memory="10000 100000 1000000" ;;
-  small) loom="100 1000 10000";       ledger="1 2 5";      manifest="10 100 1000";       memory="100 1000 10000" ;;
+  full)  loom="10000 100000 1000000"; ledger="10 100 500"; manifest="1000 10000 100000"; memory="10000 100000 1000000"
+         requests="100"; claude="200" ;;
+  small) loom="100 1000 10000";       ledger="1 2 5";      manifest="10 100 1000";       memory="100 1000 10000"
+         requests="1"; claude="2" ;;
   *) echo "bench.sh: BENCH_SCALE is full or small, not $scale" >&2; exit 2 ;;
 esac
+
+want() { case " ${BENCH_KINDS:-manifest loom ledger memory requests claude-code} " in *" $1 "*) return 0 ;; esac; return 1; }
+want manifest || manifest=""; want loom || loom=""; want ledger || ledger=""; want memory || memory=""
+want requests || requests=""; want claude-code || claude=""
 
 human() { # 1000 -> 1k, 1000000 -> 1M
   local n=$1
@@ -48,10 +54,18 @@ done
 # and builds twice (the context, and the full rebuild it is compared with).
 "$gen" memory 10000 "$seed" "$tmp/memory-10000-new.json" 1000 2>/dev/null
 args+=("memory:memory 10k + 1k newEvents:$tmp/memory-10000-new.json")
+for n in $requests; do
+  "$gen" requests "$n" "$seed" "$tmp/requests-$n.jsonl" 2>/dev/null
+  args+=("anthropic:request log $n MB:$tmp/requests-$n.jsonl")
+done
+for n in $claude; do
+  "$gen" claude-code "$n" "$seed" "$tmp/session-$n.jsonl" 2>/dev/null
+  args+=("claude-code:claude-code $n MB:$tmp/session-$n.jsonl")
+done
 # The largest ledger as an agents.db (built from its export with the sqlite3 shell).
 db=()
 big=${ledger##* }
-if command -v sqlite3 >/dev/null 2>&1 &&
+if [ -n "$big" ] && command -v sqlite3 >/dev/null 2>&1 &&
    sh tests/ledger/db_from_export.sh "$tmp/ledger-$big.json" "$tmp/agents-$big.db" 2>/dev/null; then
   db=(--ledger-db "agents.db from ledger $big MB:$tmp/agents-$big.db")
 fi

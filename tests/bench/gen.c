@@ -657,11 +657,161 @@ static void gen_memory(size_t items, size_t fresh, uint64_t seed, const char *pa
 	fprintf(stderr, "memory: %zu items\n", items);
 }
 
+/* ---- request logs and Claude Code sessions ----------------------------------- */
+
+/* A request log of `requests` Anthropic exchanges of about `mbytes` MB in
+ * all: request k carries the tools, a system prompt with a breakpoint and
+ * the first 2k+1 turns of one conversation (each request repeats the ones
+ * before it, as a real log does), the last turn marked for caching, and the
+ * response's recorded usage. */
+static void gen_requests(size_t mbytes, uint64_t seed, const char *path)
+{
+	const size_t requests = 1000;
+	struct rng r = { seed };
+	/* Each request repeats the turns before it: about requests^2 turns in all. */
+	size_t per_turn = mbytes * 1000000 / (requests * requests) * 2 / 5; /* the JSON around each */
+	if (per_turn < 8)
+		per_turn = 8;
+	size_t nturns = 2 * requests + 1;
+	char **turn = calloc(nturns, sizeof *turn);
+	struct text t = { 0 };
+	for (size_t i = 0; i < nturns && turn; i++) {
+		size_t want = rng_length(&r, per_turn / 3, per_turn * 3 / 4, per_turn * 3);
+		text_message(&t, &r, i % 2 ? 'm' : 'h', want);
+		if (t.len > want + 8) /* a line may be longer than the whole target (ASCII: cut anywhere) */
+			t.p[t.len = want + 8] = '\0';
+		turn[i] = strdup(t.p ? t.p : "");
+		if (!turn[i])
+			turn = NULL;
+	}
+	if (!turn) {
+		perror("ctxscope-gen");
+		exit(1);
+	}
+	FILE *f = open_out(path);
+	char when[32];
+	for (size_t k = 0; k < requests; k++) {
+		iso_time(when, sizeof when, (uint64_t)k * 40);
+		fprintf(f, "{\"timestamp\":\"%s\",\"request\":{\"method\":\"POST\",\"url\":\"https://api.anthropic.com/v1/messages\","
+			   "\"body\":{\"model\":\"claude-sonnet-4-5-20250929\",\"max_tokens\":2048,\"tools\":["
+			   "{\"name\":\"read_file\",\"description\":\"Read a file of the repository\",\"input_schema\":{\"type\":\"object\","
+			   "\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"]}},"
+			   "{\"name\":\"run\",\"description\":\"Run a shell command in the repository\",\"input_schema\":{\"type\":\"object\","
+			   "\"properties\":{\"command\":{\"type\":\"string\"}},\"required\":[\"command\"]}}],"
+			   "\"system\":[{\"type\":\"text\",\"text\":",
+			when);
+		t.len = 0;
+		text_lines(&t, &r, doc_lines, sizeof doc_lines / sizeof *doc_lines, 12, 1);
+		json_str(f, t.p, t.len);
+		fputs(",\"cache_control\":{\"type\":\"ephemeral\"}}],\"messages\":[", f);
+		for (size_t i = 0; i <= 2 * k; i++) {
+			fprintf(f, "%s{\"role\":\"%s\",\"content\":[{\"type\":\"text\",\"text\":", i ? "," : "",
+				i % 2 ? "assistant" : "user");
+			json_str(f, turn[i], strlen(turn[i]));
+			fputs(i == 2 * k ? ",\"cache_control\":{\"type\":\"ephemeral\"}}]}" : "}]}", f);
+		}
+		fprintf(f, "]}},\"response\":{\"status\":200,\"body\":{\"id\":\"msg_%zu\",\"type\":\"message\",\"role\":\"assistant\","
+			   "\"usage\":{\"input_tokens\":%zu,\"cache_creation_input_tokens\":%zu,\"cache_read_input_tokens\":%zu,"
+			   "\"output_tokens\":%zu}}}}\n",
+			k, rng_range(&r, 1, 50), rng_range(&r, 100, 2000), k * per_turn / 2, rng_range(&r, 50, 800));
+	}
+	close_out(f, path);
+	for (size_t i = 0; i < nturns; i++)
+		free(turn[i]);
+	free(turn);
+	free(t.p);
+	fprintf(stderr, "requests: %zu requests\n", requests);
+}
+
+/* One Claude Code session line's common fields. */
+static void cc_head(FILE *f, const char *type, size_t uuid, size_t parent, const char *when)
+{
+	fprintf(f, "{\"parentUuid\":");
+	if (parent)
+		fprintf(f, "\"u-%zu\"", parent);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"isSidechain\":false,\"userType\":\"external\",\"cwd\":\"/home/dev/exprc\",\"sessionId\":"
+		   "\"5f1c2a3e-0d4b-4c6e-9a7f-2b8e1d0c4a61\",\"version\":\"2.0.14\",\"gitBranch\":\"main\",\"type\":\"%s\","
+		   "\"uuid\":\"u-%zu\",\"timestamp\":\"%s\"",
+		type, uuid, when);
+}
+
+/* A Claude Code session of about `mbytes` MB: a user prompt, then rounds
+ * of an assistant message (text, then a tool call, written over two lines
+ * with one message id) and the tool's result (a file read or a command's
+ * output, the bulk of the bytes); a compaction every 2,000 lines. */
+static void gen_claude(size_t mbytes, uint64_t seed, const char *path)
+{
+	struct rng r = { seed };
+	FILE *f = open_out(path);
+	struct text t = { 0 };
+	char when[32];
+	size_t uuid = 0, written = 0, target = mbytes * 1000000, lines = 0;
+	size_t context = 14000;
+	while (written < target) {
+		iso_time(when, sizeof when, (uint64_t)uuid * 3);
+		long at = ftell(f);
+		if (lines % 2000 == 0) {
+			if (uuid) {
+				cc_head(f, "system", uuid + 1, uuid, when);
+				fputs(",\"subtype\":\"compact_boundary\",\"content\":\"Conversation compacted\",\"compactMetadata\":"
+				      "{\"trigger\":\"auto\",\"preTokens\":150000}}\n", f);
+				uuid++;
+				context = 14000;
+			}
+			cc_head(f, "user", uuid + 1, uuid, when);
+			text_message(&t, &r, 'h', rng_length(&r, 80, 300, 2000));
+			fputs(",\"message\":{\"role\":\"user\",\"content\":", f);
+			json_str(f, t.p, t.len);
+			fputs("}}\n", f);
+			uuid++;
+			lines += 2;
+		}
+		size_t msg = uuid;
+		for (int part = 0; part < 2; part++) {
+			cc_head(f, "assistant", uuid + 1, uuid, when);
+			fprintf(f, ",\"message\":{\"id\":\"msg_%zu\",\"type\":\"message\",\"role\":\"assistant\",\"model\":"
+				   "\"claude-sonnet-4-5-20250929\",\"content\":[",
+				msg);
+			if (part == 0) {
+				text_message(&t, &r, 'm', rng_length(&r, 100, 400, 3000));
+				fputs("{\"type\":\"text\",\"text\":", f);
+				json_str(f, t.p, t.len);
+				fputs("}", f);
+			} else {
+				fprintf(f, "{\"type\":\"tool_use\",\"id\":\"toolu_%zu\",\"name\":\"Read\",\"input\":{\"file_path\":"
+					   "\"/home/dev/exprc/src/f%zu.c\"}}",
+					msg, rng_below(&r, 200));
+			}
+			fprintf(f, "],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":%zu,"
+				   "\"cache_creation_input_tokens\":%zu,\"cache_read_input_tokens\":%zu,\"output_tokens\":%zu}},"
+				   "\"requestId\":\"req_%zu\"}\n",
+				rng_range(&r, 1, 10), rng_range(&r, 200, 3000), context, rng_range(&r, 20, 600), msg);
+			uuid++;
+		}
+		cc_head(f, "user", uuid + 1, uuid, when);
+		text_message(&t, &r, rng_below(&r, 2) ? 't' : 'd', rng_length(&r, 1000, 6000, 30000));
+		fprintf(f, ",\"message\":{\"role\":\"user\",\"content\":[{\"tool_use_id\":\"toolu_%zu\",\"type\":\"tool_result\","
+			   "\"content\":",
+			msg);
+		json_str(f, t.p, t.len);
+		fputs("}]}}\n", f);
+		uuid++;
+		lines += 3;
+		context += t.len / 4;
+		written += (size_t)(ftell(f) - at);
+	}
+	close_out(f, path);
+	free(t.p);
+	fprintf(stderr, "claude-code: %zu lines\n", lines);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 5 && !(argc == 6 && strcmp(argv[1], "memory") == 0)) {
-		fputs("usage: ctxscope-gen loom|ledger|manifest|memory SIZE SEED OUT [NEW-EVENTS (memory)]\n"
-		      "  SIZE: nodes (loom), megabytes (ledger), files (manifest), items (memory)\n",
+		fputs("usage: ctxscope-gen loom|ledger|manifest|memory|requests|claude-code SIZE SEED OUT [NEW-EVENTS (memory)]\n"
+		      "  SIZE: nodes (loom), megabytes (ledger, requests, claude-code), files (manifest), items (memory)\n",
 		      stderr);
 		return 2;
 	}
@@ -685,6 +835,10 @@ int main(int argc, char **argv)
 		gen_manifest((size_t)size, seed, argv[4]);
 	else if (strcmp(argv[1], "memory") == 0)
 		gen_memory((size_t)size, argc == 6 ? (size_t)strtoull(argv[5], NULL, 10) : 0, seed, argv[4]);
+	else if (strcmp(argv[1], "requests") == 0)
+		gen_requests((size_t)size, seed, argv[4]);
+	else if (strcmp(argv[1], "claude-code") == 0)
+		gen_claude((size_t)size, seed, argv[4]);
 	else {
 		fprintf(stderr, "ctxscope-gen: unknown kind %s\n", argv[1]);
 		return 2;

@@ -6,11 +6,14 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "alloc.h"
 #include "json_scan.h"
+#include "jsonl.h"
 #include "strbuf.h"
 #include "tokens.h"
 #include "utf8.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static void test_decode_strict(void **state)
@@ -170,6 +173,57 @@ static void test_json_locate(void **state)
 	assert_int_equal(err.line, 1);
 }
 
+/* JSON Lines: the last non-blank line is told (found from the end), and a
+ * walk that gives back what it read leaves every line it returns intact
+ * while the pages behind it read as zeros. */
+static void test_jsonl_give_back(void **state)
+{
+	(void)state;
+	struct jsonl j;
+	const char *text = "{\"a\":1}\n\n  {\"b\":2}\r\n \n\n";
+	jsonl_init(&j, text, strlen(text));
+	const char *s;
+	size_t n;
+	bool last;
+	assert_true(jsonl_next(&j, &s, &n, &last));
+	assert_int_equal(j.line, 1);
+	assert_false(last);
+	assert_true(jsonl_next(&j, &s, &n, &last));
+	assert_int_equal(j.line, 3);
+	assert_true(last);
+	assert_false(jsonl_next(&j, &s, &n, &last));
+
+	const size_t line_len = 1000, lines = 20000; /* 20 MB: several give-back steps */
+	char *buf = cs_malloc(line_len * lines + 1);
+	assert_non_null(buf);
+	for (size_t i = 0; i < lines; i++) {
+		memset(buf + i * line_len, 'x', line_len - 1);
+		snprintf(buf + i * line_len, 24, "{\"n\":%zu,\"t\":\"", i);
+		buf[i * line_len + strlen(buf + i * line_len)] = 'x';
+		memcpy(buf + (i + 1) * line_len - 3, "\"}\n", 3);
+	}
+	buf[line_len * lines] = '\0';
+	jsonl_init(&j, buf, line_len * lines);
+	jsonl_give_back(&j);
+	size_t seen = 0;
+	while (jsonl_next(&j, &s, &n, &last)) {
+		char want[24];
+		snprintf(want, sizeof want, "{\"n\":%zu,", seen);
+		assert_int_equal(n, line_len - 1);
+		assert_memory_equal(s, want, strlen(want));
+		assert_int_equal(s[n - 1], '}');
+		assert_int_equal(last, seen == lines - 1);
+		seen++;
+	}
+	assert_int_equal(seen, lines);
+	assert_true(j.given > (size_t)8 << 20);
+	size_t zero = 0; /* a page well behind the end was given back */
+	for (size_t i = (size_t)1 << 20; i < ((size_t)1 << 20) + 8192; i++)
+		zero += buf[i] == 0;
+	assert_true(zero >= 4096);
+	cs_free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -181,6 +235,7 @@ int main(void)
 		cmocka_unit_test(test_token_estimate),
 		cmocka_unit_test(test_thousands),
 		cmocka_unit_test(test_json_locate),
+		cmocka_unit_test(test_jsonl_give_back),
 	};
 	return cmocka_run_group_tests_name("text", tests, NULL, NULL);
 }

@@ -340,6 +340,8 @@ static int read_lines(struct source *src, struct cc_model *m, const char *data, 
 {
 	struct jsonl j;
 	jsonl_init(&j, data, len);
+	if (src->input_owned)
+		jsonl_give_back(&j);
 	const char *s;
 	size_t n;
 	bool last;

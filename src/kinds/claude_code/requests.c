@@ -29,6 +29,8 @@ struct build {
 	size_t *chain;          /* a prompt's lines, newest first */
 	size_t cap_chain;
 	size_t *stamp;          /* per line: the walk that last saw it, to stop at a loop */
+	size_t *parent;         /* per line: its parentUuid's line once looked up (PARENT_UNKNOWN before);
+				 * every prompt walks its chain, so each link is hashed once, not once a request */
 	size_t walks;
 	struct cs_error *err;
 };
@@ -64,6 +66,8 @@ static bool sidechain(const struct cc_model *m, const struct cc_line *l)
 	return l->sidechain && !m->subagent;
 }
 
+#define PARENT_UNKNOWN ((size_t)-2)
+
 /* The line a line's parentUuid names: the index, STRMAP_NONE at a root or
  * a broken link (warned about once, naming the line). */
 static size_t parent_of(struct build *b, size_t i, bool cross, int *rc)
@@ -72,7 +76,11 @@ static size_t parent_of(struct build *b, size_t i, bool cross, int *rc)
 	const char *p = l->parent ? l->parent : cross && l->type == CL_BOUNDARY ? l->logical_parent : NULL;
 	if (!p)
 		return STRMAP_NONE;
+	if (p == l->parent && b->parent && b->parent[i] != PARENT_UNKNOWN)
+		return b->parent[i];
 	size_t j = strmap_get(&b->uuids, p, strlen(p));
+	if (p == l->parent && b->parent)
+		b->parent[i] = j;
 	if (j == STRMAP_NONE && !l->warned && p == l->parent) {
 		l->warned = true;
 		b->m->broken_chains++;
@@ -497,7 +505,10 @@ int cc_build(struct source *src, struct cc_model *m, struct cs_error *err)
 {
 	struct build b = { .src = src, .m = m, .uuids = STRMAP_INIT, .err = err };
 	b.stamp = cs_calloc(m->nlines ? m->nlines : 1, sizeof *b.stamp);
-	int rc = b.stamp ? index_uuids(&b) : cs_error_nomem(err);
+	b.parent = cs_reallocarray(NULL, m->nlines ? m->nlines : 1, sizeof *b.parent);
+	for (size_t i = 0; b.parent && i < m->nlines; i++)
+		b.parent[i] = PARENT_UNKNOWN;
+	int rc = b.stamp && b.parent ? index_uuids(&b) : cs_error_nomem(err);
 	if (rc == CS_OK)
 		rc = mark_main(&b) == CS_OK ? CS_OK : cs_error_nomem(err);
 	if (rc == CS_OK)
@@ -524,5 +535,6 @@ int cc_build(struct source *src, struct cc_model *m, struct cs_error *err)
 	strmap_fini(&b.uuids);
 	cs_free(b.chain);
 	cs_free(b.stamp);
+	cs_free(b.parent);
 	return rc;
 }

@@ -620,6 +620,18 @@ static void explain_filters(struct state *st)
 				explain_filtered(st, (long)i);
 }
 
+/* Explain, seed 000's guarantee of at least one message: a path whose
+ * every node the filters dropped (and, in buffer mode, no working buffer)
+ * is a request the app would not send. */
+static void explain_empty(struct state *st)
+{
+	if (st->nunits)
+		return;
+	asm_state(st->a, ASM_ERROR,
+		  "error: every node on the path is filtered out: the request would have no message "
+		  "(seed 000 always keeps at least one); include a node (--include NODE)");
+}
+
 /* decide (system, conversation, budget) → render → explain. */
 int loom_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
 {
@@ -659,6 +671,7 @@ int loom_assemble(const struct source *src, struct assembly *a, struct cs_error 
 	explain_settings(&st, strategy, t.min_recent);
 	explain_filters(&st);
 	explain_truncation(&st, &t);
+	explain_empty(&st);
 
 	rc = asm_finish(a, err);
 	if (a->flags & ASM_OVER_LIMIT)

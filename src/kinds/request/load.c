@@ -224,6 +224,8 @@ static int load_log(struct source *src, struct request_model *m, const char *dat
 {
 	struct jsonl j;
 	jsonl_init(&j, data, len);
+	if (src->input_owned)
+		jsonl_give_back(&j);
 	const char *s;
 	size_t n;
 	bool last;

@@ -1,0 +1,239 @@
+/* test_exact_live.c: the inspector's exact counts, remembered by text
+ * (exact_live.c): the line-start split they rest on holds for both
+ * encodings on texts made to stress it; the live figures (total, per
+ * piece, per layer) equal a full count on every sample; after an edit only
+ * what changed is counted again, and the figures still equal a full count.
+ * Without the rank files (`make deps`) every test fails saying why. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "alloc.h"
+#include "edit.h"
+#include "exact.h"
+#include "strbuf.h"
+#include "support.h"
+#include "tokenizer.h"
+#include "viewmodel.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define MISSING "the rank files are missing: `make deps` could not fetch gpt-tokenizer from the npm registry " \
+		"(see its output); exact token counts cannot be tested"
+
+static struct tokenizer *open_or_fail(const char *name)
+{
+	struct tokenizer *t = NULL;
+	struct cs_error err;
+	cs_error_clear(&err);
+	if (tokenizer_open(name, &t, &err) != CS_OK)
+		fail_msg("%s (%s)", MISSING, err.message);
+	return t;
+}
+
+static long count(struct tokenizer *t, const char *s, size_t n)
+{
+	long c = -1;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(tokenizer_count(t, s, n, &c, &err), CS_OK);
+	return c;
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* Fragments the patterns treat differently around a newline: whitespace
+ * runs, '/', punctuation runs, letters, digits, contractions, CJK, emoji. */
+static const char *const fragments[] = {
+	"\n", "\n", "\n\n", "\r\n", " ", "  ", "\t", "\t\t", "/", "//", "a", "The", " cat", "'s", "'LL", "123",
+	"4567", "...", "});", "#", "-", "*", "\"", "x/y", "日本語", "é", "\xc2\xa0", "\xe3\x80\x80", "👩‍💻", "🇫🇷",
+	"<|endoftext|>", "\xff", "=", "{", "}", "0x1F", "  \n", " \n\n", "if (", "\v", "\f",
+};
+
+/* Wherever a line start splits the count (a newline, then a printable
+ * ASCII character other than '/'), the count of the whole is the sum of
+ * the counts of both sides; 4,000 random texts per encoding. */
+static void test_line_split(void **state)
+{
+	(void)state;
+	const char *names[] = { "o200k_base", "cl100k_base" };
+	size_t nfrag = sizeof fragments / sizeof *fragments;
+	for (size_t k = 0; k < 2; k++) {
+		struct tokenizer *t = open_or_fail(names[k]);
+		assert_true(tokenizer_splits_at_lines(t));
+		uint64_t rng = 0x9e3779b97f4a7c15ULL + k;
+		struct strbuf sb = STRBUF_INIT;
+		size_t tried = 0;
+		for (int i = 0; i < 4000; i++) {
+			sb_reset(&sb);
+			size_t parts = 2 + rng_next(&rng) % 14;
+			for (size_t p = 0; p < parts; p++)
+				sb_puts(&sb, fragments[rng_next(&rng) % nfrag]);
+			const char *s = sb_str(&sb);
+			for (size_t at = 1; at < sb.len; at++) {
+				unsigned char c = (unsigned char)s[at];
+				if (s[at - 1] != '\n' || c <= 0x20 || c >= 0x7f || c == '/')
+					continue;
+				long whole = count(t, s, sb.len), left = count(t, s, at), right = count(t, s + at, sb.len - at);
+				if (whole != left + right)
+					fail_msg("%s: \"%s\" split at %zu: %ld != %ld + %ld", names[k], s, at, whole, left, right);
+				tried++;
+			}
+		}
+		assert_true(tried > 1000);
+		sb_fini(&sb);
+		tokenizer_close(t);
+	}
+}
+
+/* The live figures against a full count of the same assembly. */
+static void assert_same(const struct exact_live *L, struct tokenizer *t, const struct assembly *a, const char *what)
+{
+	struct exact_counts x;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(exact_count(&x, t, a, &err), CS_OK);
+	if (x.total != L->total)
+		fail_msg("%s: live total %ld, counted whole %ld", what, L->total, x.total);
+	assert_int_equal(x.over, L->over);
+	assert_string_equal(x.note, L->note);
+	assert_int_equal(L->npieces, a->src->npieces);
+	for (size_t i = 0; i < a->src->npieces; i++)
+		assert_int_equal(L->piece_tokens[i], x.piece_tokens[i]);
+	for (size_t l = 0; l < x.nlayers; l++)
+		assert_int_equal(L->layer_tokens[0][l], x.layer_tokens[l]);
+	exact_fini(&x);
+}
+
+static const char *const samples[] = {
+	"samples/manifest/cache-demo/working-set.yml",
+	"samples/manifest/bugfix/working-set.yml",
+	"samples/manifest/tuning-crlf/working-set.yml",
+	"samples/loom/parser-debug.json",
+	"samples/loom/postmortem-buffer.json",
+	"samples/ledger/sqla-fork.json",
+	"samples/memory/coding-session.json",
+	"samples/requests/openai-chat.json",
+	"samples/requests/anthropic-tools.json",
+	"samples/claude-code/session.jsonl",
+	"tests/fixtures/tokenizer/uuids/working-set.yml",
+	"tests/fixtures/tokenizer/loom-gpt-4o.json",
+};
+
+/* Every sample, both encodings: the live count equals a full count, and
+ * counting the same assembly again tokenizes nothing. */
+static void test_live_equals_full(void **state)
+{
+	(void)state;
+	const char *names[] = { "o200k_base", "cl100k_base" };
+	for (size_t k = 0; k < 2; k++) {
+		struct tokenizer *t = open_or_fail(names[k]);
+		for (size_t s = 0; s < sizeof samples / sizeof *samples; s++) {
+			struct source *src = support_load(samples[s], NULL);
+			struct assembly a;
+			support_assemble(src, &a);
+			struct exact_live L = { 0 };
+			struct cs_error err;
+			cs_error_clear(&err);
+			assert_int_equal(exact_live_count(&L, t, &a, &err), CS_OK);
+			assert_true(L.counted_bytes >= a.total_bytes);
+			assert_same(&L, t, &a, samples[s]);
+			assert_int_equal(exact_live_count(&L, t, &a, &err), CS_OK);
+			assert_int_equal(L.counted_bytes, 0);
+			assert_same(&L, t, &a, samples[s]);
+			exact_live_fini(&L);
+			asm_fini(&a);
+			source_free(src);
+		}
+		tokenizer_close(t);
+	}
+}
+
+/* Random edits through the inspector: after each, the figures equal a full
+ * count; over the series, far less is tokenized than the prompts hold. */
+static void test_recount_after_edits(void **state)
+{
+	(void)state;
+	const char *inputs[] = { "samples/manifest/bugfix/working-set.yml", "samples/loom/parser-debug.json",
+				 "samples/memory/coding-session.json", "samples/manifest/over-budget/working-set.yml" };
+	for (size_t s = 0; s < sizeof inputs / sizeof *inputs; s++) {
+		struct vm vm;
+		struct cs_error err;
+		cs_error_clear(&err);
+		assert_int_equal(vm_init(&vm, support_load(inputs[s], NULL), &err), CS_OK);
+		if (vm_set_tokenizer(&vm, "o200k_base", &err) != CS_OK)
+			fail_msg("%s (%s)", MISSING, err.message);
+		assert_true(vm.exact.total > 0);
+		uint64_t rng = 77 + s;
+		size_t counted = 0, prompts = 0;
+		for (int i = 0; i < 40; i++) {
+			struct edit e = { 0 };
+			e.piece = (long)(rng_next(&rng) % vm.session.src->npieces);
+			e.type = EDIT_EXCLUDE;
+			e.value = piece_excluded(&vm.session.src->pieces[e.piece]) ? 0 : 1;
+			if (vm_apply(&vm, &e, &err) != CS_OK)
+				continue;
+			assert_same(&vm.exact.live, vm.exact.tok, &vm.session.cur, inputs[s]);
+			assert_int_equal(vm.exact.total, vm.exact.live.total);
+			counted += vm.exact.live.counted_bytes;
+			prompts += vm.session.cur.total_bytes;
+		}
+		assert_true(prompts > 0);
+		if (counted * 3 > prompts)
+			fail_msg("%s: %zu bytes counted again for %zu in the prompts", inputs[s], counted, prompts);
+		/* the row and layer figures the screen shows */
+		for (size_t r = 0; r < vm.nrows; r++) {
+			long x = vm_row_exact(&vm, &vm.rows[r]);
+			if (vm.rows[r].type == VM_ROW_MARKER)
+				assert_int_equal(x, -1);
+			else
+				assert_true(x >= 0);
+		}
+		vm_fini(&vm);
+	}
+}
+
+/* A dropped piece's whole text is counted once, then remembered. */
+static void test_text_remembered(void **state)
+{
+	(void)state;
+	struct tokenizer *t = open_or_fail("cl100k_base");
+	struct exact_live L = { 0 };
+	struct cs_error err;
+	cs_error_clear(&err);
+	const char *s = "dropped piece: 0x1F 48f165d5-7b00-47f4-b81e-f86f5c8cc1ab\n";
+	long n = exact_live_text(&L, t, s, strlen(s), &err);
+	assert_int_equal(n, count(t, s, strlen(s)));
+	assert_int_equal(L.counted_bytes, strlen(s));
+	L.counted_bytes = 0;
+	assert_int_equal(exact_live_text(&L, t, s, strlen(s), &err), n);
+	assert_int_equal(L.counted_bytes, 0);
+	/* many texts: the memo forgets what no count uses, and stays right */
+	char buf[64];
+	for (int i = 0; i < 5000; i++) {
+		int len = snprintf(buf, sizeof buf, "text %d\n", i);
+		assert_int_equal(exact_live_text(&L, t, buf, (size_t)len, &err), count(t, buf, (size_t)len));
+	}
+	exact_live_fini(&L);
+	tokenizer_close(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_line_split),
+		cmocka_unit_test(test_live_equals_full),
+		cmocka_unit_test(test_recount_after_edits),
+		cmocka_unit_test(test_text_remembered),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
