@@ -386,6 +386,10 @@ static void explain_update(const struct replay *rp, struct assembly *a, const st
 		asm_warn(a, -1, "the updated context holds %s tokens, over the budget of %s, and claims %s: as written, "
 			 "updateContext sets tokenCount to the budget without checking", fmt_thousands(n1, actual),
 			 fmt_thousands(n2, rp->budget), fmt_thousands(n3, rp->ctx.token_count));
+	long rebuilt_tokens = 0; /* its items' (the stack's layers are the same on both sides) */
+	for (size_t i = 0; i < src->npieces; i++)
+		if (rebuilt->results[i].outcome != OUTCOME_DROPPED)
+			rebuilt_tokens += rebuilt->results[i].tokens;
 	struct strbuf here = STRBUF_INIT, there = STRBUF_INIT;
 	size_t nh, nt;
 	long th, tt;
@@ -395,12 +399,12 @@ static void explain_update(const struct replay *rp, struct assembly *a, const st
 		a->nomem = true;
 	else if (nh == 0 && nt == 0)
 		asm_fact(a, "full rebuild", "the same items as buildContext on the same items (%s tokens here, %s rebuilt)",
-			 fmt_thousands(n1, actual), fmt_thousands(n2, rebuilt->budget.used));
+			 fmt_thousands(n1, actual), fmt_thousands(n2, rebuilt_tokens));
 	else
 		asm_fact(a, "full rebuild", "drifted: %zu only here (%s: %s tokens), %zu only in a rebuild (%s: %s tokens); "
 			 "%s tokens here, %s rebuilt", nh, nh ? sb_str(&here) : "none", fmt_thousands(n1, th), nt,
 			 nt ? sb_str(&there) : "none", fmt_thousands(n2, tt), fmt_thousands(n3, actual),
-			 fmt_thousands((char[32]){ 0 }, rebuilt->budget.used));
+			 fmt_thousands((char[32]){ 0 }, rebuilt_tokens));
 	sb_fini(&here);
 	sb_fini(&there);
 	asm_fact(a, "incremental", "%s", written ? "as-written: the seed's updateContext sorts ascending and pop() drops the "

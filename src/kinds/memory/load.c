@@ -711,6 +711,10 @@ int memory_report_piece(const struct source *src, const struct assembly *a, long
 		emit_key_str(em, "ranked_in_its_query_by", memory_own_score_name(it));
 		emit_key_num(em, "query_score", memory_own_score(it));
 	}
+	if (it->task_id)
+		emit_key_str(em, "task_id", it->task_id);
+	if (it->arrival >= 0) /* newEvents[arrival]: replayed by update arrival + 1 */
+		emit_key_int(em, "new_event", it->arrival + 1);
 	return CS_OK;
 }
 
