@@ -176,6 +176,25 @@ static bool moved_pieces(const struct source *ns, const long *map, const long *p
 	return ok;
 }
 
+bool *diff_moved(const struct assembly *base, const struct assembly *now)
+{
+	const struct source *bs = base->src, *ns = now->src;
+	long *pos_b = NULL, *off_b = NULL, *pos_n = NULL, *off_n = NULL;
+	long *map = cs_calloc(ns->npieces ? ns->npieces : 1, sizeof *map);
+	bool *matched = cs_calloc(bs->npieces ? bs->npieces : 1, sizeof *matched);
+	bool *moved = NULL;
+	if (map && matched && positions(base, &pos_b, &off_b) && positions(now, &pos_n, &off_n) &&
+	    source_match_ids(bs, ns, map, matched))
+		moved_pieces(ns, map, pos_b, pos_n, &moved);
+	cs_free(pos_b);
+	cs_free(off_b);
+	cs_free(pos_n);
+	cs_free(off_n);
+	cs_free(map);
+	cs_free(matched);
+	return moved;
+}
+
 /* Where each piece sits in both prompts, and which baseline piece is
  * which current one. */
 struct places {
@@ -345,8 +364,11 @@ bool diff_lines(const struct diff *d, unsigned flags, struct strbuf *out)
 		safe(out, block_name(d->now, an->div.block), flags);
 		sb_putc(out, '\n');
 	}
-	sb_printf(out, "  cache        %s still cached, %s to rewrite, %s new\n", fmt_thousands(n1, d->still_cached),
-		  fmt_thousands(n2, d->to_rewrite), fmt_thousands(n3, d->new_tokens));
+	sb_printf(out, "  cache        %s read, %s written, %s uncached", fmt_thousands(n1, d->an.now.read),
+		  fmt_thousands(n2, d->an.now.written), fmt_thousands(n3, d->an.now.uncached));
+	if (d->to_rewrite > 0)
+		sb_printf(out, " (%s of the written were read in the baseline)", fmt_thousands(n1, d->to_rewrite));
+	sb_putc(out, '\n');
 	sb_printf(out, "  cost         %s base-price tokens a request, against %s for the baseline repeated (",
 		  fmt_thousands(n1, llround(an->now.cost)), fmt_thousands(n2, llround(an->steady.cost)));
 	signed_thousands(out, llround(an->delta));

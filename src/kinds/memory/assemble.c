@@ -479,7 +479,7 @@ static void explain_facts(const struct run *r, struct assembly *a)
 	if (m->filters.removed)
 		asm_fact(a, "filters", "%zu item%s removed before the queries", m->filters.removed,
 			 m->filters.removed == 1 ? "" : "s");
-	asm_fact(a, "budget", "%s", r->src->settings.budget >= 0 ? "--budget (overrides maxTokens)" : "maxTokens");
+	asm_fact(a, "budget", "%s", r->src->settings.budget >= 0 ? "set with b or --budget, instead of maxTokens" : "maxTokens");
 	if (r->has_cutoff)
 		asm_cutoff(a, r->cutoff);
 	asm_fact(a, "cutoff score", "%s", a->cutoff_text ? a->cutoff_text : "none");
