@@ -103,6 +103,12 @@ struct vm_search {
  * the detail, search and filters, the prompt view, and the status line. */
 /* The session (vm_session.c): the source, its assemblies and its history;
  * changed only through vm_change (edits, undo, redo) and vm_reload. */
+/* What the layer bars are relative to (ncdu's g): the usable budget; what
+ * the prompt uses (a 176k budget with 800 used shows nothing otherwise);
+ * the largest layer. The inspector starts on the budget unless the prompt
+ * uses under a quarter of it. */
+enum vm_bar_scale { VM_SCALE_BUDGET, VM_SCALE_USED, VM_SCALE_LARGEST, VM_SCALE_COUNT };
+
 struct vm_session {
 	struct source *src;        /* owned */
 	struct assembly cur;       /* the assembly of src as it stands */
@@ -134,6 +140,7 @@ struct vm {
 	enum vm_sort sort;
 	bool hide_dropped;
 	size_t grouping;           /* which layer grouping the bars show */
+	enum vm_bar_scale bar_scale; /* what the layer bars and their percents are of */
 	enum vm_focus focus;
 	long layer_filter;         /* a layer of the shown grouping the list is limited to; -1 none */
 	/* -- the detail of the selected row (vm_detail.c) -- */
@@ -344,6 +351,13 @@ const char *vm_sort_name(enum vm_sort sort);
 /* Eighths of `cells` cells that value/max fills (0 .. cells*8), rounded to
  * the nearest eighth; any non-zero value shows at least one eighth. */
 size_t vm_bar_eighths(long value, long max, size_t cells);
+/* The whole the layer bars and their percents are of, under vm->bar_scale:
+ * the usable budget, what the prompt uses, or the largest layer shown. */
+long vm_bar_whole(const struct vm *vm);
+/* "of the budget", "of what is used", "of the largest layer". */
+const char *vm_bar_scale_name(enum vm_bar_scale s);
+/* %: the next scale, said on the status line. */
+void vm_cycle_bar_scale(struct vm *vm);
 
 /* The detail of the selected row, rebuilt when the selection or the
  * assembly changed: lines of vm->detail.text (the numbers, the reason in a
