@@ -514,6 +514,7 @@ static void draw_row(struct frame *f, int y, size_t index)
 		draw_bar(f, y, c.bar, c.bar_w, tokens, max, layer);
 	}
 	const char *rolename = p && p->role ? p->role
+			       : b && (b->flags & BLOCK_HEADING) ? "heading"
 			       : (b && vm->session.cur.nmessages) ? vm->session.cur.messages[b->message].role
 							  : "made";
 	app_put_str(f, y, c.role, c.role_w, rolename ? rolename : "", role);
