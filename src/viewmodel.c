@@ -42,7 +42,8 @@ static bool push_row(struct vm *vm, enum vm_row_type type, long block, long piec
 		vm->rows = r;
 		vm->cap_rows = cap;
 	}
-	vm->rows[vm->nrows++] = (struct vm_row){ .type = type, .block = block, .piece = piece };
+	size_t item = type == VM_ROW_MARKER ? 0 : ++vm->nitems;
+	vm->rows[vm->nrows++] = (struct vm_row){ .type = type, .block = block, .piece = piece, .item = item };
 	return true;
 }
 
@@ -197,6 +198,7 @@ static bool build_sorted_rows(struct vm *vm)
 bool vm_rebuild_rows(struct vm *vm, long keep_piece, long keep_block)
 {
 	vm->nrows = 0;
+	vm->nitems = 0;
 	bool ok = vm->sort == VM_SORT_ORDER ? build_order_rows(vm) : build_sorted_rows(vm);
 	if (!ok)
 		return false;

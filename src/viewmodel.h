@@ -43,6 +43,7 @@ struct vm_row {
 	long block;     /* BLOCK, MARKER: the block; DROPPED: -1 */
 	long piece;     /* BLOCK, DROPPED: the piece (-1 for made text); MARKER: -1 */
 	unsigned match; /* reserved for search/filter: per-row match flags */
+	size_t item;    /* BLOCK, DROPPED: 1-based place among the rows that are not markers */
 };
 
 enum vm_sort { VM_SORT_ORDER, VM_SORT_TOKENS, VM_SORT_PRIORITY, VM_SORT_SCORE, VM_SORT_COUNT };
@@ -135,6 +136,7 @@ struct vm {
 	bool *moved;                 /* owned: per piece, moved against the baseline (diff.h); may be NULL */
 	struct vm_row *rows;       /* owned */
 	size_t nrows, cap_rows;
+	size_t nitems;             /* rows that are not markers (the position's "of N") */
 	size_t cursor;             /* index into rows */
 	size_t scroll;             /* first visible row */
 	enum vm_sort sort;

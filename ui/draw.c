@@ -491,12 +491,15 @@ static void draw_row(struct frame *f, int y, size_t index)
 		role = ROLE_DROPPED;
 	else if (res->outcome == OUTCOME_TRUNCATED)
 		role = ROLE_TRUNCATED;
-	if (selected && !(vm->focus == VM_FOCUS_DETAIL))
+	/* the keys go to the settings panel while it is open: the list's row
+	 * keeps a hollow mark, not the cursor's colours */
+	bool panel = L->panel_h > 0;
+	if (selected && !(vm->focus == VM_FOCUS_DETAIL) && !panel)
 		role = ROLE_CURSOR;
 	struct columns c = list_columns(L, vm->exact.total >= 0);
 	app_put_repeat(f, y, L->list_x, " ", L->list_w, role);
 	if (selected)
-		app_put_str(f, y, L->list_x, 1, app->ascii ? ">" : "▶", role);
+		app_put_str(f, y, L->list_x, 1, panel ? (app->ascii ? ":" : "▷") : app->ascii ? ">" : "▶", role);
 	char flag[2] = { vm_row_flag(vm, r), '\0' };
 	app_put_str(f, y, c.flag, 1, flag, role);
 	long tokens = vm_row_tokens(vm, r);
@@ -545,6 +548,39 @@ static void draw_row(struct frame *f, int y, size_t index)
 	put_text(f, y, c.content, c.content_w, sb_str(ln), ln->len, role, true);
 }
 
+/* What limits or places the list, kept in sight (not only said once on the
+ * status line): the filter and its pattern, the layer shown alone, and the
+ * position like less and tig ("12/201"), right-aligned on the column header. */
+static int draw_list_state(struct frame *f, int y)
+{
+	struct app *app = f->app;
+	const struct app_layout *L = &app->layout;
+	const struct vm *vm = &app->vm;
+	struct strbuf *ln = &app->line;
+	sb_reset(ln);
+	if (vm->search.filter) {
+		const char *pat = search_pattern_text(vm->search.filter);
+		sb_printf(ln, " %s%s %zu ", vm->search.filter_invert ? "!\\" : "\\", pat ? pat : "", vm->search.nkept);
+		sb_puts(ln, vm->search.nkept == 1 ? "piece " : "pieces ");
+	}
+	const struct grouping *g = vm_grouping(vm);
+	if (vm->layer_filter >= 0 && g && (size_t)vm->layer_filter < g->nlayers)
+		sb_printf(ln, " layer %s ", g->layers[vm->layer_filter].name);
+	const struct vm_row *sel = vm->cursor < vm->nrows ? &vm->rows[vm->cursor] : NULL;
+	if (vm_unsaved(vm) && vm->session.src->kind->save)
+		sb_puts(ln, " unsaved (w) ");
+	sb_printf(ln, " %zu/%zu ", sel && sel->item ? sel->item : 0, vm->nitems);
+	int n = (int)utf8_columns(sb_str(ln), ln->len);
+	if (n > L->list_w / 2) { /* the pattern cut from its start: its end and the position stay */
+		size_t skip = utf8_prefix_for_columns(sb_str(ln), ln->len, (size_t)(n - L->list_w / 2), NULL);
+		n = (int)utf8_columns(sb_str(ln) + skip, ln->len - skip);
+		app_put_fit(f, y, L->list_x + L->list_w - n, n, sb_str(ln) + skip, ln->len - skip, ROLE_COLUMNS);
+		return n;
+	}
+	app_put_fit(f, y, L->list_x + L->list_w - n, n, sb_str(ln), ln->len, ROLE_COLUMNS);
+	return n;
+}
+
 static void draw_list(struct frame *f)
 {
 	struct app *app = f->app;
@@ -562,7 +598,9 @@ static void draw_list(struct frame *f)
 	char head[64];
 	snprintf(head, sizeof head, "content  [sort: %s%s]", vm_sort_name(vm->sort),
 		 vm->hide_dropped ? ", dropped hidden" : "");
-	app_put_str(f, y, c.content, c.content_w, head, ROLE_COLUMNS);
+	int state = draw_list_state(f, y);
+	int head_w = L->list_x + L->list_w - state - c.content;
+	app_put_str(f, y, c.content, head_w < c.content_w ? head_w : c.content_w, head, ROLE_COLUMNS);
 	vm_scroll_into_view(vm, (size_t)L->list_h);
 	for (int i = 0; i < L->list_h; i++) {
 		size_t index = vm->scroll + (size_t)i;
