@@ -350,7 +350,7 @@ static void render_section(const struct run *r, struct assembly *a, int sec, boo
 		if (!started) {
 			struct block *h = asm_block(a, -1, sec, -1);
 			h->label = memory_section_title(sec);
-			h->flags |= BLOCK_MADE;
+			h->flags |= BLOCK_MADE | BLOCK_HEADING;
 			asm_textf(a, "%s## %s\n\n", *first_section ? "" : "\n\n", memory_section_title(sec));
 			*first_section = false;
 			started = true;
