@@ -347,7 +347,9 @@ static void draw_marker(struct frame *f, int y, const struct vm_row *r)
 	} else if (is_break) {
 		role = ROLE_BREAK;
 		sb_putc(ln, ' ');
-		vm_break_words(vm, g_dot(app), ln);
+		char sep[8];
+		snprintf(sep, sizeof sep, " %s ", g_dot(app));
+		vm_break_words(vm, sep, ln);
 		sb_putc(ln, ' ');
 	} else {
 		const struct cache_breakpoint *bp = vm_breakpoint(vm, r->block);
