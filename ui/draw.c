@@ -282,13 +282,13 @@ static void draw_bars(struct frame *f)
 		const char *word = "";
 		int role = ROLE_NORMAL;
 		switch (st) {
-		case VM_LAYER_CACHED: word = "cached"; role = ROLE_CACHED; break;
-		case VM_LAYER_NEW: word = "new"; role = ROLE_NEW; break;
+		case VM_LAYER_CACHED: word = "read"; role = ROLE_CACHED; break;
+		case VM_LAYER_NEW: word = "not read"; role = ROLE_NEW; break;
 		case VM_LAYER_EMPTY: word = "-"; break;
 		case VM_LAYER_PARTIAL:
 			role = ROLE_NEW;
 			if (wide) {
-				snprintf(buf, sizeof buf, "cached to %s", fmt_thousands(num, cached));
+				snprintf(buf, sizeof buf, "read to %s", fmt_thousands(num, cached));
 				word = buf;
 			} else {
 				word = "part";
