@@ -47,6 +47,8 @@ struct strbuf;
 	X(REASON_NO_SYSTEM_CONTEXT, "no-system-context", "buffer mode sends no system context")                  \
 	X(REASON_SUPERSEDED, "superseded", "replaced by a later version")                  \
 	X(REASON_LATER, "later", "comes after the replayed turn")                           \
+	X(REASON_NOT_IN_REQUEST, "not-in-request", "not in the request shown (another request of the log has it)") \
+	X(REASON_LOOM_AWARE_OFF, "loom-aware-off", "loom-aware rendering is off")                    \
 	X(REASON_FILTERED, "filtered", "removed by the request's filters")
 
 enum reason {

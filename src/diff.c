@@ -176,6 +176,25 @@ static bool moved_pieces(const struct source *ns, const long *map, const long *p
 	return ok;
 }
 
+bool *diff_moved(const struct assembly *base, const struct assembly *now)
+{
+	const struct source *bs = base->src, *ns = now->src;
+	long *pos_b = NULL, *off_b = NULL, *pos_n = NULL, *off_n = NULL;
+	long *map = cs_calloc(ns->npieces ? ns->npieces : 1, sizeof *map);
+	bool *matched = cs_calloc(bs->npieces ? bs->npieces : 1, sizeof *matched);
+	bool *moved = NULL;
+	if (map && matched && positions(base, &pos_b, &off_b) && positions(now, &pos_n, &off_n) &&
+	    source_match_ids(bs, ns, map, matched))
+		moved_pieces(ns, map, pos_b, pos_n, &moved);
+	cs_free(pos_b);
+	cs_free(off_b);
+	cs_free(pos_n);
+	cs_free(off_n);
+	cs_free(map);
+	cs_free(matched);
+	return moved;
+}
+
 /* Where each piece sits in both prompts, and which baseline piece is
  * which current one. */
 struct places {

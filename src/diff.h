@@ -80,6 +80,10 @@ int diff_build(const struct assembly *base, const struct cache_overrides *o_base
 	       struct cs_error *err);
 /* NULL-safe. */
 void diff_fini(struct diff *d);
+/* Only the moves: one flag per piece of now's source, true when it is in
+ * both prompts and moved (as diff_build's DIFF_MOVED); cs_calloc'd, NULL
+ * on out of memory. */
+bool *diff_moved(const struct assembly *base, const struct assembly *now);
 
 /* The diff as lines of text for the view, each ending in '\n', every string
  * from an input sanitized (utf8_sanitize; flags UTF8_ASCII for a non-UTF-8

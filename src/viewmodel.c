@@ -2,6 +2,7 @@
 #include "viewmodel_priv.h"
 
 #include "alloc.h"
+#include "diff.h"
 #include "kind.h"
 #include "strbuf.h"
 #include "tokenizer.h"
@@ -225,9 +226,11 @@ bool vm_refresh_all(struct vm *vm, long keep_piece, long keep_block)
 {
 	vm->prompt.built = false; /* the prompt view's markers follow the cache */
 	vm->session.changes++;
-	bool ok = vm_compute_cache(vm);
+	bool ok = vm_count_exact(vm); /* first: a profile may price in exact counts */
+	ok = vm_compute_cache(vm) && ok;
 	ok = vm_summarize(vm) && ok;
-	ok = vm_count_exact(vm) && ok;
+	cs_free(vm->moved);
+	vm->moved = diff_moved(&vm->session.base, &vm->session.cur); /* NULL: no `*` for moves */
 	ok = vm_rebuild_rows(vm, keep_piece, keep_block) && ok;
 	return ok;
 }
@@ -274,14 +277,17 @@ void vm_fini(struct vm *vm)
 	}
 	source_free(vm->session.src);
 	source_free(vm->session.base_src);
+	exact_live_fini(&vm->exact.base_live);
 	exact_live_fini(&vm->exact.live);
 	tokenizer_close(vm->exact.tok);
 	cs_free(vm->session.base_piece);
 	cache_analysis_fini(&vm->cache.an);
+	cs_free(vm->cache.exact_off);
 	cache_overrides_fini(&vm->cache.bp_now);
 	cache_overrides_fini(&vm->cache.bp_base);
 	cache_config_fini(&vm->cache.cfg);
 	cs_free(vm->rows);
+	cs_free(vm->moved);
 	history_fini(&vm->session.hist);
 	search_pattern_free(vm->search.find);
 	search_result_fini(&vm->search.found);
@@ -423,6 +429,12 @@ int vm_nudge_priority(struct vm *vm, double delta, struct cs_error *err)
 		p = 0;
 	if (p > 1)
 		p = 1;
+	const struct piece *pc = &vm->session.src->pieces[piece];
+	if (p == pc->priority) { /* at the end of the range: no edit, nothing to undo */
+		vm_status(vm, false, "priority of %s is already %.2f, the %s", pc->label ? pc->label : pc->id, p,
+			  p >= 1 ? "highest" : "lowest");
+		return CS_OK;
+	}
 	struct edit e = { .type = EDIT_PRIORITY, .piece = piece, .value = p };
 	return vm_apply(vm, &e, err);
 }
@@ -528,6 +540,8 @@ char vm_row_flag(const struct vm *vm, const struct vm_row *row)
 	const struct piece_result *b = &vm->session.base.results[bp];
 	if (b->outcome != r->outcome || b->tokens != r->tokens)
 		return '*';
+	if (vm->moved && vm->moved[row->piece])
+		return '*'; /* only its place among the others changed (d says "moved") */
 	return ' ';
 }
 

@@ -72,6 +72,8 @@ struct vm_cache {
 	long cached_tokens;  /* tokens read from the cache (an.now.read) */
 	long rewrite_tokens; /* total_tokens - cached_tokens: sent again, written or uncached */
 	bool identical;      /* the whole prompt equals the baseline's */
+	long *exact_off;     /* owned: exact tokens before each block when the analysis is in
+	                        exact counts (an.exact); NULL otherwise */
 };
 
 
@@ -145,6 +147,7 @@ struct vm {
 	/* -- the list (viewmodel.c) -- */
 	size_t ndropped, ntruncated; /* pieces, of the current assembly */
 	long max_block_tokens;       /* the largest block's budgeted tokens (row bars scale to it) */
+	bool *moved;                 /* owned: per piece, moved against the baseline (diff.h); may be NULL */
 	struct vm_row *rows;       /* owned */
 	size_t nrows, cap_rows;
 	size_t cursor;             /* index into rows */
@@ -186,6 +189,9 @@ struct vm {
 		bool over;             /* the estimate fits the usable budget, the exact count does not */
 		unsigned generation;   /* of the assembly it counted */
 		struct exact_live live; /* per block, piece and layer; counts remembered by text */
+		struct exact_live base_live; /* the baseline's, for a profile priced in exact tokens */
+		char setting[256];     /* the tokenizer setting tok was opened for ("" auto, "off") */
+		char initial[256];     /* the one vm_set_tokenizer gave (--tokenizer): a reload's too */
 	} exact;
 };
 
@@ -260,9 +266,11 @@ int vm_redo(struct vm *vm, struct cs_error *err);
  * source kept for it). The status says what came and went and what it did
  * to the cache. On failure nothing changes. */
 int vm_reload(struct vm *vm, struct source *fresh, struct cs_error *err);
-/* Counts the prompt exactly with the tokenizer named (--tokenizer), or with
- * the encoding of the OpenAI model the input names when name is NULL (none,
- * or no rank file: no exact count, not an error). CS_OK, or the error of a
+/* Counts the prompt exactly with the tokenizer named (--tokenizer; "off":
+ * none), or with the encoding of the OpenAI model the input names when name
+ * is NULL (none, or no rank file: no exact count, not an error). The source's
+ * tokenizer setting takes the name; a later change of it (`:set tokenizer`,
+ * its undo) is acted on at the next re-assembly. CS_OK, or the error of a
  * tokenizer asked for by name. */
 int vm_set_tokenizer(struct vm *vm, const char *name, struct cs_error *err);
 /* Exact counts beside the estimate, -1 where there are none (no tokenizer,

@@ -65,6 +65,10 @@ void vm_research(struct vm *vm);
 /* Counts the current assembly exactly when a tokenizer is set and the
  * assembly changed since the last count. false on out of memory. */
 bool vm_count_exact(struct vm *vm);
+/* The exact counts of the current prompt and its baseline for a profile
+ * priced in them (cache_profile.exact), into m; false when there are none
+ * (no tokenizer, or counting failed). */
+bool vm_exact_measure(struct vm *vm, struct cache_measure *m);
 /* Runs the `\` filter again (after the pieces changed). */
 int vm_refilter(struct vm *vm, struct cs_error *err);
 

@@ -252,7 +252,7 @@ static void cache_row(struct vm *vm)
 		sb_thousands(t, now->total);
 		sb_puts(t, " sent: ");
 		vm_cache_split(vm, ", ", t);
-		sb_puts(t, " est.");
+		sb_puts(t, an->exact ? " exact" : " est.");
 		item_close(vm);
 	}
 	if (r->input >= 0 && r->read >= 0 && item_open(vm, VM_HEAD_CACHE, false)) {
@@ -269,7 +269,8 @@ static void cache_row(struct vm *vm)
 		item_close(vm);
 	}
 	if (item_open(vm, VM_HEAD_CACHE, false)) {
-		sb_printf(t, "profile %s", vm->cache.profile ? vm->cache.profile->name : "-");
+		sb_printf(t, "profile %s%s", vm->cache.profile ? vm->cache.profile->name : "-",
+			  an->exact ? " (exact tokens)" : "");
 		item_close(vm);
 	}
 }

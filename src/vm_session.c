@@ -8,6 +8,7 @@
 #include "viewmodel_priv.h"
 
 #include "alloc.h"
+#include "kind.h"
 
 #include <limits.h>
 #include <string.h>
@@ -129,6 +130,14 @@ static void describe(struct vm *vm, const char *said, const struct vm_change *c,
 		sb_thousands(s, c->used_after);
 	} else {
 		sb_puts(s, " (net 0)");
+	}
+	const struct kind_ops *k = vm->session.src->kind;
+	if (k->edit_effect) { /* "; log: read 4,200 (was 0), ..." */
+		struct strbuf more = STRBUF_INIT;
+		k->edit_effect(vm->session.src, &more);
+		if (more.len && !more.failed)
+			sb_printf(s, "; %s", sb_str(&more));
+		sb_fini(&more);
 	}
 	vm_say_cache(vm, c);
 }
@@ -260,7 +269,10 @@ void vm_mark_saved(struct vm *vm)
 
 int vm_apply(struct vm *vm, struct edit *e, struct cs_error *err)
 {
-	return vm_change(vm, VM_STEP_EDIT, e, NULL, err);
+	int rc = vm_change(vm, VM_STEP_EDIT, e, NULL, err);
+	if (rc == CS_OK && e->type == EDIT_PRIORITY && (e->value < 0 || e->value > 1))
+		vm->status_error = true; /* the sentence warns: outside 0..1 */
+	return rc;
 }
 
 int vm_undo(struct vm *vm, struct cs_error *err)

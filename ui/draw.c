@@ -302,12 +302,13 @@ static void draw_bars(struct frame *f)
 /* ---- the list ---------------------------------------------------------------------- */
 
 struct columns {
-	int flag, tokens, exact, bar, role, label, content; /* x of each; bar, exact -1 when none */
-	int bar_w, role_w, label_w, content_w;
+	int flag, tokens, exact, bar, role, label, kind, content; /* x of each; bar, exact, kind -1 when none */
+	int bar_w, role_w, label_w, kind_w, content_w;
 };
 
-/* exact: a column of exact counts beside the estimate. */
-static struct columns list_columns(const struct app_layout *L, bool exact)
+/* exact: a column of exact counts beside the estimate; kind: the kind's
+ * own column (kind_ops.piece_column) when it has one. */
+static struct columns list_columns(const struct app_layout *L, bool exact, const struct kind_ops *kind)
 {
 	struct columns c = { 0 };
 	int w = L->list_w;
@@ -325,6 +326,9 @@ static struct columns list_columns(const struct app_layout *L, bool exact)
 	c.label = x;
 	c.label_w = w >= 100 ? 24 : w >= 60 ? 16 : 10;
 	x += c.label_w + 1;
+	c.kind_w = kind->piece_column && w >= 80 ? KIND_COLUMN_WIDTH : 0;
+	c.kind = c.kind_w ? x : -1;
+	x += c.kind_w ? c.kind_w + 1 : 0;
 	c.content = x;
 	c.content_w = L->list_x + w - x;
 	return c;
@@ -390,7 +394,7 @@ static void draw_row(struct frame *f, int y, size_t index)
 		role = ROLE_TRUNCATED;
 	if (selected && !(vm->focus == VM_FOCUS_DETAIL))
 		role = ROLE_CURSOR;
-	struct columns c = list_columns(L, vm->exact.total >= 0);
+	struct columns c = list_columns(L, vm->exact.total >= 0, vm->session.src->kind);
 	app_put_repeat(f, y, L->list_x, " ", L->list_w, role);
 	if (selected)
 		app_put_str(f, y, L->list_x, 1, app->ascii ? ">" : "▶", role);
@@ -417,6 +421,9 @@ static void draw_row(struct frame *f, int y, size_t index)
 	const char *label = p ? (p->label ? p->label : p->id) : (b && b->label ? b->label : "(made text)");
 	put_text(f, y, c.label, c.label_w, label, strlen(label),
 		 role != ROLE_CURSOR && vm_row_matches(vm, r) ? APP_MATCH_ROLE : role, true);
+	char kcell[KIND_COLUMN_WIDTH + 1];
+	if (c.kind >= 0 && p && vm->session.src->kind->piece_column(vm->session.src, r->piece, kcell))
+		app_put_str(f, y, c.kind, c.kind_w, kcell, role);
 
 	struct strbuf *ln = &app->line;
 	sb_reset(ln);
@@ -446,7 +453,7 @@ static void draw_list(struct frame *f)
 	struct app *app = f->app;
 	const struct app_layout *L = &app->layout;
 	struct vm *vm = &app->vm;
-	struct columns c = list_columns(L, vm->exact.total >= 0);
+	struct columns c = list_columns(L, vm->exact.total >= 0, vm->session.src->kind);
 	int y = L->list_y - 1;
 	app_put_repeat(f, y, L->list_x, " ", L->list_w, ROLE_COLUMNS);
 	app_put_str(f, y, c.flag, 1, "f", ROLE_COLUMNS);
@@ -455,6 +462,8 @@ static void draw_list(struct frame *f)
 		app_put_str(f, y, c.exact, 7, "  exact", ROLE_COLUMNS);
 	app_put_str(f, y, c.role, c.role_w, "role", ROLE_COLUMNS);
 	app_put_str(f, y, c.label, c.label_w, vm->session.src->kind->id_key, ROLE_COLUMNS);
+	if (c.kind >= 0)
+		app_put_str(f, y, c.kind, c.kind_w, vm->session.src->kind->column_title, ROLE_COLUMNS);
 	char head[64];
 	snprintf(head, sizeof head, "content  [sort: %s%s]", vm_sort_name(vm->sort),
 		 vm->hide_dropped ? ", dropped hidden" : "");

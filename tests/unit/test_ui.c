@@ -409,8 +409,12 @@ static void test_cache_profiles_and_breakpoints(void **state)
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(vm_cycle_profile(&vm, &err), CS_OK);
 	assert_string_equal(vm.cache.profile->name, "anthropic"); /* the cycle wraps */
-	/* a breakpoint after the last block: written by this request */
+	/* a breakpoint after the last block: written by this request (the
+	 * sample's pinned memory entries, dropped with loom-aware off, list
+	 * after it) */
 	vm_last(&vm);
+	while (vm_selected(&vm)->type == VM_ROW_DROPPED)
+		vm_move(&vm, -1);
 	const struct vm_row *r = vm_selected(&vm);
 	assert_int_equal(r->type, VM_ROW_BLOCK);
 	assert_int_equal(vm_toggle_breakpoint(&vm, &err), CS_OK);
@@ -538,7 +542,7 @@ static void test_loom_aware_switch_and_no_panel(void **state)
 	long used = vm.session.cur.budget.used;
 	assert_int_equal(vm_toggle_option(&vm, "loom-aware", &err), CS_OK);
 	assert_true(vm.session.cur.budget.used > used);
-	assert_int_equal(strncmp(sb_str(&vm.status), "loom-aware false -> true: ", 26), 0);
+	assert_int_equal(strncmp(sb_str(&vm.status), "loom-aware false -> true", 24), 0);
 	assert_false(vm.cache.identical);
 	assert_int_equal(vm_toggle_option(&vm, "loom-aware", &err), CS_OK);
 	assert_int_equal(vm.session.cur.budget.used, used);
