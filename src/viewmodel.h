@@ -383,8 +383,11 @@ const struct cache_breakpoint *vm_breakpoint(const struct vm *vm, long block);
  * "under minimum", "over the limit", or "not cached" (past the last whole
  * unit a prefix cache stores). Static storage. */
 const char *vm_breakpoint_state(const struct vm *vm, const struct cache_breakpoint *bp);
+/* The prompt's tokens against the cache, "1,308 read, 0 written, 1,753
+ * uncached", the three joined by sep. */
+void vm_cache_split(const struct vm *vm, const char *sep, struct strbuf *out);
 /* The marker where the prompt leaves the baseline: "cache breaks here · 1,308
- * read · 0 written · 1,753 uncached", items joined by sep. */
+ * read · 0 written · 1,753 uncached", items joined by sep (with its spaces). */
 void vm_break_words(const struct vm *vm, const char *sep, struct strbuf *out);
 /* The grouping the bars show (NULL when the assembly has none). Borrowed. */
 const struct grouping *vm_grouping(const struct vm *vm);

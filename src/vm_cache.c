@@ -181,16 +181,21 @@ const char *vm_breakpoint_state(const struct vm *vm, const struct cache_breakpoi
 	return bp->end_tokens <= vm->cache.an.now.read + vm->cache.an.now.written ? "written" : "uncached";
 }
 
-void vm_break_words(const struct vm *vm, const char *sep, struct strbuf *out)
+void vm_cache_split(const struct vm *vm, const char *sep, struct strbuf *out)
 {
 	const struct cache_cost *c = &vm->cache.an.now;
-	sb_printf(out, "cache breaks here %s ", sep);
 	sb_thousands(out, c->read);
-	sb_printf(out, " read %s ", sep);
+	sb_printf(out, " read%s", sep);
 	sb_thousands(out, c->written);
-	sb_printf(out, " written %s ", sep);
+	sb_printf(out, " written%s", sep);
 	sb_thousands(out, c->uncached);
 	sb_puts(out, " uncached");
+}
+
+void vm_break_words(const struct vm *vm, const char *sep, struct strbuf *out)
+{
+	sb_printf(out, "cache breaks here%s", sep);
+	vm_cache_split(vm, sep, out);
 }
 
 /* ---- cache profile and breakpoints ------------------------------------------- */

@@ -251,12 +251,8 @@ static void cache_row(struct vm *vm)
 		sb_puts(t, "of ");
 		sb_thousands(t, now->total);
 		sb_puts(t, " sent: ");
-		sb_thousands(t, now->read);
-		sb_puts(t, " read, ");
-		sb_thousands(t, now->written);
-		sb_puts(t, " written, ");
-		sb_thousands(t, now->uncached);
-		sb_puts(t, an->exact ? " uncached exact" : " uncached est.");
+		vm_cache_split(vm, ", ", t);
+		sb_puts(t, an->exact ? " exact" : " est.");
 		item_close(vm);
 	}
 	if (r->input >= 0 && r->read >= 0 && item_open(vm, VM_HEAD_CACHE, false)) {
