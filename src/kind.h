@@ -139,6 +139,9 @@ struct kind_ops {
 	 * text for the inspector's timeline view (i); text_flags as utf8.h's
 	 * sanitizer takes them. CS_OK or the error. */
 	int (*timeline)(const struct source *src, unsigned text_flags, struct strbuf *out, struct cs_error *err);
+	/* With timeline: what it sets beside what, for the view's title; NULL:
+	 * "the cache predicted beside the usage recorded". */
+	const char *timeline_title;
 	/* Optional: called after every edit (edit.h) and its revert, for what
 	 * the kind derives from the pieces' state (a request log's cache
 	 * predictions, which follow exclusions). CS_OK or the error. */
