@@ -542,7 +542,7 @@ static void test_loom_aware_switch_and_no_panel(void **state)
 	long used = vm.session.cur.budget.used;
 	assert_int_equal(vm_toggle_option(&vm, "loom-aware", &err), CS_OK);
 	assert_true(vm.session.cur.budget.used > used);
-	assert_int_equal(strncmp(sb_str(&vm.status), "loom-aware false -> true: ", 26), 0);
+	assert_int_equal(strncmp(sb_str(&vm.status), "loom-aware false -> true", 24), 0);
 	assert_false(vm.cache.identical);
 	assert_int_equal(vm_toggle_option(&vm, "loom-aware", &err), CS_OK);
 	assert_int_equal(vm.session.cur.budget.used, used);
