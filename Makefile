@@ -67,7 +67,7 @@ FAULT_BIN := $(ASN)/tests/test_faults
 export ASAN_OPTIONS  ?= detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
-.PHONY: all build run test check deps check-layering unit golden-update install uninstall clean \
+.PHONY: all build run test check deps check-layering unit golden-update screenshot install uninstall clean \
         bench bench-tokenizer fuzz fuzz-build valgrind
 
 all: build
@@ -174,6 +174,16 @@ unit: $(UNIT_BINS) $(FAULT_BIN)
 # Regenerate the golden files after an intended change; review the diff.
 golden-update: $(ASN)/ctxscope
 	@tests/golden/run $(ASN)/ctxscope --update
+
+# The README's picture: the inspector's own --screen output as SVG, in the
+# default theme's colours, never edited by hand. The golden case
+# ui-screenshot runs the same command, so a change to the screen shows there
+# first; then `make screenshot` writes the picture again.
+SCREENSHOT_CMD := --screen 100x30 --svg samples/manifest/bugfix/working-set.yml
+screenshot: $(REL)/ctxscope
+	@env -u NO_COLOR XDG_CONFIG_HOME=/nonexistent LC_ALL=C.UTF-8 $(REL)/ctxscope $(SCREENSHOT_CMD) > ui/screenshot.svg.tmp
+	@mv ui/screenshot.svg.tmp ui/screenshot.svg
+	@echo "ctxscope: ui/screenshot.svg written"
 
 # ---- benchmark (issue 9): release flags, never part of check -------------
 BENCH_GEN := $(REL)/bench/ctxscope-gen

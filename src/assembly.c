@@ -43,6 +43,7 @@ int asm_init(struct assembly *a, const struct source *src, enum asm_shape shape)
 	a->src = src;
 	a->shape = shape;
 	a->cutoff = NAN;
+	a->recorded = (struct recorded){ .input = -1, .read = -1, .written = -1, .what = NULL };
 	a->excluded = -1;
 	a->chars_per_token = src->settings.chars_per_token;
 	a->results = cs_calloc(src->npieces ? src->npieces : 1, sizeof *a->results);

@@ -47,6 +47,8 @@ struct strbuf;
 	X(REASON_NO_SYSTEM_CONTEXT, "no-system-context", "buffer mode sends no system context")                  \
 	X(REASON_SUPERSEDED, "superseded", "replaced by a later version")                  \
 	X(REASON_LATER, "later", "comes after the replayed turn")                           \
+	X(REASON_NOT_IN_REQUEST, "not-in-request", "not in the request shown (another request of the log has it)") \
+	X(REASON_LOOM_AWARE_OFF, "loom-aware-off", "loom-aware rendering is off")                    \
 	X(REASON_FILTERED, "filtered", "removed by the request's filters")
 
 enum reason {
@@ -154,6 +156,14 @@ struct fact {
 
 #define ASM_MAX_GROUPINGS 2
 
+/* What the inspected system recorded it sent (a ledger's turn, a session's
+ * request): tokens in all, of them read from and written to the cache; -1
+ * where nothing was recorded. */
+struct recorded {
+	long input, read, written;
+	const char *what; /* "turn t10", "request 8"; arena or literal; NULL when none */
+};
+
 struct assembly {
 	const struct source *src;    /* borrowed: must outlive the assembly */
 	enum asm_shape shape;
@@ -181,6 +191,7 @@ struct assembly {
 	size_t nwarnings, cap_warnings;
 	struct fact *facts;          /* kind-specific header lines, in order */
 	size_t nfacts, cap_facts;
+	struct recorded recorded;    /* the system's own usage record; input -1: none */
 	long total_tokens;           /* rendered tokens of the whole prompt */
 	size_t total_bytes;
 	double chars_per_token;

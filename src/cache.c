@@ -21,7 +21,7 @@ static const struct cache_profile builtin[] = {
 	{ .name = "openai", .mode = CACHE_PREFIX, .max_breakpoints = 0, .min_prefix = 1024, .unit = 128,
 	  .lookback = 0, .read = 0.5, .write = 1.0, .price_per_mtok = -1,
 	  .source = "platform.openai.com prompt caching: reads 0.5x (gpt-4o; 0.1x-0.25x on newer models), no write premium",
-	  .as_of = "2026-11" },
+	  .as_of = "2026-11", .exact = true },
 	{ .name = "gemini", .mode = CACHE_PREFIX, .max_breakpoints = 0, .min_prefix = 2048, .unit = 1,
 	  .lookback = 0, .read = 0.1, .write = 1.0, .price_per_mtok = -1,
 	  .source = "ai.google.dev implicit caching: reads 0.1x; min 2048 (Pro; 4096 on some models)",
@@ -117,13 +117,54 @@ int cache_overrides_toggle(struct cache_overrides *o, const struct assembly *a, 
 
 /* ---- breakpoints ----------------------------------------------------------- */
 
-static long block_end(const struct assembly *a, size_t b)
+/* The tokens an analysis counts in: the estimate (blocks NULL), or a
+ * cache_measure's exact counts, with their running offsets. */
+struct scale {
+	const long *blocks; /* per block; NULL: the estimate */
+	long *off;          /* owned: tokens before each block */
+	long total;
+};
+
+static long block_start(const struct assembly *a, const struct scale *sc, size_t b)
 {
-	return a->blocks[b].offset_tokens + a->blocks[b].tokens;
+	return sc && sc->blocks ? sc->off[b] : a->blocks[b].offset_tokens;
 }
 
-int cache_breakpoints(const struct assembly *a, const struct cache_overrides *o, const struct cache_profile *p,
-		      struct cache_breakpoint **out, size_t *n, struct cs_error *err)
+static long block_tokens(const struct assembly *a, const struct scale *sc, size_t b)
+{
+	return sc && sc->blocks ? sc->blocks[b] : a->blocks[b].tokens;
+}
+
+static long prompt_tokens(const struct assembly *a, const struct scale *sc)
+{
+	return sc && sc->blocks ? sc->total : a->total_tokens;
+}
+
+static long block_end(const struct assembly *a, const struct scale *sc, size_t b)
+{
+	return block_start(a, sc, b) + block_tokens(a, sc, b);
+}
+
+static bool scale_init(struct scale *sc, const struct assembly *a, const long *blocks, long total)
+{
+	memset(sc, 0, sizeof *sc);
+	if (!blocks)
+		return true;
+	sc->off = cs_malloc((a->nblocks ? a->nblocks : 1) * sizeof *sc->off);
+	if (!sc->off)
+		return false;
+	long at = 0;
+	for (size_t b = 0; b < a->nblocks; b++) {
+		sc->off[b] = at;
+		at += blocks[b] > 0 ? blocks[b] : 0;
+	}
+	sc->blocks = blocks;
+	sc->total = total;
+	return true;
+}
+
+static int breakpoints(const struct assembly *a, const struct scale *sc, const struct cache_overrides *o,
+		       const struct cache_profile *p, struct cache_breakpoint **out, size_t *n, struct cs_error *err)
 {
 	size_t count = 0;
 	for (size_t b = 0; b < a->nblocks; b++)
@@ -142,7 +183,7 @@ int cache_breakpoints(const struct assembly *a, const struct cache_overrides *o,
 			continue;
 		struct cache_breakpoint *bp = &bps[k];
 		bp->block = b;
-		bp->end_tokens = block_end(a, b);
+		bp->end_tokens = block_end(a, sc, b);
 		bp->in_limit = p->mode != CACHE_EXPLICIT || p->max_breakpoints <= 0 || k < (size_t)p->max_breakpoints;
 		bp->over_min = bp->end_tokens >= p->min_prefix;
 		bp->gap_blocks = (long)b - prev;
@@ -154,6 +195,12 @@ int cache_breakpoints(const struct assembly *a, const struct cache_overrides *o,
 	*out = bps;
 	*n = count;
 	return CS_OK;
+}
+
+int cache_breakpoints(const struct assembly *a, const struct cache_overrides *o, const struct cache_profile *p,
+		      struct cache_breakpoint **out, size_t *n, struct cs_error *err)
+{
+	return breakpoints(a, NULL, o, p, out, n, err);
 }
 
 long cache_storable(const struct cache_profile *p, long tokens)
@@ -172,6 +219,7 @@ static const char SEP[] = "\x1e";
 /* Walks an assembly's comparison serialization chunk by chunk. */
 struct walker {
 	const struct assembly *a;
+	const struct scale *sc; /* the tokens positions are said in */
 	bool messages;
 	size_t msg;        /* current message (messages shape) */
 	int phase;         /* messages: 0 role, 1 separator, 2 blocks, 3 closing separator */
@@ -184,10 +232,11 @@ struct walker {
 	long ended_first, ended_last; /* blocks ended at the current offset (first > last: none) */
 };
 
-static void walker_init(struct walker *w, const struct assembly *a)
+static void walker_init(struct walker *w, const struct assembly *a, const struct scale *sc)
 {
 	memset(w, 0, sizeof *w);
 	w->a = a;
+	w->sc = sc;
 	w->messages = a->shape == ASM_MESSAGES && a->nmessages > 0; /* no messages: its blocks as a document */
 	w->chunk_block = -1;
 	w->ended_first = 0;
@@ -290,7 +339,7 @@ static long walker_tokens(const struct walker *w, long *block)
 	const struct assembly *a = w->a;
 	if (w->done) {
 		*block = -1;
-		return a->total_tokens;
+		return prompt_tokens(a, w->sc);
 	}
 	if (w->chunk_block < 0) {
 		/* in a role header: at the start of the message's first block */
@@ -298,7 +347,7 @@ static long walker_tokens(const struct walker *w, long *block)
 		if (w->phase == 0 && w->msg > 0) /* the closing separator of the previous message */
 			first = a->messages[w->msg - 1].first_block + a->messages[w->msg - 1].nblocks;
 		*block = first < a->nblocks ? (long)first : -1;
-		return first < a->nblocks ? a->blocks[first].offset_tokens : a->total_tokens;
+		return first < a->nblocks ? block_start(a, w->sc, first) : prompt_tokens(a, w->sc);
 	}
 	const struct block *blk = &a->blocks[w->chunk_block];
 	size_t cp = 0;
@@ -312,6 +361,11 @@ static long walker_tokens(const struct walker *w, long *block)
 		at--;
 	cp += utf8_count_code_points(w->ptr, at);
 	*block = w->chunk_block;
+	if (w->sc && w->sc->blocks) /* exact: the block's count in proportion */
+		return block_start(a, w->sc, (size_t)w->chunk_block) +
+		       (blk->code_points ? (long)floor((double)cp * (double)block_tokens(a, w->sc, (size_t)w->chunk_block) /
+						       (double)blk->code_points)
+					 : 0);
 	return blk->offset_tokens + (long)floor((double)cp / a->chars_per_token);
 }
 
@@ -326,12 +380,12 @@ static void pair_ended(struct walker *x, struct walker *y, long *same)
 	x->ended_last = y->ended_last = -1;
 }
 
-static void diverge(const struct assembly *base, const struct assembly *now, struct cache_divergence *out,
-		    long *same_blocks)
+static void diverge(const struct assembly *base, const struct scale *sb, const struct assembly *now,
+		    const struct scale *sn, struct cache_divergence *out, long *same_blocks)
 {
 	struct walker wb, wn;
-	walker_init(&wb, base);
-	walker_init(&wn, now);
+	walker_init(&wb, base, sb);
+	walker_init(&wn, now, sn);
 	walker_next(&wb);
 	walker_next(&wn);
 	long same = 0;
@@ -366,7 +420,7 @@ static void diverge(const struct assembly *base, const struct assembly *now, str
 void cache_diverge(const struct assembly *base, const struct assembly *now, struct cache_divergence *out)
 {
 	long same;
-	diverge(base, now, out, &same);
+	diverge(base, NULL, now, NULL, out, &same);
 }
 
 /* ---- cost ---------------------------------------------------------------------- */
@@ -387,12 +441,12 @@ static void finish_cost(const struct cache_profile *p, struct cache_cost *c)
 /* The cost of `now` on a cache holding base's entries; the first `same`
  * blocks of both are identical, the serializations agree on the first
  * `prefix` tokens. */
-static void cost(const struct cache_profile *p, const struct assembly *base, const struct cache_breakpoint *bb,
-		 size_t nbb, const struct assembly *now, const struct cache_breakpoint *nb, size_t nnb, long same,
-		 long prefix, struct cache_cost *c)
+static void cost(const struct cache_profile *p, const struct assembly *base, const struct scale *sb,
+		 const struct cache_breakpoint *bb, size_t nbb, const struct assembly *now, const struct scale *sn,
+		 const struct cache_breakpoint *nb, size_t nnb, long same, long prefix, struct cache_cost *c)
 {
 	memset(c, 0, sizeof *c);
-	c->total = now->total_tokens;
+	c->total = prompt_tokens(now, sn);
 	if (p->mode == CACHE_EXPLICIT) {
 		long cached_base = 0, read = 0, write_end = 0;
 		for (size_t i = 0; i < nbb; i++)
@@ -407,7 +461,7 @@ static void cost(const struct cache_profile *p, const struct assembly *base, con
 					continue;
 				if (p->lookback > 0 && (long)(nb[j].block - bb[i].block) > p->lookback)
 					continue;
-				long end = block_end(now, bb[i].block);
+				long end = block_end(now, sn, bb[i].block);
 				if (end > read)
 					read = end;
 				break;
@@ -420,10 +474,10 @@ static void cost(const struct cache_profile *p, const struct assembly *base, con
 		c->written = write_end - read;
 		c->lost = cached_base - read;
 	} else {
-		long cached_base = cache_storable(p, base->total_tokens);
+		long cached_base = cache_storable(p, prompt_tokens(base, sb));
 		long common = prefix < cached_base ? prefix : cached_base;
 		c->read = cache_storable(p, common);
-		c->written = cache_storable(p, now->total_tokens) - c->read;
+		c->written = cache_storable(p, prompt_tokens(now, sn)) - c->read;
 		c->lost = cached_base - c->read;
 	}
 	finish_cost(p, c);
@@ -438,25 +492,42 @@ void cache_analysis_fini(struct cache_analysis *an)
 	memset(an, 0, sizeof *an);
 }
 
+int cache_analyze_measured(const struct assembly *base, const struct cache_overrides *o_base,
+			   const struct assembly *now, const struct cache_overrides *o_now, const struct cache_profile *p,
+			   const struct cache_measure *m, struct cache_analysis *an, struct cs_error *err)
+{
+	memset(an, 0, sizeof *an);
+	an->profile = p;
+	struct scale sb, sn;
+	bool exact = m && m->now_blocks && m->base_blocks;
+	if (!scale_init(&sb, base, exact ? m->base_blocks : NULL, exact ? m->base_total : 0) ||
+	    !scale_init(&sn, now, exact ? m->now_blocks : NULL, exact ? m->now_total : 0)) {
+		cs_free(sb.off);
+		return cs_error_nomem(err);
+	}
+	an->exact = exact;
+	int rc = breakpoints(now, &sn, o_now, p, &an->bps, &an->nbps, err);
+	if (rc == CS_OK)
+		rc = breakpoints(base, &sb, o_base, p, &an->base_bps, &an->nbase_bps, err);
+	if (rc == CS_OK) {
+		long same;
+		diverge(base, &sb, now, &sn, &an->div, &same);
+		long prefix = an->div.tokens < an->div.base_tokens ? an->div.tokens : an->div.base_tokens;
+		cost(p, base, &sb, an->base_bps, an->nbase_bps, now, &sn, an->bps, an->nbps, same, prefix, &an->now);
+		cost(p, base, &sb, an->base_bps, an->nbase_bps, base, &sb, an->base_bps, an->nbase_bps,
+		     (long)base->nblocks, prompt_tokens(base, &sb), &an->steady);
+		an->delta = an->now.cost - an->steady.cost;
+	}
+	cs_free(sb.off);
+	cs_free(sn.off);
+	if (rc != CS_OK)
+		cache_analysis_fini(an);
+	return rc;
+}
+
 int cache_analyze(const struct assembly *base, const struct cache_overrides *o_base, const struct assembly *now,
 		  const struct cache_overrides *o_now, const struct cache_profile *p, struct cache_analysis *an,
 		  struct cs_error *err)
 {
-	memset(an, 0, sizeof *an);
-	an->profile = p;
-	int rc = cache_breakpoints(now, o_now, p, &an->bps, &an->nbps, err);
-	if (rc == CS_OK)
-		rc = cache_breakpoints(base, o_base, p, &an->base_bps, &an->nbase_bps, err);
-	if (rc != CS_OK) {
-		cache_analysis_fini(an);
-		return rc;
-	}
-	long same;
-	diverge(base, now, &an->div, &same);
-	long prefix = an->div.tokens < an->div.base_tokens ? an->div.tokens : an->div.base_tokens;
-	cost(p, base, an->base_bps, an->nbase_bps, now, an->bps, an->nbps, same, prefix, &an->now);
-	cost(p, base, an->base_bps, an->nbase_bps, base, an->base_bps, an->nbase_bps, (long)base->nblocks,
-	     base->total_tokens, &an->steady);
-	an->delta = an->now.cost - an->steady.cost;
-	return CS_OK;
+	return cache_analyze_measured(base, o_base, now, o_now, p, NULL, an, err);
 }

@@ -50,6 +50,8 @@ struct cache_profile {
 	double read;            /* price of a cached token read, times the base input price */
 	double write;           /* price of a token written to the cache, times the base (1: no premium) */
 	double price_per_mtok;  /* base input price per million tokens; < 0 when unknown */
+	bool exact;             /* the provider's tokenizer is public (OpenAI): priced in exact
+	                           counts when there are some (cache_measure) */
 	char source[CACHE_TEXT_MAX];
 	char as_of[CACHE_TEXT_MAX];
 };
@@ -133,6 +135,16 @@ struct cache_analysis {
 	struct cache_cost now;                /* this assembly after the baseline */
 	struct cache_cost steady;             /* the baseline repeated on its own warm cache */
 	double delta;                         /* now.cost - steady.cost, base tokens */
+	bool exact;                           /* the token figures are exact counts (cache_measure) */
+};
+
+/* Exact counts in place of the estimate (formats.md §8): for a profile
+ * whose provider has a public tokenizer (cache_profile.exact), its minimum
+ * and steps are in real tokens. Per block of each assembly, and each whole
+ * prompt; a position inside a block is its count in proportion. */
+struct cache_measure {
+	const long *now_blocks, *base_blocks;
+	long now_total, base_total;
 };
 
 /* Finds the breakpoints of `a` under profile p (user overrides o may be
@@ -156,6 +168,10 @@ long cache_storable(const struct cache_profile *p, long tokens);
 int cache_analyze(const struct assembly *base, const struct cache_overrides *o_base, const struct assembly *now,
 		  const struct cache_overrides *o_now, const struct cache_profile *p, struct cache_analysis *an,
 		  struct cs_error *err);
+/* cache_analyze in the tokens of m (NULL: the estimate, as cache_analyze). */
+int cache_analyze_measured(const struct assembly *base, const struct cache_overrides *o_base,
+			   const struct assembly *now, const struct cache_overrides *o_now, const struct cache_profile *p,
+			   const struct cache_measure *m, struct cache_analysis *an, struct cs_error *err);
 void cache_analysis_fini(struct cache_analysis *an);
 
 /* ---- lints (cache_lint.c) ------------------------------------------------- */

@@ -8,6 +8,7 @@
 #include "load.h"
 #include "source.h"
 #include "strbuf.h"
+#include "tokenizer.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -89,8 +90,36 @@ static int build_baseline(struct cache_report *r, const struct cli *cli, struct 
 	return CS_OK;
 }
 
+/* Counts now and the baseline exactly when some profile prices in exact
+ * tokens; *m then points at them (else NULL). */
+static int measure(struct cache_report *r, struct tokenizer *tok, const struct assembly *base,
+		   struct cache_measure *m, struct cs_error *err)
+{
+	memset(m, 0, sizeof *m);
+	bool wanted = false;
+	for (size_t i = 0; i < r->cfg.nprofiles; i++)
+		wanted = wanted || r->cfg.profiles[i].exact;
+	if (!tok || !wanted)
+		return CS_OK;
+	int rc = exact_live_count(&r->exact_now, tok, r->now, err);
+	if (rc == CS_OK && base != r->now)
+		rc = exact_live_count(&r->exact_base, tok, base, err);
+	if (rc != CS_OK)
+		return rc;
+	const struct exact_live *b = base != r->now ? &r->exact_base : &r->exact_now;
+	*m = (struct cache_measure){ r->exact_now.block_tokens, b->block_tokens, r->exact_now.total, b->total };
+	snprintf(r->encoding, sizeof r->encoding, "%s", tokenizer_name(tok));
+	return CS_OK;
+}
+
 int cache_report_prepare(struct cache_report *r, const struct cli *cli, const struct assembly *now,
 			 struct cs_error *err)
+{
+	return cache_report_prepare_exact(r, cli, now, NULL, err);
+}
+
+int cache_report_prepare_exact(struct cache_report *r, const struct cli *cli, const struct assembly *now,
+			       struct tokenizer *tok, struct cs_error *err)
 {
 	memset(r, 0, sizeof *r);
 	cache_config_init(&r->cfg);
@@ -142,14 +171,20 @@ int cache_report_prepare(struct cache_report *r, const struct cli *cli, const st
 	const struct assembly *base = r->base_src ? &r->base : now;
 	/* the baseline keeps the assembler's breakpoints unless it is this very prompt */
 	const struct cache_overrides *ob = r->base_src ? NULL : &r->overrides;
-	rc = cache_analyze(base, ob, now, &r->overrides, r->profile, &r->an, err);
+	struct cache_measure m;
+	rc = measure(r, tok, base, &m, err);
+	if (rc != CS_OK)
+		return rc;
+	const struct cache_measure *mp = m.now_blocks ? &m : NULL;
+	rc = cache_analyze_measured(base, ob, now, &r->overrides, r->profile, r->profile->exact ? mp : NULL, &r->an, err);
 	if (rc != CS_OK)
 		return rc;
 	r->all = cs_calloc(r->cfg.nprofiles, sizeof *r->all);
 	if (!r->all)
 		return cs_error_nomem(err);
 	for (size_t i = 0; i < r->cfg.nprofiles; i++) {
-		rc = cache_analyze(base, ob, now, &r->overrides, &r->cfg.profiles[i], &r->all[i], err);
+		const struct cache_profile *p = &r->cfg.profiles[i];
+		rc = cache_analyze_measured(base, ob, now, &r->overrides, p, p->exact ? mp : NULL, &r->all[i], err);
 		if (rc != CS_OK)
 			return rc;
 		r->nall++;
@@ -172,6 +207,8 @@ void cache_report_fini(struct cache_report *r)
 	}
 	cache_overrides_fini(&r->overrides);
 	cache_config_fini(&r->cfg);
+	exact_live_fini(&r->exact_now);
+	exact_live_fini(&r->exact_base);
 	memset(r, 0, sizeof *r);
 }
 
@@ -215,6 +252,18 @@ static void emit_costs(struct emitter *em, const struct cache_analysis *an, bool
 	emit_money(em, "delta_usd", p, an->delta);
 }
 
+/* Which tokens the figures are in (formats.md §8). */
+static void emit_tokens_label(struct emitter *em, const struct cache_report *r, const struct cache_analysis *an)
+{
+	if (an->exact) {
+		char what[128];
+		snprintf(what, sizeof what, "exact: %s, the provider's own tokenizer", r->encoding);
+		emit_key_str(em, "tokens", what);
+	} else {
+		emit_key_str(em, "tokens", "estimated: ceil(code points / chars per token)");
+	}
+}
+
 int cache_report_write(const struct assembly *a, void *ctx, struct emitter *em)
 {
 	const struct cache_report *r = ctx;
@@ -236,7 +285,7 @@ int cache_report_write(const struct assembly *a, void *ctx, struct emitter *em)
 	emit_key_str(em, "source", p->source);
 	emit_key_str(em, "as_of", p->as_of);
 	emit_key_str(em, "config", r->config_note);
-	emit_key_str(em, "tokens", "estimated: ceil(code points / chars per token)");
+	emit_tokens_label(em, r, an);
 
 	emit_key(em, "breakpoints");
 	emit_list_begin(em);
@@ -259,8 +308,8 @@ int cache_report_write(const struct assembly *a, void *ctx, struct emitter *em)
 	emit_key(em, "diff");
 	emit_map_begin(em);
 	emit_key_str(em, "baseline", r->baseline);
-	emit_key_int(em, "baseline_tokens", r->base_src ? r->base.total_tokens : a->total_tokens);
-	emit_key_int(em, "prompt_tokens", a->total_tokens);
+	emit_key_int(em, "baseline_tokens", an->steady.total);
+	emit_key_int(em, "prompt_tokens", an->now.total);
 	emit_key_bool(em, "identical", an->div.identical);
 	if (!an->div.identical) {
 		emit_key_int(em, "first_difference", an->div.tokens);
@@ -287,6 +336,8 @@ int cache_report_write(const struct assembly *a, void *ctx, struct emitter *em)
 	for (size_t i = 0; i < r->nall; i++) {
 		emit_map_begin(em);
 		emit_key_str(em, "name", r->all[i].profile->name);
+		if (r->all[i].exact)
+			emit_key_str(em, "tokens", r->encoding);
 		emit_costs(em, &r->all[i], false);
 		emit_map_end(em);
 	}

@@ -18,11 +18,13 @@
 #include "cache.h"
 #include "config.h"
 #include "error.h"
+#include "exact.h"
 #include "report.h"
 
 #include <stdbool.h>
 
 struct cli;
+struct tokenizer;
 
 #define CACHE_REPORT_NOTE_MAX 640 /* a sentence about the baseline or the user file */
 
@@ -40,6 +42,8 @@ struct cache_report {
 	char baseline[CACHE_REPORT_NOTE_MAX];  /* what the baseline is, in words */
 	char config_note[CACHE_REPORT_NOTE_MAX]; /* the user file: read, absent, or why it was ignored */
 	struct report_section sections[2];     /* {"cache", ...}, {NULL}: for report_options.extra */
+	struct exact_live exact_now, exact_base; /* exact counts for the profiles that price in them */
+	char encoding[64];                     /* theirs; "" when none */
 };
 
 /* Builds everything for `now` (borrowed; must outlive r) as the command line
@@ -49,6 +53,11 @@ struct cache_report {
  * cache_report_fini in every case. */
 int cache_report_prepare(struct cache_report *r, const struct cli *cli, const struct assembly *now,
 			 struct cs_error *err);
+/* The same, with exact counts by tok (borrowed, may be NULL: none) for the
+ * profiles whose provider's tokenizer is public (cache_profile.exact):
+ * their figures, minimum and steps are then in real tokens. */
+int cache_report_prepare_exact(struct cache_report *r, const struct cli *cli, const struct assembly *now,
+			       struct tokenizer *tok, struct cs_error *err);
 void cache_report_fini(struct cache_report *r);
 
 /* Writes the section (the report_section callback; ctx is the cache_report). */

@@ -17,7 +17,9 @@
  * test checks that the man page has an entry for each. */
 #define FLAG_OWN_PARSE ((size_t)-1)
 
-enum flag_group { FLAG_GENERAL, FLAG_CACHE };
+/* FLAG_SETTING: parsed here (it wins over the setting of that name), listed
+ * in --help and the man page from the setting's entry (setting.h). */
+enum flag_group { FLAG_GENERAL, FLAG_CACHE, FLAG_SETTING };
 
 static const struct cli_flag {
 	const char *name;
@@ -33,9 +35,7 @@ static const struct cli_flag {
 	  "with a ledger database (agents.db): the assembly block\n"
 	  "the ledger does not store (system prompt, event, budget)", FLAG_GENERAL },
 	{ "format", FLAG_OWN_PARSE, true, CLI_UI, "F", "report format: text, yaml or json", FLAG_GENERAL },
-	{ "tokenizer", offsetof(struct cli, tokenizer), true, CLI_UI, "NAME|PATH",
-	  "report: exact counts (o200k_base, cl100k_base, a .tiktoken\n"
-	  "file) beside the estimate; exit 3 when only the estimate fits", FLAG_GENERAL },
+	{ "tokenizer", offsetof(struct cli, tokenizer), true, CLI_UI, "NAME|PATH", NULL, FLAG_SETTING },
 	{ "raw", offsetof(struct cli, raw), false, CLI_UI, NULL,
 	  "dump: the exact bytes (refused on a terminal without --force)", FLAG_GENERAL },
 	{ "force", offsetof(struct cli, force), false, CLI_UI, NULL,
@@ -56,6 +56,9 @@ static const struct cli_flag {
 	  "the inspector on a virtual screen, printed at the end", FLAG_GENERAL },
 	{ "keys", offsetof(struct cli, keys), true, CLI_UI, "KEYS",
 	  "with --screen: the keys to replay (\"j j Space\")", FLAG_GENERAL },
+	{ "svg", offsetof(struct cli, svg), false, CLI_UI, NULL,
+	  "with --screen: print it as an SVG image in the theme's\ncolours (make screenshot: the README's picture)",
+	  FLAG_GENERAL },
 	{ "profile", offsetof(struct cli, profile), true, CLI_UI, "NAME",
 	  "anthropic, openai, gemini, deepseek, vllm, or one of yours", FLAG_CACHE },
 	{ "baseline", offsetof(struct cli, baseline), true, CLI_UI, "FILE",
@@ -159,6 +162,12 @@ static int long_option(int argc, char **argv, int *i, struct cli *out, struct cs
 	name[nlen] = '\0';
 	const char *inline_value = eq ? eq + 1 : NULL;
 	const char *v = NULL;
+	/* --assembly stack|linear is the memory snapshot's setting; any other
+	 * value is a ledger database's companion file */
+	const struct setting *kind_assembly = setting_find(NULL, "assembly");
+	const char *next = inline_value ? inline_value : *i + 1 < argc ? argv[*i + 1] : NULL;
+	if (!strcmp(name, "assembly") && kind_assembly && next && (!strcmp(next, "stack") || !strcmp(next, "linear")))
+		return setting_flag(argc, argv, i, name, inline_value, out, err);
 	for (size_t f = 0; f < sizeof cli_flags / sizeof *cli_flags; f++) {
 		const struct cli_flag *fl = &cli_flags[f];
 		if (strcmp(fl->name, name) != 0 || fl->offset == FLAG_OWN_PARSE ||
@@ -226,6 +235,8 @@ int cli_parse(int argc, char **argv, struct cli *out, struct cs_error *err)
 		return cs_error_set(err, CS_EUSAGE, "no file given (see --help)");
 	if (out->keys && !out->screen)
 		return cs_error_set(err, CS_EUSAGE, "--keys goes with --screen WxH");
+	if (out->svg && !out->screen)
+		return cs_error_set(err, CS_EUSAGE, "--svg goes with --screen WxH");
 	return CS_OK;
 }
 
@@ -283,10 +294,18 @@ void cli_usage(struct strbuf *out)
 		"edits (the same the inspector makes):\n");
 	setting_help_lines(setting_common, out);
 	for (size_t k = 0; kind_table[k]; k++) {
-		if (!kind_table[k]->settings || !kind_table[k]->settings->name)
+		const struct setting *list = kind_table[k]->settings;
+		bool shown = false; /* kinds sharing one table list it once, under all their names */
+		for (size_t j = 0; j < k; j++)
+			shown |= kind_table[j]->settings == list;
+		if (!list || !list->name || shown)
 			continue;
-		sb_printf(out, "\n%s settings:\n", kind_table[k]->title);
-		setting_help_lines(kind_table[k]->settings, out);
+		sb_putc(out, '\n');
+		for (size_t j = k, n = 0; kind_table[j]; j++)
+			if (kind_table[j]->settings == list)
+				sb_printf(out, "%s%s", n++ ? ", " : "", kind_table[j]->title);
+		sb_puts(out, " settings:\n");
+		setting_help_lines(list, out);
 	}
 	sb_puts(out,
 		"\n"

@@ -364,8 +364,11 @@ bool diff_lines(const struct diff *d, unsigned flags, struct strbuf *out)
 		safe(out, block_name(d->now, an->div.block), flags);
 		sb_putc(out, '\n');
 	}
-	sb_printf(out, "  cache        %s still cached, %s to rewrite, %s new\n", fmt_thousands(n1, d->still_cached),
-		  fmt_thousands(n2, d->to_rewrite), fmt_thousands(n3, d->new_tokens));
+	sb_printf(out, "  cache        %s read, %s written, %s uncached", fmt_thousands(n1, d->an.now.read),
+		  fmt_thousands(n2, d->an.now.written), fmt_thousands(n3, d->an.now.uncached));
+	if (d->to_rewrite > 0)
+		sb_printf(out, " (%s of the written were read in the baseline)", fmt_thousands(n1, d->to_rewrite));
+	sb_putc(out, '\n');
 	sb_printf(out, "  cost         %s base-price tokens a request, against %s for the baseline repeated (",
 		  fmt_thousands(n1, llround(an->now.cost)), fmt_thousands(n2, llround(an->steady.cost)));
 	signed_thousands(out, llround(an->delta));

@@ -82,7 +82,7 @@ static int set_value(struct source *src, const struct edit *e, double v, const c
 		return CS_OK;
 	}
 	case EDIT_OPTION: {
-		const struct setting *s = setting_of_kind(src, e->option);
+		const struct setting *s = setting_find(src, e->option);
 		if (!s)
 			return cs_error_set(err, CS_EUSAGE, "a %s has no setting \"%s\"", src->kind->title, e->option);
 		return setting_set(src, s, text, err);
@@ -110,7 +110,7 @@ int edit_apply(struct source *src, struct edit *e, struct cs_error *err)
 {
 	e->before = current(src, e);
 	if (e->type == EDIT_OPTION) {
-		const struct setting *s = setting_of_kind(src, e->option);
+		const struct setting *s = setting_find(src, e->option);
 		if (!s)
 			return cs_error_set(err, CS_EUSAGE, "a %s has no setting \"%s\"", src->kind->title, e->option);
 		struct strbuf old = STRBUF_INIT;
@@ -122,12 +122,14 @@ int edit_apply(struct source *src, struct edit *e, struct cs_error *err)
 		snprintf(e->before_text, sizeof e->before_text, "%s", sb_str(&old));
 		sb_fini(&old);
 	}
-	return set_value(src, e, e->value, e->text, err);
+	int rc = set_value(src, e, e->value, e->text, err);
+	return rc == CS_OK && src->kind->edited ? src->kind->edited(src, err) : rc;
 }
 
 int edit_revert(struct source *src, const struct edit *e, struct cs_error *err)
 {
-	return set_value(src, e, e->before, e->before_text, err);
+	int rc = set_value(src, e, e->before, e->before_text, err);
+	return rc == CS_OK && src->kind->edited ? src->kind->edited(src, err) : rc;
 }
 
 static void budget_text(struct strbuf *out, double v)

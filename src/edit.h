@@ -22,7 +22,8 @@ enum edit_type {
 	EDIT_STRATEGY,        /* whole assembly: value is an enum strategy (STRAT_NONE: the input's) */
 	EDIT_BUDGET,          /* value is the usable budget in tokens (-1: the input's) */
 	EDIT_CHARS_PER_TOKEN, /* value is chars per token */
-	EDIT_OPTION,          /* a kind option: option = text */
+	EDIT_OPTION,          /* a kind option, or a common setting with no edit of its own
+	                         (tokenizer): option = text */
 };
 
 #define EDIT_TEXT_MAX SETTING_TEXT_MAX

@@ -71,6 +71,7 @@ struct exact_live {
 	char note[CS_ERROR_MSG_MAX];
 	size_t counted_bytes;         /* bytes the last exact_live_count tokenized (what changed) */
 	void *scratch;                /* owned: per-block parts, seams, text */
+	bool memo_borrowed;           /* memo is another exact_live's (exact_live_share) */
 };
 
 /* Counts a (borrowed) with t (borrowed; the same tokenizer at every call,
@@ -80,6 +81,10 @@ int exact_live_count(struct exact_live *L, struct tokenizer *t, const struct ass
 /* The exact count of any text (a dropped piece's, for the detail),
  * remembered like the rest. -1 on failure (err says why). */
 long exact_live_text(struct exact_live *L, struct tokenizer *t, const char *s, size_t n, struct cs_error *err);
+/* L remembers in from's memo from now on (a baseline beside the current
+ * prompt: their texts are mostly the same). from must have counted, and be
+ * finied after L. */
+void exact_live_share(struct exact_live *L, const struct exact_live *from);
 /* Frees everything; L is then zeroed (ready for another tokenizer). */
 void exact_live_fini(struct exact_live *L);
 

@@ -21,6 +21,10 @@
 
 enum { MEMO_EMPTY, MEMO_BLOCK, MEMO_SEAM };
 
+/* An entry no count used in the last MEMO_KEEP counts may be forgotten
+ * (the current prompt and its baseline count in turn). */
+#define MEMO_KEEP 3u
+
 struct memo_entry {
 	uint64_t hash;
 	size_t len;
@@ -77,7 +81,7 @@ static bool memo_room(struct exact_memo *m)
 		return true;
 	size_t live = 0;
 	for (size_t i = 0; i < m->cap; i++)
-		live += m->slots[i].kind != MEMO_EMPTY && m->gen - m->slots[i].gen <= 1;
+		live += m->slots[i].kind != MEMO_EMPTY && m->gen - m->slots[i].gen <= MEMO_KEEP;
 	size_t cap = m->cap ? m->cap : 1024;
 	while ((live + 1) * 2 > cap)
 		cap *= 2;
@@ -87,7 +91,7 @@ static bool memo_room(struct exact_memo *m)
 	struct exact_memo fresh = { slots, cap, 0, m->gen };
 	for (size_t i = 0; i < m->cap; i++) {
 		const struct memo_entry *e = &m->slots[i];
-		if (e->kind == MEMO_EMPTY || m->gen - e->gen > 1)
+		if (e->kind == MEMO_EMPTY || m->gen - e->gen > MEMO_KEEP)
 			continue;
 		*memo_slot(&fresh, e->hash, e->len, e->kind) = *e;
 		fresh.used++;
@@ -425,11 +429,20 @@ long exact_live_text(struct exact_live *L, struct tokenizer *t, const char *s, s
 	return e->count;
 }
 
+void exact_live_share(struct exact_live *L, const struct exact_live *from)
+{
+	if (!L->memo && from->memo) {
+		L->memo = from->memo;
+		L->memo_borrowed = true;
+	}
+}
+
 void exact_live_fini(struct exact_live *L)
 {
-	if (L->memo)
+	if (L->memo && !L->memo_borrowed) {
 		cs_free(L->memo->slots);
-	cs_free(L->memo);
+		cs_free(L->memo);
+	}
 	struct scratch *sc = L->scratch;
 	if (sc) {
 		sb_fini(&sc->text);

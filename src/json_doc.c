@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,11 +182,76 @@ static int check_duplicates(const struct json_doc *d, const cJSON *v, const stru
 	return CS_OK;
 }
 
+/* ---- the pool: cJSON's allocations while one document is parsed ---------- */
+
+#define JSON_POOL_FIRST ((size_t)16 << 10)
+#define JSON_POOL_MAX ((size_t)8 << 20)
+#define JSON_POOL_ALIGN 16
+
+struct json_pool_chunk {
+	struct json_pool_chunk *next;
+	size_t used, cap;
+	_Alignas(JSON_POOL_ALIGN) unsigned char bytes[];
+};
+
+static struct json_pool *active_pool; /* the one cJSON allocates from, during json_doc_parse only */
+
+static void *pool_alloc(size_t n)
+{
+	struct json_pool *p = active_pool;
+	if (n > SIZE_MAX - JSON_POOL_ALIGN)
+		return NULL;
+	n = (n + JSON_POOL_ALIGN - 1) / JSON_POOL_ALIGN * JSON_POOL_ALIGN;
+	struct json_pool_chunk *c = p->head;
+	if (!c || c->cap - c->used < n) {
+		size_t cap = p->next_cap ? p->next_cap : JSON_POOL_FIRST;
+		if (cap < n)
+			cap = n;
+		if (cap > SIZE_MAX - sizeof *c || !(c = cs_malloc(sizeof *c + cap)))
+			return NULL;
+		c->used = 0;
+		c->cap = cap;
+		c->next = p->head;
+		p->head = c;
+		p->next_cap = cap < JSON_POOL_MAX / 2 ? cap * 2 : JSON_POOL_MAX;
+	}
+	void *out = c->bytes + c->used;
+	c->used += n;
+	return out;
+}
+
+static void pool_free(void *ptr)
+{
+	(void)ptr; /* the whole pool goes at once in json_doc_free */
+}
+
+static void pool_fini(struct json_pool *p)
+{
+	for (struct json_pool_chunk *c = p->head, *next; c; c = next) {
+		next = c->next;
+		cs_free(c);
+	}
+	*p = (struct json_pool){ 0 };
+}
+
+/* cJSON_ParseWithLengthOpts with its allocations in d's pool. */
+static cJSON *parse_pooled(struct json_doc *d, const char **end)
+{
+	active_pool = &d->pool;
+	cJSON_Hooks hooks = { .malloc_fn = pool_alloc, .free_fn = pool_free };
+	cJSON_InitHooks(&hooks);
+	cJSON *root = cJSON_ParseWithLengthOpts(d->data, d->len, end, false);
+	cs_alloc_install_cjson_hooks(); /* every other tree (built, printed) as before */
+	active_pool = NULL;
+	return root;
+}
+
 int json_doc_parse(struct json_doc *d, const char *data, size_t len, struct cs_error *err)
 {
 	d->root = NULL;
 	d->data = data;
 	d->len = len;
+	d->pool = (struct json_pool){ 0 };
 	size_t at = 0;
 	long nul;
 	if (prescan(data, len, true, &at, &nul) > JSON_MAX_DEPTH) {
@@ -197,7 +263,9 @@ int json_doc_parse(struct json_doc *d, const char *data, size_t len, struct cs_e
 	cs_alloc_install_cjson_hooks();
 	const char *end = NULL;
 	unsigned long failures = cs_alloc_failures();
-	d->root = cJSON_ParseWithLengthOpts(data, len, &end, false);
+	d->root = parse_pooled(d, &end);
+	if (!d->root)
+		pool_fini(&d->pool); /* what cJSON took before it gave up */
 	if (!d->root && cs_alloc_failures() != failures)
 		return cs_error_set(err, CS_ENOMEM, "out of memory parsing the JSON");
 	if (!d->root) {
@@ -227,9 +295,9 @@ int json_doc_parse(struct json_doc *d, const char *data, size_t len, struct cs_e
 
 void json_doc_free(struct json_doc *d)
 {
-	if (d && d->root) {
-		cJSON_Delete(d->root);
+	if (d) {
 		d->root = NULL;
+		pool_fini(&d->pool);
 	}
 }
 

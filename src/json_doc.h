@@ -17,10 +17,20 @@
 #define JSON_MAX_DEPTH 512 /* nesting we accept; cJSON's own limit is 1000 (recursion) */
 #define JSON_MAX_WHOLE 9e15 /* json_get_long: past 2^53 a double no longer holds every whole number */
 
+/* The memory of one document's tree: chunks handed out in order and freed
+ * together (a tree is never edited, and freeing a million nodes one by one
+ * cost as much as parsing them). */
+struct json_pool_chunk;
+struct json_pool {
+	struct json_pool_chunk *head; /* newest first */
+	size_t next_cap;              /* the next chunk's size */
+};
+
 struct json_doc {
-	cJSON *root;       /* owned */
+	cJSON *root;       /* owned, in pool: never cJSON_Delete it, never edit the tree */
 	const char *data;  /* the raw text, borrowed: must outlive the doc's errors */
 	size_t len;
+	struct json_pool pool;
 };
 
 /* A step of a document path: a key, or an index when key is NULL. */

@@ -60,6 +60,8 @@ struct kind_save_result {
 	struct atomic_write_result write; /* the .bak, a refusal, a split link, ... */
 };
 
+#define KIND_COLUMN_WIDTH 15 /* kind_ops.piece_column */
+
 struct kind_ops {
 	const char *name;   /* the --kind value: "manifest" */
 	const char *title;  /* for people: "working-set manifest" */
@@ -94,6 +96,12 @@ struct kind_ops {
 	 * shown under its row in the text report and in the inspector; NULL
 	 * when none. Borrowed from the source. */
 	const char *(*piece_note)(const struct source *src, long piece);
+	/* Optional: a narrow column of the inspector's list, between the label
+	 * and the content: the piece's cell (at most KIND_COLUMN_WIDTH columns of
+	 * display-safe text) into cell; false when the piece has none. Its
+	 * heading is column_title. */
+	bool (*piece_column)(const struct source *src, long piece, char cell[KIND_COLUMN_WIDTH + 1]);
+	const char *column_title;
 	/* Optional: adds kind-specific keys to one piece's entry in a report. */
 	int (*report_piece)(const struct source *src, const struct assembly *a, long piece, struct emitter *em);
 	/* Optional, for kinds that read some files themselves by path (a
@@ -131,6 +139,14 @@ struct kind_ops {
 	 * text for the inspector's timeline view (i); text_flags as utf8.h's
 	 * sanitizer takes them. CS_OK or the error. */
 	int (*timeline)(const struct source *src, unsigned text_flags, struct strbuf *out, struct cs_error *err);
+	/* Optional: called after every edit (edit.h) and its revert, for what
+	 * the kind derives from the pieces' state (a request log's cache
+	 * predictions, which follow exclusions). CS_OK or the error. */
+	int (*edited)(struct source *src, struct cs_error *err);
+	/* Optional: a clause on what the edits did beyond the prompt shown (a
+	 * request log: the cache over the whole log), appended to the status
+	 * after every edit; nothing appended when none. */
+	void (*edit_effect)(const struct source *src, struct strbuf *out);
 	/* Optional: the sequence the input holds ([ ] step through it). */
 	const struct kind_sequence *sequence;
 };

@@ -4,12 +4,15 @@
 #include "kind.h"
 #include "source.h"
 #include "strbuf.h"
+#include "tokenizer.h"
 #include "tokens.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int set_chars_per_token(struct source *src, const struct setting *s, const char *text, struct cs_error *err)
 {
@@ -18,6 +21,33 @@ static int set_chars_per_token(struct source *src, const struct setting *s, cons
 	if (rc == CS_OK)
 		source_set_chars_per_token(src, v.number);
 	return rc;
+}
+
+/* tokenizer: auto (the OpenAI model's encoding), off, a built-in encoding
+ * whose rank file is there, or a readable .tiktoken file. */
+static int set_tokenizer(struct source *src, const struct setting *s, const char *text, struct cs_error *err)
+{
+	char path[4096];
+	if (strlen(text) >= sizeof src->settings.tokenizer)
+		return cs_error_set(err, CS_EUSAGE, "%s: the path is too long", s->name);
+	if (!strcmp(text, "auto") || !text[0]) {
+		text = "";
+	} else if (!strcmp(text, "off")) {
+	} else if (tokenizer_builtin(text)) {
+		if (!tokenizer_find(text, path, sizeof path))
+			return cs_error_set(err, CS_EUSAGE, "%s %s: %s", s->name, text, TOKENIZER_HOW_TO_GET);
+	} else if (access(text, R_OK) != 0) {
+		return cs_error_set(err, CS_EUSAGE, "%s takes o200k_base, cl100k_base, a .tiktoken file, auto or off; "
+				    "\"%s\" is none (%s)", s->name, text, strerror(errno));
+	}
+	snprintf(src->settings.tokenizer, sizeof src->settings.tokenizer, "%s", text);
+	return CS_OK;
+}
+
+static void get_tokenizer(const struct source *src, const struct setting *s, struct strbuf *out)
+{
+	(void)s;
+	sb_puts(out, src->settings.tokenizer[0] ? src->settings.tokenizer : "auto");
 }
 
 const struct setting setting_common[] = {
@@ -37,6 +67,11 @@ const struct setting setting_common[] = {
 			      .help = "put back a piece the input excludes; repeatable" },
 	[SETTING_PRIORITY] = { .name = "priority", .type = SETTING_PIECE, .arg = "ID=P",
 			       .help = "set a piece's priority (manifest)" },
+	[SETTING_TOKENIZER] = { .name = "tokenizer", .type = SETTING_TEXT, .arg = "NAME|PATH",
+				.def = "auto",
+				.help = "exact counts beside the estimate (o200k_base, cl100k_base, a .tiktoken file; "
+					"auto: the OpenAI model's; off); report exits 3 when only the estimate fits",
+				.set = set_tokenizer, .get = get_tokenizer },
 	{ .name = NULL },
 };
 

@@ -7,7 +7,7 @@
  * settings panel and completion all read the same descriptor.
  *
  * The settings every kind understands are setting_common[] (budget, strategy,
- * chars-per-token, exclude, include, priority); a kind adds its own
+ * chars-per-token, exclude, include, priority, tokenizer); a kind adds its own
  * (kind_ops.settings). */
 #ifndef CTXSCOPE_SETTING_H
 #define CTXSCOPE_SETTING_H
@@ -79,6 +79,7 @@ enum {
 	SETTING_EXCLUDE,
 	SETTING_INCLUDE,
 	SETTING_PRIORITY,
+	SETTING_TOKENIZER,
 	SETTING_COMMON_COUNT
 };
 

@@ -83,6 +83,8 @@ struct settings {
 	long budget;            /* usable-budget override in tokens, -1: the input's */
 	int strategy;           /* whole-assembly strategy override, STRAT_NONE: the input's */
 	double chars_per_token; /* the estimate's divisor, TOKENS_DEFAULT_CHARS_PER_TOKEN */
+	char tokenizer[256];    /* exact counts beside the estimate: an encoding or a .tiktoken
+	                           path; "" the OpenAI model's (auto), "off" none (tokenizer.h) */
 };
 
 struct source {

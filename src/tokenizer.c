@@ -92,6 +92,11 @@ static bool try_dir(const char *dir, const char *sub, const char *file, char *pa
 	return n > 0 && (size_t)n < size && access(path, R_OK) == 0;
 }
 
+bool tokenizer_builtin(const char *name)
+{
+	return builtin_named(name) != NULL;
+}
+
 bool tokenizer_find(const char *name, char *path, size_t size)
 {
 	const struct builtin *b = builtin_named(name);

@@ -69,6 +69,9 @@ int tokenizer_encode(struct tokenizer *t, const char *s, size_t n, uint32_t **to
  * "o200k_base", "gpt-4-turbo" -> "cl100k_base"), NULL for other models. */
 const char *tokenizer_for_model(const char *model);
 
+/* Whether name is a built-in encoding (o200k_base, o200k, cl100k_base, cl100k). */
+bool tokenizer_builtin(const char *name);
+
 /* The rank file of a built-in name, searched as above, into path. false when
  * name is not built in or its file is nowhere. */
 bool tokenizer_find(const char *name, char *path, size_t size);

@@ -228,9 +228,9 @@ bool vm_refresh_all(struct vm *vm, long keep_piece, long keep_block)
 {
 	vm->prompt.built = false; /* the prompt view's markers follow the cache */
 	vm->session.changes++;
-	bool ok = vm_compute_cache(vm);
+	bool ok = vm_count_exact(vm); /* first: a profile may price in exact counts */
+	ok = vm_compute_cache(vm) && ok;
 	ok = vm_summarize(vm) && ok;
-	ok = vm_count_exact(vm) && ok;
 	cs_free(vm->moved);
 	vm->moved = diff_moved(&vm->session.base, &vm->session.cur); /* NULL: no `*` for moves */
 	ok = vm_rebuild_rows(vm, keep_piece, keep_block) && ok;
@@ -281,10 +281,12 @@ void vm_fini(struct vm *vm)
 	}
 	source_free(vm->session.src);
 	source_free(vm->session.base_src);
+	exact_live_fini(&vm->exact.base_live);
 	exact_live_fini(&vm->exact.live);
 	tokenizer_close(vm->exact.tok);
 	cs_free(vm->session.base_piece);
 	cache_analysis_fini(&vm->cache.an);
+	cs_free(vm->cache.exact_off);
 	cache_overrides_fini(&vm->cache.bp_now);
 	cache_overrides_fini(&vm->cache.bp_base);
 	cache_config_fini(&vm->cache.cfg);
@@ -296,6 +298,7 @@ void vm_fini(struct vm *vm)
 	search_pattern_free(vm->search.filter);
 	cs_free(vm->search.keep);
 	sb_fini(&vm->prompt.text);
+	sb_fini(&vm->head.text);
 	cs_free(vm->prompt.lines);
 	for (size_t g = 0; g < ASM_MAX_GROUPINGS; g++)
 		cs_free(vm->cache.layers[g]);
@@ -309,7 +312,7 @@ void vm_fini(struct vm *vm)
 
 const struct vm_row *vm_selected(const struct vm *vm)
 {
-	return vm->cursor < vm->nrows ? &vm->rows[vm->cursor] : NULL;
+	return vm->cursor < vm->nrows && !vm->on_header ? &vm->rows[vm->cursor] : NULL;
 }
 
 long vm_selected_piece(const struct vm *vm)
@@ -318,8 +321,27 @@ long vm_selected_piece(const struct vm *vm)
 	return r ? r->piece : -1;
 }
 
+/* The first row the cursor can stand on (markers are not). */
+static size_t first_selectable(const struct vm *vm)
+{
+	size_t i = 0;
+	while (i < vm->nrows && vm->rows[i].type == VM_ROW_MARKER)
+		i++;
+	return i;
+}
+
 void vm_move(struct vm *vm, long delta)
 {
+	if (vm->on_header) { /* down from the header: back to the list, on the row it left */
+		vm->on_header = delta <= 0;
+		vm->detail_scroll = 0;
+		return;
+	}
+	if (delta == -1 && (vm->nrows == 0 || vm->cursor <= first_selectable(vm))) {
+		vm->on_header = true; /* one row up from the top: the header */
+		vm->detail_scroll = 0;
+		return;
+	}
 	if (vm->nrows == 0)
 		return;
 	long at = (long)vm->cursor + delta;
@@ -344,11 +366,13 @@ void vm_move(struct vm *vm, long delta)
 
 void vm_first(struct vm *vm)
 {
+	vm->on_header = false;
 	vm_move(vm, -(long)vm->nrows);
 }
 
 void vm_last(struct vm *vm)
 {
+	vm->on_header = false;
 	vm_move(vm, (long)vm->nrows);
 }
 
@@ -482,6 +506,7 @@ int vm_pin_baseline(struct vm *vm, struct cs_error *err)
 	struct strbuf *s = &vm->status;
 	sb_reset(s);
 	vm->status_error = false;
+	vm->session.base_from = VM_BASE_PINNED;
 	sb_puts(s, "baseline pinned: ");
 	sb_thousands(s, vm->cache.cached_tokens);
 	sb_puts(s, " tokens now count as cached");

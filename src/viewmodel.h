@@ -73,8 +73,25 @@ struct vm_cache {
 	long cached_tokens;  /* tokens read from the cache (an.now.read) */
 	long rewrite_tokens; /* total_tokens - cached_tokens: sent again, written or uncached */
 	bool identical;      /* the whole prompt equals the baseline's */
+	long *exact_off;     /* owned: exact tokens before each block when the analysis is in
+	                        exact counts (an.exact); NULL otherwise */
 };
 
+
+/* The header's words (vm_header.c): items in three rows, most important
+ * first, each painted whole or left to the header's detail. */
+enum { VM_HEAD_WHO, VM_HEAD_TOTALS, VM_HEAD_CACHE, VM_HEAD_ROWS };
+#define VM_HEAD_ITEMS 40
+struct vm_head_item {
+	size_t off, len;   /* in vm->head.text */
+	unsigned char row; /* VM_HEAD_* */
+	bool alert;        /* over, missing, refused, lost cache: painted as a warning */
+};
+struct vm_head {
+	struct strbuf text;
+	struct vm_head_item items[VM_HEAD_ITEMS];
+	size_t nitems;
+};
 
 /* A line of the detail pane: bytes [off, off+len) of vm->detail.text. */
 struct vm_line {
@@ -109,6 +126,8 @@ struct vm_search {
  * the largest layer. The inspector starts on the budget unless the prompt
  * uses under a quarter of it. */
 enum vm_bar_scale { VM_SCALE_BUDGET, VM_SCALE_USED, VM_SCALE_LARGEST, VM_SCALE_COUNT };
+/* Where the baseline came from, said in the cache line's words. */
+enum vm_base_from { VM_BASE_LOADED, VM_BASE_PINNED, VM_BASE_RELOADED };
 
 struct vm_session {
 	struct source *src;        /* owned */
@@ -119,6 +138,7 @@ struct vm_session {
 	long *base_piece;          /* owned: per piece of src, base's piece with its id
 	                              (-1: new); NULL: base is of src */
 	struct history hist;       /* every edit, for undo and redo (the what-if file's list) */
+	enum vm_base_from base_from; /* the load, a B, or the file before a reload */
 	unsigned generation;       /* bumped at every re-assembly */
 	unsigned changes;          /* bumped whenever the assembly, the baseline or the cache
 	                              analysis was redone (what a diff against the baseline shows) */
@@ -138,6 +158,8 @@ struct vm {
 	size_t nrows, cap_rows;
 	size_t nitems;             /* rows that are not markers (the position's "of N") */
 	size_t cursor;             /* index into rows */
+	bool on_header;            /* k above the first row selects the header: Enter
+	                              opens its detail (every item and fact); no row is selected */
 	size_t scroll;             /* first visible row */
 	enum vm_sort sort;
 	bool hide_dropped;
@@ -155,6 +177,7 @@ struct vm {
 		long piece, block;    /* what it is about; -2: stale */
 	} detail;
 	struct vm_search search;   /* search and filters (vm_search.c) */
+	struct vm_head head;       /* the header's words (vm_header.c), built by vm_header */
 	/* -- the prompt view's lines (vm_prompt.c) -- */
 	struct {
 		struct strbuf text;    /* the prompt as the model receives it, with headers */
@@ -174,8 +197,23 @@ struct vm {
 		bool over;             /* the estimate fits the usable budget, the exact count does not */
 		unsigned generation;   /* of the assembly it counted */
 		struct exact_live live; /* per block, piece and layer; counts remembered by text */
+		struct exact_live base_live; /* the baseline's, for a profile priced in exact tokens */
+		char setting[256];     /* the tokenizer setting tok was opened for ("" auto, "off") */
+		char initial[256];     /* the one vm_set_tokenizer gave (--tokenizer): a reload's too */
 	} exact;
 };
+
+/* Builds vm->head from the current state: false on out of memory. */
+bool vm_header(struct vm *vm);
+/* Item i's text (NUL-terminated, vm->head.items[i].len bytes). */
+const char *vm_head_text(const struct vm *vm, size_t i);
+/* The baseline in words: "this prompt sent before", "the prompt as loaded",
+ * "the prompt pinned with B", "the prompt before the file changed". */
+const char *vm_baseline_words(const struct vm *vm);
+/* Why tokens the prompt shares with the baseline are not read from the
+ * cache ("the unchanged prefix (439) is under anthropic's 1,024-token
+ * minimum"), appended to out; nothing when they all are. */
+void vm_cache_why(const struct vm *vm, struct strbuf *out);
 
 /* Takes ownership of src (also on failure), assembles it and pins that as
  * the baseline. CS_OK, or the assembler's error (then vm_fini is safe). */
@@ -236,9 +274,11 @@ int vm_redo(struct vm *vm, struct cs_error *err);
  * source kept for it). The status says what came and went and what it did
  * to the cache. On failure nothing changes. */
 int vm_reload(struct vm *vm, struct source *fresh, struct cs_error *err);
-/* Counts the prompt exactly with the tokenizer named (--tokenizer), or with
- * the encoding of the OpenAI model the input names when name is NULL (none,
- * or no rank file: no exact count, not an error). CS_OK, or the error of a
+/* Counts the prompt exactly with the tokenizer named (--tokenizer; "off":
+ * none), or with the encoding of the OpenAI model the input names when name
+ * is NULL (none, or no rank file: no exact count, not an error). The source's
+ * tokenizer setting takes the name; a later change of it (`:set tokenizer`,
+ * its undo) is acted on at the next re-assembly. CS_OK, or the error of a
  * tokenizer asked for by name. */
 int vm_set_tokenizer(struct vm *vm, const char *name, struct cs_error *err);
 /* Exact counts beside the estimate, -1 where there are none (no tokenizer,
@@ -343,6 +383,9 @@ const struct cache_breakpoint *vm_breakpoint(const struct vm *vm, long block);
  * "under minimum", "over the limit", or "not cached" (past the last whole
  * unit a prefix cache stores). Static storage. */
 const char *vm_breakpoint_state(const struct vm *vm, const struct cache_breakpoint *bp);
+/* The marker where the prompt leaves the baseline: "cache breaks here · 1,308
+ * read · 0 written · 1,753 uncached", items joined by sep. */
+void vm_break_words(const struct vm *vm, const char *sep, struct strbuf *out);
 /* The grouping the bars show (NULL when the assembly has none). Borrowed. */
 const struct grouping *vm_grouping(const struct vm *vm);
 /* Counts of dropped and truncated pieces. */

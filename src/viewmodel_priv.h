@@ -51,6 +51,11 @@ void vm_refresh_rows(struct vm *vm);
 /* Appends to the status what a change did to the cache (c: the figures
  * before and after it) and whether the prompt is over the limit. */
 void vm_say_cache(struct vm *vm, const struct vm_change *c);
+/* Appends what moved between two outcomes of src's pieces, the largest
+ * moves first ("current_task.md out (-187), pytest-latest.log +187 (cut
+ * less)"); nothing when no piece's tokens changed. */
+void vm_say_moved(const struct source *src, const struct piece_result *was, const struct piece_result *now,
+		  struct strbuf *s);
 /* After the baseline was assembled again from src: the source a reload
  * kept for the old baseline is freed. */
 void vm_forget_old_base(struct vm *vm);
@@ -60,6 +65,10 @@ void vm_research(struct vm *vm);
 /* Counts the current assembly exactly when a tokenizer is set and the
  * assembly changed since the last count. false on out of memory. */
 bool vm_count_exact(struct vm *vm);
+/* The exact counts of the current prompt and its baseline for a profile
+ * priced in them (cache_profile.exact), into m; false when there are none
+ * (no tokenizer, or counting failed). */
+bool vm_exact_measure(struct vm *vm, struct cache_measure *m);
 /* Runs the `\` filter again (after the pieces changed). */
 int vm_refilter(struct vm *vm, struct cs_error *err);
 

@@ -39,6 +39,18 @@ bool vm_copy_overrides(struct cache_overrides *dst, const struct cache_overrides
 	return true;
 }
 
+/* Where block b starts and how long it is in the tokens of the cache
+ * analysis: exact counts when the profile prices in them, else the estimate. */
+static long vm_block_offset(const struct vm *vm, size_t b)
+{
+	return vm->cache.exact_off ? vm->cache.exact_off[b] : vm->session.cur.blocks[b].offset_tokens;
+}
+
+static long vm_block_count(const struct vm *vm, size_t b)
+{
+	return vm->cache.exact_off ? vm->exact.live.block_tokens[b] : vm->session.cur.blocks[b].tokens;
+}
+
 /* Runs cache_analyze on the current assembly against the baseline under the
  * active profile and derives what the screen shows. false on out of memory. */
 bool vm_compute_cache(struct vm *vm)
@@ -47,7 +59,20 @@ bool vm_compute_cache(struct vm *vm)
 	cache_analysis_fini(&vm->cache.an);
 	struct cs_error err;
 	struct vm_cache *c = &vm->cache;
-	if (cache_analyze(&vm->session.base, &c->bp_base, a, &c->bp_now, c->profile, &c->an, &err) != CS_OK) {
+	cs_free(c->exact_off);
+	c->exact_off = NULL;
+	struct cache_measure m;
+	bool exact = c->profile && c->profile->exact && vm_exact_measure(vm, &m);
+	if (exact && (c->exact_off = cs_malloc((a->nblocks ? a->nblocks : 1) * sizeof *c->exact_off)) != NULL) {
+		long at = 0;
+		for (size_t b = 0; b < a->nblocks; b++) {
+			c->exact_off[b] = at;
+			at += m.now_blocks[b];
+		}
+	}
+	exact = exact && c->exact_off;
+	if (cache_analyze_measured(&vm->session.base, &c->bp_base, a, &c->bp_now, c->profile, exact ? &m : NULL, &c->an,
+				   &err) != CS_OK) {
 		c->same_blocks = 0;
 		c->cached_block = -1;
 		c->cached_tokens = c->rewrite_tokens = 0;
@@ -58,10 +83,10 @@ bool vm_compute_cache(struct vm *vm)
 	c->identical = an->div.identical;
 	c->same_blocks = an->div.identical || an->div.block < 0 ? a->nblocks : (size_t)an->div.block;
 	c->cached_tokens = an->now.read;
-	c->rewrite_tokens = a->total_tokens - an->now.read;
+	c->rewrite_tokens = an->now.total - an->now.read;
 	c->cached_block = -1;
 	for (size_t i = 0; i < a->nblocks; i++)
-		if (an->now.read > 0 && a->blocks[i].offset_tokens + a->blocks[i].tokens <= an->now.read)
+		if (an->now.read > 0 && vm_block_offset(vm, i) + vm_block_count(vm, i) <= an->now.read)
 			c->cached_block = (long)i;
 	return true;
 }
@@ -72,12 +97,12 @@ bool vm_compute_cache(struct vm *vm)
 static long block_cached_tokens(const struct vm *vm, size_t b)
 {
 	const struct block *bl = &vm->session.cur.blocks[b];
-	long in = vm->cache.an.now.read - bl->offset_tokens;
-	if (in <= 0 || bl->tokens <= 0)
+	long in = vm->cache.an.now.read - vm_block_offset(vm, b), tokens = vm_block_count(vm, b);
+	if (in <= 0 || tokens <= 0)
 		return 0;
-	if (in >= bl->tokens)
+	if (in >= tokens)
 		return bl->budget_tokens;
-	return (long)((double)bl->budget_tokens * (double)in / (double)bl->tokens);
+	return (long)((double)bl->budget_tokens * (double)in / (double)tokens);
 }
 
 /* Per-frame figures, worked out once per re-assembly or baseline so that a
@@ -146,13 +171,25 @@ const struct cache_breakpoint *vm_breakpoint(const struct vm *vm, long block)
 const char *vm_breakpoint_state(const struct vm *vm, const struct cache_breakpoint *bp)
 {
 	if (!bp->in_limit)
-		return "over the limit";
+		return "uncached: past the breakpoint limit";
 	if (!bp->over_min)
-		return "under minimum";
+		return "uncached: under the minimum";
 	if (bp->end_tokens <= vm->cache.an.now.read)
-		return "cached";
+		return "read";
 	/* a prefix cache stores whole units: the tail of the last one is not kept */
-	return bp->end_tokens <= vm->cache.an.now.read + vm->cache.an.now.written ? "written" : "not cached";
+	return bp->end_tokens <= vm->cache.an.now.read + vm->cache.an.now.written ? "written" : "uncached";
+}
+
+void vm_break_words(const struct vm *vm, const char *sep, struct strbuf *out)
+{
+	const struct cache_cost *c = &vm->cache.an.now;
+	sb_printf(out, "cache breaks here %s ", sep);
+	sb_thousands(out, c->read);
+	sb_printf(out, " read %s ", sep);
+	sb_thousands(out, c->written);
+	sb_printf(out, " written %s ", sep);
+	sb_thousands(out, c->uncached);
+	sb_puts(out, " uncached");
 }
 
 /* ---- cache profile and breakpoints ------------------------------------------- */

@@ -161,24 +161,51 @@ static void cut_marker(struct vm *vm, size_t bytes, const char *text)
 		      fmt_thousands(t, (long long)bytes), fmt_thousands(t2, toks));
 }
 
+/* The header's detail: every item of its rows, then every fact, whole. */
+static void header_detail(struct vm *vm)
+{
+	static const char *const rows[] = { "who", "totals", "cache" };
+	const struct assembly *a = &vm->session.cur;
+	vm_header(vm);
+	detail_printf(vm, ROLE_HEADING, "the header, whole");
+	for (int r = 0; r < VM_HEAD_ROWS; r++) {
+		detail_printf(vm, ROLE_DETAIL, "%s", "");
+		detail_printf(vm, ROLE_HEADING, "%s", rows[r]);
+		for (size_t i = 0; i < vm->head.nitems; i++)
+			if (vm->head.items[i].row == r)
+				detail_printf(vm, vm->head.items[i].alert ? ROLE_ERROR : ROLE_DETAIL, "  %s", vm_head_text(vm, i));
+	}
+	detail_printf(vm, ROLE_DETAIL, "%s", "");
+	detail_printf(vm, ROLE_HEADING, "what the %s says", vm->session.src->kind->title);
+	for (size_t i = 0; i < a->nfacts; i++)
+		detail_printf(vm, ROLE_DETAIL, "  %s: %s", a->facts[i].key, a->facts[i].value);
+	detail_printf(vm, ROLE_DETAIL, "%s", "");
+	detail_printf(vm, ROLE_DETAIL, "est.: estimated as the system counts; exact: a public tokenizer's count;");
+	detail_printf(vm, ROLE_DETAIL, "recorded: what the system logged it sent. j goes back to the list.");
+}
+
 bool vm_detail(struct vm *vm)
 {
 	const struct vm_row *row = vm_selected(vm);
 	long piece = row ? row->piece : -1, block = row ? row->block : -1;
-	if (vm->detail.piece == piece && vm->detail.block == block && vm->detail.piece != -2)
+	if (vm->on_header)
+		piece = block = -3; /* the header */
+	if (vm->detail.piece == piece && vm->detail.block == block && vm->detail.piece != -2 && !vm->on_header)
 		return !vm->detail.text.failed;
 	sb_reset(&vm->detail.text);
 	vm->detail.nlines = 0;
 	vm->detail.piece = piece;
 	vm->detail.block = block;
-	if (!row) {
+	if (vm->on_header) {
+		header_detail(vm);
+	} else if (!row) {
 		detail_printf(vm, ROLE_DETAIL, "nothing selected");
 	} else if (piece < 0) {
 		const struct block *b = &vm->session.cur.blocks[block];
-		char t[32];
+		char t[32], t2[32];
 		detail_printf(vm, ROLE_HEADING, "%s", b->label ? b->label : "text the assembler made");
-		detail_printf(vm, ROLE_DETAIL, "made by the %s assembler: %s tokens (estimated)", vm->session.src->kind->name,
-			      fmt_thousands(t, b->tokens));
+		detail_printf(vm, ROLE_DETAIL, "made by the %s assembler: %s tokens sent est., %s charged (the list's figure)",
+			      vm->session.src->kind->name, fmt_thousands(t, b->tokens), fmt_thousands(t2, b->budget_tokens));
 		long exact = vm_row_exact(vm, row);
 		if (exact >= 0)
 			detail_printf(vm, ROLE_DETAIL, "exact (%s): %s tokens", tokenizer_name(vm->exact.tok),

@@ -62,13 +62,14 @@ bool vm_prompt_lines(struct vm *vm)
 		} while (i < n && ok);
 		if (ok && (vm_marker_after(vm, b))) {
 			size_t off = t->len;
-			char n1[32], n2[32];
+			char n1[32];
 			bool brk = !vm->cache.identical && b + 1 == vm->cache.same_blocks;
 			const struct cache_breakpoint *bp = vm_breakpoint(vm, (long)b);
-			if (brk)
-				sb_printf(t, "-- cache breaks here: %s tokens cached, %s to rewrite --",
-					  fmt_thousands(n1, vm->cache.cached_tokens), fmt_thousands(n2, vm->cache.rewrite_tokens));
-			else
+			if (brk) {
+				sb_puts(t, "-- ");
+				vm_break_words(vm, ",", t);
+				sb_puts(t, " --");
+			} else
 				sb_printf(t, "-- cache breakpoint: %s tokens, %s --",
 					  fmt_thousands(n1, bl->offset_tokens + bl->tokens),
 					  bp ? vm_breakpoint_state(vm, bp) : "none");

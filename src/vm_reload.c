@@ -11,6 +11,7 @@
 #include "source.h"
 #include "strbuf.h"
 
+#include <stdio.h>
 #include <string.h>
 
 void vm_forget_old_base(struct vm *vm)
@@ -95,6 +96,8 @@ int vm_reload(struct vm *vm, struct source *fresh, struct cs_error *err)
 	history_edits(&vm->session.hist, &nedits);
 	struct assembly next;
 	memset(&next, 0, sizeof next);
+	/* --tokenizer is no edit: the fresh source starts with it, then the edits */
+	snprintf(fresh->settings.tokenizer, sizeof fresh->settings.tokenizer, "%s", vm->exact.initial);
 	int rc = replay_edits(vm, fresh, &h, &lost, err);
 	if (rc == CS_OK)
 		rc = assemble(fresh, &next, err);
@@ -122,6 +125,7 @@ int vm_reload(struct vm *vm, struct source *fresh, struct cs_error *err)
 	if (vm->session.base.src == old) { /* the baseline keeps its source */
 		source_free(vm->session.base_src);
 		vm->session.base_src = old;
+		vm->session.base_from = VM_BASE_RELOADED;
 	} else {
 		source_free(old);
 	}

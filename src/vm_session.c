@@ -8,6 +8,7 @@
 #include "viewmodel_priv.h"
 
 #include "alloc.h"
+#include "kind.h"
 
 #include <limits.h>
 #include <string.h>
@@ -51,25 +52,92 @@ static void signed_thousands(struct strbuf *sb, long v)
 	sb_thousands(sb, v);
 }
 
-/* "excluded n42: -1,204 tokens; used 98,412 -> 97,208; cache now breaks at
- * 4,210, 90,102 tokens to rewrite" (undo and redo lead with "undone: ",
- * "redone: "). */
-static void describe(struct vm *vm, const char *said, const struct vm_change *c)
+#define VM_MOVED_NAMED 3 /* pieces named in a change's sentence; the rest are counted */
+
+/* One piece's move: "current_task.md out (-187)", "pytest-latest.log +187
+ * (cut less)". */
+static void say_move(struct strbuf *s, const char *id, const struct piece_result *was, const struct piece_result *now)
+{
+	long d = now->tokens - was->tokens;
+	bool in_was = was->outcome != OUTCOME_DROPPED, in_now = now->outcome != OUTCOME_DROPPED;
+	sb_printf(s, "%.60s ", id);
+	if (in_was != in_now)
+		sb_puts(s, in_now ? "in (" : "out (");
+	signed_thousands(s, d);
+	if (in_was != in_now)
+		sb_putc(s, ')');
+	else if (was->outcome == OUTCOME_TRUNCATED || now->outcome == OUTCOME_TRUNCATED)
+		sb_puts(s, d > 0 ? " (cut less)" : " (cut more)");
+}
+
+/* What moved between two assemblies of the same source, the largest moves
+ * first: "current_task.md out (-187), pytest-latest.log +187 (cut less)". */
+void vm_say_moved(const struct source *src, const struct piece_result *was, const struct piece_result *now,
+		  struct strbuf *s)
+{
+	size_t named = 0, more = 0;
+	bool *said = NULL;
+	for (;;) {
+		long best = -1, best_abs = 0;
+		for (size_t i = 0; i < src->npieces; i++) {
+			long d = now[i].tokens - was[i].tokens;
+			long ad = d < 0 ? -d : d;
+			bool crossed = (was[i].outcome == OUTCOME_DROPPED) != (now[i].outcome == OUTCOME_DROPPED);
+			if ((ad > best_abs || (crossed && best < 0)) && !(said && said[i]))
+				best = (long)i, best_abs = ad;
+		}
+		if (best < 0)
+			break;
+		if (named == VM_MOVED_NAMED) {
+			more++;
+			if (!said)
+				break;
+			said[best] = true;
+			continue;
+		}
+		if (!said && !(said = cs_calloc(src->npieces, sizeof *said)))
+			break;
+		said[best] = true;
+		sb_puts(s, named ? ", " : "");
+		say_move(s, src->pieces[best].id, &was[best], &now[best]);
+		named++;
+	}
+	if (more)
+		sb_printf(s, " and %zu more", more);
+	cs_free(said);
+}
+
+/* "excluded n42: n42 out (-1,204), n7 +300 (cut less); used 98,412 ->
+ * 97,508; cache: 4,210 read (was 94,312), ..." (undo and redo lead with
+ * "undone: ", "redone: "). */
+static void describe(struct vm *vm, const char *said, const struct vm_change *c, const struct piece_result *was)
 {
 	struct strbuf *s = &vm->status;
 	sb_reset(s);
 	vm->status_error = false;
 	sb_puts(s, said);
-	long delta = c->used_after - c->used_before;
 	sb_puts(s, ": ");
-	if (delta == 0) {
-		sb_puts(s, "no change in tokens");
-	} else {
-		signed_thousands(s, delta);
-		sb_puts(s, " tokens; used ");
-		sb_thousands(s, c->used_before);
+	size_t before = s->len;
+	if (was)
+		vm_say_moved(vm->session.src, was, vm->session.cur.results, s);
+	if (s->len == before)
+		sb_puts(s, "no piece moved");
+	long delta = c->used_after - c->used_before;
+	sb_puts(s, "; used ");
+	sb_thousands(s, c->used_before);
+	if (delta != 0) {
 		sb_puts(s, " -> ");
 		sb_thousands(s, c->used_after);
+	} else {
+		sb_puts(s, " (net 0)");
+	}
+	const struct kind_ops *k = vm->session.src->kind;
+	if (k->edit_effect) { /* "; log: read 4,200 (was 0), ..." */
+		struct strbuf more = STRBUF_INIT;
+		k->edit_effect(vm->session.src, &more);
+		if (more.len && !more.failed)
+			sb_printf(s, "; %s", sb_str(&more));
+		sb_fini(&more);
 	}
 	vm_say_cache(vm, c);
 }
@@ -77,18 +145,29 @@ static void describe(struct vm *vm, const char *said, const struct vm_change *c)
 void vm_say_cache(struct vm *vm, const struct vm_change *c)
 {
 	struct strbuf *s = &vm->status;
+	const struct cache_cost *now = &vm->cache.an.now;
 	if (c->identical_after) {
 		sb_puts(s, "; prompt same as the baseline");
-	} else if (c->cached_before != c->cached_after || c->identical_before) {
-		sb_puts(s, "; cache now breaks at ");
-		sb_thousands(s, c->cached_after);
-		sb_puts(s, ", ");
-		sb_thousands(s, c->rewrite_after);
-		sb_puts(s, " tokens to rewrite");
 	} else {
-		sb_puts(s, "; cache still breaks at ");
-		sb_thousands(s, c->cached_after);
+		sb_puts(s, "; cache ");
+		sb_thousands(s, now->read);
+		sb_puts(s, " read");
+		if (c->cached_before != c->cached_after) {
+			sb_puts(s, " (was ");
+			sb_thousands(s, c->cached_before);
+			sb_putc(s, ')');
+		}
+		sb_puts(s, ", ");
+		sb_thousands(s, now->written);
+		sb_puts(s, " written, ");
+		sb_thousands(s, now->uncached);
+		sb_puts(s, " uncached");
 	}
+	struct strbuf why = STRBUF_INIT;
+	vm_cache_why(vm, &why);
+	if (why.len)
+		sb_printf(s, " (%s)", sb_str(&why));
+	sb_fini(&why);
 	if (c->over_limit)
 		sb_puts(s, "; OVER the limit");
 }
@@ -156,6 +235,11 @@ int vm_change(struct vm *vm, enum vm_step step, const struct edit *e, struct vm_
 		sb_fini(&said);
 		return rc;
 	}
+	/* each piece's outcome and tokens before, for the sentence on what moved */
+	size_t np = vm->session.src->npieces;
+	struct piece_result *was = np ? cs_malloc(np * sizeof *was) : NULL;
+	if (was)
+		memcpy(was, vm->session.cur.results, np * sizeof *was);
 	rc = vm_adopt(vm, &next, err);
 	if (rc == CS_OK) {
 		c.used_after = vm->session.cur.budget.used;
@@ -164,10 +248,11 @@ int vm_change(struct vm *vm, enum vm_step step, const struct edit *e, struct vm_
 		c.identical_after = vm->cache.identical;
 		c.over_limit = (vm->session.cur.flags & ASM_OVER_LIMIT) != 0;
 		count_edit(vm, step);
-		describe(vm, said.failed ? "changed" : sb_str(&said), &c);
+		describe(vm, said.failed ? "changed" : sb_str(&said), &c, was);
 		if (out)
 			*out = c;
 	}
+	cs_free(was);
 	sb_fini(&said);
 	return rc;
 }

@@ -124,6 +124,37 @@ int vm_panel_nudge(struct vm *vm, size_t index, int direction, struct cs_error *
 	return CS_OK;
 }
 
+/* Sets kind option `name` from `from` (its first from_len bytes) to `to`
+ * as an edit, and says "NAME FROM -> TO (in: ...; out: ...)": the pieces
+ * that crossed the prompt's edge. */
+static int apply_option(struct vm *vm, const char *name, int from_len, const char *from, const char *to,
+			struct cs_error *err)
+{
+	struct edit e = { .type = EDIT_OPTION, .piece = -1 };
+	snprintf(e.option, sizeof e.option, "%s", name);
+	snprintf(e.text, sizeof e.text, "%s", to);
+	size_t np = vm->session.src->npieces;
+	bool *was_in = cs_calloc(np ? np : 1, sizeof *was_in);
+	if (!was_in) {
+		vm_status(vm, true, "out of memory (not applied)");
+		return cs_error_nomem(err);
+	}
+	for (size_t i = 0; i < np; i++)
+		was_in[i] = vm->session.cur.results[i].outcome != OUTCOME_DROPPED;
+	int rc = vm_apply(vm, &e, err);
+	if (rc == CS_OK) {
+		/* "archetype coding -> support (in: ...)", without the full lists */
+		struct strbuf head = STRBUF_INIT;
+		sb_printf(&head, "%s %.*s -> %s", name, from_len, from, e.text);
+		crossings(vm, was_in, &head);
+		if (!head.failed)
+			status_head(vm, sb_str(&head));
+		sb_fini(&head);
+	}
+	cs_free(was_in);
+	return rc;
+}
+
 int vm_cycle_option(struct vm *vm, const char *name, struct cs_error *err)
 {
 	const struct kind_ops *k = vm->session.src->kind;
@@ -144,30 +175,8 @@ int vm_cycle_option(struct vm *vm, const char *name, struct cs_error *err)
 	for (size_t i = 0; i < n; i++)
 		if (strlen(choices[i]) == word && strncmp(choices[i], sb_str(&cur), word) == 0)
 			at = i;
-	struct edit e = { .type = EDIT_OPTION, .piece = -1 };
-	snprintf(e.option, sizeof e.option, "%s", name);
-	snprintf(e.text, sizeof e.text, "%s", choices[(at + 1) % n]);
-	size_t np = vm->session.src->npieces;
-	bool *was_in = cs_calloc(np ? np : 1, sizeof *was_in);
-	if (!was_in) {
-		sb_fini(&cur);
-		vm_status(vm, true, "out of memory (not applied)");
-		return cs_error_nomem(err);
-	}
-	for (size_t i = 0; i < np; i++)
-		was_in[i] = vm->session.cur.results[i].outcome != OUTCOME_DROPPED;
-	int rc = vm_apply(vm, &e, err);
-	if (rc == CS_OK) {
-		/* "archetype coding -> support (in: ...)", without the full lists */
-		struct strbuf head = STRBUF_INIT;
-		sb_printf(&head, "%s %.*s -> %s", name, (int)word, sb_str(&cur), e.text);
-		crossings(vm, was_in, &head);
-		if (!head.failed)
-			status_head(vm, sb_str(&head));
-		sb_fini(&head);
-	}
+	int rc = apply_option(vm, name, (int)word, sb_str(&cur), choices[(at + 1) % n], err);
 	sb_fini(&cur);
-	cs_free(was_in);
 	return rc;
 }
 
@@ -181,14 +190,15 @@ int vm_toggle_option(struct vm *vm, const char *name, struct cs_error *err)
 	}
 	struct setting_value v;
 	setting_current(vm->session.src, o, &v);
+	struct strbuf from = STRBUF_INIT, to = STRBUF_INIT;
+	setting_print(o, &v, &from);
 	v.on = !v.on;
-	struct strbuf text = STRBUF_INIT;
-	setting_print(o, &v, &text);
-	struct edit e = { .type = EDIT_OPTION, .piece = -1 };
-	snprintf(e.option, sizeof e.option, "%s", name);
-	snprintf(e.text, sizeof e.text, "%s", sb_str(&text));
-	sb_fini(&text);
-	return vm_apply(vm, &e, err);
+	setting_print(o, &v, &to);
+	int rc = from.failed || to.failed ? cs_error_nomem(err)
+					  : apply_option(vm, o->name, (int)from.len, sb_str(&from), sb_str(&to), err);
+	sb_fini(&from);
+	sb_fini(&to);
+	return rc;
 }
 
 int vm_step_sequence(struct vm *vm, long delta, struct cs_error *err)

@@ -25,7 +25,6 @@ static const char *const distinct_ascii[APP_BAR_GLYPHS] = { "#", "=", "%", "+", 
 static const char *g_hline(const struct app *app) { return app->ascii ? "-" : "─"; }
 static const char *g_vline(const struct app *app) { return app->ascii ? "|" : "│"; }
 static const char *g_dash(const struct app *app) { return app->ascii ? "." : "┄"; }
-static const char *g_minus(const struct app *app) { return app->ascii ? "-" : "−"; }
 static const char *g_dot(const struct app *app) { return app->ascii ? "|" : "·"; }
 
 #define APP_TAB_SPACES 4 /* a tab in the detail shows as this many spaces */
@@ -188,90 +187,59 @@ static int percent(long part, long whole)
 
 /* ---- header ---------------------------------------------------------------------- */
 
+/* One header row: its items whole, in order, separated by dots; an item
+ * that does not fit is left out (the header's detail has it) and a later,
+ * shorter one may still go in. Returns how many were left out. */
+static int draw_head_row(struct frame *f, int y, int x, int width, int row, int role)
+{
+	struct app *app = f->app;
+	const struct vm *vm = &app->vm;
+	const char *dot = g_dot(app);
+	int left_out = 0, end = x + width;
+	bool first = true;
+	for (size_t i = 0; i < vm->head.nitems; i++) {
+		const struct vm_head_item *it = &vm->head.items[i];
+		if (it->row != row)
+			continue;
+		const char *text = vm_head_text(vm, i);
+		int w = (int)utf8_columns(text, it->len), sep = first ? 1 : 3;
+		if (x + sep + w > end - (left_out ? 0 : 2)) {
+			left_out++;
+			continue;
+		}
+		if (!first)
+			app_put_str(f, y, x + 1, 1, dot, role);
+		x += sep;
+		app_put_fit(f, y, x, w, text, it->len, it->alert ? ROLE_OVER : role);
+		x += w;
+		first = false;
+	}
+	if (left_out && x + 2 <= end)
+		app_put_str(f, y, x + 1, 1, app->ascii ? "+" : "…", role);
+	return left_out;
+}
+
 static void draw_header(struct frame *f)
 {
 	struct app *app = f->app;
 	const struct app_layout *L = &app->layout;
 	struct vm *vm = &app->vm;
-	const struct assembly *a = &vm->session.cur;
-	struct strbuf *ln = &app->line;
-
-	sb_reset(ln);
-	sb_printf(ln, "%s  %s", vm->session.src->path, vm->session.src->kind->name);
-	for (size_t i = 0; i < a->nfacts; i++)
-		sb_printf(ln, "  %s %s", a->facts[i].key, a->facts[i].value);
-	const char *help = "? help";
-	int title_w = 10;
+	if (!vm_header(vm)) {
+		app_put_str(f, 0, 0, L->w, " ctxscope: out of memory", ROLE_OVER);
+		return;
+	}
+	int title_w = 9;
+	bool sel = vm->on_header;
 	app_put_str(f, 0, 0, title_w, " ctxscope", ROLE_TITLE);
-	int rest = L->w - title_w - 8;
-	app_put_fit(f, 0, title_w, rest, sb_str(ln), ln->len, ROLE_HEADER);
-	app_put_str(f, 0, L->w - 8, 8, help, ROLE_HEADER);
-
-	size_t dropped, cut;
-	vm_counts(vm, &dropped, &cut);
-	sb_reset(ln);
-	if (L->w < 80) {
-		/* narrow: the figures that matter, shortest first */
-		sb_puts(ln, " used ");
-		thousands(ln, a->budget.used);
-		sb_putc(ln, '/');
-		thousands(ln, a->budget.usable);
-		sb_printf(ln, " (%d%%) dropped %zu cut %zu", percent(a->budget.used, a->budget.usable), dropped,
-			  cut);
-		if (vm->exact.total >= 0) {
-			sb_puts(ln, " exact ");
-			thousands(ln, vm->exact.total);
-			if (vm->exact.over)
-				sb_puts(ln, " OVER");
-		}
-	} else if (vm->exact.over) {
-		/* in words: "the system thinks this fits: 947 of 1,200 estimated; exactly 2,385, 1,185 over" */
-		sb_printf(ln, " %s (%s)   dropped %zu  cut %zu", vm->exact.live.note, tokenizer_name(vm->exact.tok), dropped,
-			  cut);
-	} else {
-		sb_puts(ln, " budget ");
-		thousands(ln, a->budget.usable);
-		sb_puts(ln, " = ");
-		thousands(ln, a->budget.limit);
-		sb_printf(ln, " %s ", g_minus(app));
-		thousands(ln, a->budget.reserve);
-		sb_puts(ln, " reserve   used ");
-		thousands(ln, a->budget.used);
-		if (vm->exact.total >= 0) { /* the system's estimate, then the exact count beside it */
-			sb_puts(ln, " est. ");
-			sb_printf(ln, "%s exact ", g_dot(app));
-			thousands(ln, vm->exact.total);
-			sb_printf(ln, " %s", tokenizer_name(vm->exact.tok));
-		}
-		sb_printf(ln, " (%d%%)   dropped %zu  cut %zu", percent(a->budget.used, a->budget.usable), dropped, cut);
-	}
+	app_put_str(f, 0, title_w, L->w - title_w, "", ROLE_HEADER);
+	draw_head_row(f, 0, title_w, L->w - title_w, VM_HEAD_WHO, sel ? ROLE_CURSOR : ROLE_HEADER);
+	const struct assembly *a = &vm->session.cur;
 	bool over = (a->flags & (ASM_OVER_LIMIT | ASM_ERROR)) != 0 || vm->exact.over;
-	if (over && a->state)
-		sb_printf(ln, "   %s", a->state);
-	app_put_fit(f, 1, 0, L->w, sb_str(ln), ln->len, over ? ROLE_OVER : ROLE_BUDGET);
-
-	sb_reset(ln);
-	const struct vm_cache *c = &vm->cache;
-	const struct cache_cost *now = &vm->cache.an.now;
-	sb_printf(ln, " cache %s %s ", vm->cache.profile ? vm->cache.profile->name : "-", g_dot(app));
-	if (now->read == 0)
-		sb_puts(ln, "cold: nothing read");
-	else {
-		thousands(ln, now->read);
-		sb_puts(ln, " read");
-	}
-	sb_printf(ln, " %s ", g_dot(app));
-	thousands(ln, now->written);
-	sb_printf(ln, " written %s ", g_dot(app));
-	thousands(ln, now->uncached);
-	sb_printf(ln, " uncached %s %s", g_dot(app),
-		  c->identical ? "prompt same as the baseline" : "prompt differs from the baseline");
-	sb_printf(ln, " %s ", g_dot(app));
-	thousands(ln, llround(now->cost));
-	sb_puts(ln, " vs ");
-	thousands(ln, llround(vm->cache.an.steady.cost));
-	sb_puts(ln, " base-price tokens");
-	app_put_fit(f, 2, 0, L->w, sb_str(ln), ln->len, c->identical ? ROLE_CACHED : ROLE_NEW);
+	app_put_str(f, 1, 0, L->w, "", ROLE_BUDGET);
+	draw_head_row(f, 1, 0, L->w, VM_HEAD_TOTALS, over ? ROLE_OVER : ROLE_BUDGET);
+	int cache_role = vm->cache.identical ? ROLE_CACHED : ROLE_NEW;
+	app_put_str(f, 2, 0, L->w, "", cache_role);
+	draw_head_row(f, 2, 0, L->w, VM_HEAD_CACHE, cache_role);
 }
 
 /* The layer names' column: as wide as the longest name shown (and a blank
@@ -401,12 +369,13 @@ static void draw_bars(struct frame *f)
 /* ---- the list ---------------------------------------------------------------------- */
 
 struct columns {
-	int flag, tokens, exact, bar, role, label, content; /* x of each; bar, exact -1 when none */
-	int bar_w, role_w, label_w, content_w;
+	int flag, tokens, exact, bar, role, label, kind, content; /* x of each; bar, exact, kind -1 when none */
+	int bar_w, role_w, label_w, kind_w, content_w;
 };
 
-/* exact: a column of exact counts beside the estimate. */
-static struct columns list_columns(const struct app_layout *L, bool exact)
+/* exact: a column of exact counts beside the estimate; kind: the kind's
+ * own column (kind_ops.piece_column) when it has one. */
+static struct columns list_columns(const struct app_layout *L, bool exact, const struct kind_ops *kind)
 {
 	struct columns c = { 0 };
 	int w = L->list_w;
@@ -424,6 +393,9 @@ static struct columns list_columns(const struct app_layout *L, bool exact)
 	c.label = x;
 	c.label_w = w >= 100 ? 24 : w >= 60 ? 16 : 10;
 	x += c.label_w + 1;
+	c.kind_w = kind->piece_column && w >= 80 ? KIND_COLUMN_WIDTH : 0;
+	c.kind = c.kind_w ? x : -1;
+	x += c.kind_w ? c.kind_w + 1 : 0;
 	c.content = x;
 	c.content_w = L->list_x + w - x;
 	return c;
@@ -445,15 +417,9 @@ static void draw_marker(struct frame *f, int y, const struct vm_row *r)
 		sb_printf(ln, " cutoff %s ", cut ? cut : "");
 	} else if (is_break) {
 		role = ROLE_BREAK;
-		sb_puts(ln, " cache breaks here ");
-		sb_puts(ln, g_dot(app));
 		sb_putc(ln, ' ');
-		thousands(ln, vm->cache.cached_tokens);
-		sb_puts(ln, " cached ");
-		sb_puts(ln, g_dot(app));
+		vm_break_words(vm, g_dot(app), ln);
 		sb_putc(ln, ' ');
-		thousands(ln, vm->cache.rewrite_tokens);
-		sb_puts(ln, " to rewrite ");
 	} else {
 		const struct cache_breakpoint *bp = vm_breakpoint(vm, r->block);
 		sb_puts(ln, " cache breakpoint ");
@@ -480,7 +446,7 @@ static void draw_row(struct frame *f, int y, size_t index)
 		draw_marker(f, y, r);
 		return;
 	}
-	bool selected = index == vm->cursor;
+	bool selected = index == vm->cursor && !vm->on_header;
 	const struct piece *p = r->piece >= 0 ? &vm->session.src->pieces[r->piece] : NULL;
 	const struct piece_result *res = p ? &vm->session.cur.results[r->piece] : NULL;
 	const struct block *b = r->block >= 0 ? &vm->session.cur.blocks[r->block] : NULL;
@@ -496,7 +462,7 @@ static void draw_row(struct frame *f, int y, size_t index)
 	bool panel = L->panel_h > 0;
 	if (selected && !(vm->focus == VM_FOCUS_DETAIL) && !panel)
 		role = ROLE_CURSOR;
-	struct columns c = list_columns(L, vm->exact.total >= 0);
+	struct columns c = list_columns(L, vm->exact.total >= 0, vm->session.src->kind);
 	app_put_repeat(f, y, L->list_x, " ", L->list_w, role);
 	if (selected)
 		app_put_str(f, y, L->list_x, 1, panel ? (app->ascii ? ":" : "▷") : app->ascii ? ">" : "▶", role);
@@ -524,6 +490,9 @@ static void draw_row(struct frame *f, int y, size_t index)
 	const char *label = p ? (p->label ? p->label : p->id) : (b && b->label ? b->label : "(made text)");
 	put_text(f, y, c.label, c.label_w, label, strlen(label),
 		 role != ROLE_CURSOR && vm_row_matches(vm, r) ? APP_MATCH_ROLE : role, true);
+	char kcell[KIND_COLUMN_WIDTH + 1];
+	if (c.kind >= 0 && p && vm->session.src->kind->piece_column(vm->session.src, r->piece, kcell))
+		app_put_str(f, y, c.kind, c.kind_w, kcell, role);
 
 	struct strbuf *ln = &app->line;
 	sb_reset(ln);
@@ -567,9 +536,9 @@ static int draw_list_state(struct frame *f, int y)
 	if (vm->layer_filter >= 0 && g && (size_t)vm->layer_filter < g->nlayers)
 		sb_printf(ln, " layer %s ", g->layers[vm->layer_filter].name);
 	const struct vm_row *sel = vm->cursor < vm->nrows ? &vm->rows[vm->cursor] : NULL;
-	if (vm_unsaved(vm) && vm->session.src->kind->save)
+	if (vm_unsaved(vm))
 		sb_puts(ln, " unsaved (w) ");
-	sb_printf(ln, " %zu/%zu ", sel && sel->item ? sel->item : 0, vm->nitems);
+	sb_printf(ln, " %zu/%zu ", sel && sel->item && !vm->on_header ? sel->item : 0, vm->nitems);
 	int n = (int)utf8_columns(sb_str(ln), ln->len);
 	if (n > L->list_w / 2) { /* the pattern cut from its start: its end and the position stay */
 		size_t skip = utf8_prefix_for_columns(sb_str(ln), ln->len, (size_t)(n - L->list_w / 2), NULL);
@@ -586,7 +555,7 @@ static void draw_list(struct frame *f)
 	struct app *app = f->app;
 	const struct app_layout *L = &app->layout;
 	struct vm *vm = &app->vm;
-	struct columns c = list_columns(L, vm->exact.total >= 0);
+	struct columns c = list_columns(L, vm->exact.total >= 0, vm->session.src->kind);
 	int y = L->list_y - 1;
 	app_put_repeat(f, y, L->list_x, " ", L->list_w, ROLE_COLUMNS);
 	app_put_str(f, y, c.flag, 1, "f", ROLE_COLUMNS);
@@ -595,6 +564,8 @@ static void draw_list(struct frame *f)
 		app_put_str(f, y, c.exact, 7, "  exact", ROLE_COLUMNS);
 	app_put_str(f, y, c.role, c.role_w, "role", ROLE_COLUMNS);
 	app_put_str(f, y, c.label, c.label_w, vm->session.src->kind->id_key, ROLE_COLUMNS);
+	if (c.kind >= 0)
+		app_put_str(f, y, c.kind, c.kind_w, vm->session.src->kind->column_title, ROLE_COLUMNS);
 	char head[64];
 	snprintf(head, sizeof head, "content  [sort: %s%s]", vm_sort_name(vm->sort),
 		 vm->hide_dropped ? ", dropped hidden" : "");
@@ -610,7 +581,9 @@ static void draw_list(struct frame *f)
 	}
 	if (vm->nrows == 0)
 		app_put_str(f, L->list_y, L->list_x + 1, L->list_w - 1, "(nothing to show)", ROLE_DROPPED);
-	if (vm->cursor >= vm->scroll && vm->cursor < vm->scroll + (size_t)L->list_h)
+	if (vm->on_header)
+		f->p->ops->cursor(f->p->ctx, 0, 0);
+	else if (vm->cursor >= vm->scroll && vm->cursor < vm->scroll + (size_t)L->list_h)
 		f->p->ops->cursor(f->p->ctx, L->list_y + (int)(vm->cursor - vm->scroll), L->list_x);
 }
 

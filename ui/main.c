@@ -17,6 +17,7 @@
 #include "strbuf.h"
 #include "term.h"
 #include "theme.h"
+#include "tokenizer.h"
 #include "utf8.h"
 #include "whatif.h"
 
@@ -164,14 +165,21 @@ static int write_report(const struct cli *cli, const struct assembly *a, bool as
 			bool *exact_over, struct cs_error *err)
 {
 	struct report_options opt = { .format = cli->format, .ascii = ascii };
-	struct cache_report cr;
+	struct cache_report cr = { 0 };
 	struct exact_counts ex = { 0 };
 	struct report_section extra[3] = { { 0 } };
 	/* --tokenizer, or the OpenAI model's encoding (without its rank file: how to get it) */
 	const char *tokenizer = cli->tokenizer ? cli->tokenizer : exact_auto_tokenizer(a);
-	int rc = cache_report_prepare(&cr, cli, a, err);
+	struct tokenizer *tok = NULL;
+	int rc = tokenizer ? tokenizer_open(tokenizer, &tok, err) : CS_OK;
+	if (rc == CS_EIO && !cli->tokenizer) { /* chosen by the model, not installed: the section says so */
+		cs_error_clear(err);
+		rc = CS_OK;
+	}
+	if (rc == CS_OK)
+		rc = cache_report_prepare_exact(&cr, cli, a, tok, err);
 	if (rc == CS_OK && tokenizer)
-		rc = exact_prepare(&ex, tokenizer, a, !cli->tokenizer, err);
+		rc = tok ? exact_count(&ex, tok, a, err) : exact_prepare(&ex, tokenizer, a, true, err);
 	if (rc == CS_OK) {
 		extra[0] = cr.sections[0];
 		if (tokenizer)
@@ -182,6 +190,7 @@ static int write_report(const struct cli *cli, const struct assembly *a, bool as
 	*exact_over = ex.over;
 	exact_fini(&ex);
 	cache_report_fini(&cr);
+	tokenizer_close(tok);
 	return rc;
 }
 

@@ -37,5 +37,10 @@ struct painter text_grid_painter(struct text_grid *g);
  * out (a strbuf). false on out of memory. */
 struct strbuf;
 bool text_grid_dump(const struct text_grid *g, struct strbuf *out);
+/* Appends the grid as an SVG image, each cell in the colours theme t gives
+ * the role it was painted in (a dark terminal's default colours where the
+ * theme says "default"). false on out of memory. */
+struct theme;
+bool text_grid_svg(const struct text_grid *g, const struct theme *t, struct strbuf *out);
 
 #endif

@@ -3,6 +3,8 @@
  * two cells, the second a continuation. */
 #include "paint.h"
 
+#include "theme.h"
+
 #include "alloc.h"
 #include "strbuf.h"
 #include "utf8.h"
@@ -16,6 +18,7 @@ struct cell {
 	char bytes[CELL_BYTES];
 	unsigned char n;
 	bool continuation; /* right half of a wide character */
+	unsigned char role; /* enum theme_role it was painted in (the SVG's colours) */
 };
 
 struct text_grid {
@@ -57,13 +60,13 @@ static void grid_begin(void *ctx, int w, int h)
 		g->cells[i].bytes[0] = ' ';
 		g->cells[i].n = 1;
 		g->cells[i].continuation = false;
+		g->cells[i].role = ROLE_NORMAL;
 	}
 }
 
 static void grid_put(void *ctx, int y, int x, const char *s, size_t bytes, int role)
 {
 	struct text_grid *g = ctx;
-	(void)role;
 	if (y < 0 || y >= g->h)
 		return;
 	struct cell *row = &g->cells[(size_t)y * (size_t)g->w];
@@ -91,9 +94,11 @@ static void grid_put(void *ctx, int y, int x, const char *s, size_t bytes, int r
 		memcpy(row[x].bytes, s + i, n);
 		row[x].n = (unsigned char)n;
 		row[x].continuation = false;
+		row[x].role = (unsigned char)(role >= 0 && role < ROLE_COUNT ? role : ROLE_NORMAL);
 		if (cols == 2) {
 			row[x + 1].n = 0;
 			row[x + 1].continuation = true;
+			row[x + 1].role = row[x].role;
 		}
 		last = x;
 		x += cols;
@@ -143,5 +148,98 @@ bool text_grid_dump(const struct text_grid *g, struct strbuf *out)
 			out->data[out->len] = '\0';
 		sb_putc(out, '\n');
 	}
+	return !out->failed;
+}
+
+/* ---- the grid as an SVG image, in a theme's colours ------------------------------ */
+
+#define SVG_CELL_W 8.4 /* a 14px monospace cell */
+#define SVG_CELL_H 18
+#define SVG_FG "#d0d0d0" /* the terminal's default colours: a dark theme */
+#define SVG_BG "#1c1c1c"
+
+/* An xterm colour (0..255) as #rrggbb; COLOR_DEFAULT: def. */
+static void svg_colour(struct strbuf *out, int c, const char *def)
+{
+	static const char *const base[16] = { "#000000", "#cd3131", "#0dbc79", "#e5e510", "#2472c8", "#bc3fbc",
+					      "#11a8cd", "#e5e5e5", "#666666", "#f14c4c", "#23d18b", "#f5f543",
+					      "#3b8eea", "#d670d6", "#29b8db", "#ffffff" };
+	if (c < 0 || c > 255) {
+		sb_puts(out, def);
+	} else if (c < 16) {
+		sb_puts(out, base[c]);
+	} else if (c < 232) {
+		static const int level[6] = { 0, 95, 135, 175, 215, 255 };
+		int i = c - 16;
+		sb_printf(out, "#%02x%02x%02x", level[i / 36], level[i / 6 % 6], level[i % 6]);
+	} else {
+		int v = 8 + 10 * (c - 232);
+		sb_printf(out, "#%02x%02x%02x", v, v, v);
+	}
+}
+
+static void svg_escape(struct strbuf *out, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		switch (s[i]) {
+		case '&': sb_puts(out, "&amp;"); break;
+		case '<': sb_puts(out, "&lt;"); break;
+		case '>': sb_puts(out, "&gt;"); break;
+		default: sb_putc(out, s[i]); break;
+		}
+	}
+}
+
+/* One run of cells [x0, x1) of row y in one role: its background (when the
+ * role has one or is reversed), then its text. */
+static void svg_run(const struct text_grid *g, const struct theme *t, int y, int x0, int x1, struct strbuf *out)
+{
+	const struct cell *row = &g->cells[(size_t)y * (size_t)g->w];
+	const struct theme_style *st = &t->styles[row[x0].role];
+	bool rev = (st->attrs & (ATTR_REVERSE | ATTR_STANDOUT)) != 0;
+	int fg = rev ? st->bg : st->fg, bg = rev ? st->fg : st->bg;
+	if (bg >= 0 || rev) {
+		sb_printf(out, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"", x0 * SVG_CELL_W,
+			  y * SVG_CELL_H, (x1 - x0) * SVG_CELL_W, SVG_CELL_H);
+		svg_colour(out, bg, rev ? SVG_FG : SVG_BG);
+		sb_puts(out, "\"/>\n");
+	}
+	while (x1 > x0 && !row[x1 - 1].continuation && row[x1 - 1].n == 1 && row[x1 - 1].bytes[0] == ' ')
+		x1--; /* trailing blanks: the background shows */
+	if (x1 == x0)
+		return;
+	sb_printf(out, "<text x=\"%.1f\" y=\"%d\" textLength=\"%.1f\" fill=\"", x0 * SVG_CELL_W,
+		  y * SVG_CELL_H + 13, (x1 - x0) * SVG_CELL_W);
+	svg_colour(out, fg, rev ? SVG_BG : SVG_FG);
+	sb_putc(out, '"');
+	if (st->attrs & ATTR_BOLD)
+		sb_puts(out, " font-weight=\"bold\"");
+	if (st->attrs & ATTR_DIM)
+		sb_puts(out, " opacity=\"0.6\"");
+	if (st->attrs & ATTR_UNDERLINE)
+		sb_puts(out, " text-decoration=\"underline\"");
+	sb_putc(out, '>');
+	for (int x = x0; x < x1; x++)
+		if (!row[x].continuation)
+			svg_escape(out, row[x].bytes, row[x].n);
+	sb_puts(out, "</text>\n");
+}
+
+bool text_grid_svg(const struct text_grid *g, const struct theme *t, struct strbuf *out)
+{
+	sb_printf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.1f\" height=\"%d\" "
+		       "font-family=\"DejaVu Sans Mono, Menlo, Consolas, monospace\" font-size=\"14\" "
+		       "xml:space=\"preserve\">\n",
+		  g->w * SVG_CELL_W, g->h * SVG_CELL_H);
+	sb_printf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"%s\"/>\n", SVG_BG);
+	for (int y = 0; y < g->h; y++) {
+		const struct cell *row = &g->cells[(size_t)y * (size_t)g->w];
+		for (int x0 = 0, x1; x0 < g->w; x0 = x1) {
+			for (x1 = x0 + 1; x1 < g->w && row[x1].role == row[x0].role; x1++)
+				;
+			svg_run(g, t, y, x0, x1, out);
+		}
+	}
+	sb_puts(out, "</svg>\n");
 	return !out->failed;
 }

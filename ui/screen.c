@@ -2,6 +2,8 @@
  * (see term.h). No terminal is touched. */
 #include "term.h"
 
+#include "cli.h"
+
 #include "strbuf.h"
 
 #include <stdio.h>
@@ -104,7 +106,8 @@ int screen_run(struct app *app, int w, int h, const char *keys, struct strbuf *o
 		ok = frame(app, &g, w, h);
 	}
 	if (rc == CS_OK && ok)
-		ok = frame(app, &g, w, h) && text_grid_dump(g, out);
+		ok = frame(app, &g, w, h) && (app->cli && app->cli->svg ? text_grid_svg(g, &app->theme, out)
+									 : text_grid_dump(g, out));
 	text_grid_free(g);
 	if (rc == CS_OK && !ok)
 		rc = cs_error_nomem(err);

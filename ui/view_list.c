@@ -189,6 +189,11 @@ static unsigned list_mouse(struct app *app, int y, int x, int ev)
 		vm_move(vm, ev == APP_MOUSE_WHEEL_UP ? -3 : 3);
 		return VIEW_HANDLED | VIEW_RELAYOUT;
 	}
+	if (y < L->bars_y && y < 3) { /* the header: selected, its detail shown */
+		vm->on_header = true;
+		vm->detail_scroll = 0;
+		return VIEW_HANDLED | VIEW_REDRAW | VIEW_RELAYOUT;
+	}
 	if (y >= L->bars_y && y < L->bars_y + L->nbars) {
 		vm_set_layer_filter(vm, L->bar_layer[y - L->bars_y]);
 		return VIEW_HANDLED | VIEW_RELAYOUT;
@@ -196,6 +201,7 @@ static unsigned list_mouse(struct app *app, int y, int x, int ev)
 	long i = row_at(app, y);
 	if (i >= 0 && x >= L->list_x && x < L->list_x + L->list_w && vm->rows[i].type != VM_ROW_MARKER) {
 		vm->cursor = (size_t)i;
+		vm->on_header = false;
 		vm->detail_scroll = 0;
 		vm->focus = VM_FOCUS_LIST;
 	} else if (over_detail) {

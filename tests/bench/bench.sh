@@ -4,7 +4,10 @@
 # `make test`/`make check`: this folder has no `run` script).
 #   tests/bench/bench.sh GEN BENCH CTXSCOPE
 # BENCH_SCALE=full (default: the sizes) or small (a hundredth, for
-# development); BENCH_EDITS (default 1000); BENCH_UI=0 skips the first-frame rows.
+# development); BENCH_EDITS (default 1000); BENCH_UI=0 skips the first-frame rows;
+# BENCH_KINDS (default: all) names the rows to run, from: manifest loom ledger
+# memory requests claude-code; BENCH_DB=0 skips the agents.db rows (building
+# the database from the largest ledger takes minutes).
 set -euo pipefail
 gen=$1 bench=$2 bin=$3
 scale=${BENCH_SCALE:-full}
@@ -58,10 +61,17 @@ for n in $claude; do
   "$gen" claude-code "$n" "$seed" "$tmp/session-$n.jsonl" 2>/dev/null
   args+=("claude-code:claude-code $n MB:$tmp/session-$n.jsonl")
 done
+
+# 10k items with 1,000 newEvents: every assembly replays them (updateContext)
+# and builds twice (the context, and the full rebuild it is compared with).
+if want memory; then
+  "$gen" memory 10000 "$seed" "$tmp/memory-10000-new.json" 1000 2>/dev/null
+  args+=("memory:memory 10k + 1k newEvents:$tmp/memory-10000-new.json")
+fi
 # The largest ledger as an agents.db (built from its export with the sqlite3 shell).
 db=()
 big=${ledger##* }
-if [ -n "$big" ] && command -v sqlite3 >/dev/null 2>&1 &&
+if [ -n "$big" ] && [ "${BENCH_DB:-1}" = 1 ] && command -v sqlite3 >/dev/null 2>&1 &&
    sh tests/ledger/db_from_export.sh "$tmp/ledger-$big.json" "$tmp/agents-$big.db" 2>/dev/null; then
   db=(--ledger-db "agents.db from ledger $big MB:$tmp/agents-$big.db")
 fi

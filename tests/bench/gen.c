@@ -8,7 +8,7 @@
  *   ctxscope-gen ledger   MBYTES SEED OUT.json   a ledger export of ~MBYTES MB
  *   ctxscope-gen manifest FILES  SEED DIR        DIR/working-set.yml and the
  *                                                FILES files it lists
- *   ctxscope-gen memory   ITEMS  SEED OUT.json   a memory snapshot
+ *   ctxscope-gen memory   ITEMS  SEED OUT.json [NEW]  a memory snapshot (NEW: that many newEvents)
  *
  * The text is a debugging session on a C expression parser (a crash in
  * parse_postfix, an ASan report, the fix, its tests), recombined from the
@@ -593,7 +593,7 @@ static void gen_manifest(size_t files, uint64_t seed, const char *dir)
 
 /* ---- memory ---------------------------------------------------------------- */
 
-static void gen_memory(size_t items, uint64_t seed, const char *path)
+static void gen_memory(size_t items, size_t fresh, uint64_t seed, const char *path)
 {
 	struct rng r = { seed };
 	FILE *f = open_out(path);
@@ -641,7 +641,17 @@ static void gen_memory(size_t items, uint64_t seed, const char *path)
 		fprintf(f, ", \"scores\": { \"recency\": %.3f, \"relevance\": %.3f, \"salience\": %.3f } }%s\n",
 			(double)i / (double)items, rng_unit(&r), rng_unit(&r), i + 1 < items ? "," : "");
 	}
-	fputs("  ],\n  \"additionalContext\": \"The failing test is test_index_chain on the arm64 runner.\"\n}\n", f);
+	fputs("  ],\n", f);
+	if (fresh) { /* newEvents: events arriving after the build, replayed one at a time */
+		fputs("  \"newEvents\": [\n", f);
+		for (size_t j = 0; j < fresh; j++) {
+			iso_time(when, sizeof when, (uint64_t)(items + j) * 11);
+			fprintf(f, "    { \"id\": \"new-%zu\", \"type\": \"event\", \"content\": \"[%s] %s\" }%s\n", j, when,
+				PICK(&r, events), j + 1 < fresh ? "," : "");
+		}
+		fputs("  ],\n", f);
+	}
+	fputs("  \"additionalContext\": \"The failing test is test_index_chain on the arm64 runner.\"\n}\n", f);
 	close_out(f, path);
 	free(t.p);
 	fprintf(stderr, "memory: %zu items\n", items);
@@ -799,8 +809,8 @@ static void gen_claude(size_t mbytes, uint64_t seed, const char *path)
 
 int main(int argc, char **argv)
 {
-	if (argc != 5) {
-		fputs("usage: ctxscope-gen loom|ledger|manifest|memory|requests|claude-code SIZE SEED OUT\n"
+	if (argc != 5 && !(argc == 6 && strcmp(argv[1], "memory") == 0)) {
+		fputs("usage: ctxscope-gen loom|ledger|manifest|memory|requests|claude-code SIZE SEED OUT [NEW-EVENTS (memory)]\n"
 		      "  SIZE: nodes (loom), megabytes (ledger, requests, claude-code), files (manifest), items (memory)\n",
 		      stderr);
 		return 2;
@@ -824,7 +834,7 @@ int main(int argc, char **argv)
 	else if (strcmp(argv[1], "manifest") == 0)
 		gen_manifest((size_t)size, seed, argv[4]);
 	else if (strcmp(argv[1], "memory") == 0)
-		gen_memory((size_t)size, seed, argv[4]);
+		gen_memory((size_t)size, argc == 6 ? (size_t)strtoull(argv[5], NULL, 10) : 0, seed, argv[4]);
 	else if (strcmp(argv[1], "requests") == 0)
 		gen_requests((size_t)size, seed, argv[4]);
 	else if (strcmp(argv[1], "claude-code") == 0)

@@ -11,6 +11,8 @@
 #include <cmocka.h>
 
 #include "alloc.h"
+#include "cache.h"
+#include "config.h"
 #include "edit.h"
 #include "exact.h"
 #include "strbuf.h"
@@ -227,6 +229,104 @@ static void test_text_remembered(void **state)
 	tokenizer_close(t);
 }
 
+/* A profile whose provider's tokenizer is public prices in exact counts:
+ * the uuids the estimate puts under OpenAI's 1,024 minimum are over it
+ * exactly, and a warm repeat reads every whole 128-token step of them;
+ * without a measure, or for the other profiles, nothing changes. */
+static void test_cache_in_exact_tokens(void **state)
+{
+	(void)state;
+	size_t n;
+	const struct cache_profile *profiles = cache_builtin_profiles(&n);
+	const struct cache_profile *openai = NULL;
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(profiles[i].exact, !strcmp(profiles[i].name, "openai"));
+		if (profiles[i].exact)
+			openai = &profiles[i];
+	}
+	assert_non_null(openai);
+	/* a profile of the user's file based on openai prices as it does */
+	struct cache_config cfg;
+	cache_config_init(&cfg);
+	struct cs_error cerr;
+	cs_error_clear(&cerr);
+	const char *yml = "profiles:\n  gateway:\n    based_on: openai\n    min_prefix: 512\n  other:\n    unit: 64\n";
+	assert_int_equal(cache_config_parse(&cfg, yml, strlen(yml), &cerr), CS_OK);
+	assert_true(cache_config_profile(&cfg, "gateway")->exact);
+	assert_false(cache_config_profile(&cfg, "other")->exact);
+	cache_config_fini(&cfg);
+	struct tokenizer *t = open_or_fail("o200k_base");
+	struct source *src = support_load("tests/fixtures/tokenizer/uuids/working-set.yml", NULL);
+	struct assembly a;
+	support_assemble(src, &a);
+	struct exact_live L = { 0 };
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(exact_live_count(&L, t, &a, &err), CS_OK);
+	struct cache_measure m = { L.block_tokens, L.block_tokens, L.total, L.total };
+	struct cache_analysis est, exact;
+	assert_int_equal(cache_analyze(&a, NULL, &a, NULL, openai, &est, &err), CS_OK);
+	assert_int_equal(cache_analyze_measured(&a, NULL, &a, NULL, openai, &m, &exact, &err), CS_OK);
+	assert_true(a.total_tokens < openai->min_prefix && L.total >= openai->min_prefix);
+	assert_false(est.exact);
+	assert_int_equal(est.now.read, 0);
+	assert_true(exact.exact);
+	assert_int_equal(exact.now.total, L.total);
+	assert_int_equal(exact.now.read, L.total / openai->unit * openai->unit);
+	assert_int_equal(exact.now.uncached, L.total - exact.now.read);
+	cache_analysis_fini(&est);
+	cache_analysis_fini(&exact);
+	/* a NULL measure is the estimate */
+	assert_int_equal(cache_analyze_measured(&a, NULL, &a, NULL, openai, NULL, &exact, &err), CS_OK);
+	assert_false(exact.exact);
+	assert_int_equal(exact.now.total, a.total_tokens);
+	cache_analysis_fini(&exact);
+	exact_live_fini(&L);
+	asm_fini(&a);
+	source_free(src);
+	tokenizer_close(t);
+}
+
+/* Out of memory at every allocation of a count, then of a recount: the
+ * error says so, the figures are -1, nothing leaks, and a later count with
+ * memory is right again. */
+static void test_out_of_memory(void **state)
+{
+	(void)state;
+	struct tokenizer *t = open_or_fail("cl100k_base");
+	struct source *src = support_load("samples/manifest/bugfix/working-set.yml", NULL);
+	struct assembly a;
+	support_assemble(src, &a);
+	struct exact_counts want;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(exact_count(&want, t, &a, &err), CS_OK);
+	bool done = false;
+	for (long nth = 1; !done && nth < 400; nth++) {
+		struct exact_live L = { 0 };
+		cs_error_clear(&err);
+		cs_alloc_fail_from(nth);
+		int rc = exact_live_count(&L, t, &a, &err);
+		if (rc == CS_OK) /* a recount after the first: the memo grows */
+			rc = exact_live_count(&L, t, &a, &err);
+		cs_alloc_fail_from(0);
+		if (rc == CS_OK) {
+			done = true;
+		} else {
+			assert_int_equal(rc, CS_ENOMEM);
+			assert_int_equal(L.total, -1);
+		}
+		assert_int_equal(exact_live_count(&L, t, &a, &err), CS_OK);
+		assert_int_equal(L.total, want.total);
+		exact_live_fini(&L);
+	}
+	assert_true(done);
+	exact_fini(&want);
+	asm_fini(&a);
+	source_free(src);
+	tokenizer_close(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +334,8 @@ int main(void)
 		cmocka_unit_test(test_live_equals_full),
 		cmocka_unit_test(test_recount_after_edits),
 		cmocka_unit_test(test_text_remembered),
+		cmocka_unit_test(test_cache_in_exact_tokens),
+		cmocka_unit_test(test_out_of_memory),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -177,8 +177,19 @@ static void test_help_and_man_page_list_every_setting(void **state)
 	setting_man_lines(setting_common, NULL, &block);
 	for (size_t k = 0; k == 0 || kind_table[k - 1]; k++) {
 		const struct setting *list = k == 0 ? setting_common : kind_table[k - 1]->settings;
-		if (k > 0)
-			setting_man_lines(list, kind_table[k - 1]->name, &block);
+		bool shown = false; /* kinds sharing a table: listed once, under all their names */
+		for (size_t j = 0; k > 0 && j + 1 < k; j++)
+			shown |= kind_table[j]->settings == list;
+		if (shown)
+			continue;
+		if (k > 0) {
+			struct strbuf names = STRBUF_INIT;
+			for (size_t j = k - 1, n = 0; kind_table[j]; j++)
+				if (kind_table[j]->settings == list)
+					sb_printf(&names, "%s%s", n++ ? ", " : "", kind_table[j]->name);
+			setting_man_lines(list, sb_str(&names), &block);
+			sb_fini(&names);
+		}
 		for (const struct setting *s = list; s && s->name; s++) {
 			assert_non_null(s->help);
 			struct strbuf line = STRBUF_INIT;

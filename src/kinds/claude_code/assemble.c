@@ -28,6 +28,9 @@ static void facts(struct assembly *a, const struct cc_model *m)
 		return;
 	}
 	const struct cc_line *l = &m->lines[c->last_line];
+	a->recorded = (struct recorded){ .input = r->rec_uncached + r->rec_read + r->rec_write, .read = r->rec_read,
+					 .written = r->rec_write,
+					 .what = arena_printf(&a->arena, "request %zu", m->req.current + 1) };
 	asm_fact(a, "recorded", "input %ld, cache read %ld, cache write %ld (%ld in all), output %ld",
 		 r->rec_uncached, r->rec_read, r->rec_write, r->rec_uncached + r->rec_read + r->rec_write,
 		 l->has_usage ? l->out : 0L);

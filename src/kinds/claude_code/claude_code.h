@@ -81,7 +81,6 @@ struct cc_model {
 	long hidden;                  /* tokens given to the part not in the transcript */
 	long total_lines, skipped_summary, skipped_snapshot, skipped_unknown, sidechain_lines;
 	long compactions, broken_chains;
-	long want_request;            /* the --request setting: 1-based, -1 the last on the main chain */
 	size_t first_replayed;        /* the first request whose prompt is rebuilt */
 	bool truncated;               /* the last line was malformed and ignored */
 	bool subagent;                /* every line a sidechain: a subagent's own session */
@@ -96,7 +95,13 @@ int cc_build(struct source *src, struct cc_model *m, struct cs_error *err);
 /* Makes request k (0-based) the current one: the predictions again (the
  * pieces stay: every request's blocks are pieces). */
 int cc_select(struct source *src, size_t k, struct cs_error *err);
-/* The request the session opens on: want_request, else the last on the
+/* request_model.select: the request `want` (1-based; -1 the last on the
+ * main chain), refused before the replay window. */
+int cc_select_want(struct source *src, long want, struct cs_error *err);
+/* kind_ops.edited: the predictions again when the exclusions changed
+ * (what-if: a block left out of every request that holds it). */
+int cc_edited(struct source *src, struct cs_error *err);
+/* The request the session opens on: req.want_request, else the last on the
  * main chain; the last when that one is not replayed. */
 size_t cc_current_request(const struct cc_model *m);
 /* For tests: the replay window's size in prompt blocks (CC_MAX_UNITS). */

@@ -48,6 +48,7 @@ void cc_model_free(void *model)
 	cs_free(m->blocks);
 	cs_free(m->creqs);
 	cs_free(m->unit_block);
+	cs_free(m->req.unit_piece);
 	cs_free(m);
 }
 
@@ -122,6 +123,18 @@ static void block_text(struct strbuf *out, const char *type, const cJSON *b)
 		request_json(out, b, 0, 0, NULL, NULL);
 }
 
+/* The text of the blocks that are one string as they stand (most of a
+ * session's bytes), copied once instead of through a buffer; else NULL. */
+static const char *plain_text(const char *type, const cJSON *b)
+{
+	if (b && cJSON_IsString(b))
+		return b->valuestring;
+	if (!strcmp(type, "text") || !strcmp(type, "thinking"))
+		return get_str(b, type);
+	const cJSON *content = !strcmp(type, "tool_result") ? get(b, "content") : NULL;
+	return content && cJSON_IsString(content) ? content->valuestring : NULL;
+}
+
 static int add_block(struct source *src, struct cc_model *m, const cJSON *b, const char *type, struct cs_error *err)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -129,12 +142,16 @@ static int add_block(struct source *src, struct cc_model *m, const cJSON *b, con
 	if (!blk)
 		return cs_error_nomem(err);
 	blk->type = arena_strdup(&src->arena, type);
-	block_text(&sb, type, b);
-	blk->text = arena_strndup(&src->arena, sb.len ? sb_str(&sb) : "", sb.len);
-	blk->text_len = sb.len;
-	sb.len = 0;
-	request_json(&sb, b, 0, 0, NULL, NULL);
-	blk->hash = request_hash(sb.len ? sb_str(&sb) : "", sb.len, REQUEST_HASH_SEED);
+	const char *plain = plain_text(type, b);
+	if (plain) {
+		blk->text_len = strlen(plain);
+		blk->text = arena_strndup(&src->arena, plain, blk->text_len);
+	} else {
+		block_text(&sb, type, b);
+		blk->text = arena_strndup(&src->arena, sb.len ? sb_str(&sb) : "", sb.len);
+		blk->text_len = sb.len;
+	}
+	blk->hash = request_hash_json(b, REQUEST_HASH_SEED, false);
 	bool failed = sb.failed;
 	sb_fini(&sb);
 	if (failed || !blk->type || !blk->text)
@@ -369,7 +386,8 @@ int cc_load(struct source *src, const char *data, size_t len, struct cs_error *e
 	if (!m)
 		return cs_error_nomem(err);
 	src->model = m;
-	m->want_request = -1;
+	m->req.want_request = -1;
+	m->req.select = cc_select_want;
 	src->input_type = "Claude Code session";
 	int rc = read_lines(src, m, data, len, err);
 	if (rc == CS_OK && count_warnings(src, m) != CS_OK)

@@ -293,5 +293,6 @@ int cc_report_extra(const struct source *src, const struct assembly *a, struct e
 	const struct cc_model *m = src->model;
 	emit_session(em, m);
 	emit_sequence(em, m);
+	request_emit_whatif(em, &m->req);
 	return emit_tools(em, m);
 }

@@ -430,8 +430,8 @@ static int make_pieces(struct source *src, struct cc_model *m)
  * the main chain, else the last. */
 size_t cc_current_request(const struct cc_model *m)
 {
-	if (m->want_request >= 1 && (size_t)m->want_request <= m->req.nreqs)
-		return (size_t)m->want_request - 1;
+	if (m->req.want_request >= 1 && (size_t)m->req.want_request <= m->req.nreqs)
+		return (size_t)m->req.want_request - 1;
 	for (size_t k = m->req.nreqs; k-- > 0;)
 		if (m->creqs[k].main)
 			return m->creqs[k].replayed ? k : m->req.nreqs - 1;
@@ -467,7 +467,40 @@ static int predict(struct build *b, size_t k)
 int cc_select(struct source *src, size_t k, struct cs_error *err)
 {
 	struct build b = { .src = src, .m = src->model, .uuids = STRMAP_INIT, .err = err };
-	return predict(&b, k);
+	int rc = predict(&b, k);
+	if (rc == CS_OK)
+		request_predicted(&b.m->req, request_exclusions(src));
+	return rc;
+}
+
+int cc_select_want(struct source *src, long want, struct cs_error *err)
+{
+	struct cc_model *m = src->model;
+	if (want >= 1 && (size_t)want <= m->first_replayed)
+		return cs_error_set(err, CS_EUSAGE, "request %ld: only requests %zu to %zu are replayed (a session this "
+				    "long is replayed from its end)", want, m->first_replayed + 1, m->req.nreqs);
+	return cc_select(src, cc_current_request(m), err); /* it reads req.want_request, set by the setting */
+}
+
+int cc_edited(struct source *src, struct cs_error *err)
+{
+	struct cc_model *m = src->model;
+	return request_exclusions(src) == m->req.predicted_for ? CS_OK : cc_select(src, m->req.current, err);
+}
+
+/* Every unit's piece, so an excluded block leaves every request that
+ * holds it (what-if); the part not in the transcript has none. */
+static int unit_pieces(struct cc_model *m)
+{
+	m->req.unit_piece = cs_malloc((m->req.nunits ? m->req.nunits : 1) * sizeof *m->req.unit_piece);
+	if (!m->req.unit_piece)
+		return CS_ENOMEM;
+	for (size_t u = 0; u < m->req.nunits; u++) {
+		size_t b = m->unit_block[u];
+		long piece = b == (size_t)-1 ? -1 : m->blocks[b].piece;
+		m->req.unit_piece[u] = piece < 0 ? REQUEST_NO_PIECE : (uint32_t)piece;
+	}
+	return CS_OK;
 }
 
 static size_t max_units = CC_MAX_UNITS;
@@ -530,7 +563,8 @@ int cc_build(struct source *src, struct cc_model *m, struct cs_error *err)
 		size_hidden(m);
 		m->req.provider = REQ_ANTHROPIC;
 		m->req.is_log = true;
-		rc = make_pieces(src, m) == CS_OK ? predict(&b, cc_current_request(m)) : cs_error_nomem(err);
+		rc = make_pieces(src, m) == CS_OK && unit_pieces(m) == CS_OK ? cc_select(src, cc_current_request(m), err)
+									   : cs_error_nomem(err);
 	}
 	strmap_fini(&b.uuids);
 	cs_free(b.chain);

@@ -626,6 +626,9 @@ static void explain_recorded(struct assembly *a, const struct view *v)
 			 fmt_thousands(n1, rt->input_tokens),
 			 rt->cached_input_tokens >= 0 ? fmt_thousands(n2, rt->cached_input_tokens) : "not recorded",
 			 rt->cache_write_tokens >= 0 ? fmt_thousands(n3, rt->cache_write_tokens) : "not recorded", rt->id);
+		a->recorded = (struct recorded){ .input = rt->input_tokens, .read = rt->cached_input_tokens,
+						 .written = rt->cache_write_tokens,
+						 .what = arena_printf(&a->arena, "turn %s", rt->id) };
 	}
 	else if (rt)
 		asm_fact(a, "recorded input", "not recorded for turn %s", rt->id);

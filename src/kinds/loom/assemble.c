@@ -41,7 +41,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { LAYER_SYSTEM, LAYER_HISTORY, LAYER_CURRENT };
+enum { LAYER_SYSTEM, LAYER_HISTORY, LAYER_CURRENT, LAYER_MEMORY };
 
 struct unit {
 	size_t first, n;      /* its pieces: seq[first .. first + n) */
@@ -68,6 +68,12 @@ struct state {
 	unsigned char *why;   /* per piece: the decision, enum reason (REASON_NONE: it goes in) */
 	long sys;             /* budget tokens of the system context, 0 when none */
 	size_t sys_parts;     /* texts joined into it */
+	long mem;             /* budget tokens of the addendum and the operational memory block */
+	bool addendum;        /* the system addendum goes in */
+	const char *add_text; /* the addendum with its separator; arena; NULL none */
+	size_t depth;         /* path nodes the request holds (all, or those before a replayed node) */
+	long long latest_ms;  /* the latest createdAt among them, LOOM_NO_TIME when none */
+	const char *mem_head, *mem_tail; /* the memory block around its pinned entries; arena; NULL none */
 };
 
 /* What the budget made of the conversation (decided before a sentence). */
@@ -105,11 +111,24 @@ static void trimmed(const struct piece *p, const char **s, size_t *n)
 		(*n)--;
 }
 
+/* Whether a replay (loom->replay_pos) leaves the item out: the path nodes
+ * from the replayed one on, and the sources of edges leading past it. */
+static bool after_replay(const struct loom *m, const struct loom_item *it)
+{
+	if (m->replay_pos == SIZE_MAX || it->use == LOOM_PINNED)
+		return false;
+	return it->use == LOOM_PRIMARY ? it->path_pos >= m->replay_pos : it->path_pos > m->replay_pos;
+}
+
 /* Decide: why piece i is left out (REASON_NONE: it goes in). */
 static int filter(const struct state *st, long i)
 {
 	const struct piece *p = &st->src->pieces[i];
 	const struct loom_item *it = &st->m->items[p->kind_index];
+	if (after_replay(st->m, it))
+		return REASON_LATER;
+	if (it->use == LOOM_PINNED && !st->m->loom_aware)
+		return REASON_LOOM_AWARE_OFF;
 	if (p->user_excluded == 1)
 		return REASON_EXCLUDED_BY_USER;
 	bool forced = p->user_excluded == 0;
@@ -133,6 +152,13 @@ static void explain_filtered(struct state *st, long i)
 	const struct piece *p = &st->src->pieces[i];
 	const struct loom_item *it = &st->m->items[p->kind_index];
 	switch (st->why[i]) {
+	case REASON_LATER:
+		asm_drop(a, i, REASON_LATER, "comes after the replayed request");
+		break;
+	case REASON_LOOM_AWARE_OFF:
+		asm_drop(a, i, REASON_LOOM_AWARE_OFF,
+			 "loom-aware rendering is off: the operational memory is not sent (L or --loom-aware)");
+		break;
 	case REASON_NO_SYSTEM_CONTEXT:
 		asm_drop(a, i, REASON_NO_SYSTEM_CONTEXT,
 			 "not sent: an instruction source goes into the system context, which buffer mode leaves "
@@ -174,9 +200,9 @@ static void make_header(struct state *st, long i)
 	const struct piece *p = &st->src->pieces[i];
 	const struct loom_item *it = &st->m->items[p->kind_index];
 	char when[48] = "";
-	if (it->created_ms != LOOM_NO_TIME && st->m->latest_ms != LOOM_NO_TIME) {
+	if (it->created_ms != LOOM_NO_TIME && st->latest_ms != LOOM_NO_TIME) {
 		char rel[32];
-		snprintf(when, sizeof when, " \xC2\xB7 %s", loom_relative_time(rel, it->created_ms, st->m->latest_ms));
+		snprintf(when, sizeof when, " \xC2\xB7 %s", loom_relative_time(rel, it->created_ms, st->latest_ms));
 	}
 	const char *h = arena_printf(&st->a->arena, "[%s] %s%s\n%u %s \xC2\xB7 %u %s%s\n---\n", p->label,
 				     it->author_type, when, it->continuations,
@@ -200,11 +226,12 @@ static void make_loom_block(struct state *st)
 	sb_printf(&sb, "Tree: %s (%s mode)\n", m->title[0] ? m->title : m->tree_id,
 		  m->mode == LOOM_DIALOGUE ? "dialogue" : "buffer");
 	sb_printf(&sb, "Nodes: %zu \xC2\xB7 branch points: %zu \xC2\xB7 depth: %zu\n", m->nnodes, m->branch_points,
-		  m->depth);
+		  st->depth);
 	sb_puts(&sb, "Position: ");
 	bool first = true;
 	for (size_t i = 0; i < src->npieces; i++) {
-		if (m->items[src->pieces[i].kind_index].use != LOOM_PRIMARY)
+		const struct loom_item *it = &m->items[src->pieces[i].kind_index];
+		if (it->use != LOOM_PRIMARY || after_replay(m, it))
 			continue;
 		sb_printf(&sb, "%s%s", first ? "" : " > ", src->pieces[i].label);
 		first = false;
@@ -395,9 +422,11 @@ static void explain_truncation(struct state *st, const struct truncation *t)
 			  fmt_thousands(n3, usable));
 	if (t->fit == FIT_SYSTEM_OVER)
 		asm_state(a, ASM_ERROR | ASM_OVER_LIMIT,
-			  "error: the system context alone takes %s tokens, over the usable budget of %s by %s; "
+			  "error: the system context%s alone takes %s tokens, over the usable budget of %s by %s; "
 			  "Aspen Grove never truncates it, so nothing was removed",
-			  fmt_thousands(n1, st->sys), fmt_thousands(n2, usable), fmt_thousands(n3, st->sys - usable));
+			  st->mem ? " with the loom-aware addendum and operational memory" : "",
+			  fmt_thousands(n1, st->sys + st->mem), fmt_thousands(n2, usable),
+			  fmt_thousands(n3, st->sys + st->mem - usable));
 	if (t->fit == FIT_STOP)
 		asm_state(a, ASM_ERROR | ASM_OVER_LIMIT,
 			  "error: stopAtLimit refuses to truncate and the context is over the usable budget of %s "
@@ -507,7 +536,8 @@ static void decide_conversation(struct state *st)
 	const struct source *src = st->src;
 	const struct loom *m = st->m;
 	for (size_t i = 0; i < src->npieces; i++) {
-		if (m->items[src->pieces[i].kind_index].use == LOOM_INSTRUCTION)
+		enum loom_use use = m->items[src->pieces[i].kind_index].use;
+		if (use == LOOM_INSTRUCTION || use == LOOM_PINNED)
 			continue;
 		st->why[i] = (unsigned char)filter(st, (long)i);
 		if (st->why[i] == REASON_NONE)
@@ -524,22 +554,129 @@ static void decide_conversation(struct state *st)
 /* Decide, the budget: whether it all fits, and what the strategy removes. */
 static void decide_budget(struct state *st, int strategy, struct truncation *t)
 {
-	t->total = st->sys;
+	t->total = st->sys + st->mem;
 	for (size_t u = 0; u < st->nunits; u++)
 		t->total += st->units[u].tokens;
 	t->first_removed = st->nunits;
-	if (st->sys > t->usable)
+	if (st->sys + st->mem > t->usable)
 		t->fit = FIT_SYSTEM_OVER;
 	else if (t->total <= t->usable)
 		t->fit = FIT_WHOLE;
 	else if (strategy == STRAT_STOP_AT_LIMIT)
 		t->fit = FIT_STOP;
 	else if (strategy == STRAT_ROLLING_WINDOW)
-		t->fit = FIT_ROLLING, rolling_window(st, st->sys, t);
+		t->fit = FIT_ROLLING, rolling_window(st, st->sys + st->mem, t);
 	else
 		t->fit = FIT_MIDDLE, truncate_middle(st, t);
 	if (t->removed)
 		st->a->flags |= ASM_TRUNCATED;
+}
+
+static bool has_loom_aware_data(const struct loom *m)
+{
+	return m->addendum[0] || m->npinned || m->nrecent || m->nstashes;
+}
+
+static long text_tokens(const struct state *st, const char *s)
+{
+	return tokens_estimate(utf8_count_code_points(s, strlen(s)), st->a->chars_per_token);
+}
+
+/* A pinned entry's block: "- LABEL: TEXT\n". */
+static long pinned_tokens(const struct state *st, long i)
+{
+	const struct piece *p = &st->src->pieces[i];
+	size_t cp = 2 + utf8_count_code_points(p->label, strlen(p->label)) + 2 + p->code_points + 1;
+	return tokens_estimate(cp, st->a->chars_per_token);
+}
+
+/* The memory block's text after its pinned entries: the recent actions,
+ * the stash names, the closing line. */
+static void memory_tail(const struct loom *m, bool dialogue, struct strbuf *sb)
+{
+	if (m->nrecent)
+		sb_puts(sb, "Recent actions:\n");
+	for (size_t k = 0; k < m->nrecent; k++)
+		sb_printf(sb, "- %s\n", m->recent_actions[k]);
+	if (m->nstashes)
+		sb_puts(sb, "Stashed:\n");
+	for (size_t k = 0; k < m->nstashes; k++)
+		sb_printf(sb, "- %s\n", m->stashes[k]);
+	sb_puts(sb, dialogue ? "===" : "===\n\n");
+}
+
+/* Decide, the loom-aware extensions (formats.md section 1): the addendum
+ * after the system context, then the operational memory block (pinned
+ * entries, recent actions, stashed names; empty sections left out). Only
+ * with loom-aware rendering on; their tokens are protected like the
+ * system context's. */
+static void decide_memory(struct state *st)
+{
+	const struct source *src = st->src;
+	const struct loom *m = st->m;
+	struct assembly *a = st->a;
+	size_t kept = 0;
+	long pinned = 0;
+	for (size_t i = 0; i < src->npieces; i++) {
+		if (m->items[src->pieces[i].kind_index].use != LOOM_PINNED)
+			continue;
+		st->why[i] = (unsigned char)filter(st, (long)i);
+		if (st->why[i] == REASON_NONE)
+			kept++, pinned += pinned_tokens(st, (long)i);
+	}
+	if (!m->loom_aware)
+		return;
+	if (m->addendum[0] && (st->dialogue || m->buffer_system_context)) {
+		st->add_text = st->dialogue ? arena_printf(&a->arena, "%s%s", st->sys_parts ? "\n\n" : "", m->addendum)
+					    : arena_printf(&a->arena, "%s\n\n", m->addendum);
+		if (!st->add_text)
+			a->nomem = true;
+		else
+			st->mem += text_tokens(st, st->add_text);
+	}
+	if (!kept && !m->nrecent && !m->nstashes)
+		return;
+	bool sep = st->dialogue && (st->sys_parts || st->add_text);
+	st->mem_head = arena_printf(&a->arena, "%s=== Operational Memory ===\n%s", sep ? "\n\n" : "",
+				    kept ? "Pinned:\n" : "");
+	struct strbuf sb = STRBUF_INIT;
+	memory_tail(m, st->dialogue, &sb);
+	st->mem_tail = sb.failed ? NULL : arena_strndup(&a->arena, sb_str(&sb), sb.len);
+	sb_fini(&sb);
+	if (!st->mem_head || !st->mem_tail) {
+		a->nomem = true;
+		st->mem_head = st->mem_tail = NULL;
+		return;
+	}
+	st->mem += text_tokens(st, st->mem_head) + pinned + text_tokens(st, st->mem_tail);
+}
+
+/* Render, the addendum and the operational memory block (system message
+ * in dialogue mode; the document's start in buffer mode). */
+static void render_memory(struct state *st)
+{
+	struct assembly *a = st->a;
+	const struct source *src = st->src;
+	if (st->add_text)
+		emit_made(st, "system addendum", st->add_text, (size_t)-1, LAYER_MEMORY, 0);
+	if (!st->mem_head)
+		return;
+	emit_made(st, "operational memory", st->mem_head, (size_t)-1, LAYER_MEMORY, 0);
+	for (size_t i = 0; i < src->npieces; i++) {
+		const struct piece *p = &src->pieces[i];
+		if (st->m->items[p->kind_index].use != LOOM_PINNED || st->why[i] != REASON_NONE)
+			continue;
+		struct block *b = asm_block(a, (long)i, LAYER_MEMORY, -1);
+		long index = (long)a->nblocks - 1;
+		asm_span(a, "- ", 2, 2);
+		asm_span(a, p->label, strlen(p->label), (size_t)-1);
+		asm_span(a, ": ", 2, 2);
+		asm_span(a, p->text, p->text_bytes, p->code_points);
+		asm_span(a, "\n", 1, 1);
+		b->budget_tokens = pinned_tokens(st, (long)i);
+		asm_whole(a, (long)i, index, b->budget_tokens);
+	}
+	emit_made(st, "operational memory end", st->mem_tail, (size_t)-1, LAYER_MEMORY, 0);
 }
 
 /* Render, the system context: one block, its texts joined by a blank line. */
@@ -548,10 +685,10 @@ static void render_system(struct state *st)
 	struct assembly *a = st->a;
 	const struct source *src = st->src;
 	const struct loom *m = st->m;
+	if (st->dialogue && (st->sys_parts || st->add_text || st->mem_head))
+		asm_message(a, "system");
 	if (!st->sys_parts)
 		return;
-	if (st->dialogue)
-		asm_message(a, "system");
 	struct block *b = asm_block(a, -1, LAYER_SYSTEM, -1);
 	long bi = (long)a->nblocks - 1;
 	b->label = "system context";
@@ -580,6 +717,48 @@ static void render_system(struct state *st)
 		asm_span(a, "\n\n", 2, 2);
 }
 
+/* Explain, a replayed request (the replay setting): whose request it is
+ * and what the provider recorded for it. */
+static void explain_replayed(struct state *st)
+{
+	const struct source *src = st->src;
+	const struct loom *m = st->m;
+	for (size_t i = 0; i < src->npieces; i++) {
+		const struct loom_item *it = &m->items[src->pieces[i].kind_index];
+		if (it->use != LOOM_PRIMARY || it->path_pos != m->replay_pos)
+			continue;
+		char n1[32];
+		if (it->prompt_tokens != LOOM_NO_TOKENS)
+			asm_fact(st->a, "request", "the one that produced %s, replayed: the path's first %zu nodes; the "
+				 "provider recorded %s prompt tokens", src->pieces[i].label, st->depth,
+				 fmt_thousands(n1, it->prompt_tokens));
+		else
+			asm_fact(st->a, "request", "the one that produced %s, replayed: the path's first %zu nodes; no "
+				 "recorded usage", src->pieces[i].label, st->depth);
+		return;
+	}
+}
+
+/* Decide, the request's extent: the whole path, or the nodes before the
+ * replayed one (with the latest time among them, for relative times). */
+static void decide_extent(struct state *st)
+{
+	const struct source *src = st->src;
+	const struct loom *m = st->m;
+	st->depth = m->depth;
+	st->latest_ms = m->latest_ms;
+	if (m->replay_pos == SIZE_MAX)
+		return;
+	st->depth = m->replay_pos;
+	st->latest_ms = LOOM_NO_TIME;
+	for (size_t i = 0; i < src->npieces; i++) {
+		const struct loom_item *it = &m->items[src->pieces[i].kind_index];
+		if (it->use == LOOM_PRIMARY && it->path_pos < m->replay_pos && it->created_ms != LOOM_NO_TIME &&
+		    (st->latest_ms == LOOM_NO_TIME || it->created_ms > st->latest_ms))
+			st->latest_ms = it->created_ms;
+	}
+}
+
 /* Explain, the header facts: the mode, the tree, the model and settings. */
 static void explain_settings(struct state *st, int strategy, long min_recent)
 {
@@ -597,7 +776,7 @@ static void explain_settings(struct state *st, int strategy, long min_recent)
 	if (m->agent_name)
 		asm_fact(a, "agent", "%s (%s)", m->agent_name,
 			 m->agent_prompt[0] ? "its systemPrompt opens the system context" : "no systemPrompt");
-	asm_fact(a, "budget", "%s", src->settings.budget >= 0 ? "--budget (overrides limit - tokenBuffer)"
+	asm_fact(a, "budget", "%s", src->settings.budget >= 0 ? "set with b or --budget, instead of limit - tokenBuffer"
 				    : "limit - preferences.tokenBuffer");
 	if (src->settings.strategy != STRAT_NONE && src->settings.strategy != m->strategy)
 		asm_fact(a, "strategy", "%s (--strategy; the tree says %s)", strategy_name(strategy),
@@ -606,7 +785,12 @@ static void explain_settings(struct state *st, int strategy, long min_recent)
 		asm_fact(a, "strategy", "%s", strategy_name(strategy));
 	asm_fact(a, "min_recent", "%ld path nodes%s", min_recent, m->min_recent_override >= 0 ? " (--min-recent)" : "");
 	asm_fact(a, "path", "%s, %zu nodes", m->path_source, m->depth);
-	asm_fact(a, "loom_aware", "%s", m->loom_aware ? "on (headers and the Loom Context block are counted)" : "off");
+	if (m->replay_pos != SIZE_MAX)
+		explain_replayed(st);
+	asm_fact(a, "loom_aware", "%s", !m->loom_aware ? "off"
+			 : has_loom_aware_data(m) ? "on (headers, the Loom Context block, the addendum and the operational "
+						    "memory are counted)"
+						  : "on (headers and the Loom Context block are counted)");
 }
 
 /* Explain, the pieces the filter left out: instruction sources first, then
@@ -640,8 +824,8 @@ int loom_assemble(const struct source *src, struct assembly *a, struct cs_error 
 	int rc = asm_init(a, src, st.dialogue ? ASM_MESSAGES : ASM_DOCUMENT);
 	if (rc != CS_OK)
 		return cs_error_nomem(err);
-	static const char *const layers[] = { "system", "history", "current" };
-	asm_grouping(a, "physical", layers, 3);
+	static const char *const layers[] = { "system", "history", "current", "memory" };
+	asm_grouping(a, "physical", layers, has_loom_aware_data(m) ? 4 : 3);
 
 	int strategy = src->settings.strategy != STRAT_NONE ? src->settings.strategy : m->strategy;
 	struct truncation t = { .min_recent = m->min_recent_override >= 0 ? m->min_recent_override : m->min_recent };
@@ -663,10 +847,13 @@ int loom_assemble(const struct source *src, struct assembly *a, struct cs_error 
 		goto out;
 	}
 
+	decide_extent(&st);
 	decide_system(&st);
+	decide_memory(&st);
 	decide_conversation(&st);
 	decide_budget(&st, strategy, &t);
 	render_system(&st);
+	render_memory(&st);
 	emit_all(&st, t.first_removed, t.removed);
 	explain_settings(&st, strategy, t.min_recent);
 	explain_filters(&st);

@@ -13,8 +13,8 @@
  *     mode it is kept byte for byte;
  *   - a node used as a context source twice, or also on the path, is one
  *     piece (its first use), with a warning.
- * Unsupported: the seed's operational memory block and loom-aware system
- * prompt addendum (no fields for them in the format).
+ * The loom-aware extensions (loomAware) are read in memory.c, the recorded
+ * usage (rawApiResponses) in usage.c.
  * The time parsing is time.c; the pieces are made in pieces.c; the kind's
  * table and settings are kind.c. */
 #include "loom_priv.h"
@@ -78,6 +78,11 @@ static size_t idmap_get(const struct idmap *im, const char *key)
 		if (strcmp(im->keys[i], key) == 0)
 			return im->vals[i];
 	return NONE;
+}
+
+size_t loom_node_index(const struct loader *L, const char *id)
+{
+	return idmap_get(&L->node_ids, id);
 }
 
 int loom_nomem(struct loader *L)
@@ -761,6 +766,7 @@ void loom_free(void *model)
 	struct loom *m = model;
 	if (!m)
 		return;
+	loom_usage_free(m->usage);
 	cs_free(m->items);
 	cs_free(m);
 }
@@ -812,6 +818,29 @@ static int read_tree(struct loader *L, const cJSON *root, size_t *root_node)
 	return node_ref(L, tree, &tp, "rootNodeId", JSON_REQUIRED, root_node);
 }
 
+/* After the path: the working buffer, the limit, the pieces, the
+ * loom-aware extensions and the recorded usage. */
+static int finish(struct loader *L, const cJSON *root)
+{
+	struct loom *m = L->m;
+	const char *wb = "";
+	int rc = json_get_string(&L->doc, root, JPATH_ROOT, "workingBuffer", JSON_OPTIONAL, &wb, L->err);
+	if (rc)
+		return rc;
+	m->working_buffer_bytes = strlen(wb);
+	if (!(m->working_buffer = arena_strndup(&L->src->arena, wb, m->working_buffer_bytes)))
+		return loom_nomem(L);
+	if (!m->agent_prompt && !(m->agent_prompt = loom_keep(L, "")))
+		return loom_nomem(L);
+	settle_limit(m);
+	if ((rc = loom_make_pieces(L)) || (rc = loom_read_loom_aware(L, root)) || (rc = loom_read_responses(L, root)))
+		return rc;
+	if (m->token_buffer >= m->limit)
+		rc = source_warn(L->src, -1, 0, 0, "preferences.tokenBuffer %ld leaves nothing of the %ld-token limit",
+				 m->token_buffer, m->limit);
+	return rc;
+}
+
 int loom_load(struct source *src, const char *data, size_t len, struct cs_error *err)
 {
 	struct loader L = { .src = src, .err = err };
@@ -822,6 +851,9 @@ int loom_load(struct source *src, const char *data, size_t len, struct cs_error 
 	L.m = m;
 	m->min_recent_override = -1;
 	m->latest_ms = LOOM_NO_TIME;
+	m->replay_pos = SIZE_MAX;
+	m->want_request = -1;
+	m->addendum = "";
 	struct selection *sel = NULL;
 	size_t nsel = 0;
 	int rc = json_doc_parse(&L.doc, data, len, err);
@@ -879,24 +911,7 @@ int loom_load(struct source *src, const char *data, size_t len, struct cs_error 
 		if (t != LOOM_NO_TIME && (m->latest_ms == LOOM_NO_TIME || t > m->latest_ms))
 			m->latest_ms = t;
 	}
-	const char *wb = "";
-	if ((rc = json_get_string(&L.doc, root, JPATH_ROOT, "workingBuffer", JSON_OPTIONAL, &wb, err)))
-		goto out;
-	m->working_buffer_bytes = strlen(wb);
-	if (!(m->working_buffer = arena_strndup(&src->arena, wb, m->working_buffer_bytes))) {
-		rc = loom_nomem(&L);
-		goto out;
-	}
-	if (!m->agent_prompt && !(m->agent_prompt = loom_keep(&L, ""))) {
-		rc = loom_nomem(&L);
-		goto out;
-	}
-	settle_limit(m);
-	if ((rc = loom_make_pieces(&L)))
-		goto out;
-	if (m->token_buffer >= m->limit)
-		rc = source_warn(src, -1, 0, 0, "preferences.tokenBuffer %ld leaves nothing of the %ld-token limit",
-				 m->token_buffer, m->limit);
+	rc = finish(&L, root);
 out:
 	cs_free(sel);
 	cs_free(L.nodes);
@@ -920,10 +935,10 @@ int loom_report_piece(const struct source *src, const struct assembly *a, long p
 	(void)a;
 	const struct loom *m = src->model;
 	const struct loom_item *it = &m->items[src->pieces[piece].kind_index];
-	static const char *const uses[] = { "path", "context", "instruction" };
+	static const char *const uses[] = { "path", "context", "instruction", "pinned" };
 	emit_key_str(em, "use", uses[it->use]);
 	emit_key_str(em, "author", it->author_type);
 	if (it->bookmarked)
 		emit_key_bool(em, "bookmarked", true);
-	return CS_OK;
+	return loom_report_usage_piece(src, piece, em);
 }

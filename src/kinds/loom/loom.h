@@ -20,6 +20,7 @@ extern const struct kind_ops loom_kind;
 #define LOOM_DEFAULT_MIN_RECENT 4      /* seed 000 preferences */
 #define LOOM_DEFAULT_TOKEN_BUFFER 1024 /* seed 000 preferences */
 #define LOOM_MAX_NODES 10000000        /* nodes; more is refused (ids are hashed in memory) */
+#define LOOM_REPLAY_MAX 200            /* model nodes replayed (the last ones): each is an assembly */
 #define LOOM_NO_TIME (-0x7fffffffffffffffLL - 1) /* a node without createdAt (LLONG_MIN) */
 
 enum loom_mode { LOOM_DIALOGUE, LOOM_BUFFER };
@@ -29,7 +30,10 @@ enum loom_use {
 	LOOM_PRIMARY,     /* a node of the path itself */
 	LOOM_CONTEXT,     /* a context source of a path edge, placed before its primary */
 	LOOM_INSTRUCTION, /* an instruction source of a path edge: into the system context */
+	LOOM_PINNED,      /* a pinned entry of the operational memory (loomAware) */
 };
+
+#define LOOM_NO_TOKENS (-1L) /* a response without a recorded count */
 
 /* One per piece (piece->kind_index), in piece order. */
 struct loom_item {
@@ -42,7 +46,18 @@ struct loom_item {
 	bool pruned;               /* metadata.pruned */
 	bool via_annotation;       /* reached through an annotation edge on the path */
 	bool include_annotation;   /* metadata.includeAnnotation: the override */
+	size_t path_pos;           /* primary: its index on the path; context and instruction: the
+				      index of the path node their edge leads to; pinned: 0 */
+	/* The model node's recorded usage (rawApiResponses), when it has one. */
+	long prompt_tokens;        /* tokenUsage.promptTokens; LOOM_NO_TOKENS when no response */
+	long completion_tokens;    /* tokenUsage.completionTokens; LOOM_NO_TOKENS when absent */
+	const char *response_id;   /* arena; NULL when no response */
+	const char *provider;      /* arena; "" when absent */
+	long long response_ms;     /* responseTimestamp, LOOM_NO_TIME when absent */
+	long response_index;       /* its index in rawApiResponses, -1 when none */
 };
+
+struct loom_usage; /* the replayed requests, computed when first asked (usage.c) */
 
 struct loom {
 	enum loom_mode mode;
@@ -70,7 +85,51 @@ struct loom {
 	size_t depth;                /* nodes on the path */
 	struct loom_item *items;     /* one per piece; cs_malloc'd */
 	size_t nitems;
+	/* seed 000's loom-aware extensions (loomAware; shown with loom_aware on) */
+	const char *addendum;        /* loomAware.systemAddendum trimmed; arena; "" none */
+	const char **recent_actions; /* operationalMemory.recentActions; arena */
+	size_t nrecent;
+	const char **stashes;        /* operationalMemory.stashes; arena */
+	size_t nstashes;
+	size_t npinned;              /* pinned entries (pieces whose use is LOOM_PINNED) */
+	/* recorded usage (rawApiResponses) */
+	size_t nresponses;           /* responses kept for model nodes on the path */
+	size_t responses_off_path;   /* responses for model nodes the path does not use */
+	size_t replay_pos;           /* SIZE_MAX; a replay: the path node whose request it assembles */
+	long want_request;           /* the replay setting: the Nth model node's request (1-based); -1 the next */
+	struct loom_usage *usage;    /* cache of the replays (usage.c); NULL until asked; owned */
 };
+
+/* One model node's request replayed (usage.c); the rows of struct loom_usage. */
+struct loom_usage_row {
+	long piece;                  /* the model node */
+	long estimate;               /* the replayed request's estimated tokens */
+	long recorded;               /* tokenUsage.promptTokens; LOOM_NO_TOKENS when no response */
+	long exact;                  /* the exact count of the replay, -1 when no public tokenizer */
+	bool refused;                /* the replay is an error state (no message, over the limit...) */
+	char *note;                  /* its sentence for people, made when first asked; owned */
+};
+
+struct loom_usage {
+	double chars_per_token;      /* the settings it was computed under */
+	bool loom_aware;
+	struct loom_usage_row *rows; /* every model node on the path, in path order; owned */
+	size_t n;
+	size_t nrecorded;            /* rows with a recorded usage (the sums are theirs) */
+	size_t first;                /* model nodes before the first row (past LOOM_REPLAY_MAX) */
+	long estimate_sum, recorded_sum, exact_sum; /* exact_sum -1 when not every row has one */
+	const char *encoding;        /* the exact tokenizer used, NULL none */
+};
+
+/* The model nodes on the path (each the answer to a request), counted;
+ * for k below the count, the k-th one's path position and piece (either
+ * may be NULL). */
+size_t loom_model_node(const struct source *src, size_t k, size_t *pos, long *piece);
+
+/* The replays of every model node on the path (those with a recorded usage
+ * summed), under the source's settings (cached in the model). CS_OK, CS_ENOMEM, or
+ * an assembly error. */
+int loom_usage_get(const struct source *src, const struct loom_usage **out, struct cs_error *err);
 
 /* Assembler (assemble.c), through loom_kind.assemble. */
 int loom_assemble(const struct source *src, struct assembly *out, struct cs_error *err);

@@ -97,10 +97,47 @@ void loom_trim(const char **s, size_t *n);
 /* Makes the pieces (owned by the source) of the nodes the path uses. */
 int loom_make_pieces(struct loader *L);
 
+/* A pinned entry of the operational memory as a piece (id "pinned:LABEL",
+ * label LABEL, its text trimmed), after the path's pieces. */
+int loom_add_pinned(struct loader *L, const char *label, const char *text);
+
+/* memory.c */
+
+/* Reads the optional loomAware object (formats.md section 1): the system
+ * addendum, the operational memory (pinned entries become pieces). Runs
+ * after loom_make_pieces. */
+int loom_read_loom_aware(struct loader *L, const cJSON *root);
+
+/* usage.c */
+
+/* Reads the optional rawApiResponses: each response's promptTokens onto
+ * the model node it produced; a response naming no node or a node that is
+ * not a model node is a positioned warning; of two for one node the later
+ * responseTimestamp wins, with a warning. Runs after loom_make_pieces. */
+int loom_read_responses(struct loader *L, const cJSON *root);
+
+/* The piece entry's "request" map for a model node with a recorded usage. */
+int loom_report_usage_piece(const struct source *src, long piece, struct emitter *em);
+
+/* Frees the replays' cache (loom_free). */
+void loom_usage_free(struct loom_usage *u);
+
+/* The index of the node whose id is `id`, or NONE (load.c). */
+size_t loom_node_index(const struct loader *L, const char *id);
+
+/* A warning positioned at `at` (plus key), text prefixed with the path. */
+int loom_warn_at(struct loader *L, long piece, const struct jpath *at, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+struct emitter;
+
 /* The kind's operations, for its table (kind.c). */
 int loom_load(struct source *src, const char *data, size_t len, struct cs_error *err);
 void loom_free(void *model);
-struct emitter;
 int loom_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em);
+int loom_report_extra(const struct source *src, const struct assembly *a, struct emitter *em);
+const char *loom_piece_note(const struct source *src, long piece);
+bool loom_piece_column(const struct source *src, long piece, char cell[KIND_COLUMN_WIDTH + 1]);
+int loom_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, struct cs_error *err);
 
 #endif

@@ -22,7 +22,8 @@ void loom_trim(const char **s, size_t *n)
 		(*n)--;
 }
 
-static int add_piece(struct loader *L, size_t node, enum loom_use use, bool via_annotation, struct strbuf *scratch)
+static int add_piece(struct loader *L, size_t node, enum loom_use use, size_t path_pos, bool via_annotation,
+		     struct strbuf *scratch)
 {
 	struct tnode *t = &L->nodes[node];
 	long pi = source_add_piece(L->src);
@@ -37,6 +38,8 @@ static int add_piece(struct loader *L, size_t node, enum loom_use use, bool via_
 		.use = use, .author_type = t->author ? "model" : "human", .created_ms = t->created_ms,
 		.continuations = t->cont_out, .annotations = t->ann_out, .bookmarked = t->bookmarked,
 		.pruned = t->pruned, .via_annotation = via_annotation, .include_annotation = t->include_annotation,
+		.path_pos = path_pos, .prompt_tokens = LOOM_NO_TOKENS, .completion_tokens = LOOM_NO_TOKENS,
+		.provider = "", .response_ms = LOOM_NO_TIME, .response_index = -1,
 	};
 	sb_reset(scratch);
 	loom_content_text(t->content, scratch);
@@ -81,7 +84,7 @@ int loom_make_pieces(struct loader *L)
 						 L->nodes[ts->node].id, e->id);
 				continue;
 			}
-			rc = add_piece(L, ts->node, LOOM_INSTRUCTION, false, &scratch);
+			rc = add_piece(L, ts->node, LOOM_INSTRUCTION, i, false, &scratch);
 		}
 	}
 	/* the path nodes must keep their own piece even when also used as a context source */
@@ -100,15 +103,43 @@ int loom_make_pieces(struct loader *L)
 							 L->nodes[ts->node].id, e->id);
 					continue;
 				}
-				rc = add_piece(L, ts->node, LOOM_CONTEXT, false, &scratch);
+				rc = add_piece(L, ts->node, LOOM_CONTEXT, i + 1, false, &scratch);
 			}
 		}
 		if (rc)
 			break;
 		bool via_ann = L->path_edge[i] != NONE && L->edges[L->path_edge[i]].type == EDGE_ANNOTATION;
-		rc = add_piece(L, L->path[i], LOOM_PRIMARY, via_ann, &scratch);
+		rc = add_piece(L, L->path[i], LOOM_PRIMARY, i, via_ann, &scratch);
 	}
 	cs_free(on_path);
 	sb_fini(&scratch);
 	return rc;
+}
+
+int loom_add_pinned(struct loader *L, const char *label, const char *text)
+{
+	long pi = source_add_piece(L->src);
+	if (pi < 0)
+		return loom_nomem(L);
+	struct loom *m = L->m;
+	if (CS_GROW(m->items, m->nitems, (size_t)pi + 1) != 0)
+		return loom_nomem(L);
+	m->items[pi] = (struct loom_item){
+		.use = LOOM_PINNED, .author_type = "memory", .created_ms = LOOM_NO_TIME,
+		.prompt_tokens = LOOM_NO_TOKENS, .completion_tokens = LOOM_NO_TOKENS, .provider = "",
+		.response_ms = LOOM_NO_TIME, .response_index = -1,
+	};
+	const char *t = text;
+	size_t len = strlen(text);
+	loom_trim(&t, &len);
+	struct piece *p = &L->src->pieces[pi];
+	p->id = arena_printf(&L->src->arena, "pinned:%s", label);
+	p->label = loom_keep(L, label);
+	p->role = "pinned";
+	p->kind_index = (size_t)pi;
+	p->layer = 3;
+	if (!p->id || !p->label || source_set_piece_text(L->src, pi, t, len) != CS_OK)
+		return loom_nomem(L);
+	m->npinned++;
+	return CS_OK;
 }

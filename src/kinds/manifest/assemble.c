@@ -244,7 +244,6 @@ static long emit_block(struct assembly *a, long piece, const struct content *c, 
 		asm_text(a, "\n", 1);
 	asm_textf(a, "</%s>\n", manifest_role_name(role));
 	b->budget_tokens = budget_tokens;
-	b->flags |= BLOCK_BREAKPOINT; /* seed 002 order is priority order: each block can end a cached prefix */
 	kept_ends(p, c, &b->keep_head, &b->keep_tail);
 	return index;
 }
@@ -287,7 +286,6 @@ static void boot_header(struct assembly *a, const struct manifest *m, long *used
 	if (m->hints_present)
 		asm_textf(a, "Cache hints: %s\n", m->hints_present);
 	asm_text(a, "Tool contract: All calls require `why`\n", 39);
-	b->flags |= BLOCK_BREAKPOINT;
 	b->budget_tokens = tokens_estimate(b->code_points, a->chars_per_token);
 	*used += b->budget_tokens;
 }
@@ -640,6 +638,36 @@ static void render(struct walk *w, struct assembly *a)
 	}
 }
 
+#define MANIFEST_BREAKPOINTS 4 /* the most breakpoints one API request takes (anthropic's limit) */
+
+/* Where a cache-aware orchestrator puts the breakpoints: at the end of each
+ * run of one layer (the stable ones lead: boot, system, developer), at most
+ * MANIFEST_BREAKPOINTS - 1 of those, then after the last block; said in a
+ * fact. */
+static void place_breakpoints(struct assembly *a)
+{
+	if (a->nblocks == 0)
+		return;
+	struct strbuf said = STRBUF_INIT;
+	size_t n = 0;
+	for (size_t b = 0; b + 1 < a->nblocks && n + 1 < MANIFEST_BREAKPOINTS; b++) {
+		int l = a->blocks[b].layer[0];
+		if (l == a->blocks[b + 1].layer[0])
+			continue;
+		a->blocks[b].flags |= BLOCK_BREAKPOINT;
+		sb_printf(&said, "%s%s", n ? ", " : "after ", l >= 0 ? a->groupings[0].layers[l].name : "made text");
+		n++;
+	}
+	a->blocks[a->nblocks - 1].flags |= BLOCK_BREAKPOINT;
+	sb_printf(&said, "%sthe last block", n ? " and " : "after ");
+	if (!said.failed)
+		asm_fact(a, "breakpoints", "%zu, %s (at most %d, as one request takes)", n + 1, sb_str(&said),
+			 MANIFEST_BREAKPOINTS);
+	else
+		a->nomem = true;
+	sb_fini(&said);
+}
+
 /* The counts explain() tells in warnings. */
 struct tally {
 	size_t excluded_budget, truncated, capped;
@@ -760,8 +788,11 @@ int manifest_assemble(const struct source *src, struct assembly *a, struct cs_er
 	a->budget.usable = w.effective;
 	if (m->protocol)
 		asm_fact(a, "protocol", "%s", m->protocol);
-	asm_fact(a, "budget", "%s", src->settings.budget >= 0 ? "--budget (overrides effective)"
-				    : m->has_budget ? "from the manifest" : "default (no budget in the manifest)");
+	if (src->settings.budget >= 0)
+		asm_fact(a, "budget", "%ld set with b or --budget, instead of the manifest's effective %ld",
+			 src->settings.budget, m->effective);
+	else
+		asm_fact(a, "budget", "%s", m->has_budget ? "from the manifest" : "default (no budget in the manifest)");
 
 	size_t nitems = src->npieces ? src->npieces : 1;
 	w.order = cs_malloc(2 * nitems * sizeof *w.order);
@@ -782,6 +813,7 @@ int manifest_assemble(const struct source *src, struct assembly *a, struct cs_er
 		decide(&w, &c, &w.dec[k], a->chars_per_token);
 	}
 	render(&w, a);
+	place_breakpoints(a);
 	explain(&w, a);
 	explain_must(&w, a);
 	cs_free(w.order);

@@ -59,6 +59,8 @@ struct slot {
 	int share;    /* enum memory_allocation, -1 none */
 	bool excluded;
 	int filtered; /* enum memory_filter */
+	int held;     /* REASON_NONE, or why this build holds it out (memory_held_out) */
+	long full_tokens; /* before compression (= tokens when not compressed) */
 };
 
 /* Makes m->rank_order the score order for weights (sorting only when the
@@ -113,6 +115,7 @@ struct run {
 	bool has_cutoff, has_included;
 	double cutoff, lowest_in;
 	size_t dropped_budget, dropped_alloc, scored;
+	const char *compressed; /* the compression fact (arena), NULL when off */
 };
 
 static const char *archetype_text(const struct memory *m, struct arena *ar)
@@ -154,7 +157,9 @@ static bool rank(struct run *r, struct assembly *a)
 					     .type = it->type,
 					     .share = memory_allocation_of_type(it->type),
 					     .excluded = piece_excluded(p),
-					     .filtered = it->filtered };
+					     .filtered = it->filtered,
+					     .held = memory_held_out(r->m, it),
+					     .full_tokens = it->tokens };
 		r->rank_of[i] = k;
 	}
 	return true;
@@ -210,7 +215,7 @@ static void pass_queries(struct run *r, const struct memory *cache)
 	for (size_t j = 0; r->m->caps && j < cache->npass1; j++) {
 		size_t k = r->rank_of[cache->pass1_order[j]];
 		const struct slot *o = &r->order[k];
-		if (o->excluded || o->filtered != MF_NONE)
+		if (o->excluded || o->filtered != MF_NONE || o->held)
 			continue;
 		struct decision *d = &r->dec[k];
 		d->share_used = r->share_used[o->share];
@@ -230,8 +235,8 @@ static void pass_select(struct run *r)
 	for (size_t k = 0; k < r->n; k++) {
 		const struct slot *o = &r->order[k];
 		struct decision *d = &r->dec[k];
-		if (o->excluded || o->filtered != MF_NONE) {
-			d->reason = o->excluded ? REASON_EXCLUDED_BY_USER : REASON_FILTERED;
+		if (o->excluded || o->filtered != MF_NONE || o->held) {
+			d->reason = o->excluded ? REASON_EXCLUDED_BY_USER : o->held ? o->held : REASON_FILTERED;
 			continue;
 		}
 		if (d->reason == REASON_NONE) {
@@ -252,6 +257,79 @@ static void pass_select(struct run *r)
 		r->lowest_in = o->score;
 		r->has_included = true;
 	}
+}
+
+/* Names the items now in that were not: "a, b and 3 more". */
+static void now_fit(const struct run *r, const bool *was_in, struct strbuf *out, size_t *count)
+{
+	*count = 0;
+	for (size_t k = 0; k < r->n; k++) {
+		if (was_in[k] || r->dec[k].reason != REASON_NONE)
+			continue;
+		if (++*count <= 5)
+			sb_printf(out, "%s%s", *count > 1 ? ", " : "", r->src->pieces[r->order[k].index].id);
+	}
+	if (*count > 5)
+		sb_printf(out, " and %zu more", *count - 5);
+}
+
+/* Pass 2, with compression (compress.c) when on: select once as the
+ * builder does, then shrink the lowest-scoring of what pass 1 kept until
+ * they fit the budget and select again; a fact names what was summarized
+ * and what then fits. */
+static void select_compressed(struct run *r, struct assembly *a)
+{
+	struct decision *kept = r->m->compress ? cs_malloc((r->n ? r->n : 1) * sizeof *kept) : NULL;
+	if (kept)
+		memcpy(kept, r->dec, r->n * sizeof *kept); /* what pass 1 left */
+	pass_select(r);
+	if (!r->m->compress)
+		return;
+	size_t n = r->n ? r->n : 1;
+	double *score = cs_malloc(n * sizeof *score);
+	long *tokens = cs_malloc(n * sizeof *tokens), *out = cs_malloc(n * sizeof *out);
+	bool *eligible = cs_malloc(n * sizeof *eligible), *was_in = cs_malloc(n * sizeof *was_in);
+	if (!kept || !score || !tokens || !out || !eligible || !was_in) {
+		a->nomem = true;
+	} else {
+		for (size_t k = 0; k < r->n; k++) {
+			score[k] = r->order[k].score;
+			tokens[k] = r->order[k].tokens;
+			eligible[k] = kept[k].reason == REASON_NONE && !r->order[k].excluded && !r->order[k].held &&
+				      r->order[k].filtered == MF_NONE;
+			was_in[k] = r->dec[k].reason == REASON_NONE;
+		}
+		size_t c = memory_compress_plan(score, tokens, eligible, r->n, r->budget, out);
+		long freed = 0;
+		for (size_t k = 0; k < r->n; k++) {
+			freed += tokens[k] - out[k];
+			r->order[k].tokens = out[k];
+		}
+		if (c) {
+			memcpy(r->dec, kept, r->n * sizeof *r->dec);
+			r->has_cutoff = r->has_included = false;
+			r->dropped_budget = r->scored = 0;
+			pass_select(r);
+		}
+		struct strbuf names = STRBUF_INIT;
+		size_t fit = 0;
+		now_fit(r, was_in, &names, &fit);
+		char n1[32];
+		if (c == 0)
+			r->compressed = "on: the candidates fit the budget, nothing to summarize";
+		else
+			r->compressed = arena_printf(&a->arena, "compressing %zu item%s frees %s tokens: %s%s", c,
+						     c == 1 ? "" : "s", fmt_thousands(n1, freed),
+						     fit == 0 ? "no item that was out now fits" : names.failed ? "" : sb_str(&names),
+						     fit == 0 ? "" : fit == 1 ? " now fits" : " now fit");
+		sb_fini(&names);
+	}
+	cs_free(kept);
+	cs_free(score);
+	cs_free(tokens);
+	cs_free(out);
+	cs_free(eligible);
+	cs_free(was_in);
 }
 
 /* Render, one section: its header, then its items in score order (or the
@@ -291,8 +369,16 @@ static void render_section(const struct run *r, struct assembly *a, int sec, boo
 			long t = r->order[k].tokens;
 			blk->budget_tokens = t;
 			blk->keep_head = p->text_bytes;
+			long full = r->order[k].full_tokens;
+			if (t != full)
+				asm_textf(a, "[would be summarized: %ld → %ld tokens] ", full, t);
 			asm_span(a, p->text, p->text_bytes, p->code_points);
-			asm_whole(a, i, b, t);
+			if (t != full)
+				asm_cut(a, i, b, t, REASON_WOULD_COMPACT,
+					"compressed: the seed's compressContext would summarize it to a third, %ld → %ld tokens "
+					"(lowest scores first until the items fit)", full, t);
+			else
+				asm_whole(a, i, b, t);
 		}
 		last = b;
 	}
@@ -303,7 +389,7 @@ static void render_section(const struct run *r, struct assembly *a, int sec, boo
 /* Render: formatContext, one section per type with items, in score order. */
 static void render(const struct run *r, struct assembly *a)
 {
-	bool first_section = true;
+	bool first_section = a->nblocks == 0; /* the task stack's layers may come first */
 	for (int sec = 0; sec < MEMORY_NSECTIONS; sec++)
 		render_section(r, a, sec, &first_section);
 }
@@ -327,6 +413,13 @@ static void explain_drops(const struct run *r, struct assembly *a)
 		switch (d->reason) {
 		case REASON_EXCLUDED_BY_USER:
 			asm_drop(a, i, REASON_EXCLUDED_BY_USER, "excluded by you (score %.3f)", score);
+			break;
+		case REASON_OFF_PATH:
+			asm_drop(a, i, REASON_OFF_PATH, "not the current task frame's (%s): its taskId is %s; score %.3f",
+				 r->m->stack.frames[r->m->stack.current].id, it->task_id ? it->task_id : "absent", score);
+			break;
+		case REASON_LATER:
+			asm_drop(a, i, REASON_LATER, "a new event (newEvents[%ld]): not part of this build", it->arrival);
 			break;
 		case REASON_FILTERED: {
 			const char *why = memory_filter_sentence(r->src, it, &a->arena);
@@ -352,7 +445,7 @@ static void explain_drops(const struct run *r, struct assembly *a)
 		default:
 			break;
 		}
-		a->results[i].original_tokens = tokens;
+		a->results[i].original_tokens = r->order[k].full_tokens;
 	}
 }
 
@@ -386,7 +479,7 @@ static void explain_facts(const struct run *r, struct assembly *a)
 	if (m->filters.removed)
 		asm_fact(a, "filters", "%zu item%s removed before the queries", m->filters.removed,
 			 m->filters.removed == 1 ? "" : "s");
-	asm_fact(a, "budget", "%s", r->src->settings.budget >= 0 ? "--budget (overrides maxTokens)" : "maxTokens");
+	asm_fact(a, "budget", "%s", r->src->settings.budget >= 0 ? "set with b or --budget, instead of maxTokens" : "maxTokens");
 	if (r->has_cutoff)
 		asm_cutoff(a, r->cutoff);
 	asm_fact(a, "cutoff score", "%s", a->cutoff_text ? a->cutoff_text : "none");
@@ -406,22 +499,24 @@ static void explain_facts(const struct run *r, struct assembly *a)
 }
 
 /* rank → pass 1 → pass 2 → render → explain. */
-int memory_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+int memory_build(const struct source *src, struct assembly *a, struct cs_error *err)
 {
 	const struct memory *m = src->model;
 	int rc = asm_init(a, src, ASM_DOCUMENT);
 	if (rc != CS_OK)
 		return cs_error_nomem(err);
-	const char *layers[MEMORY_NSECTIONS];
-	for (int k = 0; k < MEMORY_NSECTIONS; k++)
-		layers[k] = memory_section_title(k);
-	asm_grouping(a, "section", layers, MEMORY_NSECTIONS);
+	if (memory_groupings(m, a) != CS_OK)
+		a->nomem = true;
 
 	struct run r = { .src = src, .m = m, .s = &m->cur, .n = src->npieces };
-	r.budget = src->settings.budget >= 0 ? src->settings.budget : m->max_tokens;
-	a->budget.limit = r.budget;
+	long budget = src->settings.budget >= 0 ? src->settings.budget : m->max_tokens;
+	a->budget.limit = budget;
 	a->budget.reserve = 0;
-	a->budget.usable = r.budget;
+	a->budget.usable = budget;
+	struct memory_stack_take take;
+	memory_stack_render(src, a, budget, &take); /* the task stack's layers, when on */
+	size_t first_block = a->nblocks;
+	r.budget = take.remaining;
 	for (int k = 0; k < MA_COUNT; k++)
 		r.cap[k] = (long)floor((double)r.budget * (r.s->allocation[k] / 100.0)); /* the seed's TokenBudget.allocate */
 
@@ -437,18 +532,28 @@ int memory_assemble(const struct source *src, struct assembly *a, struct cs_erro
 		return cs_error_nomem(err);
 	}
 	pass_queries(&r, cache);
-	pass_select(&r);
+	select_compressed(&r, a);
 	render(&r, a);
-	explain_drops(&r, a);
+	if (!m->quiet)
+		explain_drops(&r, a);
 	cs_free(r.order);
 	cs_free(r.rank_of);
 	cs_free(r.dec);
 	explain_facts(&r, a);
+	if (r.compressed)
+		asm_fact(a, "compression", "%s", r.compressed);
+	memory_stack_explain(src, a, budget, &take, first_block);
 
 	char n1[32], n2[32];
 	rc = asm_finish(a, err);
-	if (rc == CS_OK && a->total_tokens > r.budget)
+	if (rc == CS_OK && a->total_tokens > budget)
 		asm_warn(a, -1, "the rendered context is %s tokens (estimated), over the budget of %s: the ContextBuilder charges "
-			 "item tokens only", fmt_thousands(n1, a->total_tokens), fmt_thousands(n2, r.budget));
+			 "item tokens only", fmt_thousands(n1, a->total_tokens), fmt_thousands(n2, budget));
 	return rc;
+}
+
+int memory_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+{
+	const struct memory *m = src->model;
+	return m->nnew ? memory_assemble_incremental(src, a, err) : memory_build(src, a, err);
 }

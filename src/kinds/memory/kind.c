@@ -25,8 +25,40 @@ static const char *const allocation_names[] = {
 	NULL
 };
 static const char *const on_off[] = { "on", "off" };
+static const char *const assemblies[] = { "stack", "linear", NULL }; /* enum memory_assembly */
+static const char *const incremental_modes[] = { "as-written", "as-intended", NULL }; /* enum memory_incremental */
+
+/* step N: the new events replayed, 0 (the builder's context) to all of them. */
+static int set_step(struct source *src, const struct setting *s, const char *text, struct cs_error *err)
+{
+	struct memory *m = src->model;
+	struct setting_value v;
+	int rc = setting_parse(s, text, NULL, &v, err);
+	if (rc != CS_OK)
+		return rc;
+	if (v.number > (double)m->nnew)
+		return m->nnew ? cs_error_set(err, CS_EUSAGE, "update %s: this snapshot has %zu new event%s", text, m->nnew,
+					      m->nnew == 1 ? "" : "s")
+			       : cs_error_set(err, CS_EUSAGE, "update %s: this snapshot has no newEvents", text);
+	m->step = (long)v.number;
+	return CS_OK;
+}
 
 enum { MS_ARCHETYPE, MS_WEIGHT, MS_ALLOCATION, MS_CAPS }; /* memory_settings[] */
+
+/* stack needs a taskStack in the snapshot. */
+static int set_assembly(struct source *src, const struct setting *s, const char *text, struct cs_error *err)
+{
+	struct memory *m = src->model;
+	struct setting_value v;
+	int rc = setting_parse(s, text, NULL, &v, err);
+	if (rc != CS_OK)
+		return rc;
+	if (v.choice == MEMORY_ASSEMBLY_STACK && !m->stack.frames)
+		return cs_error_set(err, CS_EUSAGE, "this snapshot has no taskStack");
+	m->assembly = v.choice;
+	return CS_OK;
+}
 
 /* "NAME", or "NAME recency=..,...,relations=P" to restore a state exactly
  * (undo); "none" only comes back from get_archetype (a snapshot without one).
@@ -99,6 +131,20 @@ static const struct setting memory_settings[] = {
 	[MS_CAPS] = { .name = "allocation-caps", .type = SETTING_BOOL, .words = on_off, .arg = "on|off", .def = "on",
 		      .help = "off: skip pass 1 (each source query keeping its share by its own score): one greedy pass by final score",
 		      SETTING_FIELD(SETTING_IN_MODEL, struct memory, caps) },
+	{ .name = "compress", .type = SETTING_BOOL, .words = on_off, .arg = "on|off", .def = "off",
+	  .help = "on: the seed's compressContext, lowest scores summarized to a third until the items fit",
+	  SETTING_FIELD(SETTING_IN_MODEL, struct memory, compress) },
+	{ .name = "assembly", .type = SETTING_ENUM, .choices = assemblies, .arg = "stack|linear",
+	  .help = "stack (the default with a taskStack): its layers, then the builder for the current frame; linear: the builder alone",
+	  .set = set_assembly,
+	  SETTING_FIELD(SETTING_IN_MODEL, struct memory, assembly) },
+	{ .name = "incremental", .type = SETTING_ENUM, .choices = incremental_modes, .def = "as-written",
+	  .arg = "as-written|as-intended",
+	  .help = "how newEvents replay: as-written (the seed's code: the highest score goes) or as-intended (the lowest)",
+	  SETTING_FIELD(SETTING_IN_MODEL, struct memory, incremental) },
+	{ .name = "update", .type = SETTING_INT, .arg = "N", .min = 0, .max = MEMORY_MAX_ITEMS,
+	  .help = "the new events replayed: 0 (the builder's context) to all of them (the default)", .set = set_step,
+	  SETTING_FIELD(SETTING_IN_MODEL, struct memory, step) },
 	{ .name = NULL },
 };
 
@@ -109,7 +155,29 @@ static const char *const memory_sort_keys[] = { "order", "tokens", "score", NULL
 static const struct kind_action memory_actions[] = {
 	{ .key = "A", .name = "archetype", .help = "cycle the archetype (coding, support, research), re-assemble",
 	  .what = KIND_ACTION_CYCLE, .option = "archetype" },
+	{ .key = "S", .name = "assembly", .help = "switch stack and linear assembly (a snapshot with a taskStack), re-assemble",
+	  .what = KIND_ACTION_CYCLE, .option = "assembly" },
+	{ .key = "C", .name = "compress", .help = "compression on or off (lowest scores summarized until the items fit), re-assemble",
+	  .what = KIND_ACTION_TOGGLE, .option = "compress" },
 	{ .key = NULL },
+};
+
+/* [ ] walk the updates (newEvents): update N is the context after N of
+ * them; update 0, the builder's own, is reached with :set update 0. */
+static size_t update_count(const struct source *src)
+{
+	const struct memory *m = src->model;
+	return m->nnew;
+}
+
+static size_t update_current(const struct source *src)
+{
+	const struct memory *m = src->model;
+	return m->step > 0 ? (size_t)m->step - 1 : 0;
+}
+
+static const struct kind_sequence memory_sequence = {
+	.noun = "update", .setting = "update", .count = update_count, .current = update_current,
 };
 
 const struct kind_ops memory_kind = {
@@ -128,5 +196,6 @@ const struct kind_ops memory_kind = {
 	.free_model = memory_free,
 	.report_extra = memory_report_extra,
 	.report_piece = memory_report_piece,
+	.sequence = &memory_sequence,
 	.piece_note = memory_piece_note,
 };

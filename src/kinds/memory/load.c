@@ -126,6 +126,7 @@ void memory_free(void *model)
 		return;
 	cs_free(m->items);
 	cs_free(m->rank_order);
+	memory_stack_free(&m->stack);
 	cs_free(m->pass1_order);
 	cs_free(m);
 }
@@ -519,6 +520,11 @@ static int read_item(struct source *src, struct memory *m, const struct json_doc
 	}
 	if (ts && !cJSON_IsNull(ts) && !it->timestamp)
 		return cs_error_nomem(err);
+	const char *task = NULL;
+	if ((rc = json_get_string(d, item, at, "taskId", JSON_OPTIONAL, &task, err)))
+		return rc;
+	if (task && !(it->task_id = arena_strdup(&src->arena, task)))
+		return cs_error_nomem(err);
 
 	struct strbuf text = STRBUF_INIT;
 	if ((rc = item_text(src, d, item, at, t, &text, err))) {
@@ -597,7 +603,16 @@ int memory_load(struct source *src, const char *data, size_t len, struct cs_erro
 			       MEMORY_MAX_ITEMS);
 		goto out;
 	}
-	m->items = cs_calloc(n ? n : 1, sizeof *m->items);
+	const cJSON *fresh = NULL; /* newEvents: event items replayed after the build (incremental.c) */
+	if ((rc = json_get_array(&d, root, JPATH_ROOT, "newEvents", JSON_OPTIONAL, &fresh, err)))
+		goto out;
+	size_t nfresh = fresh ? (size_t)cJSON_GetArraySize(fresh) : 0;
+	if (nfresh > MEMORY_MAX_ITEMS - n) {
+		rc = json_fail(&d, err, CS_ELIMIT, JPATH_ROOT, "newEvents", "%zu new events: more than the %zu accepted",
+			       nfresh, (size_t)MEMORY_MAX_ITEMS - n);
+		goto out;
+	}
+	m->items = cs_calloc(n + nfresh ? n + nfresh : 1, sizeof *m->items);
 	if (!m->items) {
 		rc = cs_error_nomem(err);
 		goto out;
@@ -610,6 +625,15 @@ int memory_load(struct source *src, const char *data, size_t len, struct cs_erro
 		struct jpath at = JPATH_INDEX(&ip, i);
 		if ((rc = read_item(src, m, &d, item, &at, i, err)))
 			goto out;
+		m->items[i].arrival = -1;
+		m->nitems = ++i;
+	}
+	struct jpath np = JPATH_KEY(JPATH_ROOT, "newEvents");
+	cJSON_ArrayForEach(item, fresh)
+	{
+		struct jpath at = JPATH_INDEX(&np, i - n);
+		if ((rc = read_item(src, m, &d, item, &at, i, err)) || (rc = memory_new_event(m, &d, item, &at, i, err)))
+			goto out;
 		m->nitems = ++i;
 	}
 	/* duplicates, once all are in: the id index is built once (O(items)) */
@@ -617,13 +641,17 @@ int memory_load(struct source *src, const char *data, size_t len, struct cs_erro
 		long first = source_find_piece(src, src->pieces[k].id);
 		if (first != (long)k) {
 			struct jpath at = JPATH_INDEX(&ip, k);
-			rc = json_fail(&d, err, CS_ESTRUCT, &at, "id", "the item id \"%s\" appears twice (first at items[%ld])",
-				       src->pieces[k].id, first);
+			struct jpath atn = JPATH_INDEX(&np, k - n);
+			rc = json_fail(&d, err, CS_ESTRUCT, k < n ? &at : &atn, "id",
+				       "the item id \"%s\" appears twice (first at %s[%ld])", src->pieces[k].id,
+				       (size_t)first < n ? "items" : "newEvents", (size_t)first < n ? first : first - (long)n);
 			goto out;
 		}
 	}
 	if (memory_derive(src, m) != CS_OK)
 		rc = cs_error_nomem(err);
+	if (rc == CS_OK)
+		rc = memory_stack_read(src, m, &d, root, err);
 out:
 	json_doc_free(&d);
 	return rc;

@@ -95,6 +95,8 @@ struct memory_item {
 	long tokens;               /* what the framework budgets: the item's `tokens`, else the estimate */
 	bool tokens_given;         /* `tokens` came from the snapshot */
 	const char *timestamp;     /* as given (ISO text), NULL when absent; arena */
+	const char *task_id;       /* `taskId` (the task stack's frame), NULL when absent; arena */
+	long arrival;              /* a new event's place in newEvents (0-based), -1 for an item */
 	bool has_ms;               /* the timestamp (the item's, else its raw event's) read as a time */
 	long long ms;              /* that time, milliseconds since 1970 */
 	double age_hours;          /* from the snapshot's now, when the recency is derived */
@@ -118,6 +120,33 @@ struct memory_filters {
 	size_t removed;            /* items the filters removed */
 };
 
+/* The task stack (formats.md section 4b; stack.c). */
+enum memory_frame_status { MF_ACTIVE, MF_COMPLETE, MF_BLOCKED };
+
+struct memory_frame {
+	const char *id, *goal;     /* arena */
+	const char *result;        /* NULL when absent; arena */
+	long parent;               /* index into frames, -1 for a root */
+	int status;                /* enum memory_frame_status */
+	long depth;                /* as given, -1 when absent */
+};
+
+struct memory_stack {
+	struct memory_frame *frames; /* cs_malloc'd; NULL when the snapshot has no taskStack */
+	size_t nframes;
+	long current;                /* index of the current frame */
+	bool task_ids;               /* some item carries a taskId */
+};
+
+/* How the context is assembled: the task stack's layers around the builder,
+ * or the builder alone. The `assembly` setting's choices, in this order. */
+enum memory_assembly { MEMORY_ASSEMBLY_STACK, MEMORY_ASSEMBLY_LINEAR };
+
+/* How newEvents are replayed (formats.md 4b): the seed's updateContext as
+ * written (sort ascending, pop(): the highest score goes; tokenCount claimed
+ * = budget), or as its comment intends (the lowest go until it fits). */
+enum memory_incremental { MEMORY_AS_WRITTEN, MEMORY_AS_INTENDED };
+
 struct memory_strategy {
 	int archetype;             /* index into memory_presets(), -1 none */
 	double weights[MW_COUNT];
@@ -130,6 +159,17 @@ struct memory {
 	struct memory_strategy input; /* as loaded: preset merged with the snapshot's strategy */
 	struct memory_strategy cur;   /* as the user set it */
 	bool caps;                  /* pass 1 runs: each source query keeps its share (formats.md section 4); false: skipped */
+	bool compress;              /* compressContext on what does not fit (formats.md 4b), off by default */
+	int assembly;               /* enum memory_assembly; stack by default when there is a taskStack */
+	struct memory_stack stack;
+	size_t nnew;                /* newEvents: the last nnew of items[] */
+	int incremental;            /* enum memory_incremental */
+	long step;                  /* new events replayed, 0..nnew (loaded as nnew: all) */
+	/* Build parameter (incremental.c sets it around each build; the
+	 * assembler reads the source as const, like the rank cache): new
+	 * events from this arrival on are held out of the builder. */
+	size_t hold_from;
+	bool quiet;                 /* build parameter: no sentences for what stayed out */
 	const char *additional;     /* additionalContext, NULL or "" when none; arena */
 	size_t additional_bytes;
 	struct memory_item *items;  /* one per piece, in input order (cs_malloc'd) */
@@ -196,6 +236,103 @@ const char *memory_piece_note(const struct source *src, long piece);
 
 /* finalScore = recency*recencyWeight + relevance*relevanceWeight + salience*salientWeight. */
 double memory_final_score(const struct memory_item *it, const double weights[MW_COUNT]);
+
+/* The task stack (stack.c). Reads the snapshot's optional `taskStack`
+ * (positioned errors for a missing parent, a cycle, two current frames).
+ * d and root are a json_doc and its root, as load.c has them. */
+struct json_doc;
+struct cJSON;
+struct jpath;
+int memory_stack_read(struct source *src, struct memory *m, const struct json_doc *d, const struct cJSON *root,
+		      struct cs_error *err);
+void memory_stack_free(struct memory_stack *st);
+/* True when the stack-aware assembly is in force. */
+bool memory_stack_on(const struct memory *m);
+/* The stack's layers, in the section grouping after the sections, and in a
+ * second grouping "stack" (root, path, siblings, current). */
+#define MEMORY_STACK_LAYERS(X)                               \
+	X(MSL_ROOT, "root", "Root Goal", 5)                  \
+	X(MSL_PATH, "path", "Task Path", 15)                 \
+	X(MSL_SIBLINGS, "siblings", "Completed Siblings", 10) \
+	X(MSL_CURRENT, "current", "Current Task", 0)
+enum memory_stack_layer {
+#define MSL_X_ENUM(e, name, title, target) e,
+	MEMORY_STACK_LAYERS(MSL_X_ENUM)
+#undef MSL_X_ENUM
+	MSL_COUNT
+};
+/* What the stack took before the builder runs. */
+struct memory_stack_take {
+	long seed_tokens;           /* estimateTokens([root, ...path, ...siblings].join("\n")) */
+	long layer_tokens[MSL_COUNT]; /* each layer's own estimate (its texts joined by "\n") */
+	long remaining;             /* budget - seed_tokens: the builder's maxTokens (may be negative) */
+	size_t nframes[MSL_COUNT];  /* frames in each layer */
+};
+/* The stack arithmetic alone (unit tests): fills take for budget. */
+void memory_stack_measure(const struct memory *m, long budget, double chars_per_token,
+			  struct memory_stack_take *take);
+/* The groupings of the assembly (sections, and the stack's when on). */
+int memory_groupings(const struct memory *m, struct assembly *a);
+/* Renders the root, path and sibling layers (stack on), fills take; the
+ * builder then runs with take->remaining. */
+void memory_stack_render(const struct source *src, struct assembly *a, long budget, struct memory_stack_take *take);
+/* True when item `it` is outside the current frame (stack on). */
+bool memory_stack_off_task(const struct memory *m, const struct memory_item *it);
+/* After the builder rendered: its blocks go in the stack's current layer;
+ * the facts and warnings on the layers' targets. */
+void memory_stack_explain(const struct source *src, struct assembly *a, long budget,
+			  const struct memory_stack_take *take, size_t first_block);
+
+/* Compression (compress.c): the seed's compressContext on the candidates
+ * in rank order (descending score, ties in input order). Walks them lowest
+ * score first (ties in input order, the seed's stable ascending sort);
+ * while the total exceeds target, an eligible item's tokens become
+ * floor(tokens / 3). out[k]: the tokens afterwards. Returns how many were
+ * compressed. */
+size_t memory_compress_plan(const double *score, const long *tokens, const bool *eligible, size_t n, long target,
+			    long *out);
+
+/* Incremental updates (incremental.c). */
+/* The reason a build holds item `it` out (REASON_OFF_PATH: another task
+ * frame's; REASON_LATER: a new event not in this build), REASON_NONE when
+ * it takes part. */
+int memory_held_out(const struct memory *m, const struct memory_item *it);
+/* After read_item on newEvents[at]: an event, scores defaulted. */
+struct json_doc;
+int memory_new_event(struct memory *m, const struct json_doc *d, const struct cJSON *item, const struct jpath *at,
+		     size_t i, struct cs_error *err);
+/* One component of the context being updated. */
+struct memory_component {
+	long piece;
+	double score;   /* relevanceScore: the final score; 1.0 for a new event */
+	long tokens;
+};
+/* The context the updates work on: components in order, tokenCount. */
+struct memory_context {
+	struct memory_component *c; /* cs_malloc'd, room for cap */
+	size_t n, cap;
+	long token_count; /* what the context says (as-written: may not be the sum) */
+	size_t sorted_from; /* [sorted_from, n) is in ascending score order (as-written keeps it); n or more: unknown */
+};
+/* What one update did. */
+struct memory_update {
+	long added;           /* the new event's piece, -1 when it did not go in */
+	size_t ndropped;      /* how many went (as-written: at most one, the highest) */
+	double dropped_score; /* the first dropped one's */
+	bool overflow;        /* the total went over the budget */
+	long total;           /* tokenCount + the new tokens, as the seed computes it */
+};
+/* updateContext: adds c at the start of ctx within budget, in mode; what
+ * happened into *u; dropped pieces are appended to out_dropped (room for
+ * ctx->n + 1). false on out of memory (ctx unchanged). */
+bool memory_update(struct memory_context *ctx, struct memory_component c, long budget, int mode,
+		   struct memory_update *u, long *out_dropped);
+/* Replays new events 1..step on the builder's assembly; the assembler
+ * when the snapshot has newEvents. */
+int memory_assemble_incremental(const struct source *src, struct assembly *a, struct cs_error *err);
+/* The builder (assemble.c): seed 003's buildContext, new events from
+ * m->hold_from on held out. */
+int memory_build(const struct source *src, struct assembly *a, struct cs_error *err);
 
 /* Assembler (assemble.c), through memory_kind.assemble. */
 int memory_assemble(const struct source *src, struct assembly *out, struct cs_error *err);

@@ -76,6 +76,37 @@ static int message_key(const struct req_unit *u)
 	return u->layer == RL_TOOLS ? -3 : u->message < 0 ? -2 : u->message;
 }
 
+/* The blocks of the request shown, in its order; the pieces of the log's
+ * other requests dropped as not in it. */
+static void blocks(struct assembly *a, const struct source *src, const struct request_model *m,
+		   const struct req_request *r)
+{
+	int key = -4;
+	for (size_t k = 0; k < r->nunits; k++) {
+		const struct req_unit *u = &m->units[r->first_unit + k];
+		long i = m->unit_piece ? (long)m->unit_piece[r->first_unit + k] : (long)k;
+		const struct piece *p = &src->pieces[i];
+		if (piece_excluded(p)) {
+			asm_drop(a, i, REASON_EXCLUDED_BY_USER, NULL);
+			continue;
+		}
+		if (message_key(u) != key) {
+			key = message_key(u);
+			asm_message(a, key == -3 ? "tools" : u->role);
+		}
+		struct block *b = asm_block(a, i, u->layer, -1);
+		asm_span(a, p->text, p->text_bytes, p->code_points);
+		b->budget_tokens = u->image ? u->tokens : p->tokens;
+		if (u->ttl || (long)p->kind_index == (long)r->first_unit + r->auto_unit)
+			b->flags |= BLOCK_BREAKPOINT;
+		asm_whole(a, i, (long)a->nblocks - 1, b->budget_tokens);
+	}
+	for (size_t i = 0; i < m->npiece_unit; i++)
+		if (m->piece_unit[i] == REQUEST_NO_UNIT)
+			asm_drop(a, (long)i, m->unit_piece && src->pieces[i].kind_index > r->first_unit ? REASON_LATER
+													 : REASON_NOT_IN_REQUEST, NULL);
+}
+
 int request_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
 {
 	const struct request_model *m = src->model;
@@ -88,25 +119,7 @@ int request_assemble(const struct source *src, struct assembly *a, struct cs_err
 	a->budget.reserve = max_tokens(m);
 	a->budget.usable = a->budget.limit - a->budget.reserve;
 	facts(a, m, r);
-	int key = -4;
-	for (size_t i = 0; i < src->npieces; i++) {
-		const struct piece *p = &src->pieces[i];
-		const struct req_unit *u = &m->units[p->kind_index];
-		if (piece_excluded(p)) {
-			asm_drop(a, (long)i, REASON_EXCLUDED_BY_USER, NULL);
-			continue;
-		}
-		if (message_key(u) != key) {
-			key = message_key(u);
-			asm_message(a, key == -3 ? "tools" : u->role);
-		}
-		struct block *b = asm_block(a, (long)i, u->layer, -1);
-		asm_span(a, p->text, p->text_bytes, p->code_points);
-		b->budget_tokens = u->image ? u->tokens : p->tokens;
-		if (u->ttl || (long)p->kind_index == (long)r->first_unit + r->auto_unit)
-			b->flags |= BLOCK_BREAKPOINT;
-		asm_whole(a, (long)i, (long)a->nblocks - 1, b->budget_tokens);
-	}
+	blocks(a, src, m, r);
 	for (size_t l = 0; l < m->nlints; l++)
 		if (m->lints[l].error)
 			asm_state(a, ASM_ERROR, "%s", m->lints[l].sentence);

@@ -40,6 +40,8 @@ void request_model_free(void *model)
 	cs_free(m->reqs);
 	cs_free(m->lints);
 	cs_free(m->user_facts);
+	cs_free(m->unit_piece);
+	cs_free(m->piece_unit);
 	cs_free(m);
 }
 
@@ -115,7 +117,7 @@ static int provider_for(const struct kind_ops *kind, const cJSON *body)
 
 /* The body inside a line: the object itself, or an exchange's request
  * (or its body); *response gets the exchange's response (NULL none). */
-static const cJSON *unwrap(const cJSON *obj, const cJSON **response)
+const cJSON *request_unwrap(const cJSON *obj, const cJSON **response)
 {
 	*response = NULL;
 	const cJSON *req = get(obj, "request");
@@ -145,7 +147,7 @@ static int take_request(struct source *src, struct request_model *m, struct json
 			long line, struct cs_error *err)
 {
 	const cJSON *response;
-	const cJSON *body = unwrap(obj, &response);
+	const cJSON *body = request_unwrap(obj, &response);
 	if (!cJSON_IsObject(body))
 		return json_fail(d, err, CS_ETYPE, JPATH_ROOT, NULL, "expected a request body (an object), got %s",
 				 json_type_name(body));
@@ -173,7 +175,7 @@ static bool is_log(const char *path)
 static bool is_request_line(const cJSON *obj)
 {
 	const cJSON *resp;
-	const cJSON *body = unwrap(obj, &resp);
+	const cJSON *body = request_unwrap(obj, &resp);
 	const char *why;
 	return cJSON_IsObject(body) && (request_provider_of(body, &why) >= 0 || get(body, "messages"));
 }
@@ -230,9 +232,14 @@ static int load_log(struct source *src, struct request_model *m, const char *dat
 	size_t n;
 	bool last;
 	while (jsonl_next(&j, &s, &n, &last)) {
+		size_t had = m->nreqs;
 		int rc = log_line(src, m, s, n, j.line, last, err);
 		if (rc != CS_OK)
 			return rc;
+		if (m->nreqs > had) { /* where its body is, to read it again (steps.c) */
+			m->reqs[had].offset = (size_t)(s - data);
+			m->reqs[had].length = n;
+		}
 	}
 	if (!m->nreqs)
 		return cs_error_set(err, CS_ESTRUCT, "no request in this log (%ld line%s)", j.line, j.line == 1 ? "" : "s");
@@ -261,44 +268,14 @@ static int looks_like_log(const char *data, size_t len, bool *yes)
 	return rc == CS_ENOMEM ? CS_ENOMEM : CS_OK;
 }
 
-/* ---- pieces ------------------------------------------------------------- */
-
-static int make_pieces(struct source *src, struct request_model *m)
-{
-	const struct req_request *r = &m->reqs[m->current];
-	for (size_t k = 0; k < r->nunits; k++) {
-		const struct req_unit *u = &m->units[r->first_unit + k];
-		long i = source_add_piece(src);
-		if (i < 0 || source_adopt_piece_text(src, i, u->text, u->text_len) != CS_OK)
-			return CS_ENOMEM;
-		struct piece *p = &src->pieces[i];
-		p->id = u->path;
-		p->role = u->role;
-		p->layer = u->layer;
-		p->kind_index = r->first_unit + k;
-		char snip[48];
-		size_t n = u->text_len < 40 ? u->text_len : 40;
-		while (n < u->text_len && n > 0 && ((unsigned char)u->text[n] & 0xC0) == 0x80)
-			n--;
-		snprintf(snip, sizeof snip, "%.*s", (int)n, u->text);
-		for (char *c = snip; *c; c++)
-			if (*c == '\n' || *c == '\r' || *c == '\t')
-				*c = ' ';
-		p->label = arena_printf(&src->arena, "%s %s: %s%s", u->path, u->type, snip, n < u->text_len ? "..." : "");
-		if (!p->label)
-			return CS_ENOMEM;
-		if (u->image || u->unknown)
-			p->flags |= u->image ? PIECE_NOT_TEXT : 0;
-	}
-	return CS_OK;
-}
-
 int request_load(struct source *src, const char *data, size_t len, struct cs_error *err)
 {
 	struct request_model *m = cs_calloc(1, sizeof *m);
 	if (!m)
 		return cs_error_nomem(err);
 	src->model = m;
+	m->want_request = -1;
+	m->select = request_select_want;
 	bool log = is_log(src->path);
 	int rc = log ? CS_OK : looks_like_log(data, len, &log);
 	if (rc != CS_OK)
@@ -317,9 +294,8 @@ int request_load(struct source *src, const char *data, size_t len, struct cs_err
 			rc = take_request(src, m, &d, d.root, 0, err);
 		json_doc_free(&d);
 	}
-	if (rc == CS_OK)
-		rc = make_pieces(src, m) == CS_OK && request_user_facts(src, m) == CS_OK ? request_predict(src, m, err)
-											  : cs_error_nomem(err);
+	if (rc == CS_OK) /* the pieces, then the request shown with its predictions (steps.c) */
+		rc = request_user_facts(src, m) == CS_OK ? request_make_pieces(src, m, err) : cs_error_nomem(err);
 	return rc;
 }
 
@@ -335,7 +311,7 @@ static int provider_of_text(const char *data, size_t len)
 	int rc = json_doc_parse(&d, data, len, &err);
 	const char *why;
 	const cJSON *resp;
-	int p = rc == CS_ENOMEM ? -2 : rc != CS_OK ? -1 : request_provider_of(unwrap(d.root, &resp), &why);
+	int p = rc == CS_ENOMEM ? -2 : rc != CS_OK ? -1 : request_provider_of(request_unwrap(d.root, &resp), &why);
 	json_doc_free(&d);
 	return p;
 }

@@ -16,9 +16,18 @@
 
 /* ---- JSON text and hashing ------------------------------------------------ */
 
+/* Eight bytes a step (a multiply and a shift mix each word in; FNV-1a one
+ * byte at a time was a seventh of a session's load), the tail by bytes. */
 uint64_t request_hash(const char *s, size_t n, uint64_t h)
 {
-	for (size_t i = 0; i < n; i++) {
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, sizeof w);
+		h = (h ^ w) * 0x9E3779B97F4A7C15ULL;
+		h ^= h >> 29;
+	}
+	for (; i < n; i++) {
 		h ^= (unsigned char)s[i];
 		h *= 1099511628211ULL;
 	}
@@ -124,10 +133,7 @@ static int block_ttl(struct walk *w, const cJSON *block, const char *path)
 	return 300;
 }
 
-/* A hash of a JSON value without its cache_control members: what a cache
- * compares (each value tagged by its type, each member by its key, so
- * {"a":"bc"} and {"ab":"c"} differ). Depth is bounded by the parser. */
-static uint64_t hash_node(const cJSON *v, uint64_t h)
+static uint64_t hash_node(const cJSON *v, uint64_t h, bool skip)
 {
 	char tag = cJSON_IsString(v) ? 's' : cJSON_IsNumber(v) ? 'n' : cJSON_IsTrue(v) ? 't' : cJSON_IsFalse(v) ? 'f'
 		 : cJSON_IsArray(v) ? 'a' : cJSON_IsObject(v) ? 'o' : 'z';
@@ -140,13 +146,18 @@ static uint64_t hash_node(const cJSON *v, uint64_t h)
 		return h;
 	const cJSON *c;
 	cJSON_ArrayForEach(c, v) {
-		if (skip_cache_control(c, NULL))
+		if (skip && skip_cache_control(c, NULL))
 			continue;
 		if (tag == 'o')
 			h = request_hash(c->string, strlen(c->string) + 1, h);
-		h = hash_node(c, h);
+		h = hash_node(c, h, skip);
 	}
 	return request_hash(tag == 'a' ? "]" : "}", 1, h);
+}
+
+uint64_t request_hash_json(const cJSON *v, uint64_t h, bool skip_cache_control)
+{
+	return hash_node(v, h, skip_cache_control);
 }
 
 /* The unit at the same place in the request before, when it is this very
@@ -179,7 +190,7 @@ static struct req_unit *add_unit(struct walk *w, const cJSON *node, const char *
 		m->cap_units = cap;
 	}
 	struct req_unit *u = &m->units[m->nunits];
-	uint64_t hash = hash_node(node, request_hash(role, strlen(role) + 1, REQUEST_HASH_SEED));
+	uint64_t hash = hash_node(node, request_hash(role, strlen(role) + 1, REQUEST_HASH_SEED), true);
 	const struct req_unit *same = same_as_before(w, hash, path, text, len);
 	memset(u, 0, sizeof *u);
 	if (same) { /* a log repeats its history: share the strings, skip the count */

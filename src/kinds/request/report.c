@@ -169,6 +169,32 @@ static void emit_one_line(struct emitter *em, const struct request_model *m, siz
 	sb_fini(&sb);
 }
 
+/* After edits: the whole log's prediction against the one as loaded. */
+void request_emit_whatif(struct emitter *em, const struct request_model *m)
+{
+	if (!m->edited)
+		return;
+	struct request_whatif w;
+	request_whatif_totals(m, &w);
+	emit_key(em, "what_if");
+	emit_map_begin(em);
+	emit_key_str(em, "edits", "the blocks left out, in every request that has them");
+	emit_key_int(em, "requests_changed", w.changed);
+	emit_key_int(em, "read", w.read);
+	emit_key_int(em, "read_as_loaded", w.loaded_read);
+	emit_key_int(em, "written", w.written);
+	emit_key_int(em, "written_as_loaded", w.loaded_written);
+	emit_key_int(em, "uncached", w.uncached);
+	emit_key_int(em, "uncached_as_loaded", w.loaded_uncached);
+	if (w.priced) {
+		emit_key_num(em, "input_cost_usd", w.cost);
+		emit_key_num(em, "input_cost_usd_as_loaded", w.loaded_cost);
+	} else {
+		emit_key_str(em, "input_cost_usd", "a model of the log has no price in the table");
+	}
+	emit_map_end(em);
+}
+
 static void emit_sequence(struct emitter *em, const struct request_model *m)
 {
 	long pr = 0, pt = 0, rr = 0, rt = 0, breaks = 0;
@@ -194,6 +220,7 @@ static void emit_sequence(struct emitter *em, const struct request_model *m)
 		}
 	}
 	emit_list_end(em);
+	request_emit_whatif(em, m);
 	emit_key_int(em, "cache_breaks", breaks);
 	emit_key_int(em, "predicted_hit_rate_percent", pct(pr, pt));
 	if (recorded)

@@ -19,6 +19,7 @@
 
 #include "json_doc.h"
 #include "kind.h"
+#include "setting.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -83,6 +84,8 @@ struct req_request {
 	long auto_unit;        /* where automatic caching puts its breakpoint (unit index), -1 none */
 	long nbreakpoints;     /* explicit and automatic */
 	long cached_extent;    /* tokens of the longest prefix it leaves in the cache */
+	size_t offset, length; /* its line's bytes in the log (to read its body again) */
+	long loaded_read, loaded_write, loaded_uncached; /* the prediction as loaded, before any edit */
 };
 
 /* Per-model cache facts (caching.md), with where they come from. */
@@ -112,7 +115,22 @@ struct request_model {
 	struct req_model_facts *user_facts; /* from the user's cache.yml, by model name (cs_malloc'd) */
 	size_t nuser_facts;
 	const char *facts_note;     /* the user file: read, absent or why it was ignored; arena */
+	/* steps.c: every unit's piece (REQUEST_NO_PIECE: none), so an edit to a
+	 * piece reaches that block in every request (cs_malloc'd). */
+	uint32_t *unit_piece;
+	size_t *piece_unit;         /* per piece: its unit in the current request, or REQUEST_NO_UNIT */
+	size_t npiece_unit;
+	size_t doc_request;         /* the request whose document doc holds */
+	long want_request;          /* the `request` setting: 1-based; -1 the last (on a session's main chain) */
+	/* Shows the request `want` (1-based, in range; -1 the default one):
+	 * request_select for logs, the claude-code kind's own for sessions. */
+	int (*select)(struct source *src, long want, struct cs_error *err);
+	uint64_t predicted_for;     /* the exclusions the predictions were made for (a signature) */
+	bool edited;                /* the predictions follow edits: the loaded ones differ */
 };
+
+#define REQUEST_NO_PIECE UINT32_MAX
+#define REQUEST_NO_UNIT ((size_t)-1)
 
 /* ---- parse.c: one body into units ---------------------------------------- */
 
@@ -122,6 +140,9 @@ struct request_model {
  * the log line). Positioned errors for wrong types. */
 int request_parse_body(struct source *src, struct request_model *m, const struct json_doc *d, const cJSON *body,
 		       const struct jpath *at, int provider, long line, bool keep_nodes, struct cs_error *err);
+/* The body inside a log line: the object itself, or an exchange's request
+ * (or its body); *response gets the exchange's response (NULL none). */
+const cJSON *request_unwrap(const cJSON *obj, const cJSON **response);
 /* The provider a body looks like (formats.md section 6's detection), or -1
  * with the deciding keys named in *why. */
 int request_provider_of(const cJSON *body, const char **why);
@@ -130,6 +151,11 @@ int request_provider_of(const cJSON *body, const char **why);
 void request_json(struct strbuf *out, const cJSON *v, int indent, int depth, bool (*skip)(const cJSON *, void *),
 		  void *ctx);
 uint64_t request_hash(const char *s, size_t n, uint64_t h);
+/* A hash of a JSON value as a tree, without printing it (each value tagged by
+ * its type, each member by its key, so {"a":"bc"} and {"ab":"c"} differ);
+ * skip_cache_control leaves those members out: what a prompt cache compares.
+ * Depth is bounded by the parser. */
+uint64_t request_hash_json(const cJSON *v, uint64_t h, bool skip_cache_control);
 #define REQUEST_HASH_SEED 1469598103934665603ULL
 
 /* ---- cache facts (facts.c) --------------------------------------------- */
@@ -152,10 +178,51 @@ bool request_volatile(const char *s, size_t n, size_t *at, size_t *len);
  * causes, and the sequence lints. */
 int request_predict(struct source *src, struct request_model *m, struct cs_error *err);
 
+/* ---- steps.c: the requests of a log one at a time ------------------------ */
+
+/* The pieces of a log: one per block path over every request (a path is
+ * the same block from request to request: "system[0]", "messages[3]
+ * .content[1]"), in render order, holding the current request's text. */
+int request_make_pieces(struct source *src, struct request_model *m, struct cs_error *err);
+/* Makes request k (0-based) the current one: its blocks' text in the
+ * pieces, its body read again from the log for dump, its lints. */
+int request_select(struct source *src, struct request_model *m, size_t k, struct cs_error *err);
+/* request_model.select for logs and bodies. */
+int request_select_want(struct source *src, long want, struct cs_error *err);
+/* Whether unit u is left out by an edit (its piece excluded). */
+bool request_unit_excluded(const struct source *src, const struct request_model *m, size_t u);
+/* Predicts the sequence again when the exclusions changed since the last
+ * prediction (what-if: an edit to a block re-predicts every request). */
+int request_repredict(struct source *src, struct request_model *m, struct cs_error *err);
+/* A signature of the pieces excluded (1: none), and the predictions made
+ * for it (the first, with none, kept as the loaded ones). */
+uint64_t request_exclusions(const struct source *src);
+void request_predicted(struct request_model *m, uint64_t sig);
+/* What the edits did to the whole sequence, against the loaded predictions. */
+struct request_whatif {
+	long read, written, uncached;
+	long loaded_read, loaded_written, loaded_uncached;
+	long changed;            /* requests whose prediction moved */
+	double cost, loaded_cost; /* input USD at the models' prices */
+	bool priced;             /* every request's model has a price */
+};
+void request_whatif_totals(const struct request_model *m, struct request_whatif *w);
+/* kind_ops.edit_effect: "log: read 4,200 (was 0), written 1,300 (was
+ * 7,000), $0.0123 saved"; nothing before an edit. */
+void request_whatif_sentence(const struct source *src, struct strbuf *out);
+/* kind_ops.edited: request_repredict on the source's model. */
+int request_edited(struct source *src, struct cs_error *err);
+/* The `request N` setting (through the model's select) and the sequence
+ * ([ ]), for the request kinds and Claude Code sessions alike. */
+extern const struct setting request_settings[];
+extern const struct kind_sequence request_sequence;
+
 /* ---- assemble.c / report.c / dump.c ------------------------------------- */
 
 int request_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
 int request_report_extra(const struct source *src, const struct assembly *a, struct emitter *em);
+/* `what_if` (after edits): the whole sequence's prediction against the loaded one. */
+void request_emit_whatif(struct emitter *em, const struct request_model *m);
 /* timeline.c: a log's requests, predicted beside recorded, for the
  * inspector's timeline view (kind_ops.timeline). */
 int request_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, struct cs_error *err);

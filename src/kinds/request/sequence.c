@@ -111,6 +111,12 @@ static int default_ttl(const struct request_model *m, const struct req_request *
 	return r->retention && !strcmp(r->retention, "24h") ? 86400 : 600;
 }
 
+/* Whether unit u is left out by an edit (what-if). */
+static bool out(const struct pred *p, size_t u)
+{
+	return p->m->unit_piece && request_unit_excluded(p->src, p->m, u);
+}
+
 static bool prepare(struct pred *p, const struct req_request *r)
 {
 	if (r->nunits > p->cap) {
@@ -128,8 +134,10 @@ static bool prepare(struct pred *p, const struct req_request *r)
 	uint64_t h = REQUEST_HASH_SEED;
 	for (size_t i = 0; i < r->nunits; i++) {
 		const struct req_unit *u = &p->m->units[r->first_unit + i];
-		t += u->tokens;
-		h = request_hash((const char *)&u->hash, sizeof u->hash, h);
+		if (!out(p, r->first_unit + i)) { /* an excluded block is not sent: the prefix skips it */
+			t += u->tokens;
+			h = request_hash((const char *)&u->hash, sizeof u->hash, h);
+		}
 		p->prefix[i] = t;
 		p->keys[i] = h;
 	}
@@ -137,18 +145,23 @@ static bool prepare(struct pred *p, const struct req_request *r)
 }
 
 /* The last block automatic caching can mark (not thinking), -1 none. */
-static long auto_position(const struct request_model *m, const struct req_request *r)
+static long auto_position(const struct pred *p, const struct req_request *r)
 {
+	const struct request_model *m = p->m;
 	for (size_t i = r->nunits; i-- > 0;) {
 		const struct req_unit *u = &m->units[r->first_unit + i];
-		if (strcmp(u->type, "thinking") && strcmp(u->type, "redacted_thinking") && u->text_len)
+		if (strcmp(u->type, "thinking") && strcmp(u->type, "redacted_thinking") && u->text_len &&
+		    !out(p, r->first_unit + i))
 			return (long)i;
 	}
 	return -1;
 }
 
-static int bp_ttl(const struct request_model *m, const struct req_request *r, size_t i)
+static int bp_ttl(const struct pred *p, const struct req_request *r, size_t i)
 {
+	const struct request_model *m = p->m;
+	if (out(p, r->first_unit + i))
+		return 0; /* its cache_control went with it */
 	int ttl = m->units[r->first_unit + i].ttl;
 	if ((long)i == r->auto_unit && r->auto_ttl > ttl)
 		ttl = r->auto_ttl;
@@ -162,7 +175,7 @@ static bool predict_explicit(struct pred *p, struct req_request *r, long k, long
 	long read_at = -1, last_bp = -1;
 	*lookback_miss = -1;
 	for (size_t b = 0; b < r->nunits; b++) {
-		int ttl = bp_ttl(m, r, b);
+		int ttl = bp_ttl(p, r, b);
 		if (!ttl)
 			continue;
 		r->nbreakpoints++;
@@ -190,7 +203,7 @@ static bool predict_explicit(struct pred *p, struct req_request *r, long k, long
 	if (read_at >= 0 && !map_put(&p->cache, p->keys[read_at], r->time, k, default_ttl(m, r)))
 		return false;
 	for (size_t b = 0; b < r->nunits; b++) {
-		int ttl = bp_ttl(m, r, b);
+		int ttl = bp_ttl(p, r, b);
 		if (ttl && p->prefix[b] >= min && !map_put(&p->cache, p->keys[b], r->time, k, ttl))
 			return false;
 	}
@@ -271,14 +284,20 @@ static int diff_with(struct pred *p, struct req_request *r, const struct req_req
 {
 	struct request_model *m = p->m;
 	struct source *src = p->src;
-	size_t i = 0;
-	while (i < r->nunits && i < prev->nunits &&
-	       m->units[r->first_unit + i].hash == m->units[prev->first_unit + i].hash)
-		i++;
+	size_t i = 0, j = 0; /* r's unit i against prev's unit j, blocks left out by an edit skipped */
+	for (;; i++, j++) {
+		while (i < r->nunits && out(p, r->first_unit + i))
+			i++;
+		while (j < prev->nunits && out(p, prev->first_unit + j))
+			j++;
+		if (i == r->nunits || j == prev->nunits ||
+		    m->units[r->first_unit + i].hash != m->units[prev->first_unit + j].hash)
+			break;
+	}
 	r->compared = k - 1;
-	if (i == prev->nunits)
+	if (j == prev->nunits)
 		return CS_OK; /* it extends the request before: nothing broke */
-	const struct req_unit *v = &m->units[prev->first_unit + i];
+	const struct req_unit *v = &m->units[prev->first_unit + j];
 	if (i == r->nunits) {
 		r->diff_path = v->path;
 		r->cause = arena_printf(&src->arena, "blocks from %s on were removed", v->path);
@@ -313,7 +332,7 @@ static int predict_one(struct pred *p, long k)
 	if (!prepare(p, r))
 		return CS_ENOMEM;
 	r->total = r->nunits ? p->prefix[r->nunits - 1] : 0;
-	r->auto_unit = r->auto_ttl ? auto_position(m, r) : -1;
+	r->auto_unit = r->auto_ttl ? auto_position(p, r) : -1;
 	long miss = -1;
 	bool ok = m->provider == REQ_ANTHROPIC ? predict_explicit(p, r, k, f->min_prefix, &miss)
 					       : predict_prefix(p, r, k, f->min_prefix);
@@ -349,7 +368,7 @@ static int breakpoint_lints(struct pred *p, const struct req_request *r, const s
 	for (size_t b = 0; b < r->nunits && rc == CS_OK; b++) {
 		const struct req_unit *u = &m->units[r->first_unit + b];
 		positions += !u->run;
-		int ttl = bp_ttl(m, r, b);
+		int ttl = bp_ttl(p, r, b);
 		if (!ttl)
 			continue;
 		long unit = (long)(r->first_unit + b);

@@ -22,7 +22,15 @@ int request_timeline_text(const struct source *src, unsigned text_flags, struct 
 		broke += m->reqs[i].broke;
 	sb_printf(out, "%zu request%s, %zu where the cache broke; predicted (estimated tokens) beside recorded\n",
 		  m->nreqs, m->nreqs == 1 ? "" : "s", broke);
-	sb_puts(out, "  predicted: each request sent after the ones before it, under its provider's cache\n\n");
+	sb_puts(out, "  predicted: each request sent after the ones before it, under its provider's cache\n");
+	if (m->edited) { /* what-if: the edits reach every request */
+		struct request_whatif w;
+		request_whatif_totals(m, &w);
+		sb_printf(out, "  what-if, with your edits: %ld of %zu requests change; ", w.changed, m->nreqs);
+		request_whatif_sentence(src, out);
+		sb_putc(out, '\n');
+	}
+	sb_putc(out, '\n');
 	sb_puts(out, "   #    line   tokens    read  written  |  recorded read  written  uncached\n");
 	for (size_t i = 0; i < m->nreqs; i++) {
 		const struct req_request *r = &m->reqs[i];

@@ -1,0 +1,575 @@
+/* usage.c (loom): the recorded usage of a loom tree (formats.md section 1,
+ * Aspen Grove's RawApiResponse records). Every model node on the path with
+ * a raw response is a request that can be replayed: the path up to the
+ * node's parent, assembled under the tree's settings, estimated, and set
+ * beside the provider's tokenUsage.promptTokens. Shown per model node (the
+ * report's piece entries, the text report's note under the row, the
+ * inspector's detail), as the timeline (kind_ops.timeline) and in total.
+ * Decisions where formats.md is silent:
+ *   - "the tree's settings": a replay ignores the person's edits (piece
+ *     exclusions, --budget, --strategy, --min-recent): it is what the app
+ *     sent. It keeps the estimate's chars per token (the estimator being
+ *     judged) and the loom-aware switch (whether the app rendered the
+ *     loom-aware extensions is not recorded: the person says so);
+ *   - the tree is the tree as saved: nodes, exclusions and the operational
+ *     memory as they are now, not as they were when the request was sent;
+ *   - of two responses for one node, the later responseTimestamp wins; when
+ *     either has none, the later in the array;
+ *   - a response for a model node the path does not use is counted, not
+ *     replayed (it belongs to another branch);
+ *   - a response without tokenUsage.promptTokens is a warning and ignored;
+ *   - the exact count stands beside when the model has a public tokenizer
+ *     (an OpenAI model; Claude's is not public) and its rank file is there. */
+#include "loom_priv.h"
+
+#include "alloc.h"
+#include "assembly.h"
+#include "emit.h"
+#include "exact.h"
+#include "json_scan.h"
+#include "source.h"
+#include "strbuf.h"
+#include "tokenizer.h"
+#include "utf8.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- reading ------------------------------------------------------------- */
+
+int loom_warn_at(struct loader *L, long piece, const struct jpath *at, const char *key, const char *fmt, ...)
+{
+	struct jpath leaf = JPATH_KEY(at, key);
+	char path[CS_ERROR_PATH_MAX];
+	jpath_format(key ? &leaf : at, path, sizeof path);
+	long line = 0, col = 0;
+	long off = json_locate(L->doc.data, L->doc.len, path);
+	if (off >= 0)
+		text_position(L->doc.data, L->doc.len, (size_t)off, &line, &col);
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (line > 0)
+		return source_warn(L->src, piece, line, col, "%s (line %ld, column %ld): %s", path, line, col, msg);
+	return source_warn(L->src, piece, line, col, "%s: %s", path, msg);
+}
+
+struct response {
+	const char *id, *provider;
+	long prompt, completion;
+	long long ms;
+};
+
+/* One entry's fields; CS_OK with r->prompt < 0 when it is to be ignored
+ * (a warning said why). */
+static int read_response(struct loader *L, const cJSON *v, const struct jpath *ip, size_t *node, struct response *r)
+{
+	*node = NONE;
+	r->prompt = r->completion = LOOM_NO_TOKENS;
+	r->ms = LOOM_NO_TIME;
+	if (!cJSON_IsObject(v))
+		return loom_warn_at(L, -1, ip, NULL, "expected a raw response object, got %s; ignored", json_type_name(v));
+	const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(v, "nodeId"));
+	if (!id)
+		return loom_warn_at(L, -1, ip, "nodeId", "no nodeId: the response names no node; ignored");
+	size_t n = loom_node_index(L, id);
+	if (n == NONE)
+		return loom_warn_at(L, -1, ip, "nodeId", "no node \"%s\": the response is ignored", id);
+	const struct tnode *t = &L->nodes[n];
+	if (t->author != 1)
+		return loom_warn_at(L, t->piece, ip, "nodeId",
+				    "node %s is a human node: a raw response belongs to the model node it produced; "
+				    "ignored", id);
+	const cJSON *use = cJSON_GetObjectItemCaseSensitive(v, "tokenUsage");
+	const cJSON *pt = cJSON_GetObjectItemCaseSensitive(use, "promptTokens");
+	if (!cJSON_IsNumber(pt) || pt->valuedouble < 0 || pt->valuedouble > 1e12)
+		return loom_warn_at(L, t->piece, ip, "tokenUsage",
+				    "no tokenUsage.promptTokens (a whole number of 0 or more) for node %s; ignored", id);
+	const cJSON *ct = cJSON_GetObjectItemCaseSensitive(use, "completionTokens");
+	r->completion = cJSON_IsNumber(ct) && ct->valuedouble >= 0 && ct->valuedouble <= 1e12 ? (long)ct->valuedouble
+											: LOOM_NO_TOKENS;
+	const char *ts = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(v, "responseTimestamp"));
+	if (ts && !loom_parse_time(ts, &r->ms)) {
+		r->ms = LOOM_NO_TIME;
+		int rc = loom_warn_at(L, t->piece, ip, "responseTimestamp", "not an ISO 8601 time: \"%s\"; taken as absent",
+				      ts);
+		if (rc)
+			return rc;
+	}
+	r->id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(v, "id"));
+	r->provider = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(v, "provider"));
+	r->prompt = (long)pt->valuedouble;
+	*node = n;
+	return CS_OK;
+}
+
+/* Puts r on node n (index i in the array), or says why the one already
+ * there stays. */
+static int settle(struct loader *L, size_t n, long i, const struct response *r, const struct jpath *ip, long *first,
+		  long long *first_ms)
+{
+	const struct tnode *t = &L->nodes[n];
+	if (first[n] >= 0) {
+		bool later = r->ms != LOOM_NO_TIME && first_ms[n] != LOOM_NO_TIME ? r->ms > first_ms[n] : true;
+		int rc = loom_warn_at(L, t->piece, ip, "nodeId",
+				      "a second response for node %s (also rawApiResponses[%ld]): %s", t->id, first[n],
+				      later ? "this one, the later by responseTimestamp, wins"
+					    : "the earlier one stays, the later by responseTimestamp");
+		if (rc || !later)
+			return rc;
+	}
+	first[n] = i;
+	first_ms[n] = r->ms;
+	if (t->piece < 0 || L->m->items[t->piece].use != LOOM_PRIMARY)
+		return CS_OK; /* another branch's request */
+	struct loom_item *it = &L->m->items[t->piece];
+	it->prompt_tokens = r->prompt;
+	it->completion_tokens = r->completion;
+	it->response_ms = r->ms;
+	it->response_index = i;
+	it->response_id = loom_keep(L, r->id ? r->id : "");
+	it->provider = loom_keep(L, r->provider ? r->provider : "");
+	return it->response_id && it->provider ? CS_OK : loom_nomem(L);
+}
+
+int loom_read_responses(struct loader *L, const cJSON *root)
+{
+	const cJSON *arr = NULL;
+	int rc = json_get_array(&L->doc, root, JPATH_ROOT, "rawApiResponses", JSON_OPTIONAL, &arr, L->err);
+	if (rc || !arr)
+		return rc;
+	long *first = cs_malloc((L->nnodes ? L->nnodes : 1) * sizeof *first);
+	long long *first_ms = cs_malloc((L->nnodes ? L->nnodes : 1) * sizeof *first_ms);
+	if (!first || !first_ms) {
+		cs_free(first);
+		cs_free(first_ms);
+		return loom_nomem(L);
+	}
+	for (size_t n = 0; n < L->nnodes; n++)
+		first[n] = -1;
+	struct jpath ap = JPATH_KEY(JPATH_ROOT, "rawApiResponses");
+	long i = 0;
+	const cJSON *v;
+	cJSON_ArrayForEach(v, arr)
+	{
+		struct jpath ip = JPATH_INDEX(&ap, i);
+		struct response r;
+		size_t n;
+		rc = read_response(L, v, &ip, &n, &r);
+		if (rc == CS_OK && n != NONE)
+			rc = settle(L, n, i, &r, &ip, first, first_ms);
+		if (rc)
+			break;
+		i++;
+	}
+	for (size_t n = 0; rc == CS_OK && n < L->nnodes; n++) {
+		if (first[n] < 0)
+			continue;
+		long p = L->nodes[n].piece;
+		if (p >= 0 && L->m->items[p].use == LOOM_PRIMARY)
+			L->m->nresponses++;
+		else
+			L->m->responses_off_path++;
+	}
+	cs_free(first);
+	cs_free(first_ms);
+	return rc;
+}
+
+/* ---- replaying ----------------------------------------------------------- */
+
+static bool is_model_step(const struct loom_item *it)
+{
+	return it->use == LOOM_PRIMARY && !strcmp(it->author_type, "model");
+}
+
+size_t loom_model_node(const struct source *src, size_t k, size_t *pos, long *piece)
+{
+	const struct loom *m = src->model;
+	size_t n = 0;
+	for (size_t i = 0; i < src->npieces; i++) {
+		const struct loom_item *it = &m->items[src->pieces[i].kind_index];
+		if (!is_model_step(it))
+			continue;
+		if (n++ == k) {
+			if (pos)
+				*pos = it->path_pos;
+			if (piece)
+				*piece = (long)i;
+		}
+	}
+	return n;
+}
+
+
+/* The request that produced the node at path position pos: the source seen
+ * through copies of its model and pieces (src itself is not touched). */
+static int replay(const struct source *src, size_t pos, struct assembly *out, struct cs_error *err)
+{
+	const struct loom *m0 = src->model;
+	struct loom l = *m0;
+	l.replay_pos = pos;
+	l.min_recent_override = -1;
+	l.usage = NULL;
+	struct piece *pieces = cs_malloc((src->npieces ? src->npieces : 1) * sizeof *pieces);
+	if (!pieces)
+		return cs_error_nomem(err);
+	memcpy(pieces, src->pieces, src->npieces * sizeof *pieces);
+	for (size_t i = 0; i < src->npieces; i++)
+		pieces[i].user_excluded = -1;
+	struct source s = *src;
+	s.model = &l;
+	s.pieces = pieces;
+	s.settings.budget = -1;
+	s.settings.strategy = STRAT_NONE;
+	memset(out, 0, sizeof *out);
+	int rc = assemble(&s, out, err);
+	out->src = src; /* the copies are gone once this returns; the pieces' texts are src's */
+	cs_free(pieces);
+	return rc;
+}
+
+static void usage_free(struct loom_usage *u)
+{
+	if (!u)
+		return;
+	for (size_t k = 0; k < u->n; k++)
+		cs_free(u->rows[k].note);
+	cs_free(u->rows);
+	cs_free(u);
+}
+
+void loom_usage_free(struct loom_usage *u)
+{
+	usage_free(u);
+}
+
+/* The exact tokenizer for the tree's model, opened, or NULL. */
+static struct tokenizer *open_exact(const struct assembly *a, const char **name)
+{
+	*name = exact_auto_tokenizer(a);
+	struct tokenizer *t = NULL;
+	struct cs_error e;
+	cs_error_clear(&e);
+	if (*name && tokenizer_open(*name, &t, &e) != CS_OK)
+		t = NULL;
+	if (!t)
+		*name = NULL;
+	return t;
+}
+
+static int replay_row(const struct source *src, struct loom_usage *u, long piece, struct tokenizer **tok,
+		      bool *tok_tried, struct cs_error *err)
+{
+	const struct loom *m = src->model;
+	const struct loom_item *it = &m->items[src->pieces[piece].kind_index];
+	struct assembly a;
+	int rc = replay(src, it->path_pos, &a, err);
+	if (rc != CS_OK)
+		return rc; /* assemble() freed it */
+	struct loom_usage_row *r = &u->rows[u->n++];
+	*r = (struct loom_usage_row){ .piece = piece, .estimate = a.total_tokens, .recorded = it->prompt_tokens,
+				      .exact = -1, .refused = (a.flags & ASM_ERROR) != 0 };
+	if (!*tok_tried) {
+		*tok_tried = true;
+		*tok = open_exact(&a, &u->encoding);
+	}
+	if (*tok) {
+		struct exact_counts x;
+		if (exact_count(&x, *tok, &a, err) == CS_OK)
+			r->exact = x.total;
+		exact_fini(&x);
+	}
+	asm_fini(&a);
+	return CS_OK;
+}
+
+int loom_usage_get(const struct source *src, const struct loom_usage **out, struct cs_error *err)
+{
+	struct loom *m = src->model;
+	if (m->usage && m->usage->chars_per_token == src->settings.chars_per_token &&
+	    m->usage->loom_aware == m->loom_aware) {
+		*out = m->usage;
+		return CS_OK;
+	}
+	usage_free(m->usage);
+	m->usage = NULL;
+	size_t steps = loom_model_node(src, SIZE_MAX, NULL, NULL);
+	struct loom_usage *u = cs_calloc(1, sizeof *u);
+	if (u)
+		u->rows = cs_calloc(steps ? steps : 1, sizeof *u->rows);
+	if (!u || !u->rows) {
+		usage_free(u);
+		return cs_error_nomem(err);
+	}
+	u->chars_per_token = src->settings.chars_per_token;
+	u->loom_aware = m->loom_aware;
+	struct tokenizer *tok = NULL;
+	bool tried = false;
+	int rc = CS_OK;
+	/* each replay is a whole assembly: the last LOOM_REPLAY_MAX model nodes */
+	u->first = steps > LOOM_REPLAY_MAX ? steps - LOOM_REPLAY_MAX : 0;
+	for (size_t i = 0, k = 0; rc == CS_OK && i < src->npieces && u->n < steps - u->first; i++)
+		if (is_model_step(&m->items[src->pieces[i].kind_index]) && k++ >= u->first)
+			rc = replay_row(src, u, (long)i, &tok, &tried, err);
+	if (tok)
+		tokenizer_close(tok);
+	if (rc != CS_OK) {
+		usage_free(u);
+		return rc;
+	}
+	u->exact_sum = u->encoding ? 0 : -1;
+	for (size_t k = 0; k < u->n; k++) {
+		if (u->rows[k].recorded == LOOM_NO_TOKENS)
+			continue; /* no record to judge the estimate by */
+		u->nrecorded++;
+		u->estimate_sum += u->rows[k].estimate;
+		u->recorded_sum += u->rows[k].recorded;
+		if (u->exact_sum >= 0)
+			u->exact_sum = u->rows[k].exact >= 0 ? u->exact_sum + u->rows[k].exact : -1;
+	}
+	m->usage = u;
+	*out = u;
+	return CS_OK;
+}
+
+/* ---- showing ------------------------------------------------------------- */
+
+/* "54 under (4.4%)", "12 over (0.9%)", "exact": the estimate against the record. */
+static const char *gap_text(char buf[96], long estimate, long recorded)
+{
+	char n[32];
+	long d = estimate - recorded;
+	if (d == 0)
+		return "exact";
+	double pct = recorded > 0 ? 100.0 * (double)labs(d) / (double)recorded : 0;
+	snprintf(buf, 96, "%s %s (%.1f%%)", fmt_thousands(n, labs(d)), d < 0 ? "under" : "over", pct);
+	return buf;
+}
+
+static struct loom_usage_row *row_of(const struct loom_usage *u, long piece)
+{
+	for (size_t k = 0; k < u->n; k++)
+		if (u->rows[k].piece == piece)
+			return &u->rows[k];
+	return NULL;
+}
+
+/* The one-sentence total: "the chars/4 estimate was 18.0% under what the
+ * provider counted over 12 requests". */
+static void total_sentence(const struct source *src, const struct loom_usage *u, struct strbuf *out)
+{
+	long d = u->estimate_sum - u->recorded_sum;
+	double pct = u->recorded_sum > 0 ? 100.0 * (double)labs(d) / (double)u->recorded_sum : 0;
+	sb_printf(out, "the chars/%g estimate was ", src->settings.chars_per_token);
+	if (d == 0)
+		sb_puts(out, "exactly what the provider counted");
+	else
+		sb_printf(out, "%.1f%% %s what the provider counted", pct, d < 0 ? "under" : "over");
+	sb_printf(out, " over %zu request%s", u->nrecorded, u->nrecorded == 1 ? "" : "s");
+	if (u->exact_sum >= 0 && u->recorded_sum > 0) {
+		long e = u->exact_sum - u->recorded_sum;
+		sb_printf(out, "; the exact %s count %.1f%% %s", u->encoding,
+			  100.0 * (double)labs(e) / (double)u->recorded_sum, e < 0 ? "under" : "over");
+	}
+}
+
+const char *loom_piece_note(const struct source *src, long piece)
+{
+	const struct loom *m = src->model;
+	const struct loom_item *it = &m->items[src->pieces[piece].kind_index];
+	if (it->use != LOOM_PRIMARY || it->prompt_tokens == LOOM_NO_TOKENS)
+		return NULL;
+	const struct loom_usage *u;
+	struct cs_error err;
+	cs_error_clear(&err);
+	if (loom_usage_get(src, &u, &err) != CS_OK)
+		return NULL;
+	struct loom_usage_row *r = row_of(u, piece);
+	if (!r)
+		return NULL;
+	if (r->note)
+		return r->note;
+	char a[32], b[32], c[32], g[96];
+	struct strbuf sb = STRBUF_INIT;
+	sb_printf(&sb, "its request replayed: %s estimated, %s recorded (promptTokens): estimate %s",
+		  fmt_thousands(a, r->estimate), fmt_thousands(b, r->recorded), gap_text(g, r->estimate, r->recorded));
+	if (r->exact >= 0)
+		sb_printf(&sb, "; exact %s (%s)", fmt_thousands(c, r->exact), u->encoding);
+	if (r->refused)
+		sb_puts(&sb, "; the replay is an error state");
+	r->note = sb.failed ? NULL : sb_detach(&sb, NULL);
+	sb_fini(&sb);
+	return r->note;
+}
+
+/* The piece entry's keys for a model node with a recorded usage. */
+int loom_report_usage_piece(const struct source *src, long piece, struct emitter *em)
+{
+	const struct loom *m = src->model;
+	const struct loom_item *it = &m->items[src->pieces[piece].kind_index];
+	if (it->use != LOOM_PRIMARY || it->prompt_tokens == LOOM_NO_TOKENS)
+		return CS_OK;
+	const struct loom_usage *u;
+	struct cs_error err;
+	cs_error_clear(&err);
+	int rc = loom_usage_get(src, &u, &err);
+	const struct loom_usage_row *r = rc == CS_OK ? row_of(u, piece) : NULL;
+	if (rc == CS_ENOMEM)
+		return rc;
+	emit_key(em, "request");
+	emit_map_begin(em);
+	emit_key_int(em, "recorded_prompt_tokens", it->prompt_tokens);
+	if (r) {
+		emit_key_int(em, "replayed_estimate", r->estimate);
+		emit_key_int(em, "difference", r->estimate - r->recorded);
+		if (r->exact >= 0)
+			emit_key_int(em, "replayed_exact", r->exact);
+		if (r->refused)
+			emit_key_bool(em, "replay_refused", true);
+	}
+	emit_map_end(em);
+	return CS_OK;
+}
+
+static void emit_row(struct emitter *em, const struct source *src, const struct loom_usage_row *r)
+{
+	const struct piece *p = &src->pieces[r->piece];
+	const struct loom_item *it = &((const struct loom *)src->model)->items[p->kind_index];
+	emit_map_begin(em);
+	emit_key_str(em, "node", p->id);
+	if (strcmp(p->label, p->id))
+		emit_key_str(em, "label", p->label);
+	emit_key_int(em, "replayed_estimate", r->estimate);
+	emit_key_int(em, "recorded_prompt_tokens", r->recorded);
+	emit_key_int(em, "difference", r->estimate - r->recorded);
+	if (r->recorded > 0)
+		emit_key_num(em, "difference_percent",
+			     round(1000.0 * (double)(r->estimate - r->recorded) / (double)r->recorded) / 10.0);
+	if (r->exact >= 0)
+		emit_key_int(em, "replayed_exact", r->exact);
+	if (it->completion_tokens != LOOM_NO_TOKENS)
+		emit_key_int(em, "recorded_completion_tokens", it->completion_tokens);
+	if (it->response_id && it->response_id[0])
+		emit_key_str(em, "response", it->response_id);
+	if (r->refused)
+		emit_key_bool(em, "replay_refused", true);
+	emit_map_end(em);
+}
+
+int loom_report_extra(const struct source *src, const struct assembly *a, struct emitter *em)
+{
+	(void)a;
+	const struct loom *m = src->model;
+	if (!m->nresponses && !m->responses_off_path)
+		return CS_OK;
+	const struct loom_usage *u;
+	struct cs_error err;
+	cs_error_clear(&err);
+	int rc = loom_usage_get(src, &u, &err);
+	if (rc == CS_ENOMEM)
+		return rc;
+	emit_key(em, "recorded_usage");
+	emit_map_begin(em);
+	emit_key_str(em, "note", "each model node's request replayed: the path up to its parent under the tree's "
+		     "settings (your edits aside), estimated, beside the provider's tokenUsage.promptTokens");
+	if (rc != CS_OK) {
+		emit_key_str(em, "error", err.message);
+		emit_map_end(em);
+		return CS_OK;
+	}
+	if (m->responses_off_path)
+		emit_key_int(em, "responses_off_path", (long long)m->responses_off_path);
+	emit_key_str(em, "exact", u->encoding ? u->encoding : "no public tokenizer for the tree's model (or no rank file)");
+	emit_key(em, "requests");
+	emit_list_begin(em);
+	for (size_t k = 0; k < u->n; k++)
+		if (u->rows[k].recorded != LOOM_NO_TOKENS)
+			emit_row(em, src, &u->rows[k]);
+	emit_list_end(em);
+	if (u->nrecorded) {
+		emit_key(em, "total");
+		emit_map_begin(em);
+		emit_key_int(em, "requests", (long long)u->nrecorded);
+		emit_key_int(em, "replayed_estimate", u->estimate_sum);
+		emit_key_int(em, "recorded_prompt_tokens", u->recorded_sum);
+		emit_key_int(em, "difference", u->estimate_sum - u->recorded_sum);
+		if (u->exact_sum >= 0)
+			emit_key_int(em, "replayed_exact", u->exact_sum);
+		struct strbuf sb = STRBUF_INIT;
+		total_sentence(src, u, &sb);
+		emit_key_str(em, "summary", sb.failed ? "" : sb_str(&sb));
+		sb_fini(&sb);
+		emit_map_end(em);
+	}
+	emit_map_end(em);
+	return CS_OK;
+}
+
+/* The timeline: one line per model node on the path (its request
+ * replayed beside the recorded promptTokens), the next request, the total.
+ * The request the assembly shows (the replay setting) is marked. */
+int loom_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, struct cs_error *err)
+{
+	const struct loom *m = src->model;
+	const struct loom_usage *u;
+	int rc = loom_usage_get(src, &u, err);
+	if (rc != CS_OK)
+		return rc;
+	sb_printf(out, "%zu model node%s on the path%s, %zu with a recorded usage: each request replayed beside the "
+		  "provider's promptTokens\n", u->n, u->n == 1 ? "" : "s", u->first ? " (the last ones)" : "",
+		  u->nrecorded);
+	sb_puts(out, "  replayed: the path up to the node's parent, the tree's settings (your edits aside), estimated\n");
+	if (m->responses_off_path)
+		sb_printf(out, "  off the path: %zu model node%s with a response (other branches), not replayed\n",
+			  m->responses_off_path, m->responses_off_path == 1 ? "" : "s");
+	sb_printf(out, "  exact: %s; [ ] step the request shown\n\n",
+		  u->encoding ? u->encoding : "no public tokenizer for the tree's model");
+	sb_puts(out, "     #  replayed  recorded  estimate               exact  node\n");
+	char a[32], b[32], c[32], g[96];
+	for (size_t k = 0; k < u->n; k++) {
+		const struct loom_usage_row *r = &u->rows[k];
+		const struct piece *p = &src->pieces[r->piece];
+		bool rec = r->recorded != LOOM_NO_TOKENS;
+		sb_printf(out, "  %4zu  %8s  %8s  %-20s %7s  ", u->first + k + 1, fmt_thousands(a, r->estimate),
+			  rec ? fmt_thousands(b, r->recorded) : "-", rec ? gap_text(g, r->estimate, r->recorded) : "-",
+			  r->exact >= 0 ? fmt_thousands(c, r->exact) : "-");
+		utf8_sanitize(out, p->label, strlen(p->label), text_flags);
+		sb_puts(out, r->refused ? "  (the replay is an error state)" : "");
+		sb_puts(out, m->want_request == (long)(u->first + k) + 1 ? "   (shown)\n" : "\n");
+	}
+	sb_printf(out, "  %4zu  the next request: the whole path%s\n", u->first + u->n + 1,
+		  m->want_request < 0 ? "   (shown)" : "");
+	if (u->nrecorded) {
+		sb_printf(out, "\n  total %8s  %8s  %-20s %7s\n  ", fmt_thousands(a, u->estimate_sum),
+			  fmt_thousands(b, u->recorded_sum), gap_text(g, u->estimate_sum, u->recorded_sum),
+			  u->exact_sum >= 0 ? fmt_thousands(c, u->exact_sum) : "-");
+		total_sentence(src, u, out);
+		sb_putc(out, '\n');
+	}
+	return out->failed ? cs_error_nomem(err) : CS_OK;
+}
+
+/* The list's column: the recorded promptTokens and the estimate's gap. */
+bool loom_piece_column(const struct source *src, long piece, char cell[KIND_COLUMN_WIDTH + 1])
+{
+	const struct loom *m = src->model;
+	const struct loom_item *it = &m->items[src->pieces[piece].kind_index];
+	if (it->use != LOOM_PRIMARY || it->prompt_tokens == LOOM_NO_TOKENS)
+		return false;
+	const struct loom_usage *u;
+	struct cs_error err;
+	cs_error_clear(&err);
+	const struct loom_usage_row *r = loom_usage_get(src, &u, &err) == CS_OK ? row_of(u, piece) : NULL;
+	if (!r)
+		return false;
+	char n[32];
+	double pct = r->recorded > 0 ? 100.0 * (double)(r->estimate - r->recorded) / (double)r->recorded : 0;
+	snprintf(cell, KIND_COLUMN_WIDTH + 1, "%8s %+5.1f%%", fmt_thousands(n, r->recorded), pct);
+	return true;
+}
