@@ -538,9 +538,9 @@ static int draw_list_state(struct frame *f, int y)
 	if (vm->layer_filter >= 0 && g && (size_t)vm->layer_filter < g->nlayers)
 		sb_printf(ln, " layer %s ", g->layers[vm->layer_filter].name);
 	const struct vm_row *sel = vm->cursor < vm->nrows ? &vm->rows[vm->cursor] : NULL;
-	if (vm_unsaved(vm) && vm->session.src->kind->save)
+	if (vm_unsaved(vm))
 		sb_puts(ln, " unsaved (w) ");
-	sb_printf(ln, " %zu/%zu ", sel && sel->item ? sel->item : 0, vm->nitems);
+	sb_printf(ln, " %zu/%zu ", sel && sel->item && !vm->on_header ? sel->item : 0, vm->nitems);
 	int n = (int)utf8_columns(sb_str(ln), ln->len);
 	if (n > L->list_w / 2) { /* the pattern cut from its start: its end and the position stay */
 		size_t skip = utf8_prefix_for_columns(sb_str(ln), ln->len, (size_t)(n - L->list_w / 2), NULL);
