@@ -35,6 +35,7 @@ struct strbuf;
 	X(ACT_SORT, "sort", "s", "sort rows by the kind's next sort key (:sort KEY picks one)") \
 	X(ACT_SHOW_DROPPED, "show-dropped", "e", "show or hide dropped pieces")             \
 	X(ACT_LAYERS, "layers", "l", "switch the bars between layer groupings (physical, conceptual)") \
+	X(ACT_BAR_SCALE, "bar-scale", "%", "bars and percents of the budget, of what is used, of the largest layer (ncdu: g)") \
 	X(ACT_HELP, "help", "?", "show this help")                                          \
 	X(ACT_QUIT, "quit", "q", "quit")                                                    \
 	X(ACT_PROFILE, "profile", "P", "cycle the cache profile (anthropic, openai, gemini, ...)") \

@@ -5,6 +5,8 @@
  * and the command line are app_commands.c. */
 #include "app_priv.h"
 
+#include "kind.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,7 +66,15 @@ void app_layout(struct app *app, int w, int h)
 	if (room > APP_MAX_BARS)
 		room = APP_MAX_BARS;
 	/* All layers when they fit; else the non-empty ones, in order. */
-	for (int i = 0; i < nl && L.nbars < room; i++)
+	int shown = 0; /* the layers a bar would show: all when they fit, else the non-empty ones */
+	for (int i = 0; i < nl; i++)
+		shown += nl <= room || g->layers[i].tokens > 0 || g->layers[i].nblocks > 0;
+	if (shown > room && room >= 1) {
+		L.bars_stacked = true; /* one bar of them all rather than the first few */
+		L.nbars = 1;
+		L.bar_layer[0] = 0;
+	}
+	for (int i = 0; i < nl && L.nbars < room && !L.bars_stacked; i++)
 		if (nl <= room || g->layers[i].tokens > 0 || g->layers[i].nblocks > 0)
 			L.bar_layer[L.nbars++] = i;
 	L.bars_y = APP_HEADER_ROWS;
@@ -141,7 +151,10 @@ unsigned app_mouse(struct app *app, int y, int x, enum app_mouse_event ev)
 
 bool app_quit(struct app *app, bool interrupt)
 {
-	if (!vm_unsaved(&app->vm) || app->quit_asked) {
+	/* only a kind whose file w rewrites asks: elsewhere edits are what-ifs
+	 * (a request stepped to, a node left out) that quitting may drop */
+	bool asks = app->vm.session.src->kind->save != NULL;
+	if (!asks || !vm_unsaved(&app->vm) || app->quit_asked) {
 		app->interrupted = interrupt;
 		return true;
 	}

@@ -141,6 +141,7 @@ static unsigned list_key(struct app *app, int key, int act)
 	case ACT_SORT: vm_cycle_sort(vm); break;
 	case ACT_SHOW_DROPPED: vm_toggle_dropped(vm); break;
 	case ACT_LAYERS: vm_cycle_grouping(vm); break;
+	case ACT_BAR_SCALE: vm_cycle_bar_scale(vm); break;
 	case ACT_HELP: app_view_push(app, &view_help); break;
 	case ACT_QUIT: return app_quit(app, false) ? VIEW_HANDLED | VIEW_QUIT : done;
 	case ACT_SETTINGS: app_toggle_panel(app); break;
