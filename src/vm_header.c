@@ -59,8 +59,14 @@ static void who_row(struct vm *vm)
 		item_close(vm);
 	}
 	if (item_open(vm, VM_HEAD_WHO, false)) {
-		sb_puts(t, "limit ");
-		sb_thousands(t, a->budget.limit);
+		if (vm->session.src->settings.budget >= 0) { /* the limit is then the typed budget plus the reserve */
+			sb_puts(t, "budget ");
+			sb_thousands(t, a->budget.usable);
+			sb_puts(t, ", set by you (b, --budget)");
+		} else {
+			sb_puts(t, "limit ");
+			sb_thousands(t, a->budget.limit);
+		}
 		item_close(vm);
 	}
 	for (int rank = 0; rank < 4; rank++)
