@@ -169,6 +169,7 @@ struct vm {
 	long layer_filter;         /* a layer of the shown grouping the list is limited to; -1 none */
 	/* -- the detail of the selected row (vm_detail.c) -- */
 	bool detail_open;          /* the detail pane is open (narrow screens) */
+	bool detail_closed;        /* closed by Esc where it shows unasked (wide screens) */
 	size_t detail_scroll;      /* first wrapped line shown in the detail */
 	struct {
 		struct strbuf text;   /* the detail of detail_row, built on demand */

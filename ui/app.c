@@ -83,7 +83,7 @@ void app_layout(struct app *app, int w, int h)
 	L.hint_y = h - 2;
 	L.status_y = h - 1;
 	int area = L.hint_y - (top + 1);        /* rows under the column header */
-	L.detail_right = w >= APP_WIDE;
+	L.detail_right = w >= APP_WIDE && !app->vm.detail_closed;
 	L.list_x = 0;
 	L.list_w = w;
 	L.list_y = top + 1;

@@ -46,6 +46,38 @@ static void put_text(struct frame *f, int y, int x, int width, const char *s, si
 		f->p->ops->put(f->p->ctx, y, x, sb_str(sc), sc->len, role);
 }
 
+/* A label that may be a path (a '/', no space), in `width` columns: cut in the middle (as
+ * ncdu does) so that the file name stays whole: `docs/po…/postmortem.md`;
+ * a name too long for that is cut at its end as any text. */
+static void put_path(struct frame *f, int y, int x, int width, const char *s, int role)
+{
+	struct strbuf *pb = &f->app->line;
+	sb_reset(pb);
+	utf8_sanitize(pb, s, strlen(s), UTF8_ONE_LINE | (f->app->ascii ? UTF8_ASCII : 0));
+	const char *t = sb_str(pb), *slash = strrchr(t, '/');
+	size_t cols = utf8_columns(t, pb->len);
+	/* a path: a '/' and no space (a request's "messages[0] image/png" is no path) */
+	if (width <= 0 || pb->failed || cols <= (size_t)width || !slash || slash == t || strchr(t, ' ')) {
+		put_text(f, y, x, width, s, strlen(s), role, true);
+		return;
+	}
+	size_t tail = utf8_columns(slash, pb->len - (size_t)(slash - t));
+	if (tail > (size_t)width) { /* the name alone does not fit (with "…" for its '/') */
+		put_text(f, y, x, width, s, strlen(s), role, true);
+		return;
+	}
+	size_t head = tail + 2 > (size_t)width ? 0 : utf8_prefix_for_columns(t, (size_t)(slash - t), (size_t)width - tail - 1, NULL);
+	if (head == 0) /* "…name": the ellipsis stands for the folders and the '/' */
+		slash++;
+	struct strbuf *sc = &f->app->scratch;
+	sb_reset(sc);
+	sb_append(sc, t, head);
+	sb_puts(sc, f->app->ascii ? "~" : "\xe2\x80\xa6");
+	sb_append(sc, slash, pb->len - (size_t)(slash - t));
+	if (!sc->failed)
+		f->p->ops->put(f->p->ctx, y, x, sb_str(sc), sc->len, role);
+}
+
 void app_put_fit(struct frame *f, int y, int x, int width, const char *s, size_t n, int role)
 {
 	put_text(f, y, x, width, s, n, role, false);
@@ -490,8 +522,7 @@ static void draw_row(struct frame *f, int y, size_t index)
 							  : "made";
 	app_put_str(f, y, c.role, c.role_w, rolename ? rolename : "", role);
 	const char *label = p ? (p->label ? p->label : p->id) : (b && b->label ? b->label : "(made text)");
-	put_text(f, y, c.label, c.label_w, label, strlen(label),
-		 role != ROLE_CURSOR && vm_row_matches(vm, r) ? APP_MATCH_ROLE : role, true);
+	put_path(f, y, c.label, c.label_w, label, role != ROLE_CURSOR && vm_row_matches(vm, r) ? APP_MATCH_ROLE : role);
 	char kcell[KIND_COLUMN_WIDTH + 1];
 	if (c.kind >= 0 && p && vm->session.src->kind->piece_column(vm->session.src, r->piece, kcell))
 		app_put_str(f, y, c.kind, c.kind_w, kcell, role);
