@@ -17,7 +17,7 @@ struct strbuf;
 /* X(enum, name, default keys separated by spaces, help text) */
 #define ACTIONS(X)                                                                           \
 	X(ACT_DOWN, "down", "j Down", "move to the next row (or scroll the detail down)")    \
-	X(ACT_UP, "up", "k Up", "move to the previous row (or scroll the detail up)")        \
+	X(ACT_UP, "up", "k Up", "previous row, then the header (Enter: all of it); scrolls detail")        \
 	X(ACT_PAGE_DOWN, "page-down", "PgDn", "move one page down")                         \
 	X(ACT_PAGE_UP, "page-up", "PgUp", "move one page up")                               \
 	X(ACT_FIRST, "first", "g Home", "go to the first row")                              \

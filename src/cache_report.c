@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "edit.h"
 #include "emit.h"
+#include "kind.h"
 #include "load.h"
 #include "source.h"
 #include "strbuf.h"
@@ -92,22 +93,23 @@ static int build_baseline(struct cache_report *r, const struct cli *cli, struct 
 
 /* Counts now and the baseline exactly when some profile prices in exact
  * tokens; *m then points at them (else NULL). */
-static int measure(struct cache_report *r, struct tokenizer *tok, const struct assembly *base,
-		   struct cache_measure *m, struct cs_error *err)
+static int measure(struct cache_report *r, struct tokenizer *tok, const struct exact_live *now,
+		   const struct assembly *base, struct cache_measure *m, struct cs_error *err)
 {
 	memset(m, 0, sizeof *m);
 	bool wanted = false;
 	for (size_t i = 0; i < r->cfg.nprofiles; i++)
 		wanted = wanted || r->cfg.profiles[i].exact;
-	if (!tok || !wanted)
+	if (!tok || !now || now->total < 0 || !wanted)
 		return CS_OK;
-	int rc = exact_live_count(&r->exact_now, tok, r->now, err);
-	if (rc == CS_OK && base != r->now)
-		rc = exact_live_count(&r->exact_base, tok, base, err);
-	if (rc != CS_OK)
-		return rc;
-	const struct exact_live *b = base != r->now ? &r->exact_base : &r->exact_now;
-	*m = (struct cache_measure){ r->exact_now.block_tokens, b->block_tokens, r->exact_now.total, b->total };
+	if (base != r->now) {
+		exact_live_share(&r->exact_base, now);
+		int rc = exact_live_count(&r->exact_base, tok, base, err);
+		if (rc != CS_OK)
+			return rc;
+	}
+	const struct exact_live *b = base != r->now ? &r->exact_base : now;
+	*m = (struct cache_measure){ now->block_tokens, b->block_tokens, now->total, b->total };
 	snprintf(r->encoding, sizeof r->encoding, "%s", tokenizer_name(tok));
 	return CS_OK;
 }
@@ -115,11 +117,11 @@ static int measure(struct cache_report *r, struct tokenizer *tok, const struct a
 int cache_report_prepare(struct cache_report *r, const struct cli *cli, const struct assembly *now,
 			 struct cs_error *err)
 {
-	return cache_report_prepare_exact(r, cli, now, NULL, err);
+	return cache_report_prepare_exact(r, cli, now, NULL, NULL, err);
 }
 
 int cache_report_prepare_exact(struct cache_report *r, const struct cli *cli, const struct assembly *now,
-			       struct tokenizer *tok, struct cs_error *err)
+			       struct tokenizer *tok, const struct exact_live *counted, struct cs_error *err)
 {
 	memset(r, 0, sizeof *r);
 	cache_config_init(&r->cfg);
@@ -147,7 +149,7 @@ int cache_report_prepare_exact(struct cache_report *r, const struct cli *cli, co
 			snprintf(r->config_note, sizeof r->config_note, "built-in profiles (no %.580s)", path);
 		}
 	}
-	const char *name = cli->profile ? cli->profile : r->cfg.default_profile;
+	const char *name = kind_cache_profile(now->src, cli->profile, r->cfg.default_profile);
 	r->profile = cache_config_profile(&r->cfg, name);
 	if (!r->profile) {
 		char names[512] = "";
@@ -172,7 +174,7 @@ int cache_report_prepare_exact(struct cache_report *r, const struct cli *cli, co
 	/* the baseline keeps the assembler's breakpoints unless it is this very prompt */
 	const struct cache_overrides *ob = r->base_src ? NULL : &r->overrides;
 	struct cache_measure m;
-	rc = measure(r, tok, base, &m, err);
+	rc = measure(r, tok, counted, base, &m, err);
 	if (rc != CS_OK)
 		return rc;
 	const struct cache_measure *mp = m.now_blocks ? &m : NULL;
@@ -207,7 +209,6 @@ void cache_report_fini(struct cache_report *r)
 	}
 	cache_overrides_fini(&r->overrides);
 	cache_config_fini(&r->cfg);
-	exact_live_fini(&r->exact_now);
 	exact_live_fini(&r->exact_base);
 	memset(r, 0, sizeof *r);
 }

@@ -42,7 +42,7 @@ struct cache_report {
 	char baseline[CACHE_REPORT_NOTE_MAX];  /* what the baseline is, in words */
 	char config_note[CACHE_REPORT_NOTE_MAX]; /* the user file: read, absent, or why it was ignored */
 	struct report_section sections[2];     /* {"cache", ...}, {NULL}: for report_options.extra */
-	struct exact_live exact_now, exact_base; /* exact counts for the profiles that price in them */
+	struct exact_live exact_base;          /* the baseline's exact counts (borrowing the caller's memo) */
 	char encoding[64];                     /* theirs; "" when none */
 };
 
@@ -53,11 +53,12 @@ struct cache_report {
  * cache_report_fini in every case. */
 int cache_report_prepare(struct cache_report *r, const struct cli *cli, const struct assembly *now,
 			 struct cs_error *err);
-/* The same, with exact counts by tok (borrowed, may be NULL: none) for the
- * profiles whose provider's tokenizer is public (cache_profile.exact):
- * their figures, minimum and steps are then in real tokens. */
+/* The same, with exact counts for the profiles whose provider's tokenizer
+ * is public (cache_profile.exact): their figures, minimum and steps are then
+ * in real tokens. counted: now's exact counts by tok (both borrowed; NULL:
+ * none); the baseline is counted here, sharing counted's memo. */
 int cache_report_prepare_exact(struct cache_report *r, const struct cli *cli, const struct assembly *now,
-			       struct tokenizer *tok, struct cs_error *err);
+			       struct tokenizer *tok, const struct exact_live *counted, struct cs_error *err);
 void cache_report_fini(struct cache_report *r);
 
 /* Writes the section (the report_section callback; ctx is the cache_report). */

@@ -83,6 +83,30 @@ int exact_count(struct exact_counts *x, struct tokenizer *t, const struct assemb
 	return CS_OK;
 }
 
+int exact_from_live(struct exact_counts *x, const struct exact_live *L, const struct assembly *a, const char *encoding,
+		    struct cs_error *err)
+{
+	memset(x, 0, sizeof *x);
+	x->a = a;
+	snprintf(x->encoding, sizeof x->encoding, "%s", encoding);
+	size_t np = a->src->npieces;
+	x->nlayers = L->nlayers[0];
+	x->piece_tokens = cs_calloc(np ? np : 1, sizeof *x->piece_tokens);
+	x->layer_tokens = cs_calloc(x->nlayers ? x->nlayers : 1, sizeof *x->layer_tokens);
+	if (!x->piece_tokens || !x->layer_tokens) {
+		exact_fini(x);
+		return cs_error_nomem(err);
+	}
+	if (np)
+		memcpy(x->piece_tokens, L->piece_tokens, np * sizeof *x->piece_tokens);
+	if (x->nlayers)
+		memcpy(x->layer_tokens, L->layer_tokens[0], x->nlayers * sizeof *x->layer_tokens);
+	x->total = L->total;
+	x->over = L->over;
+	snprintf(x->note, sizeof x->note, "%s", L->note);
+	return CS_OK;
+}
+
 bool exact_judge(const struct budget *bg, long total, char *note, size_t size)
 {
 	if (size)

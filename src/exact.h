@@ -36,6 +36,11 @@ int exact_count(struct exact_counts *x, struct tokenizer *t, const struct assemb
 int exact_prepare(struct exact_counts *x, const char *tokenizer, const struct assembly *a, bool optional,
 		  struct cs_error *err);
 void exact_fini(struct exact_counts *x);
+/* x from live counts of a (copied: x owns its arrays), as exact_count would
+ * give them. CS_OK or CS_ENOMEM. */
+struct exact_live;
+int exact_from_live(struct exact_counts *x, const struct exact_live *L, const struct assembly *a, const char *encoding,
+		    struct cs_error *err);
 
 /* The encoding of the OpenAI model the assembly names (its "model" fact:
  * gpt-4o, openai:o3...); else NULL. */

@@ -267,11 +267,14 @@ static void safe(struct strbuf *out, const char *s, unsigned flags)
 
 struct columns {
 	bool prio, score, recorded;
+	const struct report_exact *exact; /* NULL: no exact column */
 };
 
 static void row_head(struct strbuf *out, const struct source *src, const struct columns *c, bool dropped)
 {
 	sb_puts(out, "    tokens");
+	if (c->exact)
+		sb_puts(out, "     exact");
 	if (!dropped)
 		sb_puts(out, "  original");
 	if (c->recorded)
@@ -297,6 +300,13 @@ static void piece_row(struct strbuf *out, const struct assembly *a, long i, long
 		sb_puts(out, "       -");
 	else
 		num_cell(out, tokens, 8);
+	if (c->exact) {
+		sb_puts(out, "  ");
+		if (dropped || c->exact->pieces[i] < 0)
+			sb_puts(out, "       -");
+		else
+			num_cell(out, c->exact->pieces[i], 8);
+	}
 	if (!dropped) {
 		sb_puts(out, "  ");
 		if (r->outcome == OUTCOME_TRUNCATED)
@@ -398,17 +408,22 @@ static void text_header(struct strbuf *out, const struct assembly *a, unsigned f
 }
 
 /* The layer tables, the pieces in the prompt, those left out. */
-static void text_tables(struct strbuf *out, const struct assembly *a, unsigned flags)
+static void text_tables(struct strbuf *out, const struct assembly *a, const struct report_exact *x, unsigned flags)
 {
 	const struct source *src = a->src;
-	struct columns c = { has_priorities(src), has_scores(a), has_recorded(src) };
+	struct columns c = { has_priorities(src), has_scores(a), has_recorded(src), x };
 	for (size_t g = 0; g < a->ngroupings; g++) {
-		sb_printf(out, "\nlayers (%s)            tokens  share\n", a->groupings[g].name);
+		const long *xl = x && g < ASM_MAX_GROUPINGS ? x->layers[g] : NULL;
+		sb_printf(out, "\nlayers (%s)            tokens%s  share\n", a->groupings[g].name, xl ? "     exact" : "");
 		for (size_t l = 0; l < a->groupings[g].nlayers; l++) {
 			const struct layer *ly = &a->groupings[g].layers[l];
 			sb_puts(out, "  ");
 			cell(out, ly->name, 22, flags);
 			num_cell(out, ly->budget_tokens, 8);
+			if (xl) {
+				sb_puts(out, "  ");
+				num_cell(out, xl[l], 8);
+			}
 			sb_printf(out, "  %4ld%%\n", pct(ly->budget_tokens, a->budget.usable));
 		}
 	}
@@ -423,6 +438,10 @@ static void text_tables(struct strbuf *out, const struct assembly *a, unsigned f
 		}
 		sb_puts(out, "  ");
 		num_cell(out, blk->budget_tokens, 8);
+		if (x) {
+			sb_puts(out, "  ");
+			num_cell(out, x->blocks[b], 8);
+		}
 		sb_puts(out, "  (");
 		safe(out, blk->label ? blk->label : "assembler text", flags);
 		sb_puts(out, ")\n");
@@ -446,7 +465,12 @@ static int write_text(const struct assembly *a, const struct report_options *opt
 	const struct source *src = a->src;
 	unsigned flags = opt->ascii ? UTF8_ASCII : 0;
 	text_header(out, a, flags);
-	text_tables(out, a, flags);
+	if (opt->exact)
+		sb_printf(out, "exact: %s beside the estimate, each text counted on its own (the exact_tokens section has the whole prompt)\n",
+			  opt->exact->encoding);
+	if (opt->exact && opt->exact->over)
+		sb_printf(out, "exact status: OVER: %s\n", opt->exact->over);
+	text_tables(out, a, opt->exact, flags);
 	if (a->nwarnings) {
 		sb_puts(out, "\nwarnings\n");
 		for (size_t w = 0; w < a->nwarnings; w++) {

@@ -6,9 +6,10 @@
 #ifndef CTXSCOPE_REPORT_H
 #define CTXSCOPE_REPORT_H
 
+#include "assembly.h"
+
 #include <stdbool.h>
 
-struct assembly;
 struct strbuf;
 
 enum report_format { REPORT_TEXT, REPORT_YAML, REPORT_JSON };
@@ -21,10 +22,21 @@ struct report_section {
 	void *ctx;
 };
 
+/* Exact counts the text tables show beside the estimate (formats.md §8):
+ * each text counted on its own, by `encoding`. */
+struct report_exact {
+	const char *encoding;
+	const long *pieces;                    /* per piece; -1: not in the prompt */
+	const long *blocks;                    /* per block */
+	const long *layers[ASM_MAX_GROUPINGS]; /* per grouping, per layer */
+	const char *over;                      /* the sentence when only the estimate fits; NULL */
+};
+
 struct report_options {
 	enum report_format format;
 	bool ascii;                          /* text: the terminal is not UTF-8 */
 	const struct report_section *extra;  /* NULL-named terminated; may be NULL */
+	const struct report_exact *exact;    /* text: an exact column; NULL: none */
 };
 
 /* "text", "yaml", "json" -> format; false if unknown. */

@@ -121,13 +121,13 @@ struct vm_search {
  * the detail, search and filters, the prompt view, and the status line. */
 /* The session (vm_session.c): the source, its assemblies and its history;
  * changed only through vm_change (edits, undo, redo) and vm_reload. */
+/* Where the baseline came from, said in the cache line's words. */
+enum vm_base_from { VM_BASE_LOADED, VM_BASE_PINNED, VM_BASE_RELOADED };
 /* What the layer bars are relative to (ncdu's g): the usable budget; what
  * the prompt uses (a 176k budget with 800 used shows nothing otherwise);
  * the largest layer. The inspector starts on the budget unless the prompt
  * uses under a quarter of it. */
 enum vm_bar_scale { VM_SCALE_BUDGET, VM_SCALE_USED, VM_SCALE_LARGEST, VM_SCALE_COUNT };
-/* Where the baseline came from, said in the cache line's words. */
-enum vm_base_from { VM_BASE_LOADED, VM_BASE_PINNED, VM_BASE_RELOADED };
 
 struct vm_session {
 	struct source *src;        /* owned */
@@ -390,8 +390,11 @@ const struct cache_breakpoint *vm_breakpoint(const struct vm *vm, long block);
  * "under minimum", "over the limit", or "not cached" (past the last whole
  * unit a prefix cache stores). Static storage. */
 const char *vm_breakpoint_state(const struct vm *vm, const struct cache_breakpoint *bp);
+/* The prompt's tokens against the cache, "1,308 read, 0 written, 1,753
+ * uncached", the three joined by sep. */
+void vm_cache_split(const struct vm *vm, const char *sep, struct strbuf *out);
 /* The marker where the prompt leaves the baseline: "cache breaks here · 1,308
- * read · 0 written · 1,753 uncached", items joined by sep. */
+ * read · 0 written · 1,753 uncached", items joined by sep (with its spaces). */
 void vm_break_words(const struct vm *vm, const char *sep, struct strbuf *out);
 /* The grouping the bars show (NULL when the assembly has none). Borrowed. */
 const struct grouping *vm_grouping(const struct vm *vm);

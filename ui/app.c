@@ -25,8 +25,10 @@ int app_init(struct app *app, struct source *src, bool ascii, struct cs_error *e
 		return rc;
 	if (!keymap_default(&app->keymap))
 		return cs_error_set(err, CS_ESTRUCT, "the action table names a key that does not exist");
-	vm_status(&app->vm, false, "%zu pieces, %zu blocks; ? for help, q quits", app->vm.session.src->npieces,
-		  app->vm.session.cur.nblocks);
+	char np[32], nb[32];
+	vm_status(&app->vm, false, "%s pieces, %s blocks; ? for help, q quits",
+		  fmt_thousands(np, (long long)app->vm.session.src->npieces),
+		  fmt_thousands(nb, (long long)app->vm.session.cur.nblocks));
 	app_view_push(app, &view_list);
 	app_view_push(app, &view_detail);
 	return CS_OK;
@@ -149,7 +151,10 @@ unsigned app_mouse(struct app *app, int y, int x, enum app_mouse_event ev)
 
 bool app_quit(struct app *app, bool interrupt)
 {
-	if (!vm_unsaved(&app->vm) || app->quit_asked) {
+	/* only a kind whose file w rewrites asks: elsewhere edits are what-ifs
+	 * (a request stepped to, a node left out) that quitting may drop */
+	bool asks = app->vm.session.src->kind->save != NULL;
+	if (!asks || !vm_unsaved(&app->vm) || app->quit_asked) {
 		app->interrupted = interrupt;
 		return true;
 	}

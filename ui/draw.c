@@ -381,13 +381,13 @@ static void draw_bars(struct frame *f)
 		const char *word = "";
 		int role = ROLE_NORMAL;
 		switch (st) {
-		case VM_LAYER_CACHED: word = "cached"; role = ROLE_CACHED; break;
-		case VM_LAYER_NEW: word = "new"; role = ROLE_NEW; break;
+		case VM_LAYER_CACHED: word = "read"; role = ROLE_CACHED; break;
+		case VM_LAYER_NEW: word = "not read"; role = ROLE_NEW; break;
 		case VM_LAYER_EMPTY: word = "-"; break;
 		case VM_LAYER_PARTIAL:
 			role = ROLE_NEW;
 			if (wide) {
-				snprintf(buf, sizeof buf, "cached to %s", fmt_thousands(num, cached));
+				snprintf(buf, sizeof buf, "read to %s", fmt_thousands(num, cached));
 				word = buf;
 			} else {
 				word = "part";
@@ -450,7 +450,9 @@ static void draw_marker(struct frame *f, int y, const struct vm_row *r)
 	} else if (is_break) {
 		role = ROLE_BREAK;
 		sb_putc(ln, ' ');
-		vm_break_words(vm, g_dot(app), ln);
+		char sep[8];
+		snprintf(sep, sizeof sep, " %s ", g_dot(app));
+		vm_break_words(vm, sep, ln);
 		sb_putc(ln, ' ');
 	} else {
 		const struct cache_breakpoint *bp = vm_breakpoint(vm, r->block);
@@ -567,7 +569,7 @@ static int draw_list_state(struct frame *f, int y)
 	if (vm->layer_filter >= 0 && g && (size_t)vm->layer_filter < g->nlayers)
 		sb_printf(ln, " layer %s ", g->layers[vm->layer_filter].name);
 	const struct vm_row *sel = vm->cursor < vm->nrows ? &vm->rows[vm->cursor] : NULL;
-	if (vm_unsaved(vm))
+	if (vm_unsaved(vm) && vm->session.src->kind->save)
 		sb_puts(ln, " unsaved (w) ");
 	sb_printf(ln, " %zu/%zu ", sel && sel->item && !vm->on_header ? sel->item : 0, vm->nitems);
 	int n = (int)utf8_columns(sb_str(ln), ln->len);

@@ -158,6 +158,21 @@ static void progress_stderr(void *ctx, const char *what, size_t done, size_t tot
 	fflush(stderr);
 }
 
+/* Counts a exactly with tok into lv, and makes the report's exact_tokens
+ * section (ex) and text columns (rx) of it: one count for all three. */
+static int count_for_report(struct tokenizer *tok, const struct assembly *a, struct exact_live *lv,
+			    struct exact_counts *ex, struct report_exact *rx, struct cs_error *err)
+{
+	int rc = exact_live_count(lv, tok, a, err);
+	if (rc == CS_OK)
+		rc = exact_from_live(ex, lv, a, tokenizer_name(tok), err);
+	if (rc == CS_OK)
+		*rx = (struct report_exact){ tokenizer_name(tok), lv->piece_tokens, lv->block_tokens,
+					     { lv->layer_tokens[0], a->ngroupings > 1 ? lv->layer_tokens[1] : NULL },
+					     lv->over ? lv->note : NULL };
+	return rc;
+}
+
 /* The report with its extra sections: the cache analysis, and exact counts
  * with --tokenizer or an OpenAI model (*exact_over: only the estimate fits). CS_OK, CS_ENOMEM,
  * or another error to fail with. */
@@ -167,6 +182,8 @@ static int write_report(const struct cli *cli, const struct assembly *a, bool as
 	struct report_options opt = { .format = cli->format, .ascii = ascii };
 	struct cache_report cr = { 0 };
 	struct exact_counts ex = { 0 };
+	struct exact_live lv = { 0 };
+	struct report_exact rx;
 	struct report_section extra[3] = { { 0 } };
 	/* --tokenizer, or the OpenAI model's encoding (without its rank file: how to get it) */
 	const char *tokenizer = cli->tokenizer ? cli->tokenizer : exact_auto_tokenizer(a);
@@ -174,12 +191,13 @@ static int write_report(const struct cli *cli, const struct assembly *a, bool as
 	int rc = tokenizer ? tokenizer_open(tokenizer, &tok, err) : CS_OK;
 	if (rc == CS_EIO && !cli->tokenizer) { /* chosen by the model, not installed: the section says so */
 		cs_error_clear(err);
-		rc = CS_OK;
+		rc = exact_prepare(&ex, tokenizer, a, true, err);
+	} else if (rc == CS_OK && tok) {
+		rc = count_for_report(tok, a, &lv, &ex, &rx, err);
+		opt.exact = rc == CS_OK ? &rx : NULL;
 	}
 	if (rc == CS_OK)
-		rc = cache_report_prepare_exact(&cr, cli, a, tok, err);
-	if (rc == CS_OK && tokenizer)
-		rc = tok ? exact_count(&ex, tok, a, err) : exact_prepare(&ex, tokenizer, a, true, err);
+		rc = cache_report_prepare_exact(&cr, cli, a, tok, tok ? &lv : NULL, err);
 	if (rc == CS_OK) {
 		extra[0] = cr.sections[0];
 		if (tokenizer)
@@ -188,8 +206,9 @@ static int write_report(const struct cli *cli, const struct assembly *a, bool as
 		rc = report_write(a, &opt, out);
 	}
 	*exact_over = ex.over;
+	cache_report_fini(&cr); /* before lv: its baseline borrows lv's memo */
 	exact_fini(&ex);
-	cache_report_fini(&cr);
+	exact_live_fini(&lv);
 	tokenizer_close(tok);
 	return rc;
 }

@@ -14,6 +14,8 @@
  *                  grid (ui/paint_text.c), median and p99, vs the 16 ms goal;
  *   exact+redraw   the same with exact o200k counts on
  *                  (when the rank files are there; the first frame counts all);
+ *   exact recount  the exact recount alone after each edit, in CPU time, and
+ *                  the share of the prompt's bytes it tokenized again;
  *   first frame    `ctxscope --screen 80x24 FILE` end to end on every sample, best of 3
  *                  (exec, load, assembly, one frame painted and written out),
  *                  beside `ctxscope --version` as the process-start anchor.
@@ -28,6 +30,7 @@
 #include "assembly.h"
 #include "edit.h"
 #include "error.h"
+#include "exact.h"
 #include "fileio.h"
 #include "kind.h"
 #include "load.h"
@@ -147,6 +150,7 @@ struct child_result {
 	double median, p99, worst; /* edits */
 	double first_assemble;
 	int edits;
+	double recounted;      /* exact recount: the share of the prompts' bytes tokenized again */
 };
 
 typedef void (*child_fn)(const struct input *in, const struct options *opt, struct child_result *out);
@@ -431,19 +435,32 @@ static void random_edit(const struct source *src, uint64_t *rng, struct edit *e)
 	}
 }
 
-static void child_edits(const struct input *in, const struct options *opt, struct child_result *out)
+/* The input loaded for a series of edits; NULL (out->note says why) when
+ * it does not load or has no pieces. */
+static struct source *load_to_edit(const struct input *in, struct child_result *out)
 {
 	struct source *src;
 	struct cs_error err;
 	cs_error_clear(&err);
 	if (source_load(in->path, in->kind, &src, &err) != CS_OK) {
 		snprintf(out->note, sizeof out->note, "load failed: %.120s", err.message);
-		return;
+		return NULL;
 	}
 	if (src->npieces == 0) {
+		source_free(src);
 		snprintf(out->note, sizeof out->note, "no pieces to edit");
-		return;
+		return NULL;
 	}
+	return src;
+}
+
+static void child_edits(const struct input *in, const struct options *opt, struct child_result *out)
+{
+	struct cs_error err;
+	cs_error_clear(&err);
+	struct source *src = load_to_edit(in, out);
+	if (!src)
+		return;
 	struct assembly a;
 	double t0 = now_seconds();
 	if (assemble(src, &a, &err) != CS_OK) {
@@ -494,18 +511,11 @@ static void child_edits(const struct input *in, const struct options *opt, struc
 static void redraw_series(const struct input *in, const struct options *opt, struct child_result *out,
 			  const char *tokenizer)
 {
-	struct source *src;
 	struct cs_error err;
 	cs_error_clear(&err);
-	if (source_load(in->path, in->kind, &src, &err) != CS_OK) {
-		snprintf(out->note, sizeof out->note, "load failed: %.120s", err.message);
+	struct source *src = load_to_edit(in, out);
+	if (!src)
 		return;
-	}
-	if (src->npieces == 0) {
-		source_free(src);
-		snprintf(out->note, sizeof out->note, "no pieces to edit");
-		return;
-	}
 	struct app app;
 	double t0 = now_seconds();
 	if (app_init(&app, src, false, &err) != CS_OK) {
@@ -565,7 +575,84 @@ static void child_redraw_exact(const struct input *in, const struct options *opt
 	redraw_series(in, opt, out, "o200k_base");
 }
 
+static double cpu_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The exact recount alone after each random edit (exact_live_count, as the
+ * inspector runs it), in CPU time, so that the other sessions sharing the
+ * cores do not show in it: what exact counts add to an edit. */
+static void child_exact_recount(const struct input *in, const struct options *opt, struct child_result *out)
+{
+	struct cs_error err;
+	cs_error_clear(&err);
+	struct source *src = load_to_edit(in, out);
+	if (!src)
+		return;
+	struct vm vm;
+	struct tokenizer *tok = NULL;
+	struct exact_live L = { 0 };
+	double *times = malloc((size_t)opt->edits * sizeof *times);
+	if (vm_init(&vm, src, &err) != CS_OK || !times || tokenizer_open("o200k_base", &tok, &err) != CS_OK) {
+		snprintf(out->note, sizeof out->note, "no exact counts: %.120s", err.message);
+		goto done;
+	}
+	double t0 = cpu_seconds();
+	if (exact_live_count(&L, tok, &vm.session.cur, &err) != CS_OK)
+		goto done;
+	out->first_assemble = cpu_seconds() - t0;
+	uint64_t rng = 9;
+	int n = 0;
+	double counted = 0, prompts = 0, series = now_seconds();
+	for (int i = 0; i < opt->edits; i++) {
+		struct edit e;
+		random_edit(vm.session.src, &rng, &e);
+		if (vm_apply(&vm, &e, &err) != CS_OK)
+			continue;
+		double c = cpu_seconds();
+		if (exact_live_count(&L, tok, &vm.session.cur, &err) != CS_OK)
+			goto done;
+		times[n++] = cpu_seconds() - c;
+		counted += (double)L.counted_bytes;
+		prompts += (double)vm.session.cur.total_bytes;
+		if (n >= BENCH_EDIT_MIN && now_seconds() - series > BENCH_EDIT_SECONDS)
+			break;
+	}
+	if (n) {
+		sort_times(times, (size_t)n, out);
+		out->edits = n;
+		out->recounted = prompts > 0 ? counted / prompts : 0;
+		out->ok = 1;
+	}
+done:
+	free(times);
+	exact_live_fini(&L);
+	tokenizer_close(tok);
+	vm_fini(&vm);
+}
+
 /* ---- rows -------------------------------------------------------------------- */
+
+/* Runs a series of edits (fn) in a child: false, with a row saying why
+ * (anchor: what the row is judged against), when it did not measure; else
+ * its median, p99 and first times, formatted. */
+static bool run_series(child_fn fn, const struct input *in, const struct options *opt, const char *name,
+		       const char *label, const char *anchor, struct child_result *ed, char p50[24], char p99[24],
+		       char first[24])
+{
+	double rss;
+	if (run_child(fn, in, opt, ed, &rss) != 0 || !ed->ok) {
+		row(name, label, ed->note, anchor, 0, 0, NULL);
+		return false;
+	}
+	fmt_ms(p50, 24, ed->median);
+	fmt_ms(p99, 24, ed->p99);
+	fmt_ms(first, 24, ed->first_assemble);
+	return true;
+}
 
 static int is_json(const struct input *in)
 {
@@ -642,14 +729,8 @@ static void bench_input(const struct input *in, const struct options *opt)
 		row("edit p50/p99", label, "n/a (kind not built)", "goal 5 ms", 0, 0, NULL);
 	} else if (load.ok && opt->edits > 0) {
 		struct child_result ed;
-		double rss;
-		if (run_child(child_edits, in, opt, &ed, &rss) != 0 || !ed.ok) {
-			row("edit p50/p99", label, ed.note, "goal 5 ms", 0, 0, NULL);
-		} else {
-			char p50[24], p99[24], first[24];
-			fmt_ms(p50, sizeof p50, ed.median);
-			fmt_ms(p99, sizeof p99, ed.p99);
-			fmt_ms(first, sizeof first, ed.first_assemble);
+		char p50[24], p99[24], first[24];
+		if (run_series(child_edits, in, opt, "edit p50/p99", label, "goal 5 ms", &ed, p50, p99, first)) {
 			snprintf(m, sizeof m, "%s / %s", p50, p99);
 			if (ed.edits < opt->edits)
 				snprintf(an, sizeof an, "goal 5 ms (first %s; %d edits)", first, ed.edits);
@@ -663,20 +744,24 @@ static void bench_input(const struct input *in, const struct options *opt)
 	for (int with = 0; with < (exact ? 2 : 1) && built && load.ok && opt->edits > 0; with++) {
 		const char *name = with ? "exact+redraw" : "edit+redraw";
 		struct child_result ed;
-		double rss;
-		if (run_child(with ? child_redraw_exact : child_redraw, in, opt, &ed, &rss) != 0 || !ed.ok) {
-			row(name, label, ed.note, "goal 16 ms p99", 0, 0, NULL);
-		} else {
-			char p50[24], p99[24], first[24];
-			fmt_ms(p50, sizeof p50, ed.median);
-			fmt_ms(p99, sizeof p99, ed.p99);
-			fmt_ms(first, sizeof first, ed.first_assemble);
+		char p50[24], p99[24], first[24];
+		if (run_series(with ? child_redraw_exact : child_redraw, in, opt, name, label, "goal 16 ms p99", &ed, p50,
+			       p99, first)) {
 			snprintf(m, sizeof m, "%s / %s", p50, p99);
 			if (ed.edits < opt->edits)
 				snprintf(an, sizeof an, "goal 16 ms (first %s; %d edits)", first, ed.edits);
 			else
 				snprintf(an, sizeof an, "goal 16 ms (first frame %s)", first);
 			row(name, label, m, an, ed.p99 * 1e3 / GOAL_REDRAW_MS, 1.0, "p99<=16ms");
+		}
+	}
+	if (exact && built && load.ok && opt->edits > 0) {
+		struct child_result ed;
+		char p50[24], p99[24], first[24];
+		if (run_series(child_exact_recount, in, opt, "exact recount", label, "", &ed, p50, p99, first)) {
+			snprintf(m, sizeof m, "%s / %s cpu", p50, p99);
+			snprintf(an, sizeof an, "first count %s; %.2f%% recounted", first, 100.0 * ed.recounted);
+			row("exact recount", label, m, an, 0, 0, NULL);
 		}
 	}
 	(void)size;

@@ -659,14 +659,14 @@ static void gen_memory(size_t items, size_t fresh, uint64_t seed, const char *pa
 
 /* ---- request logs and Claude Code sessions ----------------------------------- */
 
-/* A request log of `requests` Anthropic exchanges of about `mbytes` MB in
- * all: request k carries the tools, a system prompt with a breakpoint and
+/* A request log of 1,000 Anthropic exchanges (100 under 50 MB) of about
+ * `mbytes` MB in all: request k carries the tools, a system prompt with a breakpoint and
  * the first 2k+1 turns of one conversation (each request repeats the ones
  * before it, as a real log does), the last turn marked for caching, and the
  * response's recorded usage. */
 static void gen_requests(size_t mbytes, uint64_t seed, const char *path)
 {
-	const size_t requests = 1000;
+	const size_t requests = mbytes >= 50 ? 1000 : 100; /* a small log (BENCH_SCALE=small) has fewer */
 	struct rng r = { seed };
 	/* Each request repeats the turns before it: about requests^2 turns in all. */
 	size_t per_turn = mbytes * 1000000 / (requests * requests) * 2 / 5; /* the JSON around each */

@@ -540,8 +540,10 @@ int memory_build(const struct source *src, struct assembly *a, struct cs_error *
 	cs_free(r.rank_of);
 	cs_free(r.dec);
 	explain_facts(&r, a);
-	if (r.compressed)
+	if (r.compressed) {
 		asm_fact(a, "compression", "%s", r.compressed);
+		memory_fact_first(a);
+	}
 	memory_stack_explain(src, a, budget, &take, first_block);
 
 	char n1[32], n2[32];
