@@ -149,7 +149,7 @@ int cache_report_prepare_exact(struct cache_report *r, const struct cli *cli, co
 			snprintf(r->config_note, sizeof r->config_note, "built-in profiles (no %.580s)", path);
 		}
 	}
-	const char *name = kind_cache_profile(now->src, cli->profile, r->cfg.default_profile);
+	const char *name = source_cache_profile(now->src, cli->profile, r->cfg.default_profile);
 	r->profile = cache_config_profile(&r->cfg, name);
 	if (!r->profile) {
 		char names[512] = "";

@@ -175,16 +175,4 @@ int kind_sort_key(const struct kind_ops *kind, const char *name);
 /* "order, tokens or priority": the kind's sort keys for a sentence. */
 void kind_sort_keys_text(const struct kind_ops *kind, const char *last_sep, struct strbuf *out);
 
-/* The cache profile to start with: `asked` (--profile) when not NULL, else
- * the one the input names (kind_ops.cache_profile), else `fallback` (the
- * configured default). */
-const char *kind_cache_profile(const struct source *src, const char *asked, const char *fallback);
-
-/* The value of the sequence's setting that steps `delta` from the step
- * shown (1-based, as the setting takes it) into value. CS_EUSAGE with a
- * sentence when the kind has no sequence or the step would leave it
- * ("already the first request"). */
-int kind_sequence_step(const struct source *src, long delta, char *value, size_t size, struct cs_error *err);
-
-
 #endif

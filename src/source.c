@@ -8,6 +8,7 @@
 #include "utf8.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,4 +257,29 @@ bool source_match_ids(const struct source *from, const struct source *to, long *
 	}
 	cs_free(ids);
 	return true;
+}
+
+int source_sequence_step(const struct source *src, long delta, char *value, size_t size, struct cs_error *err)
+{
+	const struct kind_sequence *seq = src->kind->sequence;
+	if (!seq)
+		return cs_error_set(err, CS_EUSAGE, "a %s holds no sequence to step through", src->kind->title);
+	size_t n = seq->count(src), cur = seq->current(src);
+	size_t first = 0, last = n ? n - 1 : 0;
+	if (seq->reach)
+		seq->reach(src, &first, &last);
+	if (delta < 0 && cur <= first)
+		return cs_error_set(err, CS_EUSAGE, "already the first %s (%zu of %zu)", seq->noun, cur + 1, n);
+	if (delta > 0 && cur >= last)
+		return cs_error_set(err, CS_EUSAGE, "already the last %s (%zu of %zu)", seq->noun, cur + 1, n);
+	long to = (long)cur + delta;
+	to = to < (long)first ? (long)first : to > (long)last ? (long)last : to;
+	snprintf(value, size, "%ld", to + 1);
+	return CS_OK;
+}
+
+const char *source_cache_profile(const struct source *src, const char *asked, const char *fallback)
+{
+	const char *own = !asked && src && src->kind->cache_profile ? src->kind->cache_profile(src) : NULL;
+	return asked ? asked : own ? own : fallback;
 }

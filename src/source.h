@@ -140,4 +140,15 @@ bool source_match_ids(const struct source *from, const struct source *to, long *
 /* Changes chars_per_token and re-estimates every piece (no re-reading). */
 void source_set_chars_per_token(struct source *src, double chars_per_token);
 
+/* The cache profile to start with: `asked` (--profile) when not NULL, else
+ * the one the input names (its kind's cache_profile), else `fallback` (the
+ * configured default). */
+const char *source_cache_profile(const struct source *src, const char *asked, const char *fallback);
+
+/* The value of the sequence's setting that steps `delta` from the step
+ * shown (1-based, as the setting takes it) into value. CS_EUSAGE with a
+ * sentence when the kind has no sequence or the step would leave it
+ * ("already the first request"). */
+int source_sequence_step(const struct source *src, long delta, char *value, size_t size, struct cs_error *err);
+
 #endif

@@ -251,7 +251,7 @@ int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
 	cache_config_init(&vm->cache.cfg);
 	cache_overrides_init(&vm->cache.bp_now);
 	cache_overrides_init(&vm->cache.bp_base);
-	vm->cache.profile = cache_config_profile(&vm->cache.cfg, kind_cache_profile(src, NULL, vm->cache.cfg.default_profile));
+	vm->cache.profile = cache_config_profile(&vm->cache.cfg, source_cache_profile(src, NULL, vm->cache.cfg.default_profile));
 	int rc = assemble(src, &vm->session.cur, err);
 	if (rc != CS_OK)
 		return rc;

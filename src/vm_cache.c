@@ -233,7 +233,7 @@ int vm_cache_setup(struct vm *vm, const char *path, const char *profile, struct 
 	cs_error_clear(&file_err);
 	if (path && cache_config_load(&vm->cache.cfg, path, &file_err) != CS_OK)
 		rc = file_err.code; /* the built-ins stay */
-	const char *want = kind_cache_profile(vm->session.src, profile, vm->cache.cfg.default_profile);
+	const char *want = source_cache_profile(vm->session.src, profile, vm->cache.cfg.default_profile);
 	const struct cache_profile *p = cache_config_profile(&vm->cache.cfg, want);
 	if (!p) {
 		p = vm->cache.profile; /* the active one stays */

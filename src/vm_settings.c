@@ -206,7 +206,7 @@ int vm_step_sequence(struct vm *vm, long delta, struct cs_error *err)
 	const struct source *src = vm->session.src;
 	const struct kind_sequence *seq = src->kind->sequence;
 	struct edit e = { .type = EDIT_OPTION, .piece = -1 };
-	int rc = kind_sequence_step(src, delta, e.text, sizeof e.text, err);
+	int rc = source_sequence_step(src, delta, e.text, sizeof e.text, err);
 	if (rc != CS_OK) {
 		vm_status(vm, rc != CS_EUSAGE, "%s", err->message);
 		return rc;

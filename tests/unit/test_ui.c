@@ -26,6 +26,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #define FIXTURE "tests/fixtures/ui/parser-fix/working-set.yml"
@@ -550,6 +551,41 @@ static void test_loom_aware_switch_and_no_panel(void **state)
 	vm_fini(&vm);
 }
 
+/* Counts in the header carry thousands separators as tokens do: a snapshot
+ * of 1,500 chunks (written here) where a 50-token budget drops all but a few. */
+static void test_header_counts_have_separators(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/ctxscope-test-counts-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs("{\"query\": \"q\", \"maxTokens\": 50, \"items\": [", f);
+	for (int i = 0; i < 1500; i++)
+		fprintf(f, "%s{\"id\": \"ch-%d\", \"type\": \"chunk\", \"tokens\": 10, \"content\": \"chunk %d\", "
+			   "\"scores\": {\"relevance\": %.4f}}",
+			i ? "," : "", i, i, 1.0 - i / 2000.0);
+	fputs("]}\n", f);
+	assert_int_equal(fclose(f), 0);
+	struct vm vm;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(vm_init(&vm, support_load(path, NULL), &err), CS_OK);
+	assert_true(vm_header(&vm));
+	bool found = false;
+	for (size_t i = 0; i < vm.head.nitems; i++) {
+		const char *t = vm_head_text(&vm, i);
+		if (strncmp(t, "dropped ", 8) == 0) {
+			assert_string_equal(t, "dropped 1,498, cut 0");
+			found = true;
+		}
+	}
+	assert_true(found);
+	vm_fini(&vm);
+	unlink(path);
+}
+
 static void test_priority_and_strategy_edits(void **state)
 {
 	(void)state;
@@ -1020,6 +1056,7 @@ int main(void)
 		cmocka_unit_test(test_cache_profiles_and_breakpoints),
 		cmocka_unit_test(test_memory_panel_and_cutoff_line),
 		cmocka_unit_test(test_loom_aware_switch_and_no_panel),
+		cmocka_unit_test(test_header_counts_have_separators),
 		cmocka_unit_test(test_cache_setup_user_file),
 		cmocka_unit_test(test_screen_out_of_memory_sweep_settings),
 		cmocka_unit_test(test_priority_and_strategy_edits),
