@@ -415,8 +415,25 @@ static void render(const struct run *r, struct assembly *a)
 struct drop_text {
 	struct strbuf sb;  /* reused per sentence */
 	char below[64];    /* "below the cutoff 0.412" */
-	char share_pct[MA_COUNT][32]; /* each share's percent, %g */
+	char share_head[MA_COUNT][64]; /* "dropped in pass 1 (the recent query, by " */
+	char share_mid[MA_COUNT][128]; /* "): over allocation: its share (40% = 1,600 tokens) had " */
 };
+
+/* A literal, its length known at compile time. */
+#define PUT_LIT(sb, lit) sb_append((sb), lit, sizeof lit - 1)
+
+static void drop_text_init(struct drop_text *t, const struct run *r)
+{
+	char f[FIXED3_MAX], n[32];
+	t->sb = (struct strbuf)STRBUF_INIT;
+	snprintf(t->below, sizeof t->below, "below the cutoff %s", fmt_fixed3(f, r->cutoff));
+	for (int s = 0; s < MA_COUNT; s++) {
+		snprintf(t->share_head[s], sizeof t->share_head[s], "dropped in pass 1 (the %s query, by ",
+			 memory_allocation_name(s));
+		snprintf(t->share_mid[s], sizeof t->share_mid[s], "): over allocation: its share (%g%% = %s tokens) had ",
+			 r->s->allocation[s], fmt_thousands(n, r->cap[s]));
+	}
+}
 
 /* sb's sentence, copied into the assembly's arena; NULL on out of memory. */
 static const char *drop_done(struct drop_text *t, struct assembly *a)
@@ -428,23 +445,25 @@ static const char *drop_done(struct drop_text *t, struct assembly *a)
 static void put_final(struct drop_text *t, const struct run *r, double score)
 {
 	char f[FIXED3_MAX];
-	sb_puts(&t->sb, "final score ");
+	PUT_LIT(&t->sb, "; final score ");
 	sb_puts(&t->sb, fmt_fixed3(f, score));
-	sb_puts(&t->sb, ", ");
-	sb_puts(&t->sb, score == r->cutoff ? "which is the cutoff: every item scoring higher went in" : t->below);
+	PUT_LIT(&t->sb, ", ");
+	if (score == r->cutoff)
+		PUT_LIT(&t->sb, "which is the cutoff: every item scoring higher went in");
+	else
+		sb_puts(&t->sb, t->below);
 }
 
 static void over_budget(struct drop_text *t, const struct run *r, size_t k)
 {
 	char n[32];
 	sb_reset(&t->sb);
-	sb_puts(&t->sb, "dropped in pass 2 (selectWithinBudget, by final score): over budget: needs ");
+	PUT_LIT(&t->sb, "dropped in pass 2 (selectWithinBudget, by final score): over budget: needs ");
 	sb_puts(&t->sb, fmt_thousands(n, r->order[k].tokens));
-	sb_puts(&t->sb, " tokens, ");
+	PUT_LIT(&t->sb, " tokens, ");
 	sb_puts(&t->sb, fmt_thousands(n, r->dec[k].left));
-	sb_puts(&t->sb, " left of ");
+	PUT_LIT(&t->sb, " left of ");
 	sb_puts(&t->sb, fmt_thousands(n, r->budget));
-	sb_puts(&t->sb, "; ");
 	put_final(t, r, r->order[k].score);
 }
 
@@ -453,21 +472,15 @@ static void over_allocation(struct drop_text *t, const struct run *r, size_t k)
 	char n[32], f[FIXED3_MAX];
 	int share = r->order[k].share;
 	sb_reset(&t->sb);
-	sb_puts(&t->sb, "dropped in pass 1 (the ");
-	sb_puts(&t->sb, memory_allocation_name(share));
-	sb_puts(&t->sb, " query, by ");
+	sb_puts(&t->sb, t->share_head[share]);
 	sb_puts(&t->sb, r->order[k].own_name);
 	sb_putc(&t->sb, ' ');
 	sb_puts(&t->sb, fmt_fixed3(f, r->order[k].own));
-	sb_puts(&t->sb, "): over allocation: its share (");
-	sb_puts(&t->sb, t->share_pct[share]);
-	sb_puts(&t->sb, "% = ");
-	sb_puts(&t->sb, fmt_thousands(n, r->cap[share]));
-	sb_puts(&t->sb, " tokens) had ");
+	sb_puts(&t->sb, t->share_mid[share]);
 	sb_puts(&t->sb, fmt_thousands(n, r->dec[k].share_used));
-	sb_puts(&t->sb, " kept and needs ");
+	PUT_LIT(&t->sb, " kept and needs ");
 	sb_puts(&t->sb, fmt_thousands(n, r->order[k].tokens));
-	sb_puts(&t->sb, " more; ");
+	PUT_LIT(&t->sb, " more");
 	put_final(t, r, r->order[k].score);
 }
 
@@ -486,11 +499,8 @@ static void with_score(struct drop_text *t, const char *what, double score)
  * the pass that dropped it and the score it was ranked by there. */
 static void explain_drops(const struct run *r, struct assembly *a)
 {
-	struct drop_text t = { .sb = STRBUF_INIT };
-	char f[FIXED3_MAX];
-	snprintf(t.below, sizeof t.below, "below the cutoff %s", fmt_fixed3(f, r->cutoff));
-	for (int s = 0; s < MA_COUNT; s++)
-		snprintf(t.share_pct[s], sizeof t.share_pct[s], "%g", r->s->allocation[s]);
+	struct drop_text t;
+	drop_text_init(&t, r);
 	for (size_t k = 0; k < r->n; k++) {
 		long i = (long)r->order[k].index;
 		const struct decision *d = &r->dec[k];
