@@ -17,7 +17,7 @@ struct strbuf;
 /* X(enum, name, default keys separated by spaces, help text) */
 #define ACTIONS(X)                                                                           \
 	X(ACT_DOWN, "down", "j Down", "move to the next row (or scroll the detail down)")    \
-	X(ACT_UP, "up", "k Up", "move to the previous row (or scroll the detail up)")        \
+	X(ACT_UP, "up", "k Up", "previous row, then the header (Enter: all of it); scrolls detail")        \
 	X(ACT_PAGE_DOWN, "page-down", "PgDn", "move one page down")                         \
 	X(ACT_PAGE_UP, "page-up", "PgUp", "move one page up")                               \
 	X(ACT_FIRST, "first", "g Home", "go to the first row")                              \
@@ -35,6 +35,7 @@ struct strbuf;
 	X(ACT_SORT, "sort", "s", "sort rows by the kind's next sort key (:sort KEY picks one)") \
 	X(ACT_SHOW_DROPPED, "show-dropped", "e", "show or hide dropped pieces")             \
 	X(ACT_LAYERS, "layers", "l", "switch the bars between layer groupings (physical, conceptual)") \
+	X(ACT_BAR_SCALE, "bar-scale", "%", "bars and percents of the budget, of what is used, of the largest layer (ncdu: g)") \
 	X(ACT_HELP, "help", "?", "show this help")                                          \
 	X(ACT_QUIT, "quit", "q", "quit")                                                    \
 	X(ACT_PROFILE, "profile", "P", "cycle the cache profile (anthropic, openai, gemini, ...)") \

@@ -89,6 +89,7 @@ enum block_flag {
 	BLOCK_MARKER = 1u << 1,    /* the assembler's truncation marker */
 	BLOCK_MADE = 1u << 2,      /* text the assembler made (system context, wrappers, summary) */
 	BLOCK_BREAKPOINT = 1u << 3, /* a cache breakpoint sits after it */
+	BLOCK_HEADING = 1u << 4,   /* with MADE: a section's heading (a memory snapshot's "## Recent Activity") */
 };
 
 struct block {

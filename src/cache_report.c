@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "edit.h"
 #include "emit.h"
+#include "kind.h"
 #include "load.h"
 #include "source.h"
 #include "strbuf.h"
@@ -148,7 +149,7 @@ int cache_report_prepare_exact(struct cache_report *r, const struct cli *cli, co
 			snprintf(r->config_note, sizeof r->config_note, "built-in profiles (no %.580s)", path);
 		}
 	}
-	const char *name = cli->profile ? cli->profile : r->cfg.default_profile;
+	const char *name = kind_cache_profile(now->src, cli->profile, r->cfg.default_profile);
 	r->profile = cache_config_profile(&r->cfg, name);
 	if (!r->profile) {
 		char names[512] = "";

@@ -154,3 +154,9 @@ int kind_sequence_step(const struct source *src, long delta, char *value, size_t
 	snprintf(value, size, "%ld", to + 1);
 	return CS_OK;
 }
+
+const char *kind_cache_profile(const struct source *src, const char *asked, const char *fallback)
+{
+	const char *own = !asked && src && src->kind->cache_profile ? src->kind->cache_profile(src) : NULL;
+	return asked ? asked : own ? own : fallback;
+}

@@ -139,6 +139,9 @@ struct kind_ops {
 	 * text for the inspector's timeline view (i); text_flags as utf8.h's
 	 * sanitizer takes them. CS_OK or the error. */
 	int (*timeline)(const struct source *src, unsigned text_flags, struct strbuf *out, struct cs_error *err);
+	/* With timeline: what it sets beside what, for the view's title; NULL:
+	 * "the cache predicted beside the usage recorded". */
+	const char *timeline_title;
 	/* Optional: called after every edit (edit.h) and its revert, for what
 	 * the kind derives from the pieces' state (a request log's cache
 	 * predictions, which follow exclusions). CS_OK or the error. */
@@ -147,6 +150,10 @@ struct kind_ops {
 	 * request log: the cache over the whole log), appended to the status
 	 * after every edit; nothing appended when none. */
 	void (*edit_effect)(const struct source *src, struct strbuf *out);
+	/* Optional: the cache profile (cache.h) the input itself names (an
+	 * OpenAI request: "openai"), used unless --profile or :profile says
+	 * otherwise; NULL from it: the configured default. */
+	const char *(*cache_profile)(const struct source *src);
 	/* Optional: the sequence the input holds ([ ] step through it). */
 	const struct kind_sequence *sequence;
 };
@@ -167,6 +174,11 @@ int kind_detect(const char *path, const char *data, size_t len, const struct kin
 int kind_sort_key(const struct kind_ops *kind, const char *name);
 /* "order, tokens or priority": the kind's sort keys for a sentence. */
 void kind_sort_keys_text(const struct kind_ops *kind, const char *last_sep, struct strbuf *out);
+
+/* The cache profile to start with: `asked` (--profile) when not NULL, else
+ * the one the input names (kind_ops.cache_profile), else `fallback` (the
+ * configured default). */
+const char *kind_cache_profile(const struct source *src, const char *asked, const char *fallback);
 
 /* The value of the sequence's setting that steps `delta` from the step
  * shown (1-based, as the setting takes it) into value. CS_EUSAGE with a

@@ -42,7 +42,8 @@ static bool push_row(struct vm *vm, enum vm_row_type type, long block, long piec
 		vm->rows = r;
 		vm->cap_rows = cap;
 	}
-	vm->rows[vm->nrows++] = (struct vm_row){ .type = type, .block = block, .piece = piece };
+	size_t item = type == VM_ROW_MARKER ? 0 : ++vm->nitems;
+	vm->rows[vm->nrows++] = (struct vm_row){ .type = type, .block = block, .piece = piece, .item = item };
 	return true;
 }
 
@@ -197,6 +198,7 @@ static bool build_sorted_rows(struct vm *vm)
 bool vm_rebuild_rows(struct vm *vm, long keep_piece, long keep_block)
 {
 	vm->nrows = 0;
+	vm->nitems = 0;
 	bool ok = vm->sort == VM_SORT_ORDER ? build_order_rows(vm) : build_sorted_rows(vm);
 	if (!ok)
 		return false;
@@ -249,7 +251,7 @@ int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
 	cache_config_init(&vm->cache.cfg);
 	cache_overrides_init(&vm->cache.bp_now);
 	cache_overrides_init(&vm->cache.bp_base);
-	vm->cache.profile = cache_config_profile(&vm->cache.cfg, vm->cache.cfg.default_profile);
+	vm->cache.profile = cache_config_profile(&vm->cache.cfg, kind_cache_profile(src, NULL, vm->cache.cfg.default_profile));
 	int rc = assemble(src, &vm->session.cur, err);
 	if (rc != CS_OK)
 		return rc;
@@ -261,6 +263,8 @@ int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
 	}
 	if (!vm_refresh_all(vm, -1, -1))
 		return cs_error_nomem(err);
+	const struct budget *bu = &vm->session.cur.budget;
+	vm->bar_scale = bu->used > 0 && bu->used * 4 < bu->usable ? VM_SCALE_USED : VM_SCALE_BUDGET;
 	vm->cursor = 0;
 	if (vm->nrows && vm->rows[0].type == VM_ROW_MARKER)
 		vm_move(vm, 1);
@@ -583,6 +587,38 @@ void vm_counts(const struct vm *vm, size_t *dropped, size_t *truncated)
 {
 	*dropped = vm->ndropped;
 	*truncated = vm->ntruncated;
+}
+
+long vm_bar_whole(const struct vm *vm)
+{
+	const struct assembly *a = &vm->session.cur;
+	switch (vm->bar_scale) {
+	case VM_SCALE_USED: return a->budget.used;
+	case VM_SCALE_LARGEST: {
+		const struct grouping *g = vm_grouping(vm);
+		long max = 0;
+		for (size_t i = 0; g && i < g->nlayers; i++)
+			if (g->layers[i].budget_tokens > max)
+				max = g->layers[i].budget_tokens;
+		return max;
+	}
+	case VM_SCALE_BUDGET:
+	case VM_SCALE_COUNT:
+		break;
+	}
+	return a->budget.usable;
+}
+
+const char *vm_bar_scale_name(enum vm_bar_scale s)
+{
+	static const char *const names[] = { "of the budget", "of what is used", "of the largest layer" };
+	return s < VM_SCALE_COUNT ? names[s] : "";
+}
+
+void vm_cycle_bar_scale(struct vm *vm)
+{
+	vm->bar_scale = (enum vm_bar_scale)((vm->bar_scale + 1) % VM_SCALE_COUNT);
+	vm_status(vm, false, "bars and percents: %s (%% switches)", vm_bar_scale_name(vm->bar_scale));
 }
 
 size_t vm_bar_eighths(long value, long max, size_t cells)

@@ -43,6 +43,7 @@ struct vm_row {
 	long block;     /* BLOCK, MARKER: the block; DROPPED: -1 */
 	long piece;     /* BLOCK, DROPPED: the piece (-1 for made text); MARKER: -1 */
 	unsigned match; /* reserved for search/filter: per-row match flags */
+	size_t item;    /* BLOCK, DROPPED: 1-based place among the rows that are not markers */
 };
 
 enum vm_sort { VM_SORT_ORDER, VM_SORT_TOKENS, VM_SORT_PRIORITY, VM_SORT_SCORE, VM_SORT_COUNT };
@@ -122,6 +123,11 @@ struct vm_search {
  * changed only through vm_change (edits, undo, redo) and vm_reload. */
 /* Where the baseline came from, said in the cache line's words. */
 enum vm_base_from { VM_BASE_LOADED, VM_BASE_PINNED, VM_BASE_RELOADED };
+/* What the layer bars are relative to (ncdu's g): the usable budget; what
+ * the prompt uses (a 176k budget with 800 used shows nothing otherwise);
+ * the largest layer. The inspector starts on the budget unless the prompt
+ * uses under a quarter of it. */
+enum vm_bar_scale { VM_SCALE_BUDGET, VM_SCALE_USED, VM_SCALE_LARGEST, VM_SCALE_COUNT };
 
 struct vm_session {
 	struct source *src;        /* owned */
@@ -150,6 +156,7 @@ struct vm {
 	bool *moved;                 /* owned: per piece, moved against the baseline (diff.h); may be NULL */
 	struct vm_row *rows;       /* owned */
 	size_t nrows, cap_rows;
+	size_t nitems;             /* rows that are not markers (the position's "of N") */
 	size_t cursor;             /* index into rows */
 	bool on_header;            /* k above the first row selects the header: Enter
 	                              opens its detail (every item and fact); no row is selected */
@@ -157,10 +164,12 @@ struct vm {
 	enum vm_sort sort;
 	bool hide_dropped;
 	size_t grouping;           /* which layer grouping the bars show */
+	enum vm_bar_scale bar_scale; /* what the layer bars and their percents are of */
 	enum vm_focus focus;
 	long layer_filter;         /* a layer of the shown grouping the list is limited to; -1 none */
 	/* -- the detail of the selected row (vm_detail.c) -- */
 	bool detail_open;          /* the detail pane is open (narrow screens) */
+	bool detail_closed;        /* closed by Esc where it shows unasked (wide screens) */
 	size_t detail_scroll;      /* first wrapped line shown in the detail */
 	struct {
 		struct strbuf text;   /* the detail of detail_row, built on demand */
@@ -375,8 +384,11 @@ const struct cache_breakpoint *vm_breakpoint(const struct vm *vm, long block);
  * "under minimum", "over the limit", or "not cached" (past the last whole
  * unit a prefix cache stores). Static storage. */
 const char *vm_breakpoint_state(const struct vm *vm, const struct cache_breakpoint *bp);
+/* The prompt's tokens against the cache, "1,308 read, 0 written, 1,753
+ * uncached", the three joined by sep. */
+void vm_cache_split(const struct vm *vm, const char *sep, struct strbuf *out);
 /* The marker where the prompt leaves the baseline: "cache breaks here · 1,308
- * read · 0 written · 1,753 uncached", items joined by sep. */
+ * read · 0 written · 1,753 uncached", items joined by sep (with its spaces). */
 void vm_break_words(const struct vm *vm, const char *sep, struct strbuf *out);
 /* The grouping the bars show (NULL when the assembly has none). Borrowed. */
 const struct grouping *vm_grouping(const struct vm *vm);
@@ -388,6 +400,13 @@ const char *vm_sort_name(enum vm_sort sort);
 /* Eighths of `cells` cells that value/max fills (0 .. cells*8), rounded to
  * the nearest eighth; any non-zero value shows at least one eighth. */
 size_t vm_bar_eighths(long value, long max, size_t cells);
+/* The whole the layer bars and their percents are of, under vm->bar_scale:
+ * the usable budget, what the prompt uses, or the largest layer shown. */
+long vm_bar_whole(const struct vm *vm);
+/* "of the budget", "of what is used", "of the largest layer". */
+const char *vm_bar_scale_name(enum vm_bar_scale s);
+/* %: the next scale, said on the status line. */
+void vm_cycle_bar_scale(struct vm *vm);
 
 /* The detail of the selected row, rebuilt when the selection or the
  * assembly changed: lines of vm->detail.text (the numbers, the reason in a

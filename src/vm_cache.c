@@ -2,6 +2,7 @@
 #include "viewmodel_priv.h"
 
 #include "alloc.h"
+#include "kind.h"
 #include "strbuf.h"
 
 #include <string.h>
@@ -180,16 +181,21 @@ const char *vm_breakpoint_state(const struct vm *vm, const struct cache_breakpoi
 	return bp->end_tokens <= vm->cache.an.now.read + vm->cache.an.now.written ? "written" : "uncached";
 }
 
-void vm_break_words(const struct vm *vm, const char *sep, struct strbuf *out)
+void vm_cache_split(const struct vm *vm, const char *sep, struct strbuf *out)
 {
 	const struct cache_cost *c = &vm->cache.an.now;
-	sb_printf(out, "cache breaks here %s ", sep);
 	sb_thousands(out, c->read);
-	sb_printf(out, " read %s ", sep);
+	sb_printf(out, " read%s", sep);
 	sb_thousands(out, c->written);
-	sb_printf(out, " written %s ", sep);
+	sb_printf(out, " written%s", sep);
 	sb_thousands(out, c->uncached);
 	sb_puts(out, " uncached");
+}
+
+void vm_break_words(const struct vm *vm, const char *sep, struct strbuf *out)
+{
+	sb_printf(out, "cache breaks here%s", sep);
+	vm_cache_split(vm, sep, out);
 }
 
 /* ---- cache profile and breakpoints ------------------------------------------- */
@@ -227,7 +233,7 @@ int vm_cache_setup(struct vm *vm, const char *path, const char *profile, struct 
 	cs_error_clear(&file_err);
 	if (path && cache_config_load(&vm->cache.cfg, path, &file_err) != CS_OK)
 		rc = file_err.code; /* the built-ins stay */
-	const char *want = profile ? profile : vm->cache.cfg.default_profile;
+	const char *want = kind_cache_profile(vm->session.src, profile, vm->cache.cfg.default_profile);
 	const struct cache_profile *p = cache_config_profile(&vm->cache.cfg, want);
 	if (!p) {
 		p = vm->cache.profile; /* the active one stays */

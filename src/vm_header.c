@@ -59,8 +59,14 @@ static void who_row(struct vm *vm)
 		item_close(vm);
 	}
 	if (item_open(vm, VM_HEAD_WHO, false)) {
-		sb_puts(t, "limit ");
-		sb_thousands(t, a->budget.limit);
+		if (vm->session.src->settings.budget >= 0) { /* the limit is then the typed budget plus the reserve */
+			sb_puts(t, "budget ");
+			sb_thousands(t, a->budget.usable);
+			sb_puts(t, ", set by you (b, --budget)");
+		} else {
+			sb_puts(t, "limit ");
+			sb_thousands(t, a->budget.limit);
+		}
 		item_close(vm);
 	}
 	for (int rank = 0; rank < 4; rank++)
@@ -251,12 +257,8 @@ static void cache_row(struct vm *vm)
 		sb_puts(t, "of ");
 		sb_thousands(t, now->total);
 		sb_puts(t, " sent: ");
-		sb_thousands(t, now->read);
-		sb_puts(t, " read, ");
-		sb_thousands(t, now->written);
-		sb_puts(t, " written, ");
-		sb_thousands(t, now->uncached);
-		sb_puts(t, an->exact ? " uncached exact" : " uncached est.");
+		vm_cache_split(vm, ", ", t);
+		sb_puts(t, an->exact ? " exact" : " est.");
 		item_close(vm);
 	}
 	if (r->input >= 0 && r->read >= 0 && item_open(vm, VM_HEAD_CACHE, false)) {

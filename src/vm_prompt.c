@@ -67,7 +67,7 @@ bool vm_prompt_lines(struct vm *vm)
 			const struct cache_breakpoint *bp = vm_breakpoint(vm, (long)b);
 			if (brk) {
 				sb_puts(t, "-- ");
-				vm_break_words(vm, ",", t);
+				vm_break_words(vm, ", ", t);
 				sb_puts(t, " --");
 			} else
 				sb_printf(t, "-- cache breakpoint: %s tokens, %s --",

@@ -68,10 +68,12 @@ static void say_reload(struct vm *vm, size_t npieces_before, size_t lost, size_t
 	vm->status_error = false;
 	sb_puts(s, "reloaded: ");
 	size_t now = vm->session.src->npieces;
-	if (now == npieces_before)
-		sb_printf(s, "%zu pieces", now);
-	else
-		sb_printf(s, "%zu -> %zu pieces", npieces_before, now);
+	if (now != npieces_before) {
+		sb_thousands(s, (long long)npieces_before);
+		sb_puts(s, " -> ");
+	}
+	sb_thousands(s, (long long)now);
+	sb_puts(s, " pieces");
 	sb_puts(s, "; used ");
 	sb_thousands(s, c->used_before);
 	sb_puts(s, " -> ");

@@ -5,6 +5,8 @@
  * and the command line are app_commands.c. */
 #include "app_priv.h"
 
+#include "kind.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,8 +25,10 @@ int app_init(struct app *app, struct source *src, bool ascii, struct cs_error *e
 		return rc;
 	if (!keymap_default(&app->keymap))
 		return cs_error_set(err, CS_ESTRUCT, "the action table names a key that does not exist");
-	vm_status(&app->vm, false, "%zu pieces, %zu blocks; ? for help, q quits", app->vm.session.src->npieces,
-		  app->vm.session.cur.nblocks);
+	char np[32], nb[32];
+	vm_status(&app->vm, false, "%s pieces, %s blocks; ? for help, q quits",
+		  fmt_thousands(np, (long long)app->vm.session.src->npieces),
+		  fmt_thousands(nb, (long long)app->vm.session.cur.nblocks));
 	app_view_push(app, &view_list);
 	app_view_push(app, &view_detail);
 	return CS_OK;
@@ -62,7 +66,15 @@ void app_layout(struct app *app, int w, int h)
 	if (room > APP_MAX_BARS)
 		room = APP_MAX_BARS;
 	/* All layers when they fit; else the non-empty ones, in order. */
-	for (int i = 0; i < nl && L.nbars < room; i++)
+	int shown = 0; /* the layers a bar would show: all when they fit, else the non-empty ones */
+	for (int i = 0; i < nl; i++)
+		shown += nl <= room || g->layers[i].tokens > 0 || g->layers[i].nblocks > 0;
+	if (shown > room && room >= 1) {
+		L.bars_stacked = true; /* one bar of them all rather than the first few */
+		L.nbars = 1;
+		L.bar_layer[0] = 0;
+	}
+	for (int i = 0; i < nl && L.nbars < room && !L.bars_stacked; i++)
 		if (nl <= room || g->layers[i].tokens > 0 || g->layers[i].nblocks > 0)
 			L.bar_layer[L.nbars++] = i;
 	L.bars_y = APP_HEADER_ROWS;
@@ -71,7 +83,7 @@ void app_layout(struct app *app, int w, int h)
 	L.hint_y = h - 2;
 	L.status_y = h - 1;
 	int area = L.hint_y - (top + 1);        /* rows under the column header */
-	L.detail_right = w >= APP_WIDE;
+	L.detail_right = w >= APP_WIDE && !app->vm.detail_closed;
 	L.list_x = 0;
 	L.list_w = w;
 	L.list_y = top + 1;

@@ -34,6 +34,7 @@ struct app_layout {
 	int w, h;
 	bool too_small;
 	int nbars;          /* layer bars shown */
+	bool bars_stacked;  /* too few rows for a bar per layer: one bar of them all */
 	int bar_layer[12];  /* which layer each bar shows (APP_MAX_BARS) */
 	int bars_y;
 	int list_y, list_h, list_x, list_w;
@@ -94,7 +95,7 @@ unsigned app_tick(struct app *app);
 /* Recomputes the layout for w x h (call on start and on every resize). */
 void app_layout(struct app *app, int w, int h);
 /* A quit (q, :q, Ctrl-C: interrupt): true to quit now; false when there
- * are unsaved edits and this is the first ask (the status line says how to
+ * are unsaved edits (to the file, or to a what-if file) and this is the first ask (the status line says how to
  * save, or to quit anyway with the same key again). */
 bool app_quit(struct app *app, bool interrupt);
 /* Handles one key (actions.h codes); returns enum app_result flags. */

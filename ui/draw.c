@@ -46,6 +46,38 @@ static void put_text(struct frame *f, int y, int x, int width, const char *s, si
 		f->p->ops->put(f->p->ctx, y, x, sb_str(sc), sc->len, role);
 }
 
+/* A label that may be a path (a '/', no space), in `width` columns: cut in the middle (as
+ * ncdu does) so that the file name stays whole: `docs/po…/postmortem.md`;
+ * a name too long for that is cut at its end as any text. */
+static void put_path(struct frame *f, int y, int x, int width, const char *s, int role)
+{
+	struct strbuf *pb = &f->app->line;
+	sb_reset(pb);
+	utf8_sanitize(pb, s, strlen(s), UTF8_ONE_LINE | (f->app->ascii ? UTF8_ASCII : 0));
+	const char *t = sb_str(pb), *slash = strrchr(t, '/');
+	size_t cols = utf8_columns(t, pb->len);
+	/* a path: a '/' and no space (a request's "messages[0] image/png" is no path) */
+	if (width <= 0 || pb->failed || cols <= (size_t)width || !slash || slash == t || strchr(t, ' ')) {
+		put_text(f, y, x, width, s, strlen(s), role, true);
+		return;
+	}
+	size_t tail = utf8_columns(slash, pb->len - (size_t)(slash - t));
+	if (tail > (size_t)width) { /* the name alone does not fit (with "…" for its '/') */
+		put_text(f, y, x, width, s, strlen(s), role, true);
+		return;
+	}
+	size_t head = tail + 2 > (size_t)width ? 0 : utf8_prefix_for_columns(t, (size_t)(slash - t), (size_t)width - tail - 1, NULL);
+	if (head == 0) /* "…name": the ellipsis stands for the folders and the '/' */
+		slash++;
+	struct strbuf *sc = &f->app->scratch;
+	sb_reset(sc);
+	sb_append(sc, t, head);
+	sb_puts(sc, f->app->ascii ? "~" : "\xe2\x80\xa6");
+	sb_append(sc, slash, pb->len - (size_t)(slash - t));
+	if (!sc->failed)
+		f->p->ops->put(f->p->ctx, y, x, sb_str(sc), sc->len, role);
+}
+
 void app_put_fit(struct frame *f, int y, int x, int width, const char *s, size_t n, int role)
 {
 	put_text(f, y, x, width, s, n, role, false);
@@ -242,6 +274,69 @@ static void draw_header(struct frame *f)
 	draw_head_row(f, 2, 0, L->w, VM_HEAD_CACHE, cache_role);
 }
 
+/* The layer names' column: as wide as the longest name shown (and a blank
+ * column), up to a limit that leaves the bar room; names past it are cut. */
+static int bar_name_width(const struct app *app, const struct grouping *g)
+{
+	const struct app_layout *L = &app->layout;
+	int limit = L->w >= 100 ? 26 : L->w >= 80 ? 22 : 14, w = 8;
+	for (int i = 0; i < L->nbars; i++) {
+		const char *name = g->layers[L->bar_layer[i]].name;
+		int n = (int)utf8_columns(name, strlen(name)) + 1;
+		if (n > w)
+			w = n;
+	}
+	return w < limit ? w : limit;
+}
+
+/* Each layer's own glyph in the one bar (colour or not), and beside its name. */
+static const char *stacked_glyph(const struct app *app, size_t layer)
+{
+	return app->ascii ? distinct_ascii[layer % APP_BAR_GLYPHS] : distinct_utf8[layer % APP_BAR_GLYPHS];
+}
+
+/* A terminal too short for a bar per layer: one bar of every layer end to
+ * end, each in its own colour (and glyph without colour), the names in
+ * order after it as far as they fit. */
+static void draw_stacked_bar(struct frame *f, const struct grouping *g)
+{
+	struct app *app = f->app;
+	const struct app_layout *L = &app->layout;
+	int y = L->bars_y, bar_w = L->w / 2;
+	long whole = app->vm.session.cur.budget.usable, used = app->vm.session.cur.budget.used;
+	if (whole < used)
+		whole = used;
+	long acc = 0;
+	int x0 = 1;
+	for (size_t li = 0; li < g->nlayers; li++) {
+		if (g->layers[li].budget_tokens <= 0)
+			continue;
+		int from = (int)((size_t)x0 + vm_bar_eighths(acc, whole, (size_t)bar_w) / 8);
+		acc += g->layers[li].budget_tokens;
+		int to = (int)((size_t)x0 + (vm_bar_eighths(acc, whole, (size_t)bar_w) + 4) / 8);
+		if (to <= from)
+			to = from + 1;
+		app_put_repeat(f, y, from, stacked_glyph(app, li), to - from, bar_role(li));
+	}
+	struct strbuf *ln = &app->line;
+	sb_reset(ln);
+	/* the names, the largest layer first (what a narrow screen must not hide) */
+	bool said[64] = { false };
+	for (size_t k = 0; k < g->nlayers && k < 64; k++) {
+		size_t best = g->nlayers;
+		for (size_t li = 0; li < g->nlayers && li < 64; li++)
+			if (!said[li] && g->layers[li].budget_tokens > 0 &&
+			    (best == g->nlayers || g->layers[li].budget_tokens > g->layers[best].budget_tokens))
+				best = li;
+		if (best == g->nlayers)
+			break;
+		said[best] = true;
+		sb_printf(ln, "%s%s %s %d%%", k ? " " : "", stacked_glyph(app, best), g->layers[best].name,
+			  percent(g->layers[best].budget_tokens, app->vm.session.cur.budget.usable));
+	}
+	app_put_fit(f, y, x0 + bar_w + 1, L->w - bar_w - 2, sb_str(ln), ln->len, ROLE_NORMAL);
+}
+
 static void draw_bars(struct frame *f)
 {
 	struct app *app = f->app;
@@ -249,11 +344,15 @@ static void draw_bars(struct frame *f)
 	const struct grouping *g = vm_grouping(&app->vm);
 	if (!g)
 		return;
+	if (L->bars_stacked) {
+		draw_stacked_bar(f, g);
+		return;
+	}
 	bool wide = L->w >= 80;
-	int name_w = L->w >= 100 ? 18 : 10, tok_w = 8, pct_w = 5, state_w = wide ? 20 : 7;
+	int name_w = bar_name_width(app, g), tok_w = 8, pct_w = 5, state_w = wide ? 20 : 7;
 	int exact_w = wide && app->vm.exact.total >= 0 ? 15 : 0; /* "exact 131,540" beside the estimate */
 	int bar_w = L->w - 1 - name_w - tok_w - exact_w - pct_w - 1 - state_w - 1;
-	long usable = app->vm.session.cur.budget.usable;
+	long usable = vm_bar_whole(&app->vm);
 	for (int i = 0; i < L->nbars; i++) {
 		size_t li = (size_t)L->bar_layer[i];
 		const struct layer *ly = &g->layers[li];
@@ -282,13 +381,13 @@ static void draw_bars(struct frame *f)
 		const char *word = "";
 		int role = ROLE_NORMAL;
 		switch (st) {
-		case VM_LAYER_CACHED: word = "cached"; role = ROLE_CACHED; break;
-		case VM_LAYER_NEW: word = "new"; role = ROLE_NEW; break;
+		case VM_LAYER_CACHED: word = "read"; role = ROLE_CACHED; break;
+		case VM_LAYER_NEW: word = "not read"; role = ROLE_NEW; break;
 		case VM_LAYER_EMPTY: word = "-"; break;
 		case VM_LAYER_PARTIAL:
 			role = ROLE_NEW;
 			if (wide) {
-				snprintf(buf, sizeof buf, "cached to %s", fmt_thousands(num, cached));
+				snprintf(buf, sizeof buf, "read to %s", fmt_thousands(num, cached));
 				word = buf;
 			} else {
 				word = "part";
@@ -351,7 +450,9 @@ static void draw_marker(struct frame *f, int y, const struct vm_row *r)
 	} else if (is_break) {
 		role = ROLE_BREAK;
 		sb_putc(ln, ' ');
-		vm_break_words(vm, g_dot(app), ln);
+		char sep[8];
+		snprintf(sep, sizeof sep, " %s ", g_dot(app));
+		vm_break_words(vm, sep, ln);
 		sb_putc(ln, ' ');
 	} else {
 		const struct cache_breakpoint *bp = vm_breakpoint(vm, r->block);
@@ -390,12 +491,15 @@ static void draw_row(struct frame *f, int y, size_t index)
 		role = ROLE_DROPPED;
 	else if (res->outcome == OUTCOME_TRUNCATED)
 		role = ROLE_TRUNCATED;
-	if (selected && !(vm->focus == VM_FOCUS_DETAIL))
+	/* the keys go to the settings panel while it is open: the list's row
+	 * keeps a hollow mark, not the cursor's colours */
+	bool panel = L->panel_h > 0;
+	if (selected && !(vm->focus == VM_FOCUS_DETAIL) && !panel)
 		role = ROLE_CURSOR;
 	struct columns c = list_columns(L, vm->exact.total >= 0, vm->session.src->kind);
 	app_put_repeat(f, y, L->list_x, " ", L->list_w, role);
 	if (selected)
-		app_put_str(f, y, L->list_x, 1, app->ascii ? ">" : "▶", role);
+		app_put_str(f, y, L->list_x, 1, panel ? (app->ascii ? ":" : "▷") : app->ascii ? ">" : "▶", role);
 	char flag[2] = { vm_row_flag(vm, r), '\0' };
 	app_put_str(f, y, c.flag, 1, flag, role);
 	long tokens = vm_row_tokens(vm, r);
@@ -413,12 +517,12 @@ static void draw_row(struct frame *f, int y, size_t index)
 		draw_bar(f, y, c.bar, c.bar_w, tokens, max, layer);
 	}
 	const char *rolename = p && p->role ? p->role
+			       : b && (b->flags & BLOCK_HEADING) ? "heading"
 			       : (b && vm->session.cur.nmessages) ? vm->session.cur.messages[b->message].role
 							  : "made";
 	app_put_str(f, y, c.role, c.role_w, rolename ? rolename : "", role);
 	const char *label = p ? (p->label ? p->label : p->id) : (b && b->label ? b->label : "(made text)");
-	put_text(f, y, c.label, c.label_w, label, strlen(label),
-		 role != ROLE_CURSOR && vm_row_matches(vm, r) ? APP_MATCH_ROLE : role, true);
+	put_path(f, y, c.label, c.label_w, label, role != ROLE_CURSOR && vm_row_matches(vm, r) ? APP_MATCH_ROLE : role);
 	char kcell[KIND_COLUMN_WIDTH + 1];
 	if (c.kind >= 0 && p && vm->session.src->kind->piece_column(vm->session.src, r->piece, kcell))
 		app_put_str(f, y, c.kind, c.kind_w, kcell, role);
@@ -446,6 +550,39 @@ static void draw_row(struct frame *f, int y, size_t index)
 	put_text(f, y, c.content, c.content_w, sb_str(ln), ln->len, role, true);
 }
 
+/* What limits or places the list, kept in sight (not only said once on the
+ * status line): the filter and its pattern, the layer shown alone, and the
+ * position like less and tig ("12/201"), right-aligned on the column header. */
+static int draw_list_state(struct frame *f, int y)
+{
+	struct app *app = f->app;
+	const struct app_layout *L = &app->layout;
+	const struct vm *vm = &app->vm;
+	struct strbuf *ln = &app->line;
+	sb_reset(ln);
+	if (vm->search.filter) {
+		const char *pat = search_pattern_text(vm->search.filter);
+		sb_printf(ln, " %s%s %zu ", vm->search.filter_invert ? "!\\" : "\\", pat ? pat : "", vm->search.nkept);
+		sb_puts(ln, vm->search.nkept == 1 ? "piece " : "pieces ");
+	}
+	const struct grouping *g = vm_grouping(vm);
+	if (vm->layer_filter >= 0 && g && (size_t)vm->layer_filter < g->nlayers)
+		sb_printf(ln, " layer %s ", g->layers[vm->layer_filter].name);
+	const struct vm_row *sel = vm->cursor < vm->nrows ? &vm->rows[vm->cursor] : NULL;
+	if (vm_unsaved(vm))
+		sb_puts(ln, " unsaved (w) ");
+	sb_printf(ln, " %zu/%zu ", sel && sel->item && !vm->on_header ? sel->item : 0, vm->nitems);
+	int n = (int)utf8_columns(sb_str(ln), ln->len);
+	if (n > L->list_w / 2) { /* the pattern cut from its start: its end and the position stay */
+		size_t skip = utf8_prefix_for_columns(sb_str(ln), ln->len, (size_t)(n - L->list_w / 2), NULL);
+		n = (int)utf8_columns(sb_str(ln) + skip, ln->len - skip);
+		app_put_fit(f, y, L->list_x + L->list_w - n, n, sb_str(ln) + skip, ln->len - skip, ROLE_COLUMNS);
+		return n;
+	}
+	app_put_fit(f, y, L->list_x + L->list_w - n, n, sb_str(ln), ln->len, ROLE_COLUMNS);
+	return n;
+}
+
 static void draw_list(struct frame *f)
 {
 	struct app *app = f->app;
@@ -465,7 +602,9 @@ static void draw_list(struct frame *f)
 	char head[64];
 	snprintf(head, sizeof head, "content  [sort: %s%s]", vm_sort_name(vm->sort),
 		 vm->hide_dropped ? ", dropped hidden" : "");
-	app_put_str(f, y, c.content, c.content_w, head, ROLE_COLUMNS);
+	int state = draw_list_state(f, y);
+	int head_w = L->list_x + L->list_w - state - c.content;
+	app_put_str(f, y, c.content, head_w < c.content_w ? head_w : c.content_w, head, ROLE_COLUMNS);
 	vm_scroll_into_view(vm, (size_t)L->list_h);
 	for (int i = 0; i < L->list_h; i++) {
 		size_t index = vm->scroll + (size_t)i;
@@ -659,6 +798,12 @@ void app_draw_list_screen(struct frame *f)
 	draw_header(f);
 	draw_bars(f);
 	app_put_repeat(f, L->bars_y + L->nbars, 0, g_hline(app), L->w, ROLE_BORDER);
+	if (L->nbars > 0 && !L->bars_stacked && L->w >= 60) { /* what the bars are of, on the rule under them */
+		char what[64];
+		int n = snprintf(what, sizeof what, " bars %s (%%) ", vm_bar_scale_name(app->vm.bar_scale));
+		if (n > 0 && n < L->w - 4)
+			app_put_str(f, L->bars_y + L->nbars, L->w - n - 2, n, what, ROLE_BORDER);
+	}
 	draw_list(f);
 	draw_hints(f);
 	app_draw_status(f);

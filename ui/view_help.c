@@ -51,8 +51,15 @@ static void draw_help(struct frame *f)
 	const struct app_layout *L = &app->layout;
 	struct strbuf help = STRBUF_INIT;
 	help_text(app, &help);
-	sb_puts(&help, "\nflags: x excluded  - dropped  ~ truncated  * changed since the baseline  ! unreadable\n");
-	sb_puts(&help, "bars: tokens of each layer against the usable budget; cache state against the baseline under the profile (P)\n");
+	sb_puts(&help, "\nflags: x excluded  - dropped  ~ truncated  * changed since the baseline (or moved)  ! unreadable\n");
+	sb_printf(&help, "bars: tokens of each layer %s (%% switches: budget, used, largest layer); cache state against the baseline under the profile (P)\n",
+		  vm_bar_scale_name(app->vm.bar_scale));
+	sb_puts(&help,
+		"\nkeys as in ncdu, tig, lazygit and less: j/k g/G PgUp/PgDn, / n N, ? help, Space toggles (lazygit),\n"
+		"s sorts and e shows what is hidden (ncdu), R reloads (tig), u undoes (vim), Esc backs out (lazygit)\n"
+		"on purpose otherwise: g goes to the top (less, vim, tig), so % is ncdu's g (what the bars are of);\n"
+		"d shows what changed and never deletes (ncdu's d deletes); Enter is ncdu's i (the detail), i the\n"
+		"timeline; q quits the program, not a view (Esc closes views), and asks first over unsaved edits\n");
 	const char *s = sb_str(&help);
 	size_t lines = 0;
 	for (const char *q = s; *q; q++)

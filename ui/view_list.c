@@ -21,6 +21,7 @@ static void toggle_detail_focus(struct app *app)
 	struct vm *vm = &app->vm;
 	if (!app->layout.detail_shown) {
 		vm->detail_open = true;
+		vm->detail_closed = false;
 		vm->focus = VM_FOCUS_DETAIL;
 	} else {
 		vm->focus = vm->focus == VM_FOCUS_DETAIL ? VM_FOCUS_LIST : VM_FOCUS_DETAIL;
@@ -35,6 +36,9 @@ static void back(struct app *app)
 		vm->detail_open = false;
 	} else if (vm->detail_open) {
 		vm->detail_open = false;
+	} else if (app->layout.detail_right) {
+		vm->detail_closed = true; /* a wide screen's pane closes too; Enter opens it again */
+		vm_status(vm, false, "detail closed (Enter opens it)");
 	} else {
 		vm_status(vm, false, "Esc backs out of panes and prompts; q quits");
 	}
@@ -133,6 +137,7 @@ static unsigned list_key(struct app *app, int key, int act)
 	switch (act) {
 	case ACT_OPEN:
 		vm->detail_open = true;
+		vm->detail_closed = false;
 		vm->focus = VM_FOCUS_DETAIL;
 		break;
 	case ACT_NEXT_PANE: toggle_detail_focus(app); break;
@@ -141,6 +146,7 @@ static unsigned list_key(struct app *app, int key, int act)
 	case ACT_SORT: vm_cycle_sort(vm); break;
 	case ACT_SHOW_DROPPED: vm_toggle_dropped(vm); break;
 	case ACT_LAYERS: vm_cycle_grouping(vm); break;
+	case ACT_BAR_SCALE: vm_cycle_bar_scale(vm); break;
 	case ACT_HELP: app_view_push(app, &view_help); break;
 	case ACT_QUIT: return app_quit(app, false) ? VIEW_HANDLED | VIEW_QUIT : done;
 	case ACT_SETTINGS: app_toggle_panel(app); break;

@@ -43,7 +43,11 @@ static void timeline_sync(struct app *app)
 static void draw_timeline(struct frame *f)
 {
 	struct timeline_state *ts = app_view_state(f->app, &view_timeline);
-	app_draw_page(f, " timeline: the cache predicted beside the usage recorded  [i/Esc: back]", &ts->text, &ts->sc,
+	const char *what = f->app->vm.session.src->kind->timeline_title;
+	char title[160];
+	snprintf(title, sizeof title, " timeline: %s  [i/Esc: back]",
+		 what ? what : "the cache predicted beside the usage recorded");
+	app_draw_page(f, title, &ts->text, &ts->sc,
 		      view_timeline.hints);
 }
 

@@ -162,3 +162,11 @@ lines.append({"type": "queue-operation", "operation": "enqueue", "timestamp": t(
 with open(sys.argv[1], "w") as f:
     for d in lines:
         f.write(json.dumps(d, ensure_ascii=False, separators=(",", ":")) + "\n")
+# the subagent's file beside the session, as Claude Code writes one per Task:
+# its sidechain lines again, with its agentId (listed apart, never in a prompt)
+import os
+agent = os.path.join(os.path.dirname(sys.argv[1]) or ".", "agent-7c1e9b2d.jsonl")
+with open(agent, "w") as f:
+    for d in lines:
+        if d.get("isSidechain"):
+            f.write(json.dumps(dict(d, agentId="7c1e9b2d"), ensure_ascii=False, separators=(",", ":")) + "\n")

@@ -100,6 +100,42 @@ static void test_replays_match_hand_figures(void **state)
 	source_free(src);
 }
 
+/* With the model's public tokenizer the exact count stands beside. A rank
+ * file of the 256 single bytes (no merges) makes every byte a token, so the
+ * exact count of each request is its bytes, each message on its own: n2's
+ * 8 + 16 = 24, n4's 8 + 16 + 4 + 16 = 44. */
+static void test_exact_count_beside(void **state)
+{
+	(void)state;
+	struct strbuf file = STRBUF_INIT; /* "QQ== 65": a byte in base64, its rank */
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	for (int b = 0; b < 256; b++)
+		sb_printf(&file, "%c%c== %d\n", b64[b >> 2], b64[(b & 3) << 4], b);
+	support_write(dir, "ctxscope/tokenizers/o200k_base.tiktoken", sb_str(&file));
+	sb_fini(&file);
+	const char *old = getenv("XDG_DATA_HOME");
+	char *saved = old ? strdup(old) : NULL;
+	setenv("XDG_DATA_HOME", dir, 1);
+	struct source *src = load(",\"agents\":[{\"id\":\"a\",\"type\":\"model\",\"modelRef\":\"gpt-4o\"}],"
+				  "\"rawApiResponses\":["
+				  "{\"nodeId\":\"n2\",\"tokenUsage\":{\"promptTokens\":8}},"
+				  "{\"nodeId\":\"n4\",\"tokenUsage\":{\"promptTokens\":12}}]");
+	const struct loom_usage *u;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(loom_usage_get(src, &u, &err), CS_OK);
+	assert_string_equal(u->encoding, "o200k_base");
+	assert_int_equal(u->rows[0].exact, 24);
+	assert_int_equal(u->rows[1].exact, 44);
+	assert_int_equal(u->exact_sum, 68);
+	source_free(src);
+	if (saved)
+		setenv("XDG_DATA_HOME", saved, 1);
+	else
+		unsetenv("XDG_DATA_HOME");
+	free(saved);
+}
+
 /* The person's edits do not change what the app sent; the estimate's
  * divisor does (it is what is judged). */
 static void test_replay_ignores_edits(void **state)
@@ -262,6 +298,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replays_match_hand_figures),
 		cmocka_unit_test(test_replay_ignores_edits),
+		cmocka_unit_test(test_exact_count_beside),
 		cmocka_unit_test(test_bad_responses_warn),
 		cmocka_unit_test(test_request_setting_steps),
 		cmocka_unit_test(test_every_node_filtered_is_an_error),

@@ -431,7 +431,8 @@ static void test_incremental_assembly_and_rebuild(void **state)
 	support_set(src, "update", "1");
 	support_assemble(src, &a);
 	assert_int_equal(result(src, &a, "n2")->reason, REASON_LATER);
-	assert_string_equal(fact(&a, "this update"), "n1 added: tokenCount 100 ≤ budget 100, nothing dropped");
+	assert_string_equal(fact(&a, "update"), "1 of 2 (as-intended): n1 added, tokenCount 100 ≤ budget 100, nothing dropped");
+	assert_string_equal(a.facts[0].key, "update"); /* first: the inspector's header shows it */
 	asm_fini(&a);
 	struct cs_error err;
 	cs_error_clear(&err);

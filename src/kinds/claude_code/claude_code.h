@@ -86,6 +86,29 @@ struct cc_model {
 	bool subagent;                /* every line a sidechain: a subagent's own session */
 };
 
+/* subagents.c: the agent-*.jsonl files beside the session (its folder, or
+ * its <session-id>/subagents folder), listed apart, never in a prompt. */
+struct cc_subagent {
+	char name[320];        /* as shown: "agent-7c1e.jsonl", "<id>/subagents/agent-7c1e.jsonl" */
+	char session_id[128];  /* its lines' sessionId */
+	bool this_session;     /* that is this session's */
+	bool unreadable;
+	long lines, bad_lines, requests;
+	long in, cache_read, cache_write, out; /* recorded, each request's usage once */
+};
+struct cc_subagents {
+	struct cc_subagent *items; /* by name (cs_malloc'd) */
+	size_t n;
+	long more;                 /* files past the ones listed */
+};
+/* Lists and reads them (for a report or the timeline; nothing for a
+ * subagent's own file). CS_OK or CS_ENOMEM; free with cc_subagents_fini. */
+int cc_subagents(const struct source *src, struct cc_subagents *list);
+void cc_subagents_fini(struct cc_subagents *list);
+/* report.c: the `subagent_files` section; timeline.c: the timeline with them. */
+void cc_emit_subagents(struct emitter *em, const struct cc_subagents *list);
+int cc_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, struct cs_error *err);
+
 /* load.c */
 int cc_load(struct source *src, const char *data, size_t len, struct cs_error *err);
 void cc_model_free(void *model);

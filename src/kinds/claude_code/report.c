@@ -287,6 +287,41 @@ static int emit_tools(struct emitter *em, const struct cc_model *m)
 	return rc;
 }
 
+void cc_emit_subagents(struct emitter *em, const struct cc_subagents *list)
+{
+	emit_key(em, "subagent_files");
+	emit_map_begin(em);
+	emit_key_str(em, "note", "listed apart: never in the main prompt; each opens as a session of its own");
+	emit_key(em, "files");
+	emit_list_begin(em);
+	for (size_t i = 0; i < list->n; i++) {
+		const struct cc_subagent *a = &list->items[i];
+		emit_map_begin(em);
+		emit_key_str(em, "file", a->name);
+		emit_key_bool(em, "this_session", a->this_session);
+		if (a->unreadable) {
+			emit_key_str(em, "unreadable", "could not be read");
+		} else {
+			emit_key_int(em, "lines", a->lines);
+			if (a->bad_lines)
+				emit_key_int(em, "malformed_lines", a->bad_lines);
+			emit_key_int(em, "requests", a->requests);
+			emit_key(em, "recorded");
+			emit_map_begin(em);
+			emit_key_int(em, "input", a->in);
+			emit_key_int(em, "cache_read", a->cache_read);
+			emit_key_int(em, "cache_write", a->cache_write);
+			emit_key_int(em, "output", a->out);
+			emit_map_end(em);
+		}
+		emit_map_end(em);
+	}
+	emit_list_end(em);
+	if (list->more)
+		emit_key_int(em, "more_files_not_listed", list->more);
+	emit_map_end(em);
+}
+
 int cc_report_extra(const struct source *src, const struct assembly *a, struct emitter *em)
 {
 	(void)a;
@@ -294,5 +329,13 @@ int cc_report_extra(const struct source *src, const struct assembly *a, struct e
 	emit_session(em, m);
 	emit_sequence(em, m);
 	request_emit_whatif(em, &m->req);
-	return emit_tools(em, m);
+	int rc = emit_tools(em, m);
+	struct cc_subagents list;
+	if (rc == CS_OK)
+		rc = cc_subagents(src, &list);
+	if (rc == CS_OK && (list.n || list.more))
+		cc_emit_subagents(em, &list);
+	if (rc == CS_OK)
+		cc_subagents_fini(&list);
+	return rc;
 }

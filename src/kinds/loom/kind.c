@@ -88,5 +88,6 @@ const struct kind_ops loom_kind = {
 	.column_title = "recorded   gap%",
 	.report_piece = loom_report_piece,
 	.timeline = loom_timeline_text,
+	.timeline_title = "each model node's request replayed beside the prompt tokens recorded",
 	.sequence = &loom_sequence,
 };

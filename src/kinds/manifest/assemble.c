@@ -788,9 +788,11 @@ int manifest_assemble(const struct source *src, struct assembly *a, struct cs_er
 	a->budget.usable = w.effective;
 	if (m->protocol)
 		asm_fact(a, "protocol", "%s", m->protocol);
-	if (src->settings.budget >= 0)
-		asm_fact(a, "budget", "%ld set with b or --budget, instead of the manifest's effective %ld",
-			 src->settings.budget, m->effective);
+	if (src->settings.budget >= 0) {
+		char n1[32], n2[32];
+		asm_fact(a, "budget", "%s set with b or --budget, instead of the manifest's effective %s",
+			 fmt_thousands(n1, src->settings.budget), fmt_thousands(n2, m->effective));
+	}
 	else
 		asm_fact(a, "budget", "%s", m->has_budget ? "from the manifest" : "default (no budget in the manifest)");
 

@@ -365,7 +365,7 @@ static void render_section(const struct run *r, struct assembly *a, int sec, boo
 		if (!started) {
 			struct block *h = asm_block(a, -1, sec, -1);
 			h->label = memory_section_title(sec);
-			h->flags |= BLOCK_MADE;
+			h->flags |= BLOCK_MADE | BLOCK_HEADING;
 			asm_textf(a, "%s## %s\n\n", *first_section ? "" : "\n\n", memory_section_title(sec));
 			*first_section = false;
 			started = true;
@@ -633,8 +633,10 @@ int memory_build(const struct source *src, struct assembly *a, struct cs_error *
 	cs_free(r.rank_of);
 	cs_free(r.dec);
 	explain_facts(&r, a);
-	if (r.compressed)
+	if (r.compressed) {
 		asm_fact(a, "compression", "%s", r.compressed);
+		memory_fact_first(a);
+	}
 	memory_stack_explain(src, a, budget, &take, first_block);
 
 	char n1[32], n2[32];

@@ -314,11 +314,12 @@ static void explain_out(const struct replay *rp, const struct assembly *base, st
 		a->results[i].original_tokens = it->tokens;
 		if (rp->pushed_at[i])
 			asm_drop(a, (long)i, REASON_OVER_BUDGET,
-				 "pushed out by update %ld (%s): %s; score %.3f", rp->pushed_at[i],
+				 "pushed out by update %ld (%s): %s; relevanceScore %.3f%s", rp->pushed_at[i],
 				 src->pieces[rp->pushed_by[i]].id,
 				 written ? "as written, updateContext sorts ascending and pop() takes the HIGHEST score"
 					 : "as intended, the lowest score goes until the new event fits",
-				 base->results[i].score);
+				 it->arrival >= 0 ? 1.0 : base->results[i].score,
+				 it->arrival >= 0 ? " (a new event's)" : " (its final score)");
 		else if (it->arrival >= (long)rp->step)
 			asm_drop(a, (long)i, REASON_LATER, "new event %ld of %zu: arrives after update %zu, the one shown",
 				 it->arrival + 1, rp->m->nnew, rp->step);
@@ -354,23 +355,23 @@ static void explain_update(const struct replay *rp, struct assembly *a, const st
 	const struct source *src = rp->src;
 	bool written = rp->m->incremental == MEMORY_AS_WRITTEN;
 	char n1[32], n2[32], n3[32];
-	asm_fact(a, "incremental", "%s: update %zu of %zu (%s)", written ? "as-written" : "as-intended", rp->step,
-		 rp->m->nnew, written ? "the seed's updateContext: sort ascending, pop() drops the highest score, tokenCount = budget"
-				      : "its comment: the lowest scores go until the new event fits");
+	const char *mode = written ? "as-written" : "as-intended";
 	const struct memory_update *u = &rp->last;
 	const char *id = src->pieces[src->npieces - rp->m->nnew + rp->step - 1].id;
+	/* first among the facts: the header's line shows it */
 	if (!u->overflow)
-		asm_fact(a, "this update", "%s added: tokenCount %s ≤ budget %s, nothing dropped", id,
-			 fmt_thousands(n1, u->total), fmt_thousands(n2, rp->budget));
+		asm_fact(a, "update", "%zu of %zu (%s): %s added, tokenCount %s ≤ budget %s, nothing dropped", rp->step,
+			 rp->m->nnew, mode, id, fmt_thousands(n1, u->total), fmt_thousands(n2, rp->budget));
 	else if (u->added < 0)
-		asm_fact(a, "this update", "%s not added: larger than the whole budget", id);
+		asm_fact(a, "update", "%zu of %zu (%s): %s not added, larger than the whole budget", rp->step, rp->m->nnew,
+			 mode, id);
 	else if (u->ndropped == 0)
-		asm_fact(a, "this update", "%s added: %s > budget %s, nothing left to drop", id, fmt_thousands(n1, u->total),
-			 fmt_thousands(n2, rp->budget));
+		asm_fact(a, "update", "%zu of %zu (%s): %s added, %s > budget %s, nothing left to drop", rp->step,
+			 rp->m->nnew, mode, id, fmt_thousands(n1, u->total), fmt_thousands(n2, rp->budget));
 	else
-		asm_fact(a, "this update", "%s added: %s > budget %s; pushed out %s (score %.3f, the %s)%s", id,
-			 fmt_thousands(n1, u->total), fmt_thousands(n2, rp->budget), src->pieces[rp->last_dropped[0]].id,
-			 u->dropped_score, written ? "highest" : "lowest",
+		asm_fact(a, "update", "%zu of %zu (%s): %s added, %s > budget %s: pushed out %s (score %.3f, the %s)%s",
+			 rp->step, rp->m->nnew, mode, id, fmt_thousands(n1, u->total), fmt_thousands(n2, rp->budget),
+			 src->pieces[rp->last_dropped[0]].id, u->dropped_score, written ? "highest" : "lowest",
 			 u->ndropped > 1 ? arena_printf(&a->arena, " and %zu more", u->ndropped - 1) : "");
 	long actual = 0;
 	for (size_t k = 0; k < rp->ctx.n; k++)
@@ -385,6 +386,10 @@ static void explain_update(const struct replay *rp, struct assembly *a, const st
 		asm_warn(a, -1, "the updated context holds %s tokens, over the budget of %s, and claims %s: as written, "
 			 "updateContext sets tokenCount to the budget without checking", fmt_thousands(n1, actual),
 			 fmt_thousands(n2, rp->budget), fmt_thousands(n3, rp->ctx.token_count));
+	long rebuilt_tokens = 0; /* its items' (the stack's layers are the same on both sides) */
+	for (size_t i = 0; i < src->npieces; i++)
+		if (rebuilt->results[i].outcome != OUTCOME_DROPPED)
+			rebuilt_tokens += rebuilt->results[i].tokens;
 	struct strbuf here = STRBUF_INIT, there = STRBUF_INIT;
 	size_t nh, nt;
 	long th, tt;
@@ -394,14 +399,17 @@ static void explain_update(const struct replay *rp, struct assembly *a, const st
 		a->nomem = true;
 	else if (nh == 0 && nt == 0)
 		asm_fact(a, "full rebuild", "the same items as buildContext on the same items (%s tokens here, %s rebuilt)",
-			 fmt_thousands(n1, actual), fmt_thousands(n2, rebuilt->budget.used));
+			 fmt_thousands(n1, actual), fmt_thousands(n2, rebuilt_tokens));
 	else
 		asm_fact(a, "full rebuild", "drifted: %zu only here (%s: %s tokens), %zu only in a rebuild (%s: %s tokens); "
 			 "%s tokens here, %s rebuilt", nh, nh ? sb_str(&here) : "none", fmt_thousands(n1, th), nt,
 			 nt ? sb_str(&there) : "none", fmt_thousands(n2, tt), fmt_thousands(n3, actual),
-			 fmt_thousands((char[32]){ 0 }, rebuilt->budget.used));
+			 fmt_thousands((char[32]){ 0 }, rebuilt_tokens));
 	sb_fini(&here);
 	sb_fini(&there);
+	asm_fact(a, "incremental", "%s", written ? "as-written: the seed's updateContext sorts ascending and pop() drops the "
+						  "highest score; tokenCount = budget, unchecked"
+						: "as-intended: the lowest scores go until the new event fits");
 }
 
 /* The builder's assembly's facts and its own warnings, carried over. */
@@ -432,12 +440,12 @@ static int render_replay(struct replay *rp, const struct assembly *base, const s
 	size_t first_block = a->nblocks;
 	render_components(rp, base, a);
 	explain_out(rp, base, a);
-	carry(base, a);
 	if (rp->step)
 		explain_update(rp, a, rebuilt);
 	else
-		asm_fact(a, "incremental", "%s: update 0 of %zu, the builder's context (] replays the next new event)",
-			 rp->m->incremental == MEMORY_AS_WRITTEN ? "as-written" : "as-intended", rp->m->nnew);
+		asm_fact(a, "update", "0 of %zu (%s): the builder's context; ] replays the next new event", rp->m->nnew,
+			 rp->m->incremental == MEMORY_AS_WRITTEN ? "as-written" : "as-intended");
+	carry(base, a);
 	if (memory_stack_on(rp->m))
 		for (size_t b = first_block; b < a->nblocks; b++)
 			if (a->blocks[b].layer[1] < 0)

@@ -556,6 +556,24 @@ static int read_item(struct source *src, struct memory *m, const struct json_doc
 	return CS_OK;
 }
 
+/* newEvents (incremental.c): event items after the items, in arrival order. */
+static int read_new_events(struct source *src, struct memory *m, const struct json_doc *d, const cJSON *fresh,
+			   struct cs_error *err)
+{
+	struct jpath np = JPATH_KEY(JPATH_ROOT, "newEvents");
+	size_t n = m->nitems, i = n;
+	const cJSON *item;
+	cJSON_ArrayForEach(item, fresh)
+	{
+		struct jpath at = JPATH_INDEX(&np, i - n);
+		int rc = read_item(src, m, d, item, &at, i, err);
+		if (rc || (rc = memory_new_event(m, d, item, &at, i, err)))
+			return rc;
+		m->nitems = ++i;
+	}
+	return CS_OK;
+}
+
 int memory_load(struct source *src, const char *data, size_t len, struct cs_error *err)
 {
 	struct memory *m = cs_calloc(1, sizeof *m);
@@ -628,14 +646,9 @@ int memory_load(struct source *src, const char *data, size_t len, struct cs_erro
 		m->items[i].arrival = -1;
 		m->nitems = ++i;
 	}
+	if ((rc = read_new_events(src, m, &d, fresh, err)))
+		goto out;
 	struct jpath np = JPATH_KEY(JPATH_ROOT, "newEvents");
-	cJSON_ArrayForEach(item, fresh)
-	{
-		struct jpath at = JPATH_INDEX(&np, i - n);
-		if ((rc = read_item(src, m, &d, item, &at, i, err)) || (rc = memory_new_event(m, &d, item, &at, i, err)))
-			goto out;
-		m->nitems = ++i;
-	}
 	/* duplicates, once all are in: the id index is built once (O(items)) */
 	for (size_t k = 0; k < src->npieces; k++) {
 		long first = source_find_piece(src, src->pieces[k].id);
@@ -698,6 +711,10 @@ int memory_report_piece(const struct source *src, const struct assembly *a, long
 		emit_key_str(em, "ranked_in_its_query_by", memory_own_score_name(it));
 		emit_key_num(em, "query_score", memory_own_score(it));
 	}
+	if (it->task_id)
+		emit_key_str(em, "task_id", it->task_id);
+	if (it->arrival >= 0) /* newEvents[arrival]: replayed by update arrival + 1 */
+		emit_key_int(em, "new_event", it->arrival + 1);
 	return CS_OK;
 }
 

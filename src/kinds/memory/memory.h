@@ -268,6 +268,9 @@ struct memory_stack_take {
 	long remaining;             /* budget - seed_tokens: the builder's maxTokens (may be negative) */
 	size_t nframes[MSL_COUNT];  /* frames in each layer */
 };
+/* Moves the last fact to the front: the inspector's header line shows the
+ * first facts, so what a mode changes is seen at a glance. */
+void memory_fact_first(struct assembly *a);
 /* The stack arithmetic alone (unit tests): fills take for budget. */
 void memory_stack_measure(const struct memory *m, long budget, double chars_per_token,
 			  struct memory_stack_take *take);

@@ -211,6 +211,15 @@ static void layer_text(struct assembly *a, long budget, const struct memory_stac
 			 fmt_thousands(n2, target));
 }
 
+void memory_fact_first(struct assembly *a)
+{
+	if (a->nfacts < 2)
+		return;
+	struct fact last = a->facts[a->nfacts - 1];
+	memmove(a->facts + 1, a->facts, (a->nfacts - 1) * sizeof *a->facts);
+	a->facts[0] = last;
+}
+
 void memory_stack_explain(const struct source *src, struct assembly *a, long budget,
 			  const struct memory_stack_take *take, size_t first_block)
 {
@@ -236,6 +245,11 @@ void memory_stack_explain(const struct source *src, struct assembly *a, long bud
 	sb_fini(&t);
 	asm_fact(a, "stack budget", "%s - %s (estimateTokens of the three joined) = %s for the current frame",
 		 fmt_thousands(n1, budget), fmt_thousands(n2, take->seed_tokens), fmt_thousands(n3, take->remaining));
+	asm_fact(a, "stack", "current frame %s; root %s, path %s, siblings %s of %s: %s left for it", cur->id,
+		 fmt_thousands(n1, take->layer_tokens[MSL_ROOT]), fmt_thousands(n2, take->layer_tokens[MSL_PATH]),
+		 fmt_thousands(n3, take->layer_tokens[MSL_SIBLINGS]), fmt_thousands((char[32]){ 0 }, budget),
+		 fmt_thousands((char[32]){ 0 }, take->remaining));
+	memory_fact_first(a);
 	if (take->remaining < 0)
 		asm_warn(a, -1, "the stack's layers take %s tokens, more than the budget of %s: nothing is left for the "
 			 "current frame", fmt_thousands(n1, take->seed_tokens), fmt_thousands(n2, budget));

@@ -3,6 +3,7 @@
 #include "request.h"
 
 #include "kind.h"
+#include "source.h"
 
 #include <stddef.h>
 
@@ -20,6 +21,13 @@ static int openai_detect(const char *path, const char *data, size_t len, bool *y
 	return p == -2 ? CS_ENOMEM : CS_OK;
 }
 
+/* The generic cache line starts with the provider's own profile. */
+static const char *request_cache_profile(const struct source *src)
+{
+	const struct request_model *m = src->model;
+	return m->provider == REQ_ANTHROPIC ? "anthropic" : "openai";
+}
+
 /* Blocks of a request have no priority or score: the prompt's order and size. */
 static const char *const request_sort_keys[] = { "order", "tokens", NULL };
 
@@ -32,6 +40,7 @@ const struct kind_ops anthropic_kind = {
 	.sequence = &request_sequence,
 	.edited = request_edited,
 	.edit_effect = request_whatif_sentence,
+	.cache_profile = request_cache_profile,
 	.load = request_load,
 	.assemble = request_assemble,
 	.free_model = request_model_free,
@@ -53,6 +62,7 @@ const struct kind_ops openai_kind = {
 	.sequence = &request_sequence,
 	.edited = request_edited,
 	.edit_effect = request_whatif_sentence,
+	.cache_profile = request_cache_profile,
 	.load = request_load,
 	.assemble = request_assemble,
 	.free_model = request_model_free,

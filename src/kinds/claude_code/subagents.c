@@ -1,0 +1,172 @@
+/* subagents.c: the subagent files beside a session. Claude Code writes
+ * what a subagent (the Task tool) sent to files of their own,
+ * agent-<id>.jsonl, in the session's folder (or its <session-id>/subagents
+ * folder). They are listed apart, with the usage they recorded, and never
+ * read into the main prompt; each opens as a session of its own. */
+#include "claude_code.h"
+
+#include "alloc.h"
+#include "fileio.h"
+#include "jsonl.h"
+#include "source.h"
+#include "strbuf.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SUBAGENT_MAX_FILES 64           /* listed; more are counted */
+#define SUBAGENT_MAX_BYTES (256u << 20) /* read of one file; a larger one is named, not read */
+
+static const cJSON *get(const cJSON *obj, const char *key)
+{
+	return cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+}
+
+static long num(const cJSON *obj, const char *key)
+{
+	const cJSON *v = get(obj, key);
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 1e15 ? (long)v->valuedouble : 0;
+}
+
+static bool is_agent_file(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 12 && !strncmp(name, "agent-", 6) && !strcmp(name + n - 6, ".jsonl");
+}
+
+/* The session id of a session file: the first line's that has one. */
+static void session_id(const char *data, size_t len, char *out, size_t size)
+{
+	struct jsonl j;
+	jsonl_init(&j, data, len);
+	const char *s;
+	size_t n;
+	out[0] = '\0';
+	for (int tries = 0; tries < 50 && !out[0] && jsonl_next(&j, &s, &n, NULL); tries++) {
+		struct json_doc d;
+		struct cs_error err;
+		cs_error_clear(&err);
+		if (json_doc_parse(&d, s, n, &err) == CS_OK) {
+			const cJSON *id = get(d.root, "sessionId");
+			if (cJSON_IsString(id))
+				snprintf(out, size, "%s", id->valuestring);
+		}
+		json_doc_free(&d);
+	}
+}
+
+/* Reads one agent file: its lines, requests (assistant messages, merged by
+ * message.id: the usage once) and the usage they recorded. */
+static void read_agent(const char *path, struct cc_subagent *a)
+{
+	char *data = NULL;
+	size_t len = 0;
+	struct cs_error err;
+	cs_error_clear(&err);
+	if (file_read(path, SUBAGENT_MAX_BYTES, &data, &len, NULL, &err) != CS_OK) {
+		a->unreadable = true;
+		return;
+	}
+	struct jsonl j;
+	jsonl_init(&j, data, len);
+	const char *s;
+	size_t n;
+	char last_id[128] = "";
+	while (jsonl_next(&j, &s, &n, NULL)) {
+		a->lines++;
+		struct json_doc d;
+		cs_error_clear(&err);
+		if (json_doc_parse(&d, s, n, &err) != CS_OK) {
+			json_doc_free(&d);
+			a->bad_lines++;
+			continue;
+		}
+		const cJSON *msg = get(d.root, "message"), *id = get(msg, "id"), *sid = get(d.root, "sessionId");
+		if (!a->session_id[0] && cJSON_IsString(sid))
+			snprintf(a->session_id, sizeof a->session_id, "%s", sid->valuestring);
+		const cJSON *u = get(msg, "usage");
+		const cJSON *type = get(d.root, "type");
+		if (cJSON_IsString(type) && !strcmp(type->valuestring, "assistant") && cJSON_IsObject(u) &&
+		    !(cJSON_IsString(id) && !strcmp(id->valuestring, last_id))) {
+			a->requests++;
+			a->in += num(u, "input_tokens");
+			a->cache_read += num(u, "cache_read_input_tokens");
+			a->cache_write += num(u, "cache_creation_input_tokens");
+			a->out += num(u, "output_tokens");
+			snprintf(last_id, sizeof last_id, "%s", cJSON_IsString(id) ? id->valuestring : "");
+		}
+		json_doc_free(&d);
+	}
+	cs_free(data);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct cc_subagent *)a)->name, ((const struct cc_subagent *)b)->name);
+}
+
+/* The agent files of one folder into list (at most cap). */
+static void scan(const char *dir, const char *shown_as, struct cc_subagents *list)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (!is_agent_file(e->d_name))
+			continue;
+		if (list->n == SUBAGENT_MAX_FILES) {
+			list->more++;
+			continue;
+		}
+		struct cc_subagent *a = &list->items[list->n++];
+		memset(a, 0, sizeof *a);
+		snprintf(a->name, sizeof a->name, "%s%s", shown_as, e->d_name);
+		char path[4096];
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		read_agent(path, a);
+	}
+	closedir(d);
+}
+
+int cc_subagents(const struct source *src, struct cc_subagents *list)
+{
+	memset(list, 0, sizeof *list);
+	const struct cc_model *m = src->model;
+	const char *slash = strrchr(src->path, '/');
+	const char *base = slash ? slash + 1 : src->path;
+	if (m->subagent || is_agent_file(base))
+		return CS_OK; /* a subagent's own file: no subagents of its own */
+	list->items = cs_calloc(SUBAGENT_MAX_FILES, sizeof *list->items);
+	if (!list->items)
+		return CS_ENOMEM;
+	char dir[4096], sub[4096 + 300];
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - src->path) : 1, slash ? src->path : ".");
+	scan(dir, "", list);
+	size_t stem = strlen(base) > 6 ? strlen(base) - 6 : strlen(base); /* <session-id>/subagents/ */
+	snprintf(sub, sizeof sub, "%s/%.*s/subagents", dir, (int)stem, base);
+	char shown[300];
+	snprintf(shown, sizeof shown, "%.*s/subagents/", (int)stem, base);
+	scan(sub, shown, list);
+	qsort(list->items, list->n, sizeof *list->items, by_name);
+	char *data = NULL;
+	size_t len = 0;
+	struct cs_error err;
+	cs_error_clear(&err);
+	char id[128] = "";
+	if (list->n && file_read(src->path, SUBAGENT_MAX_BYTES, &data, &len, NULL, &err) == CS_OK)
+		session_id(data, len, id, sizeof id);
+	cs_free(data);
+	for (size_t i = 0; i < list->n; i++)
+		list->items[i].this_session = id[0] && !strcmp(id, list->items[i].session_id);
+	return CS_OK;
+}
+
+void cc_subagents_fini(struct cc_subagents *list)
+{
+	cs_free(list->items);
+	list->items = NULL;
+	list->n = 0;
+}

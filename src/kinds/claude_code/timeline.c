@@ -1,0 +1,38 @@
+/* timeline.c: a session's timeline (kind_ops.timeline): the request kinds'
+ * table of requests, then the subagent files beside the session, apart. */
+#include "claude_code.h"
+
+#include "source.h"
+#include "strbuf.h"
+#include "utf8.h"
+
+#include <string.h>
+
+int cc_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, struct cs_error *err)
+{
+	int rc = request_timeline_text(src, text_flags, out, err);
+	struct cc_subagents list;
+	if (rc == CS_OK && cc_subagents(src, &list) != CS_OK)
+		return cs_error_nomem(err);
+	if (rc != CS_OK)
+		return rc;
+	if (list.n || list.more)
+		sb_printf(out, "\n  subagent files beside the session (apart: never in these prompts; open one on its own)\n");
+	for (size_t i = 0; i < list.n; i++) {
+		const struct cc_subagent *a = &list.items[i];
+		char x[32], y[32], z[32];
+		sb_puts(out, "    ");
+		utf8_sanitize(out, a->name, strlen(a->name), text_flags);
+		if (a->unreadable)
+			sb_puts(out, ": could not be read\n");
+		else
+			sb_printf(out, "%s: %ld request%s, recorded input %s, cache read %s, output %s\n",
+				  a->this_session ? "" : " (another session's)", a->requests, a->requests == 1 ? "" : "s",
+				  fmt_thousands(x, a->in + a->cache_read + a->cache_write), fmt_thousands(y, a->cache_read),
+				  fmt_thousands(z, a->out));
+	}
+	if (list.more)
+		sb_printf(out, "    and %ld more\n", list.more);
+	cc_subagents_fini(&list);
+	return out->failed ? cs_error_nomem(err) : CS_OK;
+}
