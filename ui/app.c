@@ -151,7 +151,10 @@ unsigned app_mouse(struct app *app, int y, int x, enum app_mouse_event ev)
 
 bool app_quit(struct app *app, bool interrupt)
 {
-	if (!vm_unsaved(&app->vm) || app->quit_asked) {
+	/* only a kind whose file w rewrites asks: elsewhere edits are what-ifs
+	 * (a request stepped to, a node left out) that quitting may drop */
+	bool asks = app->vm.session.src->kind->save != NULL;
+	if (!asks || !vm_unsaved(&app->vm) || app->quit_asked) {
 		app->interrupted = interrupt;
 		return true;
 	}

@@ -94,9 +94,10 @@ unsigned app_reload(struct app *app, bool only_if_changed);
 unsigned app_tick(struct app *app);
 /* Recomputes the layout for w x h (call on start and on every resize). */
 void app_layout(struct app *app, int w, int h);
-/* A quit (q, :q, Ctrl-C: interrupt): true to quit now; false when there
- * are unsaved edits (to the file, or to a what-if file) and this is the first ask (the status line says how to
- * save, or to quit anyway with the same key again). */
+/* A quit (q, :q, Ctrl-C: interrupt): true to quit now; false when a kind
+ * whose file w rewrites (a manifest) has unsaved edits and this is the first
+ * ask (the status line says how to save, or to quit anyway with the same key
+ * again). */
 bool app_quit(struct app *app, bool interrupt);
 /* Handles one key (actions.h codes); returns enum app_result flags. */
 unsigned app_key(struct app *app, int key);

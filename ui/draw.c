@@ -569,7 +569,7 @@ static int draw_list_state(struct frame *f, int y)
 	if (vm->layer_filter >= 0 && g && (size_t)vm->layer_filter < g->nlayers)
 		sb_printf(ln, " layer %s ", g->layers[vm->layer_filter].name);
 	const struct vm_row *sel = vm->cursor < vm->nrows ? &vm->rows[vm->cursor] : NULL;
-	if (vm_unsaved(vm))
+	if (vm_unsaved(vm) && vm->session.src->kind->save)
 		sb_puts(ln, " unsaved (w) ");
 	sb_printf(ln, " %zu/%zu ", sel && sel->item && !vm->on_header ? sel->item : 0, vm->nitems);
 	int n = (int)utf8_columns(sb_str(ln), ln->len);
