@@ -3,6 +3,7 @@
 
 #include "alloc.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -127,6 +128,43 @@ char *fmt_thousands(char buf[32], long long v)
 			*out++ = ',';
 		*out++ = digits[i];
 	}
+	*out = '\0';
+	return buf;
+}
+
+char *fmt_fixed3(char buf[FIXED3_MAX], double v)
+{
+	/* By hand when the rounding is certain: below 1e6, v * 1000 is within
+	 * 1e-7 of the exact product, so a fraction farther than 1e-6 from one
+	 * half rounds as printf rounds the exact value. Else printf itself. */
+	double t = fabs(v) * 1000.0;
+	if (!(t < 1e9)) {
+		snprintf(buf, FIXED3_MAX, "%.3f", v);
+		return buf;
+	}
+	double f = floor(t), frac = t - f;
+	if (fabs(frac - 0.5) < 1e-6) {
+		snprintf(buf, FIXED3_MAX, "%.3f", v);
+		return buf;
+	}
+	unsigned long long q = (unsigned long long)f + (frac > 0.5);
+	char rev[24];
+	int n = 0;
+	unsigned long long ip = q / 1000;
+	do {
+		rev[n++] = (char)('0' + ip % 10);
+		ip /= 10;
+	} while (ip);
+	char *out = buf;
+	if (signbit(v))
+		*out++ = '-';
+	while (n)
+		*out++ = rev[--n];
+	unsigned d = (unsigned)(q % 1000);
+	*out++ = '.';
+	*out++ = (char)('0' + d / 100);
+	*out++ = (char)('0' + d / 10 % 10);
+	*out++ = (char)('0' + d % 10);
 	*out = '\0';
 	return buf;
 }

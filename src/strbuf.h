@@ -38,5 +38,10 @@ char *sb_detach(struct strbuf *sb, size_t *out_len);
 
 /* Format v with thousands separators into buf (at least 32 bytes); returns buf. */
 char *fmt_thousands(char buf[32], long long v);
+/* Exactly printf's "%.3f" of v into buf, without printf when the rounding
+ * is certain (sentences per piece on every re-assembly). FIXED3_MAX holds
+ * any double's (309 digits, sign, point, 3 decimals, NUL). */
+#define FIXED3_MAX 320
+char *fmt_fixed3(char buf[FIXED3_MAX], double v);
 
 #endif

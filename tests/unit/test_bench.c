@@ -392,6 +392,28 @@ static void test_thousands_by_hand(void **state)
 	assert_string_equal(fmt_thousands(b, INT64_MIN), "-9,223,372,036,854,775,808");
 }
 
+/* fmt_fixed3 is printf's "%.3f" exactly: halves, signs, the edges where it
+ * hands over to printf, and many random doubles of every scale. */
+static void test_fixed3_is_printf(void **state)
+{
+	(void)state;
+	static const double edge[] = { 0.0, -0.0, 0.0005, 0.0015, 0.0025, 1.0005, -0.0004, -0.0005, 0.9995,
+				       0.12345, 999999.9995, 1e6, -1e6, 1e300, -1e-300, 0.1, 0.7, 2.675 };
+	char want[FIXED3_MAX], got[FIXED3_MAX];
+	for (size_t i = 0; i < sizeof edge / sizeof *edge; i++) {
+		snprintf(want, sizeof want, "%.3f", edge[i]);
+		assert_string_equal(fmt_fixed3(got, edge[i]), want);
+	}
+	unsigned long long x = 88172645463325252ULL;
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		double v = (double)(x >> 11) / 9007199254740992.0; /* [0, 1) */
+		v = (i % 4 == 0) ? v : (i % 4 == 1) ? -v * 10 : (i % 4 == 2) ? v * 1e6 : (double)(x % 100000) / 1000.0 + 0.0005;
+		snprintf(want, sizeof want, "%.3f", v);
+		assert_string_equal(fmt_fixed3(got, v), want);
+	}
+}
+
 /* A max_lines cap is budgeted from the sorted array alone once the budget
  * is spent: the tokens named must be the capped content's (markers in),
  * for every strategy; a capped `never` file is still a max_lines drop. */
@@ -487,6 +509,7 @@ int main(void)
 		cmocka_unit_test(test_counts_word_at_a_time),
 		cmocka_unit_test(test_progress_after_half_a_second),
 		cmocka_unit_test(test_thousands_by_hand),
+		cmocka_unit_test(test_fixed3_is_printf),
 		cmocka_unit_test(test_fast_drop_of_capped_files),
 		cmocka_unit_test(test_memory_rank_order_kept_right),
 	};

@@ -61,6 +61,9 @@ struct slot {
 	int filtered; /* enum memory_filter */
 	int held;     /* REASON_NONE, or why this build holds it out (memory_held_out) */
 	long full_tokens; /* before compression (= tokens when not compressed) */
+	double own;       /* its score in its own query (memory_own_score) */
+	const char *own_name; /* memory_own_score_name */
+	const struct memory_item *item;
 };
 
 /* Makes m->rank_order the score order for weights (sorting only when the
@@ -134,24 +137,24 @@ static const char *archetype_text(const struct memory *m, struct arena *ar)
 				    : "preset, numbers changed by you");
 }
 
-/* Scores every item (into results) and lays them out in score order.
+/* Scores every item (into results) and lays them out in score order: the
+ * slots are made in input order (pieces and items read in sequence), then
+ * placed by rank, so later phases need not reach back into them at random.
  * false on out of memory. */
 static bool rank(struct run *r, struct assembly *a)
 {
 	const struct source *src = r->src;
 	struct memory *cache = src->model; /* the rank cache (rank_for) */
-	for (size_t i = 0; i < r->n; i++) {
-		const struct memory_item *it = &r->m->items[src->pieces[i].kind_index];
-		a->results[i].score = memory_final_score(it, r->s->weights);
-		a->results[i].original_tokens = it->tokens;
-	}
-	if (!rank_for(cache, r->s->weights, a->results, r->n))
+	struct slot *by_piece = cs_malloc((r->n ? r->n : 1) * sizeof *by_piece);
+	if (!by_piece)
 		return false;
-	for (size_t k = 0; k < r->n; k++) {
-		size_t i = cache->rank_order[k];
+	for (size_t i = 0; i < r->n; i++) {
 		const struct piece *p = &src->pieces[i];
 		const struct memory_item *it = &r->m->items[p->kind_index];
-		r->order[k] = (struct slot){ .score = a->results[i].score,
+		double score = memory_final_score(it, r->s->weights);
+		a->results[i].score = score;
+		a->results[i].original_tokens = it->tokens;
+		by_piece[i] = (struct slot){ .score = score,
 					     .index = i,
 					     .tokens = it->tokens,
 					     .type = it->type,
@@ -159,9 +162,21 @@ static bool rank(struct run *r, struct assembly *a)
 					     .excluded = piece_excluded(p),
 					     .filtered = it->filtered,
 					     .held = memory_held_out(r->m, it),
-					     .full_tokens = it->tokens };
+					     .full_tokens = it->tokens,
+					     .own = memory_own_score(it),
+					     .own_name = memory_own_score_name(it),
+					     .item = it };
+	}
+	if (!rank_for(cache, r->s->weights, a->results, r->n)) {
+		cs_free(by_piece);
+		return false;
+	}
+	for (size_t k = 0; k < r->n; k++) {
+		size_t i = cache->rank_order[k];
+		r->order[k] = by_piece[i];
 		r->rank_of[i] = k;
 	}
+	cs_free(by_piece);
 	return true;
 }
 
@@ -394,25 +409,107 @@ static void render(const struct run *r, struct assembly *a)
 		render_section(r, a, sec, &first_section);
 }
 
+/* The drop sentences of one build, written without printf (they run for
+ * every item out on every re-assembly): what stays the same for the whole
+ * build is formatted once. */
+struct drop_text {
+	struct strbuf sb;  /* reused per sentence */
+	char below[64];    /* "below the cutoff 0.412" */
+	char share_head[MA_COUNT][64]; /* "dropped in pass 1 (the recent query, by " */
+	char share_mid[MA_COUNT][128]; /* "): over allocation: its share (40% = 1,600 tokens) had " */
+};
+
+/* A literal, its length known at compile time. */
+#define PUT_LIT(sb, lit) sb_append((sb), lit, sizeof lit - 1)
+
+static void drop_text_init(struct drop_text *t, const struct run *r)
+{
+	char f[FIXED3_MAX], n[32];
+	t->sb = (struct strbuf)STRBUF_INIT;
+	snprintf(t->below, sizeof t->below, "below the cutoff %s", fmt_fixed3(f, r->cutoff));
+	for (int s = 0; s < MA_COUNT; s++) {
+		snprintf(t->share_head[s], sizeof t->share_head[s], "dropped in pass 1 (the %s query, by ",
+			 memory_allocation_name(s));
+		snprintf(t->share_mid[s], sizeof t->share_mid[s], "): over allocation: its share (%g%% = %s tokens) had ",
+			 r->s->allocation[s], fmt_thousands(n, r->cap[s]));
+	}
+}
+
+/* sb's sentence, copied into the assembly's arena; NULL on out of memory. */
+static const char *drop_done(struct drop_text *t, struct assembly *a)
+{
+	return t->sb.failed ? NULL : arena_strndup(&a->arena, sb_str(&t->sb), t->sb.len);
+}
+
+/* "...; final score 0.412, below the cutoff 0.5" */
+static void put_final(struct drop_text *t, const struct run *r, double score)
+{
+	char f[FIXED3_MAX];
+	PUT_LIT(&t->sb, "; final score ");
+	sb_puts(&t->sb, fmt_fixed3(f, score));
+	PUT_LIT(&t->sb, ", ");
+	if (score == r->cutoff)
+		PUT_LIT(&t->sb, "which is the cutoff: every item scoring higher went in");
+	else
+		sb_puts(&t->sb, t->below);
+}
+
+static void over_budget(struct drop_text *t, const struct run *r, size_t k)
+{
+	char n[32];
+	sb_reset(&t->sb);
+	PUT_LIT(&t->sb, "dropped in pass 2 (selectWithinBudget, by final score): over budget: needs ");
+	sb_puts(&t->sb, fmt_thousands(n, r->order[k].tokens));
+	PUT_LIT(&t->sb, " tokens, ");
+	sb_puts(&t->sb, fmt_thousands(n, r->dec[k].left));
+	PUT_LIT(&t->sb, " left of ");
+	sb_puts(&t->sb, fmt_thousands(n, r->budget));
+	put_final(t, r, r->order[k].score);
+}
+
+static void over_allocation(struct drop_text *t, const struct run *r, size_t k)
+{
+	char n[32], f[FIXED3_MAX];
+	int share = r->order[k].share;
+	sb_reset(&t->sb);
+	sb_puts(&t->sb, t->share_head[share]);
+	sb_puts(&t->sb, r->order[k].own_name);
+	sb_putc(&t->sb, ' ');
+	sb_puts(&t->sb, fmt_fixed3(f, r->order[k].own));
+	sb_puts(&t->sb, t->share_mid[share]);
+	sb_puts(&t->sb, fmt_thousands(n, r->dec[k].share_used));
+	PUT_LIT(&t->sb, " kept and needs ");
+	sb_puts(&t->sb, fmt_thousands(n, r->order[k].tokens));
+	PUT_LIT(&t->sb, " more");
+	put_final(t, r, r->order[k].score);
+}
+
+/* "<what> (score 0.412)" */
+static void with_score(struct drop_text *t, const char *what, double score)
+{
+	char f[FIXED3_MAX];
+	sb_reset(&t->sb);
+	sb_puts(&t->sb, what);
+	sb_puts(&t->sb, " (score ");
+	sb_puts(&t->sb, fmt_fixed3(f, score));
+	sb_putc(&t->sb, ')');
+}
+
 /* Explain, the pieces: a sentence for each item that stayed out, naming
  * the pass that dropped it and the score it was ranked by there. */
 static void explain_drops(const struct run *r, struct assembly *a)
 {
-	char n1[32], n2[32], n3[32];
-	char below[64];
-	snprintf(below, sizeof below, "below the cutoff %.3f", r->cutoff);
+	struct drop_text t;
+	drop_text_init(&t, r);
 	for (size_t k = 0; k < r->n; k++) {
 		long i = (long)r->order[k].index;
 		const struct decision *d = &r->dec[k];
-		const struct memory_item *it = &r->m->items[r->src->pieces[i].kind_index];
-		long tokens = r->order[k].tokens;
+		const struct memory_item *it = r->order[k].item;
 		double score = r->order[k].score;
-		int share = r->order[k].share;
-		bool at = score == r->cutoff;
-		const char *rel = at ? "which is the cutoff: every item scoring higher went in" : below;
 		switch (d->reason) {
 		case REASON_EXCLUDED_BY_USER:
-			asm_drop(a, i, REASON_EXCLUDED_BY_USER, "excluded by you (score %.3f)", score);
+			with_score(&t, "excluded by you", score);
+			asm_drop_text(a, i, REASON_EXCLUDED_BY_USER, drop_done(&t, a));
 			break;
 		case REASON_OFF_PATH:
 			asm_drop(a, i, REASON_OFF_PATH, "not the current task frame's (%s): its taskId is %s; score %.3f",
@@ -425,28 +522,24 @@ static void explain_drops(const struct run *r, struct assembly *a)
 			const char *why = memory_filter_sentence(r->src, it, &a->arena);
 			if (!why)
 				a->nomem = true;
-			asm_drop(a, i, REASON_FILTERED, "%s (score %.3f)", why ? why : "filtered out", score);
+			with_score(&t, why ? why : "filtered out", score);
+			asm_drop_text(a, i, REASON_FILTERED, drop_done(&t, a));
 			break;
 		}
 		case REASON_OVER_BUDGET:
-			asm_drop(a, i, REASON_OVER_BUDGET,
-				 "dropped in pass 2 (selectWithinBudget, by final score): over budget: needs %s tokens, "
-				 "%s left of %s; final score %.3f, %s",
-				 fmt_thousands(n1, tokens), fmt_thousands(n2, d->left), fmt_thousands(n3, r->budget), score, rel);
+			over_budget(&t, r, k);
+			asm_drop_text(a, i, REASON_OVER_BUDGET, drop_done(&t, a));
 			break;
 		case REASON_OVER_ALLOCATION:
-			asm_drop(a, i, REASON_OVER_ALLOCATION,
-				 "dropped in pass 1 (the %s query, by %s %.3f): over allocation: its share (%g%% = %s tokens) "
-				 "had %s kept and needs %s more; final score %.3f, %s",
-				 memory_allocation_name(share), memory_own_score_name(it), memory_own_score(it),
-				 r->s->allocation[share], fmt_thousands(n1, r->cap[share]), fmt_thousands(n2, d->share_used),
-				 fmt_thousands(n3, tokens), score, rel);
+			over_allocation(&t, r, k);
+			asm_drop_text(a, i, REASON_OVER_ALLOCATION, drop_done(&t, a));
 			break;
 		default:
 			break;
 		}
 		a->results[i].original_tokens = r->order[k].full_tokens;
 	}
+	sb_fini(&t.sb);
 }
 
 /* Explain, the whole: the header facts, the cutoff and the warnings. */
