@@ -48,6 +48,7 @@ struct source;
 	X(CMD_EXPORT, -1, "export", "FILE [FORMAT]", "write the report (text, yaml, json) or the screen") \
 	X(CMD_UNDO, -1, "undo", NULL, "undo the last edit")                                       \
 	X(CMD_REDO, -1, "redo", NULL, "redo the last undone edit")                                \
+	X(CMD_MESSAGES, -1, "messages", NULL, "the status line's last messages, whole")            \
 	X(CMD_QUIT, -1, "quit", NULL, "leave the inspector")
 
 enum command_code {

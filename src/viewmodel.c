@@ -305,6 +305,7 @@ void vm_fini(struct vm *vm)
 	cs_free(vm->detail.lines);
 	sb_fini(&vm->detail.text);
 	sb_fini(&vm->status);
+	sb_fini(&vm->log);
 	memset(vm, 0, sizeof *vm);
 }
 
@@ -400,6 +401,29 @@ void vm_status(struct vm *vm, bool error, const char *fmt, ...)
 	sb_vprintf(&vm->status, fmt, ap);
 	va_end(ap);
 	vm->status_error = error;
+}
+
+void vm_log_status(struct vm *vm)
+{
+	if (!vm->status.len || vm->status.failed)
+		return;
+	size_t n = vm->status.len; /* the same as the last line logged: once */
+	if (vm->log.len >= n + 1) {
+		size_t at = vm->log.len - n - 1;
+		if ((at == 0 || vm->log.data[at - 1] == '\n') && memcmp(vm->log.data + at, vm->status.data, n) == 0)
+			return;
+	}
+	if (vm->nlog == VM_LOG_MAX && vm->log.len) { /* the oldest goes */
+		const char *nl = strchr(sb_str(&vm->log), '\n');
+		size_t cut = nl ? (size_t)(nl - vm->log.data) + 1 : vm->log.len;
+		memmove(vm->log.data, vm->log.data + cut, vm->log.len - cut + 1);
+		vm->log.len -= cut;
+		vm->nlog--;
+	}
+	for (const char *p = sb_str(&vm->status); *p; p++) /* one line each */
+		sb_putc(&vm->log, *p == '\n' ? ' ' : *p);
+	sb_putc(&vm->log, '\n');
+	vm->nlog++;
 }
 
 static int need_piece(struct vm *vm, long *piece, struct cs_error *err)

@@ -189,6 +189,8 @@ struct vm {
 	} prompt;
 	/* -- what the screen says -- */
 	struct strbuf status;      /* the status line */
+	struct strbuf log;         /* the last VM_LOG_MAX statuses, one a line (:messages; vm_log_status) */
+	size_t nlog;
 	bool status_error;         /* the status is an error */
 	bool ascii;                /* the display is ASCII-only: hidden-text markers as <<RLO>> */
 	/* -- exact token counts beside the estimate (vm_exact.c) -- */
@@ -316,6 +318,7 @@ int vm_toggle_breakpoint(struct vm *vm, struct cs_error *err);
 /* ---- a kind's own settings, live -------------------------------------------
  * Driven by the kind's options table (kind.h), never by its name. */
 
+#define VM_LOG_MAX 200       /* status messages :messages keeps */
 #define VM_PANEL_MAX 16      /* panel entries: a kind's lists are short (memory: 3 weights + 4 shares) */
 #define VM_PANEL_NAME_MAX 32 /* an entry's name ("relevance") */
 #define VM_PANEL_STEP 0.05   /* one + or - on a value (NAME=V) */
@@ -361,6 +364,9 @@ void vm_cycle_grouping(struct vm *vm);
 
 /* Sets the status line (printf-style); error colours it as one. */
 void vm_status(struct vm *vm, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Keeps the status line as it stands in the log :messages shows (once,
+ * however often it is kept; the oldest past VM_LOG_MAX go). */
+void vm_log_status(struct vm *vm);
 
 /* The row's one-character flag: 'x' excluded (by you or the input), '-'
  * dropped by the algorithm, '~' truncated, '*' changed since the baseline,

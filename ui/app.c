@@ -176,5 +176,7 @@ unsigned app_key(struct app *app, int key)
 	for (size_t i = app->nviews; i-- > 0 && !(r & VIEW_HANDLED);)
 		if (app->views[i].ops->key)
 			r = app->views[i].ops->key(app, key, act);
+	if (app_mode(app) != APP_PROMPT) /* what a key ended with, not the input line's hints */
+		vm_log_status(&app->vm);
 	return settle(app, r);
 }

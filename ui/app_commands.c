@@ -296,6 +296,7 @@ static unsigned run_command(struct app *app, const char *line)
 	case CMD_EXPORT: do_export(app, cmd.arg, cmd.format, 0); break;
 	case CMD_UNDO: vm_undo(vm, &err); break;
 	case CMD_REDO: vm_redo(vm, &err); break;
+	case CMD_MESSAGES: app_open_messages(app); break;
 	case CMD_QUIT:
 		if (!app_quit(app, false))
 			return VIEW_REDRAW;

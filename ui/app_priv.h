@@ -22,6 +22,7 @@ extern const struct view_ops view_help;   /* view_help.c: the keys (?) */
 extern const struct view_ops view_input;  /* view_input.c: the input line (b / \ : ...) */
 extern const struct view_ops view_prompt; /* view_pages.c: the prompt as the model receives it (v) */
 extern const struct view_ops view_diff;   /* view_pages.c: changes since the baseline (d) */
+extern const struct view_ops view_messages; /* view_pages.c: the status line's past messages (:messages) */
 extern const struct view_ops view_timeline; /* view_timeline.c: predicted beside recorded, per turn (i) */
 
 /* One frame being painted: the screen's state and the painter (borrowed). */
@@ -71,6 +72,8 @@ void app_draw_status(struct frame *f);
  * one of the two gives way. */
 void app_toggle_prompt_view(struct app *app);
 void app_toggle_diff_view(struct app *app);
+/* :messages: the status line's last messages, whole, newest last. */
+void app_open_messages(struct app *app);
 /* A page of text lines (display-safe; unindented lines are headings) under
  * a title, scrolled by sc, with the view's hints and the status line. */
 void app_draw_page(struct frame *f, const char *title, const struct strbuf *text, struct scroller *sc,

@@ -276,6 +276,82 @@ const struct view_ops view_diff = {
 	.hints = " j/k scroll  PgUp/PgDn page  B pin the baseline  P profile  u undo  d back",
 };
 
+/* ---- :messages: the status line's past messages ----------------------------------- */
+
+struct messages_state {
+	struct scroller sc;
+	struct strbuf text; /* the log as page lines (owned; freed on close) */
+};
+
+static void messages_open(struct app *app)
+{
+	struct messages_state *ms = app_view_state(app, &view_messages);
+	const char *s = sb_str(&app->vm.log);
+	size_t room = app->layout.w > 8 ? (size_t)app->layout.w - 5 : 4;
+	while (*s) { /* each wrapped whole, indented: the page draws them as text, not headings */
+		size_t n = strcspn(s, "\n");
+		bool first = true;
+		for (size_t at = 0; at < n || first; first = false) {
+			size_t take = utf8_prefix_for_columns(s + at, n - at, room, NULL);
+			if (take == 0 && at < n)
+				take = n - at;
+			sb_puts(&ms->text, first ? " " : "   ");
+			sb_append(&ms->text, s + at, take);
+			sb_putc(&ms->text, '\n');
+			at += take;
+		}
+		s += n + (s[n] == '\n');
+	}
+	ms->sc.top = (size_t)-1; /* the draw clamps it: the newest at the bottom */
+}
+
+static void messages_close(struct app *app)
+{
+	sb_fini(&((struct messages_state *)app_view_state(app, &view_messages))->text);
+}
+
+static void draw_messages(struct frame *f)
+{
+	struct messages_state *ms = app_view_state(f->app, &view_messages);
+	app_draw_page(f, " messages: what the status line said, newest last  [Esc: back]", &ms->text, &ms->sc,
+		      view_messages.hints);
+}
+
+static unsigned messages_key(struct app *app, int key, int act)
+{
+	(void)key;
+	if (act == ACT_BACK || act == ACT_QUIT) {
+		app_view_remove(app, &view_messages);
+		return VIEW_HANDLED | VIEW_REDRAW;
+	}
+	struct messages_state *ms = app_view_state(app, &view_messages);
+	return scroller_key(&ms->sc, act, 0, false) ? VIEW_HANDLED | VIEW_REDRAW : VIEW_HANDLED;
+}
+
+static unsigned messages_mouse(struct app *app, int y, int x, int ev)
+{
+	(void)y, (void)x;
+	return app_page_wheel(app, ev, messages_key);
+}
+
+const struct view_ops view_messages = {
+	.name = "messages",
+	.opaque = true,
+	.state_size = sizeof(struct messages_state),
+	.open = messages_open,
+	.close = messages_close,
+	.key = messages_key,
+	.draw = draw_messages,
+	.mouse = messages_mouse,
+	.hints = " j/k scroll  PgUp/PgDn page  Esc or q back",
+};
+
+void app_open_messages(struct app *app)
+{
+	if (app_view_top(app) != &view_messages)
+		app_view_push(app, &view_messages);
+}
+
 /* v and d: open the view (the other one of the two gives way), or close it. */
 static void toggle(struct app *app, const struct view_ops *v, const struct view_ops *other)
 {

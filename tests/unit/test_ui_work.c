@@ -616,7 +616,7 @@ static void test_matches_highlighted(void **state)
 	/* the three in the ASan log's detail, exactly the matched bytes */
 	assert_int_equal(count_lines_equal(sb_str(&c.hl), "hp_fold"), 3);
 	/* the other matching row's label (the selected one wears the cursor) */
-	assert_non_null(strstr(sb_str(&c.hl), "src/http_parser"));
+	assert_non_null(strstr(sb_str(&c.hl), "/http_parser.c")); /* a path cut in the middle keeps its name */
 	assert_null(strstr(sb_str(&c.hl), "notes/task.md"));
 	/* the prompt view: the log's lines in view */
 	app_key(&app, 'v');
