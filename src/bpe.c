@@ -39,7 +39,7 @@ static uint64_t key_of(const unsigned char *s, size_t n)
 	return (uint64_t)s[0] | (uint64_t)s[n / 2] << 8 | (uint64_t)s[n - 1] << 16;
 }
 
-static uint64_t mix(uint64_t h)
+uint64_t bpe_mix(uint64_t h)
 {
 	h ^= h >> 32;
 	h *= 0xd6e8feb86659fd93ull;
@@ -54,14 +54,14 @@ static uint64_t hash_of(uint64_t key, const unsigned char *s, size_t n)
 	for (size_t i = 8; i + 8 <= n; i += 8) {
 		uint64_t w;
 		memcpy(&w, s + i, 8);
-		h = mix(h) ^ w;
+		h = bpe_mix(h) ^ w;
 	}
 	if (n > 8 && n % 8) {
 		uint64_t w;
 		memcpy(&w, s + n - 8, 8); /* the last 8 bytes, overlapping */
-		h = mix(h) ^ w;
+		h = bpe_mix(h) ^ w;
 	}
-	return mix(h);
+	return bpe_mix(h);
 }
 
 uint64_t bpe_hash(const unsigned char *s, size_t n)

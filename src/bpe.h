@@ -34,6 +34,9 @@ void bpe_ranks_fini(struct bpe_ranks *r);
 
 /* The hash the rank table uses, for callers' own caches. */
 uint64_t bpe_hash(const unsigned char *s, size_t n);
+/* The finalizer that hash ends with (every bit of h reaches every bit of
+ * the result), for callers' own hashes. */
+uint64_t bpe_mix(uint64_t h);
 
 /* The rank of the token s[0..n), or BPE_NO_RANK. */
 uint32_t bpe_rank(const struct bpe_ranks *r, const unsigned char *s, size_t n);

@@ -11,6 +11,7 @@
 #include "exact.h"
 
 #include "alloc.h"
+#include "bpe.h"
 #include "strbuf.h"
 #include "tokenizer.h"
 
@@ -41,15 +42,6 @@ struct exact_memo {
 	unsigned gen;
 };
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 32;
-	x *= 0xd6e8feb86659fd93ULL;
-	x ^= x >> 32;
-	x *= 0xd6e8feb86659fd93ULL;
-	return x ^ (x >> 32);
-}
-
 static uint64_t hash_bytes(uint64_t h, const unsigned char *p, size_t n)
 {
 	for (; n >= 8; p += 8, n -= 8) {
@@ -60,7 +52,7 @@ static uint64_t hash_bytes(uint64_t h, const unsigned char *p, size_t n)
 	}
 	uint64_t v = 0;
 	memcpy(&v, p, n);
-	return mix(h ^ v ^ ((uint64_t)n << 59));
+	return bpe_mix(h ^ v ^ ((uint64_t)n << 59));
 }
 
 static struct memo_entry *memo_slot(struct exact_memo *m, uint64_t hash, size_t len, int kind)

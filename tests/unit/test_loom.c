@@ -22,23 +22,6 @@
 
 /* ---- building trees ------------------------------------------------------ */
 
-static char *dir;
-
-static int setup(void **state)
-{
-	(void)state;
-	dir = support_tempdir();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	support_rmtree(dir);
-	free(dir);
-	return 0;
-}
-
 /* A node: author 'h' or 'm', text, extra metadata (JSON members or ""). */
 static void node(struct strbuf *sb, const char *id, char author, const char *text, const char *meta)
 {
@@ -61,18 +44,18 @@ static struct source *tree(const char *head, const char *nodes, const char *edge
 	struct strbuf sb = STRBUF_INIT;
 	sb_printf(&sb, "{\"loomTree\":{%s},\"nodes\":[%s],\"edges\":[%s],\"path\":{%s}%s}", head, nodes, edges, path,
 		  tail ? tail : "");
-	support_write(dir, "t.json", sb_str(&sb));
+	support_write(support_dir, "t.json", sb_str(&sb));
 	sb_fini(&sb);
-	return support_load(support_path(dir, "t.json"), "loom");
+	return support_load(support_path(support_dir, "t.json"), "loom");
 }
 
 static int tree_error(const char *head, const char *nodes, const char *edges, const char *path, struct cs_error *err)
 {
 	struct strbuf sb = STRBUF_INIT;
 	sb_printf(&sb, "{\"loomTree\":{%s},\"nodes\":[%s],\"edges\":[%s],\"path\":{%s}}", head, nodes, edges, path);
-	support_write(dir, "bad.json", sb_str(&sb));
+	support_write(support_dir, "bad.json", sb_str(&sb));
 	sb_fini(&sb);
-	return support_load_error(support_path(dir, "bad.json"), "loom", err);
+	return support_load_error(support_path(support_dir, "bad.json"), "loom", err);
 }
 
 #define X40 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" /* 40 code points: 10 tokens */
@@ -295,10 +278,10 @@ static void test_structural_errors(void **state)
 		   &err);
 	assert_string_equal(err.path, "nodes[0].content.type");
 	/* keys are case-sensitive: "Nodes" is not "nodes" */
-	support_write(dir, "case.json",
+	support_write(support_dir, "case.json",
 		      "{\"loomTree\":{\"rootNodeId\":\"r\"},\"Nodes\":[{\"id\":\"r\",\"authorType\":\"human\","
 		      "\"content\":{\"type\":\"text\",\"text\":\"r\"}}],\"nodes\":[],\"edges\":[],\"path\":{}}");
-	support_load_error(support_path(dir, "case.json"), "loom", &err);
+	support_load_error(support_path(support_dir, "case.json"), "loom", &err);
 	assert_string_equal(err.path, "loomTree.rootNodeId"); /* "Nodes" is not read */
 	assert_string_equal(err.message, "no node \"r\"");
 	/* several model agents and no path.agentId */
@@ -306,9 +289,9 @@ static void test_structural_errors(void **state)
 	sb_printf(&sb, "{\"loomTree\":{\"rootNodeId\":\"r\"},\"agents\":[{\"id\":\"x\",\"type\":\"model\"},"
 		       "{\"id\":\"y\",\"type\":\"model\"}],\"nodes\":[%s],\"edges\":[],\"path\":{\"activeNodeId\":\"r\"}}",
 		  "{\"id\":\"r\",\"authorType\":\"human\",\"content\":{\"type\":\"text\",\"text\":\"r\"}}");
-	support_write(dir, "agents.json", sb_str(&sb));
+	support_write(support_dir, "agents.json", sb_str(&sb));
 	sb_fini(&sb);
-	support_load_error(support_path(dir, "agents.json"), "loom", &err);
+	support_load_error(support_path(support_dir, "agents.json"), "loom", &err);
 	assert_non_null(strstr(err.message, "2 model agents and no path.agentId"));
 }
 
@@ -688,11 +671,11 @@ static void test_limits_and_time(void **state)
 	src = linear(2, NULL, ",\"model\":{\"ref\":\"openai:gpt-4o\",\"contextLimit\":null}");
 	assert_int_equal(((const struct loom *)src->model)->limit, 128000);
 	source_free(src);
-	support_write(dir, "zero.json", "{\"loomTree\":{\"rootNodeId\":\"r\"},\"nodes\":[{\"id\":\"r\",\"authorType\":\"human\","
+	support_write(support_dir, "zero.json", "{\"loomTree\":{\"rootNodeId\":\"r\"},\"nodes\":[{\"id\":\"r\",\"authorType\":\"human\","
 					"\"content\":{\"type\":\"text\",\"text\":\"hi\"}}],\"edges\":[],"
 					"\"model\":{\"contextLimit\":0},\"path\":{}}");
 	struct cs_error err;
-	support_load_error(support_path(dir, "zero.json"), "loom", &err);
+	support_load_error(support_path(support_dir, "zero.json"), "loom", &err);
 	assert_string_equal(err.path, "model.contextLimit");
 
 	long long ms;
@@ -795,5 +778,5 @@ int main(void)
 		cmocka_unit_test(test_samples_load),
 		cmocka_unit_test(test_out_of_memory),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, support_dir_setup, support_dir_teardown);
 }

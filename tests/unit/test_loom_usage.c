@@ -20,23 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *dir;
-
-static int setup(void **state)
-{
-	(void)state;
-	dir = support_tempdir();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	support_rmtree(dir);
-	free(dir);
-	return 0;
-}
-
 /* system "Be brief" (8 code points: 2 tokens); n1 "Add two and two." (16: 4),
  * n2 "Four" (4: 1), n3 "Add three, three" (16: 4), n4 "Six." (4: 1), n5
  * "Thanks, bye." (12: 3). n2's request is system + n1 = 6; n4's is
@@ -60,9 +43,9 @@ static struct source *load(const char *tail)
 {
 	struct strbuf sb = STRBUF_INIT;
 	sb_printf(&sb, "%s%s}", TREE_HEAD, tail);
-	support_write(dir, "t.json", sb_str(&sb));
+	support_write(support_dir, "t.json", sb_str(&sb));
 	sb_fini(&sb);
-	return support_load(support_path(dir, "t.json"), "loom");
+	return support_load(support_path(support_dir, "t.json"), "loom");
 }
 
 static bool has_warning(const struct source *src, const char *needle)
@@ -111,11 +94,11 @@ static void test_exact_count_beside(void **state)
 	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	for (int b = 0; b < 256; b++)
 		sb_printf(&file, "%c%c== %d\n", b64[b >> 2], b64[(b & 3) << 4], b);
-	support_write(dir, "ctxscope/tokenizers/o200k_base.tiktoken", sb_str(&file));
+	support_write(support_dir, "ctxscope/tokenizers/o200k_base.tiktoken", sb_str(&file));
 	sb_fini(&file);
 	const char *old = getenv("XDG_DATA_HOME");
 	char *saved = old ? strdup(old) : NULL;
-	setenv("XDG_DATA_HOME", dir, 1);
+	setenv("XDG_DATA_HOME", support_dir, 1);
 	struct source *src = load(",\"agents\":[{\"id\":\"a\",\"type\":\"model\",\"modelRef\":\"gpt-4o\"}],"
 				  "\"rawApiResponses\":["
 				  "{\"nodeId\":\"n2\",\"tokenUsage\":{\"promptTokens\":8}},"
@@ -305,5 +288,5 @@ int main(void)
 		cmocka_unit_test(test_operational_memory_order_and_tokens),
 		cmocka_unit_test(test_operational_memory_empty_sections),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, support_dir_setup, support_dir_teardown);
 }

@@ -19,23 +19,6 @@
 
 #define MARKER "\n[... truncated ...]\n" /* 21 code points */
 
-static char *dir;
-
-static int setup(void **state)
-{
-	(void)state;
-	dir = support_tempdir();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	support_rmtree(dir);
-	free(dir);
-	return 0;
-}
-
 /* n copies of c, as a string (static, for one use at a time per slot). */
 static const char *chars(int slot, char c, size_t n)
 {
@@ -47,14 +30,14 @@ static const char *chars(int slot, char c, size_t n)
 
 static struct source *load_manifest(const char *yaml)
 {
-	support_write(dir, "ws.yml", yaml);
-	return support_load(support_path(dir, "ws.yml"), NULL);
+	support_write(support_dir, "ws.yml", yaml);
+	return support_load(support_path(support_dir, "ws.yml"), NULL);
 }
 
 static int load_error(const char *yaml, struct cs_error *err)
 {
-	support_write(dir, "ws.yml", yaml);
-	return support_load_error(support_path(dir, "ws.yml"), NULL, err);
+	support_write(support_dir, "ws.yml", yaml);
+	return support_load_error(support_path(support_dir, "ws.yml"), NULL, err);
 }
 
 static const struct piece_result *result(struct source *src, const struct assembly *a, const char *id)
@@ -182,7 +165,7 @@ static void test_effective_disagreeing_is_kept_and_warned(void **state)
 static struct source *one_file(long effective, const char *text, const char *strategy)
 {
 	char yaml[512];
-	support_write(dir, "f.txt", text);
+	support_write(support_dir, "f.txt", text);
 	snprintf(yaml, sizeof yaml,
 		 "budget: {max_tokens: %ld, reserved_for_response: 0}\n"
 		 "files:\n  - {path: f.txt, priority: 0.5, truncate_strategy: %s}\n",
@@ -280,8 +263,8 @@ static void test_marker_larger_than_room_and_zero_remaining(void **state)
 	asm_fini(&a);
 	source_free(src);
 
-	support_write(dir, "a.txt", chars(0, 'a', 40));
-	support_write(dir, "b.txt", chars(1, 'b', 8));
+	support_write(support_dir, "a.txt", chars(0, 'a', 40));
+	support_write(support_dir, "b.txt", chars(1, 'b', 8));
 	src = load_manifest("budget: {max_tokens: 10, reserved_for_response: 0}\n"
 			    "files:\n  - {path: a.txt, priority: 0.9}\n  - {path: b.txt, priority: 0.1}\n");
 	support_assemble(src, &a);
@@ -298,7 +281,7 @@ static void test_marker_larger_than_room_and_zero_remaining(void **state)
 
 static struct source *lines_file(const char *strategy, int max_lines)
 {
-	support_write(dir, "l.txt", "1\n2\n3\n4\n5\n6\n7\n");
+	support_write(support_dir, "l.txt", "1\n2\n3\n4\n5\n6\n7\n");
 	char yaml[512];
 	snprintf(yaml, sizeof yaml,
 		 "files:\n  - {path: l.txt, priority: 0.5, truncate_strategy: %s, max_lines: %d}\n", strategy,
@@ -350,10 +333,10 @@ static void test_max_lines_each_direction(void **state)
 static void test_priority_order_and_ties(void **state)
 {
 	(void)state;
-	support_write(dir, "a", "A");
-	support_write(dir, "b", "B");
-	support_write(dir, "c", "C");
-	support_write(dir, "d", "D");
+	support_write(support_dir, "a", "A");
+	support_write(support_dir, "b", "B");
+	support_write(support_dir, "c", "C");
+	support_write(support_dir, "d", "D");
 	struct source *src = load_manifest("files:\n"
 					   "  - {path: a, priority: 0.5}\n"
 					   "  - {path: b, priority: 0.9, role: user}\n"
@@ -372,9 +355,9 @@ static void test_priority_order_and_ties(void **state)
 static void test_absent_files_are_excluded_with_reasons(void **state)
 {
 	(void)state;
-	support_write_bytes(dir, "bin.dat", "PK\0\3", 4);
-	support_write(dir, "sub/x.txt", "x");
-	support_write(dir, "ok.txt", "fine");
+	support_write_bytes(support_dir, "bin.dat", "PK\0\3", 4);
+	support_write(support_dir, "sub/x.txt", "x");
+	support_write(support_dir, "ok.txt", "fine");
 	struct source *src = load_manifest("files:\n"
 					   "  - {path: gone.txt, priority: 0.9}\n"
 					   "  - {path: bin.dat, priority: 0.8}\n"
@@ -394,7 +377,7 @@ static void test_absent_files_are_excluded_with_reasons(void **state)
 static void test_path_listed_twice_is_warned(void **state)
 {
 	(void)state;
-	support_write(dir, "a", "A");
+	support_write(support_dir, "a", "A");
 	struct source *src = load_manifest("budget: {max_tokens: 100}\nfiles:\n"
 					   "  - {path: a, priority: 0.5}\n  - {path: b, priority: 0.5}\n"
 					   "  - {path: a, priority: 0.4}\n");
@@ -443,7 +426,7 @@ static void test_used_never_exceeds_effective(void **state)
 		for (int i = 0; i < n; i++) {
 			char name[32];
 			snprintf(name, sizeof name, "f%d.txt", i);
-			support_write(dir, name, chars(i % 4, (char)('a' + i), lcg(&seed) % 600));
+			support_write(support_dir, name, chars(i % 4, (char)('a' + i), lcg(&seed) % 600));
 			sb_printf(&yaml, "  - {path: %s, priority: 0.%u, truncate_strategy: %s, max_lines: %u}\n", name,
 				  lcg(&seed) % 10, strategies[lcg(&seed) % 4], 1 + lcg(&seed) % 3);
 		}
@@ -466,8 +449,8 @@ static void test_used_never_exceeds_effective(void **state)
 static void test_edits_rerun_and_revert_exactly(void **state)
 {
 	(void)state;
-	support_write(dir, "a", chars(0, 'a', 40));
-	support_write(dir, "b", chars(1, 'b', 40));
+	support_write(support_dir, "a", chars(0, 'a', 40));
+	support_write(support_dir, "b", chars(1, 'b', 40));
 	struct source *src = load_manifest("budget: {max_tokens: 16}\n"
 					   "files:\n  - {path: a, priority: 0.9}\n  - {path: b, priority: 0.2}\n");
 	struct assembly before, after;
@@ -517,5 +500,5 @@ int main(void)
 		cmocka_unit_test(test_used_never_exceeds_effective),
 		cmocka_unit_test(test_edits_rerun_and_revert_exactly),
 	};
-	return cmocka_run_group_tests_name("manifest", tests, setup, teardown);
+	return cmocka_run_group_tests_name("manifest", tests, support_dir_setup, support_dir_teardown);
 }

@@ -26,32 +26,9 @@
 /* Writes text as snap.json in a fresh folder and loads it. */
 static struct source *load_text(const char *text)
 {
-	char *dir = support_tempdir();
-	support_write(dir, "snap.json", text);
-	struct source *src = support_load(support_path(dir, "snap.json"), NULL);
-	support_rmtree(dir);
-	free(dir);
+	struct source *src = support_load_text("snap.json", text);
 	assert_string_equal(src->kind->name, "memory");
 	return src;
-}
-
-static int load_text_error(const char *text, struct cs_error *err)
-{
-	char *dir = support_tempdir();
-	support_write(dir, "snap.json", text);
-	int rc = support_load_error(support_path(dir, "snap.json"), NULL, err);
-	support_rmtree(dir);
-	free(dir);
-	return rc;
-}
-
-static const char *fact(const struct assembly *a, const char *key)
-{
-	for (size_t i = 0; i < a->nfacts; i++)
-		if (strcmp(a->facts[i].key, key) == 0)
-			return a->facts[i].value;
-	fail_msg("no fact %s", key);
-	return NULL;
 }
 
 static const struct piece_result *result(struct source *src, const struct assembly *a, const char *id)
@@ -116,11 +93,11 @@ static void test_greedy_skips_what_does_not_fit(void **state)
 	assert_int_equal(result(src, &a, "b")->reason, REASON_OVER_BUDGET);
 	assert_int_equal(result(src, &a, "c")->outcome, OUTCOME_WHOLE);
 	assert_int_equal(a.budget.used, 90);
-	assert_string_equal(fact(&a, "cutoff score"), "0.8");
+	assert_string_equal(support_fact(&a, "cutoff score"), "0.8");
 	/* the cutoff is a typed field too: the view-model reads it, not the fact */
 	assert_true(a.cutoff == 0.8);
 	assert_string_equal(a.cutoff_text, "0.8");
-	assert_string_equal(fact(&a, "lowest included"), "0.7");
+	assert_string_equal(support_fact(&a, "lowest included"), "0.7");
 	const char *s = result(src, &a, "b")->sentence;
 	assert_string_equal(s, "dropped in pass 2 (selectWithinBudget, by final score): over budget: needs 50 tokens, "
 			       "40 left of 100; final score 0.800, which is the cutoff: every item scoring higher went in");
@@ -140,7 +117,7 @@ static void test_greedy_skips_what_does_not_fit(void **state)
 	support_set(src, "budget", "140");
 	support_assemble(src, &a);
 	assert_int_equal(a.nnot_whole, 0);
-	assert_string_equal(fact(&a, "cutoff score"), "none");
+	assert_string_equal(support_fact(&a, "cutoff score"), "none");
 	assert_true(isnan(a.cutoff));
 	assert_null(a.cutoff_text);
 	asm_fini(&a);
@@ -177,7 +154,7 @@ static void test_allocation_caps(void **state)
 	assert_string_equal(result(src, &a, "e1")->sentence,
 			    "dropped in pass 1 (the recent query, by recency 0.000): over allocation: its share "
 			    "(20% = 20 tokens) had 0 kept and needs 21 more; final score 0.250, below the cutoff 0.400");
-	assert_string_equal(fact(&a, "cutoff score"), "0.4");
+	assert_string_equal(support_fact(&a, "cutoff score"), "0.4");
 	/* pass 2 dropped nothing: the seed's truncated (scored.length > selected.length) is false */
 	assert_false(a.flags & ASM_TRUNCATED);
 	asm_fini(&a);
@@ -266,7 +243,7 @@ static void test_presets_and_overrides(void **state)
 	assert_string_equal(v, "research recency=0.2,relevance=0.7,salience=0.2,recent=10,semantic=50,entities=20,relations=20");
 	struct assembly a;
 	support_assemble(src, &a);
-	assert_string_equal(fact(&a, "archetype"), "research (preset overridden by the snapshot's strategy)");
+	assert_string_equal(support_fact(&a, "archetype"), "research (preset overridden by the snapshot's strategy)");
 	asm_fini(&a);
 
 	/* switching the preset replaces all seven numbers */
@@ -278,7 +255,7 @@ static void test_presets_and_overrides(void **state)
 	get_option(src, "weight", v, sizeof v);
 	assert_string_equal(v, "recency=0.4,relevance=0.4,salience=0.2");
 	support_assemble(src, &a);
-	assert_string_equal(fact(&a, "archetype"), "support (the preset's numbers)");
+	assert_string_equal(support_fact(&a, "archetype"), "support (the preset's numbers)");
 	asm_fini(&a);
 	source_free(src);
 
@@ -437,7 +414,7 @@ static void test_recorded_tokens_budget(void **state)
 static void expect_error(const char *text, enum cs_status code, long line, const char *path, const char *words)
 {
 	struct cs_error err;
-	assert_int_equal(load_text_error(text, &err), code);
+	assert_int_equal(support_load_text_error("snap.json", text, &err), code);
 	assert_int_equal(err.line, line);
 	assert_true(err.column > 0);
 	assert_string_equal(err.path, path);
@@ -536,15 +513,15 @@ static void test_raw_forms_use_the_seed_formatters(void **state)
 	source_free(src);
 
 	struct cs_error err;
-	assert_int_equal(load_text_error("{ \"maxTokens\": 1, \"items\": [\n { \"id\": \"a\", \"type\": \"relation\",\n"
+	assert_int_equal(support_load_text_error("snap.json", "{ \"maxTokens\": 1, \"items\": [\n { \"id\": \"a\", \"type\": \"relation\",\n"
 					 "  \"content\": \"a --[x]--> b\", \"relation\": {} } ] }",
 					 &err),
 			 CS_ESTRUCT);
 	assert_non_null(strstr(err.message, "not both"));
-	assert_int_equal(load_text_error("{ \"maxTokens\": 1, \"items\": [\n { \"id\": \"a\", \"type\": \"pattern\" } ] }", &err),
+	assert_int_equal(support_load_text_error("snap.json", "{ \"maxTokens\": 1, \"items\": [\n { \"id\": \"a\", \"type\": \"pattern\" } ] }", &err),
 			 CS_ESTRUCT);
 	assert_non_null(strstr(err.message, "a pattern has no raw form"));
-	assert_int_equal(load_text_error("{ \"maxTokens\": 1, \"items\": [\n { \"id\": \"a\", \"type\": \"event\",\n"
+	assert_int_equal(support_load_text_error("snap.json", "{ \"maxTokens\": 1, \"items\": [\n { \"id\": \"a\", \"type\": \"event\",\n"
 					 "  \"event\": { \"type\": \"file_read\", \"timestamp\": 0, \"content\": {} } } ] }",
 					 &err),
 			 CS_ESTRUCT);
@@ -625,19 +602,19 @@ static void test_filters(void **state)
 	assert_int_equal(result(src, &a, "k")->reason, REASON_FILTERED);
 	assert_non_null(strstr(result(src, &a, "k")->sentence, "filters.exclude"));
 	assert_false(a.flags & ASM_TRUNCATED);
-	assert_string_equal(fact(&a, "filters"), "4 items removed before the queries");
+	assert_string_equal(support_fact(&a, "filters"), "4 items removed before the queries");
 	asm_fini(&a);
 	source_free(src);
 
 	struct cs_error err;
-	assert_int_equal(load_text_error("{ \"maxTokens\": 1, \"filters\": {\n \"since\": \"yesterday\" }, \"items\": [] }", &err),
+	assert_int_equal(support_load_text_error("snap.json", "{ \"maxTokens\": 1, \"filters\": {\n \"since\": \"yesterday\" }, \"items\": [] }", &err),
 			 CS_ETYPE);
 	assert_string_equal(err.path, "filters.since");
 	assert_int_equal(err.line, 2);
-	assert_int_equal(load_text_error("{ \"maxTokens\": 1, \"filters\": { \"eventTypes\": [1] }, \"items\": [] }", &err),
+	assert_int_equal(support_load_text_error("snap.json", "{ \"maxTokens\": 1, \"filters\": { \"eventTypes\": [1] }, \"items\": [] }", &err),
 			 CS_ETYPE);
 	assert_string_equal(err.path, "filters.eventTypes[0]");
-	assert_int_equal(load_text_error("{ \"maxTokens\": 1, \"now\": true, \"items\": [] }", &err), CS_ETYPE);
+	assert_int_equal(support_load_text_error("snap.json", "{ \"maxTokens\": 1, \"now\": true, \"items\": [] }", &err), CS_ETYPE);
 	assert_string_equal(err.path, "now");
 }
 
@@ -653,7 +630,7 @@ static void test_samples_cross_the_cutoff(void **state)
 	assert_int_equal(result(src, &a, "ev-098")->outcome, OUTCOME_WHOLE);
 	assert_int_equal(result(src, &a, "ev-087")->outcome, OUTCOME_WHOLE);
 	assert_int_equal(result(src, &a, "ev-094")->reason, REASON_OVER_ALLOCATION);
-	assert_string_equal(fact(&a, "cutoff score"), "0.66");
+	assert_string_equal(support_fact(&a, "cutoff score"), "0.66");
 	asm_fini(&a);
 	/* weights move pass 2 only: the recent query still ranks by recency */
 	support_set(src, "weight", "recency=0.5,relevance=0.3");
@@ -673,7 +650,7 @@ static void test_samples_cross_the_cutoff(void **state)
 	 * ch-our-notes (relevance 0.88, final 0.818) is left out: the cutoff */
 	assert_int_equal(result(src, &a, "ch-streaming")->outcome, OUTCOME_WHOLE);
 	assert_int_equal(result(src, &a, "ch-our-notes")->reason, REASON_OVER_ALLOCATION);
-	assert_string_equal(fact(&a, "cutoff score"), "0.818");
+	assert_string_equal(support_fact(&a, "cutoff score"), "0.818");
 	asm_fini(&a);
 	support_set(src, "allocation", "semantic=70,recent=0"); /* 308 of 350 */
 	support_assemble(src, &a);

@@ -26,32 +26,9 @@
 
 static struct source *load_text(const char *text)
 {
-	char *dir = support_tempdir();
-	support_write(dir, "snap.json", text);
-	struct source *src = support_load(support_path(dir, "snap.json"), NULL);
-	support_rmtree(dir);
-	free(dir);
+	struct source *src = support_load_text("snap.json", text);
 	assert_string_equal(src->kind->name, "memory");
 	return src;
-}
-
-static int load_text_error(const char *text, struct cs_error *err)
-{
-	char *dir = support_tempdir();
-	support_write(dir, "snap.json", text);
-	int rc = support_load_error(support_path(dir, "snap.json"), NULL, err);
-	support_rmtree(dir);
-	free(dir);
-	return rc;
-}
-
-static const char *fact(const struct assembly *a, const char *key)
-{
-	for (size_t i = 0; i < a->nfacts; i++)
-		if (strcmp(a->facts[i].key, key) == 0)
-			return a->facts[i].value;
-	fail_msg("no fact %s", key);
-	return NULL;
 }
 
 static bool has_fact(const struct assembly *a, const char *key)
@@ -135,7 +112,7 @@ static void test_compress_in_the_assembly(void **state)
 	assert_int_equal(result(src, &a, "b")->original_tokens, 60);
 	assert_int_equal(result(src, &a, "c")->tokens, 10);
 	assert_int_equal(a.budget.used, 90);
-	assert_string_equal(fact(&a, "compression"), "compressing 2 items frees 60 tokens: b now fits");
+	assert_string_equal(support_fact(&a, "compression"), "compressing 2 items frees 60 tokens: b now fits");
 	assert_string_equal(support_prompt(&a), "## Relevant Content\n\naaa\n\n"
 						"[would be summarized: 60 → 20 tokens] bbb\n\n"
 						"[would be summarized: 30 → 10 tokens] ccc");
@@ -183,7 +160,7 @@ static void test_stack_remaining_budget(void **state)
 	assert_int_equal(result(src, &a, "a")->outcome, OUTCOME_WHOLE);
 	assert_int_equal(result(src, &a, "b")->reason, REASON_OVER_BUDGET);
 	assert_int_equal(result(src, &a, "c")->reason, REASON_OFF_PATH);
-	assert_string_equal(fact(&a, "stack budget"),
+	assert_string_equal(support_fact(&a, "stack budget"),
 			    "100 - 5 (estimateTokens of the three joined) = 95 for the current frame");
 	assert_int_equal(a.budget.used, 65); /* 60 + the stack's 5 */
 	assert_string_equal(support_prompt(&a), "## Root Goal\n\nabcdefgh\n\n## Task Path\n\n1234\n\n"
@@ -219,7 +196,7 @@ static void test_stack_targets_and_a_root_current(void **state)
 	support_assemble(src, &a);
 	assert_true(warned(&a, "the stack's root layer is 2 tokens, over its target of ~5% of the budget (1)"));
 	assert_false(warned(&a, "path layer"));
-	assert_string_equal(fact(&a, "stack layers"),
+	assert_string_equal(support_fact(&a, "stack layers"),
 			    "root 2 (target ~5% = 1) · path 1 (target ~15% = 3) · siblings 1 (target ~10% = 2)");
 	asm_fini(&a);
 	source_free(src);
@@ -232,7 +209,7 @@ static void test_stack_targets_and_a_root_current(void **state)
 	/* "go\ndone" = 7 characters: 2 tokens; 8 left; no taskId anywhere: every item */
 	assert_string_equal(support_prompt(&a), "## Root Goal\n\ngo\n\n## Completed Siblings\n\ndone\n\n"
 						"## Applicable Patterns\n\nx");
-	assert_string_equal(fact(&a, "current items"), "all (no item carries a taskId)");
+	assert_string_equal(support_fact(&a, "current items"), "all (no item carries a taskId)");
 	assert_int_equal(result(src, &a, "x")->outcome, OUTCOME_WHOLE);
 	asm_fini(&a);
 	source_free(src);
@@ -242,7 +219,7 @@ static void expect_error(const char *text, long line, const char *part)
 {
 	struct cs_error err;
 	cs_error_clear(&err);
-	assert_int_not_equal(load_text_error(text, &err), CS_OK);
+	assert_int_not_equal(support_load_text_error("snap.json", text, &err), CS_OK);
 	if (!strstr(err.message, part) && !strstr(err.path, part))
 		fail_msg("expected \"%s\" in \"%s: %s\"", part, err.path, err.message);
 	assert_int_equal(err.line, line);
@@ -414,9 +391,9 @@ static void test_incremental_assembly_and_rebuild(void **state)
 	assert_int_equal(result(src, &a, "n1")->reason, REASON_OVER_BUDGET);
 	assert_non_null(strstr(result(src, &a, "n1")->sentence, "pushed out by update 2 (n2)"));
 	assert_int_equal(result(src, &a, "c")->outcome, OUTCOME_WHOLE);
-	assert_string_equal(fact(&a, "tokenCount"), "100 claimed, 105 held");
+	assert_string_equal(support_fact(&a, "tokenCount"), "100 claimed, 105 held");
 	assert_true(a.flags & ASM_OVER_LIMIT);
-	assert_string_equal(fact(&a, "full rebuild"),
+	assert_string_equal(support_fact(&a, "full rebuild"),
 			    "drifted: 1 only here (c: 20 tokens), 1 only in a rebuild (n1: 10 tokens); 105 tokens here, 95 rebuilt");
 	assert_string_equal(support_prompt(&a), "## Recent Activity\n\ntwo\n\n## Applicable Patterns\n\nccc\n\nbbb\n\naaa");
 	asm_fini(&a);
@@ -425,13 +402,13 @@ static void test_incremental_assembly_and_rebuild(void **state)
 	support_assemble(src, &a);
 	assert_int_equal(result(src, &a, "c")->reason, REASON_OVER_BUDGET);
 	assert_int_equal(result(src, &a, "n1")->outcome, OUTCOME_WHOLE);
-	assert_string_equal(fact(&a, "full rebuild"), "the same items as buildContext on the same items (95 tokens here, 95 rebuilt)");
+	assert_string_equal(support_fact(&a, "full rebuild"), "the same items as buildContext on the same items (95 tokens here, 95 rebuilt)");
 	asm_fini(&a);
 
 	support_set(src, "update", "1");
 	support_assemble(src, &a);
 	assert_int_equal(result(src, &a, "n2")->reason, REASON_LATER);
-	assert_string_equal(fact(&a, "update"), "1 of 2 (as-intended): n1 added, tokenCount 100 ≤ budget 100, nothing dropped");
+	assert_string_equal(support_fact(&a, "update"), "1 of 2 (as-intended): n1 added, tokenCount 100 ≤ budget 100, nothing dropped");
 	assert_string_equal(a.facts[0].key, "update"); /* first: the inspector's header shows it */
 	asm_fini(&a);
 	struct cs_error err;

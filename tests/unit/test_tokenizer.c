@@ -21,19 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MISSING "the rank files are missing: `make deps` could not fetch gpt-tokenizer from the npm registry " \
-		"(see its output); exact token counts cannot be tested"
-
-static struct tokenizer *open_or_fail(const char *name)
-{
-	struct tokenizer *t = NULL;
-	struct cs_error err;
-	cs_error_clear(&err);
-	if (tokenizer_open(name, &t, &err) != CS_OK)
-		fail_msg("%s (%s)", MISSING, err.message);
-	return t;
-}
-
 static void assert_tokens(struct tokenizer *t, const char *s, size_t n, const uint32_t *want, size_t nwant)
 {
 	uint32_t *got = NULL;
@@ -77,15 +64,15 @@ static int run_plans(const char *encoding)
 {
 	char path[4096];
 	if (!tokenizer_find(encoding, path, sizeof path))
-		fail_msg("%s", MISSING);
+		fail_msg("%s", SUPPORT_RANKS_MISSING);
 	strcpy(strrchr(path, '/') + 1, "TestPlans.txt");
 	char *text = NULL;
 	size_t len = 0;
 	struct cs_error err;
 	cs_error_clear(&err);
 	if (file_read(path, 0, &text, &len, NULL, &err) != CS_OK)
-		fail_msg("%s (%s)", MISSING, err.message);
-	struct tokenizer *t = open_or_fail(encoding);
+		fail_msg("%s (%s)", SUPPORT_RANKS_MISSING, err.message);
+	struct tokenizer *t = support_tokenizer(encoding);
 	static uint32_t want[4096];
 	int ran = 0;
 	bool mine = false;
@@ -128,7 +115,7 @@ static void test_plans_cl100k(void **state)
 static void test_node_vectors(void **state)
 {
 	(void)state;
-	struct tokenizer *o = open_or_fail("o200k"), *c = open_or_fail("cl100k_base");
+	struct tokenizer *o = support_tokenizer("o200k"), *c = support_tokenizer("cl100k_base");
 	const char *eot = "<|endoftext|>";
 	assert_tokens(o, eot, strlen(eot), (const uint32_t[]){ 27, 91, 419, 1440, 919, 91, 29 }, 7);
 	assert_tokens(c, eot, strlen(eot), (const uint32_t[]){ 27, 91, 8862, 728, 428, 91, 29 }, 7);
@@ -149,7 +136,7 @@ static void test_node_vectors(void **state)
 static void test_invalid_utf8(void **state)
 {
 	(void)state;
-	struct tokenizer *o = open_or_fail("o200k_base");
+	struct tokenizer *o = support_tokenizer("o200k_base");
 	assert_tokens(o, "a\xFF" "b", 3, (const uint32_t[]){ 64, 3251, 65 }, 3);
 	assert_tokens(o, "a\xE2\x82" "b", 4, (const uint32_t[]){ 64, 3251, 65 }, 3);   /* truncated: one */
 	assert_tokens(o, "\xED\xA0\x80", 3, (const uint32_t[]){ 72387 }, 1); /* a surrogate: three U+FFFD, one token */
@@ -162,7 +149,7 @@ static void test_invalid_utf8(void **state)
 static void test_long_whitespace(void **state)
 {
 	(void)state;
-	struct tokenizer *t[2] = { open_or_fail("o200k_base"), open_or_fail("cl100k_base") };
+	struct tokenizer *t[2] = { support_tokenizer("o200k_base"), support_tokenizer("cl100k_base") };
 	size_t n = 10u << 20;
 	char *s = malloc(n);
 	assert_non_null(s);
@@ -194,7 +181,7 @@ static void test_long_whitespace(void **state)
 static void test_merge_strategies_agree(void **state)
 {
 	(void)state;
-	struct tokenizer *t = open_or_fail("o200k_base");
+	struct tokenizer *t = support_tokenizer("o200k_base");
 	static const char *const alphabet[] = { " ", "a", "b", "e", "r", "1", "\xC3\xA9", "-", "=", "\n", "th", "in" };
 	unsigned seed = 12345;
 	for (int round = 0; round < 400; round++) {
@@ -324,7 +311,7 @@ static void test_exact_report(void **state)
 	struct cs_error err;
 	cs_error_clear(&err);
 	if (exact_prepare(&x, "o200k_base", &a, false, &err) != CS_OK)
-		fail_msg("%s (%s)", MISSING, err.message);
+		fail_msg("%s (%s)", SUPPORT_RANKS_MISSING, err.message);
 	assert_true(a.budget.used <= a.budget.usable);
 	assert_true(x.over);
 	assert_true(x.total > a.budget.usable);

@@ -99,6 +99,19 @@ static void emit_session(struct emitter *em, const struct cc_model *m)
 	emit_map_end(em);
 }
 
+/* A request's recorded usage (or a file's, summed): uncached input, cache
+ * reads and writes, output. */
+static void emit_recorded(struct emitter *em, long long in, long long read, long long write, long long out)
+{
+	emit_key(em, "recorded");
+	emit_map_begin(em);
+	emit_key_int(em, "input", in);
+	emit_key_int(em, "cache_read", read);
+	emit_key_int(em, "cache_write", write);
+	emit_key_int(em, "output", out);
+	emit_map_end(em);
+}
+
 static void emit_request(struct emitter *em, const struct cc_model *m, size_t k)
 {
 	const struct req_request *r = &m->req.reqs[k];
@@ -114,13 +127,7 @@ static void emit_request(struct emitter *em, const struct cc_model *m, size_t k)
 		emit_key_int(em, "estimate", c->estimate);
 	}
 	if (r->recorded) {
-		emit_key(em, "recorded");
-		emit_map_begin(em);
-		emit_key_int(em, "input", r->rec_uncached);
-		emit_key_int(em, "cache_read", r->rec_read);
-		emit_key_int(em, "cache_write", r->rec_write);
-		emit_key_int(em, "output", l->has_usage ? l->out : 0);
-		emit_map_end(em);
+		emit_recorded(em, r->rec_uncached, r->rec_read, r->rec_write, l->has_usage ? l->out : 0);
 		if (c->replayed)
 			emit_key_int(em, "not_in_transcript", c->gap);
 	}
@@ -306,13 +313,7 @@ void cc_emit_subagents(struct emitter *em, const struct cc_subagents *list)
 			if (a->bad_lines)
 				emit_key_int(em, "malformed_lines", a->bad_lines);
 			emit_key_int(em, "requests", a->requests);
-			emit_key(em, "recorded");
-			emit_map_begin(em);
-			emit_key_int(em, "input", a->in);
-			emit_key_int(em, "cache_read", a->cache_read);
-			emit_key_int(em, "cache_write", a->cache_write);
-			emit_key_int(em, "output", a->out);
-			emit_map_end(em);
+			emit_recorded(em, a->in, a->cache_read, a->cache_write, a->out);
 		}
 		emit_map_end(em);
 	}
