@@ -98,10 +98,15 @@ struct kind_ops {
 	const char *(*piece_note)(const struct source *src, long piece);
 	/* Optional: a narrow column of the inspector's list, between the label
 	 * and the content: the piece's cell (at most KIND_COLUMN_WIDTH columns of
-	 * display-safe text) into cell; false when the piece has none. Its
-	 * heading is column_title. */
-	bool (*piece_column)(const struct source *src, long piece, char cell[KIND_COLUMN_WIDTH + 1]);
+	 * display-safe text) into cell, from the source and the current
+	 * assembly a (scores follow live edits); false when the piece has none.
+	 * Its heading is column_title; column_sort names the sort key (one of
+	 * sort_keys) whose values the column shows, NULL when none: the list
+	 * highlights the heading while sorted by it. */
+	bool (*piece_column)(const struct source *src, const struct assembly *a, long piece,
+			     char cell[KIND_COLUMN_WIDTH + 1]);
 	const char *column_title;
+	const char *column_sort;
 	/* Optional: adds kind-specific keys to one piece's entry in a report. */
 	int (*report_piece)(const struct source *src, const struct assembly *a, long piece, struct emitter *em);
 	/* Optional, for kinds that read some files themselves by path (a

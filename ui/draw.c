@@ -524,7 +524,7 @@ static void draw_row(struct frame *f, int y, size_t index)
 	const char *label = p ? (p->label ? p->label : p->id) : (b && b->label ? b->label : "(made text)");
 	put_path(f, y, c.label, c.label_w, label, role != ROLE_CURSOR && vm_row_matches(vm, r) ? APP_MATCH_ROLE : role);
 	char kcell[KIND_COLUMN_WIDTH + 1];
-	if (c.kind >= 0 && p && vm->session.src->kind->piece_column(vm->session.src, r->piece, kcell))
+	if (c.kind >= 0 && p && vm->session.src->kind->piece_column(vm->session.src, &vm->session.cur, r->piece, kcell))
 		app_put_str(f, y, c.kind, c.kind_w, kcell, role);
 
 	struct strbuf *ln = &app->line;
@@ -592,13 +592,19 @@ static void draw_list(struct frame *f)
 	int y = L->list_y - 1;
 	app_put_repeat(f, y, L->list_x, " ", L->list_w, ROLE_COLUMNS);
 	app_put_str(f, y, c.flag, 1, "f", ROLE_COLUMNS);
-	app_put_str(f, y, c.tokens, 7, c.exact >= 0 ? "   est." : " tokens", ROLE_COLUMNS);
+	/* the column the list is sorted by stands out (htop): the tokens, or
+	 * the kind's column when it shows the sort key's values */
+	const struct kind_ops *kind = vm->session.src->kind;
+	const char *sort = vm_sort_name(vm->sort);
+	int sorted_tokens = vm->sort == VM_SORT_TOKENS ? ROLE_CURSOR : ROLE_COLUMNS;
+	int sorted_kind = kind->column_sort && strcmp(kind->column_sort, sort) == 0 ? ROLE_CURSOR : ROLE_COLUMNS;
+	app_put_str(f, y, c.tokens, 7, c.exact >= 0 ? "   est." : " tokens", sorted_tokens);
 	if (c.exact >= 0)
 		app_put_str(f, y, c.exact, 7, "  exact", ROLE_COLUMNS);
 	app_put_str(f, y, c.role, c.role_w, "role", ROLE_COLUMNS);
 	app_put_str(f, y, c.label, c.label_w, vm->session.src->kind->id_key, ROLE_COLUMNS);
 	if (c.kind >= 0)
-		app_put_str(f, y, c.kind, c.kind_w, vm->session.src->kind->column_title, ROLE_COLUMNS);
+		app_put_str(f, y, c.kind, c.kind_w, kind->column_title, sorted_kind);
 	char head[64];
 	snprintf(head, sizeof head, "content  [sort: %s%s]", vm_sort_name(vm->sort),
 		 vm->hide_dropped ? ", dropped hidden" : "");

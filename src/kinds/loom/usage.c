@@ -556,8 +556,9 @@ int loom_timeline_text(const struct source *src, unsigned text_flags, struct str
 }
 
 /* The list's column: the recorded promptTokens and the estimate's gap. */
-bool loom_piece_column(const struct source *src, long piece, char cell[KIND_COLUMN_WIDTH + 1])
+bool loom_piece_column(const struct source *src, const struct assembly *a, long piece, char cell[KIND_COLUMN_WIDTH + 1])
 {
+	(void)a;
 	const struct loom *m = src->model;
 	const struct loom_item *it = &m->items[src->pieces[piece].kind_index];
 	if (it->use != LOOM_PRIMARY || it->prompt_tokens == LOOM_NO_TOKENS)

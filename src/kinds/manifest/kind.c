@@ -3,10 +3,12 @@
 #include "manifest.h"
 #include "save.h"
 
+#include "kind.h"
 #include "setting.h"
 #include "source.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 static const struct setting manifest_settings[] = {
 	{ .name = "boot-header", .type = SETTING_BOOL, .def = "false",
@@ -18,6 +20,18 @@ static const struct setting manifest_settings[] = {
 static const char *const manifest_extensions[] = { ".yml", ".yaml", NULL };
 static const int manifest_strategies[] = { STRAT_NEVER, STRAT_START, STRAT_MIDDLE, STRAT_END, STRAT_NONE };
 static const char *const manifest_sort_keys[] = { "order", "tokens", "priority", NULL };
+
+/* The list's column: the file's current priority and strategy ("0.95 middle"),
+ * what the priority sort orders by and the detail pane names. */
+static bool manifest_piece_column(const struct source *src, const struct assembly *a, long piece,
+				  char cell[KIND_COLUMN_WIDTH + 1])
+{
+	(void)a;
+	const struct piece *p = &src->pieces[piece];
+	snprintf(cell, KIND_COLUMN_WIDTH + 1, "%4.2f %s", p->priority,
+		 p->strategy == STRAT_NONE ? "-" : strategy_name(p->strategy));
+	return true;
+}
 
 /* The inspector's `w`: the edits spliced into the file (save.h). */
 static int manifest_save_edits(struct source *src, const char *as, const struct atomic_write_options *opt,
@@ -47,6 +61,9 @@ const struct kind_ops manifest_kind = {
 	.report_extra = NULL,
 	.report_piece = manifest_report_piece,
 	.piece_note = manifest_piece_note,
+	.piece_column = manifest_piece_column,
+	.column_title = "prio strategy",
+	.column_sort = "priority",
 	.save = manifest_save_edits,
 	.save_command = manifest_save_command,
 };
