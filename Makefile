@@ -165,6 +165,8 @@ RUNNERS := $(sort $(wildcard tests/*/run))
 check: check-layering $(ASN)/ctxscope $(UNIT_BINS) $(FAULT_BIN)
 	@$(MAKE) --no-print-directory unit
 	@set -e; for r in $(RUNNERS); do echo "== $$r"; $$r $(ASN)/ctxscope; done
+	@env -u NO_COLOR XDG_CONFIG_HOME=/nonexistent LC_ALL=C.UTF-8 $(ASN)/ctxscope $(SCREENSHOT_CMD) | cmp -s - ui/screenshot.svg || \
+	  { echo "ctxscope: ui/screenshot.svg is not the screen the inspector draws now: run make screenshot"; exit 1; }
 	@echo "ctxscope: every suite passed"
 
 unit: $(UNIT_BINS) $(FAULT_BIN)
