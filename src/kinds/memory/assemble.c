@@ -347,55 +347,73 @@ static void select_compressed(struct run *r, struct assembly *a)
 	cs_free(was_in);
 }
 
-/* Render, one section: its header, then its items in score order (or the
- * additional context), "\n\n" between them. *first_section: no separator
- * before the first section rendered. */
+/* ---- formatContext's pieces (the builder's render and the updates' replay) ---- */
+
+void memory_render_heading(struct assembly *a, int sec, bool *first)
+{
+	struct block *h = asm_block(a, -1, sec, -1);
+	h->label = memory_section_title(sec);
+	h->flags |= BLOCK_MADE | BLOCK_HEADING;
+	asm_textf(a, "%s## %s\n\n", *first ? "" : "\n\n", memory_section_title(sec));
+	*first = false;
+}
+
+long memory_render_item(struct assembly *a, const struct piece *p, long i, int sec, bool sep, long tokens, long full,
+			const char *why)
+{
+	struct block *blk = asm_block(a, i, sec, -1); /* the scratch block on out of memory */
+	if (sep)
+		asm_text(a, "\n\n", 2);
+	long b = a->nomem ? -1 : (long)a->nblocks - 1;
+	blk->budget_tokens = tokens;
+	blk->keep_head = p->text_bytes;
+	if (why)
+		asm_textf(a, "[would be summarized: %ld → %ld tokens] ", full, tokens);
+	asm_span(a, p->text, p->text_bytes, p->code_points);
+	if (why)
+		asm_cut(a, i, b, tokens, REASON_WOULD_COMPACT, "%s", why);
+	else
+		asm_whole(a, i, b, tokens);
+	return b;
+}
+
+long memory_render_additional(const struct memory *m, struct assembly *a, bool *first)
+{
+	if (!(m->additional && m->additional[0]))
+		return -1;
+	memory_render_heading(a, MEMORY_SECTION_ADDITIONAL, first);
+	struct block *blk = asm_block(a, -1, MEMORY_SECTION_ADDITIONAL, -1);
+	long b = a->nomem ? -1 : (long)a->nblocks - 1;
+	blk->label = "additional context";
+	blk->flags |= BLOCK_MADE;
+	asm_span(a, m->additional, m->additional_bytes, (size_t)-1);
+	return b;
+}
+
+/* Render, one section: its heading, then its items in score order (or the
+ * additional context), "\n\n" between them, a breakpoint after its last
+ * block. *first_section: no separator before the first section rendered. */
 static void render_section(const struct run *r, struct assembly *a, int sec, bool *first_section)
 {
-	bool is_extra = sec == MEMORY_SECTION_ADDITIONAL;
-	if (is_extra && !(r->m->additional && r->m->additional[0]))
-		return;
-	bool started = false;
 	long last = -1; /* the section's last block; -1 after running out of memory */
-	for (size_t k = 0, count = is_extra ? 1 : r->n; k < count; k++) {
-		long i = is_extra ? -1 : (long)r->order[k].index;
-		if (!is_extra && (r->dec[k].reason != REASON_NONE || r->order[k].type != sec))
-			continue;
-		struct block *blk;
-		if (!started) {
-			struct block *h = asm_block(a, -1, sec, -1);
-			h->label = memory_section_title(sec);
-			h->flags |= BLOCK_MADE | BLOCK_HEADING;
-			asm_textf(a, "%s## %s\n\n", *first_section ? "" : "\n\n", memory_section_title(sec));
-			*first_section = false;
+	if (sec == MEMORY_SECTION_ADDITIONAL) {
+		last = memory_render_additional(r->m, a, first_section);
+	} else {
+		bool started = false;
+		for (size_t k = 0; k < r->n; k++) {
+			if (r->dec[k].reason != REASON_NONE || r->order[k].type != sec)
+				continue;
+			if (!started)
+				memory_render_heading(a, sec, first_section);
+			long i = (long)r->order[k].index, t = r->order[k].tokens, full = r->order[k].full_tokens;
+			char why[200];
+			if (t != full)
+				snprintf(why, sizeof why,
+					 "compressed: the seed's compressContext would summarize it to a third, %ld → %ld tokens "
+					 "(lowest scores first until the items fit)", full, t);
+			last = memory_render_item(a, &r->src->pieces[i], i, sec, started, t, full, t != full ? why : NULL);
 			started = true;
-			blk = asm_block(a, i, sec, -1);
-		} else {
-			blk = asm_block(a, i, sec, -1);
-			asm_text(a, "\n\n", 2);
 		}
-		long b = a->nomem ? -1 : (long)a->nblocks - 1;
-		if (is_extra) {
-			blk->label = "additional context";
-			blk->flags |= BLOCK_MADE;
-			asm_span(a, r->m->additional, r->m->additional_bytes, (size_t)-1);
-		} else {
-			const struct piece *p = &r->src->pieces[i];
-			long t = r->order[k].tokens;
-			blk->budget_tokens = t;
-			blk->keep_head = p->text_bytes;
-			long full = r->order[k].full_tokens;
-			if (t != full)
-				asm_textf(a, "[would be summarized: %ld → %ld tokens] ", full, t);
-			asm_span(a, p->text, p->text_bytes, p->code_points);
-			if (t != full)
-				asm_cut(a, i, b, t, REASON_WOULD_COMPACT,
-					"compressed: the seed's compressContext would summarize it to a third, %ld → %ld tokens "
-					"(lowest scores first until the items fit)", full, t);
-			else
-				asm_whole(a, i, b, t);
-		}
-		last = b;
 	}
 	if (last >= 0)
 		a->blocks[last].flags |= BLOCK_BREAKPOINT; /* the end of each section */

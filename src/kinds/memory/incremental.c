@@ -247,7 +247,8 @@ static bool replay_all(struct replay *rp)
 }
 
 /* formatContext of the components: sections in the seed's order, each
- * holding its components in context order. */
+ * holding its components in context order (memory_render_*, as the
+ * builder renders them). */
 static void render_components(const struct replay *rp, const struct assembly *base, struct assembly *a)
 {
 	const struct source *src = rp->src;
@@ -259,45 +260,22 @@ static void render_components(const struct replay *rp, const struct assembly *ba
 			const struct piece *p = &src->pieces[i];
 			if (rp->m->items[p->kind_index].type != sec)
 				continue;
-			if (last < 0) {
-				struct block *h = asm_block(a, -1, sec, -1);
-				h->label = memory_section_title(sec);
-				h->flags |= BLOCK_MADE;
-				asm_textf(a, "%s## %s\n\n", first ? "" : "\n\n", memory_section_title(sec));
-				first = false;
-			}
-			struct block *blk = asm_block(a, i, sec, -1); /* the scratch block on out of memory */
-			if (last >= 0)
-				asm_text(a, "\n\n", 2);
-			long b = a->nomem ? -1 : (long)a->nblocks - 1;
-			blk->budget_tokens = rp->ctx.c[k].tokens;
-			blk->keep_head = p->text_bytes;
+			if (last < 0)
+				memory_render_heading(a, sec, &first);
 			const struct piece_result *was = &base->results[i];
 			long full = rp->m->items[p->kind_index].tokens;
 			bool compressed = was->outcome == OUTCOME_TRUNCATED && was->reason == REASON_WOULD_COMPACT;
-			if (compressed) /* as the builder showed it */
-				asm_textf(a, "[would be summarized: %ld → %ld tokens] ", full, rp->ctx.c[k].tokens);
-			asm_span(a, p->text, p->text_bytes, p->code_points);
-			if (compressed)
-				asm_cut(a, i, b, rp->ctx.c[k].tokens, REASON_WOULD_COMPACT, "%s", was->sentence ? was->sentence : "");
-			else
-				asm_whole(a, i, b, rp->ctx.c[k].tokens);
+			const char *why = compressed ? (was->sentence ? was->sentence : "") : NULL; /* as the builder showed it */
+			last = memory_render_item(a, p, i, sec, last >= 0, rp->ctx.c[k].tokens, full, why);
 			a->results[i].original_tokens = full;
 			a->results[i].score = rp->ctx.c[k].score;
-			last = b;
 		}
 		if (last >= 0 && !a->nomem)
 			a->blocks[last].flags |= BLOCK_BREAKPOINT;
 		if (a->nomem)
 			return;
 	}
-	if (rp->m->additional && rp->m->additional[0]) {
-		struct block *blk = asm_block(a, -1, MEMORY_SECTION_ADDITIONAL, -1);
-		blk->label = "additional context";
-		blk->flags |= BLOCK_MADE;
-		asm_textf(a, "%s## %s\n\n", first ? "" : "\n\n", memory_section_title(MEMORY_SECTION_ADDITIONAL));
-		asm_span(a, rp->m->additional, rp->m->additional_bytes, (size_t)-1);
-	}
+	memory_render_additional(rp->m, a, &first);
 }
 
 /* The results of the pieces not in the context: pushed out, not replayed

@@ -200,6 +200,21 @@ const struct memory_preset *memory_presets(size_t *n);
 /* The preset named `name`, its index, or -1. */
 int memory_preset_find(const char *name);
 const char *memory_section_title(int section); /* 0..MEMORY_NSECTIONS-1; "" otherwise */
+
+struct assembly;
+struct piece;
+/* formatContext's pieces, shared by the builder's render and the updates'
+ * replay (assemble.c). A section's heading block ("## Title", "\n\n" before
+ * it unless *first). */
+void memory_render_heading(struct assembly *a, int sec, bool *first);
+/* One item's block (`sep`: "\n\n" after the previous item); compressed when
+ * `why` is not NULL: the "[would be summarized: full → tokens]" prefix and a
+ * cut saying why. The block's index, -1 after running out of memory. */
+long memory_render_item(struct assembly *a, const struct piece *p, long i, int sec, bool sep, long tokens, long full,
+			const char *why);
+/* The additional context, heading and text, when the snapshot has one: its
+ * block's index, else -1. */
+long memory_render_additional(const struct memory *m, struct assembly *a, bool *first);
 const char *memory_allocation_name(int a);
 /* The allocation (enum memory_allocation) an item type draws from, or -1 (patterns). */
 int memory_allocation_of_type(int type);
