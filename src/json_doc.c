@@ -69,12 +69,31 @@ static long nul_in(const char *s, size_t n, size_t from, size_t end)
 	return -1;
 }
 
+/* The lazy array opening at s[at] when the last string of the top level,
+ * s[key, key_end), names one of d's lazy keys; else NULL. */
+static struct json_span *lazy_open(struct json_doc *d, const char *s, size_t key, size_t key_end, size_t at)
+{
+	if (!d || !d->lazy || d->nspans == JSON_LAZY_MAX || key_end < key || memchr(s + key, '\\', key_end - key))
+		return NULL;
+	for (const char *const *k = d->lazy; *k; k++)
+		if (strlen(*k) == key_end - key && !memcmp(*k, s + key, key_end - key)) {
+			struct json_span *sp = &d->spans[d->nspans++];
+			*sp = (struct json_span){ .key = s + key, .keylen = key_end - key, .start = at };
+			return sp;
+		}
+	return NULL;
+}
+
 /* One pass over the raw text for what cJSON does not check: the deepest
  * nesting (stopping early past the limit when stop_deep, *deep_at where)
- * and the first \u0000 escape inside a string (*nul, -1 none). */
-static size_t prescan(const char *s, size_t n, bool stop_deep, size_t *deep_at, long *nul)
+ * and the first \u0000 escape inside a string (*nul, -1 none). With d, the
+ * place and element count of each top-level array d names lazy (the
+ * separators at its own level, so exact only for valid text). */
+static size_t prescan(const char *s, size_t n, bool stop_deep, size_t *deep_at, long *nul, struct json_doc *d)
 {
-	size_t depth = 0, deepest = 0;
+	size_t depth = 0, deepest = 0, key = 0, key_end = 0, commas = 0;
+	struct json_span *open = NULL; /* the lazy array being scanned */
+	bool filled = false;           /* it has a value */
 	*nul = -1;
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
@@ -82,8 +101,14 @@ static size_t prescan(const char *s, size_t n, bool stop_deep, size_t *deep_at, 
 			size_t e = string_end(s, n, i);
 			if (*nul < 0)
 				*nul = nul_in(s, n, i + 1, e);
+			if (depth == 1)
+				key = i + 1, key_end = e;
+			filled |= open && depth == 2;
 			i = e;
 		} else if (c == '{' || c == '[') {
+			filled |= open && depth == 2;
+			if (c == '[' && depth == 1 && (open = lazy_open(d, s, key, key_end, i)))
+				commas = 0, filled = false;
 			if (++depth > deepest) {
 				deepest = depth;
 				if (deepest > JSON_MAX_DEPTH && stop_deep) {
@@ -92,7 +117,14 @@ static size_t prescan(const char *s, size_t n, bool stop_deep, size_t *deep_at, 
 				}
 			}
 		} else if ((c == '}' || c == ']') && depth) {
-			depth--;
+			if (--depth == 1 && open) {
+				open->end = i + 1;
+				open->count = filled ? commas + 1 : 0;
+				open = NULL;
+			}
+		} else if (open && depth == 2 && (unsigned char)c > ' ') {
+			commas += c == ',';
+			filled = true;
 		}
 	}
 	return deepest;
@@ -102,7 +134,7 @@ long json_find_nul_escape(const char *s, size_t n)
 {
 	size_t at;
 	long nul;
-	prescan(s, n, false, &at, &nul);
+	prescan(s, n, false, &at, &nul, NULL);
 	return nul;
 }
 
@@ -234,58 +266,82 @@ static void pool_fini(struct json_pool *p)
 	*p = (struct json_pool){ 0 };
 }
 
-/* cJSON_ParseWithLengthOpts with its allocations in d's pool. */
-static cJSON *parse_pooled(struct json_doc *d, const char **end)
+/* Drops what a pool holds but its newest (largest) chunk, kept for reuse. */
+static void pool_reset(struct json_pool *p)
 {
-	active_pool = &d->pool;
+	struct json_pool_chunk *keep = p->head;
+	if (!keep)
+		return;
+	for (struct json_pool_chunk *c = keep->next, *next; c; c = next) {
+		next = c->next;
+		cs_free(c);
+	}
+	keep->next = NULL;
+	keep->used = 0;
+}
+
+/* cJSON_ParseWithLengthOpts of text[0..len) with its allocations in pool. */
+static cJSON *parse_pooled(struct json_pool *pool, const char *text, size_t len, const char **end)
+{
+	active_pool = pool;
 	cJSON_Hooks hooks = { .malloc_fn = pool_alloc, .free_fn = pool_free };
 	cJSON_InitHooks(&hooks);
-	cJSON *root = cJSON_ParseWithLengthOpts(d->data, d->len, end, false);
+	cJSON *root = cJSON_ParseWithLengthOpts(text, len, end, false);
 	cs_alloc_install_cjson_hooks(); /* every other tree (built, printed) as before */
 	active_pool = NULL;
 	return root;
 }
 
+/* The positioned syntax error at data[off]; off past the end is the last
+ * byte, as cJSON tells it. */
+static int syntax_at(const char *data, size_t len, size_t off, struct cs_error *err)
+{
+	if (off >= len && len)
+		off = len - 1;
+	long line, col;
+	text_position(data, len, off, &line, &col);
+	cs_error_pos(err, line, col);
+	if (off >= len)
+		return cs_error_set(err, CS_ESYNTAX, "the JSON ends too early (an unclosed string, array or object?)");
+	return cs_error_set(err, CS_ESYNTAX, "invalid JSON near '%c'", data[off] >= 0x20 && data[off] < 0x7f ? data[off] : '?');
+}
+
+static int too_deep(const char *data, size_t len, size_t at, struct cs_error *err)
+{
+	long line, col;
+	text_position(data, len, at, &line, &col);
+	cs_error_pos(err, line, col);
+	return cs_error_set(err, CS_ELIMIT, "JSON nested deeper than %d levels", JSON_MAX_DEPTH);
+}
+
+static int nul_at(const char *data, size_t len, long nul, struct cs_error *err)
+{
+	long line, col;
+	text_position(data, len, (size_t)nul, &line, &col);
+	cs_error_pos(err, line, col);
+	return cs_error_set(err, CS_ESYNTAX, "a string holds \\u0000 (a NUL character), which would silently cut it short");
+}
+
 int json_doc_parse(struct json_doc *d, const char *data, size_t len, struct cs_error *err)
 {
-	d->root = NULL;
-	d->data = data;
-	d->len = len;
-	d->pool = (struct json_pool){ 0 };
+	*d = (struct json_doc){ .data = data, .len = len };
 	size_t at = 0;
 	long nul;
-	if (prescan(data, len, true, &at, &nul) > JSON_MAX_DEPTH) {
-		long line, col;
-		text_position(data, len, at, &line, &col);
-		cs_error_pos(err, line, col);
-		return cs_error_set(err, CS_ELIMIT, "JSON nested deeper than %d levels", JSON_MAX_DEPTH);
-	}
+	if (prescan(data, len, true, &at, &nul, NULL) > JSON_MAX_DEPTH)
+		return too_deep(data, len, at, err);
 	cs_alloc_install_cjson_hooks();
 	const char *end = NULL;
 	unsigned long failures = cs_alloc_failures();
-	d->root = parse_pooled(d, &end);
+	d->root = parse_pooled(&d->pool, data, len, &end);
 	if (!d->root)
 		pool_fini(&d->pool); /* what cJSON took before it gave up */
 	if (!d->root && cs_alloc_failures() != failures)
 		return cs_error_set(err, CS_ENOMEM, "out of memory parsing the JSON");
-	if (!d->root) {
-		/* cJSON reports no reason; out of memory was told apart above by
-		 * the allocator's failure count. */
-		size_t off = end && end >= data && end <= data + len ? (size_t)(end - data) : 0;
-		long line, col;
-		text_position(data, len, off, &line, &col);
-		cs_error_pos(err, line, col);
-		if (off >= len)
-			return cs_error_set(err, CS_ESYNTAX, "the JSON ends too early (an unclosed string, array or object?)");
-		return cs_error_set(err, CS_ESYNTAX, "invalid JSON near '%c'", data[off] >= 0x20 && data[off] < 0x7f ? data[off] : '?');
-	}
+	if (!d->root) /* cJSON reports no reason; out of memory was told apart above by the allocator's failure count */
+		return syntax_at(data, len, end && end >= data && end <= data + len ? (size_t)(end - data) : 0, err);
 	if (nul >= 0) {
-		long line, col;
-		text_position(data, len, (size_t)nul, &line, &col);
-		cs_error_pos(err, line, col);
 		json_doc_free(d);
-		return cs_error_set(err, CS_ESYNTAX,
-				    "a string holds \\u0000 (a NUL character), which would silently cut it short");
+		return nul_at(data, len, nul, err);
 	}
 	int rc = check_duplicates(d, d->root, JPATH_ROOT, err);
 	if (rc != CS_OK)
@@ -293,11 +349,311 @@ int json_doc_parse(struct json_doc *d, const char *data, size_t len, struct cs_e
 	return rc;
 }
 
+/* ---- lazy documents: the top level shallow, arrays element by element ----- */
+
+static bool is_bom(const char *s, size_t n, size_t p)
+{
+	return p + 3 <= n && !memcmp(s + p, "\xEF\xBB\xBF", 3);
+}
+
+static size_t skip_ws(const char *s, size_t n, size_t p)
+{
+	while (p < n && (unsigned char)s[p] <= ' ') /* cJSON's white space */
+		p++;
+	return p;
+}
+
+/* The value at data[p] (white space skipped) parsed into pool; NULL with
+ * *fail the error's offset, *nomem when memory ran out. cJSON reads a value
+ * the same alone as inside the whole text, so *fail is where a parse of
+ * the whole text stops; but alone it would skip a byte order mark. */
+static cJSON *parse_at(const struct json_doc *d, struct json_pool *pool, size_t p, size_t *end, size_t *fail,
+		       bool *nomem)
+{
+	*nomem = false;
+	if (p >= d->len || is_bom(d->data, d->len, p)) {
+		*fail = p;
+		return NULL;
+	}
+	unsigned long failures = cs_alloc_failures();
+	const char *e = NULL;
+	cJSON *v = parse_pooled(pool, d->data + p, d->len - p, &e);
+	if (v) {
+		*end = (size_t)(e - d->data);
+		return v;
+	}
+	*nomem = cs_alloc_failures() != failures;
+	*fail = e && e >= d->data + p && e <= d->data + d->len ? (size_t)(e - d->data) : p;
+	return NULL;
+}
+
+static cJSON *pool_item(struct json_pool *pool)
+{
+	active_pool = pool;
+	cJSON *v = pool_alloc(sizeof *v);
+	active_pool = NULL;
+	if (v)
+		memset(v, 0, sizeof *v);
+	return v;
+}
+
+static const struct json_span *span_at(const struct json_doc *d, size_t p)
+{
+	for (size_t k = 0; k < d->nspans; k++)
+		if (d->spans[k].start == p && d->spans[k].end)
+			return &d->spans[k];
+	return NULL;
+}
+
+/* The element of a lazy array after the one that ended at *pos (i of them
+ * so far), into d->elem, as cJSON's parse_array reads them. CS_OK with *el,
+ * NULL after the last; CS_ESYNTAX with *fail; CS_ENOMEM. */
+static int span_next(struct json_doc *d, const struct json_span *sp, size_t *pos, size_t i, const cJSON **el,
+		     size_t *start, size_t *fail)
+{
+	const char *s = d->data;
+	size_t n = d->len, p = skip_ws(s, n, i ? *pos : sp->start + 1), end = 0;
+	*el = NULL;
+	if (p < n && s[p] == ']')
+		return CS_OK;
+	if (i) {
+		if (p >= n || s[p] != ',') {
+			*fail = p;
+			return CS_ESYNTAX;
+		}
+		p = skip_ws(s, n, p + 1);
+	}
+	if (i >= sp->count) { /* more than the scan counted: never for valid text */
+		*fail = p;
+		return CS_ESYNTAX;
+	}
+	bool nomem;
+	cJSON *v = parse_at(d, &d->elem, p, &end, fail, &nomem);
+	if (!v)
+		return nomem ? CS_ENOMEM : CS_ESYNTAX;
+	*el = v;
+	*start = p;
+	*pos = end;
+	return CS_OK;
+}
+
+/* Every element of a lazy array parsed and dropped: CS_OK, or the first
+ * syntax error (*fail) or CS_ENOMEM. */
+static int span_check(struct json_doc *d, const struct json_span *sp, size_t *fail)
+{
+	size_t pos = 0, start;
+	for (size_t i = 0;; i++) {
+		const cJSON *el;
+		pool_reset(&d->elem);
+		int rc = span_next(d, sp, &pos, i, &el, &start, fail);
+		if (rc || !el)
+			return rc;
+	}
+}
+
+/* A member into root: appended, cJSON's way (the head's prev is the last). */
+static void link_member(cJSON *root, cJSON *v)
+{
+	if (!root->child) {
+		root->child = v;
+	} else {
+		cJSON *last = root->child->prev;
+		last->next = v;
+		v->prev = last;
+	}
+	root->child->prev = v;
+}
+
+/* One member's value at data[p]: a lazy array's place (validate: its
+ * elements checked), else the value parsed. *v the member (NULL when
+ * validating), *end past it. */
+static int top_value(struct json_doc *d, bool validate, size_t p, cJSON **v, size_t *end, size_t *fail)
+{
+	const struct json_span *sp = span_at(d, p);
+	bool nomem = false;
+	*v = NULL;
+	if (sp) {
+		*end = sp->end;
+		if (validate)
+			return span_check(d, sp, fail);
+		if (!(*v = pool_item(&d->pool)))
+			return CS_ENOMEM;
+		(*v)->type = cJSON_Invalid; /* a lazy array: json_get_lazy */
+		(*v)->valueint = (int)(sp - d->spans);
+		return CS_OK;
+	}
+	*v = parse_at(d, validate ? &d->elem : &d->pool, p, end, fail, &nomem);
+	if (!*v)
+		return nomem ? CS_ENOMEM : CS_ESYNTAX;
+	if (validate)
+		*v = NULL;
+	return CS_OK;
+}
+
+/* The top-level object member by member, as cJSON's parse_object reads it
+ * (the same error offsets). Not validate: d->root gets every member, a lazy
+ * array as a typeless stand-in; validate: every member and every element
+ * of a lazy array is parsed into d->elem and dropped, to find the text's
+ * first syntax error. CS_OK; CS_ESYNTAX with *fail; CS_ENOMEM. */
+static int top_parse(struct json_doc *d, bool validate, size_t *fail)
+{
+	const char *s = d->data;
+	size_t n = d->len, p = skip_ws(s, n, is_bom(s, n, 0) ? 3 : 0) + 1, end = 0; /* past the '{' */
+	if (!validate) {
+		if (!(d->root = pool_item(&d->pool)))
+			return CS_ENOMEM;
+		d->root->type = cJSON_Object;
+	}
+	p = skip_ws(s, n, p);
+	if (p < n && s[p] == '}')
+		return CS_OK;
+	for (;;) {
+		p = skip_ws(s, n, p);
+		if (p >= n || s[p] != '"') {
+			*fail = p + 1; /* where cJSON's parse_string gives up */
+			return CS_ESYNTAX;
+		}
+		bool nomem;
+		pool_reset(&d->elem);
+		cJSON *key = parse_at(d, validate ? &d->elem : &d->pool, p, &end, fail, &nomem), *v;
+		if (!key)
+			return nomem ? CS_ENOMEM : CS_ESYNTAX;
+		p = skip_ws(s, n, end);
+		if (p >= n || s[p] != ':') {
+			*fail = p;
+			return CS_ESYNTAX;
+		}
+		int rc = top_value(d, validate, skip_ws(s, n, p + 1), &v, &end, fail);
+		if (rc)
+			return rc;
+		if (v) {
+			v->string = key->valuestring;
+			key->valuestring = NULL;
+			link_member(d->root, v);
+		}
+		p = skip_ws(s, n, end);
+		if (p < n && s[p] == '}')
+			return CS_OK;
+		if (p >= n || s[p] != ',') {
+			*fail = p;
+			return CS_ESYNTAX;
+		}
+		p++;
+	}
+}
+
+/* The text's first syntax error (a lazy array's elements are checked only
+ * when walked, so one found later may not be the first): `found` when no
+ * earlier one turns up. */
+static int first_syntax_error(struct json_doc *d, size_t found, struct cs_error *err)
+{
+	size_t fail = found;
+	int rc = top_parse(d, true, &fail);
+	pool_reset(&d->elem);
+	if (rc == CS_ENOMEM)
+		return cs_error_set(err, CS_ENOMEM, "out of memory parsing the JSON");
+	return syntax_at(d->data, d->len, rc == CS_ESYNTAX ? fail : found, err);
+}
+
+int json_doc_parse_lazy(struct json_doc *d, const char *data, size_t len, const char *const *lazy,
+			struct cs_error *err)
+{
+	size_t p = skip_ws(data, len, is_bom(data, len, 0) ? 3 : 0), at = 0, fail = 0;
+	if (p >= len || data[p] != '{')
+		return json_doc_parse(d, data, len, err);
+	*d = (struct json_doc){ .data = data, .len = len, .lazy = lazy };
+	long nul;
+	if (prescan(data, len, true, &at, &nul, d) > JSON_MAX_DEPTH)
+		return too_deep(data, len, at, err);
+	cs_alloc_install_cjson_hooks();
+	int rc = top_parse(d, false, &fail);
+	bool told = false;
+	if (rc == CS_OK && nul >= 0 && (rc = top_parse(d, true, &fail)) == CS_OK) {
+		rc = nul_at(data, len, nul, err); /* after any syntax error, as json_doc_parse tells them */
+		told = true;
+	}
+	if (rc == CS_ESYNTAX && !told)
+		rc = first_syntax_error(d, fail, err);
+	else if (rc == CS_ENOMEM)
+		cs_error_set(err, CS_ENOMEM, "out of memory parsing the JSON");
+	if (rc == CS_OK)
+		rc = check_duplicates(d, d->root, JPATH_ROOT, err);
+	pool_reset(&d->elem);
+	if (rc != CS_OK)
+		json_doc_free(d);
+	return rc;
+}
+
+int json_get_lazy(const struct json_doc *d, const char *key, int required, struct json_array *out,
+		  struct cs_error *err)
+{
+	*out = (struct json_array){ 0 };
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(d->root, key);
+	if (v && (v->type & 0xFF) == cJSON_Invalid && (size_t)v->valueint < d->nspans) {
+		out->span = &d->spans[v->valueint];
+		out->count = out->span->count;
+		out->present = true;
+		return CS_OK;
+	}
+	int rc = json_get_array(d, d->root, JPATH_ROOT, key, required, &out->tree, err);
+	if (rc == CS_OK && out->tree) {
+		out->count = (size_t)cJSON_GetArraySize(out->tree);
+		out->present = true;
+	}
+	return rc;
+}
+
+void json_iter_init(struct json_iter *it, struct json_doc *d, const struct json_array *a, const struct jpath *at)
+{
+	*it = (struct json_iter){ .d = d, .a = *a, .at = at, .next = a->tree ? a->tree->child : NULL };
+}
+
+int json_iter_next(struct json_iter *it, const cJSON **el, struct cs_error *err)
+{
+	*el = NULL;
+	if (!it->a.span) {
+		if (it->next) {
+			*el = it->next;
+			it->next = it->next->next;
+			it->i++;
+		}
+		return CS_OK;
+	}
+	if (it->pos == SIZE_MAX)
+		return CS_OK;
+	pool_reset(&it->d->elem); /* the element before: gone */
+	size_t fail = 0;
+	int rc = span_next(it->d, it->a.span, &it->pos, it->i, el, &it->el_start, &fail);
+	if (rc == CS_ENOMEM)
+		return cs_error_set(err, CS_ENOMEM, "out of memory parsing the JSON");
+	if (rc)
+		return first_syntax_error(it->d, fail, err);
+	if (!*el) {
+		it->pos = SIZE_MAX;
+		return CS_OK;
+	}
+	struct jpath ip = JPATH_INDEX(it->at, it->i);
+	it->i++;
+	return check_duplicates(it->d, *el, &ip, err);
+}
+
+int json_doc_element(struct json_doc *d, size_t start, const cJSON **el, struct cs_error *err)
+{
+	size_t end, fail;
+	bool nomem;
+	pool_reset(&d->elem);
+	*el = parse_at(d, &d->elem, start, &end, &fail, &nomem);
+	if (*el)
+		return CS_OK;
+	return nomem ? cs_error_set(err, CS_ENOMEM, "out of memory parsing the JSON") : syntax_at(d->data, d->len, fail, err);
+}
+
 void json_doc_free(struct json_doc *d)
 {
 	if (d) {
 		d->root = NULL;
 		pool_fini(&d->pool);
+		pool_fini(&d->elem);
 	}
 }
 

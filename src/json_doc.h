@@ -26,11 +26,26 @@ struct json_pool {
 	size_t next_cap;              /* the next chunk's size */
 };
 
+#define JSON_LAZY_MAX 8 /* lazy arrays a document keeps the place of */
+
+/* A top-level array left unparsed by json_doc_parse_lazy: its place. */
+struct json_span {
+	const char *key; /* its key, raw in data (a key with escapes is never lazy) */
+	size_t keylen;
+	size_t start, end; /* data[start] is '[', data[end - 1] its ']' */
+	size_t count;      /* its elements (as the separators tell: exact when it is valid) */
+};
+
 struct json_doc {
 	cJSON *root;       /* owned, in pool: never cJSON_Delete it, never edit the tree */
 	const char *data;  /* the raw text, borrowed: must outlive the doc's errors */
 	size_t len;
 	struct json_pool pool;
+	/* json_doc_parse_lazy only (zero otherwise): */
+	const char *const *lazy; /* the names of the top-level arrays left unparsed */
+	struct json_span spans[JSON_LAZY_MAX];
+	size_t nspans;
+	struct json_pool elem; /* the element a json_iter is on, and nothing else */
 };
 
 /* A step of a document path: a key, or an index when key is NULL. */
@@ -54,6 +69,55 @@ void jpath_format(const struct jpath *p, char *buf, size_t n);
  * CS_ENOMEM. Free with json_doc_free (safe after failure). */
 int json_doc_parse(struct json_doc *d, const char *data, size_t len, struct cs_error *err);
 void json_doc_free(struct json_doc *d);
+
+/* Like json_doc_parse, but the top-level arrays named in `lazy` (NULL
+ * ended, at most JSON_LAZY_MAX; the strings must outlive d) are not
+ * parsed: their place is kept, and json_iter parses them one element at a
+ * time, so a document's memory is its small members plus one element's
+ * tree. Errors are the same, at the same line and column: a syntax error
+ * anywhere, found now or while an array is walked, is the first one in the
+ * text; \u0000, depth and duplicate keys as json_doc_parse, those inside a
+ * lazy array's element when the element is reached. d->root holds every
+ * other member. A text whose top level is not an object is parsed whole. */
+int json_doc_parse_lazy(struct json_doc *d, const char *data, size_t len, const char *const *lazy,
+			struct cs_error *err);
+
+/* An array to walk: a lazy one's place, or an array of the tree. */
+struct json_array {
+	const struct json_span *span; /* lazy: its place */
+	const cJSON *tree;            /* else the array */
+	size_t count;                 /* its elements */
+	bool present;
+};
+
+/* The top-level array `key`: lazy (its place) or in d->root. Absent or
+ * null and optional: CS_OK with out->present false; absent and required, or
+ * not an array: a positioned error, as json_get_array. */
+int json_get_lazy(const struct json_doc *d, const char *key, int required, struct json_array *out,
+		  struct cs_error *err);
+
+/* Walks an array's elements in order. One iterator at a time per document:
+ * the element handed out lives until the next call (its strings too: copy
+ * what you keep). */
+struct json_iter {
+	struct json_doc *d;
+	struct json_array a;
+	const struct jpath *at; /* the array's path, for an element's duplicate keys */
+	size_t pos;             /* lazy: where the next separator or ']' is looked for */
+	size_t i;               /* elements handed out */
+	const cJSON *next;      /* tree: the next element */
+	size_t el_start;        /* lazy: the last element's offset in data (json_doc_element) */
+};
+void json_iter_init(struct json_iter *it, struct json_doc *d, const struct json_array *a, const struct jpath *at);
+/* CS_OK with *el the next element, or NULL after the last; else an error
+ * (a syntax error positioned at the text's first one; a duplicate key;
+ * CS_ENOMEM). */
+int json_iter_next(struct json_iter *it, const cJSON **el, struct cs_error *err);
+
+/* The element that starts at data[start] (an offset json_iter gave, so
+ * already checked), parsed again into the element memory: valid until the
+ * next call or json_iter_next. CS_ENOMEM. */
+int json_doc_element(struct json_doc *d, size_t start, const cJSON **el, struct cs_error *err);
 
 /* The byte offset of the first \u0000 escape inside a string of the JSON
  * text s[0..n) (the backslash), or -1. A \\u0000 (an escaped backslash and

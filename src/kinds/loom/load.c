@@ -180,67 +180,97 @@ void loom_content_text(const cJSON *c, struct strbuf *out)
 	}
 }
 
-static int read_nodes(struct loader *L, const cJSON *arr)
+/* A string of the element into the loader's arena (the element is gone
+ * after it): absent leaves *out as it was. */
+static int keep_id(struct loader *L, const cJSON *v, const struct jpath *at, const char *key, int required,
+		   const char **out)
+{
+	const char *s = NULL;
+	int rc = json_get_string(&L->doc, v, at, key, required, &s, L->err);
+	if (rc || !s)
+		return rc;
+	return (*out = arena_strdup(&L->ids, s)) ? CS_OK : loom_nomem(L);
+}
+
+/* One node (nodes[i]): its fields checked, what the path needs kept. */
+static int read_node(struct loader *L, const cJSON *v, const struct jpath *ip, size_t i)
+{
+	struct tnode *t = &L->nodes[i];
+	int rc;
+	if (!cJSON_IsObject(v))
+		return json_fail(&L->doc, L->err, CS_ETYPE, ip, NULL, "expected a node object, got %s", json_type_name(v));
+	t->piece = -1;
+	if ((rc = keep_id(L, v, ip, "id", JSON_REQUIRED, &t->id)))
+		return rc;
+	size_t dup = idmap_put(&L->node_ids, t->id, i);
+	if (dup != NONE)
+		return json_fail(&L->doc, L->err, CS_ESTRUCT, ip, "id", "duplicate node id \"%s\" (also nodes[%zu])", t->id,
+				 dup);
+	if ((rc = keep_id(L, v, ip, "localId", JSON_OPTIONAL, &t->local_id)))
+		return rc;
+	const char *author = NULL;
+	if ((rc = json_get_string(&L->doc, v, ip, "authorType", JSON_REQUIRED, &author, L->err)))
+		return rc;
+	if (!strcmp(author, "human"))
+		t->author = 0;
+	else if (!strcmp(author, "model"))
+		t->author = 1;
+	else
+		return json_fail(&L->doc, L->err, CS_ETYPE, ip, "authorType",
+				 "unknown authorType \"%s\": expected human or model", author);
+	const cJSON *content = NULL, *meta = NULL;
+	if ((rc = json_get_object(&L->doc, v, ip, "content", JSON_REQUIRED, &content, L->err)))
+		return rc;
+	struct jpath cp = JPATH_KEY(ip, "content");
+	if ((rc = check_content(L, content, &cp)))
+		return rc;
+	if ((rc = json_get_object(&L->doc, v, ip, "metadata", JSON_OPTIONAL, &meta, L->err)))
+		return rc;
+	if (meta) {
+		struct jpath mp = JPATH_KEY(ip, "metadata");
+		if ((rc = json_get_bool(&L->doc, meta, &mp, "excluded", JSON_OPTIONAL, &t->excluded, L->err)) ||
+		    (rc = json_get_bool(&L->doc, meta, &mp, "pruned", JSON_OPTIONAL, &t->pruned, L->err)) ||
+		    (rc = json_get_bool(&L->doc, meta, &mp, "bookmarked", JSON_OPTIONAL, &t->bookmarked, L->err)) ||
+		    (rc = json_get_bool(&L->doc, meta, &mp, "includeAnnotation", JSON_OPTIONAL, &t->include_annotation,
+					L->err)))
+			return rc;
+	}
+	return read_time(L, v, ip, &t->created_ms);
+}
+
+/* The nodes, one element at a time (the text of the few the path uses is
+ * parsed again when their pieces are made). */
+static int read_nodes(struct loader *L, const struct json_array *arr)
 {
 	struct jpath np = JPATH_KEY(JPATH_ROOT, "nodes");
-	size_t n = (size_t)cJSON_GetArraySize(arr);
+	size_t n = arr->count;
 	if (n > LOOM_MAX_NODES)
 		return json_fail(&L->doc, L->err, CS_ELIMIT, &np, NULL, "more than 10,000,000 nodes");
 	L->nodes = cs_calloc(n ? n : 1, sizeof *L->nodes);
 	if (!L->nodes || !idmap_init(&L->node_ids, n))
 		return loom_nomem(L);
+	struct json_iter it;
+	json_iter_init(&it, &L->doc, arr, &np);
 	const cJSON *v;
-	cJSON_ArrayForEach(v, arr)
-	{
-		size_t i = L->nnodes;
-		struct jpath ip = JPATH_INDEX(&np, i);
-		struct tnode *t = &L->nodes[i];
-		int rc;
-		if (!cJSON_IsObject(v))
-			return json_fail(&L->doc, L->err, CS_ETYPE, &ip, NULL, "expected a node object, got %s",
-					 json_type_name(v));
-		t->json = v;
-		t->piece = -1;
-		if ((rc = json_get_string(&L->doc, v, &ip, "id", JSON_REQUIRED, &t->id, L->err)))
-			return rc;
-		size_t dup = idmap_put(&L->node_ids, t->id, i);
-		if (dup != NONE)
-			return json_fail(&L->doc, L->err, CS_ESTRUCT, &ip, "id", "duplicate node id \"%s\" (also nodes[%zu])",
-					 t->id, dup);
-		if ((rc = json_get_string(&L->doc, v, &ip, "localId", JSON_OPTIONAL, &t->local_id, L->err)))
-			return rc;
-		const char *author = NULL;
-		if ((rc = json_get_string(&L->doc, v, &ip, "authorType", JSON_REQUIRED, &author, L->err)))
-			return rc;
-		if (!strcmp(author, "human"))
-			t->author = 0;
-		else if (!strcmp(author, "model"))
-			t->author = 1;
-		else
-			return json_fail(&L->doc, L->err, CS_ETYPE, &ip, "authorType",
-					 "unknown authorType \"%s\": expected human or model", author);
-		if ((rc = json_get_object(&L->doc, v, &ip, "content", JSON_REQUIRED, &t->content, L->err)))
-			return rc;
-		struct jpath cp = JPATH_KEY(&ip, "content");
-		if ((rc = check_content(L, t->content, &cp)))
-			return rc;
-		const cJSON *meta = NULL;
-		if ((rc = json_get_object(&L->doc, v, &ip, "metadata", JSON_OPTIONAL, &meta, L->err)))
-			return rc;
-		if (meta) {
-			struct jpath mp = JPATH_KEY(&ip, "metadata");
-			if ((rc = json_get_bool(&L->doc, meta, &mp, "excluded", JSON_OPTIONAL, &t->excluded, L->err)) ||
-			    (rc = json_get_bool(&L->doc, meta, &mp, "pruned", JSON_OPTIONAL, &t->pruned, L->err)) ||
-			    (rc = json_get_bool(&L->doc, meta, &mp, "bookmarked", JSON_OPTIONAL, &t->bookmarked, L->err)) ||
-			    (rc = json_get_bool(&L->doc, meta, &mp, "includeAnnotation", JSON_OPTIONAL,
-						&t->include_annotation, L->err)))
-				return rc;
-		}
-		if ((rc = read_time(L, v, &ip, &t->created_ms)))
+	int rc;
+	while ((rc = json_iter_next(&it, &v, L->err)) == CS_OK && v) {
+		struct jpath ip = JPATH_INDEX(&np, L->nnodes);
+		struct tnode *t = &L->nodes[L->nnodes];
+		t->json = arr->tree ? v : NULL;
+		t->at = it.el_start;
+		if ((rc = read_node(L, v, &ip, L->nnodes)))
 			return rc;
 		L->nnodes++;
 	}
-	return CS_OK;
+	return rc;
+}
+
+int loom_node_content(struct loader *L, const struct tnode *t, const cJSON **content)
+{
+	const cJSON *v = t->json;
+	int rc = v ? CS_OK : json_doc_element(&L->doc, t->at, &v, L->err);
+	*content = cJSON_GetObjectItemCaseSensitive(v, "content");
+	return rc;
 }
 
 static int node_ref(struct loader *L, const cJSON *obj, const struct jpath *at, const char *key, int required,
@@ -277,6 +307,8 @@ static int read_sources(struct loader *L, const cJSON *v, const struct jpath *ip
 		if (!cJSON_IsObject(s))
 			return json_fail(&L->doc, L->err, CS_ETYPE, &kp, NULL, "expected a source object, got %s",
 					 json_type_name(s));
+		if (CS_GROW(L->srcs, L->srcs_cap, L->nsrcs + 1))
+			return loom_nomem(L);
 		struct tsource *ts = &L->srcs[L->nsrcs];
 		if ((rc = node_ref(L, s, &kp, "nodeId", JSON_REQUIRED, &ts->node)))
 			return rc;
@@ -321,7 +353,7 @@ static int read_edge(struct loader *L, const cJSON *v, const struct jpath *ip, s
 		return json_fail(&L->doc, L->err, CS_ETYPE, ip, NULL, "expected an edge object, got %s",
 				 json_type_name(v));
 	e->index = i;
-	if ((rc = json_get_string(&L->doc, v, ip, "id", JSON_REQUIRED, &e->id, L->err)))
+	if ((rc = keep_id(L, v, ip, "id", JSON_REQUIRED, &e->id)))
 		return rc;
 	size_t dup = idmap_put(&L->edge_ids, e->id, i);
 	if (dup != NONE)
@@ -342,27 +374,27 @@ static int read_edge(struct loader *L, const cJSON *v, const struct jpath *ip, s
 	return read_sources(L, v, ip, e);
 }
 
-static int read_edges(struct loader *L, const cJSON *arr)
+static int read_edges(struct loader *L, const struct json_array *arr)
 {
 	struct jpath ep = JPATH_KEY(JPATH_ROOT, "edges");
-	size_t n = (size_t)cJSON_GetArraySize(arr), total_src = 0;
-	const cJSON *v;
-	cJSON_ArrayForEach(v, arr)
-		total_src += (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(v, "sources"));
+	size_t n = arr->count;
 	L->edges = cs_calloc(n ? n : 1, sizeof *L->edges);
-	L->srcs = cs_calloc(total_src ? total_src : 1, sizeof *L->srcs);
-	if (!L->edges || !L->srcs || !idmap_init(&L->edge_ids, n))
+	if (!L->edges || !idmap_init(&L->edge_ids, n))
 		return loom_nomem(L);
-	cJSON_ArrayForEach(v, arr)
-	{
+	struct json_iter it;
+	json_iter_init(&it, &L->doc, arr, &ep);
+	const cJSON *v;
+	int rc;
+	while ((rc = json_iter_next(&it, &v, L->err)) == CS_OK && v) {
 		size_t i = L->nedges;
 		struct jpath ip = JPATH_INDEX(&ep, i);
-		int rc = read_edge(L, v, &ip, i);
-		if (rc)
+		if ((rc = read_edge(L, v, &ip, i)))
 			return rc;
 		L->nodes[L->edges[i].target].in_count++;
 		L->nedges++;
 	}
+	if (rc)
+		return rc;
 	/* incoming edges per node, in edge order */
 	L->in_edges = cs_calloc(L->nedges ? L->nedges : 1, sizeof *L->in_edges);
 	if (!L->in_edges)
@@ -856,7 +888,9 @@ int loom_load(struct source *src, const char *data, size_t len, struct cs_error 
 	m->addendum = "";
 	struct selection *sel = NULL;
 	size_t nsel = 0;
-	int rc = json_doc_parse(&L.doc, data, len, err);
+	static const char *const lazy[] = { "nodes", "edges", NULL };
+	arena_init(&L.ids);
+	int rc = json_doc_parse_lazy(&L.doc, data, len, lazy, err);
 	if (rc)
 		goto out;
 	const cJSON *root = L.doc.root;
@@ -865,11 +899,12 @@ int loom_load(struct source *src, const char *data, size_t len, struct cs_error 
 			       json_type_name(root));
 		goto out;
 	}
-	const cJSON *nodes = NULL, *edges = NULL, *path = NULL;
+	const cJSON *path = NULL;
+	struct json_array nodes, edges;
 	size_t root_node = NONE;
-	if ((rc = json_get_array(&L.doc, root, JPATH_ROOT, "nodes", JSON_REQUIRED, &nodes, err)) ||
-	    (rc = json_get_array(&L.doc, root, JPATH_ROOT, "edges", JSON_REQUIRED, &edges, err)) ||
-	    (rc = read_nodes(&L, nodes)) || (rc = read_edges(&L, edges)) || (rc = read_tree(&L, root, &root_node)) ||
+	if ((rc = json_get_lazy(&L.doc, "nodes", JSON_REQUIRED, &nodes, err)) ||
+	    (rc = json_get_lazy(&L.doc, "edges", JSON_REQUIRED, &edges, err)) ||
+	    (rc = read_nodes(&L, &nodes)) || (rc = read_edges(&L, &edges)) || (rc = read_tree(&L, root, &root_node)) ||
 	    (rc = loom_check_cycles(&L, root_node)) ||
 	    (rc = read_model(&L, root)) || (rc = read_preferences(&L, root)))
 		goto out;
@@ -923,6 +958,7 @@ out:
 	idmap_fini(&L.node_ids);
 	idmap_fini(&L.edge_ids);
 	json_doc_free(&L.doc);
+	arena_fini(&L.ids);
 	if (rc == CS_ENOMEM && err && err->code != CS_ENOMEM)
 		cs_error_nomem(err);
 	return rc;

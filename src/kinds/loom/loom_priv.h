@@ -6,6 +6,7 @@
 
 #include "loom.h"
 
+#include "arena.h"
 #include "error.h"
 #include "json_doc.h"
 #include "source.h"
@@ -18,11 +19,11 @@
 enum { EDGE_CONTINUATION, EDGE_ANNOTATION };
 enum { SRC_PRIMARY, SRC_CONTEXT, SRC_INSTRUCTION };
 
-struct tnode {            /* a node while loading; points into the cJSON tree */
+struct tnode {            /* a node while loading; its strings in the loader's arena */
 	const char *id;
 	const char *local_id;
-	const cJSON *json;
-	const cJSON *content;
+	const cJSON *json;    /* the node when the nodes are in the tree, else NULL: */
+	size_t at;            /* where it starts in the text (json_doc_element) */
 	int author;           /* 0 human, 1 model */
 	long long created_ms;
 	bool excluded, pruned, bookmarked, include_annotation;
@@ -54,12 +55,13 @@ struct loader {
 	struct source *src;
 	struct loom *m;
 	struct json_doc doc;
+	struct arena ids;     /* node and edge ids, local ids: freed with the loader */
 	struct tnode *nodes;
 	size_t nnodes;
 	struct tedge *edges;
 	size_t nedges;
 	struct tsource *srcs;
-	size_t nsrcs;
+	size_t nsrcs, srcs_cap;
 	size_t *in_edges;
 	struct idmap node_ids, edge_ids;
 	size_t *path;         /* node indices root -> cursor */
@@ -82,6 +84,10 @@ char *loom_keep(struct loader *L, const char *s);
 /* The node's assembled text appended to out (formats.md: non-text is a
  * literal stand-in). */
 void loom_content_text(const cJSON *c, struct strbuf *out);
+
+/* Node t's content object, parsed again from the text when the nodes were
+ * read one at a time: valid until the next call. CS_ENOMEM. */
+int loom_node_content(struct loader *L, const struct tnode *t, const cJSON **content);
 
 /* cycle.c */
 

@@ -41,8 +41,12 @@ static int add_piece(struct loader *L, size_t node, enum loom_use use, size_t pa
 		.path_pos = path_pos, .prompt_tokens = LOOM_NO_TOKENS, .completion_tokens = LOOM_NO_TOKENS,
 		.provider = "", .response_ms = LOOM_NO_TIME, .response_index = -1,
 	};
+	const cJSON *content;
+	int rc = loom_node_content(L, t, &content);
+	if (rc)
+		return rc;
 	sb_reset(scratch);
-	loom_content_text(t->content, scratch);
+	loom_content_text(content, scratch);
 	if (scratch->failed)
 		return loom_nomem(L);
 	const char *text = sb_str(scratch);
