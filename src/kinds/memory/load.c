@@ -556,22 +556,28 @@ static int read_item(struct source *src, struct memory *m, const struct json_doc
 	return CS_OK;
 }
 
-/* newEvents (incremental.c): event items after the items, in arrival order. */
-static int read_new_events(struct source *src, struct memory *m, const struct json_doc *d, const cJSON *fresh,
-			   struct cs_error *err)
+/* The items (fresh false) or the newEvents (incremental.c: event items
+ * after the items, in arrival order), one element at a time. */
+static int read_items(struct source *src, struct memory *m, struct json_doc *d, const struct json_array *arr,
+		      bool fresh, struct cs_error *err)
 {
-	struct jpath np = JPATH_KEY(JPATH_ROOT, "newEvents");
+	struct jpath ap = JPATH_KEY(JPATH_ROOT, fresh ? "newEvents" : "items");
 	size_t n = m->nitems, i = n;
+	struct json_iter it;
+	json_iter_init(&it, d, arr, &ap);
 	const cJSON *item;
-	cJSON_ArrayForEach(item, fresh)
-	{
-		struct jpath at = JPATH_INDEX(&np, i - n);
-		int rc = read_item(src, m, d, item, &at, i, err);
-		if (rc || (rc = memory_new_event(m, d, item, &at, i, err)))
+	int rc;
+	while ((rc = json_iter_next(&it, &item, err)) == CS_OK && item) {
+		struct jpath at = JPATH_INDEX(&ap, i - n);
+		if ((rc = read_item(src, m, d, item, &at, i, err)))
 			return rc;
+		if (fresh && (rc = memory_new_event(m, d, item, &at, i, err)))
+			return rc;
+		if (!fresh)
+			m->items[i].arrival = -1;
 		m->nitems = ++i;
 	}
-	return CS_OK;
+	return rc;
 }
 
 int memory_load(struct source *src, const char *data, size_t len, struct cs_error *err)
@@ -582,7 +588,8 @@ int memory_load(struct source *src, const char *data, size_t len, struct cs_erro
 	src->model = m;
 	m->caps = true;
 	struct json_doc d;
-	int rc = json_doc_parse(&d, data, len, err);
+	static const char *const lazy[] = { "items", "newEvents", NULL };
+	int rc = json_doc_parse_lazy(&d, data, len, lazy, err);
 	if (rc) {
 		json_doc_free(&d);
 		return rc;
@@ -612,19 +619,18 @@ int memory_load(struct source *src, const char *data, size_t len, struct cs_erro
 	}
 	m->additional_bytes = additional ? strlen(additional) : 0;
 
-	const cJSON *items = NULL;
-	if ((rc = json_get_array(&d, root, JPATH_ROOT, "items", JSON_REQUIRED, &items, err)))
+	struct json_array items, fresh; /* newEvents: event items replayed after the build (incremental.c) */
+	if ((rc = json_get_lazy(&d, "items", JSON_REQUIRED, &items, err)))
 		goto out;
-	size_t n = (size_t)cJSON_GetArraySize(items);
+	size_t n = items.count;
 	if (n > MEMORY_MAX_ITEMS) {
 		rc = json_fail(&d, err, CS_ELIMIT, JPATH_ROOT, "items", "%zu items: more than the %d accepted", n,
 			       MEMORY_MAX_ITEMS);
 		goto out;
 	}
-	const cJSON *fresh = NULL; /* newEvents: event items replayed after the build (incremental.c) */
-	if ((rc = json_get_array(&d, root, JPATH_ROOT, "newEvents", JSON_OPTIONAL, &fresh, err)))
+	if ((rc = json_get_lazy(&d, "newEvents", JSON_OPTIONAL, &fresh, err)))
 		goto out;
-	size_t nfresh = fresh ? (size_t)cJSON_GetArraySize(fresh) : 0;
+	size_t nfresh = fresh.count;
 	if (nfresh > MEMORY_MAX_ITEMS - n) {
 		rc = json_fail(&d, err, CS_ELIMIT, JPATH_ROOT, "newEvents", "%zu new events: more than the %zu accepted",
 			       nfresh, (size_t)MEMORY_MAX_ITEMS - n);
@@ -635,19 +641,9 @@ int memory_load(struct source *src, const char *data, size_t len, struct cs_erro
 		rc = cs_error_nomem(err);
 		goto out;
 	}
-	struct jpath ip = JPATH_KEY(JPATH_ROOT, "items");
-	const cJSON *item;
-	size_t i = 0;
-	cJSON_ArrayForEach(item, items)
-	{
-		struct jpath at = JPATH_INDEX(&ip, i);
-		if ((rc = read_item(src, m, &d, item, &at, i, err)))
-			goto out;
-		m->items[i].arrival = -1;
-		m->nitems = ++i;
-	}
-	if ((rc = read_new_events(src, m, &d, fresh, err)))
+	if ((rc = read_items(src, m, &d, &items, false, err)) || (rc = read_items(src, m, &d, &fresh, true, err)))
 		goto out;
+	struct jpath ip = JPATH_KEY(JPATH_ROOT, "items");
 	struct jpath np = JPATH_KEY(JPATH_ROOT, "newEvents");
 	/* duplicates, once all are in: the id index is built once (O(items)) */
 	for (size_t k = 0; k < src->npieces; k++) {
