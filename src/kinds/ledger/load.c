@@ -32,7 +32,7 @@
 struct loader {
 	struct source *src;
 	struct ledger *l;
-	const struct json_doc *d;
+	struct json_doc *d;
 	struct ledger_db *db; /* the tables' rows come from here; NULL: from d */
 	struct cs_error *err;
 	long *msg_order; /* message indices sorted by id */
@@ -202,11 +202,13 @@ static long message_index(const struct loader *ld, const char *id)
 	return find_sorted(ld->msg_order, ld->l->nmessages, id, message_id_of, ld->l);
 }
 
-/* A table's rows, from the export's array or the database's scan. */
+/* A table's rows, from the export's array (one element at a time) or the
+ * database's scan. */
 struct rows {
 	struct loader *ld;
-	const cJSON *next; /* export: the next row */
-	size_t left;       /* rows not yet handed over */
+	struct jpath path;  /* export: the table's */
+	struct json_iter it; /* export: its rows */
+	size_t left;        /* database: rows not yet handed over */
 	bool present;      /* the table is there (the database has all six) */
 	int rc;            /* the database's error, once rows_next returned NULL */
 };
@@ -221,13 +223,12 @@ static int table(struct loader *ld, const char *key, struct rows *r, size_t *n)
 		r->present = true;
 		rc = ledger_db_scan(ld->db, key, n, ld->err);
 	} else {
-		const cJSON *arr = NULL;
-		rc = json_get_array(ld->d, ld->d->root, JPATH_ROOT, key, JSON_OPTIONAL, &arr, ld->err);
-		if (rc == CS_OK && arr) {
-			r->present = true;
-			r->next = arr->child;
-			*n = (size_t)cJSON_GetArraySize(arr);
-		}
+		struct json_array arr;
+		rc = json_get_lazy(ld->d, key, JSON_OPTIONAL, &arr, ld->err);
+		r->path = JPATH_KEY(JPATH_ROOT, key);
+		json_iter_init(&r->it, ld->d, &arr, &r->path);
+		r->present = arr.present;
+		*n = arr.count;
 	}
 	r->left = *n;
 	if (rc == CS_OK && *n > (size_t)LEDGER_MAX_ROWS)
@@ -235,18 +236,20 @@ static int table(struct loader *ld, const char *key, struct rows *r, size_t *n)
 	return rc;
 }
 
-/* The next row, NULL after the last one or on the database's error (r->rc). */
+/* The next row (valid until the next call), NULL after the last one or on
+ * an error (r->rc: the database's, or the export's text). */
 static const cJSON *rows_next(struct rows *r)
 {
 	const cJSON *row = NULL;
+	if (!r->ld->db) { /* to its ']': the text after the last row is checked too */
+		if (r->present)
+			r->rc = json_iter_next(&r->it, &row, r->ld->err);
+		return row;
+	}
 	if (r->left == 0)
 		return NULL;
 	r->left--;
-	if (r->ld->db) {
-		r->rc = ledger_db_next(r->ld->db, &row, r->ld->err);
-	} else if ((row = r->next)) {
-		r->next = row->next;
-	}
+	r->rc = ledger_db_next(r->ld->db, &row, r->ld->err);
 	return row;
 }
 
@@ -958,7 +961,7 @@ void ledger_free(void *model)
 
 /* The tables and the assembly block, from d (an export) or from db's rows
  * (then d holds only the assembly block). */
-static int load_tables(struct source *src, const struct json_doc *d, struct ledger_db *db, struct cs_error *err)
+static int load_tables(struct source *src, struct json_doc *d, struct ledger_db *db, struct cs_error *err)
 {
 	struct ledger *l = cs_calloc(1, sizeof *l);
 	if (!l)
@@ -1006,8 +1009,9 @@ static int load_tables(struct source *src, const struct json_doc *d, struct ledg
 
 int ledger_load(struct source *src, const char *data, size_t len, struct cs_error *err)
 {
+	static const char *const lazy[] = { "turns", "messages", "threads", "compactions", "sessions", "tool_calls", NULL };
 	struct json_doc d;
-	int rc = json_doc_parse(&d, data, len, err);
+	int rc = json_doc_parse_lazy(&d, data, len, lazy, err);
 	if (rc == CS_OK)
 		rc = load_tables(src, &d, NULL, err);
 	json_doc_free(&d);
