@@ -69,6 +69,16 @@ static long nul_in(const char *s, size_t n, size_t from, size_t end)
 	return -1;
 }
 
+/* Whether the bytes \u0000 appear anywhere in s[0..n): when not, no string
+ * needs nul_in (one memchr over the text instead of one per string). */
+static bool any_nul_escape(const char *s, size_t n)
+{
+	for (const char *q = s, *end = s + n; (q = memchr(q, '\\', (size_t)(end - q))); q++)
+		if (end - q >= 6 && !memcmp(q + 1, "u0000", 5))
+			return true;
+	return false;
+}
+
 /* The lazy array opening at s[at] when the last string of the top level,
  * s[key, key_end), names one of d's lazy keys; else NULL. */
 static struct json_span *lazy_open(struct json_doc *d, const char *s, size_t key, size_t key_end, size_t at)
@@ -94,13 +104,14 @@ static size_t prescan(const char *s, size_t n, bool stop_deep, size_t *deep_at, 
 	size_t depth = 0, deepest = 0, key = 0, key_end = 0, commas = 0;
 	struct json_span *open = NULL; /* the lazy array being scanned */
 	bool filled = false;           /* it has a value */
+	bool nul_seen = !any_nul_escape(s, n); /* none to find */
 	*nul = -1;
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
 		if (c == '"') {
 			size_t e = string_end(s, n, i);
-			if (*nul < 0)
-				*nul = nul_in(s, n, i + 1, e);
+			if (!nul_seen && (*nul = nul_in(s, n, i + 1, e)) >= 0)
+				nul_seen = true;
 			if (depth == 1)
 				key = i + 1, key_end = e;
 			filled |= open && depth == 2;
@@ -161,7 +172,7 @@ static const cJSON *duplicate_key(const cJSON *obj, bool *nomem)
 	if (n <= JSON_DUP_PAIRWISE_MAX) {
 		for (const cJSON *a = obj->child; a; a = a->next)
 			for (const cJSON *b = a->next; b; b = b->next)
-				if (a->string && b->string && !strcmp(a->string, b->string))
+				if (a->string && b->string && a->string[0] == b->string[0] && !strcmp(a->string, b->string))
 					return b;
 		return NULL;
 	}
