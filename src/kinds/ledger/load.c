@@ -23,6 +23,7 @@
 #include "strmap.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@ struct loader {
 	struct ledger_db *db; /* the tables' rows come from here; NULL: from d */
 	struct cs_error *err;
 	long *msg_order; /* message indices sorted by id */
+	size_t *turn_at; /* export read lazily: where each turn with links starts (SIZE_MAX: none) */
 };
 
 static int nomem(struct cs_error *err)
@@ -261,6 +263,14 @@ static int row_object(struct loader *ld, const cJSON *row, const struct jpath *a
 	return CS_OK;
 }
 
+/* Whether a turn row has what read_turn_links reads. */
+static bool has_links(const cJSON *row)
+{
+	const cJSON *q = cJSON_GetObjectItemCaseSensitive(row, "query_message_ids");
+	const cJSON *r = cJSON_GetObjectItemCaseSensitive(row, "response_message_id");
+	return (q && !cJSON_IsNull(q)) || (r && !cJSON_IsNull(r));
+}
+
 static int read_turns(struct loader *ld)
 {
 	struct rows r;
@@ -274,6 +284,8 @@ static int read_turns(struct loader *ld)
 	struct ledger *l = ld->l;
 	l->turns = arena_alloc(&ld->src->arena, (n ? n : 1) * sizeof *l->turns);
 	if (!l->turns)
+		return nomem(ld->err);
+	if (!ld->db && r.it.a.span && !(ld->turn_at = cs_malloc((n ? n : 1) * sizeof *ld->turn_at)))
 		return nomem(ld->err);
 	struct jpath tp = JPATH_KEY(JPATH_ROOT, "turns");
 	size_t i = 0;
@@ -302,6 +314,8 @@ static int read_turns(struct loader *ld)
 			return json_fail(ld->d, ld->err, CS_ETYPE, &at, "turn_type",
 					 "unknown turn_type \"%s\": expected normal or compaction", type);
 		t->compaction = type && !strcmp(type, "compaction");
+		if (ld->turn_at)
+			ld->turn_at[i] = has_links(row) ? r.it.el_start : SIZE_MAX;
 		if (t->role && strcmp(t->role, "manager") && strcmp(t->role, "worker") && strcmp(t->role, "unified"))
 			return json_fail(ld->d, ld->err, CS_ETYPE, &at, "role",
 					 "unknown role \"%s\": expected manager, worker or unified", t->role);
@@ -454,72 +468,81 @@ static int read_messages(struct loader *ld)
 	return CS_OK;
 }
 
-/* query_message_ids and response_message_id, once messages are known. */
+/* One turn's query_message_ids and response_message_id. */
+static int turn_links(struct loader *ld, const cJSON *row, const struct jpath *at, size_t i)
+{
+	struct ledger_turn *t = &ld->l->turns[i];
+	const char *resp = NULL;
+	int rc = get_id(ld, row, at, "response_message_id", JSON_OPTIONAL, &resp);
+	if (rc)
+		return rc;
+	if (resp && (t->response = message_index(ld, resp)) < 0)
+		return json_fail(ld->d, ld->err, CS_ESTRUCT, at, "response_message_id", "dangling id: no message \"%s\"",
+				 resp);
+	const cJSON *q;
+	cJSON *owned;
+	if ((rc = get_json_column(ld, row, at, "query_message_ids", &q, &owned)) || !q)
+		return rc;
+	struct jpath qp = JPATH_KEY(at, "query_message_ids");
+	size_t nq = (size_t)cJSON_GetArraySize(q), k = 0;
+	t->has_query = true;
+	t->query = arena_alloc(&ld->src->arena, (nq ? nq : 1) * sizeof *t->query);
+	if (!t->query) {
+		cJSON_Delete(owned);
+		return nomem(ld->err);
+	}
+	const cJSON *e;
+	cJSON_ArrayForEach(e, q) {
+		struct jpath ep = JPATH_INDEX(&qp, k);
+		char buf[32];
+		const char *id = cJSON_IsString(e) ? e->valuestring : NULL;
+		if (cJSON_IsNumber(e) && e->valuedouble == floor(e->valuedouble) && fabs(e->valuedouble) < 1e15) {
+			snprintf(buf, sizeof buf, "%.0f", e->valuedouble);
+			id = buf;
+		}
+		long m = id ? message_index(ld, id) : -1;
+		if (!id)
+			rc = json_fail(ld->d, ld->err, CS_ETYPE, &ep, NULL, "expected a message id, got %s", json_type_name(e));
+		else if (m < 0)
+			rc = json_fail(ld->d, ld->err, CS_ESTRUCT, &ep, NULL, "dangling id: no message \"%s\"", id);
+		if (rc) {
+			cJSON_Delete(owned);
+			return rc;
+		}
+		t->query[k++] = m;
+	}
+	t->nquery = k;
+	cJSON_Delete(owned);
+	return CS_OK;
+}
+
+/* query_message_ids and response_message_id, once messages are known: the
+ * turns again (from an export read lazily, only those with links, each
+ * parsed again from its place). */
 static int read_turn_links(struct loader *ld)
 {
+	struct jpath tp = JPATH_KEY(JPATH_ROOT, "turns");
+	int rc = CS_OK;
+	if (ld->turn_at) {
+		for (size_t i = 0; i < ld->l->nturns && !rc; i++) {
+			const cJSON *row;
+			if (ld->turn_at[i] != SIZE_MAX && !(rc = json_doc_element(ld->d, ld->turn_at[i], &row, ld->err)))
+				rc = turn_links(ld, row, &JPATH_INDEX(&tp, i), i);
+		}
+		return rc;
+	}
 	struct rows r;
 	const cJSON *row;
 	size_t n;
-	int rc = table(ld, "turns", &r, &n);
-	if (rc)
+	if ((rc = table(ld, "turns", &r, &n)))
 		return rc;
-	struct ledger *l = ld->l;
-	struct jpath tp = JPATH_KEY(JPATH_ROOT, "turns");
 	size_t i = 0;
-	while ((row = rows_next(&r))) {
-		struct jpath at = JPATH_INDEX(&tp, i);
-		struct ledger_turn *t = &l->turns[i];
-		const char *resp = NULL;
-		rc = get_id(ld, row, &at, "response_message_id", JSON_OPTIONAL, &resp);
-		if (rc)
+	while ((row = rows_next(&r)))
+		if ((rc = turn_links(ld, row, &JPATH_INDEX(&tp, i), i)))
 			return rc;
-		if (resp && (t->response = message_index(ld, resp)) < 0)
-			return json_fail(ld->d, ld->err, CS_ESTRUCT, &at, "response_message_id",
-					 "dangling id: no message \"%s\"", resp);
-		const cJSON *q;
-		cJSON *owned;
-		if ((rc = get_json_column(ld, row, &at, "query_message_ids", &q, &owned)))
-			return rc;
-		if (q) {
-			struct jpath qp = JPATH_KEY(&at, "query_message_ids");
-			size_t nq = (size_t)cJSON_GetArraySize(q), k = 0;
-			t->has_query = true;
-			t->query = arena_alloc(&ld->src->arena, (nq ? nq : 1) * sizeof *t->query);
-			if (!t->query) {
-				cJSON_Delete(owned);
-				return nomem(ld->err);
-			}
-			const cJSON *e;
-			cJSON_ArrayForEach(e, q) {
-				struct jpath ep = JPATH_INDEX(&qp, k);
-				char buf[32];
-				const char *id = cJSON_IsString(e) ? e->valuestring : NULL;
-				if (cJSON_IsNumber(e) && e->valuedouble == floor(e->valuedouble) && fabs(e->valuedouble) < 1e15) {
-					snprintf(buf, sizeof buf, "%.0f", e->valuedouble);
-					id = buf;
-				}
-				if (!id) {
-					rc = json_fail(ld->d, ld->err, CS_ETYPE, &ep, NULL, "expected a message id, got %s",
-						       json_type_name(e));
-					cJSON_Delete(owned);
-					return rc;
-				}
-				long m = message_index(ld, id);
-				if (m < 0) {
-					rc = json_fail(ld->d, ld->err, CS_ESTRUCT, &ep, NULL, "dangling id: no message \"%s\"", id);
-					cJSON_Delete(owned);
-					return rc;
-				}
-				t->query[k++] = m;
-			}
-			t->nquery = k;
-			cJSON_Delete(owned);
-		}
-		i++;
-	}
-	if (r.rc)
-		return r.rc;
-	return CS_OK;
+		else
+			i++;
+	return r.rc;
 }
 
 static int read_threads(struct loader *ld)
@@ -991,6 +1014,7 @@ static int load_tables(struct source *src, struct json_doc *d, struct ledger_db 
 		rc = read_tool_calls(&ld);
 	if (!rc)
 		rc = read_assembly(&ld);
+	cs_free(ld.turn_at);
 	if (rc)
 		return rc;
 	if (l->nsessions == 0 && (rc = source_warn(src, -1, 0, 0, "no sessions: assembling from the last turn's ancestry")))
