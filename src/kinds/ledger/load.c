@@ -238,12 +238,12 @@ static int table(struct loader *ld, const char *key, struct rows *r, size_t *n)
 	return rc;
 }
 
-/* The next row (valid until the next call), NULL after the last one or on
- * an error (r->rc: the database's, or the export's text). */
+/* The next row (valid until the next call); NULL after the last or on an
+ * error (r->rc). */
 static const cJSON *rows_next(struct rows *r)
 {
 	const cJSON *row = NULL;
-	if (!r->ld->db) { /* to its ']': the text after the last row is checked too */
+	if (!r->ld->db) { /* to the ']': the text after the last row is checked */
 		if (r->present)
 			r->rc = json_iter_next(&r->it, &row, r->ld->err);
 		return row;
@@ -468,6 +468,17 @@ static int read_messages(struct loader *ld)
 	return CS_OK;
 }
 
+/* An id in a JSON-valued column: its text, a whole number printed into buf,
+ * or NULL. */
+static const char *id_text(const cJSON *e, char *buf, size_t n)
+{
+	if (cJSON_IsNumber(e) && e->valuedouble == floor(e->valuedouble) && fabs(e->valuedouble) < 1e15) {
+		snprintf(buf, n, "%.0f", e->valuedouble);
+		return buf;
+	}
+	return cJSON_IsString(e) ? e->valuestring : NULL;
+}
+
 /* One turn's query_message_ids and response_message_id. */
 static int turn_links(struct loader *ld, const cJSON *row, const struct jpath *at, size_t i)
 {
@@ -495,11 +506,7 @@ static int turn_links(struct loader *ld, const cJSON *row, const struct jpath *a
 	cJSON_ArrayForEach(e, q) {
 		struct jpath ep = JPATH_INDEX(&qp, k);
 		char buf[32];
-		const char *id = cJSON_IsString(e) ? e->valuestring : NULL;
-		if (cJSON_IsNumber(e) && e->valuedouble == floor(e->valuedouble) && fabs(e->valuedouble) < 1e15) {
-			snprintf(buf, sizeof buf, "%.0f", e->valuedouble);
-			id = buf;
-		}
+		const char *id = id_text(e, buf, sizeof buf);
 		long m = id ? message_index(ld, id) : -1;
 		if (!id)
 			rc = json_fail(ld->d, ld->err, CS_ETYPE, &ep, NULL, "expected a message id, got %s", json_type_name(e));
@@ -516,9 +523,8 @@ static int turn_links(struct loader *ld, const cJSON *row, const struct jpath *a
 	return CS_OK;
 }
 
-/* query_message_ids and response_message_id, once messages are known: the
- * turns again (from an export read lazily, only those with links, each
- * parsed again from its place). */
+/* query_message_ids and response_message_id, once messages are known (an
+ * export's turns with links parsed again from their place). */
 static int read_turn_links(struct loader *ld)
 {
 	struct jpath tp = JPATH_KEY(JPATH_ROOT, "turns");
@@ -583,11 +589,7 @@ static int read_threads(struct loader *ld)
 		rc = CS_OK;
 		cJSON_ArrayForEach(e, anc) {
 			char buf[32];
-			const char *id = cJSON_IsString(e) ? e->valuestring : NULL;
-			if (cJSON_IsNumber(e) && e->valuedouble == floor(e->valuedouble) && fabs(e->valuedouble) < 1e15) {
-				snprintf(buf, sizeof buf, "%.0f", e->valuedouble);
-				id = buf;
-			}
+			const char *id = id_text(e, buf, sizeof buf);
 			long t = id ? ledger_turn_index(l, id) : -1;
 			if (!id)
 				rc = json_fail(ld->d, ld->err, CS_ETYPE, &ap, NULL, "ancestry[%zu]: expected a turn id, got %s",
