@@ -277,10 +277,18 @@ static void pool_fini(struct json_pool *p)
 	*p = (struct json_pool){ 0 };
 }
 
-/* Drops what a pool holds but its newest (largest) chunk, kept for reuse. */
+/* Drops what a pool holds but its newest (largest) chunk, kept for reuse;
+ * under AddressSanitizer every chunk goes, so that a pointer a loader kept
+ * into an element already dropped is caught where it is read. */
 static void pool_reset(struct json_pool *p)
 {
 	struct json_pool_chunk *keep = p->head;
+#ifdef __SANITIZE_ADDRESS__
+	size_t next_cap = p->next_cap;
+	pool_fini(p);
+	p->next_cap = next_cap;
+	keep = NULL;
+#endif
 	if (!keep)
 		return;
 	for (struct json_pool_chunk *c = keep->next, *next; c; c = next) {

@@ -2,8 +2,9 @@
  * element at a time (json_doc_parse_lazy, json_iter). Every error a whole
  * parse gives (syntax, \u0000, depth, duplicate keys) comes out the same,
  * at the same line and column, whichever order the arrays are walked in;
- * the elements share one element's memory; an array not read lazily (a key
- * with escapes) is walked from the tree. */
+ * the elements share one element's memory (under AddressSanitizer each is
+ * freed instead); an array not read lazily (a key with escapes) is walked
+ * from the tree. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -133,7 +134,9 @@ static void test_one_element_at_a_time(void **state)
 		assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(el, "id")), want);
 		if (!first)
 			first = el;
+#ifndef __SANITIZE_ADDRESS__ /* which frees each element's memory instead, to catch pointers kept into it */
 		assert_ptr_equal(el, first); /* the element before was dropped: its memory reused */
+#endif
 		if (n == 500)
 			at500 = it.el_start;
 		n++;
