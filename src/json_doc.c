@@ -373,6 +373,13 @@ static bool is_bom(const char *s, size_t n, size_t p)
 	return p + 3 <= n && !memcmp(s + p, "\xEF\xBB\xBF", 3);
 }
 
+/* Where cJSON starts reading a whole text: past a byte order mark, which
+ * it skips only when more than one byte follows it. */
+static size_t text_start(const char *s, size_t n)
+{
+	return n > 4 && is_bom(s, n, 0) ? 3 : 0;
+}
+
 static size_t skip_ws(const char *s, size_t n, size_t p)
 {
 	while (p < n && (unsigned char)s[p] <= ' ') /* cJSON's white space */
@@ -515,7 +522,7 @@ static int top_value(struct json_doc *d, bool validate, size_t p, cJSON **v, siz
 static int top_parse(struct json_doc *d, bool validate, size_t *fail)
 {
 	const char *s = d->data;
-	size_t n = d->len, p = skip_ws(s, n, is_bom(s, n, 0) ? 3 : 0) + 1, end = 0; /* past the '{' */
+	size_t n = d->len, p = skip_ws(s, n, text_start(s, n)) + 1, end = 0; /* past the '{' */
 	if (!validate) {
 		if (!(d->root = pool_item(&d->pool)))
 			return CS_ENOMEM;
@@ -575,7 +582,7 @@ static int first_syntax_error(struct json_doc *d, size_t found, struct cs_error 
 int json_doc_parse_lazy(struct json_doc *d, const char *data, size_t len, const char *const *lazy,
 			struct cs_error *err)
 {
-	size_t p = skip_ws(data, len, is_bom(data, len, 0) ? 3 : 0), at = 0, fail = 0;
+	size_t p = skip_ws(data, len, text_start(data, len)), at = 0, fail = 0;
 	if (p >= len || data[p] != '{')
 		return json_doc_parse(d, data, len, err);
 	*d = (struct json_doc){ .data = data, .len = len, .lazy = lazy };

@@ -2,15 +2,48 @@
  * (with its depth, NUL and duplicate-key checks), json_scan_top_keys,
  * json_locate on a path taken from the input, and text_position at every
  * end: none may read outside the input (an exact-size copy, so ASan sees
- * a read past the end), and a refusal always says why and where. */
+ * a read past the end), and a refusal always says why and where. The same
+ * text read lazily (json_doc_parse_lazy, every lazy array walked) must give
+ * the same syntax error, or none when the whole parse has none. */
 #include "json_doc.h"
 #include "json_scan.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static bool syntax_class(int rc)
+{
+	return rc == CS_ESYNTAX || rc == CS_ELIMIT;
+}
+
+/* The lazy parse of s with every lazy array walked, last key first: its
+ * first error. */
+static int lazy_all(char *s, size_t size, struct cs_error *err)
+{
+	static const char *const lazy[] = { "a", "b", "nodes", "items", NULL };
+	struct json_doc d;
+	int rc = json_doc_parse_lazy(&d, s, size, lazy, err);
+	for (int k = 3; k >= 0 && rc == CS_OK; k--) {
+		struct json_array arr;
+		struct jpath at = JPATH_KEY(JPATH_ROOT, lazy[k]);
+		if (!cJSON_IsObject(d.root) || json_get_lazy(&d, lazy[k], JSON_OPTIONAL, &arr, err) != CS_OK)
+			continue; /* not an array: the loaders' error, not the parser's */
+		struct json_iter it;
+		json_iter_init(&it, &d, &arr, &at);
+		const cJSON *el = NULL;
+		size_t n = 0;
+		while ((rc = json_iter_next(&it, &el, err)) == CS_OK && el)
+			n++;
+		if (rc == CS_OK && n != arr.count)
+			abort();
+	}
+	json_doc_free(&d);
+	return rc;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -26,6 +59,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc != CS_OK && rc != CS_ENOMEM && err.message[0] == '\0')
 		abort();
 	json_doc_free(&d);
+
+	/* Read lazily, the same text gives the same syntax error (line, column,
+	 * message), or none; a duplicate key found in an array before a later
+	 * syntax error is the one difference streaming allows. */
+	struct cs_error lerr;
+	cs_error_clear(&lerr);
+	int lrc = lazy_all(s, size, &lerr);
+	if (lrc != CS_ENOMEM && rc != CS_ENOMEM) {
+		if (syntax_class(lrc) && (lrc != rc || lerr.line != err.line || lerr.column != err.column ||
+					  strcmp(lerr.message, err.message)))
+			abort();
+		if ((rc == CS_OK) != (lrc == CS_OK) || (lrc == CS_ESTRUCT && rc != CS_ESTRUCT && !syntax_class(rc)))
+			abort();
+	}
 
 	struct json_keys keys = { 0 };
 	cs_error_clear(&err);

@@ -78,6 +78,7 @@ static void test_errors_as_a_whole_parse(void **state)
 		"{\"a\": [1 2], \"b\": []}",                         /* a missing comma */
 		"{\"a\": [ \xEF\xBB\xBF" "1], \"b\": []}",           /* a byte order mark inside */
 		"\xEF\xBB\xBF{\"a\": [1], \"b\": [2]}",              /* one at the start is fine */
+		"\xEF\xBB\xBF{", "\xEF\xBB\xBF", "\xEF\xBB\xBF {\"a\": [1]}", "{\"a\": [1] \xEF\xBB\xBF}",
 		"{\"a\": [\"x\\u0000\"], \"b\": [1 2]}",             /* the syntax error before the NUL */
 		"{\"a\": [\"x\", \"y\\u0000z\"], \"b\": [1]}",       /* the NUL */
 		"{\"a\": [{\"k\": 1, \"k\": 2}], \"b\": [1]}",       /* a duplicate key in an element */
