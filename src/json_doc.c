@@ -282,9 +282,7 @@ static void pool_reset(struct json_pool *p)
 {
 	struct json_pool_chunk *keep = p->head;
 #ifdef __SANITIZE_ADDRESS__
-	size_t next_cap = p->next_cap;
-	pool_fini(p);
-	p->next_cap = next_cap;
+	pool_fini(p); /* and the next chunk small again: not one of 8 MB per element */
 	keep = NULL;
 #endif
 	if (!keep)
