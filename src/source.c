@@ -169,10 +169,15 @@ long source_add_piece(struct source *src)
 
 int source_adopt_piece_text(struct source *src, long piece, const char *text, size_t n)
 {
+	return source_adopt_piece_counted(src, piece, text, n, utf8_count_code_points(text, n));
+}
+
+int source_adopt_piece_counted(struct source *src, long piece, const char *text, size_t n, size_t code_points)
+{
 	struct piece *p = &src->pieces[piece];
 	p->text = text;
 	p->text_bytes = n;
-	p->code_points = utf8_count_code_points(text, n);
+	p->code_points = code_points;
 	p->lines = utf8_count_lines(text, n);
 	p->tokens = tokens_estimate(p->code_points, src->settings.chars_per_token);
 	p->flags = hidden_scan(text, n, NULL) ? p->flags | PIECE_HIDDEN : p->flags & ~(unsigned)PIECE_HIDDEN;

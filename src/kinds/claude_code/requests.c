@@ -32,8 +32,12 @@ struct build {
 	size_t *parent;         /* per line: its parentUuid's line once looked up (PARENT_UNKNOWN before);
 				 * every prompt walks its chain, so each link is hashed once, not once a request */
 	size_t walks;
+	long *done;             /* per line: WALK_OPEN, or the boundary (-1 none) its chain was seen to end at by a
+				 * walk that needed no prompt (walk_prompt's memo) */
 	struct cs_error *err;
 };
+
+#define WALK_OPEN (-2L)
 
 static bool conversation(const struct cc_line *l)
 {
@@ -166,18 +170,36 @@ static int find_requests(struct build *b)
 	return rc;
 }
 
+/* Marks the lines of a walk that ended without a loop: a later walk that
+ * reaches one of them would go the same way to the same end, its links
+ * already looked up (and warned about) once. */
+static void memo_walk(struct build *b, size_t n, long boundary)
+{
+	for (size_t i = 0; i < n; i++)
+		b->done[b->chain[i]] = boundary;
+}
+
 /* The prompt's lines, newest first, into b->chain; the boundary it starts
- * after into *boundary (-1 none). */
-static int walk_prompt(struct build *b, size_t first, size_t *n, long *boundary)
+ * after into *boundary (-1 none). With memo (a request whose prompt is not
+ * built, only its boundary asked for), the walk stops at a line an earlier
+ * such walk went through, taking that walk's end: each line is walked once
+ * over the unreplayed requests instead of once a request. */
+static int walk_prompt(struct build *b, size_t first, size_t *n, long *boundary, bool memo)
 {
 	struct cc_model *m = b->m;
 	int rc = CS_OK;
 	size_t walk = ++b->walks;
+	bool loop = false;
 	*n = 0;
 	*boundary = -1;
 	b->stamp[first] = walk;
 	for (size_t i = parent_of(b, first, false, &rc); i != STRMAP_NONE; i = parent_of(b, i, false, &rc)) {
+		if (memo && b->done[i] != WALK_OPEN) {
+			*boundary = b->done[i];
+			break;
+		}
 		if (b->stamp[i] == walk) {
+			loop = true;
 			if (!m->lines[i].warned && source_warn(b->src, -1, m->lines[i].line, 0, "line %ld: its parentUuid "
 							       "chain loops back to it; the chain ends there",
 							       m->lines[i].line) != CS_OK)
@@ -202,7 +224,29 @@ static int walk_prompt(struct build *b, size_t first, size_t *n, long *boundary)
 		}
 		b->chain[(*n)++] = i;
 	}
+	if (memo && !loop)
+		memo_walk(b, *n, *boundary);
 	return rc == CS_OK ? CS_OK : cs_error_nomem(b->err);
+}
+
+/* Room for n units in all (known from the replay window), in one
+ * allocation each instead of doublings. */
+static int reserve_units(struct build *b, size_t n)
+{
+	struct request_model *rm = &b->m->req;
+	if (n <= rm->cap_units)
+		return CS_OK;
+	struct req_unit *u = cs_reallocarray(rm->units, n, sizeof *u);
+	if (u)
+		rm->units = u;
+	size_t *ub = u ? cs_reallocarray(b->m->unit_block, n, sizeof *ub) : NULL;
+	if (!ub)
+		return cs_error_nomem(b->err);
+	b->m->unit_block = ub;
+	rm->cap_units = n;
+	bulk_advise(rm->units, n * sizeof *u);
+	bulk_advise(ub, n * sizeof *ub);
+	return CS_OK;
 }
 
 static struct req_unit *new_unit(struct build *b, size_t block)
@@ -268,7 +312,7 @@ static int request_units(struct build *b, size_t k, bool replay)
 	struct req_request *r = &m->req.reqs[k];
 	struct cc_req *c = &m->creqs[k];
 	size_t n;
-	int rc = walk_prompt(b, c->first_line, &n, &c->boundary);
+	int rc = walk_prompt(b, c->first_line, &n, &c->boundary, !replay);
 	c->replayed = replay;
 	if (!replay)
 		n = 0; /* listed with its recorded usage, its prompt not rebuilt */
@@ -403,7 +447,7 @@ static int make_pieces(struct source *src, struct cc_model *m)
 		if (sidechain(m, l) || (l->type != CL_USER && l->type != CL_ASSISTANT))
 			continue;
 		long i = source_add_piece(src);
-		if (i < 0 || source_adopt_piece_text(src, i, blk->text, blk->text_len) != CS_OK)
+		if (i < 0 || source_adopt_piece_counted(src, i, blk->text, blk->text_len, blk->code_points) != CS_OK)
 			return CS_ENOMEM;
 		blk->piece = i;
 		struct piece *p = &src->pieces[i];
@@ -516,12 +560,12 @@ void cc_set_max_units(size_t n)
 static int replay_window(struct build *b)
 {
 	struct cc_model *m = b->m;
-	size_t total = 0;
+	size_t total = 0, window = 0; /* units: of the requests walked, of the ones replayed */
 	m->first_replayed = 0;
 	for (size_t k = m->req.nreqs; k-- > 0;) {
 		size_t n;
 		long boundary;
-		if (walk_prompt(b, m->creqs[k].first_line, &n, &boundary) != CS_OK)
+		if (walk_prompt(b, m->creqs[k].first_line, &n, &boundary, false) != CS_OK)
 			return cs_error_nomem(b->err);
 		for (size_t i = 0; i < n; i++)
 			total += m->lines[b->chain[i]].nblocks;
@@ -530,8 +574,9 @@ static int replay_window(struct build *b)
 			m->first_replayed = k + 1;
 			break;
 		}
+		window = total;
 	}
-	return CS_OK;
+	return reserve_units(b, window + m->first_replayed); /* one unit each before the window */
 }
 
 int cc_build(struct source *src, struct cc_model *m, struct cs_error *err)
@@ -539,9 +584,12 @@ int cc_build(struct source *src, struct cc_model *m, struct cs_error *err)
 	struct build b = { .src = src, .m = m, .uuids = STRMAP_INIT, .err = err };
 	b.stamp = cs_calloc(m->nlines ? m->nlines : 1, sizeof *b.stamp);
 	b.parent = cs_reallocarray(NULL, m->nlines ? m->nlines : 1, sizeof *b.parent);
-	for (size_t i = 0; b.parent && i < m->nlines; i++)
+	b.done = cs_reallocarray(NULL, m->nlines ? m->nlines : 1, sizeof *b.done);
+	for (size_t i = 0; b.parent && b.done && i < m->nlines; i++) {
 		b.parent[i] = PARENT_UNKNOWN;
-	int rc = b.stamp && b.parent ? index_uuids(&b) : cs_error_nomem(err);
+		b.done[i] = WALK_OPEN;
+	}
+	int rc = b.stamp && b.parent && b.done ? index_uuids(&b) : cs_error_nomem(err);
 	if (rc == CS_OK)
 		rc = mark_main(&b) == CS_OK ? CS_OK : cs_error_nomem(err);
 	if (rc == CS_OK)
@@ -570,5 +618,6 @@ int cc_build(struct source *src, struct cc_model *m, struct cs_error *err)
 	cs_free(b.chain);
 	cs_free(b.stamp);
 	cs_free(b.parent);
+	cs_free(b.done);
 	return rc;
 }
