@@ -510,7 +510,15 @@ static int predict(struct build *b, size_t k)
 
 int cc_select(struct source *src, size_t k, struct cs_error *err)
 {
-	struct build b = { .src = src, .m = src->model, .uuids = STRMAP_INIT, .err = err };
+	struct cc_model *m = src->model;
+	if (m->req.predicted_for == request_exclusions(src)) {
+		/* Every request's prediction and cause stands (they follow the
+		 * exclusions, not which request is shown): a step to another
+		 * request only takes its lints, instead of predicting them all. */
+		m->req.current = k;
+		return request_relint(src, &m->req, err);
+	}
+	struct build b = { .src = src, .m = m, .uuids = STRMAP_INIT, .err = err };
 	int rc = predict(&b, k);
 	if (rc == CS_OK)
 		request_predicted(&b.m->req, request_exclusions(src));

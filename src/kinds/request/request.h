@@ -109,8 +109,9 @@ struct request_model {
 	size_t current;             /* the request whose units are pieces */
 	struct json_doc doc;        /* the current request's document */
 	const cJSON *body;          /* the current request's body inside doc */
-	struct req_lint *lints;     /* of the current request, then the sequence's (cs_malloc'd) */
+	struct req_lint *lints;     /* the sequence's, then the current request's (cs_malloc'd) */
 	size_t nlints, cap_lints;
+	size_t nsequence_lints;     /* how many of them are the sequence's (request_predict) */
 	size_t nbreakpoints;        /* of the current request, automatic included */
 	struct req_model_facts *user_facts; /* from the user's cache.yml, by model name (cs_malloc'd) */
 	size_t nuser_facts;
@@ -177,6 +178,10 @@ bool request_volatile(const char *s, size_t n, size_t *at, size_t *len);
 /* Predicts every request's cache reads and writes, first differences and
  * causes, and the sequence lints. */
 int request_predict(struct source *src, struct request_model *m, struct cs_error *err);
+/* The current request's lints again, the predictions standing (m->current
+ * changed, nothing else): what request_predict would give, without going
+ * over every request. */
+int request_relint(struct source *src, struct request_model *m, struct cs_error *err);
 
 /* ---- steps.c: the requests of a log one at a time ------------------------ */
 

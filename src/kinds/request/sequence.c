@@ -419,23 +419,39 @@ static int volatile_lints(struct pred *p, const struct req_request *r)
 	return CS_OK;
 }
 
+/* The current request's lints, after the sequence's. */
+static int current_lints(struct pred *p)
+{
+	struct request_model *m = p->m;
+	const struct req_request *cur = &m->reqs[m->current];
+	if (!prepare(p, cur))
+		return CS_ENOMEM;
+	const struct req_model_facts *f = request_facts(m, cur->model, NULL);
+	int rc = m->provider == REQ_ANTHROPIC ? breakpoint_lints(p, cur, f) : CS_OK;
+	return rc == CS_OK ? volatile_lints(p, cur) : rc;
+}
+
+static int pred_done(struct pred *p, int rc, struct cs_error *err)
+{
+	cs_free(p->cache.s);
+	cs_free(p->prefix);
+	cs_free(p->keys);
+	return rc == CS_OK ? CS_OK : cs_error_nomem(err);
+}
+
 int request_predict(struct source *src, struct request_model *m, struct cs_error *err)
 {
 	struct pred p = { .src = src, .m = m };
 	int rc = CS_OK;
 	for (size_t k = 0; k < m->nreqs && rc == CS_OK; k++)
 		rc = predict_one(&p, (long)k);
-	const struct req_request *cur = &m->reqs[m->current];
-	if (rc == CS_OK && prepare(&p, cur)) {
-		const struct req_model_facts *f = request_facts(m, cur->model, NULL);
-		rc = m->provider == REQ_ANTHROPIC ? breakpoint_lints(&p, cur, f) : CS_OK;
-		if (rc == CS_OK)
-			rc = volatile_lints(&p, cur);
-	} else if (rc == CS_OK) {
-		rc = CS_ENOMEM;
-	}
-	cs_free(p.cache.s);
-	cs_free(p.prefix);
-	cs_free(p.keys);
-	return rc == CS_OK ? CS_OK : cs_error_nomem(err);
+	m->nsequence_lints = m->nlints;
+	return pred_done(&p, rc == CS_OK ? current_lints(&p) : rc, err);
+}
+
+int request_relint(struct source *src, struct request_model *m, struct cs_error *err)
+{
+	struct pred p = { .src = src, .m = m };
+	m->nlints = m->nsequence_lints;
+	return pred_done(&p, current_lints(&p), err);
 }
