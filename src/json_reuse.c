@@ -84,66 +84,57 @@ void json_reuse_fini(struct json_reuse *r)
 
 /* ---- the checks: true when json_doc_parse would find nothing ------------ */
 
-#define ONES 0x0101010101010101ull
-#define HIGHS 0x8080808080808080ull
-
-/* Where the next '"' or '\\' is in s[i..n), or n: sixteen bytes at a time
- * with SSE2, else eight (a word's bytes that equal c show as high bits of
- * has(w ^ c*ONES)). Most of a session's bytes are string text. */
-static size_t quote_or_escape(const char *s, size_t n, size_t i)
+/* Whether "u0000" appears anywhere in s[0..n): when it does not, no string
+ * holds a \u0000 escape (json_doc.c's NUL check passes); the rare text
+ * that has it, escaped or not, goes to json_doc_parse. A 'u' followed by a
+ * '0' is looked for sixteen bytes at a time with SSE2: the pair is rare in
+ * text, where a 'u' alone or a backslash is not. */
+static bool has_u0000(const char *s, size_t n)
 {
+	size_t i = 0;
+	if (n < 5)
+		return false;
 #ifdef __SSE2__
-	const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
-	for (; i + 16 <= n; i += 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-		unsigned hit = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
-		if (hit)
-			return i + (size_t)__builtin_ctz(hit);
-	}
-#endif
-	for (; i + 8 <= n; i += 8) {
-		uint64_t w, q, b;
-		memcpy(&w, s + i, sizeof w);
-		q = w ^ (ONES * '"');
-		b = w ^ (ONES * '\\');
-		if (((q - ONES) & ~q & HIGHS) | ((b - ONES) & ~b & HIGHS))
-			break;
-	}
-	for (; i < n; i++)
-		if (s[i] == '"' || s[i] == '\\')
-			return i;
-	return n;
-}
-
-/* The nesting stays within JSON_MAX_DEPTH and no string holds a \u0000
- * escape: json_doc.c's prescan would pass the text. A string's escapes
- * are stepped over two bytes at a time, as there. */
-static bool scan_passes(const char *s, size_t n)
-{
-	size_t depth = 0;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (c == '"') {
-			for (i = quote_or_escape(s, n, i + 1); i < n && s[i] == '\\'; i = quote_or_escape(s, n, i + 2))
-				if (s[i + 1 < n ? i + 1 : i] == 'u' && i + 5 < n && !memcmp(s + i + 1, "u0000", 5))
-					return false;
-		} else if (c == '{' || c == '[') {
-			if (++depth > JSON_MAX_DEPTH)
-				return false;
-		} else if ((c == '}' || c == ']') && depth) {
-			depth--;
+	const __m128i u = _mm_set1_epi8('u'), zero = _mm_set1_epi8('0');
+	for (; i + 17 <= n; i += 16) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 1));
+		unsigned hit = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, u), _mm_cmpeq_epi8(b, zero)));
+		for (; hit; hit &= hit - 1) {
+			size_t at = i + (size_t)__builtin_ctz(hit);
+			if (at + 5 <= n && !memcmp(s + at, "u0000", 5))
+				return true;
 		}
 	}
+#endif
+	for (; i + 5 <= n; i++)
+		if (s[i] == 'u' && s[i + 1] == '0' && !memcmp(s + i, "u0000", 5))
+			return true;
+	return false;
+}
+
+/* Only blanks from s[at] to the end: cJSON took the whole text (json_doc.c's
+ * depth count runs over all of it, a tree's depth over what cJSON took). */
+static bool all_taken(const char *s, size_t n, const char *end)
+{
+	if (!end || end < s || end > s + n)
+		return false;
+	for (size_t i = (size_t)(end - s); i < n; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
+			return false;
 	return true;
 }
 
-/* No object of the tree has a key twice (or one too big to tell here). A
- * key's length and first and last bytes pick one of 64 bits; two keys on
- * one bit are compared. */
-static bool keys_unique(const cJSON *v)
+/* The tree nests JSON_MAX_DEPTH containers at most (depth: v's own) and no
+ * object has a key twice (nor more keys than this checks itself). A key's
+ * length and first and last bytes pick one of 64 bits; two keys on one bit
+ * are compared. */
+static bool tree_passes(const cJSON *v, size_t depth)
 {
 	if (!cJSON_IsObject(v) && !cJSON_IsArray(v))
 		return true;
+	if (depth > JSON_MAX_DEPTH)
+		return false;
 	if (cJSON_IsObject(v)) {
 		const cJSON *keys[REUSE_PAIRWISE_MAX];
 		size_t nkeys = 0;
@@ -166,7 +157,7 @@ static bool keys_unique(const cJSON *v)
 					return false;
 	}
 	for (const cJSON *it = v->child; it; it = it->next)
-		if (!keys_unique(it))
+		if (!tree_passes(it, depth + 1))
 			return false;
 	return true;
 }
@@ -174,15 +165,16 @@ static bool keys_unique(const cJSON *v)
 int json_reuse_parse(struct json_reuse *r, struct json_doc *d, const char *data, size_t len, struct cs_error *err)
 {
 	*d = (struct json_doc){ .data = data, .len = len };
-	if (scan_passes(data, len)) {
+	if (!has_u0000(data, len)) {
 		reset(r);
 		active = r;
 		cJSON_Hooks hooks = { .malloc_fn = reuse_alloc, .free_fn = reuse_free };
 		cJSON_InitHooks(&hooks);
-		cJSON *root = cJSON_ParseWithLengthOpts(data, len, NULL, false);
+		const char *end = NULL;
+		cJSON *root = cJSON_ParseWithLengthOpts(data, len, &end, false);
 		cs_alloc_install_cjson_hooks(); /* every other tree (built, printed) as before */
 		active = NULL;
-		if (root && keys_unique(root)) {
+		if (root && all_taken(data, len, end) && tree_passes(root, 1)) {
 			d->root = root;
 			return CS_OK;
 		}

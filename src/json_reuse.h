@@ -2,9 +2,10 @@
  * of a JSON Lines file). Each tree is built in one pool that is kept from
  * document to document (reset, not freed: no allocation per line once it is
  * big enough), and json_doc_parse's checks (nesting depth, \u0000 escapes,
- * keys that appear twice) are made by a scan that finds nothing on good
- * input. A document that fails any of them, or that cJSON refuses, is parsed
- * again by json_doc_parse itself, so every error is its own, word for word. */
+ * keys that appear twice) are made on the tree, and by one quick look at the
+ * text for "u0000". A document that fails any of them, that cJSON refuses,
+ * or that goes on past what cJSON took, is parsed again by json_doc_parse
+ * itself, so every error is its own, word for word. */
 #ifndef CTXSCOPE_JSON_REUSE_H
 #define CTXSCOPE_JSON_REUSE_H
 

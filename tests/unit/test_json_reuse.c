@@ -77,6 +77,12 @@ static void test_same_as_json_doc(void **state)
 		sb_puts(&s, dup ? ", \"k57\": 0}}" : "}}");
 		same_answer(&pool, sb_str(&s), s.len);
 	}
+	sb_reset(&s); /* deep, after what cJSON takes */
+	sb_puts(&s, "{\"a\": 1} ");
+	sb_repeat(&s, "[", JSON_MAX_DEPTH + 5);
+	same_answer(&pool, sb_str(&s), s.len);
+	same(&pool, "{\"a\": \"text with u0000 in it, not an escape\"}");
+	same(&pool, "{\"a\": 1}  \n ");
 	for (int extra = 0; extra < 2; extra++) { /* the depth limit, and one past it */
 		sb_reset(&s);
 		sb_repeat(&s, "[", JSON_MAX_DEPTH + (size_t)extra);
