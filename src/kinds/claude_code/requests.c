@@ -438,6 +438,64 @@ static int edit_causes(struct build *b)
  * piece list stays the same whichever request is opened: the request's
  * assembly takes those in its prompt and drops the rest (compacted, later,
  * or on another branch). Ids name the line: "line5.content[0]". */
+/* Appends s[0..n) to buf[*at..cap), or marks the buffer full (*at = cap + 1). */
+static void put(char *buf, size_t cap, size_t *at, const char *s, size_t n)
+{
+	if (*at > cap || cap - *at < n) {
+		*at = cap + 1;
+		return;
+	}
+	memcpy(buf + *at, s, n);
+	*at += n;
+}
+
+static void put_number(char *buf, size_t cap, size_t *at, unsigned long v)
+{
+	char digits[24];
+	size_t n = sizeof digits;
+	do
+		digits[--n] = (char)('0' + v % 10);
+	while ((v /= 10) && n);
+	put(buf, cap, at, digits + n, sizeof digits - n);
+}
+
+/* A piece's id, "line5.content[0]", and label, "line5.content[0] text: Let
+ * me look at..." (the first 40 bytes, whole characters, blanks for line
+ * breaks and tabs), written by hand: printf was 2% of a large session's load. */
+static int name_piece(struct source *src, struct piece *p, const struct cc_line *l, const struct cc_block *blk,
+		      size_t j)
+{
+	char buf[256];
+	size_t at = 0, cap = sizeof buf;
+	put(buf, cap, &at, "line", 4);
+	put_number(buf, cap, &at, (unsigned long)l->line);
+	put(buf, cap, &at, ".content[", 9);
+	put_number(buf, cap, &at, j);
+	put(buf, cap, &at, "]", 1);
+	size_t id_len = at;
+	const char *type = l->compact_summary ? "compact summary" : blk->type;
+	size_t n = blk->text_len < 40 ? blk->text_len : 40;
+	while (n < blk->text_len && n > 0 && ((unsigned char)blk->text[n] & 0xC0) == 0x80)
+		n--;
+	put(buf, cap, &at, " ", 1);
+	put(buf, cap, &at, type, strlen(type));
+	put(buf, cap, &at, ": ", 2);
+	size_t snip = at;
+	put(buf, cap, &at, blk->text, n);
+	for (size_t i = snip; i < at && at <= cap; i++)
+		if (buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t')
+			buf[i] = ' ';
+	if (n < blk->text_len)
+		put(buf, cap, &at, "...", 3);
+	if (at > cap) /* a type name too long for the buffer */
+		p->label = arena_printf(&src->arena, "%.*s %s: %.*s%s", (int)id_len, buf, type, (int)n, blk->text,
+					n < blk->text_len ? "..." : "");
+	else
+		p->label = arena_strndup(&src->arena, buf, at);
+	p->id = arena_strndup(&src->arena, buf, id_len);
+	return p->id && p->label ? CS_OK : CS_ENOMEM;
+}
+
 static int make_pieces(struct source *src, struct cc_model *m)
 {
 	for (size_t bi = 0; bi < m->nblocks; bi++) {
@@ -451,20 +509,9 @@ static int make_pieces(struct source *src, struct cc_model *m)
 			return CS_ENOMEM;
 		blk->piece = i;
 		struct piece *p = &src->pieces[i];
-		p->id = arena_printf(&src->arena, "line%ld.content[%zu]", l->line, bi - l->first_block);
 		p->role = l->type == CL_ASSISTANT ? "assistant" : "user";
 		p->kind_index = bi;
-		char snip[48];
-		size_t n = blk->text_len < 40 ? blk->text_len : 40;
-		while (n < blk->text_len && n > 0 && ((unsigned char)blk->text[n] & 0xC0) == 0x80)
-			n--;
-		snprintf(snip, sizeof snip, "%.*s", (int)n, blk->text);
-		for (char *c = snip; *c; c++)
-			if (*c == '\n' || *c == '\r' || *c == '\t')
-				*c = ' ';
-		p->label = p->id ? arena_printf(&src->arena, "%s %s: %s%s", p->id, l->compact_summary ? "compact summary"
-						: blk->type, snip, n < blk->text_len ? "..." : "") : NULL;
-		if (!p->label)
+		if (name_piece(src, p, l, blk, bi - l->first_block) != CS_OK)
 			return CS_ENOMEM;
 	}
 	return CS_OK;
