@@ -125,37 +125,43 @@ static bool all_taken(const char *s, size_t n, const char *end)
 	return true;
 }
 
+/* Whether two keys of obj are the same (or there are more keys than this
+ * checks itself): a key's length and first, second and last bytes pick one
+ * of 64 bits, and only keys on one bit are compared. */
+static bool keys_repeat(const cJSON *obj)
+{
+	const char *keys[REUSE_PAIRWISE_MAX];
+	unsigned char bits[REUSE_PAIRWISE_MAX];
+	size_t nkeys = 0;
+	uint64_t seen = 0, again = 0;
+	for (const cJSON *it = obj->child; it; it = it->next) {
+		if (!it->string)
+			continue;
+		if (nkeys == REUSE_PAIRWISE_MAX)
+			return true;
+		const unsigned char *k = (const unsigned char *)it->string;
+		size_t len = strlen(it->string);
+		unsigned bit = (unsigned)(len * 11u + (len ? k[0] * 5u + k[1] * 3u + k[len - 1] : 0u)) & 63u;
+		again |= seen & (1ull << bit);
+		seen |= 1ull << bit;
+		keys[nkeys] = it->string;
+		bits[nkeys++] = (unsigned char)bit;
+	}
+	for (size_t a = 0; again && a < nkeys; a++)
+		for (size_t b = a + 1; b < nkeys; b++)
+			if (bits[a] == bits[b] && !strcmp(keys[a], keys[b]))
+				return true;
+	return false;
+}
+
 /* The tree nests JSON_MAX_DEPTH containers at most (depth: v's own) and no
- * object has a key twice (nor more keys than this checks itself). A key's
- * length and first and last bytes pick one of 64 bits; two keys on one bit
- * are compared. */
+ * object has a key twice. */
 static bool tree_passes(const cJSON *v, size_t depth)
 {
 	if (!cJSON_IsObject(v) && !cJSON_IsArray(v))
 		return true;
-	if (depth > JSON_MAX_DEPTH)
+	if (depth > JSON_MAX_DEPTH || (cJSON_IsObject(v) && keys_repeat(v)))
 		return false;
-	if (cJSON_IsObject(v)) {
-		const cJSON *keys[REUSE_PAIRWISE_MAX];
-		size_t nkeys = 0;
-		uint64_t seen = 0, again = 0;
-		for (const cJSON *it = v->child; it; it = it->next) {
-			if (!it->string)
-				continue;
-			if (nkeys == REUSE_PAIRWISE_MAX)
-				return false;
-			size_t len = strlen(it->string);
-			unsigned bit = (unsigned)(len * 7u + (unsigned char)it->string[0] * 3u +
-						  (len ? (unsigned char)it->string[len - 1] : 0u)) & 63u;
-			again |= seen & (1ull << bit);
-			seen |= 1ull << bit;
-			keys[nkeys++] = it;
-		}
-		for (size_t a = 0; again && a < nkeys; a++)
-			for (size_t b = a + 1; b < nkeys; b++)
-				if (!strcmp(keys[a]->string, keys[b]->string))
-					return false;
-	}
 	for (const cJSON *it = v->child; it; it = it->next)
 		if (!tree_passes(it, depth + 1))
 			return false;

@@ -337,6 +337,30 @@ static void test_step_same_as_full_prediction(void **state)
 	free(dir);
 }
 
+/* A block's lines, code points and hidden characters, counted as it is
+ * read, are its piece's. */
+static void test_piece_counts(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	support_write(dir, "hidden.jsonl",
+		      "{\"type\":\"user\",\"uuid\":\"u1\",\"parentUuid\":null,\"sessionId\":\"0000-test\",\"message\":"
+		      "{\"role\":\"user\",\"content\":\"one\\ntwo \\u202e three\\n\"}}\n"
+		      "{\"type\":\"assistant\",\"uuid\":\"a1\",\"parentUuid\":\"u1\",\"sessionId\":\"0000-test\",\"message\":"
+		      "{\"id\":\"m1\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"plain\"}]}}\n");
+	struct source *src = support_load(support_path(dir, "hidden.jsonl"), NULL);
+	assert_int_equal(src->npieces, 2);
+	assert_int_equal(src->pieces[0].lines, 2);
+	assert_int_equal(src->pieces[0].code_points, 16); /* "one\ntwo \u202e three\n" */
+	assert_true(src->pieces[0].flags & PIECE_HIDDEN);
+	assert_int_equal(src->pieces[1].lines, 1);
+	assert_int_equal(src->pieces[1].code_points, 5);
+	assert_false(src->pieces[1].flags & PIECE_HIDDEN);
+	source_free(src);
+	support_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_replay_window),
 		cmocka_unit_test(test_request_setting),
 		cmocka_unit_test(test_step_same_as_full_prediction),
+		cmocka_unit_test(test_piece_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

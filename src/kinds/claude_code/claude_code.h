@@ -34,6 +34,9 @@ struct cc_block {
 	const char *text;      /* what it renders to; the model's bulk */
 	size_t text_len;
 	size_t code_points;    /* of text */
+	size_t lines;          /* of text (utf8_count_lines) */
+	bool hidden;           /* text holds hidden characters (hidden_scan) */
+	bool tool;             /* a tool_use or tool_result block */
 	uint64_t hash;         /* FNV-1a of its JSON */
 	long tokens;
 	const char *tool_id;   /* tool_use id, or tool_result's tool_use_id; NULL none */

@@ -8,6 +8,7 @@
 #include "claude_code.h"
 
 #include "alloc.h"
+#include "hidden.h"
 #include "json_doc.h"
 #include "json_reuse.h"
 #include "jsonl.h"
@@ -214,7 +215,11 @@ static int add_block(struct source *src, struct cc_model *m, const cJSON *b, con
 	sb_fini(&sb);
 	if (failed || !blk->type || !blk->text)
 		return cs_error_nomem(err);
+	/* counted now, the text fresh in the cache, not when it becomes a piece */
 	blk->code_points = utf8_count_code_points(blk->text, blk->text_len);
+	blk->lines = utf8_count_lines(blk->text, blk->text_len);
+	blk->hidden = hidden_scan(blk->text, blk->text_len, NULL);
+	blk->tool = !strcmp(type, "tool_use") || !strcmp(type, "tool_result");
 	blk->tokens = tokens_estimate(blk->code_points, src->settings.chars_per_token);
 	const char *id = get_str(b, "id") ? get_str(b, "id") : get_str(b, "tool_use_id");
 	const char *name = get_str(b, "name"), *file = get_str(get(b, "input"), "file_path");

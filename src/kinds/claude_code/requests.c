@@ -298,8 +298,8 @@ static int line_units(struct build *b, struct req_request *r, const struct cc_li
 		u->tokens = blk->tokens;
 		u->layer = RL_HISTORY;
 		u->message = (int)msg;
-		u->run = (!strcmp(blk->type, "tool_use") || !strcmp(blk->type, "tool_result")) &&
-			 u[-1].message == u->message && !strcmp(u[-1].type, u->type);
+		u->run = blk->tool && u[-1].message == u->message &&
+			 (u[-1].type == u->type || !strcmp(u[-1].type, u->type));
 		r->nunits++;
 	}
 	return CS_OK;
@@ -505,7 +505,8 @@ static int make_pieces(struct source *src, struct cc_model *m)
 		if (sidechain(m, l) || (l->type != CL_USER && l->type != CL_ASSISTANT))
 			continue;
 		long i = source_add_piece(src);
-		if (i < 0 || source_adopt_piece_counted(src, i, blk->text, blk->text_len, blk->code_points) != CS_OK)
+		if (i < 0 || source_adopt_piece_counted(src, i, blk->text, blk->text_len, blk->code_points, blk->lines,
+							 blk->hidden) != CS_OK)
 			return CS_ENOMEM;
 		blk->piece = i;
 		struct piece *p = &src->pieces[i];
