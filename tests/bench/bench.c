@@ -523,6 +523,24 @@ static void child_edits(const struct input *in, const struct options *opt, struc
 	source_free(src);
 }
 
+/* The input loaded and opened in the inspector; false (out->note says
+ * why) when it could not be. *t0: when the inspector started opening it. */
+static bool open_inspector(const struct input *in, struct child_result *out, struct app *app, double *t0)
+{
+	struct cs_error err;
+	cs_error_clear(&err);
+	struct source *src = load_to_edit(in, out);
+	if (!src)
+		return false;
+	*t0 = now_seconds();
+	if (app_init(app, src, false, &err) != CS_OK) {
+		snprintf(out->note, sizeof out->note, "inspector failed: %.120s", err.message);
+		app_fini(app);
+		return false;
+	}
+	return true;
+}
+
 /* The inspector's edit path: vm_apply re-assembles and rebuilds the rows,
  * then app_draw paints the whole virtual screen, as after a key press.
  * tokenizer: exact counts on (vm_set_tokenizer), or NULL. */
@@ -531,16 +549,10 @@ static void redraw_series(const struct input *in, const struct options *opt, str
 {
 	struct cs_error err;
 	cs_error_clear(&err);
-	struct source *src = load_to_edit(in, out);
-	if (!src)
-		return;
 	struct app app;
-	double t0 = now_seconds();
-	if (app_init(&app, src, false, &err) != CS_OK) {
-		snprintf(out->note, sizeof out->note, "inspector failed: %.120s", err.message);
-		app_fini(&app);
+	double t0;
+	if (!open_inspector(in, out, &app, &t0))
 		return;
-	}
 	if (tokenizer && vm_set_tokenizer(&app.vm, tokenizer, &err) != CS_OK) {
 		snprintf(out->note, sizeof out->note, "no exact counts: %.120s", err.message);
 		app_fini(&app);
@@ -662,15 +674,10 @@ static void child_step(const struct input *in, const struct options *opt, struct
 {
 	struct cs_error err;
 	cs_error_clear(&err);
-	struct source *src = load_to_edit(in, out);
-	if (!src)
-		return;
 	struct app app;
-	if (app_init(&app, src, false, &err) != CS_OK) {
-		snprintf(out->note, sizeof out->note, "inspector failed: %.120s", err.message);
-		app_fini(&app);
+	double t0;
+	if (!open_inspector(in, out, &app, &t0))
 		return;
-	}
 	struct text_grid *g = text_grid_new(BENCH_SCREEN_W, BENCH_SCREEN_H);
 	double *times = malloc((size_t)opt->edits * sizeof *times);
 	double *walls = malloc((size_t)opt->edits * sizeof *walls);
