@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "alloc.h"
+#include "base64.h"
 #include "bpe.h"
 #include "exact.h"
 #include "fileio.h"
@@ -253,6 +254,79 @@ static void test_rank_files(void **state)
 	free(dir);
 }
 
+/* The byte-level prefix of a rank file: every byte, rank = its value. */
+static void write_bytes(FILE *f)
+{
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	for (int b = 0; b < 256; b++)
+		fprintf(f, "%c%c== %d\n", b64[b >> 2], b64[(b & 3) << 4], b);
+}
+
+/* A token listed twice keeps its first rank, whether the second comes
+ * right after it or many lines later (the table is filled a few lines
+ * behind the parse); long tokens compare past their first 8 bytes. */
+static void test_rank_duplicates(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	FILE *f = fopen(support_path(dir, "dup.tiktoken"), "w");
+	assert_non_null(f);
+	write_bytes(f);
+	fprintf(f, "YWJj 256\nYWJk 257\nYWJk 258\nYWI= 259\nYWI= 260\n"); /* abc abd abd ab ab */
+	for (int i = 0; i < 40; i++) /* "x" then two more bytes */
+		fprintf(f, "eH%c%c 3%02d\n", "wxyz"[i / 10 % 4], "ABCDEFGHIJ"[i % 10], i);
+	fprintf(f, "YWJj 400\n");                                  /* abc again */
+	fprintf(f, "YWJjZGVmZ2hpamtsbW4= 401\n");                  /* abcdefghijklmn */
+	fprintf(f, "YWJjZGVmZ2hpamtsbW8= 402\n");                  /* abcdefghijklmo */
+	fprintf(f, "YWJjZGVmZ2hpamtsbW4= 403\n");                  /* abcdefghijklmn again */
+	fclose(f);
+	struct tokenizer *t = NULL;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(tokenizer_open(support_path(dir, "dup.tiktoken"), &t, &err), CS_OK);
+	const struct bpe_ranks *r = tokenizer_ranks(t);
+	assert_int_equal(bpe_rank(r, (const unsigned char *)"abc", 3), 256);
+	assert_int_equal(bpe_rank(r, (const unsigned char *)"abd", 3), 257);
+	assert_int_equal(bpe_rank(r, (const unsigned char *)"ab", 2), 259);
+	assert_int_equal(bpe_rank(r, (const unsigned char *)"abcdefghijklmn", 14), 401);
+	assert_int_equal(bpe_rank(r, (const unsigned char *)"abcdefghijklmo", 14), 402);
+	assert_int_equal(bpe_rank(r, (const unsigned char *)"abcdefghijklmp", 14), BPE_NO_RANK);
+	assert_int_equal(bpe_rank(r, (const unsigned char *)"abe", 3), BPE_NO_RANK);
+	tokenizer_close(t);
+	support_rmtree(dir);
+	free(dir);
+}
+
+/* base64: whole groups and the tail, padding, both alphabets, and what is
+ * not base64 (a stray character anywhere, a lone sixth digit). */
+static void test_base64(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *in;
+		long len;
+		const char *out;
+	} cases[] = {
+		{ "", 0, "" },          { "YWJj", 3, "abc" },     { "YWI=", 2, "ab" },   { "YWI", 2, "ab" },
+		{ "YQ==", 1, "a" },     { "YQ", 1, "a" },         { "Y", -1, NULL },     { "YWJjZ", -1, NULL },
+		{ "YWJjZA", 4, "abcd" }, { "-_8=", 2, "\xfb\xff" }, { "+/8=", 2, "\xfb\xff" },
+		{ "YW=j", -1, NULL },   { "YW!j", -1, NULL },     { "YWJjYW!", -1, NULL }, { "Y WJ", -1, NULL },
+		{ "YWJjZGVmZ2hp", 9, "abcdefghi" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		unsigned char out[32];
+		long got = base64_decode(cases[i].in, strlen(cases[i].in), out);
+		assert_int_equal(got, cases[i].len);
+		if (got > 0)
+			assert_memory_equal(out, cases[i].out, (size_t)got);
+	}
+	assert_int_equal(base64_digit('A'), 0);
+	assert_int_equal(base64_digit('_'), 63);
+	assert_int_equal(base64_digit('='), -1);
+	assert_int_equal(base64_digit(0xC3), -1);
+	assert_int_equal(base64_digit(-1), -1);
+}
+
 /* Every allocation of opening a rank file and counting (invalid UTF-8, a
  * long piece for the heap) failing in turn: a clean CS_ENOMEM, no leak. */
 static void test_out_of_memory(void **state)
@@ -338,6 +412,8 @@ int main(void)
 		cmocka_unit_test(test_merge_strategies_agree),
 		cmocka_unit_test(test_for_model),
 		cmocka_unit_test(test_rank_files),
+		cmocka_unit_test(test_rank_duplicates),
+		cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_out_of_memory),
 		cmocka_unit_test(test_exact_report),
 	};
