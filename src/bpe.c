@@ -209,19 +209,34 @@ static void huge_pages(void *p, size_t size)
 #endif
 }
 
-/* The tables, sized for a file of `lines` lines: slots empty (calloc'd:
- * where 0), ranks BPE_NO_RANK. */
+size_t bpe_block_size(size_t nslots, size_t nbytes)
+{
+	return BPE_BLOCK_HEAD + 65536 * sizeof(uint32_t) + nslots * sizeof(struct bpe_entry) + nbytes;
+}
+
+void bpe_block_place(struct bpe_ranks *r, void *block, size_t nslots)
+{
+	unsigned char *b = block;
+	r->block = block;
+	r->nslots = nslots;
+	r->pair_rank = (uint32_t *)(void *)(b + BPE_BLOCK_HEAD);
+	r->slots = (struct bpe_entry *)(void *)(b + BPE_BLOCK_HEAD + 65536 * sizeof(uint32_t));
+	r->bytes = (unsigned char *)(r->slots + nslots);
+}
+
+/* The block, sized for a file of len bytes and `lines` lines: slots empty
+ * (calloc'd: where 0), ranks BPE_NO_RANK. */
 static int ranks_alloc(struct bpe_ranks *r, size_t len, size_t lines)
 {
-	r->nslots = 1024;
-	while (r->nslots < 2 * (lines + 1))
-		r->nslots *= 2;
-	r->bytes = cs_malloc(len + 1);
-	r->slots = cs_calloc(r->nslots, sizeof *r->slots);
-	r->pair_rank = cs_reallocarray(NULL, 65536, sizeof *r->pair_rank);
-	if (!r->bytes || !r->slots || !r->pair_rank)
+	size_t nslots = 1024;
+	while (nslots < 2 * (lines + 1))
+		nslots *= 2;
+	r->block_len = bpe_block_size(nslots, len + 1);
+	void *block = cs_calloc(1, r->block_len);
+	if (!block)
 		return CS_ENOMEM;
-	huge_pages(r->slots, r->nslots * sizeof *r->slots);
+	bpe_block_place(r, block, nslots);
+	huge_pages(r->slots, nslots * sizeof *r->slots);
 	for (size_t i = 0; i < 65536; i++)
 		r->pair_rank[i] = BPE_NO_RANK;
 	return CS_OK;
@@ -257,6 +272,7 @@ int bpe_ranks_parse(struct bpe_ranks *r, const char *buf, size_t len, const char
 		at = end + 1;
 	}
 	drain(&ps);
+	r->nbytes = ps.used;
 	for (int b = 0; b < 256; b++)
 		if (r->byte_rank[b] == BPE_NO_RANK) {
 			bpe_ranks_fini(r);
@@ -267,13 +283,16 @@ int bpe_ranks_parse(struct bpe_ranks *r, const char *buf, size_t len, const char
 
 void bpe_ranks_fini(struct bpe_ranks *r)
 {
-	cs_free(r->bytes);
-	cs_free(r->slots);
-	cs_free(r->pair_rank);
+	if (r->unmap)
+		r->unmap(r->block, r->block_len);
+	else
+		cs_free(r->block);
+	r->block = NULL;
+	r->unmap = NULL;
 	r->bytes = NULL;
 	r->slots = NULL;
 	r->pair_rank = NULL;
-	r->nslots = r->ntokens = 0;
+	r->nslots = r->ntokens = r->nbytes = r->block_len = 0;
 }
 
 /* ---- merging ------------------------------------------------------------- */

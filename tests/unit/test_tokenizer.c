@@ -13,14 +13,18 @@
 #include "alloc.h"
 #include "base64.h"
 #include "bpe.h"
+#include "bpe_cache.h"
 #include "exact.h"
 #include "fileio.h"
 #include "support.h"
 #include "tokenizer.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void assert_tokens(struct tokenizer *t, const char *s, size_t n, const uint32_t *want, size_t nwant)
 {
@@ -327,6 +331,95 @@ static void test_base64(void **state)
 	assert_int_equal(base64_digit(-1), -1);
 }
 
+/* Opens path, encodes text, checks the table came from where it should
+ * (mapped from the cache or parsed) and that the tokens are want's. */
+static void open_and_compare(const char *path, bool mapped, const char *text, size_t n, const uint32_t *want,
+			     size_t nwant)
+{
+	struct tokenizer *t = NULL;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(tokenizer_open(path, &t, &err), CS_OK);
+	assert_int_equal(tokenizer_ranks(t)->unmap != NULL, mapped);
+	assert_tokens(t, text, n, want, nwant);
+	tokenizer_close(t);
+}
+
+/* A big rank file is cached: the second open maps the table and counts the
+ * same tokens; a damaged cache, or a rank file touched since, is parsed
+ * again (and the cache made anew); a small rank file is never cached. */
+static void test_rank_cache(void **state)
+{
+	(void)state;
+	char ranks[4096], cache[4096], plans[4096];
+	if (!tokenizer_find("o200k_base", ranks, sizeof ranks))
+		fail_msg("%s", SUPPORT_RANKS_MISSING);
+	snprintf(plans, sizeof plans, "%s", ranks);
+	strcpy(strrchr(plans, '/') + 1, "TestPlans.txt");
+	char *dir = support_tempdir(), *data = NULL, *text = NULL;
+	size_t len = 0, text_len = 0;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(file_read(ranks, 0, &data, &len, NULL, &err), CS_OK);
+	assert_int_equal(file_read(plans, 0, &text, &text_len, NULL, &err), CS_OK);
+	support_write_bytes(dir, "o200k_base.tiktoken", data, len);
+	snprintf(ranks, sizeof ranks, "%s", support_path(dir, "o200k_base.tiktoken"));
+	char *old = getenv("XDG_CACHE_HOME") ? strdup(getenv("XDG_CACHE_HOME")) : NULL;
+	/* a cache folder that is not there is not made */
+	setenv("XDG_CACHE_HOME", support_path(dir, "none"), 1);
+	open_and_compare(ranks, false, "ab", 2, (const uint32_t[]){ 378 }, 1);
+	assert_int_not_equal(access(support_path(dir, "none"), F_OK), 0);
+	setenv("XDG_CACHE_HOME", dir, 1);
+	assert_true(bpe_cache_path(ranks, cache, sizeof cache));
+	/* the tokens of the parsed table, the reference */
+	struct tokenizer *t = NULL;
+	assert_int_equal(tokenizer_open(ranks, &t, &err), CS_OK);
+	assert_null(tokenizer_ranks(t)->unmap);
+	uint32_t *want = NULL;
+	size_t nwant = 0;
+	assert_int_equal(tokenizer_encode(t, text, text_len, &want, &nwant, &err), CS_OK);
+	assert_true(nwant > 10000);
+	tokenizer_close(t);
+	assert_int_equal(access(cache, R_OK), 0);
+	open_and_compare(ranks, true, text, text_len, want, nwant);
+	/* one byte of the table damaged */
+	int fd = open(cache, O_RDWR);
+	assert_true(fd >= 0);
+	struct stat st;
+	assert_int_equal(fstat(fd, &st), 0);
+	unsigned char b = 0;
+	assert_int_equal(pread(fd, &b, 1, st.st_size / 2), 1);
+	b = (unsigned char)~b;
+	assert_int_equal(pwrite(fd, &b, 1, st.st_size / 2), 1);
+	close(fd);
+	open_and_compare(ranks, false, text, text_len, want, nwant);
+	open_and_compare(ranks, true, text, text_len, want, nwant);
+	/* the rank file touched */
+	struct timespec times[2] = { { 0, UTIME_OMIT }, { 1000000000, 0 } };
+	assert_int_equal(utimensat(AT_FDCWD, ranks, times, 0), 0);
+	open_and_compare(ranks, false, text, text_len, want, nwant);
+	open_and_compare(ranks, true, text, text_len, want, nwant);
+	/* a small rank file */
+	FILE *f = fopen(support_path(dir, "tiny.tiktoken"), "w");
+	assert_non_null(f);
+	write_bytes(f);
+	fclose(f);
+	snprintf(ranks, sizeof ranks, "%s", support_path(dir, "tiny.tiktoken"));
+	open_and_compare(ranks, false, "ab", 2, (const uint32_t[]){ 'a', 'b' }, 2);
+	assert_true(bpe_cache_path(ranks, cache, sizeof cache));
+	assert_int_not_equal(access(cache, F_OK), 0);
+	if (old)
+		setenv("XDG_CACHE_HOME", old, 1);
+	else
+		unsetenv("XDG_CACHE_HOME");
+	free(old);
+	cs_free(want);
+	cs_free(data);
+	cs_free(text);
+	support_rmtree(dir);
+	free(dir);
+}
+
 /* Every allocation of opening a rank file and counting (invalid UTF-8, a
  * long piece for the heap) failing in turn: a clean CS_ENOMEM, no leak. */
 static void test_out_of_memory(void **state)
@@ -414,6 +507,7 @@ int main(void)
 		cmocka_unit_test(test_rank_files),
 		cmocka_unit_test(test_rank_duplicates),
 		cmocka_unit_test(test_base64),
+		cmocka_unit_test(test_rank_cache),
 		cmocka_unit_test(test_out_of_memory),
 		cmocka_unit_test(test_exact_report),
 	};
