@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #define CACHE_MAGIC "ctxranks"
-#define CACHE_VERSION 1u
+#define CACHE_VERSION 2u
 #define CACHE_ORDER 0x0102030405060708ull /* read back otherwise on another byte order */
 
 /* The first BPE_BLOCK_HEAD bytes of the block. */
@@ -32,22 +32,25 @@ struct cache_head {
 };
 _Static_assert(sizeof(struct cache_head) <= BPE_BLOCK_HEAD, "the header fits the block's head");
 
-/* Four lanes of multiply and shift: a checksum against a damaged file,
- * fast enough (several GB/s) to check the whole table on each open. */
+/* Eight lanes of xor and multiply (each step a bijection of the lane, so
+ * one changed word always changes the sum): a checksum against a damaged
+ * file, fast enough (memory speed) to check the whole table on each open. */
 static uint64_t checksum(const unsigned char *p, size_t n)
 {
 	const uint64_t k = 0x9E3779B97F4A7C15ull;
-	uint64_t h[4] = { 1, 2, 3, (uint64_t)n };
-	for (; n >= 32; p += 32, n -= 32)
-		for (int i = 0; i < 4; i++) {
+	uint64_t h[8] = { 1, 2, 3, 4, 5, 6, 7, (uint64_t)n };
+	for (; n >= 64; p += 64, n -= 64)
+		for (int i = 0; i < 8; i++) {
 			uint64_t w;
 			memcpy(&w, p + 8 * i, 8);
 			h[i] = (h[i] ^ w) * k;
-			h[i] ^= h[i] >> 32;
 		}
 	for (size_t i = 0; i < n; i++)
-		h[i % 4] = (h[i % 4] ^ p[i]) * k;
-	return bpe_mix(h[0] ^ bpe_mix(h[1] ^ bpe_mix(h[2] ^ bpe_mix(h[3]))));
+		h[i % 8] = (h[i % 8] ^ p[i]) * k;
+	uint64_t sum = 0;
+	for (int i = 0; i < 8; i++)
+		sum = bpe_mix(sum ^ h[i]);
+	return sum;
 }
 
 static uint64_t sum_of(const unsigned char *block, size_t len)
