@@ -559,9 +559,9 @@ static int predict(struct build *b, size_t k)
 int cc_select(struct source *src, size_t k, struct cs_error *err)
 {
 	struct cc_model *m = src->model;
-	if (m->req.predicted_for == request_exclusions(src)) {
+	if (m->req.predicted_for == request_whatif_sig(src)) {
 		/* Every request's prediction and cause stands (they follow the
-		 * exclusions, not which request is shown): a step to another
+		 * what-if, not which request is shown): a step to another
 		 * request only takes its lints, instead of predicting them all. */
 		m->req.current = k;
 		return request_relint(src, &m->req, err);
@@ -569,7 +569,7 @@ int cc_select(struct source *src, size_t k, struct cs_error *err)
 	struct build b = { .src = src, .m = m, .uuids = STRMAP_INIT, .err = err };
 	int rc = predict(&b, k);
 	if (rc == CS_OK)
-		request_predicted(&b.m->req, request_exclusions(src));
+		request_predicted(&b.m->req, request_whatif_sig(src));
 	return rc;
 }
 
@@ -585,7 +585,14 @@ int cc_select_want(struct source *src, long want, struct cs_error *err)
 int cc_edited(struct source *src, struct cs_error *err)
 {
 	struct cc_model *m = src->model;
-	return request_exclusions(src) == m->req.predicted_for ? CS_OK : cc_select(src, m->req.current, err);
+	return request_whatif_sig(src) == m->req.predicted_for ? CS_OK : cc_select(src, m->req.current, err);
+}
+
+int cc_breakpoints_edited(struct source *src, const struct cache_overrides *o, struct cs_error *err)
+{
+	struct cc_model *m = src->model;
+	int rc = request_take_breakpoints(src, &m->req, o, err);
+	return rc == CS_OK ? cc_edited(src, err) : rc;
 }
 
 /* Every unit's piece, so an excluded block leaves every request that
@@ -600,6 +607,7 @@ static int unit_pieces(struct cc_model *m)
 		long piece = b == (size_t)-1 ? -1 : m->blocks[b].piece;
 		m->req.unit_piece[u] = piece < 0 ? REQUEST_NO_PIECE : (uint32_t)piece;
 	}
+	m->req.ncore = 0; /* the packed units take the pieces at the next prediction */
 	return CS_OK;
 }
 
