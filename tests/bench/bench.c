@@ -108,9 +108,9 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The calling process's CPU time (user and system): what a load costs
+/* This (single-threaded) child's CPU time: what a load or a step costs
  * itself, whatever else the shared cores run meanwhile. */
-static double process_cpu(void)
+static double cpu_seconds(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
@@ -242,10 +242,10 @@ static void child_load(const struct input *in, const struct options *opt, struct
 	struct source *src;
 	struct cs_error err;
 	cs_error_clear(&err);
-	double t0 = now_seconds(), c0 = process_cpu();
+	double t0 = now_seconds(), c0 = cpu_seconds();
 	int rc = source_load(in->path, in->kind, &src, &err);
 	out->seconds = now_seconds() - t0;
-	out->cpu = process_cpu() - c0;
+	out->cpu = cpu_seconds() - c0;
 	if (rc != CS_OK) {
 		snprintf(out->note, sizeof out->note, "load failed: %.120s", err.message);
 		return;
@@ -288,7 +288,7 @@ static void child_cjson_lines(const char *data, size_t len, double t0, double c0
 		at = end + 1;
 	}
 	out->seconds = now_seconds() - t0;
-	out->cpu = process_cpu() - c0;
+	out->cpu = cpu_seconds() - c0;
 	out->input_bytes = (double)len;
 }
 
@@ -300,7 +300,7 @@ static void child_cjson(const struct input *in, const struct options *opt, struc
 	char *data;
 	size_t len;
 	struct cs_error err;
-	double t0 = now_seconds(), c0 = process_cpu();
+	double t0 = now_seconds(), c0 = cpu_seconds();
 	if (file_read(in->path, 0, &data, &len, NULL, &err) != CS_OK) {
 		snprintf(out->note, sizeof out->note, "%.150s", err.message);
 		return;
@@ -312,7 +312,7 @@ static void child_cjson(const struct input *in, const struct options *opt, struc
 	}
 	cJSON *root = cJSON_ParseWithLength(data, len);
 	out->seconds = now_seconds() - t0;
-	out->cpu = process_cpu() - c0;
+	out->cpu = cpu_seconds() - c0;
 	out->ok = root != NULL;
 	if (!root)
 		snprintf(out->note, sizeof out->note, "cJSON_Parse failed");
@@ -544,6 +544,22 @@ static bool open_inspector(const struct input *in, struct child_result *out, str
 	return true;
 }
 
+/* The 160x50 virtual screen laid out for app, and room for n times; false
+ * (out->note says why) when out of memory. */
+static bool open_screen(struct app *app, int n, struct child_result *out, struct text_grid **g, struct painter *p,
+			double **times)
+{
+	*g = text_grid_new(BENCH_SCREEN_W, BENCH_SCREEN_H);
+	*times = malloc((size_t)n * sizeof **times);
+	if (!*g || !*times) {
+		snprintf(out->note, sizeof out->note, "out of memory");
+		return false;
+	}
+	*p = text_grid_painter(*g);
+	app_layout(app, BENCH_SCREEN_W, BENCH_SCREEN_H);
+	return true;
+}
+
 /* The inspector's edit path: vm_apply re-assembles and rebuilds the rows,
  * then app_draw paints the whole virtual screen, as after a key press.
  * tokenizer: exact counts on (vm_set_tokenizer), or NULL. */
@@ -561,14 +577,11 @@ static void redraw_series(const struct input *in, const struct options *opt, str
 		app_fini(&app);
 		return;
 	}
-	struct text_grid *g = text_grid_new(BENCH_SCREEN_W, BENCH_SCREEN_H);
-	double *times = malloc((size_t)opt->edits * sizeof *times);
-	if (!g || !times) {
-		snprintf(out->note, sizeof out->note, "out of memory");
+	struct text_grid *g;
+	struct painter painter;
+	double *times;
+	if (!open_screen(&app, opt->edits, out, &g, &painter, &times))
 		goto done;
-	}
-	struct painter painter = text_grid_painter(g);
-	app_layout(&app, BENCH_SCREEN_W, BENCH_SCREEN_H);
 	app_draw(&app, &painter);
 	out->first_assemble = now_seconds() - t0;
 	uint64_t rng = 9;
@@ -613,27 +626,18 @@ static void child_redraw_exact(const struct input *in, const struct options *opt
  * screen painted, as when someone reads down the timeline. */
 static void child_timeline(const struct input *in, const struct options *opt, struct child_result *out)
 {
-	struct cs_error err;
-	cs_error_clear(&err);
-	struct source *src = load_to_edit(in, out);
-	if (!src)
-		return;
-	size_t steps = src->kind->sequence ? src->kind->sequence->count(src) : 0;
 	struct app app;
-	if (app_init(&app, src, false, &err) != CS_OK) {
-		snprintf(out->note, sizeof out->note, "inspector failed: %.120s", err.message);
-		app_fini(&app);
+	double t0;
+	if (!open_inspector(in, out, &app, &t0))
 		return;
-	}
-	struct text_grid *g = text_grid_new(BENCH_SCREEN_W, BENCH_SCREEN_H);
-	double *times = malloc((size_t)opt->edits * sizeof *times);
-	if (!g || !times) {
-		snprintf(out->note, sizeof out->note, "out of memory");
+	const struct source *src = app.vm.session.src;
+	size_t steps = src->kind->sequence ? src->kind->sequence->count(src) : 0;
+	struct text_grid *g;
+	struct painter painter;
+	double *times;
+	if (!open_screen(&app, opt->edits, out, &g, &painter, &times))
 		goto done;
-	}
-	struct painter painter = text_grid_painter(g);
-	app_layout(&app, BENCH_SCREEN_W, BENCH_SCREEN_H);
-	double t0 = now_seconds();
+	t0 = now_seconds();
 	app_key(&app, 'i');
 	app_draw(&app, &painter);
 	out->first_assemble = now_seconds() - t0; /* the timeline built and drawn */
@@ -658,13 +662,6 @@ done:
 	free(times);
 	text_grid_free(g);
 	app_fini(&app);
-}
-
-static double cpu_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* The exact recount alone after each random edit (exact_live_count, as the
@@ -719,12 +716,9 @@ done:
 	vm_fini(&vm);
 }
 
-/* The inspector's `[` and `]` through a sequence (a session's or a log's
- * requests): vm_step_sequence (the request setting, its prediction, rows,
- * status) and app_draw of the whole virtual screen, timed per step in CPU
- * time (the cores are shared: wall time beside it, for the record). From
- * the request it opens on (the last) it steps back to the first it may
- * reach, then forward, turning at each end, until the series is done. */
+/* `[` and `]` through a sequence's requests: vm_step_sequence and app_draw,
+ * in CPU time (wall time beside). From the last request back to the first
+ * it reaches, then forward, turning at each end. */
 static void child_step(const struct input *in, const struct options *opt, struct child_result *out)
 {
 	struct cs_error err;
@@ -733,15 +727,13 @@ static void child_step(const struct input *in, const struct options *opt, struct
 	double t0;
 	if (!open_inspector(in, out, &app, &t0))
 		return;
-	struct text_grid *g = text_grid_new(BENCH_SCREEN_W, BENCH_SCREEN_H);
-	double *times = malloc((size_t)opt->edits * sizeof *times);
-	double *walls = malloc((size_t)opt->edits * sizeof *walls);
-	if (!g || !times || !walls) {
+	struct text_grid *g;
+	struct painter painter;
+	double *times, *walls = malloc((size_t)opt->edits * sizeof *walls);
+	if (!open_screen(&app, opt->edits, out, &g, &painter, &times) || !walls) {
 		snprintf(out->note, sizeof out->note, "out of memory");
 		goto done;
 	}
-	struct painter painter = text_grid_painter(g);
-	app_layout(&app, BENCH_SCREEN_W, BENCH_SCREEN_H);
 	app_draw(&app, &painter);
 	long delta = -1;
 	int n = 0, turns = 0;
@@ -860,7 +852,7 @@ static void bench_input(const struct input *in, const struct options *opt)
 		fmt_ms(m, sizeof m, load.seconds);
 		row("load", label, m, an, anchor.ok ? load.seconds / anchor.seconds : 0,
 		    is_json(in) ? GOAL_LOAD_RATIO : GOAL_LOAD_RATIO_YAML, is_json(in) ? "<=1.0x" : "<=1.25x");
-		if (is_json(in) && anchor.ok && anchor.cpu > 0) { /* the same runs in CPU time: the other sessions' load left out */
+		if (is_json(in) && anchor.ok && anchor.cpu > 0) { /* the same runs in CPU time */
 			char ac[32];
 			fmt_ms(m, sizeof m, load.cpu);
 			fmt_ms(ac, sizeof ac, anchor.cpu);
