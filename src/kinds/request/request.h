@@ -17,6 +17,7 @@
 #ifndef CTXSCOPE_REQUEST_H
 #define CTXSCOPE_REQUEST_H
 
+#include "arena.h"
 #include "json_doc.h"
 #include "kind.h"
 #include "setting.h"
@@ -150,6 +151,10 @@ struct request_model {
 	 * ncore to 0 (cs_malloc'd, ncore == nunits). */
 	struct req_core *core;
 	size_t ncore;
+	/* The text a prediction writes (causes, snippets, lint sentences):
+	 * freed by the next one, so a thousand what-ifs do not pile up. */
+	struct arena pred_arena;
+	size_t nseq_lints;          /* lints of the sequence, before the current request's */
 	bool edited;                /* the predictions follow edits: the loaded ones differ */
 };
 
@@ -199,8 +204,12 @@ bool request_volatile(const char *s, size_t n, size_t *at, size_t *len);
 /* ---- sequence.c ----------------------------------------------------------- */
 
 /* Predicts every request's cache reads and writes, first differences and
- * causes, and the sequence lints. */
+ * causes, and the sequence lints, then the current request's lints. The
+ * text of the prediction before is freed (m->pred_arena). */
 int request_predict(struct source *src, struct request_model *m, struct cs_error *err);
+/* Only the current request's lints again (another request shown, the
+ * predictions unchanged). */
+int request_current_lints(struct source *src, struct request_model *m, struct cs_error *err);
 
 /* ---- steps.c: the requests of a log one at a time ------------------------ */
 
