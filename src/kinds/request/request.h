@@ -91,14 +91,16 @@ struct req_request {
 };
 
 /* A unit as the sequence's predictions read it: its hash, its tokens, its
- * piece (REQUEST_CORE_NONE: none) and whether it carries cache_control. */
+ * piece (REQUEST_CORE_NONE: none), whether it carries cache_control and
+ * whether it continues a run (req_unit.run). */
 struct req_core {
 	uint64_t hash;
 	int32_t tokens;
-	uint32_t piece_bp; /* the piece, and REQUEST_CORE_BP for a breakpoint */
+	uint32_t piece_bp; /* the piece, REQUEST_CORE_BP and REQUEST_CORE_RUN */
 };
 #define REQUEST_CORE_BP 0x80000000u
-#define REQUEST_CORE_NONE 0x7fffffffu
+#define REQUEST_CORE_RUN 0x40000000u
+#define REQUEST_CORE_NONE 0x3fffffffu
 
 /* Per-model cache facts (caching.md), with where they come from. */
 struct req_model_facts {

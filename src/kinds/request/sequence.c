@@ -39,14 +39,26 @@ struct slot {
 	int ttl;
 };
 
+#define MAP_FILTER_WORDS 1024 /* 64k bits: 8 KB, in the first-level cache */
+
 struct map {
 	struct slot *s;
 	size_t cap, n;
+	/* A bit per key's hash, set for every key put (none is removed): a key
+	 * whose bit is clear is not there, without probing the slots. The walk
+	 * back from a breakpoint asks at every position of a request. */
+	uint64_t filter[MAP_FILTER_WORDS];
 };
+
+static bool map_may_hold(const struct map *m, uint64_t key)
+{
+	uint64_t h = (key ? key : 1) >> 40;
+	return m->filter[h / 64 % MAP_FILTER_WORDS] >> (h % 64) & 1;
+}
 
 static struct slot *map_find(const struct map *m, uint64_t key)
 {
-	if (!m->cap)
+	if (!m->cap || !map_may_hold(m, key))
 		return NULL;
 	key = key ? key : 1;
 	for (size_t i = key & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
@@ -60,6 +72,7 @@ static struct slot *map_find(const struct map *m, uint64_t key)
 static bool map_put(struct map *m, uint64_t key, double time, long req, int ttl)
 {
 	key = key ? key : 1;
+	m->filter[(key >> 40) / 64 % MAP_FILTER_WORDS] |= 1ULL << ((key >> 40) % 64);
 	if ((m->n + 1) * 2 > m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 1024;
 		struct slot *s = cs_calloc(cap, sizeof *s);
@@ -95,6 +108,8 @@ struct pred {
 	uint64_t *keys;    /* keys[i]: the prefix key of units 0..i */
 	size_t cap;
 	uint8_t *piece_out; /* per piece: left out by an edit; NULL: none is */
+	const char *facts_for; /* the model the facts below are for (consecutive requests share one) */
+	const struct req_model_facts *facts;
 	size_t *bps;       /* the units of the request at hand that carry a breakpoint, in order */
 	size_t nbps, cap_bps;
 };
@@ -135,7 +150,7 @@ static bool make_core(struct request_model *m)
 		const struct req_unit *x = &m->units[u];
 		uint32_t piece = m->unit_piece && m->unit_piece[u] < REQUEST_CORE_NONE ? m->unit_piece[u] : REQUEST_CORE_NONE;
 		m->core[u] = (struct req_core){ x->hash, (int32_t)(x->tokens > INT32_MAX ? INT32_MAX : x->tokens),
-						piece | (x->ttl ? REQUEST_CORE_BP : 0) };
+						piece | (x->ttl ? REQUEST_CORE_BP : 0) | (x->run ? REQUEST_CORE_RUN : 0) };
 	}
 	m->ncore = m->nunits;
 	return true;
@@ -261,7 +276,7 @@ static bool predict_explicit(struct pred *p, struct req_request *r, long k, long
 		last_bp = (long)b;
 		int positions = 0;
 		for (long i = (long)b; i >= 0; i--) {
-			bool same_position = i < (long)b && m->units[r->first_unit + i + 1].run;
+			bool same_position = i < (long)b && (m->core[r->first_unit + i + 1].piece_bp & REQUEST_CORE_RUN);
 			positions += !same_position;
 			bool hit = live(map_find(&p->cache, p->keys[i]), r, k);
 			if (hit && positions <= LOOKBACK) {
@@ -423,7 +438,12 @@ static int predict_one(struct pred *p, long k)
 {
 	struct request_model *m = p->m;
 	struct req_request *r = &m->reqs[k];
-	const struct req_model_facts *f = request_facts(m, request_model_name(m, r), NULL);
+	const char *model = request_model_name(m, r);
+	if (!p->facts_for || strcmp(p->facts_for, model)) {
+		p->facts = request_facts(m, model, NULL);
+		p->facts_for = model;
+	}
+	const struct req_model_facts *f = p->facts;
 	if (!prepare(p, r))
 		return CS_ENOMEM;
 	r->total = r->nunits ? p->prefix[r->nunits - 1] : 0;
