@@ -17,11 +17,69 @@ void emit_init(struct emitter *em, struct strbuf *out, enum emit_format format, 
 	em->text_flags = text_flags;
 }
 
+void emit_stream(struct emitter *em, FILE *f)
+{
+	em->sink = f;
+}
+
+/* Writes out to the sink and empties it; after a failed write (or out of
+ * memory, which keeps out as it is) nothing more is written. */
+static void write_sink(struct emitter *em)
+{
+	struct strbuf *out = em->out;
+	if (out->failed)
+		return;
+	if (out->len && !ferror(em->sink))
+		(void)fwrite(out->data, 1, out->len, em->sink);
+	sb_reset(out);
+}
+
+void emit_drain(struct emitter *em)
+{
+	if (em->sink && em->out->len >= EMIT_CHUNK)
+		write_sink(em);
+}
+
+int emit_flush(struct emitter *em)
+{
+	if (em->sink)
+		write_sink(em);
+	if (em->out->failed)
+		return CS_ENOMEM;
+	return em->sink && ferror(em->sink) ? CS_EIO : CS_OK;
+}
+
+/* Appends without a call when there is room (several per value). */
+static inline void put(struct strbuf *out, const char *s, size_t n)
+{
+	if (out->cap - out->len > n) {
+		memcpy(out->data + out->len, s, n);
+		out->len += n;
+		out->data[out->len] = '\0';
+	} else {
+		sb_append(out, s, n);
+	}
+}
+
+static inline void put_c(struct strbuf *out, char c)
+{
+	if (out->cap - out->len > 1) {
+		out->data[out->len++] = c;
+		out->data[out->len] = '\0';
+	} else {
+		sb_putc(out, c);
+	}
+}
+
 static void indent(struct emitter *em, int n)
 {
-	sb_putc(em->out, '\n');
-	for (int i = 0; i < n; i++)
-		sb_putc(em->out, ' ');
+	static const char spaces[] = "\n                                                                ";
+	put(em->out, spaces, 1);
+	while (n > 0) {
+		int k = n < (int)sizeof spaces - 2 ? n : (int)sizeof spaces - 2;
+		put(em->out, spaces + 1, (size_t)k);
+		n -= k;
+	}
 }
 
 static bool needs_escape(enum utf8_class c, int32_t cp)
@@ -32,7 +90,7 @@ static bool needs_escape(enum utf8_class c, int32_t cp)
 /* Quoted string for JSON (yaml = false) or YAML double-quoted style. */
 static void quote(struct strbuf *out, const char *s, size_t n, bool yaml)
 {
-	sb_putc(out, '"');
+	put_c(out, '"');
 	size_t i = 0;
 	while (i < n) {
 		size_t run = i;
@@ -40,7 +98,7 @@ static void quote(struct strbuf *out, const char *s, size_t n, bool yaml)
 		       s[run] != '\\')
 			run++;
 		if (run > i) {
-			sb_append(out, s + i, run - i);
+			put(out, s + i, run - i);
 			i = run;
 			continue;
 		}
@@ -71,7 +129,7 @@ static void quote(struct strbuf *out, const char *s, size_t n, bool yaml)
 			sb_printf(out, "\\u%04x", (unsigned)cp);
 		}
 	}
-	sb_putc(out, '"');
+	put_c(out, '"');
 }
 
 void json_quote(struct strbuf *out, const char *s, size_t n)
@@ -88,20 +146,22 @@ static void before_value(struct emitter *em, bool container)
 	if (em->format == EMIT_JSON) {
 		if (!f->list)
 			return; /* after "key": */
+		emit_drain(em); /* between two items */
 		if (f->count)
-			sb_putc(em->out, ',');
+			put_c(em->out, ',');
 		indent(em, f->indent);
 		f->count++;
 		return;
 	}
 	if (!f->list) {
 		if (!container)
-			sb_putc(em->out, ' ');
+			put_c(em->out, ' ');
 		return; /* after "key:" */
 	}
+	emit_drain(em);
 	if (f->count || !f->inline_first)
 		indent(em, f->indent);
-	sb_puts(em->out, "- ");
+	put(em->out, "- ", 2);
 	f->count++;
 }
 
@@ -111,7 +171,7 @@ static void push(struct emitter *em, bool list)
 	int base = em->depth > 0 ? em->stack[em->depth - 1].indent : 0;
 	before_value(em, true);
 	if (em->format == EMIT_JSON)
-		sb_putc(em->out, list ? '[' : '{');
+		put_c(em->out, list ? '[' : '{');
 	if (em->depth >= EMIT_MAX_DEPTH) {
 		em->overflow = true;
 		return;
@@ -141,9 +201,9 @@ static void pop(struct emitter *em, bool list)
 	if (em->format == EMIT_JSON) {
 		if (f->count)
 			indent(em, f->indent - 2);
-		sb_putc(em->out, list ? ']' : '}');
+		put_c(em->out, list ? ']' : '}');
 	} else if (f->count == 0) {
-		sb_puts(em->out, list ? " []" : " {}");
+		put(em->out, list ? " []" : " {}", 3);
 	}
 }
 
@@ -159,15 +219,20 @@ void emit_key(struct emitter *em, const char *key)
 		return;
 	}
 	struct emit_frame *f = &em->stack[em->depth - 1];
+	emit_drain(em); /* between two keys */
+	size_t n = strlen(key);
 	if (em->format == EMIT_JSON) {
 		if (f->count)
-			sb_putc(em->out, ',');
+			put_c(em->out, ',');
 		indent(em, f->indent);
-		sb_printf(em->out, "\"%s\": ", key);
+		put_c(em->out, '"');
+		put(em->out, key, n);
+		put(em->out, "\": ", 3);
 	} else {
 		if (f->count || !f->inline_first)
 			indent(em, f->indent);
-		sb_printf(em->out, "%s:", key);
+		put(em->out, key, n);
+		put_c(em->out, ':');
 	}
 	f->count++;
 	em->after_key = true;
@@ -194,7 +259,19 @@ void emit_str(struct emitter *em, const char *s)
 void emit_int(struct emitter *em, long long v)
 {
 	before_value(em, false);
-	sb_printf(em->out, "%lld", v);
+	char rev[24];
+	int n = 0;
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	do {
+		rev[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		rev[n++] = '-';
+	char buf[24];
+	for (int i = 0; i < n; i++)
+		buf[i] = rev[n - 1 - i];
+	put(em->out, buf, (size_t)n);
 	em->after_key = false;
 }
 
@@ -205,18 +282,18 @@ void emit_num(struct emitter *em, double v)
 		return;
 	}
 	before_value(em, false);
-	char buf[40];
-	snprintf(buf, sizeof buf, "%.6g", v);
+	char buf[GENERAL6_MAX + 2];
+	fmt_general6(buf, v);
 	if (!strpbrk(buf, ".e") && fabs(v) < 1e15)
 		strcat(buf, em->format == EMIT_TEXT ? "" : ".0");
-	sb_puts(em->out, buf);
+	put(em->out, buf, strlen(buf));
 	em->after_key = false;
 }
 
 void emit_bool(struct emitter *em, bool v)
 {
 	before_value(em, false);
-	sb_puts(em->out, v ? "true" : "false");
+	put(em->out, v ? "true" : "false", v ? 4 : 5);
 	em->after_key = false;
 }
 
@@ -253,8 +330,9 @@ void emit_key_bool(struct emitter *em, const char *key, bool v)
 
 int emit_finish(struct emitter *em)
 {
-	sb_putc(em->out, '\n');
-	if (em->out->failed)
-		return CS_ENOMEM;
+	put_c(em->out, '\n');
+	int rc = emit_flush(em);
+	if (rc != CS_OK)
+		return rc;
 	return em->overflow || em->depth != 0 ? CS_ESTATE : CS_OK;
 }

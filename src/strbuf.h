@@ -43,5 +43,9 @@ char *fmt_thousands(char buf[32], long long v);
  * any double's (309 digits, sign, point, 3 decimals, NUL). */
 #define FIXED3_MAX 320
 char *fmt_fixed3(char buf[FIXED3_MAX], double v);
+/* Exactly printf's "%.6g" of v into buf, by hand when the rounding is
+ * certain (the reports' numbers, several per piece). */
+#define GENERAL6_MAX 40
+char *fmt_general6(char buf[GENERAL6_MAX], double v);
 
 #endif

@@ -174,10 +174,11 @@ static int count_for_report(struct tokenizer *tok, const struct assembly *a, str
 }
 
 /* The report with its extra sections: the cache analysis, and exact counts
- * with --tokenizer or an OpenAI model (*exact_over: only the estimate fits). CS_OK, CS_ENOMEM,
- * or another error to fail with. */
-static int write_report(const struct cli *cli, const struct assembly *a, bool ascii, struct strbuf *out,
-			bool *exact_over, struct cs_error *err)
+ * with --tokenizer or an OpenAI model (*exact_over: only the estimate fits),
+ * written to stdout as it is made. CS_OK, CS_ENOMEM, or another error to fail
+ * with (before anything is written); a failed write: CS_EIO and *write_failed. */
+static int write_report(const struct cli *cli, const struct assembly *a, bool ascii, bool *exact_over,
+			bool *write_failed, struct cs_error *err)
 {
 	struct report_options opt = { .format = cli->format, .ascii = ascii };
 	struct cache_report cr = { 0 };
@@ -203,7 +204,8 @@ static int write_report(const struct cli *cli, const struct assembly *a, bool as
 		if (tokenizer)
 			extra[extra[0].name ? 1 : 0] = (struct report_section){ "exact_tokens", exact_write, &ex };
 		opt.extra = extra;
-		rc = report_write(a, &opt, out);
+		rc = report_stream(a, &opt, stdout);
+		*write_failed = rc == CS_EIO;
 	}
 	*exact_over = ex.over;
 	cache_report_fini(&cr); /* before lv: its baseline borrows lv's memo */
@@ -297,20 +299,24 @@ int main(int argc, char **argv)
 			return EXIT_OVER;
 		}
 	}
-	bool exact_over = false;
+	bool exact_over = false, write_failed = false;
+	int status;
 	if (cli.command == CLI_DUMP) {
 		rc = dump_write(&a, cli.raw, !utf8 || cli.ascii, &out);
-	} else {
-		rc = write_report(&cli, &a, !utf8 || cli.ascii, &out, &exact_over, &err);
-		if (rc != CS_OK && rc != CS_ENOMEM) {
+		status = rc == CS_OK ? write_out(&out) : EXIT_NOMEM;
+	} else { /* streamed: what was made before a failure is out already */
+		rc = write_report(&cli, &a, !utf8 || cli.ascii, &exact_over, &write_failed, &err);
+		if (rc != CS_OK && rc != CS_ENOMEM && !write_failed) {
 			sb_fini(&out);
 			asm_fini(&a);
 			source_free(src);
 			return fail(&err);
 		}
+		if (write_failed)
+			perror("ctxscope: writing the output");
+		status = rc == CS_OK ? write_out(&out) : EXIT_NOMEM; /* out is empty: write_out flushes stdout */
 	}
-	int status = rc == CS_OK ? write_out(&out) : EXIT_NOMEM;
-	if (rc != CS_OK)
+	if (rc != CS_OK && !write_failed)
 		fprintf(stderr, "ctxscope: out of memory\n");
 	if (status == EXIT_FITS && cli.command == CLI_REPORT)
 		status = exact_over ? EXIT_OVER : report_exit_status(&a);
