@@ -6,6 +6,7 @@
 #include "utf8.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -74,11 +75,12 @@ static inline void put_c(struct strbuf *out, char c)
 static void indent(struct emitter *em, int n)
 {
 	static const char spaces[] = "\n                                                                ";
-	put(em->out, spaces, 1);
-	while (n > 0) {
-		int k = n < (int)sizeof spaces - 2 ? n : (int)sizeof spaces - 2;
+	const int most = (int)sizeof spaces - 2;
+	int k = n < most ? n : most;
+	put(em->out, spaces, (size_t)k + 1); /* the newline and its spaces at once */
+	for (n -= k; n > 0; n -= k) {
+		k = n < most ? n : most;
 		put(em->out, spaces + 1, (size_t)k);
-		n -= k;
 	}
 }
 
@@ -87,35 +89,64 @@ static bool needs_escape(enum utf8_class c, int32_t cp)
 	return c != UTF8_PRINTABLE || cp == 0x2028 || cp == 0x2029;
 }
 
-/* Quoted string for JSON (yaml = false) or YAML double-quoted style. */
+/* Bytes copied as they are between quotes: printable ASCII but the quote and backslash. */
+static const unsigned char plain[256] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,
+	/* 0x80-0xFF: zero */
+};
+
+/* Whether the 8 bytes at s are all plain, a word at a time: none below
+ * 0x20, at or above 0x7F, a quote or a backslash. */
+static inline bool plain8(const char *s)
+{
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	uint64_t x, q, b, d;
+	memcpy(&x, s, 8);
+	q = x ^ (ones * '"');
+	b = x ^ (ones * '\\');
+	d = x ^ (ones * 0x7F);
+	return !(((x - ones * 0x20) & ~x & highs) | (x & highs) | ((q - ones) & ~q & highs) |
+		 ((b - ones) & ~b & highs) | ((d - ones) & ~d & highs));
+}
+
+/* Quoted string for JSON (yaml = false) or YAML double-quoted style of s[0..n). */
 static void quote(struct strbuf *out, const char *s, size_t n, bool yaml)
 {
 	put_c(out, '"');
 	size_t i = 0;
-	while (i < n) {
+	for (;;) {
 		size_t run = i;
-		while (run < n && (unsigned char)s[run] >= 0x20 && (unsigned char)s[run] < 0x7F && s[run] != '"' &&
-		       s[run] != '\\')
+		while (run + 8 <= n && plain8(s + run))
+			run += 8;
+		while (run < n && plain[(unsigned char)s[run]])
 			run++;
 		if (run > i) {
 			put(out, s + i, run - i);
 			i = run;
-			continue;
 		}
+		if (i >= n)
+			break;
 		int32_t cp;
 		size_t len = utf8_decode(s + i, n - i, &cp);
 		enum utf8_class c = utf8_classify(cp);
 		i += len;
 		switch (cp) {
-		case '"': sb_puts(out, "\\\""); continue;
-		case '\\': sb_puts(out, "\\\\"); continue;
-		case '\n': sb_puts(out, "\\n"); continue;
-		case '\t': sb_puts(out, "\\t"); continue;
-		case '\r': sb_puts(out, "\\r"); continue;
+		case '"': put(out, "\\\"", 2); continue;
+		case '\\': put(out, "\\\\", 2); continue;
+		case '\n': put(out, "\\n", 2); continue;
+		case '\t': put(out, "\\t", 2); continue;
+		case '\r': put(out, "\\r", 2); continue;
 		default: break;
 		}
 		if (!needs_escape(c, cp)) {
-			sb_append(out, s + i - len, len);
+			put(out, s + i - len, len);
 		} else if (cp == UTF8_INVALID) {
 			sb_puts(out, "\\ufffd");
 		} else if (cp > 0xFFFF) {
@@ -221,19 +252,33 @@ void emit_key(struct emitter *em, const char *key)
 	struct emit_frame *f = &em->stack[em->depth - 1];
 	emit_drain(em); /* between two keys */
 	size_t n = strlen(key);
-	if (em->format == EMIT_JSON) {
-		if (f->count)
-			put_c(em->out, ',');
-		indent(em, f->indent);
-		put_c(em->out, '"');
-		put(em->out, key, n);
-		put(em->out, "\": ", 3);
-	} else {
-		if (f->count || !f->inline_first)
-			indent(em, f->indent);
-		put(em->out, key, n);
-		put_c(em->out, ':');
+	struct strbuf *out = em->out;
+	bool json = em->format == EMIT_JSON;
+	bool comma = json && f->count, newline = json || f->count || !f->inline_first;
+	size_t spaces = newline ? (size_t)f->indent : 0;
+	/* [,]\n<indent>"key": (JSON) or \n<indent>key: at once, in place */
+	if (!sb_reserve(out, 6 + spaces + n))
+		return;
+	char *p = out->data + out->len;
+	if (comma)
+		*p++ = ',';
+	if (newline) {
+		*p++ = '\n';
+		memset(p, ' ', spaces);
+		p += spaces;
 	}
+	if (json)
+		*p++ = '"';
+	memcpy(p, key, n);
+	p += n;
+	if (json) {
+		memcpy(p, "\": ", 3);
+		p += 3;
+	} else {
+		*p++ = ':';
+	}
+	*p = '\0';
+	out->len = (size_t)(p - out->data);
 	f->count++;
 	em->after_key = true;
 }
@@ -283,10 +328,10 @@ void emit_num(struct emitter *em, double v)
 	}
 	before_value(em, false);
 	char buf[GENERAL6_MAX + 2];
-	fmt_general6(buf, v);
-	if (!strpbrk(buf, ".e") && fabs(v) < 1e15)
-		strcat(buf, em->format == EMIT_TEXT ? "" : ".0");
-	put(em->out, buf, strlen(buf));
+	size_t n = strlen(fmt_general6(buf, v));
+	put(em->out, buf, n);
+	if (em->format != EMIT_TEXT && !memchr(buf, '.', n) && !memchr(buf, 'e', n) && fabs(v) < 1e15)
+		put(em->out, ".0", 2); /* JSON and YAML: a number that reads as a float */
 	em->after_key = false;
 }
 

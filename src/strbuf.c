@@ -53,6 +53,11 @@ static bool grow(struct strbuf *sb, size_t extra)
 	return true;
 }
 
+bool sb_reserve(struct strbuf *sb, size_t extra)
+{
+	return grow(sb, extra);
+}
+
 bool sb_append(struct strbuf *sb, const void *data, size_t n)
 {
 	if (!grow(sb, n))

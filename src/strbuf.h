@@ -22,6 +22,9 @@ void sb_fini(struct strbuf *sb);      /* frees; NULL-safe */
 void sb_reset(struct strbuf *sb);     /* len = 0, keeps memory, clears failed */
 
 bool sb_append(struct strbuf *sb, const void *data, size_t n);
+/* Room for `extra` more bytes (and the NUL) without another allocation;
+ * false (and failed) when out of memory. */
+bool sb_reserve(struct strbuf *sb, size_t extra);
 bool sb_puts(struct strbuf *sb, const char *s);
 bool sb_putc(struct strbuf *sb, char c);
 bool sb_repeat(struct strbuf *sb, const char *s, size_t times);

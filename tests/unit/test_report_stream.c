@@ -2,7 +2,8 @@
  * the bytes report_write gives, in every format, on a report many chunks
  * long (text, YAML, JSON, ASCII); the emitter never holds much more than a
  * chunk while it streams, and writes what it held before first; a failed
- * write is CS_EIO (and the rest dropped), out of memory stays CS_ENOMEM. */
+ * write is CS_EIO (and the rest dropped), out of memory stays CS_ENOMEM;
+ * the word-at-a-time string escape agrees with a byte-at-a-time one. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -188,11 +189,60 @@ static void test_out_of_memory(void **state)
 	sb_fini(&want);
 }
 
+/* json_quote against a byte-at-a-time reference on ASCII: a special byte
+ * (quote, backslash, control, DEL) at every offset of strings of every
+ * length up to 40, where the word-at-a-time scan hands over. */
+static void reference_quote(struct strbuf *out, const char *s, size_t n)
+{
+	sb_putc(out, '"');
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\')
+			sb_printf(out, "\\%c", c);
+		else if (c == '\n')
+			sb_puts(out, "\\n");
+		else if (c == '\t')
+			sb_puts(out, "\\t");
+		else if (c == '\r')
+			sb_puts(out, "\\r");
+		else if (c < 0x20 || c == 0x7F)
+			sb_printf(out, "\\u%04x", c);
+		else
+			sb_putc(out, (char)c);
+	}
+	sb_putc(out, '"');
+}
+
+static void test_quote_every_offset(void **state)
+{
+	(void)state;
+	static const char special[] = { '"', '\\', '\n', '\t', '\r', 0x01, 0x1F, 0x7F, 0x00, ' ', '~' };
+	char s[48];
+	struct strbuf got = STRBUF_INIT, want = STRBUF_INIT;
+	for (size_t n = 1; n <= 40; n++)
+		for (size_t at = 0; at < n; at++)
+			for (size_t k = 0; k < sizeof special; k++) {
+				for (size_t i = 0; i < n; i++)
+					s[i] = (char)('a' + (i * 7 + n) % 26);
+				s[at] = special[k];
+				if (at + 9 < n)
+					s[at + 9] = special[(k + 1) % sizeof special];
+				sb_reset(&got);
+				sb_reset(&want);
+				json_quote(&got, s, n);
+				reference_quote(&want, s, n);
+				assert_string_equal(sb_str(&got), sb_str(&want));
+			}
+	sb_fini(&got);
+	sb_fini(&want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_same_bytes_every_format, setup, teardown),
 		cmocka_unit_test(test_emitter_holds_a_chunk),
+		cmocka_unit_test(test_quote_every_offset),
 		cmocka_unit_test_setup_teardown(test_failed_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_out_of_memory, setup, teardown),
 	};
