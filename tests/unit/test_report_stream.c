@@ -82,6 +82,16 @@ static char *file_bytes(FILE *f, size_t *len)
 	return buf;
 }
 
+/* f holds exactly want's bytes. */
+static void assert_file_holds(FILE *f, const struct strbuf *want)
+{
+	size_t len;
+	char *got = file_bytes(f, &len);
+	assert_int_equal(len, want->len);
+	assert_memory_equal(got, want->data, len);
+	free(got);
+}
+
 static void test_same_bytes_every_format(void **state)
 {
 	struct fixture *f = *state;
@@ -95,11 +105,7 @@ static void test_same_bytes_every_format(void **state)
 			FILE *tmp = tmpfile();
 			assert_non_null(tmp);
 			assert_int_equal(report_stream(&f->a, &opt, tmp), CS_OK);
-			size_t len;
-			char *got = file_bytes(tmp, &len);
-			assert_int_equal(len, want.len);
-			assert_memory_equal(got, want.data, len);
-			free(got);
+			assert_file_holds(tmp, &want);
 			fclose(tmp);
 			sb_fini(&want);
 		}
@@ -176,11 +182,7 @@ static void test_out_of_memory(void **state)
 		fails += rc == CS_ENOMEM;
 		if (rc == CS_OK) {
 			saw_ok = true;
-			size_t len;
-			char *got = file_bytes(tmp, &len);
-			assert_int_equal(len, want.len);
-			assert_memory_equal(got, want.data, len);
-			free(got);
+			assert_file_holds(tmp, &want);
 		}
 		fclose(tmp);
 	}
