@@ -234,6 +234,31 @@ static int breakpoints_to_kind(const struct cli *cli, struct source *src, struct
 	return rc;
 }
 
+/* ctxscope report: streamed to stdout as it is made (what was written
+ * before a failure stays written); returns the exit status. */
+static int run_report(const struct cli *cli, const struct assembly *a, bool ascii)
+{
+	struct cs_error err;
+	cs_error_clear(&err);
+	bool exact_over = false, write_failed = false;
+	int rc = write_report(cli, a, ascii, &exact_over, &write_failed, &err);
+	if (write_failed) {
+		perror("ctxscope: writing the output");
+		return EXIT_NOMEM;
+	}
+	if (rc == CS_ENOMEM) {
+		fprintf(stderr, "ctxscope: out of memory\n");
+		return EXIT_NOMEM;
+	}
+	if (rc != CS_OK)
+		return fail(&err);
+	struct strbuf none = STRBUF_INIT;
+	int status = write_out(&none); /* flushes stdout, and says when that fails */
+	if (status == EXIT_FITS)
+		status = exact_over ? EXIT_OVER : report_exit_status(a);
+	return status;
+}
+
 /* ctxscope count ...: exact token counts of plain files (count.h). */
 static int run_count(int argc, char **argv)
 {
@@ -305,9 +330,14 @@ int main(int argc, char **argv)
 		return fail(&err);
 	}
 
+	if (cli.command != CLI_DUMP) {
+		int status = run_report(&cli, &a, !utf8 || cli.ascii);
+		asm_fini(&a);
+		source_free(src);
+		return status;
+	}
 	struct strbuf out = STRBUF_INIT;
-	int rc;
-	bool not_sent = cli.command == CLI_DUMP && dump_not_sent(&a, &out);
+	bool not_sent = dump_not_sent(&a, &out);
 	if (not_sent) {
 		refuse_dump(cli.file, &out, cli.anyway);
 		sb_reset(&out);
@@ -318,27 +348,10 @@ int main(int argc, char **argv)
 			return EXIT_OVER;
 		}
 	}
-	bool exact_over = false, write_failed = false;
-	int status;
-	if (cli.command == CLI_DUMP) {
-		rc = dump_write(&a, cli.raw, !utf8 || cli.ascii, &out);
-		status = rc == CS_OK ? write_out(&out) : EXIT_NOMEM;
-	} else { /* streamed: what was made before a failure is out already */
-		rc = write_report(&cli, &a, !utf8 || cli.ascii, &exact_over, &write_failed, &err);
-		if (rc != CS_OK && rc != CS_ENOMEM && !write_failed) {
-			sb_fini(&out);
-			asm_fini(&a);
-			source_free(src);
-			return fail(&err);
-		}
-		if (write_failed)
-			perror("ctxscope: writing the output");
-		status = rc == CS_OK ? write_out(&out) : EXIT_NOMEM; /* out is empty: write_out flushes stdout */
-	}
-	if (rc != CS_OK && !write_failed)
+	int rc = dump_write(&a, cli.raw, !utf8 || cli.ascii, &out);
+	int status = rc == CS_OK ? write_out(&out) : EXIT_NOMEM;
+	if (rc != CS_OK)
 		fprintf(stderr, "ctxscope: out of memory\n");
-	if (status == EXIT_FITS && cli.command == CLI_REPORT)
-		status = exact_over ? EXIT_OVER : report_exit_status(&a);
 	if (status == EXIT_FITS && not_sent)
 		status = EXIT_OVER;
 	sb_fini(&out);
