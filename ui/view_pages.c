@@ -307,6 +307,11 @@ static void messages_open(struct app *app)
 			size_t take = utf8_prefix_for_columns(s + at, n - at, room, NULL);
 			if (take == 0 && at < n)
 				take = n - at;
+			size_t space = take; /* a line that goes on breaks after a word, unless one word fills it */
+			while (at + take < n && space > 0 && s[at + space - 1] != ' ')
+				space--;
+			if (at + take < n && space > take / 2)
+				take = space;
 			sb_puts(&ms->text, first ? " " : "   ");
 			sb_append(&ms->text, s + at, take);
 			sb_putc(&ms->text, '\n');
