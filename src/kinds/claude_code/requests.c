@@ -564,7 +564,7 @@ int cc_select(struct source *src, size_t k, struct cs_error *err)
 		 * what-if, not which request is shown): a step to another
 		 * request only takes its lints, instead of predicting them all. */
 		m->req.current = k;
-		return request_relint(src, &m->req, err);
+		return request_current_lints(src, &m->req, err);
 	}
 	struct build b = { .src = src, .m = m, .uuids = STRMAP_INIT, .err = err };
 	int rc = predict(&b, k);
