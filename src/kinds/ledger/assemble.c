@@ -757,6 +757,12 @@ static const char *drop_sentence(struct assembly *a, const struct view *v, const
  * 100 MB drops many). */
 static void explain_drops(struct assembly *a, const struct view *v, const struct drops *dr)
 {
+	if (((const struct ledger *)a->src->model)->bare) { /* nobody reads them: the reason's own words */
+		for (size_t k = 0; k < dr->n; k++)
+			asm_drop_text(a, dr->items[k].piece, WHY_REASON[dr->items[k].why],
+				      reason_sentence(WHY_REASON[dr->items[k].why]));
+		return;
+	}
 	const struct drop *prev = NULL;
 	const char *sentence = NULL;
 	for (size_t k = 0; k < dr->n; k++) {

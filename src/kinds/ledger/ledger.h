@@ -106,6 +106,7 @@ struct ledger {
 	const char *session;  /* label, NULL: default */
 	const char *turn;     /* replayed turn id, NULL: the head */
 	bool next;
+	bool bare;            /* a replay for the timeline: drops get the reason's sentence, none written */
 	enum ledger_rule rule;
 	bool summary_system;  /* summary-role system (seed 004), else user (seed 001) */
 };
@@ -142,7 +143,8 @@ struct ledger_turn_usage {
  * turn that does not replay, or CS_ENOMEM. */
 int ledger_timeline(const struct source *src, struct ledger_turn_usage **out, size_t *n, struct cs_error *err);
 /* The timeline as lines for the inspector's view (kind_ops.timeline). */
-int ledger_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, struct cs_error *err);
+int ledger_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, size_t *step_at,
+			 struct cs_error *err);
 /* The timeline as a report section ("timeline"). */
 int ledger_timeline_emit(const struct source *src, struct emitter *em);
 

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #define LOOKBACK 20
+#define VOLATILE_WINDOW 128 /* bytes past a difference a volatile run is read to */
 #define OPENAI_STEP 128
 
 struct slot {
@@ -38,14 +39,26 @@ struct slot {
 	int ttl;
 };
 
+#define MAP_FILTER_WORDS 1024 /* 64k bits: 8 KB, in the first-level cache */
+
 struct map {
 	struct slot *s;
 	size_t cap, n;
+	/* A bit per key's hash, set for every key put (none is removed): a key
+	 * whose bit is clear is not there, without probing the slots. The walk
+	 * back from a breakpoint asks at every position of a request. */
+	uint64_t filter[MAP_FILTER_WORDS];
 };
+
+static bool map_may_hold(const struct map *m, uint64_t key)
+{
+	uint64_t h = (key ? key : 1) >> 40;
+	return m->filter[h / 64 % MAP_FILTER_WORDS] >> (h % 64) & 1;
+}
 
 static struct slot *map_find(const struct map *m, uint64_t key)
 {
-	if (!m->cap)
+	if (!m->cap || !map_may_hold(m, key))
 		return NULL;
 	key = key ? key : 1;
 	for (size_t i = key & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
@@ -59,6 +72,7 @@ static struct slot *map_find(const struct map *m, uint64_t key)
 static bool map_put(struct map *m, uint64_t key, double time, long req, int ttl)
 {
 	key = key ? key : 1;
+	m->filter[(key >> 40) / 64 % MAP_FILTER_WORDS] |= 1ULL << ((key >> 40) % 64);
 	if ((m->n + 1) * 2 > m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 1024;
 		struct slot *s = cs_calloc(cap, sizeof *s);
@@ -93,6 +107,11 @@ struct pred {
 	long *prefix;      /* prefix[i]: tokens of units 0..i of the request at hand */
 	uint64_t *keys;    /* keys[i]: the prefix key of units 0..i */
 	size_t cap;
+	uint8_t *piece_out; /* per piece: left out by an edit; NULL: none is */
+	const char *facts_for; /* the model the facts below are for (consecutive requests share one) */
+	const struct req_model_facts *facts;
+	size_t *bps;       /* the units of the request at hand that carry a breakpoint, in order */
+	size_t nbps, cap_bps;
 };
 
 static bool live(const struct slot *s, const struct req_request *r, long k)
@@ -114,7 +133,67 @@ static int default_ttl(const struct request_model *m, const struct req_request *
 /* Whether unit u is left out by an edit (what-if). */
 static bool out(const struct pred *p, size_t u)
 {
-	return p->m->unit_piece && request_unit_excluded(p->src, p->m, u);
+	uint32_t i = p->piece_out ? p->m->core[u].piece_bp & REQUEST_CORE_NONE : REQUEST_CORE_NONE;
+	return i != REQUEST_CORE_NONE && p->piece_out[i];
+}
+
+/* The packed units (request.h: struct req_core), made once. */
+static bool make_core(struct request_model *m)
+{
+	if (m->core && m->ncore == m->nunits)
+		return true;
+	cs_free(m->core);
+	m->ncore = 0;
+	if (!(m->core = cs_malloc((m->nunits ? m->nunits : 1) * sizeof *m->core)))
+		return false;
+	for (size_t u = 0; u < m->nunits; u++) {
+		const struct req_unit *x = &m->units[u];
+		uint32_t piece = m->unit_piece && m->unit_piece[u] < REQUEST_CORE_NONE ? m->unit_piece[u] : REQUEST_CORE_NONE;
+		m->core[u] = (struct req_core){ x->hash, (int32_t)(x->tokens > INT32_MAX ? INT32_MAX : x->tokens),
+						piece | (x->ttl ? REQUEST_CORE_BP : 0) | (x->run ? REQUEST_CORE_RUN : 0) };
+	}
+	m->ncore = m->nunits;
+	return true;
+}
+
+/* The pieces left out, once for the whole sequence; false: out of memory. */
+static bool find_out(struct pred *p)
+{
+	const struct source *src = p->src;
+	size_t n = 0;
+	for (size_t i = 0; p->m->unit_piece && i < src->npieces; i++)
+		n += piece_excluded(&src->pieces[i]);
+	if (!n)
+		return true;
+	if (!(p->piece_out = cs_malloc(src->npieces)))
+		return false;
+	for (size_t i = 0; i < src->npieces; i++)
+		p->piece_out[i] = piece_excluded(&src->pieces[i]);
+	return true;
+}
+
+/* A prefix key extended by one unit's hash (a multiply and a fold: the
+ * sequence hashes every unit of every request again after each edit). */
+static uint64_t extend_key(uint64_t h, uint64_t unit)
+{
+	h = (h ^ unit) * 0x9E3779B97F4A7C15ULL;
+	return h ^ (h >> 29);
+}
+
+static int bp_ttl(const struct pred *p, const struct req_request *r, size_t i);
+
+static bool add_bp(struct pred *p, size_t b)
+{
+	if (p->nbps == p->cap_bps) {
+		size_t cap = p->cap_bps ? p->cap_bps * 2 : 64;
+		size_t *bps = cs_realloc(p->bps, cap * sizeof *bps);
+		if (!bps)
+			return false;
+		p->bps = bps;
+		p->cap_bps = cap;
+	}
+	p->bps[p->nbps++] = b;
+	return true;
 }
 
 static bool prepare(struct pred *p, const struct req_request *r)
@@ -132,14 +211,21 @@ static bool prepare(struct pred *p, const struct req_request *r)
 	}
 	long t = 0;
 	uint64_t h = REQUEST_HASH_SEED;
+	const int8_t *moved = p->m->bp_override;
+	const uint8_t *gone = p->piece_out;
+	const struct req_core *c = p->m->core + r->first_unit;
+	p->nbps = 0;
 	for (size_t i = 0; i < r->nunits; i++) {
-		const struct req_unit *u = &p->m->units[r->first_unit + i];
-		if (!out(p, r->first_unit + i)) { /* an excluded block is not sent: the prefix skips it */
-			t += u->tokens;
-			h = request_hash((const char *)&u->hash, sizeof u->hash, h);
+		uint32_t piece = c[i].piece_bp & REQUEST_CORE_NONE;
+		bool has_piece = piece != REQUEST_CORE_NONE;
+		if (!(gone && has_piece && gone[piece])) { /* an excluded block is not sent: the prefix skips it */
+			t += c[i].tokens;
+			h = extend_key(h, c[i].hash);
 		}
 		p->prefix[i] = t;
 		p->keys[i] = h;
+		if (((c[i].piece_bp & REQUEST_CORE_BP) || (moved && has_piece && moved[piece])) && !add_bp(p, i))
+			return false; /* a candidate: bp_ttl decides */
 	}
 	return true;
 }
@@ -160,9 +246,14 @@ static long auto_position(const struct pred *p, const struct req_request *r)
 static int bp_ttl(const struct pred *p, const struct req_request *r, size_t i)
 {
 	const struct request_model *m = p->m;
-	if (out(p, r->first_unit + i))
+	size_t u = r->first_unit + i;
+	if (out(p, u))
 		return 0; /* its cache_control went with it */
-	int ttl = m->units[r->first_unit + i].ttl;
+	int ttl = m->units[u].ttl;
+	uint32_t piece = m->unit_piece ? m->unit_piece[u] : REQUEST_NO_PIECE;
+	int moved = piece != REQUEST_NO_PIECE && m->bp_override ? m->bp_override[piece] : 0; /* the inspector's M */
+	if (moved)
+		ttl = moved < 0 ? 0 : ttl ? ttl : default_ttl(m, r);
 	if ((long)i == r->auto_unit && r->auto_ttl > ttl)
 		ttl = r->auto_ttl;
 	return ttl;
@@ -174,7 +265,8 @@ static bool predict_explicit(struct pred *p, struct req_request *r, long k, long
 	struct request_model *m = p->m;
 	long read_at = -1, last_bp = -1;
 	*lookback_miss = -1;
-	for (size_t b = 0; b < r->nunits; b++) {
+	for (size_t c = 0; c < p->nbps; c++) {
+		size_t b = p->bps[c];
 		int ttl = bp_ttl(p, r, b);
 		if (!ttl)
 			continue;
@@ -184,7 +276,7 @@ static bool predict_explicit(struct pred *p, struct req_request *r, long k, long
 		last_bp = (long)b;
 		int positions = 0;
 		for (long i = (long)b; i >= 0; i--) {
-			bool same_position = i < (long)b && m->units[r->first_unit + i + 1].run;
+			bool same_position = i < (long)b && (m->core[r->first_unit + i + 1].piece_bp & REQUEST_CORE_RUN);
 			positions += !same_position;
 			bool hit = live(map_find(&p->cache, p->keys[i]), r, k);
 			if (hit && positions <= LOOKBACK) {
@@ -202,11 +294,27 @@ static bool predict_explicit(struct pred *p, struct req_request *r, long k, long
 	r->pred_write = r->cached_extent > r->pred_read ? r->cached_extent - r->pred_read : 0;
 	if (read_at >= 0 && !map_put(&p->cache, p->keys[read_at], r->time, k, default_ttl(m, r)))
 		return false;
-	for (size_t b = 0; b < r->nunits; b++) {
+	for (size_t c = 0; c < p->nbps; c++) {
+		size_t b = p->bps[c];
 		int ttl = bp_ttl(p, r, b);
 		if (ttl && p->prefix[b] >= min && !map_put(&p->cache, p->keys[b], r->time, k, ttl))
 			return false;
 	}
+	return true;
+}
+
+/* Automatic caching's breakpoint among the candidates, in order. */
+static bool add_auto_bp(struct pred *p, long at)
+{
+	size_t c = p->nbps;
+	while (c > 0 && p->bps[c - 1] > (size_t)at)
+		c--;
+	if (c > 0 && p->bps[c - 1] == (size_t)at)
+		return true;
+	if (!add_bp(p, 0))
+		return false;
+	memmove(p->bps + c + 1, p->bps + c, (p->nbps - 1 - c) * sizeof *p->bps);
+	p->bps[c] = (size_t)at;
 	return true;
 }
 
@@ -231,7 +339,7 @@ static bool predict_prefix(struct pred *p, struct req_request *r, long k, long m
 
 /* ---- the first difference and its cause ---------------------------------- */
 
-static const char *snippet(struct source *src, const char *s, size_t n, size_t at)
+static const char *snippet(struct arena *a, const char *s, size_t n, size_t at)
 {
 	size_t from = at > 30 ? at - 30 : 0, to = at + 50 < n ? at + 50 : n;
 	while (from > 0 && from + 40 > at && s[from - 1] != ' ' && s[from - 1] != '\n')
@@ -240,7 +348,7 @@ static const char *snippet(struct source *src, const char *s, size_t n, size_t a
 		from--;
 	while (to < n && ((unsigned char)s[to] & 0xC0) == 0x80)
 		to++;
-	return arena_printf(&src->arena, "%s%.*s%s", from ? "..." : "", (int)(to - from), s + from, to < n ? "..." : "");
+	return arena_printf(a, "%s%.*s%s", from ? "..." : "", (int)(to - from), s + from, to < n ? "..." : "");
 }
 
 /* Whether tools differ only in order between two requests. */
@@ -262,21 +370,24 @@ static bool tools_reordered(const struct request_model *m, const struct req_requ
 static const char *cause_of(struct pred *p, const struct req_request *r, const struct req_request *prev,
 			    const struct req_unit *u, const struct req_unit *v, size_t at)
 {
-	struct source *src = p->src;
+	struct arena *a = &p->m->pred_arena;
 	size_t vat, vlen;
 	if (u->layer == RL_TOOLS)
 		return tools_reordered(p->m, r, prev) ? "the tool definitions changed order"
-						      : arena_printf(&src->arena, "a tool definition changed (%s)", u->path);
-	if (v && request_volatile(u->text + (at > 40 ? at - 40 : 0), u->text_len - (at > 40 ? at - 40 : 0), &vat, &vlen) &&
-	    vat <= (at > 40 ? 40 : at) + 1)
-		return arena_printf(&src->arena, "a timestamp or id in the %s layer (%s) changed: \"%.*s\"",
-				    request_layer_name(u->layer), u->path, (int)vlen,
-				    u->text + (at > 40 ? at - 40 : 0) + vat);
+						      : arena_printf(a, "a tool definition changed (%s)", u->path);
+	/* a volatile run that starts at most 40 bytes before the difference
+	 * (one longer than VOLATILE_WINDOW is still told, shortened) */
+	size_t from = at > 40 ? at - 40 : 0, window = u->text_len - from;
+	if (window > 41 + VOLATILE_WINDOW)
+		window = 41 + VOLATILE_WINDOW;
+	if (v && request_volatile(u->text + from, window, &vat, &vlen) && vat <= at - from + 1)
+		return arena_printf(a, "a timestamp or id in the %s layer (%s) changed: \"%.*s\"",
+				    request_layer_name(u->layer), u->path, (int)vlen, u->text + from + vat);
 	if (u->layer == RL_SYSTEM)
-		return arena_printf(&src->arena, "the system text changed (%s)", u->path);
+		return arena_printf(&p->m->pred_arena, "the system text changed (%s)", u->path);
 	if (u->layer == RL_HISTORY)
-		return arena_printf(&src->arena, "an earlier message was edited (%s)", u->path);
-	return arena_printf(&src->arena, "the current turn differs (%s)", u->path);
+		return arena_printf(&p->m->pred_arena, "an earlier message was edited (%s)", u->path);
+	return arena_printf(&p->m->pred_arena, "the current turn differs (%s)", u->path);
 }
 
 /* Fills r's first difference from prev (k-1) and its cause. */
@@ -290,8 +401,7 @@ static int diff_with(struct pred *p, struct req_request *r, const struct req_req
 			i++;
 		while (j < prev->nunits && out(p, prev->first_unit + j))
 			j++;
-		if (i == r->nunits || j == prev->nunits ||
-		    m->units[r->first_unit + i].hash != m->units[prev->first_unit + j].hash)
+		if (i == r->nunits || j == prev->nunits || m->core[r->first_unit + i].hash != m->core[prev->first_unit + j].hash)
 			break;
 	}
 	r->compared = k - 1;
@@ -300,7 +410,7 @@ static int diff_with(struct pred *p, struct req_request *r, const struct req_req
 	const struct req_unit *v = &m->units[prev->first_unit + j];
 	if (i == r->nunits) {
 		r->diff_path = v->path;
-		r->cause = arena_printf(&src->arena, "blocks from %s on were removed", v->path);
+		r->cause = arena_printf(&p->m->pred_arena, "blocks from %s on were removed", v->path);
 		r->broke = i == 0 || p->prefix[i - 1] < prev->cached_extent;
 		return r->cause ? CS_OK : CS_ENOMEM;
 	}
@@ -310,10 +420,10 @@ static int diff_with(struct pred *p, struct req_request *r, const struct req_req
 		at++;
 	r->diff_unit = (long)(r->first_unit + i);
 	r->diff_path = u->path;
-	r->diff_now = snippet(src, u->text, u->text_len, at);
-	r->diff_before = snippet(src, v->text, v->text_len, at);
+	r->diff_now = snippet(&m->pred_arena, u->text, u->text_len, at);
+	r->diff_before = snippet(&m->pred_arena, v->text, v->text_len, at);
 	r->cause = at == u->text_len && at == v->text_len
-			   ? arena_printf(&src->arena, "same text, other fields differ (%s: role, type or attributes)", u->path)
+			   ? arena_printf(&p->m->pred_arena, "same text, other fields differ (%s: role, type or attributes)", u->path)
 			   : cause_of(p, r, prev, u, v, at);
 	long before = i ? p->prefix[i - 1] : 0;
 	r->broke = before < prev->cached_extent;
@@ -328,11 +438,18 @@ static int predict_one(struct pred *p, long k)
 {
 	struct request_model *m = p->m;
 	struct req_request *r = &m->reqs[k];
-	const struct req_model_facts *f = request_facts(m, r->model, NULL);
+	const char *model = request_model_name(m, r);
+	if (!p->facts_for || strcmp(p->facts_for, model)) {
+		p->facts = request_facts(m, model, NULL);
+		p->facts_for = model;
+	}
+	const struct req_model_facts *f = p->facts;
 	if (!prepare(p, r))
 		return CS_ENOMEM;
 	r->total = r->nunits ? p->prefix[r->nunits - 1] : 0;
 	r->auto_unit = r->auto_ttl ? auto_position(p, r) : -1;
+	if (r->auto_unit >= 0 && !add_auto_bp(p, r->auto_unit))
+		return CS_ENOMEM;
 	long miss = -1;
 	bool ok = m->provider == REQ_ANTHROPIC ? predict_explicit(p, r, k, f->min_prefix, &miss)
 					       : predict_prefix(p, r, k, f->min_prefix);
@@ -347,12 +464,12 @@ static int predict_one(struct pred *p, long k)
 		return rc;
 	if (miss >= 0) {
 		r->broke = true;
-		r->cause = arena_printf(&p->src->arena, "the breakpoint moved past the %d-block lookback: the entry "
+		r->cause = arena_printf(&p->m->pred_arena, "the breakpoint moved past the %d-block lookback: the entry "
 					"at %s is out of its reach", LOOKBACK, m->units[r->first_unit + miss].path);
 	} else if (r->time >= 0 && prev->time >= 0 && r->time - prev->time > default_ttl(m, prev) &&
 		   prev->cached_extent > 0 && r->pred_read == 0) {
 		r->broke = true;
-		r->cause = arena_printf(&p->src->arena, "the TTL expired: %.0f s between requests (entries last %d s)",
+		r->cause = arena_printf(&p->m->pred_arena, "the TTL expired: %.0f s between requests (entries last %d s)",
 					r->time - prev->time, default_ttl(m, prev));
 	}
 	return CS_OK;
@@ -363,6 +480,7 @@ static int predict_one(struct pred *p, long k)
 static int breakpoint_lints(struct pred *p, const struct req_request *r, const struct req_model_facts *f)
 {
 	struct request_model *m = p->m;
+	const char *model = request_model_name(m, r);
 	int rc = CS_OK, prev_ttl = 0;
 	long prev_bp = -1, positions = 0;
 	for (size_t b = 0; b < r->nunits && rc == CS_OK; b++) {
@@ -375,8 +493,7 @@ static int breakpoint_lints(struct pred *p, const struct req_request *r, const s
 		if (p->prefix[b] < f->min_prefix)
 			rc = request_lint(p->src, m, "under-minimum", unit, false,
 					  "the breakpoint at %s closes a prefix of %ld tokens, under %s's minimum of %ld: "
-					  "nothing is cached there", u->path, p->prefix[b], r->model[0] ? r->model : "the model",
-					  f->min_prefix);
+					  "nothing is cached there", u->path, p->prefix[b], model[0] ? model : "the model", f->min_prefix);
 		if (rc == CS_OK && ttl > prev_ttl && prev_ttl)
 			rc = request_lint(p->src, m, "ttl-order", unit, false,
 					  "a 1-hour entry at %s comes after a 5-minute one: longer TTLs must come first",
@@ -419,23 +536,47 @@ static int volatile_lints(struct pred *p, const struct req_request *r)
 	return CS_OK;
 }
 
+static void pred_fini(struct pred *p)
+{
+	cs_free(p->cache.s);
+	cs_free(p->prefix);
+	cs_free(p->keys);
+	cs_free(p->piece_out);
+	cs_free(p->bps);
+}
+
+/* The lints of the request shown: its breakpoints, its volatile text. */
+static int current_lints(struct pred *p)
+{
+	struct request_model *m = p->m;
+	const struct req_request *cur = &m->reqs[m->current];
+	if (!prepare(p, cur))
+		return CS_ENOMEM;
+	const struct req_model_facts *f = request_facts(m, request_model_name(m, cur), NULL);
+	int rc = m->provider == REQ_ANTHROPIC ? breakpoint_lints(p, cur, f) : CS_OK;
+	return rc == CS_OK ? volatile_lints(p, cur) : rc;
+}
+
 int request_predict(struct source *src, struct request_model *m, struct cs_error *err)
 {
+	arena_fini(&m->pred_arena); /* the text of the prediction before: nothing points into it now */
+	arena_init(&m->pred_arena);
 	struct pred p = { .src = src, .m = m };
-	int rc = CS_OK;
+	int rc = make_core(m) && find_out(&p) ? CS_OK : CS_ENOMEM;
 	for (size_t k = 0; k < m->nreqs && rc == CS_OK; k++)
 		rc = predict_one(&p, (long)k);
-	const struct req_request *cur = &m->reqs[m->current];
-	if (rc == CS_OK && prepare(&p, cur)) {
-		const struct req_model_facts *f = request_facts(m, cur->model, NULL);
-		rc = m->provider == REQ_ANTHROPIC ? breakpoint_lints(&p, cur, f) : CS_OK;
-		if (rc == CS_OK)
-			rc = volatile_lints(&p, cur);
-	} else if (rc == CS_OK) {
-		rc = CS_ENOMEM;
-	}
-	cs_free(p.cache.s);
-	cs_free(p.prefix);
-	cs_free(p.keys);
+	m->nseq_lints = m->nlints;
+	if (rc == CS_OK)
+		rc = current_lints(&p);
+	pred_fini(&p);
+	return rc == CS_OK ? CS_OK : cs_error_nomem(err);
+}
+
+int request_current_lints(struct source *src, struct request_model *m, struct cs_error *err)
+{
+	struct pred p = { .src = src, .m = m };
+	m->nlints = m->nseq_lints;
+	int rc = make_core(m) && find_out(&p) ? current_lints(&p) : CS_ENOMEM;
+	pred_fini(&p);
 	return rc == CS_OK ? CS_OK : cs_error_nomem(err);
 }
