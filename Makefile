@@ -45,7 +45,7 @@ DEPF = -MMD -MP
 $(BUILD)/asan/src/theme.o: DEFS += -DCTXSCOPE_TEST_THEMES='"$(CURDIR)/themes"'
 
 REL_FLAGS  = -O2 -g
-ASAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+ASAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-cast-overflow \
              -fno-sanitize-recover=all
 
 SRC_C  := $(sort $(wildcard src/*.c src/kinds/*/*.c))

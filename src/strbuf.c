@@ -178,6 +178,8 @@ char *fmt_fixed3(char buf[FIXED3_MAX], double v)
 static int exponent6(double a)
 {
 	static const double p[] = { 1e5, 1e4, 1e3, 1e2, 1e1, 1e0, 1e-1, 1e-2, 1e-3, 1e-4 };
+	if (!(a < 1e6)) /* and infinity, NaN */
+		return 99;
 	for (int i = 0; i < 10; i++)
 		if (a >= p[i])
 			return 5 - i;

@@ -423,7 +423,8 @@ static void test_general6_is_printf(void **state)
 	(void)state;
 	static const double edge[] = { 0.0, -0.0, 1e-4, 0.00009999995, 0.000099999949, 999999.5, 999999.4,
 				       99999.95, 1e5, 1e6, 123456.5, 0.1, 0.7, 2.675, 0.9629, 0.9999995, 0.99999949,
-				       1.0, -1.0, 10, 4.0, 0.5, 1e-5, 1e300, -1e-300, 12.5, 0.125, 3.0000005, 1e15 };
+				       1.0, -1.0, 10, 4.0, 0.5, 1e-5, 1e300, -1e-300, 12.5, 0.125, 3.0000005, 1e15,
+				       8.88889e44, -1e20, INFINITY, -INFINITY };
 	char want[GENERAL6_MAX], got[GENERAL6_MAX];
 	for (size_t i = 0; i < sizeof edge / sizeof *edge; i++) {
 		snprintf(want, sizeof want, "%.6g", edge[i]);
