@@ -234,6 +234,48 @@ void asm_drop_text(struct assembly *a, long piece, int reason, const char *sente
 	note_not_whole(a, piece);
 }
 
+void asm_drop_later(struct assembly *a, long piece, int reason, long why0, long why1)
+{
+	struct piece_result *r = &a->results[piece];
+	r->sentence = NULL;
+	r->why[0] = why0;
+	r->why[1] = why1;
+	r->outcome = OUTCOME_DROPPED;
+	r->reason = reason;
+	r->block = -1;
+	r->tokens = 0;
+	note_not_whole(a, piece);
+}
+
+const char *asm_sentence(const struct assembly *a, long piece, struct strbuf *buf)
+{
+	const struct piece_result *r = &a->results[piece];
+	if (r->sentence || r->outcome == OUTCOME_WHOLE || !a->sentence_fn)
+		return r->sentence;
+	return a->sentence_fn(a, piece, buf) && !buf->failed ? sb_str(buf) : NULL;
+}
+
+bool asm_write_sentences(struct assembly *a)
+{
+	if (!a->sentence_fn)
+		return true;
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t k = 0; k < a->nnot_whole; k++) {
+		struct piece_result *r = &a->results[a->not_whole[k]];
+		if (r->sentence || r->outcome == OUTCOME_WHOLE)
+			continue;
+		const char *s = asm_sentence(a, a->not_whole[k], &sb);
+		r->sentence = s ? arena_strndup(&a->arena, s, sb.len) : NULL;
+		if (!r->sentence) {
+			a->nomem = true;
+			break;
+		}
+	}
+	sb_fini(&sb);
+	a->sentence_fn = NULL; /* all written */
+	return !a->nomem;
+}
+
 void asm_warn(struct assembly *a, long piece, const char *fmt, ...)
 {
 	va_list ap;
@@ -334,6 +376,16 @@ bool asm_prompt_text(const struct assembly *a, struct strbuf *out)
 }
 
 int assemble(const struct source *src, struct assembly *out, struct cs_error *err)
+{
+	int rc = assemble_lazy(src, out, err);
+	if (rc == CS_OK && !asm_write_sentences(out)) {
+		asm_fini(out);
+		rc = cs_error_nomem(err);
+	}
+	return rc;
+}
+
+int assemble_lazy(const struct source *src, struct assembly *out, struct cs_error *err)
 {
 	int rc = src->kind->assemble(src, out, err);
 	if (rc != CS_OK) {

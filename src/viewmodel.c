@@ -252,10 +252,10 @@ int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
 	cache_overrides_init(&vm->cache.bp_now);
 	cache_overrides_init(&vm->cache.bp_base);
 	vm->cache.profile = cache_config_profile(&vm->cache.cfg, source_cache_profile(src, NULL, vm->cache.cfg.default_profile));
-	int rc = assemble(src, &vm->session.cur, err);
+	int rc = assemble_lazy(src, &vm->session.cur, err);
 	if (rc != CS_OK)
 		return rc;
-	rc = assemble(src, &vm->session.base, err);
+	rc = assemble_lazy(src, &vm->session.base, err);
 	if (rc != CS_OK) {
 		asm_fini(&vm->session.cur);
 		memset(&vm->session.cur, 0, sizeof vm->session.cur);
@@ -514,7 +514,7 @@ int vm_pin_baseline(struct vm *vm, struct cs_error *err)
 {
 	struct assembly next;
 	memset(&next, 0, sizeof next);
-	int rc = assemble(vm->session.src, &next, err);
+	int rc = assemble_lazy(vm->session.src, &next, err);
 	if (rc != CS_OK) {
 		vm_status(vm, true, "%s", err->message);
 		return rc;

@@ -102,7 +102,7 @@ int vm_reload(struct vm *vm, struct source *fresh, struct cs_error *err)
 	snprintf(fresh->settings.tokenizer, sizeof fresh->settings.tokenizer, "%s", vm->exact.initial);
 	int rc = replay_edits(vm, fresh, &h, &lost, err);
 	if (rc == CS_OK)
-		rc = assemble(fresh, &next, err);
+		rc = assemble_lazy(fresh, &next, err);
 	if (rc != CS_OK) {
 		asm_fini(&next);
 		history_fini(&h);

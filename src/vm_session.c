@@ -227,7 +227,7 @@ int vm_change(struct vm *vm, enum vm_step step, const struct edit *e, struct vm_
 	}
 	struct assembly next;
 	memset(&next, 0, sizeof next); /* safe to fini whatever the assembler did */
-	rc = assemble(vm->session.src, &next, err);
+	rc = assemble_lazy(vm->session.src, &next, err);
 	if (rc != CS_OK) {
 		asm_fini(&next);
 		roll_back(vm, step);

@@ -427,11 +427,13 @@ static void render(const struct run *r, struct assembly *a)
 		render_section(r, a, sec, &first_section);
 }
 
-/* The drop sentences of one build, written without printf (they run for
- * every item out on every re-assembly): what stays the same for the whole
- * build is formatted once. */
+/* The drop sentences of one build, written without printf and only when
+ * read (asm_sentence: the inspector shows a screenful of a million), from
+ * the numbers explain_drops leaves in results[].why: what stays the same
+ * for the whole build is formatted once, here. */
 struct drop_text {
-	struct strbuf sb;  /* reused per sentence */
+	double cutoff;
+	long budget;
 	char below[64];    /* "below the cutoff 0.412" */
 	char share_head[MA_COUNT][64]; /* "dropped in pass 1 (the recent query, by " */
 	char share_mid[MA_COUNT][128]; /* "): over allocation: its share (40% = 1,600 tokens) had " */
@@ -440,10 +442,15 @@ struct drop_text {
 /* A literal, its length known at compile time. */
 #define PUT_LIT(sb, lit) sb_append((sb), lit, sizeof lit - 1)
 
-static void drop_text_init(struct drop_text *t, const struct run *r)
+/* The run's drop_text in a's arena; NULL on out of memory. */
+static struct drop_text *drop_text_new(const struct run *r, struct assembly *a)
 {
 	char f[FIXED3_MAX], n[32];
-	t->sb = (struct strbuf)STRBUF_INIT;
+	struct drop_text *t = arena_alloc(&a->arena, sizeof *t);
+	if (!t)
+		return NULL;
+	t->cutoff = r->cutoff;
+	t->budget = r->budget;
 	snprintf(t->below, sizeof t->below, "below the cutoff %s", fmt_fixed3(f, r->cutoff));
 	for (int s = 0; s < MA_COUNT; s++) {
 		snprintf(t->share_head[s], sizeof t->share_head[s], "dropped in pass 1 (the %s query, by ",
@@ -451,83 +458,106 @@ static void drop_text_init(struct drop_text *t, const struct run *r)
 		snprintf(t->share_mid[s], sizeof t->share_mid[s], "): over allocation: its share (%g%% = %s tokens) had ",
 			 r->s->allocation[s], fmt_thousands(n, r->cap[s]));
 	}
-}
-
-/* sb's sentence, copied into the assembly's arena; NULL on out of memory. */
-static const char *drop_done(struct drop_text *t, struct assembly *a)
-{
-	return t->sb.failed ? NULL : arena_strndup(&a->arena, sb_str(&t->sb), t->sb.len);
+	return t;
 }
 
 /* "...; final score 0.412, below the cutoff 0.5" */
-static void put_final(struct drop_text *t, const struct run *r, double score)
+static void put_final(struct strbuf *sb, const struct drop_text *t, double score)
 {
 	char f[FIXED3_MAX];
-	PUT_LIT(&t->sb, "; final score ");
-	sb_puts(&t->sb, fmt_fixed3(f, score));
-	PUT_LIT(&t->sb, ", ");
-	if (score == r->cutoff)
-		PUT_LIT(&t->sb, "which is the cutoff: every item scoring higher went in");
+	PUT_LIT(sb, "; final score ");
+	sb_puts(sb, fmt_fixed3(f, score));
+	PUT_LIT(sb, ", ");
+	if (score == t->cutoff)
+		PUT_LIT(sb, "which is the cutoff: every item scoring higher went in");
 	else
-		sb_puts(&t->sb, t->below);
+		sb_puts(sb, t->below);
 }
 
-static void over_budget(struct drop_text *t, const struct run *r, size_t k)
+/* why: the tokens it needs, the budget left when it was considered. */
+static void over_budget(struct strbuf *sb, const struct drop_text *t, const struct piece_result *res)
 {
 	char n[32];
-	sb_reset(&t->sb);
-	PUT_LIT(&t->sb, "dropped in pass 2 (selectWithinBudget, by final score): over budget: needs ");
-	sb_puts(&t->sb, fmt_thousands(n, r->order[k].tokens));
-	PUT_LIT(&t->sb, " tokens, ");
-	sb_puts(&t->sb, fmt_thousands(n, r->dec[k].left));
-	PUT_LIT(&t->sb, " left of ");
-	sb_puts(&t->sb, fmt_thousands(n, r->budget));
-	put_final(t, r, r->order[k].score);
+	PUT_LIT(sb, "dropped in pass 2 (selectWithinBudget, by final score): over budget: needs ");
+	sb_puts(sb, fmt_thousands(n, res->why[0]));
+	PUT_LIT(sb, " tokens, ");
+	sb_puts(sb, fmt_thousands(n, res->why[1]));
+	PUT_LIT(sb, " left of ");
+	sb_puts(sb, fmt_thousands(n, t->budget));
+	put_final(sb, t, res->score);
 }
 
-static void over_allocation(struct drop_text *t, const struct run *r, size_t k)
+/* why: the tokens it needs, its share's tokens kept when it was considered. */
+static void over_allocation(struct strbuf *sb, const struct drop_text *t, const struct memory_item *it,
+			    const struct piece_result *res)
 {
 	char n[32], f[FIXED3_MAX];
-	int share = r->order[k].share;
-	sb_reset(&t->sb);
-	sb_puts(&t->sb, t->share_head[share]);
-	sb_puts(&t->sb, r->order[k].own_name);
-	sb_putc(&t->sb, ' ');
-	sb_puts(&t->sb, fmt_fixed3(f, r->order[k].own));
-	sb_puts(&t->sb, t->share_mid[share]);
-	sb_puts(&t->sb, fmt_thousands(n, r->dec[k].share_used));
-	PUT_LIT(&t->sb, " kept and needs ");
-	sb_puts(&t->sb, fmt_thousands(n, r->order[k].tokens));
-	PUT_LIT(&t->sb, " more");
-	put_final(t, r, r->order[k].score);
+	int share = memory_allocation_of_type(it->type);
+	sb_puts(sb, t->share_head[share]);
+	sb_puts(sb, memory_own_score_name(it));
+	sb_putc(sb, ' ');
+	sb_puts(sb, fmt_fixed3(f, memory_own_score(it)));
+	sb_puts(sb, t->share_mid[share]);
+	sb_puts(sb, fmt_thousands(n, res->why[1]));
+	PUT_LIT(sb, " kept and needs ");
+	sb_puts(sb, fmt_thousands(n, res->why[0]));
+	PUT_LIT(sb, " more");
+	put_final(sb, t, res->score);
 }
 
 /* "<what> (score 0.412)" */
-static void with_score(struct drop_text *t, const char *what, double score)
+static void with_score(struct strbuf *sb, const char *what, double score)
 {
 	char f[FIXED3_MAX];
-	sb_reset(&t->sb);
-	sb_puts(&t->sb, what);
-	sb_puts(&t->sb, " (score ");
-	sb_puts(&t->sb, fmt_fixed3(f, score));
-	sb_putc(&t->sb, ')');
+	sb_puts(sb, what);
+	sb_puts(sb, " (score ");
+	sb_puts(sb, fmt_fixed3(f, score));
+	sb_putc(sb, ')');
+}
+
+/* The assembly's sentence_fn: a deferred drop sentence. */
+static bool drop_sentence(const struct assembly *a, long piece, struct strbuf *out)
+{
+	const struct drop_text *t = a->sentence_ctx;
+	const struct memory *m = a->src->model;
+	const struct memory_item *it = &m->items[a->src->pieces[piece].kind_index];
+	const struct piece_result *res = &a->results[piece];
+	sb_reset(out);
+	switch (res->reason) {
+	case REASON_EXCLUDED_BY_USER:
+		with_score(out, "excluded by you", res->score);
+		break;
+	case REASON_OVER_BUDGET:
+		over_budget(out, t, res);
+		break;
+	case REASON_OVER_ALLOCATION:
+		over_allocation(out, t, it, res);
+		break;
+	default:
+		break;
+	}
+	return !out->failed;
 }
 
 /* Explain, the pieces: a sentence for each item that stayed out, naming
- * the pass that dropped it and the score it was ranked by there. */
+ * the pass that dropped it and the score it was ranked by there (deferred,
+ * drop_sentence, but for the rarer reasons). */
 static void explain_drops(const struct run *r, struct assembly *a)
 {
-	struct drop_text t;
-	drop_text_init(&t, r);
-	for (size_t k = 0; k < r->n; k++) {
+	struct strbuf sb = STRBUF_INIT;
+	a->sentence_ctx = drop_text_new(r, a);
+	if (!a->sentence_ctx)
+		a->nomem = true;
+	else
+		a->sentence_fn = drop_sentence;
+	for (size_t k = 0; k < r->n && a->sentence_fn; k++) {
 		long i = (long)r->order[k].index;
 		const struct decision *d = &r->dec[k];
 		const struct memory_item *it = r->order[k].item;
 		double score = r->order[k].score;
 		switch (d->reason) {
 		case REASON_EXCLUDED_BY_USER:
-			with_score(&t, "excluded by you", score);
-			asm_drop_text(a, i, REASON_EXCLUDED_BY_USER, drop_done(&t, a));
+			asm_drop_later(a, i, REASON_EXCLUDED_BY_USER, 0, 0);
 			break;
 		case REASON_OFF_PATH:
 			asm_drop(a, i, REASON_OFF_PATH, "not the current task frame's (%s): its taskId is %s; score %.3f",
@@ -540,24 +570,23 @@ static void explain_drops(const struct run *r, struct assembly *a)
 			const char *why = memory_filter_sentence(r->src, it, &a->arena);
 			if (!why)
 				a->nomem = true;
-			with_score(&t, why ? why : "filtered out", score);
-			asm_drop_text(a, i, REASON_FILTERED, drop_done(&t, a));
+			sb_reset(&sb);
+			with_score(&sb, why ? why : "filtered out", score);
+			asm_drop_text(a, i, REASON_FILTERED, sb.failed ? NULL : arena_strndup(&a->arena, sb_str(&sb), sb.len));
 			break;
 		}
 		case REASON_OVER_BUDGET:
-			over_budget(&t, r, k);
-			asm_drop_text(a, i, REASON_OVER_BUDGET, drop_done(&t, a));
+			asm_drop_later(a, i, REASON_OVER_BUDGET, r->order[k].tokens, d->left);
 			break;
 		case REASON_OVER_ALLOCATION:
-			over_allocation(&t, r, k);
-			asm_drop_text(a, i, REASON_OVER_ALLOCATION, drop_done(&t, a));
+			asm_drop_later(a, i, REASON_OVER_ALLOCATION, r->order[k].tokens, d->share_used);
 			break;
 		default:
 			break;
 		}
 		a->results[i].original_tokens = r->order[k].full_tokens;
 	}
-	sb_fini(&t.sb);
+	sb_fini(&sb);
 }
 
 /* Explain, the whole: the header facts, the cutoff and the warnings. */
