@@ -46,7 +46,7 @@ int asm_init(struct assembly *a, const struct source *src, enum asm_shape shape)
 	a->recorded = (struct recorded){ .input = -1, .read = -1, .written = -1, .what = NULL };
 	a->excluded = -1;
 	a->chars_per_token = src->settings.chars_per_token;
-	a->results = cs_calloc(src->npieces ? src->npieces : 1, sizeof *a->results);
+	a->results = cs_malloc((src->npieces ? src->npieces : 1) * sizeof *a->results); /* each set below */
 	if (!a->results)
 		return CS_ENOMEM;
 	for (size_t i = 0; i < src->npieces; i++)
@@ -162,6 +162,12 @@ void asm_textf(struct assembly *a, const char *fmt, ...)
 		return;
 	}
 	asm_span(a, text, strlen(text), (size_t)-1);
+}
+
+void asm_expect_not_whole(struct assembly *a, size_t n)
+{
+	if (n > a->cap_not_whole && CS_GROW(a->not_whole, a->cap_not_whole, n) != 0)
+		a->nomem = true;
 }
 
 static void note_not_whole(struct assembly *a, long piece)

@@ -243,6 +243,9 @@ void asm_drop(struct assembly *a, long piece, int reason, const char *fmt, ...)
  * the nomem flag. No printf: for assemblers that drop many pieces a run,
  * which may share one sentence among pieces. */
 void asm_drop_text(struct assembly *a, long piece, int reason, const char *sentence);
+/* Room for n pieces that do not go in whole, so that an assembler that
+ * drops most of a million grows the list once. */
+void asm_expect_not_whole(struct assembly *a, size_t n);
 /* Drops piece with its sentence deferred: a->sentence_fn writes it from
  * why0 and why1 when it is read (asm_sentence), so a run that drops a
  * million pieces writes only the sentences shown. */

@@ -36,65 +36,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct ranked {
-	double score;
-	size_t index; /* piece */
-};
-
-static int cmp_ranked(const void *x, const void *y)
-{
-	const struct ranked *a = x, *b = y;
-	if (a->score != b->score)
-		return a->score > b->score ? -1 : 1;
-	return a->index < b->index ? -1 : a->index > b->index; /* ties: input order */
-}
-
-/* One item in score order, with what the passes below read, so they walk
- * one array in order instead of pieces and items at random. */
-struct slot {
-	double score;
-	size_t index; /* piece */
-	long tokens;
-	int type;     /* enum memory_type */
-	int share;    /* enum memory_allocation, -1 none */
-	bool excluded;
-	int filtered; /* enum memory_filter */
-	int held;     /* REASON_NONE, or why this build holds it out (memory_held_out) */
-	long full_tokens; /* before compression (= tokens when not compressed) */
-	double own;       /* its score in its own query (memory_own_score) */
-	const char *own_name; /* memory_own_score_name */
-	const struct memory_item *item;
-};
-
-/* Makes m->rank_order the score order for weights (sorting only when the
- * weights differ from the last sort's). scores[i].score is piece i's score.
- * false on out of memory (the cache is left invalid). Called from the
- * assembler, which sees the source as const: the cache is the model's own
- * and changes no result, only how fast it comes. */
-static bool rank_for(struct memory *m, const double weights[MW_COUNT], const struct piece_result *scores, size_t n)
-{
-	if (m->rank_valid && !memcmp(m->rank_weights, weights, sizeof m->rank_weights))
-		return true;
-	m->rank_valid = false;
-	if (!m->rank_order) {
-		m->rank_order = cs_malloc((n ? n : 1) * sizeof *m->rank_order);
-		if (!m->rank_order)
-			return false;
-	}
-	struct ranked *r = cs_malloc((n ? n : 1) * sizeof *r);
-	if (!r)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		r[i] = (struct ranked){ scores[i].score, i };
-	qsort(r, n, sizeof *r, cmp_ranked);
-	for (size_t k = 0; k < n; k++)
-		m->rank_order[k] = r[k].index;
-	cs_free(r);
-	memcpy(m->rank_weights, weights, sizeof m->rank_weights);
-	m->rank_valid = true;
-	return true;
-}
-
 /* What happened to one item, decided before any sentence is written (the
  * sentences name the cutoff, known only at the end). */
 struct decision {
@@ -112,8 +53,8 @@ struct run {
 	long budget;
 	long cap[MA_COUNT], share_used[MA_COUNT];
 	size_t n;
-	struct slot *order;
-	size_t *rank_of; /* piece -> its place in order */
+	struct memory_slot *order; /* the model's kept slots (rank.c), refreshed by rank() */
+	const size_t *rank_of; /* piece -> its place in order */
 	struct decision *dec;
 	bool has_cutoff, has_included;
 	double cutoff, lowest_in;
@@ -137,46 +78,44 @@ static const char *archetype_text(const struct memory *m, struct arena *ar)
 				    : "preset, numbers changed by you");
 }
 
-/* Scores every item (into results) and lays them out in score order: the
- * slots are made in input order (pieces and items read in sequence), then
- * placed by rank, so later phases need not reach back into them at random.
- * false on out of memory. */
+/* What an edit can change of an item, read in input order. */
+struct item_flags {
+	unsigned char excluded, filtered, held;
+};
+
+/* Scores every item (into results) and refreshes, in the kept score order
+ * (memory_rank), what an edit can change: the exclusions, the filters,
+ * what this build holds out and the tokens compression cut. Pieces and
+ * items are read in sequence, then their flags placed by rank, so no phase
+ * reaches back into them at random. false on out of memory. */
 static bool rank(struct run *r, struct assembly *a)
 {
 	const struct source *src = r->src;
-	struct memory *cache = src->model; /* the rank cache (rank_for) */
-	struct slot *by_piece = cs_malloc((r->n ? r->n : 1) * sizeof *by_piece);
-	if (!by_piece)
+	struct memory *cache = src->model; /* the kept order (rank.c) */
+	struct item_flags *flags = cs_malloc((r->n ? r->n : 1) * sizeof *flags);
+	if (!flags || !memory_rank(cache, src, r->s->weights)) {
+		cs_free(flags);
 		return false;
+	}
 	for (size_t i = 0; i < r->n; i++) {
 		const struct piece *p = &src->pieces[i];
 		const struct memory_item *it = &r->m->items[p->kind_index];
-		double score = memory_final_score(it, r->s->weights);
-		a->results[i].score = score;
+		a->results[i].score = cache->score_of[i];
 		a->results[i].original_tokens = it->tokens;
-		by_piece[i] = (struct slot){ .score = score,
-					     .index = i,
-					     .tokens = it->tokens,
-					     .type = it->type,
-					     .share = memory_allocation_of_type(it->type),
-					     .excluded = piece_excluded(p),
-					     .filtered = it->filtered,
-					     .held = memory_held_out(r->m, it),
-					     .full_tokens = it->tokens,
-					     .own = memory_own_score(it),
-					     .own_name = memory_own_score_name(it),
-					     .item = it };
+		flags[i] = (struct item_flags){ piece_excluded(p), (unsigned char)it->filtered,
+						(unsigned char)memory_held_out(r->m, it) };
 	}
-	if (!rank_for(cache, r->s->weights, a->results, r->n)) {
-		cs_free(by_piece);
-		return false;
-	}
+	r->order = cache->slots;
+	r->rank_of = cache->rank_of;
 	for (size_t k = 0; k < r->n; k++) {
-		size_t i = cache->rank_order[k];
-		r->order[k] = by_piece[i];
-		r->rank_of[i] = k;
+		struct memory_slot *o = &r->order[k];
+		struct item_flags f = flags[o->index];
+		o->excluded = f.excluded;
+		o->filtered = f.filtered;
+		o->held = f.held;
+		o->tokens = o->full_tokens;
 	}
-	cs_free(by_piece);
+	cs_free(flags);
 	return true;
 }
 
@@ -229,7 +168,7 @@ static void pass_queries(struct run *r, const struct memory *cache)
 {
 	for (size_t j = 0; r->m->caps && j < cache->npass1; j++) {
 		size_t k = r->rank_of[cache->pass1_order[j]];
-		const struct slot *o = &r->order[k];
+		const struct memory_slot *o = &r->order[k];
 		if (o->excluded || o->filtered != MF_NONE || o->held)
 			continue;
 		struct decision *d = &r->dec[k];
@@ -248,7 +187,7 @@ static void pass_select(struct run *r)
 {
 	long used = 0;
 	for (size_t k = 0; k < r->n; k++) {
-		const struct slot *o = &r->order[k];
+		const struct memory_slot *o = &r->order[k];
 		struct decision *d = &r->dec[k];
 		if (o->excluded || o->filtered != MF_NONE || o->held) {
 			d->reason = o->excluded ? REASON_EXCLUDED_BY_USER : o->held ? o->held : REASON_FILTERED;
@@ -545,6 +484,7 @@ static bool drop_sentence(const struct assembly *a, long piece, struct strbuf *o
 static void explain_drops(const struct run *r, struct assembly *a)
 {
 	struct strbuf sb = STRBUF_INIT;
+	asm_expect_not_whole(a, a->nnot_whole + r->n); /* most of a large snapshot stays out */
 	a->sentence_ctx = drop_text_new(r, a);
 	if (!a->sentence_ctx)
 		a->nomem = true;
@@ -661,12 +601,8 @@ int memory_build(const struct source *src, struct assembly *a, struct cs_error *
 		r.cap[k] = (long)floor((double)r.budget * (r.s->allocation[k] / 100.0)); /* the seed's TokenBudget.allocate */
 
 	struct memory *cache = src->model; /* the pass-1 order (pass1_order) */
-	r.order = cs_calloc(r.n ? r.n : 1, sizeof *r.order);
-	r.rank_of = cs_calloc(r.n ? r.n : 1, sizeof *r.rank_of);
 	r.dec = cs_calloc(r.n ? r.n : 1, sizeof *r.dec);
-	if (!r.order || !r.rank_of || !r.dec || !rank(&r, a) || (m->caps && !pass1_order(cache, src))) {
-		cs_free(r.order);
-		cs_free(r.rank_of);
+	if (!r.dec || !rank(&r, a) || (m->caps && !pass1_order(cache, src))) {
 		cs_free(r.dec);
 		asm_fini(a);
 		return cs_error_nomem(err);
@@ -676,8 +612,6 @@ int memory_build(const struct source *src, struct assembly *a, struct cs_error *
 	render(&r, a);
 	if (!m->quiet)
 		explain_drops(&r, a);
-	cs_free(r.order);
-	cs_free(r.rank_of);
 	cs_free(r.dec);
 	explain_facts(&r, a);
 	if (r.compressed) {
