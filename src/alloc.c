@@ -133,8 +133,9 @@ void cs_alloc_install_cjson_hooks(void)
 void cs_alloc_keep_freed(void)
 {
 #ifdef __GLIBC__
-	/* 32 MB: glibc's largest mmap threshold on 64-bit; 1 GB kept at the top of the heap */
-	mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+	/* Every block from the heap (glibc's mmap threshold stops at 32 MB, and
+	 * a million pieces' results are more), and up to 1 GB kept at its top. */
+	mallopt(M_MMAP_MAX, 0);
 	mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
 #endif
 }

@@ -29,8 +29,8 @@ char *cs_strdup(const char *s);
 /* For a process that builds large arrays again on every key press (the
  * inspector re-assembles after each edit): freed memory stays with the
  * process for the next build instead of going back to the kernel and
- * being faulted in again, page by page (glibc's trim and mmap thresholds
- * raised to their most; a no-op elsewhere). */
+ * being faulted in again, page by page (glibc: no block mapped apart, 1 GB
+ * kept at the top of the heap; a no-op elsewhere). */
 void cs_alloc_keep_freed(void);
 
 /* Test hook: the allocation numbered `nth` from now (1 = the next one) and
