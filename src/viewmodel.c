@@ -77,28 +77,30 @@ static bool build_order_rows(struct vm *vm)
 	size_t np = vm->session.src->npieces, nb = a->nblocks;
 	/* Bucket the dropped pieces by the block they follow (counting sort). */
 	size_t *start = cs_calloc(nb + 2, sizeof *start);
-	long *order = cs_calloc(np ? np : 1, sizeof *order);
-	if (!start || !order) {
+	long *order = cs_malloc((np ? np : 1) * sizeof *order);
+	long *bucket = cs_malloc((np ? np : 1) * sizeof *bucket); /* each piece's, -1 when it went in */
+	if (!start || !order || !bucket) {
 		cs_free(start);
 		cs_free(order);
+		cs_free(bucket);
 		return false;
 	}
 	long last = -1;
 	for (size_t i = 0; i < np; i++) {
-		if (a->results[i].block >= 0)
+		bucket[i] = -1;
+		if (a->results[i].block >= 0) {
 			last = a->results[i].block;
-		else
-			start[(size_t)(dropped_after(vm, (long)i, last) + 1) + 1]++;
+			continue;
+		}
+		bucket[i] = dropped_after(vm, (long)i, last) + 1;
+		start[bucket[i] + 1]++;
 	}
 	for (size_t k = 1; k < nb + 2; k++)
 		start[k] += start[k - 1];
-	last = -1;
-	for (size_t i = 0; i < np; i++) {
-		if (a->results[i].block >= 0)
-			last = a->results[i].block;
-		else
-			order[start[(size_t)(dropped_after(vm, (long)i, last) + 1)]++] = (long)i;
-	}
+	for (size_t i = 0; i < np; i++)
+		if (bucket[i] >= 0)
+			order[start[bucket[i]]++] = (long)i;
+	cs_free(bucket);
 	/* start[k] is now the end of bucket k; bucket k begins at the end of k-1. */
 	bool ok = true;
 	size_t from = 0;

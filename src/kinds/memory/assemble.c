@@ -44,6 +44,11 @@ struct decision {
 	long share_used; /* pass 1: its share's tokens kept then */
 };
 
+/* What an edit can change of an item, read in input order. */
+struct item_flags {
+	unsigned char excluded, filtered, held;
+};
+
 /* What the three phases share: the items in score order, the decision for
  * each (by rank, as order), and the totals the decisions left. */
 struct run {
@@ -60,6 +65,7 @@ struct run {
 	double cutoff, lowest_in;
 	size_t dropped_budget, dropped_alloc, scored;
 	const char *compressed; /* the compression fact (arena), NULL when off */
+	struct item_flags *flags; /* by piece: what an edit can change (rank) */
 };
 
 static const char *archetype_text(const struct memory *m, struct arena *ar)
@@ -78,11 +84,6 @@ static const char *archetype_text(const struct memory *m, struct arena *ar)
 				    : "preset, numbers changed by you");
 }
 
-/* What an edit can change of an item, read in input order. */
-struct item_flags {
-	unsigned char excluded, filtered, held;
-};
-
 /* Scores every item (into results) and refreshes, in the kept score order
  * (memory_rank), what an edit can change: the exclusions, the filters,
  * what this build holds out and the tokens compression cut. Pieces and
@@ -92,11 +93,9 @@ static bool rank(struct run *r, struct assembly *a)
 {
 	const struct source *src = r->src;
 	struct memory *cache = src->model; /* the kept order (rank.c) */
-	struct item_flags *flags = cs_malloc((r->n ? r->n : 1) * sizeof *flags);
-	if (!flags || !memory_rank(cache, src, r->s->weights)) {
-		cs_free(flags);
+	struct item_flags *flags = r->flags = cs_malloc((r->n ? r->n : 1) * sizeof *flags);
+	if (!flags || !memory_rank(cache, src, r->s->weights))
 		return false;
-	}
 	for (size_t i = 0; i < r->n; i++) {
 		const struct piece *p = &src->pieces[i];
 		const struct memory_item *it = &r->m->items[p->kind_index];
@@ -115,7 +114,6 @@ static bool rank(struct run *r, struct assembly *a)
 		o->held = f.held;
 		o->tokens = o->full_tokens;
 	}
-	cs_free(flags);
 	return true;
 }
 
@@ -135,50 +133,63 @@ static int cmp_own(const void *x, const void *y)
 	return a->index < b->index ? -1 : a->index > b->index; /* ties: input order */
 }
 
-/* Makes m->pass1_order (once: own scores never change). false on out of memory. */
+/* Makes m->pass1_order and pass1 (once: own scores never change), then
+ * pass1's ranks for the current layout of the slots. false on out of memory. */
 static bool pass1_order(struct memory *m, const struct source *src)
 {
-	if (m->pass1_valid)
-		return true;
 	size_t n = src->npieces, k = 0;
-	struct own *o = cs_malloc((n ? n : 1) * sizeof *o);
-	cs_free(m->pass1_order);
-	m->pass1_order = cs_malloc((n ? n : 1) * sizeof *m->pass1_order);
-	if (!o || !m->pass1_order) {
+	if (!m->pass1_valid) {
+		struct own *o = cs_malloc((n ? n : 1) * sizeof *o);
+		cs_free(m->pass1_order);
+		cs_free(m->pass1);
+		m->pass1_order = cs_malloc((n ? n : 1) * sizeof *m->pass1_order);
+		m->pass1 = cs_malloc((n ? n : 1) * sizeof *m->pass1);
+		if (!o || !m->pass1_order || !m->pass1) {
+			cs_free(o);
+			return false;
+		}
+		for (size_t i = 0; i < n; i++) {
+			const struct memory_item *it = &m->items[src->pieces[i].kind_index];
+			int share = memory_allocation_of_type(it->type);
+			if (share >= 0)
+				o[k++] = (struct own){ share, memory_own_score(it), i };
+		}
+		qsort(o, k, sizeof *o, cmp_own);
+		for (size_t j = 0; j < k; j++) {
+			const struct memory_item *it = &m->items[src->pieces[o[j].index].kind_index];
+			m->pass1_order[j] = o[j].index;
+			m->pass1[j] = (struct memory_pass1){ 0, it->tokens, o[j].share };
+		}
+		m->npass1 = k;
 		cs_free(o);
-		return false;
+		m->pass1_valid = true;
+		m->pass1_layout = 0; /* no ranks yet */
 	}
-	for (size_t i = 0; i < n; i++) {
-		const struct memory_item *it = &m->items[src->pieces[i].kind_index];
-		int share = memory_allocation_of_type(it->type);
-		if (share >= 0)
-			o[k++] = (struct own){ share, memory_own_score(it), i };
+	if (m->pass1_layout != m->layout) {
+		for (size_t j = 0; j < m->npass1; j++)
+			m->pass1[j].rank = m->rank_of[m->pass1_order[j]];
+		m->pass1_layout = m->layout;
 	}
-	qsort(o, k, sizeof *o, cmp_own);
-	for (size_t j = 0; j < k; j++)
-		m->pass1_order[j] = o[j].index;
-	m->npass1 = k;
-	cs_free(o);
-	m->pass1_valid = true;
 	return true;
 }
 
-/* Pass 1: each source query keeps what fits its share, by its own score. */
+/* Pass 1: each source query keeps what fits its share, by its own score
+ * (read in that order: the items' flags, small, not their slots). */
 static void pass_queries(struct run *r, const struct memory *cache)
 {
 	for (size_t j = 0; r->m->caps && j < cache->npass1; j++) {
-		size_t k = r->rank_of[cache->pass1_order[j]];
-		const struct memory_slot *o = &r->order[k];
-		if (o->excluded || o->filtered != MF_NONE || o->held)
+		struct item_flags f = r->flags[cache->pass1_order[j]];
+		if (f.excluded || f.filtered != MF_NONE || f.held)
 			continue;
-		struct decision *d = &r->dec[k];
-		d->share_used = r->share_used[o->share];
-		if (r->share_used[o->share] + o->tokens > r->cap[o->share]) {
+		const struct memory_pass1 *q = &cache->pass1[j];
+		struct decision *d = &r->dec[q->rank];
+		d->share_used = r->share_used[q->share];
+		if (r->share_used[q->share] + q->tokens > r->cap[q->share]) {
 			d->reason = REASON_OVER_ALLOCATION;
 			r->dropped_alloc++;
 			continue;
 		}
-		r->share_used[o->share] += o->tokens;
+		r->share_used[q->share] += q->tokens;
 	}
 }
 
@@ -604,6 +615,7 @@ int memory_build(const struct source *src, struct assembly *a, struct cs_error *
 	r.dec = cs_calloc(r.n ? r.n : 1, sizeof *r.dec);
 	if (!r.dec || !rank(&r, a) || (m->caps && !pass1_order(cache, src))) {
 		cs_free(r.dec);
+		cs_free(r.flags);
 		asm_fini(a);
 		return cs_error_nomem(err);
 	}
@@ -613,6 +625,7 @@ int memory_build(const struct source *src, struct assembly *a, struct cs_error *
 	if (!m->quiet)
 		explain_drops(&r, a);
 	cs_free(r.dec);
+	cs_free(r.flags);
 	explain_facts(&r, a);
 	if (r.compressed) {
 		asm_fact(a, "compression", "%s", r.compressed);

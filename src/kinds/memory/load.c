@@ -128,6 +128,7 @@ void memory_free(void *model)
 	memory_rank_forget(m);
 	memory_stack_free(&m->stack);
 	cs_free(m->pass1_order);
+	cs_free(m->pass1);
 	cs_free(m);
 }
 

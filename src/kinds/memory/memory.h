@@ -171,6 +171,13 @@ struct memory_slot {
 	const struct memory_item *item;
 };
 
+/* Pass 1's view of one item, in pass1_order. */
+struct memory_pass1 {
+	size_t rank; /* its place in the kept score order */
+	long tokens;
+	int share;
+};
+
 /* A score order kept for one set of weights; order NULL: a free entry. */
 #define MEMORY_RANKINGS 4
 struct memory_ranking {
@@ -223,6 +230,10 @@ struct memory {
 	size_t *pass1_order;
 	size_t npass1;
 	bool pass1_valid;
+	/* The same entries' tokens and share (built with pass1_order), and
+	 * their place in the kept score order (for layout pass1_layout). */
+	struct memory_pass1 *pass1;
+	unsigned long layout, pass1_layout; /* rank.c counts the slots' layouts */
 	struct memory_filters filters;
 	bool has_now;               /* a time to measure ages from: `now`, else the latest timestamp */
 	long long now_ms;

@@ -101,6 +101,7 @@ static bool lay_out(struct memory *m, const struct source *src, const struct mem
 		m->score_of[i] = score;
 	}
 	memcpy(m->slot_weights, g->weights, sizeof m->slot_weights);
+	m->layout++;
 	return true;
 }
 
