@@ -266,11 +266,11 @@ bool asm_write_sentences(struct assembly *a)
 	if (!a->sentence_fn)
 		return true;
 	struct strbuf sb = STRBUF_INIT;
-	for (size_t k = 0; k < a->nnot_whole; k++) {
-		struct piece_result *r = &a->results[a->not_whole[k]];
+	for (size_t i = 0; i < a->src->npieces; i++) { /* in input order: the pieces and the kind's items in sequence */
+		struct piece_result *r = &a->results[i];
 		if (r->sentence || r->outcome == OUTCOME_WHOLE)
 			continue;
-		const char *s = asm_sentence(a, a->not_whole[k], &sb);
+		const char *s = asm_sentence(a, (long)i, &sb);
 		r->sentence = s ? arena_strndup(&a->arena, s, sb.len) : NULL;
 		if (!r->sentence) {
 			a->nomem = true;
