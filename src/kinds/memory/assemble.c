@@ -343,15 +343,17 @@ long memory_render_additional(const struct memory *m, struct assembly *a, bool *
 /* Render, one section: its heading, then its items in score order (or the
  * additional context), "\n\n" between them, a breakpoint after its last
  * block. *first_section: no separator before the first section rendered. */
-static void render_section(const struct run *r, struct assembly *a, int sec, bool *first_section)
+static void render_section(const struct run *r, struct assembly *a, int sec, bool *first_section, const size_t *in,
+			   size_t nin)
 {
 	long last = -1; /* the section's last block; -1 after running out of memory */
 	if (sec == MEMORY_SECTION_ADDITIONAL) {
 		last = memory_render_additional(r->m, a, first_section);
 	} else {
 		bool started = false;
-		for (size_t k = 0; k < r->n; k++) {
-			if (r->dec[k].reason != REASON_NONE || r->order[k].type != sec)
+		for (size_t j = 0; j < nin; j++) {
+			size_t k = in[j];
+			if (r->order[k].type != sec)
 				continue;
 			if (!started)
 				memory_render_heading(a, sec, first_section);
@@ -369,12 +371,26 @@ static void render_section(const struct run *r, struct assembly *a, int sec, boo
 		a->blocks[last].flags |= BLOCK_BREAKPOINT; /* the end of each section */
 }
 
-/* Render: formatContext, one section per type with items, in score order. */
+/* Render: formatContext, one section per type with items, in score order
+ * (the ranks of what went in gathered once: a few of a million). */
 static void render(const struct run *r, struct assembly *a)
 {
 	bool first_section = a->nblocks == 0; /* the task stack's layers may come first */
+	size_t nin = 0;
+	for (size_t k = 0; k < r->n; k++)
+		nin += r->dec[k].reason == REASON_NONE;
+	size_t *in = cs_malloc((nin ? nin : 1) * sizeof *in);
+	if (!in) {
+		a->nomem = true;
+		return;
+	}
+	nin = 0;
+	for (size_t k = 0; k < r->n; k++)
+		if (r->dec[k].reason == REASON_NONE)
+			in[nin++] = k;
 	for (int sec = 0; sec < MEMORY_NSECTIONS; sec++)
-		render_section(r, a, sec, &first_section);
+		render_section(r, a, sec, &first_section, in, nin);
+	cs_free(in);
 }
 
 /* The drop sentences of one build, written without printf and only when
