@@ -15,15 +15,28 @@
 
 struct bpe_entry;
 
-/* The rank table: every token's bytes in one block, found by hash. */
+/* The rank table: every token's bytes in one block, found by hash. The
+ * tables live in one block (bpe_block_place): BPE_BLOCK_HEAD bytes left for
+ * a header, pair_rank, the slots, the bytes; the same layout on disk
+ * (bpe_cache.h). */
+#define BPE_BLOCK_HEAD 2048
 struct bpe_ranks {
 	unsigned char *bytes;      /* every token's bytes, back to back */
 	struct bpe_entry *slots;   /* open addressing, nslots a power of two */
 	size_t nslots;
 	size_t ntokens;
+	size_t nbytes;             /* bytes used */
 	uint32_t byte_rank[256];   /* the rank of each single byte */
 	uint32_t *pair_rank;       /* [a << 8 | b]: the rank of the two bytes a b */
+	void *block;               /* where pair_rank, slots and bytes are */
+	size_t block_len;
+	void (*unmap)(void *block, size_t len); /* a mapped block's release; NULL: cs_free */
 };
+
+/* The size of a block of nslots slots and nbytes bytes, and the pointers
+ * of r set into one (r->block_len is the caller's). */
+size_t bpe_block_size(size_t nslots, size_t nbytes);
+void bpe_block_place(struct bpe_ranks *r, void *block, size_t nslots);
 
 /* Parses a .tiktoken file's text (buf[0..len)) into r. CS_ESYNTAX with the
  * line number on a malformed line, or when a byte has no single-byte token

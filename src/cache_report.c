@@ -60,6 +60,20 @@ static int find_block(const struct assembly *a, const char *id, size_t *out, str
 	return cs_error_set(err, CS_EUSAGE, "breakpoint %s: no such piece in the prompt", id);
 }
 
+int cache_report_overrides(const struct cli *cli, const struct assembly *now, struct cache_overrides *o,
+			   struct cs_error *err)
+{
+	for (size_t i = 0; i < cli->nbreakpoints; i++) {
+		size_t b = 0;
+		int rc = find_block(now, cli->breakpoints[i], &b, err);
+		if (rc == CS_OK)
+			rc = cache_overrides_set(o, now, b, cli->breakpoint_on[i], err);
+		if (rc != CS_OK)
+			return rc;
+	}
+	return CS_OK;
+}
+
 static int build_baseline(struct cache_report *r, const struct cli *cli, struct cs_error *err)
 {
 	if (!cli->baseline && !cli->nbaseline_edits && !cli->nsettings) {
@@ -159,15 +173,10 @@ int cache_report_prepare_exact(struct cache_report *r, const struct cli *cli, co
 		}
 		return cs_error_set(err, CS_EUSAGE, "--profile: no profile named \"%s\" (there are %s)", name, names);
 	}
-	for (size_t i = 0; i < cli->nbreakpoints; i++) {
-		size_t b = 0;
-		int rc = find_block(now, cli->breakpoints[i], &b, err);
-		if (rc == CS_OK)
-			rc = cache_overrides_set(&r->overrides, now, b, cli->breakpoint_on[i], err);
-		if (rc != CS_OK)
-			return rc;
-	}
-	int rc = build_baseline(r, cli, err);
+	int rc = cache_report_overrides(cli, now, &r->overrides, err);
+	if (rc != CS_OK)
+		return rc;
+	rc = build_baseline(r, cli, err);
 	if (rc != CS_OK)
 		return rc;
 	const struct assembly *base = r->base_src ? &r->base : now;

@@ -60,6 +60,10 @@ int cache_report_prepare(struct cache_report *r, const struct cli *cli, const st
 int cache_report_prepare_exact(struct cache_report *r, const struct cli *cli, const struct assembly *now,
 			       struct tokenizer *tok, const struct exact_live *counted, struct cs_error *err);
 void cache_report_fini(struct cache_report *r);
+/* The command line's --breakpoint and --no-breakpoint on `now` into o (the
+ * overrides the section uses). CS_EUSAGE for one naming no block; CS_ENOMEM. */
+int cache_report_overrides(const struct cli *cli, const struct assembly *now, struct cache_overrides *o,
+			   struct cs_error *err);
 
 /* Writes the section (the report_section callback; ctx is the cache_report). */
 int cache_report_write(const struct assembly *a, void *ctx, struct emitter *em);

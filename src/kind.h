@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 struct assembly;
+struct cache_overrides;
 struct emitter;
 struct setting;
 struct source;
@@ -142,8 +143,12 @@ struct kind_ops {
 	/* Optional: the timeline, one line per turn or request the input
 	 * recorded: the cache predicted beside the usage recorded, as lines of
 	 * text for the inspector's timeline view (i); text_flags as utf8.h's
-	 * sanitizer takes them. CS_OK or the error. */
-	int (*timeline)(const struct source *src, unsigned text_flags, struct strbuf *out, struct cs_error *err);
+	 * sanitizer takes them. With a sequence, step_at (NULL: not wanted)
+	 * has sequence.count entries, SIZE_MAX on the way in: the offset in
+	 * out where each step's line starts, for the view's cursor (Enter
+	 * shows that step). CS_OK or the error. */
+	int (*timeline)(const struct source *src, unsigned text_flags, struct strbuf *out, size_t *step_at,
+			struct cs_error *err);
 	/* With timeline: what it sets beside what, for the view's title; NULL:
 	 * "the cache predicted beside the usage recorded". */
 	const char *timeline_title;
@@ -155,6 +160,11 @@ struct kind_ops {
 	 * request log: the cache over the whole log), appended to the status
 	 * after every edit; nothing appended when none. */
 	void (*edit_effect)(const struct source *src, struct strbuf *out);
+	/* Optional: the user's breakpoints (cache.h overrides: the inspector's
+	 * M, --breakpoint) changed, for kinds whose own predictions place them
+	 * (a request log's cache across its requests); the assembly is made
+	 * again after it. CS_OK or the error. */
+	int (*breakpoints_edited)(struct source *src, const struct cache_overrides *o, struct cs_error *err);
 	/* Optional: the cache profile (cache.h) the input itself names (an
 	 * OpenAI request: "openai"), used unless --profile or :profile says
 	 * otherwise; NULL from it: the configured default. */

@@ -4,6 +4,7 @@
 
 #include "alloc.h"
 #include "bpe.h"
+#include "bpe_cache.h"
 #include "fileio.h"
 
 #include <pcre2.h>
@@ -165,6 +166,27 @@ static int compile_split(struct tokenizer *t, const char *pattern, struct cs_err
 	return CS_OK;
 }
 
+/* The rank table: mapped from the cache when it holds this very file,
+ * else parsed (and cached when the file is big). */
+static int load_ranks(struct tokenizer *t, const char *path, struct cs_error *err)
+{
+	struct cs_error ignored;
+	struct file_stamp stamp;
+	bool stamped = file_stamp(path, &stamp, &ignored) == CS_OK;
+	if (stamped && bpe_cache_load(&t->ranks, path, &stamp))
+		return CS_OK;
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = file_read(path, 0, &buf, &len, NULL, err);
+	if (rc == CS_OK)
+		rc = bpe_ranks_parse(&t->ranks, buf, len, path, err);
+	cs_free(buf);
+	struct file_stamp after; /* the file read is the one stamped */
+	if (rc == CS_OK && stamped && file_stamp(path, &after, &ignored) == CS_OK && file_stamp_equal(&stamp, &after))
+		bpe_cache_save(&t->ranks, path, &stamp);
+	return rc;
+}
+
 static const char *split_for_path(const char *base)
 {
 	if (!strncmp(base, "cl100k", 6))
@@ -192,12 +214,7 @@ int tokenizer_open(const char *name_or_path, struct tokenizer **out, struct cs_e
 	}
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	snprintf(t->name, sizeof t->name, "%.63s", b ? b->name : base);
-	char *buf = NULL;
-	size_t len = 0;
-	int rc = file_read(path, 0, &buf, &len, NULL, err);
-	if (rc == CS_OK)
-		rc = bpe_ranks_parse(&t->ranks, buf, len, path, err);
-	cs_free(buf);
+	int rc = load_ranks(t, path, err);
 	const char *pattern = b ? b->split : split_for_path(base);
 	t->splits_at_lines = pattern == o200k_split || pattern == cl100k_split;
 	if (rc == CS_OK)

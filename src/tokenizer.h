@@ -12,7 +12,8 @@
  * share/ctxscope/tokenizers, and the build tree's .build/tokenizers beside
  * the binary; anything else is a path to a .tiktoken file (split like
  * cl100k when its file name starts with cl100k, like r50k for p50k/r50k,
- * else like o200k). */
+ * else like o200k). A big rank file's table is cached on disk after the
+ * first open (bpe_cache.h). */
 #ifndef CTXSCOPE_TOKENIZER_H
 #define CTXSCOPE_TOKENIZER_H
 

@@ -42,6 +42,10 @@ bool vm_refresh_all(struct vm *vm, long keep_piece, long keep_block);
 /* Makes next the current assembly (vm takes it; next is left zeroed),
  * keeping the selection. */
 int vm_adopt(struct vm *vm, struct assembly *next, struct cs_error *err);
+/* After the user's breakpoints changed: tells a kind that predicts with
+ * them (kind_ops.breakpoints_edited) and assembles again, else only redoes
+ * the cache analysis. */
+int vm_breakpoints_to_kind(struct vm *vm, struct cs_error *err);
 
 /* vm_settings.c */
 

@@ -5,6 +5,7 @@
 #include "kind.h"
 #include "strbuf.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* ---- the cache, as cache.h sees it ----------------------------------------- */
@@ -288,6 +289,24 @@ int vm_set_profile(struct vm *vm, const char *name, struct cs_error *err)
 	return use_profile(vm, p, err);
 }
 
+int vm_breakpoints_to_kind(struct vm *vm, struct cs_error *err)
+{
+	struct source *src = vm->session.src;
+	if (!src->kind->breakpoints_edited)
+		return cache_refresh(vm, err);
+	struct assembly next;
+	memset(&next, 0, sizeof next);
+	int rc = src->kind->breakpoints_edited(src, &vm->cache.bp_now, err);
+	if (rc == CS_OK)
+		rc = assemble(src, &next, err);
+	if (rc != CS_OK) {
+		asm_fini(&next);
+		vm_status(vm, true, "%s", err->message);
+		return rc;
+	}
+	return vm_adopt(vm, &next, err);
+}
+
 int vm_toggle_breakpoint(struct vm *vm, struct cs_error *err)
 {
 	const struct vm_row *r = vm_selected(vm);
@@ -301,11 +320,14 @@ int vm_toggle_breakpoint(struct vm *vm, struct cs_error *err)
 		vm_status(vm, true, "%s", err->message);
 		return rc;
 	}
-	rc = cache_refresh(vm, err);
+	const struct block *b = &vm->session.cur.blocks[block];
+	long piece = b->piece;
+	char label[64];
+	snprintf(label, sizeof label, "%s", b->label ? b->label : "made text");
+	rc = vm_breakpoints_to_kind(vm, err);
 	if (rc != CS_OK)
 		return rc;
-	const struct block *b = &vm->session.cur.blocks[block];
-	const char *what = b->piece >= 0 ? vm->session.src->pieces[b->piece].id : b->label ? b->label : "made text";
+	const char *what = piece >= 0 ? vm->session.src->pieces[piece].id : label;
 	const struct cache_breakpoint *bp = vm_breakpoint(vm, block);
 	struct strbuf *s = &vm->status;
 	sb_reset(s);
@@ -318,5 +340,13 @@ int vm_toggle_breakpoint(struct vm *vm, struct cs_error *err)
 	}
 	sb_puts(s, ": ");
 	cache_clause(vm, s);
+	const struct kind_ops *k = vm->session.src->kind;
+	if (k->breakpoints_edited && k->edit_effect) { /* "; log: read 4,200 (was 0), ..." */
+		struct strbuf more = STRBUF_INIT;
+		k->edit_effect(vm->session.src, &more);
+		if (more.len && !more.failed)
+			sb_printf(s, "; %s", sb_str(&more));
+		sb_fini(&more);
+	}
 	return CS_OK;
 }

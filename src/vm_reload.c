@@ -8,6 +8,7 @@
 #include "alloc.h"
 #include "edit.h"
 #include "history.h"
+#include "kind.h"
 #include "source.h"
 #include "strbuf.h"
 
@@ -101,6 +102,8 @@ int vm_reload(struct vm *vm, struct source *fresh, struct cs_error *err)
 	/* --tokenizer is no edit: the fresh source starts with it, then the edits */
 	snprintf(fresh->settings.tokenizer, sizeof fresh->settings.tokenizer, "%s", vm->exact.initial);
 	int rc = replay_edits(vm, fresh, &h, &lost, err);
+	if (rc == CS_OK && fresh->kind->breakpoints_edited && vm->cache.bp_now.n) /* the user's M, kept */
+		rc = fresh->kind->breakpoints_edited(fresh, &vm->cache.bp_now, err);
 	if (rc == CS_OK)
 		rc = assemble_lazy(fresh, &next, err);
 	if (rc != CS_OK) {

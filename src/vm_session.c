@@ -75,36 +75,35 @@ static void say_move(struct strbuf *s, const char *id, const struct piece_result
 void vm_say_moved(const struct source *src, const struct piece_result *was, const struct piece_result *now,
 		  struct strbuf *s)
 {
-	size_t named = 0, more = 0;
-	bool *said = NULL;
-	for (;;) {
-		long best = -1, best_abs = 0;
-		for (size_t i = 0; i < src->npieces; i++) {
-			long d = now[i].tokens - was[i].tokens;
-			long ad = d < 0 ? -d : d;
-			bool crossed = (was[i].outcome == OUTCOME_DROPPED) != (now[i].outcome == OUTCOME_DROPPED);
-			if ((ad > best_abs || (crossed && best < 0)) && !(said && said[i]))
-				best = (long)i, best_abs = ad;
-		}
-		if (best < 0)
-			break;
-		if (named == VM_MOVED_NAMED) {
-			more++;
-			if (!said)
-				break;
-			said[best] = true;
+	/* One pass: the VM_MOVED_NAMED largest moves (by size, then by order;
+	 * a piece that crossed in or out without a size change counts as one),
+	 * and how many moved in all. */
+	size_t top[VM_MOVED_NAMED], ntop = 0, moved = 0;
+	long top_abs[VM_MOVED_NAMED];
+	for (size_t i = 0; i < src->npieces; i++) {
+		long d = now[i].tokens - was[i].tokens, ad = d < 0 ? -d : d;
+		bool crossed = (was[i].outcome == OUTCOME_DROPPED) != (now[i].outcome == OUTCOME_DROPPED);
+		if (!ad && !crossed)
 			continue;
-		}
-		if (!said && !(said = cs_calloc(src->npieces, sizeof *said)))
-			break;
-		said[best] = true;
-		sb_puts(s, named ? ", " : "");
-		say_move(s, src->pieces[best].id, &was[best], &now[best]);
-		named++;
+		moved++;
+		size_t at = ntop;
+		while (at > 0 && ad > top_abs[at - 1])
+			at--;
+		if (at == VM_MOVED_NAMED)
+			continue;
+		size_t keep = ntop < VM_MOVED_NAMED ? ntop : VM_MOVED_NAMED - 1;
+		memmove(top + at + 1, top + at, (keep - at) * sizeof *top);
+		memmove(top_abs + at + 1, top_abs + at, (keep - at) * sizeof *top_abs);
+		top[at] = i;
+		top_abs[at] = ad;
+		ntop = keep + 1;
 	}
-	if (more)
-		sb_printf(s, " and %zu more", more);
-	cs_free(said);
+	for (size_t k = 0; k < ntop; k++) {
+		sb_puts(s, k ? ", " : "");
+		say_move(s, src->pieces[top[k]].id, &was[top[k]], &now[top[k]]);
+	}
+	if (moved > ntop)
+		sb_printf(s, " and %zu more", moved - ntop);
 }
 
 /* "excluded n42: n42 out (-1,204), n7 +300 (cut less); used 98,412 ->

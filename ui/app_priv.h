@@ -78,6 +78,10 @@ void app_open_messages(struct app *app);
  * a title, scrolled by sc, with the view's hints and the status line. */
 void app_draw_page(struct frame *f, const char *title, const struct strbuf *text, struct scroller *sc,
 		   const char *hints);
+/* The same with line `mark` (0-based; SIZE_MAX: none) under the cursor,
+ * kept on screen. */
+void app_draw_page_at(struct frame *f, const char *title, const struct strbuf *text, struct scroller *sc,
+		      const char *hints, size_t mark);
 /* The mouse wheel on a page: three lines, as three keys would. */
 unsigned app_page_wheel(struct app *app, int ev, unsigned (*key)(struct app *, int, int));
 

@@ -213,6 +213,25 @@ static int write_report(const struct cli *cli, const struct assembly *a, bool as
 	return rc;
 }
 
+/* --breakpoint and --no-breakpoint, for a kind whose own predictions place
+ * them (a request log across its requests): told, then a assembled again.
+ * On failure a is freed. */
+static int breakpoints_to_kind(const struct cli *cli, struct source *src, struct assembly *a, struct cs_error *err)
+{
+	if (!cli->nbreakpoints || !src->kind->breakpoints_edited)
+		return CS_OK;
+	struct cache_overrides o;
+	cache_overrides_init(&o);
+	int rc = cache_report_overrides(cli, a, &o, err);
+	if (rc == CS_OK)
+		rc = src->kind->breakpoints_edited(src, &o, err);
+	cache_overrides_fini(&o);
+	asm_fini(a);
+	if (rc == CS_OK)
+		rc = assemble(src, a, err);
+	return rc;
+}
+
 /* ctxscope count ...: exact token counts of plain files (count.h). */
 static int run_count(int argc, char **argv)
 {
@@ -279,7 +298,7 @@ int main(int argc, char **argv)
 	if (cli.command == CLI_UI)
 		return run_inspector(&cli, src, &stamp, !utf8 || cli.ascii);
 	struct assembly a;
-	if (assemble(src, &a, &err) != CS_OK) {
+	if (assemble(src, &a, &err) != CS_OK || breakpoints_to_kind(&cli, src, &a, &err) != CS_OK) {
 		source_free(src);
 		return fail(&err);
 	}

@@ -6,6 +6,7 @@
 #include "diff.h"
 #include "utf8.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -111,22 +112,33 @@ static void diff_sync(struct app *app)
 void app_draw_page(struct frame *f, const char *title, const struct strbuf *text, struct scroller *sc,
 		   const char *hints)
 {
+	app_draw_page_at(f, title, text, sc, hints, SIZE_MAX);
+}
+
+void app_draw_page_at(struct frame *f, const char *title, const struct strbuf *text, struct scroller *sc,
+		      const char *hints, size_t mark)
+{
 	struct app *app = f->app;
 	const struct app_layout *L = &app->layout;
 	draw_view_title(f, title);
 	const char *s = sb_str(text);
 	size_t nlines = 0;
-	for (const char *q = s; *q; q++)
-		nlines += *q == '\n';
+	for (const char *q = s; (q = strchr(q, '\n')); q++)
+		nlines++;
 	size_t rows = view_rows(app);
-	scroller_fit(sc, nlines, rows, false);
+	if (mark != SIZE_MAX)
+		sc->cursor = mark;
+	scroller_fit(sc, nlines, rows, mark != SIZE_MAX);
 	size_t line = 0;
 	int y = 1;
 	while (*s && (size_t)y <= rows) {
 		size_t n = strcspn(s, "\n");
 		if (line >= sc->top) {
 			/* display-safe already; headings are the unindented lines */
-			app_put_fit(f, y, 1, L->w - 1, s, n, s[0] == ' ' ? ROLE_NORMAL : ROLE_HEADING);
+			int role = line == mark ? ROLE_CURSOR : s[0] == ' ' ? ROLE_NORMAL : ROLE_HEADING;
+			if (line == mark)
+				app_put_repeat(f, y, 1, " ", L->w - 1, role);
+			app_put_fit(f, y, 1, L->w - 1, s, n, role);
 			y++;
 		}
 		line++;
@@ -295,6 +307,11 @@ static void messages_open(struct app *app)
 			size_t take = utf8_prefix_for_columns(s + at, n - at, room, NULL);
 			if (take == 0 && at < n)
 				take = n - at;
+			size_t space = take; /* a line that goes on breaks after a word, unless one word fills it */
+			while (at + take < n && space > 0 && s[at + space - 1] != ' ')
+				space--;
+			if (at + take < n && space > take / 2)
+				take = space;
 			sb_puts(&ms->text, first ? " " : "   ");
 			sb_append(&ms->text, s + at, take);
 			sb_putc(&ms->text, '\n');

@@ -57,6 +57,14 @@ for n in $requests; do
   "$gen" requests "$n" "$seed" "$tmp/requests-$n.jsonl" 2>/dev/null
   args+=("anthropic:request log $n MB:$tmp/requests-$n.jsonl")
 done
+# A proxy's log of many sessions: 10,000 requests (1,000 small), conversations of 100
+# requests one after another: the timeline row's input.
+if [ -n "$requests" ]; then
+  many=10000; mb=70
+  [ "$scale" = small ] && many=1000 && mb=2
+  "$gen" requests "$mb" "$seed" "$tmp/requests-$many.jsonl" "$many" 2>/dev/null
+  args+=("anthropic:request log $(human "$many") requests:$tmp/requests-$many.jsonl")
+fi
 for n in $claude; do
   "$gen" claude-code "$n" "$seed" "$tmp/session-$n.jsonl" 2>/dev/null
   args+=("claude-code:claude-code $n MB:$tmp/session-$n.jsonl")

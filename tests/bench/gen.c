@@ -663,16 +663,19 @@ static void gen_memory(size_t items, size_t fresh, uint64_t seed, const char *pa
  * `mbytes` MB in all: request k carries the tools, a system prompt with a breakpoint and
  * the first 2k+1 turns of one conversation (each request repeats the ones
  * before it, as a real log does), the last turn marked for caching, and the
- * response's recorded usage. */
-static void gen_requests(size_t mbytes, uint64_t seed, const char *path)
+ * response's recorded usage. With `count` requests asked for (0: as above),
+ * conversations of 100 requests follow one another, as in a proxy's log of
+ * many sessions (each new one breaks the cache). */
+static void gen_requests(size_t mbytes, size_t count, uint64_t seed, const char *path)
 {
-	const size_t requests = mbytes >= 50 ? 1000 : 100; /* a small log (BENCH_SCALE=small) has fewer */
+	const size_t requests = count ? count : mbytes >= 50 ? 1000 : 100; /* a small log (BENCH_SCALE=small) has fewer */
+	const size_t conversation = count && count > 100 ? 100 : requests;
 	struct rng r = { seed };
-	/* Each request repeats the turns before it: about requests^2 turns in all. */
-	size_t per_turn = mbytes * 1000000 / (requests * requests) * 2 / 5; /* the JSON around each */
+	/* Each request repeats the turns before it: about requests * conversation turns in all. */
+	size_t per_turn = mbytes * 1000000 / (requests * conversation) * 2 / 5; /* the JSON around each */
 	if (per_turn < 8)
 		per_turn = 8;
-	size_t nturns = 2 * requests + 1;
+	size_t nturns = 2 * conversation + 1;
 	char **turn = calloc(nturns, sizeof *turn);
 	struct text t = { 0 };
 	for (size_t i = 0; i < nturns && turn; i++) {
@@ -704,16 +707,19 @@ static void gen_requests(size_t mbytes, uint64_t seed, const char *path)
 		text_lines(&t, &r, doc_lines, sizeof doc_lines / sizeof *doc_lines, 12, 1);
 		json_str(f, t.p, t.len);
 		fputs(",\"cache_control\":{\"type\":\"ephemeral\"}}],\"messages\":[", f);
-		for (size_t i = 0; i <= 2 * k; i++) {
+		size_t at = k % conversation; /* this request's place in its conversation */
+		for (size_t i = 0; i <= 2 * at; i++) {
 			fprintf(f, "%s{\"role\":\"%s\",\"content\":[{\"type\":\"text\",\"text\":", i ? "," : "",
 				i % 2 ? "assistant" : "user");
 			json_str(f, turn[i], strlen(turn[i]));
-			fputs(i == 2 * k ? ",\"cache_control\":{\"type\":\"ephemeral\"}}]}" : "}]}", f);
+			if (i == 0 && conversation < requests) /* which conversation: its first words */
+				fprintf(f, "},{\"type\":\"text\",\"text\":\"session %zu\"", k / conversation);
+			fputs(i == 2 * at ? ",\"cache_control\":{\"type\":\"ephemeral\"}}]}" : "}]}", f);
 		}
 		fprintf(f, "]}},\"response\":{\"status\":200,\"body\":{\"id\":\"msg_%zu\",\"type\":\"message\",\"role\":\"assistant\","
 			   "\"usage\":{\"input_tokens\":%zu,\"cache_creation_input_tokens\":%zu,\"cache_read_input_tokens\":%zu,"
 			   "\"output_tokens\":%zu}}}}\n",
-			k, rng_range(&r, 1, 50), rng_range(&r, 100, 2000), k * per_turn / 2, rng_range(&r, 50, 800));
+			k, rng_range(&r, 1, 50), rng_range(&r, 100, 2000), (k % conversation) * per_turn / 2, rng_range(&r, 50, 800));
 	}
 	close_out(f, path);
 	for (size_t i = 0; i < nturns; i++)
@@ -809,8 +815,8 @@ static void gen_claude(size_t mbytes, uint64_t seed, const char *path)
 
 int main(int argc, char **argv)
 {
-	if (argc != 5 && !(argc == 6 && strcmp(argv[1], "memory") == 0)) {
-		fputs("usage: ctxscope-gen loom|ledger|manifest|memory|requests|claude-code SIZE SEED OUT [NEW-EVENTS (memory)]\n"
+	if (argc != 5 && !(argc == 6 && (strcmp(argv[1], "memory") == 0 || strcmp(argv[1], "requests") == 0))) {
+		fputs("usage: ctxscope-gen loom|ledger|manifest|memory|requests|claude-code SIZE SEED OUT [NEW-EVENTS (memory)|REQUESTS (requests)]\n"
 		      "  SIZE: nodes (loom), megabytes (ledger, requests, claude-code), files (manifest), items (memory)\n",
 		      stderr);
 		return 2;
@@ -836,7 +842,7 @@ int main(int argc, char **argv)
 	else if (strcmp(argv[1], "memory") == 0)
 		gen_memory((size_t)size, argc == 6 ? (size_t)strtoull(argv[5], NULL, 10) : 0, seed, argv[4]);
 	else if (strcmp(argv[1], "requests") == 0)
-		gen_requests((size_t)size, seed, argv[4]);
+		gen_requests((size_t)size, argc == 6 ? (size_t)strtoull(argv[5], NULL, 10) : 0, seed, argv[4]);
 	else if (strcmp(argv[1], "claude-code") == 0)
 		gen_claude((size_t)size, seed, argv[4]);
 	else {

@@ -3,13 +3,17 @@
  * is handed to that kind's loader as a file's bytes (NUL-terminated, as
  * file_read gives them); what loads is assembled, reported in the three
  * formats and dumped, and the text report and the sanitized dump must hold
- * no control byte a terminal would act on. Errors must be values with a
- * message; anything else (a crash, a leak, a sanitizer report) is a bug. */
+ * no control byte a terminal would act on. Then the kind's own switches and
+ * choices (a memory snapshot's assembly, compression, allocation caps...)
+ * are set as the input's bytes pick them, and it is assembled and reported
+ * again. Errors must be values with a message; anything else (a crash, a
+ * leak, a sanitizer report) is a bug. */
 #include "assembly.h"
 #include "dump.h"
 #include "error.h"
 #include "kind.h"
 #include "report.h"
+#include "setting.h"
 #include "source.h"
 #include "strbuf.h"
 
@@ -42,6 +46,58 @@ static void check_terminal_safe(const struct strbuf *sb)
 	}
 }
 
+/* Assembles src, reports it in the three formats and dumps it, checking
+ * what a terminal shows. */
+static void assemble_and_report(struct source *src)
+{
+	struct cs_error err;
+	cs_error_clear(&err);
+	struct assembly a;
+	if (assemble(src, &a, &err) != CS_OK) {
+		if (err.code != CS_ENOMEM && err.message[0] == '\0')
+			abort();
+		return;
+	}
+	static const enum report_format formats[] = { REPORT_TEXT, REPORT_YAML, REPORT_JSON };
+	for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++) {
+		struct strbuf out = STRBUF_INIT;
+		struct report_options opt = { .format = formats[f] };
+		if (report_write(&a, &opt, &out) == CS_OK && formats[f] == REPORT_TEXT)
+			check_terminal_safe(&out);
+		sb_fini(&out);
+	}
+	struct strbuf out = STRBUF_INIT;
+	if (dump_write(&a, false, false, &out) == CS_OK)
+		check_terminal_safe(&out);
+	sb_reset(&out);
+	dump_write(&a, true, false, &out);
+	sb_fini(&out);
+	asm_fini(&a);
+}
+
+/* Each switch and choice of the kind set as the input's bytes pick it
+ * (a refusal is an answer; what the kind derives follows, as after an edit). */
+static void pick_settings(struct source *src, const uint8_t *data, size_t size)
+{
+	const struct setting *list = src->kind->settings;
+	for (size_t i = 0; list && list[i].name && size; i++) {
+		const struct setting *st = &list[i];
+		unsigned pick = data[(i * 7919) % size];
+		size_t nchoices = 0;
+		while (st->type == SETTING_ENUM && st->choices && st->choices[nchoices])
+			nchoices++;
+		const char *text = st->type == SETTING_BOOL ? (pick & 1 ? "true" : "false")
+				   : nchoices		    ? st->choices[pick % nchoices]
+							    : NULL;
+		if (!text)
+			continue;
+		struct cs_error err;
+		cs_error_clear(&err);
+		if (setting_set(src, st, text, &err) == CS_OK && src->kind->edited)
+			src->kind->edited(src, &err);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct kind_ops *kind = kind_by_name(FUZZ_KIND);
@@ -63,24 +119,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		source_free(src);
 		return 0;
 	}
-	struct assembly a;
-	if (assemble(src, &a, &err) == CS_OK) {
-		static const enum report_format formats[] = { REPORT_TEXT, REPORT_YAML, REPORT_JSON };
-		for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++) {
-			struct strbuf out = STRBUF_INIT;
-			struct report_options opt = { .format = formats[f] };
-			if (report_write(&a, &opt, &out) == CS_OK && formats[f] == REPORT_TEXT)
-				check_terminal_safe(&out);
-			sb_fini(&out);
-		}
-		struct strbuf out = STRBUF_INIT;
-		if (dump_write(&a, false, false, &out) == CS_OK)
-			check_terminal_safe(&out);
-		sb_reset(&out);
-		dump_write(&a, true, false, &out);
-		sb_fini(&out);
-		asm_fini(&a);
-	}
+	assemble_and_report(src);
+	pick_settings(src, data, size);
+	assemble_and_report(src);
 	source_free(src);
 	return 0;
 }

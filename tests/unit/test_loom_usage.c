@@ -77,7 +77,7 @@ static void test_replays_match_hand_figures(void **state)
 	assert_int_equal(u->recorded_sum, 20);
 	assert_int_equal(u->exact_sum, -1); /* no model named: no public tokenizer */
 	struct strbuf sb = STRBUF_INIT;
-	assert_int_equal(loom_timeline_text(src, 0, &sb, &err), CS_OK);
+	assert_int_equal(loom_timeline_text(src, 0, &sb, NULL, &err), CS_OK);
 	assert_non_null(strstr(sb_str(&sb), "the chars/4 estimate was 15.0% under what the provider counted over 2 requests"));
 	sb_fini(&sb);
 	source_free(src);

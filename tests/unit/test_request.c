@@ -10,6 +10,7 @@
 
 #include "alloc.h"
 #include "assembly.h"
+#include "cache.h"
 #include "dump.h"
 #include "edit.h"
 #include "kind.h"
@@ -243,6 +244,63 @@ static void test_recorded_vs_predicted(void **state)
 	source_free(src);
 }
 
+/* What-if beyond exclusions: another model (its minimum prefix) and a
+ * breakpoint moved (the inspector's M) re-predict every request. */
+static void test_model_and_breakpoint_whatif(void **state)
+{
+	(void)state;
+	struct source *src = support_load("samples/requests/log-timestamp-fixed.jsonl", NULL);
+	const struct request_model *m = model(src);
+	/* claude-haiku-4-5 caches from 4,096 tokens: none of these prefixes (at most 1,460) */
+	support_set(src, "model", "claude-haiku-4-5");
+	assert_true(m->edited);
+	for (size_t k = 0; k < m->nreqs; k++) {
+		assert_int_equal(m->reqs[k].pred_read, 0);
+		assert_int_equal(m->reqs[k].pred_write, 0);
+		assert_int_equal(m->reqs[k].pred_uncached, m->reqs[k].total);
+		assert_true(m->reqs[k].loaded_read == m->reqs[k].rec_read); /* as loaded: what the log recorded */
+	}
+	support_set(src, "model", "recorded");
+	assert_false(m->edited);
+	assert_int_equal(m->reqs[5].pred_read, 1406);
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(request_breakpoints_edited(src, NULL, &err), CS_OK); /* none moved: nothing changes */
+	assert_false(m->edited);
+
+	/* no breakpoint after request 6's last block: it reads the system prefix
+	 * (tools 365 + system 682) and writes nothing; the rest is uncached */
+	struct cache_overrides o;
+	cache_overrides_init(&o);
+	struct assembly a;
+	assert_int_equal(assemble(src, &a, &err), CS_OK);
+	size_t last = a.nblocks - 1;
+	assert_string_equal(src->pieces[a.blocks[last].piece].id, "messages[10].content[1]");
+	assert_int_equal(cache_overrides_set(&o, &a, last, false, &err), CS_OK);
+	assert_int_equal(request_breakpoints_edited(src, &o, &err), CS_OK);
+	assert_true(m->edited);
+	assert_int_equal(m->reqs[5].pred_read, 1047);
+	assert_int_equal(m->reqs[5].pred_write, 0);
+	assert_int_equal(m->reqs[5].pred_uncached, 413);
+	for (size_t k = 0; k < 5; k++) /* the path is only request 6's */
+		assert_int_equal(m->reqs[k].pred_read, m->reqs[k].loaded_read);
+	/* one more, after tools[3]: its prefix (365 tokens) is under the
+	 * minimum, and a lint names it */
+	long tools3 = source_find_piece(src, "tools[3]");
+	size_t b3 = 0;
+	while (b3 < a.nblocks && a.blocks[b3].piece != tools3)
+		b3++;
+	assert_int_equal(cache_overrides_set(&o, &a, b3, true, &err), CS_OK);
+	assert_int_equal(request_breakpoints_edited(src, &o, &err), CS_OK);
+	bool under = false;
+	for (size_t i = 0; i < m->nlints; i++)
+		under |= !strcmp(m->lints[i].code, "under-minimum") && strstr(m->lints[i].sentence, "tools[3]");
+	assert_true(under);
+	asm_fini(&a);
+	cache_overrides_fini(&o);
+	source_free(src);
+}
+
 static void test_dump_excluded(void **state)
 {
 	(void)state;
@@ -369,6 +427,7 @@ int main(void)
 		cmocka_unit_test(test_breakpoint_lints),
 		cmocka_unit_test(test_sequence_causes),
 		cmocka_unit_test(test_recorded_vs_predicted),
+		cmocka_unit_test(test_model_and_breakpoint_whatif),
 		cmocka_unit_test(test_dump_excluded),
 		cmocka_unit_test(test_malformed_lines),
 		cmocka_unit_test(test_user_facts),

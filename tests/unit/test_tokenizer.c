@@ -11,15 +11,20 @@
 #include <cmocka.h>
 
 #include "alloc.h"
+#include "base64.h"
 #include "bpe.h"
+#include "bpe_cache.h"
 #include "exact.h"
 #include "fileio.h"
 #include "support.h"
 #include "tokenizer.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void assert_tokens(struct tokenizer *t, const char *s, size_t n, const uint32_t *want, size_t nwant)
 {
@@ -253,6 +258,168 @@ static void test_rank_files(void **state)
 	free(dir);
 }
 
+/* The byte-level prefix of a rank file: every byte, rank = its value. */
+static void write_bytes(FILE *f)
+{
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	for (int b = 0; b < 256; b++)
+		fprintf(f, "%c%c== %d\n", b64[b >> 2], b64[(b & 3) << 4], b);
+}
+
+/* A token listed twice keeps its first rank, whether the second comes
+ * right after it or many lines later (the table is filled a few lines
+ * behind the parse); long tokens compare past their first 8 bytes. */
+static void test_rank_duplicates(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	FILE *f = fopen(support_path(dir, "dup.tiktoken"), "w");
+	assert_non_null(f);
+	write_bytes(f);
+	fprintf(f, "YWJj 256\nYWJk 257\nYWJk 258\nYWI= 259\nYWI= 260\n"); /* abc abd abd ab ab */
+	for (int i = 0; i < 40; i++) /* "x" then two more bytes */
+		fprintf(f, "eH%c%c 3%02d\n", "wxyz"[i / 10 % 4], "ABCDEFGHIJ"[i % 10], i);
+	fprintf(f, "YWJj 400\n");                                  /* abc again */
+	fprintf(f, "YWJjZGVmZ2hpamtsbW4= 401\n");                  /* abcdefghijklmn */
+	fprintf(f, "YWJjZGVmZ2hpamtsbW8= 402\n");                  /* abcdefghijklmo */
+	fprintf(f, "YWJjZGVmZ2hpamtsbW4= 403\n");                  /* abcdefghijklmn again */
+	fclose(f);
+	struct tokenizer *t = NULL;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(tokenizer_open(support_path(dir, "dup.tiktoken"), &t, &err), CS_OK);
+	const struct bpe_ranks *r = tokenizer_ranks(t);
+	assert_int_equal(bpe_rank(r, (const unsigned char *)"abc", 3), 256);
+	assert_int_equal(bpe_rank(r, (const unsigned char *)"abd", 3), 257);
+	assert_int_equal(bpe_rank(r, (const unsigned char *)"ab", 2), 259);
+	assert_int_equal(bpe_rank(r, (const unsigned char *)"abcdefghijklmn", 14), 401);
+	assert_int_equal(bpe_rank(r, (const unsigned char *)"abcdefghijklmo", 14), 402);
+	assert_int_equal(bpe_rank(r, (const unsigned char *)"abcdefghijklmp", 14), BPE_NO_RANK);
+	assert_int_equal(bpe_rank(r, (const unsigned char *)"abe", 3), BPE_NO_RANK);
+	tokenizer_close(t);
+	support_rmtree(dir);
+	free(dir);
+}
+
+/* base64: whole groups and the tail, padding, both alphabets, and what is
+ * not base64 (a stray character anywhere, a lone sixth digit). */
+static void test_base64(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *in;
+		long len;
+		const char *out;
+	} cases[] = {
+		{ "", 0, "" },          { "YWJj", 3, "abc" },     { "YWI=", 2, "ab" },   { "YWI", 2, "ab" },
+		{ "YQ==", 1, "a" },     { "YQ", 1, "a" },         { "Y", -1, NULL },     { "YWJjZ", -1, NULL },
+		{ "YWJjZA", 4, "abcd" }, { "-_8=", 2, "\xfb\xff" }, { "+/8=", 2, "\xfb\xff" },
+		{ "YW=j", -1, NULL },   { "YW!j", -1, NULL },     { "YWJjYW!", -1, NULL }, { "Y WJ", -1, NULL },
+		{ "YWJjZGVmZ2hp", 9, "abcdefghi" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		unsigned char out[32];
+		long got = base64_decode(cases[i].in, strlen(cases[i].in), out);
+		assert_int_equal(got, cases[i].len);
+		if (got > 0)
+			assert_memory_equal(out, cases[i].out, (size_t)got);
+	}
+	assert_int_equal(base64_digit('A'), 0);
+	assert_int_equal(base64_digit('_'), 63);
+	assert_int_equal(base64_digit('='), -1);
+	assert_int_equal(base64_digit(0xC3), -1);
+	assert_int_equal(base64_digit(-1), -1);
+}
+
+/* Opens path, encodes text, checks the table came from where it should
+ * (mapped from the cache or parsed) and that the tokens are want's. */
+static void open_and_compare(const char *path, bool mapped, const char *text, size_t n, const uint32_t *want,
+			     size_t nwant)
+{
+	struct tokenizer *t = NULL;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(tokenizer_open(path, &t, &err), CS_OK);
+	assert_int_equal(tokenizer_ranks(t)->unmap != NULL, mapped);
+	assert_tokens(t, text, n, want, nwant);
+	tokenizer_close(t);
+}
+
+/* A big rank file is cached: the second open maps the table and counts the
+ * same tokens; a damaged cache, or a rank file touched since, is parsed
+ * again (and the cache made anew); a small rank file is never cached. */
+static void test_rank_cache(void **state)
+{
+	(void)state;
+	char ranks[4096], cache[4096], plans[4096];
+	if (!tokenizer_find("o200k_base", ranks, sizeof ranks))
+		fail_msg("%s", SUPPORT_RANKS_MISSING);
+	snprintf(plans, sizeof plans, "%s", ranks);
+	strcpy(strrchr(plans, '/') + 1, "TestPlans.txt");
+	char *dir = support_tempdir(), *data = NULL, *text = NULL;
+	size_t len = 0, text_len = 0;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(file_read(ranks, 0, &data, &len, NULL, &err), CS_OK);
+	assert_int_equal(file_read(plans, 0, &text, &text_len, NULL, &err), CS_OK);
+	support_write_bytes(dir, "o200k_base.tiktoken", data, len);
+	snprintf(ranks, sizeof ranks, "%s", support_path(dir, "o200k_base.tiktoken"));
+	char *old = getenv("XDG_CACHE_HOME") ? strdup(getenv("XDG_CACHE_HOME")) : NULL;
+	/* a cache folder that is not there is not made */
+	setenv("XDG_CACHE_HOME", support_path(dir, "none"), 1);
+	open_and_compare(ranks, false, "ab", 2, (const uint32_t[]){ 378 }, 1);
+	assert_int_not_equal(access(support_path(dir, "none"), F_OK), 0);
+	setenv("XDG_CACHE_HOME", dir, 1);
+	assert_true(bpe_cache_path(ranks, cache, sizeof cache));
+	/* the tokens of the parsed table, the reference */
+	struct tokenizer *t = NULL;
+	assert_int_equal(tokenizer_open(ranks, &t, &err), CS_OK);
+	assert_null(tokenizer_ranks(t)->unmap);
+	uint32_t *want = NULL;
+	size_t nwant = 0;
+	assert_int_equal(tokenizer_encode(t, text, text_len, &want, &nwant, &err), CS_OK);
+	assert_true(nwant > 10000);
+	tokenizer_close(t);
+	assert_int_equal(access(cache, R_OK), 0);
+	open_and_compare(ranks, true, text, text_len, want, nwant);
+	/* one byte of the table damaged */
+	int fd = open(cache, O_RDWR);
+	assert_true(fd >= 0);
+	struct stat st;
+	assert_int_equal(fstat(fd, &st), 0);
+	unsigned char b = 0;
+	assert_int_equal(pread(fd, &b, 1, st.st_size / 2), 1);
+	b = (unsigned char)~b;
+	assert_int_equal(pwrite(fd, &b, 1, st.st_size / 2), 1);
+	close(fd);
+	open_and_compare(ranks, false, text, text_len, want, nwant);
+	open_and_compare(ranks, true, text, text_len, want, nwant);
+	/* the rank file touched */
+	struct timespec times[2] = { { 0, UTIME_OMIT }, { 1000000000, 0 } };
+	assert_int_equal(utimensat(AT_FDCWD, ranks, times, 0), 0);
+	open_and_compare(ranks, false, text, text_len, want, nwant);
+	open_and_compare(ranks, true, text, text_len, want, nwant);
+	/* a small rank file */
+	FILE *f = fopen(support_path(dir, "tiny.tiktoken"), "w");
+	assert_non_null(f);
+	write_bytes(f);
+	fclose(f);
+	snprintf(ranks, sizeof ranks, "%s", support_path(dir, "tiny.tiktoken"));
+	open_and_compare(ranks, false, "ab", 2, (const uint32_t[]){ 'a', 'b' }, 2);
+	assert_true(bpe_cache_path(ranks, cache, sizeof cache));
+	assert_int_not_equal(access(cache, F_OK), 0);
+	if (old)
+		setenv("XDG_CACHE_HOME", old, 1);
+	else
+		unsetenv("XDG_CACHE_HOME");
+	free(old);
+	cs_free(want);
+	cs_free(data);
+	cs_free(text);
+	support_rmtree(dir);
+	free(dir);
+}
+
 /* Every allocation of opening a rank file and counting (invalid UTF-8, a
  * long piece for the heap) failing in turn: a clean CS_ENOMEM, no leak. */
 static void test_out_of_memory(void **state)
@@ -338,6 +505,9 @@ int main(void)
 		cmocka_unit_test(test_merge_strategies_agree),
 		cmocka_unit_test(test_for_model),
 		cmocka_unit_test(test_rank_files),
+		cmocka_unit_test(test_rank_duplicates),
+		cmocka_unit_test(test_base64),
+		cmocka_unit_test(test_rank_cache),
 		cmocka_unit_test(test_out_of_memory),
 		cmocka_unit_test(test_exact_report),
 	};

@@ -17,7 +17,10 @@ static void facts(struct assembly *a, const struct cc_model *m)
 {
 	const struct req_request *r = &m->req.reqs[m->req.current];
 	const struct cc_req *c = &m->creqs[m->req.current];
-	asm_fact(a, "model", "%s", r->model[0] ? r->model : "(none recorded)");
+	if (m->req.model_override)
+		asm_fact(a, "model", "%s (what-if; recorded %s)", m->req.model_override, r->model[0] ? r->model : "none");
+	else
+		asm_fact(a, "model", "%s", r->model[0] ? r->model : "(none recorded)");
 	asm_fact(a, "request", "%zu of %zu (line %ld of the session)%s", m->req.current + 1, m->req.nreqs, r->line,
 		 c->main ? "" : ", not on the main chain");
 	if (c->boundary >= 0)
@@ -78,7 +81,7 @@ int cc_assemble(const struct source *src, struct assembly *a, struct cs_error *e
 	}
 	asm_grouping(a, "layer", layer_names, 2);
 	bool known;
-	a->budget.limit = model_context_limit(r->model, &known);
+	a->budget.limit = model_context_limit(request_model_name(&m->req, r), &known);
 	a->budget.reserve = 0;
 	a->budget.usable = a->budget.limit;
 	facts(a, m);
@@ -101,7 +104,7 @@ int cc_assemble(const struct source *src, struct assembly *a, struct cs_error *e
 	if (a->budget.used > a->budget.usable) {
 		a->over_by = a->budget.used - a->budget.usable;
 		asm_state(a, ASM_OVER_LIMIT, "the messages are %ld tokens over %s's window", a->over_by,
-			  r->model[0] ? r->model : "the model");
+			  request_model_name(&m->req, r)[0] ? request_model_name(&m->req, r) : "the model");
 	}
 	return CS_OK;
 }

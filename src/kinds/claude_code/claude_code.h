@@ -107,7 +107,8 @@ int cc_subagents(const struct source *src, struct cc_subagents *list);
 void cc_subagents_fini(struct cc_subagents *list);
 /* report.c: the `subagent_files` section; timeline.c: the timeline with them. */
 void cc_emit_subagents(struct emitter *em, const struct cc_subagents *list);
-int cc_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, struct cs_error *err);
+int cc_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, size_t *step_at,
+			 struct cs_error *err);
 
 /* load.c */
 int cc_load(struct source *src, const char *data, size_t len, struct cs_error *err);
@@ -124,6 +125,8 @@ int cc_select_want(struct source *src, long want, struct cs_error *err);
 /* kind_ops.edited: the predictions again when the exclusions changed
  * (what-if: a block left out of every request that holds it). */
 int cc_edited(struct source *src, struct cs_error *err);
+/* kind_ops.breakpoints_edited: the inspector's breakpoints, then cc_edited. */
+int cc_breakpoints_edited(struct source *src, const struct cache_overrides *o, struct cs_error *err);
 /* The request the session opens on: req.want_request, else the last on the
  * main chain; the last when that one is not replayed. */
 size_t cc_current_request(const struct cc_model *m);

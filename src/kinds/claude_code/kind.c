@@ -44,6 +44,7 @@ const struct kind_ops claude_code_kind = {
 	.detect = cc_detect,
 	.sequence = &cc_sequence,
 	.edited = cc_edited,
+	.breakpoints_edited = cc_breakpoints_edited,
 	.edit_effect = request_whatif_sentence,
 	.detect_hint = "JSONL lines with \"type\", \"uuid\" and \"sessionId\"",
 };

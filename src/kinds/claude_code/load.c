@@ -49,6 +49,8 @@ void cc_model_free(void *model)
 	cs_free(m->creqs);
 	cs_free(m->unit_block);
 	cs_free(m->req.unit_piece);
+	cs_free(m->req.bp_override);
+	cs_free(m->req.core);
 	cs_free(m);
 }
 

@@ -329,7 +329,7 @@ int cc_report_extra(const struct source *src, const struct assembly *a, struct e
 	const struct cc_model *m = src->model;
 	emit_session(em, m);
 	emit_sequence(em, m);
-	request_emit_whatif(em, &m->req);
+	request_emit_whatif(em, src, &m->req);
 	int rc = emit_tools(em, m);
 	struct cc_subagents list;
 	if (rc == CS_OK)

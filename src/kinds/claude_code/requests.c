@@ -469,7 +469,7 @@ int cc_select(struct source *src, size_t k, struct cs_error *err)
 	struct build b = { .src = src, .m = src->model, .uuids = STRMAP_INIT, .err = err };
 	int rc = predict(&b, k);
 	if (rc == CS_OK)
-		request_predicted(&b.m->req, request_exclusions(src));
+		request_predicted(&b.m->req, request_whatif_sig(src));
 	return rc;
 }
 
@@ -485,7 +485,14 @@ int cc_select_want(struct source *src, long want, struct cs_error *err)
 int cc_edited(struct source *src, struct cs_error *err)
 {
 	struct cc_model *m = src->model;
-	return request_exclusions(src) == m->req.predicted_for ? CS_OK : cc_select(src, m->req.current, err);
+	return request_whatif_sig(src) == m->req.predicted_for ? CS_OK : cc_select(src, m->req.current, err);
+}
+
+int cc_breakpoints_edited(struct source *src, const struct cache_overrides *o, struct cs_error *err)
+{
+	struct cc_model *m = src->model;
+	int rc = request_take_breakpoints(src, &m->req, o, err);
+	return rc == CS_OK ? cc_edited(src, err) : rc;
 }
 
 /* Every unit's piece, so an excluded block leaves every request that
@@ -500,6 +507,7 @@ static int unit_pieces(struct cc_model *m)
 		long piece = b == (size_t)-1 ? -1 : m->blocks[b].piece;
 		m->req.unit_piece[u] = piece < 0 ? REQUEST_NO_PIECE : (uint32_t)piece;
 	}
+	m->req.ncore = 0; /* the packed units take the pieces at the next prediction */
 	return CS_OK;
 }
 

@@ -8,9 +8,10 @@
 
 #include <string.h>
 
-int cc_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, struct cs_error *err)
+int cc_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, size_t *step_at,
+			 struct cs_error *err)
 {
-	int rc = request_timeline_text(src, text_flags, out, err);
+	int rc = request_timeline_text(src, text_flags, out, step_at, err);
 	struct cc_subagents list;
 	if (rc == CS_OK && cc_subagents(src, &list) != CS_OK)
 		return cs_error_nomem(err);

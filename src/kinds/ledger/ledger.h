@@ -142,7 +142,8 @@ struct ledger_turn_usage {
  * turn that does not replay, or CS_ENOMEM. */
 int ledger_timeline(const struct source *src, struct ledger_turn_usage **out, size_t *n, struct cs_error *err);
 /* The timeline as lines for the inspector's view (kind_ops.timeline). */
-int ledger_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, struct cs_error *err);
+int ledger_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, size_t *step_at,
+			 struct cs_error *err);
 /* The timeline as a report section ("timeline"). */
 int ledger_timeline_emit(const struct source *src, struct emitter *em);
 

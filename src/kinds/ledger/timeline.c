@@ -177,8 +177,10 @@ static const char *count(char buf[32], long v)
 	return fmt_thousands(buf, v);
 }
 
-int ledger_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, struct cs_error *err)
+int ledger_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, size_t *step_at,
+			 struct cs_error *err)
 {
+	(void)step_at; /* a ledger holds no sequence to step through */
 	struct ledger_turn_usage *rows;
 	size_t n;
 	int rc = ledger_timeline(src, &rows, &n, err);

@@ -138,6 +138,7 @@ int loom_report_piece(const struct source *src, const struct assembly *a, long p
 int loom_report_extra(const struct source *src, const struct assembly *a, struct emitter *em);
 const char *loom_piece_note(const struct source *src, long piece);
 bool loom_piece_column(const struct source *src, const struct assembly *a, long piece, char cell[KIND_COLUMN_WIDTH + 1]);
-int loom_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, struct cs_error *err);
+int loom_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, size_t *step_at,
+			 struct cs_error *err);
 
 #endif

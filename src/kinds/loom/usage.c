@@ -514,7 +514,8 @@ int loom_report_extra(const struct source *src, const struct assembly *a, struct
 /* The timeline: one line per model node on the path (its request
  * replayed beside the recorded promptTokens), the next request, the total.
  * The request the assembly shows (the replay setting) is marked. */
-int loom_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, struct cs_error *err)
+int loom_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, size_t *step_at,
+			 struct cs_error *err)
 {
 	const struct loom *m = src->model;
 	const struct loom_usage *u;
@@ -536,6 +537,8 @@ int loom_timeline_text(const struct source *src, unsigned text_flags, struct str
 		const struct loom_usage_row *r = &u->rows[k];
 		const struct piece *p = &src->pieces[r->piece];
 		bool rec = r->recorded != LOOM_NO_TOKENS;
+		if (step_at)
+			step_at[u->first + k] = out->len;
 		sb_printf(out, "  %4zu  %8s  %8s  %-20s %7s  ", u->first + k + 1, fmt_thousands(a, r->estimate),
 			  rec ? fmt_thousands(b, r->recorded) : "-", rec ? gap_text(g, r->estimate, r->recorded) : "-",
 			  r->exact >= 0 ? fmt_thousands(c, r->exact) : "-");
@@ -543,6 +546,8 @@ int loom_timeline_text(const struct source *src, unsigned text_flags, struct str
 		sb_puts(out, r->refused ? "  (the replay is an error state)" : "");
 		sb_puts(out, m->want_request == (long)(u->first + k) + 1 ? "   (shown)\n" : "\n");
 	}
+	if (step_at)
+		step_at[u->first + u->n] = out->len;
 	sb_printf(out, "  %4zu  the next request: the whole path%s\n", u->first + u->n + 1,
 		  m->want_request < 0 ? "   (shown)" : "");
 	if (u->nrecorded) {

@@ -58,9 +58,13 @@ static void facts(struct assembly *a, const struct request_model *m, const struc
 {
 	static const char *const providers[] = { "Anthropic Messages", "OpenAI Chat Completions", "OpenAI Responses" };
 	bool known;
-	const struct req_model_facts *f = request_facts(m, r->model, &known);
+	const char *model = request_model_name(m, r);
+	const struct req_model_facts *f = request_facts(m, model, &known);
 	asm_fact(a, "api", "%s", providers[m->provider]);
-	asm_fact(a, "model", "%s", r->model[0] ? r->model : "(none given)");
+	if (m->model_override)
+		asm_fact(a, "model", "%s (what-if; sent as %s)", model, r->model[0] ? r->model : "none given");
+	else
+		asm_fact(a, "model", "%s", r->model[0] ? r->model : "(none given)");
 	if (m->is_log)
 		asm_fact(a, "request", "%zu of %zu (line %ld of the log)", m->current + 1, m->nreqs, r->line);
 	asm_fact(a, "cache", m->provider == REQ_ANTHROPIC ? "%ld breakpoint%s; minimum prefix %ld tokens%s"
@@ -115,7 +119,7 @@ int request_assemble(const struct source *src, struct assembly *a, struct cs_err
 		return cs_error_nomem(err);
 	asm_grouping(a, "layer", layer_names, RL_COUNT);
 	bool known;
-	a->budget.limit = model_context_limit(r->model, &known);
+	a->budget.limit = model_context_limit(request_model_name(m, r), &known);
 	a->budget.reserve = max_tokens(m);
 	a->budget.usable = a->budget.limit - a->budget.reserve;
 	facts(a, m, r);
@@ -132,7 +136,7 @@ int request_assemble(const struct source *src, struct assembly *a, struct cs_err
 	if (a->budget.used > a->budget.usable) {
 		a->over_by = a->budget.used - a->budget.usable;
 		asm_state(a, ASM_OVER_LIMIT, "the request is %ld tokens over %s's window less max_tokens", a->over_by,
-			  r->model[0] ? r->model : "the model");
+			  request_model_name(m, r)[0] ? request_model_name(m, r) : "the model");
 	}
 	return CS_OK;
 }

@@ -42,6 +42,8 @@ void request_model_free(void *model)
 	cs_free(m->user_facts);
 	cs_free(m->unit_piece);
 	cs_free(m->piece_unit);
+	cs_free(m->bp_override);
+	cs_free(m->core);
 	cs_free(m);
 }
 

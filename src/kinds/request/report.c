@@ -11,6 +11,7 @@
 #include "strbuf.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *unit_path(const struct request_model *m, long unit)
@@ -71,9 +72,11 @@ static void emit_cache(struct emitter *em, const struct request_model *m)
 {
 	const struct req_request *r = &m->reqs[m->current];
 	bool known;
-	const struct req_model_facts *f = request_facts(m, r->model, &known);
+	const struct req_model_facts *f = request_facts(m, request_model_name(m, r), &known);
 	emit_key(em, "request_cache");
 	emit_map_begin(em);
+	if (m->model_override)
+		emit_key_str(em, "model_what_if", m->model_override);
 	emit_key_str(em, "mode", m->provider == REQ_ANTHROPIC ? "explicit breakpoints (tools, system, messages)"
 							  : "automatic prefix");
 	emit_key_int(em, "minimum_prefix", f->min_prefix);
@@ -170,7 +173,7 @@ static void emit_one_line(struct emitter *em, const struct request_model *m, siz
 }
 
 /* After edits: the whole log's prediction against the one as loaded. */
-void request_emit_whatif(struct emitter *em, const struct request_model *m)
+void request_emit_whatif(struct emitter *em, const struct source *src, const struct request_model *m)
 {
 	if (!m->edited)
 		return;
@@ -178,7 +181,16 @@ void request_emit_whatif(struct emitter *em, const struct request_model *m)
 	request_whatif_totals(m, &w);
 	emit_key(em, "what_if");
 	emit_map_begin(em);
-	emit_key_str(em, "edits", "the blocks left out, in every request that has them");
+	size_t out = 0;
+	for (size_t i = 0; i < src->npieces; i++)
+		out += piece_excluded(&src->pieces[i]);
+	char what[200];
+	snprintf(what, sizeof what, "%s%s%s%s%s%.80s", out ? "the blocks left out" : "",
+		 out && m->bp_moved ? " and " : "", m->bp_moved ? "the breakpoints moved" : "",
+		 out || m->bp_moved ? ", in every request that has them" : "",
+		 m->model_override ? (out || m->bp_moved ? "; every request as " : "every request as ") : "",
+		 m->model_override ? m->model_override : "");
+	emit_key_str(em, "edits", what);
 	emit_key_int(em, "requests_changed", w.changed);
 	emit_key_int(em, "read", w.read);
 	emit_key_int(em, "read_as_loaded", w.loaded_read);
@@ -195,7 +207,7 @@ void request_emit_whatif(struct emitter *em, const struct request_model *m)
 	emit_map_end(em);
 }
 
-static void emit_sequence(struct emitter *em, const struct request_model *m)
+static void emit_sequence(struct emitter *em, const struct source *src, const struct request_model *m)
 {
 	long pr = 0, pt = 0, rr = 0, rt = 0, breaks = 0;
 	size_t recorded = 0;
@@ -220,7 +232,7 @@ static void emit_sequence(struct emitter *em, const struct request_model *m)
 		}
 	}
 	emit_list_end(em);
-	request_emit_whatif(em, m);
+	request_emit_whatif(em, src, m);
 	emit_key_int(em, "cache_breaks", breaks);
 	emit_key_int(em, "predicted_hit_rate_percent", pct(pr, pt));
 	if (recorded)
@@ -236,7 +248,7 @@ int request_report_extra(const struct source *src, const struct assembly *a, str
 	const struct request_model *m = src->model;
 	emit_cache(em, m);
 	if (m->is_log)
-		emit_sequence(em, m);
+		emit_sequence(em, src, m);
 	return CS_OK;
 }
 

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 struct assembly;
+struct cache_overrides;
 struct emitter;
 struct strbuf;
 
@@ -88,6 +89,16 @@ struct req_request {
 	long loaded_read, loaded_write, loaded_uncached; /* the prediction as loaded, before any edit */
 };
 
+/* A unit as the sequence's predictions read it: its hash, its tokens, its
+ * piece (REQUEST_CORE_NONE: none) and whether it carries cache_control. */
+struct req_core {
+	uint64_t hash;
+	int32_t tokens;
+	uint32_t piece_bp; /* the piece, and REQUEST_CORE_BP for a breakpoint */
+};
+#define REQUEST_CORE_BP 0x80000000u
+#define REQUEST_CORE_NONE 0x7fffffffu
+
 /* Per-model cache facts (caching.md), with where they come from. */
 struct req_model_facts {
 	const char *match;      /* the model names it covers (a normalized prefix) */
@@ -125,7 +136,20 @@ struct request_model {
 	/* Shows the request `want` (1-based, in range; -1 the default one):
 	 * request_select for logs, the claude-code kind's own for sessions. */
 	int (*select)(struct source *src, long want, struct cs_error *err);
-	uint64_t predicted_for;     /* the exclusions the predictions were made for (a signature) */
+	/* What-if beyond exclusions: the `model` setting (every request priced
+	 * and cached as this model; NULL: each its own), and the inspector's
+	 * breakpoints (M) per piece: +1 one after it, -1 none, 0 as sent
+	 * (cs_malloc'd, npieces; NULL: none moved). */
+	const char *model_override;
+	int8_t *bp_override;
+	size_t bp_moved;            /* its nonzero entries */
+	uint64_t predicted_for;     /* the what-if the predictions were made for (request_whatif_sig) */
+	/* sequence.c: what predicting reads of each unit, packed (16 bytes
+	 * where a unit is 90: every edit walks them all); made at the first
+	 * prediction; whatever changes units or unit_piece after one sets
+	 * ncore to 0 (cs_malloc'd, ncore == nunits). */
+	struct req_core *core;
+	size_t ncore;
 	bool edited;                /* the predictions follow edits: the loaded ones differ */
 };
 
@@ -194,9 +218,10 @@ bool request_unit_excluded(const struct source *src, const struct request_model 
 /* Predicts the sequence again when the exclusions changed since the last
  * prediction (what-if: an edit to a block re-predicts every request). */
 int request_repredict(struct source *src, struct request_model *m, struct cs_error *err);
-/* A signature of the pieces excluded (1: none), and the predictions made
- * for it (the first, with none, kept as the loaded ones). */
-uint64_t request_exclusions(const struct source *src);
+/* A signature of the what-if: the pieces excluded, the model setting and
+ * the breakpoints moved (1: none of them), and the predictions made for it
+ * (the first, with none, kept as the loaded ones). */
+uint64_t request_whatif_sig(const struct source *src);
 void request_predicted(struct request_model *m, uint64_t sig);
 /* What the edits did to the whole sequence, against the loaded predictions. */
 struct request_whatif {
@@ -212,6 +237,14 @@ void request_whatif_totals(const struct request_model *m, struct request_whatif 
 void request_whatif_sentence(const struct source *src, struct strbuf *out);
 /* kind_ops.edited: request_repredict on the source's model. */
 int request_edited(struct source *src, struct cs_error *err);
+/* The inspector's breakpoints (cache.h overrides) into m->bp_override, by
+ * piece id. CS_OK or CS_ENOMEM. kind_ops.breakpoints_edited is this, then
+ * the kind's re-prediction. */
+int request_take_breakpoints(struct source *src, struct request_model *m, const struct cache_overrides *o,
+			     struct cs_error *err);
+int request_breakpoints_edited(struct source *src, const struct cache_overrides *o, struct cs_error *err);
+/* The model request r is priced and cached as: the `model` setting, else its own. */
+const char *request_model_name(const struct request_model *m, const struct req_request *r);
 /* The `request N` setting (through the model's select) and the sequence
  * ([ ]), for the request kinds and Claude Code sessions alike. */
 extern const struct setting request_settings[];
@@ -222,10 +255,11 @@ extern const struct kind_sequence request_sequence;
 int request_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
 int request_report_extra(const struct source *src, const struct assembly *a, struct emitter *em);
 /* `what_if` (after edits): the whole sequence's prediction against the loaded one. */
-void request_emit_whatif(struct emitter *em, const struct request_model *m);
+void request_emit_whatif(struct emitter *em, const struct source *src, const struct request_model *m);
 /* timeline.c: a log's requests, predicted beside recorded, for the
  * inspector's timeline view (kind_ops.timeline). */
-int request_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, struct cs_error *err);
+int request_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, size_t *step_at,
+			 struct cs_error *err);
 int request_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em);
 const char *request_piece_note(const struct source *src, long piece);
 int request_dump(const struct assembly *a, bool raw, bool ascii, struct strbuf *out);

@@ -93,6 +93,9 @@ struct pred {
 	long *prefix;      /* prefix[i]: tokens of units 0..i of the request at hand */
 	uint64_t *keys;    /* keys[i]: the prefix key of units 0..i */
 	size_t cap;
+	uint8_t *piece_out; /* per piece: left out by an edit; NULL: none is */
+	size_t *bps;       /* the units of the request at hand that carry a breakpoint, in order */
+	size_t nbps, cap_bps;
 };
 
 static bool live(const struct slot *s, const struct req_request *r, long k)
@@ -114,7 +117,67 @@ static int default_ttl(const struct request_model *m, const struct req_request *
 /* Whether unit u is left out by an edit (what-if). */
 static bool out(const struct pred *p, size_t u)
 {
-	return p->m->unit_piece && request_unit_excluded(p->src, p->m, u);
+	uint32_t i = p->piece_out ? p->m->core[u].piece_bp & REQUEST_CORE_NONE : REQUEST_CORE_NONE;
+	return i != REQUEST_CORE_NONE && p->piece_out[i];
+}
+
+/* The packed units (request.h: struct req_core), made once. */
+static bool make_core(struct request_model *m)
+{
+	if (m->core && m->ncore == m->nunits)
+		return true;
+	cs_free(m->core);
+	m->ncore = 0;
+	if (!(m->core = cs_malloc((m->nunits ? m->nunits : 1) * sizeof *m->core)))
+		return false;
+	for (size_t u = 0; u < m->nunits; u++) {
+		const struct req_unit *x = &m->units[u];
+		uint32_t piece = m->unit_piece && m->unit_piece[u] < REQUEST_CORE_NONE ? m->unit_piece[u] : REQUEST_CORE_NONE;
+		m->core[u] = (struct req_core){ x->hash, (int32_t)(x->tokens > INT32_MAX ? INT32_MAX : x->tokens),
+						piece | (x->ttl ? REQUEST_CORE_BP : 0) };
+	}
+	m->ncore = m->nunits;
+	return true;
+}
+
+/* The pieces left out, once for the whole sequence; false: out of memory. */
+static bool find_out(struct pred *p)
+{
+	const struct source *src = p->src;
+	size_t n = 0;
+	for (size_t i = 0; p->m->unit_piece && i < src->npieces; i++)
+		n += piece_excluded(&src->pieces[i]);
+	if (!n)
+		return true;
+	if (!(p->piece_out = cs_malloc(src->npieces)))
+		return false;
+	for (size_t i = 0; i < src->npieces; i++)
+		p->piece_out[i] = piece_excluded(&src->pieces[i]);
+	return true;
+}
+
+/* A prefix key extended by one unit's hash (a multiply and a fold: the
+ * sequence hashes every unit of every request again after each edit). */
+static uint64_t extend_key(uint64_t h, uint64_t unit)
+{
+	h = (h ^ unit) * 0x9E3779B97F4A7C15ULL;
+	return h ^ (h >> 29);
+}
+
+static int bp_ttl(const struct pred *p, const struct req_request *r, size_t i);
+
+static bool add_bp(struct pred *p, size_t b)
+{
+	if (p->nbps == p->cap_bps) {
+		size_t cap = p->cap_bps ? p->cap_bps * 2 : 64;
+		size_t *bps = cs_realloc(p->bps, cap * sizeof *bps);
+		if (!bps)
+			return false;
+		p->bps = bps;
+		p->cap_bps = cap;
+	}
+	p->bps[p->nbps++] = b;
+	return true;
 }
 
 static bool prepare(struct pred *p, const struct req_request *r)
@@ -132,14 +195,21 @@ static bool prepare(struct pred *p, const struct req_request *r)
 	}
 	long t = 0;
 	uint64_t h = REQUEST_HASH_SEED;
+	const int8_t *moved = p->m->bp_override;
+	const uint8_t *gone = p->piece_out;
+	const struct req_core *c = p->m->core + r->first_unit;
+	p->nbps = 0;
 	for (size_t i = 0; i < r->nunits; i++) {
-		const struct req_unit *u = &p->m->units[r->first_unit + i];
-		if (!out(p, r->first_unit + i)) { /* an excluded block is not sent: the prefix skips it */
-			t += u->tokens;
-			h = request_hash((const char *)&u->hash, sizeof u->hash, h);
+		uint32_t piece = c[i].piece_bp & REQUEST_CORE_NONE;
+		bool has_piece = piece != REQUEST_CORE_NONE;
+		if (!(gone && has_piece && gone[piece])) { /* an excluded block is not sent: the prefix skips it */
+			t += c[i].tokens;
+			h = extend_key(h, c[i].hash);
 		}
 		p->prefix[i] = t;
 		p->keys[i] = h;
+		if (((c[i].piece_bp & REQUEST_CORE_BP) || (moved && has_piece && moved[piece])) && !add_bp(p, i))
+			return false; /* a candidate: bp_ttl decides */
 	}
 	return true;
 }
@@ -160,9 +230,14 @@ static long auto_position(const struct pred *p, const struct req_request *r)
 static int bp_ttl(const struct pred *p, const struct req_request *r, size_t i)
 {
 	const struct request_model *m = p->m;
-	if (out(p, r->first_unit + i))
+	size_t u = r->first_unit + i;
+	if (out(p, u))
 		return 0; /* its cache_control went with it */
-	int ttl = m->units[r->first_unit + i].ttl;
+	int ttl = m->units[u].ttl;
+	uint32_t piece = m->unit_piece ? m->unit_piece[u] : REQUEST_NO_PIECE;
+	int moved = piece != REQUEST_NO_PIECE && m->bp_override ? m->bp_override[piece] : 0; /* the inspector's M */
+	if (moved)
+		ttl = moved < 0 ? 0 : ttl ? ttl : default_ttl(m, r);
 	if ((long)i == r->auto_unit && r->auto_ttl > ttl)
 		ttl = r->auto_ttl;
 	return ttl;
@@ -174,7 +249,8 @@ static bool predict_explicit(struct pred *p, struct req_request *r, long k, long
 	struct request_model *m = p->m;
 	long read_at = -1, last_bp = -1;
 	*lookback_miss = -1;
-	for (size_t b = 0; b < r->nunits; b++) {
+	for (size_t c = 0; c < p->nbps; c++) {
+		size_t b = p->bps[c];
 		int ttl = bp_ttl(p, r, b);
 		if (!ttl)
 			continue;
@@ -202,11 +278,27 @@ static bool predict_explicit(struct pred *p, struct req_request *r, long k, long
 	r->pred_write = r->cached_extent > r->pred_read ? r->cached_extent - r->pred_read : 0;
 	if (read_at >= 0 && !map_put(&p->cache, p->keys[read_at], r->time, k, default_ttl(m, r)))
 		return false;
-	for (size_t b = 0; b < r->nunits; b++) {
+	for (size_t c = 0; c < p->nbps; c++) {
+		size_t b = p->bps[c];
 		int ttl = bp_ttl(p, r, b);
 		if (ttl && p->prefix[b] >= min && !map_put(&p->cache, p->keys[b], r->time, k, ttl))
 			return false;
 	}
+	return true;
+}
+
+/* Automatic caching's breakpoint among the candidates, in order. */
+static bool add_auto_bp(struct pred *p, long at)
+{
+	size_t c = p->nbps;
+	while (c > 0 && p->bps[c - 1] > (size_t)at)
+		c--;
+	if (c > 0 && p->bps[c - 1] == (size_t)at)
+		return true;
+	if (!add_bp(p, 0))
+		return false;
+	memmove(p->bps + c + 1, p->bps + c, (p->nbps - 1 - c) * sizeof *p->bps);
+	p->bps[c] = (size_t)at;
 	return true;
 }
 
@@ -290,8 +382,7 @@ static int diff_with(struct pred *p, struct req_request *r, const struct req_req
 			i++;
 		while (j < prev->nunits && out(p, prev->first_unit + j))
 			j++;
-		if (i == r->nunits || j == prev->nunits ||
-		    m->units[r->first_unit + i].hash != m->units[prev->first_unit + j].hash)
+		if (i == r->nunits || j == prev->nunits || m->core[r->first_unit + i].hash != m->core[prev->first_unit + j].hash)
 			break;
 	}
 	r->compared = k - 1;
@@ -328,11 +419,13 @@ static int predict_one(struct pred *p, long k)
 {
 	struct request_model *m = p->m;
 	struct req_request *r = &m->reqs[k];
-	const struct req_model_facts *f = request_facts(m, r->model, NULL);
+	const struct req_model_facts *f = request_facts(m, request_model_name(m, r), NULL);
 	if (!prepare(p, r))
 		return CS_ENOMEM;
 	r->total = r->nunits ? p->prefix[r->nunits - 1] : 0;
 	r->auto_unit = r->auto_ttl ? auto_position(p, r) : -1;
+	if (r->auto_unit >= 0 && !add_auto_bp(p, r->auto_unit))
+		return CS_ENOMEM;
 	long miss = -1;
 	bool ok = m->provider == REQ_ANTHROPIC ? predict_explicit(p, r, k, f->min_prefix, &miss)
 					       : predict_prefix(p, r, k, f->min_prefix);
@@ -363,6 +456,7 @@ static int predict_one(struct pred *p, long k)
 static int breakpoint_lints(struct pred *p, const struct req_request *r, const struct req_model_facts *f)
 {
 	struct request_model *m = p->m;
+	const char *model = request_model_name(m, r);
 	int rc = CS_OK, prev_ttl = 0;
 	long prev_bp = -1, positions = 0;
 	for (size_t b = 0; b < r->nunits && rc == CS_OK; b++) {
@@ -375,8 +469,7 @@ static int breakpoint_lints(struct pred *p, const struct req_request *r, const s
 		if (p->prefix[b] < f->min_prefix)
 			rc = request_lint(p->src, m, "under-minimum", unit, false,
 					  "the breakpoint at %s closes a prefix of %ld tokens, under %s's minimum of %ld: "
-					  "nothing is cached there", u->path, p->prefix[b], r->model[0] ? r->model : "the model",
-					  f->min_prefix);
+					  "nothing is cached there", u->path, p->prefix[b], model[0] ? model : "the model", f->min_prefix);
 		if (rc == CS_OK && ttl > prev_ttl && prev_ttl)
 			rc = request_lint(p->src, m, "ttl-order", unit, false,
 					  "a 1-hour entry at %s comes after a 5-minute one: longer TTLs must come first",
@@ -422,12 +515,12 @@ static int volatile_lints(struct pred *p, const struct req_request *r)
 int request_predict(struct source *src, struct request_model *m, struct cs_error *err)
 {
 	struct pred p = { .src = src, .m = m };
-	int rc = CS_OK;
+	int rc = make_core(m) && find_out(&p) ? CS_OK : CS_ENOMEM;
 	for (size_t k = 0; k < m->nreqs && rc == CS_OK; k++)
 		rc = predict_one(&p, (long)k);
 	const struct req_request *cur = &m->reqs[m->current];
 	if (rc == CS_OK && prepare(&p, cur)) {
-		const struct req_model_facts *f = request_facts(m, cur->model, NULL);
+		const struct req_model_facts *f = request_facts(m, request_model_name(m, cur), NULL);
 		rc = m->provider == REQ_ANTHROPIC ? breakpoint_lints(&p, cur, f) : CS_OK;
 		if (rc == CS_OK)
 			rc = volatile_lints(&p, cur);
@@ -437,5 +530,7 @@ int request_predict(struct source *src, struct request_model *m, struct cs_error
 	cs_free(p.cache.s);
 	cs_free(p.prefix);
 	cs_free(p.keys);
+	cs_free(p.piece_out);
+	cs_free(p.bps);
 	return rc == CS_OK ? CS_OK : cs_error_nomem(err);
 }

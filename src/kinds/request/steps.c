@@ -9,6 +9,7 @@
 #include "request.h"
 
 #include "alloc.h"
+#include "cache.h"
 #include "setting.h"
 #include "source.h"
 #include "strbuf.h"
@@ -123,6 +124,7 @@ int request_make_pieces(struct source *src, struct request_model *m, struct cs_e
 		return cs_error_nomem(err);
 	m->npiece_unit = src->npieces;
 	m->doc_request = m->current;
+	m->ncore = 0; /* the packed units take the pieces at the next prediction */
 	return request_select(src, m, m->current, err);
 }
 
@@ -231,13 +233,50 @@ bool request_unit_excluded(const struct source *src, const struct request_model 
 	return i != REQUEST_NO_PIECE && piece_excluded(&src->pieces[i]);
 }
 
-uint64_t request_exclusions(const struct source *src)
+uint64_t request_whatif_sig(const struct source *src)
 {
+	const struct request_model *m = src->model;
 	uint64_t h = 0;
-	for (size_t i = 0; i < src->npieces; i++)
-		if (piece_excluded(&src->pieces[i]))
-			h = request_hash((const char *)&i, sizeof i, h ? h : REQUEST_HASH_SEED);
+	for (size_t i = 0; i < src->npieces; i++) {
+		int8_t bp = m->bp_override ? m->bp_override[i] : 0;
+		if (piece_excluded(&src->pieces[i]) || bp) {
+			uint64_t v = (uint64_t)i * 4 + (uint64_t)piece_excluded(&src->pieces[i]) * 2 + (bp > 0);
+			h = request_hash((const char *)&v, sizeof v, h ? h : REQUEST_HASH_SEED);
+		}
+	}
+	if (m->model_override)
+		h = request_hash(m->model_override, strlen(m->model_override) + 1, h ? h : REQUEST_HASH_SEED);
 	return h ? h : 1;
+}
+
+const char *request_model_name(const struct request_model *m, const struct req_request *r)
+{
+	return m->model_override ? m->model_override : r->model;
+}
+
+int request_take_breakpoints(struct source *src, struct request_model *m, const struct cache_overrides *o,
+			     struct cs_error *err)
+{
+	if (!m->bp_override && (!o || !o->n))
+		return CS_OK;
+	if (!m->bp_override && !(m->bp_override = cs_calloc(src->npieces ? src->npieces : 1, 1)))
+		return cs_error_nomem(err);
+	memset(m->bp_override, 0, src->npieces);
+	m->bp_moved = 0;
+	for (size_t i = 0; o && i < o->n; i++) {
+		long piece = o->items[i].piece_id ? source_find_piece(src, o->items[i].piece_id) : -1;
+		if (piece >= 0) {
+			m->bp_moved += !m->bp_override[piece];
+			m->bp_override[piece] = o->items[i].on ? 1 : -1;
+		}
+	}
+	return CS_OK;
+}
+
+int request_breakpoints_edited(struct source *src, const struct cache_overrides *o, struct cs_error *err)
+{
+	int rc = request_take_breakpoints(src, src->model, o, err);
+	return rc == CS_OK ? request_repredict(src, src->model, err) : rc;
 }
 
 void request_predicted(struct request_model *m, uint64_t sig)
@@ -254,7 +293,7 @@ void request_predicted(struct request_model *m, uint64_t sig)
 
 int request_repredict(struct source *src, struct request_model *m, struct cs_error *err)
 {
-	uint64_t sig = request_exclusions(src);
+	uint64_t sig = request_whatif_sig(src);
 	if (sig == m->predicted_for)
 		return CS_OK;
 	m->nlints = 0;
@@ -272,9 +311,9 @@ int request_repredict(struct source *src, struct request_model *m, struct cs_err
 }
 
 /* A request's input cost in USD at its model's prices (< 0: unknown). */
-static double cost(const struct request_model *m, const struct req_request *r, long read, long write, long uncached)
+static double cost(const struct request_model *m, const char *model, long read, long write, long uncached)
 {
-	const struct req_model_facts *f = request_facts(m, r->model, NULL);
+	const struct req_model_facts *f = request_facts(m, model, NULL);
 	if (f->price_per_mtok < 0)
 		return -1;
 	return f->price_per_mtok * ((double)uncached + (double)read * f->read + (double)write * f->write_5m) / 1e6;
@@ -293,8 +332,8 @@ void request_whatif_totals(const struct request_model *m, struct request_whatif 
 		w->loaded_uncached += r->loaded_uncached;
 		w->changed += r->pred_read != r->loaded_read || r->pred_write != r->loaded_write ||
 			      r->pred_uncached != r->loaded_uncached;
-		double now = cost(m, r, r->pred_read, r->pred_write, r->pred_uncached);
-		double was = cost(m, r, r->loaded_read, r->loaded_write, r->loaded_uncached);
+		double now = cost(m, request_model_name(m, r), r->pred_read, r->pred_write, r->pred_uncached);
+		double was = cost(m, r->model, r->loaded_read, r->loaded_write, r->loaded_uncached);
 		if (now < 0 || was < 0)
 			w->priced = false;
 		else if (k == 0 || w->priced)
@@ -346,11 +385,44 @@ static int set_request(struct source *src, const struct setting *s, const char *
 }
 
 /* request N: the request shown, of a log or a session. */
+/* model NAME: every request priced and cached as NAME (what-if); "" or
+ * "recorded": each request's own. A name with no cache facts is refused. */
+static int set_model(struct source *src, const struct setting *s, const char *text, struct cs_error *err)
+{
+	(void)s;
+	struct request_model *m = src->model;
+	if (!text[0] || !strcmp(text, "recorded")) {
+		m->model_override = NULL;
+		return CS_OK;
+	}
+	bool known = false;
+	request_facts(m, text, &known);
+	if (!known)
+		return cs_error_set(err, CS_EUSAGE, "model %.80s: no cache facts for it (a %s model, or a profile of "
+				    "your cache.yml)", text, m->provider == REQ_ANTHROPIC ? "claude-" : "gpt-/o");
+	const char *copy = arena_strdup(&src->arena, text);
+	if (!copy)
+		return cs_error_nomem(err);
+	m->model_override = copy;
+	return CS_OK;
+}
+
+static void get_model(const struct source *src, const struct setting *s, struct strbuf *out)
+{
+	(void)s;
+	const struct request_model *m = src->model;
+	sb_puts(out, m->model_override ? m->model_override : "recorded");
+}
+
 const struct setting request_settings[] = {
 	{ .name = "request", .type = SETTING_INT, .arg = "N", .min = 1, .max = REQUEST_MAX_LINES, .unset = "last",
 	  .def = "last", .help = "the request of a log or session to open, 1 for the first; last: the last one (on a "
 				 "session's main chain)",
 	  SETTING_FIELD(SETTING_IN_MODEL, struct request_model, want_request), .set = set_request },
+	{ .name = "model", .type = SETTING_TEXT, .arg = "NAME", .def = "recorded",
+	  .help = "what-if: every request priced and cached as this model (its minimum prefix, prices); recorded: "
+		  "each request's own",
+	  .set = set_model, .get = get_model },
 	{ .name = NULL },
 };
 

@@ -14,7 +14,8 @@ static const char *count(char buf[32], long v, bool known)
 	return known && v >= 0 ? fmt_thousands(buf, v) : "-";
 }
 
-int request_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, struct cs_error *err)
+int request_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, size_t *step_at,
+			 struct cs_error *err)
 {
 	const struct request_model *m = src->model;
 	size_t broke = 0;
@@ -35,6 +36,8 @@ int request_timeline_text(const struct source *src, unsigned text_flags, struct 
 	for (size_t i = 0; i < m->nreqs; i++) {
 		const struct req_request *r = &m->reqs[i];
 		char a[32], b[32], c[32], d[32], e[32], f[32];
+		if (step_at)
+			step_at[i] = out->len;
 		sb_printf(out, "  %3zu %6ld %8s %7s %8s  | %14s %8s %9s%s\n", i + 1, r->line, count(a, r->total, true),
 			  count(b, r->pred_read, true), count(c, r->pred_write, true), count(d, r->rec_read, r->recorded),
 			  count(e, r->rec_write, r->recorded), count(f, r->rec_uncached, r->recorded),
