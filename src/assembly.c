@@ -266,12 +266,19 @@ bool asm_write_sentences(struct assembly *a)
 	if (!a->sentence_fn)
 		return true;
 	struct strbuf sb = STRBUF_INIT;
+	const char *prev = NULL; /* the last one written: pieces in a row said the same share it */
+	size_t prev_len = 0;
 	for (size_t i = 0; i < a->src->npieces; i++) { /* in input order: the pieces and the kind's items in sequence */
 		struct piece_result *r = &a->results[i];
 		if (r->sentence || r->outcome == OUTCOME_WHOLE)
 			continue;
 		const char *s = asm_sentence(a, (long)i, &sb);
-		r->sentence = s ? arena_strndup(&a->arena, s, sb.len) : NULL;
+		if (s && prev && sb.len == prev_len && !memcmp(s, prev, prev_len))
+			r->sentence = prev;
+		else
+			r->sentence = s ? arena_strndup(&a->arena, s, sb.len) : NULL;
+		prev = r->sentence;
+		prev_len = sb.len;
 		if (!r->sentence) {
 			a->nomem = true;
 			break;

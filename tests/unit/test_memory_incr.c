@@ -5,7 +5,8 @@
  * re-assembled as the inspector does (kept score orders, sentences
  * deferred); a twin takes the same edits and forgets every kept order
  * before each build, every sentence written. Prompt, results and
- * sentences must be the same after every edit. */
+ * sentences must be the same after every edit. And the sentences a kind
+ * defers (memory, ledger) against the ones assemble() writes. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -177,11 +178,50 @@ static void test_written_sentences_are_the_eager_ones(void **state)
 	source_free(src);
 }
 
+/* Every sample of the kinds that defer sentences (memory, ledger), with a
+ * piece excluded: what the inspector reads is what the report prints. */
+static void test_samples_deferred_as_written(void **state)
+{
+	(void)state;
+	static const char *const paths[] = {
+		"samples/memory/coding-session.json", "samples/memory/long-session.json",
+		"samples/memory/research-session.json", "samples/memory/task-stack.json",
+		"samples/ledger/backup-incident.json", "samples/ledger/release-notes-worker.json",
+		"samples/ledger/sqla-fork.json",
+	};
+	size_t deferred = 0;
+	for (size_t f = 0; f < sizeof paths / sizeof paths[0]; f++) {
+		struct source *src = support_load(paths[f], NULL);
+		struct edit e = { .type = EDIT_EXCLUDE, .piece = (long)src->npieces / 2, .value = 1 };
+		struct cs_error err;
+		cs_error_clear(&err);
+		assert_int_equal(edit_apply(src, &e, &err), CS_OK);
+		struct assembly lazy, eager;
+		assert_int_equal(assemble_lazy(src, &lazy, &err), CS_OK);
+		support_assemble(src, &eager);
+		struct strbuf sb = STRBUF_INIT;
+		for (size_t i = 0; i < src->npieces; i++) {
+			deferred += lazy.results[i].outcome != OUTCOME_WHOLE && !lazy.results[i].sentence;
+			const char *said = asm_sentence(&lazy, (long)i, &sb);
+			if (eager.results[i].sentence)
+				assert_string_equal(said, eager.results[i].sentence);
+			else
+				assert_null(said);
+		}
+		sb_fini(&sb);
+		asm_fini(&lazy);
+		asm_fini(&eager);
+		source_free(src);
+	}
+	assert_true(deferred > 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kept_state_is_a_fresh_build),
 		cmocka_unit_test(test_written_sentences_are_the_eager_ones),
+		cmocka_unit_test(test_samples_deferred_as_written),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
