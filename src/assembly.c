@@ -240,9 +240,13 @@ void asm_drop_text(struct assembly *a, long piece, int reason, const char *sente
 	note_not_whole(a, piece);
 }
 
+/* Above 0 while assemble_lazy runs a kind's assembler: its sentences wait. */
+static int deferring;
+
 void asm_drop_later(struct assembly *a, long piece, int reason, long why0, long why1)
 {
 	struct piece_result *r = &a->results[piece];
+	const struct piece_result *last = a->nnot_whole ? &a->results[a->not_whole[a->nnot_whole - 1]] : NULL;
 	r->sentence = NULL;
 	r->why[0] = why0;
 	r->why[1] = why1;
@@ -250,6 +254,20 @@ void asm_drop_later(struct assembly *a, long piece, int reason, long why0, long 
 	r->reason = reason;
 	r->block = -1;
 	r->tokens = 0;
+	if (!deferring && a->sentence_by_why && a->sentence_fn) {
+		/* written now, in the order decided, where alike pieces come in a row */
+		if (last && last->sentence && last->reason == reason && last->why[0] == why0 && last->why[1] == why1) {
+			r->sentence = last->sentence;
+		} else {
+			struct strbuf sb = STRBUF_INIT;
+			r->sentence = a->sentence_fn(a, piece, &sb) && !sb.failed ? arena_strndup(&a->arena, sb_str(&sb), sb.len)
+										  : NULL;
+			sb_fini(&sb);
+			if (!r->sentence)
+				a->nomem = true;
+		}
+	}
+	a->ndeferred += r->sentence == NULL;
 	note_not_whole(a, piece);
 }
 
@@ -263,13 +281,27 @@ const char *asm_sentence(const struct assembly *a, long piece, struct strbuf *bu
 
 bool asm_write_sentences(struct assembly *a)
 {
-	if (!a->sentence_fn)
-		return true;
+	if (!a->sentence_fn || !a->ndeferred) {
+		a->sentence_fn = NULL; /* none waits */
+		return !a->nomem;
+	}
 	struct strbuf sb = STRBUF_INIT;
 	const char *prev = NULL; /* the last one written: pieces in a row said the same share it */
 	size_t prev_len = 0;
-	for (size_t i = 0; i < a->src->npieces; i++) { /* in input order: the pieces and the kind's items in sequence */
+	/* Alike pieces come in a row in the order decided; other sentences read
+	 * the kind's items, in sequence in input order. */
+	size_t n = a->sentence_by_why ? a->nnot_whole : a->src->npieces;
+	for (size_t k = 0; k < n; k++) {
+		size_t i = a->sentence_by_why ? (size_t)a->not_whole[k] : k;
 		struct piece_result *r = &a->results[i];
+		if (a->sentence_by_why && !r->sentence && k && r->outcome != OUTCOME_WHOLE) {
+			const struct piece_result *before = &a->results[a->not_whole[k - 1]];
+			if (before->reason == r->reason && before->why[0] == r->why[0] && before->why[1] == r->why[1] &&
+			    before->sentence) {
+				r->sentence = before->sentence;
+				continue;
+			}
+		}
 		if (r->sentence || r->outcome == OUTCOME_WHOLE)
 			continue;
 		const char *s = asm_sentence(a, (long)i, &sb);
@@ -390,8 +422,17 @@ bool asm_prompt_text(const struct assembly *a, struct strbuf *out)
 
 int assemble(const struct source *src, struct assembly *out, struct cs_error *err)
 {
-	int rc = assemble_lazy(src, out, err);
-	if (rc == CS_OK && !asm_write_sentences(out)) {
+	int was = deferring;
+	deferring = 0; /* every sentence written (as the kind decides, or below) */
+	int rc = src->kind->assemble(src, out, err);
+	deferring = was;
+	if (rc != CS_OK) {
+		asm_fini(out);
+		if (err && err->code == CS_OK)
+			cs_error_set(err, (enum cs_status)rc, "assembly failed");
+		return rc;
+	}
+	if (!asm_write_sentences(out)) {
 		asm_fini(out);
 		rc = cs_error_nomem(err);
 	}
@@ -400,7 +441,9 @@ int assemble(const struct source *src, struct assembly *out, struct cs_error *er
 
 int assemble_lazy(const struct source *src, struct assembly *out, struct cs_error *err)
 {
+	deferring++;
 	int rc = src->kind->assemble(src, out, err);
+	deferring--;
 	if (rc != CS_OK) {
 		asm_fini(out);
 		if (err && err->code == CS_OK)

@@ -203,6 +203,10 @@ struct assembly {
 	 * shared by every sentence of the run (arena). */
 	bool (*sentence_fn)(const struct assembly *a, long piece, struct strbuf *out);
 	const void *sentence_ctx;
+	bool sentence_by_why;        /* sentence_fn reads only a piece's reason and why[]: pieces in a row
+				      * alike share one sentence, written once, and at once when nothing
+				      * defers (assemble(): in the order decided) */
+	size_t ndeferred;            /* pieces asm_drop_later left without a sentence */
 	struct block scratch;        /* where a failed asm_block's writes go */
 };
 

@@ -773,6 +773,7 @@ static void explain_drops(struct assembly *a, const struct view *v, const struct
 	*said = (struct said_view){ v->session, v->head };
 	a->sentence_ctx = said;
 	a->sentence_fn = drop_sentence;
+	a->sentence_by_why = true;
 	for (size_t k = 0; k < dr->n; k++) {
 		const struct drop *d = &dr->items[k];
 		asm_drop_later(a, d->piece, WHY_REASON[d->why], (d->turn + 1) * 64 + d->why * 2 + d->note, d->arg);
