@@ -120,9 +120,14 @@ struct matcher {
 	bool nomem;   /* a match ran out of memory (sticky) */
 };
 
+/* JIT-compiled patterns run many times faster over a long prompt; a JIT
+ * match that hits its own limits (they count differently) is run again by
+ * the interpreter, so every answer is the interpreter's. */
 static int match(struct matcher *m, const pcre2_code *code, const char *text, size_t len)
 {
 	int rc = pcre2_match(code, (PCRE2_SPTR)text, len, 0, 0, m->md, m->mc);
+	if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT)
+		rc = pcre2_match(code, (PCRE2_SPTR)text, len, 0, PCRE2_NO_JIT, m->md, m->mc);
 	if (rc == PCRE2_ERROR_NOMEMORY || rc == PCRE2_ERROR_HEAP_FAILED)
 		m->nomem = true;
 	return rc;
@@ -150,8 +155,10 @@ static int compile(struct matcher *m, const char *name, const char *pattern, pcr
 	*out = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &code,
 			     &offset, cc);
 	pcre2_compile_context_free(cc);
-	if (*out)
+	if (*out) {
+		(void)pcre2_jit_compile(*out, PCRE2_JIT_COMPLETE); /* without it (no JIT, no memory): the interpreter */
 		return CS_OK;
+	}
 	if (code == PCRE2_ERROR_NOMEMORY || code == PCRE2_ERROR_HEAP_FAILED)
 		return cs_error_nomem(err);
 	PCRE2_UCHAR msg[256];
@@ -206,12 +213,13 @@ int cache_pattern_check(const char *name, const char *pattern, struct cs_error *
 }
 
 /* The first volatile match in text: its pattern and where. false for none
- * (a match that hits a limit counts as none). */
-static bool find_volatile(struct matcher *m, const char *text, size_t len, const char **name, size_t *at,
+ * (a match that hits a limit counts as none). any: whether there is one is
+ * enough (the first pattern that matches answers; name and place unset). */
+static bool find_volatile(struct matcher *m, const char *text, size_t len, bool any, const char **name, size_t *at,
 			  size_t *mlen)
 {
 	bool found = false;
-	for (size_t i = 0; i < m->n; i++) {
+	for (size_t i = 0; i < m->n && !(any && found); i++) {
 		int rc = match(m, m->re[i].code, text, len);
 		if (rc < 0)
 			continue;
@@ -314,7 +322,8 @@ int cache_lint(const struct assembly *a, const struct cache_analysis *an, const 
 		}
 		const char *name = "";
 		size_t at = 0, len = 0;
-		bool found = find_volatile(&m, sb_str(&text), text.len, &name, &at, &len);
+		/* past the ones listed one by one, only whether it holds any counts */
+		bool found = find_volatile(&m, sb_str(&text), text.len, nvolatile >= LINT_MAX_VOLATILE, &name, &at, &len);
 		if (found)
 			vol[b] = true;
 		if (found && nvolatile++ >= LINT_MAX_VOLATILE) {

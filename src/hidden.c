@@ -137,7 +137,7 @@ bool hidden_scan(const char *s, size_t n, struct hidden_summary *out)
 	while (i < n) {
 		if ((unsigned char)s[i] < 0x80) {
 			size_t j = first_non_ascii(s, n, i);
-			const char *nl = memchr(s + i, '\n', j - i);
+			const char *nl = out ? memchr(s + i, '\n', j - i) : NULL; /* lines only for a summary */
 			while (nl) { /* find the last newline of the ASCII run */
 				line_start = (size_t)(nl - s) + 1;
 				nl = memchr(s + line_start, '\n', j - line_start);
@@ -151,6 +151,8 @@ bool hidden_scan(const char *s, size_t n, struct hidden_summary *out)
 		int32_t next = cp == 0x200D || utf8_is_variation_selector(cp) ? peek(s, n, i + len, &next_len) : 0;
 		enum hidden_class c = hidden_classify(prev, cp, next);
 		if (c != HIDDEN_NONE) {
+			if (!out)
+				return true; /* the answer is known: no summary asked for */
 			sum.count[c]++;
 			sum.total++;
 			if (counted_line != line_start) {

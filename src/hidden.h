@@ -53,8 +53,9 @@ enum hidden_class hidden_classify(int32_t prev, int32_t cp, int32_t next);
  * forms go to buf when the character has no short name. Never NULL. */
 const char *hidden_name(int32_t cp, char buf[12]);
 
-/* Counts the hidden characters of s[0..n) into *out (may be NULL).
- * Returns whether there is any. Pure ASCII is skipped at memchr speed. */
+/* Counts the hidden characters of s[0..n) into *out (may be NULL: then it
+ * stops at the first one and leaves the lines uncounted). Returns whether
+ * there is any. Pure ASCII is skipped eight bytes at a time. */
 bool hidden_scan(const char *s, size_t n, struct hidden_summary *out);
 
 /* Appends s[0..n) to out with every hidden character replaced by a visible

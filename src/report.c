@@ -206,11 +206,13 @@ static void emit_excluded(struct emitter *em, const struct assembly *a)
 	emit_list_end(em);
 }
 
-static int write_structured(const struct assembly *a, const struct report_options *opt, struct strbuf *out)
+static int write_structured(const struct assembly *a, const struct report_options *opt, struct strbuf *out,
+			    FILE *sink)
 {
 	const struct source *src = a->src;
 	struct emitter em;
 	emit_init(&em, out, opt->format == REPORT_JSON ? EMIT_JSON : EMIT_YAML, opt->ascii ? UTF8_ASCII : 0);
+	emit_stream(&em, sink);
 	emit_map_begin(&em);
 	emit_key(&em, "assembly_report");
 	emit_map_begin(&em);
@@ -254,10 +256,18 @@ static void cell(struct strbuf *out, const char *s, size_t cols, unsigned flags)
 	utf8_fit(out, s, strlen(s), cols, flags, true);
 }
 
+static void pad_left(struct strbuf *out, const char *s, size_t width)
+{
+	size_t n = strlen(s);
+	if (n < width)
+		sb_repeat(out, " ", width - n);
+	sb_append(out, s, n);
+}
+
 static void num_cell(struct strbuf *out, long long v, int width)
 {
 	char buf[32];
-	sb_printf(out, "%*s", width, fmt_thousands(buf, v));
+	pad_left(out, fmt_thousands(buf, v), (size_t)width);
 }
 
 static void safe(struct strbuf *out, const char *s, unsigned flags)
@@ -324,9 +334,11 @@ static void piece_row(struct strbuf *out, const struct assembly *a, long i, long
 	if (c->prio)
 		sb_printf(out, "  %8.2f  %-8s", p->priority, strategy_name(p->strategy));
 	if (c->score) {
-		if (isfinite(r->score))
-			sb_printf(out, "  %6.3f", r->score);
-		else
+		if (isfinite(r->score)) {
+			char buf[FIXED3_MAX];
+			sb_puts(out, "  ");
+			pad_left(out, fmt_fixed3(buf, r->score), 6);
+		} else
 			sb_puts(out, "        ");
 	}
 	sb_puts(out, "  ");
@@ -407,9 +419,11 @@ static void text_header(struct strbuf *out, const struct assembly *a, unsigned f
 	sb_putc(out, '\n');
 }
 
-/* The layer tables, the pieces in the prompt, those left out. */
-static void text_tables(struct strbuf *out, const struct assembly *a, const struct report_exact *x, unsigned flags)
+/* The layer tables, the pieces in the prompt, those left out: rows into
+ * em's buffer, written out as it fills. */
+static void text_tables(struct emitter *em, const struct assembly *a, const struct report_exact *x, unsigned flags)
 {
+	struct strbuf *out = em->out;
 	const struct source *src = a->src;
 	struct columns c = { has_priorities(src), has_scores(a), has_recorded(src), x };
 	for (size_t g = 0; g < a->ngroupings; g++) {
@@ -432,6 +446,7 @@ static void text_tables(struct strbuf *out, const struct assembly *a, const stru
 	row_head(out, src, &c, false);
 	for (size_t b = 0; b < a->nblocks; b++) {
 		const struct block *blk = &a->blocks[b];
+		emit_drain(em);
 		if (blk->piece >= 0) {
 			piece_row(out, a, blk->piece, blk->budget_tokens, false, &c, flags);
 			continue;
@@ -454,58 +469,93 @@ static void text_tables(struct strbuf *out, const struct assembly *a, const stru
 		row_head(out, src, &c, true);
 		for (size_t k = 0; k < a->nnot_whole; k++) {
 			long i = a->not_whole[k];
+			emit_drain(em);
 			if (a->results[i].outcome == OUTCOME_DROPPED)
 				piece_row(out, a, i, a->results[i].original_tokens, true, &c, flags);
 		}
 	}
 }
 
-static int write_text(const struct assembly *a, const struct report_options *opt, struct strbuf *out)
+/* A text emitter over out, streaming into sink (NULL: none). */
+static void text_emitter(struct emitter *em, struct strbuf *out, unsigned flags, FILE *sink)
+{
+	emit_init(em, out, EMIT_TEXT, flags);
+	emit_stream(em, sink);
+}
+
+/* The sections after the tables: warnings, hidden text, the kind's and
+ * the caller's own. */
+static int text_sections(const struct assembly *a, const struct report_options *opt, struct emitter *em)
 {
 	const struct source *src = a->src;
-	unsigned flags = opt->ascii ? UTF8_ASCII : 0;
-	text_header(out, a, flags);
-	if (opt->exact)
-		sb_printf(out, "exact: %s beside the estimate, each text counted on its own (the exact_tokens section has the whole prompt)\n",
-			  opt->exact->encoding);
-	if (opt->exact && opt->exact->over)
-		sb_printf(out, "exact status: OVER: %s\n", opt->exact->over);
-	text_tables(out, a, opt->exact, flags);
+	struct strbuf *out = em->out;
+	unsigned flags = em->text_flags;
 	if (a->nwarnings) {
 		sb_puts(out, "\nwarnings\n");
 		for (size_t w = 0; w < a->nwarnings; w++) {
+			emit_drain(em);
 			sb_puts(out, "  - ");
 			safe(out, a->warnings[w].text, flags);
 			sb_putc(out, '\n');
 		}
 	}
 	if (hidden_any(src)) {
-		struct emitter em;
+		struct emitter h;
 		sb_puts(out, "\nhidden text (characters a person does not see, revealed)\n");
-		emit_init(&em, out, EMIT_TEXT, flags);
-		emit_map_begin(&em);
-		emit_key(&em, "pieces");
-		hidden_report(src, &em);
-		emit_map_end(&em);
-		int rc = emit_finish(&em);
+		text_emitter(&h, out, flags, em->sink);
+		emit_map_begin(&h);
+		emit_key(&h, "pieces");
+		hidden_report(src, &h);
+		emit_map_end(&h);
+		int rc = emit_finish(&h);
 		if (rc != CS_OK)
 			return rc;
 	}
 	if (src->kind->report_extra || (opt->extra && opt->extra->name)) {
-		struct emitter em;
+		struct emitter x;
 		sb_putc(out, '\n');
-		emit_init(&em, out, EMIT_TEXT, flags);
-		emit_map_begin(&em);
-		int rc = extra_sections(a, opt, &em);
-		emit_map_end(&em);
-		int done = emit_finish(&em);
+		text_emitter(&x, out, flags, em->sink);
+		emit_map_begin(&x);
+		int rc = extra_sections(a, opt, &x);
+		emit_map_end(&x);
+		int done = emit_finish(&x);
 		if (rc != CS_OK || done != CS_OK)
 			return rc != CS_OK ? rc : done;
 	}
-	return out->failed ? CS_ENOMEM : CS_OK;
+	return CS_OK;
+}
+
+static int write_text(const struct assembly *a, const struct report_options *opt, struct strbuf *out, FILE *sink)
+{
+	unsigned flags = opt->ascii ? UTF8_ASCII : 0;
+	struct emitter em; /* for its sink: the rows go into out directly */
+	text_emitter(&em, out, flags, sink);
+	text_header(out, a, flags);
+	if (opt->exact)
+		sb_printf(out, "exact: %s beside the estimate, each text counted on its own (the exact_tokens section has the whole prompt)\n",
+			  opt->exact->encoding);
+	if (opt->exact && opt->exact->over)
+		sb_printf(out, "exact status: OVER: %s\n", opt->exact->over);
+	text_tables(&em, a, opt->exact, flags);
+	int rc = text_sections(a, opt, &em);
+	int done = emit_flush(&em);
+	return rc != CS_OK ? rc : done;
+}
+
+static int report_run(const struct assembly *a, const struct report_options *opt, struct strbuf *out, FILE *sink)
+{
+	return opt->format == REPORT_TEXT ? write_text(a, opt, out, sink) : write_structured(a, opt, out, sink);
 }
 
 int report_write(const struct assembly *a, const struct report_options *opt, struct strbuf *out)
 {
-	return opt->format == REPORT_TEXT ? write_text(a, opt, out) : write_structured(a, opt, out);
+	return report_run(a, opt, out, NULL);
+}
+
+int report_stream(const struct assembly *a, const struct report_options *opt, FILE *f)
+{
+	struct strbuf out = STRBUF_INIT;
+	int rc = report_run(a, opt, &out, f);
+	sb_fini(&out);
+	return rc;
 }

@@ -9,6 +9,7 @@
 #include "assembly.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 
 struct strbuf;
 
@@ -44,6 +45,11 @@ bool report_format_from_name(const char *name, enum report_format *out);
 
 /* Writes the report of a (and its source) into out. CS_OK or CS_ENOMEM. */
 int report_write(const struct assembly *a, const struct report_options *opt, struct strbuf *out);
+/* The same bytes written into f as they are made, through a buffer of about
+ * EMIT_CHUNK (emit.h): the whole report is never held. CS_OK, CS_ENOMEM (what
+ * came before is written), or CS_EIO when a write to f failed (ferror(f)).
+ * f is not flushed. */
+int report_stream(const struct assembly *a, const struct report_options *opt, FILE *f);
 
 /* The exit status `report` ends with: 3 when the assembly is over its
  * limit, refused, or a must-have piece is missing; else 0. */

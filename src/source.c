@@ -169,13 +169,20 @@ long source_add_piece(struct source *src)
 
 int source_adopt_piece_text(struct source *src, long piece, const char *text, size_t n)
 {
+	return source_adopt_piece_counted(src, piece, text, n, utf8_count_code_points(text, n),
+					  utf8_count_lines(text, n), hidden_scan(text, n, NULL));
+}
+
+int source_adopt_piece_counted(struct source *src, long piece, const char *text, size_t n, size_t code_points,
+			       size_t lines, bool hidden)
+{
 	struct piece *p = &src->pieces[piece];
 	p->text = text;
 	p->text_bytes = n;
-	p->code_points = utf8_count_code_points(text, n);
-	p->lines = utf8_count_lines(text, n);
+	p->code_points = code_points;
+	p->lines = lines;
 	p->tokens = tokens_estimate(p->code_points, src->settings.chars_per_token);
-	p->flags = hidden_scan(text, n, NULL) ? p->flags | PIECE_HIDDEN : p->flags & ~(unsigned)PIECE_HIDDEN;
+	p->flags = hidden ? p->flags | PIECE_HIDDEN : p->flags & ~(unsigned)PIECE_HIDDEN;
 	return CS_OK;
 }
 

@@ -123,6 +123,11 @@ int source_set_piece_text(struct source *src, long piece, const char *text, size
 /* Like source_set_piece_text, but `text` already lives as long as the source
  * (its arena), so it is not copied. */
 int source_adopt_piece_text(struct source *src, long piece, const char *text, size_t n);
+/* Like source_adopt_piece_text, with what it counts already known: the
+ * text's code points, lines (utf8_count_lines) and whether it holds hidden
+ * characters (hidden_scan), counted by a loader while the text was at hand. */
+int source_adopt_piece_counted(struct source *src, long piece, const char *text, size_t n, size_t code_points,
+			       size_t lines, bool hidden);
 
 /* Adds a warning (printf-style). Returns CS_OK or CS_ENOMEM. */
 int source_warn(struct source *src, long piece, long line, long column, const char *fmt, ...)

@@ -53,6 +53,11 @@ static bool grow(struct strbuf *sb, size_t extra)
 	return true;
 }
 
+bool sb_reserve(struct strbuf *sb, size_t extra)
+{
+	return grow(sb, extra);
+}
+
 bool sb_append(struct strbuf *sb, const void *data, size_t n)
 {
 	if (!grow(sb, n))
@@ -165,6 +170,64 @@ char *fmt_fixed3(char buf[FIXED3_MAX], double v)
 	*out++ = (char)('0' + d / 100);
 	*out++ = (char)('0' + d / 10 % 10);
 	*out++ = (char)('0' + d % 10);
+	*out = '\0';
+	return buf;
+}
+
+/* The exponent %.6g would show for 1e-4 <= a < 1e6; 99 outside. */
+static int exponent6(double a)
+{
+	static const double p[] = { 1e5, 1e4, 1e3, 1e2, 1e1, 1e0, 1e-1, 1e-2, 1e-3, 1e-4 };
+	for (int i = 0; i < 10; i++)
+		if (a >= p[i])
+			return 5 - i;
+	return 99;
+}
+
+char *fmt_general6(char buf[GENERAL6_MAX], double v)
+{
+	/* By hand for 1e-4 <= |v| < 1e6, where %.6g is fixed-point with 5 - X
+	 * decimals: a * 10^(5-X) has 6 integer digits and is within 1e-9 of
+	 * the exact product, so a fraction farther than 1e-6 from one half
+	 * rounds as printf rounds the exact value. Else printf itself (zero,
+	 * the exponent form, halves, a rounding that carries into a 7th digit). */
+	static const double scale[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
+	double a = fabs(v);
+	int x = exponent6(a);
+	if (x == 99) {
+		snprintf(buf, GENERAL6_MAX, "%.6g", v);
+		return buf;
+	}
+	double t = a * scale[5 - x], f = floor(t), frac = t - f;
+	unsigned long r = (unsigned long)f + (frac > 0.5);
+	if (fabs(frac - 0.5) < 1e-6 || r < 100000 || r > 999999) {
+		snprintf(buf, GENERAL6_MAX, "%.6g", v);
+		return buf;
+	}
+	char d[6];
+	for (int i = 5; i >= 0; i--, r /= 10)
+		d[i] = (char)('0' + r % 10);
+	char *out = buf;
+	if (signbit(v))
+		*out++ = '-';
+	int last = 5; /* the last digit kept: trailing zeros of the fraction go */
+	while (last > (x > 0 ? x : 0) && d[last] == '0')
+		last--;
+	if (x >= 0) {
+		for (int i = 0; i <= x; i++)
+			*out++ = d[i];
+		if (last > x)
+			*out++ = '.';
+		for (int i = x + 1; i <= last; i++)
+			*out++ = d[i];
+	} else {
+		*out++ = '0';
+		*out++ = '.';
+		for (int i = x + 1; i < 0; i++)
+			*out++ = '0';
+		for (int i = 0; i <= last; i++)
+			*out++ = d[i];
+	}
 	*out = '\0';
 	return buf;
 }

@@ -22,6 +22,9 @@ void sb_fini(struct strbuf *sb);      /* frees; NULL-safe */
 void sb_reset(struct strbuf *sb);     /* len = 0, keeps memory, clears failed */
 
 bool sb_append(struct strbuf *sb, const void *data, size_t n);
+/* Room for `extra` more bytes (and the NUL) without another allocation;
+ * false (and failed) when out of memory. */
+bool sb_reserve(struct strbuf *sb, size_t extra);
 bool sb_puts(struct strbuf *sb, const char *s);
 bool sb_putc(struct strbuf *sb, char c);
 bool sb_repeat(struct strbuf *sb, const char *s, size_t times);
@@ -43,5 +46,9 @@ char *fmt_thousands(char buf[32], long long v);
  * any double's (309 digits, sign, point, 3 decimals, NUL). */
 #define FIXED3_MAX 320
 char *fmt_fixed3(char buf[FIXED3_MAX], double v);
+/* Exactly printf's "%.6g" of v into buf, by hand when the rounding is
+ * certain (the reports' numbers, several per piece). */
+#define GENERAL6_MAX 40
+char *fmt_general6(char buf[GENERAL6_MAX], double v);
 
 #endif

@@ -174,10 +174,11 @@ static int count_for_report(struct tokenizer *tok, const struct assembly *a, str
 }
 
 /* The report with its extra sections: the cache analysis, and exact counts
- * with --tokenizer or an OpenAI model (*exact_over: only the estimate fits). CS_OK, CS_ENOMEM,
- * or another error to fail with. */
-static int write_report(const struct cli *cli, const struct assembly *a, bool ascii, struct strbuf *out,
-			bool *exact_over, struct cs_error *err)
+ * with --tokenizer or an OpenAI model (*exact_over: only the estimate fits),
+ * written to stdout as it is made. CS_OK, CS_ENOMEM, or another error to fail
+ * with (before anything is written); a failed write: CS_EIO and *write_failed. */
+static int write_report(const struct cli *cli, const struct assembly *a, bool ascii, bool *exact_over,
+			bool *write_failed, struct cs_error *err)
 {
 	struct report_options opt = { .format = cli->format, .ascii = ascii };
 	struct cache_report cr = { 0 };
@@ -203,7 +204,8 @@ static int write_report(const struct cli *cli, const struct assembly *a, bool as
 		if (tokenizer)
 			extra[extra[0].name ? 1 : 0] = (struct report_section){ "exact_tokens", exact_write, &ex };
 		opt.extra = extra;
-		rc = report_write(a, &opt, out);
+		rc = report_stream(a, &opt, stdout);
+		*write_failed = rc == CS_EIO;
 	}
 	*exact_over = ex.over;
 	cache_report_fini(&cr); /* before lv: its baseline borrows lv's memo */
@@ -230,6 +232,31 @@ static int breakpoints_to_kind(const struct cli *cli, struct source *src, struct
 	if (rc == CS_OK)
 		rc = assemble(src, a, err);
 	return rc;
+}
+
+/* ctxscope report: streamed to stdout as it is made (what was written
+ * before a failure stays written); returns the exit status. */
+static int run_report(const struct cli *cli, const struct assembly *a, bool ascii)
+{
+	struct cs_error err;
+	cs_error_clear(&err);
+	bool exact_over = false, write_failed = false;
+	int rc = write_report(cli, a, ascii, &exact_over, &write_failed, &err);
+	if (write_failed) {
+		perror("ctxscope: writing the output");
+		return EXIT_NOMEM;
+	}
+	if (rc == CS_ENOMEM) {
+		fprintf(stderr, "ctxscope: out of memory\n");
+		return EXIT_NOMEM;
+	}
+	if (rc != CS_OK)
+		return fail(&err);
+	struct strbuf none = STRBUF_INIT;
+	int status = write_out(&none); /* flushes stdout, and says when that fails */
+	if (status == EXIT_FITS)
+		status = exact_over ? EXIT_OVER : report_exit_status(a);
+	return status;
 }
 
 /* ctxscope count ...: exact token counts of plain files (count.h). */
@@ -303,9 +330,14 @@ int main(int argc, char **argv)
 		return fail(&err);
 	}
 
+	if (cli.command != CLI_DUMP) {
+		int status = run_report(&cli, &a, !utf8 || cli.ascii);
+		asm_fini(&a);
+		source_free(src);
+		return status;
+	}
 	struct strbuf out = STRBUF_INIT;
-	int rc;
-	bool not_sent = cli.command == CLI_DUMP && dump_not_sent(&a, &out);
+	bool not_sent = dump_not_sent(&a, &out);
 	if (not_sent) {
 		refuse_dump(cli.file, &out, cli.anyway);
 		sb_reset(&out);
@@ -316,23 +348,10 @@ int main(int argc, char **argv)
 			return EXIT_OVER;
 		}
 	}
-	bool exact_over = false;
-	if (cli.command == CLI_DUMP) {
-		rc = dump_write(&a, cli.raw, !utf8 || cli.ascii, &out);
-	} else {
-		rc = write_report(&cli, &a, !utf8 || cli.ascii, &out, &exact_over, &err);
-		if (rc != CS_OK && rc != CS_ENOMEM) {
-			sb_fini(&out);
-			asm_fini(&a);
-			source_free(src);
-			return fail(&err);
-		}
-	}
+	int rc = dump_write(&a, cli.raw, !utf8 || cli.ascii, &out);
 	int status = rc == CS_OK ? write_out(&out) : EXIT_NOMEM;
 	if (rc != CS_OK)
 		fprintf(stderr, "ctxscope: out of memory\n");
-	if (status == EXIT_FITS && cli.command == CLI_REPORT)
-		status = exact_over ? EXIT_OVER : report_exit_status(&a);
 	if (status == EXIT_FITS && not_sent)
 		status = EXIT_OVER;
 	sb_fini(&out);

@@ -3,15 +3,18 @@
  * measured in the same run, and prints one table:
  *   load time      vs cJSON_Parse alone on the same bytes (manifests: libyaml's
  *                  event parse of the manifest plus reading the listed files);
+ *                  wall time, then the same runs' CPU time (JSON anchors);
  *   peak RSS       vs the input's size (the anchor's own peak shown beside);
  *   re-assembly    after one random edit (exclusion, priority, strategy),
  *                  median and p99 over N edits, vs the 5 ms goal (a series
  *                  stops after 8 s, at least 10 edits: the row gives the count);
- *   report         `ctxscope report` on each kind's largest input vs `jq empty`;
+ *   report         `ctxscope report` on each kind's largest input vs `jq empty`
+ *                  (manifests: vs the load's anchor, libyaml+read, beside it);
  *   edit+redraw    the same random edits through the inspector in-process:
  *                  vm_apply (edit + re-assembly + rows, status, cache) and
  *                  app_draw of the whole 160x50 virtual screen into the text
  *                  grid (ui/paint_text.c), median and p99, vs the 16 ms goal;
+ *   step+redraw    `[` `]` through a sequence's requests, p50/p99 cpu, vs 16 ms;
  *   exact+redraw   the same with exact o200k counts on
  *                  (when the rank files are there; the first frame counts all);
  *   timeline j/k   a sequence's timeline view open, the cursor moved one
@@ -104,6 +107,15 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* This (single-threaded) child's CPU time: what a load or a step costs
+ * itself, whatever else the shared cores run meanwhile. */
+static double cpu_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* ---- formatting ------------------------------------------------------------ */
 
 static void fmt_ms(char *out, size_t n, double seconds)
@@ -148,12 +160,14 @@ struct child_result {
 	int ok;                /* 1 when it measured */
 	char note[160];        /* why not, when !ok */
 	double seconds;        /* the timed part */
+	double cpu;            /* its CPU time (loads and their anchors) */
 	double input_bytes;    /* what the source holds as input (manifest: + listed files) */
 	double pieces;
 	double median, p99, worst; /* edits */
 	double first_assemble;
 	int edits;
 	double recounted;      /* exact recount: the share of the prompts' bytes tokenized again */
+	double wall_median, wall_p99; /* steps (median, p99: CPU time) */
 };
 
 typedef void (*child_fn)(const struct input *in, const struct options *opt, struct child_result *out);
@@ -227,9 +241,10 @@ static void child_load(const struct input *in, const struct options *opt, struct
 	struct source *src;
 	struct cs_error err;
 	cs_error_clear(&err);
-	double t0 = now_seconds();
+	double t0 = now_seconds(), c0 = cpu_seconds();
 	int rc = source_load(in->path, in->kind, &src, &err);
 	out->seconds = now_seconds() - t0;
+	out->cpu = cpu_seconds() - c0;
 	if (rc != CS_OK) {
 		snprintf(out->note, sizeof out->note, "load failed: %.120s", err.message);
 		return;
@@ -252,7 +267,7 @@ static void child_nothing(const struct input *in, const struct options *opt, str
 
 /* JSON Lines (request logs, Claude Code sessions): cJSON_Parse of each
  * line, every tree kept (chained through a root object's `next`). */
-static void child_cjson_lines(const char *data, size_t len, double t0, struct child_result *out)
+static void child_cjson_lines(const char *data, size_t len, double t0, double c0, struct child_result *out)
 {
 	cJSON *head = NULL;
 	out->ok = 1;
@@ -272,6 +287,7 @@ static void child_cjson_lines(const char *data, size_t len, double t0, struct ch
 		at = end + 1;
 	}
 	out->seconds = now_seconds() - t0;
+	out->cpu = cpu_seconds() - c0;
 	out->input_bytes = (double)len;
 }
 
@@ -283,18 +299,19 @@ static void child_cjson(const struct input *in, const struct options *opt, struc
 	char *data;
 	size_t len;
 	struct cs_error err;
-	double t0 = now_seconds();
+	double t0 = now_seconds(), c0 = cpu_seconds();
 	if (file_read(in->path, 0, &data, &len, NULL, &err) != CS_OK) {
 		snprintf(out->note, sizeof out->note, "%.150s", err.message);
 		return;
 	}
 	size_t plen = strlen(in->path);
 	if (plen > 6 && strcmp(in->path + plen - 6, ".jsonl") == 0) {
-		child_cjson_lines(data, len, t0, out);
+		child_cjson_lines(data, len, t0, c0, out);
 		return;
 	}
 	cJSON *root = cJSON_ParseWithLength(data, len);
 	out->seconds = now_seconds() - t0;
+	out->cpu = cpu_seconds() - c0;
 	out->ok = root != NULL;
 	if (!root)
 		snprintf(out->note, sizeof out->note, "cJSON_Parse failed");
@@ -508,6 +525,40 @@ static void child_edits(const struct input *in, const struct options *opt, struc
 	source_free(src);
 }
 
+/* The input loaded and opened in the inspector; false (out->note says
+ * why) when it could not be. *t0: when the inspector started opening it. */
+static bool open_inspector(const struct input *in, struct child_result *out, struct app *app, double *t0)
+{
+	struct cs_error err;
+	cs_error_clear(&err);
+	struct source *src = load_to_edit(in, out);
+	if (!src)
+		return false;
+	*t0 = now_seconds();
+	if (app_init(app, src, false, &err) != CS_OK) {
+		snprintf(out->note, sizeof out->note, "inspector failed: %.120s", err.message);
+		app_fini(app);
+		return false;
+	}
+	return true;
+}
+
+/* The 160x50 virtual screen laid out for app, and room for n times; false
+ * (out->note says why) when out of memory. */
+static bool open_screen(struct app *app, int n, struct child_result *out, struct text_grid **g, struct painter *p,
+			double **times)
+{
+	*g = text_grid_new(BENCH_SCREEN_W, BENCH_SCREEN_H);
+	*times = malloc((size_t)n * sizeof **times);
+	if (!*g || !*times) {
+		snprintf(out->note, sizeof out->note, "out of memory");
+		return false;
+	}
+	*p = text_grid_painter(*g);
+	app_layout(app, BENCH_SCREEN_W, BENCH_SCREEN_H);
+	return true;
+}
+
 /* The inspector's edit path: vm_apply re-assembles and rebuilds the rows,
  * then app_draw paints the whole virtual screen, as after a key press.
  * tokenizer: exact counts on (vm_set_tokenizer), or NULL. */
@@ -516,29 +567,20 @@ static void redraw_series(const struct input *in, const struct options *opt, str
 {
 	struct cs_error err;
 	cs_error_clear(&err);
-	struct source *src = load_to_edit(in, out);
-	if (!src)
-		return;
 	struct app app;
-	double t0 = now_seconds();
-	if (app_init(&app, src, false, &err) != CS_OK) {
-		snprintf(out->note, sizeof out->note, "inspector failed: %.120s", err.message);
-		app_fini(&app);
+	double t0;
+	if (!open_inspector(in, out, &app, &t0))
 		return;
-	}
 	if (tokenizer && vm_set_tokenizer(&app.vm, tokenizer, &err) != CS_OK) {
 		snprintf(out->note, sizeof out->note, "no exact counts: %.120s", err.message);
 		app_fini(&app);
 		return;
 	}
-	struct text_grid *g = text_grid_new(BENCH_SCREEN_W, BENCH_SCREEN_H);
-	double *times = malloc((size_t)opt->edits * sizeof *times);
-	if (!g || !times) {
-		snprintf(out->note, sizeof out->note, "out of memory");
+	struct text_grid *g;
+	struct painter painter;
+	double *times;
+	if (!open_screen(&app, opt->edits, out, &g, &painter, &times))
 		goto done;
-	}
-	struct painter painter = text_grid_painter(g);
-	app_layout(&app, BENCH_SCREEN_W, BENCH_SCREEN_H);
 	app_draw(&app, &painter);
 	out->first_assemble = now_seconds() - t0;
 	uint64_t rng = 9;
@@ -583,27 +625,18 @@ static void child_redraw_exact(const struct input *in, const struct options *opt
  * screen painted, as when someone reads down the timeline. */
 static void child_timeline(const struct input *in, const struct options *opt, struct child_result *out)
 {
-	struct cs_error err;
-	cs_error_clear(&err);
-	struct source *src = load_to_edit(in, out);
-	if (!src)
-		return;
-	size_t steps = src->kind->sequence ? src->kind->sequence->count(src) : 0;
 	struct app app;
-	if (app_init(&app, src, false, &err) != CS_OK) {
-		snprintf(out->note, sizeof out->note, "inspector failed: %.120s", err.message);
-		app_fini(&app);
+	double t0;
+	if (!open_inspector(in, out, &app, &t0))
 		return;
-	}
-	struct text_grid *g = text_grid_new(BENCH_SCREEN_W, BENCH_SCREEN_H);
-	double *times = malloc((size_t)opt->edits * sizeof *times);
-	if (!g || !times) {
-		snprintf(out->note, sizeof out->note, "out of memory");
+	const struct source *src = app.vm.session.src;
+	size_t steps = src->kind->sequence ? src->kind->sequence->count(src) : 0;
+	struct text_grid *g;
+	struct painter painter;
+	double *times;
+	if (!open_screen(&app, opt->edits, out, &g, &painter, &times))
 		goto done;
-	}
-	struct painter painter = text_grid_painter(g);
-	app_layout(&app, BENCH_SCREEN_W, BENCH_SCREEN_H);
-	double t0 = now_seconds();
+	t0 = now_seconds();
 	app_key(&app, 'i');
 	app_draw(&app, &painter);
 	out->first_assemble = now_seconds() - t0; /* the timeline built and drawn */
@@ -628,13 +661,6 @@ done:
 	free(times);
 	text_grid_free(g);
 	app_fini(&app);
-}
-
-static double cpu_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* The exact recount alone after each random edit (exact_live_count, as the
@@ -687,6 +713,64 @@ done:
 	exact_live_fini(&L);
 	tokenizer_close(tok);
 	vm_fini(&vm);
+}
+
+/* `[` and `]` through a sequence's requests: vm_step_sequence and app_draw,
+ * in CPU time (wall time beside). From the last request back to the first
+ * it reaches, then forward, turning at each end. */
+static void child_step(const struct input *in, const struct options *opt, struct child_result *out)
+{
+	struct cs_error err;
+	cs_error_clear(&err);
+	struct app app;
+	double t0;
+	if (!open_inspector(in, out, &app, &t0))
+		return;
+	struct text_grid *g;
+	struct painter painter;
+	double *times, *walls = malloc((size_t)opt->edits * sizeof *walls);
+	if (!open_screen(&app, opt->edits, out, &g, &painter, &times) || !walls) {
+		snprintf(out->note, sizeof out->note, "out of memory");
+		goto done;
+	}
+	app_draw(&app, &painter);
+	long delta = -1;
+	int n = 0, turns = 0;
+	double series = now_seconds();
+	while (n < opt->edits && turns < 2) {
+		double s = now_seconds(), c = cpu_seconds();
+		int rc = vm_step_sequence(&app.vm, delta, &err);
+		if (rc == CS_EUSAGE) { /* an end: turn */
+			delta = -delta;
+			turns++;
+			continue;
+		}
+		if (rc != CS_OK) {
+			snprintf(out->note, sizeof out->note, "step failed: %.120s", err.message);
+			goto done;
+		}
+		app_draw(&app, &painter);
+		times[n] = cpu_seconds() - c;
+		walls[n++] = now_seconds() - s;
+		turns = 0;
+		if (n >= BENCH_EDIT_MIN && now_seconds() - series > BENCH_EDIT_SECONDS)
+			break;
+	}
+	if (!n) {
+		snprintf(out->note, sizeof out->note, "one request: nothing to step through");
+		goto done;
+	}
+	sort_times(walls, (size_t)n, out);
+	out->wall_median = out->median;
+	out->wall_p99 = out->p99;
+	sort_times(times, (size_t)n, out);
+	out->edits = n;
+	out->ok = 1;
+done:
+	free(walls);
+	free(times);
+	text_grid_free(g);
+	app_fini(&app);
 }
 
 /* ---- rows -------------------------------------------------------------------- */
@@ -767,6 +851,13 @@ static void bench_input(const struct input *in, const struct options *opt)
 		fmt_ms(m, sizeof m, load.seconds);
 		row("load", label, m, an, anchor.ok ? load.seconds / anchor.seconds : 0,
 		    is_json(in) ? GOAL_LOAD_RATIO : GOAL_LOAD_RATIO_YAML, is_json(in) ? "<=1.0x" : "<=1.25x");
+		if (is_json(in) && anchor.ok && anchor.cpu > 0) { /* the same runs in CPU time */
+			char ac[32];
+			fmt_ms(m, sizeof m, load.cpu);
+			fmt_ms(ac, sizeof ac, anchor.cpu);
+			snprintf(an, sizeof an, "%s %s", ac, anchor_name);
+			row("load cpu", label, m, an, load.cpu / anchor.cpu, GOAL_LOAD_RATIO, "<=1.0x");
+		}
 	}
 
 	double input_bytes = load.ok ? load.input_bytes : anchor.input_bytes;
@@ -812,6 +903,18 @@ static void bench_input(const struct input *in, const struct options *opt)
 		}
 	}
 	const struct kind_ops *k = kind_by_name(in->kind);
+	if (k && k->sequence && load.ok && opt->edits > 0) {
+		struct child_result ed;
+		char p50[24], p99[24], first[24];
+		if (run_series(child_step, in, opt, "step+redraw", label, "goal 16 ms p99", &ed, p50, p99, first)) {
+			char w50[24], w99[24];
+			fmt_ms(w50, sizeof w50, ed.wall_median);
+			fmt_ms(w99, sizeof w99, ed.wall_p99);
+			snprintf(m, sizeof m, "%s / %s cpu", p50, p99);
+			snprintf(an, sizeof an, "goal 16 ms (wall %s / %s; %d steps)", w50, w99, ed.edits);
+			row("step+redraw", label, m, an, ed.p99 * 1e3 / GOAL_REDRAW_MS, 1.0, "p99<=16ms");
+		}
+	}
 	if (k && k->sequence && k->timeline && load.ok && opt->edits > 0) {
 		struct child_result ed;
 		char p50[24], p99[24], first[24];
@@ -875,8 +978,20 @@ static void bench_report(const struct input *in, const struct options *opt)
 		fmt_bytes(jr, sizeof jr, jq_rss);
 		snprintf(an, sizeof an, "%s, %s jq empty", js, jr);
 		row("report", in->label, m, an, rep_s / jq_s, 1.0, "<=jq");
+		return;
+	}
+	struct child_result y;
+	double y_rss = 0;
+	memset(&y, 0, sizeof y);
+	if (!is_json(in)) /* jq reads no YAML: the manifest's load anchor, measured again beside it */
+		best_of(child_yaml, in, opt, 1, &y, &y_rss);
+	if (!is_json(in) && y.ok) {
+		char ys[24];
+		fmt_ms(ys, sizeof ys, y.seconds);
+		snprintf(an, sizeof an, "%s libyaml+read", ys);
+		row("report", in->label, m, an, rep_s / y.seconds, GOAL_LOAD_RATIO, "<=1.25x");
 	} else {
-		row("report", in->label, m, is_json(in) ? "jq not found" : "(jq reads no YAML)", 0, 0, NULL);
+		row("report", in->label, m, is_json(in) ? "jq not found" : "libyaml+read failed", 0, 0, NULL);
 	}
 }
 

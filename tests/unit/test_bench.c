@@ -22,6 +22,7 @@
 #include "support.h"
 #include "utf8.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -414,6 +415,37 @@ static void test_fixed3_is_printf(void **state)
 	}
 }
 
+/* fmt_general6 is printf's "%.6g" exactly: the edges where the exponent
+ * changes or rounding carries into a 7th digit, halves, signs, zeros, the
+ * exponent form, and many random doubles of every scale. */
+static void test_general6_is_printf(void **state)
+{
+	(void)state;
+	static const double edge[] = { 0.0, -0.0, 1e-4, 0.00009999995, 0.000099999949, 999999.5, 999999.4,
+				       99999.95, 1e5, 1e6, 123456.5, 0.1, 0.7, 2.675, 0.9629, 0.9999995, 0.99999949,
+				       1.0, -1.0, 10, 4.0, 0.5, 1e-5, 1e300, -1e-300, 12.5, 0.125, 3.0000005, 1e15 };
+	char want[GENERAL6_MAX], got[GENERAL6_MAX];
+	for (size_t i = 0; i < sizeof edge / sizeof *edge; i++) {
+		snprintf(want, sizeof want, "%.6g", edge[i]);
+		assert_string_equal(fmt_general6(got, edge[i]), want);
+	}
+	unsigned long long x = 88172645463325252ULL;
+	for (int i = 0; i < 300000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		double v = (double)(x >> 11) / 9007199254740992.0; /* [0, 1) */
+		switch (i % 6) {
+		case 1: v = -v * 10; break;
+		case 2: v *= 1e6; break;
+		case 3: v = (double)(x % 1000000) / 1e6 + 5e-7; break; /* near halves */
+		case 4: v = ldexp(v, (int)(x % 60) - 30); break;
+		case 5: v = (double)(x % 10000) / 10000.0; break;
+		default: break;
+		}
+		snprintf(want, sizeof want, "%.6g", v);
+		assert_string_equal(fmt_general6(got, v), want);
+	}
+}
+
 /* A max_lines cap is budgeted from the sorted array alone once the budget
  * is spent: the tokens named must be the capped content's (markers in),
  * for every strategy; a capped `never` file is still a max_lines drop. */
@@ -510,6 +542,7 @@ int main(void)
 		cmocka_unit_test(test_progress_after_half_a_second),
 		cmocka_unit_test(test_thousands_by_hand),
 		cmocka_unit_test(test_fixed3_is_printf),
+		cmocka_unit_test(test_general6_is_printf),
 		cmocka_unit_test(test_fast_drop_of_capped_files),
 		cmocka_unit_test(test_memory_rank_order_kept_right),
 	};

@@ -524,6 +524,34 @@ static void test_cost_by_hand(void **state)
 
 /* ---- lints ------------------------------------------------------------------------ */
 
+/* A user pattern that backtracks without end hits the match limit and
+ * counts as no match (compiled for the JIT or not, the answer is the
+ * interpreter's); a plain user pattern in the next block still matches,
+ * and the lint names it at its place. */
+static void test_lint_runaway_pattern(void **state)
+{
+	(void)state;
+	const char *as = rep('a', 64);
+	struct spec s[] = { { .text = rep('s', 4096) }, { .text = as }, { .text = "build B-17 done", .bp = true },
+			    { .text = "the question" } };
+	struct source *src = make_src(s, 4);
+	struct assembly a;
+	make_asm(src, s, 4, &a);
+	static const struct cache_pattern extra[] = { { "runaway", "^(a|aa)+$(?<=b)" }, { "b", "B-[0-9]+" },
+						     { NULL, NULL } };
+	struct cache_analysis an;
+	struct cache_lints l;
+	lint_run(&a, NULL, profile("anthropic"), extra, &l, &an);
+	long first = -1;
+	assert_int_equal(count_lints(&l, LINT_VOLATILE, &first), 1);
+	assert_int_equal(first, 2);
+	assert_non_null(strstr(l.items[0].sentence, "\"B-17\" (b)"));
+	cache_lints_fini(&l);
+	cache_analysis_fini(&an);
+	asm_fini(&a);
+	source_free(src);
+}
+
 static void test_lint_volatile(void **state)
 {
 	(void)state;
@@ -953,6 +981,7 @@ int main(void)
 		cmocka_unit_test(test_lookback),
 		cmocka_unit_test(test_cost_by_hand),
 		cmocka_unit_test(test_lint_volatile),
+		cmocka_unit_test(test_lint_runaway_pattern),
 		cmocka_unit_test(test_lint_order),
 		cmocka_unit_test(test_lint_under_minimum),
 		cmocka_unit_test(test_user_file),

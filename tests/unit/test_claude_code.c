@@ -11,6 +11,7 @@
 #include "assembly.h"
 #include "kinds/claude_code/claude_code.h"
 #include "source.h"
+#include "strbuf.h"
 #include "support.h"
 
 #include <cjson/cJSON.h>
@@ -275,6 +276,91 @@ static void test_request_setting(void **state)
 	source_free(src);
 }
 
+/* What the predictions and lints say, to compare two ways of reaching them. */
+static void describe(const struct cc_model *m, struct strbuf *out)
+{
+	sb_reset(out);
+	sb_printf(out, "current %zu\n", m->req.current);
+	for (size_t k = 0; k < m->req.nreqs; k++) {
+		const struct req_request *r = &m->req.reqs[k];
+		sb_printf(out, "%zu: read %ld write %ld uncached %ld cause %s\n", k, r->pred_read, r->pred_write,
+			  r->pred_uncached, r->cause ? r->cause : "-");
+	}
+	for (size_t l = 0; l < m->req.nlints; l++)
+		sb_printf(out, "lint %s %ld %s\n", m->req.lints[l].code, m->req.lints[l].unit, m->req.lints[l].sentence);
+}
+
+/* A step to another request ([ ]) takes only its lints, the predictions
+ * standing: the same as predicting the whole session again for it. */
+static void test_step_same_as_full_prediction(void **state)
+{
+	(void)state;
+	/* Short prompts under the model's cache minimum: every request has
+	 * lints of its own (the breakpoint at its last block). */
+	char *dir = support_tempdir();
+	struct strbuf text = STRBUF_INIT;
+	for (int i = 1; i <= 4; i++) {
+		const char *head = "\"sessionId\":\"0000-test\",\"timestamp\":\"2026-11-20T09:00:00.000Z\"";
+		if (i == 1)
+			sb_printf(&text, "{\"type\":\"user\",\"uuid\":\"u1\",\"parentUuid\":null,%s,", head);
+		else
+			sb_printf(&text, "{\"type\":\"user\",\"uuid\":\"u%d\",\"parentUuid\":\"a%d\",%s,", i, i - 1, head);
+		sb_printf(&text, "\"message\":{\"role\":\"user\",\"content\":\"question %d\"}}\n", i);
+		sb_printf(&text, "{\"type\":\"assistant\",\"uuid\":\"a%d\",\"parentUuid\":\"u%d\",%s,\"message\":{\"id\":"
+			  "\"msg_%d\",\"role\":\"assistant\",\"model\":\"claude-sonnet-4-5\",\"content\":[{\"type\":\"text\","
+			  "\"text\":\"answer %d\"}],\"usage\":{\"input_tokens\":%d,\"cache_creation_input_tokens\":0,"
+			  "\"cache_read_input_tokens\":0,\"output_tokens\":5}}}\n", i, i, head, i, i, 200 + 10 * i);
+	}
+	support_write(dir, "short.jsonl", sb_str(&text));
+	sb_fini(&text);
+	struct source *src = support_load(support_path(dir, "short.jsonl"), NULL);
+	struct cc_model *m = src->model;
+	struct strbuf stepped = STRBUF_INIT, full = STRBUF_INIT;
+	size_t lints = 0;
+	for (size_t k = m->req.nreqs; k-- > 0;) {
+		char want[24];
+		snprintf(want, sizeof want, "%zu", k + 1);
+		support_set(src, "request", want);
+		describe(m, &stepped);
+		lints += m->req.nlints;
+		m->req.predicted_for = 0; /* as after an edit: everything predicted again */
+		struct cs_error err;
+		assert_int_equal(cc_select(src, k, &err), CS_OK);
+		describe(m, &full);
+		assert_string_equal(sb_str(&stepped), sb_str(&full));
+	}
+	assert_true(lints > 0);
+	sb_fini(&stepped);
+	sb_fini(&full);
+	source_free(src);
+	support_rmtree(dir);
+	free(dir);
+}
+
+/* A block's lines, code points and hidden characters, counted as it is
+ * read, are its piece's. */
+static void test_piece_counts(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	support_write(dir, "hidden.jsonl",
+		      "{\"type\":\"user\",\"uuid\":\"u1\",\"parentUuid\":null,\"sessionId\":\"0000-test\",\"message\":"
+		      "{\"role\":\"user\",\"content\":\"one\\ntwo \\u202e three\\n\"}}\n"
+		      "{\"type\":\"assistant\",\"uuid\":\"a1\",\"parentUuid\":\"u1\",\"sessionId\":\"0000-test\",\"message\":"
+		      "{\"id\":\"m1\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"plain\"}]}}\n");
+	struct source *src = support_load(support_path(dir, "hidden.jsonl"), NULL);
+	assert_int_equal(src->npieces, 2);
+	assert_int_equal(src->pieces[0].lines, 2);
+	assert_int_equal(src->pieces[0].code_points, 16); /* "one\ntwo \u202e three\n" */
+	assert_true(src->pieces[0].flags & PIECE_HIDDEN);
+	assert_int_equal(src->pieces[1].lines, 1);
+	assert_int_equal(src->pieces[1].code_points, 5);
+	assert_false(src->pieces[1].flags & PIECE_HIDDEN);
+	source_free(src);
+	support_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,6 +372,8 @@ int main(void)
 		cmocka_unit_test(test_subagent_file),
 		cmocka_unit_test(test_replay_window),
 		cmocka_unit_test(test_request_setting),
+		cmocka_unit_test(test_step_same_as_full_prediction),
+		cmocka_unit_test(test_piece_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

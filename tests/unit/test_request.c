@@ -301,6 +301,34 @@ static void test_model_and_breakpoint_whatif(void **state)
 	source_free(src);
 }
 
+/* Another request shown, the predictions unchanged: only its lints are made
+ * again, and coming back gives the lints and figures the load gave. */
+static void test_select_keeps_predictions(void **state)
+{
+	(void)state;
+	struct source *src = support_load("samples/requests/log-timestamp-broken.jsonl", NULL);
+	const struct request_model *m = model(src);
+	size_t nlints = m->nlints;
+	char first[512];
+	snprintf(first, sizeof first, "%s", nlints ? m->lints[0].sentence : "");
+	long read6 = m->reqs[5].pred_read, write6 = m->reqs[5].pred_write;
+	const char *cause6 = m->reqs[5].cause;
+	support_set(src, "request", "2");
+	assert_int_equal(m->current, 1);
+	assert_ptr_equal(m->reqs[5].cause, cause6); /* not predicted again */
+	support_set(src, "request", "last");
+	assert_int_equal(m->current, 5);
+	assert_int_equal(m->nlints, nlints);
+	assert_string_equal(nlints ? m->lints[0].sentence : "", first);
+	assert_int_equal(m->reqs[5].pred_read, read6);
+	assert_int_equal(m->reqs[5].pred_write, write6);
+	/* an edit predicts again: the causes are new text (the old is freed) */
+	support_set(src, "exclude", "tools[0]");
+	assert_non_null(m->reqs[5].cause);
+	assert_non_null(strstr(m->reqs[5].cause, "timestamp"));
+	source_free(src);
+}
+
 static void test_dump_excluded(void **state)
 {
 	(void)state;
@@ -428,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_sequence_causes),
 		cmocka_unit_test(test_recorded_vs_predicted),
 		cmocka_unit_test(test_model_and_breakpoint_whatif),
+		cmocka_unit_test(test_select_keeps_predictions),
 		cmocka_unit_test(test_dump_excluded),
 		cmocka_unit_test(test_malformed_lines),
 		cmocka_unit_test(test_user_facts),

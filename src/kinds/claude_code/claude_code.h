@@ -15,6 +15,7 @@
 #ifndef CTXSCOPE_CLAUDE_CODE_H
 #define CTXSCOPE_CLAUDE_CODE_H
 
+#include "bulk.h"
 #include "kinds/request/request.h"
 
 #include <stdbool.h>
@@ -30,8 +31,12 @@ enum cc_line_type { CL_USER, CL_ASSISTANT, CL_SYSTEM, CL_BOUNDARY };
 
 struct cc_block {
 	const char *type;      /* "text", "tool_use", "tool_result", "thinking"... */
-	const char *text;      /* what it renders to; arena */
+	const char *text;      /* what it renders to; the model's bulk */
 	size_t text_len;
+	size_t code_points;    /* of text */
+	size_t lines;          /* of text (utf8_count_lines) */
+	bool hidden;           /* text holds hidden characters (hidden_scan) */
+	bool tool;             /* a tool_use or tool_result block */
 	uint64_t hash;         /* FNV-1a of its JSON */
 	long tokens;
 	const char *tool_id;   /* tool_use id, or tool_result's tool_use_id; NULL none */
@@ -75,6 +80,7 @@ struct cc_model {
 	size_t nlines, cap_lines;
 	struct cc_block *blocks;
 	size_t nblocks, cap_blocks;
+	struct bulk text;             /* the blocks' text (most of what a session keeps) */
 	struct cc_req *creqs;         /* parallel to req.reqs */
 	size_t *unit_block;           /* per unit: its block index, (size_t)-1 for the hidden unit */
 	size_t cap_unit_block;

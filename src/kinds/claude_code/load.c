@@ -8,12 +8,15 @@
 #include "claude_code.h"
 
 #include "alloc.h"
+#include "hidden.h"
 #include "json_doc.h"
+#include "json_reuse.h"
 #include "jsonl.h"
 #include "kinds/loom/loom.h"
 #include "source.h"
 #include "strbuf.h"
 #include "tokens.h"
+#include "utf8.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -51,23 +54,67 @@ void cc_model_free(void *model)
 	cs_free(m->req.unit_piece);
 	cs_free(m->req.bp_override);
 	cs_free(m->req.core);
+	arena_fini(&m->req.pred_arena);
+	bulk_fini(&m->text);
 	cs_free(m);
 }
 
 /* ---- one line's fields -------------------------------------------------- */
 
-/* A string field, copied into the arena: NULL when absent or null; a
- * positioned error when of another type. */
-static int take_str(struct source *src, const struct json_doc *d, const cJSON *obj, const struct jpath *at,
-		    const char *key, const char **out, struct cs_error *err)
+/* The values of `names` in obj (NULL when absent; the first of a key, as
+ * cJSON_GetObjectItemCaseSensitive), found in one pass over its keys: a
+ * lookup per name would walk them once a name, every line. */
+static void gather(const cJSON *obj, const char *const *names, size_t n, const cJSON **out)
 {
-	const char *s = NULL;
+	for (size_t i = 0; i < n; i++)
+		out[i] = NULL;
+	if (!cJSON_IsObject(obj))
+		return;
+	for (const cJSON *it = obj->child; it; it = it->next)
+		for (size_t i = 0; i < n && it->string; i++)
+			if (!out[i] && it->string[0] == names[i][0] && !strcmp(it->string, names[i])) {
+				out[i] = it;
+				break;
+			}
+}
+
+/* The top-level fields a line is read from (gather's names). */
+enum { F_TYPE, F_SUBTYPE, F_UUID, F_PARENT, F_LOGICAL, F_SIDECHAIN, F_SUMMARY, F_TIME, F_MESSAGE, F_META, F_COUNT };
+static const char *const line_names[F_COUNT] = { "type", "subtype", "uuid", "parentUuid", "logicalParentUuid",
+						  "isSidechain", "isCompactSummary", "timestamp", "message",
+						  "compactMetadata" };
+/* A message's. */
+enum { M_ID, M_MODEL, M_USAGE, M_CONTENT, M_COUNT };
+static const char *const message_names[M_COUNT] = { "id", "model", "usage", "content" };
+
+static bool absent(const cJSON *v)
+{
+	return !v || cJSON_IsNull(v);
+}
+
+/* A string field v (obj's key), copied into the arena: NULL when absent or
+ * null; of another type, json_get_string's positioned error. */
+static int take_str(struct source *src, const struct json_doc *d, const cJSON *obj, const struct jpath *at,
+		    const char *key, const cJSON *v, const char **out, struct cs_error *err)
+{
 	*out = NULL;
-	int rc = json_get_string(d, obj, at, key, JSON_OPTIONAL, &s, err);
-	if (rc != CS_OK || !s)
-		return rc;
-	*out = arena_strdup(&src->arena, s);
+	if (absent(v))
+		return CS_OK;
+	if (!cJSON_IsString(v)) {
+		const char *s = NULL;
+		return json_get_string(d, obj, at, key, JSON_OPTIONAL, &s, err);
+	}
+	*out = arena_strdup(&src->arena, v->valuestring);
 	return *out ? CS_OK : cs_error_nomem(err);
+}
+
+/* A true/false field v (obj's key): false when absent or null; of another
+ * type, json_get_bool's positioned error. */
+static int take_bool(const struct json_doc *d, const cJSON *obj, const char *key, const cJSON *v, bool *out,
+		     struct cs_error *err)
+{
+	*out = cJSON_IsTrue(v);
+	return absent(v) || cJSON_IsBool(v) ? CS_OK : json_get_bool(d, obj, JPATH_ROOT, key, JSON_OPTIONAL, out, err);
 }
 
 static struct cc_block *new_block(struct cc_model *m)
@@ -137,20 +184,33 @@ static const char *plain_text(const char *type, const cJSON *b)
 	return content && cJSON_IsString(content) ? content->valuestring : NULL;
 }
 
+/* The block types a session is made of, as literals (a copy a block
+ * otherwise); NULL for another. */
+static const char *known_type(const char *type)
+{
+	static const char *const known[] = { "text", "tool_use", "tool_result", "thinking" };
+	for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+		if (!strcmp(type, known[i]))
+			return known[i];
+	return NULL;
+}
+
 static int add_block(struct source *src, struct cc_model *m, const cJSON *b, const char *type, struct cs_error *err)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct cc_block *blk = new_block(m);
 	if (!blk)
 		return cs_error_nomem(err);
-	blk->type = arena_strdup(&src->arena, type);
+	blk->type = known_type(type);
+	if (!blk->type)
+		blk->type = arena_strdup(&src->arena, type);
 	const char *plain = plain_text(type, b);
 	if (plain) {
 		blk->text_len = strlen(plain);
-		blk->text = arena_strndup(&src->arena, plain, blk->text_len);
+		blk->text = bulk_strndup(&m->text, plain, blk->text_len);
 	} else {
 		block_text(&sb, type, b);
-		blk->text = arena_strndup(&src->arena, sb.len ? sb_str(&sb) : "", sb.len);
+		blk->text = bulk_strndup(&m->text, sb.len ? sb_str(&sb) : "", sb.len);
 		blk->text_len = sb.len;
 	}
 	blk->hash = request_hash_json(b, REQUEST_HASH_SEED, false);
@@ -158,7 +218,12 @@ static int add_block(struct source *src, struct cc_model *m, const cJSON *b, con
 	sb_fini(&sb);
 	if (failed || !blk->type || !blk->text)
 		return cs_error_nomem(err);
-	blk->tokens = tokens_of_text(blk->text, blk->text_len, src->settings.chars_per_token);
+	/* counted now, the text fresh in the cache, not when it becomes a piece */
+	blk->code_points = utf8_count_code_points(blk->text, blk->text_len);
+	blk->lines = utf8_count_lines(blk->text, blk->text_len);
+	blk->hidden = hidden_scan(blk->text, blk->text_len, NULL);
+	blk->tool = !strcmp(type, "tool_use") || !strcmp(type, "tool_result");
+	blk->tokens = tokens_estimate(blk->code_points, src->settings.chars_per_token);
 	const char *id = get_str(b, "id") ? get_str(b, "id") : get_str(b, "tool_use_id");
 	const char *name = get_str(b, "name"), *file = get_str(get(b, "input"), "file_path");
 	blk->tool_id = id ? arena_strdup(&src->arena, id) : NULL;
@@ -168,10 +233,9 @@ static int add_block(struct source *src, struct cc_model *m, const cJSON *b, con
 }
 
 /* message.content: a string (one text block) or a list of blocks. */
-static int take_content(struct source *src, struct cc_model *m, const struct json_doc *d, const cJSON *msg,
+static int take_content(struct source *src, struct cc_model *m, const struct json_doc *d, const cJSON *content,
 			const struct jpath *at, struct cc_line *l, struct cs_error *err)
 {
-	const cJSON *content = get(msg, "content");
 	struct jpath cp = JPATH_KEY(at, "content");
 	l->first_block = m->nblocks;
 	if (!content || cJSON_IsNull(content))
@@ -201,9 +265,8 @@ static int take_content(struct source *src, struct cc_model *m, const struct jso
 	return CS_OK;
 }
 
-static void take_usage(struct cc_line *l, const cJSON *msg)
+static void take_usage(struct cc_line *l, const cJSON *u)
 {
-	const cJSON *u = get(msg, "usage");
 	if (!cJSON_IsObject(u))
 		return;
 	l->has_usage = true;
@@ -213,45 +276,45 @@ static void take_usage(struct cc_line *l, const cJSON *msg)
 	l->out = get_count(u, "output_tokens");
 }
 
-static double line_time(const cJSON *obj)
+static double line_time(const cJSON *v)
 {
-	const char *t = get_str(obj, "timestamp");
+	const char *t = cJSON_IsString(v) ? v->valuestring : NULL;
 	long long ms;
 	return t && loom_parse_time(t, &ms) ? (double)ms / 1000.0 : -1;
 }
 
 /* The fields every conversation line has. */
-static int take_ids(struct source *src, const struct json_doc *d, const cJSON *obj, struct cc_line *l,
-		    struct cs_error *err)
+static int take_ids(struct source *src, const struct json_doc *d, const cJSON *obj, const cJSON *const *f,
+		    struct cc_line *l, struct cs_error *err)
 {
-	int rc = take_str(src, d, obj, JPATH_ROOT, "uuid", &l->uuid, err);
+	int rc = take_str(src, d, obj, JPATH_ROOT, "uuid", f[F_UUID], &l->uuid, err);
 	if (rc == CS_OK)
-		rc = take_str(src, d, obj, JPATH_ROOT, "parentUuid", &l->parent, err);
+		rc = take_str(src, d, obj, JPATH_ROOT, "parentUuid", f[F_PARENT], &l->parent, err);
 	if (rc == CS_OK)
-		rc = take_str(src, d, obj, JPATH_ROOT, "logicalParentUuid", &l->logical_parent, err);
+		rc = take_str(src, d, obj, JPATH_ROOT, "logicalParentUuid", f[F_LOGICAL], &l->logical_parent, err);
 	bool side = false, summary = false;
 	if (rc == CS_OK)
-		rc = json_get_bool(d, obj, JPATH_ROOT, "isSidechain", JSON_OPTIONAL, &side, err);
+		rc = take_bool(d, obj, "isSidechain", f[F_SIDECHAIN], &side, err);
 	if (rc == CS_OK)
-		rc = json_get_bool(d, obj, JPATH_ROOT, "isCompactSummary", JSON_OPTIONAL, &summary, err);
+		rc = take_bool(d, obj, "isCompactSummary", f[F_SUMMARY], &summary, err);
 	l->sidechain = side;
 	l->compact_summary = summary;
-	l->time = line_time(obj);
+	l->time = line_time(f[F_TIME]);
 	return rc;
 }
 
 static int conversation_line(struct source *src, struct cc_model *m, const struct json_doc *d, const cJSON *obj,
-			     int type, struct cs_error *err)
+			     const cJSON *const *f, int type, struct cs_error *err)
 {
 	struct cc_line *l = &m->lines[m->nlines];
 	memset(l, 0, sizeof *l);
 	l->type = type;
 	l->pre_tokens = -1;
-	int rc = take_ids(src, d, obj, l, err);
+	int rc = take_ids(src, d, obj, f, l, err);
 	if (rc != CS_OK)
 		return rc;
 	if (type == CL_BOUNDARY) {
-		const cJSON *meta = get(obj, "compactMetadata");
+		const cJSON *meta = f[F_META];
 		const char *trigger = get_str(meta, "trigger");
 		l->trigger = trigger ? arena_strdup(&src->arena, trigger) : NULL;
 		l->pre_tokens = get(meta, "preTokens") ? get_count(meta, "preTokens") : -1;
@@ -259,23 +322,25 @@ static int conversation_line(struct source *src, struct cc_model *m, const struc
 	}
 	if (type == CL_SYSTEM)
 		return CS_OK;
-	const cJSON *msg = NULL;
-	rc = json_get_object(d, obj, JPATH_ROOT, "message", JSON_OPTIONAL, &msg, err);
+	const cJSON *msg = cJSON_IsObject(f[F_MESSAGE]) ? f[F_MESSAGE] : NULL, *mf[M_COUNT];
+	if (!msg && !absent(f[F_MESSAGE]))
+		rc = json_get_object(d, obj, JPATH_ROOT, "message", JSON_OPTIONAL, &msg, err);
+	gather(msg, message_names, M_COUNT, mf);
 	struct jpath mp = JPATH_KEY(JPATH_ROOT, "message");
 	if (rc == CS_OK && msg && type == CL_ASSISTANT) {
-		rc = take_str(src, d, msg, &mp, "id", &l->msg_id, err);
+		rc = take_str(src, d, msg, &mp, "id", mf[M_ID], &l->msg_id, err);
 		if (rc == CS_OK)
-			rc = take_str(src, d, msg, &mp, "model", &l->model, err);
-		take_usage(l, msg);
+			rc = take_str(src, d, msg, &mp, "model", mf[M_MODEL], &l->model, err);
+		take_usage(l, mf[M_USAGE]);
 	}
 	l->first_block = m->nblocks;
-	return rc == CS_OK && msg ? take_content(src, m, d, msg, &mp, l, err) : rc;
+	return rc == CS_OK && msg ? take_content(src, m, d, mf[M_CONTENT], &mp, l, err) : rc;
 }
 
 /* The kind of a line, or -1 (skipped, counted). */
-static int line_type(struct cc_model *m, const cJSON *obj)
+static int line_type(struct cc_model *m, const cJSON *const *f)
 {
-	const char *t = get_str(obj, "type");
+	const char *t = cJSON_IsString(f[F_TYPE]) ? f[F_TYPE]->valuestring : NULL;
 	if (!t) {
 		m->skipped_unknown++;
 		return -1;
@@ -285,7 +350,7 @@ static int line_type(struct cc_model *m, const cJSON *obj)
 	if (!strcmp(t, "assistant"))
 		return CL_ASSISTANT;
 	if (!strcmp(t, "system")) {
-		const char *sub = get_str(obj, "subtype");
+		const char *sub = cJSON_IsString(f[F_SUBTYPE]) ? f[F_SUBTYPE]->valuestring : NULL;
 		return sub && !strcmp(sub, "compact_boundary") ? CL_BOUNDARY : CL_SYSTEM;
 	}
 	if (!strcmp(t, "summary"))
@@ -324,11 +389,11 @@ static int at_line(struct cs_error *err, int rc, long line)
 	return cs_error_set(err, (enum cs_status)rc, "line %ld: %s", line, msg);
 }
 
-static int one_line(struct source *src, struct cc_model *m, const char *s, size_t n, long line, bool last,
-		    struct cs_error *err)
+static int one_line(struct source *src, struct cc_model *m, struct json_reuse *pool, const char *s, size_t n,
+		    long line, bool last, struct cs_error *err)
 {
 	struct json_doc d;
-	int rc = json_doc_parse(&d, s, n, err);
+	int rc = json_reuse_parse(pool, &d, s, n, err);
 	if (rc != CS_OK) {
 		json_doc_free(&d);
 		if (rc == CS_ENOMEM || !last)
@@ -339,12 +404,14 @@ static int one_line(struct source *src, struct cc_model *m, const char *s, size_
 		return source_warn(src, -1, line, col, "line %ld: malformed last line ignored (a session still being "
 				   "written?)", line) ? CS_ENOMEM : CS_OK;
 	}
-	int type = cJSON_IsObject(d.root) ? line_type(m, d.root) : -1;
+	const cJSON *f[F_COUNT];
+	gather(d.root, line_names, F_COUNT, f);
+	int type = cJSON_IsObject(d.root) ? line_type(m, f) : -1;
 	if (!cJSON_IsObject(d.root))
 		rc = source_warn(src, -1, line, 1, "line %ld: not an object (%s); skipped", line,
 				 json_type_name(d.root)) ? CS_ENOMEM : CS_OK;
 	else if (type >= 0 && (rc = grow_lines(m, err)) == CS_OK) {
-		rc = conversation_line(src, m, &d, d.root, type, err);
+		rc = conversation_line(src, m, &d, d.root, f, type, err);
 		if (rc == CS_OK) {
 			m->lines[m->nlines].line = line;
 			m->sidechain_lines += m->lines[m->nlines].sidechain;
@@ -364,13 +431,14 @@ static int read_lines(struct source *src, struct cc_model *m, const char *data, 
 	const char *s;
 	size_t n;
 	bool last;
-	while (jsonl_next(&j, &s, &n, &last)) {
+	struct json_reuse pool = JSON_REUSE_INIT; /* one line's tree at a time */
+	int rc = CS_OK;
+	while (rc == CS_OK && jsonl_next(&j, &s, &n, &last)) {
 		m->total_lines++;
-		int rc = one_line(src, m, s, n, j.line, last, err);
-		if (rc != CS_OK)
-			return rc;
+		rc = one_line(src, m, &pool, s, n, j.line, last, err);
 	}
-	return CS_OK;
+	json_reuse_fini(&pool);
+	return rc;
 }
 
 static int count_warnings(struct source *src, const struct cc_model *m)
@@ -388,6 +456,7 @@ int cc_load(struct source *src, const char *data, size_t len, struct cs_error *e
 	if (!m)
 		return cs_error_nomem(err);
 	src->model = m;
+	bulk_init(&m->text, len);
 	m->req.want_request = -1;
 	m->req.select = cc_select_want;
 	src->input_type = "Claude Code session";

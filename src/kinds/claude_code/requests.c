@@ -32,8 +32,12 @@ struct build {
 	size_t *parent;         /* per line: its parentUuid's line once looked up (PARENT_UNKNOWN before);
 				 * every prompt walks its chain, so each link is hashed once, not once a request */
 	size_t walks;
+	long *done;             /* per line: WALK_OPEN, or the boundary (-1 none) its chain was seen to end at by a
+				 * walk that needed no prompt (walk_prompt's memo) */
 	struct cs_error *err;
 };
+
+#define WALK_OPEN (-2L)
 
 static bool conversation(const struct cc_line *l)
 {
@@ -166,18 +170,36 @@ static int find_requests(struct build *b)
 	return rc;
 }
 
+/* Marks the lines of a walk that ended without a loop: a later walk that
+ * reaches one of them would go the same way to the same end, its links
+ * already looked up (and warned about) once. */
+static void memo_walk(struct build *b, size_t n, long boundary)
+{
+	for (size_t i = 0; i < n; i++)
+		b->done[b->chain[i]] = boundary;
+}
+
 /* The prompt's lines, newest first, into b->chain; the boundary it starts
- * after into *boundary (-1 none). */
-static int walk_prompt(struct build *b, size_t first, size_t *n, long *boundary)
+ * after into *boundary (-1 none). With memo (a request whose prompt is not
+ * built, only its boundary asked for), the walk stops at a line an earlier
+ * such walk went through, taking that walk's end: each line is walked once
+ * over the unreplayed requests instead of once a request. */
+static int walk_prompt(struct build *b, size_t first, size_t *n, long *boundary, bool memo)
 {
 	struct cc_model *m = b->m;
 	int rc = CS_OK;
 	size_t walk = ++b->walks;
+	bool loop = false;
 	*n = 0;
 	*boundary = -1;
 	b->stamp[first] = walk;
 	for (size_t i = parent_of(b, first, false, &rc); i != STRMAP_NONE; i = parent_of(b, i, false, &rc)) {
+		if (memo && b->done[i] != WALK_OPEN) {
+			*boundary = b->done[i];
+			break;
+		}
 		if (b->stamp[i] == walk) {
+			loop = true;
 			if (!m->lines[i].warned && source_warn(b->src, -1, m->lines[i].line, 0, "line %ld: its parentUuid "
 							       "chain loops back to it; the chain ends there",
 							       m->lines[i].line) != CS_OK)
@@ -202,7 +224,29 @@ static int walk_prompt(struct build *b, size_t first, size_t *n, long *boundary)
 		}
 		b->chain[(*n)++] = i;
 	}
+	if (memo && !loop)
+		memo_walk(b, *n, *boundary);
 	return rc == CS_OK ? CS_OK : cs_error_nomem(b->err);
+}
+
+/* Room for n units in all (known from the replay window), in one
+ * allocation each instead of doublings. */
+static int reserve_units(struct build *b, size_t n)
+{
+	struct request_model *rm = &b->m->req;
+	if (n <= rm->cap_units)
+		return CS_OK;
+	struct req_unit *u = cs_reallocarray(rm->units, n, sizeof *u);
+	if (u)
+		rm->units = u;
+	size_t *ub = u ? cs_reallocarray(b->m->unit_block, n, sizeof *ub) : NULL;
+	if (!ub)
+		return cs_error_nomem(b->err);
+	b->m->unit_block = ub;
+	rm->cap_units = n;
+	bulk_advise(rm->units, n * sizeof *u);
+	bulk_advise(ub, n * sizeof *ub);
+	return CS_OK;
 }
 
 static struct req_unit *new_unit(struct build *b, size_t block)
@@ -254,8 +298,8 @@ static int line_units(struct build *b, struct req_request *r, const struct cc_li
 		u->tokens = blk->tokens;
 		u->layer = RL_HISTORY;
 		u->message = (int)msg;
-		u->run = (!strcmp(blk->type, "tool_use") || !strcmp(blk->type, "tool_result")) &&
-			 u[-1].message == u->message && !strcmp(u[-1].type, u->type);
+		u->run = blk->tool && u[-1].message == u->message &&
+			 (u[-1].type == u->type || !strcmp(u[-1].type, u->type));
 		r->nunits++;
 	}
 	return CS_OK;
@@ -268,7 +312,7 @@ static int request_units(struct build *b, size_t k, bool replay)
 	struct req_request *r = &m->req.reqs[k];
 	struct cc_req *c = &m->creqs[k];
 	size_t n;
-	int rc = walk_prompt(b, c->first_line, &n, &c->boundary);
+	int rc = walk_prompt(b, c->first_line, &n, &c->boundary, !replay);
 	c->replayed = replay;
 	if (!replay)
 		n = 0; /* listed with its recorded usage, its prompt not rebuilt */
@@ -394,6 +438,64 @@ static int edit_causes(struct build *b)
  * piece list stays the same whichever request is opened: the request's
  * assembly takes those in its prompt and drops the rest (compacted, later,
  * or on another branch). Ids name the line: "line5.content[0]". */
+/* Appends s[0..n) to buf[*at..cap), or marks the buffer full (*at = cap + 1). */
+static void put(char *buf, size_t cap, size_t *at, const char *s, size_t n)
+{
+	if (*at > cap || cap - *at < n) {
+		*at = cap + 1;
+		return;
+	}
+	memcpy(buf + *at, s, n);
+	*at += n;
+}
+
+static void put_number(char *buf, size_t cap, size_t *at, unsigned long v)
+{
+	char digits[24];
+	size_t n = sizeof digits;
+	do
+		digits[--n] = (char)('0' + v % 10);
+	while ((v /= 10) && n);
+	put(buf, cap, at, digits + n, sizeof digits - n);
+}
+
+/* A piece's id, "line5.content[0]", and label, "line5.content[0] text: Let
+ * me look at..." (the first 40 bytes, whole characters, blanks for line
+ * breaks and tabs), written by hand: printf was 2% of a large session's load. */
+static int name_piece(struct source *src, struct piece *p, const struct cc_line *l, const struct cc_block *blk,
+		      size_t j)
+{
+	char buf[256];
+	size_t at = 0, cap = sizeof buf;
+	put(buf, cap, &at, "line", 4);
+	put_number(buf, cap, &at, (unsigned long)l->line);
+	put(buf, cap, &at, ".content[", 9);
+	put_number(buf, cap, &at, j);
+	put(buf, cap, &at, "]", 1);
+	size_t id_len = at;
+	const char *type = l->compact_summary ? "compact summary" : blk->type;
+	size_t n = blk->text_len < 40 ? blk->text_len : 40;
+	while (n < blk->text_len && n > 0 && ((unsigned char)blk->text[n] & 0xC0) == 0x80)
+		n--;
+	put(buf, cap, &at, " ", 1);
+	put(buf, cap, &at, type, strlen(type));
+	put(buf, cap, &at, ": ", 2);
+	size_t snip = at;
+	put(buf, cap, &at, blk->text, n);
+	for (size_t i = snip; i < at && at <= cap; i++)
+		if (buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t')
+			buf[i] = ' ';
+	if (n < blk->text_len)
+		put(buf, cap, &at, "...", 3);
+	if (at > cap) /* a type name too long for the buffer */
+		p->label = arena_printf(&src->arena, "%.*s %s: %.*s%s", (int)id_len, buf, type, (int)n, blk->text,
+					n < blk->text_len ? "..." : "");
+	else
+		p->label = arena_strndup(&src->arena, buf, at);
+	p->id = arena_strndup(&src->arena, buf, id_len);
+	return p->id && p->label ? CS_OK : CS_ENOMEM;
+}
+
 static int make_pieces(struct source *src, struct cc_model *m)
 {
 	for (size_t bi = 0; bi < m->nblocks; bi++) {
@@ -403,24 +505,14 @@ static int make_pieces(struct source *src, struct cc_model *m)
 		if (sidechain(m, l) || (l->type != CL_USER && l->type != CL_ASSISTANT))
 			continue;
 		long i = source_add_piece(src);
-		if (i < 0 || source_adopt_piece_text(src, i, blk->text, blk->text_len) != CS_OK)
+		if (i < 0 || source_adopt_piece_counted(src, i, blk->text, blk->text_len, blk->code_points, blk->lines,
+							 blk->hidden) != CS_OK)
 			return CS_ENOMEM;
 		blk->piece = i;
 		struct piece *p = &src->pieces[i];
-		p->id = arena_printf(&src->arena, "line%ld.content[%zu]", l->line, bi - l->first_block);
 		p->role = l->type == CL_ASSISTANT ? "assistant" : "user";
 		p->kind_index = bi;
-		char snip[48];
-		size_t n = blk->text_len < 40 ? blk->text_len : 40;
-		while (n < blk->text_len && n > 0 && ((unsigned char)blk->text[n] & 0xC0) == 0x80)
-			n--;
-		snprintf(snip, sizeof snip, "%.*s", (int)n, blk->text);
-		for (char *c = snip; *c; c++)
-			if (*c == '\n' || *c == '\r' || *c == '\t')
-				*c = ' ';
-		p->label = p->id ? arena_printf(&src->arena, "%s %s: %s%s", p->id, l->compact_summary ? "compact summary"
-						: blk->type, snip, n < blk->text_len ? "..." : "") : NULL;
-		if (!p->label)
+		if (name_piece(src, p, l, blk, bi - l->first_block) != CS_OK)
 			return CS_ENOMEM;
 	}
 	return CS_OK;
@@ -466,7 +558,15 @@ static int predict(struct build *b, size_t k)
 
 int cc_select(struct source *src, size_t k, struct cs_error *err)
 {
-	struct build b = { .src = src, .m = src->model, .uuids = STRMAP_INIT, .err = err };
+	struct cc_model *m = src->model;
+	if (m->req.predicted_for == request_whatif_sig(src)) {
+		/* Every request's prediction and cause stands (they follow the
+		 * what-if, not which request is shown): a step to another
+		 * request only takes its lints, instead of predicting them all. */
+		m->req.current = k;
+		return request_current_lints(src, &m->req, err);
+	}
+	struct build b = { .src = src, .m = m, .uuids = STRMAP_INIT, .err = err };
 	int rc = predict(&b, k);
 	if (rc == CS_OK)
 		request_predicted(&b.m->req, request_whatif_sig(src));
@@ -524,12 +624,12 @@ void cc_set_max_units(size_t n)
 static int replay_window(struct build *b)
 {
 	struct cc_model *m = b->m;
-	size_t total = 0;
+	size_t total = 0, window = 0; /* units: of the requests walked, of the ones replayed */
 	m->first_replayed = 0;
 	for (size_t k = m->req.nreqs; k-- > 0;) {
 		size_t n;
 		long boundary;
-		if (walk_prompt(b, m->creqs[k].first_line, &n, &boundary) != CS_OK)
+		if (walk_prompt(b, m->creqs[k].first_line, &n, &boundary, false) != CS_OK)
 			return cs_error_nomem(b->err);
 		for (size_t i = 0; i < n; i++)
 			total += m->lines[b->chain[i]].nblocks;
@@ -538,8 +638,9 @@ static int replay_window(struct build *b)
 			m->first_replayed = k + 1;
 			break;
 		}
+		window = total;
 	}
-	return CS_OK;
+	return reserve_units(b, window + m->first_replayed); /* one unit each before the window */
 }
 
 int cc_build(struct source *src, struct cc_model *m, struct cs_error *err)
@@ -547,9 +648,12 @@ int cc_build(struct source *src, struct cc_model *m, struct cs_error *err)
 	struct build b = { .src = src, .m = m, .uuids = STRMAP_INIT, .err = err };
 	b.stamp = cs_calloc(m->nlines ? m->nlines : 1, sizeof *b.stamp);
 	b.parent = cs_reallocarray(NULL, m->nlines ? m->nlines : 1, sizeof *b.parent);
-	for (size_t i = 0; b.parent && i < m->nlines; i++)
+	b.done = cs_reallocarray(NULL, m->nlines ? m->nlines : 1, sizeof *b.done);
+	for (size_t i = 0; b.parent && b.done && i < m->nlines; i++) {
 		b.parent[i] = PARENT_UNKNOWN;
-	int rc = b.stamp && b.parent ? index_uuids(&b) : cs_error_nomem(err);
+		b.done[i] = WALK_OPEN;
+	}
+	int rc = b.stamp && b.parent && b.done ? index_uuids(&b) : cs_error_nomem(err);
 	if (rc == CS_OK)
 		rc = mark_main(&b) == CS_OK ? CS_OK : cs_error_nomem(err);
 	if (rc == CS_OK)
@@ -578,5 +682,6 @@ int cc_build(struct source *src, struct cc_model *m, struct cs_error *err)
 	cs_free(b.chain);
 	cs_free(b.stamp);
 	cs_free(b.parent);
+	cs_free(b.done);
 	return rc;
 }

@@ -765,6 +765,12 @@ static bool drop_sentence(const struct assembly *a, long piece, struct strbuf *o
  * hundreds of thousands of messages, and the inspector shows a screenful). */
 static void explain_drops(struct assembly *a, const struct view *v, const struct drops *dr)
 {
+	if (((const struct ledger *)a->src->model)->bare) { /* nobody reads them: the reason's own words */
+		for (size_t k = 0; k < dr->n; k++)
+			asm_drop_text(a, dr->items[k].piece, WHY_REASON[dr->items[k].why],
+				      reason_sentence(WHY_REASON[dr->items[k].why]));
+		return;
+	}
 	struct said_view *said = arena_alloc(&a->arena, sizeof *said);
 	if (!said) {
 		a->nomem = true;

@@ -106,6 +106,7 @@ struct ledger {
 	const char *session;  /* label, NULL: default */
 	const char *turn;     /* replayed turn id, NULL: the head */
 	bool next;
+	bool bare;            /* a replay for the timeline: drops get the reason's sentence, none written */
 	enum ledger_rule rule;
 	bool summary_system;  /* summary-role system (seed 004), else user (seed 001) */
 };

@@ -45,6 +45,7 @@ static int replay(const struct source *src, long t, struct assembly *out, struct
 	struct ledger l = *(const struct ledger *)src->model;
 	l.turn = l.turns[t].id;
 	l.next = false;
+	l.bare = true; /* only its blocks and totals are read */
 	struct source s = *src;
 	s.model = &l;
 	memset(out, 0, sizeof *out);

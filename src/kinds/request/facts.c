@@ -152,11 +152,12 @@ bool request_volatile(const char *s, size_t n, size_t *at, size_t *len)
 		bool start = i == 0 || !isalnum((unsigned char)s[i - 1]);
 		if (!start)
 			continue;
-		if (iso_at(s, n, i, len) || (clock_at(s, n, i) && (*len = 8))) {
+		unsigned char c = (unsigned char)s[i]; /* each test below needs its own first character */
+		if (isdigit(c) && (iso_at(s, n, i, len) || (clock_at(s, n, i) && (*len = 8)))) {
 			*at = i;
 			return true;
 		}
-		size_t digits, run = hex_run(s, n, i, &digits);
+		size_t digits = 0, run = isxdigit(c) || c == '-' ? hex_run(s, n, i, &digits) : 0;
 		bool has_letter = false, has_digit = false;
 		for (size_t j = i; j < i + run; j++) {
 			has_letter |= isalpha((unsigned char)s[j]) != 0;
@@ -167,7 +168,8 @@ bool request_volatile(const char *s, size_t n, size_t *at, size_t *len)
 			*len = run;
 			return true;
 		}
-		if (!strncmp(s + i, "req_", 4) || !strncmp(s + i, "msg_", 4) || !strncmp(s + i, "chatcmpl-", 9)) {
+		if ((c == 'r' || c == 'm' || c == 'c') &&
+		    (!strncmp(s + i, "req_", 4) || !strncmp(s + i, "msg_", 4) || !strncmp(s + i, "chatcmpl-", 9))) {
 			size_t k = i + (s[i + 3] == '_' ? 4 : 9), b = k;
 			while (k < n && (isalnum((unsigned char)s[k]) || s[k] == '_' || s[k] == '-'))
 				k++;

@@ -44,6 +44,7 @@ void request_model_free(void *model)
 	cs_free(m->piece_unit);
 	cs_free(m->bp_override);
 	cs_free(m->core);
+	arena_fini(&m->pred_arena);
 	cs_free(m);
 }
 
@@ -60,7 +61,8 @@ int request_lint(struct source *src, struct request_model *m, const char *code, 
 	}
 	va_list ap;
 	va_start(ap, fmt);
-	const char *s = arena_vprintf(&src->arena, fmt, ap);
+	(void)src;
+	const char *s = arena_vprintf(&m->pred_arena, fmt, ap);
 	va_end(ap);
 	if (!s)
 		return CS_ENOMEM;

@@ -17,6 +17,7 @@
 #ifndef CTXSCOPE_REQUEST_H
 #define CTXSCOPE_REQUEST_H
 
+#include "arena.h"
 #include "json_doc.h"
 #include "kind.h"
 #include "setting.h"
@@ -90,14 +91,16 @@ struct req_request {
 };
 
 /* A unit as the sequence's predictions read it: its hash, its tokens, its
- * piece (REQUEST_CORE_NONE: none) and whether it carries cache_control. */
+ * piece (REQUEST_CORE_NONE: none), whether it carries cache_control and
+ * whether it continues a run (req_unit.run). */
 struct req_core {
 	uint64_t hash;
 	int32_t tokens;
-	uint32_t piece_bp; /* the piece, and REQUEST_CORE_BP for a breakpoint */
+	uint32_t piece_bp; /* the piece, REQUEST_CORE_BP and REQUEST_CORE_RUN */
 };
 #define REQUEST_CORE_BP 0x80000000u
-#define REQUEST_CORE_NONE 0x7fffffffu
+#define REQUEST_CORE_RUN 0x40000000u
+#define REQUEST_CORE_NONE 0x3fffffffu
 
 /* Per-model cache facts (caching.md), with where they come from. */
 struct req_model_facts {
@@ -150,6 +153,10 @@ struct request_model {
 	 * ncore to 0 (cs_malloc'd, ncore == nunits). */
 	struct req_core *core;
 	size_t ncore;
+	/* The text a prediction writes (causes, snippets, lint sentences):
+	 * freed by the next one, so a thousand what-ifs do not pile up. */
+	struct arena pred_arena;
+	size_t nseq_lints;          /* lints of the sequence, before the current request's */
 	bool edited;                /* the predictions follow edits: the loaded ones differ */
 };
 
@@ -199,8 +206,12 @@ bool request_volatile(const char *s, size_t n, size_t *at, size_t *len);
 /* ---- sequence.c ----------------------------------------------------------- */
 
 /* Predicts every request's cache reads and writes, first differences and
- * causes, and the sequence lints. */
+ * causes, and the sequence lints, then the current request's lints. The
+ * text of the prediction before is freed (m->pred_arena). */
 int request_predict(struct source *src, struct request_model *m, struct cs_error *err);
+/* Only the current request's lints again (another request shown, the
+ * predictions unchanged). */
+int request_current_lints(struct source *src, struct request_model *m, struct cs_error *err);
 
 /* ---- steps.c: the requests of a log one at a time ------------------------ */
 

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #define LOOKBACK 20
+#define VOLATILE_WINDOW 128 /* bytes past a difference a volatile run is read to */
 #define OPENAI_STEP 128
 
 struct slot {
@@ -38,14 +39,26 @@ struct slot {
 	int ttl;
 };
 
+#define MAP_FILTER_WORDS 1024 /* 64k bits: 8 KB, in the first-level cache */
+
 struct map {
 	struct slot *s;
 	size_t cap, n;
+	/* A bit per key's hash, set for every key put (none is removed): a key
+	 * whose bit is clear is not there, without probing the slots. The walk
+	 * back from a breakpoint asks at every position of a request. */
+	uint64_t filter[MAP_FILTER_WORDS];
 };
+
+static bool map_may_hold(const struct map *m, uint64_t key)
+{
+	uint64_t h = (key ? key : 1) >> 40;
+	return m->filter[h / 64 % MAP_FILTER_WORDS] >> (h % 64) & 1;
+}
 
 static struct slot *map_find(const struct map *m, uint64_t key)
 {
-	if (!m->cap)
+	if (!m->cap || !map_may_hold(m, key))
 		return NULL;
 	key = key ? key : 1;
 	for (size_t i = key & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
@@ -59,6 +72,7 @@ static struct slot *map_find(const struct map *m, uint64_t key)
 static bool map_put(struct map *m, uint64_t key, double time, long req, int ttl)
 {
 	key = key ? key : 1;
+	m->filter[(key >> 40) / 64 % MAP_FILTER_WORDS] |= 1ULL << ((key >> 40) % 64);
 	if ((m->n + 1) * 2 > m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 1024;
 		struct slot *s = cs_calloc(cap, sizeof *s);
@@ -94,6 +108,8 @@ struct pred {
 	uint64_t *keys;    /* keys[i]: the prefix key of units 0..i */
 	size_t cap;
 	uint8_t *piece_out; /* per piece: left out by an edit; NULL: none is */
+	const char *facts_for; /* the model the facts below are for (consecutive requests share one) */
+	const struct req_model_facts *facts;
 	size_t *bps;       /* the units of the request at hand that carry a breakpoint, in order */
 	size_t nbps, cap_bps;
 };
@@ -134,7 +150,7 @@ static bool make_core(struct request_model *m)
 		const struct req_unit *x = &m->units[u];
 		uint32_t piece = m->unit_piece && m->unit_piece[u] < REQUEST_CORE_NONE ? m->unit_piece[u] : REQUEST_CORE_NONE;
 		m->core[u] = (struct req_core){ x->hash, (int32_t)(x->tokens > INT32_MAX ? INT32_MAX : x->tokens),
-						piece | (x->ttl ? REQUEST_CORE_BP : 0) };
+						piece | (x->ttl ? REQUEST_CORE_BP : 0) | (x->run ? REQUEST_CORE_RUN : 0) };
 	}
 	m->ncore = m->nunits;
 	return true;
@@ -260,7 +276,7 @@ static bool predict_explicit(struct pred *p, struct req_request *r, long k, long
 		last_bp = (long)b;
 		int positions = 0;
 		for (long i = (long)b; i >= 0; i--) {
-			bool same_position = i < (long)b && m->units[r->first_unit + i + 1].run;
+			bool same_position = i < (long)b && (m->core[r->first_unit + i + 1].piece_bp & REQUEST_CORE_RUN);
 			positions += !same_position;
 			bool hit = live(map_find(&p->cache, p->keys[i]), r, k);
 			if (hit && positions <= LOOKBACK) {
@@ -323,7 +339,7 @@ static bool predict_prefix(struct pred *p, struct req_request *r, long k, long m
 
 /* ---- the first difference and its cause ---------------------------------- */
 
-static const char *snippet(struct source *src, const char *s, size_t n, size_t at)
+static const char *snippet(struct arena *a, const char *s, size_t n, size_t at)
 {
 	size_t from = at > 30 ? at - 30 : 0, to = at + 50 < n ? at + 50 : n;
 	while (from > 0 && from + 40 > at && s[from - 1] != ' ' && s[from - 1] != '\n')
@@ -332,7 +348,7 @@ static const char *snippet(struct source *src, const char *s, size_t n, size_t a
 		from--;
 	while (to < n && ((unsigned char)s[to] & 0xC0) == 0x80)
 		to++;
-	return arena_printf(&src->arena, "%s%.*s%s", from ? "..." : "", (int)(to - from), s + from, to < n ? "..." : "");
+	return arena_printf(a, "%s%.*s%s", from ? "..." : "", (int)(to - from), s + from, to < n ? "..." : "");
 }
 
 /* Whether tools differ only in order between two requests. */
@@ -354,21 +370,24 @@ static bool tools_reordered(const struct request_model *m, const struct req_requ
 static const char *cause_of(struct pred *p, const struct req_request *r, const struct req_request *prev,
 			    const struct req_unit *u, const struct req_unit *v, size_t at)
 {
-	struct source *src = p->src;
+	struct arena *a = &p->m->pred_arena;
 	size_t vat, vlen;
 	if (u->layer == RL_TOOLS)
 		return tools_reordered(p->m, r, prev) ? "the tool definitions changed order"
-						      : arena_printf(&src->arena, "a tool definition changed (%s)", u->path);
-	if (v && request_volatile(u->text + (at > 40 ? at - 40 : 0), u->text_len - (at > 40 ? at - 40 : 0), &vat, &vlen) &&
-	    vat <= (at > 40 ? 40 : at) + 1)
-		return arena_printf(&src->arena, "a timestamp or id in the %s layer (%s) changed: \"%.*s\"",
-				    request_layer_name(u->layer), u->path, (int)vlen,
-				    u->text + (at > 40 ? at - 40 : 0) + vat);
+						      : arena_printf(a, "a tool definition changed (%s)", u->path);
+	/* a volatile run that starts at most 40 bytes before the difference
+	 * (one longer than VOLATILE_WINDOW is still told, shortened) */
+	size_t from = at > 40 ? at - 40 : 0, window = u->text_len - from;
+	if (window > 41 + VOLATILE_WINDOW)
+		window = 41 + VOLATILE_WINDOW;
+	if (v && request_volatile(u->text + from, window, &vat, &vlen) && vat <= at - from + 1)
+		return arena_printf(a, "a timestamp or id in the %s layer (%s) changed: \"%.*s\"",
+				    request_layer_name(u->layer), u->path, (int)vlen, u->text + from + vat);
 	if (u->layer == RL_SYSTEM)
-		return arena_printf(&src->arena, "the system text changed (%s)", u->path);
+		return arena_printf(&p->m->pred_arena, "the system text changed (%s)", u->path);
 	if (u->layer == RL_HISTORY)
-		return arena_printf(&src->arena, "an earlier message was edited (%s)", u->path);
-	return arena_printf(&src->arena, "the current turn differs (%s)", u->path);
+		return arena_printf(&p->m->pred_arena, "an earlier message was edited (%s)", u->path);
+	return arena_printf(&p->m->pred_arena, "the current turn differs (%s)", u->path);
 }
 
 /* Fills r's first difference from prev (k-1) and its cause. */
@@ -391,7 +410,7 @@ static int diff_with(struct pred *p, struct req_request *r, const struct req_req
 	const struct req_unit *v = &m->units[prev->first_unit + j];
 	if (i == r->nunits) {
 		r->diff_path = v->path;
-		r->cause = arena_printf(&src->arena, "blocks from %s on were removed", v->path);
+		r->cause = arena_printf(&p->m->pred_arena, "blocks from %s on were removed", v->path);
 		r->broke = i == 0 || p->prefix[i - 1] < prev->cached_extent;
 		return r->cause ? CS_OK : CS_ENOMEM;
 	}
@@ -401,10 +420,10 @@ static int diff_with(struct pred *p, struct req_request *r, const struct req_req
 		at++;
 	r->diff_unit = (long)(r->first_unit + i);
 	r->diff_path = u->path;
-	r->diff_now = snippet(src, u->text, u->text_len, at);
-	r->diff_before = snippet(src, v->text, v->text_len, at);
+	r->diff_now = snippet(&m->pred_arena, u->text, u->text_len, at);
+	r->diff_before = snippet(&m->pred_arena, v->text, v->text_len, at);
 	r->cause = at == u->text_len && at == v->text_len
-			   ? arena_printf(&src->arena, "same text, other fields differ (%s: role, type or attributes)", u->path)
+			   ? arena_printf(&p->m->pred_arena, "same text, other fields differ (%s: role, type or attributes)", u->path)
 			   : cause_of(p, r, prev, u, v, at);
 	long before = i ? p->prefix[i - 1] : 0;
 	r->broke = before < prev->cached_extent;
@@ -419,7 +438,12 @@ static int predict_one(struct pred *p, long k)
 {
 	struct request_model *m = p->m;
 	struct req_request *r = &m->reqs[k];
-	const struct req_model_facts *f = request_facts(m, request_model_name(m, r), NULL);
+	const char *model = request_model_name(m, r);
+	if (!p->facts_for || strcmp(p->facts_for, model)) {
+		p->facts = request_facts(m, model, NULL);
+		p->facts_for = model;
+	}
+	const struct req_model_facts *f = p->facts;
 	if (!prepare(p, r))
 		return CS_ENOMEM;
 	r->total = r->nunits ? p->prefix[r->nunits - 1] : 0;
@@ -440,12 +464,12 @@ static int predict_one(struct pred *p, long k)
 		return rc;
 	if (miss >= 0) {
 		r->broke = true;
-		r->cause = arena_printf(&p->src->arena, "the breakpoint moved past the %d-block lookback: the entry "
+		r->cause = arena_printf(&p->m->pred_arena, "the breakpoint moved past the %d-block lookback: the entry "
 					"at %s is out of its reach", LOOKBACK, m->units[r->first_unit + miss].path);
 	} else if (r->time >= 0 && prev->time >= 0 && r->time - prev->time > default_ttl(m, prev) &&
 		   prev->cached_extent > 0 && r->pred_read == 0) {
 		r->broke = true;
-		r->cause = arena_printf(&p->src->arena, "the TTL expired: %.0f s between requests (entries last %d s)",
+		r->cause = arena_printf(&p->m->pred_arena, "the TTL expired: %.0f s between requests (entries last %d s)",
 					r->time - prev->time, default_ttl(m, prev));
 	}
 	return CS_OK;
@@ -512,25 +536,47 @@ static int volatile_lints(struct pred *p, const struct req_request *r)
 	return CS_OK;
 }
 
+static void pred_fini(struct pred *p)
+{
+	cs_free(p->cache.s);
+	cs_free(p->prefix);
+	cs_free(p->keys);
+	cs_free(p->piece_out);
+	cs_free(p->bps);
+}
+
+/* The lints of the request shown: its breakpoints, its volatile text. */
+static int current_lints(struct pred *p)
+{
+	struct request_model *m = p->m;
+	const struct req_request *cur = &m->reqs[m->current];
+	if (!prepare(p, cur))
+		return CS_ENOMEM;
+	const struct req_model_facts *f = request_facts(m, request_model_name(m, cur), NULL);
+	int rc = m->provider == REQ_ANTHROPIC ? breakpoint_lints(p, cur, f) : CS_OK;
+	return rc == CS_OK ? volatile_lints(p, cur) : rc;
+}
+
 int request_predict(struct source *src, struct request_model *m, struct cs_error *err)
 {
+	arena_fini(&m->pred_arena); /* the text of the prediction before: nothing points into it now */
+	arena_init(&m->pred_arena);
 	struct pred p = { .src = src, .m = m };
 	int rc = make_core(m) && find_out(&p) ? CS_OK : CS_ENOMEM;
 	for (size_t k = 0; k < m->nreqs && rc == CS_OK; k++)
 		rc = predict_one(&p, (long)k);
-	const struct req_request *cur = &m->reqs[m->current];
-	if (rc == CS_OK && prepare(&p, cur)) {
-		const struct req_model_facts *f = request_facts(m, request_model_name(m, cur), NULL);
-		rc = m->provider == REQ_ANTHROPIC ? breakpoint_lints(&p, cur, f) : CS_OK;
-		if (rc == CS_OK)
-			rc = volatile_lints(&p, cur);
-	} else if (rc == CS_OK) {
-		rc = CS_ENOMEM;
-	}
-	cs_free(p.cache.s);
-	cs_free(p.prefix);
-	cs_free(p.keys);
-	cs_free(p.piece_out);
-	cs_free(p.bps);
+	m->nseq_lints = m->nlints;
+	if (rc == CS_OK)
+		rc = current_lints(&p);
+	pred_fini(&p);
+	return rc == CS_OK ? CS_OK : cs_error_nomem(err);
+}
+
+int request_current_lints(struct source *src, struct request_model *m, struct cs_error *err)
+{
+	struct pred p = { .src = src, .m = m };
+	m->nlints = m->nseq_lints;
+	int rc = make_core(m) && find_out(&p) ? current_lints(&p) : CS_ENOMEM;
+	pred_fini(&p);
 	return rc == CS_OK ? CS_OK : cs_error_nomem(err);
 }

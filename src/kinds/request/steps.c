@@ -131,10 +131,33 @@ int request_make_pieces(struct source *src, struct request_model *m, struct cs_e
 /* ---- one request shown ------------------------------------------------------ */
 
 /* The node at `path` ("messages[3].content[1]", "system") under body. */
-static const cJSON *node_at(const cJSON *body, const char *path)
+/* Where node_at last stood in an array at each depth: paths come in
+ * order, so the next index is found by stepping on, not from the start
+ * (cJSON_GetArrayItem walks from the first element every time). */
+#define NODE_MEMO_DEPTH 4
+struct node_memo {
+	const cJSON *array, *item;
+	long index;
+};
+
+static const cJSON *array_item(const cJSON *array, long i, struct node_memo *memo)
+{
+	const cJSON *v = array->child;
+	long at = 0;
+	if (memo && memo->array == array && memo->index <= i)
+		v = memo->item, at = memo->index;
+	for (; v && at < i; at++)
+		v = v->next;
+	if (memo && v)
+		*memo = (struct node_memo){ array, v, i };
+	return v;
+}
+
+static const cJSON *node_at(const cJSON *body, const char *path, struct node_memo memo[NODE_MEMO_DEPTH])
 {
 	const cJSON *v = body;
 	const char *p = path;
+	int depth = 0;
 	while (v && *p) {
 		if (*p == '.') {
 			p++;
@@ -145,7 +168,8 @@ static const cJSON *node_at(const cJSON *body, const char *path)
 			long i = strtol(p + 1, &end, 10);
 			if (*end != ']' || !cJSON_IsArray(v) || i < 0)
 				return NULL;
-			v = cJSON_GetArrayItem(v, (int)i);
+			v = array_item(v, i, depth < NODE_MEMO_DEPTH ? &memo[depth] : NULL);
+			depth++;
 			p = end + 1;
 			continue;
 		}
@@ -166,12 +190,12 @@ static const cJSON *node_at(const cJSON *body, const char *path)
  * warning: dump then says so. */
 static int read_body(struct source *src, struct request_model *m, size_t k)
 {
-	const struct req_request *r = &m->reqs[k];
+	const struct req_request *r = &m->reqs[k], *was = &m->reqs[m->doc_request];
 	json_doc_free(&m->doc);
 	m->body = NULL;
+	for (size_t u = was->first_unit; u < was->first_unit + was->nunits; u++)
+		m->units[u].node = NULL; /* only the request whose document it was has nodes */
 	m->doc_request = k;
-	for (size_t u = 0; u < m->nunits; u++)
-		m->units[u].node = NULL;
 	char *buf = cs_malloc(r->length + 1);
 	FILE *f = buf ? fopen(src->path, "rb") : NULL;
 	bool ok = f && fseek(f, (long)r->offset, SEEK_SET) == 0 && fread(buf, 1, r->length, f) == r->length;
@@ -190,8 +214,9 @@ static int read_body(struct source *src, struct request_model *m, size_t k)
 		return source_warn(src, -1, r->line, 1, "line %ld: could not read this request again (the log changed?): "
 				   "dump has no body for it", r->line) ? CS_ENOMEM : CS_OK;
 	}
+	struct node_memo memo[NODE_MEMO_DEPTH] = { { 0 } };
 	for (size_t u = r->first_unit; u < r->first_unit + r->nunits; u++)
-		m->units[u].node = node_at(m->body, m->units[u].path);
+		m->units[u].node = node_at(m->body, m->units[u].path, memo);
 	return CS_OK;
 }
 
@@ -215,6 +240,8 @@ int request_select(struct source *src, struct request_model *m, size_t k, struct
 	m->current = k;
 	if (m->is_log && m->doc_request != k && read_body(src, m, k) != CS_OK)
 		return cs_error_nomem(err);
+	if (m->predicted_for && m->predicted_for == request_whatif_sig(src))
+		return request_current_lints(src, m, err); /* the sequence is as predicted: only its lints */
 	m->predicted_for = 0;
 	return request_repredict(src, m, err);
 }
