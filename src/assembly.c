@@ -73,6 +73,9 @@ void asm_fini(struct assembly *a)
 	cs_free(a->not_whole);
 	cs_free(a->warnings);
 	cs_free(a->facts);
+	if (a->said)
+		sb_fini(a->said);
+	cs_free(a->said);
 	for (size_t g = 0; g < a->ngroupings; g++)
 		cs_free(a->groupings[g].layers);
 	arena_fini(&a->arena);
@@ -259,10 +262,10 @@ void asm_drop_later(struct assembly *a, long piece, int reason, long why0, long 
 		if (last && last->sentence && last->reason == reason && last->why[0] == why0 && last->why[1] == why1) {
 			r->sentence = last->sentence;
 		} else {
-			struct strbuf sb = STRBUF_INIT;
-			r->sentence = a->sentence_fn(a, piece, &sb) && !sb.failed ? arena_strndup(&a->arena, sb_str(&sb), sb.len)
-										  : NULL;
-			sb_fini(&sb);
+			struct strbuf *sb = a->said ? a->said : (a->said = cs_calloc(1, sizeof *a->said));
+			r->sentence = sb && a->sentence_fn(a, piece, sb) && !sb->failed
+					      ? arena_strndup(&a->arena, sb_str(sb), sb->len)
+					      : NULL;
 			if (!r->sentence)
 				a->nomem = true;
 		}

@@ -207,6 +207,7 @@ struct assembly {
 				      * alike share one sentence, written once, and at once when nothing
 				      * defers (assemble(): in the order decided) */
 	size_t ndeferred;            /* pieces asm_drop_later left without a sentence */
+	struct strbuf *said;         /* where asm_drop_later writes a sentence at once (reused) */
 	struct block scratch;        /* where a failed asm_block's writes go */
 };
 
