@@ -5,6 +5,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__ /* defined by the libc headers above */
+#include <malloc.h>
+#endif
 
 static long fail_from;   /* 0: never fail */
 static long alloc_count; /* allocations since the hook was last set */
@@ -125,4 +128,14 @@ void cs_alloc_install_cjson_hooks(void)
 {
 	cJSON_Hooks hooks = { .malloc_fn = cs_malloc, .free_fn = cs_free };
 	cJSON_InitHooks(&hooks);
+}
+
+void cs_alloc_keep_freed(void)
+{
+#ifdef __GLIBC__
+	/* Every block from the heap (glibc's mmap threshold stops at 32 MB, and
+	 * a million pieces' results are more), and up to 1 GB kept at its top. */
+	mallopt(M_MMAP_MAX, 0);
+	mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
+#endif
 }

@@ -26,6 +26,13 @@ int cs_grow(void **arr, size_t *cap, size_t need, size_t size);
 char *cs_strndup(const char *s, size_t n);
 char *cs_strdup(const char *s);
 
+/* For a process that builds large arrays again on every key press (the
+ * inspector re-assembles after each edit): freed memory stays with the
+ * process for the next build instead of going back to the kernel and
+ * being faulted in again, page by page (glibc: no block mapped apart, 1 GB
+ * kept at the top of the heap; a no-op elsewhere). */
+void cs_alloc_keep_freed(void);
+
 /* Test hook: the allocation numbered `nth` from now (1 = the next one) and
  * every one after it fail; 0 turns injection off. Process-wide; tests only. */
 void cs_alloc_fail_from(long nth);

@@ -46,7 +46,7 @@ int asm_init(struct assembly *a, const struct source *src, enum asm_shape shape)
 	a->recorded = (struct recorded){ .input = -1, .read = -1, .written = -1, .what = NULL };
 	a->excluded = -1;
 	a->chars_per_token = src->settings.chars_per_token;
-	a->results = cs_calloc(src->npieces ? src->npieces : 1, sizeof *a->results);
+	a->results = cs_malloc((src->npieces ? src->npieces : 1) * sizeof *a->results); /* each set below */
 	if (!a->results)
 		return CS_ENOMEM;
 	for (size_t i = 0; i < src->npieces; i++)
@@ -73,6 +73,9 @@ void asm_fini(struct assembly *a)
 	cs_free(a->not_whole);
 	cs_free(a->warnings);
 	cs_free(a->facts);
+	if (a->said)
+		sb_fini(a->said);
+	cs_free(a->said);
 	for (size_t g = 0; g < a->ngroupings; g++)
 		cs_free(a->groupings[g].layers);
 	arena_fini(&a->arena);
@@ -164,6 +167,12 @@ void asm_textf(struct assembly *a, const char *fmt, ...)
 	asm_span(a, text, strlen(text), (size_t)-1);
 }
 
+void asm_expect_not_whole(struct assembly *a, size_t n)
+{
+	if (n > a->cap_not_whole && CS_GROW(a->not_whole, a->cap_not_whole, n) != 0)
+		a->nomem = true;
+}
+
 static void note_not_whole(struct assembly *a, long piece)
 {
 	if (RESERVE(a, not_whole, nnot_whole, cap_not_whole))
@@ -232,6 +241,87 @@ void asm_drop_text(struct assembly *a, long piece, int reason, const char *sente
 	r->block = -1;
 	r->tokens = 0;
 	note_not_whole(a, piece);
+}
+
+/* Above 0 while assemble_lazy runs a kind's assembler: its sentences wait. */
+static int deferring;
+
+void asm_drop_later(struct assembly *a, long piece, int reason, long why0, long why1)
+{
+	struct piece_result *r = &a->results[piece];
+	const struct piece_result *last = a->nnot_whole ? &a->results[a->not_whole[a->nnot_whole - 1]] : NULL;
+	r->sentence = NULL;
+	r->why[0] = why0;
+	r->why[1] = why1;
+	r->outcome = OUTCOME_DROPPED;
+	r->reason = reason;
+	r->block = -1;
+	r->tokens = 0;
+	if (!deferring && a->sentence_by_why && a->sentence_fn) {
+		/* written now, in the order decided, where alike pieces come in a row */
+		if (last && last->sentence && last->reason == reason && last->why[0] == why0 && last->why[1] == why1) {
+			r->sentence = last->sentence;
+		} else {
+			struct strbuf *sb = a->said ? a->said : (a->said = cs_calloc(1, sizeof *a->said));
+			r->sentence = sb && a->sentence_fn(a, piece, sb) && !sb->failed
+					      ? arena_strndup(&a->arena, sb_str(sb), sb->len)
+					      : NULL;
+			if (!r->sentence)
+				a->nomem = true;
+		}
+	}
+	a->ndeferred += r->sentence == NULL;
+	note_not_whole(a, piece);
+}
+
+const char *asm_sentence(const struct assembly *a, long piece, struct strbuf *buf)
+{
+	const struct piece_result *r = &a->results[piece];
+	if (r->sentence || r->outcome == OUTCOME_WHOLE || !a->sentence_fn)
+		return r->sentence;
+	return a->sentence_fn(a, piece, buf) && !buf->failed ? sb_str(buf) : NULL;
+}
+
+bool asm_write_sentences(struct assembly *a)
+{
+	if (!a->sentence_fn || !a->ndeferred) {
+		a->sentence_fn = NULL; /* none waits */
+		return !a->nomem;
+	}
+	struct strbuf sb = STRBUF_INIT;
+	const char *prev = NULL; /* the last one written: pieces in a row said the same share it */
+	size_t prev_len = 0;
+	/* Alike pieces come in a row in the order decided; other sentences read
+	 * the kind's items, in sequence in input order. */
+	size_t n = a->sentence_by_why ? a->nnot_whole : a->src->npieces;
+	for (size_t k = 0; k < n; k++) {
+		size_t i = a->sentence_by_why ? (size_t)a->not_whole[k] : k;
+		struct piece_result *r = &a->results[i];
+		if (a->sentence_by_why && !r->sentence && k && r->outcome != OUTCOME_WHOLE) {
+			const struct piece_result *before = &a->results[a->not_whole[k - 1]];
+			if (before->reason == r->reason && before->why[0] == r->why[0] && before->why[1] == r->why[1] &&
+			    before->sentence) {
+				r->sentence = before->sentence;
+				continue;
+			}
+		}
+		if (r->sentence || r->outcome == OUTCOME_WHOLE)
+			continue;
+		const char *s = asm_sentence(a, (long)i, &sb);
+		if (s && prev && sb.len == prev_len && !memcmp(s, prev, prev_len))
+			r->sentence = prev;
+		else
+			r->sentence = s ? arena_strndup(&a->arena, s, sb.len) : NULL;
+		prev = r->sentence;
+		prev_len = sb.len;
+		if (!r->sentence) {
+			a->nomem = true;
+			break;
+		}
+	}
+	sb_fini(&sb);
+	a->sentence_fn = NULL; /* all written */
+	return !a->nomem;
 }
 
 void asm_warn(struct assembly *a, long piece, const char *fmt, ...)
@@ -335,7 +425,28 @@ bool asm_prompt_text(const struct assembly *a, struct strbuf *out)
 
 int assemble(const struct source *src, struct assembly *out, struct cs_error *err)
 {
+	int was = deferring;
+	deferring = 0; /* every sentence written (as the kind decides, or below) */
 	int rc = src->kind->assemble(src, out, err);
+	deferring = was;
+	if (rc != CS_OK) {
+		asm_fini(out);
+		if (err && err->code == CS_OK)
+			cs_error_set(err, (enum cs_status)rc, "assembly failed");
+		return rc;
+	}
+	if (!asm_write_sentences(out)) {
+		asm_fini(out);
+		rc = cs_error_nomem(err);
+	}
+	return rc;
+}
+
+int assemble_lazy(const struct source *src, struct assembly *out, struct cs_error *err)
+{
+	deferring++;
+	int rc = src->kind->assemble(src, out, err);
+	deferring--;
 	if (rc != CS_OK) {
 		asm_fini(out);
 		if (err && err->code == CS_OK)

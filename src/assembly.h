@@ -71,7 +71,9 @@ enum outcome {
 struct piece_result {
 	enum outcome outcome;
 	int reason;              /* enum reason; REASON_NONE when whole */
-	const char *sentence;    /* "dropped: over budget by 3,402 tokens; ..."; arena; NULL when whole */
+	const char *sentence;    /* "dropped: over budget by 3,402 tokens; ..."; arena; NULL when whole, or
+				  * when the kind writes it on demand (read it with asm_sentence) */
+	long why[2];             /* the numbers a kind's deferred sentence is written from (asm_drop_later) */
 	long tokens;             /* tokens it was charged in the budget (0 when dropped) */
 	long original_tokens;    /* its tokens before any cut */
 	long block;              /* its block, -1 when dropped */
@@ -196,6 +198,16 @@ struct assembly {
 	size_t total_bytes;
 	double chars_per_token;
 	bool nomem;                  /* sticky: an asm_* call ran out of memory */
+	/* Writes piece's deferred sentence into out (reset first); false on out
+	 * of memory. NULL when the kind defers none. sentence_ctx: its facts
+	 * shared by every sentence of the run (arena). */
+	bool (*sentence_fn)(const struct assembly *a, long piece, struct strbuf *out);
+	const void *sentence_ctx;
+	bool sentence_by_why;        /* sentence_fn reads only a piece's reason and why[]: pieces in a row
+				      * alike share one sentence, written once, and at once when nothing
+				      * defers (assemble(): in the order decided) */
+	size_t ndeferred;            /* pieces asm_drop_later left without a sentence */
+	struct strbuf *said;         /* where asm_drop_later writes a sentence at once (reused) */
 	struct block scratch;        /* where a failed asm_block's writes go */
 };
 
@@ -236,6 +248,19 @@ void asm_drop(struct assembly *a, long piece, int reason, const char *fmt, ...)
  * the nomem flag. No printf: for assemblers that drop many pieces a run,
  * which may share one sentence among pieces. */
 void asm_drop_text(struct assembly *a, long piece, int reason, const char *sentence);
+/* Room for n pieces that do not go in whole, so that an assembler that
+ * drops most of a million grows the list once. */
+void asm_expect_not_whole(struct assembly *a, size_t n);
+/* Drops piece with its sentence deferred: a->sentence_fn writes it from
+ * why0 and why1 when it is read (asm_sentence), so a run that drops a
+ * million pieces writes only the sentences shown. */
+void asm_drop_later(struct assembly *a, long piece, int reason, long why0, long why1);
+/* piece's sentence: the one written, else its deferred one written into buf
+ * (valid while buf is); NULL when it has none (whole) or on out of memory. */
+const char *asm_sentence(const struct assembly *a, long piece, struct strbuf *buf);
+/* Writes every deferred sentence into the arena (results[].sentence), as
+ * the report and the exports read them. false on out of memory (nomem set). */
+bool asm_write_sentences(struct assembly *a);
 
 void asm_warn(struct assembly *a, long piece, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void asm_fact(struct assembly *a, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -257,7 +282,11 @@ bool asm_block_text(const struct assembly *a, size_t b, struct strbuf *out);
 bool asm_prompt_text(const struct assembly *a, struct strbuf *out);
 
 /* Runs src's kind assembler into a fresh assembly `out` (asm_fini'd on
- * failure). Returns CS_OK or the error. */
+ * failure), every sentence written. Returns CS_OK or the error. */
 int assemble(const struct source *src, struct assembly *out, struct cs_error *err);
+/* The same with the sentences a kind defers left unwritten (the inspector's
+ * re-assembly after an edit: it shows a screenful); read them with
+ * asm_sentence, or asm_write_sentences before a report. */
+int assemble_lazy(const struct source *src, struct assembly *out, struct cs_error *err);
 
 #endif

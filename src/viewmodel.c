@@ -77,28 +77,30 @@ static bool build_order_rows(struct vm *vm)
 	size_t np = vm->session.src->npieces, nb = a->nblocks;
 	/* Bucket the dropped pieces by the block they follow (counting sort). */
 	size_t *start = cs_calloc(nb + 2, sizeof *start);
-	long *order = cs_calloc(np ? np : 1, sizeof *order);
-	if (!start || !order) {
+	long *order = cs_malloc((np ? np : 1) * sizeof *order);
+	long *bucket = cs_malloc((np ? np : 1) * sizeof *bucket); /* each piece's, -1 when it went in */
+	if (!start || !order || !bucket) {
 		cs_free(start);
 		cs_free(order);
+		cs_free(bucket);
 		return false;
 	}
 	long last = -1;
 	for (size_t i = 0; i < np; i++) {
-		if (a->results[i].block >= 0)
+		bucket[i] = -1;
+		if (a->results[i].block >= 0) {
 			last = a->results[i].block;
-		else
-			start[(size_t)(dropped_after(vm, (long)i, last) + 1) + 1]++;
+			continue;
+		}
+		bucket[i] = dropped_after(vm, (long)i, last) + 1;
+		start[bucket[i] + 1]++;
 	}
 	for (size_t k = 1; k < nb + 2; k++)
 		start[k] += start[k - 1];
-	last = -1;
-	for (size_t i = 0; i < np; i++) {
-		if (a->results[i].block >= 0)
-			last = a->results[i].block;
-		else
-			order[start[(size_t)(dropped_after(vm, (long)i, last) + 1)]++] = (long)i;
-	}
+	for (size_t i = 0; i < np; i++)
+		if (bucket[i] >= 0)
+			order[start[bucket[i]]++] = (long)i;
+	cs_free(bucket);
 	/* start[k] is now the end of bucket k; bucket k begins at the end of k-1. */
 	bool ok = true;
 	size_t from = 0;
@@ -242,6 +244,7 @@ bool vm_refresh_all(struct vm *vm, long keep_piece, long keep_block)
 int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
 {
 	memset(vm, 0, sizeof *vm);
+	cs_alloc_keep_freed(); /* each edit re-assembles: no page faults for the same arrays again */
 	vm->session.src = src;
 	vm->detail.piece = -2;
 	vm->search.found_at = -1;
@@ -252,10 +255,10 @@ int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
 	cache_overrides_init(&vm->cache.bp_now);
 	cache_overrides_init(&vm->cache.bp_base);
 	vm->cache.profile = cache_config_profile(&vm->cache.cfg, source_cache_profile(src, NULL, vm->cache.cfg.default_profile));
-	int rc = assemble(src, &vm->session.cur, err);
+	int rc = assemble_lazy(src, &vm->session.cur, err);
 	if (rc != CS_OK)
 		return rc;
-	rc = assemble(src, &vm->session.base, err);
+	rc = assemble_lazy(src, &vm->session.base, err);
 	if (rc != CS_OK) {
 		asm_fini(&vm->session.cur);
 		memset(&vm->session.cur, 0, sizeof vm->session.cur);
@@ -514,7 +517,7 @@ int vm_pin_baseline(struct vm *vm, struct cs_error *err)
 {
 	struct assembly next;
 	memset(&next, 0, sizeof next);
-	int rc = assemble(vm->session.src, &next, err);
+	int rc = assemble_lazy(vm->session.src, &next, err);
 	if (rc != CS_OK) {
 		vm_status(vm, true, "%s", err->message);
 		return rc;

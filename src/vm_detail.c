@@ -135,8 +135,11 @@ static void piece_numbers(struct vm *vm, long piece)
 	if (!isnan(r->score))
 		detail_printf(vm, ROLE_DETAIL, "score %.4f", r->score);
 	if (r->outcome != OUTCOME_WHOLE) {
-		const char *why = r->sentence ? r->sentence : reason_sentence(r->reason);
-		detail_printf(vm, r->outcome == OUTCOME_DROPPED ? ROLE_DROPPED : ROLE_TRUNCATED, "why: %s", why);
+		struct strbuf said = STRBUF_INIT; /* a sentence the assembler deferred */
+		const char *why = asm_sentence(&vm->session.cur, piece, &said);
+		detail_printf(vm, r->outcome == OUTCOME_DROPPED ? ROLE_DROPPED : ROLE_TRUNCATED, "why: %s",
+			      why ? why : reason_sentence(r->reason));
+		sb_fini(&said);
 	} else {
 		detail_printf(vm, ROLE_DETAIL, "why: it fit the budget whole");
 	}

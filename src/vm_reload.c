@@ -105,7 +105,7 @@ int vm_reload(struct vm *vm, struct source *fresh, struct cs_error *err)
 	if (rc == CS_OK && fresh->kind->breakpoints_edited && vm->cache.bp_now.n) /* the user's M, kept */
 		rc = fresh->kind->breakpoints_edited(fresh, &vm->cache.bp_now, err);
 	if (rc == CS_OK)
-		rc = assemble(fresh, &next, err);
+		rc = assemble_lazy(fresh, &next, err);
 	if (rc != CS_OK) {
 		asm_fini(&next);
 		history_fini(&h);

@@ -226,7 +226,7 @@ int vm_change(struct vm *vm, enum vm_step step, const struct edit *e, struct vm_
 	}
 	struct assembly next;
 	memset(&next, 0, sizeof next); /* safe to fini whatever the assembler did */
-	rc = assemble(vm->session.src, &next, err);
+	rc = assemble_lazy(vm->session.src, &next, err);
 	if (rc != CS_OK) {
 		asm_fini(&next);
 		roll_back(vm, step);
@@ -234,11 +234,11 @@ int vm_change(struct vm *vm, enum vm_step step, const struct edit *e, struct vm_
 		sb_fini(&said);
 		return rc;
 	}
-	/* each piece's outcome and tokens before, for the sentence on what moved */
-	size_t np = vm->session.src->npieces;
-	struct piece_result *was = np ? cs_malloc(np * sizeof *was) : NULL;
-	if (was)
-		memcpy(was, vm->session.cur.results, np * sizeof *was);
+	/* each piece's outcome and tokens before, for the sentence on what
+	 * moved: the results the assembly going out leaves (taken, not copied:
+	 * a million of them; their sentences go with its arena, unread) */
+	struct piece_result *was = vm->session.cur.results;
+	vm->session.cur.results = NULL;
 	rc = vm_adopt(vm, &next, err);
 	if (rc == CS_OK) {
 		c.used_after = vm->session.cur.budget.used;

@@ -224,7 +224,9 @@ static void do_export(struct app *app, const char *path, const char *format, uns
 		rc = export_screen_of(app, path, &o, &res, &err);
 	} else {
 		struct report_options opt = { .format = REPORT_TEXT, .ascii = app->ascii };
-		rc = export_report(&vm->session.cur, &opt, fmt, path, &o, &res, &err);
+		/* the inspector defers the sentences of what it does not show */
+		rc = asm_write_sentences(&vm->session.cur) ? export_report(&vm->session.cur, &opt, fmt, path, &o, &res, &err)
+							   : cs_error_nomem(&err);
 		if (fmt == EXPORT_AUTO)
 			fmt = export_format_for_path(path);
 	}

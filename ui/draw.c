@@ -530,8 +530,10 @@ static void draw_row(struct frame *f, int y, size_t index)
 	struct strbuf *ln = &app->line;
 	sb_reset(ln);
 	if (p && res->outcome == OUTCOME_DROPPED) {
-		sb_printf(ln, "(%s) ", res->reason == REASON_EXCLUDED_BY_USER ? reason_sentence(res->reason)
-				       : res->sentence ? res->sentence : reason_sentence(res->reason));
+		struct strbuf said = STRBUF_INIT; /* a sentence the assembler deferred */
+		const char *why = res->reason == REASON_EXCLUDED_BY_USER ? NULL : asm_sentence(&vm->session.cur, r->piece, &said);
+		sb_printf(ln, "(%s) ", why ? why : reason_sentence(res->reason));
+		sb_fini(&said);
 	} else if (p && res->outcome == OUTCOME_TRUNCATED) {
 		sb_puts(ln, "(truncated ");
 		thousands(ln, res->original_tokens);

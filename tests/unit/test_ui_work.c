@@ -520,6 +520,37 @@ static void test_export_report_and_screen(void **state)
 	free(dir);
 }
 
+/* The inspector defers the memory kind's drop sentences (it shows a
+ * screenful): an export from it still writes every one, as the report does. */
+static void test_export_writes_deferred_sentences(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	struct app app;
+	open_app(&app, "samples/memory/coding-session.json");
+	char path[600];
+	snprintf(path, sizeof path, "%s", support_path(dir, "r.txt"));
+	app_key(&app, 'x');
+	type(&app, path);
+	app_key(&app, CSK_ENTER);
+	assert_false(app.vm.status_error);
+	char *text = read_all(path);
+	struct source *src = support_load("samples/memory/coding-session.json", NULL);
+	struct assembly a;
+	support_assemble(src, &a);
+	size_t checked = 0;
+	for (size_t i = 0; i < src->npieces; i++)
+		if (a.results[i].sentence && strstr(a.results[i].sentence, "over allocation") && ++checked)
+			assert_non_null(strstr(text, a.results[i].sentence));
+	assert_true(checked > 0);
+	asm_fini(&a);
+	source_free(src);
+	cs_free(text);
+	app_fini(&app);
+	support_rmtree(dir);
+	free(dir);
+}
+
 static void test_mouse(void **state)
 {
 	(void)state;
@@ -683,6 +714,7 @@ int main(void)
 		cmocka_unit_test(test_save_manifest_and_refuse_a_changed_file),
 		cmocka_unit_test(test_loom_what_if_file),
 		cmocka_unit_test(test_export_report_and_screen),
+		cmocka_unit_test(test_export_writes_deferred_sentences),
 		cmocka_unit_test(test_mouse),
 		cmocka_unit_test(test_matches_highlighted),
 		cmocka_unit_test(test_session_out_of_memory_sweep),

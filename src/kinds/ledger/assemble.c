@@ -707,54 +707,62 @@ static int explain_over(struct assembly *a)
 	return CS_OK;
 }
 
-/* The sentence for one piece left out (arena; NULL on out of memory). */
-static const char *drop_sentence(struct assembly *a, const struct view *v, const struct drop *d)
+/* What a deferred sentence reads beside the drop: the view's session and head. */
+struct said_view {
+	long session, head;
+};
+
+/* A piece's drop sentence, written when read (asm_sentence): results[].why
+ * holds the drop, why[0] its turn, enum why and note, why[1] its arg. */
+static bool drop_sentence(const struct assembly *a, long piece, struct strbuf *out)
 {
 	const struct ledger *l = a->src->model;
+	const struct said_view *v = a->sentence_ctx;
+	long code = a->results[piece].why[0], arg = a->results[piece].why[1];
+	long t = code / 64 - 1, why = code % 64 / 2; /* the turn the sentence names, -1 none */
+	bool note = code % 2;
 	const struct ledger_session *s = v->session >= 0 ? &l->sessions[v->session] : NULL;
-	const char *turn = d->turn >= 0 ? l->turns[d->turn].id : "";
-	struct arena *ar = &a->arena;
-	switch (d->why) {
-	case WHY_USER:
-		return "excluded by you";
-	case WHY_SYS_SECTIONS:
-		return "superseded: the system prompt comes from assembly.systemPrompt";
+	const char *turn = t >= 0 ? l->turns[t].id : "";
+	static const char *const fixed[] = {
+		[WHY_USER] = "excluded by you",
+		[WHY_SYS_SECTIONS] = "superseded: the system prompt comes from assembly.systemPrompt",
+		[WHY_COMPACTED] = "compacted",
+		[WHY_MEMORY_UNUSED] = "not used: memory goes into the next event (--next)",
+		[WHY_EVENT_UNUSED] = "not used: assembly.event is the next turn's (--next)",
+	};
+	sb_reset(out);
+	if (why < (long)(sizeof fixed / sizeof fixed[0]) && fixed[why])
+		return sb_puts(out, fixed[why]);
+	switch (why) {
 	case WHY_SYS_EARLIER:
-		return arena_printf(ar, "superseded: an earlier system prompt; the latest (message %s, turn %s) applies",
-				    l->messages[d->arg].id, l->turns[l->messages[d->arg].turn].id);
+		return sb_printf(out, "superseded: an earlier system prompt; the latest (message %s, turn %s) applies",
+				 l->messages[arg].id, l->turns[l->messages[arg].turn].id);
 	case WHY_EMPTY:
-		return arena_printf(ar, "dropped: empty content (turn %s)", turn);
+		return sb_printf(out, "dropped: empty content (turn %s)", turn);
 	case WHY_COMP_EARLIER:
-		return arena_printf(ar, "superseded: an earlier compaction; only the latest (turn %s) applies",
-				    l->turns[d->arg].id);
+		return sb_printf(out, "superseded: an earlier compaction; only the latest (turn %s) applies", l->turns[arg].id);
 	case WHY_COMP_LATER:
-		return arena_printf(ar, "later: compaction turn %s comes after the replayed turn", turn);
+		return sb_printf(out, "later: compaction turn %s comes after the replayed turn", turn);
 	case WHY_OWN_EXCHANGE:
-		return arena_printf(ar, "compacted: compaction turn %s's own exchange; the summary stands in for it", turn);
+		return sb_printf(out, "compacted: compaction turn %s's own exchange; the summary stands in for it", turn);
 	case WHY_SUMMARIZED:
-		return arena_printf(ar, "compacted: summarized by the compaction at turn %s%s", l->turns[d->arg].id,
-				    d->note ? " (the after-only rule; first_kept_turn_id would keep it)" : "");
-	case WHY_COMPACTED:
-		return "compacted";
-	case WHY_MEMORY_UNUSED:
-		return "not used: memory goes into the next event (--next)";
-	case WHY_EVENT_UNUSED:
-		return "not used: assembly.event is the next turn's (--next)";
+		return sb_printf(out, "compacted: summarized by the compaction at turn %s%s", l->turns[arg].id,
+				 note ? " (the after-only rule; first_kept_turn_id would keep it)" : "");
 	case WHY_PRODUCED_LATER:
-		return arena_printf(ar, "later: produced by the replayed turn %s after this prompt was sent", turn);
+		return sb_printf(out, "later: produced by the replayed turn %s after this prompt was sent", turn);
 	case WHY_TURN_LATER:
-		return arena_printf(ar, "later: turn %s comes after the replayed turn %s", turn, l->turns[d->arg].id);
+		return sb_printf(out, "later: turn %s comes after the replayed turn %s", turn, l->turns[arg].id);
 	case WHY_OFF_THREAD:
-		return arena_printf(ar, "off-path: turn %s is not on the thread of %s%s (head %s)", turn,
-				    s ? "session " : "", s ? s->label : "the last turn", l->turns[v->head].id);
+		return sb_printf(out, "off-path: turn %s is not on the thread of %s%s (head %s)", turn, s ? "session " : "",
+				 s ? s->label : "the last turn", l->turns[v->head].id);
 	default: /* WHY_COMP_OFF_THREAD */
-		return arena_printf(ar, "off-path: compaction turn %s is not on the thread", turn);
+		return sb_printf(out, "off-path: compaction turn %s is not on the thread", turn);
 	}
 }
 
-/* Explain, the pieces left out, in the order decided. The messages of one
- * turn dropped for one reason share a sentence (a compacted history at
- * 100 MB drops many). */
+/* Explain, the pieces left out, in the order decided; their sentences are
+ * written when read (drop_sentence: a compacted history at 500 MB drops
+ * hundreds of thousands of messages, and the inspector shows a screenful). */
 static void explain_drops(struct assembly *a, const struct view *v, const struct drops *dr)
 {
 	if (((const struct ledger *)a->src->model)->bare) { /* nobody reads them: the reason's own words */
@@ -763,14 +771,18 @@ static void explain_drops(struct assembly *a, const struct view *v, const struct
 				      reason_sentence(WHY_REASON[dr->items[k].why]));
 		return;
 	}
-	const struct drop *prev = NULL;
-	const char *sentence = NULL;
+	struct said_view *said = arena_alloc(&a->arena, sizeof *said);
+	if (!said) {
+		a->nomem = true;
+		return;
+	}
+	*said = (struct said_view){ v->session, v->head };
+	a->sentence_ctx = said;
+	a->sentence_fn = drop_sentence;
+	a->sentence_by_why = true;
 	for (size_t k = 0; k < dr->n; k++) {
 		const struct drop *d = &dr->items[k];
-		if (!prev || d->why != prev->why || d->turn != prev->turn || d->arg != prev->arg || d->note != prev->note)
-			sentence = drop_sentence(a, v, d);
-		prev = d;
-		asm_drop_text(a, d->piece, WHY_REASON[d->why], sentence);
+		asm_drop_later(a, d->piece, WHY_REASON[d->why], (d->turn + 1) * 64 + d->why * 2 + d->note, d->arg);
 	}
 }
 

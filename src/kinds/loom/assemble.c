@@ -181,8 +181,8 @@ static void explain_filtered(struct state *st, long i)
 			 "metadata.includeAnnotation is true");
 		break;
 	case REASON_EMPTY:
-		asm_drop(a, i, REASON_EMPTY, "%s", st->dialogue || it->use == LOOM_INSTRUCTION
-			 ? "empty: no text after trimming" : "empty: the node has no text");
+		asm_drop_text(a, i, REASON_EMPTY, st->dialogue || it->use == LOOM_INSTRUCTION
+			      ? "empty: no text after trimming" : "empty: the node has no text");
 		break;
 	default:
 		break;
@@ -296,14 +296,17 @@ static const char *marker_text(struct state *st, size_t removed)
 	return t ? t : "";
 }
 
-/* The marker's tokens without making it (it is ASCII: bytes = code points). */
+/* The marker's tokens without making it (it is ASCII: bytes = code points;
+ * counted, not printed: truncateMiddle asks once per unit it removes):
+ * "[N earlier messages truncated]", or "\n[N earlier nodes truncated]\n". */
 static long marker_tokens(struct state *st, size_t removed)
 {
-	char buf[96];
-	int n = st->dialogue
-		? snprintf(buf, sizeof buf, "[%zu earlier %s truncated]", removed, plural(removed, "message", "messages"))
-		: snprintf(buf, sizeof buf, "\n[%zu earlier %s truncated]\n", removed, plural(removed, "node", "nodes"));
-	return tokens_estimate(n > 0 ? (size_t)n : 0, st->a->chars_per_token);
+	size_t digits = 1;
+	for (size_t v = removed; v >= 10; v /= 10)
+		digits++;
+	const char *word = st->dialogue ? plural(removed, "message", "messages") : plural(removed, "node", "nodes");
+	size_t n = (st->dialogue ? 0 : 2) + strlen("[") + digits + strlen(" earlier ") + strlen(word) + strlen(" truncated]");
+	return tokens_estimate(n, st->a->chars_per_token);
 }
 
 /* The first and last labels of removed units, for sentences. */
@@ -325,7 +328,7 @@ static void drop_units(struct state *st, int reason, const char *sentence)
 		if (st->units[u].kept)
 			continue;
 		for (size_t k = st->units[u].first; k < st->units[u].first + st->units[u].n; k++)
-			asm_drop(st->a, st->seq[k], reason, "%s", sentence);
+			asm_drop_text(st->a, st->seq[k], reason, sentence); /* one sentence, shared */
 	}
 }
 

@@ -36,71 +36,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct ranked {
-	double score;
-	size_t index; /* piece */
-};
-
-static int cmp_ranked(const void *x, const void *y)
-{
-	const struct ranked *a = x, *b = y;
-	if (a->score != b->score)
-		return a->score > b->score ? -1 : 1;
-	return a->index < b->index ? -1 : a->index > b->index; /* ties: input order */
-}
-
-/* One item in score order, with what the passes below read, so they walk
- * one array in order instead of pieces and items at random. */
-struct slot {
-	double score;
-	size_t index; /* piece */
-	long tokens;
-	int type;     /* enum memory_type */
-	int share;    /* enum memory_allocation, -1 none */
-	bool excluded;
-	int filtered; /* enum memory_filter */
-	int held;     /* REASON_NONE, or why this build holds it out (memory_held_out) */
-	long full_tokens; /* before compression (= tokens when not compressed) */
-	double own;       /* its score in its own query (memory_own_score) */
-	const char *own_name; /* memory_own_score_name */
-	const struct memory_item *item;
-};
-
-/* Makes m->rank_order the score order for weights (sorting only when the
- * weights differ from the last sort's). scores[i].score is piece i's score.
- * false on out of memory (the cache is left invalid). Called from the
- * assembler, which sees the source as const: the cache is the model's own
- * and changes no result, only how fast it comes. */
-static bool rank_for(struct memory *m, const double weights[MW_COUNT], const struct piece_result *scores, size_t n)
-{
-	if (m->rank_valid && !memcmp(m->rank_weights, weights, sizeof m->rank_weights))
-		return true;
-	m->rank_valid = false;
-	if (!m->rank_order) {
-		m->rank_order = cs_malloc((n ? n : 1) * sizeof *m->rank_order);
-		if (!m->rank_order)
-			return false;
-	}
-	struct ranked *r = cs_malloc((n ? n : 1) * sizeof *r);
-	if (!r)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		r[i] = (struct ranked){ scores[i].score, i };
-	qsort(r, n, sizeof *r, cmp_ranked);
-	for (size_t k = 0; k < n; k++)
-		m->rank_order[k] = r[k].index;
-	cs_free(r);
-	memcpy(m->rank_weights, weights, sizeof m->rank_weights);
-	m->rank_valid = true;
-	return true;
-}
-
 /* What happened to one item, decided before any sentence is written (the
  * sentences name the cutoff, known only at the end). */
 struct decision {
 	int reason;      /* REASON_NONE: in */
 	long left;       /* pass 2: budget left when it was considered */
 	long share_used; /* pass 1: its share's tokens kept then */
+};
+
+/* What an edit can change of an item, read in input order. */
+struct item_flags {
+	unsigned char excluded, filtered, held;
 };
 
 /* What the three phases share: the items in score order, the decision for
@@ -112,13 +58,14 @@ struct run {
 	long budget;
 	long cap[MA_COUNT], share_used[MA_COUNT];
 	size_t n;
-	struct slot *order;
-	size_t *rank_of; /* piece -> its place in order */
+	struct memory_slot *order; /* the model's kept slots (rank.c), refreshed by rank() */
+	const size_t *rank_of; /* piece -> its place in order */
 	struct decision *dec;
 	bool has_cutoff, has_included;
 	double cutoff, lowest_in;
 	size_t dropped_budget, dropped_alloc, scored;
 	const char *compressed; /* the compression fact (arena), NULL when off */
+	struct item_flags *flags; /* by piece: what an edit can change (rank) */
 };
 
 static const char *archetype_text(const struct memory *m, struct arena *ar)
@@ -137,46 +84,36 @@ static const char *archetype_text(const struct memory *m, struct arena *ar)
 				    : "preset, numbers changed by you");
 }
 
-/* Scores every item (into results) and lays them out in score order: the
- * slots are made in input order (pieces and items read in sequence), then
- * placed by rank, so later phases need not reach back into them at random.
- * false on out of memory. */
+/* Scores every item (into results) and refreshes, in the kept score order
+ * (memory_rank), what an edit can change: the exclusions, the filters,
+ * what this build holds out and the tokens compression cut. Pieces and
+ * items are read in sequence, then their flags placed by rank, so no phase
+ * reaches back into them at random. false on out of memory. */
 static bool rank(struct run *r, struct assembly *a)
 {
 	const struct source *src = r->src;
-	struct memory *cache = src->model; /* the rank cache (rank_for) */
-	struct slot *by_piece = cs_malloc((r->n ? r->n : 1) * sizeof *by_piece);
-	if (!by_piece)
+	struct memory *cache = src->model; /* the kept order (rank.c) */
+	struct item_flags *flags = r->flags = cs_malloc((r->n ? r->n : 1) * sizeof *flags);
+	if (!flags || !memory_rank(cache, src, r->s->weights))
 		return false;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct piece *p = &src->pieces[i];
 		const struct memory_item *it = &r->m->items[p->kind_index];
-		double score = memory_final_score(it, r->s->weights);
-		a->results[i].score = score;
+		a->results[i].score = cache->score_of[i];
 		a->results[i].original_tokens = it->tokens;
-		by_piece[i] = (struct slot){ .score = score,
-					     .index = i,
-					     .tokens = it->tokens,
-					     .type = it->type,
-					     .share = memory_allocation_of_type(it->type),
-					     .excluded = piece_excluded(p),
-					     .filtered = it->filtered,
-					     .held = memory_held_out(r->m, it),
-					     .full_tokens = it->tokens,
-					     .own = memory_own_score(it),
-					     .own_name = memory_own_score_name(it),
-					     .item = it };
+		flags[i] = (struct item_flags){ piece_excluded(p), (unsigned char)it->filtered,
+						(unsigned char)memory_held_out(r->m, it) };
 	}
-	if (!rank_for(cache, r->s->weights, a->results, r->n)) {
-		cs_free(by_piece);
-		return false;
-	}
+	r->order = cache->slots;
+	r->rank_of = cache->rank_of;
 	for (size_t k = 0; k < r->n; k++) {
-		size_t i = cache->rank_order[k];
-		r->order[k] = by_piece[i];
-		r->rank_of[i] = k;
+		struct memory_slot *o = &r->order[k];
+		struct item_flags f = flags[o->index];
+		o->excluded = f.excluded;
+		o->filtered = f.filtered;
+		o->held = f.held;
+		o->tokens = o->full_tokens;
 	}
-	cs_free(by_piece);
 	return true;
 }
 
@@ -196,50 +133,63 @@ static int cmp_own(const void *x, const void *y)
 	return a->index < b->index ? -1 : a->index > b->index; /* ties: input order */
 }
 
-/* Makes m->pass1_order (once: own scores never change). false on out of memory. */
+/* Makes m->pass1_order and pass1 (once: own scores never change), then
+ * pass1's ranks for the current layout of the slots. false on out of memory. */
 static bool pass1_order(struct memory *m, const struct source *src)
 {
-	if (m->pass1_valid)
-		return true;
 	size_t n = src->npieces, k = 0;
-	struct own *o = cs_malloc((n ? n : 1) * sizeof *o);
-	cs_free(m->pass1_order);
-	m->pass1_order = cs_malloc((n ? n : 1) * sizeof *m->pass1_order);
-	if (!o || !m->pass1_order) {
+	if (!m->pass1_valid) {
+		struct own *o = cs_malloc((n ? n : 1) * sizeof *o);
+		cs_free(m->pass1_order);
+		cs_free(m->pass1);
+		m->pass1_order = cs_malloc((n ? n : 1) * sizeof *m->pass1_order);
+		m->pass1 = cs_malloc((n ? n : 1) * sizeof *m->pass1);
+		if (!o || !m->pass1_order || !m->pass1) {
+			cs_free(o);
+			return false;
+		}
+		for (size_t i = 0; i < n; i++) {
+			const struct memory_item *it = &m->items[src->pieces[i].kind_index];
+			int share = memory_allocation_of_type(it->type);
+			if (share >= 0)
+				o[k++] = (struct own){ share, memory_own_score(it), i };
+		}
+		qsort(o, k, sizeof *o, cmp_own);
+		for (size_t j = 0; j < k; j++) {
+			const struct memory_item *it = &m->items[src->pieces[o[j].index].kind_index];
+			m->pass1_order[j] = o[j].index;
+			m->pass1[j] = (struct memory_pass1){ 0, it->tokens, o[j].share };
+		}
+		m->npass1 = k;
 		cs_free(o);
-		return false;
+		m->pass1_valid = true;
+		m->pass1_layout = 0; /* no ranks yet */
 	}
-	for (size_t i = 0; i < n; i++) {
-		const struct memory_item *it = &m->items[src->pieces[i].kind_index];
-		int share = memory_allocation_of_type(it->type);
-		if (share >= 0)
-			o[k++] = (struct own){ share, memory_own_score(it), i };
+	if (m->pass1_layout != m->layout) {
+		for (size_t j = 0; j < m->npass1; j++)
+			m->pass1[j].rank = m->rank_of[m->pass1_order[j]];
+		m->pass1_layout = m->layout;
 	}
-	qsort(o, k, sizeof *o, cmp_own);
-	for (size_t j = 0; j < k; j++)
-		m->pass1_order[j] = o[j].index;
-	m->npass1 = k;
-	cs_free(o);
-	m->pass1_valid = true;
 	return true;
 }
 
-/* Pass 1: each source query keeps what fits its share, by its own score. */
+/* Pass 1: each source query keeps what fits its share, by its own score
+ * (read in that order: the items' flags, small, not their slots). */
 static void pass_queries(struct run *r, const struct memory *cache)
 {
 	for (size_t j = 0; r->m->caps && j < cache->npass1; j++) {
-		size_t k = r->rank_of[cache->pass1_order[j]];
-		const struct slot *o = &r->order[k];
-		if (o->excluded || o->filtered != MF_NONE || o->held)
+		struct item_flags f = r->flags[cache->pass1_order[j]];
+		if (f.excluded || f.filtered != MF_NONE || f.held)
 			continue;
-		struct decision *d = &r->dec[k];
-		d->share_used = r->share_used[o->share];
-		if (r->share_used[o->share] + o->tokens > r->cap[o->share]) {
+		const struct memory_pass1 *q = &cache->pass1[j];
+		struct decision *d = &r->dec[q->rank];
+		d->share_used = r->share_used[q->share];
+		if (r->share_used[q->share] + q->tokens > r->cap[q->share]) {
 			d->reason = REASON_OVER_ALLOCATION;
 			r->dropped_alloc++;
 			continue;
 		}
-		r->share_used[o->share] += o->tokens;
+		r->share_used[q->share] += q->tokens;
 	}
 }
 
@@ -248,7 +198,7 @@ static void pass_select(struct run *r)
 {
 	long used = 0;
 	for (size_t k = 0; k < r->n; k++) {
-		const struct slot *o = &r->order[k];
+		const struct memory_slot *o = &r->order[k];
 		struct decision *d = &r->dec[k];
 		if (o->excluded || o->filtered != MF_NONE || o->held) {
 			d->reason = o->excluded ? REASON_EXCLUDED_BY_USER : o->held ? o->held : REASON_FILTERED;
@@ -393,15 +343,17 @@ long memory_render_additional(const struct memory *m, struct assembly *a, bool *
 /* Render, one section: its heading, then its items in score order (or the
  * additional context), "\n\n" between them, a breakpoint after its last
  * block. *first_section: no separator before the first section rendered. */
-static void render_section(const struct run *r, struct assembly *a, int sec, bool *first_section)
+static void render_section(const struct run *r, struct assembly *a, int sec, bool *first_section, const size_t *in,
+			   size_t nin)
 {
 	long last = -1; /* the section's last block; -1 after running out of memory */
 	if (sec == MEMORY_SECTION_ADDITIONAL) {
 		last = memory_render_additional(r->m, a, first_section);
 	} else {
 		bool started = false;
-		for (size_t k = 0; k < r->n; k++) {
-			if (r->dec[k].reason != REASON_NONE || r->order[k].type != sec)
+		for (size_t j = 0; j < nin; j++) {
+			size_t k = in[j];
+			if (r->order[k].type != sec)
 				continue;
 			if (!started)
 				memory_render_heading(a, sec, first_section);
@@ -419,19 +371,35 @@ static void render_section(const struct run *r, struct assembly *a, int sec, boo
 		a->blocks[last].flags |= BLOCK_BREAKPOINT; /* the end of each section */
 }
 
-/* Render: formatContext, one section per type with items, in score order. */
+/* Render: formatContext, one section per type with items, in score order
+ * (the ranks of what went in gathered once: a few of a million). */
 static void render(const struct run *r, struct assembly *a)
 {
 	bool first_section = a->nblocks == 0; /* the task stack's layers may come first */
+	size_t nin = 0;
+	for (size_t k = 0; k < r->n; k++)
+		nin += r->dec[k].reason == REASON_NONE;
+	size_t *in = cs_malloc((nin ? nin : 1) * sizeof *in);
+	if (!in) {
+		a->nomem = true;
+		return;
+	}
+	nin = 0;
+	for (size_t k = 0; k < r->n; k++)
+		if (r->dec[k].reason == REASON_NONE)
+			in[nin++] = k;
 	for (int sec = 0; sec < MEMORY_NSECTIONS; sec++)
-		render_section(r, a, sec, &first_section);
+		render_section(r, a, sec, &first_section, in, nin);
+	cs_free(in);
 }
 
-/* The drop sentences of one build, written without printf (they run for
- * every item out on every re-assembly): what stays the same for the whole
- * build is formatted once. */
+/* The drop sentences of one build, written without printf and only when
+ * read (asm_sentence: the inspector shows a screenful of a million), from
+ * the numbers explain_drops leaves in results[].why: what stays the same
+ * for the whole build is formatted once, here. */
 struct drop_text {
-	struct strbuf sb;  /* reused per sentence */
+	double cutoff;
+	long budget;
 	char below[64];    /* "below the cutoff 0.412" */
 	char share_head[MA_COUNT][64]; /* "dropped in pass 1 (the recent query, by " */
 	char share_mid[MA_COUNT][128]; /* "): over allocation: its share (40% = 1,600 tokens) had " */
@@ -440,10 +408,15 @@ struct drop_text {
 /* A literal, its length known at compile time. */
 #define PUT_LIT(sb, lit) sb_append((sb), lit, sizeof lit - 1)
 
-static void drop_text_init(struct drop_text *t, const struct run *r)
+/* The run's drop_text in a's arena; NULL on out of memory. */
+static struct drop_text *drop_text_new(const struct run *r, struct assembly *a)
 {
 	char f[FIXED3_MAX], n[32];
-	t->sb = (struct strbuf)STRBUF_INIT;
+	struct drop_text *t = arena_alloc(&a->arena, sizeof *t);
+	if (!t)
+		return NULL;
+	t->cutoff = r->cutoff;
+	t->budget = r->budget;
 	snprintf(t->below, sizeof t->below, "below the cutoff %s", fmt_fixed3(f, r->cutoff));
 	for (int s = 0; s < MA_COUNT; s++) {
 		snprintf(t->share_head[s], sizeof t->share_head[s], "dropped in pass 1 (the %s query, by ",
@@ -451,83 +424,107 @@ static void drop_text_init(struct drop_text *t, const struct run *r)
 		snprintf(t->share_mid[s], sizeof t->share_mid[s], "): over allocation: its share (%g%% = %s tokens) had ",
 			 r->s->allocation[s], fmt_thousands(n, r->cap[s]));
 	}
-}
-
-/* sb's sentence, copied into the assembly's arena; NULL on out of memory. */
-static const char *drop_done(struct drop_text *t, struct assembly *a)
-{
-	return t->sb.failed ? NULL : arena_strndup(&a->arena, sb_str(&t->sb), t->sb.len);
+	return t;
 }
 
 /* "...; final score 0.412, below the cutoff 0.5" */
-static void put_final(struct drop_text *t, const struct run *r, double score)
+static void put_final(struct strbuf *sb, const struct drop_text *t, double score)
 {
 	char f[FIXED3_MAX];
-	PUT_LIT(&t->sb, "; final score ");
-	sb_puts(&t->sb, fmt_fixed3(f, score));
-	PUT_LIT(&t->sb, ", ");
-	if (score == r->cutoff)
-		PUT_LIT(&t->sb, "which is the cutoff: every item scoring higher went in");
+	PUT_LIT(sb, "; final score ");
+	sb_puts(sb, fmt_fixed3(f, score));
+	PUT_LIT(sb, ", ");
+	if (score == t->cutoff)
+		PUT_LIT(sb, "which is the cutoff: every item scoring higher went in");
 	else
-		sb_puts(&t->sb, t->below);
+		sb_puts(sb, t->below);
 }
 
-static void over_budget(struct drop_text *t, const struct run *r, size_t k)
+/* why: the tokens it needs, the budget left when it was considered. */
+static void over_budget(struct strbuf *sb, const struct drop_text *t, const struct piece_result *res)
 {
 	char n[32];
-	sb_reset(&t->sb);
-	PUT_LIT(&t->sb, "dropped in pass 2 (selectWithinBudget, by final score): over budget: needs ");
-	sb_puts(&t->sb, fmt_thousands(n, r->order[k].tokens));
-	PUT_LIT(&t->sb, " tokens, ");
-	sb_puts(&t->sb, fmt_thousands(n, r->dec[k].left));
-	PUT_LIT(&t->sb, " left of ");
-	sb_puts(&t->sb, fmt_thousands(n, r->budget));
-	put_final(t, r, r->order[k].score);
+	PUT_LIT(sb, "dropped in pass 2 (selectWithinBudget, by final score): over budget: needs ");
+	sb_puts(sb, fmt_thousands(n, res->why[0]));
+	PUT_LIT(sb, " tokens, ");
+	sb_puts(sb, fmt_thousands(n, res->why[1]));
+	PUT_LIT(sb, " left of ");
+	sb_puts(sb, fmt_thousands(n, t->budget));
+	put_final(sb, t, res->score);
 }
 
-static void over_allocation(struct drop_text *t, const struct run *r, size_t k)
+/* why: the tokens it needs, its share's tokens kept when it was considered. */
+static void over_allocation(struct strbuf *sb, const struct drop_text *t, const struct memory_item *it,
+			    const struct piece_result *res)
 {
 	char n[32], f[FIXED3_MAX];
-	int share = r->order[k].share;
-	sb_reset(&t->sb);
-	sb_puts(&t->sb, t->share_head[share]);
-	sb_puts(&t->sb, r->order[k].own_name);
-	sb_putc(&t->sb, ' ');
-	sb_puts(&t->sb, fmt_fixed3(f, r->order[k].own));
-	sb_puts(&t->sb, t->share_mid[share]);
-	sb_puts(&t->sb, fmt_thousands(n, r->dec[k].share_used));
-	PUT_LIT(&t->sb, " kept and needs ");
-	sb_puts(&t->sb, fmt_thousands(n, r->order[k].tokens));
-	PUT_LIT(&t->sb, " more");
-	put_final(t, r, r->order[k].score);
+	int share = memory_allocation_of_type(it->type);
+	sb_puts(sb, t->share_head[share]);
+	sb_puts(sb, memory_own_score_name(it));
+	sb_putc(sb, ' ');
+	sb_puts(sb, fmt_fixed3(f, memory_own_score(it)));
+	sb_puts(sb, t->share_mid[share]);
+	sb_puts(sb, fmt_thousands(n, res->why[1]));
+	PUT_LIT(sb, " kept and needs ");
+	sb_puts(sb, fmt_thousands(n, res->why[0]));
+	PUT_LIT(sb, " more");
+	put_final(sb, t, res->score);
 }
 
 /* "<what> (score 0.412)" */
-static void with_score(struct drop_text *t, const char *what, double score)
+static void with_score(struct strbuf *sb, const char *what, double score)
 {
 	char f[FIXED3_MAX];
-	sb_reset(&t->sb);
-	sb_puts(&t->sb, what);
-	sb_puts(&t->sb, " (score ");
-	sb_puts(&t->sb, fmt_fixed3(f, score));
-	sb_putc(&t->sb, ')');
+	sb_puts(sb, what);
+	sb_puts(sb, " (score ");
+	sb_puts(sb, fmt_fixed3(f, score));
+	sb_putc(sb, ')');
+}
+
+/* The assembly's sentence_fn: a deferred drop sentence. */
+static bool drop_sentence(const struct assembly *a, long piece, struct strbuf *out)
+{
+	const struct drop_text *t = a->sentence_ctx;
+	const struct memory *m = a->src->model;
+	const struct memory_item *it = &m->items[a->src->pieces[piece].kind_index];
+	const struct piece_result *res = &a->results[piece];
+	sb_reset(out);
+	switch (res->reason) {
+	case REASON_EXCLUDED_BY_USER:
+		with_score(out, "excluded by you", res->score);
+		break;
+	case REASON_OVER_BUDGET:
+		over_budget(out, t, res);
+		break;
+	case REASON_OVER_ALLOCATION:
+		over_allocation(out, t, it, res);
+		break;
+	default:
+		break;
+	}
+	return !out->failed;
 }
 
 /* Explain, the pieces: a sentence for each item that stayed out, naming
- * the pass that dropped it and the score it was ranked by there. */
+ * the pass that dropped it and the score it was ranked by there (deferred,
+ * drop_sentence, but for the rarer reasons). */
 static void explain_drops(const struct run *r, struct assembly *a)
 {
-	struct drop_text t;
-	drop_text_init(&t, r);
-	for (size_t k = 0; k < r->n; k++) {
+	struct strbuf sb = STRBUF_INIT;
+	asm_expect_not_whole(a, a->nnot_whole + r->n); /* most of a large snapshot stays out */
+	a->sentence_ctx = drop_text_new(r, a);
+	if (!a->sentence_ctx)
+		a->nomem = true;
+	else
+		a->sentence_fn = drop_sentence;
+	for (size_t k = 0; k < r->n && a->sentence_fn; k++) {
 		long i = (long)r->order[k].index;
 		const struct decision *d = &r->dec[k];
 		const struct memory_item *it = r->order[k].item;
 		double score = r->order[k].score;
 		switch (d->reason) {
 		case REASON_EXCLUDED_BY_USER:
-			with_score(&t, "excluded by you", score);
-			asm_drop_text(a, i, REASON_EXCLUDED_BY_USER, drop_done(&t, a));
+			asm_drop_later(a, i, REASON_EXCLUDED_BY_USER, 0, 0);
 			break;
 		case REASON_OFF_PATH:
 			asm_drop(a, i, REASON_OFF_PATH, "not the current task frame's (%s): its taskId is %s; score %.3f",
@@ -540,24 +537,23 @@ static void explain_drops(const struct run *r, struct assembly *a)
 			const char *why = memory_filter_sentence(r->src, it, &a->arena);
 			if (!why)
 				a->nomem = true;
-			with_score(&t, why ? why : "filtered out", score);
-			asm_drop_text(a, i, REASON_FILTERED, drop_done(&t, a));
+			sb_reset(&sb);
+			with_score(&sb, why ? why : "filtered out", score);
+			asm_drop_text(a, i, REASON_FILTERED, sb.failed ? NULL : arena_strndup(&a->arena, sb_str(&sb), sb.len));
 			break;
 		}
 		case REASON_OVER_BUDGET:
-			over_budget(&t, r, k);
-			asm_drop_text(a, i, REASON_OVER_BUDGET, drop_done(&t, a));
+			asm_drop_later(a, i, REASON_OVER_BUDGET, r->order[k].tokens, d->left);
 			break;
 		case REASON_OVER_ALLOCATION:
-			over_allocation(&t, r, k);
-			asm_drop_text(a, i, REASON_OVER_ALLOCATION, drop_done(&t, a));
+			asm_drop_later(a, i, REASON_OVER_ALLOCATION, r->order[k].tokens, d->share_used);
 			break;
 		default:
 			break;
 		}
 		a->results[i].original_tokens = r->order[k].full_tokens;
 	}
-	sb_fini(&t.sb);
+	sb_fini(&sb);
 }
 
 /* Explain, the whole: the header facts, the cutoff and the warnings. */
@@ -632,13 +628,10 @@ int memory_build(const struct source *src, struct assembly *a, struct cs_error *
 		r.cap[k] = (long)floor((double)r.budget * (r.s->allocation[k] / 100.0)); /* the seed's TokenBudget.allocate */
 
 	struct memory *cache = src->model; /* the pass-1 order (pass1_order) */
-	r.order = cs_calloc(r.n ? r.n : 1, sizeof *r.order);
-	r.rank_of = cs_calloc(r.n ? r.n : 1, sizeof *r.rank_of);
 	r.dec = cs_calloc(r.n ? r.n : 1, sizeof *r.dec);
-	if (!r.order || !r.rank_of || !r.dec || !rank(&r, a) || (m->caps && !pass1_order(cache, src))) {
-		cs_free(r.order);
-		cs_free(r.rank_of);
+	if (!r.dec || !rank(&r, a) || (m->caps && !pass1_order(cache, src))) {
 		cs_free(r.dec);
+		cs_free(r.flags);
 		asm_fini(a);
 		return cs_error_nomem(err);
 	}
@@ -647,9 +640,8 @@ int memory_build(const struct source *src, struct assembly *a, struct cs_error *
 	render(&r, a);
 	if (!m->quiet)
 		explain_drops(&r, a);
-	cs_free(r.order);
-	cs_free(r.rank_of);
 	cs_free(r.dec);
+	cs_free(r.flags);
 	explain_facts(&r, a);
 	if (r.compressed) {
 		asm_fact(a, "compression", "%s", r.compressed);

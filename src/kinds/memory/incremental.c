@@ -265,8 +265,11 @@ static void render_components(const struct replay *rp, const struct assembly *ba
 			const struct piece_result *was = &base->results[i];
 			long full = rp->m->items[p->kind_index].tokens;
 			bool compressed = was->outcome == OUTCOME_TRUNCATED && was->reason == REASON_WOULD_COMPACT;
-			const char *why = compressed ? (was->sentence ? was->sentence : "") : NULL; /* as the builder showed it */
+			struct strbuf sb = STRBUF_INIT;
+			const char *said = compressed ? asm_sentence(base, i, &sb) : NULL;
+			const char *why = compressed ? (said ? said : "") : NULL; /* as the builder showed it */
 			last = memory_render_item(a, p, i, sec, last >= 0, rp->ctx.c[k].tokens, full, why);
+			sb_fini(&sb);
 			a->results[i].original_tokens = full;
 			a->results[i].score = rp->ctx.c[k].score;
 		}
@@ -276,6 +279,15 @@ static void render_components(const struct replay *rp, const struct assembly *ba
 			return;
 	}
 	memory_render_additional(rp->m, a, &first);
+}
+
+/* A piece as the builder left it: its result and sentence (a copy). */
+static void builder_said(const struct assembly *base, struct assembly *a, long i)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *said = asm_sentence(base, i, &sb);
+	asm_drop_text(a, i, base->results[i].reason, said ? arena_strdup(&a->arena, said) : "dropped by the builder");
+	sb_fini(&sb);
 }
 
 /* The results of the pieces not in the context: pushed out, not replayed
@@ -305,9 +317,7 @@ static void explain_out(const struct replay *rp, const struct assembly *base, st
 			asm_drop(a, (long)i, REASON_OVER_BUDGET, "new event %ld: %ld tokens, more than the whole budget of %ld: "
 				 "not added (as intended)", it->arrival + 1, it->tokens, rp->budget);
 		else
-			asm_drop_text(a, (long)i, base->results[i].reason,
-				      base->results[i].sentence ? arena_strdup(&a->arena, base->results[i].sentence)
-								: "dropped by the builder");
+			builder_said(base, a, (long)i);
 	}
 }
 

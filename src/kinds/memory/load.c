@@ -125,9 +125,10 @@ void memory_free(void *model)
 	if (!m)
 		return;
 	cs_free(m->items);
-	cs_free(m->rank_order);
+	memory_rank_forget(m);
 	memory_stack_free(&m->stack);
 	cs_free(m->pass1_order);
+	cs_free(m->pass1);
 	cs_free(m);
 }
 

@@ -153,6 +153,39 @@ struct memory_strategy {
 	double allocation[MA_COUNT]; /* percent of the budget */
 };
 
+/* One item in score order, with what the builder's passes read, so they
+ * walk one array in order instead of pieces and items at random (rank.c
+ * keeps it; the builder refreshes the fields an edit can change). */
+struct memory_slot {
+	double score;
+	size_t index; /* piece */
+	long tokens;
+	int type;     /* enum memory_type */
+	int share;    /* enum memory_allocation, -1 none */
+	bool excluded;
+	int filtered; /* enum memory_filter */
+	int held;     /* REASON_NONE, or why this build holds it out (memory_held_out) */
+	long full_tokens; /* before compression (= tokens when not compressed) */
+	double own;       /* its score in its own query (memory_own_score) */
+	const char *own_name; /* memory_own_score_name */
+	const struct memory_item *item;
+};
+
+/* Pass 1's view of one item, in pass1_order. */
+struct memory_pass1 {
+	size_t rank; /* its place in the kept score order */
+	long tokens;
+	int share;
+};
+
+/* A score order kept for one set of weights; order NULL: a free entry. */
+#define MEMORY_RANKINGS 4
+struct memory_ranking {
+	double weights[MW_COUNT];
+	size_t *order;       /* the pieces, by final score descending, ties in input order */
+	unsigned long used;  /* rank_clock when last used */
+};
+
 struct memory {
 	const char *query;          /* NULL when absent; arena */
 	long max_tokens;            /* the snapshot's maxTokens */
@@ -174,19 +207,33 @@ struct memory {
 	size_t additional_bytes;
 	struct memory_item *items;  /* one per piece, in input order (cs_malloc'd) */
 	size_t nitems;
-	/* The pieces in descending score for rank_weights (ties: input order),
-	 * kept by memory_assemble so an edit that leaves the weights alone
-	 * (an exclusion, the budget) does not sort again. Scores never change
-	 * after load, so the weights are the whole key. cs_malloc'd, owned. */
-	size_t *rank_order;
-	double rank_weights[MW_COUNT];
+	/* The score orders of the last weights used (rank.c), kept by the
+	 * builder so that an edit that leaves the weights alone (an exclusion,
+	 * the budget) sorts nothing, and one back to weights used lately (an
+	 * undo, a preset tried again) neither. Scores never change after load,
+	 * so the weights are the whole key. The assembler reads the source as
+	 * const: these are the model's own and change no result. */
+	struct memory_ranking rankings[MEMORY_RANKINGS];
+	unsigned long rank_clock;
+	const size_t *rank_order;   /* the last build's order (the pieces, descending) */
 	bool rank_valid;
+	/* The items in that order, what every build reads of them (slots), and
+	 * each piece's place in it (rank_of) and score (score_of); npieces each. */
+	struct memory_slot *slots;
+	size_t *rank_of;
+	double *score_of;
+	double slot_weights[MW_COUNT];
+	bool slots_valid;
 	/* Pass 1's order: the pieces with a share grouped by share, each by its
 	 * source's own score, descending (ties: input order), npass1 of them.
 	 * Own scores never change after load: built once. cs_malloc'd, owned. */
 	size_t *pass1_order;
 	size_t npass1;
 	bool pass1_valid;
+	/* The same entries' tokens and share (built with pass1_order), and
+	 * their place in the kept score order (for layout pass1_layout). */
+	struct memory_pass1 *pass1;
+	unsigned long layout, pass1_layout; /* rank.c counts the slots' layouts */
 	struct memory_filters filters;
 	bool has_now;               /* a time to measure ages from: `now`, else the latest timestamp */
 	long long now_ms;
@@ -251,6 +298,13 @@ const char *memory_piece_note(const struct source *src, long piece);
 
 /* finalScore = recency*recencyWeight + relevance*relevanceWeight + salience*salientWeight. */
 double memory_final_score(const struct memory_item *it, const double weights[MW_COUNT]);
+/* Makes m->rank_order, slots, rank_of and score_of those of weights,
+ * sorting only for weights not among the last MEMORY_RANKINGS used (rank.c).
+ * The slots' fields an edit can change (excluded, filtered, held, tokens)
+ * are the caller's to refresh. false on out of memory (nothing kept valid). */
+bool memory_rank(struct memory *m, const struct source *src, const double weights[MW_COUNT]);
+/* Forgets every kept order (load.c's free; tests compare with a fresh sort). */
+void memory_rank_forget(struct memory *m);
 
 /* The task stack (stack.c). Reads the snapshot's optional `taskStack`
  * (positioned errors for a missing parent, a cycle, two current frames).

@@ -1,0 +1,227 @@
+/* test_memory_incr.c: the memory builder's kept state against a build from
+ * nothing. One source takes a long series of random edits (exclusions,
+ * weights that come back and weights that push older orders out of the
+ * kept ones, the budget, the allocation caps, compression) and is
+ * re-assembled as the inspector does (kept score orders, sentences
+ * deferred); a twin takes the same edits and forgets every kept order
+ * before each build, every sentence written. Prompt, results and
+ * sentences must be the same after every edit. And the sentences a kind
+ * defers (memory, ledger) against the ones assemble() writes. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "alloc.h"
+#include "assembly.h"
+#include "edit.h"
+#include "kinds/memory/memory.h"
+#include "source.h"
+#include "strbuf.h"
+#include "support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t next(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	return *s >> 33;
+}
+
+/* n items of every type, scores from a coarse grid (many ties in the
+ * final score: input order must break them) and tokens 10..309. */
+static char *snapshot(size_t n, uint64_t seed)
+{
+	static const char *const types[] = { "event", "chunk", "entity", "relation", "pattern" };
+	struct strbuf sb = STRBUF_INIT;
+	sb_printf(&sb, "{ \"maxTokens\": 6000, \"archetype\": \"coding\", \"items\": [\n");
+	for (size_t i = 0; i < n; i++)
+		sb_printf(&sb, "%s{ \"id\": \"m%zu\", \"type\": \"%s\", \"content\": \"item %zu\", \"tokens\": %d, "
+			  "\"scores\": { \"recency\": %.2f, \"relevance\": %.2f, \"salience\": %.2f } }\n",
+			  i ? "," : "", i, types[next(&seed) % 5], i, (int)(10 + next(&seed) % 300),
+			  (double)(next(&seed) % 11) / 10, (double)(next(&seed) % 11) / 10, (double)(next(&seed) % 5) / 4);
+	sb_puts(&sb, "] }\n");
+	assert_false(sb.failed);
+	char *text = strdup(sb_str(&sb));
+	sb_fini(&sb);
+	return text;
+}
+
+static void set_both(struct source *a, struct source *b, const char *name, const char *value)
+{
+	support_set(a, name, value);
+	support_set(b, name, value);
+}
+
+/* One random edit, applied to both. */
+static void random_edit(struct source *kept, struct source *fresh, uint64_t *rng)
+{
+	static const char *const weights[] = {
+		"recency=0.3,relevance=0.5,salience=0.2", "recency=0.6,relevance=0.2,salience=0.2",
+		"recency=0.1,relevance=0.1,salience=0.8", "recency=0.5,relevance=0.5,salience=0",
+		"recency=0.25,relevance=0.25,salience=0.5", "recency=0,relevance=1,salience=0",
+	};
+	static const char *const budgets[] = { "-1", "900", "3000", "20000" };
+	unsigned what = (unsigned)(next(rng) % 10);
+	if (what < 5) {
+		struct edit e = { .type = EDIT_EXCLUDE, .piece = (long)(next(rng) % kept->npieces) };
+		e.value = piece_excluded(&kept->pieces[e.piece]) ? 0 : 1;
+		struct edit f = e;
+		struct cs_error err;
+		cs_error_clear(&err);
+		assert_int_equal(edit_apply(kept, &e, &err), CS_OK);
+		assert_int_equal(edit_apply(fresh, &f, &err), CS_OK);
+	} else if (what < 8) {
+		set_both(kept, fresh, "weight", weights[next(rng) % (sizeof weights / sizeof weights[0])]);
+	} else if (next(rng) % 3 == 0) {
+		set_both(kept, fresh, "allocation-caps", next(rng) % 2 ? "on" : "off");
+	} else if (next(rng) % 2) {
+		set_both(kept, fresh, "compress", next(rng) % 2 ? "on" : "off");
+	} else {
+		struct edit e = { .type = EDIT_BUDGET, .value = atof(budgets[next(rng) % 4]) }, f = e;
+		struct cs_error err;
+		cs_error_clear(&err);
+		assert_int_equal(edit_apply(kept, &e, &err), CS_OK);
+		assert_int_equal(edit_apply(fresh, &f, &err), CS_OK);
+	}
+}
+
+/* The kept build (lazy) is the fresh one (eager), piece by piece. */
+static void assert_same(const struct source *src, const struct assembly *kept, const struct assembly *fresh)
+{
+	char *want = strdup(support_prompt(fresh)); /* support_prompt's buffer is shared */
+	assert_string_equal(support_prompt(kept), want);
+	free(want);
+	assert_int_equal(kept->nnot_whole, fresh->nnot_whole);
+	assert_int_equal(kept->nfacts, fresh->nfacts);
+	for (size_t f = 0; f < kept->nfacts; f++)
+		assert_string_equal(kept->facts[f].value, fresh->facts[f].value);
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < src->npieces; i++) {
+		const struct piece_result *k = &kept->results[i], *r = &fresh->results[i];
+		assert_int_equal(k->outcome, r->outcome);
+		assert_int_equal(k->reason, r->reason);
+		assert_int_equal(k->tokens, r->tokens);
+		assert_int_equal(k->original_tokens, r->original_tokens);
+		assert_int_equal(k->block, r->block);
+		assert_true(k->score == r->score);
+		const char *said = asm_sentence(kept, (long)i, &sb);
+		if (r->sentence)
+			assert_string_equal(said, r->sentence);
+		else
+			assert_null(said);
+	}
+	for (size_t j = 0; j < kept->nnot_whole; j++)
+		assert_int_equal(kept->not_whole[j], fresh->not_whole[j]);
+	sb_fini(&sb);
+}
+
+static void test_kept_state_is_a_fresh_build(void **state)
+{
+	(void)state;
+	char *text = snapshot(400, 7);
+	struct source *kept = support_load_text("snap.json", text), *fresh = support_load_text("snap.json", text);
+	free(text);
+	uint64_t rng = 11;
+	size_t moved = 0;
+	struct assembly a, b;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(assemble_lazy(kept, &a, &err), CS_OK);
+	for (int step = 0; step < 300; step++) {
+		random_edit(kept, fresh, &rng);
+		struct assembly prev = a;
+		assert_int_equal(assemble_lazy(kept, &a, &err), CS_OK);
+		memory_rank_forget(fresh->model); /* sorts from nothing */
+		support_assemble(fresh, &b);
+		assert_same(kept, &a, &b);
+		for (size_t i = 0; i < kept->npieces; i++)
+			moved += a.results[i].outcome != prev.results[i].outcome;
+		asm_fini(&prev);
+		asm_fini(&b);
+	}
+	assert_true(moved > 300); /* the edits did move pieces in and out */
+	asm_fini(&a);
+	source_free(kept);
+	source_free(fresh);
+}
+
+/* Deferred sentences are written once asked (an export reads them all)
+ * and are then the ones assemble() writes. */
+static void test_written_sentences_are_the_eager_ones(void **state)
+{
+	(void)state;
+	char *text = snapshot(120, 3);
+	struct source *src = support_load_text("snap.json", text);
+	free(text);
+	struct assembly lazy, eager;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(assemble_lazy(src, &lazy, &err), CS_OK);
+	support_assemble(src, &eager);
+	size_t deferred = 0;
+	for (size_t i = 0; i < src->npieces; i++)
+		deferred += lazy.results[i].outcome != OUTCOME_WHOLE && !lazy.results[i].sentence;
+	assert_true(deferred > 50);
+	assert_true(asm_write_sentences(&lazy));
+	for (size_t i = 0; i < src->npieces; i++) {
+		if (eager.results[i].sentence)
+			assert_string_equal(lazy.results[i].sentence, eager.results[i].sentence);
+		else
+			assert_null(lazy.results[i].sentence);
+	}
+	asm_fini(&lazy);
+	asm_fini(&eager);
+	source_free(src);
+}
+
+/* Every sample of the kinds that defer sentences (memory, ledger), with a
+ * piece excluded: what the inspector reads is what the report prints. */
+static void test_samples_deferred_as_written(void **state)
+{
+	(void)state;
+	static const char *const paths[] = {
+		"samples/memory/coding-session.json", "samples/memory/long-session.json",
+		"samples/memory/research-session.json", "samples/memory/task-stack.json",
+		"samples/ledger/backup-incident.json", "samples/ledger/release-notes-worker.json",
+		"samples/ledger/sqla-fork.json",
+	};
+	size_t deferred = 0;
+	for (size_t f = 0; f < sizeof paths / sizeof paths[0]; f++) {
+		struct source *src = support_load(paths[f], NULL);
+		struct edit e = { .type = EDIT_EXCLUDE, .piece = (long)src->npieces / 2, .value = 1 };
+		struct cs_error err;
+		cs_error_clear(&err);
+		assert_int_equal(edit_apply(src, &e, &err), CS_OK);
+		struct assembly lazy, eager;
+		assert_int_equal(assemble_lazy(src, &lazy, &err), CS_OK);
+		support_assemble(src, &eager);
+		struct strbuf sb = STRBUF_INIT;
+		for (size_t i = 0; i < src->npieces; i++) {
+			deferred += lazy.results[i].outcome != OUTCOME_WHOLE && !lazy.results[i].sentence;
+			const char *said = asm_sentence(&lazy, (long)i, &sb);
+			if (eager.results[i].sentence)
+				assert_string_equal(said, eager.results[i].sentence);
+			else
+				assert_null(said);
+		}
+		sb_fini(&sb);
+		asm_fini(&lazy);
+		asm_fini(&eager);
+		source_free(src);
+	}
+	assert_true(deferred > 20);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kept_state_is_a_fresh_build),
+		cmocka_unit_test(test_written_sentences_are_the_eager_ones),
+		cmocka_unit_test(test_samples_deferred_as_written),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
