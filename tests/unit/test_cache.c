@@ -579,29 +579,6 @@ static void test_lint_volatile(void **state)
 		asm_fini(&a);
 		source_free(src);
 	}
-	/* a history with a timestamp in each of 12 messages: 8 listed, then one
-	 * summary for the 4 others */
-	{
-		struct spec h[12];
-		for (size_t i = 0; i < 12; i++)
-			h[i] = (struct spec){ .role = i % 2 ? "assistant" : "user",
-					      .text = i % 2 ? "[2026-11-21T09:14:03Z] checked" : "[2026-11-21T09:15:41Z] ok?",
-					      .bp = i == 11 };
-		struct source *hs = make_src(h, 12);
-		struct assembly ha;
-		make_asm(hs, h, 12, &ha);
-		struct cache_analysis han;
-		struct cache_lints hl;
-		lint_run(&ha, NULL, profile("anthropic"), NULL, &hl, &han);
-		long hfirst = -1;
-		assert_int_equal(count_lints(&hl, LINT_VOLATILE, &hfirst), 9);
-		assert_int_equal(hl.items[hl.n - 1].block, 8);
-		assert_non_null(strstr(hl.items[hl.n - 1].sentence, "4 more blocks"));
-		cache_lints_fini(&hl);
-		cache_analysis_fini(&han);
-		asm_fini(&ha);
-		source_free(hs);
-	}
 	/* not fired: the same text after the last breakpoint, or plain code */
 	struct spec s[] = { { .text = rep('s', 4096), .bp = true }, { .text = "at 2026-11-21T09:14:03Z" },
 			    { .text = "for (int i = 0; i < 10; i++) total += i;\n"
@@ -653,6 +630,32 @@ static void test_lint_volatile(void **state)
 	cache_analysis_fini(&an);
 	asm_fini(&a);
 	source_free(src);
+}
+
+/* A history with a timestamp in each of 12 messages: 8 listed, then one
+ * summary for the 4 others. */
+static void test_lint_volatile_history(void **state)
+{
+	(void)state;
+	struct spec h[12];
+	for (size_t i = 0; i < 12; i++)
+		h[i] = (struct spec){ .role = i % 2 ? "assistant" : "user",
+				      .text = i % 2 ? "[2026-11-21T09:14:03Z] checked" : "[2026-11-21T09:15:41Z] ok?",
+				      .bp = i == 11 };
+	struct source *hs = make_src(h, 12);
+	struct assembly ha;
+	make_asm(hs, h, 12, &ha);
+	struct cache_analysis han;
+	struct cache_lints hl;
+	lint_run(&ha, NULL, profile("anthropic"), NULL, &hl, &han);
+	long hfirst = -1;
+	assert_int_equal(count_lints(&hl, LINT_VOLATILE, &hfirst), 9);
+	assert_int_equal(hl.items[hl.n - 1].block, 8);
+	assert_non_null(strstr(hl.items[hl.n - 1].sentence, "4 more blocks"));
+	cache_lints_fini(&hl);
+	cache_analysis_fini(&han);
+	asm_fini(&ha);
+	source_free(hs);
 }
 
 static void test_lint_order(void **state)
@@ -981,6 +984,7 @@ int main(void)
 		cmocka_unit_test(test_lookback),
 		cmocka_unit_test(test_cost_by_hand),
 		cmocka_unit_test(test_lint_volatile),
+		cmocka_unit_test(test_lint_volatile_history),
 		cmocka_unit_test(test_lint_runaway_pattern),
 		cmocka_unit_test(test_lint_order),
 		cmocka_unit_test(test_lint_under_minimum),
