@@ -180,8 +180,6 @@ static uint64_t extend_key(uint64_t h, uint64_t unit)
 	return h ^ (h >> 29);
 }
 
-static int bp_ttl(const struct pred *p, const struct req_request *r, size_t i);
-
 static bool add_bp(struct pred *p, size_t b)
 {
 	if (p->nbps == p->cap_bps) {
