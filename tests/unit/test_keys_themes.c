@@ -1,0 +1,233 @@
+/* test_keys_themes.c: the key table against the keymap, the help and the man
+ * page; key names both ways; theme files, good, broken and shipped; the
+ * bars' eighth blocks. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "support.h"
+
+#include "actions.h"
+#include "alloc.h"
+#include "app.h"
+#include "fileio.h"
+#include "kind.h"
+#include "load.h"
+#include "paint.h"
+#include "strbuf.h"
+#include "term.h"
+#include "theme.h"
+#include "viewmodel.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <string.h>
+
+/* ---- actions ----------------------------------------------------------------- */
+
+static void test_keymap_matches_table(void **state)
+{
+	(void)state;
+	struct keymap km;
+	assert_true(keymap_default(&km));
+	size_t listed = 0;
+	for (int a = 0; a < ACT_COUNT; a++) {
+		char keys[64];
+		snprintf(keys, sizeof keys, "%s", action_keys(a));
+		assert_true(keys[0] != '\0'); /* every action has a default key */
+		for (char *tok = strtok(keys, " "); tok; tok = strtok(NULL, " ")) {
+			int key;
+			assert_true(cskey_from_name(tok, &key));
+			assert_int_equal(keymap_lookup(&km, key), a);
+			listed++;
+		}
+		assert_int_equal(action_from_name(action_name(a)), a);
+	}
+	assert_int_equal(km.n, listed);
+	/* no key is bound twice */
+	for (size_t i = 0; i < km.n; i++)
+		for (size_t j = i + 1; j < km.n; j++)
+			assert_int_not_equal(km.keys[i], km.keys[j]);
+	assert_int_equal(keymap_lookup(&km, 'Z'), ACT_NONE);
+}
+
+static void test_help_matches_table(void **state)
+{
+	(void)state;
+	struct strbuf help = STRBUF_INIT;
+	actions_help(&help);
+	assert_false(help.failed);
+	const char *s = sb_str(&help);
+	for (int a = 0; a < ACT_COUNT; a++) {
+		char line[256];
+		snprintf(line, sizeof line, "  %-10s %-18s %s\n", action_keys(a), action_name(a), action_help(a));
+		assert_non_null(strstr(s, line));
+	}
+	/* exactly one line per action after the title and a blank line */
+	size_t lines = 0;
+	for (const char *p = s; *p; p++)
+		lines += *p == '\n';
+	assert_int_equal(lines, (size_t)ACT_COUNT + 2);
+	sb_fini(&help);
+}
+
+static void test_key_names_round_trip(void **state)
+{
+	(void)state;
+	const char *names[] = { "Space", "Enter", "Esc", "Tab", "Up", "Down", "PgUp", "PgDn", "Home", "End",
+				"Backspace", "Comma", "q", "+", "?" };
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		int key;
+		char back[32];
+		assert_true(cskey_from_name(names[i], &key));
+		assert_true(cskey_name(key, back, sizeof back));
+		assert_string_equal(back, names[i]);
+	}
+	int key;
+	assert_false(cskey_from_name("space", &key)); /* names are exact */
+	assert_false(cskey_from_name("F13", &key));
+	assert_true(cskey_from_name(" ", &key) == false);
+}
+
+static void test_man_page_documents_every_action(void **state)
+{
+	(void)state;
+	char *man = NULL;
+	size_t len = 0;
+	struct cs_error err;
+	assert_int_equal(file_read("ui/ctxscope.1", 0, &man, &len, NULL, &err), CS_OK);
+	const char *missing = NULL;
+	for (int a = 0; a < ACT_COUNT && !missing; a++)
+		if (!strstr(man, action_name(a)))
+			missing = action_name(a);
+	/* flags as roff writes them (\- for a hyphen) */
+	const char *flags[] = { "\\-\\-screen", "\\-\\-keys", "\\-\\-theme", "\\-\\-ascii", "\\-\\-budget",
+				"NO_COLOR", "XDG_CONFIG_HOME", ".B manifest", ".B loom", ".B ledger", ".B memory" };
+	for (size_t i = 0; i < sizeof flags / sizeof flags[0] && !missing; i++)
+		if (!strstr(man, flags[i]))
+			missing = flags[i];
+	cs_free(man);
+	if (missing)
+		fail_msg("ui/ctxscope.1 does not mention %s", missing);
+}
+
+/* ---- themes ------------------------------------------------------------------ */
+
+static void test_theme_parse_good(void **state)
+{
+	(void)state;
+	const char *text = "# a comment\n\n"
+			   "cursor  bright-yellow  color17  bold reverse  # trailing comment\n"
+			   "bar-2   200 default\r\n";
+	struct theme t;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(theme_parse(text, strlen(text), &t, &err), CS_OK);
+	assert_int_equal(t.styles[ROLE_CURSOR].fg, 11);
+	assert_int_equal(t.styles[ROLE_CURSOR].bg, 17);
+	assert_int_equal(t.styles[ROLE_CURSOR].attrs, ATTR_BOLD | ATTR_REVERSE);
+	assert_int_equal(t.styles[ROLE_BAR2].fg, 200);
+	assert_int_equal(t.styles[ROLE_BAR2].bg, COLOR_DEFAULT);
+	/* roles not named keep the built-in default */
+	struct theme d;
+	theme_default(&d);
+	assert_memory_equal(&t.styles[ROLE_TITLE], &d.styles[ROLE_TITLE], sizeof d.styles[0]);
+}
+
+static void test_theme_parse_broken_falls_back(void **state)
+{
+	(void)state;
+	struct {
+		const char *text;
+		long line, column;
+		const char *says;
+	} cases[] = {
+		{ "normal default default\ncursr red default\n", 2, 1, "unknown role \"cursr\"" },
+		{ "title purple default\n", 1, 7, "unknown colour \"purple\"" },
+		{ "title red\n", 1, 1, "needs a foreground and a background" },
+		{ "title red default blinking\n", 1, 19, "unknown attribute \"blinking\"" },
+		{ "title 256 default\n", 1, 7, "unknown colour \"256\"" },
+	};
+	struct theme d;
+	theme_default(&d);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct theme t;
+		struct cs_error err;
+		cs_error_clear(&err);
+		assert_int_equal(theme_parse(cases[i].text, strlen(cases[i].text), &t, &err), CS_ESYNTAX);
+		assert_int_equal(err.line, cases[i].line);
+		assert_int_equal(err.column, cases[i].column);
+		assert_non_null(strstr(err.message, cases[i].says));
+		/* a broken theme never half-applies */
+		assert_memory_equal(t.styles, d.styles, sizeof d.styles);
+	}
+}
+
+static void test_shipped_themes(void **state)
+{
+	(void)state;
+	const char *dirs[] = { "/nonexistent", "themes" };
+	const char *names[] = { "default", "light", "monochrome", "high-contrast" };
+	struct theme d;
+	theme_default(&d);
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		char path[64];
+		snprintf(path, sizeof path, "themes/%s.theme", names[i]);
+		struct theme t;
+		struct cs_error err;
+		cs_error_clear(&err);
+		if (theme_load(path, dirs, 2, &t, &err) != CS_OK)
+			fail_msg("%s: %s", path, err.message);
+		assert_string_equal(t.name, names[i]);
+		if (i == 0) /* the shipped default is the built-in one */
+			assert_memory_equal(t.styles, d.styles, sizeof d.styles);
+		if (i == 2)
+			assert_false(t.has_color);
+		else
+			assert_true(t.has_color);
+	}
+	/* by name, through the folder list; a missing one says so */
+	struct theme t;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(theme_load("light", dirs, 2, &t, &err), CS_OK);
+	assert_int_equal(t.styles[ROLE_NORMAL].bg, 7);
+	assert_int_equal(theme_load("no-such-theme", dirs, 2, &t, &err), CS_EIO);
+	assert_memory_equal(t.styles, d.styles, sizeof d.styles);
+}
+
+/* ---- bars -------------------------------------------------------------------- */
+
+static void test_bar_eighths(void **state)
+{
+	(void)state;
+	assert_int_equal(vm_bar_eighths(0, 1000, 10), 0);
+	assert_int_equal(vm_bar_eighths(-5, 1000, 10), 0);
+	assert_int_equal(vm_bar_eighths(5, 0, 10), 0);
+	assert_int_equal(vm_bar_eighths(1, 100000, 10), 1);   /* never invisible when non-zero */
+	assert_int_equal(vm_bar_eighths(500, 1000, 10), 40);  /* half of 10 cells */
+	assert_int_equal(vm_bar_eighths(1000, 1000, 10), 80);
+	assert_int_equal(vm_bar_eighths(3000, 1000, 10), 80); /* over the budget stays in its box */
+	assert_int_equal(vm_bar_eighths(1, 16, 2), 1);        /* exactly one eighth of 2 cells */
+	assert_int_equal(vm_bar_eighths(5, 32, 2), 3);        /* 2.5 eighths rounds to 3 */
+	assert_int_equal(vm_bar_eighths(84, 1600, 51), 21);   /* 21.42 -> 21 */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_keymap_matches_table),
+		cmocka_unit_test(test_help_matches_table),
+		cmocka_unit_test(test_key_names_round_trip),
+		cmocka_unit_test(test_man_page_documents_every_action),
+		cmocka_unit_test(test_theme_parse_good),
+		cmocka_unit_test(test_theme_parse_broken_falls_back),
+		cmocka_unit_test(test_shipped_themes),
+		cmocka_unit_test(test_bar_eighths),
+	};
+	return cmocka_run_group_tests_name("keys and themes", tests, NULL, NULL);
+}
