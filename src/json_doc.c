@@ -266,7 +266,7 @@ static void pool_free(void *ptr)
 	(void)ptr; /* the whole pool goes at once in json_doc_free */
 }
 
-static void pool_fini(struct json_pool *p)
+void json_pool_fini(struct json_pool *p)
 {
 	for (struct json_pool_chunk *c = p->head, *next; c; c = next) {
 		next = c->next;
@@ -278,11 +278,11 @@ static void pool_fini(struct json_pool *p)
 /* Drops what a pool holds but its newest (largest) chunk, kept for reuse;
  * under AddressSanitizer every chunk goes, so that a pointer a loader kept
  * into an element already dropped is caught where it is read. */
-static void pool_reset(struct json_pool *p)
+void json_pool_reset(struct json_pool *p)
 {
 	struct json_pool_chunk *keep = p->head;
 #ifdef __SANITIZE_ADDRESS__
-	pool_fini(p); /* and the next chunk small again: not one of 8 MB per element */
+	json_pool_fini(p); /* and the next chunk small again: not one of 8 MB per element */
 	keep = NULL;
 #endif
 	if (!keep)
@@ -295,8 +295,7 @@ static void pool_reset(struct json_pool *p)
 	keep->used = 0;
 }
 
-/* cJSON_ParseWithLengthOpts of text[0..len) with its allocations in pool. */
-static cJSON *parse_pooled(struct json_pool *pool, const char *text, size_t len, const char **end)
+cJSON *json_pool_parse(struct json_pool *pool, const char *text, size_t len, const char **end)
 {
 	active_pool = pool;
 	cJSON_Hooks hooks = { .malloc_fn = pool_alloc, .free_fn = pool_free };
@@ -347,9 +346,9 @@ int json_doc_parse(struct json_doc *d, const char *data, size_t len, struct cs_e
 	cs_alloc_install_cjson_hooks();
 	const char *end = NULL;
 	unsigned long failures = cs_alloc_failures();
-	d->root = parse_pooled(&d->pool, data, len, &end);
+	d->root = json_pool_parse(&d->pool, data, len, &end);
 	if (!d->root)
-		pool_fini(&d->pool); /* what cJSON took before it gave up */
+		json_pool_fini(&d->pool); /* what cJSON took before it gave up */
 	if (!d->root && cs_alloc_failures() != failures)
 		return cs_error_set(err, CS_ENOMEM, "out of memory parsing the JSON");
 	if (!d->root) /* cJSON reports no reason; out of memory was told apart above by the allocator's failure count */
@@ -399,7 +398,7 @@ static cJSON *parse_at(const struct json_doc *d, struct json_pool *pool, size_t 
 	}
 	unsigned long failures = cs_alloc_failures();
 	const char *e = NULL;
-	cJSON *v = parse_pooled(pool, d->data + p, d->len - p, &e);
+	cJSON *v = json_pool_parse(pool, d->data + p, d->len - p, &e);
 	if (v) {
 		*end = (size_t)(e - d->data);
 		return v;
@@ -466,7 +465,7 @@ static int span_check(struct json_doc *d, const struct json_span *sp, size_t *fa
 	size_t pos = 0, start;
 	for (size_t i = 0;; i++) {
 		const cJSON *el;
-		pool_reset(&d->elem);
+		json_pool_reset(&d->elem);
 		int rc = span_next(d, sp, &pos, i, &el, &start, fail);
 		if (rc || !el)
 			return rc;
@@ -536,7 +535,7 @@ static int top_parse(struct json_doc *d, bool validate, size_t *fail)
 			return CS_ESYNTAX;
 		}
 		bool nomem;
-		pool_reset(&d->elem);
+		json_pool_reset(&d->elem);
 		cJSON *key = parse_at(d, validate ? &d->elem : &d->pool, p, &end, fail, &nomem), *v;
 		if (!key)
 			return nomem ? CS_ENOMEM : CS_ESYNTAX;
@@ -571,7 +570,7 @@ static int first_syntax_error(struct json_doc *d, size_t found, struct cs_error 
 {
 	size_t fail = found;
 	int rc = top_parse(d, true, &fail);
-	pool_reset(&d->elem);
+	json_pool_reset(&d->elem);
 	if (rc == CS_ENOMEM)
 		return cs_error_set(err, CS_ENOMEM, "out of memory parsing the JSON");
 	return syntax_at(d->data, d->len, rc == CS_ESYNTAX ? fail : found, err);
@@ -600,7 +599,7 @@ int json_doc_parse_lazy(struct json_doc *d, const char *data, size_t len, const 
 		cs_error_set(err, CS_ENOMEM, "out of memory parsing the JSON");
 	if (rc == CS_OK)
 		rc = check_duplicates(d, d->root, JPATH_ROOT, err);
-	pool_reset(&d->elem);
+	json_pool_reset(&d->elem);
 	if (rc != CS_OK)
 		json_doc_free(d);
 	return rc;
@@ -643,7 +642,7 @@ int json_iter_next(struct json_iter *it, const cJSON **el, struct cs_error *err)
 	}
 	if (it->pos == SIZE_MAX)
 		return CS_OK;
-	pool_reset(&it->d->elem); /* the element before: gone */
+	json_pool_reset(&it->d->elem); /* the element before: gone */
 	size_t fail = 0;
 	int rc = span_next(it->d, it->a.span, &it->pos, it->i, el, &it->el_start, &fail);
 	if (rc == CS_ENOMEM)
@@ -663,7 +662,7 @@ int json_doc_element(struct json_doc *d, size_t start, const cJSON **el, struct 
 {
 	size_t end, fail;
 	bool nomem;
-	pool_reset(&d->elem);
+	json_pool_reset(&d->elem);
 	*el = parse_at(d, &d->elem, start, &end, &fail, &nomem);
 	if (*el)
 		return CS_OK;
@@ -674,8 +673,8 @@ void json_doc_free(struct json_doc *d)
 {
 	if (d) {
 		d->root = NULL;
-		pool_fini(&d->pool);
-		pool_fini(&d->elem);
+		json_pool_fini(&d->pool);
+		json_pool_fini(&d->elem);
 	}
 }
 

@@ -70,6 +70,16 @@ void jpath_format(const struct jpath *p, char *buf, size_t n);
 int json_doc_parse(struct json_doc *d, const char *data, size_t len, struct cs_error *err);
 void json_doc_free(struct json_doc *d);
 
+/* A pool used again and again (json_reuse.h: a JSON Lines file's lines):
+ * cJSON_ParseWithLengthOpts of text[0..len) with every allocation in pool
+ * (*end: where it stopped; NULL root when cJSON refused the text or memory
+ * ran out); reset drops what the pool holds but its largest chunk, kept
+ * for the next document (under AddressSanitizer it drops everything, so a
+ * pointer kept into a dropped tree is caught); fini frees it all. */
+cJSON *json_pool_parse(struct json_pool *pool, const char *text, size_t len, const char **end);
+void json_pool_reset(struct json_pool *pool);
+void json_pool_fini(struct json_pool *pool);
+
 /* Like json_doc_parse, but the top-level arrays named in `lazy` (NULL
  * ended, at most JSON_LAZY_MAX; the strings must outlive d) are not
  * parsed: their place is kept, and json_iter parses them one element at a

@@ -1,7 +1,6 @@
 /* json_reuse.c: one pool for a run of small JSON documents (see json_reuse.h). */
 #include "json_reuse.h"
 
-#include "alloc.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -9,77 +8,11 @@
 #include <emmintrin.h>
 #endif
 
-#define REUSE_FIRST ((size_t)64 << 10)
-#define REUSE_ALIGN 16
 #define REUSE_PAIRWISE_MAX 32 /* keys in one object this scan checks; more go to json_doc_parse */
-
-struct json_reuse_chunk {
-	struct json_reuse_chunk *next;
-	size_t used, cap;
-	_Alignas(REUSE_ALIGN) unsigned char bytes[];
-};
-
-static struct json_reuse *active; /* the pool cJSON allocates from, during json_reuse_parse only */
-
-static void *reuse_alloc(size_t n)
-{
-	struct json_reuse *r = active;
-	if (n > SIZE_MAX / 2)
-		return NULL;
-	n = (n + REUSE_ALIGN - 1) / REUSE_ALIGN * REUSE_ALIGN;
-	struct json_reuse_chunk *c = r->head;
-	if (!c || c->cap - c->used < n) {
-		size_t cap = c ? c->cap * 2 : REUSE_FIRST;
-		if (cap < n)
-			cap = n;
-		struct json_reuse_chunk *fresh = cs_malloc(sizeof *fresh + cap);
-		if (!fresh)
-			return NULL;
-		*fresh = (struct json_reuse_chunk){ .next = c, .cap = cap };
-		r->head = c = fresh;
-	}
-	void *out = c->bytes + c->used;
-	c->used += n;
-	r->used_all += n;
-	return out;
-}
-
-static void reuse_free(void *ptr)
-{
-	(void)ptr; /* everything goes at the next reset */
-}
-
-static void free_chunks(struct json_reuse_chunk *c)
-{
-	for (struct json_reuse_chunk *next; c; c = next) {
-		next = c->next;
-		cs_free(c);
-	}
-}
-
-/* Empties the pool for the next document: one chunk stays; when the last
- * document needed several, they give way to one that holds as much. */
-static void reset(struct json_reuse *r)
-{
-	struct json_reuse_chunk *c = r->head;
-	if (c && c->next) {
-		size_t cap = 0;
-		for (struct json_reuse_chunk *k = c; k; k = k->next)
-			cap += k->cap;
-		free_chunks(c);
-		r->head = cs_malloc(sizeof *r->head + cap);
-		if (r->head)
-			*r->head = (struct json_reuse_chunk){ .cap = cap };
-	} else if (c) {
-		c->used = 0;
-	}
-	r->used_all = 0;
-}
 
 void json_reuse_fini(struct json_reuse *r)
 {
-	free_chunks(r->head);
-	*r = (struct json_reuse)JSON_REUSE_INIT;
+	json_pool_fini(&r->pool);
 }
 
 /* ---- the checks: true when json_doc_parse would find nothing ------------ */
@@ -172,14 +105,9 @@ int json_reuse_parse(struct json_reuse *r, struct json_doc *d, const char *data,
 {
 	*d = (struct json_doc){ .data = data, .len = len };
 	if (!has_u0000(data, len)) {
-		reset(r);
-		active = r;
-		cJSON_Hooks hooks = { .malloc_fn = reuse_alloc, .free_fn = reuse_free };
-		cJSON_InitHooks(&hooks);
+		json_pool_reset(&r->pool);
 		const char *end = NULL;
-		cJSON *root = cJSON_ParseWithLengthOpts(data, len, &end, false);
-		cs_alloc_install_cjson_hooks(); /* every other tree (built, printed) as before */
-		active = NULL;
+		cJSON *root = json_pool_parse(&r->pool, data, len, &end);
 		if (root && all_taken(data, len, end) && tree_passes(root, 1)) {
 			d->root = root;
 			return CS_OK;

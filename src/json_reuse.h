@@ -11,12 +11,10 @@
 
 #include "json_doc.h"
 
-struct json_reuse_chunk;
 struct json_reuse {
-	struct json_reuse_chunk *head; /* the chunk handed out from; more when one document outgrew it */
-	size_t used_all;               /* bytes handed out since the last reset */
+	struct json_pool pool; /* json_doc.h's: reset, not freed, between documents */
 };
-#define JSON_REUSE_INIT { 0 }
+#define JSON_REUSE_INIT { { 0 } }
 
 /* Like json_doc_parse (same results, same errors). On CS_OK the tree lives
  * in r's pool until the next json_reuse_parse or json_reuse_fini; either
