@@ -31,49 +31,29 @@ static const char *request_cache_profile(const struct source *src)
 /* Blocks of a request have no priority or score: the prompt's order and size. */
 static const char *const request_sort_keys[] = { "order", "tokens", NULL };
 
+/* Everything but the name and the detection: one reader and one assembler
+ * for both providers, told apart by content. */
+#define REQUEST_KIND_COMMON \
+	.id_key = "path", .sort_keys = request_sort_keys, .settings = request_settings, \
+	.sequence = &request_sequence, .edited = request_edited, .edit_effect = request_whatif_sentence, \
+	.breakpoints_edited = request_breakpoints_edited, .cache_profile = request_cache_profile, \
+	.load = request_load, .assemble = request_assemble, .free_model = request_model_free, \
+	.report_extra = request_report_extra, .timeline = request_timeline_text, \
+	.report_piece = request_report_piece, .piece_note = request_piece_note, .dump = request_dump
+
 const struct kind_ops anthropic_kind = {
 	.name = "anthropic",
 	.title = "Anthropic Messages request",
-	.id_key = "path",
-	.sort_keys = request_sort_keys,
-	.settings = request_settings,
-	.sequence = &request_sequence,
-	.edited = request_edited,
-	.edit_effect = request_whatif_sentence,
-	.breakpoints_edited = request_breakpoints_edited,
-	.cache_profile = request_cache_profile,
-	.load = request_load,
-	.assemble = request_assemble,
-	.free_model = request_model_free,
-	.report_extra = request_report_extra,
-	.timeline = request_timeline_text,
-	.report_piece = request_report_piece,
-	.piece_note = request_piece_note,
+	REQUEST_KIND_COMMON,
 	.detect = anthropic_detect,
-	.dump = request_dump,
 	.detect_hint = "\"messages\" with \"system\", an Anthropic block type or a claude- \"model\"",
 };
 
 const struct kind_ops openai_kind = {
 	.name = "openai",
 	.title = "OpenAI request",
-	.id_key = "path",
-	.sort_keys = request_sort_keys,
-	.settings = request_settings,
-	.sequence = &request_sequence,
-	.edited = request_edited,
-	.edit_effect = request_whatif_sentence,
-	.breakpoints_edited = request_breakpoints_edited,
-	.cache_profile = request_cache_profile,
-	.load = request_load,
-	.assemble = request_assemble,
-	.free_model = request_model_free,
-	.report_extra = request_report_extra,
-	.timeline = request_timeline_text,
-	.report_piece = request_report_piece,
-	.piece_note = request_piece_note,
+	REQUEST_KIND_COMMON,
 	.detect = openai_detect,
-	.dump = request_dump,
 	.detect_hint = "\"messages\" with a tool or developer role, \"tool_calls\" or a gpt-/oN \"model\", or "
 		       "\"input\" with \"instructions\" or \"model\"",
 };
