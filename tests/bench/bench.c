@@ -416,6 +416,14 @@ static void sort_times(double *times, size_t n, struct child_result *out)
 	out->worst = times[n - 1];
 }
 
+/* A series done: its n times sorted into out (median, p99, worst). */
+static void series_done(double *times, int n, struct child_result *out)
+{
+	sort_times(times, (size_t)n, out);
+	out->edits = n;
+	out->ok = 1;
+}
+
 static size_t list_len(const int *list)
 {
 	size_t n = 0;
@@ -516,10 +524,8 @@ static void child_edits(const struct input *in, const struct options *opt, struc
 		if (done_edits >= BENCH_EDIT_MIN && now_seconds() - series > BENCH_EDIT_SECONDS)
 			break;
 	}
-	sort_times(times, (size_t)done_edits, out);
-	out->edits = done_edits;
+	series_done(times, done_edits, out);
 	out->pieces = (double)src->npieces;
-	out->ok = 1;
 	free(times);
 	asm_fini(&a);
 	source_free(src);
@@ -557,6 +563,14 @@ static bool open_screen(struct app *app, int n, struct child_result *out, struct
 	*p = text_grid_painter(*g);
 	app_layout(app, BENCH_SCREEN_W, BENCH_SCREEN_H);
 	return true;
+}
+
+/* What open_inspector and open_screen opened, closed (times too). */
+static void close_screen(struct app *app, struct text_grid *g, double *times)
+{
+	free(times);
+	text_grid_free(g);
+	app_fini(app);
 }
 
 /* The inspector's edit path: vm_apply re-assembles and rebuilds the rows,
@@ -600,14 +614,10 @@ static void redraw_series(const struct input *in, const struct options *opt, str
 		if (done_edits >= BENCH_EDIT_MIN && now_seconds() - series > BENCH_EDIT_SECONDS)
 			break;
 	}
-	sort_times(times, (size_t)done_edits, out);
-	out->edits = done_edits;
+	series_done(times, done_edits, out);
 	out->pieces = (double)app.vm.session.src->npieces;
-	out->ok = 1;
 done:
-	free(times);
-	text_grid_free(g);
-	app_fini(&app);
+	close_screen(&app, g, times);
 }
 
 static void child_redraw(const struct input *in, const struct options *opt, struct child_result *out)
@@ -642,9 +652,8 @@ static void child_timeline(const struct input *in, const struct options *opt, st
 	out->first_assemble = now_seconds() - t0; /* the timeline built and drawn */
 	int n = 0;
 	double series = now_seconds();
+	long period = steps > 1 ? (long)steps - 1 : 1; /* from the last request (shown) up, then back down */
 	for (int i = 0; i < opt->edits; i++) {
-		/* from the last request (shown) up, then back down */
-		long period = steps > 1 ? (long)steps - 1 : 1;
 		int key = (i / period) % 2 ? 'j' : 'k';
 		double s = now_seconds();
 		app_key(&app, key);
@@ -653,14 +662,10 @@ static void child_timeline(const struct input *in, const struct options *opt, st
 		if (n >= BENCH_EDIT_MIN && now_seconds() - series > BENCH_EDIT_SECONDS)
 			break;
 	}
-	sort_times(times, (size_t)n, out);
-	out->edits = n;
+	series_done(times, n, out);
 	out->pieces = (double)steps;
-	out->ok = 1;
 done:
-	free(times);
-	text_grid_free(g);
-	app_fini(&app);
+	close_screen(&app, g, times);
 }
 
 /* The exact recount alone after each random edit (exact_live_count, as the
@@ -703,10 +708,8 @@ static void child_exact_recount(const struct input *in, const struct options *op
 			break;
 	}
 	if (n) {
-		sort_times(times, (size_t)n, out);
-		out->edits = n;
+		series_done(times, n, out);
 		out->recounted = prompts > 0 ? counted / prompts : 0;
-		out->ok = 1;
 	}
 done:
 	free(times);
@@ -763,14 +766,10 @@ static void child_step(const struct input *in, const struct options *opt, struct
 	sort_times(walls, (size_t)n, out);
 	out->wall_median = out->median;
 	out->wall_p99 = out->p99;
-	sort_times(times, (size_t)n, out);
-	out->edits = n;
-	out->ok = 1;
+	series_done(times, n, out);
 done:
 	free(walls);
-	free(times);
-	text_grid_free(g);
-	app_fini(&app);
+	close_screen(&app, g, times);
 }
 
 /* ---- rows -------------------------------------------------------------------- */
