@@ -224,9 +224,7 @@ int request_make_pieces(struct source *src, struct request_model *m, struct cs_e
 int request_select(struct source *src, struct request_model *m, size_t k, struct cs_error *err);
 /* request_model.select for logs and bodies. */
 int request_select_want(struct source *src, long want, struct cs_error *err);
-/* Whether unit u is left out by an edit (its piece excluded). */
-bool request_unit_excluded(const struct source *src, const struct request_model *m, size_t u);
-/* Predicts the sequence again when the exclusions changed since the last
+/* Predicts the sequence again when the what-if changed since the last
  * prediction (what-if: an edit to a block re-predicts every request). */
 int request_repredict(struct source *src, struct request_model *m, struct cs_error *err);
 /* A signature of the what-if: the pieces excluded, the model setting and

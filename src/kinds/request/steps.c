@@ -254,12 +254,6 @@ int request_select_want(struct source *src, long want, struct cs_error *err)
 
 /* ---- what-if: edits re-predict the sequence --------------------------------- */
 
-bool request_unit_excluded(const struct source *src, const struct request_model *m, size_t u)
-{
-	uint32_t i = m->unit_piece ? m->unit_piece[u] : REQUEST_NO_PIECE;
-	return i != REQUEST_NO_PIECE && piece_excluded(&src->pieces[i]);
-}
-
 uint64_t request_whatif_sig(const struct source *src)
 {
 	const struct request_model *m = src->model;
