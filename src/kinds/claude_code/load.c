@@ -219,9 +219,11 @@ static int add_block(struct source *src, struct cc_model *m, const cJSON *b, con
 	if (failed || !blk->type || !blk->text)
 		return cs_error_nomem(err);
 	/* counted now, the text fresh in the cache, not when it becomes a piece */
-	blk->code_points = utf8_count_code_points(blk->text, blk->text_len);
-	blk->lines = utf8_count_lines(blk->text, blk->text_len);
-	blk->hidden = hidden_scan(blk->text, blk->text_len, NULL);
+	struct text_measure tm;
+	hidden_measure(blk->text, blk->text_len, &tm);
+	blk->code_points = tm.code_points;
+	blk->lines = tm.lines;
+	blk->hidden = tm.hidden;
 	blk->tool = !strcmp(type, "tool_use") || !strcmp(type, "tool_result");
 	blk->tokens = tokens_estimate(blk->code_points, src->settings.chars_per_token);
 	const char *id = get_str(b, "id") ? get_str(b, "id") : get_str(b, "tool_use_id");
