@@ -316,16 +316,26 @@ void hidden_measure(const char *s, size_t n, struct text_measure *out)
 {
 	size_t i = 0, newlines = 0, first = n;
 #ifdef __SSE2__
-	const __m128i lf = _mm_set1_epi8('\n');
-	for (; i + 16 <= n; i += 16) {
+	/* per byte lane, newlines seen (at most 255: summed every 255 steps) */
+	const __m128i lf = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+	__m128i lanes = zero;
+	for (unsigned steps = 0; i + 16 <= n; i += 16) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
 		unsigned high = (unsigned)_mm_movemask_epi8(v);
 		if (high) {
 			first = i + (size_t)__builtin_ctz(high);
 			break;
 		}
-		newlines += (size_t)__builtin_popcount((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, lf)));
+		lanes = _mm_sub_epi8(lanes, _mm_cmpeq_epi8(v, lf));
+		if (++steps == 255) {
+			__m128i sum = _mm_sad_epu8(lanes, zero);
+			newlines += (size_t)_mm_cvtsi128_si32(sum) + (size_t)_mm_cvtsi128_si32(_mm_srli_si128(sum, 8));
+			lanes = zero;
+			steps = 0;
+		}
 	}
+	__m128i sum = _mm_sad_epu8(lanes, zero);
+	newlines += (size_t)_mm_cvtsi128_si32(sum) + (size_t)_mm_cvtsi128_si32(_mm_srli_si128(sum, 8));
 #endif
 	for (; first == n && i < n; i++) {
 		if ((unsigned char)s[i] >= 0x80) {

@@ -106,6 +106,19 @@ static void test_hidden_measure_same_counts(void **state)
 				assert_int_equal(m.hidden, hidden_scan(buf, n, NULL));
 			}
 	struct text_measure m;
+	static char big[9000]; /* past 255 sixteen-byte steps of newlines, then past none */
+	for (size_t i = 0; i < sizeof big; i++)
+		big[i] = i % 3 ? 'x' : '\n';
+	for (size_t n = sizeof big - 40; n <= sizeof big; n += 20) {
+		memcpy(big + n - 3, ZWSP, 3);
+		hidden_measure(big, n, &m);
+		assert_int_equal(m.lines, utf8_count_lines(big, n));
+		assert_int_equal(m.code_points, utf8_count_code_points(big, n));
+		assert_true(m.hidden);
+		hidden_measure(big, n - 3, &m);
+		assert_int_equal(m.lines, utf8_count_lines(big, n - 3));
+		big[n - 3] = big[n - 2] = big[n - 1] = 'x';
+	}
 	hidden_measure("a" ZWJ "b", 5, &m); /* the ZWJ's neighbours come from before and after it */
 	assert_true(m.hidden);
 	assert_int_equal(m.code_points, 3);
