@@ -182,11 +182,33 @@ static void test_odd_lines_both_ways(void **state)
 	free(dir);
 }
 
+/* An escape at every place of a string, across the sixteen-byte steps of
+ * the copy, and a string that ends on a step's last byte. */
+static void test_escapes_everywhere(void **state)
+{
+	(void)state;
+	static const char *const escapes[] = { "\\n", "\\\"", "\\u00e9", "\\u20ac", "\\\\", "" };
+	char *dir = support_tempdir();
+	char text[1024], body[128];
+	for (size_t e = 0; e < sizeof escapes / sizeof *escapes; e++)
+		for (int at = 0; at < 36; at++) {
+			snprintf(body, sizeof body, "%.*s%s%.*s", at, "abcdefghijklmnopqrstuvwxyz0123456789", escapes[e],
+				 35 - at, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
+			snprintf(text, sizeof text, HEAD "\"content\":[{\"type\":\"text\",\"text\":\"%s\"}]}}\n%s", body,
+				 ANSWER);
+			support_write(dir, "esc.jsonl", text);
+			assert_int_equal(both_ways(support_path(dir, "esc.jsonl")), CS_OK);
+		}
+	support_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_files_both_ways),
 		cmocka_unit_test(test_odd_lines_both_ways),
+		cmocka_unit_test(test_escapes_everywhere),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -109,6 +109,44 @@ static const char *string_stop(const char *q, const char *end)
 	return end;
 }
 
+/* One escape at q (a backslash) checked and written at *o; q past it, or
+ * NULL to decline. */
+static const char *escape(const char *q, const char *end, char **o)
+{
+	if (end - q < 2)
+		return NULL;
+	char e = q[1], *w = *o;
+	switch (e) {
+	case '"': case '\\': case '/': *w++ = e; break;
+	case 'b': *w++ = '\b'; break;
+	case 'f': *w++ = '\f'; break;
+	case 'n': *w++ = '\n'; break;
+	case 'r': *w++ = '\r'; break;
+	case 't': *w++ = '\t'; break;
+	case 'u': {
+		int v = end - q >= 6 ? hex4(q + 2) : -1;
+		if (v <= 0 || (v >= 0xD800 && v <= 0xDFFF))
+			return NULL; /* \u0000 and surrogates: the tree's way */
+		unsigned u = (unsigned)v;
+		if (u < 0x80) {
+			*w++ = (char)u;
+		} else if (u < 0x800) {
+			*w++ = (char)(0xC0 | u >> 6);
+			*w++ = (char)(0x80 | (u & 0x3F));
+		} else {
+			*w++ = (char)(0xE0 | u >> 12);
+			*w++ = (char)(0x80 | (u >> 6 & 0x3F));
+			*w++ = (char)(0x80 | (u & 0x3F));
+		}
+		*o = w;
+		return q + 6;
+	}
+	default: return NULL;
+	}
+	*o = w;
+	return q + 2;
+}
+
 /* The string at f->p (a quote) into *sp, f->p past it; false to decline. */
 static bool string_span(struct fast *f, struct span *sp)
 {
@@ -122,44 +160,34 @@ static bool string_span(struct fast *f, struct span *sp)
 		if (*q == '"')
 			break;
 		sp->esc = true;
-		if (f->end - q < 2)
+		char bytes[4], *o = bytes;
+		if (!(q = escape(q, f->end, &o)))
 			return false;
-		char e = q[1];
-		if (e == 'u') {
-			int v = f->end - q >= 6 ? hex4(q + 2) : -1;
-			if (v <= 0 || (v >= 0xD800 && v <= 0xDFFF))
-				return false; /* \u0000 and surrogates: the tree's way */
-			q += 6;
-		} else if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't') {
-			q += 2;
-		} else {
-			return false;
-		}
 	}
 	sp->n = (size_t)(q - sp->s);
 	f->p = q + 1;
 	return true;
 }
 
-/* sp's text into out (room for sp->n bytes): its length. sp was checked.
- * Sixteen bytes are copied at a time up to a backslash: the output never
- * runs ahead of the input (an escape is longer than what it stands for),
- * so no store passes out + sp->n. */
-static size_t unescape(const struct span *sp, char *out)
+/* The string at f->p (a quote) checked and unescaped into out in one pass,
+ * f->p past it; its length into *len. out has room for the rest of the
+ * line (f->end - f->p bytes): sixteen bytes are copied at a time up to a
+ * quote, backslash or control character, and the output never runs ahead
+ * of the input (an escape is longer than what it stands for), so no store
+ * passes that room. */
+static bool string_into(struct fast *f, char *out, size_t *len)
 {
-	if (!sp->esc) {
-		memcpy(out, sp->s, sp->n);
-		return sp->n;
-	}
-	const char *q = sp->s, *end = sp->s + sp->n;
+	const char *q = f->p + 1, *end = f->end;
 	char *o = out;
 	for (;;) {
 #ifdef __SSE2__
-		const __m128i backslash = _mm_set1_epi8('\\');
+		const __m128i quote = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
 		while (end - q >= 16) {
 			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)q);
 			_mm_storeu_si128((__m128i *)(void *)o, v);
-			unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, backslash));
+			__m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bs)),
+						   _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));
+			unsigned m = (unsigned)_mm_movemask_epi8(hit);
 			if (m) {
 				q += __builtin_ctz(m);
 				o += __builtin_ctz(m);
@@ -169,48 +197,42 @@ static size_t unescape(const struct span *sp, char *out)
 			o += 16;
 		}
 #endif
-		while (q < end && *q != '\\')
+		while (q < end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
 			*o++ = *q++;
-		if (q >= end)
-			break;
-		char e = q[1];
-		const char *bs = q;
-		q += 2;
-		switch (e) {
-		case 'b': *o++ = '\b'; break;
-		case 'f': *o++ = '\f'; break;
-		case 'n': *o++ = '\n'; break;
-		case 'r': *o++ = '\r'; break;
-		case 't': *o++ = '\t'; break;
-		case 'u': {
-			unsigned v = (unsigned)hex4(bs + 2);
-			q = bs + 6;
-			if (v < 0x80) {
-				*o++ = (char)v;
-			} else if (v < 0x800) {
-				*o++ = (char)(0xC0 | v >> 6);
-				*o++ = (char)(0x80 | (v & 0x3F));
-			} else {
-				*o++ = (char)(0xE0 | v >> 12);
-				*o++ = (char)(0x80 | (v >> 6 & 0x3F));
-				*o++ = (char)(0x80 | (v & 0x3F));
-			}
-			break;
+		if (q >= end || (unsigned char)*q < 0x20)
+			return false;
+		if (*q == '"') {
+			f->p = q + 1;
+			*len = (size_t)(o - out);
+			return true;
 		}
-		default: *o++ = e; break; /* " \ / */
-		}
+		if (!(q = escape(q, end, &o)))
+			return false;
 	}
-	return (size_t)(o - out);
 }
 
-/* sp unescaped onto the end of the scratch (NUL-ended); its offset. */
+/* A key (never escaped: key_new declines those) copied onto the end of the
+ * scratch, NUL-ended; its offset. */
 static bool to_scratch(struct fast *f, const struct span *sp, size_t *at, size_t *n)
 {
 	char *o = scratch_room(f->scr, sp->n);
 	if (!o)
 		return false;
 	*at = f->scr->len;
-	*n = unescape(sp, o);
+	*n = sp->n;
+	memcpy(o, sp->s, sp->n);
+	o[*n] = '\0';
+	f->scr->len += *n + 1;
+	return true;
+}
+
+/* The string at f->p onto the end of the scratch, NUL-ended; its offset. */
+static bool string_to_scratch(struct fast *f, size_t *at, size_t *n)
+{
+	char *o = scratch_room(f->scr, (size_t)(f->end - f->p));
+	if (!o || !string_into(f, o, n))
+		return false;
+	*at = f->scr->len;
 	o[*n] = '\0';
 	f->scr->len += *n + 1;
 	return true;
@@ -378,12 +400,10 @@ static bool value(struct fast *f, uint64_t *h)
 	char c = *f->p;
 	if (c == '"') {
 		struct span sp;
-		if (!string_span(f, &sp))
-			return false;
 		if (!h)
-			return true;
+			return string_span(f, &sp);
 		size_t at, n;
-		if (!to_scratch(f, &sp, &at, &n))
+		if (!string_to_scratch(f, &at, &n))
 			return false;
 		*h = request_hash(f->scr->buf + at, n + 1, hash_byte('s', *h));
 		f->scr->len = at;
@@ -434,12 +454,11 @@ static bool key_is(const struct span *k, const char *name, size_t n)
 static bool string_field(struct fast *f, struct field *fd, bool null_ok)
 {
 	blanks(f);
-	struct span sp;
 	if (f->p < f->end && *f->p == 'n' && null_ok) {
 		fd->state = FD_NULL;
 		return word(f, "null", 4);
 	}
-	if (f->p >= f->end || *f->p != '"' || !string_span(f, &sp) || !to_scratch(f, &sp, &fd->at, &fd->n))
+	if (f->p >= f->end || *f->p != '"' || !string_to_scratch(f, &fd->at, &fd->n))
 		return false;
 	fd->state = FD_STR;
 	return true;
@@ -448,13 +467,9 @@ static bool string_field(struct fast *f, struct field *fd, bool null_ok)
 /* A string unescaped into the bulk (its text if the block is plain), hashed. */
 static bool bulk_string(struct fast *f, struct cc_model *m, const char **out, size_t *len, uint64_t *h)
 {
-	struct span sp;
-	if (!string_span(f, &sp))
+	char *o = bulk_reserve(&m->text, (size_t)(f->end - f->p));
+	if (!o || !string_into(f, o, len))
 		return false;
-	char *o = bulk_reserve(&m->text, sp.n);
-	if (!o)
-		return false;
-	*len = unescape(&sp, o);
 	bulk_commit(&m->text, o, *len);
 	*out = o;
 	*h = request_hash(o, *len + 1, hash_byte('s', *h));
