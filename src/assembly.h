@@ -215,6 +215,10 @@ struct assembly {
  * dropped with REASON_NONE until the assembler decides. Copies the source's
  * warnings. Returns CS_OK or CS_ENOMEM (then asm_fini is still safe). */
 int asm_init(struct assembly *a, const struct source *src, enum asm_shape shape);
+/* asm_init with the results left unset (a million of them): for an
+ * assembler that writes every piece's result itself, before any asm_* call
+ * on a piece. */
+int asm_init_unset(struct assembly *a, const struct source *src, enum asm_shape shape);
 /* Frees everything the assembly owns. NULL-safe; safe after a failed init. */
 void asm_fini(struct assembly *a);
 
