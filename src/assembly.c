@@ -289,6 +289,11 @@ void asm_drop_later(struct assembly *a, long piece, int reason, long why0, long 
 	note_not_whole(a, piece);
 }
 
+bool asm_lazy(void)
+{
+	return deferring > 0;
+}
+
 const char *asm_sentence(const struct assembly *a, long piece, struct strbuf *buf)
 {
 	const struct piece_result *r = &a->results[piece];

@@ -292,5 +292,8 @@ int assemble(const struct source *src, struct assembly *out, struct cs_error *er
  * re-assembly after an edit: it shows a screenful); read them with
  * asm_sentence, or asm_write_sentences before a report. */
 int assemble_lazy(const struct source *src, struct assembly *out, struct cs_error *err);
+/* True while assemble_lazy runs a kind's assembler: the inspector's
+ * assembly, which edits will follow (a kind may keep what it decided). */
+bool asm_lazy(void);
 
 #endif
