@@ -692,16 +692,21 @@ static bool from_kept(struct run *r, struct assembly *a)
 	render_in(r, a, in, nin);
 	cs_free(in);
 	struct strbuf sb = STRBUF_INIT;
+	size_t nw = a->nnot_whole, deferred = 0; /* in registers: a million of them */
 	if (defer_sentences(r, a) && a->cap_not_whole >= a->nnot_whole + r->n)
 		for (size_t q = 0; q < r->n; q++) {
 			int why = k->rreason[q];
 			if (why == REASON_EXCLUDED_BY_USER || why == REASON_OVER_BUDGET || why == REASON_OVER_ALLOCATION) {
-				a->not_whole[a->nnot_whole++] = (long)cache->rank_order[q]; /* its result written above */
-				a->ndeferred++;
+				a->not_whole[nw++] = (long)cache->rank_order[q]; /* its result written above */
+				deferred++;
 			} else if (why != REASON_NONE) {
-				explain_one(r, a, q, &sb);
+				a->nnot_whole = nw;
+				explain_one(r, a, q, &sb); /* lists it itself */
+				nw = a->nnot_whole;
 			}
 		}
+	a->nnot_whole = nw;
+	a->ndeferred += deferred;
 	sb_fini(&sb);
 	r->dec = NULL;
 	return true;
