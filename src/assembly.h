@@ -215,6 +215,10 @@ struct assembly {
  * dropped with REASON_NONE until the assembler decides. Copies the source's
  * warnings. Returns CS_OK or CS_ENOMEM (then asm_fini is still safe). */
 int asm_init(struct assembly *a, const struct source *src, enum asm_shape shape);
+/* asm_init with the results left unset (a million of them): for an
+ * assembler that writes every piece's result itself, before any asm_* call
+ * on a piece. */
+int asm_init_unset(struct assembly *a, const struct source *src, enum asm_shape shape);
 /* Frees everything the assembly owns. NULL-safe; safe after a failed init. */
 void asm_fini(struct assembly *a);
 
@@ -288,5 +292,8 @@ int assemble(const struct source *src, struct assembly *out, struct cs_error *er
  * re-assembly after an edit: it shows a screenful); read them with
  * asm_sentence, or asm_write_sentences before a report. */
 int assemble_lazy(const struct source *src, struct assembly *out, struct cs_error *err);
+/* True while assemble_lazy runs a kind's assembler: the inspector's
+ * assembly, which edits will follow (a kind may keep what it decided). */
+bool asm_lazy(void);
 
 #endif
