@@ -66,7 +66,7 @@ void cache_overrides_fini(struct cache_overrides *o)
 
 static struct cache_override *find_override(const struct cache_overrides *o, const struct assembly *a, size_t b)
 {
-	if (!o)
+	if (!o || o->n == 0) /* no override: nothing to read of the block's piece */
 		return NULL;
 	long piece = a->blocks[b].piece;
 	const char *id = piece >= 0 ? a->src->pieces[piece].id : NULL;

@@ -55,6 +55,7 @@ struct state {
 	struct assembly *a;
 	const struct source *src;
 	const struct loom *m;
+	const struct loom_prep *prep; /* m->prep */
 	bool dialogue;
 	long *seq;            /* included conversation pieces, in order */
 	size_t nseq;
@@ -120,28 +121,24 @@ static bool after_replay(const struct loom *m, const struct loom_item *it)
 	return it->use == LOOM_PRIMARY ? it->path_pos >= m->replay_pos : it->path_pos > m->replay_pos;
 }
 
-/* Decide: why piece i is left out (REASON_NONE: it goes in). */
+/* Decide: why piece i is left out (REASON_NONE: it goes in), from the
+ * prep (prep.c) and the user's exclusion. */
 static int filter(const struct state *st, long i)
 {
-	const struct piece *p = &st->src->pieces[i];
-	const struct loom_item *it = &st->m->items[p->kind_index];
-	if (after_replay(st->m, it))
+	const struct loom_prep *pr = st->prep;
+	enum loom_use use = pr->use[i];
+	if (st->m->replay_pos != SIZE_MAX && after_replay(st->m, &st->m->items[st->src->pieces[i].kind_index]))
 		return REASON_LATER;
-	if (it->use == LOOM_PINNED && !st->m->loom_aware)
+	if (use == LOOM_PINNED && !st->m->loom_aware)
 		return REASON_LOOM_AWARE_OFF;
-	if (p->user_excluded == 1)
+	signed char user = st->src->pieces[i].user_excluded;
+	if (user == 1)
 		return REASON_EXCLUDED_BY_USER;
-	bool forced = p->user_excluded == 0;
-	if (!forced && p->input_excluded)
-		return REASON_EXCLUDED;
-	if (!forced && it->pruned)
-		return REASON_PRUNED;
-	if (!forced && it->via_annotation && !it->include_annotation)
-		return REASON_ANNOTATION;
-	const char *s;
-	size_t n;
-	trimmed(p, &s, &n);
-	bool empty = st->dialogue || it->use == LOOM_INSTRUCTION ? n == 0 : p->text_bytes == 0;
+	unsigned bits = pr->bits[i];
+	if (user != 0 && (bits & (LOOM_PREP_EXCLUDED | LOOM_PREP_PRUNED | LOOM_PREP_ANNOTATION)))
+		return bits & LOOM_PREP_EXCLUDED ? REASON_EXCLUDED
+		       : bits & LOOM_PREP_PRUNED ? REASON_PRUNED : REASON_ANNOTATION;
+	bool empty = st->dialogue || use == LOOM_INSTRUCTION ? bits & LOOM_PREP_BLANK : bits & LOOM_PREP_NO_BYTES;
 	return empty ? REASON_EMPTY : REASON_NONE;
 }
 
@@ -150,7 +147,6 @@ static void explain_filtered(struct state *st, long i)
 {
 	struct assembly *a = st->a;
 	const struct piece *p = &st->src->pieces[i];
-	const struct loom_item *it = &st->m->items[p->kind_index];
 	switch (st->why[i]) {
 	case REASON_LATER:
 		asm_drop(a, i, REASON_LATER, "comes after the replayed request");
@@ -181,7 +177,7 @@ static void explain_filtered(struct state *st, long i)
 			 "metadata.includeAnnotation is true");
 		break;
 	case REASON_EMPTY:
-		asm_drop_text(a, i, REASON_EMPTY, st->dialogue || it->use == LOOM_INSTRUCTION
+		asm_drop_text(a, i, REASON_EMPTY, st->dialogue || st->prep->use[i] == LOOM_INSTRUCTION
 			      ? "empty: no text after trimming" : "empty: the node has no text");
 		break;
 	default:
@@ -250,7 +246,7 @@ static void make_loom_block(struct state *st)
 static size_t block_cp(const struct state *st, size_t k, bool first_in_unit)
 {
 	long i = st->seq[k];
-	size_t cp = st->src->pieces[i].code_points;
+	size_t cp = st->prep->cp[i];
 	if (!first_in_unit)
 		cp += 2; /* the blank line of a merge */
 	if (st->header && st->header[i])
@@ -263,16 +259,15 @@ static void build_units(struct state *st)
 	const struct source *src = st->src;
 	for (size_t k = 0; k < st->nseq; k++) {
 		long i = st->seq[k];
-		const struct piece *p = &src->pieces[i];
 		struct unit *u = st->nunits ? &st->units[st->nunits - 1] : NULL;
-		bool merge = st->dialogue && u && u->first + u->n == k && strcmp(u->role, p->role) == 0;
+		bool merge = st->dialogue && u && u->first + u->n == k && loom_prep_same_role(src, st->seq[u->first], i);
 		if (!merge) {
 			u = &st->units[st->nunits++];
-			*u = (struct unit){ .first = k, .role = p->role, .kept = true };
+			*u = (struct unit){ .first = k, .role = src->pieces[i].role, .kept = true };
 		}
 		u->tokens += tokens_estimate(block_cp(st, k, !merge), st->a->chars_per_token);
 		u->n++;
-		if (st->m->items[p->kind_index].use == LOOM_PRIMARY)
+		if (st->prep->use[i] == LOOM_PRIMARY)
 			u->path_nodes++;
 	}
 	const struct loom *m = st->m;
@@ -514,8 +509,7 @@ static void decide_system(struct state *st)
 			sys_parts++;
 		}
 	for (size_t i = 0; i < src->npieces; i++) {
-		const struct loom_item *it = &m->items[src->pieces[i].kind_index];
-		if (it->use != LOOM_INSTRUCTION)
+		if (st->prep->use[i] != LOOM_INSTRUCTION)
 			continue;
 		st->why[i] = (unsigned char)(use_system ? filter(st, (long)i) : REASON_NO_SYSTEM_CONTEXT);
 		if (st->why[i] != REASON_NONE)
@@ -539,7 +533,7 @@ static void decide_conversation(struct state *st)
 	const struct source *src = st->src;
 	const struct loom *m = st->m;
 	for (size_t i = 0; i < src->npieces; i++) {
-		enum loom_use use = m->items[src->pieces[i].kind_index].use;
+		enum loom_use use = st->prep->use[i];
 		if (use == LOOM_INSTRUCTION || use == LOOM_PINNED)
 			continue;
 		st->why[i] = (unsigned char)filter(st, (long)i);
@@ -621,7 +615,7 @@ static void decide_memory(struct state *st)
 	size_t kept = 0;
 	long pinned = 0;
 	for (size_t i = 0; i < src->npieces; i++) {
-		if (m->items[src->pieces[i].kind_index].use != LOOM_PINNED)
+		if (st->prep->use[i] != LOOM_PINNED)
 			continue;
 		st->why[i] = (unsigned char)filter(st, (long)i);
 		if (st->why[i] == REASON_NONE)
@@ -666,9 +660,9 @@ static void render_memory(struct state *st)
 		return;
 	emit_made(st, "operational memory", st->mem_head, (size_t)-1, LAYER_MEMORY, 0);
 	for (size_t i = 0; i < src->npieces; i++) {
-		const struct piece *p = &src->pieces[i];
-		if (st->m->items[p->kind_index].use != LOOM_PINNED || st->why[i] != REASON_NONE)
+		if (st->prep->use[i] != LOOM_PINNED || st->why[i] != REASON_NONE)
 			continue;
+		const struct piece *p = &src->pieces[i];
 		struct block *b = asm_block(a, (long)i, LAYER_MEMORY, -1);
 		long index = (long)a->nblocks - 1;
 		asm_span(a, "- ", 2, 2);
@@ -706,7 +700,7 @@ static void render_system(struct state *st)
 			asm_span(a, parts_text[k], strlen(parts_text[k]), (size_t)-1);
 		}
 	for (size_t i = 0; i < src->npieces; i++) {
-		if (m->items[src->pieces[i].kind_index].use != LOOM_INSTRUCTION || st->why[i] != REASON_NONE)
+		if (st->prep->use[i] != LOOM_INSTRUCTION || st->why[i] != REASON_NONE)
 			continue;
 		const char *s;
 		size_t n;
@@ -803,7 +797,7 @@ static void explain_filters(struct state *st)
 	const struct source *src = st->src;
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < src->npieces; i++)
-			if ((st->m->items[src->pieces[i].kind_index].use == LOOM_INSTRUCTION) == (pass == 0))
+			if (st->why[i] != REASON_NONE && (st->prep->use[i] == LOOM_INSTRUCTION) == (pass == 0))
 				explain_filtered(st, (long)i);
 }
 
@@ -825,6 +819,9 @@ int loom_assemble(const struct source *src, struct assembly *a, struct cs_error 
 	const struct loom *m = src->model;
 	struct state st = { .a = a, .src = src, .m = m, .dialogue = m->mode == LOOM_DIALOGUE };
 	int rc = asm_init(a, src, st.dialogue ? ASM_MESSAGES : ASM_DOCUMENT);
+	if (rc == CS_OK)
+		rc = loom_prepare(src); /* once per source: what no edit changes */
+	st.prep = m->prep;
 	if (rc != CS_OK)
 		return cs_error_nomem(err);
 	static const char *const layers[] = { "system", "history", "current", "memory" };
@@ -838,8 +835,8 @@ int loom_assemble(const struct source *src, struct assembly *a, struct cs_error 
 	a->budget.usable = t.usable;
 
 	size_t np = src->npieces ? src->npieces : 1;
-	st.seq = cs_calloc(np, sizeof *st.seq);
-	st.units = cs_calloc(src->npieces + 2, sizeof *st.units);
+	st.seq = cs_malloc(np * sizeof *st.seq); /* each written before it is read */
+	st.units = cs_malloc((src->npieces + 2) * sizeof *st.units);
 	st.why = cs_calloc(np, sizeof *st.why);
 	if (m->loom_aware && st.dialogue) {
 		st.header = cs_calloc(np, sizeof *st.header);
