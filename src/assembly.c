@@ -106,6 +106,26 @@ int asm_grouping(struct assembly *a, const char *name, const char *const *layer_
 	return (int)a->ngroupings++;
 }
 
+/* Grows *arr to room for need items of size bytes, leaving the new room
+ * unzeroed (each item is written whole when it is appended). */
+static void reserve_room(void **arr, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return;
+	void *p = cs_reallocarray(*arr, need, size);
+	if (p) {
+		*arr = p;
+		*cap = need;
+	}
+}
+
+void asm_reserve(struct assembly *a, size_t blocks, size_t spans, size_t messages)
+{
+	reserve_room((void **)&a->blocks, &a->cap_blocks, blocks, sizeof *a->blocks);
+	reserve_room((void **)&a->spans, &a->cap_spans, spans, sizeof *a->spans);
+	reserve_room((void **)&a->messages, &a->cap_messages, messages, sizeof *a->messages);
+}
+
 int asm_message(struct assembly *a, const char *role)
 {
 	if (!RESERVE(a, messages, nmessages, cap_messages))

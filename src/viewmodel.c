@@ -223,6 +223,79 @@ bool vm_rebuild_rows(struct vm *vm, long keep_piece, long keep_block)
 	return true;
 }
 
+/* The next piece in a's prompt from block *b on (moving *b past it) that
+ * is the first block of its piece and whose piece both prompts hold
+ * (in[p]: 1 in the baseline, 2 in the current prompt, 4 and 8 once seen
+ * there); -1 at the end. */
+static long next_common(const struct assembly *a, size_t *b, unsigned char *in, unsigned char seen)
+{
+	for (; *b < a->nblocks; (*b)++) {
+		long p = a->blocks[*b].piece;
+		if (p < 0 || (size_t)p >= a->src->npieces || (in[p] & seen) || (in[p] & 3) != 3)
+			continue;
+		in[p] |= seen;
+		(*b)++;
+		return p;
+	}
+	return -1;
+}
+
+/* Whether every piece of the source has an id of its own (worked out once
+ * per source). */
+static bool ids_unique(struct vm *vm)
+{
+	struct vm_session *s = &vm->session;
+	if (s->ids_unique)
+		return s->ids_unique > 0;
+	size_t n = s->src->npieces;
+	long *map = cs_malloc((n ? n : 1) * sizeof *map);
+	if (!map || !source_match_ids(s->src, s->src, map, NULL)) {
+		cs_free(map);
+		return false; /* out of memory: asked again next time */
+	}
+	s->ids_unique = 1;
+	for (size_t i = 0; i < n && s->ids_unique > 0; i++)
+		if (map[i] != (long)i)
+			s->ids_unique = -1;
+	cs_free(map);
+	return s->ids_unique > 0;
+}
+
+/* Whether the pieces both prompts hold come in the same order in both
+ * (then none moved: diff_moved would mark none), for assemblies of the
+ * same source; a pass over each prompt's blocks instead of the diff's
+ * matching by id and longest run. false when it cannot tell (another
+ * source, out of memory) or some piece moved. */
+static bool order_kept(struct vm *vm)
+{
+	const struct assembly *base = &vm->session.base, *cur = &vm->session.cur;
+	if (base->src != cur->src || !ids_unique(vm))
+		return false; /* the diff matches pieces by id */
+	size_t n = cur->src->npieces;
+	unsigned char *in = cs_calloc(n ? n : 1, 1);
+	if (!in)
+		return false;
+	for (size_t b = 0; b < base->nblocks; b++)
+		if (base->blocks[b].piece >= 0 && (size_t)base->blocks[b].piece < n)
+			in[base->blocks[b].piece] |= 1;
+	for (size_t b = 0; b < cur->nblocks; b++)
+		if (cur->blocks[b].piece >= 0 && (size_t)cur->blocks[b].piece < n)
+			in[cur->blocks[b].piece] |= 2;
+	size_t bb = 0, bc = 0;
+	bool same = true;
+	for (;;) {
+		long pb = next_common(base, &bb, in, 4), pc = next_common(cur, &bc, in, 8);
+		if (pb != pc) {
+			same = false;
+			break;
+		}
+		if (pb < 0)
+			break;
+	}
+	cs_free(in);
+	return same;
+}
+
 /* After the assembly, baseline or cache settings changed: every derived
  * figure, each step run even when an earlier one ran out of memory, so the
  * rows never point into an assembly that is gone. false on out of memory. */
@@ -234,7 +307,9 @@ bool vm_refresh_all(struct vm *vm, long keep_piece, long keep_block)
 	ok = vm_compute_cache(vm) && ok;
 	ok = vm_summarize(vm) && ok;
 	cs_free(vm->moved);
-	vm->moved = diff_moved(&vm->session.base, &vm->session.cur); /* NULL: no `*` for moves */
+	vm->moved = NULL; /* NULL: no `*` for moves */
+	if (!order_kept(vm))
+		vm->moved = diff_moved(&vm->session.base, &vm->session.cur);
 	ok = vm_rebuild_rows(vm, keep_piece, keep_block) && ok;
 	return ok;
 }

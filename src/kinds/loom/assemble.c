@@ -43,11 +43,11 @@
 
 enum { LAYER_SYSTEM, LAYER_HISTORY, LAYER_CURRENT, LAYER_MEMORY };
 
-struct unit {
-	size_t first, n;      /* its pieces: seq[first .. first + n) */
-	const char *role;     /* dialogue role */
+struct unit {              /* small: truncation walks every one at each assembly */
+	size_t first;         /* its pieces: seq[first .. first + n); their role is its first's */
 	long tokens;          /* budget tokens of all its blocks */
-	size_t path_nodes;    /* primary (path) pieces in it */
+	unsigned n;           /* (pieces are fewer than LOOM_MAX_NODES) */
+	unsigned path_nodes;  /* primary (path) pieces in it */
 	bool kept;
 };
 
@@ -56,6 +56,7 @@ struct state {
 	const struct source *src;
 	const struct loom *m;
 	const struct loom_prep *prep; /* m->prep */
+	const long *tok;      /* per piece, its block's tokens alone and merged (loom_prep_tokens); NULL */
 	bool dialogue;
 	long *seq;            /* included conversation pieces, in order */
 	size_t nseq;
@@ -254,6 +255,15 @@ static size_t block_cp(const struct state *st, size_t k, bool first_in_unit)
 	return cp;
 }
 
+/* Budget tokens of piece seq[k]'s block (block_cp), from the prep's
+ * counts at this chars_per_token when no header is added. */
+static long block_tokens(const struct state *st, size_t k, bool first_in_unit)
+{
+	if (!st->header && st->tok)
+		return st->tok[2 * (size_t)st->seq[k] + !first_in_unit];
+	return tokens_estimate(block_cp(st, k, first_in_unit), st->a->chars_per_token);
+}
+
 static void build_units(struct state *st)
 {
 	const struct source *src = st->src;
@@ -263,9 +273,9 @@ static void build_units(struct state *st)
 		bool merge = st->dialogue && u && u->first + u->n == k && loom_prep_same_role(src, st->seq[u->first], i);
 		if (!merge) {
 			u = &st->units[st->nunits++];
-			*u = (struct unit){ .first = k, .role = src->pieces[i].role, .kept = true };
+			*u = (struct unit){ .first = k, .kept = true };
 		}
-		u->tokens += tokens_estimate(block_cp(st, k, !merge), st->a->chars_per_token);
+		u->tokens += block_tokens(st, k, !merge);
 		u->n++;
 		if (st->prep->use[i] == LOOM_PRIMARY)
 			u->path_nodes++;
@@ -273,7 +283,7 @@ static void build_units(struct state *st)
 	const struct loom *m = st->m;
 	if (!st->dialogue && m->working_buffer_bytes) {
 		struct unit *u = &st->units[st->nunits++];
-		*u = (struct unit){ .first = st->nseq, .n = 0, .role = "", .kept = true };
+		*u = (struct unit){ .first = st->nseq, .n = 0, .kept = true };
 		u->tokens = tokens_estimate(utf8_count_code_points(m->working_buffer, m->working_buffer_bytes),
 					    st->a->chars_per_token);
 	}
@@ -308,12 +318,14 @@ static long marker_tokens(struct state *st, size_t removed)
 static void removed_range(const struct state *st, size_t from, size_t to, const char **first, const char **last)
 {
 	*first = *last = "";
-	for (size_t u = from; u < to; u++) {
-		if (st->units[u].kept || !st->units[u].n)
-			continue;
-		if (!**first)
-			*first = st->src->pieces[st->seq[st->units[u].first]].label;
-		*last = st->src->pieces[st->seq[st->units[u].first + st->units[u].n - 1]].label;
+	size_t u = from, v = to;
+	while (u < to && (st->units[u].kept || !st->units[u].n))
+		u++;
+	while (v > u && (st->units[v - 1].kept || !st->units[v - 1].n))
+		v--;
+	if (u < v) {
+		*first = st->src->pieces[st->seq[st->units[u].first]].label;
+		*last = st->src->pieces[st->seq[st->units[v - 1].first + st->units[v - 1].n - 1]].label;
 	}
 }
 
@@ -445,7 +457,7 @@ static long emit_piece(struct state *st, size_t k, bool first_in_unit, int layer
 	if (st->header && st->header[i])
 		asm_span(a, st->header[i], strlen(st->header[i]), st->header_cp[i]);
 	asm_span(a, p->text, p->text_bytes, p->code_points);
-	b->budget_tokens = tokens_estimate(block_cp(st, k, first_in_unit), a->chars_per_token);
+	b->budget_tokens = block_tokens(st, k, first_in_unit);
 	b->keep_head = p->text_bytes;
 	asm_whole(a, i, index, b->budget_tokens);
 	return index;
@@ -465,6 +477,12 @@ static void emit_all(struct state *st, size_t first_removed, size_t removed)
 {
 	struct assembly *a = st->a;
 	const struct loom *m = st->m;
+	const struct source *src = st->src;
+	size_t pieces = 0, units = 0; /* room made once: a stopAtLimit refusal emits every node */
+	for (size_t u = 0; u < st->nunits; u++)
+		if (st->units[u].kept)
+			pieces += st->units[u].n, units++;
+	asm_reserve(a, a->nblocks + pieces + units + 3, a->nspans + 3 * pieces + units + 3, a->nmessages + units + 1);
 	long last_history = -1;
 	for (size_t u = 0; u < st->nunits; u++) {
 		const struct unit *un = &st->units[u];
@@ -479,7 +497,7 @@ static void emit_all(struct state *st, size_t first_removed, size_t removed)
 		if (!un->kept)
 			continue;
 		if (st->dialogue)
-			asm_message(a, un->role);
+			asm_message(a, un->n ? src->pieces[st->seq[un->first]].role : "");
 		if (current && st->loom_block)
 			emit_made(st, "loom context", st->loom_block, st->loom_block_cp, LAYER_CURRENT, 0);
 		if (un->n == 0) { /* the working buffer */
@@ -847,6 +865,7 @@ int loom_assemble(const struct source *src, struct assembly *a, struct cs_error 
 		goto out;
 	}
 
+	st.tok = loom_prep_tokens(src, a->chars_per_token);
 	decide_extent(&st);
 	decide_system(&st);
 	decide_memory(&st);

@@ -117,6 +117,9 @@ struct loom_prep {
 	unsigned char *bits;         /* LOOM_PREP_* */
 	unsigned short *role;        /* a number per distinct role (loom_prep_same_role) */
 	size_t *cp;                  /* the text's code points */
+	long *tok;                   /* per piece, its block's tokens alone, then merged (the blank
+				      * line before it) at tok_cpt chars a token; NULL until asked */
+	double tok_cpt;
 	size_t n;
 	const char *roles[LOOM_PREP_ROLES]; /* borrowed from the pieces */
 	unsigned short nroles;
@@ -125,6 +128,10 @@ struct loom_prep {
 /* Makes src's model's prep when it has none (the model is a cache here,
  * as for the replays: src is otherwise untouched). CS_OK or CS_ENOMEM. */
 int loom_prepare(const struct source *src);
+/* Per piece i (the prep made), [2i] the tokens of its text alone, [2i+1]
+ * with the blank line of a merge, at chars_per_token; owned by the prep,
+ * valid until the next call; NULL on out of memory. */
+const long *loom_prep_tokens(const struct source *src, double chars_per_token);
 /* Whether pieces a and b have the same role (the prep made). */
 bool loom_prep_same_role(const struct source *src, long a, long b);
 /* NULL-safe. */

@@ -9,6 +9,7 @@
 
 #include "alloc.h"
 #include "source.h"
+#include "tokens.h"
 
 #include <string.h>
 
@@ -81,6 +82,23 @@ int loom_prepare(const struct source *src)
 	return CS_OK;
 }
 
+const long *loom_prep_tokens(const struct source *src, double chars_per_token)
+{
+	struct loom_prep *pr = ((struct loom *)src->model)->prep;
+	if (pr->tok && pr->tok_cpt == chars_per_token)
+		return pr->tok;
+	if (!pr->tok)
+		pr->tok = cs_malloc((pr->n ? 2 * pr->n : 1) * sizeof *pr->tok);
+	if (!pr->tok)
+		return NULL;
+	for (size_t i = 0; i < pr->n; i++) {
+		pr->tok[2 * i] = tokens_estimate(pr->cp[i], chars_per_token);
+		pr->tok[2 * i + 1] = tokens_estimate(pr->cp[i] + 2, chars_per_token); /* the blank line of a merge */
+	}
+	pr->tok_cpt = chars_per_token;
+	return pr->tok;
+}
+
 bool loom_prep_same_role(const struct source *src, long a, long b)
 {
 	const struct loom_prep *pr = ((const struct loom *)src->model)->prep;
@@ -97,6 +115,7 @@ void loom_prep_free(struct loom_prep *pr)
 	cs_free(pr->bits);
 	cs_free(pr->role);
 	cs_free(pr->cp);
+	cs_free(pr->tok);
 	cs_free(pr);
 }
 
