@@ -223,23 +223,6 @@ bool vm_rebuild_rows(struct vm *vm, long keep_piece, long keep_block)
 	return true;
 }
 
-/* The next piece in a's prompt from block *b on (moving *b past it) that
- * is the first block of its piece and whose piece both prompts hold
- * (in[p]: 1 in the baseline, 2 in the current prompt, 4 and 8 once seen
- * there); -1 at the end. */
-static long next_common(const struct assembly *a, size_t *b, unsigned char *in, unsigned char seen)
-{
-	for (; *b < a->nblocks; (*b)++) {
-		long p = a->blocks[*b].piece;
-		if (p < 0 || (size_t)p >= a->src->npieces || (in[p] & seen) || (in[p] & 3) != 3)
-			continue;
-		in[p] |= seen;
-		(*b)++;
-		return p;
-	}
-	return -1;
-}
-
 /* Whether every piece of the source has an id of its own (worked out once
  * per source). */
 static bool ids_unique(struct vm *vm)
@@ -261,37 +244,61 @@ static bool ids_unique(struct vm *vm)
 	return s->ids_unique > 0;
 }
 
+/* a's pieces in prompt order, each once (at its first block), into *out
+ * (cs_malloc'd; *n of them), marking each in[p] |= bit. false on out of memory. */
+static bool prompt_order(const struct assembly *a, unsigned char *in, unsigned char bit, long **out, size_t *n)
+{
+	size_t np = a->src->npieces, k = 0;
+	long *order = cs_malloc((a->nblocks ? a->nblocks : 1) * sizeof *order);
+	if (!order)
+		return false;
+	for (size_t b = 0; b < a->nblocks; b++) {
+		long p = a->blocks[b].piece;
+		if (p < 0 || (size_t)p >= np || (in[p] & bit))
+			continue;
+		in[p] |= bit;
+		order[k++] = p;
+	}
+	*out = order;
+	*n = k;
+	return true;
+}
+
 /* Whether the pieces both prompts hold come in the same order in both
  * (then none moved: diff_moved would mark none), for assemblies of the
- * same source; a pass over each prompt's blocks instead of the diff's
- * matching by id and longest run. false when it cannot tell (another
- * source, out of memory) or some piece moved. */
+ * same source: one pass over the current prompt's blocks (the baseline's
+ * order is kept from one call to the next) instead of the diff's matching
+ * by id and longest run. false when it cannot tell (another source, ids
+ * shared, out of memory) or some piece moved. */
 static bool order_kept(struct vm *vm)
 {
-	const struct assembly *base = &vm->session.base, *cur = &vm->session.cur;
+	struct vm_session *s = &vm->session;
+	const struct assembly *base = &s->base, *cur = &s->cur;
 	if (base->src != cur->src || !ids_unique(vm))
 		return false; /* the diff matches pieces by id */
-	size_t n = cur->src->npieces;
+	size_t n = cur->src->npieces, ncur = 0;
 	unsigned char *in = cs_calloc(n ? n : 1, 1);
-	if (!in)
-		return false;
-	for (size_t b = 0; b < base->nblocks; b++)
-		if (base->blocks[b].piece >= 0 && (size_t)base->blocks[b].piece < n)
-			in[base->blocks[b].piece] |= 1;
-	for (size_t b = 0; b < cur->nblocks; b++)
-		if (cur->blocks[b].piece >= 0 && (size_t)cur->blocks[b].piece < n)
-			in[cur->blocks[b].piece] |= 2;
-	size_t bb = 0, bc = 0;
-	bool same = true;
-	for (;;) {
-		long pb = next_common(base, &bb, in, 4), pc = next_common(cur, &bc, in, 8);
-		if (pb != pc) {
-			same = false;
+	long *now = NULL;
+	bool same = in != NULL;
+	if (same && !s->base_order)
+		same = prompt_order(base, in, 1, &s->base_order, &s->nbase_order);
+	else if (same)
+		for (size_t k = 0; k < s->nbase_order; k++)
+			in[s->base_order[k]] |= 1;
+	same = same && prompt_order(cur, in, 2, &now, &ncur);
+	/* the pieces in both (in == 3), in each prompt's order, pair up */
+	for (size_t kb = 0, kc = 0; same;) {
+		while (kb < s->nbase_order && in[s->base_order[kb]] != 3)
+			kb++;
+		while (kc < ncur && in[now[kc]] != 3)
+			kc++;
+		if (kb == s->nbase_order || kc == ncur) {
+			same = kb == s->nbase_order && kc == ncur;
 			break;
 		}
-		if (pb < 0)
-			break;
+		same = s->base_order[kb++] == now[kc++];
 	}
+	cs_free(now);
 	cs_free(in);
 	return same;
 }
@@ -363,6 +370,7 @@ void vm_fini(struct vm *vm)
 	exact_live_fini(&vm->exact.live);
 	tokenizer_close(vm->exact.tok);
 	cs_free(vm->session.base_piece);
+	cs_free(vm->session.base_order);
 	cache_analysis_fini(&vm->cache.an);
 	cs_free(vm->cache.exact_off);
 	cache_overrides_fini(&vm->cache.bp_now);
@@ -599,6 +607,8 @@ int vm_pin_baseline(struct vm *vm, struct cs_error *err)
 	}
 	asm_fini(&vm->session.base);
 	vm->session.base = next;
+	cs_free(vm->session.base_order);
+	vm->session.base_order = NULL;
 	vm_forget_old_base(vm);
 	vm->prompt.built = false;
 	const struct vm_row *sel = vm_selected(vm);

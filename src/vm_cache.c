@@ -87,9 +87,12 @@ bool vm_compute_cache(struct vm *vm)
 	c->cached_tokens = an->now.read;
 	c->rewrite_tokens = an->now.total - an->now.read;
 	c->cached_block = -1;
-	for (size_t i = 0; i < a->nblocks; i++)
-		if (an->now.read > 0 && vm_block_offset(vm, i) + vm_block_count(vm, i) <= an->now.read)
-			c->cached_block = (long)i;
+	/* blocks end in prompt order: the read prefix holds a leading run of them */
+	for (size_t i = 0; an->now.read > 0 && i < a->nblocks; i++) {
+		if (vm_block_offset(vm, i) + vm_block_count(vm, i) > an->now.read)
+			break;
+		c->cached_block = (long)i;
+	}
 	return true;
 }
 
@@ -115,9 +118,6 @@ bool vm_summarize(struct vm *vm)
 	const struct assembly *a = &vm->session.cur;
 	vm->ndropped = vm->ntruncated = 0;
 	vm->max_block_tokens = 0;
-	for (size_t b = 0; b < a->nblocks; b++)
-		if (a->blocks[b].budget_tokens > vm->max_block_tokens)
-			vm->max_block_tokens = a->blocks[b].budget_tokens;
 	for (size_t i = 0; i < vm->session.src->npieces; i++) {
 		if (a->results[i].outcome == OUTCOME_DROPPED)
 			vm->ndropped++;
@@ -128,12 +128,17 @@ bool vm_summarize(struct vm *vm)
 		cs_free(vm->cache.layers[g]);
 		vm->cache.layers[g] = NULL;
 	}
+	for (size_t b = 0; a->ngroupings == 0 && b < a->nblocks; b++)
+		if (a->blocks[b].budget_tokens > vm->max_block_tokens)
+			vm->max_block_tokens = a->blocks[b].budget_tokens;
 	for (size_t g = 0; g < a->ngroupings; g++) {
 		size_t nl = a->groupings[g].nlayers;
 		vm->cache.layers[g] = cs_calloc(nl ? nl : 1, sizeof *vm->cache.layers[g]);
 		if (!vm->cache.layers[g])
 			return false;
 		for (size_t b = 0; b < a->nblocks; b++) {
+			if (g == 0 && a->blocks[b].budget_tokens > vm->max_block_tokens) /* in the same pass */
+				vm->max_block_tokens = a->blocks[b].budget_tokens;
 			int l = a->blocks[b].layer[g];
 			if (l < 0 || (size_t)l >= nl)
 				continue;
