@@ -49,7 +49,8 @@ static bool push_row(struct vm *vm, enum vm_row_type type, long block, long piec
 
 bool vm_marker_after(const struct vm *vm, size_t b)
 {
-	if (cache_is_breakpoint(&vm->cache.bp_now, &vm->session.cur, b))
+	if (vm->cache.bp_now.n ? cache_is_breakpoint(&vm->cache.bp_now, &vm->session.cur, b)
+			       : (vm->session.cur.blocks[b].flags & BLOCK_BREAKPOINT) != 0) /* no override: the flag */
 		return true;
 	return !vm->cache.identical && b + 1 == vm->cache.same_blocks;
 }
@@ -61,10 +62,14 @@ bool vm_marker_after(const struct vm *vm, size_t b)
 static long dropped_after(const struct vm *vm, long piece, long last)
 {
 	const struct assembly *a = &vm->session.cur;
-	int layer = vm->session.src->pieces[piece].layer;
+	int layer = -1; /* the piece's, read only when a heading follows */
 	while ((size_t)(last + 1) < a->nblocks) {
 		const struct block *b = &a->blocks[last + 1];
-		if (b->piece >= 0 || (b->flags & (BLOCK_MADE | BLOCK_MARKER)) != BLOCK_MADE || b->layer[0] != layer)
+		if (b->piece >= 0 || (b->flags & (BLOCK_MADE | BLOCK_MARKER)) != BLOCK_MADE)
+			break;
+		if (layer < 0)
+			layer = vm->session.src->pieces[piece].layer;
+		if (b->layer[0] != layer)
 			break;
 		last++;
 	}

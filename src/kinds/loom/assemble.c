@@ -143,39 +143,58 @@ static int filter(const struct state *st, long i)
 	return empty ? REASON_EMPTY : REASON_NONE;
 }
 
+/* The sentence of a piece left out by name (its id in it), written when
+ * it is read (asm_drop_later): a tree may mark thousands of nodes excluded
+ * or pruned, and a re-assembly writes none of them. */
+static bool drop_sentence(const struct assembly *a, long piece, struct strbuf *out)
+{
+	const struct piece_result *r = &a->results[piece];
+	const char *id = a->src->pieces[piece].id;
+	sb_reset(out);
+	switch (r->reason) {
+	case REASON_EXCLUDED_BY_USER:
+		sb_printf(out, "excluded by you (--include %s puts it back)", id);
+		break;
+	case REASON_EXCLUDED:
+		sb_printf(out, "excluded: metadata.excluded is true in the tree (--include %s puts it back)", id);
+		break;
+	case REASON_PRUNED:
+		sb_printf(out, "pruned: metadata.pruned is true (soft-deleted); --include %s puts it back", id);
+		break;
+	default:
+		sb_puts(out, reason_sentence(r->reason));
+		break;
+	}
+	return !out->failed;
+}
+
 /* Explain: the sentence for a piece the filter left out. */
 static void explain_filtered(struct state *st, long i)
 {
 	struct assembly *a = st->a;
-	const struct piece *p = &st->src->pieces[i];
 	switch (st->why[i]) {
 	case REASON_LATER:
-		asm_drop(a, i, REASON_LATER, "comes after the replayed request");
+		asm_drop_text(a, i, REASON_LATER, "comes after the replayed request");
 		break;
 	case REASON_LOOM_AWARE_OFF:
-		asm_drop(a, i, REASON_LOOM_AWARE_OFF,
-			 "loom-aware rendering is off: the operational memory is not sent (L or --loom-aware)");
+		asm_drop_text(a, i, REASON_LOOM_AWARE_OFF,
+			      "loom-aware rendering is off: the operational memory is not sent (L or --loom-aware)");
 		break;
 	case REASON_NO_SYSTEM_CONTEXT:
-		asm_drop(a, i, REASON_NO_SYSTEM_CONTEXT,
-			 "not sent: an instruction source goes into the system context, which buffer mode leaves "
-			 "out (bufferModeSystemContext is false)");
+		asm_drop_text(a, i, REASON_NO_SYSTEM_CONTEXT,
+			      "not sent: an instruction source goes into the system context, which buffer mode leaves "
+			      "out (bufferModeSystemContext is false)");
 		break;
 	case REASON_EXCLUDED_BY_USER:
-		asm_drop(a, i, REASON_EXCLUDED_BY_USER, "excluded by you (--include %s puts it back)", p->id);
-		break;
 	case REASON_EXCLUDED:
-		asm_drop(a, i, REASON_EXCLUDED, "excluded: metadata.excluded is true in the tree (--include %s puts it back)",
-			 p->id);
-		break;
 	case REASON_PRUNED:
-		asm_drop(a, i, REASON_PRUNED, "pruned: metadata.pruned is true (soft-deleted); --include %s puts it back",
-			 p->id);
+		a->sentence_fn = drop_sentence;
+		asm_drop_later(a, i, st->why[i], 0, 0);
 		break;
 	case REASON_ANNOTATION:
-		asm_drop(a, i, REASON_ANNOTATION,
-			 "annotation: reached through an annotation edge, which Aspen Grove leaves out unless "
-			 "metadata.includeAnnotation is true");
+		asm_drop_text(a, i, REASON_ANNOTATION,
+			      "annotation: reached through an annotation edge, which Aspen Grove leaves out unless "
+			      "metadata.includeAnnotation is true");
 		break;
 	case REASON_EMPTY:
 		asm_drop_text(a, i, REASON_EMPTY, st->dialogue || st->prep->use[i] == LOOM_INSTRUCTION
