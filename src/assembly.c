@@ -108,15 +108,16 @@ int asm_grouping(struct assembly *a, const char *name, const char *const *layer_
 
 /* Grows *arr to room for need items of size bytes, leaving the new room
  * unzeroed (each item is written whole when it is appended). */
-static void reserve_room(void **arr, size_t *cap, size_t need, size_t size)
+static bool reserve_room(void **arr, size_t *cap, size_t need, size_t size)
 {
 	if (need <= *cap)
-		return;
+		return true;
 	void *p = cs_reallocarray(*arr, need, size);
-	if (p) {
-		*arr = p;
-		*cap = need;
-	}
+	if (!p)
+		return false;
+	*arr = p;
+	*cap = need;
+	return true;
 }
 
 void asm_reserve(struct assembly *a, size_t blocks, size_t spans, size_t messages)
@@ -189,7 +190,7 @@ void asm_textf(struct assembly *a, const char *fmt, ...)
 
 void asm_expect_not_whole(struct assembly *a, size_t n)
 {
-	if (n > a->cap_not_whole && CS_GROW(a->not_whole, a->cap_not_whole, n) != 0)
+	if (!reserve_room((void **)&a->not_whole, &a->cap_not_whole, n, sizeof *a->not_whole)) /* unzeroed */
 		a->nomem = true;
 }
 

@@ -76,7 +76,25 @@ static long dropped_after(const struct vm *vm, long piece, long last)
 	return last;
 }
 
-static bool build_order_rows(struct vm *vm)
+/* One piece's outcome counted into vm's totals (the rows' pass over the
+ * results does it, so that a re-assembly reads them once). */
+static void count_outcome(struct vm *vm, const struct piece_result *r)
+{
+	vm->ndropped += r->outcome == OUTCOME_DROPPED;
+	vm->ntruncated += r->outcome == OUTCOME_TRUNCATED;
+}
+
+/* The pieces dropped and truncated, counted on their own (when the rows
+ * could not be built). */
+static void count_outcomes(struct vm *vm)
+{
+	vm->ndropped = vm->ntruncated = 0;
+	for (size_t i = 0; i < vm->session.src->npieces; i++)
+		count_outcome(vm, &vm->session.cur.results[i]);
+}
+
+/* *counted: the builders set it once they counted every piece's outcome. */
+static bool build_order_rows(struct vm *vm, bool *counted)
 {
 	const struct assembly *a = &vm->session.cur;
 	size_t np = vm->session.src->npieces, nb = a->nblocks;
@@ -93,6 +111,7 @@ static bool build_order_rows(struct vm *vm)
 	long last = -1;
 	for (size_t i = 0; i < np; i++) {
 		bucket[i] = -1;
+		count_outcome(vm, &a->results[i]);
 		if (a->results[i].block >= 0) {
 			last = a->results[i].block;
 			continue;
@@ -100,6 +119,7 @@ static bool build_order_rows(struct vm *vm)
 		bucket[i] = dropped_after(vm, (long)i, last) + 1;
 		start[bucket[i] + 1]++;
 	}
+	*counted = true;
 	for (size_t k = 1; k < nb + 2; k++)
 		start[k] += start[k - 1];
 	for (size_t i = 0; i < np; i++)
@@ -160,7 +180,7 @@ static double sort_key(const struct vm *vm, const struct vm_row *r)
 	return 0;
 }
 
-static bool build_sorted_rows(struct vm *vm)
+static bool build_sorted_rows(struct vm *vm, bool *counted)
 {
 	const struct assembly *a = &vm->session.cur;
 	size_t n = a->nblocks + vm->session.src->npieces;
@@ -175,12 +195,15 @@ static bool build_sorted_rows(struct vm *vm)
 		items[k].order = k;
 		k++;
 	}
-	for (size_t i = 0; i < vm->session.src->npieces; i++)
+	for (size_t i = 0; i < vm->session.src->npieces; i++) {
+		count_outcome(vm, &a->results[i]);
 		if (a->results[i].block < 0 && !vm->hide_dropped) {
 			items[k].row = (struct vm_row){ .type = VM_ROW_DROPPED, .block = -1, .piece = (long)i };
 			items[k].order = k;
 			k++;
 		}
+	}
+	*counted = true;
 	for (size_t i = 0; i < k; i++)
 		items[i].key = sort_key(vm, &items[i].row);
 	qsort(items, k, sizeof *items, sort_cmp);
@@ -206,7 +229,11 @@ bool vm_rebuild_rows(struct vm *vm, long keep_piece, long keep_block)
 {
 	vm->nrows = 0;
 	vm->nitems = 0;
-	bool ok = vm->sort == VM_SORT_ORDER ? build_order_rows(vm) : build_sorted_rows(vm);
+	vm->ndropped = vm->ntruncated = 0;
+	bool counted = false;
+	bool ok = vm->sort == VM_SORT_ORDER ? build_order_rows(vm, &counted) : build_sorted_rows(vm, &counted);
+	if (!counted)
+		count_outcomes(vm);
 	if (!ok)
 		return false;
 	/* Keep the cursor on the same piece (or block) where it can be. */

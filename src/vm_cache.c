@@ -111,19 +111,12 @@ static long block_cached_tokens(const struct vm *vm, size_t b)
 }
 
 /* Per-frame figures, worked out once per re-assembly or baseline so that a
- * redraw costs O(visible rows): counts of dropped and truncated pieces, and
- * each layer's cache state. false on out of memory. */
+ * redraw costs O(visible rows): the largest block and each layer's cache
+ * state. false on out of memory. */
 bool vm_summarize(struct vm *vm)
 {
 	const struct assembly *a = &vm->session.cur;
-	vm->ndropped = vm->ntruncated = 0;
-	vm->max_block_tokens = 0;
-	for (size_t i = 0; i < vm->session.src->npieces; i++) {
-		if (a->results[i].outcome == OUTCOME_DROPPED)
-			vm->ndropped++;
-		else if (a->results[i].outcome == OUTCOME_TRUNCATED)
-			vm->ntruncated++;
-	}
+	vm->max_block_tokens = 0; /* the dropped and truncated are counted with the rows (vm_rebuild_rows) */
 	for (size_t g = 0; g < ASM_MAX_GROUPINGS; g++) {
 		cs_free(vm->cache.layers[g]);
 		vm->cache.layers[g] = NULL;

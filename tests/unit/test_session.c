@@ -159,12 +159,51 @@ static void test_moved_flags_match_the_diff(void **state)
 	vm_fini(&vm);
 }
 
+/* The dropped and truncated counts (made with the rows) are the
+ * assembly's, in prompt order and sorted, after an edit. */
+static void assert_counts(const struct vm *vm)
+{
+	size_t dropped = 0, truncated = 0, d, t;
+	for (size_t i = 0; i < vm->session.src->npieces; i++) {
+		dropped += vm->session.cur.results[i].outcome == OUTCOME_DROPPED;
+		truncated += vm->session.cur.results[i].outcome == OUTCOME_TRUNCATED;
+	}
+	vm_counts(vm, &d, &t);
+	assert_int_equal(d, dropped);
+	assert_int_equal(t, truncated);
+}
+
+static void test_counts_follow_the_edits(void **state)
+{
+	(void)state;
+	struct vm vm;
+	open_vm(&vm);
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_counts(&vm);
+	select_first_piece(&vm);
+	struct edit e = { .type = EDIT_EXCLUDE, .piece = vm_selected_piece(&vm), .value = 1 };
+	assert_int_equal(vm_apply(&vm, &e, &err), CS_OK);
+	assert_counts(&vm);
+	size_t before, t;
+	vm_counts(&vm, &before, &t);
+	assert_true(vm_set_sort(&vm, "tokens"));
+	struct edit back = { .type = EDIT_EXCLUDE, .piece = e.piece, .value = 0 };
+	assert_int_equal(vm_apply(&vm, &back, &err), CS_OK); /* rows built sorted */
+	assert_counts(&vm);
+	size_t after;
+	vm_counts(&vm, &after, &t);
+	assert_int_equal(after + 1, before);
+	vm_fini(&vm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_undo_and_redo_say_the_cache),
 		cmocka_unit_test(test_failed_change_rolls_back),
 		cmocka_unit_test(test_moved_flags_match_the_diff),
+		cmocka_unit_test(test_counts_follow_the_edits),
 	};
 	return cmocka_run_group_tests_name("session", tests, NULL, NULL);
 }

@@ -229,14 +229,23 @@ static void system_layer(struct assembly *a, struct drops *dr, const struct view
 	bool worker = !strcmp(v->role, "worker");
 	size_t first = a->nblocks;
 	const char *sep = "";
-	/* The latest system message on the ancestry (up to the replayed turn). */
+	/* The system messages on the ancestry (up to the replayed turn), in
+	 * order, found in one walk: the latest is the prompt, the others are
+	 * superseded (below). */
 	long latest = -1;
 	size_t upto = v->turn >= 0 ? v->hist_end + 1 : v->nanc;
+	long *sys = NULL;
+	size_t nsys = 0, cap_sys = 0;
 	for (size_t i = 0; i < upto; i++) {
 		const struct ledger_turn *t = &l->turns[v->anc[i]];
 		for (size_t k = 0; k < t->nmessages; k++)
-			if (l->messages[t->messages[k]].system)
+			if (l->messages[t->messages[k]].system) {
 				latest = t->messages[k];
+				if (CS_GROW(sys, cap_sys, nsys + 1) != 0)
+					a->nomem = true;
+				else
+					sys[nsys++] = latest;
+			}
 	}
 	if (l->nsections || l->nexus_env >= 0) {
 		asm_message(a, "system");
@@ -285,17 +294,15 @@ static void system_layer(struct assembly *a, struct drops *dr, const struct view
 	if (a->nblocks > first)
 		a->blocks[a->nblocks - 1].flags |= BLOCK_BREAKPOINT;
 	/* Every other system message on the ancestry is superseded. */
-	for (size_t i = 0; i < upto; i++) {
-		const struct ledger_turn *t = &l->turns[v->anc[i]];
-		for (size_t k = 0; k < t->nmessages; k++) {
-			long m = t->messages[k];
-			if (!l->messages[m].system || (m == latest && !l->nsections && l->nexus_env < 0))
-				continue;
-			handled_sys[m] = true;
-			drop(a, dr, l->messages[m].piece, l->nsections || l->nexus_env >= 0 ? WHY_SYS_SECTIONS : WHY_SYS_EARLIER,
-			     -1, latest);
-		}
+	for (size_t j = 0; j < nsys; j++) {
+		long m = sys[j];
+		if (m == latest && !l->nsections && l->nexus_env < 0)
+			continue;
+		handled_sys[m] = true;
+		drop(a, dr, l->messages[m].piece, l->nsections || l->nexus_env >= 0 ? WHY_SYS_SECTIONS : WHY_SYS_EARLIER,
+		     -1, latest);
 	}
+	cs_free(sys);
 }
 
 /* A history turn's messages, one message each. */
@@ -811,7 +818,13 @@ int ledger_assemble(const struct source *src, struct assembly *a, struct cs_erro
 		return cs_error_nomem(err);
 	}
 	explain_view(a, &v); /* first: the layers' facts follow the view's */
-	struct drops dr = { 0 };
+	/* room for every piece, unzeroed: a compacted history drops most, and
+	 * growing by doubling copied and cleared the list again each time */
+	struct drops dr = { .items = cs_malloc((src->npieces ? src->npieces : 1) * sizeof *dr.items),
+			    .cap = src->npieces ? src->npieces : 1 };
+	if (!dr.items)
+		dr.cap = 0;
+	asm_expect_not_whole(a, src->npieces);
 	system_layer(a, &dr, &v, handled_sys);
 	history_layer(a, &dr, &v, handled_sys, on_thread);
 	event_layer(a, &dr, &v, handled_sys);
