@@ -26,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *const role_names[] = {
@@ -140,7 +139,8 @@ static int read_listed_file(struct source *src, struct manifest *m, struct manif
 	enum file_state state;
 	struct cs_error ignored;
 	cs_error_clear(&ignored);
-	int rc = file_read(resolved, MANIFEST_MAX_FILE_BYTES, &data, &len, &state, &ignored);
+	int rc = file_read_noting_link(resolved, MANIFEST_MAX_FILE_BYTES, &data, &len, &state, &me->symlink,
+				       &ignored);
 	struct piece *p = &src->pieces[piece];
 	if (rc == CS_ENOMEM)
 		return cs_error_set(err, CS_ENOMEM, "out of memory reading %s", resolved);
@@ -208,7 +208,8 @@ static bool climbs_out(const char *path)
 
 /* The manifest's folder (real path) and the last listed file's folder,
  * remembered: most entries share a folder, so one realpath per folder and
- * one lstat per file tell a relative path that stays inside. */
+ * whether the file itself is a link (learnt as it was read) tell a relative
+ * path that stays inside. */
 struct folder_check {
 	char *real;       /* the manifest folder's real path; NULL when unknown */
 	char last[4096];  /* the folder part of the last file checked ("": none) */
@@ -242,9 +243,7 @@ static int mark_outside(struct source *src, const struct manifest_entry *me, str
 {
 	struct piece *p = &src->pieces[me->piece];
 	bool plain = p->id[0] != '/' && !climbs_out(p->id), outside = false;
-	struct stat st;
-	if (plain && fc->real && !(lstat(me->resolved, &st) == 0 && S_ISLNK(st.st_mode)) &&
-	    folder_inside(fc, me->resolved))
+	if (plain && fc->real && !me->symlink && folder_inside(fc, me->resolved))
 		return CS_OK; /* no realpath for the common case */
 	char *real = fc->real ? realpath(me->resolved, NULL) : NULL;
 	if (real)

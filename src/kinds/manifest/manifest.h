@@ -48,6 +48,7 @@ struct manifest_entry {
 	long piece;                 /* its piece */
 	size_t max_lines;           /* 0: no cap */
 	const char *resolved;       /* the path read, relative to the manifest's folder */
+	bool symlink;               /* resolved's last component is a symbolic link (seen as it was read) */
 	const char *hint;           /* from hot.yml / cold.yml, a sentence; NULL none */
 	bool hot;                   /* hint is a keep (hot) hint, else evict (cold) */
 	const char *suggested;      /* cold.yml suggested_action; NULL none */
