@@ -15,10 +15,12 @@
 #include "alloc.h"
 #include "assembly.h"
 #include "emit.h"
+#include "hidden.h"
 #include "progress.h"
 #include "source.h"
 #include "strbuf.h"
 #include "tokens.h"
+#include "utf8.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -130,6 +132,29 @@ static const char *scalar_string(const struct ynode *n)
 	return n && n->type == YNODE_SCALAR && !ynode_is_null(n) ? n->value : NULL;
 }
 
+/* Whether s[0..n) is all ASCII, and in *nul whether it holds a NUL byte: one
+ * pass, a word at a time, without branching on what it finds (files are
+ * small; the loop vectorizes), in place of a search for NUL, a count of code
+ * points and a scan for hidden characters over every byte. */
+static bool ascii_text(const char *s, size_t n, bool *nul)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	uint64_t any = 0, zero = 0;
+	size_t i = 0;
+	for (; n - i >= sizeof any; i += sizeof any) {
+		uint64_t w;
+		memcpy(&w, s + i, sizeof w);
+		any |= w;
+		zero |= (w - ones) & ~w; /* & high: nonzero exactly when w holds a zero byte */
+	}
+	for (; i < n; i++) {
+		any |= (unsigned char)s[i];
+		zero |= (unsigned char)s[i] ? 0 : high;
+	}
+	*nul = (zero & high) != 0;
+	return (any & high) == 0;
+}
+
 /* Reads the file an entry names into its piece, or marks why it cannot. */
 static int read_listed_file(struct source *src, struct manifest *m, struct manifest_entry *me, long piece,
 			    const char *resolved, struct cs_error *err)
@@ -152,7 +177,8 @@ static int read_listed_file(struct source *src, struct manifest *m, struct manif
 			return source_warn(src, piece, 0, 0, "%s: %s", resolved, ignored.message);
 		return CS_OK;
 	}
-	if (memchr(data, '\0', len)) {
+	bool nul, ascii = ascii_text(data, len, &nul);
+	if (nul) {
 		cs_free(data);
 		p->absent = REASON_BINARY;
 		p->flags |= PIECE_NOT_TEXT;
@@ -166,7 +192,10 @@ static int read_listed_file(struct source *src, struct manifest *m, struct manif
 	cs_free(data);
 	if (!text)
 		return cs_error_set(err, CS_ENOMEM, "out of memory reading %s", resolved);
-	rc = source_adopt_piece_text(src, piece, text, len);
+	/* ASCII (most source files): as many code points as bytes, nothing
+	 * hidden; the count and the scan then read no byte. */
+	rc = source_adopt_piece_counted(src, piece, text, len, ascii ? len : utf8_count_code_points(text, len),
+					utf8_count_lines(text, len), !ascii && hidden_scan(text, len, NULL));
 	if (rc != CS_OK || !me->max_lines || p->lines <= me->max_lines)
 		return rc;
 	/* Over max_lines: where each strategy cuts it, once (a re-assembly
@@ -268,70 +297,111 @@ static int mark_outside(struct source *src, const struct manifest_entry *me, str
 	return rc;
 }
 
+/* yfail for entry i (path "files[i]", or "files[i].field"): the path is
+ * only written when there is an error to name it in. */
+static int entry_fail(struct cs_error *err, const struct ynode *n, size_t i, const char *field, enum cs_status code,
+		      const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static int entry_fail(struct cs_error *err, const struct ynode *n, size_t i, const char *field, enum cs_status code,
+		      const char *fmt, ...)
+{
+	char path[96];
+	snprintf(path, sizeof path, "files[%zu]%s%s", i, field ? "." : "", field ? field : "");
+	yerror_at(err, n, path);
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = cs_error_vset(err, code, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* The values of an entry's keys, found in one pass over the mapping (its
+ * keys are known to be distinct); NULL when absent. */
+struct entry_fields {
+	const struct ynode *path, *priority, *role, *strategy, *max_lines;
+};
+
+static struct entry_fields entry_fields(const struct ynode *e)
+{
+	struct entry_fields f = { 0 };
+	for (size_t i = 0; i + 1 < e->nchildren; i += 2) {
+		const struct ynode *k = e->children[i], *v = e->children[i + 1];
+		if (k->type != YNODE_SCALAR)
+			continue;
+#define FIELD_IS(name) (k->len == sizeof name - 1 && memcmp(k->value, name, sizeof name - 1) == 0)
+		if (FIELD_IS("path"))
+			f.path = v;
+		else if (FIELD_IS("priority"))
+			f.priority = v;
+		else if (FIELD_IS("role"))
+			f.role = v;
+		else if (FIELD_IS("truncate_strategy"))
+			f.strategy = v;
+		else if (FIELD_IS("max_lines"))
+			f.max_lines = v;
+#undef FIELD_IS
+	}
+	return f;
+}
+
 static int read_entry(struct source *src, struct manifest *m, const char *dir, size_t i, const struct ynode *e,
 		      struct cs_error *err)
 {
-	char path[64];
-	snprintf(path, sizeof path, "files[%zu]", i);
 	if (e->type != YNODE_MAP)
-		return yfail(err, e, path, CS_ETYPE, "expected a mapping with path and priority, got %s", ynode_type_name(e));
+		return entry_fail(err, e, i, NULL, CS_ETYPE, "expected a mapping with path and priority, got %s",
+				  ynode_type_name(e));
 	const struct ynode *dup = ymap_duplicate(e);
 	if (dup)
-		return yfail(err, dup, path, CS_ESTRUCT, "the key \"%s\" appears twice", dup->value);
+		return entry_fail(err, dup, i, NULL, CS_ESTRUCT, "the key \"%s\" appears twice", dup->value);
+	struct entry_fields f = entry_fields(e);
 
-	char sub[96];
-	const struct ynode *pn = ymap_get(e, "path");
+	const struct ynode *pn = f.path;
 	const char *file = scalar_string(pn);
-	snprintf(sub, sizeof sub, "%s.path", path);
 	if (!pn)
-		return yfail(err, e, path, CS_ESTRUCT, "%s", "missing \"path\"");
+		return entry_fail(err, e, i, NULL, CS_ESTRUCT, "%s", "missing \"path\"");
 	if (!file || pn->type != YNODE_SCALAR || file[0] == '\0')
-		return yfail(err, pn, sub, CS_ETYPE, "expected a file path, got %s", ynode_type_name(pn));
+		return entry_fail(err, pn, i, "path", CS_ETYPE, "expected a file path, got %s", ynode_type_name(pn));
 	if (strlen(file) != pn->len)
-		return yfail(err, pn, sub, CS_ETYPE, "%s", "the path holds a NUL character");
+		return entry_fail(err, pn, i, "path", CS_ETYPE, "%s", "the path holds a NUL character");
 
-	const struct ynode *prio = ymap_get(e, "priority");
+	const struct ynode *prio = f.priority;
 	double priority;
-	snprintf(sub, sizeof sub, "%s.priority", path);
 	if (!prio)
-		return yfail(err, e, path, CS_ESTRUCT, "%s", "missing \"priority\" (a number from 0 to 1)");
+		return entry_fail(err, e, i, NULL, CS_ESTRUCT, "%s", "missing \"priority\" (a number from 0 to 1)");
 	if (!ynode_number(prio, &priority))
-		return yfail(err, prio, sub, CS_ETYPE, "expected a number from 0 to 1, got %s%s%s",
-			   prio->type == YNODE_SCALAR ? "\"" : "", prio->type == YNODE_SCALAR ? prio->value : ynode_type_name(prio),
-			   prio->type == YNODE_SCALAR ? "\"" : "");
+		return entry_fail(err, prio, i, "priority", CS_ETYPE, "expected a number from 0 to 1, got %s%s%s",
+				  prio->type == YNODE_SCALAR ? "\"" : "",
+				  prio->type == YNODE_SCALAR ? prio->value : ynode_type_name(prio),
+				  prio->type == YNODE_SCALAR ? "\"" : "");
 	if (priority == 0)
 		priority = 0; /* -0 too: it showed as -0.00 */
 
 	int role = MROLE_CONTEXT;
-	const struct ynode *rn = ymap_get(e, "role");
+	const struct ynode *rn = f.role;
 	if (!ynode_is_null(rn)) {
-		snprintf(sub, sizeof sub, "%s.role", path);
 		const char *name = scalar_string(rn);
 		role = name ? manifest_role_from_name(name) : -1;
 		if (role < 0)
-			return yfail(err, rn, sub, CS_ETYPE,
-				   "unknown role \"%s\": expected system, developer, user or context",
-				   name ? name : ynode_type_name(rn));
+			return entry_fail(err, rn, i, "role", CS_ETYPE,
+					  "unknown role \"%s\": expected system, developer, user or context",
+					  name ? name : ynode_type_name(rn));
 	}
 	int strategy = STRAT_END;
-	const struct ynode *sn = ymap_get(e, "truncate_strategy");
+	const struct ynode *sn = f.strategy;
 	if (!ynode_is_null(sn)) {
-		snprintf(sub, sizeof sub, "%s.truncate_strategy", path);
 		const char *name = scalar_string(sn);
 		strategy = name ? strategy_from_name(name) : STRAT_NONE;
 		if (strategy < STRAT_NEVER || strategy > STRAT_END)
-			return yfail(err, sn, sub, CS_ETYPE,
-				   "unknown truncate_strategy \"%s\": expected never, start, middle or end",
-				   name ? name : ynode_type_name(sn));
+			return entry_fail(err, sn, i, "truncate_strategy", CS_ETYPE,
+					  "unknown truncate_strategy \"%s\": expected never, start, middle or end",
+					  name ? name : ynode_type_name(sn));
 	}
 	size_t max_lines = 0;
-	const struct ynode *ml = ymap_get(e, "max_lines");
+	const struct ynode *ml = f.max_lines;
 	if (!ynode_is_null(ml)) {
 		double v;
-		snprintf(sub, sizeof sub, "%s.max_lines", path);
 		if (!ynode_number(ml, &v) || v < 1 || v != floor(v) || v > 1e9)
-			return yfail(err, ml, sub, CS_ETYPE, "expected a whole number of lines from 1, got %s",
-				   ml->type == YNODE_SCALAR ? ml->value : ynode_type_name(ml));
+			return entry_fail(err, ml, i, "max_lines", CS_ETYPE, "expected a whole number of lines from 1, got %s",
+					  ml->type == YNODE_SCALAR ? ml->value : ynode_type_name(ml));
 		max_lines = (size_t)v;
 	}
 
@@ -342,7 +412,16 @@ static int read_entry(struct source *src, struct manifest *m, const char *dir, s
 	me->node = e;
 	me->piece = piece;
 	me->max_lines = max_lines;
-	me->resolved = file[0] == '/' ? file : arena_printf(&src->arena, "%s%s", dir, file);
+	me->resolved = file;
+	if (file[0] != '/' && dir[0]) { /* dir then file, as the folder of the manifest names it */
+		size_t dn = strlen(dir);
+		char *joined = arena_alloc(&src->arena, dn + pn->len + 1);
+		if (joined) {
+			memcpy(joined, dir, dn);
+			memcpy(joined + dn, file, pn->len + 1);
+		}
+		me->resolved = joined;
+	}
 	struct piece *p = &src->pieces[piece];
 	p->id = file;
 	p->label = file;
