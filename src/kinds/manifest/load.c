@@ -162,8 +162,7 @@ static int read_listed_file(struct source *src, struct manifest *m, struct manif
 	char *data;
 	size_t len;
 	enum file_state state;
-	struct cs_error ignored;
-	cs_error_clear(&ignored);
+	struct cs_error ignored; /* its message is read only after a failure, which sets it */
 	int rc = file_read_noting_link(resolved, MANIFEST_MAX_FILE_BYTES, &data, &len, &state, &me->symlink,
 				       &ignored);
 	struct piece *p = &src->pieces[piece];
@@ -343,6 +342,18 @@ static struct entry_fields entry_fields(const struct ynode *e)
 	return f;
 }
 
+/* dir then file (n bytes) in the arena; NULL on out of memory. */
+static const char *joined(struct arena *a, const char *dir, const char *file, size_t n)
+{
+	size_t dn = strlen(dir);
+	char *out = arena_alloc(a, dn + n + 1);
+	if (out) {
+		memcpy(out, dir, dn);
+		memcpy(out + dn, file, n + 1);
+	}
+	return out;
+}
+
 static int read_entry(struct source *src, struct manifest *m, const char *dir, size_t i, const struct ynode *e,
 		      struct cs_error *err)
 {
@@ -412,16 +423,7 @@ static int read_entry(struct source *src, struct manifest *m, const char *dir, s
 	me->node = e;
 	me->piece = piece;
 	me->max_lines = max_lines;
-	me->resolved = file;
-	if (file[0] != '/' && dir[0]) { /* dir then file, as the folder of the manifest names it */
-		size_t dn = strlen(dir);
-		char *joined = arena_alloc(&src->arena, dn + pn->len + 1);
-		if (joined) {
-			memcpy(joined, dir, dn);
-			memcpy(joined + dn, file, pn->len + 1);
-		}
-		me->resolved = joined;
-	}
+	me->resolved = file[0] == '/' || !dir[0] ? file : joined(&src->arena, dir, file, pn->len);
 	struct piece *p = &src->pieces[piece];
 	p->id = file;
 	p->label = file;
