@@ -658,6 +658,14 @@ int json_iter_next(struct json_iter *it, const cJSON **el, struct cs_error *err)
 	return check_duplicates(it->d, *el, &ip, err);
 }
 
+const char *json_iter_string_at(const struct json_iter *it, const char *key)
+{
+	if (!it->a.span || !it->i)
+		return NULL;
+	long at = json_member_at(it->d->data, it->d->len, it->el_start, key);
+	return at >= 0 && it->d->data[at] == '"' ? it->d->data + at + 1 : NULL;
+}
+
 int json_doc_element(struct json_doc *d, size_t start, const cJSON **el, struct cs_error *err)
 {
 	size_t end, fail;

@@ -124,6 +124,12 @@ void json_iter_init(struct json_iter *it, struct json_doc *d, const struct json_
  * CS_ENOMEM). */
 int json_iter_next(struct json_iter *it, const cJSON **el, struct cs_error *err);
 
+/* Where the member `key` of the element json_iter_next just handed out
+ * holds a string: its body's first byte in the document's text (past the
+ * quote, still escaped: json_unescape_in_place), or NULL (not a lazy
+ * array's element, absent, not a string, a key written with escapes). */
+const char *json_iter_string_at(const struct json_iter *it, const char *key);
+
 /* The element that starts at data[start] (an offset json_iter gave, so
  * already checked), parsed again into the element memory: valid until the
  * next call or json_iter_next. CS_ENOMEM. */

@@ -211,3 +211,120 @@ void json_error_at(struct cs_error *err, const char *data, size_t len, const cha
 		cs_error_pos(err, line, col);
 	}
 }
+
+long json_member_at(const char *s, size_t n, size_t at, const char *key)
+{
+	if (at >= n || s[at] != '{')
+		return -1;
+	size_t i = find_key(s, n, at, key, strlen(key));
+	return i < n ? (long)i : -1;
+}
+
+/* cJSON's parse_hex4: 0 when any of the four is not a hex digit. */
+static unsigned hex4(const char *h)
+{
+	unsigned v = 0;
+	for (int k = 0; k < 4; k++) {
+		char c = h[k];
+		unsigned d = c >= '0' && c <= '9'	? (unsigned)(c - '0')
+			     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+			     : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
+						    : 16u;
+		if (d == 16)
+			return 0;
+		v = v << 4 | d;
+	}
+	return v;
+}
+
+/* The \u escape at r (before stop, the closing quote) as cJSON's
+ * utf16_literal_to_utf8 reads it, written at *w (every byte read before
+ * one is written: *w may be r); the bytes it took, 0 when invalid. */
+static size_t unescape_u(const char *r, const char *stop, char **w)
+{
+	if (stop - r < 6)
+		return 0;
+	unsigned first = hex4(r + 2), cp = first;
+	size_t took = 6;
+	if (first >= 0xDC00 && first <= 0xDFFF)
+		return 0;
+	if (first >= 0xD800 && first <= 0xDBFF) {
+		if (stop - r < 12 || r[6] != '\\' || r[7] != 'u')
+			return 0;
+		unsigned second = hex4(r + 8);
+		if (second < 0xDC00 || second > 0xDFFF)
+			return 0;
+		cp = 0x10000 + (((first & 0x3FF) << 10) | (second & 0x3FF));
+		took = 12;
+	}
+	unsigned char *o = (unsigned char *)*w;
+	if (cp < 0x80) {
+		*o++ = (unsigned char)cp;
+	} else if (cp < 0x800) {
+		*o++ = (unsigned char)(0xC0 | cp >> 6);
+		*o++ = (unsigned char)(0x80 | (cp & 0x3F));
+	} else if (cp < 0x10000) {
+		*o++ = (unsigned char)(0xE0 | cp >> 12);
+		*o++ = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+		*o++ = (unsigned char)(0x80 | (cp & 0x3F));
+	} else {
+		*o++ = (unsigned char)(0xF0 | cp >> 18);
+		*o++ = (unsigned char)(0x80 | (cp >> 12 & 0x3F));
+		*o++ = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+		*o++ = (unsigned char)(0x80 | (cp & 0x3F));
+	}
+	*w = (char *)o;
+	return took;
+}
+
+/* The closing quote of the string body at s (an odd run of backslashes
+ * escapes a quote), or limit. */
+static char *body_end(char *s, const char *limit)
+{
+	char *from = s;
+	while (from < limit) {
+		char *q = memchr(from, '"', (size_t)(limit - from));
+		if (!q)
+			break;
+		size_t back = 0;
+		while (q - back > s && q[-(long)back - 1] == '\\')
+			back++;
+		if (back % 2 == 0)
+			return q;
+		from = q + 1;
+	}
+	return s + (limit - s);
+}
+
+size_t json_unescape_in_place(char *s, const char *limit)
+{
+	char *stop = body_end(s, limit), *r = s, *w = s;
+	while (r < stop) {
+		char *b = memchr(r, '\\', (size_t)(stop - r));
+		size_t run = (size_t)((b ? b : stop) - r);
+		if (w != r)
+			memmove(w, r, run);
+		w += run;
+		r += run;
+		if (!b || r + 1 >= stop)
+			break;
+		size_t took = 2;
+		switch (r[1]) {
+		case 'b': *w++ = '\b'; break;
+		case 'f': *w++ = '\f'; break;
+		case 'n': *w++ = '\n'; break;
+		case 'r': *w++ = '\r'; break;
+		case 't': *w++ = '\t'; break;
+		case 'u': took = unescape_u(r, stop, &w); break;
+		default: *w++ = r[1]; break; /* \" \\ \/ (cJSON refuses any other) */
+		}
+		if (!took) { /* never for text cJSON took */
+			*w++ = *r;
+			took = 1;
+		}
+		r += took;
+	}
+	if (w < limit)
+		*w = '\0';
+	return (size_t)(w - s);
+}

@@ -26,6 +26,19 @@ void json_keys_fini(struct json_keys *keys);
  * array indexes as [N]; "" is the whole document), or -1 when not found. */
 long json_locate(const char *data, size_t len, const char *path);
 
+/* The offset of the value of `key` (its raw text: a key written with
+ * escapes is not found) in the object whose '{' is at data[at], or -1. */
+long json_member_at(const char *data, size_t len, size_t at, const char *key);
+
+/* The body of a JSON string at s (past its opening quote; text a parse
+ * took, so valid) unescaped in place as cJSON reads it, and ended with a
+ * NUL (it only shrinks, so the NUL lands at the latest on the closing
+ * quote; nothing at or past limit is read or written). Its length up to
+ * that NUL; a \u with a bad hex digit gives a NUL byte inside, as cJSON
+ * does. The text is JSON no more: call it only once nothing will read
+ * the text as JSON again (errors included). */
+size_t json_unescape_in_place(char *s, const char *limit);
+
 /* 1-based line and column (in characters) of byte `offset` in data. */
 void text_position(const char *data, size_t len, size_t offset, long *line, long *column);
 

@@ -435,7 +435,8 @@ static int read_messages(struct loader *ld)
 		p->role = m->role;
 		p->kind_index = i;
 		p->label = arena_printf(&ld->src->arena, "turn %s \xC2\xB7 %s", l->turns[m->turn].id, m->role);
-		if (!p->label || source_set_piece_text(ld->src, piece, content, strlen(content)))
+		if (!p->label || source_keep_piece_text(ld->src, piece, ld->db ? NULL : json_iter_string_at(&r.it, "content"),
+							content, strlen(content)))
 			return nomem(ld->err);
 		l->turns[m->turn].nmessages++;
 		i++;

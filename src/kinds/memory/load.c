@@ -376,9 +376,10 @@ static int format_relation(const struct json_doc *d, const cJSON *re, const stru
 	return CS_OK;
 }
 
-/* The item's text: `content` as given, or its raw record formatted. */
+/* The item's text: `content` as given (*given, out left empty), or its raw
+ * record formatted into out. */
 static int item_text(struct source *src, const struct json_doc *d, const cJSON *item, const struct jpath *at, int t,
-		     struct strbuf *out, struct cs_error *err)
+		     struct strbuf *out, const char **given, struct cs_error *err)
 {
 	static const char *const raw_keys[MEM_TYPE_COUNT] = { "event", "chunk", "entity", "relation", NULL };
 	const char *content = NULL;
@@ -392,7 +393,7 @@ static int item_text(struct source *src, const struct json_doc *d, const cJSON *
 	if (content && raw)
 		return json_fail(d, err, CS_ESTRUCT, at, key, "give content or %s, not both", key);
 	if (content) {
-		sb_puts(out, content);
+		*given = content;
 		return CS_OK;
 	}
 	if (!raw) {
@@ -464,8 +465,9 @@ static int read_own(struct source *src, const struct json_doc *d, const cJSON *i
 	return CS_OK;
 }
 
+/* content_at: the item's content string in the input (json_iter_string_at), or NULL. */
 static int read_item(struct source *src, struct memory *m, const struct json_doc *d, const cJSON *item,
-		     const struct jpath *at, size_t i, struct cs_error *err)
+		     const struct jpath *at, size_t i, const char *content_at, struct cs_error *err)
 {
 	if (!cJSON_IsObject(item))
 		return json_fail(d, err, CS_ETYPE, at, NULL, "expected an item object, got %s", json_type_name(item));
@@ -528,7 +530,8 @@ static int read_item(struct source *src, struct memory *m, const struct json_doc
 		return cs_error_nomem(err);
 
 	struct strbuf text = STRBUF_INIT;
-	if ((rc = item_text(src, d, item, at, t, &text, err))) {
+	const char *given = NULL;
+	if ((rc = item_text(src, d, item, at, t, &text, &given, err))) {
 		sb_fini(&text);
 		return rc;
 	}
@@ -543,7 +546,9 @@ static int read_item(struct source *src, struct memory *m, const struct json_doc
 	p->role = type_names[t];
 	p->layer = t;
 	p->kind_index = i;
-	rc = p->id ? source_set_piece_text(src, piece, sb_str(&text), text.len) : CS_ENOMEM;
+	rc = !p->id ? CS_ENOMEM
+	     : given ? source_keep_piece_text(src, piece, content_at, given, strlen(given))
+		     : source_set_piece_text(src, piece, sb_str(&text), text.len);
 	sb_fini(&text);
 	if (rc != CS_OK)
 		return cs_error_nomem(err);
@@ -570,7 +575,7 @@ static int read_items(struct source *src, struct memory *m, struct json_doc *d, 
 	int rc;
 	while ((rc = json_iter_next(&it, &item, err)) == CS_OK && item) {
 		struct jpath at = JPATH_INDEX(&ap, i - n);
-		if ((rc = read_item(src, m, d, item, &at, i, err)))
+		if ((rc = read_item(src, m, d, item, &at, i, json_iter_string_at(&it, "content"), err)))
 			return rc;
 		if (fresh && (rc = memory_new_event(m, d, item, &at, i, err)))
 			return rc;
