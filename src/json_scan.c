@@ -16,14 +16,23 @@ static size_t skip_ws(const char *s, size_t n, size_t i)
 	return i;
 }
 
-/* i at the opening quote; returns the index just past the closing quote, or n. */
+/* i at the opening quote; returns the index just past the closing quote, or n.
+ * A quote is escaped when an odd run of backslashes comes before it; memchr
+ * skips the text between (kind detection skips every top-level value: byte
+ * by byte, this was 12% of a ledger's load). */
 static size_t skip_string(const char *s, size_t n, size_t i)
 {
-	for (i++; i < n; i++) {
-		if (s[i] == '\\')
-			i++;
-		else if (s[i] == '"')
-			return i + 1;
+	size_t open = i, from = i + 1;
+	while (from < n) {
+		const char *q = memchr(s + from, '"', n - from);
+		if (!q)
+			return n;
+		size_t at = (size_t)(q - s), back = 0;
+		while (at - back > open + 1 && s[at - back - 1] == '\\')
+			back++;
+		if (back % 2 == 0)
+			return at + 1;
+		from = at + 1;
 	}
 	return n;
 }
