@@ -49,7 +49,7 @@ static int nomem(struct cs_error *err)
 static int get_id(struct loader *ld, const cJSON *row, const struct jpath *at, const char *key, int required,
 		  const char **out)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(row, key);
+	const cJSON *v = json_member(row, key);
 	if (!v || cJSON_IsNull(v)) {
 		if (required)
 			return json_fail(ld->d, ld->err, CS_ESTRUCT, at, NULL, "missing \"%s\" (an id)", key);
@@ -98,7 +98,7 @@ static int get_json_column(struct loader *ld, const cJSON *row, const struct jpa
 {
 	*out = NULL;
 	*owned = NULL;
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(row, key);
+	const cJSON *v = json_member(row, key);
 	if (!v || cJSON_IsNull(v))
 		return CS_OK;
 	if (cJSON_IsString(v)) {
@@ -266,8 +266,8 @@ static int row_object(struct loader *ld, const cJSON *row, const struct jpath *a
 /* Whether a turn row has what read_turn_links reads. */
 static bool has_links(const cJSON *row)
 {
-	const cJSON *q = cJSON_GetObjectItemCaseSensitive(row, "query_message_ids");
-	const cJSON *r = cJSON_GetObjectItemCaseSensitive(row, "response_message_id");
+	const cJSON *q = json_member(row, "query_message_ids");
+	const cJSON *r = json_member(row, "response_message_id");
 	return (q && !cJSON_IsNull(q)) || (r && !cJSON_IsNull(r));
 }
 
@@ -701,7 +701,7 @@ static int read_compactions(struct loader *ld)
 
 static int get_flag(struct loader *ld, const cJSON *row, const struct jpath *at, const char *key, bool *out)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(row, key);
+	const cJSON *v = json_member(row, key);
 	if (!v || cJSON_IsNull(v))
 		return CS_OK;
 	if (cJSON_IsBool(v))
@@ -779,7 +779,7 @@ static int read_event(struct loader *ld, const cJSON *ev, const struct jpath *at
 	struct ledger *l = ld->l;
 	const char *content = NULL;
 	int rc;
-	const cJSON *t = cJSON_GetObjectItemCaseSensitive(ev, "time");
+	const cJSON *t = json_member(ev, "time");
 	if ((rc = json_get_string(ld->d, ev, at, "content", JSON_REQUIRED, &content, ld->err)) ||
 	    (!cJSON_IsNumber(t) && (rc = get_text(ld, ev, at, "time", JSON_OPTIONAL, &l->event_time))) ||
 	    (rc = get_text(ld, ev, at, "timezone", JSON_OPTIONAL, &l->event_timezone)) ||
@@ -816,7 +816,7 @@ static int read_event(struct loader *ld, const cJSON *ev, const struct jpath *at
 		}
 		l->nevent_actions = k;
 	}
-	const cJSON *hook = cJSON_GetObjectItemCaseSensitive(ev, "hookData");
+	const cJSON *hook = json_member(ev, "hookData");
 	if (hook && !cJSON_IsNull(hook)) {
 		if (cJSON_IsString(hook)) {
 			l->event_hook = arena_strdup(&ld->src->arena, hook->valuestring);
