@@ -286,36 +286,19 @@ static size_t unescape_u(const char *r, const char *stop, char **w)
 	return took;
 }
 
-/* The closing quote of the string body at s (an odd run of backslashes
- * escapes a quote), or limit. */
-static char *body_end(char *s, const char *limit)
+void json_unescape_in_place(char *s, size_t n)
 {
-	char *from = s;
-	while (from < limit) {
-		char *q = memchr(from, '"', (size_t)(limit - from));
-		if (!q)
-			break;
-		size_t back = 0;
-		while (q - back > s && q[-(long)back - 1] == '\\')
-			back++;
-		if (back % 2 == 0)
-			return q;
-		from = q + 1;
-	}
-	return s + (limit - s);
-}
-
-size_t json_unescape_in_place(char *s, const char *limit)
-{
-	char *stop = body_end(s, limit), *r = s, *w = s;
-	while (r < stop) {
-		char *b = memchr(r, '\\', (size_t)(stop - r));
-		size_t run = (size_t)((b ? b : stop) - r);
+	char *r = s, *w = s, *full = s + n;
+	while (w < full) {
+		/* n - (w - s) bytes to write, each taking at least one: none of
+		 * these raw bytes is past the closing quote */
+		char *b = memchr(r, '\\', (size_t)(full - w));
+		size_t run = b ? (size_t)(b - r) : (size_t)(full - w);
 		if (w != r)
 			memmove(w, r, run);
 		w += run;
 		r += run;
-		if (!b || r + 1 >= stop)
+		if (w == full)
 			break;
 		size_t took = 2;
 		switch (r[1]) {
@@ -324,7 +307,7 @@ size_t json_unescape_in_place(char *s, const char *limit)
 		case 'n': *w++ = '\n'; break;
 		case 'r': *w++ = '\r'; break;
 		case 't': *w++ = '\t'; break;
-		case 'u': took = unescape_u(r, stop, &w); break;
+		case 'u': took = unescape_u(r, r + 12, &w); break;
 		default: *w++ = r[1]; break; /* \" \\ \/ (cJSON refuses any other) */
 		}
 		if (!took) { /* never for text cJSON took */
@@ -333,7 +316,5 @@ size_t json_unescape_in_place(char *s, const char *limit)
 		}
 		r += took;
 	}
-	if (w < limit)
-		*w = '\0';
-	return (size_t)(w - s);
+	*full = '\0';
 }

@@ -31,13 +31,12 @@ long json_locate(const char *data, size_t len, const char *path);
 long json_member_at(const char *data, size_t len, size_t at, const char *key);
 
 /* The body of a JSON string at s (past its opening quote; text a parse
- * took, so valid) unescaped in place as cJSON reads it, and ended with a
- * NUL (it only shrinks, so the NUL lands at the latest on the closing
- * quote; nothing at or past limit is read or written). Its length up to
- * that NUL; a \u with a bad hex digit gives a NUL byte inside, as cJSON
- * does. The text is JSON no more: call it only once nothing will read
- * the text as JSON again (errors included). */
-size_t json_unescape_in_place(char *s, const char *limit);
+ * took, so valid) unescaped in place as cJSON reads it, n the length of
+ * cJSON's value (strlen: a \u with a bad hex digit reads as a NUL, where
+ * cJSON's value ends), and s[n] set to NUL. It only shrinks, so nothing
+ * past the closing quote is touched. The text is JSON no more: call it
+ * only once nothing will read it as JSON again (errors included). */
+void json_unescape_in_place(char *s, size_t n);
 
 /* 1-based line and column (in characters) of byte `offset` in data. */
 void text_position(const char *data, size_t len, size_t offset, long *line, long *column);

@@ -211,7 +211,7 @@ bool source_keep_input(struct source *src, char *data, size_t len)
 	for (size_t i = 0; i < src->npieces; i++) {
 		uintptr_t t = (uintptr_t)src->pieces[i].text;
 		if (t >= from && t < to) {
-			json_unescape_in_place(data + (t - from), data + len);
+			json_unescape_in_place(data + (t - from), src->pieces[i].text_bytes);
 			kept = true;
 		}
 	}
