@@ -176,11 +176,14 @@ static const cJSON *duplicate_key(const cJSON *obj, bool *nomem)
 	cJSON_ArrayForEach(it, obj) n++;
 	if (n < 2)
 		return NULL;
-	if (n <= JSON_DUP_PAIRWISE_MAX) {
-		for (const cJSON *a = obj->child; a; a = a->next)
-			for (const cJSON *b = a->next; b; b = b->next)
-				if (a->string && b->string && a->string[0] == b->string[0] && !strcmp(a->string, b->string))
-					return b;
+	if (n <= JSON_DUP_PAIRWISE_MAX) { /* the keys in an array: no list walked n^2/2 times */
+		const cJSON *item[JSON_DUP_PAIRWISE_MAX];
+		size_t k = 0;
+		cJSON_ArrayForEach(it, obj) if (it->string) item[k++] = it;
+		for (size_t a = 0; a < k; a++) /* the same one told as before: the first key's repeat */
+			for (size_t b = a + 1; b < k; b++)
+				if (item[a]->string[0] == item[b]->string[0] && !strcmp(item[a]->string, item[b]->string))
+					return item[b];
 		return NULL;
 	}
 	const cJSON **keys = cs_reallocarray(NULL, n, sizeof *keys);

@@ -14,6 +14,7 @@
 #include "ledger.h"
 
 #include "db.h"
+#include "ids.h"
 
 #include "alloc.h"
 #include "assembly.h"
@@ -129,79 +130,9 @@ static int get_json_column(struct loader *ld, const cJSON *row, const struct jpa
 	return CS_OK;
 }
 
-/* Sorting and finding ids. */
-struct id_sort {
-	const char *id;
-	long index;
-};
-
-static int cmp_ids(const void *x, const void *y)
-{
-	const struct id_sort *a = x, *b = y;
-	int c = strcmp(a->id, b->id);
-	return c ? c : (a->index > b->index) - (a->index < b->index);
-}
-
-/* Sorts indices 0..n-1 by the id idof(i); reports the first duplicate. */
-static long *sort_ids(struct loader *ld, size_t n, const char *(*idof)(const struct ledger *, size_t),
-		      long *dup_a, long *dup_b)
-{
-	*dup_a = *dup_b = -1;
-	struct id_sort *tmp = cs_calloc(n ? n : 1, sizeof *tmp);
-	long *order = arena_alloc(&ld->src->arena, (n ? n : 1) * sizeof *order);
-	if (!tmp || !order) {
-		cs_free(tmp);
-		return NULL;
-	}
-	for (size_t i = 0; i < n; i++)
-		tmp[i] = (struct id_sort){ idof(ld->l, i), (long)i };
-	qsort(tmp, n, sizeof *tmp, cmp_ids);
-	for (size_t i = 0; i < n; i++) {
-		order[i] = tmp[i].index;
-		if (i && *dup_a < 0 && strcmp(tmp[i].id, tmp[i - 1].id) == 0) {
-			*dup_a = tmp[i - 1].index;
-			*dup_b = tmp[i].index;
-		}
-	}
-	cs_free(tmp);
-	return order;
-}
-
-static const char *turn_id_of(const struct ledger *l, size_t i)
-{
-	return l->turns[i].id;
-}
-
-static const char *message_id_of(const struct ledger *l, size_t i)
-{
-	return l->messages[i].id;
-}
-
-static long find_sorted(const long *order, size_t n, const char *id, const char *(*idof)(const struct ledger *, size_t),
-			const struct ledger *l)
-{
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(idof(l, (size_t)order[mid]), id);
-		if (c == 0)
-			return order[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
-}
-
-long ledger_turn_index(const struct ledger *l, const char *id)
-{
-	return id ? find_sorted(l->turn_order, l->nturns, id, turn_id_of, l) : -1;
-}
-
 static long message_index(const struct loader *ld, const char *id)
 {
-	return find_sorted(ld->msg_order, ld->l->nmessages, id, message_id_of, ld->l);
+	return ledger_find_sorted(ld->msg_order, ld->l->nmessages, id, ledger_message_id_of, ld->l);
 }
 
 /* A table's rows, from the export's array (one element at a time) or the
@@ -325,7 +256,7 @@ static int read_turns(struct loader *ld)
 		return r.rc;
 	l->nturns = n;
 	long a, b;
-	if (!(l->turn_order = sort_ids(ld, n, turn_id_of, &a, &b)))
+	if (!(l->turn_order = ledger_sort_ids(&ld->src->arena, l, n, ledger_turn_id_of, &a, &b)))
 		return nomem(ld->err);
 	if (a >= 0) {
 		struct jpath at = JPATH_INDEX(&tp, b);
@@ -405,6 +336,7 @@ static int read_messages(struct loader *ld)
 		return nomem(ld->err);
 	struct jpath mp = JPATH_KEY(JPATH_ROOT, "messages");
 	size_t i = 0;
+	long turn_before = -1; /* the turn of the message before: a table sorted by turn names it or the next */
 	while ((row = rows_next(&r))) {
 		struct jpath at = JPATH_INDEX(&mp, i);
 		if ((rc = row_object(ld, row, &at)))
@@ -423,7 +355,7 @@ static int read_messages(struct loader *ld)
 			return json_fail(ld->d, ld->err, CS_ETYPE, &at, "role",
 					 "unknown role \"%s\": expected user, assistant, system or tool", m->role);
 		m->system = !strcmp(m->role, "system");
-		m->turn = ledger_turn_index(l, turn);
+		m->turn = turn_before = ledger_turn_near(l, turn_before, turn);
 		if (m->turn < 0)
 			return json_fail(ld->d, ld->err, CS_ESTRUCT, &at, "turn_id", "dangling id: no turn \"%s\"", turn);
 		long piece = source_add_piece(ld->src);
@@ -445,7 +377,7 @@ static int read_messages(struct loader *ld)
 		return r.rc;
 	l->nmessages = n;
 	long a, b;
-	if (!(ld->msg_order = sort_ids(ld, n, message_id_of, &a, &b)))
+	if (!(ld->msg_order = ledger_sort_ids(&ld->src->arena, l, n, ledger_message_id_of, &a, &b)))
 		return nomem(ld->err);
 	if (a >= 0) {
 		struct jpath at = JPATH_INDEX(&mp, b);
