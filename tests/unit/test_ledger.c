@@ -239,6 +239,27 @@ static void test_empty_and_tool_messages(void **state)
 	fx_done(&f);
 }
 
+/* Message text stays in the file's bytes, unescaped there (no copy); a
+ * compaction's summary is the source's own. */
+static void test_text_in_input(void **state)
+{
+	(void)state;
+	struct fx f = { 0 };
+	load_fixture(&f, "[]", "null", "");
+	const char *kept = f.src->input_kept, *end = kept + f.src->input_bytes;
+	assert_non_null(kept);
+	const struct piece *m5 = &f.src->pieces[support_piece(f.src, "M5")];
+	const struct piece *m0 = &f.src->pieces[support_piece(f.src, "M0")];
+	assert_string_equal(m5->text, "  \n");
+	assert_int_equal(m5->text_bytes, 3);
+	assert_string_equal(m0->text, "You are the on-call helper.");
+	assert_true(m5->text > kept && m5->text < end && m0->text > kept && m0->text < end);
+	for (size_t i = 0; i < f.src->npieces; i++)
+		if (strstr(f.src->pieces[i].text, "SUMMARY-ONE"))
+			assert_false(f.src->pieces[i].text > kept && f.src->pieces[i].text < end);
+	fx_done(&f);
+}
+
 static void test_ancestry_given_and_rebuilt(void **state)
 {
 	(void)state;
@@ -659,6 +680,7 @@ int main(void)
 		cmocka_unit_test(test_recorded_usage),
 		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_kept_thread_follows_the_head),
+		cmocka_unit_test(test_text_in_input),
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_out_of_memory_sweep),
 	};
