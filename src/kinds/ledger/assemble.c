@@ -316,17 +316,18 @@ static void history_turn(struct assembly *a, struct drops *dr, long turn, const 
 }
 
 /* Every message of a turn stays out (those the system layer handled aside). */
-static void drop_turn(struct assembly *a, struct drops *dr, long turn, enum why why, long arg, const bool *handled_sys)
+static void drop_turn(struct assembly *a, struct drops *dr, const struct view *v, const struct ledger_thread *th,
+		      size_t pos, enum why why, long arg, const bool *handled_sys)
 {
-	const struct ledger *l = a->src->model;
-	const struct ledger_turn *t = &l->turns[turn];
-	for (size_t k = 0; k < t->nmessages; k++)
-		if (!handled_sys[t->messages[k]])
-			drop(a, dr, l->messages[t->messages[k]].piece, why, turn, arg);
+	const long *msgs, *pieces;
+	size_t n = ledger_thread_turn(th, pos, &msgs, &pieces); /* the thread's turn at pos, read in a row */
+	for (size_t k = 0; k < n; k++)
+		if (!handled_sys[msgs[k]])
+			drop(a, dr, pieces[k], why, v->anc[pos], arg);
 }
 
-static void history_layer(struct assembly *a, struct drops *dr, const struct view *v, const bool *handled_sys,
-			  bool *on_thread)
+static void history_layer(struct assembly *a, struct drops *dr, const struct view *v, const struct ledger_thread *th,
+			  const bool *handled_sys, bool *on_thread)
 {
 	const struct ledger *l = a->src->model;
 	size_t first = a->nblocks;
@@ -382,19 +383,19 @@ static void history_layer(struct assembly *a, struct drops *dr, const struct vie
 		const struct ledger_turn *t = &l->turns[turn];
 		if (v->compaction >= 0 && i <= v->cpos) {
 			if (i == v->cpos || t->compaction) {
-				drop_turn(a, dr, turn, WHY_OWN_EXCHANGE, -1, handled_sys);
+				drop_turn(a, dr, v, th, i, WHY_OWN_EXCHANGE, -1, handled_sys);
 				continue;
 			}
 			if (i < v->kept_from) {
 				size_t from = dr->n;
-				drop_turn(a, dr, turn, WHY_SUMMARIZED, v->compaction, handled_sys);
+				drop_turn(a, dr, v, th, i, WHY_SUMMARIZED, v->compaction, handled_sys);
 				for (size_t k = from; k < dr->n; k++) /* first_kept_turn_id would keep it */
 					dr->items[k].note = fk_at <= i && l->rule == LEDGER_RULE_AFTER_ONLY;
 				continue;
 			}
 		}
 		if (t->compaction) { /* cannot happen past the latest, kept for clarity */
-			drop_turn(a, dr, turn, WHY_COMPACTED, -1, handled_sys);
+			drop_turn(a, dr, v, th, i, WHY_COMPACTED, -1, handled_sys);
 			continue;
 		}
 		history_turn(a, dr, turn, handled_sys);
@@ -594,7 +595,7 @@ static void drop_rest(struct assembly *a, struct drops *dr, const struct view *v
 {
 	const struct ledger *l = a->src->model;
 	for (size_t i = v->hist_end + (l->next ? 0 : 1); i < v->nanc; i++)
-		drop_turn(a, dr, v->anc[i], WHY_TURN_LATER, v->turn, handled_sys);
+		drop_turn(a, dr, v, th, i, WHY_TURN_LATER, v->turn, handled_sys);
 	const long *off;
 	size_t noff = ledger_thread_off(th, &off); /* the messages the thread does not hold */
 	for (size_t k = 0; k < noff; k++)
@@ -811,7 +812,7 @@ int ledger_assemble(const struct source *src, struct assembly *a, struct cs_erro
 		dr.cap = 0;
 	asm_expect_not_whole(a, src->npieces);
 	system_layer(a, &dr, &v, th, handled_sys);
-	history_layer(a, &dr, &v, handled_sys, on_thread);
+	history_layer(a, &dr, &v, th, handled_sys, on_thread);
 	event_layer(a, &dr, &v, handled_sys);
 	drop_rest(a, &dr, &v, th, handled_sys, on_thread);
 	cs_free(handled_sys);

@@ -124,6 +124,9 @@ const struct ledger_thread *ledger_thread_of(const struct source *src, long head
 /* The system messages in the thread's first `turns` turns: n of them, the
  * k-th being (*msgs)[(*at)[k]], in order. */
 size_t ledger_thread_system(const struct ledger_thread *th, size_t turns, const long **msgs, const long **at);
+/* The messages of the thread's turn at position pos (root 0) and their
+ * pieces: n of them, in order. */
+size_t ledger_thread_turn(const struct ledger_thread *th, size_t pos, const long **msgs, const long **pieces);
 /* The messages whose piece the thread does not hold (nor a compaction of
  * it), in message order: n of them in *off. */
 size_t ledger_thread_off(const struct ledger_thread *th, const long **off);

@@ -14,6 +14,7 @@ struct ledger_thread {
 	long head;
 	size_t nanc;
 	long *msgs;      /* the messages of the ancestry's turns, root first */
+	long *pieces;    /* their pieces */
 	size_t *upto;    /* upto[i]: how many of msgs the turns anc[0..i) hold (nanc + 1) */
 	long *sys;       /* indices into msgs of the system messages, in order */
 	size_t nsys;
@@ -26,6 +27,7 @@ void ledger_thread_free(struct ledger_thread *th)
 	if (!th)
 		return;
 	cs_free(th->msgs);
+	cs_free(th->pieces);
 	cs_free(th->upto);
 	cs_free(th->sys);
 	cs_free(th->off);
@@ -45,11 +47,12 @@ static struct ledger_thread *build(const struct source *src, long head, const lo
 		th->head = head;
 		th->nanc = nanc;
 		th->msgs = cs_malloc((nmsgs ? nmsgs : 1) * sizeof *th->msgs);
+		th->pieces = cs_malloc((nmsgs ? nmsgs : 1) * sizeof *th->pieces);
 		th->upto = cs_malloc((nanc + 1) * sizeof *th->upto);
 		th->sys = cs_malloc((nmsgs ? nmsgs : 1) * sizeof *th->sys);
 		th->off = cs_malloc((l->nmessages ? l->nmessages : 1) * sizeof *th->off);
 	}
-	if (!th || !on || !th->msgs || !th->upto || !th->sys || !th->off) {
+	if (!th || !on || !th->msgs || !th->pieces || !th->upto || !th->sys || !th->off) {
 		cs_free(on);
 		ledger_thread_free(th);
 		return NULL;
@@ -65,6 +68,7 @@ static struct ledger_thread *build(const struct source *src, long head, const lo
 			if (l->messages[m].system)
 				th->sys[th->nsys++] = (long)k;
 			on[l->messages[m].piece] = true;
+			th->pieces[k] = l->messages[m].piece;
 			th->msgs[k++] = m;
 		}
 	}
@@ -103,6 +107,13 @@ size_t ledger_thread_system(const struct ledger_thread *th, size_t turns, const 
 	*msgs = th->msgs;
 	*at = th->sys;
 	return n;
+}
+
+size_t ledger_thread_turn(const struct ledger_thread *th, size_t pos, const long **msgs, const long **pieces)
+{
+	*msgs = th->msgs + th->upto[pos];
+	*pieces = th->pieces + th->upto[pos];
+	return th->upto[pos + 1] - th->upto[pos];
 }
 
 size_t ledger_thread_off(const struct ledger_thread *th, const long **off)
