@@ -279,6 +279,43 @@ static void test_samples_patched(void **state)
 	}
 }
 
+/* Out of memory at every allocation of a patched build (and of the build
+ * that follows an edit of the same piece back): each fails cleanly or
+ * succeeds, and the next build is still a build from nothing. */
+static void test_patched_out_of_memory(void **state)
+{
+	(void)state;
+	char *text = filtered_snapshot(300, 9, 3000);
+	struct source *kept = support_load_text("snap.json", text), *fresh = support_load_text("snap.json", text);
+	free(text);
+	uint64_t rng = 41;
+	struct assembly a, b;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(assemble_lazy(kept, &a, &err), CS_OK);
+	for (long nth = 1; nth < 40; nth++) {
+		toggle(kept, fresh, &a, &rng);
+		struct assembly failed;
+		cs_alloc_fail_from(nth);
+		int rc = assemble_lazy(kept, &failed, &err);
+		cs_alloc_fail_from(0);
+		if (rc == CS_OK)
+			asm_fini(&failed);
+		else
+			assert_int_equal(rc, CS_ENOMEM);
+		toggle(kept, fresh, &a, &rng);
+		asm_fini(&a);
+		assert_int_equal(assemble_lazy(kept, &a, &err), CS_OK);
+		memory_rank_forget(fresh->model);
+		support_assemble(fresh, &b);
+		assert_same(kept, &a, &b);
+		asm_fini(&b);
+	}
+	asm_fini(&a);
+	source_free(kept);
+	source_free(fresh);
+}
+
 /* Deferred sentences are written once asked (an export reads them all)
  * and are then the ones assemble() writes. */
 static void test_written_sentences_are_the_eager_ones(void **state)
@@ -352,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_kept_state_is_a_fresh_build),
 		cmocka_unit_test(test_patched_builds_are_fresh_builds),
 		cmocka_unit_test(test_samples_patched),
+		cmocka_unit_test(test_patched_out_of_memory),
 		cmocka_unit_test(test_written_sentences_are_the_eager_ones),
 		cmocka_unit_test(test_samples_deferred_as_written),
 	};
