@@ -119,6 +119,27 @@ int asm_grouping(struct assembly *a, const char *name, const char *const *layer_
 	return (int)a->ngroupings++;
 }
 
+/* Grows *arr to room for need items of size bytes, leaving the new room
+ * unzeroed (each item is written whole when it is appended). */
+static bool reserve_room(void **arr, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return true;
+	void *p = cs_reallocarray(*arr, need, size);
+	if (!p)
+		return false;
+	*arr = p;
+	*cap = need;
+	return true;
+}
+
+void asm_reserve(struct assembly *a, size_t blocks, size_t spans, size_t messages)
+{
+	reserve_room((void **)&a->blocks, &a->cap_blocks, blocks, sizeof *a->blocks);
+	reserve_room((void **)&a->spans, &a->cap_spans, spans, sizeof *a->spans);
+	reserve_room((void **)&a->messages, &a->cap_messages, messages, sizeof *a->messages);
+}
+
 int asm_message(struct assembly *a, const char *role)
 {
 	if (!RESERVE(a, messages, nmessages, cap_messages))
@@ -182,7 +203,7 @@ void asm_textf(struct assembly *a, const char *fmt, ...)
 
 void asm_expect_not_whole(struct assembly *a, size_t n)
 {
-	if (n > a->cap_not_whole && CS_GROW(a->not_whole, a->cap_not_whole, n) != 0)
+	if (!reserve_room((void **)&a->not_whole, &a->cap_not_whole, n, sizeof *a->not_whole)) /* unzeroed */
 		a->nomem = true;
 	else
 		bulk_advise(a->not_whole, a->cap_not_whole * sizeof *a->not_whole);

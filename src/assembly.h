@@ -239,6 +239,11 @@ void asm_span(struct assembly *a, const char *ptr, size_t len, size_t code_point
 void asm_textf(struct assembly *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void asm_text(struct assembly *a, const char *text, size_t len);
 
+/* Room for at least this many blocks, spans and messages in all, so that
+ * an assembler that knows how many it emits grows each array once. Out of
+ * memory is left to the calls that need the room. */
+void asm_reserve(struct assembly *a, size_t blocks, size_t spans, size_t messages);
+
 /* Records what happened to a piece. asm_whole: in whole, in block `block`.
  * asm_cut: in, truncated, with a reason and a sentence. asm_drop: out, with
  * a reason and a sentence (printf-style; NULL fmt uses the default). */
