@@ -393,10 +393,16 @@ static int anthropic_block(struct walk *w, const cJSON *b, const struct jpath *a
 		const cJSON *s = get(b, "source");
 		return add_image(w, b, path, role, layer, message, get_str(s, "media_type"), get_str(s, "data"), false);
 	}
+	/* a text or thinking block renders to its string as it stands: taken
+	 * without a copy (a log repeats them request after request) */
+	const char *plain = !strcmp(type, "text") ? get_str(b, "text") : !strcmp(type, "thinking") ? get_str(b, "thinking")
+																 : NULL;
 	struct strbuf text = STRBUF_INIT;
-	anthropic_block_text(&text, type, b);
+	if (!plain)
+		anthropic_block_text(&text, type, b);
 	struct req_unit *u = text.failed ? NULL
-					 : add_unit(w, b, path, type, role, layer, message, sb_str(&text), text.len);
+			     : add_unit(w, b, path, type, role, layer, message, plain ? plain : sb_str(&text),
+					plain ? strlen(plain) : text.len);
 	sb_fini(&text);
 	if (!u)
 		return cs_error_nomem(w->err);
