@@ -1,7 +1,7 @@
 /* fuzz_load.c: one libFuzzer harness for every loader, built once per kind
  * with -DFUZZ_KIND="manifest" (the Makefile's FUZZ_KINDS list). Each input
  * is handed to that kind's loader as a file's bytes (NUL-terminated, as
- * file_read gives them); what loads is assembled, reported in the three
+ * file_read gives them, its buffer handed over as source_load does); what loads is assembled, reported in the three
  * formats and dumped, and the text report and the sanitized dump must hold
  * no control byte a terminal would act on. Then the kind's own switches and
  * choices (a memory snapshot's assembly, compression, allocation caps...)
@@ -173,8 +173,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct source *src = source_new(kind, FUZZ_INPUT_PATH);
 	struct cs_error err;
 	cs_error_clear(&err);
+	if (src) /* as source_load hands a file's bytes over: piece text may stay in them */
+		src->input_owned = true;
 	int rc = src ? kind->load(src, buf, size, &err) : CS_ENOMEM;
-	free(buf);
+	if (src)
+		src->input_owned = false;
+	if (rc != CS_OK || !source_keep_input(src, buf, size))
+		free(buf);
 	if (rc != CS_OK) {
 		if (rc != CS_ENOMEM && err.message[0] == '\0')
 			abort(); /* every refusal says why */

@@ -382,6 +382,63 @@ static void test_fileio_refuses_special_files(void **state)
 	free(dir);
 }
 
+/* file_read_noting_link: lstat's answer on the last component, read or not,
+ * and the same failures as file_read. */
+static void test_fileio_notes_links(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	char path[4096], other[4096], *data;
+	size_t len;
+	enum file_state st;
+	struct cs_error err;
+	bool link = true;
+	support_write(dir, "real.txt", "text");
+	assert_int_equal(file_read_noting_link(support_path(dir, "real.txt"), 0, &data, &len, &st, &link, &err), CS_OK);
+	assert_false(link);
+	assert_string_equal(data, "text");
+	cs_free(data);
+
+	snprintf(path, sizeof path, "%s/link.txt", dir);
+	assert_int_equal(symlink("real.txt", path), 0);
+	assert_int_equal(file_read_noting_link(path, 0, &data, &len, &st, &link, &err), CS_OK);
+	assert_true(link);
+	assert_int_equal(len, 4);
+	cs_free(data);
+
+	snprintf(path, sizeof path, "%s/dangling.txt", dir);
+	assert_int_equal(symlink("nowhere.txt", path), 0);
+	cs_error_clear(&err);
+	assert_int_equal(file_read_noting_link(path, 0, &data, &len, &st, &link, &err), CS_EIO);
+	assert_true(link);
+	assert_int_equal(st, FILE_MISSING);
+
+	link = true;
+	assert_int_equal(file_read_noting_link(support_path(dir, "none.txt"), 0, &data, &len, &st, &link, &err),
+			 CS_EIO);
+	assert_false(link);
+	assert_int_equal(st, FILE_MISSING);
+
+	/* a loop: a link, refused as file_read refuses it */
+	snprintf(path, sizeof path, "%s/a", dir);
+	snprintf(other, sizeof other, "%s/b", dir);
+	assert_int_equal(symlink(other, path), 0);
+	assert_int_equal(symlink(path, other), 0);
+	cs_error_clear(&err);
+	assert_int_equal(file_read_noting_link(path, 0, &data, &len, &st, &link, &err), CS_EIO);
+	assert_true(link);
+	assert_non_null(strstr(err.message, "symbolic links"));
+	/* looping on the way to a name that is no link: not a link */
+	snprintf(path, sizeof path, "%s/a/x.txt", dir);
+	cs_error_clear(&err);
+	assert_int_equal(file_read_noting_link(path, 0, &data, &len, &st, &link, &err), CS_EIO);
+	assert_false(link);
+	assert_non_null(strstr(err.message, "symbolic links"));
+
+	support_rmtree(dir);
+	free(dir);
+}
+
 static void test_billion_laughs_refused_fast(void **state)
 {
 	(void)state;
@@ -461,6 +518,7 @@ int main(void)
 		cmocka_unit_test(test_json_numbers_too_big),
 		cmocka_unit_test(test_json_depth_limit),
 		cmocka_unit_test(test_fileio_refuses_special_files),
+		cmocka_unit_test(test_fileio_notes_links),
 		cmocka_unit_test(test_billion_laughs_refused_fast),
 		cmocka_unit_test(test_sanitize_hostile_text),
 		cmocka_unit_test(test_pcre2_hook),
