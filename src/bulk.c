@@ -65,6 +65,20 @@ void bulk_commit(struct bulk *b, char *p, size_t used)
 	b->head->used += used + 1;
 }
 
+size_t bulk_room(const struct bulk *b)
+{
+	const struct bulk_chunk *c = b->head;
+	return c && c->cap > c->used ? c->cap - c->used - 1 : 0;
+}
+
+size_t bulk_size(const struct bulk *b)
+{
+	size_t n = 0;
+	for (const struct bulk_chunk *c = b->head; c; c = c->next)
+		n += c->cap;
+	return n;
+}
+
 char *bulk_strndup(struct bulk *b, const char *s, size_t n)
 {
 	char *p = bulk_reserve(b, n);

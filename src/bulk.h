@@ -27,6 +27,10 @@ char *bulk_strndup(struct bulk *b, const char *s, size_t n);
  * them. A reserve not committed costs nothing. */
 char *bulk_reserve(struct bulk *b, size_t n);
 void bulk_commit(struct bulk *b, char *p, size_t used);
+/* The bytes a reserve can have without a new chunk (the NUL's aside). */
+size_t bulk_room(const struct bulk *b);
+/* The bytes of every chunk together: what the bulk holds, used or not. */
+size_t bulk_size(const struct bulk *b);
 void bulk_fini(struct bulk *b);
 
 /* Advises the whole huge pages of a big array p[0..n) (one sized up front

@@ -32,27 +32,6 @@ void jpath_format(const struct jpath *p, char *buf, size_t n)
 	buf[n - 1] = '\0';
 }
 
-/* The index of the quote closing the string opened at s[open], or n when
- * it is unclosed. A quote is escaped when an odd run of backslashes comes
- * before it; memchr skips the text between (most of a ledger's bytes are
- * message text: perf showed this scan at 9% of a load, byte by byte). */
-static size_t string_end(const char *s, size_t n, size_t open)
-{
-	size_t from = open + 1;
-	while (from < n) {
-		const char *q = memchr(s + from, '"', n - from);
-		if (!q)
-			return n;
-		size_t at = (size_t)(q - s), back = 0;
-		while (at - back > open + 1 && s[at - back - 1] == '\\')
-			back++;
-		if (back % 2 == 0)
-			return at;
-		from = at + 1;
-	}
-	return n;
-}
-
 /* The first \u0000 escape in the string body s[from, end) (the backslash),
  * or -1; memchr finds the backslashes, most strings have none. */
 static long nul_in(const char *s, size_t n, size_t from, size_t end)
@@ -116,7 +95,7 @@ static size_t prescan(const char *s, size_t n, bool stop_deep, size_t *deep_at, 
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
 		if (c == '"') {
-			size_t e = string_end(s, n, i);
+			size_t e = json_string_end(s, n, i);
 			if (!nul_seen && (*nul = nul_in(s, n, i + 1, e)) >= 0)
 				nul_seen = true;
 			if (depth == 1)

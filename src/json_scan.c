@@ -16,13 +16,9 @@ static size_t skip_ws(const char *s, size_t n, size_t i)
 	return i;
 }
 
-/* i at the opening quote; returns the index just past the closing quote, or n.
- * A quote is escaped when an odd run of backslashes comes before it; memchr
- * skips the text between (kind detection skips every top-level value: byte
- * by byte, this was 12% of a ledger's load). */
-static size_t skip_string(const char *s, size_t n, size_t i)
+size_t json_string_end(const char *s, size_t n, size_t open)
 {
-	size_t open = i, from = i + 1;
+	size_t from = open + 1;
 	while (from < n) {
 		const char *q = memchr(s + from, '"', n - from);
 		if (!q)
@@ -31,10 +27,19 @@ static size_t skip_string(const char *s, size_t n, size_t i)
 		while (at - back > open + 1 && s[at - back - 1] == '\\')
 			back++;
 		if (back % 2 == 0)
-			return at + 1;
+			return at;
 		from = at + 1;
 	}
 	return n;
+}
+
+/* i at the opening quote; returns the index just past the closing quote, or
+ * n. memchr skips the text between quotes (kind detection skips every
+ * top-level value: byte by byte, this was 12% of a ledger's load). */
+static size_t skip_string(const char *s, size_t n, size_t i)
+{
+	size_t end = json_string_end(s, n, i);
+	return end < n ? end + 1 : n;
 }
 
 /* Skips one value starting at i (after whitespace); returns the index after

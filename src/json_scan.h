@@ -37,6 +37,9 @@ long json_member_at(const char *data, size_t len, size_t at, const char *key);
  * past the closing quote is touched. The text is JSON no more: call it
  * only once nothing will read it as JSON again (errors included). */
 void json_unescape_in_place(char *s, size_t n);
+/* The index of the quote closing the string opened at s[open], or n when
+ * it is unclosed (a quote after an odd run of backslashes is escaped). */
+size_t json_string_end(const char *s, size_t n, size_t open);
 
 /* 1-based line and column (in characters) of byte `offset` in data. */
 void text_position(const char *data, size_t len, size_t offset, long *line, long *column);

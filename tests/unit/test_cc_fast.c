@@ -15,6 +15,7 @@
 #include "kinds/claude_code/claude_code.h"
 #include "load.h"
 #include "source.h"
+#include "strbuf.h"
 #include "support.h"
 
 #include <stdio.h>
@@ -203,12 +204,45 @@ static void test_escapes_everywhere(void **state)
 	free(dir);
 }
 
+/* One line of many blocks, a tool_use whose input prints longer than it
+ * reads (1e15 is written out) before each text: the text kept is about the
+ * line's size. Each string once reserved the rest of the line, which the
+ * tool_use's longer print left no room for: a new chunk the size of the
+ * rest of the line for every text. */
+static void test_many_blocks_one_line(void **state)
+{
+	(void)state;
+	struct strbuf line;
+	sb_init(&line);
+	sb_puts(&line, HEAD "\"content\":\"hi\"}}\n{\"type\":\"assistant\",\"uuid\":\"a1\",\"parentUuid\":\"u1\","
+		       "\"sessionId\":\"s\",\"message\":{\"id\":\"m\",\"content\":[");
+	for (int i = 0; i < 300; i++) {
+		sb_printf(&line, "%s{\"type\":\"tool_use\",\"id\":\"tu%d\",\"name\":\"E\",\"input\":{\"a\":[", i ? "," : "", i);
+		for (int k = 0; k < 200; k++)
+			sb_puts(&line, k ? ",1e15" : "1e15");
+		sb_printf(&line, "]}},{\"type\":\"text\",\"text\":\"t%d %0100d\"}", i, 0);
+	}
+	sb_puts(&line, "]}}\n");
+	assert_false(line.failed);
+	char *dir = support_tempdir();
+	support_write(dir, "wide.jsonl", sb_str(&line));
+	assert_int_equal(both_ways(support_path(dir, "wide.jsonl")), CS_OK);
+	struct source *src = support_load(support_path(dir, "wide.jsonl"), "claude-code");
+	const struct cc_model *m = src->model;
+	assert_true(bulk_size(&m->text) < 4 * line.len);
+	source_free(src);
+	sb_fini(&line);
+	support_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_files_both_ways),
 		cmocka_unit_test(test_odd_lines_both_ways),
 		cmocka_unit_test(test_escapes_everywhere),
+		cmocka_unit_test(test_many_blocks_one_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 #include "alloc.h"
 #include "hidden.h"
 #include "json_doc.h"
+#include "json_scan.h"
 #include "kinds/loom/loom.h"
 #include "source.h"
 #include "tokens.h"
@@ -226,10 +227,21 @@ static bool to_scratch(struct fast *f, const struct span *sp, size_t *at, size_t
 	return true;
 }
 
+/* The bytes string_into may write for the string at f->p: its raw bytes
+ * (unescaped text is never longer) and the 16 a vector store reaches past
+ * them, at most the rest of the line. Reserving the rest of the line for
+ * every string instead made a long line of many blocks reserve its length
+ * once a block. */
+static size_t string_reach(const struct fast *f)
+{
+	size_t rest = (size_t)(f->end - f->p), close = json_string_end(f->p, rest, 0);
+	return close + 16 < rest ? close + 16 : rest;
+}
+
 /* The string at f->p onto the end of the scratch, NUL-ended; its offset. */
 static bool string_to_scratch(struct fast *f, size_t *at, size_t *n)
 {
-	char *o = scratch_room(f->scr, (size_t)(f->end - f->p));
+	char *o = scratch_room(f->scr, string_reach(f));
 	if (!o || !string_into(f, o, n))
 		return false;
 	*at = f->scr->len;
@@ -467,7 +479,10 @@ static bool string_field(struct fast *f, struct field *fd, bool null_ok)
 /* A string unescaped into the bulk (its text if the block is plain), hashed. */
 static bool bulk_string(struct fast *f, struct cc_model *m, const char **out, size_t *len, uint64_t *h)
 {
-	char *o = bulk_reserve(&m->text, (size_t)(f->end - f->p));
+	size_t want = (size_t)(f->end - f->p);
+	if (bulk_room(&m->text) < want)
+		want = string_reach(f); /* a new chunk: only as big as the string needs */
+	char *o = bulk_reserve(&m->text, want);
 	if (!o || !string_into(f, o, len))
 		return false;
 	bulk_commit(&m->text, o, *len);
