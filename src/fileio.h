@@ -6,6 +6,7 @@
 
 #include "error.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -29,6 +30,13 @@ enum file_state {
  * CS_ELIMIT). max_bytes 0 means FILEIO_MAX_INPUT. */
 int file_read(const char *path, size_t max_bytes, char **out, size_t *len, enum file_state *state,
 	      struct cs_error *err);
+/* file_read, also telling in *symlink whether path's last component is a
+ * symbolic link (what lstat would say; set on failure too: a dangling link
+ * is missing and a link). Learnt from the open itself (it first refuses to
+ * follow a link; only a refusal costs a look and a second open), not from
+ * a stat of its own per file. */
+int file_read_noting_link(const char *path, size_t max_bytes, char **out, size_t *len, enum file_state *state,
+			  bool *symlink, struct cs_error *err);
 
 /* Identity of a file as loaded, to tell later whether it changed on disk. */
 struct file_stamp {

@@ -183,8 +183,9 @@ long source_add_piece(struct source *src)
 
 int source_adopt_piece_text(struct source *src, long piece, const char *text, size_t n)
 {
-	return source_adopt_piece_counted(src, piece, text, n, utf8_count_code_points(text, n),
-					  utf8_count_lines(text, n), hidden_scan(text, n, NULL));
+	struct text_measure m;
+	hidden_measure(text, n, &m);
+	return source_adopt_piece_counted(src, piece, text, n, m.code_points, m.lines, m.hidden);
 }
 
 int source_adopt_piece_counted(struct source *src, long piece, const char *text, size_t n, size_t code_points,

@@ -87,6 +87,8 @@ struct settings {
 	                           path; "" the OpenAI model's (auto), "off" none (tokenizer.h) */
 };
 
+#define SOURCE_EDIT_LOG 16 /* edits named in source.edit_log */
+
 struct source {
 	const struct kind_ops *kind;
 	const char *path;         /* the file as given; arena */
@@ -106,6 +108,12 @@ struct source {
 	bool input_owned;         /* during the load: the loader's data is a private buffer freed after it,
 				   * whose pages it may give back as it reads past them (jsonl_give_back) */
 	char *input_kept;         /* that buffer when pieces' text stayed in it (source_keep_input); owned */
+	/* The edits applied or reverted (edit.c), for a kind that re-assembles
+	 * from its last build: edits counts them all; edit_log[k %
+	 * SOURCE_EDIT_LOG] names the piece whose exclusion edit k set, -1 when
+	 * edit k was of anything else. */
+	unsigned long edits;
+	long edit_log[SOURCE_EDIT_LOG];
 };
 
 /* A new, empty source for `kind` loaded from `path` (copied). NULL on out of

@@ -13,7 +13,7 @@
 
 struct frame {
 	struct ynode *node;
-	struct ynode **items;
+	struct ynode **items; /* kept for the next collection at this depth; freed at the end */
 	size_t n, cap;
 };
 
@@ -187,7 +187,11 @@ static int on_event(struct builder *b, yaml_event_t *ev, struct cs_error *err)
 		int rc = add_anchor(b, seq ? ev->data.sequence_start.anchor : ev->data.mapping_start.anchor, n, err);
 		if (rc)
 			return rc;
-		b->stack[b->depth++] = (struct frame){ .node = n };
+		/* the items array of this depth is kept from the last
+		 * collection there: one per depth, not one per collection */
+		struct frame *f = &b->stack[b->depth++];
+		f->node = n;
+		f->n = 0;
 		return CS_OK;
 	}
 	case YAML_SEQUENCE_END_EVENT:
@@ -200,14 +204,10 @@ static int on_event(struct builder *b, yaml_event_t *ev, struct cs_error *err)
 		n->nchildren = f->n;
 		if (f->n) {
 			n->children = arena_alloc(&b->t->arena, f->n * sizeof *n->children);
-			if (!n->children) {
-				cs_free(f->items);
+			if (!n->children)
 				return cs_error_set(err, CS_ENOMEM, "out of memory reading YAML");
-			}
 			memcpy(n->children, f->items, f->n * sizeof *n->children);
 		}
-		cs_free(f->items);
-		f->items = NULL;
 		int rc = n->type == YNODE_MAP ? check_keys(n, err) : CS_OK;
 		if (rc)
 			return rc;
@@ -294,7 +294,7 @@ int ytree_parse(struct ytree *t, const char *data, size_t len, struct cs_error *
 		if (rc != CS_OK || end)
 			break;
 	}
-	for (size_t i = 0; i < b->depth; i++)
+	for (size_t i = 0; i < sizeof b->stack / sizeof b->stack[0]; i++) /* every depth's, used or not */
 		cs_free(b->stack[i].items);
 	cs_free(b->anchors);
 	strmap_fini(&b->anchor_index);

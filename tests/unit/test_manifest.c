@@ -10,8 +10,10 @@
 #include "support.h"
 
 #include "edit.h"
+#include "hidden.h"
 #include "kind.h"
 #include "strbuf.h"
+#include "utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +56,71 @@ static const char *block_text(struct source *src, const struct assembly *a, cons
 	assert_true(b >= 0);
 	assert_true(asm_block_text(a, (size_t)b, &buf));
 	return sb_str(&buf);
+}
+
+/* The load counts a listed file's lines, code points and hidden characters
+ * (and finds a NUL) in one pass of its own: each must agree with the
+ * counting functions, at every length around a word and with every kind of
+ * byte at every place. */
+static void test_listed_file_counts_agree(void **state)
+{
+	(void)state;
+	static const char *const bytes[] = { "a", "\n", "\r\n", "\xc3\xa9", "\xe2\x80\xae", "\xff", "\x7f", "\x80" };
+	struct strbuf yaml = STRBUF_INIT, text = STRBUF_INIT;
+	sb_puts(&yaml, "files:\n");
+	char name[32];
+	size_t nfiles = 0;
+	for (size_t len = 0; len <= 40; len++)
+		for (size_t k = 0; k < sizeof bytes / sizeof bytes[0]; k++)
+			for (size_t at = 0; at <= len; at += len > 9 ? 5 : 1) {
+				sb_reset(&text);
+				for (size_t i = 0; i < len; i++)
+					sb_puts(&text, i == at ? bytes[k] : (i % 7 == 6 ? "\n" : "x"));
+				snprintf(name, sizeof name, "f%zu.txt", nfiles++);
+				support_write_bytes(support_dir, name, text.data ? text.data : "", text.len);
+				sb_printf(&yaml, "  - {path: %s, priority: 0.5}\n", name);
+			}
+	/* long runs of newlines: more than a lane of a 16-byte word counts */
+	for (size_t k = 0; k < 3; k++) {
+		sb_reset(&text);
+		for (size_t i = 0; i < 9000 + k * 17; i++)
+			sb_puts(&text, k == 1 && i % 3 ? "x" : "\n");
+		if (k == 2)
+			sb_puts(&text, "\xe2\x80\x8b no newline at the end");
+		snprintf(name, sizeof name, "long%zu.txt", k);
+		support_write_bytes(support_dir, name, text.data, text.len);
+		sb_printf(&yaml, "  - {path: %s, priority: 0.5}\n", name);
+		nfiles++;
+	}
+	struct source *src = load_manifest(sb_str(&yaml));
+	assert_non_null(src);
+	assert_int_equal(src->npieces, nfiles);
+	for (size_t i = 0; i < src->npieces; i++) {
+		const struct piece *p = &src->pieces[i];
+		assert_int_equal(p->absent, 0);
+		assert_int_equal(p->lines, utf8_count_lines(p->text, p->text_bytes));
+		assert_int_equal(p->code_points, utf8_count_code_points(p->text, p->text_bytes));
+		assert_int_equal(!!(p->flags & PIECE_HIDDEN), hidden_scan(p->text, p->text_bytes, NULL));
+	}
+	source_free(src);
+	/* a NUL anywhere in a word or its tail: binary, excluded */
+	sb_reset(&yaml);
+	sb_puts(&yaml, "files:\n");
+	for (size_t at = 0; at < 19; at++) {
+		char data[19];
+		memset(data, 'x', sizeof data);
+		data[at] = '\0';
+		snprintf(name, sizeof name, "nul%zu.txt", at);
+		support_write_bytes(support_dir, name, data, sizeof data);
+		sb_printf(&yaml, "  - {path: %s, priority: 0.5}\n", name);
+	}
+	src = load_manifest(sb_str(&yaml));
+	assert_non_null(src);
+	for (size_t i = 0; i < src->npieces; i++)
+		assert_int_equal(src->pieces[i].absent, REASON_BINARY);
+	source_free(src);
+	sb_fini(&yaml);
+	sb_fini(&text);
 }
 
 /* ---- loader errors ---------------------------------------------------------- */
@@ -499,6 +566,7 @@ int main(void)
 		cmocka_unit_test(test_priority_one_left_out_is_flagged),
 		cmocka_unit_test(test_used_never_exceeds_effective),
 		cmocka_unit_test(test_edits_rerun_and_revert_exactly),
+		cmocka_unit_test(test_listed_file_counts_agree),
 	};
 	return cmocka_run_group_tests_name("manifest", tests, support_dir_setup, support_dir_teardown);
 }

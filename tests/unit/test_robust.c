@@ -78,6 +78,52 @@ static void test_hidden_scan_counts(void **state)
 	assert_true(hidden_scan("a" ZWJ "b", 5, NULL));
 }
 
+/* hidden_measure gives the three separate counts' answers, wherever the
+ * first non-ASCII byte falls (inside or past a 16-byte block, first, last),
+ * with the text ending on a newline or not, and on broken UTF-8. */
+static void test_hidden_measure_same_counts(void **state)
+{
+	(void)state;
+	static const char *const tails[] = { "", "\n", "x", ZWJ "b", "\xe2\x80", "\xc3\xa9\n", RLO "\n\n",
+					     "\xf0\x9f\x91\xa9" ZWJ "\xf0\x9f\x92\xbb", "\xff", ZWSP };
+	char buf[128];
+	for (size_t pre = 0; pre < 40; pre++)
+		for (size_t t = 0; t < sizeof tails / sizeof *tails; t++)
+			for (int after = 0; after < 3; after++) {
+				size_t n = 0;
+				for (size_t i = 0; i < pre; i++)
+					buf[n++] = i % 7 == 3 ? '\n' : (char)('a' + i % 26);
+				size_t tl = strlen(tails[t]);
+				memcpy(buf + n, tails[t], tl);
+				n += tl;
+				const char *end = after == 0 ? "" : after == 1 ? "\n" : "tail text past sixteen\nbytes";
+				memcpy(buf + n, end, strlen(end));
+				n += strlen(end);
+				struct text_measure m;
+				hidden_measure(buf, n, &m);
+				assert_int_equal(m.code_points, utf8_count_code_points(buf, n));
+				assert_int_equal(m.lines, utf8_count_lines(buf, n));
+				assert_int_equal(m.hidden, hidden_scan(buf, n, NULL));
+			}
+	struct text_measure m;
+	static char big[9000]; /* past 255 sixteen-byte steps of newlines, then past none */
+	for (size_t i = 0; i < sizeof big; i++)
+		big[i] = i % 3 ? 'x' : '\n';
+	for (size_t n = sizeof big - 40; n <= sizeof big; n += 20) {
+		memcpy(big + n - 3, ZWSP, 3);
+		hidden_measure(big, n, &m);
+		assert_int_equal(m.lines, utf8_count_lines(big, n));
+		assert_int_equal(m.code_points, utf8_count_code_points(big, n));
+		assert_true(m.hidden);
+		hidden_measure(big, n - 3, &m);
+		assert_int_equal(m.lines, utf8_count_lines(big, n - 3));
+		big[n - 3] = big[n - 2] = big[n - 1] = 'x';
+	}
+	hidden_measure("a" ZWJ "b", 5, &m); /* the ZWJ's neighbours come from before and after it */
+	assert_true(m.hidden);
+	assert_int_equal(m.code_points, 3);
+}
+
 static void test_hidden_reveal_markers(void **state)
 {
 	(void)state;
@@ -336,6 +382,63 @@ static void test_fileio_refuses_special_files(void **state)
 	free(dir);
 }
 
+/* file_read_noting_link: lstat's answer on the last component, read or not,
+ * and the same failures as file_read. */
+static void test_fileio_notes_links(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	char path[4096], other[4096], *data;
+	size_t len;
+	enum file_state st;
+	struct cs_error err;
+	bool link = true;
+	support_write(dir, "real.txt", "text");
+	assert_int_equal(file_read_noting_link(support_path(dir, "real.txt"), 0, &data, &len, &st, &link, &err), CS_OK);
+	assert_false(link);
+	assert_string_equal(data, "text");
+	cs_free(data);
+
+	snprintf(path, sizeof path, "%s/link.txt", dir);
+	assert_int_equal(symlink("real.txt", path), 0);
+	assert_int_equal(file_read_noting_link(path, 0, &data, &len, &st, &link, &err), CS_OK);
+	assert_true(link);
+	assert_int_equal(len, 4);
+	cs_free(data);
+
+	snprintf(path, sizeof path, "%s/dangling.txt", dir);
+	assert_int_equal(symlink("nowhere.txt", path), 0);
+	cs_error_clear(&err);
+	assert_int_equal(file_read_noting_link(path, 0, &data, &len, &st, &link, &err), CS_EIO);
+	assert_true(link);
+	assert_int_equal(st, FILE_MISSING);
+
+	link = true;
+	assert_int_equal(file_read_noting_link(support_path(dir, "none.txt"), 0, &data, &len, &st, &link, &err),
+			 CS_EIO);
+	assert_false(link);
+	assert_int_equal(st, FILE_MISSING);
+
+	/* a loop: a link, refused as file_read refuses it */
+	snprintf(path, sizeof path, "%s/a", dir);
+	snprintf(other, sizeof other, "%s/b", dir);
+	assert_int_equal(symlink(other, path), 0);
+	assert_int_equal(symlink(path, other), 0);
+	cs_error_clear(&err);
+	assert_int_equal(file_read_noting_link(path, 0, &data, &len, &st, &link, &err), CS_EIO);
+	assert_true(link);
+	assert_non_null(strstr(err.message, "symbolic links"));
+	/* looping on the way to a name that is no link: not a link */
+	snprintf(path, sizeof path, "%s/a/x.txt", dir);
+	cs_error_clear(&err);
+	assert_int_equal(file_read_noting_link(path, 0, &data, &len, &st, &link, &err), CS_EIO);
+	assert_false(link);
+	assert_non_null(strstr(err.message, "symbolic links"));
+
+	support_rmtree(dir);
+	free(dir);
+}
+
 static void test_billion_laughs_refused_fast(void **state)
 {
 	(void)state;
@@ -404,6 +507,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hidden_scan_counts),
+		cmocka_unit_test(test_hidden_measure_same_counts),
 		cmocka_unit_test(test_hidden_reveal_markers),
 		cmocka_unit_test(test_hidden_decode_tags),
 		cmocka_unit_test(test_hidden_selectors_fillers_separators),
@@ -414,6 +518,7 @@ int main(void)
 		cmocka_unit_test(test_json_numbers_too_big),
 		cmocka_unit_test(test_json_depth_limit),
 		cmocka_unit_test(test_fileio_refuses_special_files),
+		cmocka_unit_test(test_fileio_notes_links),
 		cmocka_unit_test(test_billion_laughs_refused_fast),
 		cmocka_unit_test(test_sanitize_hostile_text),
 		cmocka_unit_test(test_pcre2_hook),

@@ -15,17 +15,19 @@
 #include "alloc.h"
 #include "assembly.h"
 #include "emit.h"
+#include "hidden.h"
 #include "progress.h"
 #include "source.h"
 #include "strbuf.h"
 #include "tokens.h"
+#include "utf8.h"
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *const role_names[] = {
@@ -54,8 +56,7 @@ void manifest_free(void *model)
 		return;
 	ytree_fini(&m->tree);
 	cs_free(m->data);
-	for (size_t i = 0; m->entries && i < m->nentries; i++)
-		cs_free(m->entries[i].owned_text);
+	bulk_fini(&m->texts);
 	cs_free(m->entries);
 	cs_free(m);
 }
@@ -131,16 +132,60 @@ static const char *scalar_string(const struct ynode *n)
 	return n && n->type == YNODE_SCALAR && !ynode_is_null(n) ? n->value : NULL;
 }
 
+/* Sixteen bytes as one value (the GCC and Clang vector extension; plain
+ * SSE2 on x86-64, generic code elsewhere). */
+typedef unsigned char bytes16 __attribute__((vector_size(16)));
+
+/* What a listed file's bytes s[0..n) hold: whether all ASCII (the result),
+ * a NUL (*nul) and how many lines (*lines, as utf8_count_lines counts
+ * them: every newline, and an unfinished last line). One pass, sixteen
+ * bytes at a time, where a NUL search, a count of code points, one of lines
+ * and a scan for hidden characters each read every byte (ASCII has as many
+ * code points as bytes, and hides nothing). */
+static bool scan_text(const char *s, size_t n, bool *nul, size_t *lines)
+{
+	const bytes16 none = { 0 }, nl = none + '\n';
+	bytes16 any = none, zero = none;
+	size_t newlines = 0, i = 0;
+	while (n - i >= sizeof any) {
+		/* a newline's lane counts down from 0 (true is all ones):
+		 * summed every 255 rounds, before it wraps */
+		bytes16 count = none;
+		for (int round = 0; round < 255 && n - i >= sizeof any; round++, i += sizeof any) {
+			bytes16 w;
+			memcpy(&w, s + i, sizeof w);
+			any |= w;
+			zero |= (bytes16)(w == none);
+			count += (bytes16)(w == nl);
+		}
+		for (size_t k = 0; k < sizeof count; k++)
+			newlines += (unsigned char)-count[k];
+	}
+	unsigned char high = 0, nul_seen = 0;
+	for (size_t k = 0; k < sizeof any; k++) {
+		high |= any[k];
+		nul_seen |= zero[k];
+	}
+	for (; i < n; i++) {
+		high |= (unsigned char)s[i];
+		nul_seen |= s[i] == '\0';
+		newlines += s[i] == '\n';
+	}
+	*nul = nul_seen != 0;
+	*lines = newlines + (n > 0 && s[n - 1] != '\n');
+	return !(high & 0x80);
+}
+
 /* Reads the file an entry names into its piece, or marks why it cannot. */
-static int read_listed_file(struct source *src, struct manifest_entry *me, long piece, const char *resolved,
-			    struct cs_error *err)
+static int read_listed_file(struct source *src, struct manifest *m, struct manifest_entry *me, long piece,
+			    const char *resolved, struct cs_error *err)
 {
 	char *data;
 	size_t len;
 	enum file_state state;
-	struct cs_error ignored;
-	cs_error_clear(&ignored);
-	int rc = file_read(resolved, MANIFEST_MAX_FILE_BYTES, &data, &len, &state, &ignored);
+	struct cs_error ignored; /* its message is read only after a failure, which sets it */
+	int rc = file_read_noting_link(resolved, MANIFEST_MAX_FILE_BYTES, &data, &len, &state, &me->symlink,
+				       &ignored);
 	struct piece *p = &src->pieces[piece];
 	if (rc == CS_ENOMEM)
 		return cs_error_set(err, CS_ENOMEM, "out of memory reading %s", resolved);
@@ -152,16 +197,25 @@ static int read_listed_file(struct source *src, struct manifest_entry *me, long 
 			return source_warn(src, piece, 0, 0, "%s: %s", resolved, ignored.message);
 		return CS_OK;
 	}
-	if (memchr(data, '\0', len)) {
+	bool nul;
+	size_t lines;
+	bool ascii = scan_text(data, len, &nul, &lines);
+	if (nul) {
 		cs_free(data);
 		p->absent = REASON_BINARY;
 		p->flags |= PIECE_NOT_TEXT;
 		return CS_OK;
 	}
-	/* The read buffer becomes the piece's text (no copy into the arena:
-	 * at 100k files that copy was a second pass over every byte). */
-	me->owned_text = data;
-	rc = source_adopt_piece_text(src, piece, data, len);
+	/* Kept in big chunks (huge pages at scale): a buffer kept per file
+	 * faulted every page in one by one, a third of a 100k-file load's
+	 * time in the kernel. The read buffer goes back to malloc, which
+	 * hands it to the next file still mapped and warm in the cache. */
+	char *text = bulk_strndup(&m->texts, data, len);
+	cs_free(data);
+	if (!text)
+		return cs_error_set(err, CS_ENOMEM, "out of memory reading %s", resolved);
+	rc = source_adopt_piece_counted(src, piece, text, len, ascii ? len : utf8_count_code_points(text, len), lines,
+					!ascii && hidden_scan(text, len, NULL));
 	if (rc != CS_OK || !me->max_lines || p->lines <= me->max_lines)
 		return rc;
 	/* Over max_lines: where each strategy cuts it, once (a re-assembly
@@ -203,7 +257,8 @@ static bool climbs_out(const char *path)
 
 /* The manifest's folder (real path) and the last listed file's folder,
  * remembered: most entries share a folder, so one realpath per folder and
- * one lstat per file tell a relative path that stays inside. */
+ * whether the file itself is a link (learnt as it was read) tell a relative
+ * path that stays inside. */
 struct folder_check {
 	char *real;       /* the manifest folder's real path; NULL when unknown */
 	char last[4096];  /* the folder part of the last file checked ("": none) */
@@ -237,9 +292,7 @@ static int mark_outside(struct source *src, const struct manifest_entry *me, str
 {
 	struct piece *p = &src->pieces[me->piece];
 	bool plain = p->id[0] != '/' && !climbs_out(p->id), outside = false;
-	struct stat st;
-	if (plain && fc->real && !(lstat(me->resolved, &st) == 0 && S_ISLNK(st.st_mode)) &&
-	    folder_inside(fc, me->resolved))
+	if (plain && fc->real && !me->symlink && folder_inside(fc, me->resolved))
 		return CS_OK; /* no realpath for the common case */
 	char *real = fc->real ? realpath(me->resolved, NULL) : NULL;
 	if (real)
@@ -264,70 +317,123 @@ static int mark_outside(struct source *src, const struct manifest_entry *me, str
 	return rc;
 }
 
+/* yfail for entry i (path "files[i]", or "files[i].field"): the path is
+ * only written when there is an error to name it in. */
+static int entry_fail(struct cs_error *err, const struct ynode *n, size_t i, const char *field, enum cs_status code,
+		      const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static int entry_fail(struct cs_error *err, const struct ynode *n, size_t i, const char *field, enum cs_status code,
+		      const char *fmt, ...)
+{
+	char path[96];
+	snprintf(path, sizeof path, "files[%zu]%s%s", i, field ? "." : "", field ? field : "");
+	yerror_at(err, n, path);
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = cs_error_vset(err, code, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* The values of an entry's keys, found in one pass over the mapping (its
+ * keys are known to be distinct); NULL when absent. */
+struct entry_fields {
+	const struct ynode *path, *priority, *role, *strategy, *max_lines;
+};
+
+static struct entry_fields entry_fields(const struct ynode *e)
+{
+	struct entry_fields f = { 0 };
+	for (size_t i = 0; i + 1 < e->nchildren; i += 2) {
+		const struct ynode *k = e->children[i], *v = e->children[i + 1];
+		if (k->type != YNODE_SCALAR)
+			continue;
+#define FIELD_IS(name) (k->len == sizeof name - 1 && memcmp(k->value, name, sizeof name - 1) == 0)
+		if (FIELD_IS("path"))
+			f.path = v;
+		else if (FIELD_IS("priority"))
+			f.priority = v;
+		else if (FIELD_IS("role"))
+			f.role = v;
+		else if (FIELD_IS("truncate_strategy"))
+			f.strategy = v;
+		else if (FIELD_IS("max_lines"))
+			f.max_lines = v;
+#undef FIELD_IS
+	}
+	return f;
+}
+
+/* dir then file (n bytes) in the arena; NULL on out of memory. */
+static const char *joined(struct arena *a, const char *dir, const char *file, size_t n)
+{
+	size_t dn = strlen(dir);
+	char *out = arena_alloc(a, dn + n + 1);
+	if (out) {
+		memcpy(out, dir, dn);
+		memcpy(out + dn, file, n + 1);
+	}
+	return out;
+}
+
 static int read_entry(struct source *src, struct manifest *m, const char *dir, size_t i, const struct ynode *e,
 		      struct cs_error *err)
 {
-	char path[64];
-	snprintf(path, sizeof path, "files[%zu]", i);
 	if (e->type != YNODE_MAP)
-		return yfail(err, e, path, CS_ETYPE, "expected a mapping with path and priority, got %s", ynode_type_name(e));
+		return entry_fail(err, e, i, NULL, CS_ETYPE, "expected a mapping with path and priority, got %s",
+				  ynode_type_name(e));
 	const struct ynode *dup = ymap_duplicate(e);
 	if (dup)
-		return yfail(err, dup, path, CS_ESTRUCT, "the key \"%s\" appears twice", dup->value);
+		return entry_fail(err, dup, i, NULL, CS_ESTRUCT, "the key \"%s\" appears twice", dup->value);
+	struct entry_fields f = entry_fields(e);
 
-	char sub[96];
-	const struct ynode *pn = ymap_get(e, "path");
+	const struct ynode *pn = f.path;
 	const char *file = scalar_string(pn);
-	snprintf(sub, sizeof sub, "%s.path", path);
 	if (!pn)
-		return yfail(err, e, path, CS_ESTRUCT, "%s", "missing \"path\"");
+		return entry_fail(err, e, i, NULL, CS_ESTRUCT, "%s", "missing \"path\"");
 	if (!file || pn->type != YNODE_SCALAR || file[0] == '\0')
-		return yfail(err, pn, sub, CS_ETYPE, "expected a file path, got %s", ynode_type_name(pn));
+		return entry_fail(err, pn, i, "path", CS_ETYPE, "expected a file path, got %s", ynode_type_name(pn));
 	if (strlen(file) != pn->len)
-		return yfail(err, pn, sub, CS_ETYPE, "%s", "the path holds a NUL character");
+		return entry_fail(err, pn, i, "path", CS_ETYPE, "%s", "the path holds a NUL character");
 
-	const struct ynode *prio = ymap_get(e, "priority");
+	const struct ynode *prio = f.priority;
 	double priority;
-	snprintf(sub, sizeof sub, "%s.priority", path);
 	if (!prio)
-		return yfail(err, e, path, CS_ESTRUCT, "%s", "missing \"priority\" (a number from 0 to 1)");
+		return entry_fail(err, e, i, NULL, CS_ESTRUCT, "%s", "missing \"priority\" (a number from 0 to 1)");
 	if (!ynode_number(prio, &priority))
-		return yfail(err, prio, sub, CS_ETYPE, "expected a number from 0 to 1, got %s%s%s",
-			   prio->type == YNODE_SCALAR ? "\"" : "", prio->type == YNODE_SCALAR ? prio->value : ynode_type_name(prio),
-			   prio->type == YNODE_SCALAR ? "\"" : "");
+		return entry_fail(err, prio, i, "priority", CS_ETYPE, "expected a number from 0 to 1, got %s%s%s",
+				  prio->type == YNODE_SCALAR ? "\"" : "",
+				  prio->type == YNODE_SCALAR ? prio->value : ynode_type_name(prio),
+				  prio->type == YNODE_SCALAR ? "\"" : "");
 	if (priority == 0)
 		priority = 0; /* -0 too: it showed as -0.00 */
 
 	int role = MROLE_CONTEXT;
-	const struct ynode *rn = ymap_get(e, "role");
+	const struct ynode *rn = f.role;
 	if (!ynode_is_null(rn)) {
-		snprintf(sub, sizeof sub, "%s.role", path);
 		const char *name = scalar_string(rn);
 		role = name ? manifest_role_from_name(name) : -1;
 		if (role < 0)
-			return yfail(err, rn, sub, CS_ETYPE,
-				   "unknown role \"%s\": expected system, developer, user or context",
-				   name ? name : ynode_type_name(rn));
+			return entry_fail(err, rn, i, "role", CS_ETYPE,
+					  "unknown role \"%s\": expected system, developer, user or context",
+					  name ? name : ynode_type_name(rn));
 	}
 	int strategy = STRAT_END;
-	const struct ynode *sn = ymap_get(e, "truncate_strategy");
+	const struct ynode *sn = f.strategy;
 	if (!ynode_is_null(sn)) {
-		snprintf(sub, sizeof sub, "%s.truncate_strategy", path);
 		const char *name = scalar_string(sn);
 		strategy = name ? strategy_from_name(name) : STRAT_NONE;
 		if (strategy < STRAT_NEVER || strategy > STRAT_END)
-			return yfail(err, sn, sub, CS_ETYPE,
-				   "unknown truncate_strategy \"%s\": expected never, start, middle or end",
-				   name ? name : ynode_type_name(sn));
+			return entry_fail(err, sn, i, "truncate_strategy", CS_ETYPE,
+					  "unknown truncate_strategy \"%s\": expected never, start, middle or end",
+					  name ? name : ynode_type_name(sn));
 	}
 	size_t max_lines = 0;
-	const struct ynode *ml = ymap_get(e, "max_lines");
+	const struct ynode *ml = f.max_lines;
 	if (!ynode_is_null(ml)) {
 		double v;
-		snprintf(sub, sizeof sub, "%s.max_lines", path);
 		if (!ynode_number(ml, &v) || v < 1 || v != floor(v) || v > 1e9)
-			return yfail(err, ml, sub, CS_ETYPE, "expected a whole number of lines from 1, got %s",
-				   ml->type == YNODE_SCALAR ? ml->value : ynode_type_name(ml));
+			return entry_fail(err, ml, i, "max_lines", CS_ETYPE, "expected a whole number of lines from 1, got %s",
+					  ml->type == YNODE_SCALAR ? ml->value : ynode_type_name(ml));
 		max_lines = (size_t)v;
 	}
 
@@ -338,7 +444,7 @@ static int read_entry(struct source *src, struct manifest *m, const char *dir, s
 	me->node = e;
 	me->piece = piece;
 	me->max_lines = max_lines;
-	me->resolved = file[0] == '/' ? file : arena_printf(&src->arena, "%s%s", dir, file);
+	me->resolved = file[0] == '/' || !dir[0] ? file : joined(&src->arena, dir, file, pn->len);
 	struct piece *p = &src->pieces[piece];
 	p->id = file;
 	p->label = file;
@@ -355,7 +461,7 @@ static int read_entry(struct source *src, struct manifest *m, const char *dir, s
 		if (rc)
 			return rc;
 	}
-	return read_listed_file(src, me, piece, me->resolved, err);
+	return read_listed_file(src, m, me, piece, me->resolved, err);
 }
 
 /* Warns for each path listed twice. The id index (O(1) a lookup) answers
@@ -476,6 +582,10 @@ int manifest_load(struct source *src, const char *data, size_t len, struct cs_er
 	if (!m->data)
 		return cs_error_nomem(err);
 	m->len = len;
+	/* The listed files' bytes: guessed from the manifest's, a few dozen
+	 * bytes an entry naming some kilobytes each (chunks past 4 MB go to
+	 * huge pages; a small manifest gets small chunks). */
+	bulk_init(&m->texts, len > SIZE_MAX / 32 ? SIZE_MAX : len * 32);
 	manifest_stamp_bytes(m, src->path, data, len);
 	if (memchr(data, '\0', len)) {
 		long line = 1;

@@ -6,6 +6,7 @@
 #ifndef CTXSCOPE_MANIFEST_H
 #define CTXSCOPE_MANIFEST_H
 
+#include "bulk.h"
 #include "fileio.h"
 #include "kind.h"
 #include "yaml_tree.h"
@@ -47,10 +48,10 @@ struct manifest_entry {
 	long piece;                 /* its piece */
 	size_t max_lines;           /* 0: no cap */
 	const char *resolved;       /* the path read, relative to the manifest's folder */
+	bool symlink;               /* resolved's last component is a symbolic link (seen as it was read) */
 	const char *hint;           /* from hot.yml / cold.yml, a sentence; NULL none */
 	bool hot;                   /* hint is a keep (hot) hint, else evict (cold) */
 	const char *suggested;      /* cold.yml suggested_action; NULL none */
-	char *owned_text;           /* the file's bytes, its piece's text (cs_malloc'd; freed with the model); NULL none */
 	struct manifest_cap *caps;  /* max_lines cuts for start, middle, end (arena); NULL when not over max_lines */
 };
 
@@ -66,6 +67,7 @@ struct manifest {
 	long effective;             /* the input's, or max - reserved */
 	bool has_budget;
 	struct manifest_entry *entries; /* one per file, in input order */
+	struct bulk texts;          /* the listed files' bytes, the pieces' texts */
 	size_t nentries;
 	bool boot_header;           /* render seed 7's boot header first */
 	const char *session;        /* metadata.session, for the boot header; NULL none */
