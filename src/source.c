@@ -154,6 +154,18 @@ void source_free(struct source *src)
 	cs_free(src);
 }
 
+int source_reserve_pieces(struct source *src, size_t n)
+{
+	if (n <= src->cap_pieces)
+		return CS_OK;
+	struct piece *p = cs_reallocarray(src->pieces, n, sizeof *p);
+	if (!p)
+		return CS_ENOMEM;
+	src->pieces = p;
+	src->cap_pieces = n;
+	return CS_OK;
+}
+
 long source_add_piece(struct source *src)
 {
 	if (CS_GROW(src->pieces, src->cap_pieces, src->npieces + 1) != 0)

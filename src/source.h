@@ -126,6 +126,10 @@ void source_free(struct source *src);
  * input says, layer 0) and returns its index, or -1 on out of memory.
  * Pointers into src->pieces are invalidated by the next add. */
 long source_add_piece(struct source *src);
+/* Room for n pieces in all, exactly (a loader that knows its count: the
+ * doubling of source_add_piece would leave up to half of it unused, and
+ * zeroed). Returns CS_OK or CS_ENOMEM. */
+int source_reserve_pieces(struct source *src, size_t n);
 /* Sets p->text (copied into the arena) and counts its code points, lines and
  * tokens. Returns CS_OK or CS_ENOMEM. */
 int source_set_piece_text(struct source *src, long piece, const char *text, size_t n);

@@ -660,7 +660,8 @@ static void test_samples_cross_the_cutoff(void **state)
 }
 
 /* An item's content stays in the file's bytes, unescaped there (no copy);
- * text formatted from a raw record is the source's own. */
+ * text formatted from a raw record is the source's own; the pieces array
+ * is as long as the items. */
 static void test_content_in_input(void **state)
 {
 	(void)state;
@@ -682,6 +683,7 @@ static void test_content_in_input(void **state)
 	assert_true(a->text > kept && a->text < kept + src->input_bytes);
 	assert_true(b->text > kept && b->text < kept + src->input_bytes);
 	assert_false(c->text > kept && c->text < kept + src->input_bytes);
+	assert_int_equal(src->cap_pieces, 3); /* room for the items' pieces, exactly */
 	source_free(src);
 }
 

@@ -31,6 +31,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#define LEDGER_FEW_PIECES 64
+
 struct loader {
 	struct source *src;
 	struct ledger *l;
@@ -332,7 +334,8 @@ static int read_messages(struct loader *ld)
 		return rc;
 	struct ledger *l = ld->l;
 	l->messages = arena_alloc(&ld->src->arena, (n ? n : 1) * sizeof *l->messages);
-	if (!l->messages)
+	/* a piece per message, and room for the few made later (summaries, the event...) */
+	if (!l->messages || source_reserve_pieces(ld->src, ld->src->npieces + n + LEDGER_FEW_PIECES))
 		return nomem(ld->err);
 	struct jpath mp = JPATH_KEY(JPATH_ROOT, "messages");
 	size_t i = 0;

@@ -643,7 +643,7 @@ int memory_load(struct source *src, const char *data, size_t len, struct cs_erro
 		goto out;
 	}
 	m->items = cs_calloc(n + nfresh ? n + nfresh : 1, sizeof *m->items);
-	if (!m->items) {
+	if (!m->items || source_reserve_pieces(src, n + nfresh)) { /* one piece per item */
 		rc = cs_error_nomem(err);
 		goto out;
 	}
