@@ -213,8 +213,9 @@ int source_keep_piece_text(struct source *src, long piece, const char *in_input,
 {
 	if (!in_input || !src->input_owned)
 		return source_set_piece_text(src, piece, text, n);
-	return source_adopt_piece_counted(src, piece, in_input, n, utf8_count_code_points(text, n),
-					  utf8_count_lines(text, n), hidden_scan(text, n, NULL));
+	struct text_measure m;
+	hidden_measure(text, n, &m);
+	return source_adopt_piece_counted(src, piece, in_input, n, m.code_points, m.lines, m.hidden);
 }
 
 bool source_keep_input(struct source *src, char *data, size_t len)
