@@ -6,7 +6,6 @@
 #include "json_scan.h"
 #include "kind.h"
 #include "tokens.h"
-#include "utf8.h"
 
 #include <stdarg.h>
 #include <stdio.h>
