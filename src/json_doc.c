@@ -649,6 +649,28 @@ int json_iter_next(struct json_iter *it, const cJSON **el, struct cs_error *err)
 	return check_duplicates(it->d, *el, &ip, err);
 }
 
+size_t json_iter_peek(const struct json_iter *it)
+{
+	const struct json_span *sp = it->a.span;
+	if (!sp || it->pos == SIZE_MAX)
+		return SIZE_MAX;
+	const char *s = it->d->data;
+	size_t n = it->d->len, p = skip_ws(s, n, it->i ? it->pos : sp->start + 1);
+	if (it->i) {
+		if (p >= n || s[p] != ',')
+			return SIZE_MAX;
+		p = skip_ws(s, n, p + 1);
+	}
+	return p < n && s[p] != ']' && it->i < sp->count ? p : SIZE_MAX;
+}
+
+void json_iter_skip(struct json_iter *it, size_t start, size_t end)
+{
+	it->el_start = start;
+	it->pos = end;
+	it->i++;
+}
+
 const char *json_iter_string_at(const struct json_iter *it, const char *key)
 {
 	if (!it->a.span || !it->i)

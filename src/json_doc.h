@@ -124,6 +124,14 @@ void json_iter_init(struct json_iter *it, struct json_doc *d, const struct json_
  * CS_ENOMEM). */
 int json_iter_next(struct json_iter *it, const cJSON **el, struct cs_error *err);
 
+/* A reader of its own for an element (a quick way, declining what it does
+ * not know): json_iter_peek gives the offset where the next element of a
+ * lazy array starts, or SIZE_MAX when there is none to offer (the end, a
+ * missing separator, more elements than counted, a tree array: then
+ * json_iter_next says which); json_iter_skip counts the element at start,
+ * read by the caller up to data[end), as handed out. */
+size_t json_iter_peek(const struct json_iter *it);
+void json_iter_skip(struct json_iter *it, size_t start, size_t end);
 /* Where the member `key` of the element json_iter_next just handed out
  * holds a string: its body's first byte in the document's text (past the
  * quote, still escaped: json_unescape_in_place), or NULL (not a lazy

@@ -1,0 +1,219 @@
+/* test_memory_quick.c: the memory reader's two ways through an item give
+ * the same snapshot. Every item read straight from its bytes (quick.c)
+ * must come out as the tree's way (load.c) makes it: the same items,
+ * pieces, texts, counts and warnings, and on bad input the same error at
+ * the same line and column. Each input is loaded both ways and compared
+ * field by field: the samples, the golden and hostile snapshots, and items
+ * at the edge of the shape the quick way takes. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "kinds/memory/memory.h"
+#include "kinds/memory/quick.h"
+#include "load.h"
+#include "source.h"
+#include "support.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void same_str(const char *a, const char *b)
+{
+	if (!a || !b)
+		assert_ptr_equal(a, b);
+	else
+		assert_string_equal(a, b);
+}
+
+static void same_double(double a, double b)
+{
+	if (isnan(a) || isnan(b))
+		assert_true(isnan(a) && isnan(b));
+	else
+		assert_memory_equal(&a, &b, sizeof a); /* bit for bit: -0 too */
+}
+
+static void same_item(const struct memory_item *a, const struct memory_item *b)
+{
+	assert_int_equal(a->piece, b->piece);
+	assert_int_equal(a->type, b->type);
+	for (int w = 0; w < MW_COUNT; w++)
+		same_double(a->scores[w], b->scores[w]);
+	assert_int_equal(a->given, b->given);
+	assert_int_equal(a->derived, b->derived);
+	assert_int_equal(a->tokens, b->tokens);
+	assert_int_equal(a->tokens_given, b->tokens_given);
+	same_str(a->timestamp, b->timestamp);
+	same_str(a->task_id, b->task_id);
+	assert_int_equal(a->arrival, b->arrival);
+	assert_int_equal(a->has_ms, b->has_ms);
+	assert_int_equal(a->ms, b->ms);
+	same_double(a->age_hours, b->age_hours);
+	same_double(a->weight, b->weight);
+	same_str(a->subtype, b->subtype);
+	assert_int_equal(a->filtered, b->filtered);
+	same_str(a->note, b->note);
+}
+
+static void same_piece(const struct piece *a, const struct piece *b)
+{
+	same_str(a->id, b->id);
+	same_str(a->label, b->label);
+	same_str(a->role, b->role);
+	assert_int_equal(a->text_bytes, b->text_bytes);
+	assert_memory_equal(a->text, b->text, a->text_bytes);
+	assert_int_equal(a->code_points, b->code_points);
+	assert_int_equal(a->lines, b->lines);
+	assert_int_equal(a->tokens, b->tokens);
+	assert_int_equal(a->recorded_tokens, b->recorded_tokens);
+	assert_int_equal(a->flags, b->flags);
+	assert_int_equal(a->layer, b->layer);
+	assert_int_equal(a->kind_index, b->kind_index);
+}
+
+static void same_snapshot(const struct source *sa, const struct source *sb)
+{
+	const struct memory *a = sa->model, *b = sb->model;
+	assert_int_equal(a->nitems, b->nitems);
+	for (size_t i = 0; i < a->nitems; i++)
+		same_item(&a->items[i], &b->items[i]);
+	assert_int_equal(sa->npieces, sb->npieces);
+	for (size_t i = 0; i < sa->npieces; i++)
+		same_piece(&sa->pieces[i], &sb->pieces[i]);
+	assert_int_equal(sa->nwarnings, sb->nwarnings);
+	for (size_t i = 0; i < sa->nwarnings; i++) {
+		assert_string_equal(sa->warnings[i].text, sb->warnings[i].text);
+		assert_int_equal(sa->warnings[i].line, sb->warnings[i].line);
+		assert_int_equal(sa->warnings[i].column, sb->warnings[i].column);
+	}
+}
+
+/* Loads path both ways; compares what came out. Returns the status. */
+static int both_ways(const char *path)
+{
+	struct source *s[2] = { NULL, NULL };
+	struct cs_error err[2];
+	int rc[2];
+	for (int way = 0; way < 2; way++) {
+		cs_error_clear(&err[way]);
+		memory_set_quick(way == 0);
+		rc[way] = source_load(path, "memory", &s[way], &err[way]);
+	}
+	memory_set_quick(true);
+	assert_int_equal(rc[0], rc[1]);
+	if (rc[0] == CS_OK) {
+		same_snapshot(s[0], s[1]);
+	} else {
+		assert_string_equal(err[0].message, err[1].message);
+		assert_int_equal(err[0].line, err[1].line);
+		assert_int_equal(err[0].column, err[1].column);
+		assert_string_equal(err[0].path, err[1].path);
+	}
+	source_free(s[0]);
+	source_free(s[1]);
+	return rc[0];
+}
+
+static void test_files_both_ways(void **state)
+{
+	(void)state;
+	static const char *const files[] = {
+		"samples/memory/coding-session.json",
+		"samples/memory/long-session.json",
+		"samples/memory/research-session.json",
+		"samples/memory/task-stack.json",
+		"tests/golden/memory/alloc-sum.json",
+		"tests/golden/memory/bad-type.json",
+		"tests/golden/memory/bad-weight.json",
+		"tests/golden/memory/filters-defaults.json",
+		"tests/golden/memory/new-event-dup.json",
+		"tests/golden/memory/new-event-not-event.json",
+		"tests/golden/memory/raw-forms.json",
+		"tests/golden/memory/stack-updates.json",
+		"tests/golden/memory/stack-warnings.json",
+		"tests/hostile/json/memory-new-events-bad.json",
+		"tests/hostile/json/memory-stack-hostile.json",
+	};
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+		assert_true(both_ways(files[i]) >= 0);
+}
+
+#define HEAD "{\"maxTokens\": 100, \"archetype\": \"coding\", \"items\": [\n"
+#define GOOD "{\"id\": \"a\", \"type\": \"chunk\", \"content\": \"x\"}"
+
+/* Items at the edge of the quick way's shape, first of two (the second of
+ * the usual shape), and as the second; each must read the same both ways. */
+static void test_odd_items_both_ways(void **state)
+{
+	(void)state;
+	static const char *const odd[] = {
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"tab\\there \\\"q\\\" \\\\ \\/ \\b\\f\\r\\n\"}",
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"\\u00e9\\u20ac\"}",
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"nul \\u0000 here\"}",
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"lone \\ud800\"}",
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"bad \\x escape\"}",
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"raw \t tab\"}",
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"x\", \"content\": \"y\"}",
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"x\", \"tokens\": 12}",
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"x\", \"tokens\": -1}",
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"x\", \"tokens\": 1.5}",
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"x\", \"tokens\": 12.0}",
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"x\", \"tokens\": 1e3}",
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"x\", \"tokens\": 012}",
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"x\", \"tokens\": 99999999999999999999}",
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"x\", \"scores\": {}}",
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"x\", \"scores\": {\"recency\": 0.1, \"relevance\": "
+		"-0.0, \"salience\": 0.30000000000000004}}",
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"x\", \"scores\": {\"recency\": 0.123456789012345, "
+		"\"relevance\": 1.7976931348623157e308, \"salience\": 1e-5}}",
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"x\", \"scores\": {\"recency\": 0.1, \"recency\": 0.2}}",
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"x\", \"scores\": {\"recency\": \"high\"}}",
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"x\", \"scores\": {\"other\": 1}}",
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"x\", \"scores\": {\"recency\": 1.}}",
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"x\", \"scores\": {\"recency\": -}}",
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"x\", \"scores\": {\"recency\": 0.5,}}",
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"x\",}",
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"x\"} trailing",
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"x\"",
+		"{\"id\": \"b\", \"type\": \"memo\", \"content\": \"x\"}",
+		"{\"id\": \"\", \"type\": \"chunk\", \"content\": \"x\"}",
+		"{\"id\": \"a\", \"type\": \"chunk\", \"content\": \"dup id\"}",
+		"{\"id\": \"b\\u0041\", \"type\": \"chunk\", \"content\": \"x\"}",
+		"{\"i\\u0064\": \"b\", \"type\": \"chunk\", \"content\": \"x\"}",
+		"{\"id\": \"b\", \"type\": \"chunk\"}",
+		"{\"id\": \"b\", \"type\": \"event\", \"content\": \"x\", \"timestamp\": 1700000000000}",
+		"{\"id\": \"b\", \"type\": \"relation\", \"content\": \"x\", \"weight\": 0.5}",
+		"{\"id\": \"b\", \"type\": \"pattern\", \"content\": \"x\", \"tokens\": 0}",
+		"{\"id\": 5, \"type\": \"chunk\", \"content\": \"x\"}",
+		"{ \"id\" :\"b\" ,\"type\":\"entity\"\n,\r\"content\"\t:\"x\" }",
+		"[\"not an item\"]",
+	};
+	char *dir = support_tempdir();
+	char text[1024];
+	int failed = 0;
+	for (size_t i = 0; i < sizeof odd / sizeof *odd; i++) {
+		snprintf(text, sizeof text, HEAD "%s,\n%s\n]}\n", odd[i], GOOD);
+		support_write(dir, "odd.json", text);
+		failed += both_ways(support_path(dir, "odd.json")) != CS_OK;
+		snprintf(text, sizeof text, HEAD "%s,\n%s\n]}\n", GOOD, odd[i]);
+		support_write(dir, "odd.json", text);
+		failed += both_ways(support_path(dir, "odd.json")) != CS_OK;
+	}
+	assert_true(failed >= 20);
+	support_rmtree(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_files_both_ways),
+		cmocka_unit_test(test_odd_items_both_ways),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
