@@ -215,6 +215,10 @@ struct assembly {
  * dropped with REASON_NONE until the assembler decides. Copies the source's
  * warnings. Returns CS_OK or CS_ENOMEM (then asm_fini is still safe). */
 int asm_init(struct assembly *a, const struct source *src, enum asm_shape shape);
+/* asm_init with the results left unset (a million of them): for an
+ * assembler that writes every piece's result itself, before any asm_* call
+ * on a piece. */
+int asm_init_unset(struct assembly *a, const struct source *src, enum asm_shape shape);
 /* Frees everything the assembly owns. NULL-safe; safe after a failed init. */
 void asm_fini(struct assembly *a);
 
@@ -234,6 +238,11 @@ void asm_span(struct assembly *a, const char *ptr, size_t len, size_t code_point
 /* Appends text the assembler made (printf-style, copied into the arena). */
 void asm_textf(struct assembly *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void asm_text(struct assembly *a, const char *text, size_t len);
+
+/* Room for at least this many blocks, spans and messages in all, so that
+ * an assembler that knows how many it emits grows each array once. Out of
+ * memory is left to the calls that need the room. */
+void asm_reserve(struct assembly *a, size_t blocks, size_t spans, size_t messages);
 
 /* Records what happened to a piece. asm_whole: in whole, in block `block`.
  * asm_cut: in, truncated, with a reason and a sentence. asm_drop: out, with
@@ -288,5 +297,8 @@ int assemble(const struct source *src, struct assembly *out, struct cs_error *er
  * re-assembly after an edit: it shows a screenful); read them with
  * asm_sentence, or asm_write_sentences before a report. */
 int assemble_lazy(const struct source *src, struct assembly *out, struct cs_error *err);
+/* True while assemble_lazy runs a kind's assembler: the inspector's
+ * assembly, which edits will follow (a kind may keep what it decided). */
+bool asm_lazy(void);
 
 #endif

@@ -42,7 +42,7 @@ void bulk_advise(void *p, size_t n)
 #endif
 }
 
-char *bulk_strndup(struct bulk *b, const char *s, size_t n)
+char *bulk_reserve(struct bulk *b, size_t n)
 {
 	if (n >= SIZE_MAX / 2)
 		return NULL;
@@ -56,11 +56,23 @@ char *bulk_strndup(struct bulk *b, const char *s, size_t n)
 		bulk_advise(fresh->bytes, cap);
 		b->head = c = fresh;
 	}
-	char *p = (char *)c->bytes + c->used;
-	c->used += n + 1;
+	return (char *)c->bytes + c->used;
+}
+
+void bulk_commit(struct bulk *b, char *p, size_t used)
+{
+	p[used] = '\0';
+	b->head->used += used + 1;
+}
+
+char *bulk_strndup(struct bulk *b, const char *s, size_t n)
+{
+	char *p = bulk_reserve(b, n);
+	if (!p)
+		return NULL;
 	if (n)
 		memcpy(p, s, n);
-	p[n] = '\0';
+	bulk_commit(b, p, n);
 	return p;
 }
 

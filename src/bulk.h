@@ -20,6 +20,13 @@ struct bulk {
 void bulk_init(struct bulk *b, size_t expect);
 /* A copy of s[0..n) plus a NUL, or NULL on out of memory. */
 char *bulk_strndup(struct bulk *b, const char *s, size_t n);
+/* Room for n bytes and a NUL at the end of the newest chunk (NULL on out
+ * of memory), for text written in place (a JSON string unescaped: never
+ * longer than its raw bytes); bulk_commit(b, p, used) then keeps its first
+ * `used` bytes (used <= n, nothing reserved since) and puts the NUL after
+ * them. A reserve not committed costs nothing. */
+char *bulk_reserve(struct bulk *b, size_t n);
+void bulk_commit(struct bulk *b, char *p, size_t used);
 void bulk_fini(struct bulk *b);
 
 /* Advises the whole huge pages of a big array p[0..n) (one sized up front

@@ -66,7 +66,7 @@ void cache_overrides_fini(struct cache_overrides *o)
 
 static struct cache_override *find_override(const struct cache_overrides *o, const struct assembly *a, size_t b)
 {
-	if (!o)
+	if (!o || o->n == 0) /* no override: nothing to read of the block's piece */
 		return NULL;
 	long piece = a->blocks[b].piece;
 	const char *id = piece >= 0 ? a->src->pieces[piece].id : NULL;
@@ -163,37 +163,42 @@ static bool scale_init(struct scale *sc, const struct assembly *a, const long *b
 	return true;
 }
 
+/* Whether block b ends a cache segment: its flag, unless o overrides it
+ * (none: only the flag is read, no piece id). */
+static bool is_breakpoint(const struct cache_overrides *o, const struct assembly *a, size_t b)
+{
+	return o && o->n ? cache_is_breakpoint(o, a, b) : (a->blocks[b].flags & BLOCK_BREAKPOINT) != 0;
+}
+
 static int breakpoints(const struct assembly *a, const struct scale *sc, const struct cache_overrides *o,
 		       const struct cache_profile *p, struct cache_breakpoint **out, size_t *n, struct cs_error *err)
 {
-	size_t count = 0;
-	for (size_t b = 0; b < a->nblocks; b++)
-		count += cache_is_breakpoint(o, a, b);
 	*out = NULL;
 	*n = 0;
-	if (!count)
-		return CS_OK;
-	struct cache_breakpoint *bps = cs_calloc(count, sizeof *bps);
-	if (!bps)
-		return cs_error_nomem(err);
+	struct cache_breakpoint *bps = NULL;
+	size_t cap = 0, k = 0;
 	long prev = -1;
-	size_t k = 0;
-	for (size_t b = 0; b < a->nblocks; b++) {
-		if (!cache_is_breakpoint(o, a, b))
+	for (size_t b = 0; b < a->nblocks; b++) { /* one pass: a prompt has a few breakpoints */
+		if (!is_breakpoint(o, a, b))
 			continue;
+		if (CS_GROW(bps, cap, k + 1) != 0) {
+			cs_free(bps);
+			return cs_error_nomem(err);
+		}
 		struct cache_breakpoint *bp = &bps[k];
+		memset(bp, 0, sizeof *bp);
 		bp->block = b;
 		bp->end_tokens = block_end(a, sc, b);
 		bp->in_limit = p->mode != CACHE_EXPLICIT || p->max_breakpoints <= 0 || k < (size_t)p->max_breakpoints;
 		bp->over_min = bp->end_tokens >= p->min_prefix;
 		bp->gap_blocks = (long)b - prev;
 		bp->can_cache = bp->in_limit && bp->over_min;
-		bp->user = find_override(o, a, b) != NULL;
+		bp->user = o && o->n && find_override(o, a, b) != NULL;
 		prev = (long)b;
 		k++;
 	}
 	*out = bps;
-	*n = count;
+	*n = k;
 	return CS_OK;
 }
 

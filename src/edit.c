@@ -91,6 +91,16 @@ static int set_value(struct source *src, const struct edit *e, double v, const c
 	return cs_error_set(err, CS_EUSAGE, "unknown edit");
 }
 
+/* set_value, noted in the source's edit log (even when refused: a kind
+ * that reads the log then builds from nothing). */
+static int set_logged(struct source *src, const struct edit *e, double v, const char *text, struct cs_error *err)
+{
+	int rc = set_value(src, e, v, text, err);
+	src->edit_log[src->edits % SOURCE_EDIT_LOG] = rc == CS_OK && e->type == EDIT_EXCLUDE ? e->piece : -1;
+	src->edits++;
+	return rc;
+}
+
 static double current(const struct source *src, const struct edit *e)
 {
 	const struct piece *p = e->piece >= 0 && (size_t)e->piece < src->npieces ? &src->pieces[e->piece] : NULL;
@@ -122,13 +132,13 @@ int edit_apply(struct source *src, struct edit *e, struct cs_error *err)
 		snprintf(e->before_text, sizeof e->before_text, "%s", sb_str(&old));
 		sb_fini(&old);
 	}
-	int rc = set_value(src, e, e->value, e->text, err);
+	int rc = set_logged(src, e, e->value, e->text, err);
 	return rc == CS_OK && src->kind->edited ? src->kind->edited(src, err) : rc;
 }
 
 int edit_revert(struct source *src, const struct edit *e, struct cs_error *err)
 {
-	int rc = set_value(src, e, e->before, e->before_text, err);
+	int rc = set_logged(src, e, e->before, e->before_text, err);
 	return rc == CS_OK && src->kind->edited ? src->kind->edited(src, err) : rc;
 }
 

@@ -6,6 +6,9 @@
 
 #include <stdio.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 static const char *const class_names[] = {
 #define HIDDEN_X_NAME(e, name) name,
@@ -303,4 +306,53 @@ bool hidden_decode_tags(struct strbuf *out, const char *s, size_t n)
 bool hidden_decode_selectors(struct strbuf *out, const char *s, size_t n)
 {
 	return decode_runs(out, s, n, false);
+}
+
+/* Up to the first byte >= 0x80, sixteen bytes at a time: the newlines are
+ * counted on the way; from there on the three counts' own code runs (a
+ * character there may need the one before it, hidden_classify's prev, so
+ * hidden_scan starts one ASCII byte early). */
+void hidden_measure(const char *s, size_t n, struct text_measure *out)
+{
+	size_t i = 0, newlines = 0, first = n;
+#ifdef __SSE2__
+	/* per byte lane, newlines seen (at most 255: summed every 255 steps) */
+	const __m128i lf = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+	__m128i lanes = zero;
+	for (unsigned steps = 0; i + 16 <= n; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		unsigned high = (unsigned)_mm_movemask_epi8(v);
+		if (high) {
+			first = i + (size_t)__builtin_ctz(high);
+			break;
+		}
+		lanes = _mm_sub_epi8(lanes, _mm_cmpeq_epi8(v, lf));
+		if (++steps == 255) {
+			__m128i sum = _mm_sad_epu8(lanes, zero);
+			newlines += (size_t)_mm_cvtsi128_si32(sum) + (size_t)_mm_cvtsi128_si32(_mm_srli_si128(sum, 8));
+			lanes = zero;
+			steps = 0;
+		}
+	}
+	__m128i sum = _mm_sad_epu8(lanes, zero);
+	newlines += (size_t)_mm_cvtsi128_si32(sum) + (size_t)_mm_cvtsi128_si32(_mm_srli_si128(sum, 8));
+#endif
+	for (; first == n && i < n; i++) {
+		if ((unsigned char)s[i] >= 0x80) {
+			first = i;
+			break;
+		}
+		newlines += s[i] == '\n';
+	}
+	if (first == n) {
+		out->code_points = n;
+		out->lines = newlines + (n > 0 && s[n - 1] != '\n');
+		out->hidden = false;
+		return;
+	}
+	/* i <= first < n, and the newlines before i are counted */
+	out->lines = newlines + utf8_count_lines(s + i, n - i);
+	out->code_points = first + utf8_count_code_points(s + first, n - first);
+	size_t from = first ? first - 1 : 0;
+	out->hidden = hidden_scan(s + from, n - from, NULL);
 }

@@ -58,6 +58,16 @@ const char *hidden_name(int32_t cp, char buf[12]);
  * there is any. Pure ASCII is skipped eight bytes at a time. */
 bool hidden_scan(const char *s, size_t n, struct hidden_summary *out);
 
+/* What a piece of text's load counts of it, in one pass over its ASCII
+ * (most text) instead of three: its code points (utf8_count_code_points),
+ * its lines (utf8_count_lines) and whether it holds hidden text
+ * (hidden_scan(s, n, NULL)); each the same answer as those. */
+struct text_measure {
+	size_t code_points, lines;
+	bool hidden;
+};
+void hidden_measure(const char *s, size_t n, struct text_measure *out);
+
 /* Appends s[0..n) to out with every hidden character replaced by a visible
  * marker: «RLO» for one, «ZWSP×3» for a run of the same, a run of tag
  * characters as «TAG: text» with the ASCII they encode, and a run of

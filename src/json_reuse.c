@@ -15,6 +15,14 @@ void json_reuse_fini(struct json_reuse *r)
 	json_pool_fini(&r->pool);
 }
 
+void json_reuse_keep(struct json_reuse *r, struct json_doc *d)
+{
+	if (d->root && !d->pool.head) { /* a tree of r's pool (json_doc_parse's own has its pool) */
+		d->pool = r->pool;
+		r->pool = (struct json_pool){ 0 };
+	}
+}
+
 /* ---- the checks: true when json_doc_parse would find nothing ------------ */
 
 /* Whether "u0000" appears anywhere in s[0..n): when it does not, no string

@@ -21,5 +21,8 @@ struct json_reuse {
  * way json_doc_free(d) stays right (and costs nothing for a reused tree). */
 int json_reuse_parse(struct json_reuse *r, struct json_doc *d, const char *data, size_t len, struct cs_error *err);
 void json_reuse_fini(struct json_reuse *r);
+/* After a json_reuse_parse that gave CS_OK: d's tree is d's own from now
+ * on (the pool goes with it, freed by json_doc_free; r starts a new one). */
+void json_reuse_keep(struct json_reuse *r, struct json_doc *d);
 
 #endif

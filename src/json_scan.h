@@ -26,6 +26,18 @@ void json_keys_fini(struct json_keys *keys);
  * array indexes as [N]; "" is the whole document), or -1 when not found. */
 long json_locate(const char *data, size_t len, const char *path);
 
+/* The offset of the value of `key` (its raw text: a key written with
+ * escapes is not found) in the object whose '{' is at data[at], or -1. */
+long json_member_at(const char *data, size_t len, size_t at, const char *key);
+
+/* The body of a JSON string at s (past its opening quote; text a parse
+ * took, so valid) unescaped in place as cJSON reads it, n the length of
+ * cJSON's value (strlen: a \u with a bad hex digit reads as a NUL, where
+ * cJSON's value ends), and s[n] set to NUL. It only shrinks, so nothing
+ * past the closing quote is touched. The text is JSON no more: call it
+ * only once nothing will read it as JSON again (errors included). */
+void json_unescape_in_place(char *s, size_t n);
+
 /* 1-based line and column (in characters) of byte `offset` in data. */
 void text_position(const char *data, size_t len, size_t offset, long *line, long *column);
 

@@ -99,7 +99,8 @@ static int load_bytes(const struct kind_ops *kind, const struct load_args *args,
 	rc = kind->load(src, data, len, err);
 	src->input_owned = false;
 	src->progress = NULL; /* borrowed for the load only */
-	cs_free(data);
+	if (rc != CS_OK || !source_keep_input(src, data, len))
+		cs_free(data); /* else piece text lives in it, and the source frees it */
 	if (rc != CS_OK) {
 		if (err && !err->file[0])
 			cs_error_file(err, args->path);

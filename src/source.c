@@ -3,6 +3,7 @@
 
 #include "alloc.h"
 #include "hidden.h"
+#include "json_scan.h"
 #include "kind.h"
 #include "tokens.h"
 #include "utf8.h"
@@ -149,6 +150,7 @@ void source_free(struct source *src)
 	cs_free(src->pieces);
 	cs_free(src->warnings);
 	arena_fini(&src->arena);
+	cs_free(src->input_kept);
 	cs_free(src);
 }
 
@@ -169,8 +171,9 @@ long source_add_piece(struct source *src)
 
 int source_adopt_piece_text(struct source *src, long piece, const char *text, size_t n)
 {
-	return source_adopt_piece_counted(src, piece, text, n, utf8_count_code_points(text, n),
-					  utf8_count_lines(text, n), hidden_scan(text, n, NULL));
+	struct text_measure m;
+	hidden_measure(text, n, &m);
+	return source_adopt_piece_counted(src, piece, text, n, m.code_points, m.lines, m.hidden);
 }
 
 int source_adopt_piece_counted(struct source *src, long piece, const char *text, size_t n, size_t code_points,
@@ -192,6 +195,30 @@ int source_set_piece_text(struct source *src, long piece, const char *text, size
 	if (!copy)
 		return CS_ENOMEM;
 	return source_adopt_piece_text(src, piece, copy, n);
+}
+
+int source_keep_piece_text(struct source *src, long piece, const char *in_input, const char *text, size_t n)
+{
+	if (!in_input || !src->input_owned)
+		return source_set_piece_text(src, piece, text, n);
+	return source_adopt_piece_counted(src, piece, in_input, n, utf8_count_code_points(text, n),
+					  utf8_count_lines(text, n), hidden_scan(text, n, NULL));
+}
+
+bool source_keep_input(struct source *src, char *data, size_t len)
+{
+	uintptr_t from = (uintptr_t)data, to = from + len;
+	bool kept = false;
+	for (size_t i = 0; i < src->npieces; i++) {
+		uintptr_t t = (uintptr_t)src->pieces[i].text;
+		if (t >= from && t < to) {
+			json_unescape_in_place(data + (t - from), src->pieces[i].text_bytes);
+			kept = true;
+		}
+	}
+	if (kept)
+		src->input_kept = data;
+	return kept;
 }
 
 int source_warn(struct source *src, long piece, long line, long column, const char *fmt, ...)

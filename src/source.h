@@ -87,6 +87,8 @@ struct settings {
 	                           path; "" the OpenAI model's (auto), "off" none (tokenizer.h) */
 };
 
+#define SOURCE_EDIT_LOG 16 /* edits named in source.edit_log */
+
 struct source {
 	const struct kind_ops *kind;
 	const char *path;         /* the file as given; arena */
@@ -105,6 +107,13 @@ struct source {
 	struct progress *progress; /* borrowed, for the loader's long passes (progress.h); NULL none */
 	bool input_owned;         /* during the load: the loader's data is a private buffer freed after it,
 				   * whose pages it may give back as it reads past them (jsonl_give_back) */
+	char *input_kept;         /* that buffer when pieces' text stayed in it (source_keep_input); owned */
+	/* The edits applied or reverted (edit.c), for a kind that re-assembles
+	 * from its last build: edits counts them all; edit_log[k %
+	 * SOURCE_EDIT_LOG] names the piece whose exclusion edit k set, -1 when
+	 * edit k was of anything else. */
+	unsigned long edits;
+	long edit_log[SOURCE_EDIT_LOG];
 };
 
 /* A new, empty source for `kind` loaded from `path` (copied). NULL on out of
@@ -128,6 +137,18 @@ int source_adopt_piece_text(struct source *src, long piece, const char *text, si
  * characters (hidden_scan), counted by a loader while the text was at hand. */
 int source_adopt_piece_counted(struct source *src, long piece, const char *text, size_t n, size_t code_points,
 			       size_t lines, bool hidden);
+
+/* Like source_set_piece_text, for text that is a JSON string in the
+ * loader's input: `in_input` its body there (still escaped; NULL: not
+ * known), `text` the same unescaped (n bytes, as a parse gave it). While
+ * src->input_owned the piece keeps `in_input` instead of a copy (counted
+ * on `text`), and source_keep_input settles it once the load is done. */
+int source_keep_piece_text(struct source *src, long piece, const char *in_input, const char *text, size_t n);
+/* After a load that succeeded on the private buffer data[0..len): the
+ * pieces whose text is still in it get it unescaped in place and
+ * NUL-terminated, and the source keeps the buffer (true; then it is not
+ * freed by the caller). The buffer is no longer JSON afterwards. */
+bool source_keep_input(struct source *src, char *data, size_t len);
 
 /* Adds a warning (printf-style). Returns CS_OK or CS_ENOMEM. */
 int source_warn(struct source *src, long piece, long line, long column, const char *fmt, ...)

@@ -49,7 +49,8 @@ static bool push_row(struct vm *vm, enum vm_row_type type, long block, long piec
 
 bool vm_marker_after(const struct vm *vm, size_t b)
 {
-	if (cache_is_breakpoint(&vm->cache.bp_now, &vm->session.cur, b))
+	if (vm->cache.bp_now.n ? cache_is_breakpoint(&vm->cache.bp_now, &vm->session.cur, b)
+			       : (vm->session.cur.blocks[b].flags & BLOCK_BREAKPOINT) != 0) /* no override: the flag */
 		return true;
 	return !vm->cache.identical && b + 1 == vm->cache.same_blocks;
 }
@@ -61,17 +62,39 @@ bool vm_marker_after(const struct vm *vm, size_t b)
 static long dropped_after(const struct vm *vm, long piece, long last)
 {
 	const struct assembly *a = &vm->session.cur;
-	int layer = vm->session.src->pieces[piece].layer;
+	int layer = -1; /* the piece's, read only when a heading follows */
 	while ((size_t)(last + 1) < a->nblocks) {
 		const struct block *b = &a->blocks[last + 1];
-		if (b->piece >= 0 || (b->flags & (BLOCK_MADE | BLOCK_MARKER)) != BLOCK_MADE || b->layer[0] != layer)
+		if (b->piece >= 0 || (b->flags & (BLOCK_MADE | BLOCK_MARKER)) != BLOCK_MADE)
+			break;
+		if (layer < 0)
+			layer = vm->session.src->pieces[piece].layer;
+		if (b->layer[0] != layer)
 			break;
 		last++;
 	}
 	return last;
 }
 
-static bool build_order_rows(struct vm *vm)
+/* One piece's outcome counted into vm's totals (the rows' pass over the
+ * results does it, so that a re-assembly reads them once). */
+static void count_outcome(struct vm *vm, const struct piece_result *r)
+{
+	vm->ndropped += r->outcome == OUTCOME_DROPPED;
+	vm->ntruncated += r->outcome == OUTCOME_TRUNCATED;
+}
+
+/* The pieces dropped and truncated, counted on their own (when the rows
+ * could not be built). */
+static void count_outcomes(struct vm *vm)
+{
+	vm->ndropped = vm->ntruncated = 0;
+	for (size_t i = 0; i < vm->session.src->npieces; i++)
+		count_outcome(vm, &vm->session.cur.results[i]);
+}
+
+/* *counted: the builders set it once they counted every piece's outcome. */
+static bool build_order_rows(struct vm *vm, bool *counted)
 {
 	const struct assembly *a = &vm->session.cur;
 	size_t np = vm->session.src->npieces, nb = a->nblocks;
@@ -88,6 +111,7 @@ static bool build_order_rows(struct vm *vm)
 	long last = -1;
 	for (size_t i = 0; i < np; i++) {
 		bucket[i] = -1;
+		count_outcome(vm, &a->results[i]);
 		if (a->results[i].block >= 0) {
 			last = a->results[i].block;
 			continue;
@@ -95,6 +119,7 @@ static bool build_order_rows(struct vm *vm)
 		bucket[i] = dropped_after(vm, (long)i, last) + 1;
 		start[bucket[i] + 1]++;
 	}
+	*counted = true;
 	for (size_t k = 1; k < nb + 2; k++)
 		start[k] += start[k - 1];
 	for (size_t i = 0; i < np; i++)
@@ -155,7 +180,7 @@ static double sort_key(const struct vm *vm, const struct vm_row *r)
 	return 0;
 }
 
-static bool build_sorted_rows(struct vm *vm)
+static bool build_sorted_rows(struct vm *vm, bool *counted)
 {
 	const struct assembly *a = &vm->session.cur;
 	size_t n = a->nblocks + vm->session.src->npieces;
@@ -170,12 +195,15 @@ static bool build_sorted_rows(struct vm *vm)
 		items[k].order = k;
 		k++;
 	}
-	for (size_t i = 0; i < vm->session.src->npieces; i++)
+	for (size_t i = 0; i < vm->session.src->npieces; i++) {
+		count_outcome(vm, &a->results[i]);
 		if (a->results[i].block < 0 && !vm->hide_dropped) {
 			items[k].row = (struct vm_row){ .type = VM_ROW_DROPPED, .block = -1, .piece = (long)i };
 			items[k].order = k;
 			k++;
 		}
+	}
+	*counted = true;
 	for (size_t i = 0; i < k; i++)
 		items[i].key = sort_key(vm, &items[i].row);
 	qsort(items, k, sizeof *items, sort_cmp);
@@ -201,7 +229,11 @@ bool vm_rebuild_rows(struct vm *vm, long keep_piece, long keep_block)
 {
 	vm->nrows = 0;
 	vm->nitems = 0;
-	bool ok = vm->sort == VM_SORT_ORDER ? build_order_rows(vm) : build_sorted_rows(vm);
+	vm->ndropped = vm->ntruncated = 0;
+	bool counted = false;
+	bool ok = vm->sort == VM_SORT_ORDER ? build_order_rows(vm, &counted) : build_sorted_rows(vm, &counted);
+	if (!counted)
+		count_outcomes(vm);
 	if (!ok)
 		return false;
 	/* Keep the cursor on the same piece (or block) where it can be. */
@@ -223,6 +255,86 @@ bool vm_rebuild_rows(struct vm *vm, long keep_piece, long keep_block)
 	return true;
 }
 
+/* Whether every piece of the source has an id of its own (worked out once
+ * per source). */
+static bool ids_unique(struct vm *vm)
+{
+	struct vm_session *s = &vm->session;
+	if (s->ids_unique)
+		return s->ids_unique > 0;
+	size_t n = s->src->npieces;
+	long *map = cs_malloc((n ? n : 1) * sizeof *map);
+	if (!map || !source_match_ids(s->src, s->src, map, NULL)) {
+		cs_free(map);
+		return false; /* out of memory: asked again next time */
+	}
+	s->ids_unique = 1;
+	for (size_t i = 0; i < n && s->ids_unique > 0; i++)
+		if (map[i] != (long)i)
+			s->ids_unique = -1;
+	cs_free(map);
+	return s->ids_unique > 0;
+}
+
+/* a's pieces in prompt order, each once (at its first block), into *out
+ * (cs_malloc'd; *n of them), marking each in[p] |= bit. false on out of memory. */
+static bool prompt_order(const struct assembly *a, unsigned char *in, unsigned char bit, long **out, size_t *n)
+{
+	size_t np = a->src->npieces, k = 0;
+	long *order = cs_malloc((a->nblocks ? a->nblocks : 1) * sizeof *order);
+	if (!order)
+		return false;
+	for (size_t b = 0; b < a->nblocks; b++) {
+		long p = a->blocks[b].piece;
+		if (p < 0 || (size_t)p >= np || (in[p] & bit))
+			continue;
+		in[p] |= bit;
+		order[k++] = p;
+	}
+	*out = order;
+	*n = k;
+	return true;
+}
+
+/* Whether the pieces both prompts hold come in the same order in both
+ * (then none moved: diff_moved would mark none), for assemblies of the
+ * same source: one pass over the current prompt's blocks (the baseline's
+ * order is kept from one call to the next) instead of the diff's matching
+ * by id and longest run. false when it cannot tell (another source, ids
+ * shared, out of memory) or some piece moved. */
+static bool order_kept(struct vm *vm)
+{
+	struct vm_session *s = &vm->session;
+	const struct assembly *base = &s->base, *cur = &s->cur;
+	if (base->src != cur->src || !ids_unique(vm))
+		return false; /* the diff matches pieces by id */
+	size_t n = cur->src->npieces, ncur = 0;
+	unsigned char *in = cs_calloc(n ? n : 1, 1);
+	long *now = NULL;
+	bool same = in != NULL;
+	if (same && !s->base_order)
+		same = prompt_order(base, in, 1, &s->base_order, &s->nbase_order);
+	else if (same)
+		for (size_t k = 0; k < s->nbase_order; k++)
+			in[s->base_order[k]] |= 1;
+	same = same && prompt_order(cur, in, 2, &now, &ncur);
+	/* the pieces in both (in == 3), in each prompt's order, pair up */
+	for (size_t kb = 0, kc = 0; same;) {
+		while (kb < s->nbase_order && in[s->base_order[kb]] != 3)
+			kb++;
+		while (kc < ncur && in[now[kc]] != 3)
+			kc++;
+		if (kb == s->nbase_order || kc == ncur) {
+			same = kb == s->nbase_order && kc == ncur;
+			break;
+		}
+		same = s->base_order[kb++] == now[kc++];
+	}
+	cs_free(now);
+	cs_free(in);
+	return same;
+}
+
 /* After the assembly, baseline or cache settings changed: every derived
  * figure, each step run even when an earlier one ran out of memory, so the
  * rows never point into an assembly that is gone. false on out of memory. */
@@ -234,7 +346,9 @@ bool vm_refresh_all(struct vm *vm, long keep_piece, long keep_block)
 	ok = vm_compute_cache(vm) && ok;
 	ok = vm_summarize(vm) && ok;
 	cs_free(vm->moved);
-	vm->moved = diff_moved(&vm->session.base, &vm->session.cur); /* NULL: no `*` for moves */
+	vm->moved = NULL; /* NULL: no `*` for moves */
+	if (!order_kept(vm))
+		vm->moved = diff_moved(&vm->session.base, &vm->session.cur);
 	ok = vm_rebuild_rows(vm, keep_piece, keep_block) && ok;
 	return ok;
 }
@@ -288,6 +402,7 @@ void vm_fini(struct vm *vm)
 	exact_live_fini(&vm->exact.live);
 	tokenizer_close(vm->exact.tok);
 	cs_free(vm->session.base_piece);
+	cs_free(vm->session.base_order);
 	cache_analysis_fini(&vm->cache.an);
 	cs_free(vm->cache.exact_off);
 	cache_overrides_fini(&vm->cache.bp_now);
@@ -524,6 +639,8 @@ int vm_pin_baseline(struct vm *vm, struct cs_error *err)
 	}
 	asm_fini(&vm->session.base);
 	vm->session.base = next;
+	cs_free(vm->session.base_order);
+	vm->session.base_order = NULL;
 	vm_forget_old_base(vm);
 	vm->prompt.built = false;
 	const struct vm_row *sel = vm_selected(vm);

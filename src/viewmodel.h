@@ -145,6 +145,10 @@ struct vm_session {
 	unsigned edits;            /* the edits made: one more at every edit and redo, one less at an undo */
 	unsigned saved_edits;      /* `edits` when they were last saved (a file or a what-if file);
 	                              UINT_MAX once no undo or redo can come back to it */
+	signed char ids_unique;    /* src's piece ids are all different: 1 yes, -1 no, 0 not known yet */
+	long *base_order;          /* owned: base's pieces in prompt order (first blocks), for telling
+	                              whether the current prompt moved any; NULL: not made yet */
+	size_t nbase_order;
 };
 
 struct vm {

@@ -30,7 +30,8 @@ bool vm_summarize(struct vm *vm);
 bool vm_marker_after(const struct vm *vm, size_t b);
 
 /* Rebuilds vm's rows (owned by vm), keeping the cursor on keep_piece (or
- * keep_block) where it can be. false on out of memory. */
+ * keep_block) where it can be, and counts the pieces dropped and truncated
+ * (vm_counts). false on out of memory. */
 bool vm_rebuild_rows(struct vm *vm, long keep_piece, long keep_block);
 
 /* After the assembly, baseline or cache settings changed: every derived

@@ -87,9 +87,12 @@ bool vm_compute_cache(struct vm *vm)
 	c->cached_tokens = an->now.read;
 	c->rewrite_tokens = an->now.total - an->now.read;
 	c->cached_block = -1;
-	for (size_t i = 0; i < a->nblocks; i++)
-		if (an->now.read > 0 && vm_block_offset(vm, i) + vm_block_count(vm, i) <= an->now.read)
-			c->cached_block = (long)i;
+	/* blocks end in prompt order: the read prefix holds a leading run of them */
+	for (size_t i = 0; an->now.read > 0 && i < a->nblocks; i++) {
+		if (vm_block_offset(vm, i) + vm_block_count(vm, i) > an->now.read)
+			break;
+		c->cached_block = (long)i;
+	}
 	return true;
 }
 
@@ -108,32 +111,27 @@ static long block_cached_tokens(const struct vm *vm, size_t b)
 }
 
 /* Per-frame figures, worked out once per re-assembly or baseline so that a
- * redraw costs O(visible rows): counts of dropped and truncated pieces, and
- * each layer's cache state. false on out of memory. */
+ * redraw costs O(visible rows): the largest block and each layer's cache
+ * state. false on out of memory. */
 bool vm_summarize(struct vm *vm)
 {
 	const struct assembly *a = &vm->session.cur;
-	vm->ndropped = vm->ntruncated = 0;
-	vm->max_block_tokens = 0;
-	for (size_t b = 0; b < a->nblocks; b++)
-		if (a->blocks[b].budget_tokens > vm->max_block_tokens)
-			vm->max_block_tokens = a->blocks[b].budget_tokens;
-	for (size_t i = 0; i < vm->session.src->npieces; i++) {
-		if (a->results[i].outcome == OUTCOME_DROPPED)
-			vm->ndropped++;
-		else if (a->results[i].outcome == OUTCOME_TRUNCATED)
-			vm->ntruncated++;
-	}
+	vm->max_block_tokens = 0; /* the dropped and truncated are counted with the rows (vm_rebuild_rows) */
 	for (size_t g = 0; g < ASM_MAX_GROUPINGS; g++) {
 		cs_free(vm->cache.layers[g]);
 		vm->cache.layers[g] = NULL;
 	}
+	for (size_t b = 0; a->ngroupings == 0 && b < a->nblocks; b++)
+		if (a->blocks[b].budget_tokens > vm->max_block_tokens)
+			vm->max_block_tokens = a->blocks[b].budget_tokens;
 	for (size_t g = 0; g < a->ngroupings; g++) {
 		size_t nl = a->groupings[g].nlayers;
 		vm->cache.layers[g] = cs_calloc(nl ? nl : 1, sizeof *vm->cache.layers[g]);
 		if (!vm->cache.layers[g])
 			return false;
 		for (size_t b = 0; b < a->nblocks; b++) {
+			if (g == 0 && a->blocks[b].budget_tokens > vm->max_block_tokens) /* in the same pass */
+				vm->max_block_tokens = a->blocks[b].budget_tokens;
 			int l = a->blocks[b].layer[g];
 			if (l < 0 || (size_t)l >= nl)
 				continue;

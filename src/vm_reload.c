@@ -127,6 +127,7 @@ int vm_reload(struct vm *vm, struct source *fresh, struct cs_error *err)
 	vm->session.hist = h;
 	struct source *old = vm->session.src;
 	vm->session.src = fresh;
+	vm->session.ids_unique = 0;
 	if (vm->session.base.src == old) { /* the baseline keeps its source */
 		source_free(vm->session.base_src);
 		vm->session.base_src = old;

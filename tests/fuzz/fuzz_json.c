@@ -4,7 +4,8 @@
  * end: none may read outside the input (an exact-size copy, so ASan sees
  * a read past the end), and a refusal always says why and where. The same
  * text read lazily (json_doc_parse_lazy, every lazy array walked) must give
- * the same syntax error, or none when the whole parse has none. */
+ * the same syntax error, or none when the whole parse has none, and each
+ * element's strings unescaped in place read as cJSON's. */
 #include "json_doc.h"
 #include "json_scan.h"
 
@@ -18,6 +19,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static bool syntax_class(int rc)
 {
 	return rc == CS_ESYNTAX || rc == CS_ELIMIT;
+}
+
+/* Each string member of an element, found in the text and unescaped in
+ * place (a copy of the text) to cJSON's length, must read as cJSON's
+ * value, then a NUL. */
+static void check_in_place(const struct json_iter *it, const cJSON *el, const char *s, size_t size)
+{
+	const cJSON *m;
+	cJSON_ArrayForEach(m, cJSON_IsObject(el) ? el : NULL)
+	{
+		const char *at = json_iter_string_at(it, m->string);
+		if (!at)
+			continue; /* not a string, or a key written with escapes */
+		if (!cJSON_IsString(m))
+			abort();
+		char *copy = malloc(size); /* exact: a write or read past the text is seen */
+		if (!copy)
+			return;
+		memcpy(copy, s, size);
+		size_t n = strlen(m->valuestring);
+		char *t = copy + (at - s);
+		json_unescape_in_place(t, n);
+		if (memcmp(t, m->valuestring, n) || t[n] != '\0')
+			abort();
+		free(copy);
+	}
 }
 
 /* The lazy parse of s with every lazy array walked, last key first: its
@@ -36,8 +63,10 @@ static int lazy_all(char *s, size_t size, struct cs_error *err)
 		json_iter_init(&it, &d, &arr, &at);
 		const cJSON *el = NULL;
 		size_t n = 0;
-		while ((rc = json_iter_next(&it, &el, err)) == CS_OK && el)
+		while ((rc = json_iter_next(&it, &el, err)) == CS_OK && el) {
+			check_in_place(&it, el, s, size);
 			n++;
+		}
 		if (rc == CS_OK && n != arr.count)
 			abort();
 	}

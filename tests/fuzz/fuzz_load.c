@@ -1,17 +1,21 @@
 /* fuzz_load.c: one libFuzzer harness for every loader, built once per kind
  * with -DFUZZ_KIND="manifest" (the Makefile's FUZZ_KINDS list). Each input
  * is handed to that kind's loader as a file's bytes (NUL-terminated, as
- * file_read gives them); what loads is assembled, reported in the three
+ * file_read gives them, its buffer handed over as source_load does); what loads is assembled, reported in the three
  * formats and dumped, and the text report and the sanitized dump must hold
  * no control byte a terminal would act on. Then the kind's own switches and
  * choices (a memory snapshot's assembly, compression, allocation caps...)
  * are set as the input's bytes pick them, and it is assembled and reported
  * again. Errors must be values with a message; anything else (a crash, a
- * leak, a sanitizer report) is a bug. */
+ * leak, a sanitizer report) is a bug. A Claude Code session is also loaded
+ * with its reader's quick way off (every line through its tree): the
+ * status, the error's words and place, or the report and dump must be the
+ * same. */
 #include "assembly.h"
 #include "dump.h"
 #include "error.h"
 #include "kind.h"
+#include "kinds/claude_code/claude_code.h"
 #include "report.h"
 #include "setting.h"
 #include "source.h"
@@ -98,6 +102,62 @@ static void pick_settings(struct source *src, const uint8_t *data, size_t size)
 	}
 }
 
+/* The JSON report and the dump of what src assembles, into out. */
+static void render(const struct source *src, struct strbuf *out)
+{
+	struct cs_error err;
+	cs_error_clear(&err);
+	struct assembly a;
+	if (assemble(src, &a, &err) != CS_OK) {
+		sb_puts(out, err.message);
+		return;
+	}
+	struct report_options opt = { .format = REPORT_JSON };
+	report_write(&a, &opt, out);
+	dump_write(&a, false, false, out);
+	asm_fini(&a);
+}
+
+/* Loads buf with the claude-code reader's quick way on or off. */
+static int load_way(const struct kind_ops *kind, const char *buf, size_t size, bool fast, struct source **out,
+		    struct cs_error *err)
+{
+	cc_set_fast(fast);
+	cs_error_clear(err);
+	*out = source_new(kind, FUZZ_INPUT_PATH);
+	int rc = *out ? kind->load(*out, buf, size, err) : CS_ENOMEM;
+	cc_set_fast(true);
+	return rc;
+}
+
+/* Both ways agree (out of memory aside: an allocation may fail on one way only). */
+static void same_both_ways(const struct kind_ops *kind, const char *buf, size_t size)
+{
+	struct source *s[2];
+	struct cs_error err[2];
+	int rc[2];
+	for (int way = 0; way < 2; way++)
+		rc[way] = load_way(kind, buf, size, way == 0, &s[way], &err[way]);
+	if (rc[0] != CS_ENOMEM && rc[1] != CS_ENOMEM) {
+		if (rc[0] != rc[1])
+			abort();
+		if (rc[0] != CS_OK && (strcmp(err[0].message, err[1].message) || err[0].line != err[1].line ||
+				       err[0].column != err[1].column))
+			abort();
+		if (rc[0] == CS_OK) {
+			struct strbuf out[2] = { STRBUF_INIT, STRBUF_INIT };
+			render(s[0], &out[0]);
+			render(s[1], &out[1]);
+			if (!out[0].failed && !out[1].failed && strcmp(sb_str(&out[0]), sb_str(&out[1])))
+				abort();
+			sb_fini(&out[0]);
+			sb_fini(&out[1]);
+		}
+	}
+	source_free(s[0]);
+	source_free(s[1]);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct kind_ops *kind = kind_by_name(FUZZ_KIND);
@@ -108,11 +168,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(buf, data, size);
 	buf[size] = '\0';
+	if (!strcmp(FUZZ_KIND, "claude-code"))
+		same_both_ways(kind, buf, size);
 	struct source *src = source_new(kind, FUZZ_INPUT_PATH);
 	struct cs_error err;
 	cs_error_clear(&err);
+	if (src) /* as source_load hands a file's bytes over: piece text may stay in them */
+		src->input_owned = true;
 	int rc = src ? kind->load(src, buf, size, &err) : CS_ENOMEM;
-	free(buf);
+	if (src)
+		src->input_owned = false;
+	if (rc != CS_OK || !source_keep_input(src, buf, size))
+		free(buf);
 	if (rc != CS_OK) {
 		if (rc != CS_ENOMEM && err.message[0] == '\0')
 			abort(); /* every refusal says why */

@@ -4,7 +4,7 @@
  * at the same line and column, whichever order the arrays are walked in;
  * the elements share one element's memory (under AddressSanitizer each is
  * freed instead); an array not read lazily (a key with escapes) is walked
- * from the tree. */
+ * from the tree; a string member is found in the text and unescaped there. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "json_doc.h"
+#include "json_scan.h"
 #include "strbuf.h"
 
 #include <stdio.h>
@@ -170,12 +171,58 @@ static void test_not_an_array(void **state)
 	json_doc_free(&d);
 }
 
+/* An element's string members found in the text (json_iter_string_at)
+ * and unescaped in place read as cJSON reads them; a key written with
+ * escapes, a member that is not a string, or an absent one: NULL. */
+static void test_strings_in_place(void **state)
+{
+	(void)state;
+	char text[] = "{\"a\": [{\"id\": \"x\", \"n\": {\"content\": \"no\"}, \"content\": \"plain text\"},\n"
+		      " {\"content\": \"l1\\nl2 \\\"q\\\" \\\\ \\/ \\u00e9\\ud83d\\ude00 \\u00zz!\", \"k\": 1},\n"
+		      " {\"c\\u006fntent\": \"escaped key\", \"k\": 2}, {\"content\": 3}]}";
+	struct json_doc d;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(json_doc_parse_lazy(&d, text, strlen(text), lazy_ab, &err), CS_OK);
+	struct json_array arr;
+	assert_int_equal(json_get_lazy(&d, "a", JSON_REQUIRED, &arr, &err), CS_OK);
+	struct jpath at = JPATH_KEY(JPATH_ROOT, "a");
+	struct json_iter it;
+	json_iter_init(&it, &d, &arr, &at);
+	const cJSON *el;
+	const char *found[4];
+	char want[2][64];
+	size_t wlen[2], n = 0;
+	while (json_iter_next(&it, &el, &err) == CS_OK && el) {
+		found[n] = json_iter_string_at(&it, "content");
+		if (n < 2) {
+			const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(el, "content"));
+			wlen[n] = strlen(v);
+			memcpy(want[n], v, wlen[n] + 1);
+		}
+		assert_null(json_iter_string_at(&it, "absent"));
+		n++;
+	}
+	assert_int_equal(n, 4);
+	assert_null(found[2]); /* its key has an escape */
+	assert_null(found[3]); /* a number */
+	json_doc_free(&d);
+	/* settled once nothing reads the text as JSON again */
+	char *t0 = text + (found[0] - text), *t1 = text + (found[1] - text);
+	json_unescape_in_place(t0, strlen("plain text"));
+	assert_string_equal(t0, "plain text");
+	assert_string_equal(want[1], "l1\nl2 \"q\" \\ / \xC3\xA9\xF0\x9F\x98\x80 "); /* \u00zz: cJSON's NUL */
+	json_unescape_in_place(t1, wlen[1]);
+	assert_memory_equal(t1, want[1], wlen[1] + 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_errors_as_a_whole_parse),
 		cmocka_unit_test(test_one_element_at_a_time),
 		cmocka_unit_test(test_not_an_array),
+		cmocka_unit_test(test_strings_in_place),
 	};
 	return cmocka_run_group_tests_name("json_lazy", tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /* test_json_reuse.c: json_reuse_parse answers as json_doc_parse does (the
  * same tree, the same error word for word, line, column and path) on good
- * and bad documents in a row through one pool, small and large; bulk keeps
- * every copy whole across its chunks. */
+ * and bad documents in a row through one pool, small and large; a tree
+ * kept (json_reuse_keep) outlives the pool; bulk keeps every copy whole
+ * across its chunks, and text written in place (bulk_reserve). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -125,11 +126,61 @@ static void test_bulk_copies(void **state)
 	bulk_fini(&b); /* twice is fine */
 }
 
+/* A kept tree is the document's own: later parses through the pool and the
+ * pool's end leave it whole (AddressSanitizer would see a reuse), and
+ * json_doc_free frees it (LeakSanitizer would see it kept). */
+static void test_keep(void **state)
+{
+	(void)state;
+	struct json_reuse pool = JSON_REUSE_INIT;
+	cs_alloc_install_cjson_hooks();
+	struct json_doc kept, next, owned;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(json_reuse_parse(&pool, &kept, "{\"a\": \"kept\"}", 13, &err), CS_OK);
+	json_reuse_keep(&pool, &kept);
+	assert_int_equal(json_reuse_parse(&pool, &next, "{\"b\": \"next one\"}", 17, &err), CS_OK);
+	json_doc_free(&next);
+	/* one json_doc_parse answers itself ("u0000" in the text): its tree is already its own */
+	assert_int_equal(json_reuse_parse(&pool, &owned, "{\"c\": \"u0000\"}", 14, &err), CS_OK);
+	json_reuse_keep(&pool, &owned);
+	json_reuse_fini(&pool);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(kept.root, "a")->valuestring, "kept");
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(owned.root, "c")->valuestring, "u0000");
+	json_doc_free(&kept);
+	json_doc_free(&owned);
+}
+
+/* Text written in place: a reserve, then a commit of what was used. */
+static void test_bulk_reserve(void **state)
+{
+	(void)state;
+	struct bulk b;
+	bulk_init(&b, 1000);
+	const char *kept[100];
+	for (int i = 0; i < 100; i++) {
+		size_t room = (size_t)(i % 10 == 9 ? 70000 : 100 + i);
+		char *p = bulk_reserve(&b, room);
+		assert_non_null(p);
+		int n = snprintf(p, room, "item %d", i); /* uses less than it reserved */
+		bulk_commit(&b, p, (size_t)n);
+		kept[i] = p;
+	}
+	char want[32];
+	for (int i = 0; i < 100; i++) {
+		snprintf(want, sizeof want, "item %d", i);
+		assert_string_equal(kept[i], want);
+	}
+	bulk_fini(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_as_json_doc),
 		cmocka_unit_test(test_bulk_copies),
+		cmocka_unit_test(test_keep),
+		cmocka_unit_test(test_bulk_reserve),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -239,6 +239,27 @@ static void test_empty_and_tool_messages(void **state)
 	fx_done(&f);
 }
 
+/* Message text stays in the file's bytes, unescaped there (no copy); a
+ * compaction's summary is the source's own. */
+static void test_text_in_input(void **state)
+{
+	(void)state;
+	struct fx f = { 0 };
+	load_fixture(&f, "[]", "null", "");
+	const char *kept = f.src->input_kept, *end = kept + f.src->input_bytes;
+	assert_non_null(kept);
+	const struct piece *m5 = &f.src->pieces[support_piece(f.src, "M5")];
+	const struct piece *m0 = &f.src->pieces[support_piece(f.src, "M0")];
+	assert_string_equal(m5->text, "  \n");
+	assert_int_equal(m5->text_bytes, 3);
+	assert_string_equal(m0->text, "You are the on-call helper.");
+	assert_true(m5->text > kept && m5->text < end && m0->text > kept && m0->text < end);
+	for (size_t i = 0; i < f.src->npieces; i++)
+		if (strstr(f.src->pieces[i].text, "SUMMARY-ONE"))
+			assert_false(f.src->pieces[i].text > kept && f.src->pieces[i].text < end);
+	fx_done(&f);
+}
+
 static void test_ancestry_given_and_rebuilt(void **state)
 {
 	(void)state;
@@ -595,6 +616,53 @@ static void test_timeline(void **state)
 	free(dir);
 }
 
+static char *report_text(const struct assembly *a)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct report_options opt = { .format = REPORT_TEXT };
+	assert_int_equal(report_write(a, &opt, &out), CS_OK);
+	return out.data;
+}
+
+/* The thread the model keeps from one assembly to the next follows the
+ * session (another head), and a timeline's replays (copies of the model)
+ * leave it as it was: each report is the one a fresh load gives. */
+static void test_kept_thread_follows_the_head(void **state)
+{
+	(void)state;
+	const char *extra = ",\n\"assembly\": {\"memory\": [\"MEM-A\"]}";
+	struct fx f = { 0 }, g = { 0 };
+	load_fixture(&f, "[]", "\"T4\"", extra);
+	load_fixture(&g, "[]", "\"T4\"", extra);
+	run(&f); /* the main session's thread kept */
+	support_set(f.src, "session", "alt");
+	support_set(g.src, "session", "alt");
+	struct ledger_turn_usage *u = NULL;
+	size_t n;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(ledger_timeline(f.src, &u, &n, &err), CS_OK); /* replays while main's is kept */
+	free(u);
+	run(&f);
+	run(&g);
+	char *mine = report_text(&f.a), *fresh = report_text(&g.a);
+	assert_string_equal(strchr(mine, '\n'), strchr(fresh, '\n')); /* past the line naming the file */
+	free(mine);
+	free(fresh);
+	support_set(f.src, "session", "main");
+	support_set(g.src, "session", "main");
+	run(&f);
+	run(&g);
+	mine = report_text(&f.a);
+	fresh = report_text(&g.a);
+	assert_string_equal(strchr(mine, '\n'), strchr(fresh, '\n'));
+	assert_non_null(strstr(mine, "T6"));
+	free(mine);
+	free(fresh);
+	fx_done(&f);
+	fx_done(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -611,6 +679,8 @@ int main(void)
 		cmocka_unit_test(test_user_exclusion),
 		cmocka_unit_test(test_recorded_usage),
 		cmocka_unit_test(test_timeline),
+		cmocka_unit_test(test_kept_thread_follows_the_head),
+		cmocka_unit_test(test_text_in_input),
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_out_of_memory_sweep),
 	};

@@ -336,6 +336,24 @@ static void test_exclusion_reasons(void **state)
 	assert_true(in_prompt(src, &a, "x"));
 	assert_string_equal(reason_of(src, &a, "z"), "excluded-by-user");
 	assert_non_null(strstr(a.results[support_piece(src, "z")].sentence, "excluded by you"));
+	/* the inspector's lazy assembly writes them when read, the same words */
+	struct assembly lazy;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(assemble_lazy(src, &lazy, &err), CS_OK);
+	struct strbuf said = STRBUF_INIT;
+	for (size_t i = 0; i < src->npieces; i++) {
+		const char *now = asm_sentence(&lazy, (long)i, &said);
+		if (!a.results[i].sentence) {
+			assert_null(now);
+			continue;
+		}
+		assert_non_null(now);
+		assert_string_equal(now, a.results[i].sentence);
+	}
+	assert_null(lazy.results[support_piece(src, "z")].sentence); /* not written until read */
+	sb_fini(&said);
+	asm_fini(&lazy);
 	asm_fini(&a);
 	/* --include does not bring back an empty node */
 	support_set(src, "include", "em");

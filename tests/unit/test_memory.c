@@ -659,6 +659,32 @@ static void test_samples_cross_the_cutoff(void **state)
 	source_free(src);
 }
 
+/* An item's content stays in the file's bytes, unescaped there (no copy);
+ * text formatted from a raw record is the source's own. */
+static void test_content_in_input(void **state)
+{
+	(void)state;
+	struct source *src = load_text("{\"maxTokens\": 100, \"items\": [\n"
+				       " {\"id\": \"a\", \"type\": \"chunk\", \"content\": \"two\\nlines \\u00e9\"},\n"
+				       " {\"id\": \"b\", \"type\": \"chunk\", \"content\": \"plain\"},\n"
+				       " {\"id\": \"c\", \"type\": \"relation\", \"relation\": {\"sourceId\": \"x\", "
+				       "\"type\": \"uses\", \"targetId\": \"y\"}}]}");
+	const char *kept = src->input_kept;
+	assert_non_null(kept);
+	const struct piece *a = &src->pieces[support_piece(src, "a")], *b = &src->pieces[support_piece(src, "b")];
+	const struct piece *c = &src->pieces[support_piece(src, "c")];
+	assert_string_equal(a->text, "two\nlines \xC3\xA9");
+	assert_int_equal(a->text_bytes, 12);
+	assert_int_equal(a->code_points, 11);
+	assert_int_equal(a->lines, 2);
+	assert_string_equal(b->text, "plain");
+	assert_string_equal(c->text, "x --[uses]--> y");
+	assert_true(a->text > kept && a->text < kept + src->input_bytes);
+	assert_true(b->text > kept && b->text < kept + src->input_bytes);
+	assert_false(c->text > kept && c->text < kept + src->input_bytes);
+	source_free(src);
+}
+
 static void sweep_out_of_memory(const char *path)
 {
 	cs_alloc_install_cjson_hooks();
@@ -709,6 +735,7 @@ int main(void)
 		cmocka_unit_test(test_derived_scores),
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_samples_cross_the_cutoff),
+		cmocka_unit_test(test_content_in_input),
 		cmocka_unit_test(test_out_of_memory_everywhere),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

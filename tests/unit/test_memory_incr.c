@@ -149,6 +149,136 @@ static void test_kept_state_is_a_fresh_build(void **state)
 	source_free(fresh);
 }
 
+/* A snapshot for the patched builds: n items, event types a filter keeps
+ * or not, ids the filters exclude, and the budget given. */
+static char *filtered_snapshot(size_t n, uint64_t seed, long max_tokens)
+{
+	static const char *const types[] = { "event", "chunk", "entity", "relation", "pattern" };
+	struct strbuf sb = STRBUF_INIT;
+	sb_printf(&sb, "{ \"maxTokens\": %ld, \"archetype\": \"support\", \"filters\": { \"eventTypes\": "
+		  "[\"file_read\"], \"exclude\": [\"m5\", \"m17\", \"m400\"] }, \"items\": [\n", max_tokens);
+	for (size_t i = 0; i < n; i++) {
+		const char *type = types[next(&seed) % 5];
+		sb_printf(&sb, "%s{ \"id\": \"m%zu\", \"type\": \"%s\", %s\"content\": \"item %zu\", \"tokens\": %d, "
+			  "\"scores\": { \"recency\": %.2f, \"relevance\": %.2f, \"salience\": %.2f } }\n",
+			  i ? "," : "", i, type,
+			  strcmp(type, "event") ? "" : next(&seed) % 4 ? "\"eventType\": \"file_read\", " : "\"eventType\": \"error\", ",
+			  i, (int)(5 + next(&seed) % 200), (double)(next(&seed) % 11) / 10, (double)(next(&seed) % 11) / 10,
+			  (double)(next(&seed) % 5) / 4);
+	}
+	sb_puts(&sb, "] }\n");
+	assert_false(sb.failed);
+	char *text = strdup(sb_str(&sb));
+	sb_fini(&sb);
+	return text;
+}
+
+/* Toggles one piece's exclusion in both: an included one (rng says so and
+ * one is in a), else any. */
+static void toggle(struct source *kept, struct source *fresh, const struct assembly *a, uint64_t *rng)
+{
+	long piece = (long)(next(rng) % kept->npieces);
+	if (next(rng) % 3 == 0)
+		for (size_t j = 0; j < kept->npieces; j++) {
+			size_t i = ((size_t)piece + j) % kept->npieces;
+			if (a->results[i].outcome == OUTCOME_WHOLE) {
+				piece = (long)i;
+				break;
+			}
+		}
+	struct edit e = { .type = EDIT_EXCLUDE, .piece = piece, .value = piece_excluded(&kept->pieces[piece]) ? 0 : 1 };
+	struct edit f = e;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(edit_apply(kept, &e, &err), CS_OK);
+	assert_int_equal(edit_apply(fresh, &f, &err), CS_OK);
+}
+
+/* Builds patched from the kept one (exclusions only, one to three between
+ * builds, included pieces among them, some toggled back; a budget now and
+ * then, which builds anew) are the builds from nothing. */
+static void patched_series(const char *text, bool caps, uint64_t rng, int steps)
+{
+	struct source *kept = support_load_text("snap.json", text), *fresh = support_load_text("snap.json", text);
+	if (!caps)
+		set_both(kept, fresh, "allocation-caps", "off");
+	struct assembly a, b;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(assemble_lazy(kept, &a, &err), CS_OK);
+	size_t moved = 0;
+	for (int step = 0; step < steps; step++) {
+		unsigned what = (unsigned)(next(&rng) % 20);
+		for (unsigned t = 0; t < 1 + what % 3; t++)
+			toggle(kept, fresh, &a, &rng);
+		if (what == 0) {
+			struct edit e = { .type = EDIT_BUDGET, .value = (double)(500 + next(&rng) % 4000) }, f = e;
+			assert_int_equal(edit_apply(kept, &e, &err), CS_OK);
+			assert_int_equal(edit_apply(fresh, &f, &err), CS_OK);
+		}
+		struct assembly prev = a;
+		assert_int_equal(assemble_lazy(kept, &a, &err), CS_OK);
+		memory_rank_forget(fresh->model); /* sorts and decides from nothing */
+		support_assemble(fresh, &b);
+		assert_same(kept, &a, &b);
+		for (size_t i = 0; i < kept->npieces; i++)
+			moved += a.results[i].outcome != prev.results[i].outcome || a.results[i].why[1] != prev.results[i].why[1];
+		asm_fini(&prev);
+		asm_fini(&b);
+	}
+	const struct memory *m = kept->model;
+	assert_non_null(m->kept);
+	assert_true(m->kept->patched > (unsigned long)steps * 3 / 4); /* most builds were patched */
+	assert_true(moved > (size_t)steps); /* and they moved pieces and changed sentences */
+	asm_fini(&a);
+	source_free(kept);
+	source_free(fresh);
+}
+
+static void test_patched_builds_are_fresh_builds(void **state)
+{
+	(void)state;
+	char *text = filtered_snapshot(1500, 5, 6000);
+	patched_series(text, true, 21, 250); /* most items out in pass 1 */
+	patched_series(text, false, 22, 150); /* pass 2 alone */
+	free(text);
+	text = filtered_snapshot(600, 8, 40000);
+	patched_series(text, true, 23, 150); /* most items in */
+	free(text);
+}
+
+/* The samples (a task stack's items off the current frame among them),
+ * patched after random exclusions. */
+static void test_samples_patched(void **state)
+{
+	(void)state;
+	static const char *const paths[] = {
+		"samples/memory/coding-session.json", "samples/memory/long-session.json",
+		"samples/memory/research-session.json", "samples/memory/task-stack.json",
+	};
+	for (size_t f = 0; f < sizeof paths / sizeof paths[0]; f++) {
+		struct source *kept = support_load(paths[f], NULL), *fresh = support_load(paths[f], NULL);
+		uint64_t rng = 31 + f;
+		struct assembly a, b;
+		struct cs_error err;
+		cs_error_clear(&err);
+		assert_int_equal(assemble_lazy(kept, &a, &err), CS_OK);
+		for (int step = 0; step < 40; step++) {
+			toggle(kept, fresh, &a, &rng);
+			asm_fini(&a);
+			assert_int_equal(assemble_lazy(kept, &a, &err), CS_OK);
+			memory_rank_forget(fresh->model);
+			support_assemble(fresh, &b);
+			assert_same(kept, &a, &b);
+			asm_fini(&b);
+		}
+		assert_true(((const struct memory *)kept->model)->kept->patched >= 30);
+		asm_fini(&a);
+		source_free(kept);
+		source_free(fresh);
+	}
+}
+
 /* Deferred sentences are written once asked (an export reads them all)
  * and are then the ones assemble() writes. */
 static void test_written_sentences_are_the_eager_ones(void **state)
@@ -220,6 +350,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kept_state_is_a_fresh_build),
+		cmocka_unit_test(test_patched_builds_are_fresh_builds),
+		cmocka_unit_test(test_samples_patched),
 		cmocka_unit_test(test_written_sentences_are_the_eager_ones),
 		cmocka_unit_test(test_samples_deferred_as_written),
 	};

@@ -78,6 +78,52 @@ static void test_hidden_scan_counts(void **state)
 	assert_true(hidden_scan("a" ZWJ "b", 5, NULL));
 }
 
+/* hidden_measure gives the three separate counts' answers, wherever the
+ * first non-ASCII byte falls (inside or past a 16-byte block, first, last),
+ * with the text ending on a newline or not, and on broken UTF-8. */
+static void test_hidden_measure_same_counts(void **state)
+{
+	(void)state;
+	static const char *const tails[] = { "", "\n", "x", ZWJ "b", "\xe2\x80", "\xc3\xa9\n", RLO "\n\n",
+					     "\xf0\x9f\x91\xa9" ZWJ "\xf0\x9f\x92\xbb", "\xff", ZWSP };
+	char buf[128];
+	for (size_t pre = 0; pre < 40; pre++)
+		for (size_t t = 0; t < sizeof tails / sizeof *tails; t++)
+			for (int after = 0; after < 3; after++) {
+				size_t n = 0;
+				for (size_t i = 0; i < pre; i++)
+					buf[n++] = i % 7 == 3 ? '\n' : (char)('a' + i % 26);
+				size_t tl = strlen(tails[t]);
+				memcpy(buf + n, tails[t], tl);
+				n += tl;
+				const char *end = after == 0 ? "" : after == 1 ? "\n" : "tail text past sixteen\nbytes";
+				memcpy(buf + n, end, strlen(end));
+				n += strlen(end);
+				struct text_measure m;
+				hidden_measure(buf, n, &m);
+				assert_int_equal(m.code_points, utf8_count_code_points(buf, n));
+				assert_int_equal(m.lines, utf8_count_lines(buf, n));
+				assert_int_equal(m.hidden, hidden_scan(buf, n, NULL));
+			}
+	struct text_measure m;
+	static char big[9000]; /* past 255 sixteen-byte steps of newlines, then past none */
+	for (size_t i = 0; i < sizeof big; i++)
+		big[i] = i % 3 ? 'x' : '\n';
+	for (size_t n = sizeof big - 40; n <= sizeof big; n += 20) {
+		memcpy(big + n - 3, ZWSP, 3);
+		hidden_measure(big, n, &m);
+		assert_int_equal(m.lines, utf8_count_lines(big, n));
+		assert_int_equal(m.code_points, utf8_count_code_points(big, n));
+		assert_true(m.hidden);
+		hidden_measure(big, n - 3, &m);
+		assert_int_equal(m.lines, utf8_count_lines(big, n - 3));
+		big[n - 3] = big[n - 2] = big[n - 1] = 'x';
+	}
+	hidden_measure("a" ZWJ "b", 5, &m); /* the ZWJ's neighbours come from before and after it */
+	assert_true(m.hidden);
+	assert_int_equal(m.code_points, 3);
+}
+
 static void test_hidden_reveal_markers(void **state)
 {
 	(void)state;
@@ -497,6 +543,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hidden_scan_counts),
+		cmocka_unit_test(test_hidden_measure_same_counts),
 		cmocka_unit_test(test_hidden_reveal_markers),
 		cmocka_unit_test(test_hidden_decode_tags),
 		cmocka_unit_test(test_hidden_selectors_fillers_separators),

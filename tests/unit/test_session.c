@@ -11,6 +11,7 @@
 #include "support.h"
 
 #include "alloc.h"
+#include "diff.h"
 #include "report.h"
 #include "strbuf.h"
 #include "viewmodel.h"
@@ -120,11 +121,89 @@ static void test_failed_change_rolls_back(void **state)
 	vm_fini(&vm);
 }
 
+/* The view-model's moved flags (it skips the diff when no piece changed
+ * its order) agree with the diff's, piece by piece. */
+static void assert_moved_as_diff(const struct vm *vm, bool want_some)
+{
+	bool *d = diff_moved(&vm->session.base, &vm->session.cur);
+	assert_non_null(d);
+	size_t some = 0;
+	for (size_t i = 0; i < vm->session.src->npieces; i++) {
+		bool mine = vm->moved && vm->moved[i];
+		assert_int_equal(mine, d[i]);
+		some += d[i];
+	}
+	assert_int_equal(some > 0, want_some);
+	cs_free(d);
+}
+
+static void test_moved_flags_match_the_diff(void **state)
+{
+	(void)state;
+	struct vm vm;
+	open_vm(&vm);
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_moved_as_diff(&vm, false);
+	select_first_piece(&vm);
+	struct edit e = { .type = EDIT_EXCLUDE, .piece = vm_selected_piece(&vm), .value = 1 };
+	assert_int_equal(vm_apply(&vm, &e, &err), CS_OK);
+	assert_moved_as_diff(&vm, false); /* one piece out: the others keep their order */
+	long piece = source_find_piece(vm.session.src, "src/http_parser.c");
+	assert_true(piece >= 0);
+	struct edit up = { .type = EDIT_PRIORITY, .piece = piece, .value = 0.95 };
+	assert_int_equal(vm_apply(&vm, &up, &err), CS_OK);
+	assert_moved_as_diff(&vm, true); /* pulled to the front: moved */
+	assert_int_equal(vm_undo(&vm, &err), CS_OK);
+	assert_moved_as_diff(&vm, false);
+	vm_fini(&vm);
+}
+
+/* The dropped and truncated counts (made with the rows) are the
+ * assembly's, in prompt order and sorted, after an edit. */
+static void assert_counts(const struct vm *vm)
+{
+	size_t dropped = 0, truncated = 0, d, t;
+	for (size_t i = 0; i < vm->session.src->npieces; i++) {
+		dropped += vm->session.cur.results[i].outcome == OUTCOME_DROPPED;
+		truncated += vm->session.cur.results[i].outcome == OUTCOME_TRUNCATED;
+	}
+	vm_counts(vm, &d, &t);
+	assert_int_equal(d, dropped);
+	assert_int_equal(t, truncated);
+}
+
+static void test_counts_follow_the_edits(void **state)
+{
+	(void)state;
+	struct vm vm;
+	open_vm(&vm);
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_counts(&vm);
+	select_first_piece(&vm);
+	struct edit e = { .type = EDIT_EXCLUDE, .piece = vm_selected_piece(&vm), .value = 1 };
+	assert_int_equal(vm_apply(&vm, &e, &err), CS_OK);
+	assert_counts(&vm);
+	size_t before, t;
+	vm_counts(&vm, &before, &t);
+	assert_true(vm_set_sort(&vm, "tokens"));
+	struct edit back = { .type = EDIT_EXCLUDE, .piece = e.piece, .value = 0 };
+	assert_int_equal(vm_apply(&vm, &back, &err), CS_OK); /* rows built sorted */
+	assert_counts(&vm);
+	size_t after;
+	vm_counts(&vm, &after, &t);
+	assert_int_equal(after + 1, before);
+	vm_fini(&vm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_undo_and_redo_say_the_cache),
 		cmocka_unit_test(test_failed_change_rolls_back),
+		cmocka_unit_test(test_moved_flags_match_the_diff),
+		cmocka_unit_test(test_counts_follow_the_edits),
 	};
 	return cmocka_run_group_tests_name("session", tests, NULL, NULL);
 }

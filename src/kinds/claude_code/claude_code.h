@@ -120,6 +120,30 @@ int cc_timeline_text(const struct source *src, unsigned text_flags, struct strbu
 int cc_load(struct source *src, const char *data, size_t len, struct cs_error *err);
 void cc_model_free(void *model);
 int cc_detect(const char *path, const char *data, size_t len, bool *yes);
+/* load.c's pieces that fast.c shares: a fresh block (NULL on out of
+ * memory), the literal for a known block type (NULL for another), a
+ * block added from its tree (CS_OK or CS_ENOMEM). */
+struct cc_block *cc_new_block(struct cc_model *m);
+const char *cc_known_type(const char *type);
+int cc_add_block(struct source *src, struct cc_model *m, const cJSON *b, const char *type, struct cs_error *err);
+/* A line of another type than user, assistant or system: counted as skipped. */
+void cc_count_skipped(struct cc_model *m, const char *type);
+/* fast.c: one line read straight from its bytes when it has the usual
+ * shape: CS_OK (taken, or skipped and counted), CS_ENOMEM, or
+ * CC_FAST_DECLINED, with nothing of the line kept: load.c then reads it
+ * through its tree. pool: for the blocks that are read from a tree;
+ * scratch: the line's strings (reused from line to line). */
+#define CC_FAST_DECLINED 1000
+struct cc_scratch {
+	char *buf;
+	size_t len, cap;
+};
+struct json_pool;
+int cc_fast_line(struct source *src, struct cc_model *m, struct json_pool *pool, struct cc_scratch *scr,
+		 const char *s, size_t n, long line, struct cs_error *err);
+void cc_scratch_fini(struct cc_scratch *s);
+/* For tests: off, every line goes the tree's way (to compare the two). */
+void cc_set_fast(bool on);
 /* requests.c: requests, units, prediction and pieces from the parsed lines. */
 int cc_build(struct source *src, struct cc_model *m, struct cs_error *err);
 /* Makes request k (0-based) the current one: the predictions again (the

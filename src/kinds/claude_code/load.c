@@ -117,7 +117,7 @@ static int take_bool(const struct json_doc *d, const cJSON *obj, const char *key
 	return absent(v) || cJSON_IsBool(v) ? CS_OK : json_get_bool(d, obj, JPATH_ROOT, key, JSON_OPTIONAL, out, err);
 }
 
-static struct cc_block *new_block(struct cc_model *m)
+struct cc_block *cc_new_block(struct cc_model *m)
 {
 	if (m->nblocks == m->cap_blocks) {
 		size_t cap = m->cap_blocks ? m->cap_blocks * 2 : 64;
@@ -186,7 +186,7 @@ static const char *plain_text(const char *type, const cJSON *b)
 
 /* The block types a session is made of, as literals (a copy a block
  * otherwise); NULL for another. */
-static const char *known_type(const char *type)
+const char *cc_known_type(const char *type)
 {
 	static const char *const known[] = { "text", "tool_use", "tool_result", "thinking" };
 	for (size_t i = 0; i < sizeof known / sizeof *known; i++)
@@ -195,13 +195,13 @@ static const char *known_type(const char *type)
 	return NULL;
 }
 
-static int add_block(struct source *src, struct cc_model *m, const cJSON *b, const char *type, struct cs_error *err)
+int cc_add_block(struct source *src, struct cc_model *m, const cJSON *b, const char *type, struct cs_error *err)
 {
 	struct strbuf sb = STRBUF_INIT;
-	struct cc_block *blk = new_block(m);
+	struct cc_block *blk = cc_new_block(m);
 	if (!blk)
 		return cs_error_nomem(err);
-	blk->type = known_type(type);
+	blk->type = cc_known_type(type);
 	if (!blk->type)
 		blk->type = arena_strdup(&src->arena, type);
 	const char *plain = plain_text(type, b);
@@ -219,9 +219,11 @@ static int add_block(struct source *src, struct cc_model *m, const cJSON *b, con
 	if (failed || !blk->type || !blk->text)
 		return cs_error_nomem(err);
 	/* counted now, the text fresh in the cache, not when it becomes a piece */
-	blk->code_points = utf8_count_code_points(blk->text, blk->text_len);
-	blk->lines = utf8_count_lines(blk->text, blk->text_len);
-	blk->hidden = hidden_scan(blk->text, blk->text_len, NULL);
+	struct text_measure tm;
+	hidden_measure(blk->text, blk->text_len, &tm);
+	blk->code_points = tm.code_points;
+	blk->lines = tm.lines;
+	blk->hidden = tm.hidden;
 	blk->tool = !strcmp(type, "tool_use") || !strcmp(type, "tool_result");
 	blk->tokens = tokens_estimate(blk->code_points, src->settings.chars_per_token);
 	const char *id = get_str(b, "id") ? get_str(b, "id") : get_str(b, "tool_use_id");
@@ -241,7 +243,7 @@ static int take_content(struct source *src, struct cc_model *m, const struct jso
 	if (!content || cJSON_IsNull(content))
 		return CS_OK;
 	if (cJSON_IsString(content)) {
-		int rc = add_block(src, m, content, "text", err);
+		int rc = cc_add_block(src, m, content, "text", err);
 		l->nblocks = m->nblocks - l->first_block;
 		return rc;
 	}
@@ -257,7 +259,7 @@ static int take_content(struct source *src, struct cc_model *m, const struct jso
 		if (!cJSON_IsObject(b) || !type)
 			return json_fail(d, err, CS_ETYPE, &bp, NULL, "expected a content block (an object with a "
 					 "\"type\"), got %s", json_type_name(b));
-		int rc = add_block(src, m, b, type, err);
+		int rc = cc_add_block(src, m, b, type, err);
 		if (rc != CS_OK)
 			return rc;
 	}
@@ -337,6 +339,16 @@ static int conversation_line(struct source *src, struct cc_model *m, const struc
 	return rc == CS_OK && msg ? take_content(src, m, d, mf[M_CONTENT], &mp, l, err) : rc;
 }
 
+void cc_count_skipped(struct cc_model *m, const char *type)
+{
+	if (!strcmp(type, "summary"))
+		m->skipped_summary++;
+	else if (strstr(type, "snapshot"))
+		m->skipped_snapshot++;
+	else
+		m->skipped_unknown++;
+}
+
 /* The kind of a line, or -1 (skipped, counted). */
 static int line_type(struct cc_model *m, const cJSON *const *f)
 {
@@ -353,12 +365,7 @@ static int line_type(struct cc_model *m, const cJSON *const *f)
 		const char *sub = cJSON_IsString(f[F_SUBTYPE]) ? f[F_SUBTYPE]->valuestring : NULL;
 		return sub && !strcmp(sub, "compact_boundary") ? CL_BOUNDARY : CL_SYSTEM;
 	}
-	if (!strcmp(t, "summary"))
-		m->skipped_summary++;
-	else if (strstr(t, "snapshot"))
-		m->skipped_snapshot++;
-	else
-		m->skipped_unknown++;
+	cc_count_skipped(m, t);
 	return -1;
 }
 
@@ -389,11 +396,14 @@ static int at_line(struct cs_error *err, int rc, long line)
 	return cs_error_set(err, (enum cs_status)rc, "line %ld: %s", line, msg);
 }
 
-static int one_line(struct source *src, struct cc_model *m, struct json_reuse *pool, const char *s, size_t n,
-		    long line, bool last, struct cs_error *err)
+static int one_line(struct source *src, struct cc_model *m, struct json_reuse *pool, struct cc_scratch *scr,
+		    const char *s, size_t n, long line, bool last, struct cs_error *err)
 {
+	int rc = cc_fast_line(src, m, &pool->pool, scr, s, n, line, err);
+	if (rc != CC_FAST_DECLINED)
+		return rc;
 	struct json_doc d;
-	int rc = json_reuse_parse(pool, &d, s, n, err);
+	rc = json_reuse_parse(pool, &d, s, n, err);
 	if (rc != CS_OK) {
 		json_doc_free(&d);
 		if (rc == CS_ENOMEM || !last)
@@ -432,12 +442,14 @@ static int read_lines(struct source *src, struct cc_model *m, const char *data, 
 	size_t n;
 	bool last;
 	struct json_reuse pool = JSON_REUSE_INIT; /* one line's tree at a time */
+	struct cc_scratch scr = { 0 };
 	int rc = CS_OK;
 	while (rc == CS_OK && jsonl_next(&j, &s, &n, &last)) {
 		m->total_lines++;
-		rc = one_line(src, m, &pool, s, n, j.line, last, err);
+		rc = one_line(src, m, &pool, &scr, s, n, j.line, last, err);
 	}
 	json_reuse_fini(&pool);
+	cc_scratch_fini(&scr);
 	return rc;
 }
 

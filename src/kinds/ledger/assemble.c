@@ -221,7 +221,8 @@ static const char WORKER_HEADER_RULES[] =
 	"- NO external messages unless explicitly tasked\n"
 	"- NO persistent state changes outside your task scope";
 
-static void system_layer(struct assembly *a, struct drops *dr, const struct view *v, bool *handled_sys)
+static void system_layer(struct assembly *a, struct drops *dr, const struct view *v, const struct ledger_thread *th,
+			 bool *handled_sys)
 {
 	const struct source *src = a->src;
 	const struct ledger *l = src->model;
@@ -229,15 +230,13 @@ static void system_layer(struct assembly *a, struct drops *dr, const struct view
 	bool worker = !strcmp(v->role, "worker");
 	size_t first = a->nblocks;
 	const char *sep = "";
-	/* The latest system message on the ancestry (up to the replayed turn). */
-	long latest = -1;
+	/* The system messages on the ancestry (up to the replayed turn), in
+	 * order (the thread's list): the latest is the prompt, the others are
+	 * superseded (below). */
 	size_t upto = v->turn >= 0 ? v->hist_end + 1 : v->nanc;
-	for (size_t i = 0; i < upto; i++) {
-		const struct ledger_turn *t = &l->turns[v->anc[i]];
-		for (size_t k = 0; k < t->nmessages; k++)
-			if (l->messages[t->messages[k]].system)
-				latest = t->messages[k];
-	}
+	const long *msgs, *at;
+	size_t nsys = ledger_thread_system(th, upto, &msgs, &at);
+	long latest = nsys ? msgs[at[nsys - 1]] : -1;
 	if (l->nsections || l->nexus_env >= 0) {
 		asm_message(a, "system");
 		if (worker) {
@@ -285,16 +284,13 @@ static void system_layer(struct assembly *a, struct drops *dr, const struct view
 	if (a->nblocks > first)
 		a->blocks[a->nblocks - 1].flags |= BLOCK_BREAKPOINT;
 	/* Every other system message on the ancestry is superseded. */
-	for (size_t i = 0; i < upto; i++) {
-		const struct ledger_turn *t = &l->turns[v->anc[i]];
-		for (size_t k = 0; k < t->nmessages; k++) {
-			long m = t->messages[k];
-			if (!l->messages[m].system || (m == latest && !l->nsections && l->nexus_env < 0))
-				continue;
-			handled_sys[m] = true;
-			drop(a, dr, l->messages[m].piece, l->nsections || l->nexus_env >= 0 ? WHY_SYS_SECTIONS : WHY_SYS_EARLIER,
-			     -1, latest);
-		}
+	for (size_t j = 0; j < nsys; j++) {
+		long m = msgs[at[j]];
+		if (m == latest && !l->nsections && l->nexus_env < 0)
+			continue;
+		handled_sys[m] = true;
+		drop(a, dr, l->messages[m].piece, l->nsections || l->nexus_env >= 0 ? WHY_SYS_SECTIONS : WHY_SYS_EARLIER,
+		     -1, latest);
 	}
 }
 
@@ -320,17 +316,18 @@ static void history_turn(struct assembly *a, struct drops *dr, long turn, const 
 }
 
 /* Every message of a turn stays out (those the system layer handled aside). */
-static void drop_turn(struct assembly *a, struct drops *dr, long turn, enum why why, long arg, const bool *handled_sys)
+static void drop_turn(struct assembly *a, struct drops *dr, const struct view *v, const struct ledger_thread *th,
+		      size_t pos, enum why why, long arg, const bool *handled_sys)
 {
-	const struct ledger *l = a->src->model;
-	const struct ledger_turn *t = &l->turns[turn];
-	for (size_t k = 0; k < t->nmessages; k++)
-		if (!handled_sys[t->messages[k]])
-			drop(a, dr, l->messages[t->messages[k]].piece, why, turn, arg);
+	const long *msgs, *pieces;
+	size_t n = ledger_thread_turn(th, pos, &msgs, &pieces); /* the thread's turn at pos, read in a row */
+	for (size_t k = 0; k < n; k++)
+		if (!handled_sys[msgs[k]])
+			drop(a, dr, pieces[k], why, v->anc[pos], arg);
 }
 
-static void history_layer(struct assembly *a, struct drops *dr, const struct view *v, const bool *handled_sys,
-			  bool *on_thread)
+static void history_layer(struct assembly *a, struct drops *dr, const struct view *v, const struct ledger_thread *th,
+			  const bool *handled_sys, bool *on_thread)
 {
 	const struct ledger *l = a->src->model;
 	size_t first = a->nblocks;
@@ -386,19 +383,19 @@ static void history_layer(struct assembly *a, struct drops *dr, const struct vie
 		const struct ledger_turn *t = &l->turns[turn];
 		if (v->compaction >= 0 && i <= v->cpos) {
 			if (i == v->cpos || t->compaction) {
-				drop_turn(a, dr, turn, WHY_OWN_EXCHANGE, -1, handled_sys);
+				drop_turn(a, dr, v, th, i, WHY_OWN_EXCHANGE, -1, handled_sys);
 				continue;
 			}
 			if (i < v->kept_from) {
 				size_t from = dr->n;
-				drop_turn(a, dr, turn, WHY_SUMMARIZED, v->compaction, handled_sys);
+				drop_turn(a, dr, v, th, i, WHY_SUMMARIZED, v->compaction, handled_sys);
 				for (size_t k = from; k < dr->n; k++) /* first_kept_turn_id would keep it */
 					dr->items[k].note = fk_at <= i && l->rule == LEDGER_RULE_AFTER_ONLY;
 				continue;
 			}
 		}
 		if (t->compaction) { /* cannot happen past the latest, kept for clarity */
-			drop_turn(a, dr, turn, WHY_COMPACTED, -1, handled_sys);
+			drop_turn(a, dr, v, th, i, WHY_COMPACTED, -1, handled_sys);
 			continue;
 		}
 		history_turn(a, dr, turn, handled_sys);
@@ -593,23 +590,16 @@ static void explain_view(struct assembly *a, const struct view *v)
 
 /* Decide and explain what the layers did not place: later turns on the
  * thread, then everything off it. */
-static void drop_rest(struct assembly *a, struct drops *dr, const struct view *v, const bool *handled_sys,
-		      bool *on_thread)
+static void drop_rest(struct assembly *a, struct drops *dr, const struct view *v, const struct ledger_thread *th,
+		      const bool *handled_sys, const bool *on_thread)
 {
 	const struct ledger *l = a->src->model;
 	for (size_t i = v->hist_end + (l->next ? 0 : 1); i < v->nanc; i++)
-		drop_turn(a, dr, v->anc[i], WHY_TURN_LATER, v->turn, handled_sys);
-	for (size_t i = 0; i < v->nanc; i++) {
-		const struct ledger_turn *t = &l->turns[v->anc[i]];
-		for (size_t k = 0; k < t->nmessages; k++)
-			on_thread[l->messages[t->messages[k]].piece] = true;
-	}
-	for (size_t m = 0; m < l->nmessages; m++) {
-		long piece = l->messages[m].piece;
-		if (on_thread[piece])
-			continue;
-		drop(a, dr, piece, WHY_OFF_THREAD, l->messages[m].turn, -1);
-	}
+		drop_turn(a, dr, v, th, i, WHY_TURN_LATER, v->turn, handled_sys);
+	const long *off;
+	size_t noff = ledger_thread_off(th, &off); /* the messages the thread does not hold */
+	for (size_t k = 0; k < noff; k++)
+		drop(a, dr, l->messages[off[k]].piece, WHY_OFF_THREAD, l->messages[off[k]].turn, -1);
 	for (size_t c = 0; c < l->ncompactions; c++)
 		if (!on_thread[l->compactions[c].piece])
 			drop(a, dr, l->compactions[c].piece, WHY_COMP_OFF_THREAD, l->compactions[c].turn, -1);
@@ -804,20 +794,30 @@ int ledger_assemble(const struct source *src, struct assembly *a, struct cs_erro
 	asm_grouping(a, "conceptual", conc, 5);
 	bool *handled_sys = cs_calloc(l->nmessages ? l->nmessages : 1, sizeof *handled_sys);
 	bool *on_thread = cs_calloc(src->npieces ? src->npieces : 1, sizeof *on_thread);
-	if (!handled_sys || !on_thread) {
+	struct ledger_thread *own = NULL;
+	const struct ledger_thread *th = ledger_thread_of(src, v.head, v.anc, v.nanc, &own);
+	if (!handled_sys || !on_thread || !th) {
 		cs_free(handled_sys);
 		cs_free(on_thread);
+		ledger_thread_free(own);
 		view_fini(&v);
 		return cs_error_nomem(err);
 	}
 	explain_view(a, &v); /* first: the layers' facts follow the view's */
-	struct drops dr = { 0 };
-	system_layer(a, &dr, &v, handled_sys);
-	history_layer(a, &dr, &v, handled_sys, on_thread);
+	/* room for every piece, unzeroed: a compacted history drops most, and
+	 * growing by doubling copied and cleared the list again each time */
+	struct drops dr = { .items = cs_malloc((src->npieces ? src->npieces : 1) * sizeof *dr.items),
+			    .cap = src->npieces ? src->npieces : 1 };
+	if (!dr.items)
+		dr.cap = 0;
+	asm_expect_not_whole(a, src->npieces);
+	system_layer(a, &dr, &v, th, handled_sys);
+	history_layer(a, &dr, &v, th, handled_sys, on_thread);
 	event_layer(a, &dr, &v, handled_sys);
-	drop_rest(a, &dr, &v, handled_sys, on_thread);
+	drop_rest(a, &dr, &v, th, handled_sys, on_thread);
 	cs_free(handled_sys);
 	cs_free(on_thread);
+	ledger_thread_free(own);
 	explain_drops(a, &v, &dr);
 	cs_free(dr.items);
 	budget(a, &v);

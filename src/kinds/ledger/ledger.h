@@ -109,7 +109,31 @@ struct ledger {
 	bool bare;            /* a replay for the timeline: drops get the reason's sentence, none written */
 	enum ledger_rule rule;
 	bool summary_system;  /* summary-role system (seed 004), else user (seed 001) */
+	struct ledger_thread *thread; /* the last head's thread flattened (thread.c); NULL until the
+				       * first assembly; owned (ledger_free_model) */
 };
+
+/* A head's thread flattened for the assembly (thread.c). */
+struct ledger_thread;
+/* The thread of head (anc: its nanc turns, root first), kept in the model
+ * from one assembly to the next; a bare replay (a copy of the model) gets
+ * one of its own in *temp, which it frees (ledger_thread_free). NULL on out
+ * of memory. */
+const struct ledger_thread *ledger_thread_of(const struct source *src, long head, const long *anc, size_t nanc,
+					     struct ledger_thread **temp);
+/* The system messages in the thread's first `turns` turns: n of them, the
+ * k-th being (*msgs)[(*at)[k]], in order. */
+size_t ledger_thread_system(const struct ledger_thread *th, size_t turns, const long **msgs, const long **at);
+/* The messages of the thread's turn at position pos (root 0) and their
+ * pieces: n of them, in order. */
+size_t ledger_thread_turn(const struct ledger_thread *th, size_t pos, const long **msgs, const long **pieces);
+/* The messages whose piece the thread does not hold (nor a compaction of
+ * it), in message order: n of them in *off. */
+size_t ledger_thread_off(const struct ledger_thread *th, const long **off);
+/* NULL-safe. */
+void ledger_thread_free(struct ledger_thread *th);
+/* The kind's free_model: the thread, then the loader's model (ledger_free). */
+void ledger_free_model(void *model);
 
 /* Turn index of id, or -1. O(log n). */
 long ledger_turn_index(const struct ledger *l, const char *id);

@@ -14,6 +14,7 @@
 #include "ledger.h"
 
 #include "db.h"
+#include "ids.h"
 
 #include "alloc.h"
 #include "assembly.h"
@@ -49,7 +50,7 @@ static int nomem(struct cs_error *err)
 static int get_id(struct loader *ld, const cJSON *row, const struct jpath *at, const char *key, int required,
 		  const char **out)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(row, key);
+	const cJSON *v = json_member(row, key);
 	if (!v || cJSON_IsNull(v)) {
 		if (required)
 			return json_fail(ld->d, ld->err, CS_ESTRUCT, at, NULL, "missing \"%s\" (an id)", key);
@@ -98,7 +99,7 @@ static int get_json_column(struct loader *ld, const cJSON *row, const struct jpa
 {
 	*out = NULL;
 	*owned = NULL;
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(row, key);
+	const cJSON *v = json_member(row, key);
 	if (!v || cJSON_IsNull(v))
 		return CS_OK;
 	if (cJSON_IsString(v)) {
@@ -129,79 +130,9 @@ static int get_json_column(struct loader *ld, const cJSON *row, const struct jpa
 	return CS_OK;
 }
 
-/* Sorting and finding ids. */
-struct id_sort {
-	const char *id;
-	long index;
-};
-
-static int cmp_ids(const void *x, const void *y)
-{
-	const struct id_sort *a = x, *b = y;
-	int c = strcmp(a->id, b->id);
-	return c ? c : (a->index > b->index) - (a->index < b->index);
-}
-
-/* Sorts indices 0..n-1 by the id idof(i); reports the first duplicate. */
-static long *sort_ids(struct loader *ld, size_t n, const char *(*idof)(const struct ledger *, size_t),
-		      long *dup_a, long *dup_b)
-{
-	*dup_a = *dup_b = -1;
-	struct id_sort *tmp = cs_calloc(n ? n : 1, sizeof *tmp);
-	long *order = arena_alloc(&ld->src->arena, (n ? n : 1) * sizeof *order);
-	if (!tmp || !order) {
-		cs_free(tmp);
-		return NULL;
-	}
-	for (size_t i = 0; i < n; i++)
-		tmp[i] = (struct id_sort){ idof(ld->l, i), (long)i };
-	qsort(tmp, n, sizeof *tmp, cmp_ids);
-	for (size_t i = 0; i < n; i++) {
-		order[i] = tmp[i].index;
-		if (i && *dup_a < 0 && strcmp(tmp[i].id, tmp[i - 1].id) == 0) {
-			*dup_a = tmp[i - 1].index;
-			*dup_b = tmp[i].index;
-		}
-	}
-	cs_free(tmp);
-	return order;
-}
-
-static const char *turn_id_of(const struct ledger *l, size_t i)
-{
-	return l->turns[i].id;
-}
-
-static const char *message_id_of(const struct ledger *l, size_t i)
-{
-	return l->messages[i].id;
-}
-
-static long find_sorted(const long *order, size_t n, const char *id, const char *(*idof)(const struct ledger *, size_t),
-			const struct ledger *l)
-{
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(idof(l, (size_t)order[mid]), id);
-		if (c == 0)
-			return order[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
-}
-
-long ledger_turn_index(const struct ledger *l, const char *id)
-{
-	return id ? find_sorted(l->turn_order, l->nturns, id, turn_id_of, l) : -1;
-}
-
 static long message_index(const struct loader *ld, const char *id)
 {
-	return find_sorted(ld->msg_order, ld->l->nmessages, id, message_id_of, ld->l);
+	return ledger_find_sorted(ld->msg_order, ld->l->nmessages, id, ledger_message_id_of, ld->l);
 }
 
 /* A table's rows, from the export's array (one element at a time) or the
@@ -266,8 +197,8 @@ static int row_object(struct loader *ld, const cJSON *row, const struct jpath *a
 /* Whether a turn row has what read_turn_links reads. */
 static bool has_links(const cJSON *row)
 {
-	const cJSON *q = cJSON_GetObjectItemCaseSensitive(row, "query_message_ids");
-	const cJSON *r = cJSON_GetObjectItemCaseSensitive(row, "response_message_id");
+	const cJSON *q = json_member(row, "query_message_ids");
+	const cJSON *r = json_member(row, "response_message_id");
 	return (q && !cJSON_IsNull(q)) || (r && !cJSON_IsNull(r));
 }
 
@@ -325,7 +256,7 @@ static int read_turns(struct loader *ld)
 		return r.rc;
 	l->nturns = n;
 	long a, b;
-	if (!(l->turn_order = sort_ids(ld, n, turn_id_of, &a, &b)))
+	if (!(l->turn_order = ledger_sort_ids(&ld->src->arena, l, n, ledger_turn_id_of, &a, &b)))
 		return nomem(ld->err);
 	if (a >= 0) {
 		struct jpath at = JPATH_INDEX(&tp, b);
@@ -405,6 +336,7 @@ static int read_messages(struct loader *ld)
 		return nomem(ld->err);
 	struct jpath mp = JPATH_KEY(JPATH_ROOT, "messages");
 	size_t i = 0;
+	long turn_before = -1; /* the turn of the message before: a table sorted by turn names it or the next */
 	while ((row = rows_next(&r))) {
 		struct jpath at = JPATH_INDEX(&mp, i);
 		if ((rc = row_object(ld, row, &at)))
@@ -423,7 +355,7 @@ static int read_messages(struct loader *ld)
 			return json_fail(ld->d, ld->err, CS_ETYPE, &at, "role",
 					 "unknown role \"%s\": expected user, assistant, system or tool", m->role);
 		m->system = !strcmp(m->role, "system");
-		m->turn = ledger_turn_index(l, turn);
+		m->turn = turn_before = ledger_turn_near(l, turn_before, turn);
 		if (m->turn < 0)
 			return json_fail(ld->d, ld->err, CS_ESTRUCT, &at, "turn_id", "dangling id: no turn \"%s\"", turn);
 		long piece = source_add_piece(ld->src);
@@ -435,7 +367,8 @@ static int read_messages(struct loader *ld)
 		p->role = m->role;
 		p->kind_index = i;
 		p->label = arena_printf(&ld->src->arena, "turn %s \xC2\xB7 %s", l->turns[m->turn].id, m->role);
-		if (!p->label || source_set_piece_text(ld->src, piece, content, strlen(content)))
+		if (!p->label || source_keep_piece_text(ld->src, piece, ld->db ? NULL : json_iter_string_at(&r.it, "content"),
+							content, strlen(content)))
 			return nomem(ld->err);
 		l->turns[m->turn].nmessages++;
 		i++;
@@ -444,7 +377,7 @@ static int read_messages(struct loader *ld)
 		return r.rc;
 	l->nmessages = n;
 	long a, b;
-	if (!(ld->msg_order = sort_ids(ld, n, message_id_of, &a, &b)))
+	if (!(ld->msg_order = ledger_sort_ids(&ld->src->arena, l, n, ledger_message_id_of, &a, &b)))
 		return nomem(ld->err);
 	if (a >= 0) {
 		struct jpath at = JPATH_INDEX(&mp, b);
@@ -700,7 +633,7 @@ static int read_compactions(struct loader *ld)
 
 static int get_flag(struct loader *ld, const cJSON *row, const struct jpath *at, const char *key, bool *out)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(row, key);
+	const cJSON *v = json_member(row, key);
 	if (!v || cJSON_IsNull(v))
 		return CS_OK;
 	if (cJSON_IsBool(v))
@@ -778,7 +711,7 @@ static int read_event(struct loader *ld, const cJSON *ev, const struct jpath *at
 	struct ledger *l = ld->l;
 	const char *content = NULL;
 	int rc;
-	const cJSON *t = cJSON_GetObjectItemCaseSensitive(ev, "time");
+	const cJSON *t = json_member(ev, "time");
 	if ((rc = json_get_string(ld->d, ev, at, "content", JSON_REQUIRED, &content, ld->err)) ||
 	    (!cJSON_IsNumber(t) && (rc = get_text(ld, ev, at, "time", JSON_OPTIONAL, &l->event_time))) ||
 	    (rc = get_text(ld, ev, at, "timezone", JSON_OPTIONAL, &l->event_timezone)) ||
@@ -815,7 +748,7 @@ static int read_event(struct loader *ld, const cJSON *ev, const struct jpath *at
 		}
 		l->nevent_actions = k;
 	}
-	const cJSON *hook = cJSON_GetObjectItemCaseSensitive(ev, "hookData");
+	const cJSON *hook = json_member(ev, "hookData");
 	if (hook && !cJSON_IsNull(hook)) {
 		if (cJSON_IsString(hook)) {
 			l->event_hook = arena_strdup(&ld->src->arena, hook->valuestring);

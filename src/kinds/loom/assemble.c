@@ -43,11 +43,11 @@
 
 enum { LAYER_SYSTEM, LAYER_HISTORY, LAYER_CURRENT, LAYER_MEMORY };
 
-struct unit {
-	size_t first, n;      /* its pieces: seq[first .. first + n) */
-	const char *role;     /* dialogue role */
+struct unit {              /* small: truncation walks every one at each assembly */
+	size_t first;         /* its pieces: seq[first .. first + n); their role is its first's */
 	long tokens;          /* budget tokens of all its blocks */
-	size_t path_nodes;    /* primary (path) pieces in it */
+	unsigned n;           /* (pieces are fewer than LOOM_MAX_NODES) */
+	unsigned path_nodes;  /* primary (path) pieces in it */
 	bool kept;
 };
 
@@ -55,6 +55,8 @@ struct state {
 	struct assembly *a;
 	const struct source *src;
 	const struct loom *m;
+	const struct loom_prep *prep; /* m->prep */
+	const long *tok;      /* per piece, its block's tokens alone and merged (loom_prep_tokens); NULL */
 	bool dialogue;
 	long *seq;            /* included conversation pieces, in order */
 	size_t nseq;
@@ -120,68 +122,82 @@ static bool after_replay(const struct loom *m, const struct loom_item *it)
 	return it->use == LOOM_PRIMARY ? it->path_pos >= m->replay_pos : it->path_pos > m->replay_pos;
 }
 
-/* Decide: why piece i is left out (REASON_NONE: it goes in). */
+/* Decide: why piece i is left out (REASON_NONE: it goes in), from the
+ * prep (prep.c) and the user's exclusion. */
 static int filter(const struct state *st, long i)
 {
-	const struct piece *p = &st->src->pieces[i];
-	const struct loom_item *it = &st->m->items[p->kind_index];
-	if (after_replay(st->m, it))
+	const struct loom_prep *pr = st->prep;
+	enum loom_use use = pr->use[i];
+	if (st->m->replay_pos != SIZE_MAX && after_replay(st->m, &st->m->items[st->src->pieces[i].kind_index]))
 		return REASON_LATER;
-	if (it->use == LOOM_PINNED && !st->m->loom_aware)
+	if (use == LOOM_PINNED && !st->m->loom_aware)
 		return REASON_LOOM_AWARE_OFF;
-	if (p->user_excluded == 1)
+	signed char user = st->src->pieces[i].user_excluded;
+	if (user == 1)
 		return REASON_EXCLUDED_BY_USER;
-	bool forced = p->user_excluded == 0;
-	if (!forced && p->input_excluded)
-		return REASON_EXCLUDED;
-	if (!forced && it->pruned)
-		return REASON_PRUNED;
-	if (!forced && it->via_annotation && !it->include_annotation)
-		return REASON_ANNOTATION;
-	const char *s;
-	size_t n;
-	trimmed(p, &s, &n);
-	bool empty = st->dialogue || it->use == LOOM_INSTRUCTION ? n == 0 : p->text_bytes == 0;
+	unsigned bits = pr->bits[i];
+	if (user != 0 && (bits & (LOOM_PREP_EXCLUDED | LOOM_PREP_PRUNED | LOOM_PREP_ANNOTATION)))
+		return bits & LOOM_PREP_EXCLUDED ? REASON_EXCLUDED
+		       : bits & LOOM_PREP_PRUNED ? REASON_PRUNED : REASON_ANNOTATION;
+	bool empty = st->dialogue || use == LOOM_INSTRUCTION ? bits & LOOM_PREP_BLANK : bits & LOOM_PREP_NO_BYTES;
 	return empty ? REASON_EMPTY : REASON_NONE;
+}
+
+/* The sentence of a piece left out by name (its id in it), written when
+ * it is read (asm_drop_later): a tree may mark thousands of nodes excluded
+ * or pruned, and a re-assembly writes none of them. */
+static bool drop_sentence(const struct assembly *a, long piece, struct strbuf *out)
+{
+	const struct piece_result *r = &a->results[piece];
+	const char *id = a->src->pieces[piece].id;
+	sb_reset(out);
+	switch (r->reason) {
+	case REASON_EXCLUDED_BY_USER:
+		sb_printf(out, "excluded by you (--include %s puts it back)", id);
+		break;
+	case REASON_EXCLUDED:
+		sb_printf(out, "excluded: metadata.excluded is true in the tree (--include %s puts it back)", id);
+		break;
+	case REASON_PRUNED:
+		sb_printf(out, "pruned: metadata.pruned is true (soft-deleted); --include %s puts it back", id);
+		break;
+	default:
+		sb_puts(out, reason_sentence(r->reason));
+		break;
+	}
+	return !out->failed;
 }
 
 /* Explain: the sentence for a piece the filter left out. */
 static void explain_filtered(struct state *st, long i)
 {
 	struct assembly *a = st->a;
-	const struct piece *p = &st->src->pieces[i];
-	const struct loom_item *it = &st->m->items[p->kind_index];
 	switch (st->why[i]) {
 	case REASON_LATER:
-		asm_drop(a, i, REASON_LATER, "comes after the replayed request");
+		asm_drop_text(a, i, REASON_LATER, "comes after the replayed request");
 		break;
 	case REASON_LOOM_AWARE_OFF:
-		asm_drop(a, i, REASON_LOOM_AWARE_OFF,
-			 "loom-aware rendering is off: the operational memory is not sent (L or --loom-aware)");
+		asm_drop_text(a, i, REASON_LOOM_AWARE_OFF,
+			      "loom-aware rendering is off: the operational memory is not sent (L or --loom-aware)");
 		break;
 	case REASON_NO_SYSTEM_CONTEXT:
-		asm_drop(a, i, REASON_NO_SYSTEM_CONTEXT,
-			 "not sent: an instruction source goes into the system context, which buffer mode leaves "
-			 "out (bufferModeSystemContext is false)");
+		asm_drop_text(a, i, REASON_NO_SYSTEM_CONTEXT,
+			      "not sent: an instruction source goes into the system context, which buffer mode leaves "
+			      "out (bufferModeSystemContext is false)");
 		break;
 	case REASON_EXCLUDED_BY_USER:
-		asm_drop(a, i, REASON_EXCLUDED_BY_USER, "excluded by you (--include %s puts it back)", p->id);
-		break;
 	case REASON_EXCLUDED:
-		asm_drop(a, i, REASON_EXCLUDED, "excluded: metadata.excluded is true in the tree (--include %s puts it back)",
-			 p->id);
-		break;
 	case REASON_PRUNED:
-		asm_drop(a, i, REASON_PRUNED, "pruned: metadata.pruned is true (soft-deleted); --include %s puts it back",
-			 p->id);
+		a->sentence_fn = drop_sentence;
+		asm_drop_later(a, i, st->why[i], 0, 0);
 		break;
 	case REASON_ANNOTATION:
-		asm_drop(a, i, REASON_ANNOTATION,
-			 "annotation: reached through an annotation edge, which Aspen Grove leaves out unless "
-			 "metadata.includeAnnotation is true");
+		asm_drop_text(a, i, REASON_ANNOTATION,
+			      "annotation: reached through an annotation edge, which Aspen Grove leaves out unless "
+			      "metadata.includeAnnotation is true");
 		break;
 	case REASON_EMPTY:
-		asm_drop_text(a, i, REASON_EMPTY, st->dialogue || it->use == LOOM_INSTRUCTION
+		asm_drop_text(a, i, REASON_EMPTY, st->dialogue || st->prep->use[i] == LOOM_INSTRUCTION
 			      ? "empty: no text after trimming" : "empty: the node has no text");
 		break;
 	default:
@@ -250,7 +266,7 @@ static void make_loom_block(struct state *st)
 static size_t block_cp(const struct state *st, size_t k, bool first_in_unit)
 {
 	long i = st->seq[k];
-	size_t cp = st->src->pieces[i].code_points;
+	size_t cp = st->prep->cp[i];
 	if (!first_in_unit)
 		cp += 2; /* the blank line of a merge */
 	if (st->header && st->header[i])
@@ -258,27 +274,35 @@ static size_t block_cp(const struct state *st, size_t k, bool first_in_unit)
 	return cp;
 }
 
+/* Budget tokens of piece seq[k]'s block (block_cp), from the prep's
+ * counts at this chars_per_token when no header is added. */
+static long block_tokens(const struct state *st, size_t k, bool first_in_unit)
+{
+	if (!st->header && st->tok)
+		return st->tok[2 * (size_t)st->seq[k] + !first_in_unit];
+	return tokens_estimate(block_cp(st, k, first_in_unit), st->a->chars_per_token);
+}
+
 static void build_units(struct state *st)
 {
 	const struct source *src = st->src;
 	for (size_t k = 0; k < st->nseq; k++) {
 		long i = st->seq[k];
-		const struct piece *p = &src->pieces[i];
 		struct unit *u = st->nunits ? &st->units[st->nunits - 1] : NULL;
-		bool merge = st->dialogue && u && u->first + u->n == k && strcmp(u->role, p->role) == 0;
+		bool merge = st->dialogue && u && u->first + u->n == k && loom_prep_same_role(src, st->seq[u->first], i);
 		if (!merge) {
 			u = &st->units[st->nunits++];
-			*u = (struct unit){ .first = k, .role = p->role, .kept = true };
+			*u = (struct unit){ .first = k, .kept = true };
 		}
-		u->tokens += tokens_estimate(block_cp(st, k, !merge), st->a->chars_per_token);
+		u->tokens += block_tokens(st, k, !merge);
 		u->n++;
-		if (st->m->items[p->kind_index].use == LOOM_PRIMARY)
+		if (st->prep->use[i] == LOOM_PRIMARY)
 			u->path_nodes++;
 	}
 	const struct loom *m = st->m;
 	if (!st->dialogue && m->working_buffer_bytes) {
 		struct unit *u = &st->units[st->nunits++];
-		*u = (struct unit){ .first = st->nseq, .n = 0, .role = "", .kept = true };
+		*u = (struct unit){ .first = st->nseq, .n = 0, .kept = true };
 		u->tokens = tokens_estimate(utf8_count_code_points(m->working_buffer, m->working_buffer_bytes),
 					    st->a->chars_per_token);
 	}
@@ -313,12 +337,14 @@ static long marker_tokens(struct state *st, size_t removed)
 static void removed_range(const struct state *st, size_t from, size_t to, const char **first, const char **last)
 {
 	*first = *last = "";
-	for (size_t u = from; u < to; u++) {
-		if (st->units[u].kept || !st->units[u].n)
-			continue;
-		if (!**first)
-			*first = st->src->pieces[st->seq[st->units[u].first]].label;
-		*last = st->src->pieces[st->seq[st->units[u].first + st->units[u].n - 1]].label;
+	size_t u = from, v = to;
+	while (u < to && (st->units[u].kept || !st->units[u].n))
+		u++;
+	while (v > u && (st->units[v - 1].kept || !st->units[v - 1].n))
+		v--;
+	if (u < v) {
+		*first = st->src->pieces[st->seq[st->units[u].first]].label;
+		*last = st->src->pieces[st->seq[st->units[v - 1].first + st->units[v - 1].n - 1]].label;
 	}
 }
 
@@ -450,7 +476,7 @@ static long emit_piece(struct state *st, size_t k, bool first_in_unit, int layer
 	if (st->header && st->header[i])
 		asm_span(a, st->header[i], strlen(st->header[i]), st->header_cp[i]);
 	asm_span(a, p->text, p->text_bytes, p->code_points);
-	b->budget_tokens = tokens_estimate(block_cp(st, k, first_in_unit), a->chars_per_token);
+	b->budget_tokens = block_tokens(st, k, first_in_unit);
 	b->keep_head = p->text_bytes;
 	asm_whole(a, i, index, b->budget_tokens);
 	return index;
@@ -470,6 +496,12 @@ static void emit_all(struct state *st, size_t first_removed, size_t removed)
 {
 	struct assembly *a = st->a;
 	const struct loom *m = st->m;
+	const struct source *src = st->src;
+	size_t pieces = 0, units = 0; /* room made once: a stopAtLimit refusal emits every node */
+	for (size_t u = 0; u < st->nunits; u++)
+		if (st->units[u].kept)
+			pieces += st->units[u].n, units++;
+	asm_reserve(a, a->nblocks + pieces + units + 3, a->nspans + 3 * pieces + units + 3, a->nmessages + units + 1);
 	long last_history = -1;
 	for (size_t u = 0; u < st->nunits; u++) {
 		const struct unit *un = &st->units[u];
@@ -484,7 +516,7 @@ static void emit_all(struct state *st, size_t first_removed, size_t removed)
 		if (!un->kept)
 			continue;
 		if (st->dialogue)
-			asm_message(a, un->role);
+			asm_message(a, un->n ? src->pieces[st->seq[un->first]].role : "");
 		if (current && st->loom_block)
 			emit_made(st, "loom context", st->loom_block, st->loom_block_cp, LAYER_CURRENT, 0);
 		if (un->n == 0) { /* the working buffer */
@@ -514,8 +546,7 @@ static void decide_system(struct state *st)
 			sys_parts++;
 		}
 	for (size_t i = 0; i < src->npieces; i++) {
-		const struct loom_item *it = &m->items[src->pieces[i].kind_index];
-		if (it->use != LOOM_INSTRUCTION)
+		if (st->prep->use[i] != LOOM_INSTRUCTION)
 			continue;
 		st->why[i] = (unsigned char)(use_system ? filter(st, (long)i) : REASON_NO_SYSTEM_CONTEXT);
 		if (st->why[i] != REASON_NONE)
@@ -539,7 +570,7 @@ static void decide_conversation(struct state *st)
 	const struct source *src = st->src;
 	const struct loom *m = st->m;
 	for (size_t i = 0; i < src->npieces; i++) {
-		enum loom_use use = m->items[src->pieces[i].kind_index].use;
+		enum loom_use use = st->prep->use[i];
 		if (use == LOOM_INSTRUCTION || use == LOOM_PINNED)
 			continue;
 		st->why[i] = (unsigned char)filter(st, (long)i);
@@ -621,7 +652,7 @@ static void decide_memory(struct state *st)
 	size_t kept = 0;
 	long pinned = 0;
 	for (size_t i = 0; i < src->npieces; i++) {
-		if (m->items[src->pieces[i].kind_index].use != LOOM_PINNED)
+		if (st->prep->use[i] != LOOM_PINNED)
 			continue;
 		st->why[i] = (unsigned char)filter(st, (long)i);
 		if (st->why[i] == REASON_NONE)
@@ -666,9 +697,9 @@ static void render_memory(struct state *st)
 		return;
 	emit_made(st, "operational memory", st->mem_head, (size_t)-1, LAYER_MEMORY, 0);
 	for (size_t i = 0; i < src->npieces; i++) {
-		const struct piece *p = &src->pieces[i];
-		if (st->m->items[p->kind_index].use != LOOM_PINNED || st->why[i] != REASON_NONE)
+		if (st->prep->use[i] != LOOM_PINNED || st->why[i] != REASON_NONE)
 			continue;
+		const struct piece *p = &src->pieces[i];
 		struct block *b = asm_block(a, (long)i, LAYER_MEMORY, -1);
 		long index = (long)a->nblocks - 1;
 		asm_span(a, "- ", 2, 2);
@@ -706,7 +737,7 @@ static void render_system(struct state *st)
 			asm_span(a, parts_text[k], strlen(parts_text[k]), (size_t)-1);
 		}
 	for (size_t i = 0; i < src->npieces; i++) {
-		if (m->items[src->pieces[i].kind_index].use != LOOM_INSTRUCTION || st->why[i] != REASON_NONE)
+		if (st->prep->use[i] != LOOM_INSTRUCTION || st->why[i] != REASON_NONE)
 			continue;
 		const char *s;
 		size_t n;
@@ -803,7 +834,7 @@ static void explain_filters(struct state *st)
 	const struct source *src = st->src;
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < src->npieces; i++)
-			if ((st->m->items[src->pieces[i].kind_index].use == LOOM_INSTRUCTION) == (pass == 0))
+			if (st->why[i] != REASON_NONE && (st->prep->use[i] == LOOM_INSTRUCTION) == (pass == 0))
 				explain_filtered(st, (long)i);
 }
 
@@ -825,6 +856,9 @@ int loom_assemble(const struct source *src, struct assembly *a, struct cs_error 
 	const struct loom *m = src->model;
 	struct state st = { .a = a, .src = src, .m = m, .dialogue = m->mode == LOOM_DIALOGUE };
 	int rc = asm_init(a, src, st.dialogue ? ASM_MESSAGES : ASM_DOCUMENT);
+	if (rc == CS_OK)
+		rc = loom_prepare(src); /* once per source: what no edit changes */
+	st.prep = m->prep;
 	if (rc != CS_OK)
 		return cs_error_nomem(err);
 	static const char *const layers[] = { "system", "history", "current", "memory" };
@@ -838,8 +872,8 @@ int loom_assemble(const struct source *src, struct assembly *a, struct cs_error 
 	a->budget.usable = t.usable;
 
 	size_t np = src->npieces ? src->npieces : 1;
-	st.seq = cs_calloc(np, sizeof *st.seq);
-	st.units = cs_calloc(src->npieces + 2, sizeof *st.units);
+	st.seq = cs_malloc(np * sizeof *st.seq); /* each written before it is read */
+	st.units = cs_malloc((src->npieces + 2) * sizeof *st.units);
 	st.why = cs_calloc(np, sizeof *st.why);
 	if (m->loom_aware && st.dialogue) {
 		st.header = cs_calloc(np, sizeof *st.header);
@@ -850,6 +884,7 @@ int loom_assemble(const struct source *src, struct assembly *a, struct cs_error 
 		goto out;
 	}
 
+	st.tok = loom_prep_tokens(src, a->chars_per_token);
 	decide_extent(&st);
 	decide_system(&st);
 	decide_memory(&st);

@@ -98,7 +98,46 @@ struct loom {
 	size_t replay_pos;           /* SIZE_MAX; a replay: the path node whose request it assembles */
 	long want_request;           /* the replay setting: the Nth model node's request (1-based); -1 the next */
 	struct loom_usage *usage;    /* cache of the replays (usage.c); NULL until asked; owned */
+	struct loom_prep *prep;      /* what the assembly reads of each piece (prep.c); NULL until
+				      * the first assembly; owned (freed by loom_free_model) */
 };
+
+/* Per piece (by piece index), what no edit changes, for the assembly
+ * (prep.c): made once by loom_prepare. */
+#define LOOM_PREP_ROLES 255 /* roles told apart by number; more share the last and compare by text */
+enum {
+	LOOM_PREP_EXCLUDED = 1u << 0,   /* the input excludes it (metadata.excluded) */
+	LOOM_PREP_PRUNED = 1u << 1,     /* metadata.pruned */
+	LOOM_PREP_ANNOTATION = 1u << 2, /* reached through an annotation edge, not included */
+	LOOM_PREP_NO_BYTES = 1u << 3,   /* its text is empty */
+	LOOM_PREP_BLANK = 1u << 4,      /* its text is empty after trimming white space */
+};
+struct loom_prep {
+	unsigned char *use;          /* enum loom_use */
+	unsigned char *bits;         /* LOOM_PREP_* */
+	unsigned short *role;        /* a number per distinct role (loom_prep_same_role) */
+	size_t *cp;                  /* the text's code points */
+	long *tok;                   /* per piece, its block's tokens alone, then merged (the blank
+				      * line before it) at tok_cpt chars a token; NULL until asked */
+	double tok_cpt;
+	size_t n;
+	const char *roles[LOOM_PREP_ROLES]; /* borrowed from the pieces */
+	unsigned short nroles;
+};
+
+/* Makes src's model's prep when it has none (the model is a cache here,
+ * as for the replays: src is otherwise untouched). CS_OK or CS_ENOMEM. */
+int loom_prepare(const struct source *src);
+/* Per piece i (the prep made), [2i] the tokens of its text alone, [2i+1]
+ * with the blank line of a merge, at chars_per_token; owned by the prep,
+ * valid until the next call; NULL on out of memory. */
+const long *loom_prep_tokens(const struct source *src, double chars_per_token);
+/* Whether pieces a and b have the same role (the prep made). */
+bool loom_prep_same_role(const struct source *src, long a, long b);
+/* NULL-safe. */
+void loom_prep_free(struct loom_prep *pr);
+/* The kind's free_model: the prep, then the loader's model (loom_free). */
+void loom_free_model(void *model);
 
 /* One model node's request replayed (usage.c); the rows of struct loom_usage. */
 struct loom_usage_row {

@@ -212,6 +212,8 @@ size_t loom_model_node(const struct source *src, size_t k, size_t *pos, long *pi
 static int replay(const struct source *src, size_t pos, struct assembly *out, struct cs_error *err)
 {
 	const struct loom *m0 = src->model;
+	if (loom_prepare(src) != CS_OK) /* made here, so that the copy below shares it */
+		return cs_error_nomem(err);
 	struct loom l = *m0;
 	l.replay_pos = pos;
 	l.min_recent_override = -1;

@@ -36,19 +36,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What happened to one item, decided before any sentence is written (the
- * sentences name the cutoff, known only at the end). */
-struct decision {
-	int reason;      /* REASON_NONE: in */
-	long left;       /* pass 2: budget left when it was considered */
-	long share_used; /* pass 1: its share's tokens kept then */
-};
-
-/* What an edit can change of an item, read in input order. */
-struct item_flags {
-	unsigned char excluded, filtered, held;
-};
-
 /* What the three phases share: the items in score order, the decision for
  * each (by rank, as order), and the totals the decisions left. */
 struct run {
@@ -60,12 +47,13 @@ struct run {
 	size_t n;
 	struct memory_slot *order; /* the model's kept slots (rank.c), refreshed by rank() */
 	const size_t *rank_of; /* piece -> its place in order */
-	struct decision *dec;
+	struct memory_decision *dec; /* what happened to each item, decided before any sentence is written
+				      * (the sentences name the cutoff, known only at the end) */
 	bool has_cutoff, has_included;
 	double cutoff, lowest_in;
 	size_t dropped_budget, dropped_alloc, scored;
 	const char *compressed; /* the compression fact (arena), NULL when off */
-	struct item_flags *flags; /* by piece: what an edit can change (rank) */
+	struct memory_flags *flags; /* by piece: what an edit can change (rank) */
 };
 
 static const char *archetype_text(const struct memory *m, struct arena *ar)
@@ -93,22 +81,22 @@ static bool rank(struct run *r, struct assembly *a)
 {
 	const struct source *src = r->src;
 	struct memory *cache = src->model; /* the kept order (rank.c) */
-	struct item_flags *flags = r->flags = cs_malloc((r->n ? r->n : 1) * sizeof *flags);
+	struct memory_flags *flags = r->flags = cs_malloc((r->n ? r->n : 1) * sizeof *flags);
 	if (!flags || !memory_rank(cache, src, r->s->weights))
 		return false;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct piece *p = &src->pieces[i];
 		const struct memory_item *it = &r->m->items[p->kind_index];
-		a->results[i].score = cache->score_of[i];
-		a->results[i].original_tokens = it->tokens;
-		flags[i] = (struct item_flags){ piece_excluded(p), (unsigned char)it->filtered,
+		a->results[i] = (struct piece_result){ .outcome = OUTCOME_DROPPED, .block = -1, .score = cache->score_of[i],
+						       .original_tokens = it->tokens }; /* asm_init_unset left it */
+		flags[i] = (struct memory_flags){ piece_excluded(p), (unsigned char)it->filtered,
 						(unsigned char)memory_held_out(r->m, it) };
 	}
 	r->order = cache->slots;
 	r->rank_of = cache->rank_of;
 	for (size_t k = 0; k < r->n; k++) {
 		struct memory_slot *o = &r->order[k];
-		struct item_flags f = flags[o->index];
+		struct memory_flags f = flags[o->index];
 		o->excluded = f.excluded;
 		o->filtered = f.filtered;
 		o->held = f.held;
@@ -178,11 +166,11 @@ static bool pass1_order(struct memory *m, const struct source *src)
 static void pass_queries(struct run *r, const struct memory *cache)
 {
 	for (size_t j = 0; r->m->caps && j < cache->npass1; j++) {
-		struct item_flags f = r->flags[cache->pass1_order[j]];
+		struct memory_flags f = r->flags[cache->pass1_order[j]];
 		if (f.excluded || f.filtered != MF_NONE || f.held)
 			continue;
 		const struct memory_pass1 *q = &cache->pass1[j];
-		struct decision *d = &r->dec[q->rank];
+		struct memory_decision *d = &r->dec[q->rank];
 		d->share_used = r->share_used[q->share];
 		if (r->share_used[q->share] + q->tokens > r->cap[q->share]) {
 			d->reason = REASON_OVER_ALLOCATION;
@@ -199,7 +187,7 @@ static void pass_select(struct run *r)
 	long used = 0;
 	for (size_t k = 0; k < r->n; k++) {
 		const struct memory_slot *o = &r->order[k];
-		struct decision *d = &r->dec[k];
+		struct memory_decision *d = &r->dec[k];
 		if (o->excluded || o->filtered != MF_NONE || o->held) {
 			d->reason = o->excluded ? REASON_EXCLUDED_BY_USER : o->held ? o->held : REASON_FILTERED;
 			continue;
@@ -244,7 +232,7 @@ static void now_fit(const struct run *r, const bool *was_in, struct strbuf *out,
  * and what then fits. */
 static void select_compressed(struct run *r, struct assembly *a)
 {
-	struct decision *kept = r->m->compress ? cs_malloc((r->n ? r->n : 1) * sizeof *kept) : NULL;
+	struct memory_decision *kept = r->m->compress ? cs_malloc((r->n ? r->n : 1) * sizeof *kept) : NULL;
 	if (kept)
 		memcpy(kept, r->dec, r->n * sizeof *kept); /* what pass 1 left */
 	pass_select(r);
@@ -372,10 +360,17 @@ static void render_section(const struct run *r, struct assembly *a, int sec, boo
 }
 
 /* Render: formatContext, one section per type with items, in score order
- * (the ranks of what went in gathered once: a few of a million). */
-static void render(const struct run *r, struct assembly *a)
+ * (in: the ranks of what went in, nin of them: a few of a million). */
+static void render_in(const struct run *r, struct assembly *a, const size_t *in, size_t nin)
 {
 	bool first_section = a->nblocks == 0; /* the task stack's layers may come first */
+	for (int sec = 0; sec < MEMORY_NSECTIONS; sec++)
+		render_section(r, a, sec, &first_section, in, nin);
+}
+
+/* Render, the ranks of what went in gathered once from the decisions. */
+static void render(const struct run *r, struct assembly *a)
+{
 	size_t nin = 0;
 	for (size_t k = 0; k < r->n; k++)
 		nin += r->dec[k].reason == REASON_NONE;
@@ -388,8 +383,7 @@ static void render(const struct run *r, struct assembly *a)
 	for (size_t k = 0; k < r->n; k++)
 		if (r->dec[k].reason == REASON_NONE)
 			in[nin++] = k;
-	for (int sec = 0; sec < MEMORY_NSECTIONS; sec++)
-		render_section(r, a, sec, &first_section, in, nin);
+	render_in(r, a, in, nin);
 	cs_free(in);
 }
 
@@ -505,54 +499,68 @@ static bool drop_sentence(const struct assembly *a, long piece, struct strbuf *o
 	return !out->failed;
 }
 
-/* Explain, the pieces: a sentence for each item that stayed out, naming
- * the pass that dropped it and the score it was ranked by there (deferred,
- * drop_sentence, but for the rarer reasons). */
+/* Explain, one item that stayed out: the sentence names the pass that
+ * dropped it and the score it was ranked by there (deferred, drop_sentence,
+ * but for the rarer reasons). sb: scratch. */
+static void explain_one(const struct run *r, struct assembly *a, size_t k, struct strbuf *sb)
+{
+	long i = (long)r->order[k].index;
+	const struct memory_decision *d = &r->dec[k];
+	const struct memory_item *it = r->order[k].item;
+	double score = r->order[k].score;
+	switch (d->reason) {
+	case REASON_EXCLUDED_BY_USER:
+		asm_drop_later(a, i, REASON_EXCLUDED_BY_USER, 0, 0);
+		break;
+	case REASON_OFF_PATH:
+		asm_drop(a, i, REASON_OFF_PATH, "not the current task frame's (%s): its taskId is %s; score %.3f",
+			 r->m->stack.frames[r->m->stack.current].id, it->task_id ? it->task_id : "absent", score);
+		break;
+	case REASON_LATER:
+		asm_drop(a, i, REASON_LATER, "a new event (newEvents[%ld]): not part of this build", it->arrival);
+		break;
+	case REASON_FILTERED: {
+		const char *why = memory_filter_sentence(r->src, it, &a->arena);
+		if (!why)
+			a->nomem = true;
+		sb_reset(sb);
+		with_score(sb, why ? why : "filtered out", score);
+		asm_drop_text(a, i, REASON_FILTERED, sb->failed ? NULL : arena_strndup(&a->arena, sb_str(sb), sb->len));
+		break;
+	}
+	case REASON_OVER_BUDGET:
+		asm_drop_later(a, i, REASON_OVER_BUDGET, r->order[k].tokens, d->left);
+		break;
+	case REASON_OVER_ALLOCATION:
+		asm_drop_later(a, i, REASON_OVER_ALLOCATION, r->order[k].tokens, d->share_used);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Sets the deferred sentences' writer; false on out of memory. */
+static bool defer_sentences(const struct run *r, struct assembly *a)
+{
+	asm_expect_not_whole(a, a->nnot_whole + r->n); /* most of a large snapshot stays out */
+	a->sentence_ctx = drop_text_new(r, a);
+	if (!a->sentence_ctx) {
+		a->nomem = true;
+		return false;
+	}
+	a->sentence_fn = drop_sentence;
+	return true;
+}
+
+/* Explain, the pieces: each item that stayed out, in score order. */
 static void explain_drops(const struct run *r, struct assembly *a)
 {
 	struct strbuf sb = STRBUF_INIT;
-	asm_expect_not_whole(a, a->nnot_whole + r->n); /* most of a large snapshot stays out */
-	a->sentence_ctx = drop_text_new(r, a);
-	if (!a->sentence_ctx)
-		a->nomem = true;
-	else
-		a->sentence_fn = drop_sentence;
-	for (size_t k = 0; k < r->n && a->sentence_fn; k++) {
-		long i = (long)r->order[k].index;
-		const struct decision *d = &r->dec[k];
-		const struct memory_item *it = r->order[k].item;
-		double score = r->order[k].score;
-		switch (d->reason) {
-		case REASON_EXCLUDED_BY_USER:
-			asm_drop_later(a, i, REASON_EXCLUDED_BY_USER, 0, 0);
-			break;
-		case REASON_OFF_PATH:
-			asm_drop(a, i, REASON_OFF_PATH, "not the current task frame's (%s): its taskId is %s; score %.3f",
-				 r->m->stack.frames[r->m->stack.current].id, it->task_id ? it->task_id : "absent", score);
-			break;
-		case REASON_LATER:
-			asm_drop(a, i, REASON_LATER, "a new event (newEvents[%ld]): not part of this build", it->arrival);
-			break;
-		case REASON_FILTERED: {
-			const char *why = memory_filter_sentence(r->src, it, &a->arena);
-			if (!why)
-				a->nomem = true;
-			sb_reset(&sb);
-			with_score(&sb, why ? why : "filtered out", score);
-			asm_drop_text(a, i, REASON_FILTERED, sb.failed ? NULL : arena_strndup(&a->arena, sb_str(&sb), sb.len));
-			break;
+	if (defer_sentences(r, a))
+		for (size_t k = 0; k < r->n; k++) {
+			explain_one(r, a, k, &sb);
+			a->results[r->order[k].index].original_tokens = r->order[k].full_tokens;
 		}
-		case REASON_OVER_BUDGET:
-			asm_drop_later(a, i, REASON_OVER_BUDGET, r->order[k].tokens, d->left);
-			break;
-		case REASON_OVER_ALLOCATION:
-			asm_drop_later(a, i, REASON_OVER_ALLOCATION, r->order[k].tokens, d->share_used);
-			break;
-		default:
-			break;
-		}
-		a->results[i].original_tokens = r->order[k].full_tokens;
-	}
 	sb_fini(&sb);
 }
 
@@ -605,11 +613,110 @@ static void explain_facts(const struct run *r, struct assembly *a)
 		a->flags |= ASM_TRUNCATED;
 }
 
-/* rank → pass 1 → pass 2 → render → explain. */
+/* rank → pass 1 → pass 2 → render → explain, every item decided; the
+ * build is then kept (patch.c). false on out of memory. */
+static bool build_anew(struct run *r, struct assembly *a)
+{
+	struct memory *cache = r->src->model; /* the pass-1 order (pass1_order) */
+	r->dec = cs_calloc(r->n ? r->n : 1, sizeof *r->dec);
+	if (!r->dec || !rank(r, a) || (r->m->caps && !pass1_order(cache, r->src))) {
+		cs_free(r->dec);
+		cs_free(r->flags);
+		return false;
+	}
+	pass_queries(r, cache);
+	select_compressed(r, a);
+	render(r, a);
+	if (!r->m->quiet)
+		explain_drops(r, a);
+	memory_keep(cache, r->src, r->budget, r->dec, r->flags, a->results, r->share_used, r->dropped_budget,
+		    r->dropped_alloc, r->scored); /* takes dec and flags */
+	r->dec = NULL;
+	r->flags = NULL;
+	return true;
+}
+
+/* The ranks in and the cutoff, from the kept decisions: in (cs_malloc'd)
+ * and nin; NULL on out of memory. */
+static size_t *kept_in(struct run *r, const struct memory_kept *k, size_t *nin)
+{
+	size_t count = 0, last = 0;
+	for (size_t q = 0; q < r->n; q++)
+		count += k->rreason[q] == REASON_NONE;
+	size_t *in = cs_malloc((count ? count : 1) * sizeof *in);
+	if (!in)
+		return NULL;
+	*nin = 0;
+	for (size_t q = 0; q < r->n; q++) {
+		int why = k->rreason[q];
+		if (why == REASON_NONE) {
+			in[(*nin)++] = last = q;
+		} else if (!r->has_cutoff && (why == REASON_OVER_BUDGET || why == REASON_OVER_ALLOCATION)) {
+			r->has_cutoff = true;
+			r->cutoff = r->order[q].score;
+		}
+	}
+	r->has_included = *nin > 0;
+	if (r->has_included)
+		r->lowest_in = r->order[last].score;
+	return in;
+}
+
+/* The build from the kept one (memory_patch re-decided it): every result
+ * written in input order from the kept arrays (no walk over a million
+ * results in score order), then what went in rendered and what stayed out
+ * listed in score order, as build_anew leaves them. false on out of memory. */
+static bool from_kept(struct run *r, struct assembly *a)
+{
+	const struct memory *cache = r->m;
+	const struct memory_kept *k = cache->kept;
+	r->order = cache->slots;
+	r->rank_of = cache->rank_of;
+	r->dec = k->dec; /* the kept build's, borrowed */
+	memcpy(r->share_used, k->share_used, sizeof r->share_used);
+	r->dropped_budget = k->dropped_budget;
+	r->dropped_alloc = k->dropped_alloc;
+	r->scored = k->scored;
+	for (size_t i = 0; i < r->n; i++) {
+		int why = k->preason[i];
+		long full = k->full[i];
+		bool numbers = why == REASON_OVER_BUDGET || why == REASON_OVER_ALLOCATION;
+		a->results[i] = (struct piece_result){ .outcome = OUTCOME_DROPPED, .reason = why,
+						       .why = { numbers ? full : 0, k->why1[i] }, .original_tokens = full,
+						       .block = -1, .score = cache->score_of[i] };
+	}
+	size_t nin;
+	size_t *in = kept_in(r, k, &nin);
+	if (!in)
+		return false;
+	render_in(r, a, in, nin);
+	cs_free(in);
+	struct strbuf sb = STRBUF_INIT;
+	size_t nw = a->nnot_whole, deferred = 0; /* in registers: a million of them */
+	if (defer_sentences(r, a) && a->cap_not_whole >= a->nnot_whole + r->n)
+		for (size_t q = 0; q < r->n; q++) {
+			int why = k->rreason[q];
+			if (why == REASON_EXCLUDED_BY_USER || why == REASON_OVER_BUDGET || why == REASON_OVER_ALLOCATION) {
+				a->not_whole[nw++] = (long)cache->rank_order[q]; /* its result written above */
+				deferred++;
+			} else if (why != REASON_NONE) {
+				a->nnot_whole = nw;
+				explain_one(r, a, q, &sb); /* lists it itself */
+				nw = a->nnot_whole;
+			}
+		}
+	a->nnot_whole = nw;
+	a->ndeferred += deferred;
+	sb_fini(&sb);
+	r->dec = NULL;
+	return true;
+}
+
+/* The run's figures, then the build from the kept one or anew, the facts. */
 int memory_build(const struct source *src, struct assembly *a, struct cs_error *err)
 {
 	const struct memory *m = src->model;
-	int rc = asm_init(a, src, ASM_DOCUMENT);
+	int rc = asm_init_unset(a, src, ASM_DOCUMENT); /* build_anew's rank() or from_kept writes every result */
 	if (rc != CS_OK)
 		return cs_error_nomem(err);
 	if (memory_groupings(m, a) != CS_OK)
@@ -627,21 +734,13 @@ int memory_build(const struct source *src, struct assembly *a, struct cs_error *
 	for (int k = 0; k < MA_COUNT; k++)
 		r.cap[k] = (long)floor((double)r.budget * (r.s->allocation[k] / 100.0)); /* the seed's TokenBudget.allocate */
 
-	struct memory *cache = src->model; /* the pass-1 order (pass1_order) */
-	r.dec = cs_calloc(r.n ? r.n : 1, sizeof *r.dec);
-	if (!r.dec || !rank(&r, a) || (m->caps && !pass1_order(cache, src))) {
-		cs_free(r.dec);
-		cs_free(r.flags);
+	struct memory *cache = src->model; /* the kept orders and build (rank.c, patch.c) */
+	bool patched = !m->quiet && m->hold_from == 0 && memory_rank(cache, src, r.s->weights) &&
+		       memory_kept_matches(m, src, r.budget) && memory_patch(cache, src, r.cap);
+	if (patched ? !from_kept(&r, a) : !build_anew(&r, a)) {
 		asm_fini(a);
 		return cs_error_nomem(err);
 	}
-	pass_queries(&r, cache);
-	select_compressed(&r, a);
-	render(&r, a);
-	if (!m->quiet)
-		explain_drops(&r, a);
-	cs_free(r.dec);
-	cs_free(r.flags);
 	explain_facts(&r, a);
 	if (r.compressed) {
 		asm_fact(a, "compression", "%s", r.compressed);

@@ -283,7 +283,7 @@ static int format_event(struct source *src, const struct json_doc *d, const cJSO
 	if ((rc = raw_string(d, ev, at, "type", JSON_REQUIRED, &type, err)) ||
 	    (rc = json_get_string(d, ev, at, "outcome", JSON_OPTIONAL, &outcome, err)))
 		return rc;
-	const cJSON *ts = cJSON_GetObjectItemCaseSensitive(ev, "timestamp");
+	const cJSON *ts = json_member(ev, "timestamp");
 	if (cJSON_IsNumber(ts)) {
 		if (!(ts->valuedouble >= -MEMORY_MAX_EPOCH_MS && ts->valuedouble <= MEMORY_MAX_EPOCH_MS))
 			return json_fail(d, err, CS_ETYPE, at, "timestamp",
@@ -297,7 +297,7 @@ static int format_event(struct source *src, const struct json_doc *d, const cJSO
 		return json_fail(d, err, CS_ETYPE, at, "timestamp",
 				 "expected milliseconds since 1970 or an ISO time text, got %s", json_type_name(ts));
 	}
-	const cJSON *content = cJSON_GetObjectItemCaseSensitive(ev, "content");
+	const cJSON *content = json_member(ev, "content");
 	struct jpath cp = JPATH_KEY(at, "content");
 	bool known = !strcmp(type, "file_read") || !strcmp(type, "file_write") || !strcmp(type, "shell_exec") ||
 		     !strcmp(type, "error");
@@ -376,9 +376,10 @@ static int format_relation(const struct json_doc *d, const cJSON *re, const stru
 	return CS_OK;
 }
 
-/* The item's text: `content` as given, or its raw record formatted. */
+/* The item's text: `content` as given (*given, out left empty), or its raw
+ * record formatted into out. */
 static int item_text(struct source *src, const struct json_doc *d, const cJSON *item, const struct jpath *at, int t,
-		     struct strbuf *out, struct cs_error *err)
+		     struct strbuf *out, const char **given, struct cs_error *err)
 {
 	static const char *const raw_keys[MEM_TYPE_COUNT] = { "event", "chunk", "entity", "relation", NULL };
 	const char *content = NULL;
@@ -392,7 +393,7 @@ static int item_text(struct source *src, const struct json_doc *d, const cJSON *
 	if (content && raw)
 		return json_fail(d, err, CS_ESTRUCT, at, key, "give content or %s, not both", key);
 	if (content) {
-		sb_puts(out, content);
+		*given = content;
 		return CS_OK;
 	}
 	if (!raw) {
@@ -426,20 +427,20 @@ static int read_own(struct source *src, const struct json_doc *d, const cJSON *i
 {
 	static const char *const raw_keys[MEM_TYPE_COUNT] = { "event", NULL, "entity", "relation", NULL };
 	static const char *const type_keys[MEM_TYPE_COUNT] = { "eventType", NULL, "entityType", NULL, NULL };
-	const cJSON *raw = raw_keys[it->type] ? cJSON_GetObjectItemCaseSensitive(item, raw_keys[it->type]) : NULL;
+	const cJSON *raw = raw_keys[it->type] ? json_member(item, raw_keys[it->type]) : NULL;
 	it->weight = NAN;
 	int rc;
 	if (it->type == MEM_RELATION) {
-		const cJSON *holder = cJSON_IsObject(raw) && cJSON_GetObjectItemCaseSensitive(raw, "weight") ? raw : item;
+		const cJSON *holder = cJSON_IsObject(raw) && json_member(raw, "weight") ? raw : item;
 		struct jpath rp = JPATH_KEY(at, "relation");
 		if ((rc = json_get_number(d, holder, holder == item ? at : &rp, "weight", JSON_OPTIONAL, &it->weight, err)))
 			return rc;
-		if (cJSON_GetObjectItemCaseSensitive(holder, "weight") && !isfinite(it->weight))
+		if (json_member(holder, "weight") && !isfinite(it->weight))
 			return json_fail(d, err, CS_ETYPE, holder == item ? at : &rp, "weight", "a weight must be a finite number");
 	}
 	const char *sub = NULL;
 	if (type_keys[it->type]) {
-		const cJSON *t = cJSON_IsObject(raw) ? cJSON_GetObjectItemCaseSensitive(raw, "type") : NULL;
+		const cJSON *t = cJSON_IsObject(raw) ? json_member(raw, "type") : NULL;
 		if (cJSON_IsString(t))
 			sub = t->valuestring;
 		else if ((rc = json_get_string(d, item, at, type_keys[it->type], JSON_OPTIONAL, &sub, err)))
@@ -447,9 +448,9 @@ static int read_own(struct source *src, const struct json_doc *d, const cJSON *i
 	}
 	if (sub && !(it->subtype = arena_strdup(&src->arena, sub)))
 		return cs_error_nomem(err);
-	const cJSON *ts = cJSON_GetObjectItemCaseSensitive(item, "timestamp");
+	const cJSON *ts = json_member(item, "timestamp");
 	if ((!ts || cJSON_IsNull(ts)) && it->type == MEM_EVENT && cJSON_IsObject(raw))
-		ts = cJSON_GetObjectItemCaseSensitive(raw, "timestamp");
+		ts = json_member(raw, "timestamp");
 	if (cJSON_IsNumber(ts)) {
 		/* out of range is refused where the timestamp is read */
 		it->has_ms = ts->valuedouble >= -MEMORY_MAX_EPOCH_MS && ts->valuedouble <= MEMORY_MAX_EPOCH_MS;
@@ -458,14 +459,15 @@ static int read_own(struct source *src, const struct json_doc *d, const cJSON *i
 		it->has_ms = iso_time_parse(ts->valuestring, &it->ms);
 		if (!it->has_ms && !(it->given & (1u << MW_RECENCY)) &&
 		    source_warn(src, -1, 0, 0, "%s: the timestamp \"%s\" is not an ISO 8601 time: no recency derived",
-				cJSON_GetObjectItemCaseSensitive(item, "id")->valuestring, ts->valuestring))
+				json_member(item, "id")->valuestring, ts->valuestring))
 			return cs_error_nomem(err);
 	}
 	return CS_OK;
 }
 
+/* content_at: the item's content string in the input (json_iter_string_at), or NULL. */
 static int read_item(struct source *src, struct memory *m, const struct json_doc *d, const cJSON *item,
-		     const struct jpath *at, size_t i, struct cs_error *err)
+		     const struct jpath *at, size_t i, const char *content_at, struct cs_error *err)
 {
 	if (!cJSON_IsObject(item))
 		return json_fail(d, err, CS_ETYPE, at, NULL, "expected an item object, got %s", json_type_name(item));
@@ -489,7 +491,7 @@ static int read_item(struct source *src, struct memory *m, const struct json_doc
 	struct jpath sp = JPATH_KEY(at, "scores");
 	static const char *const score_keys[MW_COUNT] = { "recency", "relevance", "salience" };
 	for (int w = 0; scores && w < MW_COUNT; w++) {
-		if (!cJSON_GetObjectItemCaseSensitive(scores, score_keys[w]))
+		if (!json_member(scores, score_keys[w]))
 			continue; /* left out: derived (filters.c) or 0 */
 		double v = 0;
 		if ((rc = json_get_number(d, scores, &sp, score_keys[w], JSON_OPTIONAL, &v, err)))
@@ -504,10 +506,10 @@ static int read_item(struct source *src, struct memory *m, const struct json_doc
 	long tokens = -1;
 	if ((rc = json_get_long(d, item, at, "tokens", JSON_OPTIONAL, &tokens, err)))
 		return rc;
-	if (cJSON_GetObjectItemCaseSensitive(item, "tokens") && tokens < 0)
+	if (json_member(item, "tokens") && tokens < 0)
 		return json_fail(d, err, CS_ETYPE, at, "tokens", "tokens cannot be negative, got %ld", tokens);
 
-	const cJSON *ts = cJSON_GetObjectItemCaseSensitive(item, "timestamp");
+	const cJSON *ts = json_member(item, "timestamp");
 	if (cJSON_IsString(ts)) {
 		it->timestamp = arena_strdup(&src->arena, ts->valuestring);
 	} else if (cJSON_IsNumber(ts)) {
@@ -528,7 +530,8 @@ static int read_item(struct source *src, struct memory *m, const struct json_doc
 		return cs_error_nomem(err);
 
 	struct strbuf text = STRBUF_INIT;
-	if ((rc = item_text(src, d, item, at, t, &text, err))) {
+	const char *given = NULL;
+	if ((rc = item_text(src, d, item, at, t, &text, &given, err))) {
 		sb_fini(&text);
 		return rc;
 	}
@@ -543,7 +546,9 @@ static int read_item(struct source *src, struct memory *m, const struct json_doc
 	p->role = type_names[t];
 	p->layer = t;
 	p->kind_index = i;
-	rc = p->id ? source_set_piece_text(src, piece, sb_str(&text), text.len) : CS_ENOMEM;
+	rc = !p->id ? CS_ENOMEM
+	     : given ? source_keep_piece_text(src, piece, content_at, given, strlen(given))
+		     : source_set_piece_text(src, piece, sb_str(&text), text.len);
 	sb_fini(&text);
 	if (rc != CS_OK)
 		return cs_error_nomem(err);
@@ -570,7 +575,7 @@ static int read_items(struct source *src, struct memory *m, struct json_doc *d, 
 	int rc;
 	while ((rc = json_iter_next(&it, &item, err)) == CS_OK && item) {
 		struct jpath at = JPATH_INDEX(&ap, i - n);
-		if ((rc = read_item(src, m, d, item, &at, i, err)))
+		if ((rc = read_item(src, m, d, item, &at, i, json_iter_string_at(&it, "content"), err)))
 			return rc;
 		if (fresh && (rc = memory_new_event(m, d, item, &at, i, err)))
 			return rc;

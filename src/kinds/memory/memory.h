@@ -186,6 +186,51 @@ struct memory_ranking {
 	unsigned long used;  /* rank_clock when last used */
 };
 
+/* One item's decision in a build, by rank (assemble.c, patch.c). */
+struct memory_decision {
+	int reason;      /* REASON_NONE: in */
+	long left;       /* pass 2: budget left when it was considered */
+	long share_used; /* pass 1: its share's tokens kept then */
+};
+
+/* What an edit can change of an item, by piece. */
+struct memory_flags {
+	unsigned char excluded, filtered, held;
+};
+
+/* The last build, kept so that the next one, when only exclusions changed
+ * since (the source's edit log says which), re-decides from the first rank
+ * an exclusion can change and stops where the passes' state meets the
+ * kept one again (patch.c); the assembly is then written from these arrays
+ * in input order, not item by item in score order. Kept from the
+ * inspector's builds and those that follow an edit (a report, which edits
+ * nothing, keeps none). */
+struct memory_kept {
+	bool valid;
+	/* what the build read besides exclusions: a build with other values starts from nothing */
+	const struct piece *pieces;
+	size_t n;
+	struct memory_strategy cur;
+	bool caps;
+	int assembly;
+	long step, stack_current, budget_setting, max_tokens, budget;
+	double chars_per_token;
+	unsigned long layout;
+	unsigned long edits;          /* the source's edits then */
+	/* the decisions */
+	struct memory_decision *dec;  /* by rank */
+	struct memory_flags *flags;   /* by piece */
+	unsigned char *rreason;       /* by rank: dec[k].reason */
+	unsigned char *preason;       /* by piece: its reason */
+	long *why1;                   /* by piece: over budget, the tokens left; over allocation, its share's kept; else 0 */
+	long *full;                   /* by piece: its item's tokens */
+	size_t *pass1_pos;            /* by piece: its place in pass1_order, (size_t)-1 none; NULL until caps are on */
+	size_t share_end[MA_COUNT];   /* share s's entries in pass1_order end there (start: the previous one's end) */
+	long share_used[MA_COUNT];
+	size_t dropped_budget, dropped_alloc, scored;
+	unsigned long patched;        /* builds made by patching (tests) */
+};
+
 struct memory {
 	const char *query;          /* NULL when absent; arena */
 	long max_tokens;            /* the snapshot's maxTokens */
@@ -234,6 +279,7 @@ struct memory {
 	 * their place in the kept score order (for layout pass1_layout). */
 	struct memory_pass1 *pass1;
 	unsigned long layout, pass1_layout; /* rank.c counts the slots' layouts */
+	struct memory_kept *kept;   /* the last build (patch.c), NULL none; cs_malloc'd, owned */
 	struct memory_filters filters;
 	bool has_now;               /* a time to measure ages from: `now`, else the latest timestamp */
 	long long now_ms;
@@ -303,8 +349,29 @@ double memory_final_score(const struct memory_item *it, const double weights[MW_
  * The slots' fields an edit can change (excluded, filtered, held, tokens)
  * are the caller's to refresh. false on out of memory (nothing kept valid). */
 bool memory_rank(struct memory *m, const struct source *src, const double weights[MW_COUNT]);
-/* Forgets every kept order (load.c's free; tests compare with a fresh sort). */
+/* Forgets every kept order and the kept build (load.c's free; tests
+ * compare with a fresh sort). */
 void memory_rank_forget(struct memory *m);
+
+/* The kept build (patch.c). */
+struct piece_result;
+/* Keeps a build of src just made (budget: the builder's): takes dec and
+ * flags (freed here when not kept), reads the rest of each piece from
+ * results. Kept for the inspector (asm_lazy) or after an edit; on out of
+ * memory nothing is. */
+void memory_keep(struct memory *m, const struct source *src, long budget, struct memory_decision *dec,
+		 struct memory_flags *flags, const struct piece_result *results, const long share_used[MA_COUNT],
+		 size_t dropped_budget, size_t dropped_alloc, size_t scored);
+/* True when m->kept was made under the same values as a build of src now
+ * (budget: the builder's, after the task stack) and the source's edit log
+ * still names every edit since. */
+bool memory_kept_matches(const struct memory *m, const struct source *src, long budget);
+/* Re-decides from the kept build what the exclusions edited since change
+ * (caps: each share's cap). false: not done (the log names another edit,
+ * or out of memory): the kept build is no longer valid. */
+bool memory_patch(struct memory *m, const struct source *src, const long cap[MA_COUNT]);
+/* Frees the kept build; NULL-safe. */
+void memory_kept_free(struct memory_kept *k);
 
 /* The task stack (stack.c). Reads the snapshot's optional `taskStack`
  * (positioned errors for a missing parent, a cycle, two current frames).

@@ -134,4 +134,6 @@ void memory_rank_forget(struct memory *m)
 	m->slots_valid = false;
 	m->rank_order = NULL;
 	m->rank_valid = false;
+	memory_kept_free(m->kept);
+	m->kept = NULL;
 }

@@ -6,6 +6,7 @@
 
 #include "alloc.h"
 #include "assembly.h"
+#include "json_reuse.h"
 #include "json_scan.h"
 #include "jsonl.h"
 #include "kinds/loom/loom.h"
@@ -113,9 +114,9 @@ static double line_time(const cJSON *line)
 static int provider_for(const struct kind_ops *kind, const cJSON *body)
 {
 	const char *why;
-	int p = request_provider_of(body, &why);
 	if (kind == &anthropic_kind)
 		return REQ_ANTHROPIC;
+	int p = request_provider_of(body, &why);
 	return p == REQ_OPENAI_RESPONSES || (p < 0 && get(body, "input")) ? REQ_OPENAI_RESPONSES : REQ_OPENAI_CHAT;
 }
 
@@ -184,11 +185,13 @@ static bool is_request_line(const cJSON *obj)
 	return cJSON_IsObject(body) && (request_provider_of(body, &why) >= 0 || get(body, "messages"));
 }
 
-static int log_line(struct source *src, struct request_model *m, const char *s, size_t n, long line, bool last,
-		    struct cs_error *err)
+static int log_line(struct source *src, struct request_model *m, struct json_reuse *pool, const char *s, size_t n,
+		    long line, bool last, struct cs_error *err)
 {
 	struct json_doc d;
-	int rc = json_doc_parse(&d, s, n, err);
+	int rc = json_reuse_parse(pool, &d, s, n, err);
+	if (rc == CS_OK)
+		json_reuse_keep(pool, &d); /* the request becomes the current one: its tree is kept */
 	if (rc != CS_OK) {
 		json_doc_free(&d);
 		if (rc == CS_ENOMEM)
@@ -235,16 +238,20 @@ static int load_log(struct source *src, struct request_model *m, const char *dat
 	const char *s;
 	size_t n;
 	bool last;
+	struct json_reuse pool = JSON_REUSE_INIT;
 	while (jsonl_next(&j, &s, &n, &last)) {
 		size_t had = m->nreqs;
-		int rc = log_line(src, m, s, n, j.line, last, err);
-		if (rc != CS_OK)
+		int rc = log_line(src, m, &pool, s, n, j.line, last, err);
+		if (rc != CS_OK) {
+			json_reuse_fini(&pool);
 			return rc;
+		}
 		if (m->nreqs > had) { /* where its body is, to read it again (steps.c) */
 			m->reqs[had].offset = (size_t)(s - data);
 			m->reqs[had].length = n;
 		}
 	}
+	json_reuse_fini(&pool);
 	if (!m->nreqs)
 		return cs_error_set(err, CS_ESTRUCT, "no request in this log (%ld line%s)", j.line, j.line == 1 ? "" : "s");
 	return CS_OK;

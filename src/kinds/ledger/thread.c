@@ -1,0 +1,131 @@
+/* thread.c (ledger): a head's thread flattened for the assembly: the
+ * messages of its turns in order (with where each turn's end), which of
+ * them are system messages, and the messages off it. No edit changes
+ * them (an exclusion, the budget), so the assembly after an edit reads
+ * these short lists instead of walking every turn and message again. */
+#include "ledger.h"
+
+#include "alloc.h"
+#include "source.h"
+
+#include <string.h>
+
+struct ledger_thread {
+	long head;
+	size_t nanc;
+	long *msgs;      /* the messages of the ancestry's turns, root first */
+	long *pieces;    /* their pieces */
+	size_t *upto;    /* upto[i]: how many of msgs the turns anc[0..i) hold (nanc + 1) */
+	long *sys;       /* indices into msgs of the system messages, in order */
+	size_t nsys;
+	long *off;       /* messages whose piece the thread does not hold, in message order */
+	size_t noff;
+};
+
+void ledger_thread_free(struct ledger_thread *th)
+{
+	if (!th)
+		return;
+	cs_free(th->msgs);
+	cs_free(th->pieces);
+	cs_free(th->upto);
+	cs_free(th->sys);
+	cs_free(th->off);
+	cs_free(th);
+}
+
+/* The lists of head's thread (anc: its turns, root first); NULL on out of memory. */
+static struct ledger_thread *build(const struct source *src, long head, const long *anc, size_t nanc)
+{
+	const struct ledger *l = src->model;
+	struct ledger_thread *th = cs_calloc(1, sizeof *th);
+	bool *on = cs_calloc(src->npieces ? src->npieces : 1, sizeof *on);
+	size_t nmsgs = 0;
+	for (size_t i = 0; i < nanc; i++)
+		nmsgs += l->turns[anc[i]].nmessages;
+	if (th) {
+		th->head = head;
+		th->nanc = nanc;
+		th->msgs = cs_malloc((nmsgs ? nmsgs : 1) * sizeof *th->msgs);
+		th->pieces = cs_malloc((nmsgs ? nmsgs : 1) * sizeof *th->pieces);
+		th->upto = cs_malloc((nanc + 1) * sizeof *th->upto);
+		th->sys = cs_malloc((nmsgs ? nmsgs : 1) * sizeof *th->sys);
+		th->off = cs_malloc((l->nmessages ? l->nmessages : 1) * sizeof *th->off);
+	}
+	if (!th || !on || !th->msgs || !th->pieces || !th->upto || !th->sys || !th->off) {
+		cs_free(on);
+		ledger_thread_free(th);
+		return NULL;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < nanc; i++) {
+		const struct ledger_turn *t = &l->turns[anc[i]];
+		th->upto[i] = k;
+		if (t->compaction) /* its summary is on the thread too */
+			on[l->compactions[t->compaction_row].piece] = true;
+		for (size_t j = 0; j < t->nmessages; j++) {
+			long m = t->messages[j];
+			if (l->messages[m].system)
+				th->sys[th->nsys++] = (long)k;
+			on[l->messages[m].piece] = true;
+			th->pieces[k] = l->messages[m].piece;
+			th->msgs[k++] = m;
+		}
+	}
+	th->upto[nanc] = k;
+	for (size_t m = 0; m < l->nmessages; m++)
+		if (!on[l->messages[m].piece])
+			th->off[th->noff++] = (long)m;
+	cs_free(on);
+	return th;
+}
+
+const struct ledger_thread *ledger_thread_of(const struct source *src, long head, const long *anc, size_t nanc,
+					     struct ledger_thread **temp)
+{
+	struct ledger *l = src->model;
+	*temp = NULL;
+	if (l->thread && l->thread->head == head && l->thread->nanc == nanc)
+		return l->thread;
+	struct ledger_thread *th = build(src, head, anc, nanc);
+	if (!th)
+		return NULL;
+	if (l->bare) { /* a replay sees the model through a copy: it keeps nothing */
+		*temp = th;
+		return th;
+	}
+	ledger_thread_free(l->thread);
+	l->thread = th;
+	return th;
+}
+
+size_t ledger_thread_system(const struct ledger_thread *th, size_t turns, const long **msgs, const long **at)
+{
+	size_t n = 0;
+	while (n < th->nsys && (size_t)th->sys[n] < th->upto[turns])
+		n++;
+	*msgs = th->msgs;
+	*at = th->sys;
+	return n;
+}
+
+size_t ledger_thread_turn(const struct ledger_thread *th, size_t pos, const long **msgs, const long **pieces)
+{
+	*msgs = th->msgs + th->upto[pos];
+	*pieces = th->pieces + th->upto[pos];
+	return th->upto[pos + 1] - th->upto[pos];
+}
+
+size_t ledger_thread_off(const struct ledger_thread *th, const long **off)
+{
+	*off = th->off;
+	return th->noff;
+}
+
+void ledger_free_model(void *model)
+{
+	struct ledger *l = model;
+	if (l)
+		ledger_thread_free(l->thread);
+	ledger_free(model);
+}
