@@ -205,6 +205,7 @@ $(REL)/tests/bench/bench.o: tests/bench/bench.c
 # in-process edit+redraw figure.
 REL_UI_LIB_O := $(filter-out $(REL)/ui/main.o,$(REL_UI_O))
 $(BENCH_BIN): $(REL)/tests/bench/bench.o $(REL_SRC_O) $(REL_UI_LIB_O)
+	@mkdir -p $(@D)
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(REL_FLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS) $(UI_LIBS)
 

@@ -194,6 +194,20 @@ static void toggle(struct source *kept, struct source *fresh, const struct assem
 	assert_int_equal(edit_apply(fresh, &f, &err), CS_OK);
 }
 
+/* Re-assembles kept as the inspector does into *a (the caller has the
+ * one before) and fresh from nothing; they must be the same. */
+static void rebuild_both(struct source *kept, struct source *fresh, struct assembly *a)
+{
+	struct assembly b;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(assemble_lazy(kept, a, &err), CS_OK);
+	memory_rank_forget(fresh->model); /* sorts and decides from nothing */
+	support_assemble(fresh, &b);
+	assert_same(kept, a, &b);
+	asm_fini(&b);
+}
+
 /* Builds patched from the kept one (exclusions only, one to three between
  * builds, included pieces among them, some toggled back; a budget now and
  * then, which builds anew) are the builds from nothing. */
@@ -202,7 +216,7 @@ static void patched_series(const char *text, bool caps, uint64_t rng, int steps)
 	struct source *kept = support_load_text("snap.json", text), *fresh = support_load_text("snap.json", text);
 	if (!caps)
 		set_both(kept, fresh, "allocation-caps", "off");
-	struct assembly a, b;
+	struct assembly a;
 	struct cs_error err;
 	cs_error_clear(&err);
 	assert_int_equal(assemble_lazy(kept, &a, &err), CS_OK);
@@ -217,14 +231,10 @@ static void patched_series(const char *text, bool caps, uint64_t rng, int steps)
 			assert_int_equal(edit_apply(fresh, &f, &err), CS_OK);
 		}
 		struct assembly prev = a;
-		assert_int_equal(assemble_lazy(kept, &a, &err), CS_OK);
-		memory_rank_forget(fresh->model); /* sorts and decides from nothing */
-		support_assemble(fresh, &b);
-		assert_same(kept, &a, &b);
+		rebuild_both(kept, fresh, &a);
 		for (size_t i = 0; i < kept->npieces; i++)
 			moved += a.results[i].outcome != prev.results[i].outcome || a.results[i].why[1] != prev.results[i].why[1];
 		asm_fini(&prev);
-		asm_fini(&b);
 	}
 	const struct memory *m = kept->model;
 	assert_non_null(m->kept);
@@ -259,24 +269,53 @@ static void test_samples_patched(void **state)
 	for (size_t f = 0; f < sizeof paths / sizeof paths[0]; f++) {
 		struct source *kept = support_load(paths[f], NULL), *fresh = support_load(paths[f], NULL);
 		uint64_t rng = 31 + f;
-		struct assembly a, b;
+		struct assembly a;
 		struct cs_error err;
 		cs_error_clear(&err);
 		assert_int_equal(assemble_lazy(kept, &a, &err), CS_OK);
 		for (int step = 0; step < 40; step++) {
 			toggle(kept, fresh, &a, &rng);
 			asm_fini(&a);
-			assert_int_equal(assemble_lazy(kept, &a, &err), CS_OK);
-			memory_rank_forget(fresh->model);
-			support_assemble(fresh, &b);
-			assert_same(kept, &a, &b);
-			asm_fini(&b);
+			rebuild_both(kept, fresh, &a);
 		}
 		assert_true(((const struct memory *)kept->model)->kept->patched >= 30);
 		asm_fini(&a);
 		source_free(kept);
 		source_free(fresh);
 	}
+}
+
+/* Out of memory at every allocation of a patched build (and of the build
+ * that follows an edit of the same piece back): each fails cleanly or
+ * succeeds, and the next build is still a build from nothing. */
+static void test_patched_out_of_memory(void **state)
+{
+	(void)state;
+	char *text = filtered_snapshot(300, 9, 3000);
+	struct source *kept = support_load_text("snap.json", text), *fresh = support_load_text("snap.json", text);
+	free(text);
+	uint64_t rng = 41;
+	struct assembly a;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(assemble_lazy(kept, &a, &err), CS_OK);
+	for (long nth = 1; nth < 40; nth++) {
+		toggle(kept, fresh, &a, &rng);
+		struct assembly failed;
+		cs_alloc_fail_from(nth);
+		int rc = assemble_lazy(kept, &failed, &err);
+		cs_alloc_fail_from(0);
+		if (rc == CS_OK)
+			asm_fini(&failed);
+		else
+			assert_int_equal(rc, CS_ENOMEM);
+		toggle(kept, fresh, &a, &rng);
+		asm_fini(&a);
+		rebuild_both(kept, fresh, &a);
+	}
+	asm_fini(&a);
+	source_free(kept);
+	source_free(fresh);
 }
 
 /* Deferred sentences are written once asked (an export reads them all)
@@ -352,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_kept_state_is_a_fresh_build),
 		cmocka_unit_test(test_patched_builds_are_fresh_builds),
 		cmocka_unit_test(test_samples_patched),
+		cmocka_unit_test(test_patched_out_of_memory),
 		cmocka_unit_test(test_written_sentences_are_the_eager_ones),
 		cmocka_unit_test(test_samples_deferred_as_written),
 	};

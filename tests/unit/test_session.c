@@ -156,6 +156,13 @@ static void test_moved_flags_match_the_diff(void **state)
 	assert_moved_as_diff(&vm, true); /* pulled to the front: moved */
 	assert_int_equal(vm_undo(&vm, &err), CS_OK);
 	assert_moved_as_diff(&vm, false);
+	/* B pins the prompt as it is: the order compared with is the new
+	 * baseline's, not the one the session opened with. */
+	assert_int_equal(vm_apply(&vm, &up, &err), CS_OK);
+	assert_int_equal(vm_pin_baseline(&vm, &err), CS_OK);
+	assert_moved_as_diff(&vm, false);
+	assert_int_equal(vm_undo(&vm, &err), CS_OK);
+	assert_moved_as_diff(&vm, true); /* back in its old place: moved from the pinned one */
 	vm_fini(&vm);
 }
 

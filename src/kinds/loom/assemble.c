@@ -30,6 +30,7 @@
  * removes, struct truncation); render the blocks; explain (the facts, then
  * a sentence per piece left out, in the order decided). */
 #include "loom.h"
+#include "loom_priv.h"
 
 #include "alloc.h"
 #include "assembly.h"
@@ -98,19 +99,12 @@ struct truncation {
 	long min_recent;
 };
 
-static bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
+/* p's text without the white space around it. */
 static void trimmed(const struct piece *p, const char **s, size_t *n)
 {
 	*s = p->text;
 	*n = p->text_bytes;
-	while (*n && is_space(**s))
-		(*s)++, (*n)--;
-	while (*n && is_space((*s)[*n - 1]))
-		(*n)--;
+	loom_trim(s, n);
 }
 
 /* Whether a replay (loom->replay_pos) leaves the item out: the path nodes

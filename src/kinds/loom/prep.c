@@ -13,18 +13,13 @@
 
 #include <string.h>
 
-static bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
 /* Whether p's text is only white space (or nothing). */
 static bool blank_text(const struct piece *p)
 {
-	for (size_t k = 0; k < p->text_bytes; k++)
-		if (!is_space(p->text[k]))
-			return false;
-	return true;
+	const char *s = p->text;
+	size_t n = p->text_bytes;
+	loom_trim(&s, &n);
+	return n == 0;
 }
 
 /* A small number for p's role, the same for equal roles; LOOM_PREP_ROLES

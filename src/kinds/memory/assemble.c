@@ -629,8 +629,15 @@ static bool build_anew(struct run *r, struct assembly *a)
 	render(r, a);
 	if (!r->m->quiet)
 		explain_drops(r, a);
-	memory_keep(cache, r->src, r->budget, r->dec, r->flags, a->results, r->share_used, r->dropped_budget,
-		    r->dropped_alloc, r->scored); /* takes dec and flags */
+	if (a->nomem && cache->kept) /* results part written: nothing to keep */
+		cache->kept->valid = false;
+	if (a->nomem) {
+		cs_free(r->dec);
+		cs_free(r->flags);
+	} else {
+		memory_keep(cache, r->src, r->budget, r->dec, r->flags, a->results, r->share_used, r->dropped_budget,
+			    r->dropped_alloc, r->scored); /* takes dec and flags */
+	}
 	r->dec = NULL;
 	r->flags = NULL;
 	return true;

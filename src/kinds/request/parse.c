@@ -88,9 +88,22 @@ void request_json(struct strbuf *out, const cJSON *v, int indent, int depth, boo
 
 /* ---- helpers ---------------------------------------------------------- */
 
+/* cJSON_GetObjectItemCaseSensitive's answer (the first member named key),
+ * the names compared in line instead of by a strcmp call each (a log's
+ * blocks are looked into a few times each, a million blocks a log; keys
+ * are short). */
 static const cJSON *get(const cJSON *obj, const char *key)
 {
-	return cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+	if (!cJSON_IsObject(obj))
+		return NULL;
+	for (const cJSON *c = obj->child; c && c->string; c = c->next) {
+		const char *a = c->string, *b = key;
+		while (*a && *a == *b)
+			a++, b++;
+		if (*a == *b)
+			return c;
+	}
+	return NULL;
 }
 
 static const char *get_str(const cJSON *obj, const char *key)
@@ -113,8 +126,8 @@ struct walk {
 
 static bool skip_cache_control(const cJSON *c, void *ctx)
 {
-	(void)ctx;
-	return c->string && !strcmp(c->string, "cache_control");
+	(void)ctx; /* asked of every member a block's hash walks: the first byte tells most */
+	return c->string && c->string[0] == 'c' && !strcmp(c->string, "cache_control");
 }
 
 /* The TTL of a block's cache_control in seconds (0 none); warns on a TTL
@@ -380,10 +393,16 @@ static int anthropic_block(struct walk *w, const cJSON *b, const struct jpath *a
 		const cJSON *s = get(b, "source");
 		return add_image(w, b, path, role, layer, message, get_str(s, "media_type"), get_str(s, "data"), false);
 	}
+	/* a text or thinking block renders to its string as it stands: taken
+	 * without a copy (a log repeats them request after request) */
+	const char *plain = !strcmp(type, "text") ? get_str(b, "text") : !strcmp(type, "thinking") ? get_str(b, "thinking")
+																 : NULL;
 	struct strbuf text = STRBUF_INIT;
-	anthropic_block_text(&text, type, b);
+	if (!plain)
+		anthropic_block_text(&text, type, b);
 	struct req_unit *u = text.failed ? NULL
-					 : add_unit(w, b, path, type, role, layer, message, sb_str(&text), text.len);
+			     : add_unit(w, b, path, type, role, layer, message, plain ? plain : sb_str(&text),
+					plain ? strlen(plain) : text.len);
 	sb_fini(&text);
 	if (!u)
 		return cs_error_nomem(w->err);
