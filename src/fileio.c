@@ -42,16 +42,11 @@ static int open_to_read(const char *path, bool *symlink)
 	return open(path, flags);
 }
 
-int file_read(const char *path, size_t max_bytes, char **out, size_t *len, enum file_state *state,
-	      struct cs_error *err)
+/* Reads path whole into *out: a buffer of its own (cap NULL), or *out
+ * grown to hold it (cap: its size, kept by the caller). */
+static int read_file(const char *path, size_t max_bytes, char **out, size_t *cap, size_t *len,
+		     enum file_state *state, bool *symlink, struct cs_error *err)
 {
-	return file_read_noting_link(path, max_bytes, out, len, state, NULL, err);
-}
-
-int file_read_noting_link(const char *path, size_t max_bytes, char **out, size_t *len, enum file_state *state,
-			  bool *symlink, struct cs_error *err)
-{
-	*out = NULL;
 	*len = 0;
 	if (!max_bytes)
 		max_bytes = FILEIO_MAX_INPUT;
@@ -85,10 +80,17 @@ int file_read_noting_link(const char *path, size_t max_bytes, char **out, size_t
 		return fail(err, state, FILE_TOO_BIG, CS_ELIMIT, path, "is larger than ctxscope reads");
 	}
 	size_t size = (size_t)before.st_size;
-	char *buf = cs_malloc(size + 1);
-	if (!buf) {
-		close(fd);
-		return fail(err, state, FILE_UNREADABLE, CS_ENOMEM, path, "out of memory reading it");
+	char *buf = *out;
+	if (!cap || *cap <= size) { /* cap: grown, never shrunk; else a buffer of its own */
+		buf = cap ? cs_realloc(*out, size + 1) : cs_malloc(size + 1);
+		if (!buf) {
+			close(fd);
+			return fail(err, state, FILE_UNREADABLE, CS_ENOMEM, path, "out of memory reading it");
+		}
+		if (cap) {
+			*out = buf;
+			*cap = size + 1;
+		}
 	}
 	bulk_advise(buf, size + 1); /* huge pages: a big file's read faults once per 2 MB, not per 4 kB */
 	size_t got = 0;
@@ -98,7 +100,8 @@ int file_read_noting_link(const char *path, size_t max_bytes, char **out, size_t
 			continue;
 		if (r < 0) {
 			int e = errno;
-			cs_free(buf);
+			if (!cap)
+				cs_free(buf);
 			close(fd);
 			return fail(err, state, FILE_UNREADABLE, CS_EIO, path, strerror(e));
 		}
@@ -113,7 +116,8 @@ int file_read_noting_link(const char *path, size_t max_bytes, char **out, size_t
 	close(fd);
 	if (got != size || more > 0 || !st_ok || after.st_size != before.st_size ||
 	    mtime_ns(&after) != mtime_ns(&before)) {
-		cs_free(buf);
+		if (!cap)
+			cs_free(buf);
 		return fail(err, state, FILE_CHANGED, CS_EIO, path, "changed while being read; try again");
 	}
 	buf[size] = '\0';
@@ -124,6 +128,24 @@ int file_read_noting_link(const char *path, size_t max_bytes, char **out, size_t
 	return CS_OK;
 }
 
+int file_read(const char *path, size_t max_bytes, char **out, size_t *len, enum file_state *state,
+	      struct cs_error *err)
+{
+	return file_read_noting_link(path, max_bytes, out, len, state, NULL, err);
+}
+
+int file_read_noting_link(const char *path, size_t max_bytes, char **out, size_t *len, enum file_state *state,
+			  bool *symlink, struct cs_error *err)
+{
+	*out = NULL;
+	return read_file(path, max_bytes, out, NULL, len, state, symlink, err);
+}
+
+int file_read_reusing(const char *path, size_t max_bytes, char **buf, size_t *cap, size_t *len,
+		      enum file_state *state, bool *symlink, struct cs_error *err)
+{
+	return read_file(path, max_bytes, buf, cap, len, state, symlink, err);
+}
 int file_stamp(const char *path, struct file_stamp *stamp, struct cs_error *err)
 {
 	struct stat st;

@@ -439,6 +439,42 @@ static void test_fileio_notes_links(void **state)
 	free(dir);
 }
 
+/* file_read_reusing: one buffer from file to file, grown when too small,
+ * kept (never freed) when a read fails. */
+static void test_fileio_reuses_its_buffer(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	char *buf = NULL;
+	size_t cap = 0, len;
+	enum file_state st;
+	struct cs_error err;
+	bool link;
+	support_write(dir, "long.txt", "a longer text");
+	support_write(dir, "short.txt", "short");
+	assert_int_equal(file_read_reusing(support_path(dir, "long.txt"), 0, &buf, &cap, &len, &st, &link, &err), CS_OK);
+	assert_int_equal(len, 13);
+	assert_int_equal(cap, 14);
+	assert_string_equal(buf, "a longer text");
+	char *first = buf;
+	assert_int_equal(file_read_reusing(support_path(dir, "short.txt"), 0, &buf, &cap, &len, &st, &link, &err), CS_OK);
+	assert_ptr_equal(buf, first); /* fits: the same buffer */
+	assert_int_equal(cap, 14);
+	assert_int_equal(len, 5);
+	assert_string_equal(buf, "short");
+	cs_error_clear(&err);
+	assert_int_equal(file_read_reusing(support_path(dir, "none.txt"), 0, &buf, &cap, &len, &st, &link, &err), CS_EIO);
+	assert_int_equal(st, FILE_MISSING);
+	assert_ptr_equal(buf, first); /* still the caller's */
+	/* /proc: changed while read; the buffer stays */
+	assert_int_equal(file_read_reusing("/proc/self/status", 0, &buf, &cap, &len, &st, &link, &err), CS_EIO);
+	assert_int_equal(st, FILE_CHANGED);
+	assert_non_null(buf);
+	cs_free(buf);
+	support_rmtree(dir);
+	free(dir);
+}
+
 static void test_billion_laughs_refused_fast(void **state)
 {
 	(void)state;
@@ -519,6 +555,7 @@ int main(void)
 		cmocka_unit_test(test_json_depth_limit),
 		cmocka_unit_test(test_fileio_refuses_special_files),
 		cmocka_unit_test(test_fileio_notes_links),
+		cmocka_unit_test(test_fileio_reuses_its_buffer),
 		cmocka_unit_test(test_billion_laughs_refused_fast),
 		cmocka_unit_test(test_sanitize_hostile_text),
 		cmocka_unit_test(test_pcre2_hook),

@@ -57,6 +57,7 @@ void manifest_free(void *model)
 	ytree_fini(&m->tree);
 	cs_free(m->data);
 	bulk_fini(&m->texts);
+	cs_free(m->read_buf);
 	cs_free(m->entries);
 	cs_free(m);
 }
@@ -180,12 +181,12 @@ static bool scan_text(const char *s, size_t n, bool *nul, size_t *lines)
 static int read_listed_file(struct source *src, struct manifest *m, struct manifest_entry *me, long piece,
 			    const char *resolved, struct cs_error *err)
 {
-	char *data;
 	size_t len;
 	enum file_state state;
 	struct cs_error ignored; /* its message is read only after a failure, which sets it */
-	int rc = file_read_noting_link(resolved, MANIFEST_MAX_FILE_BYTES, &data, &len, &state, &me->symlink,
-				       &ignored);
+	int rc = file_read_reusing(resolved, MANIFEST_MAX_FILE_BYTES, &m->read_buf, &m->read_cap, &len, &state,
+				   &me->symlink, &ignored);
+	const char *data = m->read_buf;
 	struct piece *p = &src->pieces[piece];
 	if (rc == CS_ENOMEM)
 		return cs_error_set(err, CS_ENOMEM, "out of memory reading %s", resolved);
@@ -201,17 +202,15 @@ static int read_listed_file(struct source *src, struct manifest *m, struct manif
 	size_t lines;
 	bool ascii = scan_text(data, len, &nul, &lines);
 	if (nul) {
-		cs_free(data);
 		p->absent = REASON_BINARY;
 		p->flags |= PIECE_NOT_TEXT;
 		return CS_OK;
 	}
 	/* Kept in big chunks (huge pages at scale): a buffer kept per file
 	 * faulted every page in one by one, a third of a 100k-file load's
-	 * time in the kernel. The read buffer goes back to malloc, which
-	 * hands it to the next file still mapped and warm in the cache. */
+	 * time in the kernel. The read buffer is the same for every file,
+	 * mapped and warm in the cache. */
 	char *text = bulk_strndup(&m->texts, data, len);
-	cs_free(data);
 	if (!text)
 		return cs_error_set(err, CS_ENOMEM, "out of memory reading %s", resolved);
 	rc = source_adopt_piece_counted(src, piece, text, len, ascii ? len : utf8_count_code_points(text, len), lines,
@@ -647,6 +646,9 @@ int manifest_load(struct source *src, const char *data, size_t len, struct cs_er
 		progress_tick(src->progress, "reading the listed files", i + 1, n);
 	}
 	free(fc.real);
+	cs_free(m->read_buf);
+	m->read_buf = NULL;
+	m->read_cap = 0;
 	progress_done(src->progress, "reading the listed files", n);
 	size_t *next_same = NULL;
 	if (listed_twice(src, m, &next_same))

@@ -68,6 +68,8 @@ struct manifest {
 	bool has_budget;
 	struct manifest_entry *entries; /* one per file, in input order */
 	struct bulk texts;          /* the listed files' bytes, the pieces' texts */
+	char *read_buf;             /* while loading: one read buffer for every listed file (cs_malloc'd) */
+	size_t read_cap;
 	size_t nentries;
 	bool boot_header;           /* render seed 7's boot header first */
 	const char *session;        /* metadata.session, for the boot header; NULL none */

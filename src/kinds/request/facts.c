@@ -201,6 +201,16 @@ const struct req_model_facts *request_facts(const struct request_model *m, const
 	return request_model_facts(m->provider, model, known);
 }
 
+const struct req_model_facts *request_facts_memo(const struct request_model *m, struct facts_memo *memo,
+						 const char *model)
+{
+	if (!memo->facts || strcmp(memo->model, model)) {
+		memo->facts = request_facts(m, model, NULL);
+		memo->model = model;
+	}
+	return memo->facts;
+}
+
 int request_user_facts(struct source *src, struct request_model *m)
 {
 	char path[1024];

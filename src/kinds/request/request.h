@@ -195,6 +195,14 @@ const struct req_model_facts *request_model_facts(int provider, const char *mode
 /* The same, a profile of the user's cache.yml named as the model (with or
  * without its date suffix) first. */
 const struct req_model_facts *request_facts(const struct request_model *m, const char *model, bool *known);
+/* request_facts over a run of requests: asked again only when the model's
+ * name changes (consecutive requests mostly share one). Start it zeroed. */
+struct facts_memo {
+	const char *model;
+	const struct req_model_facts *facts;
+};
+const struct req_model_facts *request_facts_memo(const struct request_model *m, struct facts_memo *memo,
+						 const char *model);
 /* Reads the user's cache.yml ($XDG_CONFIG_HOME/ctxscope/cache.yml) into
  * m->user_facts: every profile not built in. CS_OK (a broken file is a
  * note, not an error) or CS_ENOMEM. */

@@ -108,8 +108,7 @@ struct pred {
 	uint64_t *keys;    /* keys[i]: the prefix key of units 0..i */
 	size_t cap;
 	uint8_t *piece_out; /* per piece: left out by an edit; NULL: none is */
-	const char *facts_for; /* the model the facts below are for (consecutive requests share one) */
-	const struct req_model_facts *facts;
+	struct facts_memo facts; /* the model's, kept while consecutive requests share one */
 	size_t *bps;       /* the units of the request at hand that carry a breakpoint, in order */
 	size_t nbps, cap_bps;
 };
@@ -437,11 +436,7 @@ static int predict_one(struct pred *p, long k)
 	struct request_model *m = p->m;
 	struct req_request *r = &m->reqs[k];
 	const char *model = request_model_name(m, r);
-	if (!p->facts_for || strcmp(p->facts_for, model)) {
-		p->facts = request_facts(m, model, NULL);
-		p->facts_for = model;
-	}
-	const struct req_model_facts *f = p->facts;
+	const struct req_model_facts *f = request_facts_memo(m, &p->facts, model);
 	if (!prepare(p, r))
 		return CS_ENOMEM;
 	r->total = r->nunits ? p->prefix[r->nunits - 1] : 0;

@@ -332,9 +332,8 @@ int request_repredict(struct source *src, struct request_model *m, struct cs_err
 }
 
 /* A request's input cost in USD at its model's prices (< 0: unknown). */
-static double cost(const struct request_model *m, const char *model, long read, long write, long uncached)
+static double cost(const struct req_model_facts *f, long read, long write, long uncached)
 {
-	const struct req_model_facts *f = request_facts(m, model, NULL);
 	if (f->price_per_mtok < 0)
 		return -1;
 	return f->price_per_mtok * ((double)uncached + (double)read * f->read + (double)write * f->write_5m) / 1e6;
@@ -343,6 +342,7 @@ static double cost(const struct request_model *m, const char *model, long read, 
 void request_whatif_totals(const struct request_model *m, struct request_whatif *w)
 {
 	memset(w, 0, sizeof *w);
+	struct facts_memo now_facts = { NULL, NULL }, was_facts = { NULL, NULL };
 	for (size_t k = 0; k < m->nreqs; k++) {
 		const struct req_request *r = &m->reqs[k];
 		w->read += r->pred_read;
@@ -353,8 +353,10 @@ void request_whatif_totals(const struct request_model *m, struct request_whatif 
 		w->loaded_uncached += r->loaded_uncached;
 		w->changed += r->pred_read != r->loaded_read || r->pred_write != r->loaded_write ||
 			      r->pred_uncached != r->loaded_uncached;
-		double now = cost(m, request_model_name(m, r), r->pred_read, r->pred_write, r->pred_uncached);
-		double was = cost(m, r->model, r->loaded_read, r->loaded_write, r->loaded_uncached);
+		double now = cost(request_facts_memo(m, &now_facts, request_model_name(m, r)), r->pred_read,
+				  r->pred_write, r->pred_uncached);
+		double was = cost(request_facts_memo(m, &was_facts, r->model), r->loaded_read, r->loaded_write,
+				  r->loaded_uncached);
 		if (now < 0 || was < 0)
 			w->priced = false;
 		else if (k == 0 || w->priced)
