@@ -60,6 +60,17 @@ static const char *special(const char *q, const char *end)
 	return end;
 }
 
+/* Whether \c is an escape of one byte (\u is not). */
+static bool one_byte_escape(char c)
+{
+	switch (c) {
+	case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* A string's body (at its opening quote); *esc the escapes it holds (\u
  * excluded: declined), each one byte unescaped. */
 static bool string(struct quick *q, const char **s, size_t *n, size_t *esc)
@@ -79,7 +90,7 @@ static bool string(struct quick *q, const char **s, size_t *n, size_t *esc)
 		if (c < ' ')
 			return false;
 		if (c == '\\') {
-			if (p + 1 >= q->end || !strchr("\"\\/bfnrt", p[1]) || !p[1])
+			if (p + 1 >= q->end || !one_byte_escape(p[1]))
 				return false;
 			++*esc;
 			p++;
