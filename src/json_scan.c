@@ -8,6 +8,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 static size_t skip_ws(const char *s, size_t n, size_t i)
 {
@@ -31,6 +34,25 @@ size_t json_string_end(const char *s, size_t n, size_t open)
 		from = at + 1;
 	}
 	return n;
+}
+
+const char *json_string_stop(const char *q, const char *end)
+{
+#ifdef __SSE2__
+	const __m128i quote = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
+	for (; end - q >= 16; q += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)q);
+		__m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bs)),
+					   _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));
+		unsigned m = (unsigned)_mm_movemask_epi8(hit);
+		if (m)
+			return q + __builtin_ctz(m);
+	}
+#endif
+	for (; q < end; q++)
+		if (*q == '"' || *q == '\\' || (unsigned char)*q < 0x20)
+			return q;
+	return end;
 }
 
 /* i at the opening quote; returns the index just past the closing quote, or

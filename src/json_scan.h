@@ -40,6 +40,9 @@ void json_unescape_in_place(char *s, size_t n);
 /* The index of the quote closing the string opened at s[open], or n when
  * it is unclosed (a quote after an odd run of backslashes is escaped). */
 size_t json_string_end(const char *s, size_t n, size_t open);
+/* The first quote, backslash or control character in a string's bytes
+ * [q, end), or end; sixteen bytes a step where SSE2 is there. */
+const char *json_string_stop(const char *q, const char *end);
 
 /* 1-based line and column (in characters) of byte `offset` in data. */
 void text_position(const char *data, size_t len, size_t offset, long *line, long *column);

@@ -89,27 +89,6 @@ static int hex4(const char *p)
 	return v;
 }
 
-/* The next byte at or after q that is a quote, a backslash or a control
- * character, or end. */
-static const char *string_stop(const char *q, const char *end)
-{
-#ifdef __SSE2__
-	const __m128i quote = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
-	for (; end - q >= 16; q += 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)q);
-		__m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bs)),
-					   _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));
-		unsigned m = (unsigned)_mm_movemask_epi8(hit);
-		if (m)
-			return q + __builtin_ctz(m);
-	}
-#endif
-	for (; q < end; q++)
-		if (*q == '"' || *q == '\\' || (unsigned char)*q < 0x20)
-			return q;
-	return end;
-}
-
 /* One escape at q (a backslash) checked and written at *o; q past it, or
  * NULL to decline. */
 static const char *escape(const char *q, const char *end, char **o)
@@ -155,7 +134,7 @@ static bool string_span(struct fast *f, struct span *sp)
 	sp->s = q;
 	sp->esc = false;
 	for (;;) {
-		q = string_stop(q, f->end);
+		q = json_string_stop(q, f->end);
 		if (q >= f->end || (unsigned char)*q < 0x20)
 			return false;
 		if (*q == '"')

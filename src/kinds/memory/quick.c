@@ -14,9 +14,6 @@
 
 #include <stdint.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #define QUICK_DIGITS 15 /* digits a double holds exactly */
 
@@ -39,27 +36,6 @@ static bool eat(struct quick *q, char c)
 	return true;
 }
 
-/* The first quote, backslash or control character in [q, end), or end;
- * sixteen bytes a step where SSE2 is there. */
-static const char *special(const char *q, const char *end)
-{
-#ifdef __SSE2__
-	const __m128i quote = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
-	for (; end - q >= 16; q += 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)q);
-		__m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bs)),
-					   _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));
-		unsigned m = (unsigned)_mm_movemask_epi8(hit);
-		if (m)
-			return q + __builtin_ctz(m);
-	}
-#endif
-	for (; q < end; q++)
-		if (*q == '"' || *q == '\\' || (unsigned char)*q < 0x20)
-			return q;
-	return end;
-}
-
 /* Whether \c is an escape of one byte (\u is not). */
 static bool one_byte_escape(char c)
 {
@@ -79,7 +55,7 @@ static bool string(struct quick *q, const char **s, size_t *n, size_t *esc)
 		return false;
 	const char *b = q->p;
 	*esc = 0;
-	for (const char *p = special(b, q->end); p < q->end; p = special(p + 1, q->end)) {
+	for (const char *p = json_string_stop(b, q->end); p < q->end; p = json_string_stop(p + 1, q->end)) {
 		unsigned char c = (unsigned char)*p;
 		if (c == '"') {
 			*s = b;
