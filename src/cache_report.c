@@ -173,6 +173,15 @@ int cache_report_prepare_exact(struct cache_report *r, const struct cli *cli, co
 		}
 		return cs_error_set(err, CS_EUSAGE, "--profile: no profile named \"%s\" (there are %s)", name, names);
 	}
+	const char *model = NULL;
+	if (now->src->kind->cache_tune) {
+		r->tuned = *r->profile;
+		model = now->src->kind->cache_tune(now->src, &r->tuned);
+	}
+	if (model) {
+		snprintf(r->tuned_for, sizeof r->tuned_for, "%s", model);
+		r->profile = &r->tuned;
+	}
 	int rc = cache_report_overrides(cli, now, &r->overrides, err);
 	if (rc != CS_OK)
 		return rc;
@@ -281,6 +290,8 @@ int cache_report_write(const struct assembly *a, void *ctx, struct emitter *em)
 	const struct cache_analysis *an = &r->an;
 	emit_map_begin(em);
 	emit_key_str(em, "profile", p->name);
+	if (r->tuned_for[0])
+		emit_key_str(em, "figures_of_model", r->tuned_for);
 	emit_key_str(em, "mode", cache_mode_name(p->mode));
 	if (p->mode == CACHE_EXPLICIT) {
 		emit_key_int(em, "max_breakpoints", p->max_breakpoints);

@@ -30,7 +30,9 @@ struct tokenizer;
 
 struct cache_report {
 	struct cache_config cfg;
-	const struct cache_profile *profile;   /* the active one, in cfg */
+	const struct cache_profile *profile;   /* the active one: in cfg, or tuned */
+	struct cache_profile tuned;            /* it with the figures of the prompt's model (kind_ops.cache_tune) */
+	char tuned_for[64];                    /* that model; "" when the profile is cfg's as it is */
 	const struct assembly *now;            /* borrowed */
 	struct source *base_src;               /* owned when the baseline was loaded */
 	struct assembly base;                  /* valid when base_src */

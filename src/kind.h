@@ -14,6 +14,7 @@
 
 struct assembly;
 struct cache_overrides;
+struct cache_profile;
 struct emitter;
 struct setting;
 struct source;
@@ -169,6 +170,12 @@ struct kind_ops {
 	 * OpenAI request: "openai"), used unless --profile or :profile says
 	 * otherwise; NULL from it: the configured default. */
 	const char *(*cache_profile)(const struct source *src);
+	/* Optional: writes the figures of the model the current prompt goes
+	 * to (its minimum prefix, multipliers and price) over p, a copy of the
+	 * profile in use, when they are that provider's; returns the model's
+	 * name, or NULL when p is left as it was (another provider's profile,
+	 * a model without figures). */
+	const char *(*cache_tune)(const struct source *src, struct cache_profile *p);
 	/* Optional: the sequence the input holds ([ ] step through it). */
 	const struct kind_sequence *sequence;
 };

@@ -64,6 +64,9 @@ struct vm_layer_info {
 struct vm_cache {
 	struct cache_config cfg;             /* owned: the built-ins plus the user's file */
 	const struct cache_profile *profile; /* the active one, in cfg */
+	struct cache_profile tuned;          /* profile with the figures of the prompt's model (kind_ops.cache_tune) */
+	const struct cache_profile *active;  /* what the analysis runs under: &tuned, or profile */
+	char tuned_for[64];                  /* the model tuned gets its figures from; "" when none */
 	struct cache_overrides bp_now;       /* owned: the user's breakpoints on the prompt */
 	struct cache_overrides bp_base;      /* owned: the ones in force when the baseline was pinned */
 	struct cache_analysis an;            /* owned: cur against base */

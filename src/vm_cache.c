@@ -55,16 +55,36 @@ static long vm_block_count(const struct vm *vm, size_t b)
 
 /* Runs cache_analyze on the current assembly against the baseline under the
  * active profile and derives what the screen shows. false on out of memory. */
+/* The profile the analysis runs under: the active one, with the figures of
+ * the model the prompt goes to when the kind knows them. */
+static void tune_profile(struct vm *vm)
+{
+	struct vm_cache *c = &vm->cache;
+	const struct kind_ops *k = vm->session.src->kind;
+	const char *model = NULL;
+	c->active = c->profile;
+	c->tuned_for[0] = '\0';
+	if (c->profile && k->cache_tune) {
+		c->tuned = *c->profile;
+		model = k->cache_tune(vm->session.src, &c->tuned);
+	}
+	if (model) {
+		c->active = &c->tuned;
+		snprintf(c->tuned_for, sizeof c->tuned_for, "%s", model);
+	}
+}
+
 bool vm_compute_cache(struct vm *vm)
 {
 	const struct assembly *a = &vm->session.cur;
 	cache_analysis_fini(&vm->cache.an);
 	struct cs_error err;
 	struct vm_cache *c = &vm->cache;
+	tune_profile(vm);
 	cs_free(c->exact_off);
 	c->exact_off = NULL;
 	struct cache_measure m;
-	bool exact = c->profile && c->profile->exact && vm_exact_measure(vm, &m);
+	bool exact = c->active && c->active->exact && vm_exact_measure(vm, &m);
 	if (exact && (c->exact_off = cs_malloc((a->nblocks ? a->nblocks : 1) * sizeof *c->exact_off)) != NULL) {
 		long at = 0;
 		for (size_t b = 0; b < a->nblocks; b++) {
@@ -73,7 +93,7 @@ bool vm_compute_cache(struct vm *vm)
 		}
 	}
 	exact = exact && c->exact_off;
-	if (cache_analyze_measured(&vm->session.base, &c->bp_base, a, &c->bp_now, c->profile, exact ? &m : NULL, &c->an,
+	if (cache_analyze_measured(&vm->session.base, &c->bp_base, a, &c->bp_now, c->active, exact ? &m : NULL, &c->an,
 				   &err) != CS_OK) {
 		c->same_blocks = 0;
 		c->cached_block = -1;

@@ -190,7 +190,7 @@ const char *vm_baseline_words(const struct vm *vm)
 void vm_cache_why(const struct vm *vm, struct strbuf *out)
 {
 	const struct cache_analysis *an = &vm->cache.an;
-	const struct cache_profile *p = vm->cache.profile;
+	const struct cache_profile *p = vm->cache.active;
 	long same = an->div.identical ? an->now.total : an->div.tokens;
 	if (!p || same <= an->now.read || same <= 0)
 		return;

@@ -92,7 +92,7 @@ static void build_diff(struct app *app)
 	cs_error_clear(&err);
 	sb_reset(&ds->text);
 	/* under the active profile, with the user's breakpoints then and now */
-	if (diff_build(&vm->session.base, &vm->cache.bp_base, &vm->session.cur, &vm->cache.bp_now, vm->cache.profile, &d, &err) != CS_OK ||
+	if (diff_build(&vm->session.base, &vm->cache.bp_base, &vm->session.cur, &vm->cache.bp_now, vm->cache.active, &d, &err) != CS_OK ||
 	    !diff_lines(&d, app->ascii ? UTF8_ASCII : 0, &ds->text))
 		sb_puts(&ds->text, "out of memory\n");
 	diff_fini(&d);

@@ -27,6 +27,13 @@ static const struct kind_sequence cc_sequence = {
 	.noun = "request", .setting = "request", .count = cc_count, .current = cc_current, .reach = cc_reach,
 };
 
+/* Every request goes to Anthropic: its model's figures over that profile. */
+static const char *cc_cache_tune(const struct source *src, struct cache_profile *p)
+{
+	const struct cc_model *m = src->model;
+	return request_cache_tune(&m->req, "anthropic", p);
+}
+
 static const char *const cc_sort_keys[] = { "order", "tokens", NULL };
 
 const struct kind_ops claude_code_kind = {
@@ -45,6 +52,7 @@ const struct kind_ops claude_code_kind = {
 	.sequence = &cc_sequence,
 	.edited = cc_edited,
 	.breakpoints_edited = cc_breakpoints_edited,
+	.cache_tune = cc_cache_tune,
 	.edit_effect = request_whatif_sentence,
 	.detect_hint = "JSONL lines with \"type\", \"uuid\" and \"sessionId\"",
 };

@@ -201,6 +201,25 @@ const struct req_model_facts *request_facts(const struct request_model *m, const
 	return request_model_facts(m->provider, model, known);
 }
 
+const char *request_cache_tune(const struct request_model *m, const char *own, struct cache_profile *p)
+{
+	if (!m->nreqs || strcmp(p->name, own) != 0)
+		return NULL;
+	const char *model = request_model_name(m, &m->reqs[m->current]);
+	bool known;
+	const struct req_model_facts *f = request_facts(m, model, &known);
+	if (!known)
+		return NULL;
+	p->min_prefix = f->min_prefix;
+	p->read = f->read;
+	p->write = f->write_5m;
+	if (f->price_per_mtok >= 0)
+		p->price_per_mtok = f->price_per_mtok;
+	snprintf(p->source, sizeof p->source, "%s", f->source);
+	snprintf(p->as_of, sizeof p->as_of, "%s", f->as_of);
+	return model;
+}
+
 const struct req_model_facts *request_facts_memo(const struct request_model *m, struct facts_memo *memo,
 						 const char *model)
 {

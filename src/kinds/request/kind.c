@@ -28,6 +28,11 @@ static const char *request_cache_profile(const struct source *src)
 	return m->provider == REQ_ANTHROPIC ? "anthropic" : "openai";
 }
 
+static const char *request_tune(const struct source *src, struct cache_profile *p)
+{
+	return request_cache_tune(src->model, request_cache_profile(src), p);
+}
+
 /* Blocks of a request have no priority or score: the prompt's order and size. */
 static const char *const request_sort_keys[] = { "order", "tokens", NULL };
 
@@ -37,6 +42,7 @@ static const char *const request_sort_keys[] = { "order", "tokens", NULL };
 	.id_key = "path", .sort_keys = request_sort_keys, .settings = request_settings, \
 	.sequence = &request_sequence, .edited = request_edited, .edit_effect = request_whatif_sentence, \
 	.breakpoints_edited = request_breakpoints_edited, .cache_profile = request_cache_profile, \
+	.cache_tune = request_tune, \
 	.load = request_load, .assemble = request_assemble, .free_model = request_model_free, \
 	.report_extra = request_report_extra, .timeline = request_timeline_text, \
 	.report_piece = request_report_piece, .piece_note = request_piece_note, .dump = request_dump

@@ -195,6 +195,10 @@ const struct req_model_facts *request_model_facts(int provider, const char *mode
 /* The same, a profile of the user's cache.yml named as the model (with or
  * without its date suffix) first. */
 const struct req_model_facts *request_facts(const struct request_model *m, const char *model, bool *known);
+/* The current request's model's figures over p when p is `own` (the
+ * provider's profile): kind_ops.cache_tune for the request kinds and the
+ * Claude Code sessions. */
+const char *request_cache_tune(const struct request_model *m, const char *own, struct cache_profile *p);
 /* request_facts over a run of requests: asked again only when the model's
  * name changes (consecutive requests mostly share one). Start it zeroed. */
 struct facts_memo {
