@@ -143,6 +143,32 @@ int support_load_text_error(const char *name, const char *text, struct cs_error 
 	return rc;
 }
 
+int support_both_ways(const char *path, const char *kind, void (*set_quick)(bool on),
+		      void (*same)(const struct source *a, const struct source *b))
+{
+	struct source *s[2] = { NULL, NULL };
+	struct cs_error err[2];
+	int rc[2];
+	for (int way = 0; way < 2; way++) {
+		cs_error_clear(&err[way]);
+		set_quick(way == 0);
+		rc[way] = source_load(path, kind, &s[way], &err[way]);
+	}
+	set_quick(true);
+	assert_int_equal(rc[0], rc[1]);
+	if (rc[0] == CS_OK) {
+		same(s[0], s[1]);
+	} else {
+		assert_string_equal(err[0].message, err[1].message);
+		assert_int_equal(err[0].line, err[1].line);
+		assert_int_equal(err[0].column, err[1].column);
+		assert_string_equal(err[0].path, err[1].path);
+	}
+	source_free(s[0]);
+	source_free(s[1]);
+	return rc[0];
+}
+
 void support_assemble(const struct source *src, struct assembly *a)
 {
 	struct cs_error err;

@@ -38,6 +38,12 @@ int support_load_error(const char *path, const char *kind, struct cs_error *err)
 struct source *support_load_text(const char *name, const char *text);
 /* The same expecting an error; returns its code and fills err. */
 int support_load_text_error(const char *name, const char *text, struct cs_error *err);
+/* Loads path as kind twice, a loader's quick reader on then off (set_quick),
+ * and asserts the two ways agree: the same status, on failure the same error
+ * word for word at the same line, column and path, on success whatever
+ * same(a, b) asserts of the two sources. Returns the status. */
+int support_both_ways(const char *path, const char *kind, void (*set_quick)(bool on),
+		      void (*same)(const struct source *a, const struct source *b));
 /* Assembles src into a; fails the test on error. */
 void support_assemble(const struct source *src, struct assembly *a);
 /* The piece index with this id; fails the test when absent. */

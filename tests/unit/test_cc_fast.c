@@ -97,27 +97,7 @@ static void same_session(const struct source *sa, const struct source *sb)
 /* Loads path both ways; compares what came out. Returns the status. */
 static int both_ways(const char *path)
 {
-	struct source *s[2] = { NULL, NULL };
-	struct cs_error err[2];
-	int rc[2];
-	for (int way = 0; way < 2; way++) {
-		cs_error_clear(&err[way]);
-		cc_set_fast(way == 0);
-		rc[way] = source_load(path, "claude-code", &s[way], &err[way]);
-	}
-	cc_set_fast(true);
-	assert_int_equal(rc[0], rc[1]);
-	if (rc[0] == CS_OK) {
-		same_session(s[0], s[1]);
-	} else {
-		assert_string_equal(err[0].message, err[1].message);
-		assert_int_equal(err[0].line, err[1].line);
-		assert_int_equal(err[0].column, err[1].column);
-		assert_string_equal(err[0].path, err[1].path);
-	}
-	source_free(s[0]);
-	source_free(s[1]);
-	return rc[0];
+	return support_both_ways(path, "claude-code", cc_set_fast, same_session);
 }
 
 static void test_files_both_ways(void **state)
