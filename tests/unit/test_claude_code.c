@@ -361,6 +361,44 @@ static void test_piece_counts(void **state)
 	free(dir);
 }
 
+/* A profile named as the session's model in the user's cache.yml replaces
+ * the table's figures, as for a request log: under a minimum no prefix
+ * reaches, no request reads or writes the cache; without it, some do. */
+static void test_user_facts(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	support_write(dir, "ctxscope/cache.yml",
+		      "profiles:\n  claude-sonnet-4-5:\n    based_on: anthropic\n    min_prefix: 999999\n"
+		      "    source: measured\n    as_of: 2026-11\n");
+	const char *old = getenv("XDG_CONFIG_HOME");
+	char *saved = old ? strdup(old) : NULL;
+	setenv("XDG_CONFIG_HOME", dir, 1);
+	struct source *src = support_load("samples/claude-code/session.jsonl", "claude-code");
+	const struct cc_model *m = model(src);
+	bool known = false;
+	const struct req_model_facts *f = request_facts(&m->req, m->req.reqs[0].model, &known);
+	assert_true(known);
+	assert_int_equal(f->min_prefix, 999999);
+	for (size_t k = 0; k < m->req.nreqs; k++)
+		assert_true(m->req.reqs[k].pred_read == 0 && m->req.reqs[k].pred_write == 0);
+	source_free(src);
+	if (saved)
+		setenv("XDG_CONFIG_HOME", saved, 1);
+	else
+		unsetenv("XDG_CONFIG_HOME");
+	free(saved);
+	src = support_load("samples/claude-code/session.jsonl", "claude-code");
+	m = model(src);
+	long read = 0;
+	for (size_t k = 0; k < m->req.nreqs; k++)
+		read += m->req.reqs[k].pred_read;
+	assert_true(read > 0);
+	source_free(src);
+	support_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_request_setting),
 		cmocka_unit_test(test_step_same_as_full_prediction),
 		cmocka_unit_test(test_piece_counts),
+		cmocka_unit_test(test_user_facts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -69,7 +69,7 @@ static void emit_session(struct emitter *em, const struct cc_model *m)
 		add_usage(&all, m, k);
 	side_totals(m, &side);
 	bool known;
-	const struct req_model_facts *f = request_model_facts(REQ_ANTHROPIC, m->req.reqs[m->req.current].model, &known);
+	const struct req_model_facts *f = request_facts(&m->req, m->req.reqs[m->req.current].model, &known);
 	emit_key(em, "session");
 	emit_map_begin(em);
 	emit_key_int(em, "lines", m->total_lines);

@@ -675,8 +675,10 @@ int cc_build(struct source *src, struct cc_model *m, struct cs_error *err)
 		size_hidden(m);
 		m->req.provider = REQ_ANTHROPIC;
 		m->req.is_log = true;
-		rc = make_pieces(src, m) == CS_OK && unit_pieces(m) == CS_OK ? cc_select(src, cc_current_request(m), err)
-									   : cs_error_nomem(err);
+		/* the user's cache.yml figures for a model, as for a request log */
+		rc = request_user_facts(src, &m->req) == CS_OK && make_pieces(src, m) == CS_OK && unit_pieces(m) == CS_OK
+			     ? cc_select(src, cc_current_request(m), err)
+			     : cs_error_nomem(err);
 	}
 	strmap_fini(&b.uuids);
 	cs_free(b.chain);
