@@ -15,12 +15,10 @@
 #include "alloc.h"
 #include "assembly.h"
 #include "emit.h"
-#include "hidden.h"
 #include "progress.h"
 #include "source.h"
 #include "strbuf.h"
 #include "tokens.h"
-#include "utf8.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -133,50 +131,6 @@ static const char *scalar_string(const struct ynode *n)
 	return n && n->type == YNODE_SCALAR && !ynode_is_null(n) ? n->value : NULL;
 }
 
-/* Sixteen bytes as one value (the GCC and Clang vector extension; plain
- * SSE2 on x86-64, generic code elsewhere). */
-typedef unsigned char bytes16 __attribute__((vector_size(16)));
-
-/* What a listed file's bytes s[0..n) hold: whether all ASCII (the result),
- * a NUL (*nul) and how many lines (*lines, as utf8_count_lines counts
- * them: every newline, and an unfinished last line). One pass, sixteen
- * bytes at a time, where a NUL search, a count of code points, one of lines
- * and a scan for hidden characters each read every byte (ASCII has as many
- * code points as bytes, and hides nothing). */
-static bool scan_text(const char *s, size_t n, bool *nul, size_t *lines)
-{
-	const bytes16 none = { 0 }, nl = none + '\n';
-	bytes16 any = none, zero = none;
-	size_t newlines = 0, i = 0;
-	while (n - i >= sizeof any) {
-		/* a newline's lane counts down from 0 (true is all ones):
-		 * summed every 255 rounds, before it wraps */
-		bytes16 count = none;
-		for (int round = 0; round < 255 && n - i >= sizeof any; round++, i += sizeof any) {
-			bytes16 w;
-			memcpy(&w, s + i, sizeof w);
-			any |= w;
-			zero |= (bytes16)(w == none);
-			count += (bytes16)(w == nl);
-		}
-		for (size_t k = 0; k < sizeof count; k++)
-			newlines += (unsigned char)-count[k];
-	}
-	unsigned char high = 0, nul_seen = 0;
-	for (size_t k = 0; k < sizeof any; k++) {
-		high |= any[k];
-		nul_seen |= zero[k];
-	}
-	for (; i < n; i++) {
-		high |= (unsigned char)s[i];
-		nul_seen |= s[i] == '\0';
-		newlines += s[i] == '\n';
-	}
-	*nul = nul_seen != 0;
-	*lines = newlines + (n > 0 && s[n - 1] != '\n');
-	return !(high & 0x80);
-}
-
 /* Reads the file an entry names into its piece, or marks why it cannot. */
 static int read_listed_file(struct source *src, struct manifest *m, struct manifest_entry *me, long piece,
 			    const char *resolved, struct cs_error *err)
@@ -198,10 +152,7 @@ static int read_listed_file(struct source *src, struct manifest *m, struct manif
 			return source_warn(src, piece, 0, 0, "%s: %s", resolved, ignored.message);
 		return CS_OK;
 	}
-	bool nul;
-	size_t lines;
-	bool ascii = scan_text(data, len, &nul, &lines);
-	if (nul) {
+	if (memchr(data, '\0', len)) {
 		p->absent = REASON_BINARY;
 		p->flags |= PIECE_NOT_TEXT;
 		return CS_OK;
@@ -213,8 +164,7 @@ static int read_listed_file(struct source *src, struct manifest *m, struct manif
 	char *text = bulk_strndup(&m->texts, data, len);
 	if (!text)
 		return cs_error_set(err, CS_ENOMEM, "out of memory reading %s", resolved);
-	rc = source_adopt_piece_counted(src, piece, text, len, ascii ? len : utf8_count_code_points(text, len), lines,
-					!ascii && hidden_scan(text, len, NULL));
+	rc = source_adopt_piece_text(src, piece, text, len); /* counted in one pass (hidden_measure) */
 	if (rc != CS_OK || !me->max_lines || p->lines <= me->max_lines)
 		return rc;
 	/* Over max_lines: where each strategy cuts it, once (a re-assembly
