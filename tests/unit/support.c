@@ -143,6 +143,24 @@ int support_load_text_error(const char *name, const char *text, struct cs_error 
 	return rc;
 }
 
+char *support_config_home(const char *dir, const char *cache_yml)
+{
+	support_write(dir, "ctxscope/cache.yml", cache_yml);
+	const char *old = getenv("XDG_CONFIG_HOME");
+	char *saved = old ? strdup(old) : NULL;
+	assert_int_equal(setenv("XDG_CONFIG_HOME", dir, 1), 0);
+	return saved;
+}
+
+void support_config_restore(char *saved)
+{
+	if (saved)
+		setenv("XDG_CONFIG_HOME", saved, 1);
+	else
+		unsetenv("XDG_CONFIG_HOME");
+	free(saved);
+}
+
 int support_both_ways(const char *path, const char *kind, void (*set_quick)(bool on),
 		      void (*same)(const struct source *a, const struct source *b))
 {

@@ -38,6 +38,11 @@ int support_load_error(const char *path, const char *kind, struct cs_error *err)
 struct source *support_load_text(const char *name, const char *text);
 /* The same expecting an error; returns its code and fills err. */
 int support_load_text_error(const char *name, const char *text, struct cs_error *err);
+/* Writes cache_yml as dir/ctxscope/cache.yml and points XDG_CONFIG_HOME at
+ * dir; returns what it was (NULL: unset), for support_config_restore. */
+char *support_config_home(const char *dir, const char *cache_yml);
+/* Puts XDG_CONFIG_HOME back as support_config_home found it; frees saved. */
+void support_config_restore(char *saved);
 /* Loads path as kind twice, a loader's quick reader on then off (set_quick),
  * and asserts the two ways agree: the same status, on failure the same error
  * word for word at the same line, column and path, on success whatever

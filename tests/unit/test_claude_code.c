@@ -368,12 +368,9 @@ static void test_user_facts(void **state)
 {
 	(void)state;
 	char *dir = support_tempdir();
-	support_write(dir, "ctxscope/cache.yml",
-		      "profiles:\n  claude-sonnet-4-5:\n    based_on: anthropic\n    min_prefix: 999999\n"
-		      "    source: measured\n    as_of: 2026-11\n");
-	const char *old = getenv("XDG_CONFIG_HOME");
-	char *saved = old ? strdup(old) : NULL;
-	setenv("XDG_CONFIG_HOME", dir, 1);
+	char *saved = support_config_home(dir,
+					  "profiles:\n  claude-sonnet-4-5:\n    based_on: anthropic\n    min_prefix: 999999\n"
+					  "    source: measured\n    as_of: 2026-11\n");
 	struct source *src = support_load("samples/claude-code/session.jsonl", "claude-code");
 	const struct cc_model *m = model(src);
 	bool known = false;
@@ -383,11 +380,7 @@ static void test_user_facts(void **state)
 	for (size_t k = 0; k < m->req.nreqs; k++)
 		assert_true(m->req.reqs[k].pred_read == 0 && m->req.reqs[k].pred_write == 0);
 	source_free(src);
-	if (saved)
-		setenv("XDG_CONFIG_HOME", saved, 1);
-	else
-		unsetenv("XDG_CONFIG_HOME");
-	free(saved);
+	support_config_restore(saved);
 	src = support_load("samples/claude-code/session.jsonl", "claude-code");
 	m = model(src);
 	long read = 0;

@@ -379,12 +379,9 @@ static void test_user_facts(void **state)
 {
 	(void)state;
 	char *dir = support_tempdir();
-	support_write(dir, "ctxscope/cache.yml",
-		      "profiles:\n  claude-sonnet-4-5:\n    based_on: anthropic\n    min_prefix: 2048\n"
-		      "    read: 0.1\n    source: measured\n    as_of: 2026-11\n");
-	const char *old = getenv("XDG_CONFIG_HOME");
-	char *saved = old ? strdup(old) : NULL;
-	setenv("XDG_CONFIG_HOME", dir, 1);
+	char *saved = support_config_home(dir,
+					  "profiles:\n  claude-sonnet-4-5:\n    based_on: anthropic\n    min_prefix: 2048\n"
+					  "    read: 0.1\n    source: measured\n    as_of: 2026-11\n");
 	struct source *src = support_load("samples/requests/anthropic-tools.json", NULL);
 	const struct request_model *m = model(src);
 	bool known = false;
@@ -395,11 +392,7 @@ static void test_user_facts(void **state)
 	assert_non_null(lint(m, "under-minimum"));
 	assert_int_equal(m->reqs[0].pred_write, 0); /* no breakpoint reaches 2,048 */
 	source_free(src);
-	if (saved)
-		setenv("XDG_CONFIG_HOME", saved, 1);
-	else
-		unsetenv("XDG_CONFIG_HOME");
-	free(saved);
+	support_config_restore(saved);
 	src = support_load("samples/requests/anthropic-tools.json", NULL);
 	assert_int_equal(request_facts(model(src), model(src)->reqs[0].model, NULL)->min_prefix, 1024);
 	source_free(src);
