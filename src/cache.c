@@ -4,6 +4,7 @@
 
 #include "alloc.h"
 #include "assembly.h"
+#include "kind.h"
 #include "source.h"
 #include "utf8.h"
 
@@ -535,4 +536,17 @@ int cache_analyze(const struct assembly *base, const struct cache_overrides *o_b
 		  struct cs_error *err)
 {
 	return cache_analyze_measured(base, o_base, now, o_now, p, NULL, an, err);
+}
+
+const struct cache_profile *cache_tuned_profile(const struct source *src, const struct cache_profile *p,
+						struct cache_profile *tuned, const char **model)
+{
+	const char *name = NULL;
+	if (p && src->kind->cache_tune) {
+		*tuned = *p;
+		name = src->kind->cache_tune(src, tuned);
+	}
+	if (model)
+		*model = name;
+	return name ? tuned : p;
 }

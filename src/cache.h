@@ -30,6 +30,7 @@
 #include <stddef.h>
 
 struct assembly;
+struct source;
 
 #define CACHE_NAME_MAX 32    /* profile names: short identifiers */
 #define CACHE_TEXT_MAX 160   /* source URL or note, as_of date */
@@ -59,6 +60,12 @@ struct cache_profile {
 /* The built-in profiles (anthropic, openai, gemini, deepseek, vllm), in that
  * order; *n gets their count. Static, read-only. */
 const struct cache_profile *cache_builtin_profiles(size_t *n);
+/* The profile a cache analysis of src's prompt runs under: p with the
+ * figures of the model the prompt goes to (kind_ops.cache_tune) written into
+ * *tuned, or p itself when the kind has none for it. *model (when model is
+ * not NULL) gets that model's name, NULL when p is used as it is. */
+const struct cache_profile *cache_tuned_profile(const struct source *src, const struct cache_profile *p,
+						struct cache_profile *tuned, const char **model);
 /* "explicit" or "prefix". */
 const char *cache_mode_name(enum cache_mode mode);
 

@@ -173,15 +173,10 @@ int cache_report_prepare_exact(struct cache_report *r, const struct cli *cli, co
 		}
 		return cs_error_set(err, CS_EUSAGE, "--profile: no profile named \"%s\" (there are %s)", name, names);
 	}
-	const char *model = NULL;
-	if (now->src->kind->cache_tune) {
-		r->tuned = *r->profile;
-		model = now->src->kind->cache_tune(now->src, &r->tuned);
-	}
-	if (model) {
+	const char *model;
+	r->profile = cache_tuned_profile(now->src, r->profile, &r->tuned, &model);
+	if (model)
 		snprintf(r->tuned_for, sizeof r->tuned_for, "%s", model);
-		r->profile = &r->tuned;
-	}
 	int rc = cache_report_overrides(cli, now, &r->overrides, err);
 	if (rc != CS_OK)
 		return rc;

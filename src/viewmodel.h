@@ -66,7 +66,6 @@ struct vm_cache {
 	const struct cache_profile *profile; /* the active one, in cfg */
 	struct cache_profile tuned;          /* profile with the figures of the prompt's model (kind_ops.cache_tune) */
 	const struct cache_profile *active;  /* what the analysis runs under: &tuned, or profile */
-	char tuned_for[64];                  /* the model tuned gets its figures from; "" when none */
 	struct cache_overrides bp_now;       /* owned: the user's breakpoints on the prompt */
 	struct cache_overrides bp_base;      /* owned: the ones in force when the baseline was pinned */
 	struct cache_analysis an;            /* owned: cur against base */

@@ -55,32 +55,13 @@ static long vm_block_count(const struct vm *vm, size_t b)
 
 /* Runs cache_analyze on the current assembly against the baseline under the
  * active profile and derives what the screen shows. false on out of memory. */
-/* The profile the analysis runs under: the active one, with the figures of
- * the model the prompt goes to when the kind knows them. */
-static void tune_profile(struct vm *vm)
-{
-	struct vm_cache *c = &vm->cache;
-	const struct kind_ops *k = vm->session.src->kind;
-	const char *model = NULL;
-	c->active = c->profile;
-	c->tuned_for[0] = '\0';
-	if (c->profile && k->cache_tune) {
-		c->tuned = *c->profile;
-		model = k->cache_tune(vm->session.src, &c->tuned);
-	}
-	if (model) {
-		c->active = &c->tuned;
-		snprintf(c->tuned_for, sizeof c->tuned_for, "%s", model);
-	}
-}
-
 bool vm_compute_cache(struct vm *vm)
 {
 	const struct assembly *a = &vm->session.cur;
 	cache_analysis_fini(&vm->cache.an);
 	struct cs_error err;
 	struct vm_cache *c = &vm->cache;
-	tune_profile(vm);
+	c->active = cache_tuned_profile(vm->session.src, c->profile, &c->tuned, NULL);
 	cs_free(c->exact_off);
 	c->exact_off = NULL;
 	struct cache_measure m;
