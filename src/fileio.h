@@ -41,7 +41,9 @@ struct bulk;
 /* file_read_noting_link straight into room bulk_reserve gives (bulk.h): no
  * buffer of its own and no copy. On success *out holds the file and its NUL
  * but is not kept yet: the caller keeps it with bulk_commit(b, *out, *len),
- * or leaves it (the next reserve reuses the room). Nothing to free either way. */
+ * or leaves it (the next reserve reuses the room). Nothing to free either way.
+ * It reads with one system call fewer than file_read: a read that gives
+ * exactly the size is taken as the end (see fileio.c). */
 int file_read_bulk(const char *path, size_t max_bytes, struct bulk *b, char **out, size_t *len,
 		   enum file_state *state, bool *symlink, struct cs_error *err);
 
