@@ -647,7 +647,7 @@ int manifest_load(struct source *src, const char *data, size_t len, struct cs_er
 	 * bytes an entry naming some kilobytes each (chunks past 4 MB go to
 	 * huge pages; a small manifest gets small chunks). */
 	bulk_init(&m->texts, len > SIZE_MAX / 32 ? SIZE_MAX : len * 32);
-	manifest_stamp_bytes(m, src->path, data, len);
+	manifest_stamp_bytes(m, src->path, NULL, len);
 	if (memchr(data, '\0', len)) {
 		long line = 1;
 		for (const char *p = data; *p; p++)

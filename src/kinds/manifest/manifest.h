@@ -60,7 +60,8 @@ struct manifest {
 	char *data;                 /* its bytes (cs_malloc'd), for saving */
 	size_t len;
 	struct file_stamp stamp;    /* the file as parsed: its size is len, its mtime taken before the listed files */
-	unsigned long long hash;    /* manifest_hash of the bytes parsed (or last saved): what a save checks */
+	unsigned long long hash;    /* manifest_hash of the bytes last saved: what a save checks */
+	bool hashed;                /* hash is set; else the bytes are m->data's, not hashed yet */
 	const char *protocol;       /* NULL when absent */
 	long max_tokens;
 	long reserved;
@@ -111,7 +112,9 @@ int manifest_assemble(const struct source *src, struct assembly *out, struct cs_
 unsigned long long manifest_hash(const char *data, size_t len);
 
 /* Stamps m as holding data[0..len) of the file at path (its identity and
- * mtime now, the size and hash of these bytes). */
+ * mtime now, the size and hash of these bytes). data NULL: the bytes loaded
+ * (m->data), hashed only when a save checks them (a load hashing the whole
+ * manifest every start was 3% of its user time, for a save that is rare). */
 void manifest_stamp_bytes(struct manifest *m, const char *path, const char *data, size_t len);
 
 /* The kind's operations, for its table (kind.c); load.c. */
