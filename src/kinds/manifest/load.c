@@ -19,6 +19,7 @@
 #include "progress.h"
 #include "source.h"
 #include "strbuf.h"
+#include "strmap.h"
 #include "tokens.h"
 
 #include <math.h>
@@ -424,37 +425,51 @@ static int add_entry(struct source *src, struct manifest *m, const char *dir, si
 	return read_listed_file(src, m, me, piece, me->resolved, err);
 }
 
-/* Warns for each path listed twice. The id index (O(1) a lookup) answers
- * with the first piece of that path; pieces are added in entry order, so that
- * is the first entry. With duplicates, *next_same gets a chain through the
- * entries of one path (next_same[k]: the next entry of entry k's path, or
- * nentries), so a hint reaches all of them in linear time; else NULL. */
+/* Warns for each path listed twice. A map of the paths seen answers with
+ * the first entry of each (the source's id index is not built for it: a
+ * load that edits nothing by name never needs one). With duplicates,
+ * *next_same gets a chain through the entries of one path (next_same[k]:
+ * the next entry of entry k's path, or nentries), so a hint reaches all of
+ * them in linear time; else NULL. */
 static int listed_twice(struct source *src, struct manifest *m, size_t **next_same)
 {
 	size_t n = m->nentries, *next = NULL, *tail = NULL;
 	*next_same = NULL;
-	for (size_t i = 0; i < n; i++) {
+	struct strmap seen = STRMAP_INIT;
+	int rc = CS_OK;
+	for (size_t i = 0; i < n && !rc; i++) {
 		long piece = m->entries[i].piece;
-		long first = source_find_piece(src, src->pieces[piece].id);
-		if (first < 0 || first == piece)
+		const char *id = src->pieces[piece].id;
+		size_t len = strlen(id), f, again;
+		if (strmap_put(&seen, id, len, i, &f)) {
+			rc = CS_ENOMEM;
+			break;
+		}
+		if (f == STRMAP_NONE)
 			continue;
+		if (strmap_put(&seen, id, len, f, &again)) { /* the first entry stays the one named */
+			rc = CS_ENOMEM;
+			break;
+		}
 		if (!next) {
-			if (!(next = cs_calloc(2 * n, sizeof *next)))
-				return CS_ENOMEM;
+			if (!(next = cs_calloc(2 * n, sizeof *next))) {
+				rc = CS_ENOMEM;
+				break;
+			}
 			tail = next + n;
 			for (size_t k = 0; k < n; k++) {
 				next[k] = n;
 				tail[k] = k;
 			}
 		}
-		size_t f = src->pieces[first].kind_index;
 		next[tail[f]] = i;
 		tail[f] = i;
-		if (source_warn(src, piece, 0, 0, "%s is listed twice (files[%zu] and files[%zu])",
-				src->pieces[piece].id, f, i)) {
-			cs_free(next);
-			return CS_ENOMEM;
-		}
+		rc = source_warn(src, piece, 0, 0, "%s is listed twice (files[%zu] and files[%zu])", id, f, i);
+	}
+	strmap_fini(&seen);
+	if (rc) {
+		cs_free(next);
+		return rc;
 	}
 	*next_same = next;
 	return CS_OK;
