@@ -149,7 +149,9 @@ static const struct {
 	{ "budget:\nfiles: []\n", true },
 	{ "metadata:\n  session: s1\n  output_sink: out\n  tags: [x, {y: z}]\nfiles: []\nnotes: {deep: [[1], {a: b}]}\n",
 	  true },
-	{ "files:\n  - path: a.txt\n    priority: 0.5\n  - path: a.txt\n    priority: 0.7\n    extra: [1, 2]\n", false },
+	{ "files:\n  - path: a.txt\n    priority: 0.5\n  - path: a.txt\n    priority: 0.7\n    extra: [1, 2]\n", true },
+	{ "files:\n  - path: a.txt\n    tags: [x, {y: [z]}]\n    notes: {a: b}\n    priority: 0.5\n", true },
+	{ "files:\n  - {path: a.txt, priority: 0.5, tags: [], more: {}}\n", true },
 	{ "files:\n  - path: a.txt\n    priority: 0.5\n    note: x\n    role: null\n    truncate_strategy: ~\n", true },
 	{ "files:\n  - path: /etc/hostname\n    priority: 0.5\n  - path: ../x\n    priority: 0.5\n", true },
 	{ "files:\n  - path: a.txt\n    priority: 0.5\n---\nother: [doc]\n", true },
@@ -169,6 +171,11 @@ static const struct {
 	{ "files:\n  - path: a.txt\n    priority: 1\n    max_lines: 0\n", false },
 	{ "files:\n  - path: [a]\n    priority: 1\n", false },
 	{ "files:\n  - a.txt\n", false },
+	{ "files:\n  - path: a.txt\n    priority: {v: 1}\n", false },
+	{ "files:\n  - path: a.txt\n    role: [system]\n    priority: 1\n", false },
+	{ "files:\n  - path: a.txt\n    priority: 0.5\n    tags: [&t x]\n", false },
+	{ "files:\n  - path: a.txt\n    priority: 0.5\n    tags: [x]\n    tags: [y]\n", false },
+	{ "files:\n  - path: a.txt\n    priority: 0.5\n    ? [k]\n    : [v]\n", false },
 	{ "files:\n  - path: a.txt\n    priority: 1\n    a: 1\n    b: 1\n    c: 1\n    d: 1\n    e: 1\n    f: 1\n"
 	  "    g: 1\n    h: 1\n    i: 1\n    j: 1\n    k: 1\n    l: 1\n    m: 1\n    n: 1\n    o: 1\n", false },
 	{ "files:\n  - path: a.txt\n    priority: 1\n    a: 1\n    b: 1\n    c: 1\n    d: 1\n    e: 1\n    f: 1\n"

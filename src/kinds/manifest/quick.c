@@ -68,28 +68,37 @@ static bool push_root(struct quick *k, struct ynode *n)
 }
 
 /* One node (a scalar, or a collection whatever it holds) from its first
- * event `ev` on, built by the tree's builder. */
-static struct ynode *build_node(struct quick *k, yaml_event_t *ev)
+ * event `ev` on, every event deleted: built by the tree's builder (build)
+ * or passed over; false when one of them is not for the quick way. */
+static bool walk_node(struct quick *k, yaml_event_t *ev, bool build)
 {
 	struct cs_error err;
 	size_t depth = 0;
 	for (bool first = true;; first = false) {
 		if (!first && !next(k, ev))
-			return NULL;
-		bool ok = plain_event(k, ev) && ybuild_event(k->b, ev, &err) == CS_OK;
+			return false;
+		bool ok = plain_event(k, ev) && (!build || ybuild_event(k->b, ev, &err) == CS_OK);
 		depth += ev->type == YAML_SEQUENCE_START_EVENT || ev->type == YAML_MAPPING_START_EVENT;
 		depth -= ev->type == YAML_SEQUENCE_END_EVENT || ev->type == YAML_MAPPING_END_EVENT;
 		yaml_event_delete(ev);
 		if (!ok || depth >= YAML_MAX_DEPTH / 2)
-			return NULL;
+			return false;
 		if (depth == 0)
-			return ybuild_take(k->b);
+			return true;
 	}
+}
+
+/* walk_node, building: the node, or NULL. */
+static struct ynode *build_node(struct quick *k, yaml_event_t *ev)
+{
+	return walk_node(k, ev, true) ? ybuild_take(k->b) : NULL;
 }
 
 /* Entry i from its mapping's events (the start already read): its scalar
  * keys and values made nodes over the events' own text for as long as the
- * check takes, checked by the loader's rules, the path kept. */
+ * check takes (a value that is a list or a mapping, which the loader reads
+ * only to refuse it under a key it knows, is passed over and stands as an
+ * empty one), checked by the loader's rules, the path kept. */
 static bool read_entry(struct quick *k, const yaml_event_t *start)
 {
 	yaml_event_t evs[2 * QUICK_PAIRS + 1];
@@ -101,6 +110,16 @@ static bool read_entry(struct quick *k, const yaml_event_t *start)
 		if (!next(k, ev)) {
 			ok = false;
 			break;
+		}
+		bool nested = n % 2 && (ev->type == YAML_SEQUENCE_START_EVENT || ev->type == YAML_MAPPING_START_EVENT);
+		if (nested && n < 2 * QUICK_PAIRS) {
+			nodes[n] = (struct ynode){ .type = ev->type == YAML_SEQUENCE_START_EVENT ? YNODE_SEQ : YNODE_MAP,
+						   .start = ymark_of_event(ev, false), .weight = 1 };
+			kids[n] = &nodes[n];
+			n++;
+			if (!(ok = walk_node(k, ev, false))) /* deletes it: the final deletes pass it */
+				break;
+			continue;
 		}
 		if (ev->type == YAML_MAPPING_END_EVENT || n == 2 * QUICK_PAIRS || ev->type != YAML_SCALAR_EVENT ||
 		    !plain_event(k, ev)) {

@@ -1,7 +1,7 @@
 /* quick.h (manifest): the quick way to read a manifest, from libyaml's
  * events, without a tree of its entries: a 100k-file manifest is some 900k
- * nodes, which cost a third more than parsing the events and were kept only
- * to point into. Each entry of `files` is checked by the loader's own rules
+ * nodes (half of its load's page faults), kept only for strings to point
+ * into. Each entry of `files` is checked by the loader's own rules
  * (manifest_entry_spec, over nodes that live while its events do) and kept
  * as a manifest_entry_spec; the root's other keys and values (protocol,
  * budget, metadata, anything else) are built by the tree's own builder, so
@@ -10,7 +10,9 @@
  * of it, and read the tree's way, which says what is wrong word for word:
  * any parse error, an anchor or alias anywhere, a root that is not a
  * mapping, a key of the root that is not a scalar, `files` twice, an entry
- * that is not a mapping of scalars (at most 16 keys), an entry the loader's
+ * that is not a mapping (at most 16 keys) of scalar keys (a value that is a
+ * list or mapping is passed over: it stands as an empty one, which the
+ * loader refuses under a key it reads), an entry the loader's
  * rules refuse, more than MANIFEST_MAX_FILES entries, nesting past half the
  * tree's depth limit, or past its node limit. So a manifest reads the same
  * either way (tests/unit/test_manifest_quick.c, fuzz_load compare them). */
