@@ -58,7 +58,7 @@ bool sb_reserve(struct strbuf *sb, size_t extra)
 	return grow(sb, extra);
 }
 
-bool sb_append(struct strbuf *sb, const void *data, size_t n)
+bool sb_append_grow(struct strbuf *sb, const void *data, size_t n)
 {
 	if (!grow(sb, n))
 		return false;
@@ -69,19 +69,17 @@ bool sb_append(struct strbuf *sb, const void *data, size_t n)
 	return true;
 }
 
-bool sb_puts(struct strbuf *sb, const char *s)
-{
-	return sb_append(sb, s, strlen(s));
-}
-
-bool sb_putc(struct strbuf *sb, char c)
-{
-	return sb_append(sb, &c, 1);
-}
-
 bool sb_repeat(struct strbuf *sb, const char *s, size_t times)
 {
 	size_t n = strlen(s);
+	if (n == 1 && times) { /* padding: at once */
+		if (!grow(sb, times))
+			return false;
+		memset(sb->data + sb->len, s[0], times);
+		sb->len += times;
+		sb->data[sb->len] = '\0';
+		return true;
+	}
 	while (times--)
 		if (!sb_append(sb, s, n))
 			return false;
@@ -137,25 +135,24 @@ char *fmt_thousands(char buf[32], long long v)
 	return buf;
 }
 
-char *fmt_fixed3(char buf[FIXED3_MAX], double v)
+/* printf's "%.Nf" of v (N = 2 or 3) into buf: by hand when the rounding
+ * is certain, else printf itself. */
+static char *fixed(char buf[FIXED3_MAX], double v, int decimals)
 {
-	/* By hand when the rounding is certain: below 1e6, v * 1000 is within
-	 * 1e-7 of the exact product, so a fraction farther than 1e-6 from one
-	 * half rounds as printf rounds the exact value. Else printf itself. */
-	double t = fabs(v) * 1000.0;
-	if (!(t < 1e9)) {
-		snprintf(buf, FIXED3_MAX, "%.3f", v);
-		return buf;
-	}
+	/* Below 1e9 / 10^N, v * 10^N is within 1e-7 of the exact product, so
+	 * a fraction farther than 1e-6 from one half rounds as printf rounds
+	 * the exact value. */
+	unsigned scale = decimals == 2 ? 100 : 1000;
+	double t = fabs(v) * scale;
 	double f = floor(t), frac = t - f;
-	if (fabs(frac - 0.5) < 1e-6) {
-		snprintf(buf, FIXED3_MAX, "%.3f", v);
+	if (!(t < 1e9) || fabs(frac - 0.5) < 1e-6) {
+		snprintf(buf, FIXED3_MAX, decimals == 2 ? "%.2f" : "%.3f", v);
 		return buf;
 	}
 	unsigned long long q = (unsigned long long)f + (frac > 0.5);
 	char rev[24];
 	int n = 0;
-	unsigned long long ip = q / 1000;
+	unsigned long long ip = q / scale;
 	do {
 		rev[n++] = (char)('0' + ip % 10);
 		ip /= 10;
@@ -165,13 +162,26 @@ char *fmt_fixed3(char buf[FIXED3_MAX], double v)
 		*out++ = '-';
 	while (n)
 		*out++ = rev[--n];
-	unsigned d = (unsigned)(q % 1000);
+	unsigned d = (unsigned)(q % scale);
 	*out++ = '.';
-	*out++ = (char)('0' + d / 100);
-	*out++ = (char)('0' + d / 10 % 10);
+	if (decimals == 3) {
+		*out++ = (char)('0' + d / 100);
+		d %= 100;
+	}
+	*out++ = (char)('0' + d / 10);
 	*out++ = (char)('0' + d % 10);
 	*out = '\0';
 	return buf;
+}
+
+char *fmt_fixed3(char buf[FIXED3_MAX], double v)
+{
+	return fixed(buf, v, 3);
+}
+
+char *fmt_fixed2(char buf[FIXED3_MAX], double v)
+{
+	return fixed(buf, v, 2);
 }
 
 /* The exponent %.6g would show for 1e-4 <= a < 1e6; 99 outside. */

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 struct strbuf {
 	char *data;  /* owned; NULL until the first append */
@@ -21,12 +22,30 @@ void sb_init(struct strbuf *sb);
 void sb_fini(struct strbuf *sb);      /* frees; NULL-safe */
 void sb_reset(struct strbuf *sb);     /* len = 0, keeps memory, clears failed */
 
-bool sb_append(struct strbuf *sb, const void *data, size_t n);
+/* sb_append's way when there is no room (grows) or the buffer failed. */
+bool sb_append_grow(struct strbuf *sb, const void *data, size_t n);
+/* Inline when there is room: reports append a few bytes at a time, millions
+ * of times. */
+static inline bool sb_append(struct strbuf *sb, const void *data, size_t n)
+{
+	if (sb->failed || sb->cap - sb->len <= n)
+		return sb_append_grow(sb, data, n);
+	memcpy(sb->data + sb->len, data, n);
+	sb->len += n;
+	sb->data[sb->len] = '\0';
+	return true;
+}
 /* Room for `extra` more bytes (and the NUL) without another allocation;
  * false (and failed) when out of memory. */
 bool sb_reserve(struct strbuf *sb, size_t extra);
-bool sb_puts(struct strbuf *sb, const char *s);
-bool sb_putc(struct strbuf *sb, char c);
+static inline bool sb_puts(struct strbuf *sb, const char *s)
+{
+	return sb_append(sb, s, strlen(s));
+}
+static inline bool sb_putc(struct strbuf *sb, char c)
+{
+	return sb_append(sb, &c, 1);
+}
 bool sb_repeat(struct strbuf *sb, const char *s, size_t times);
 bool sb_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
@@ -46,6 +65,8 @@ char *fmt_thousands(char buf[32], long long v);
  * any double's (309 digits, sign, point, 3 decimals, NUL). */
 #define FIXED3_MAX 320
 char *fmt_fixed3(char buf[FIXED3_MAX], double v);
+/* The same for printf's "%.2f" (the reports' priorities). */
+char *fmt_fixed2(char buf[FIXED3_MAX], double v);
 /* Exactly printf's "%.6g" of v into buf, by hand when the rounding is
  * certain (the reports' numbers, several per piece). */
 #define GENERAL6_MAX 40

@@ -270,18 +270,78 @@ static enum utf8_class display_class(int32_t cp, bool prev_vs, const char *rest,
 	return prev_vs || utf8_is_variation_selector(next) ? UTF8_INVISIBLE : UTF8_PRINTABLE;
 }
 
+/* Off (tests only): sanitizing and fitting take the general way alone. */
+static bool plain_fast = true;
+
+void utf8_set_fast(bool on)
+{
+	plain_fast = on;
+}
+
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+/* The high bit of each byte of x that equals b, exactly. */
+static inline uint64_t bytes_equal(uint64_t x, unsigned char b)
+{
+	uint64_t t = x ^ (ONES * b);
+	return ~(((t & ~HIGHS) + ~HIGHS) | t) & HIGHS;
+}
+
+/* Whether a byte of x is outside printable ASCII (0x20..0x7E). */
+static inline bool unprintable8(uint64_t x)
+{
+	return ((x & HIGHS) | ((x - ONES * 0x20) & ~x & HIGHS) | bytes_equal(x, 0x7F)) != 0;
+}
+
+/* How many bytes from s utf8_sanitize copies as they are: printable ASCII,
+ * and under one_line no space right after a space (last: the byte before s
+ * was one). Eight bytes a step. */
+static size_t plain_span(const char *s, size_t n, bool one_line, bool last)
+{
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x;
+		memcpy(&x, s + i, 8);
+		if (unprintable8(x))
+			break;
+		if (one_line) {
+			uint64_t sp = bytes_equal(x, ' ');
+			if ((sp & (sp << 8)) || (last && s[i] == ' '))
+				break;
+		}
+		last = s[i + 7] == ' ';
+	}
+	for (; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c > 0x7E || (c == ' ' && one_line && last))
+			break;
+		last = c == ' ';
+	}
+	return i;
+}
+
+/* The general way's run of plain printable ASCII: spaces only without
+ * one_line (it handles them itself). */
+static size_t ascii_run(const char *s, size_t n, bool one_line)
+{
+	size_t run = 0;
+	while (run < n && (unsigned char)s[run] > 0x20 && (unsigned char)s[run] < 0x7F)
+		run++;
+	while (!one_line && run < n && (unsigned char)s[run] >= 0x20 && (unsigned char)s[run] < 0x7F)
+		run++;
+	return run;
+}
+
 bool utf8_sanitize(struct strbuf *out, const char *s, size_t n, unsigned flags)
 {
 	size_t i = 0;
 	bool last_space = false, prev_vs = false;
+	bool one_line = flags & UTF8_ONE_LINE;
 	while (i < n) {
 		/* Copy the longest run of plain printable ASCII at once. */
-		size_t run = i;
-		bool one_line = flags & UTF8_ONE_LINE;
-		while (run < n && (unsigned char)s[run] > 0x20 && (unsigned char)s[run] < 0x7F)
-			run++;
-		while (!one_line && run < n && (unsigned char)s[run] >= 0x20 && (unsigned char)s[run] < 0x7F)
-			run++;
+		size_t run = i + (plain_fast ? plain_span(s + i, n - i, one_line, last_space)
+					     : ascii_run(s + i, n - i, one_line));
 		if (run > i) {
 			if (!sb_append(out, s + i, run - i))
 				return false;
@@ -331,8 +391,21 @@ bool utf8_sanitize(struct strbuf *out, const char *s, size_t n, unsigned flags)
 	return true;
 }
 
+/* utf8_fit of text utf8_sanitize leaves as it is: a byte a column. */
+static bool fit_plain(struct strbuf *out, const char *s, size_t n, size_t columns, unsigned flags, bool pad)
+{
+	if (n > columns) {
+		if (columns == 0)
+			return true;
+		return sb_append(out, s, columns - 1) && sb_puts(out, (flags & UTF8_ASCII) ? "~" : "\xe2\x80\xa6");
+	}
+	return sb_append(out, s, n) && (!pad || sb_repeat(out, " ", columns - n));
+}
+
 bool utf8_fit(struct strbuf *out, const char *s, size_t n, size_t columns, unsigned flags, bool pad)
 {
+	if (plain_fast && plain_span(s, n, flags & UTF8_ONE_LINE, false) == n)
+		return fit_plain(out, s, n, columns, flags, pad);
 	struct strbuf safe = STRBUF_INIT;
 	if (!utf8_sanitize(&safe, s, n, flags)) {
 		sb_fini(&safe);
