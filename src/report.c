@@ -72,6 +72,52 @@ static int extra_sections(const struct assembly *a, const struct report_options 
 	return rc;
 }
 
+/* The rows take pieces in the order decided, scattered over memory: piece
+ * i's row is due a few rows on, so its piece and result are asked for now
+ * (near) and the texts they point to a few rows later (soon). Always
+ * inlined: GCC 12 finds a helper that only prefetches pure, and drops
+ * its calls as unused (no prefetch was left in the object). */
+#define PREFETCH_NEAR 4
+#define PREFETCH_FAR 8
+
+static inline __attribute__((always_inline)) void prefetch_piece(const struct assembly *a, long i)
+{
+	const struct piece *p = &a->src->pieces[i];
+	const struct piece_result *r = &a->results[i];
+	/* both ends: a piece spans two or three cache lines, a result two */
+	__builtin_prefetch(p);
+	__builtin_prefetch((const char *)(p + 1) - 1);
+	__builtin_prefetch(r);
+	__builtin_prefetch((const char *)(r + 1) - 1);
+}
+
+static inline __attribute__((always_inline)) void prefetch_texts(const struct assembly *a, long i)
+{
+	const struct piece *p = &a->src->pieces[i];
+	__builtin_prefetch(p->id);
+	__builtin_prefetch(p->label);
+	if (a->results[i].sentence)
+		__builtin_prefetch(a->results[i].sentence);
+}
+
+/* Before not_whole[k]'s row. */
+static inline __attribute__((always_inline)) void prefetch_not_whole(const struct assembly *a, size_t k)
+{
+	if (k + PREFETCH_FAR < a->nnot_whole)
+		prefetch_piece(a, a->not_whole[k + PREFETCH_FAR]);
+	if (k + PREFETCH_NEAR < a->nnot_whole)
+		prefetch_texts(a, a->not_whole[k + PREFETCH_NEAR]);
+}
+
+/* Before block b's row. */
+static inline __attribute__((always_inline)) void prefetch_block(const struct assembly *a, size_t b)
+{
+	if (b + PREFETCH_FAR < a->nblocks && a->blocks[b + PREFETCH_FAR].piece >= 0)
+		prefetch_piece(a, a->blocks[b + PREFETCH_FAR].piece);
+	if (b + PREFETCH_NEAR < a->nblocks && a->blocks[b + PREFETCH_NEAR].piece >= 0)
+		prefetch_texts(a, a->blocks[b + PREFETCH_NEAR].piece);
+}
+
 /* ---- structured (YAML, JSON) ---------------------------------------------- */
 
 static void emit_piece_common(struct emitter *em, const struct assembly *a, long i)
@@ -159,6 +205,7 @@ static void emit_included(struct emitter *em, const struct assembly *a)
 	emit_list_begin(em);
 	for (size_t b = 0; b < a->nblocks; b++) {
 		const struct block *blk = &a->blocks[b];
+		prefetch_block(a, b);
 		emit_map_begin(em);
 		if (blk->piece < 0) {
 			emit_key_str(em, "made", blk->label ? blk->label : "assembler text");
@@ -193,6 +240,7 @@ static void emit_excluded(struct emitter *em, const struct assembly *a)
 	for (size_t k = 0; k < a->nnot_whole; k++) {
 		long i = a->not_whole[k];
 		const struct piece_result *r = &a->results[i];
+		prefetch_not_whole(a, k);
 		if (r->outcome != OUTCOME_DROPPED)
 			continue;
 		emit_map_begin(em);
@@ -264,6 +312,14 @@ static void pad_left(struct strbuf *out, const char *s, size_t width)
 	sb_append(out, s, n);
 }
 
+static void pad_right(struct strbuf *out, const char *s, size_t width)
+{
+	size_t n = strlen(s);
+	sb_append(out, s, n);
+	if (n < width)
+		sb_repeat(out, " ", width - n);
+}
+
 static void num_cell(struct strbuf *out, long long v, int width)
 {
 	char buf[32];
@@ -331,8 +387,13 @@ static void piece_row(struct strbuf *out, const struct assembly *a, long i, long
 		else
 			sb_puts(out, "        ");
 	}
-	if (c->prio)
-		sb_printf(out, "  %8.2f  %-8s", p->priority, strategy_name(p->strategy));
+	if (c->prio) {
+		char buf[FIXED3_MAX];
+		sb_puts(out, "  ");
+		pad_left(out, fmt_fixed2(buf, p->priority), 8); /* "%8.2f  %-8s" */
+		sb_puts(out, "  ");
+		pad_right(out, strategy_name(p->strategy), 8);
+	}
 	if (c->score) {
 		if (isfinite(r->score)) {
 			char buf[FIXED3_MAX];
@@ -447,6 +508,7 @@ static void text_tables(struct emitter *em, const struct assembly *a, const stru
 	for (size_t b = 0; b < a->nblocks; b++) {
 		const struct block *blk = &a->blocks[b];
 		emit_drain(em);
+		prefetch_block(a, b);
 		if (blk->piece >= 0) {
 			piece_row(out, a, blk->piece, blk->budget_tokens, false, &c, flags);
 			continue;
@@ -470,6 +532,7 @@ static void text_tables(struct emitter *em, const struct assembly *a, const stru
 		for (size_t k = 0; k < a->nnot_whole; k++) {
 			long i = a->not_whole[k];
 			emit_drain(em);
+			prefetch_not_whole(a, k);
 			if (a->results[i].outcome == OUTCOME_DROPPED)
 				piece_row(out, a, i, a->results[i].original_tokens, true, &c, flags);
 		}
