@@ -356,7 +356,7 @@ static void row_head(struct strbuf *out, const struct source *src, const struct 
 }
 
 static void piece_row(struct strbuf *out, const struct assembly *a, long i, long tokens, bool dropped,
-		      const struct columns *c, unsigned flags)
+		      const struct columns *c, const char *note, unsigned flags)
 {
 	const struct source *src = a->src;
 	const struct piece *p = &src->pieces[i];
@@ -416,7 +416,6 @@ static void piece_row(struct strbuf *out, const struct assembly *a, long i, long
 		safe(out, r->sentence, flags);
 		sb_putc(out, '\n');
 	}
-	const char *note = src->kind->piece_note ? src->kind->piece_note(src, i) : NULL;
 	if (note) {
 		sb_puts(out, "            ");
 		safe(out, note, flags);
@@ -480,6 +479,54 @@ static void text_header(struct strbuf *out, const struct assembly *a, unsigned f
 	sb_putc(out, '\n');
 }
 
+/* The kind's notes of the rows ahead, asked for NOTES_AHEAD at a time one
+ * batch before their rows: each is a look-up in the kind's own arrays at a
+ * scattered place, and asked for together their cache misses overlap. */
+#define NOTES_AHEAD 16
+
+struct notes_ahead {
+	const struct source *src;
+	const char *note[2 * NOTES_AHEAD]; /* row r's at r % (2 * NOTES_AHEAD) */
+};
+
+/* Rows [from, from + NOTES_AHEAD) of n, row r being piece piece_of(a, r)
+ * (-1: none). */
+static void notes_fill(struct notes_ahead *na, const struct assembly *a, size_t from, size_t n,
+		       long (*piece_of)(const struct assembly *a, size_t r))
+{
+	for (size_t r = from; r < from + NOTES_AHEAD && r < n; r++) {
+		long i = piece_of(a, r);
+		const char *note = i >= 0 ? na->src->kind->piece_note(na->src, i) : NULL;
+		na->note[r % (2 * NOTES_AHEAD)] = note;
+		if (note)
+			__builtin_prefetch(note);
+	}
+}
+
+/* Row r's note; the batch after the next is asked for at a batch's first row. */
+static const char *notes_at(struct notes_ahead *na, const struct assembly *a, size_t r, size_t n,
+			    long (*piece_of)(const struct assembly *a, size_t r))
+{
+	if (!na->src->kind->piece_note)
+		return NULL;
+	if (r == 0)
+		notes_fill(na, a, 0, n, piece_of);
+	if (r % NOTES_AHEAD == 0)
+		notes_fill(na, a, r + NOTES_AHEAD, n, piece_of);
+	return na->note[r % (2 * NOTES_AHEAD)];
+}
+
+static long block_piece(const struct assembly *a, size_t b)
+{
+	return a->blocks[b].piece;
+}
+
+static long dropped_piece(const struct assembly *a, size_t k)
+{
+	long i = a->not_whole[k];
+	return a->results[i].outcome == OUTCOME_DROPPED ? i : -1;
+}
+
 /* The layer tables, the pieces in the prompt, those left out: rows into
  * em's buffer, written out as it fills. */
 static void text_tables(struct emitter *em, const struct assembly *a, const struct report_exact *x, unsigned flags)
@@ -503,14 +550,16 @@ static void text_tables(struct emitter *em, const struct assembly *a, const stru
 		}
 	}
 
+	struct notes_ahead na = { .src = src };
 	sb_puts(out, "\nin the prompt, in order\n");
 	row_head(out, src, &c, false);
 	for (size_t b = 0; b < a->nblocks; b++) {
 		const struct block *blk = &a->blocks[b];
 		emit_drain(em);
 		prefetch_block(a, b);
+		const char *note = notes_at(&na, a, b, a->nblocks, block_piece);
 		if (blk->piece >= 0) {
-			piece_row(out, a, blk->piece, blk->budget_tokens, false, &c, flags);
+			piece_row(out, a, blk->piece, blk->budget_tokens, false, &c, note, flags);
 			continue;
 		}
 		sb_puts(out, "  ");
@@ -533,8 +582,9 @@ static void text_tables(struct emitter *em, const struct assembly *a, const stru
 			long i = a->not_whole[k];
 			emit_drain(em);
 			prefetch_not_whole(a, k);
+			const char *note = notes_at(&na, a, k, a->nnot_whole, dropped_piece);
 			if (a->results[i].outcome == OUTCOME_DROPPED)
-				piece_row(out, a, i, a->results[i].original_tokens, true, &c, flags);
+				piece_row(out, a, i, a->results[i].original_tokens, true, &c, note, flags);
 		}
 	}
 }
