@@ -345,6 +345,34 @@ static void test_samples_patched(void **state)
 	}
 }
 
+/* As the inspector opens: its assembly, then the baseline's (which
+ * re-decides nothing): the first edit still patches the inspector's
+ * results, which are the baseline's too. */
+static void test_first_edit_after_the_baseline(void **state)
+{
+	(void)state;
+	char *text = filtered_snapshot(500, 12, 5000);
+	struct source *kept = support_load_text("snap.json", text), *fresh = support_load_text("snap.json", text);
+	free(text);
+	struct assembly a, base;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(assemble_lazy(kept, &a, &err), CS_OK);
+	assert_int_equal(assemble_lazy(kept, &base, &err), CS_OK);
+	uint64_t rng = 5;
+	for (int step = 0; step < 6; step++) {
+		toggle(kept, fresh, &a, &rng);
+		unsigned long before = a.serial;
+		free(rebuild_both(kept, fresh, &a));
+		assert_true(a.reused);
+		assert_int_equal(a.reused_from, before);
+	}
+	asm_fini(&base);
+	asm_fini(&a);
+	source_free(kept);
+	source_free(fresh);
+}
+
 /* Out of memory at every allocation of a patched build (and of the build
  * that follows an edit of the same piece back): each fails cleanly or
  * succeeds, and the next build is still a build from nothing. */
@@ -457,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_kept_state_is_a_fresh_build),
 		cmocka_unit_test(test_patched_builds_are_fresh_builds),
 		cmocka_unit_test(test_samples_patched),
+		cmocka_unit_test(test_first_edit_after_the_baseline),
 		cmocka_unit_test(test_patched_out_of_memory),
 		cmocka_unit_test(test_written_sentences_are_the_eager_ones),
 		cmocka_unit_test(test_samples_deferred_as_written),

@@ -55,7 +55,7 @@ struct run {
 	size_t dropped_budget, dropped_alloc, scored;
 	const char *compressed; /* the compression fact (arena), NULL when off */
 	struct memory_flags *flags; /* by piece: what an edit can change (rank) */
-	unsigned long results_of; /* the assembly whose results the kept build's were, before the patch (0 none) */
+	unsigned long results_of[2]; /* the assemblies whose results the kept build's were, before the patch (0 none) */
 };
 
 static const char *archetype_text(const struct memory *m, struct arena *ar)
@@ -761,7 +761,7 @@ static bool from_kept(struct run *r, struct assembly *a)
 {
 	struct memory *cache = r->src->model; /* the kept build: its results are now a's */
 	struct memory_kept *k = cache->kept;
-	bool patch = a->reused && r->results_of && a->reused_from == r->results_of;
+	bool patch = a->reused && (a->reused_from == r->results_of[0] || a->reused_from == r->results_of[1]);
 	if (!patch && asm_reuse_decline(a) != CS_OK)
 		return false;
 	r->order = cache->slots;
@@ -779,6 +779,10 @@ static bool from_kept(struct run *r, struct assembly *a)
 	r->dec = NULL;
 	k->reused += patch;
 	k->serial = a->nomem ? 0 : a->serial;
+	/* re-decided nothing: the results are those it was patched from, and
+	 * the previous assembly may still be the one the next build starts from
+	 * (the inspector's, when this is its baseline's) */
+	k->serial_alike = a->nomem || k->ntouched || patch ? 0 : r->results_of[0];
 	return true;
 }
 
@@ -808,7 +812,10 @@ int memory_build(const struct source *src, struct assembly *a, struct cs_error *
 		r.cap[k] = (long)floor((double)r.budget * (r.s->allocation[k] / 100.0)); /* the seed's TokenBudget.allocate */
 
 	struct memory *cache = src->model; /* the kept orders and build (rank.c, patch.c) */
-	r.results_of = cache->kept ? cache->kept->serial : 0; /* the patch forgets it */
+	if (cache->kept) { /* the patch forgets them */
+		r.results_of[0] = cache->kept->serial;
+		r.results_of[1] = cache->kept->serial_alike;
+	}
 	bool patched = !m->quiet && m->hold_from == 0 && memory_rank(cache, src, r.s->weights) &&
 		       memory_kept_matches(m, src, r.budget) && memory_patch(cache, src, r.cap);
 	if (patched ? !from_kept(&r, a) : !build_anew(&r, a)) {

@@ -240,6 +240,8 @@ struct memory_kept {
 	size_t ntouched, cap_touched;
 	unsigned char *mark;          /* a bit per rank, clear between patches */
 	unsigned long serial;         /* the assembly whose results these decisions are (assembly.serial), 0 none */
+	unsigned long serial_alike;   /* another assembly with the very same results (a build that re-decided
+				       * nothing: the baseline's, made after the inspector's first), 0 none */
 	unsigned long reused;         /* builds that patched the previous results in place (tests) */
 };
 

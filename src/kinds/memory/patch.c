@@ -181,6 +181,7 @@ void memory_keep(struct memory *m, const struct source *src, long budget, struct
 	k->scored = scored;
 	k->ntouched = 0;
 	k->serial = serial;
+	k->serial_alike = 0;
 	k->valid = true;
 }
 
@@ -413,7 +414,7 @@ bool memory_patch(struct memory *m, const struct source *src, const long cap[MA_
 	struct memory_kept *k = m->kept;
 	struct patch p = { .m = m, .k = k };
 	k->valid = false; /* until done */
-	k->serial = 0;    /* the decisions are no longer the last results' */
+	k->serial = k->serial_alike = 0; /* the decisions are no longer the last results' */
 	if (!changed_pieces(&p, src) || (m->caps && !k->pass1_pos))
 		return false;
 	if (!k->mark && !(k->mark = cs_calloc(k->n / 8 + 1, 1)))
