@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAXP 64
+#define MAXP 3000
 
 /* What the test kind writes: each piece's tokens, -1 for dropped. */
 static long want[MAXP];
@@ -34,7 +34,8 @@ static struct {
 	bool decline;       /* asm_reuse_decline after the init */
 	bool fail;          /* returns CS_ENOMEM after writing */
 	bool fini_itself;   /* and calls asm_fini itself first */
-	long write[MAXP];   /* with reused results: the pieces written, in this order */
+	long write[MAXP];   /* with reused results: the pieces written, in this order, */
+	long value[MAXP];   /* each with this value (want[] is the last one's) */
 	size_t nwrite;
 } script;
 static struct kind_ops fake;
@@ -46,16 +47,16 @@ static bool fake_sentence(const struct assembly *a, long piece, struct strbuf *o
 	return !out->failed;
 }
 
-static void write_piece(struct assembly *a, long i)
+static void write_piece(struct assembly *a, long i, long value)
 {
-	if (want[i] < 0) {
+	if (value < 0) {
 		asm_drop_later(a, i, REASON_OVER_BUDGET, i, 0);
 		return;
 	}
 	struct piece_result r = a->results[i];
 	r.why[0] = r.why[1] = 0; /* a build from nothing leaves them so */
 	asm_set_result(a, i, &r);
-	asm_whole(a, i, -1, want[i]);
+	asm_whole(a, i, -1, value);
 }
 
 static int fake_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
@@ -68,12 +69,12 @@ static int fake_assemble(const struct source *src, struct assembly *a, struct cs
 	a->sentence_fn = fake_sentence;
 	if (a->reused) {
 		for (size_t k = 0; k < script.nwrite; k++)
-			write_piece(a, script.write[k]);
+			write_piece(a, script.write[k], script.value[k]);
 	} else {
 		for (size_t i = 0; i < src->npieces; i++) {
 			a->results[i] = (struct piece_result){ .outcome = OUTCOME_DROPPED, .block = -1, .score = 0.5,
 							       .original_tokens = src->pieces[i].tokens };
-			write_piece(a, (long)i);
+			write_piece(a, (long)i, want[i]);
 		}
 	}
 	if (script.fail) {
@@ -84,9 +85,23 @@ static int fake_assemble(const struct source *src, struct assembly *a, struct cs
 	return asm_finish(a, err);
 }
 
-static struct source *open_fake(void)
+/* A memory snapshot of n items (the test kind reads only its pieces). */
+static struct source *load_items(size_t n)
 {
-	struct source *src = support_load("samples/memory/long-session.json", "memory");
+	struct strbuf sb = STRBUF_INIT;
+	sb_puts(&sb, "{ \"maxTokens\": 6000, \"items\": [\n");
+	for (size_t i = 0; i < n; i++)
+		sb_printf(&sb, "%s{ \"id\": \"m%zu\", \"type\": \"chunk\", \"content\": \"item %zu\", \"tokens\": 10, "
+			  "\"scores\": { \"relevance\": 0.5 } }\n", i ? "," : "", i, i);
+	sb_puts(&sb, "] }\n");
+	assert_false(sb.failed);
+	struct source *src = support_load_text("snap.json", sb_str(&sb));
+	sb_fini(&sb);
+	return src;
+}
+
+static struct source *fake_source(struct source *src)
+{
 	assert_true(src->npieces >= 12 && src->npieces <= MAXP);
 	fake = *src->kind;
 	fake.assemble = fake_assemble;
@@ -96,6 +111,11 @@ static struct source *open_fake(void)
 	memset(&script, 0, sizeof script);
 	script.reuse = true;
 	return src;
+}
+
+static struct source *open_fake(void)
+{
+	return fake_source(support_load("samples/memory/long-session.json", "memory"));
 }
 
 static void assemble_from(const struct source *src, struct assembly *next, struct assembly *prev)
@@ -109,6 +129,7 @@ static void assemble_from(const struct source *src, struct assembly *next, struc
 static void change(long piece, long tokens)
 {
 	want[piece] = tokens;
+	script.value[script.nwrite] = tokens;
 	script.write[script.nwrite++] = piece;
 }
 
@@ -319,6 +340,41 @@ static void test_say_changes_random(void **state)
 	source_free(src);
 }
 
+/* Long lists of changes, written out of order (sorted by a radix sort), in
+ * order then a few more (the few merged in), or a few out of order. */
+static void test_long_lists(void **state)
+{
+	(void)state;
+	struct source *src = fake_source(load_items(3000));
+	struct assembly a[2];
+	assemble_from(src, &a[0], NULL);
+	uint64_t rng = 3;
+	for (int round = 0; round < 12; round++) {
+		struct assembly *prev = &a[round % 2], *next = &a[1 - round % 2];
+		struct piece_result *was = copy_results(prev);
+		script.nwrite = 0;
+		size_t many = round % 3 == 0 ? 1200 : round % 3 == 1 ? src->npieces : 40;
+		for (size_t m = 0; m < many && script.nwrite < MAXP - 50; m++) {
+			rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+			long piece = round % 3 == 1 ? (long)m : (long)((rng >> 33) % src->npieces);
+			long r = (long)((rng >> 40) % 5);
+			change(piece, r == 0 ? -1 : r * 10 + round);
+		}
+		for (int more = 0; round % 3 == 1 && more < 30; more++) { /* in order, then a few anywhere, */
+			rng = rng * 6364136223846793005ull + 1442695040888963407ull; /* written again */
+			change((long)((rng >> 33) % 2900), (long)(rng >> 60) + 1000);
+		}
+		assemble_from(src, next, prev);
+		assert_true(next->reused);
+		check_patched(src, next, was);
+		asm_fini(prev);
+		free(was);
+	}
+	asm_fini(&a[0]);
+	asm_fini(&a[1]);
+	source_free(src);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -327,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_decline),
 		cmocka_unit_test(test_not_reused),
 		cmocka_unit_test(test_say_changes_random),
+		cmocka_unit_test(test_long_lists),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
