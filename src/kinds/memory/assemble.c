@@ -754,6 +754,22 @@ static void write_touched(struct run *r, struct assembly *a, const struct memory
 	sb_fini(&sb);
 }
 
+/* Below this many re-decided items a patch is always written in place. */
+static size_t cascade_min = 65536;
+
+void memory_set_long_cascade(size_t min)
+{
+	cascade_min = min;
+}
+
+/* A long cascade (an item kept in pass 1 excluded: every later one in its
+ * share says a new total) is written whole, in input order, and compared
+ * whole: cheaper than a quarter of a million results listed and sorted. */
+static bool long_cascade(size_t touched, size_t n)
+{
+	return touched > cascade_min && touched > n / 16;
+}
+
 /* The build from the kept one (memory_patch re-decided it): the previous
  * results patched when a holds them and they are the kept build's, else
  * every result written. false on out of memory. */
@@ -761,7 +777,8 @@ static bool from_kept(struct run *r, struct assembly *a)
 {
 	struct memory *cache = r->src->model; /* the kept build: its results are now a's */
 	struct memory_kept *k = cache->kept;
-	bool patch = a->reused && (a->reused_from == r->results_of[0] || a->reused_from == r->results_of[1]);
+	bool patch = a->reused && (a->reused_from == r->results_of[0] || a->reused_from == r->results_of[1]) &&
+		     !long_cascade(k->ntouched, r->n);
 	if (!patch && asm_reuse_decline(a) != CS_OK)
 		return false;
 	r->order = cache->slots;
