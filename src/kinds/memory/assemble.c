@@ -664,12 +664,12 @@ static void kept_cutoff(struct run *r, const struct memory_kept *k)
 
 /* A piece's result from the kept arrays, as a build from nothing leaves
  * it before the render (dropped; render_in writes what went in). */
-static struct piece_result kept_result(const struct memory *cache, const struct memory_kept *k, size_t i)
+static void kept_result(const struct memory *cache, const struct memory_kept *k, size_t i, struct piece_result *out)
 {
 	int why = k->preason[i];
 	long full = k->full[i];
 	bool numbers = why == REASON_OVER_BUDGET || why == REASON_OVER_ALLOCATION;
-	return (struct piece_result){ .outcome = OUTCOME_DROPPED, .reason = why, .why = { numbers ? full : 0, k->why1[i] },
+	*out = (struct piece_result){ .outcome = OUTCOME_DROPPED, .reason = why, .why = { numbers ? full : 0, k->why1[i] },
 				      .original_tokens = full, .block = -1, .score = cache->score_of[i] };
 }
 
@@ -679,14 +679,8 @@ static struct piece_result kept_result(const struct memory *cache, const struct 
 static void write_all(struct run *r, struct assembly *a, const struct memory_kept *k)
 {
 	const struct memory *cache = r->m;
-	for (size_t i = 0; i < r->n; i++) { /* kept_result's, written in place (a million: no copy through the stack) */
-		int why = k->preason[i];
-		long full = k->full[i];
-		bool numbers = why == REASON_OVER_BUDGET || why == REASON_OVER_ALLOCATION;
-		a->results[i] = (struct piece_result){ .outcome = OUTCOME_DROPPED, .reason = why,
-						       .why = { numbers ? full : 0, k->why1[i] }, .original_tokens = full,
-						       .block = -1, .score = cache->score_of[i] };
-	}
+	for (size_t i = 0; i < r->n; i++)
+		kept_result(cache, k, i, &a->results[i]); /* in place: a million, not copied through the stack */
 	render_in(r, a, k->in, k->nin);
 	struct strbuf sb = STRBUF_INIT;
 	size_t nw = a->nnot_whole, deferred = 0; /* in registers: a million of them */
@@ -736,7 +730,8 @@ static void write_touched(struct run *r, struct assembly *a, const struct memory
 	const struct memory *cache = r->m;
 	for (size_t t = 0; t < k->ntouched; t++) {
 		size_t i = r->order[k->touched[t]].index;
-		struct piece_result res = kept_result(cache, k, i);
+		struct piece_result res;
+		kept_result(cache, k, i, &res);
 		asm_set_result(a, (long)i, &res);
 	}
 	render_in(r, a, k->in, k->nin);
