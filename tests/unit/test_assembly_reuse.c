@@ -20,7 +20,6 @@
 #include "source.h"
 #include "strbuf.h"
 #include "support.h"
-#include "viewmodel_priv.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -144,32 +143,10 @@ static void check_patched(const struct source *src, const struct assembly *next,
 	assemble_from(src, &fresh, NULL);
 	script.reuse = reuse;
 	assert_true(next->changes_valid);
-	size_t k = 0;
-	for (size_t i = 0; i < src->npieces; i++) {
+	for (size_t i = 0; i < src->npieces; i++)
 		assert_false(asm_result_differs(&next->results[i], &fresh.results[i]));
-		if (!asm_result_differs(&was[i], &next->results[i]))
-			continue;
-		assert_true(k < next->nchanges);
-		assert_int_equal(next->changes[k].piece, (long)i);
-		assert_false(asm_result_differs(&next->changes[k].was, &was[i]));
-		k++;
-	}
-	assert_int_equal(k, next->nchanges);
-	struct strbuf full = STRBUF_INIT, listed = STRBUF_INIT;
-	vm_say_moved(src, was, next->results, &full);
-	vm_say_changes(src, next->changes, next->nchanges, next->results, &listed);
-	assert_string_equal(sb_str(&listed), sb_str(&full));
-	sb_fini(&full);
-	sb_fini(&listed);
+	support_assert_changes(src, next, was);
 	asm_fini(&fresh);
-}
-
-static struct piece_result *copy_results(const struct assembly *a)
-{
-	struct piece_result *c = malloc(a->nresults * sizeof *c);
-	assert_non_null(c);
-	memcpy(c, a->results, a->nresults * sizeof *c);
-	return c;
 }
 
 static void test_patched_results_and_changes(void **state)
@@ -180,7 +157,7 @@ static void test_patched_results_and_changes(void **state)
 	assemble_from(src, &prev, NULL);
 	assert_false(prev.reused);
 	assert_false(prev.changes_valid);
-	struct piece_result *was = copy_results(&prev), *array = prev.results;
+	struct piece_result *was = support_copy_results(&prev), *array = prev.results;
 
 	change(3, 35);  /* more tokens */
 	change(1, -1);  /* out */
@@ -198,7 +175,7 @@ static void test_patched_results_and_changes(void **state)
 
 	/* and again from the patched one, with more moves than the sentence names */
 	free(was);
-	was = copy_results(&next);
+	was = support_copy_results(&next);
 	script.nwrite = 0;
 	change(1, 10);
 	for (long i = 5; i < 11; i++)
@@ -224,7 +201,7 @@ static void test_failure_gives_back(void **state)
 		struct source *src = open_fake();
 		struct assembly prev, next;
 		assemble_from(src, &prev, NULL);
-		struct piece_result *was = copy_results(&prev), *array = prev.results;
+		struct piece_result *was = support_copy_results(&prev), *array = prev.results;
 		change(0, -1);
 		change(4, 1000);
 		change(4, -1);
@@ -249,7 +226,7 @@ static void test_decline(void **state)
 	struct source *src = open_fake();
 	struct assembly prev, next;
 	assemble_from(src, &prev, NULL);
-	struct piece_result *was = copy_results(&prev), *array = prev.results;
+	struct piece_result *was = support_copy_results(&prev), *array = prev.results;
 	want[2] = -1;
 	script.decline = true;
 	assemble_from(src, &next, &prev);
@@ -311,59 +288,18 @@ static void test_not_reused(void **state)
 	source_free(src);
 }
 
-/* The sentence from the list against the full comparison, on random
- * moves of every size (ties among them: the order must be the same). */
-static void test_say_changes_random(void **state)
+/* Rounds of re-assembly, each from the one before, the pieces written
+ * chosen by plan; each checked (check_patched). */
+static void patch_rounds(struct source *src, int rounds, void (*plan)(const struct source *src, int round, uint64_t *rng))
 {
-	(void)state;
-	struct source *src = open_fake();
 	struct assembly a[2];
 	assemble_from(src, &a[0], NULL);
 	uint64_t rng = 7;
-	for (int round = 0; round < 200; round++) {
+	for (int round = 0; round < rounds; round++) {
 		struct assembly *prev = &a[round % 2], *next = &a[1 - round % 2];
-		struct piece_result *was = copy_results(prev);
+		struct piece_result *was = support_copy_results(prev);
 		script.nwrite = 0;
-		size_t moves = (size_t)(rng % 9);
-		for (size_t m = 0; m < moves; m++) {
-			rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-			long piece = (long)((rng >> 33) % src->npieces), r = (long)((rng >> 40) % 7);
-			change(piece, r == 0 ? -1 : r * 10);
-		}
-		assemble_from(src, next, prev);
-		check_patched(src, next, was);
-		asm_fini(prev);
-		free(was);
-	}
-	asm_fini(&a[0]);
-	asm_fini(&a[1]);
-	source_free(src);
-}
-
-/* Long lists of changes, written out of order (sorted by a radix sort), in
- * order then a few more (the few merged in), or a few out of order. */
-static void test_long_lists(void **state)
-{
-	(void)state;
-	struct source *src = fake_source(load_items(3000));
-	struct assembly a[2];
-	assemble_from(src, &a[0], NULL);
-	uint64_t rng = 3;
-	for (int round = 0; round < 12; round++) {
-		struct assembly *prev = &a[round % 2], *next = &a[1 - round % 2];
-		struct piece_result *was = copy_results(prev);
-		script.nwrite = 0;
-		size_t many = round % 3 == 0 ? 1200 : round % 3 == 1 ? src->npieces : 40;
-		for (size_t m = 0; m < many && script.nwrite < MAXP - 50; m++) {
-			rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-			long piece = round % 3 == 1 ? (long)m : (long)((rng >> 33) % src->npieces);
-			long r = (long)((rng >> 40) % 5);
-			change(piece, r == 0 ? -1 : r * 10 + round);
-		}
-		for (int more = 0; round % 3 == 1 && more < 30; more++) { /* in order, then a few anywhere, */
-			rng = rng * 6364136223846793005ull + 1442695040888963407ull; /* written again */
-			change((long)((rng >> 33) % 2900), (long)(rng >> 60) + 1000);
-		}
+		plan(src, round, &rng);
 		assemble_from(src, next, prev);
 		assert_true(next->reused);
 		check_patched(src, next, was);
@@ -373,6 +309,56 @@ static void test_long_lists(void **state)
 	asm_fini(&a[0]);
 	asm_fini(&a[1]);
 	source_free(src);
+}
+
+static uint64_t step(uint64_t *rng)
+{
+	*rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
+	return *rng;
+}
+
+/* Up to eight random moves of a few sizes (ties among them). */
+static void few_moves(const struct source *src, int round, uint64_t *rng)
+{
+	(void)round;
+	size_t moves = (size_t)(*rng % 9);
+	for (size_t m = 0; m < moves; m++) {
+		uint64_t r = step(rng);
+		long piece = (long)((r >> 33) % src->npieces), size = (long)((r >> 40) % 7);
+		change(piece, size == 0 ? -1 : size * 10);
+	}
+}
+
+/* By turns: 1,200 pieces out of order (the radix sort), every piece in
+ * order and then 30 written again anywhere (the merge, ties among them),
+ * or 40. */
+static void long_lists(const struct source *src, int round, uint64_t *rng)
+{
+	size_t many = round % 3 == 0 ? 1200 : round % 3 == 1 ? src->npieces : 40;
+	for (size_t m = 0; m < many && script.nwrite < MAXP - 50; m++) {
+		uint64_t r = step(rng);
+		long piece = round % 3 == 1 ? (long)m : (long)((r >> 33) % src->npieces), size = (long)((r >> 40) % 5);
+		change(piece, size == 0 ? -1 : size * 10 + round);
+	}
+	for (int more = 0; round % 3 == 1 && more < 30; more++) {
+		uint64_t r = step(rng);
+		change((long)((r >> 33) % 2900), (long)(r >> 60) + 1000);
+	}
+}
+
+/* The sentence from the list against the full comparison, on random
+ * moves of every size (ties among them: the order must be the same). */
+static void test_say_changes_random(void **state)
+{
+	(void)state;
+	patch_rounds(open_fake(), 200, few_moves);
+}
+
+/* Long lists of changes: sorted by a radix sort, merged, or by qsort. */
+static void test_long_lists(void **state)
+{
+	(void)state;
+	patch_rounds(fake_source(load_items(3000)), 12, long_lists);
 }
 
 int main(void)

@@ -24,7 +24,6 @@
 #include "source.h"
 #include "strbuf.h"
 #include "support.h"
-#include "viewmodel_priv.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,53 +126,17 @@ static void assert_same(const struct source *src, struct assembly *kept, const s
 	sb_fini(&sb);
 }
 
-/* A copy of a's results (the next assembly may take them over). */
-static struct piece_result *copy_results(const struct source *src, const struct assembly *a)
-{
-	struct piece_result *c = malloc((src->npieces ? src->npieces : 1) * sizeof *c);
-	assert_non_null(c);
-	memcpy(c, a->results, src->npieces * sizeof *c);
-	return c;
-}
-
-/* With a list of changes, it names exactly the pieces whose result differs
- * from was (by piece, each with its result before), and the "what moved"
- * sentence from it is the one from comparing every result. */
-static void assert_changes(const struct source *src, const struct assembly *a, const struct piece_result *was)
-{
-	struct strbuf full = STRBUF_INIT, listed = STRBUF_INIT;
-	vm_say_moved(src, was, a->results, &full);
-	if (!a->changes_valid) {
-		sb_fini(&full);
-		return;
-	}
-	size_t k = 0;
-	for (size_t i = 0; i < src->npieces; i++) {
-		if (!asm_result_differs(&was[i], &a->results[i]))
-			continue;
-		assert_true(k < a->nchanges);
-		assert_int_equal(a->changes[k].piece, (long)i);
-		assert_false(asm_result_differs(&a->changes[k].was, &was[i]));
-		k++;
-	}
-	assert_int_equal(k, a->nchanges);
-	vm_say_changes(src, a->changes, a->nchanges, a->results, &listed);
-	assert_string_equal(sb_str(&listed), sb_str(&full));
-	sb_fini(&full);
-	sb_fini(&listed);
-}
-
 /* Re-assembles src as the inspector does: from *a, which the new assembly
  * replaces (it may take its results over); the list of changes checked.
  * Returns the results before (the caller frees them). */
 static struct piece_result *reassemble(struct source *src, struct assembly *a)
 {
-	struct piece_result *was = copy_results(src, a);
+	struct piece_result *was = support_copy_results(a);
 	struct assembly next;
 	struct cs_error err;
 	cs_error_clear(&err);
 	assert_int_equal(assemble_lazy_from(src, &next, a, &err), CS_OK);
-	assert_changes(src, &next, was);
+	support_assert_changes(src, &next, was);
 	asm_fini(a);
 	*a = next;
 	return was;
@@ -394,7 +357,7 @@ static void test_patched_out_of_memory(void **state)
 	for (long nth = 1; nth < 40; nth++) {
 		toggle(kept, fresh, &a, &rng);
 		struct assembly failed;
-		struct piece_result *was = copy_results(kept, &a), *array = a.results;
+		struct piece_result *was = support_copy_results(&a), *array = a.results;
 		cs_alloc_fail_from(nth);
 		int rc = assemble_lazy_from(kept, &failed, &a, &err);
 		cs_alloc_fail_from(0);
