@@ -203,10 +203,12 @@ struct memory_flags {
 /* The last build, kept so that the next one, when only exclusions changed
  * since (the source's edit log says which), re-decides from the first rank
  * an exclusion can change and stops where the passes' state meets the
- * kept one again (patch.c); the assembly is then written from these arrays
- * in input order, not item by item in score order. Kept from the
- * inspector's builds and those that follow an edit (a report, which edits
- * nothing, keeps none). */
+ * kept one again (patch.c); the assembly then patches the results of the
+ * assembly these decisions were written into (serial), when it takes them
+ * over (asm_init_reuse): the re-decided items' alone; else it writes them
+ * all from these arrays in input order. Kept from the inspector's builds
+ * and those that follow an edit (a report, which edits nothing, keeps
+ * none). */
 struct memory_kept {
 	bool valid;
 	/* what the build read besides exclusions: a build with other values starts from nothing */

@@ -5,8 +5,9 @@
  * place in a walk, and nothing after the first place past X where the
  * running total is again the one the kept build recorded there: an item
  * that was out anyway (most of a large snapshot) changes its own decision
- * alone. The assembler then writes the results from the kept arrays, in
- * input order (assemble.c). */
+ * alone. The assembler then writes the re-decided items' results (the
+ * ranks touched) into the previous assembly's, or every result from the
+ * kept arrays in input order (assemble.c). */
 #include "memory.h"
 
 #include "alloc.h"
