@@ -20,6 +20,7 @@
 #include "source.h"
 #include "strbuf.h"
 #include "support.h"
+#include "viewmodel_priv.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -361,6 +362,65 @@ static void test_long_lists(void **state)
 	patch_rounds(fake_source(load_items(3000)), 12, long_lists);
 }
 
+/* Through the inspector: random exclusions and undos on a memory snapshot
+ * (pieces in the prompt among them); the status line says what the
+ * comparison of every result says, and the edits patched the results. */
+static void test_inspector_says_what_moved(void **state)
+{
+	(void)state;
+	struct strbuf sb = STRBUF_INIT;
+	sb_puts(&sb, "{ \"maxTokens\": 900, \"items\": [\n");
+	for (size_t i = 0; i < 400; i++)
+		sb_printf(&sb, "%s{ \"id\": \"m%zu\", \"type\": \"%s\", \"content\": \"item %zu\", \"tokens\": %zu, "
+			  "\"scores\": { \"recency\": 0.%zu, \"relevance\": 0.%zu } }\n", i ? "," : "", i,
+			  i % 3 ? "chunk" : "event", i, 5 + i % 37, i % 7, i % 10);
+	sb_puts(&sb, "] }\n");
+	assert_false(sb.failed);
+	struct vm vm;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(vm_init(&vm, support_load_text("snap.json", sb_str(&sb)), &err), CS_OK);
+	sb_fini(&sb);
+	const struct source *src = vm.session.src;
+	uint64_t rng = 17;
+	size_t reused = 0, moved = 0;
+	for (int turn = 0; turn < 60; turn++) {
+		struct piece_result *was = support_copy_results(&vm.session.cur);
+		uint64_t r = step(&rng);
+		if (turn % 5 == 4) {
+			assert_int_equal(vm_undo(&vm, &err), CS_OK);
+		} else {
+			long piece = (long)((r >> 33) % src->npieces);
+			for (size_t j = 0; r % 2 && j < src->npieces; j++) /* now and then one in the prompt */
+				if (vm.session.cur.results[(piece + (long)j) % (long)src->npieces].outcome == OUTCOME_WHOLE) {
+					piece = (piece + (long)j) % (long)src->npieces;
+					break;
+				}
+			struct edit e = { .type = EDIT_EXCLUDE, .piece = piece,
+					  .value = piece_excluded(&src->pieces[piece]) ? 0 : 1 };
+			assert_int_equal(vm_apply(&vm, &e, &err), CS_OK);
+		}
+		reused += vm.session.cur.reused;
+		struct strbuf full = STRBUF_INIT;
+		vm_say_moved(src, was, vm.session.cur.results, &full);
+		const char *status = sb_str(&vm.status); /* "[undone: ]excluded m5: <what moved>; used ..." */
+		if (full.len) {
+			const char *said = strstr(status, sb_str(&full));
+			assert_non_null(said);
+			assert_true(said - status >= 2 && !strncmp(said - 2, ": ", 2));
+			assert_int_equal(said[full.len], ';');
+			moved++;
+		} else {
+			assert_non_null(strstr(status, ": no piece moved;"));
+		}
+		sb_fini(&full);
+		free(was);
+	}
+	assert_true(reused > 40);
+	assert_true(moved > 10);
+	vm_fini(&vm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -370,6 +430,7 @@ int main(void)
 		cmocka_unit_test(test_not_reused),
 		cmocka_unit_test(test_say_changes_random),
 		cmocka_unit_test(test_long_lists),
+		cmocka_unit_test(test_inspector_says_what_moved),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
