@@ -39,6 +39,7 @@
 #include "tokens.h"
 #include "utf8.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -122,8 +123,9 @@ static int filter(const struct state *st, long i)
 {
 	const struct loom_prep *pr = st->prep;
 	enum loom_use use = pr->use[i];
-	if (st->m->replay_pos != SIZE_MAX && after_replay(st->m, &st->m->items[st->src->pieces[i].kind_index]))
-		return REASON_LATER;
+	size_t replay = st->m->replay_pos;
+	if (replay != SIZE_MAX && use != LOOM_PINNED && (use == LOOM_PRIMARY ? pr->pos[i] >= replay : pr->pos[i] > replay))
+		return REASON_LATER; /* after_replay, from the prep */
 	if (use == LOOM_PINNED && !st->m->loom_aware)
 		return REASON_LOOM_AWARE_OFF;
 	signed char user = st->src->pieces[i].user_excluded;
@@ -539,10 +541,9 @@ static void decide_system(struct state *st)
 			sys_cp += (sys_parts ? 2 : 0) + utf8_count_code_points(parts_text[k], strlen(parts_text[k]));
 			sys_parts++;
 		}
-	for (size_t i = 0; i < src->npieces; i++) {
-		if (st->prep->use[i] != LOOM_INSTRUCTION)
-			continue;
-		st->why[i] = (unsigned char)(use_system ? filter(st, (long)i) : REASON_NO_SYSTEM_CONTEXT);
+	for (size_t k = 0; k < st->prep->ninstr; k++) {
+		long i = st->prep->instr[k];
+		st->why[i] = (unsigned char)(use_system ? filter(st, i) : REASON_NO_SYSTEM_CONTEXT);
 		if (st->why[i] != REASON_NONE)
 			continue;
 		const char *s;
@@ -640,17 +641,15 @@ static void memory_tail(const struct loom *m, bool dialogue, struct strbuf *sb)
  * system context's. */
 static void decide_memory(struct state *st)
 {
-	const struct source *src = st->src;
 	const struct loom *m = st->m;
 	struct assembly *a = st->a;
 	size_t kept = 0;
 	long pinned = 0;
-	for (size_t i = 0; i < src->npieces; i++) {
-		if (st->prep->use[i] != LOOM_PINNED)
-			continue;
-		st->why[i] = (unsigned char)filter(st, (long)i);
+	for (size_t k = 0; k < st->prep->npinned; k++) {
+		long i = st->prep->pinned[k];
+		st->why[i] = (unsigned char)filter(st, i);
 		if (st->why[i] == REASON_NONE)
-			kept++, pinned += pinned_tokens(st, (long)i);
+			kept++, pinned += pinned_tokens(st, i);
 	}
 	if (!m->loom_aware)
 		return;
@@ -690,19 +689,20 @@ static void render_memory(struct state *st)
 	if (!st->mem_head)
 		return;
 	emit_made(st, "operational memory", st->mem_head, (size_t)-1, LAYER_MEMORY, 0);
-	for (size_t i = 0; i < src->npieces; i++) {
-		if (st->prep->use[i] != LOOM_PINNED || st->why[i] != REASON_NONE)
+	for (size_t k = 0; k < st->prep->npinned; k++) {
+		long i = st->prep->pinned[k];
+		if (st->why[i] != REASON_NONE)
 			continue;
 		const struct piece *p = &src->pieces[i];
-		struct block *b = asm_block(a, (long)i, LAYER_MEMORY, -1);
+		struct block *b = asm_block(a, i, LAYER_MEMORY, -1);
 		long index = (long)a->nblocks - 1;
 		asm_span(a, "- ", 2, 2);
 		asm_span(a, p->label, strlen(p->label), (size_t)-1);
 		asm_span(a, ": ", 2, 2);
 		asm_span(a, p->text, p->text_bytes, p->code_points);
 		asm_span(a, "\n", 1, 1);
-		b->budget_tokens = pinned_tokens(st, (long)i);
-		asm_whole(a, (long)i, index, b->budget_tokens);
+		b->budget_tokens = pinned_tokens(st, i);
+		asm_whole(a, i, index, b->budget_tokens);
 	}
 	emit_made(st, "operational memory end", st->mem_tail, (size_t)-1, LAYER_MEMORY, 0);
 }
@@ -730,8 +730,9 @@ static void render_system(struct state *st)
 				asm_span(a, "\n\n", 2, 2);
 			asm_span(a, parts_text[k], strlen(parts_text[k]), (size_t)-1);
 		}
-	for (size_t i = 0; i < src->npieces; i++) {
-		if (st->prep->use[i] != LOOM_INSTRUCTION || st->why[i] != REASON_NONE)
+	for (size_t k = 0; k < st->prep->ninstr; k++) {
+		long i = st->prep->instr[k];
+		if (st->why[i] != REASON_NONE)
 			continue;
 		const char *s;
 		size_t n;
@@ -739,7 +740,7 @@ static void render_system(struct state *st)
 		if (done++)
 			asm_span(a, "\n\n", 2, 2);
 		asm_span(a, s, n, (size_t)-1);
-		asm_whole(a, (long)i, bi, tokens_of_text(s, n, a->chars_per_token));
+		asm_whole(a, i, bi, tokens_of_text(s, n, a->chars_per_token));
 	}
 	if (!st->dialogue)
 		asm_span(a, "\n\n", 2, 2);
@@ -751,20 +752,19 @@ static void explain_replayed(struct state *st)
 {
 	const struct source *src = st->src;
 	const struct loom *m = st->m;
-	for (size_t i = 0; i < src->npieces; i++) {
-		const struct loom_item *it = &m->items[src->pieces[i].kind_index];
-		if (it->use != LOOM_PRIMARY || it->path_pos != m->replay_pos)
-			continue;
-		char n1[32];
-		if (it->prompt_tokens != LOOM_NO_TOKENS)
-			asm_fact(st->a, "request", "the one that produced %s, replayed: the path's first %zu nodes; the "
-				 "provider recorded %s prompt tokens", src->pieces[i].label, st->depth,
-				 fmt_thousands(n1, it->prompt_tokens));
-		else
-			asm_fact(st->a, "request", "the one that produced %s, replayed: the path's first %zu nodes; no "
-				 "recorded usage", src->pieces[i].label, st->depth);
+	const struct loom_prep *pr = st->prep;
+	long i = m->replay_pos < pr->depth ? pr->at_pos[m->replay_pos] : -1; /* the primary there (prep) */
+	if (i < 0)
 		return;
-	}
+	const struct loom_item *it = &m->items[src->pieces[i].kind_index];
+	char n1[32];
+	if (it->prompt_tokens != LOOM_NO_TOKENS)
+		asm_fact(st->a, "request", "the one that produced %s, replayed: the path's first %zu nodes; the "
+			 "provider recorded %s prompt tokens", src->pieces[i].label, st->depth,
+			 fmt_thousands(n1, it->prompt_tokens));
+	else
+		asm_fact(st->a, "request", "the one that produced %s, replayed: the path's first %zu nodes; no "
+			 "recorded usage", src->pieces[i].label, st->depth);
 }
 
 /* Decide, the request's extent: the whole path, or the nodes before the
@@ -779,6 +779,10 @@ static void decide_extent(struct state *st)
 		return;
 	st->depth = m->replay_pos;
 	st->latest_ms = LOOM_NO_TIME;
+	if (m->replay_pos <= st->prep->depth) { /* the running latest (prep) */
+		st->latest_ms = st->prep->latest[m->replay_pos];
+		return;
+	}
 	for (size_t i = 0; i < src->npieces; i++) {
 		const struct loom_item *it = &m->items[src->pieces[i].kind_index];
 		if (it->use == LOOM_PRIMARY && it->path_pos < m->replay_pos && it->created_ms != LOOM_NO_TIME &&
@@ -825,11 +829,20 @@ static void explain_settings(struct state *st, int strategy, long min_recent)
  * the conversation, each in tree order (the order they were decided). */
 static void explain_filters(struct state *st)
 {
-	const struct source *src = st->src;
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < src->npieces; i++)
-			if (st->why[i] != REASON_NONE && (st->prep->use[i] == LOOM_INSTRUCTION) == (pass == 0))
-				explain_filtered(st, (long)i);
+	const struct loom_prep *pr = st->prep;
+	for (size_t k = 0; k < pr->ninstr; k++)
+		if (st->why[pr->instr[k]] != REASON_NONE)
+			explain_filtered(st, pr->instr[k]);
+	size_t n = st->src->npieces;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t word;
+		if ((i & 7) == 0 && i + 8 <= n && (memcpy(&word, st->why + i, 8), word == 0)) {
+			i += 7; /* eight that go in */
+			continue;
+		}
+		if (st->why[i] != REASON_NONE && pr->use[i] != LOOM_INSTRUCTION)
+			explain_filtered(st, (long)i);
+	}
 }
 
 /* Explain, seed 000's guarantee of at least one message: a path whose

@@ -123,6 +123,16 @@ struct loom_prep {
 	size_t n;
 	const char *roles[LOOM_PREP_ROLES]; /* borrowed from the pieces */
 	unsigned short nroles;
+	/* for a replay and the lists of one use, so that neither walks every piece */
+	unsigned *pos;               /* per piece, loom_item.path_pos */
+	long *model;                 /* the model nodes on the path (replayable), in piece order */
+	size_t nmodel;
+	long *at_pos;                /* per path position, its primary piece; -1 none */
+	long long *latest;           /* [p]: the latest createdAt of the path nodes before position p
+				      * (LOOM_NO_TIME none); depth + 1 of them */
+	size_t depth;                /* the model's depth when made */
+	long *instr, *pinned;        /* the instruction sources and the pinned entries, in piece order */
+	size_t ninstr, npinned;
 };
 
 /* Makes src's model's prep when it has none (the model is a cache here,
