@@ -66,6 +66,8 @@ struct state {
 	size_t *header_cp;
 	struct unit *units;
 	size_t nunits;
+	long conv_tokens;     /* budget tokens of every unit, summed as they are made */
+	size_t gone_pieces;   /* pieces in the units the budget removed */
 	const char *loom_block; /* arena; NULL when not loom-aware */
 	size_t loom_block_cp;
 	long loom_block_tokens;
@@ -279,31 +281,41 @@ static long block_tokens(const struct state *st, size_t k, bool first_in_unit)
 	return tokens_estimate(block_cp(st, k, first_in_unit), st->a->chars_per_token);
 }
 
-static void build_units(struct state *st)
+/* Puts seq[k] in a unit: the last one when it merges (dialogue, the same
+ * role, next in seq), else a new one. */
+static void unit_add(struct state *st, size_t k)
 {
-	const struct source *src = st->src;
-	for (size_t k = 0; k < st->nseq; k++) {
-		long i = st->seq[k];
-		struct unit *u = st->nunits ? &st->units[st->nunits - 1] : NULL;
-		bool merge = st->dialogue && u && u->first + u->n == k && loom_prep_same_role(src, st->seq[u->first], i);
-		if (!merge) {
-			u = &st->units[st->nunits++];
-			*u = (struct unit){ .first = k, .kept = true };
-		}
-		u->tokens += block_tokens(st, k, !merge);
-		u->n++;
-		if (st->prep->use[i] == LOOM_PRIMARY)
-			u->path_nodes++;
+	long i = st->seq[k];
+	struct unit *u = st->nunits ? &st->units[st->nunits - 1] : NULL;
+	bool merge = st->dialogue && u && u->first + u->n == k && loom_prep_same_role(st->src, st->seq[u->first], i);
+	if (!merge) {
+		u = &st->units[st->nunits++];
+		*u = (struct unit){ .first = k, .kept = true };
 	}
+	long tokens = block_tokens(st, k, !merge);
+	u->tokens += tokens;
+	st->conv_tokens += tokens;
+	u->n++;
+	if (st->prep->use[i] == LOOM_PRIMARY)
+		u->path_nodes++;
+}
+
+/* The units after the pieces': the working buffer (buffer mode), and the
+ * Loom Context block's tokens on the last. */
+static void units_end(struct state *st)
+{
 	const struct loom *m = st->m;
 	if (!st->dialogue && m->working_buffer_bytes) {
 		struct unit *u = &st->units[st->nunits++];
 		*u = (struct unit){ .first = st->nseq, .n = 0, .kept = true };
 		u->tokens = tokens_estimate(utf8_count_code_points(m->working_buffer, m->working_buffer_bytes),
 					    st->a->chars_per_token);
+		st->conv_tokens += u->tokens;
 	}
-	if (st->loom_block && st->nunits)
+	if (st->loom_block && st->nunits) {
 		st->units[st->nunits - 1].tokens += st->loom_block_tokens;
+		st->conv_tokens += st->loom_block_tokens;
+	}
 }
 
 static const char *marker_text(struct state *st, size_t removed)
@@ -378,6 +390,7 @@ static void truncate_middle(struct state *st, struct truncation *t)
 		if (t->first_removed == st->nunits)
 			t->first_removed = u;
 		st->units[u].kept = false;
+		st->gone_pieces += st->units[u].n;
 		t->removed++;
 		gone += st->units[u].tokens;
 		now = t->total - gone + marker_tokens(st, t->removed);
@@ -397,8 +410,10 @@ static void rolling_window(struct state *st, long sys, struct truncation *t)
 		kept += st->units[u].tokens;
 	}
 	t->removed = u;
-	for (size_t v = 0; v < u; v++)
+	for (size_t v = 0; v < u; v++) {
 		st->units[v].kept = false;
+		st->gone_pieces += st->units[v].n;
+	}
 	t->first_removed = st->nunits; /* no marker */
 	t->range_from = 0;
 	t->range_to = u;
@@ -493,10 +508,8 @@ static void emit_all(struct state *st, size_t first_removed, size_t removed)
 	struct assembly *a = st->a;
 	const struct loom *m = st->m;
 	const struct source *src = st->src;
-	size_t pieces = 0, units = 0; /* room made once: a stopAtLimit refusal emits every node */
-	for (size_t u = 0; u < st->nunits; u++)
-		if (st->units[u].kept)
-			pieces += st->units[u].n, units++;
+	/* room made once: a stopAtLimit refusal emits every node */
+	size_t pieces = st->nseq - st->gone_pieces, units = st->nunits - removed;
 	asm_reserve(a, a->nblocks + pieces + units + 3, a->nspans + 3 * pieces + units + 3, a->nmessages + units + 1);
 	long last_history = -1;
 	for (size_t u = 0; u < st->nunits; u++) {
@@ -564,28 +577,27 @@ static void decide_conversation(struct state *st)
 {
 	const struct source *src = st->src;
 	const struct loom *m = st->m;
-	for (size_t i = 0; i < src->npieces; i++) {
+	for (size_t i = 0; i < src->npieces; i++) { /* one pass: filter, header, unit */
 		enum loom_use use = st->prep->use[i];
 		if (use == LOOM_INSTRUCTION || use == LOOM_PINNED)
 			continue;
 		st->why[i] = (unsigned char)filter(st, (long)i);
-		if (st->why[i] == REASON_NONE)
-			st->seq[st->nseq++] = (long)i;
+		if (st->why[i] != REASON_NONE)
+			continue;
+		st->seq[st->nseq] = (long)i;
+		if (st->header)
+			make_header(st, (long)i);
+		unit_add(st, st->nseq++);
 	}
-	if (st->header)
-		for (size_t k = 0; k < st->nseq; k++)
-			make_header(st, st->seq[k]);
 	if (m->loom_aware)
 		make_loom_block(st);
-	build_units(st);
+	units_end(st);
 }
 
 /* Decide, the budget: whether it all fits, and what the strategy removes. */
 static void decide_budget(struct state *st, int strategy, struct truncation *t)
 {
-	t->total = st->sys + st->mem;
-	for (size_t u = 0; u < st->nunits; u++)
-		t->total += st->units[u].tokens;
+	t->total = st->sys + st->mem + st->conv_tokens;
 	t->first_removed = st->nunits;
 	if (st->sys + st->mem > t->usable)
 		t->fit = FIT_SYSTEM_OVER;
