@@ -59,8 +59,10 @@ struct state {
 	const struct loom *m;
 	const struct loom_prep *prep; /* m->prep */
 	const long *tok;      /* per piece, its block's tokens alone and merged (loom_prep_tokens); NULL */
+	const signed char *user; /* per piece, the user's exclusion (loom_prep_user) */
 	bool dialogue;
 	long *seq;            /* included conversation pieces, in order */
+	long *btok;           /* per seq entry, its block's budget tokens (block_tokens) */
 	size_t nseq;
 	const char **header;  /* per piece: loom-aware header (arena), or NULL */
 	size_t *header_cp;
@@ -130,7 +132,7 @@ static int filter(const struct state *st, long i)
 		return REASON_LATER; /* after_replay, from the prep */
 	if (use == LOOM_PINNED && !st->m->loom_aware)
 		return REASON_LOOM_AWARE_OFF;
-	signed char user = st->src->pieces[i].user_excluded;
+	signed char user = st->user[i];
 	if (user == 1)
 		return REASON_EXCLUDED_BY_USER;
 	unsigned bits = pr->bits[i];
@@ -287,12 +289,15 @@ static void unit_add(struct state *st, size_t k)
 {
 	long i = st->seq[k];
 	struct unit *u = st->nunits ? &st->units[st->nunits - 1] : NULL;
-	bool merge = st->dialogue && u && u->first + u->n == k && loom_prep_same_role(st->src, st->seq[u->first], i);
+	const unsigned short *role = st->prep->role; /* loom_prep_same_role, its usual case inline */
+	bool merge = st->dialogue && u && u->first + u->n == k && role[st->seq[u->first]] == role[i] &&
+		     (role[i] < LOOM_PREP_ROLES || loom_prep_same_role(st->src, st->seq[u->first], i));
 	if (!merge) {
 		u = &st->units[st->nunits++];
 		*u = (struct unit){ .first = k, .kept = true };
 	}
 	long tokens = block_tokens(st, k, !merge);
+	st->btok[k] = tokens;
 	u->tokens += tokens;
 	st->conv_tokens += tokens;
 	u->n++;
@@ -487,7 +492,7 @@ static long emit_piece(struct state *st, size_t k, bool first_in_unit, int layer
 	if (st->header && st->header[i])
 		asm_span(a, st->header[i], strlen(st->header[i]), st->header_cp[i]);
 	asm_span(a, p->text, p->text_bytes, p->code_points);
-	b->budget_tokens = block_tokens(st, k, first_in_unit);
+	b->budget_tokens = st->btok[k];
 	b->keep_head = p->text_bytes;
 	asm_whole(a, i, index, b->budget_tokens);
 	return index;
@@ -892,18 +897,24 @@ int loom_assemble(const struct source *src, struct assembly *a, struct cs_error 
 
 	size_t np = src->npieces ? src->npieces : 1;
 	st.seq = cs_malloc(np * sizeof *st.seq); /* each written before it is read */
+	st.btok = cs_malloc(np * sizeof *st.btok);
 	st.units = cs_malloc((src->npieces + 2) * sizeof *st.units);
 	st.why = cs_calloc(np, sizeof *st.why);
 	if (m->loom_aware && st.dialogue) {
 		st.header = cs_calloc(np, sizeof *st.header);
 		st.header_cp = cs_calloc(np, sizeof *st.header_cp);
 	}
-	if (!st.seq || !st.units || !st.why || (m->loom_aware && st.dialogue && (!st.header || !st.header_cp))) {
+	if (!st.seq || !st.btok || !st.units || !st.why || (m->loom_aware && st.dialogue && (!st.header || !st.header_cp))) {
 		rc = cs_error_nomem(err);
 		goto out;
 	}
 
 	st.tok = loom_prep_tokens(src, a->chars_per_token);
+	st.user = loom_prep_user(src);
+	if (!st.user) {
+		rc = cs_error_nomem(err);
+		goto out;
+	}
 	decide_extent(&st);
 	decide_system(&st);
 	decide_memory(&st);
@@ -922,6 +933,7 @@ int loom_assemble(const struct source *src, struct assembly *a, struct cs_error 
 		a->over_by = a->budget.used - t.usable;
 out:
 	cs_free(st.seq);
+	cs_free(st.btok);
 	cs_free(st.units);
 	cs_free(st.why);
 	cs_free(st.header);

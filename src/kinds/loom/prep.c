@@ -8,6 +8,7 @@
 #include "loom_priv.h"
 
 #include "alloc.h"
+#include "assembly.h"
 #include "source.h"
 #include "tokens.h"
 
@@ -139,6 +140,28 @@ const long *loom_prep_tokens(const struct source *src, double chars_per_token)
 	return pr->tok;
 }
 
+const signed char *loom_prep_user(const struct source *src)
+{
+	struct loom_prep *pr = ((struct loom *)src->model)->prep;
+	if (!pr->user && !(pr->user = cs_malloc(pr->n ? pr->n : 1)))
+		return NULL;
+	unsigned long from = pr->user_edits, to = src->edits;
+	bool in_step = asm_lazy() && pr->user_of == src->pieces && from <= to && to - from <= SOURCE_EDIT_LOG;
+	for (unsigned long e = from; in_step && e < to; e++) {
+		long piece = src->edit_log[e % SOURCE_EDIT_LOG]; /* -1: no exclusion changed */
+		if (piece >= 0 && (size_t)piece < pr->n)
+			pr->user[piece] = src->pieces[piece].user_excluded;
+	}
+	if (!in_step)
+		for (size_t i = 0; i < pr->n; i++)
+			pr->user[i] = src->pieces[i].user_excluded;
+	/* an eager assembly's mirror is no base for the next lazy one's: a
+	 * report or a test may have set pieces without an edit */
+	pr->user_of = asm_lazy() ? src->pieces : NULL;
+	pr->user_edits = to;
+	return pr->user;
+}
+
 bool loom_prep_same_role(const struct source *src, long a, long b)
 {
 	const struct loom_prep *pr = ((const struct loom *)src->model)->prep;
@@ -162,6 +185,7 @@ void loom_prep_free(struct loom_prep *pr)
 	cs_free(pr->latest);
 	cs_free(pr->instr);
 	cs_free(pr->pinned);
+	cs_free(pr->user);
 	cs_free(pr);
 }
 
