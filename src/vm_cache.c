@@ -58,7 +58,6 @@ static long vm_block_count(const struct vm *vm, size_t b)
 bool vm_compute_cache(struct vm *vm)
 {
 	const struct assembly *a = &vm->session.cur;
-	cache_analysis_fini(&vm->cache.an);
 	struct cs_error err;
 	struct vm_cache *c = &vm->cache;
 	c->active = cache_tuned_profile(vm->session.src, c->profile, &c->tuned, NULL);
@@ -74,8 +73,9 @@ bool vm_compute_cache(struct vm *vm)
 		}
 	}
 	exact = exact && c->exact_off;
-	if (cache_analyze_measured(&vm->session.base, &c->bp_base, a, &c->bp_now, c->active, exact ? &m : NULL, &c->an,
-				   &err) != CS_OK) {
+	/* over the analysis before: the baseline's breakpoints kept while it is the same */
+	if (cache_analyze_again(&vm->session.base, &c->bp_base, a, &c->bp_now, c->active, exact ? &m : NULL, &c->an,
+				&err) != CS_OK) {
 		c->same_blocks = 0;
 		c->cached_block = -1;
 		c->cached_tokens = c->rewrite_tokens = 0;

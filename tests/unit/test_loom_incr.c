@@ -210,6 +210,44 @@ static void assert_same(const struct source *src, const struct assembly *k, cons
 	sb_fini(&sb);
 }
 
+static void assert_same_bps(const struct cache_breakpoint *x, size_t nx, const struct cache_breakpoint *y, size_t ny)
+{
+	assert_int_equal(nx, ny);
+	for (size_t i = 0; i < nx; i++) {
+		assert_int_equal(x[i].block, y[i].block);
+		assert_int_equal(x[i].end_tokens, y[i].end_tokens);
+		assert_int_equal(x[i].in_limit, y[i].in_limit);
+		assert_int_equal(x[i].over_min, y[i].over_min);
+		assert_int_equal(x[i].gap_blocks, y[i].gap_blocks);
+		assert_int_equal(x[i].can_cache, y[i].can_cache);
+		assert_int_equal(x[i].user, y[i].user);
+	}
+}
+
+static void assert_same_cost(const struct cache_cost *x, const struct cache_cost *y)
+{
+	assert_memory_equal(x, y, sizeof *x);
+}
+
+/* The inspector's analysis (cache_analyze_again over the one before, the
+ * baseline's breakpoints kept) against one from nothing. */
+static void assert_same_analysis(const struct assembly *base, const struct assembly *now,
+				 const struct cache_profile *p, struct cache_analysis *again)
+{
+	struct cache_analysis fresh;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(cache_analyze_again(base, NULL, now, NULL, p, NULL, again, &err), CS_OK);
+	assert_int_equal(cache_analyze_measured(base, NULL, now, NULL, p, NULL, &fresh, &err), CS_OK);
+	assert_same_bps(again->bps, again->nbps, fresh.bps, fresh.nbps);
+	assert_same_bps(again->base_bps, again->nbase_bps, fresh.base_bps, fresh.nbase_bps);
+	assert_memory_equal(&again->div, &fresh.div, sizeof fresh.div);
+	assert_same_cost(&again->now, &fresh.now);
+	assert_same_cost(&again->steady, &fresh.steady);
+	assert_true(again->delta == fresh.delta);
+	cache_analysis_fini(&fresh);
+}
+
 static void exclude_both(struct source *kept, struct source *fresh, long piece, double value)
 {
 	struct edit e = { .type = EDIT_EXCLUDE, .piece = piece, .value = value }, f = e;
@@ -274,9 +312,14 @@ static void series(const char *name, const char *text, uint64_t rng, int steps)
 	assert_int_equal(kept->npieces, fresh->npieces);
 	struct cs_error err;
 	cs_error_clear(&err);
-	size_t differ = 0;
-	struct assembly prev;
+	size_t differ = 0, np;
+	const struct cache_profile *profiles = cache_builtin_profiles(&np);
+	struct assembly prev, base;
+	struct cache_analysis again;
+	memset(&again, 0, sizeof again);
 	memset(&prev, 0, sizeof prev);
+	assert_int_equal(assemble_lazy(kept, &base, &err), CS_OK);
+	size_t profile = 0;
 	for (int step = 0; step < steps; step++) {
 		unsigned what = (unsigned)(next(&rng) % 25);
 		unsigned edits = what == 0 ? 20 : 1 + what % 3;
@@ -294,12 +337,21 @@ static void series(const char *name, const char *text, uint64_t rng, int steps)
 		assert_int_equal(assemble_lazy(kept, &k, &err), CS_OK);
 		build_fresh(fresh, &f);
 		assert_same(kept, &k, &f);
-		differ += prev.nblocks != k.nblocks || prev.total_tokens != k.total_tokens;
+		if (what == 2) /* another profile for the cache */
+			profile = (profile + 1) % np;
+		assert_same_analysis(&base, &k, &profiles[profile], &again);
+		if (what == 3) { /* the baseline pinned again (a new assembly) */
+			asm_fini(&base);
+			assert_int_equal(assemble_lazy(kept, &base, &err), CS_OK);
+		}
+		differ += step && (prev.nblocks != k.nblocks || prev.total_tokens != k.total_tokens);
 		asm_fini(&prev);
 		prev = k;
 		asm_fini(&f);
 	}
 	asm_fini(&prev);
+	asm_fini(&base);
+	cache_analysis_fini(&again);
 	assert_true(differ > (size_t)steps / 3); /* the edits changed the prompt */
 	source_free(kept);
 	source_free(fresh);
