@@ -22,6 +22,7 @@
 #include "strbuf.h"
 #include "support.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,6 +202,11 @@ static void assert_same(const struct source *src, const struct assembly *k, cons
 		assert_int_equal(x->tokens, y->tokens);
 		assert_int_equal(x->original_tokens, y->original_tokens);
 		assert_int_equal(x->block, y->block);
+		assert_int_equal(x->why[0], y->why[0]);
+		assert_int_equal(x->why[1], y->why[1]);
+		assert_true(isnan(x->score) && isnan(y->score)); /* every result written: the kind scores none */
+		assert_int_equal(x->original_tokens, src->pieces[i].tokens);
+		assert_true(x->block < (long)k->nblocks && (x->block >= 0) == (x->outcome != OUTCOME_DROPPED));
 		const char *said = asm_sentence(k, (long)i, &sb);
 		assert_true(same_str(said, y->sentence));
 	}

@@ -39,6 +39,7 @@
 #include "tokens.h"
 #include "utf8.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -168,10 +169,21 @@ static bool drop_sentence(const struct assembly *a, long piece, struct strbuf *o
 	return !out->failed;
 }
 
+/* Piece i's result as asm_init leaves it, written just before the asm_*
+ * call that decides it: the assembly is made with asm_init_unset, so that
+ * each result is written where its piece is decided, not once for every
+ * piece first (a pass over 64 bytes a piece) and again then. */
+static void result_base(struct assembly *a, long i)
+{
+	a->results[i] = (struct piece_result){ .outcome = OUTCOME_DROPPED, .block = -1, .score = NAN,
+					       .original_tokens = a->src->pieces[i].tokens };
+}
+
 /* Explain: the sentence for a piece the filter left out. */
 static void explain_filtered(struct state *st, long i)
 {
 	struct assembly *a = st->a;
+	result_base(a, i);
 	switch (st->why[i]) {
 	case REASON_LATER:
 		asm_drop_text(a, i, REASON_LATER, "comes after the replayed request");
@@ -366,8 +378,10 @@ static void drop_units(struct state *st, int reason, const char *sentence)
 	for (size_t u = 0; u < st->nunits; u++) {
 		if (st->units[u].kept)
 			continue;
-		for (size_t k = st->units[u].first; k < st->units[u].first + st->units[u].n; k++)
+		for (size_t k = st->units[u].first; k < st->units[u].first + st->units[u].n; k++) {
+			result_base(st->a, st->seq[k]);
 			asm_drop_text(st->a, st->seq[k], reason, sentence); /* one sentence, shared */
+		}
 	}
 }
 
@@ -494,6 +508,7 @@ static long emit_piece(struct state *st, size_t k, bool first_in_unit, int layer
 	asm_span(a, p->text, p->text_bytes, p->code_points);
 	b->budget_tokens = st->btok[k];
 	b->keep_head = p->text_bytes;
+	result_base(a, i);
 	asm_whole(a, i, index, b->budget_tokens);
 	return index;
 }
@@ -719,6 +734,7 @@ static void render_memory(struct state *st)
 		asm_span(a, p->text, p->text_bytes, p->code_points);
 		asm_span(a, "\n", 1, 1);
 		b->budget_tokens = pinned_tokens(st, i);
+		result_base(a, i);
 		asm_whole(a, i, index, b->budget_tokens);
 	}
 	emit_made(st, "operational memory end", st->mem_tail, (size_t)-1, LAYER_MEMORY, 0);
@@ -757,6 +773,7 @@ static void render_system(struct state *st)
 		if (done++)
 			asm_span(a, "\n\n", 2, 2);
 		asm_span(a, s, n, (size_t)-1);
+		result_base(a, i);
 		asm_whole(a, i, bi, tokens_of_text(s, n, a->chars_per_token));
 	}
 	if (!st->dialogue)
@@ -879,7 +896,7 @@ int loom_assemble(const struct source *src, struct assembly *a, struct cs_error 
 {
 	const struct loom *m = src->model;
 	struct state st = { .a = a, .src = src, .m = m, .dialogue = m->mode == LOOM_DIALOGUE };
-	int rc = asm_init(a, src, st.dialogue ? ASM_MESSAGES : ASM_DOCUMENT);
+	int rc = asm_init_unset(a, src, st.dialogue ? ASM_MESSAGES : ASM_DOCUMENT); /* result_base */
 	if (rc == CS_OK)
 		rc = loom_prepare(src); /* once per source: what no edit changes */
 	st.prep = m->prep;
