@@ -21,6 +21,7 @@
 #include "source.h"
 #include "strbuf.h"
 #include "support.h"
+#include "viewmodel.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -439,12 +440,82 @@ static void test_eager_reads_the_pieces(void **state)
 	source_free(twin);
 }
 
+/* The view-model's per-layer cache figures (vm_summarize walks only the
+ * blocks the cache reads) against every block counted, after edits that
+ * move the read prefix and baselines pinned at other states. */
+static void assert_summary(const struct vm *vm)
+{
+	const struct assembly *a = &vm->session.cur;
+	long max = 0;
+	for (size_t b = 0; b < a->nblocks; b++)
+		max = a->blocks[b].budget_tokens > max ? a->blocks[b].budget_tokens : max;
+	assert_int_equal(vm->max_block_tokens, max);
+	for (size_t g = 0; g < a->ngroupings; g++)
+		for (size_t l = 0; l < a->groupings[g].nlayers; l++) {
+			size_t blocks = 0, cached = 0;
+			long tokens = 0;
+			for (size_t b = 0; b < a->nblocks; b++) {
+				if (a->blocks[b].layer[g] != (int)l)
+					continue;
+				blocks++;
+				cached += (long)b <= vm->cache.cached_block;
+				long off = vm->cache.exact_off ? vm->cache.exact_off[b] : a->blocks[b].offset_tokens;
+				long count = vm->cache.exact_off ? vm->exact.live.block_tokens[b] : a->blocks[b].tokens;
+				long in = vm->cache.an.now.read - off;
+				if (in > 0 && count > 0)
+					tokens += in >= count ? a->blocks[b].budget_tokens
+							      : (long)((double)a->blocks[b].budget_tokens * (double)in / (double)count);
+			}
+			const struct vm_layer_info *li = &vm->cache.layers[g][l];
+			assert_int_equal(li->blocks, blocks);
+			assert_int_equal(li->cached_blocks, cached);
+			assert_int_equal(li->cached_tokens, tokens);
+		}
+}
+
+static void test_summary_from_the_read_prefix(void **state)
+{
+	(void)state;
+	const char *const inputs[] = { "samples/loom/long-session.json", "samples/loom/parser-debug.json",
+				       "samples/memory/coding-session.json" };
+	char *text = tree(400, 12, false);
+	size_t read = 0;
+	for (size_t s = 0; s <= sizeof inputs / sizeof inputs[0]; s++) {
+		struct vm vm;
+		struct cs_error err;
+		cs_error_clear(&err);
+		struct source *src = s < 3 ? support_load(inputs[s], NULL) : support_load_text("tree.json", text);
+		assert_int_equal(vm_init(&vm, src, &err), CS_OK);
+		assert_int_equal(vm_cache_setup(&vm, NULL, "openai", &err), CS_OK); /* a prefix read */
+		uint64_t rng = 5 + s;
+		for (int step = 0; step < 80; step++) {
+			unsigned what = (unsigned)(next(&rng) % 10);
+			if (what == 0)
+				assert_int_equal(vm_pin_baseline(&vm, &err), CS_OK);
+			if (what == 2)
+				assert_int_equal(vm_cycle_profile(&vm, &err), CS_OK);
+			struct edit e = { .type = EDIT_EXCLUDE, .piece = (long)(next(&rng) % vm.session.src->npieces) };
+			e.value = piece_excluded(&vm.session.src->pieces[e.piece]) ? 0 : 1;
+			if (what == 1 && vm.session.src->kind->global_strategies)
+				e = (struct edit){ .type = EDIT_STRATEGY, .piece = -1,
+						   .value = vm.session.src->kind->global_strategies[next(&rng) % 3] };
+			assert_int_equal(vm_apply(&vm, &e, &err), CS_OK);
+			assert_summary(&vm);
+			read += vm.cache.an.now.read > 0 && vm.cache.cached_block + 1 < (long)vm.session.cur.nblocks;
+		}
+		vm_fini(&vm);
+	}
+	assert_true(read > 40); /* a read prefix short of the whole prompt, often */
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_generated_trees),
 		cmocka_unit_test(test_samples),
 		cmocka_unit_test(test_eager_reads_the_pieces),
+		cmocka_unit_test(test_summary_from_the_read_prefix),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
