@@ -891,6 +891,30 @@ static void explain_empty(struct state *st)
 		  "(seed 000 always keeps at least one); include a node (--include NODE)");
 }
 
+/* The run's working arrays (units, seq, btok, why), carved from one block
+ * the prep keeps from one run to the next: an assembly of a big tree
+ * otherwise took and gave back 10 MB, and the heap, cut up by them, grew
+ * fresh pages (page faults) for the assembly's own arrays. Left NULL on
+ * out of memory. */
+static void working_arrays(struct state *st)
+{
+	struct loom_prep *pr = ((const struct loom *)st->src->model)->prep;
+	size_t n = st->src->npieces, np = n ? n : 1;
+	if (!pr->scratch)
+		pr->scratch = cs_malloc((n + 2) * sizeof *st->units + np * (sizeof *st->seq + sizeof *st->btok) + np);
+	if (!pr->scratch)
+		return;
+	char *at = pr->scratch; /* units, then the longs, then the bytes: each aligned */
+	st->units = (struct unit *)(void *)at;
+	at += (n + 2) * sizeof *st->units;
+	st->seq = (long *)(void *)at;
+	at += np * sizeof *st->seq;
+	st->btok = (long *)(void *)at;
+	at += np * sizeof *st->btok;
+	st->why = (unsigned char *)at;
+	memset(st->why, 0, np); /* REASON_NONE until decided */
+}
+
 /* decide (system, conversation, budget) → render → explain. */
 int loom_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
 {
@@ -913,10 +937,7 @@ int loom_assemble(const struct source *src, struct assembly *a, struct cs_error 
 	a->budget.usable = t.usable;
 
 	size_t np = src->npieces ? src->npieces : 1;
-	st.seq = cs_malloc(np * sizeof *st.seq); /* each written before it is read */
-	st.btok = cs_malloc(np * sizeof *st.btok);
-	st.units = cs_malloc((src->npieces + 2) * sizeof *st.units);
-	st.why = cs_calloc(np, sizeof *st.why);
+	working_arrays(&st);
 	if (m->loom_aware && st.dialogue) {
 		st.header = cs_calloc(np, sizeof *st.header);
 		st.header_cp = cs_calloc(np, sizeof *st.header_cp);
@@ -949,10 +970,6 @@ int loom_assemble(const struct source *src, struct assembly *a, struct cs_error 
 	if (a->flags & ASM_OVER_LIMIT)
 		a->over_by = a->budget.used - t.usable;
 out:
-	cs_free(st.seq);
-	cs_free(st.btok);
-	cs_free(st.units);
-	cs_free(st.why);
 	cs_free(st.header);
 	cs_free(st.header_cp);
 	return rc;

@@ -138,6 +138,8 @@ struct loom_prep {
 	signed char *user;
 	const struct piece *user_of; /* NULL: not made */
 	unsigned long user_edits;
+	void *scratch;               /* an assembly's working arrays, kept from one run to the next
+				      * (assemble.c carves them) */
 };
 
 /* Makes src's model's prep when it has none (the model is a cache here,

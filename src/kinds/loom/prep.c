@@ -186,6 +186,7 @@ void loom_prep_free(struct loom_prep *pr)
 	cs_free(pr->instr);
 	cs_free(pr->pinned);
 	cs_free(pr->user);
+	cs_free(pr->scratch);
 	cs_free(pr);
 }
 
