@@ -310,12 +310,12 @@ static void build_fresh(struct source *fresh, struct assembly *f)
 	support_assemble(fresh, f);
 }
 
-/* steps builds of text, each after one to three random edits (or twenty
- * exclusions, past the edit log's reach), the kept source assembled now
- * and then eagerly too (a report: the next lazy build reads every piece). */
-static void series(const char *name, const char *text, uint64_t rng, int steps)
+/* steps builds of one input loaded twice (kept, fresh; both freed here),
+ * each after one to three random edits (or twenty exclusions, past the
+ * edit log's reach), the kept source assembled now and then eagerly too (a
+ * report: the next lazy build reads every piece). */
+static void series(struct source *kept, struct source *fresh, uint64_t rng, int steps)
 {
-	struct source *kept = support_load_text(name, text), *fresh = support_load_text(name, text);
 	assert_int_equal(kept->npieces, fresh->npieces);
 	struct cs_error err;
 	cs_error_clear(&err);
@@ -375,25 +375,10 @@ static void test_generated_trees(void **state)
 	} trees[] = { { 40, false, 1, 250 }, { 300, false, 2, 200 }, { 120, true, 3, 200 }, { 2000, false, 4, 60 } };
 	for (size_t t = 0; t < sizeof trees / sizeof trees[0]; t++) {
 		char *text = tree(trees[t].nodes, trees[t].seed, trees[t].buffer);
-		series("tree.json", text, trees[t].seed * 7 + 1, trees[t].steps);
+		series(support_load_text("tree.json", text), support_load_text("tree.json", text), trees[t].seed * 7 + 1,
+		       trees[t].steps);
 		free(text);
 	}
-}
-
-static char *read_sample(const char *path)
-{
-	FILE *fp = fopen(path, "rb");
-	assert_non_null(fp);
-	struct strbuf sb = STRBUF_INIT;
-	char buf[65536];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, fp)) > 0)
-		sb_append(&sb, buf, n);
-	fclose(fp);
-	assert_false(sb.failed);
-	char *text = strdup(sb_str(&sb));
-	sb_fini(&sb);
-	return text;
 }
 
 static void test_samples(void **state)
@@ -401,11 +386,8 @@ static void test_samples(void **state)
 	(void)state;
 	const char *const samples[] = { "samples/loom/long-session.json", "samples/loom/parser-debug.json",
 					"samples/loom/postmortem-buffer.json" };
-	for (size_t s = 0; s < sizeof samples / sizeof samples[0]; s++) {
-		char *text = read_sample(samples[s]);
-		series("sample.json", text, 40 + s, 120);
-		free(text);
-	}
+	for (size_t s = 0; s < sizeof samples / sizeof samples[0]; s++)
+		series(support_load(samples[s], NULL), support_load(samples[s], NULL), 40 + s, 120);
 }
 
 /* A report's build (eager) reads the pieces themselves: a piece set
