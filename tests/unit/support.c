@@ -187,6 +187,51 @@ int support_both_ways(const char *path, const char *kind, void (*set_quick)(bool
 	return rc[0];
 }
 
+void support_same_str(const char *a, const char *b)
+{
+	if (!a || !b)
+		assert_ptr_equal(a, b);
+	else
+		assert_string_equal(a, b);
+}
+
+static void same_piece(const struct piece *a, const struct piece *b)
+{
+	support_same_str(a->id, b->id);
+	support_same_str(a->label, b->label);
+	support_same_str(a->role, b->role);
+	assert_int_equal(a->text_bytes, b->text_bytes);
+	assert_memory_equal(a->text, b->text, a->text_bytes + 1);
+	assert_int_equal(a->code_points, b->code_points);
+	assert_int_equal(a->lines, b->lines);
+	assert_int_equal(a->tokens, b->tokens);
+	assert_int_equal(a->recorded_tokens, b->recorded_tokens);
+	assert_memory_equal(&a->priority, &b->priority, sizeof a->priority); /* -0 is not 0 here */
+	assert_memory_equal(&a->input_priority, &b->input_priority, sizeof a->input_priority);
+	assert_int_equal(a->strategy, b->strategy);
+	assert_int_equal(a->input_strategy, b->input_strategy);
+	assert_int_equal(a->input_excluded, b->input_excluded);
+	assert_int_equal(a->user_excluded, b->user_excluded);
+	assert_int_equal(a->absent, b->absent);
+	assert_int_equal(a->flags, b->flags);
+	assert_int_equal(a->layer, b->layer);
+	assert_int_equal(a->kind_index, b->kind_index);
+}
+
+void support_same_pieces(const struct source *a, const struct source *b)
+{
+	assert_int_equal(a->npieces, b->npieces);
+	for (size_t i = 0; i < a->npieces; i++)
+		same_piece(&a->pieces[i], &b->pieces[i]);
+	assert_int_equal(a->nwarnings, b->nwarnings);
+	for (size_t i = 0; i < a->nwarnings; i++) {
+		assert_string_equal(a->warnings[i].text, b->warnings[i].text);
+		assert_int_equal(a->warnings[i].piece, b->warnings[i].piece);
+		assert_int_equal(a->warnings[i].line, b->warnings[i].line);
+		assert_int_equal(a->warnings[i].column, b->warnings[i].column);
+	}
+}
+
 void support_assemble(const struct source *src, struct assembly *a)
 {
 	struct cs_error err;

@@ -49,6 +49,11 @@ void support_config_restore(char *saved);
  * same(a, b) asserts of the two sources. Returns the status. */
 int support_both_ways(const char *path, const char *kind, void (*set_quick)(bool on),
 		      void (*same)(const struct source *a, const struct source *b));
+/* Asserts two strings are equal (or both NULL). */
+void support_same_str(const char *a, const char *b);
+/* Asserts two loads of one input agree on every piece (every field, the
+ * text byte for byte) and every warning (its words, piece and place). */
+void support_same_pieces(const struct source *a, const struct source *b);
 /* Assembles src into a; fails the test on error. */
 void support_assemble(const struct source *src, struct assembly *a);
 /* The piece index with this id; fails the test when absent. */
