@@ -49,6 +49,7 @@ struct view {
 	size_t cpos;       /* its position in anc */
 	size_t kept_from;  /* first history position kept after the summary */
 	bool first_kept_used; /* kept_from came from first_kept_turn_id */
+	size_t sys_upto;   /* the system messages of anc[0 .. sys_upto) are the system layer's */
 	const char *role;  /* manager, worker, unified */
 };
 
@@ -77,6 +78,7 @@ static int view_resolve(const struct source *src, struct view *v, struct cs_erro
 	if (ledger_ancestry(l, v->head, &v->anc, &v->nanc) != CS_OK)
 		return cs_error_nomem(err);
 	v->hist_end = v->nanc;
+	v->sys_upto = v->nanc;
 	if (!l->next) {
 		v->turn = l->turn ? ledger_turn_index(l, l->turn) : v->head;
 		size_t pos = v->nanc;
@@ -90,6 +92,7 @@ static int view_resolve(const struct source *src, struct view *v, struct cs_erro
 					    l->turns[v->head].id);
 		}
 		v->hist_end = pos;
+		v->sys_upto = pos + 1;
 	}
 	for (size_t i = v->hist_end; i-- > 0;)
 		if (l->turns[v->anc[i]].compaction) {
@@ -142,7 +145,6 @@ enum why {
 	WHY_COMP_LATER,      /* a compaction after the replayed turn (turn) */
 	WHY_OWN_EXCHANGE,    /* the applied compaction turn's own exchange (turn) */
 	WHY_SUMMARIZED,      /* summarized by the compaction (arg: its turn; note: the after-only rule dropped it) */
-	WHY_COMPACTED,       /* a compaction turn past the latest: cannot happen */
 	WHY_MEMORY_UNUSED,   /* memory, without --next */
 	WHY_EVENT_UNUSED,    /* assembly.event, without --next */
 	WHY_PRODUCED_LATER,  /* produced by the replayed turn (turn) */
@@ -156,42 +158,45 @@ static const unsigned char WHY_REASON[] = {
 	[WHY_SYS_EARLIER] = REASON_SUPERSEDED, [WHY_EMPTY] = REASON_EMPTY,
 	[WHY_COMP_EARLIER] = REASON_SUPERSEDED, [WHY_COMP_LATER] = REASON_LATER,
 	[WHY_OWN_EXCHANGE] = REASON_COMPACTED, [WHY_SUMMARIZED] = REASON_COMPACTED,
-	[WHY_COMPACTED] = REASON_COMPACTED, [WHY_MEMORY_UNUSED] = REASON_OFF_PATH,
+	[WHY_MEMORY_UNUSED] = REASON_OFF_PATH,
 	[WHY_EVENT_UNUSED] = REASON_OFF_PATH, [WHY_PRODUCED_LATER] = REASON_LATER,
 	[WHY_TURN_LATER] = REASON_LATER, [WHY_OFF_THREAD] = REASON_OFF_PATH,
 	[WHY_COMP_OFF_THREAD] = REASON_OFF_PATH,
 };
 
-/* One piece left out, in the order decided. */
-struct drop {
-	long piece;
-	long turn;          /* the turn the sentence names, -1 none */
-	long arg;           /* a second turn or message, as enum why says */
-	unsigned char why;  /* enum why */
-	bool note;          /* WHY_SUMMARIZED: first_kept_turn_id would have kept it */
-};
-
-struct drops {
-	struct drop *items;
-	size_t n, cap;
-};
-
-/* Records that piece stays out; on out of memory the assembly's sticky flag. */
-static void drop(struct assembly *a, struct drops *dr, long piece, enum why why, long turn, long arg)
+/* n pieces left out alike, in the order decided: why, the turn the
+ * sentence names (-1 none: then pieces of many turns share one sentence),
+ * a second turn or message as enum why says, and for WHY_SUMMARIZED
+ * whether first_kept_turn_id would have kept them. Their sentences are
+ * written when read (drop_sentence: a compacted history at 500 MB drops
+ * hundreds of thousands of messages, and the inspector shows a screenful);
+ * a bare replay gives each the reason's own words (nobody reads them). */
+static void drop_run(struct assembly *a, const long *pieces, size_t n, enum why why, long turn, long arg, bool note)
 {
-	if (CS_GROW(dr->items, dr->cap, dr->n + 1) != 0) {
-		a->nomem = true;
+	int reason = WHY_REASON[why];
+	if (((const struct ledger *)a->src->model)->bare) {
+		const char *said = reason_sentence(reason);
+		for (size_t k = 0; k < n; k++)
+			asm_drop_text(a, pieces[k], reason, said);
 		return;
 	}
-	dr->items[dr->n++] = (struct drop){ .piece = piece, .turn = turn, .arg = arg, .why = (unsigned char)why };
+	long code = (turn + 1) * 64 + (long)why * 2 + note; /* read back by drop_sentence */
+	for (size_t k = 0; k < n; k++)
+		asm_drop_later(a, pieces[k], reason, code, arg);
+}
+
+/* One piece left out. */
+static void drop(struct assembly *a, long piece, enum why why, long turn, long arg)
+{
+	drop_run(a, &piece, 1, why, turn, arg, false);
 }
 
 /* Whether the user left the piece out (then it is dropped). */
-static bool user_out(struct assembly *a, struct drops *dr, long piece)
+static bool user_out(struct assembly *a, long piece)
 {
 	if (!piece_excluded(&a->src->pieces[piece]))
 		return false;
-	drop(a, dr, piece, WHY_USER, -1, -1);
+	drop(a, piece, WHY_USER, -1, -1);
 	return true;
 }
 
@@ -221,8 +226,10 @@ static const char WORKER_HEADER_RULES[] =
 	"- NO external messages unless explicitly tasked\n"
 	"- NO persistent state changes outside your task scope";
 
-static void system_layer(struct assembly *a, struct drops *dr, const struct view *v, const struct ledger_thread *th,
-			 bool *handled_sys)
+/* The system prompt; every system message of the thread up to the
+ * replayed turn (anc[0 .. sys_upto)) is handled here, the one it uses or
+ * dropped as superseded, so the layers after skip them. */
+static void system_layer(struct assembly *a, const struct view *v, const struct ledger_thread *th)
 {
 	const struct source *src = a->src;
 	const struct ledger *l = src->model;
@@ -233,9 +240,8 @@ static void system_layer(struct assembly *a, struct drops *dr, const struct view
 	/* The system messages on the ancestry (up to the replayed turn), in
 	 * order (the thread's list): the latest is the prompt, the others are
 	 * superseded (below). */
-	size_t upto = v->turn >= 0 ? v->hist_end + 1 : v->nanc;
 	const long *msgs, *at;
-	size_t nsys = ledger_thread_system(th, upto, &msgs, &at);
+	size_t nsys = ledger_thread_system(th, v->sys_upto, &msgs, &at);
 	long latest = nsys ? msgs[at[nsys - 1]] : -1;
 	if (l->nsections || l->nexus_env >= 0) {
 		asm_message(a, "system");
@@ -251,11 +257,11 @@ static void system_layer(struct assembly *a, struct drops *dr, const struct view
 		}
 		for (int layer = 0; layer < 2; layer++)
 			for (size_t i = 0; i < l->nsections; i++)
-				if (l->sections[i].layer == layer && !user_out(a, dr, l->sections[i].piece)) {
+				if (l->sections[i].layer == layer && !user_out(a, l->sections[i].piece)) {
 					piece_block(a, l->sections[i].piece, PHYS_SYSTEM, layer, sep);
 					sep = "\n\n";
 				}
-		if (l->nexus_env >= 0 && !user_out(a, dr, l->nexus_env)) {
+		if (l->nexus_env >= 0 && !user_out(a, l->nexus_env)) {
 			piece_block(a, l->nexus_env, PHYS_SYSTEM, CONC_WORKSPACE, sep);
 			sep = "\n\n";
 		}
@@ -270,8 +276,7 @@ static void system_layer(struct assembly *a, struct drops *dr, const struct view
 		asm_fact(a, "system prompt", "assembly.systemPrompt (%zu section%s)%s", l->nsections,
 			 l->nsections == 1 ? "" : "s", worker ? " after the worker header" : "");
 	} else if (latest >= 0) {
-		handled_sys[latest] = true; /* handled here, whatever happens to its turn */
-		if (!user_out(a, dr, l->messages[latest].piece)) {
+		if (!user_out(a, l->messages[latest].piece)) {
 			asm_message(a, "system");
 			piece_block(a, l->messages[latest].piece, PHYS_SYSTEM, CONC_WORKSPACE, NULL);
 		}
@@ -288,123 +293,144 @@ static void system_layer(struct assembly *a, struct drops *dr, const struct view
 		long m = msgs[at[j]];
 		if (m == latest && !l->nsections && l->nexus_env < 0)
 			continue;
-		handled_sys[m] = true;
-		drop(a, dr, l->messages[m].piece, l->nsections || l->nexus_env >= 0 ? WHY_SYS_SECTIONS : WHY_SYS_EARLIER,
+		drop(a, l->messages[m].piece, l->nsections || l->nexus_env >= 0 ? WHY_SYS_SECTIONS : WHY_SYS_EARLIER,
 		     -1, latest);
 	}
 }
 
-/* A history turn's messages, one message each. */
-static void history_turn(struct assembly *a, struct drops *dr, long turn, const bool *handled_sys)
+/* A history turn's messages, one message each (its system messages are
+ * the system layer's). */
+static void history_turn(struct assembly *a, long turn)
 {
 	const struct ledger *l = a->src->model;
 	const struct ledger_turn *t = &l->turns[turn];
 	for (size_t k = 0; k < t->nmessages; k++) {
 		long m = t->messages[k];
 		long piece = l->messages[m].piece;
-		if (handled_sys[m] || l->messages[m].system)
+		if (l->messages[m].system)
 			continue;
 		if (is_blank(&a->src->pieces[piece])) {
-			drop(a, dr, piece, WHY_EMPTY, turn, -1);
+			drop(a, piece, WHY_EMPTY, turn, -1);
 			continue;
 		}
-		if (user_out(a, dr, piece))
+		if (user_out(a, piece))
 			continue;
 		asm_message(a, l->messages[m].role);
 		piece_block(a, piece, PHYS_HISTORY, CONC_SESSION, NULL);
 	}
 }
 
-/* Every message of a turn stays out (those the system layer handled aside). */
-static void drop_turn(struct assembly *a, struct drops *dr, const struct view *v, const struct ledger_thread *th,
-		      size_t pos, enum why why, long arg, const bool *handled_sys)
+/* Every message of the turn at pos stays out (those the system layer
+ * handled aside), read in a row from the thread. */
+static void drop_turn(struct assembly *a, const struct view *v, const struct ledger_thread *th, size_t pos,
+		      enum why why, long arg)
 {
 	const long *msgs, *pieces;
-	size_t n = ledger_thread_turn(th, pos, &msgs, &pieces); /* the thread's turn at pos, read in a row */
-	for (size_t k = 0; k < n; k++)
-		if (!handled_sys[msgs[k]])
-			drop(a, dr, pieces[k], why, v->anc[pos], arg);
+	size_t n = pos < v->sys_upto ? ledger_thread_plain(th, pos, pos + 1, &pieces)
+				     : ledger_thread_turn(th, pos, &msgs, &pieces);
+	drop_run(a, pieces, n, why, v->anc[pos], arg, false);
 }
 
-static void history_layer(struct assembly *a, struct drops *dr, const struct view *v, const struct ledger_thread *th,
-			  const bool *handled_sys, bool *on_thread)
+/* The compactions on the thread: those that do not apply dropped, the
+ * latest before the event's summary first in the history. */
+static void history_summary(struct assembly *a, const struct view *v, const struct ledger_thread *th)
 {
 	const struct ledger *l = a->src->model;
-	size_t first = a->nblocks;
-	/* Compactions on the thread that do not apply. */
-	size_t ncomp = 0;
-	for (size_t i = 0; i < v->nanc; i++) {
-		const struct ledger_turn *t = &l->turns[v->anc[i]];
-		if (!t->compaction)
-			continue;
-		long sp = l->compactions[t->compaction_row].piece;
-		on_thread[sp] = true;
+	const size_t *cpos;
+	size_t nc = ledger_thread_compactions(th, &cpos), ncomp = 0;
+	for (size_t k = 0; k < nc; k++) {
+		size_t i = cpos[k];
+		long sp = l->compactions[l->turns[v->anc[i]].compaction_row].piece;
 		if (i < v->hist_end)
 			ncomp++;
 		if (v->anc[i] == v->compaction)
 			continue;
 		if (i < v->hist_end)
-			drop(a, dr, sp, WHY_COMP_EARLIER, -1, v->compaction);
+			drop(a, sp, WHY_COMP_EARLIER, -1, v->compaction);
 		else
-			drop(a, dr, sp, WHY_COMP_LATER, v->anc[i], -1);
+			drop(a, sp, WHY_COMP_LATER, v->anc[i], -1);
 	}
-	if (v->compaction >= 0) {
-		const struct ledger_turn *ct = &l->turns[v->compaction];
-		const struct ledger_compaction *c = &l->compactions[ct->compaction_row];
-		asm_message(a, l->summary_system ? "system" : "user");
-		piece_block(a, c->piece, PHYS_HISTORY, CONC_SESSION, l->summary_system ? NULL : LEDGER_SUMMARY_MARKER);
-		const char *fk = c->first_kept >= 0 ? l->turns[c->first_kept].id : NULL;
-		if (l->rule == LEDGER_RULE_FIRST_KEPT && fk && !v->first_kept_used)
-			asm_warn(a, -1, "compaction %s: first_kept_turn_id %s is not before it on the thread; "
-				 "keeping only the turns after the compaction", ct->id, fk);
-		asm_fact(a, "compaction", "turn %s applies (the latest of %zu before the event)%s%s", ct->id, ncomp,
-			 c->trigger ? "; trigger " : "", c->trigger ? c->trigger : "");
-		asm_fact(a, "compaction rule", "%s",
-			 l->rule == LEDGER_RULE_AFTER_ONLY ? "after-only (the Nexus broker: only the turns after the compaction)"
-			 : v->first_kept_used ? "first-kept (turns from first_kept_turn_id, then after the compaction)"
-			 : "first-kept, but no usable first_kept_turn_id: only the turns after the compaction");
-		asm_fact(a, "summary role", "%s", l->summary_system ? "system (the Nexus broker's early draft, no marker)"
-			 : "user, with the [Previous conversation summary] marker (the Nexus broker)");
-	} else {
+	if (v->compaction < 0) {
 		asm_fact(a, "compaction", "none before the event: full history");
+		return;
 	}
-	/* Where first_kept first sits on the path (hist_end: not on it), found
-	 * once: asking "is it at or before i" at every compacted turn walked
-	 * the path again each time (perf: most of a re-assembly at 100 MB). */
-	size_t fk_at = v->hist_end;
-	if (v->compaction >= 0) {
-		const struct ledger_compaction *c = &l->compactions[l->turns[v->compaction].compaction_row];
-		for (size_t k = 0; c->first_kept >= 0 && k < v->hist_end && fk_at == v->hist_end; k++)
-			if (v->anc[k] == c->first_kept)
-				fk_at = k;
-	}
-	for (size_t i = 0; i < v->hist_end; i++) {
-		long turn = v->anc[i];
-		const struct ledger_turn *t = &l->turns[turn];
-		if (v->compaction >= 0 && i <= v->cpos) {
-			if (i == v->cpos || t->compaction) {
-				drop_turn(a, dr, v, th, i, WHY_OWN_EXCHANGE, -1, handled_sys);
-				continue;
-			}
-			if (i < v->kept_from) {
-				size_t from = dr->n;
-				drop_turn(a, dr, v, th, i, WHY_SUMMARIZED, v->compaction, handled_sys);
-				for (size_t k = from; k < dr->n; k++) /* first_kept_turn_id would keep it */
-					dr->items[k].note = fk_at <= i && l->rule == LEDGER_RULE_AFTER_ONLY;
-				continue;
-			}
-		}
-		if (t->compaction) { /* cannot happen past the latest, kept for clarity */
-			drop_turn(a, dr, v, th, i, WHY_COMPACTED, -1, handled_sys);
+	const struct ledger_turn *ct = &l->turns[v->compaction];
+	const struct ledger_compaction *c = &l->compactions[ct->compaction_row];
+	asm_message(a, l->summary_system ? "system" : "user");
+	piece_block(a, c->piece, PHYS_HISTORY, CONC_SESSION, l->summary_system ? NULL : LEDGER_SUMMARY_MARKER);
+	const char *fk = c->first_kept >= 0 ? l->turns[c->first_kept].id : NULL;
+	if (l->rule == LEDGER_RULE_FIRST_KEPT && fk && !v->first_kept_used)
+		asm_warn(a, -1, "compaction %s: first_kept_turn_id %s is not before it on the thread; "
+			 "keeping only the turns after the compaction", ct->id, fk);
+	asm_fact(a, "compaction", "turn %s applies (the latest of %zu before the event)%s%s", ct->id, ncomp,
+		 c->trigger ? "; trigger " : "", c->trigger ? c->trigger : "");
+	asm_fact(a, "compaction rule", "%s",
+		 l->rule == LEDGER_RULE_AFTER_ONLY ? "after-only (the Nexus broker: only the turns after the compaction)"
+		 : v->first_kept_used ? "first-kept (turns from first_kept_turn_id, then after the compaction)"
+		 : "first-kept, but no usable first_kept_turn_id: only the turns after the compaction");
+	asm_fact(a, "summary role", "%s", l->summary_system ? "system (the Nexus broker's early draft, no marker)"
+		 : "user, with the [Previous conversation summary] marker (the Nexus broker)");
+}
+
+/* Where first_kept_turn_id of the applied compaction first sits on the
+ * path (hist_end: not on it, or no compaction). */
+static size_t first_kept_at(const struct ledger *l, const struct view *v)
+{
+	if (v->compaction < 0)
+		return v->hist_end;
+	long fk = l->compactions[l->turns[v->compaction].compaction_row].first_kept;
+	for (size_t k = 0; fk >= 0 && k < v->hist_end; k++)
+		if (v->anc[k] == fk)
+			return k;
+	return v->hist_end;
+}
+
+/* The history: the turns up to the applied compaction (its own, and every
+ * compaction turn's, exchange dropped; the others summarized, those from
+ * the first kept one on kept), then the turns after it. No edit changes
+ * which turns are summarized: they go as runs of the thread's pieces, one
+ * run from one compaction turn to the next (one sentence for them all);
+ * only the turns kept are read message by message. */
+static void history_layer(struct assembly *a, const struct view *v, const struct ledger_thread *th)
+{
+	const struct ledger *l = a->src->model;
+	size_t first = a->nblocks;
+	history_summary(a, v, th);
+	size_t fk_at = first_kept_at(l, v);
+	const size_t *cpos;
+	size_t nc = ledger_thread_compactions(th, &cpos), ck = 0;
+	for (size_t i = 0; i < v->hist_end;) {
+		if (v->compaction < 0 || i > v->cpos) { /* no compaction turn past the applied one */
+			history_turn(a, v->anc[i++]);
 			continue;
 		}
-		history_turn(a, dr, turn, handled_sys);
+		while (ck < nc && cpos[ck] < i)
+			ck++;
+		if (i == v->cpos || (ck < nc && cpos[ck] == i)) {
+			drop_turn(a, v, th, i++, WHY_OWN_EXCHANGE, -1);
+			continue;
+		}
+		if (i >= v->kept_from) {
+			history_turn(a, v->anc[i++]);
+			continue;
+		}
+		/* summarized up to the next compaction turn, the first kept one, or
+		 * where the note (first_kept_turn_id would keep it) begins */
+		size_t end = v->kept_from < v->cpos ? v->kept_from : v->cpos;
+		if (ck < nc && cpos[ck] < end)
+			end = cpos[ck];
+		if (i < fk_at && fk_at < end)
+			end = fk_at;
+		const long *pieces;
+		size_t n = ledger_thread_plain(th, i, end, &pieces);
+		drop_run(a, pieces, n, WHY_SUMMARIZED, -1, v->compaction, fk_at <= i && l->rule == LEDGER_RULE_AFTER_ONLY);
+		i = end;
 	}
 	if (a->nblocks > first)
 		a->blocks[a->nblocks - 1].flags |= BLOCK_BREAKPOINT;
 }
 
-static void event_layer(struct assembly *a, struct drops *dr, const struct view *v, const bool *handled_sys)
+static void event_layer(struct assembly *a, const struct view *v)
 {
 	const struct ledger *l = a->src->model;
 	if (l->next) {
@@ -425,15 +451,15 @@ static void event_layer(struct assembly *a, struct drops *dr, const struct view 
 			asm_textf(a, "\n%s", l->event_hook);
 		charge_last(a);
 		for (size_t i = 0; i < l->nmemory; i++)
-			if (!user_out(a, dr, l->memory[i]))
+			if (!user_out(a, l->memory[i]))
 				piece_block(a, l->memory[i], PHYS_EVENT, CONC_MEMORY, "\n");
 		piece_block(a, l->event, PHYS_EVENT, CONC_EVENT, "\n\n");
 		return;
 	}
 	for (size_t i = 0; i < l->nmemory; i++)
-		drop(a, dr, l->memory[i], WHY_MEMORY_UNUSED, -1, -1);
+		drop(a, l->memory[i], WHY_MEMORY_UNUSED, -1, -1);
 	if (l->event >= 0)
-		drop(a, dr, l->event, WHY_EVENT_UNUSED, -1, -1);
+		drop(a, l->event, WHY_EVENT_UNUSED, -1, -1);
 	const struct ledger_turn *t = &l->turns[v->turn];
 	size_t placed = 0;
 	bool *is_query = cs_calloc(t->nmessages ? t->nmessages : 1, sizeof *is_query);
@@ -454,18 +480,18 @@ static void event_layer(struct assembly *a, struct drops *dr, const struct view 
 	}
 	for (size_t k = 0; k < t->nmessages; k++) {
 		long m = t->messages[k];
-		if (handled_sys[m])
+		if (l->messages[m].system) /* the system layer's */
 			continue;
 		long piece = l->messages[m].piece;
 		if (!is_query[k]) {
-			drop(a, dr, piece, WHY_PRODUCED_LATER, v->turn, -1);
+			drop(a, piece, WHY_PRODUCED_LATER, v->turn, -1);
 			continue;
 		}
 		if (is_blank(&a->src->pieces[piece])) {
-			drop(a, dr, piece, WHY_EMPTY, v->turn, -1);
+			drop(a, piece, WHY_EMPTY, v->turn, -1);
 			continue;
 		}
-		if (user_out(a, dr, piece))
+		if (user_out(a, piece))
 			continue;
 		asm_message(a, "user");
 		piece_block(a, piece, PHYS_EVENT, CONC_EVENT, NULL);
@@ -590,19 +616,18 @@ static void explain_view(struct assembly *a, const struct view *v)
 
 /* Decide and explain what the layers did not place: later turns on the
  * thread, then everything off it. */
-static void drop_rest(struct assembly *a, struct drops *dr, const struct view *v, const struct ledger_thread *th,
-		      const bool *handled_sys, const bool *on_thread)
+static void drop_rest(struct assembly *a, const struct view *v, const struct ledger_thread *th)
 {
 	const struct ledger *l = a->src->model;
 	for (size_t i = v->hist_end + (l->next ? 0 : 1); i < v->nanc; i++)
-		drop_turn(a, dr, v, th, i, WHY_TURN_LATER, v->turn, handled_sys);
+		drop_turn(a, v, th, i, WHY_TURN_LATER, v->turn);
 	const long *off;
 	size_t noff = ledger_thread_off(th, &off); /* the messages the thread does not hold */
 	for (size_t k = 0; k < noff; k++)
-		drop(a, dr, l->messages[off[k]].piece, WHY_OFF_THREAD, l->messages[off[k]].turn, -1);
-	for (size_t c = 0; c < l->ncompactions; c++)
-		if (!on_thread[l->compactions[c].piece])
-			drop(a, dr, l->compactions[c].piece, WHY_COMP_OFF_THREAD, l->compactions[c].turn, -1);
+		drop(a, l->messages[off[k]].piece, WHY_OFF_THREAD, l->messages[off[k]].turn, -1);
+	noff = ledger_thread_compactions_off(th, &off);
+	for (size_t k = 0; k < noff; k++)
+		drop(a, l->compactions[off[k]].piece, WHY_COMP_OFF_THREAD, l->compactions[off[k]].turn, -1);
 }
 
 /* Explain, the recorded usage of the replayed turn. */
@@ -716,7 +741,6 @@ static bool drop_sentence(const struct assembly *a, long piece, struct strbuf *o
 	static const char *const fixed[] = {
 		[WHY_USER] = "excluded by you",
 		[WHY_SYS_SECTIONS] = "superseded: the system prompt comes from assembly.systemPrompt",
-		[WHY_COMPACTED] = "compacted",
 		[WHY_MEMORY_UNUSED] = "not used: memory goes into the next event (--next)",
 		[WHY_EVENT_UNUSED] = "not used: assembly.event is the next turn's (--next)",
 	};
@@ -750,17 +774,12 @@ static bool drop_sentence(const struct assembly *a, long piece, struct strbuf *o
 	}
 }
 
-/* Explain, the pieces left out, in the order decided; their sentences are
- * written when read (drop_sentence: a compacted history at 500 MB drops
- * hundreds of thousands of messages, and the inspector shows a screenful). */
-static void explain_drops(struct assembly *a, const struct view *v, const struct drops *dr)
+/* The drops' sentences are written when read (drop_run), from the view's
+ * session and head; a bare replay writes none. */
+static void defer_drops(struct assembly *a, const struct view *v)
 {
-	if (((const struct ledger *)a->src->model)->bare) { /* nobody reads them: the reason's own words */
-		for (size_t k = 0; k < dr->n; k++)
-			asm_drop_text(a, dr->items[k].piece, WHY_REASON[dr->items[k].why],
-				      reason_sentence(WHY_REASON[dr->items[k].why]));
+	if (((const struct ledger *)a->src->model)->bare)
 		return;
-	}
 	struct said_view *said = arena_alloc(&a->arena, sizeof *said);
 	if (!said) {
 		a->nomem = true;
@@ -770,10 +789,6 @@ static void explain_drops(struct assembly *a, const struct view *v, const struct
 	a->sentence_ctx = said;
 	a->sentence_fn = drop_sentence;
 	a->sentence_by_why = true;
-	for (size_t k = 0; k < dr->n; k++) {
-		const struct drop *d = &dr->items[k];
-		asm_drop_later(a, d->piece, WHY_REASON[d->why], (d->turn + 1) * 64 + d->why * 2 + d->note, d->arg);
-	}
 }
 
 /* decide the view (session, thread, replayed turn, compaction) → the
@@ -781,7 +796,6 @@ static void explain_drops(struct assembly *a, const struct view *v, const struct
  * not place → explain the budget. */
 int ledger_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
 {
-	const struct ledger *l = src->model;
 	struct view v;
 	if (asm_init(a, src, ASM_MESSAGES) != CS_OK) /* first: assemble() finis it on any failure */
 		return cs_error_nomem(err);
@@ -792,34 +806,21 @@ int ledger_assemble(const struct source *src, struct assembly *a, struct cs_erro
 	static const char *const conc[] = { "workspace", "persona", "session", "memory", "event" };
 	asm_grouping(a, "physical", phys, 3);
 	asm_grouping(a, "conceptual", conc, 5);
-	bool *handled_sys = cs_calloc(l->nmessages ? l->nmessages : 1, sizeof *handled_sys);
-	bool *on_thread = cs_calloc(src->npieces ? src->npieces : 1, sizeof *on_thread);
 	struct ledger_thread *own = NULL;
 	const struct ledger_thread *th = ledger_thread_of(src, v.head, v.anc, v.nanc, &own);
-	if (!handled_sys || !on_thread || !th) {
-		cs_free(handled_sys);
-		cs_free(on_thread);
-		ledger_thread_free(own);
+	if (!th) {
 		view_fini(&v);
 		return cs_error_nomem(err);
 	}
 	explain_view(a, &v); /* first: the layers' facts follow the view's */
-	/* room for every piece, unzeroed: a compacted history drops most, and
-	 * growing by doubling copied and cleared the list again each time */
-	struct drops dr = { .items = cs_malloc((src->npieces ? src->npieces : 1) * sizeof *dr.items),
-			    .cap = src->npieces ? src->npieces : 1 };
-	if (!dr.items)
-		dr.cap = 0;
+	/* room for every piece: a compacted history drops most */
 	asm_expect_not_whole(a, src->npieces);
-	system_layer(a, &dr, &v, th, handled_sys);
-	history_layer(a, &dr, &v, th, handled_sys, on_thread);
-	event_layer(a, &dr, &v, handled_sys);
-	drop_rest(a, &dr, &v, th, handled_sys, on_thread);
-	cs_free(handled_sys);
-	cs_free(on_thread);
+	defer_drops(a, &v);
+	system_layer(a, &v, th);
+	history_layer(a, &v, th);
+	event_layer(a, &v);
+	drop_rest(a, &v, th);
 	ledger_thread_free(own);
-	explain_drops(a, &v, &dr);
-	cs_free(dr.items);
 	budget(a, &v);
 	explain_recorded(a, &v);
 	rc = asm_finish(a, err);

@@ -127,9 +127,16 @@ size_t ledger_thread_system(const struct ledger_thread *th, size_t turns, const 
 /* The messages of the thread's turn at position pos (root 0) and their
  * pieces: n of them, in order. */
 size_t ledger_thread_turn(const struct ledger_thread *th, size_t pos, const long **msgs, const long **pieces);
+/* The pieces of the messages of the thread's turns at positions
+ * [from, to) that are not system messages, in order: n of them. */
+size_t ledger_thread_plain(const struct ledger_thread *th, size_t from, size_t to, const long **pieces);
+/* The positions (root 0) of the thread's compaction turns, in order: n. */
+size_t ledger_thread_compactions(const struct ledger_thread *th, const size_t **pos);
 /* The messages whose piece the thread does not hold (nor a compaction of
  * it), in message order: n of them in *off. */
 size_t ledger_thread_off(const struct ledger_thread *th, const long **off);
+/* The compactions (rows) whose turn is not on the thread, in row order. */
+size_t ledger_thread_compactions_off(const struct ledger_thread *th, const long **rows);
 /* NULL-safe. */
 void ledger_thread_free(struct ledger_thread *th);
 /* The kind's free_model: the thread, then the loader's model (ledger_free). */
