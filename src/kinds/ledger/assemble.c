@@ -42,8 +42,10 @@ struct view {
 	long session;      /* -1: no sessions table, the last turn is the head */
 	long head;
 	long turn;         /* replayed turn, -1 with next */
-	long *anc;         /* ancestry of head (cs_malloc'd) */
+	const long *anc;   /* ancestry of head: the thread's */
 	size_t nanc;
+	const struct ledger_thread *th; /* head's thread (ledger_thread_of) */
+	struct ledger_thread *own; /* a bare replay's own thread, freed by view_fini */
 	size_t hist_end;   /* history is anc[0 .. hist_end) */
 	long compaction;   /* latest compaction turn in history, -1 none */
 	size_t cpos;       /* its position in anc */
@@ -55,8 +57,9 @@ struct view {
 
 static void view_fini(struct view *v)
 {
-	cs_free(v->anc);
-	v->anc = NULL;
+	ledger_thread_free(v->own);
+	v->own = NULL;
+	v->th = NULL;
 }
 
 static int view_resolve(const struct source *src, struct view *v, struct cs_error *err)
@@ -75,8 +78,10 @@ static int view_resolve(const struct source *src, struct view *v, struct cs_erro
 		v->session = -1;
 		v->head = (long)l->nturns - 1;
 	}
-	if (ledger_ancestry(l, v->head, &v->anc, &v->nanc) != CS_OK)
+	v->th = ledger_thread_of(src, v->head, &v->own);
+	if (!v->th)
 		return cs_error_nomem(err);
+	v->nanc = ledger_thread_ancestry(v->th, &v->anc);
 	v->hist_end = v->nanc;
 	v->sys_upto = v->nanc;
 	if (!l->next) {
@@ -806,12 +811,7 @@ int ledger_assemble(const struct source *src, struct assembly *a, struct cs_erro
 	static const char *const conc[] = { "workspace", "persona", "session", "memory", "event" };
 	asm_grouping(a, "physical", phys, 3);
 	asm_grouping(a, "conceptual", conc, 5);
-	struct ledger_thread *own = NULL;
-	const struct ledger_thread *th = ledger_thread_of(src, v.head, v.anc, v.nanc, &own);
-	if (!th) {
-		view_fini(&v);
-		return cs_error_nomem(err);
-	}
+	const struct ledger_thread *th = v.th;
 	explain_view(a, &v); /* first: the layers' facts follow the view's */
 	/* room for every piece: a compacted history drops most */
 	asm_expect_not_whole(a, src->npieces);
@@ -820,7 +820,6 @@ int ledger_assemble(const struct source *src, struct assembly *a, struct cs_erro
 	history_layer(a, &v, th);
 	event_layer(a, &v);
 	drop_rest(a, &v, th);
-	ledger_thread_free(own);
 	budget(a, &v);
 	explain_recorded(a, &v);
 	rc = asm_finish(a, err);

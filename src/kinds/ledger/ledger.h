@@ -115,12 +115,12 @@ struct ledger {
 
 /* A head's thread flattened for the assembly (thread.c). */
 struct ledger_thread;
-/* The thread of head (anc: its nanc turns, root first), kept in the model
- * from one assembly to the next; a bare replay (a copy of the model) gets
- * one of its own in *temp, which it frees (ledger_thread_free). NULL on out
- * of memory. */
-const struct ledger_thread *ledger_thread_of(const struct source *src, long head, const long *anc, size_t nanc,
-					     struct ledger_thread **temp);
+/* The thread of head, kept in the model from one assembly to the next; a
+ * bare replay (a copy of the model) gets one of its own in *temp, which it
+ * frees (ledger_thread_free). NULL on out of memory. */
+const struct ledger_thread *ledger_thread_of(const struct source *src, long head, struct ledger_thread **temp);
+/* Its ancestry (turn indices, root -> head): n turns. */
+size_t ledger_thread_ancestry(const struct ledger_thread *th, const long **anc);
 /* The system messages in the thread's first `turns` turns: n of them, the
  * k-th being (*msgs)[(*at)[k]], in order. */
 size_t ledger_thread_system(const struct ledger_thread *th, size_t turns, const long **msgs, const long **at);

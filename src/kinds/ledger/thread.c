@@ -14,6 +14,7 @@
 
 struct ledger_thread {
 	long head;
+	long *anc;       /* its turns, root first */
 	size_t nanc;
 	long *msgs;      /* the messages of the ancestry's turns, root first */
 	long *pieces;    /* their pieces */
@@ -34,6 +35,7 @@ void ledger_thread_free(struct ledger_thread *th)
 {
 	if (!th)
 		return;
+	cs_free(th->anc);
 	cs_free(th->msgs);
 	cs_free(th->pieces);
 	cs_free(th->upto);
@@ -46,18 +48,23 @@ void ledger_thread_free(struct ledger_thread *th)
 	cs_free(th);
 }
 
-/* The lists of head's thread (anc: its turns, root first); NULL on out of memory. */
-static struct ledger_thread *build(const struct source *src, long head, const long *anc, size_t nanc)
+/* The lists of head's thread; NULL on out of memory. */
+static struct ledger_thread *build(const struct source *src, long head)
 {
 	const struct ledger *l = src->model;
 	struct ledger_thread *th = cs_calloc(1, sizeof *th);
+	if (th && ledger_ancestry(l, head, &th->anc, &th->nanc) != CS_OK) {
+		cs_free(th);
+		return NULL;
+	}
+	const long *anc = th ? th->anc : NULL;
+	size_t nanc = th ? th->nanc : 0;
 	bool *on = cs_calloc(src->npieces ? src->npieces : 1, sizeof *on);
 	size_t nmsgs = 0;
 	for (size_t i = 0; i < nanc; i++)
 		nmsgs += l->turns[anc[i]].nmessages;
 	if (th) {
 		th->head = head;
-		th->nanc = nanc;
 		th->msgs = cs_malloc((nmsgs ? nmsgs : 1) * sizeof *th->msgs);
 		th->pieces = cs_malloc((nmsgs ? nmsgs : 1) * sizeof *th->pieces);
 		th->upto = cs_malloc((nanc + 1) * sizeof *th->upto);
@@ -106,14 +113,13 @@ static struct ledger_thread *build(const struct source *src, long head, const lo
 	return th;
 }
 
-const struct ledger_thread *ledger_thread_of(const struct source *src, long head, const long *anc, size_t nanc,
-					     struct ledger_thread **temp)
+const struct ledger_thread *ledger_thread_of(const struct source *src, long head, struct ledger_thread **temp)
 {
 	struct ledger *l = src->model;
 	*temp = NULL;
-	if (l->thread && l->thread->head == head && l->thread->nanc == nanc)
+	if (l->thread && l->thread->head == head)
 		return l->thread;
-	struct ledger_thread *th = build(src, head, anc, nanc);
+	struct ledger_thread *th = build(src, head);
 	if (!th)
 		return NULL;
 	if (l->bare) { /* a replay sees the model through a copy: it keeps nothing */
@@ -123,6 +129,12 @@ const struct ledger_thread *ledger_thread_of(const struct source *src, long head
 	ledger_thread_free(l->thread);
 	l->thread = th;
 	return th;
+}
+
+size_t ledger_thread_ancestry(const struct ledger_thread *th, const long **anc)
+{
+	*anc = th->anc;
+	return th->nanc;
 }
 
 size_t ledger_thread_system(const struct ledger_thread *th, size_t turns, const long **msgs, const long **at)
