@@ -2,13 +2,14 @@
  * from nothing. One source takes a long series of random edits
  * (exclusions anywhere: compacted, kept, system, off-thread, memory and
  * event pieces; the session, the replayed turn, next, the compaction rule,
- * the summary role, the budget) and is re-assembled as the inspector does
- * (what the model keeps from one assembly to the next, sentences
- * deferred); a twin takes the same edits, forgets what its model kept
+ * the summary role, the budget, chars per token) and is re-assembled as the inspector does
+ * (what the model keeps from one assembly to the next, the previous
+ * assembly's results taken over and patched, sentences deferred); a twin takes the same edits, forgets what its model kept
  * before each build, and writes every sentence. Every block, span,
  * message, layer total, result, sentence, fact and warning, and the order
  * of what did not go in whole, must be the same after every edit, over the
- * samples and generated ledgers. */
+ * samples and generated ledgers; and the list of the results that changed
+ * must name exactly those that differ from the previous assembly's. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -137,7 +138,7 @@ static void random_edit(struct source *kept, struct source *fresh, uint64_t *rng
 {
 	const struct ledger *l = kept->model;
 	static const char *const budgets[] = { "-1", "50", "2000", "100000" };
-	unsigned what = (unsigned)(next(rng) % 16);
+	unsigned what = (unsigned)(next(rng) % 17);
 	struct cs_error err;
 	cs_error_clear(&err);
 	if (what < 9) {
@@ -157,6 +158,11 @@ static void random_edit(struct source *kept, struct source *fresh, uint64_t *rng
 		set_both(kept, fresh, "compaction-rule", next(rng) % 2 ? "first-kept" : "after-only");
 	} else if (what == 13) {
 		set_both(kept, fresh, "summary-role", next(rng) % 2 ? "user" : "system");
+	} else if (what == 14) {
+		static const double cpts[] = { 4, 3, 4.5 };
+		struct edit e = { .type = EDIT_CHARS_PER_TOKEN, .value = cpts[next(rng) % 3] }, f = e;
+		assert_int_equal(edit_apply(kept, &e, &err), CS_OK);
+		assert_int_equal(edit_apply(fresh, &f, &err), CS_OK);
 	} else {
 		struct edit e = { .type = EDIT_BUDGET, .value = atof(budgets[next(rng) % 4]) }, f = e;
 		assert_int_equal(edit_apply(kept, &e, &err), CS_OK);
@@ -257,6 +263,8 @@ static void assert_same(const struct source *src, const struct assembly *k, cons
 		assert_int_equal(p->tokens, q->tokens);
 		assert_int_equal(p->original_tokens, q->original_tokens);
 		assert_int_equal(p->block, q->block);
+		assert_int_equal(p->why[0], q->why[0]);
+		assert_int_equal(p->why[1], q->why[1]);
 		assert_true(p->score == q->score || (p->score != p->score && q->score != q->score));
 		assert_same_text(asm_sentence(k, (long)i, &sb), q->sentence);
 	}
@@ -274,18 +282,58 @@ static void forget(struct source *src)
 	l->thread = NULL;
 }
 
+/* With the results taken over (now from was, a copy of before's), the
+ * change list names exactly the pieces whose result differs. */
+static void assert_changes(const struct source *src, const struct assembly *now, const struct piece_result *was)
+{
+	if (!now->reused)
+		return;
+	assert_true(now->changes_valid);
+	size_t k = 0;
+	for (size_t i = 0; i < src->npieces; i++) {
+		bool listed = k < now->nchanges && now->changes[k].piece == (long)i;
+		assert_int_equal(listed, asm_result_differs(&was[i], &now->results[i]));
+		if (listed)
+			assert_false(asm_result_differs(&was[i], &now->changes[k++].was));
+	}
+	assert_int_equal(k, now->nchanges);
+}
+
+/* The kept source re-assembled as the inspector does: the previous
+ * assembly *a offered (its results taken over), then replaced. Returns the
+ * status; on failure *a is as it was. Counts the builds that kept results. */
+static int rebuild_kept(struct source *kept, struct assembly *a, struct cs_error *err, size_t *reused)
+{
+	struct piece_result *was = malloc((kept->npieces ? kept->npieces : 1) * sizeof *was);
+	assert_non_null(was);
+	memcpy(was, a->results, kept->npieces * sizeof *was);
+	struct assembly now;
+	int rc = assemble_lazy_from(kept, &now, a, err);
+	if (rc == CS_OK) {
+		assert_changes(kept, &now, was);
+		*reused += now.reused;
+		asm_fini(a);
+		*a = now;
+	} else {
+		assert_non_null(a->results); /* given back */
+		assert_memory_equal(a->results, was, kept->npieces * sizeof *was);
+	}
+	free(was);
+	return rc;
+}
+
 /* steps random edits on two loads of one ledger (freed). */
 static void series(struct source *kept, struct source *fresh, uint64_t rng, int steps)
 {
 	struct assembly a, b;
 	struct cs_error err;
 	cs_error_clear(&err);
+	size_t reused = 0;
 	assert_int_equal(assemble_lazy(kept, &a, &err), CS_OK);
 	for (int step = 0; step < steps; step++) {
 		random_edit(kept, fresh, &rng);
-		asm_fini(&a);
 		cs_error_clear(&err);
-		int rc = assemble_lazy(kept, &a, &err);
+		int rc = rebuild_kept(kept, &a, &err, &reused);
 		forget(fresh);
 		struct cs_error ferr;
 		cs_error_clear(&ferr);
@@ -294,12 +342,18 @@ static void series(struct source *kept, struct source *fresh, uint64_t rng, int 
 		if (rc != CS_OK) { /* a turn off the session's thread: both refuse, alike */
 			assert_string_equal(err.message, ferr.message);
 			set_both(kept, fresh, "turn", "head");
-			assert_int_equal(assemble_lazy(kept, &a, &err), CS_OK);
+			assert_int_equal(rebuild_kept(kept, &a, &err, &reused), CS_OK);
 			continue;
 		}
 		assert_same(kept, &a, &b);
+		if (step % 7 == 6) { /* as before a report from the inspector: every sentence written */
+			assert_true(asm_write_sentences(&a));
+			for (size_t i = 0; i < kept->npieces; i++)
+				assert_same_text(a.results[i].sentence, b.results[i].sentence);
+		}
 		asm_fini(&b);
 	}
+	assert_true(reused >= (size_t)steps / 3); /* most edits are exclusions: their builds keep results */
 	asm_fini(&a);
 	source_free(kept);
 	source_free(fresh);
@@ -326,11 +380,60 @@ static void test_samples(void **state)
 		series(support_load(samples[i], NULL), support_load(samples[i], NULL), 3 + (uint64_t)i, 200);
 }
 
+/* A build whose only deferred sentences are those of the summarized runs
+ * it kept (nothing else dropped): writing the sentences before a report
+ * must still write theirs. */
+static void test_sentences_of_kept_runs(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"{\"sessions\": [{\"label\": \"main\", \"thread_id\": \"t6\", \"status\": \"active\"}],\n"
+		"\"threads\": [], \"tool_calls\": [],\n"
+		"\"turns\": [{\"id\": \"t1\", \"parent_turn_id\": null}, {\"id\": \"t2\", \"parent_turn_id\": \"t1\"},\n"
+		" {\"id\": \"t3\", \"parent_turn_id\": \"t2\"},\n"
+		" {\"id\": \"t4\", \"parent_turn_id\": \"t3\", \"turn_type\": \"compaction\"},\n"
+		" {\"id\": \"t5\", \"parent_turn_id\": \"t4\"}, {\"id\": \"t6\", \"parent_turn_id\": \"t5\"}],\n"
+		"\"messages\": [{\"id\": \"m1\", \"turn_id\": \"t1\", \"role\": \"user\", \"content\": \"one\"},\n"
+		" {\"id\": \"m2\", \"turn_id\": \"t2\", \"role\": \"user\", \"content\": \"two\"},\n"
+		" {\"id\": \"m3\", \"turn_id\": \"t3\", \"role\": \"assistant\", \"content\": \"three\"},\n"
+		" {\"id\": \"m5\", \"turn_id\": \"t5\", \"role\": \"user\", \"content\": \"five\"},\n"
+		" {\"id\": \"m6\", \"turn_id\": \"t6\", \"role\": \"assistant\", \"content\": \"six\"}],\n"
+		"\"compactions\": [{\"turn_id\": \"t4\", \"summary\": \"S\"}],\n"
+		"\"assembly\": {\"systemPrompt\": [{\"layer\": \"workspace\", \"name\": \"A\", \"text\": \"Rules.\"}],\n"
+		" \"event\": {\"content\": \"Next?\", \"time\": \"now\"}}}\n";
+	struct source *kept = support_load_text("runs.json", text), *fresh = support_load_text("runs.json", text);
+	set_both(kept, fresh, "next", "on");
+	struct assembly a, b;
+	struct cs_error err;
+	cs_error_clear(&err);
+	size_t reused = 0;
+	assert_int_equal(assemble_lazy(kept, &a, &err), CS_OK);
+	long m5 = support_piece(kept, "m5");
+	for (int value = 1; value >= 0; value--) { /* m5 out, then back in: nothing dropped but the runs */
+		struct edit e = { .type = EDIT_EXCLUDE, .piece = m5, .value = value }, f = e;
+		assert_int_equal(edit_apply(kept, &e, &err), CS_OK);
+		assert_int_equal(edit_apply(fresh, &f, &err), CS_OK);
+		assert_int_equal(rebuild_kept(kept, &a, &err, &reused), CS_OK);
+	}
+	assert_int_equal(reused, 2);
+	assert_int_equal(a.nnot_whole, 3); /* m1..m3, summarized */
+	assert_true(asm_write_sentences(&a));
+	support_assemble(fresh, &b);
+	assert_same(kept, &a, &b);
+	for (size_t i = 0; i < kept->npieces; i++)
+		assert_same_text(a.results[i].sentence, b.results[i].sentence);
+	asm_fini(&a);
+	asm_fini(&b);
+	source_free(kept);
+	source_free(fresh);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_generated_ledgers),
 		cmocka_unit_test(test_samples),
+		cmocka_unit_test(test_sentences_of_kept_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,6 +31,7 @@
 #include "strbuf.h"
 #include "tokens.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -53,6 +54,8 @@ struct view {
 	bool first_kept_used; /* kept_from came from first_kept_turn_id */
 	size_t sys_upto;   /* the system messages of anc[0 .. sys_upto) are the system layer's */
 	const char *role;  /* manager, worker, unified */
+	size_t fk_at;      /* where the applied compaction's first_kept_turn_id sits (first_kept_at) */
+	bool keep_runs;    /* the results taken over hold the summarized runs already (ledger_runs) */
 };
 
 static void view_fini(struct view *v)
@@ -60,6 +63,19 @@ static void view_fini(struct view *v)
 	ledger_thread_free(v->own);
 	v->own = NULL;
 	v->th = NULL;
+}
+
+/* Where first_kept_turn_id of the applied compaction first sits on the
+ * path (hist_end: not on it, or no compaction). */
+static size_t first_kept_at(const struct ledger *l, const struct view *v)
+{
+	if (v->compaction < 0)
+		return v->hist_end;
+	long fk = l->compactions[l->turns[v->compaction].compaction_row].first_kept;
+	for (size_t k = 0; fk >= 0 && k < v->hist_end; k++)
+		if (v->anc[k] == fk)
+			return k;
+	return v->hist_end;
 }
 
 static int view_resolve(const struct source *src, struct view *v, struct cs_error *err)
@@ -119,6 +135,7 @@ static int view_resolve(const struct source *src, struct view *v, struct cs_erro
 	const struct ledger_turn *rt = &l->turns[v->turn >= 0 ? v->turn : v->head];
 	v->role = l->role ? l->role : rt->role ? rt->role
 		: (v->session >= 0 && l->sessions[v->session].is_subagent) ? "worker" : "manager";
+	v->fk_at = first_kept_at(l, v);
 	return CS_OK;
 }
 
@@ -196,6 +213,19 @@ static void drop(struct assembly *a, long piece, enum why why, long turn, long a
 	drop_run(a, &piece, 1, why, turn, arg, false);
 }
 
+/* n pieces whose results (taken over from the previous assembly) already
+ * say they were dropped as this run would: listed, not written again. */
+static void keep_run(struct assembly *a, const long *pieces, size_t n, long arg, bool note)
+{
+	if (a->cap_not_whole - a->nnot_whole < n || a->list_fn) { /* no room reserved (out of memory) */
+		drop_run(a, pieces, n, WHY_SUMMARIZED, -1, arg, note);
+		return;
+	}
+	memcpy(a->not_whole + a->nnot_whole, pieces, n * sizeof *pieces);
+	a->nnot_whole += n;
+	a->ndeferred += n; /* their sentences still wait */
+}
+
 /* Whether the user left the piece out (then it is dropped). */
 static bool user_out(struct assembly *a, long piece)
 {
@@ -216,7 +246,11 @@ static long piece_block(struct assembly *a, long piece, int phys, int conc, cons
 		asm_text(a, before, strlen(before));
 	asm_span(a, p->text, p->text_bytes, p->code_points);
 	charge_last(a);
-	asm_whole(a, piece, b, a->blocks[b].budget_tokens);
+	/* every field, as a build from nothing has it (a result taken over keeps
+	 * the why[] of an earlier drop otherwise) */
+	asm_set_result(a, piece, &(struct piece_result){ .outcome = OUTCOME_WHOLE, .reason = REASON_NONE,
+							 .tokens = a->blocks[b].budget_tokens,
+							 .original_tokens = p->tokens, .block = b, .score = NAN });
 	return b;
 }
 
@@ -377,19 +411,6 @@ static void history_summary(struct assembly *a, const struct view *v, const stru
 		 : "user, with the [Previous conversation summary] marker (the Nexus broker)");
 }
 
-/* Where first_kept_turn_id of the applied compaction first sits on the
- * path (hist_end: not on it, or no compaction). */
-static size_t first_kept_at(const struct ledger *l, const struct view *v)
-{
-	if (v->compaction < 0)
-		return v->hist_end;
-	long fk = l->compactions[l->turns[v->compaction].compaction_row].first_kept;
-	for (size_t k = 0; fk >= 0 && k < v->hist_end; k++)
-		if (v->anc[k] == fk)
-			return k;
-	return v->hist_end;
-}
-
 /* The history: the turns up to the applied compaction (its own, and every
  * compaction turn's, exchange dropped; the others summarized, those from
  * the first kept one on kept), then the turns after it. No edit changes
@@ -401,7 +422,6 @@ static void history_layer(struct assembly *a, const struct view *v, const struct
 	const struct ledger *l = a->src->model;
 	size_t first = a->nblocks;
 	history_summary(a, v, th);
-	size_t fk_at = first_kept_at(l, v);
 	const size_t *cpos;
 	size_t nc = ledger_thread_compactions(th, &cpos), ck = 0;
 	for (size_t i = 0; i < v->hist_end;) {
@@ -424,11 +444,15 @@ static void history_layer(struct assembly *a, const struct view *v, const struct
 		size_t end = v->kept_from < v->cpos ? v->kept_from : v->cpos;
 		if (ck < nc && cpos[ck] < end)
 			end = cpos[ck];
-		if (i < fk_at && fk_at < end)
-			end = fk_at;
+		if (i < v->fk_at && v->fk_at < end)
+			end = v->fk_at;
 		const long *pieces;
 		size_t n = ledger_thread_plain(th, i, end, &pieces);
-		drop_run(a, pieces, n, WHY_SUMMARIZED, -1, v->compaction, fk_at <= i && l->rule == LEDGER_RULE_AFTER_ONLY);
+		bool note = v->fk_at <= i && l->rule == LEDGER_RULE_AFTER_ONLY;
+		if (v->keep_runs)
+			keep_run(a, pieces, n, v->compaction, note);
+		else
+			drop_run(a, pieces, n, WHY_SUMMARIZED, -1, v->compaction, note);
 		i = end;
 	}
 	if (a->nblocks > first)
@@ -796,17 +820,57 @@ static void defer_drops(struct assembly *a, const struct view *v)
 	a->sentence_by_why = true;
 }
 
+/* The view's runs of summarized messages, as struct ledger_runs (no serial). */
+static struct ledger_runs runs_of(const struct source *src, const struct view *v)
+{
+	const struct ledger *l = src->model;
+	return (struct ledger_runs){ .head = v->head, .compaction = v->compaction, .cpos = v->cpos,
+				     .kept_from = v->kept_from, .fk_at = v->fk_at, .rule = (int)l->rule,
+				     .chars_per_token = src->settings.chars_per_token };
+}
+
+static bool same_runs(const struct ledger_runs *x, const struct ledger_runs *y)
+{
+	return x->head == y->head && x->compaction == y->compaction && x->cpos == y->cpos &&
+	       x->kept_from == y->kept_from && x->fk_at == y->fk_at && x->rule == y->rule &&
+	       x->chars_per_token == y->chars_per_token;
+}
+
+/* The results (asm_init_reuse): the previous assembly's, patched, when the
+ * runs it left in them are this view's (an exclusion, the budget, the
+ * summary role: v->keep_runs); else every one set from nothing, as
+ * asm_init sets them, for the layers to decide. */
+static int take_results(struct assembly *a, struct view *v)
+{
+	const struct ledger *l = a->src->model;
+	struct ledger_runs now = runs_of(a->src, v);
+	v->keep_runs = a->reused && l->runs.serial && a->reused_from == l->runs.serial && same_runs(&l->runs, &now);
+	if (v->keep_runs)
+		return CS_OK;
+	if (asm_reuse_decline(a) != CS_OK)
+		return CS_ENOMEM;
+	for (size_t i = 0; i < a->src->npieces; i++)
+		a->results[i] = (struct piece_result){ .outcome = OUTCOME_DROPPED, .block = -1, .score = NAN,
+						       .original_tokens = a->src->pieces[i].tokens };
+	return CS_OK;
+}
+
 /* decide the view (session, thread, replayed turn, compaction) → the
  * layers, each deciding its messages as it renders them → what they did
  * not place → explain the budget. */
 int ledger_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
 {
+	struct ledger *l = src->model;
 	struct view v;
-	if (asm_init(a, src, ASM_MESSAGES) != CS_OK) /* first: assemble() finis it on any failure */
+	if (asm_init_reuse(a, src, ASM_MESSAGES) != CS_OK) /* first: assemble() finis it on any failure */
 		return cs_error_nomem(err);
 	int rc = view_resolve(src, &v, err);
 	if (rc)
 		return rc;
+	if (take_results(a, &v) != CS_OK) {
+		view_fini(&v);
+		return cs_error_nomem(err);
+	}
 	static const char *const phys[] = { "system", "history", "event" };
 	static const char *const conc[] = { "workspace", "persona", "session", "memory", "event" };
 	asm_grouping(a, "physical", phys, 3);
@@ -825,6 +889,10 @@ int ledger_assemble(const struct source *src, struct assembly *a, struct cs_erro
 	rc = asm_finish(a, err);
 	if (rc == CS_OK && a->budget.used > a->budget.usable && explain_over(a) != CS_OK)
 		rc = cs_error_nomem(err);
+	if (rc == CS_OK && asm_lazy() && !l->bare) { /* what the next re-assembly may keep */
+		l->runs = runs_of(src, &v);
+		l->runs.serial = a->serial;
+	}
 	view_fini(&v);
 	return rc;
 }

@@ -79,6 +79,18 @@ struct ledger_section {
 	long piece;
 };
 
+/* What a lazy assembly (the inspector's) wrote into its results that the
+ * next can keep (assemble.c): the runs of summarized messages of this view
+ * of the thread. A re-assembly that takes those results over
+ * (asm_init_reuse) and decides the same view leaves them as they are. */
+struct ledger_runs {
+	unsigned long serial; /* that assembly's; 0: none */
+	long head, compaction;
+	size_t cpos, kept_from, fk_at;
+	int rule;
+	double chars_per_token; /* its results' original_tokens are the pieces' at this divisor */
+};
+
 struct ledger {
 	struct ledger_turn *turns;
 	size_t nturns;
@@ -111,6 +123,7 @@ struct ledger {
 	bool summary_system;  /* summary-role system (seed 004), else user (seed 001) */
 	struct ledger_thread *thread; /* the last head's thread flattened (thread.c); NULL until the
 				       * first assembly; owned (ledger_free_model) */
+	struct ledger_runs runs; /* what the inspector's last assembly left in its results */
 };
 
 /* A head's thread flattened for the assembly (thread.c). */
