@@ -20,8 +20,13 @@
  * Every block is charged its estimate; recorded usage is shown beside it.
  * In phases: decide the view (view_resolve); each layer decides its
  * messages as it renders them (a message's fate depends on the layer it
- * falls in); what no layer placed is dropped; then the budget is explained. */
+ * falls in); what no layer placed is dropped (drops.c); then the budget is
+ * explained. In the inspector a re-assembly takes the previous one's
+ * results over and leaves the summarized history, which no exclusion or
+ * budget changes, as it is (take_results). */
 #include "ledger.h"
+
+#include "drops.h"
 
 #include "alloc.h"
 #include "assembly.h"
@@ -156,82 +161,12 @@ static void charge_last(struct assembly *a)
 	b->budget_tokens = tokens_estimate(b->code_points, a->chars_per_token);
 }
 
-/* Why a piece stayed out, decided as the layers walk the thread; its
- * sentence is written after them (explain_drops). */
-enum why {
-	WHY_USER,            /* excluded by you */
-	WHY_SYS_SECTIONS,    /* a system message, superseded by assembly.systemPrompt */
-	WHY_SYS_EARLIER,     /* a system message before the latest (arg: the latest) */
-	WHY_EMPTY,           /* empty content (turn) */
-	WHY_COMP_EARLIER,    /* a compaction before the one that applies (arg: that one's turn) */
-	WHY_COMP_LATER,      /* a compaction after the replayed turn (turn) */
-	WHY_OWN_EXCHANGE,    /* the applied compaction turn's own exchange (turn) */
-	WHY_SUMMARIZED,      /* summarized by the compaction (arg: its turn; note: the after-only rule dropped it) */
-	WHY_MEMORY_UNUSED,   /* memory, without --next */
-	WHY_EVENT_UNUSED,    /* assembly.event, without --next */
-	WHY_PRODUCED_LATER,  /* produced by the replayed turn (turn) */
-	WHY_TURN_LATER,      /* a turn after the replayed one (turn; arg: the replayed turn) */
-	WHY_OFF_THREAD,      /* a message off the thread (turn) */
-	WHY_COMP_OFF_THREAD, /* a compaction off the thread (turn) */
-};
-
-static const unsigned char WHY_REASON[] = {
-	[WHY_USER] = REASON_EXCLUDED_BY_USER, [WHY_SYS_SECTIONS] = REASON_SUPERSEDED,
-	[WHY_SYS_EARLIER] = REASON_SUPERSEDED, [WHY_EMPTY] = REASON_EMPTY,
-	[WHY_COMP_EARLIER] = REASON_SUPERSEDED, [WHY_COMP_LATER] = REASON_LATER,
-	[WHY_OWN_EXCHANGE] = REASON_COMPACTED, [WHY_SUMMARIZED] = REASON_COMPACTED,
-	[WHY_MEMORY_UNUSED] = REASON_OFF_PATH,
-	[WHY_EVENT_UNUSED] = REASON_OFF_PATH, [WHY_PRODUCED_LATER] = REASON_LATER,
-	[WHY_TURN_LATER] = REASON_LATER, [WHY_OFF_THREAD] = REASON_OFF_PATH,
-	[WHY_COMP_OFF_THREAD] = REASON_OFF_PATH,
-};
-
-/* n pieces left out alike, in the order decided: why, the turn the
- * sentence names (-1 none: then pieces of many turns share one sentence),
- * a second turn or message as enum why says, and for WHY_SUMMARIZED
- * whether first_kept_turn_id would have kept them. Their sentences are
- * written when read (drop_sentence: a compacted history at 500 MB drops
- * hundreds of thousands of messages, and the inspector shows a screenful);
- * a bare replay gives each the reason's own words (nobody reads them). */
-static void drop_run(struct assembly *a, const long *pieces, size_t n, enum why why, long turn, long arg, bool note)
-{
-	int reason = WHY_REASON[why];
-	if (((const struct ledger *)a->src->model)->bare) {
-		const char *said = reason_sentence(reason);
-		for (size_t k = 0; k < n; k++)
-			asm_drop_text(a, pieces[k], reason, said);
-		return;
-	}
-	long code = (turn + 1) * 64 + (long)why * 2 + note; /* read back by drop_sentence */
-	for (size_t k = 0; k < n; k++)
-		asm_drop_later(a, pieces[k], reason, code, arg);
-}
-
-/* One piece left out. */
-static void drop(struct assembly *a, long piece, enum why why, long turn, long arg)
-{
-	drop_run(a, &piece, 1, why, turn, arg, false);
-}
-
-/* n pieces whose results (taken over from the previous assembly) already
- * say they were dropped as this run would: listed, not written again. */
-static void keep_run(struct assembly *a, const long *pieces, size_t n, long arg, bool note)
-{
-	if (a->cap_not_whole - a->nnot_whole < n || a->list_fn) { /* no room reserved (out of memory) */
-		drop_run(a, pieces, n, WHY_SUMMARIZED, -1, arg, note);
-		return;
-	}
-	memcpy(a->not_whole + a->nnot_whole, pieces, n * sizeof *pieces);
-	a->nnot_whole += n;
-	a->ndeferred += n; /* their sentences still wait */
-}
-
 /* Whether the user left the piece out (then it is dropped). */
 static bool user_out(struct assembly *a, long piece)
 {
 	if (!piece_excluded(&a->src->pieces[piece]))
 		return false;
-	drop(a, piece, WHY_USER, -1, -1);
+	ledger_drop(a, piece, WHY_USER, -1, -1);
 	return true;
 }
 
@@ -332,7 +267,7 @@ static void system_layer(struct assembly *a, const struct view *v, const struct 
 		long m = msgs[at[j]];
 		if (m == latest && !l->nsections && l->nexus_env < 0)
 			continue;
-		drop(a, l->messages[m].piece, l->nsections || l->nexus_env >= 0 ? WHY_SYS_SECTIONS : WHY_SYS_EARLIER,
+		ledger_drop(a, l->messages[m].piece, l->nsections || l->nexus_env >= 0 ? WHY_SYS_SECTIONS : WHY_SYS_EARLIER,
 		     -1, latest);
 	}
 }
@@ -349,7 +284,7 @@ static void history_turn(struct assembly *a, long turn)
 		if (l->messages[m].system)
 			continue;
 		if (is_blank(&a->src->pieces[piece])) {
-			drop(a, piece, WHY_EMPTY, turn, -1);
+			ledger_drop(a, piece, WHY_EMPTY, turn, -1);
 			continue;
 		}
 		if (user_out(a, piece))
@@ -367,7 +302,7 @@ static void drop_turn(struct assembly *a, const struct view *v, const struct led
 	const long *msgs, *pieces;
 	size_t n = pos < v->sys_upto ? ledger_thread_plain(th, pos, pos + 1, &pieces)
 				     : ledger_thread_turn(th, pos, &msgs, &pieces);
-	drop_run(a, pieces, n, why, v->anc[pos], arg, false);
+	ledger_drop_run(a, pieces, n, why, v->anc[pos], arg, false);
 }
 
 /* The compactions on the thread: those that do not apply dropped, the
@@ -385,9 +320,9 @@ static void history_summary(struct assembly *a, const struct view *v, const stru
 		if (v->anc[i] == v->compaction)
 			continue;
 		if (i < v->hist_end)
-			drop(a, sp, WHY_COMP_EARLIER, -1, v->compaction);
+			ledger_drop(a, sp, WHY_COMP_EARLIER, -1, v->compaction);
 		else
-			drop(a, sp, WHY_COMP_LATER, v->anc[i], -1);
+			ledger_drop(a, sp, WHY_COMP_LATER, v->anc[i], -1);
 	}
 	if (v->compaction < 0) {
 		asm_fact(a, "compaction", "none before the event: full history");
@@ -450,9 +385,9 @@ static void history_layer(struct assembly *a, const struct view *v, const struct
 		size_t n = ledger_thread_plain(th, i, end, &pieces);
 		bool note = v->fk_at <= i && l->rule == LEDGER_RULE_AFTER_ONLY;
 		if (v->keep_runs)
-			keep_run(a, pieces, n, v->compaction, note);
+			ledger_drop_kept(a, pieces, n, v->compaction, note);
 		else
-			drop_run(a, pieces, n, WHY_SUMMARIZED, -1, v->compaction, note);
+			ledger_drop_run(a, pieces, n, WHY_SUMMARIZED, -1, v->compaction, note);
 		i = end;
 	}
 	if (a->nblocks > first)
@@ -486,9 +421,9 @@ static void event_layer(struct assembly *a, const struct view *v)
 		return;
 	}
 	for (size_t i = 0; i < l->nmemory; i++)
-		drop(a, l->memory[i], WHY_MEMORY_UNUSED, -1, -1);
+		ledger_drop(a, l->memory[i], WHY_MEMORY_UNUSED, -1, -1);
 	if (l->event >= 0)
-		drop(a, l->event, WHY_EVENT_UNUSED, -1, -1);
+		ledger_drop(a, l->event, WHY_EVENT_UNUSED, -1, -1);
 	const struct ledger_turn *t = &l->turns[v->turn];
 	size_t placed = 0;
 	bool *is_query = cs_calloc(t->nmessages ? t->nmessages : 1, sizeof *is_query);
@@ -513,11 +448,11 @@ static void event_layer(struct assembly *a, const struct view *v)
 			continue;
 		long piece = l->messages[m].piece;
 		if (!is_query[k]) {
-			drop(a, piece, WHY_PRODUCED_LATER, v->turn, -1);
+			ledger_drop(a, piece, WHY_PRODUCED_LATER, v->turn, -1);
 			continue;
 		}
 		if (is_blank(&a->src->pieces[piece])) {
-			drop(a, piece, WHY_EMPTY, v->turn, -1);
+			ledger_drop(a, piece, WHY_EMPTY, v->turn, -1);
 			continue;
 		}
 		if (user_out(a, piece))
@@ -653,10 +588,10 @@ static void drop_rest(struct assembly *a, const struct view *v, const struct led
 	const long *off;
 	size_t noff = ledger_thread_off(th, &off); /* the messages the thread does not hold */
 	for (size_t k = 0; k < noff; k++)
-		drop(a, l->messages[off[k]].piece, WHY_OFF_THREAD, l->messages[off[k]].turn, -1);
+		ledger_drop(a, l->messages[off[k]].piece, WHY_OFF_THREAD, l->messages[off[k]].turn, -1);
 	noff = ledger_thread_compactions_off(th, &off);
 	for (size_t k = 0; k < noff; k++)
-		drop(a, l->compactions[off[k]].piece, WHY_COMP_OFF_THREAD, l->compactions[off[k]].turn, -1);
+		ledger_drop(a, l->compactions[off[k]].piece, WHY_COMP_OFF_THREAD, l->compactions[off[k]].turn, -1);
 }
 
 /* Explain, the recorded usage of the replayed turn. */
@@ -751,75 +686,6 @@ static int explain_over(struct assembly *a)
 	return CS_OK;
 }
 
-/* What a deferred sentence reads beside the drop: the view's session and head. */
-struct said_view {
-	long session, head;
-};
-
-/* A piece's drop sentence, written when read (asm_sentence): results[].why
- * holds the drop, why[0] its turn, enum why and note, why[1] its arg. */
-static bool drop_sentence(const struct assembly *a, long piece, struct strbuf *out)
-{
-	const struct ledger *l = a->src->model;
-	const struct said_view *v = a->sentence_ctx;
-	long code = a->results[piece].why[0], arg = a->results[piece].why[1];
-	long t = code / 64 - 1, why = code % 64 / 2; /* the turn the sentence names, -1 none */
-	bool note = code % 2;
-	const struct ledger_session *s = v->session >= 0 ? &l->sessions[v->session] : NULL;
-	const char *turn = t >= 0 ? l->turns[t].id : "";
-	static const char *const fixed[] = {
-		[WHY_USER] = "excluded by you",
-		[WHY_SYS_SECTIONS] = "superseded: the system prompt comes from assembly.systemPrompt",
-		[WHY_MEMORY_UNUSED] = "not used: memory goes into the next event (--next)",
-		[WHY_EVENT_UNUSED] = "not used: assembly.event is the next turn's (--next)",
-	};
-	sb_reset(out);
-	if (why < (long)(sizeof fixed / sizeof fixed[0]) && fixed[why])
-		return sb_puts(out, fixed[why]);
-	switch (why) {
-	case WHY_SYS_EARLIER:
-		return sb_printf(out, "superseded: an earlier system prompt; the latest (message %s, turn %s) applies",
-				 l->messages[arg].id, l->turns[l->messages[arg].turn].id);
-	case WHY_EMPTY:
-		return sb_printf(out, "dropped: empty content (turn %s)", turn);
-	case WHY_COMP_EARLIER:
-		return sb_printf(out, "superseded: an earlier compaction; only the latest (turn %s) applies", l->turns[arg].id);
-	case WHY_COMP_LATER:
-		return sb_printf(out, "later: compaction turn %s comes after the replayed turn", turn);
-	case WHY_OWN_EXCHANGE:
-		return sb_printf(out, "compacted: compaction turn %s's own exchange; the summary stands in for it", turn);
-	case WHY_SUMMARIZED:
-		return sb_printf(out, "compacted: summarized by the compaction at turn %s%s", l->turns[arg].id,
-				 note ? " (the after-only rule; first_kept_turn_id would keep it)" : "");
-	case WHY_PRODUCED_LATER:
-		return sb_printf(out, "later: produced by the replayed turn %s after this prompt was sent", turn);
-	case WHY_TURN_LATER:
-		return sb_printf(out, "later: turn %s comes after the replayed turn %s", turn, l->turns[arg].id);
-	case WHY_OFF_THREAD:
-		return sb_printf(out, "off-path: turn %s is not on the thread of %s%s (head %s)", turn, s ? "session " : "",
-				 s ? s->label : "the last turn", l->turns[v->head].id);
-	default: /* WHY_COMP_OFF_THREAD */
-		return sb_printf(out, "off-path: compaction turn %s is not on the thread", turn);
-	}
-}
-
-/* The drops' sentences are written when read (drop_run), from the view's
- * session and head; a bare replay writes none. */
-static void defer_drops(struct assembly *a, const struct view *v)
-{
-	if (((const struct ledger *)a->src->model)->bare)
-		return;
-	struct said_view *said = arena_alloc(&a->arena, sizeof *said);
-	if (!said) {
-		a->nomem = true;
-		return;
-	}
-	*said = (struct said_view){ v->session, v->head };
-	a->sentence_ctx = said;
-	a->sentence_fn = drop_sentence;
-	a->sentence_by_why = true;
-}
-
 /* The view's runs of summarized messages, as struct ledger_runs (no serial). */
 static struct ledger_runs runs_of(const struct source *src, const struct view *v)
 {
@@ -879,7 +745,7 @@ int ledger_assemble(const struct source *src, struct assembly *a, struct cs_erro
 	explain_view(a, &v); /* first: the layers' facts follow the view's */
 	/* room for every piece: a compacted history drops most */
 	asm_expect_not_whole(a, src->npieces);
-	defer_drops(a, &v);
+	ledger_drops_defer(a, v.session, v.head);
 	system_layer(a, &v, th);
 	history_layer(a, &v, th);
 	event_layer(a, &v);
