@@ -59,7 +59,7 @@ struct view {
 	bool first_kept_used; /* kept_from came from first_kept_turn_id */
 	size_t sys_upto;   /* the system messages of anc[0 .. sys_upto) are the system layer's */
 	const char *role;  /* manager, worker, unified */
-	size_t fk_at;      /* where the applied compaction's first_kept_turn_id sits (first_kept_at) */
+	size_t fk_at;      /* where the applied compaction's first_kept_turn_id sits (hist_end: not before it) */
 	bool keep_runs;    /* the results taken over hold the summarized runs already (ledger_runs) */
 };
 
@@ -70,17 +70,16 @@ static void view_fini(struct view *v)
 	v->th = NULL;
 }
 
-/* Where first_kept_turn_id of the applied compaction first sits on the
- * path (hist_end: not on it, or no compaction). */
-static size_t first_kept_at(const struct ledger *l, const struct view *v)
+/* The position of turn on the path at or before `from` (exclusive), or
+ * nowhere (from). The path holds a turn once (it follows parent_turn_id
+ * from a root): looking back from the end finds the turns a view asks for
+ * (the head, a compaction's first kept turn) in a few steps. */
+static size_t position_before(const struct view *v, long turn, size_t from)
 {
-	if (v->compaction < 0)
-		return v->hist_end;
-	long fk = l->compactions[l->turns[v->compaction].compaction_row].first_kept;
-	for (size_t k = 0; fk >= 0 && k < v->hist_end; k++)
-		if (v->anc[k] == fk)
-			return k;
-	return v->hist_end;
+	for (size_t i = from; turn >= 0 && i-- > 0;)
+		if (v->anc[i] == turn)
+			return i;
+	return from;
 }
 
 static int view_resolve(const struct source *src, struct view *v, struct cs_error *err)
@@ -107,10 +106,7 @@ static int view_resolve(const struct source *src, struct view *v, struct cs_erro
 	v->sys_upto = v->nanc;
 	if (!l->next) {
 		v->turn = l->turn ? ledger_turn_index(l, l->turn) : v->head;
-		size_t pos = v->nanc;
-		for (size_t i = 0; i < v->nanc; i++)
-			if (v->anc[i] == v->turn)
-				pos = i;
+		size_t pos = position_before(v, v->turn, v->nanc);
 		if (pos == v->nanc) {
 			view_fini(v);
 			return cs_error_set(err, CS_EUSAGE, "turn %s is not on the thread of session %s (head %s)",
@@ -120,27 +116,27 @@ static int view_resolve(const struct source *src, struct view *v, struct cs_erro
 		v->hist_end = pos;
 		v->sys_upto = pos + 1;
 	}
-	for (size_t i = v->hist_end; i-- > 0;)
-		if (l->turns[v->anc[i]].compaction) {
-			v->compaction = v->anc[i];
-			v->cpos = i;
+	const size_t *cpos; /* the thread's compaction turns: the latest before the event applies */
+	for (size_t k = ledger_thread_compactions(v->th, &cpos); k-- > 0;)
+		if (cpos[k] < v->hist_end) {
+			v->cpos = cpos[k];
+			v->compaction = v->anc[v->cpos];
 			break;
 		}
 	v->kept_from = 0;
+	v->fk_at = v->hist_end; /* where its first_kept_turn_id sits on the history (hist_end: not on it) */
 	if (v->compaction >= 0) {
 		v->kept_from = v->cpos + 1;
-		const struct ledger_compaction *c = &l->compactions[l->turns[v->compaction].compaction_row];
-		if (l->rule == LEDGER_RULE_FIRST_KEPT && c->first_kept >= 0)
-			for (size_t i = 0; i < v->cpos; i++)
-				if (v->anc[i] == c->first_kept) {
-					v->kept_from = i;
-					v->first_kept_used = true;
-				}
+		long fk = l->compactions[l->turns[v->compaction].compaction_row].first_kept;
+		v->fk_at = position_before(v, fk, v->hist_end);
+		if (l->rule == LEDGER_RULE_FIRST_KEPT && v->fk_at < v->cpos) {
+			v->kept_from = v->fk_at;
+			v->first_kept_used = true;
+		}
 	}
 	const struct ledger_turn *rt = &l->turns[v->turn >= 0 ? v->turn : v->head];
 	v->role = l->role ? l->role : rt->role ? rt->role
 		: (v->session >= 0 && l->sessions[v->session].is_subagent) ? "worker" : "manager";
-	v->fk_at = first_kept_at(l, v);
 	return CS_OK;
 }
 
