@@ -16,6 +16,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "alloc.h"
 #include "assembly.h"
 #include "edit.h"
 #include "kinds/ledger/ledger.h"
@@ -428,12 +429,51 @@ static void test_sentences_of_kept_runs(void **state)
 	source_free(fresh);
 }
 
+/* Out of memory at every allocation of a build that would keep results:
+ * it fails cleanly (the previous assembly gets every result back as it
+ * was) or succeeds, and the next build is still a build from nothing. */
+static void test_kept_out_of_memory(void **state)
+{
+	(void)state;
+	char *text = generated(40, 6, true, 77);
+	struct source *kept = support_load_text("gen.json", text), *fresh = support_load_text("gen.json", text);
+	free(text);
+	uint64_t rng = 5;
+	size_t reused = 0;
+	struct assembly a, b;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(assemble_lazy(kept, &a, &err), CS_OK);
+	for (long nth = 1; nth < 60; nth++) {
+		struct edit e = { .type = EDIT_EXCLUDE, .piece = (long)(next(&rng) % kept->npieces) };
+		e.value = piece_excluded(&kept->pieces[e.piece]) ? 0 : 1;
+		struct edit f = e;
+		assert_int_equal(edit_apply(kept, &e, &err), CS_OK);
+		assert_int_equal(edit_apply(fresh, &f, &err), CS_OK);
+		cs_alloc_fail_from(nth);
+		int rc = rebuild_kept(kept, &a, &err, &reused);
+		cs_alloc_fail_from(0);
+		if (rc != CS_OK) {
+			assert_int_equal(rc, CS_ENOMEM);
+			assert_int_equal(rebuild_kept(kept, &a, &err, &reused), CS_OK);
+		}
+		forget(fresh);
+		support_assemble(fresh, &b);
+		assert_same(kept, &a, &b);
+		asm_fini(&b);
+	}
+	asm_fini(&a);
+	source_free(kept);
+	source_free(fresh);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_generated_ledgers),
 		cmocka_unit_test(test_samples),
 		cmocka_unit_test(test_sentences_of_kept_runs),
+		cmocka_unit_test(test_kept_out_of_memory),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
