@@ -429,6 +429,41 @@ static void test_sentences_of_kept_runs(void **state)
 	source_free(fresh);
 }
 
+/* As the inspector opens a ledger (the current assembly, then the
+ * baseline, one after the other), every exclusion that follows keeps the
+ * summarized runs of the one before: the first one too. */
+static void test_runs_kept_beside_a_baseline(void **state)
+{
+	(void)state;
+	char *text = generated(60, 7, false, 3);
+	struct source *kept = support_load_text("gen.json", text), *fresh = support_load_text("gen.json", text);
+	free(text);
+	uint64_t rng = 21;
+	size_t reused = 0;
+	struct assembly a, base, b;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(assemble_lazy(kept, &a, &err), CS_OK);
+	assert_int_equal(assemble_lazy(kept, &base, &err), CS_OK);
+	for (size_t step = 1; step <= 20; step++) {
+		struct edit e = { .type = EDIT_EXCLUDE, .piece = (long)(next(&rng) % kept->npieces) };
+		e.value = piece_excluded(&kept->pieces[e.piece]) ? 0 : 1;
+		struct edit f = e;
+		assert_int_equal(edit_apply(kept, &e, &err), CS_OK);
+		assert_int_equal(edit_apply(fresh, &f, &err), CS_OK);
+		assert_int_equal(rebuild_kept(kept, &a, &err, &reused), CS_OK);
+		assert_int_equal(reused, step); /* kept (a build that declines writes every result: not reused) */
+		forget(fresh);
+		support_assemble(fresh, &b);
+		assert_same(kept, &a, &b);
+		asm_fini(&b);
+	}
+	asm_fini(&base);
+	asm_fini(&a);
+	source_free(kept);
+	source_free(fresh);
+}
+
 /* Out of memory at every allocation of a build that would keep results:
  * it fails cleanly (the previous assembly gets every result back as it
  * was) or succeeds, and the next build is still a build from nothing. */
@@ -474,6 +509,7 @@ int main(void)
 		cmocka_unit_test(test_samples),
 		cmocka_unit_test(test_sentences_of_kept_runs),
 		cmocka_unit_test(test_kept_out_of_memory),
+		cmocka_unit_test(test_runs_kept_beside_a_baseline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -706,7 +706,9 @@ static int take_results(struct assembly *a, struct view *v)
 {
 	const struct ledger *l = a->src->model;
 	struct ledger_runs now = runs_of(a->src, v);
-	v->keep_runs = a->reused && l->runs.serial && a->reused_from == l->runs.serial && same_runs(&l->runs, &now);
+	for (size_t k = 0; a->reused && k < LEDGER_RUNS_KEPT; k++)
+		if (l->runs[k].serial && l->runs[k].serial == a->reused_from)
+			v->keep_runs = same_runs(&l->runs[k], &now);
 	if (v->keep_runs)
 		return CS_OK;
 	if (asm_reuse_decline(a) != CS_OK)
@@ -751,9 +753,10 @@ int ledger_assemble(const struct source *src, struct assembly *a, struct cs_erro
 	rc = asm_finish(a, err);
 	if (rc == CS_OK && a->budget.used > a->budget.usable && explain_over(a) != CS_OK)
 		rc = cs_error_nomem(err);
-	if (rc == CS_OK && asm_lazy() && !l->bare) { /* what the next re-assembly may keep */
-		l->runs = runs_of(src, &v);
-		l->runs.serial = a->serial;
+	if (rc == CS_OK && asm_lazy() && !l->bare) { /* what a re-assembly from this one may keep */
+		struct ledger_runs *r = &l->runs[l->runs_next++ % LEDGER_RUNS_KEPT];
+		*r = runs_of(src, &v);
+		r->serial = a->serial;
 	}
 	view_fini(&v);
 	return rc;

@@ -82,7 +82,9 @@ struct ledger_section {
 /* What a lazy assembly (the inspector's) wrote into its results that the
  * next can keep (assemble.c): the runs of summarized messages of this view
  * of the thread. A re-assembly that takes those results over
- * (asm_init_reuse) and decides the same view leaves them as they are. */
+ * (asm_init_reuse) and decides the same view leaves them as they are. The
+ * model remembers the last few such assemblies (the inspector keeps two:
+ * the current one and the baseline, built one after the other). */
 struct ledger_runs {
 	unsigned long serial; /* that assembly's; 0: none */
 	long head, compaction;
@@ -90,6 +92,8 @@ struct ledger_runs {
 	int rule;
 	double chars_per_token; /* its results' original_tokens are the pieces' at this divisor */
 };
+
+#define LEDGER_RUNS_KEPT 4
 
 struct ledger {
 	struct ledger_turn *turns;
@@ -123,7 +127,8 @@ struct ledger {
 	bool summary_system;  /* summary-role system (seed 004), else user (seed 001) */
 	struct ledger_thread *thread; /* the last head's thread flattened (thread.c); NULL until the
 				       * first assembly; owned (ledger_free_model) */
-	struct ledger_runs runs; /* what the inspector's last assembly left in its results */
+	struct ledger_runs runs[LEDGER_RUNS_KEPT]; /* what the inspector's last assemblies left in their results */
+	size_t runs_next;     /* where the next one goes (oldest first) */
 };
 
 /* A head's thread flattened for the assembly (thread.c). */
