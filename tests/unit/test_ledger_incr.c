@@ -376,7 +376,7 @@ static void test_samples(void **state)
 	(void)state;
 	static const char *const samples[] = { "samples/ledger/backup-incident.json",
 					       "samples/ledger/release-notes-worker.json",
-					       "samples/ledger/sqla-fork.json" };
+					       "samples/ledger/sqla-fork.json", "tests/ledger/memory-over.json" };
 	for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++)
 		series(support_load(samples[i], NULL), support_load(samples[i], NULL), 3 + (uint64_t)i, 200);
 }
