@@ -502,6 +502,35 @@ static void test_kept_out_of_memory(void **state)
 	source_free(fresh);
 }
 
+/* The timeline replays each turn bare (what stays out not recorded): each
+ * row's estimate is the prompt a full build of that turn gives. */
+static void test_timeline_replays_are_full_builds(void **state)
+{
+	(void)state;
+	char *text = generated(90, 8, true, 31);
+	struct source *src = support_load_text("gen.json", text), *full = support_load_text("gen.json", text);
+	free(text);
+	struct assembly a, b;
+	support_assemble(src, &a); /* the thread kept, as in a report */
+	struct ledger_turn_usage *rows;
+	size_t n;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(ledger_timeline(src, &rows, &n, &err), CS_OK);
+	assert_true(n > 40);
+	const struct ledger *l = src->model;
+	for (size_t i = 0; i < n; i++) {
+		support_set(full, "turn", l->turns[rows[i].turn].id);
+		support_assemble(full, &b);
+		assert_int_equal(rows[i].estimated, b.total_tokens);
+		asm_fini(&b);
+	}
+	cs_free(rows);
+	asm_fini(&a);
+	source_free(src);
+	source_free(full);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -510,6 +539,7 @@ int main(void)
 		cmocka_unit_test(test_sentences_of_kept_runs),
 		cmocka_unit_test(test_kept_out_of_memory),
 		cmocka_unit_test(test_runs_kept_beside_a_baseline),
+		cmocka_unit_test(test_timeline_replays_are_full_builds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

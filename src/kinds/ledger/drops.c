@@ -28,13 +28,9 @@ static const unsigned char WHY_REASON[] = {
 
 void ledger_drop_run(struct assembly *a, const long *pieces, size_t n, enum why why, long turn, long arg, bool note)
 {
+	if (((const struct ledger *)a->src->model)->bare)
+		return; /* nobody reads a replay's drops */
 	int reason = WHY_REASON[why];
-	if (((const struct ledger *)a->src->model)->bare) {
-		const char *said = reason_sentence(reason);
-		for (size_t k = 0; k < n; k++)
-			asm_drop_text(a, pieces[k], reason, said);
-		return;
-	}
 	long code = (turn + 1) * 64 + (long)why * 2 + note; /* read back by drop_sentence */
 	for (size_t k = 0; k < n; k++)
 		asm_drop_later(a, pieces[k], reason, code, arg);

@@ -30,8 +30,8 @@ enum why {
  * sentence names (-1 none: then pieces of many turns share one sentence),
  * a second turn or message as enum why says, and for WHY_SUMMARIZED
  * whether first_kept_turn_id would have kept them. Their sentences are
- * written when read (ledger_drops_defer); a bare replay gives each the
- * reason's own words (nobody reads them). */
+ * written when read (ledger_drops_defer); a bare replay records none
+ * (nobody reads them). */
 void ledger_drop_run(struct assembly *a, const long *pieces, size_t n, enum why why, long turn, long arg, bool note);
 /* One piece left out. */
 void ledger_drop(struct assembly *a, long piece, enum why why, long turn, long arg);

@@ -122,7 +122,8 @@ struct ledger {
 	const char *session;  /* label, NULL: default */
 	const char *turn;     /* replayed turn id, NULL: the head */
 	bool next;
-	bool bare;            /* a replay for the timeline: drops get the reason's sentence, none written */
+	bool bare;            /* a replay for the timeline, of which only the blocks and totals are read: what
+			       * stays out is not recorded (results only for what goes in, not_whole empty) */
 	enum ledger_rule rule;
 	bool summary_system;  /* summary-role system (seed 004), else user (seed 001) */
 	struct ledger_thread *thread; /* the last head's thread flattened (thread.c); NULL until the
