@@ -283,35 +283,21 @@ static void forget(struct source *src)
 	l->thread = NULL;
 }
 
-/* With the results taken over (now from was, a copy of before's), the
- * change list names exactly the pieces whose result differs. */
-static void assert_changes(const struct source *src, const struct assembly *now, const struct piece_result *was)
-{
-	if (!now->reused)
-		return;
-	assert_true(now->changes_valid);
-	size_t k = 0;
-	for (size_t i = 0; i < src->npieces; i++) {
-		bool listed = k < now->nchanges && now->changes[k].piece == (long)i;
-		assert_int_equal(listed, asm_result_differs(&was[i], &now->results[i]));
-		if (listed)
-			assert_false(asm_result_differs(&was[i], &now->changes[k++].was));
-	}
-	assert_int_equal(k, now->nchanges);
-}
-
 /* The kept source re-assembled as the inspector does: the previous
  * assembly *a offered (its results taken over), then replaced. Returns the
- * status; on failure *a is as it was. Counts the builds that kept results. */
-static int rebuild_kept(struct source *kept, struct assembly *a, struct cs_error *err, size_t *reused)
+ * status; on failure *a is as it was. Counts the builds that kept results.
+ * fail_from: the allocation the build runs out of memory at (0: none). */
+static int rebuild_kept_failing(struct source *kept, struct assembly *a, struct cs_error *err, size_t *reused,
+				long fail_from)
 {
-	struct piece_result *was = malloc((kept->npieces ? kept->npieces : 1) * sizeof *was);
-	assert_non_null(was);
-	memcpy(was, a->results, kept->npieces * sizeof *was);
+	struct piece_result *was = support_copy_results(a);
 	struct assembly now;
+	cs_alloc_fail_from(fail_from);
 	int rc = assemble_lazy_from(kept, &now, a, err);
+	cs_alloc_fail_from(0);
 	if (rc == CS_OK) {
-		assert_changes(kept, &now, was);
+		assert_true(!now.reused || now.changes_valid); /* results taken over: the list of what changed */
+		support_assert_changes(kept, &now, was);
 		*reused += now.reused;
 		asm_fini(a);
 		*a = now;
@@ -321,6 +307,11 @@ static int rebuild_kept(struct source *kept, struct assembly *a, struct cs_error
 	}
 	free(was);
 	return rc;
+}
+
+static int rebuild_kept(struct source *kept, struct assembly *a, struct cs_error *err, size_t *reused)
+{
+	return rebuild_kept_failing(kept, a, err, reused, 0);
 }
 
 /* steps random edits on two loads of one ledger (freed). */
@@ -485,9 +476,7 @@ static void test_kept_out_of_memory(void **state)
 		struct edit f = e;
 		assert_int_equal(edit_apply(kept, &e, &err), CS_OK);
 		assert_int_equal(edit_apply(fresh, &f, &err), CS_OK);
-		cs_alloc_fail_from(nth);
-		int rc = rebuild_kept(kept, &a, &err, &reused);
-		cs_alloc_fail_from(0);
+		int rc = rebuild_kept_failing(kept, &a, &err, &reused, nth);
 		if (rc != CS_OK) {
 			assert_int_equal(rc, CS_ENOMEM);
 			assert_int_equal(rebuild_kept(kept, &a, &err, &reused), CS_OK);
