@@ -126,6 +126,18 @@ static void set_both(struct source *a, struct source *b, const char *name, const
 	support_set(b, name, value);
 }
 
+/* One piece's exclusion set (value 1), lifted (0), or toggled (-1), on both. */
+static void exclude_both(struct source *kept, struct source *fresh, long piece, int value)
+{
+	struct cs_error err;
+	cs_error_clear(&err);
+	struct edit e = { .type = EDIT_EXCLUDE, .piece = piece };
+	e.value = value >= 0 ? value : piece_excluded(&kept->pieces[piece]) ? 0 : 1;
+	struct edit f = e;
+	assert_int_equal(edit_apply(kept, &e, &err), CS_OK);
+	assert_int_equal(edit_apply(fresh, &f, &err), CS_OK);
+}
+
 /* A turn of the ledger, at random: mostly one on the session's thread. */
 static const char *some_turn(const struct source *src, uint64_t *rng)
 {
@@ -143,11 +155,7 @@ static void random_edit(struct source *kept, struct source *fresh, uint64_t *rng
 	struct cs_error err;
 	cs_error_clear(&err);
 	if (what < 9) {
-		struct edit e = { .type = EDIT_EXCLUDE, .piece = (long)(next(rng) % kept->npieces) };
-		e.value = piece_excluded(&kept->pieces[e.piece]) ? 0 : 1;
-		struct edit f = e;
-		assert_int_equal(edit_apply(kept, &e, &err), CS_OK);
-		assert_int_equal(edit_apply(fresh, &f, &err), CS_OK);
+		exclude_both(kept, fresh, (long)(next(rng) % kept->npieces), -1);
 	} else if (what == 9 && l->nsessions > 1) {
 		set_both(kept, fresh, "session", l->sessions[next(rng) % l->nsessions].label);
 		set_both(kept, fresh, "turn", "head");
@@ -314,6 +322,25 @@ static int rebuild_kept(struct source *kept, struct assembly *a, struct cs_error
 	return rebuild_kept_failing(kept, a, err, reused, 0);
 }
 
+/* The fresh twin built from nothing (its kept thread forgotten, every
+ * sentence written) is the kept build a. */
+static void assert_as_fresh(const struct source *kept, struct source *fresh, const struct assembly *a)
+{
+	struct assembly b;
+	forget(fresh);
+	support_assemble(fresh, &b);
+	assert_same(kept, a, &b);
+	asm_fini(&b);
+}
+
+/* Two loads of a generated ledger's text (freed). */
+static void load_twins(char *text, struct source **kept, struct source **fresh)
+{
+	*kept = support_load_text("gen.json", text);
+	*fresh = support_load_text("gen.json", text);
+	free(text);
+}
+
 /* steps random edits on two loads of one ledger (freed). */
 static void series(struct source *kept, struct source *fresh, uint64_t rng, int steps)
 {
@@ -402,9 +429,7 @@ static void test_sentences_of_kept_runs(void **state)
 	assert_int_equal(assemble_lazy(kept, &a, &err), CS_OK);
 	long m5 = support_piece(kept, "m5");
 	for (int value = 1; value >= 0; value--) { /* m5 out, then back in: nothing dropped but the runs */
-		struct edit e = { .type = EDIT_EXCLUDE, .piece = m5, .value = value }, f = e;
-		assert_int_equal(edit_apply(kept, &e, &err), CS_OK);
-		assert_int_equal(edit_apply(fresh, &f, &err), CS_OK);
+		exclude_both(kept, fresh, m5, value);
 		assert_int_equal(rebuild_kept(kept, &a, &err, &reused), CS_OK);
 	}
 	assert_int_equal(reused, 2);
@@ -426,28 +451,20 @@ static void test_sentences_of_kept_runs(void **state)
 static void test_runs_kept_beside_a_baseline(void **state)
 {
 	(void)state;
-	char *text = generated(60, 7, false, 3);
-	struct source *kept = support_load_text("gen.json", text), *fresh = support_load_text("gen.json", text);
-	free(text);
+	struct source *kept, *fresh;
+	load_twins(generated(60, 7, false, 3), &kept, &fresh);
 	uint64_t rng = 21;
 	size_t reused = 0;
-	struct assembly a, base, b;
+	struct assembly a, base;
 	struct cs_error err;
 	cs_error_clear(&err);
 	assert_int_equal(assemble_lazy(kept, &a, &err), CS_OK);
 	assert_int_equal(assemble_lazy(kept, &base, &err), CS_OK);
 	for (size_t step = 1; step <= 20; step++) {
-		struct edit e = { .type = EDIT_EXCLUDE, .piece = (long)(next(&rng) % kept->npieces) };
-		e.value = piece_excluded(&kept->pieces[e.piece]) ? 0 : 1;
-		struct edit f = e;
-		assert_int_equal(edit_apply(kept, &e, &err), CS_OK);
-		assert_int_equal(edit_apply(fresh, &f, &err), CS_OK);
+		exclude_both(kept, fresh, (long)(next(&rng) % kept->npieces), -1);
 		assert_int_equal(rebuild_kept(kept, &a, &err, &reused), CS_OK);
 		assert_int_equal(reused, step); /* kept (a build that declines writes every result: not reused) */
-		forget(fresh);
-		support_assemble(fresh, &b);
-		assert_same(kept, &a, &b);
-		asm_fini(&b);
+		assert_as_fresh(kept, fresh, &a);
 	}
 	asm_fini(&base);
 	asm_fini(&a);
@@ -461,30 +478,22 @@ static void test_runs_kept_beside_a_baseline(void **state)
 static void test_kept_out_of_memory(void **state)
 {
 	(void)state;
-	char *text = generated(40, 6, true, 77);
-	struct source *kept = support_load_text("gen.json", text), *fresh = support_load_text("gen.json", text);
-	free(text);
+	struct source *kept, *fresh;
+	load_twins(generated(40, 6, true, 77), &kept, &fresh);
 	uint64_t rng = 5;
 	size_t reused = 0;
-	struct assembly a, b;
+	struct assembly a;
 	struct cs_error err;
 	cs_error_clear(&err);
 	assert_int_equal(assemble_lazy(kept, &a, &err), CS_OK);
 	for (long nth = 1; nth < 60; nth++) {
-		struct edit e = { .type = EDIT_EXCLUDE, .piece = (long)(next(&rng) % kept->npieces) };
-		e.value = piece_excluded(&kept->pieces[e.piece]) ? 0 : 1;
-		struct edit f = e;
-		assert_int_equal(edit_apply(kept, &e, &err), CS_OK);
-		assert_int_equal(edit_apply(fresh, &f, &err), CS_OK);
+		exclude_both(kept, fresh, (long)(next(&rng) % kept->npieces), -1);
 		int rc = rebuild_kept_failing(kept, &a, &err, &reused, nth);
 		if (rc != CS_OK) {
 			assert_int_equal(rc, CS_ENOMEM);
 			assert_int_equal(rebuild_kept(kept, &a, &err, &reused), CS_OK);
 		}
-		forget(fresh);
-		support_assemble(fresh, &b);
-		assert_same(kept, &a, &b);
-		asm_fini(&b);
+		assert_as_fresh(kept, fresh, &a);
 	}
 	asm_fini(&a);
 	source_free(kept);
@@ -496,9 +505,8 @@ static void test_kept_out_of_memory(void **state)
 static void test_timeline_replays_are_full_builds(void **state)
 {
 	(void)state;
-	char *text = generated(90, 8, true, 31);
-	struct source *src = support_load_text("gen.json", text), *full = support_load_text("gen.json", text);
-	free(text);
+	struct source *src, *full;
+	load_twins(generated(90, 8, true, 31), &src, &full);
 	struct assembly a, b;
 	support_assemble(src, &a); /* the thread kept, as in a report */
 	struct ledger_turn_usage *rows;
