@@ -166,13 +166,85 @@ static int cmp_change(const void *x, const void *y)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/* One change's place in the radix sort: its piece, and where it is. */
+struct change_key {
+	size_t piece, at;
+};
+
+/* The changes sorted by piece, each piece's in the order recorded: a
+ * stable radix sort of their places, a byte of the piece a pass, then the
+ * changes moved once (a cascade of a quarter of a million is sorted in a
+ * few passes, not n log n calls). false when out of memory (unsorted). */
+static bool radix_changes(struct assembly *a)
+{
+	size_t n = a->nchanges, most = 0;
+	struct change_key *key = cs_malloc(n * sizeof *key), *tmp = cs_malloc(n * sizeof *tmp);
+	struct asm_change *out = cs_malloc(n * sizeof *out);
+	if (!key || !tmp || !out) {
+		cs_free(key);
+		cs_free(tmp);
+		cs_free(out);
+		return false;
+	}
+	for (size_t k = 0; k < n; k++) {
+		key[k] = (struct change_key){ (size_t)a->changes[k].piece, k };
+		most = key[k].piece > most ? key[k].piece : most;
+	}
+	for (unsigned shift = 0; shift < sizeof most * 8 && most >> shift; shift += 8) {
+		size_t count[257] = { 0 };
+		for (size_t k = 0; k < n; k++)
+			count[((key[k].piece >> shift) & 255) + 1]++;
+		for (size_t b = 1; b < 257; b++)
+			count[b] += count[b - 1];
+		for (size_t k = 0; k < n; k++)
+			tmp[count[(key[k].piece >> shift) & 255]++] = key[k];
+		struct change_key *swap = key;
+		key = tmp;
+		tmp = swap;
+	}
+	for (size_t k = 0; k < n; k++)
+		out[k] = a->changes[key[k].at];
+	cs_free(a->changes);
+	a->changes = out;
+	a->cap_changes = n;
+	cs_free(key);
+	cs_free(tmp);
+	return true;
+}
+
+/* The changes from `from` on sorted, then merged into the ones before
+ * (in order already: a kind's walk over every piece, then a few more),
+ * each moved at most once, from the end. false when out of memory. */
+static bool merge_tail(struct assembly *a, size_t from)
+{
+	size_t nt = a->nchanges - from;
+	struct asm_change *tail = cs_malloc(nt * sizeof *tail);
+	if (!tail)
+		return false;
+	memcpy(tail, a->changes + from, nt * sizeof *tail);
+	qsort(tail, nt, sizeof *tail, cmp_change);
+	size_t i = from, j = nt, w = a->nchanges; /* one past the next to place, each */
+	while (j > 0) { /* a piece's records before (in the run) stay before its later ones */
+		if (i > 0 && a->changes[i - 1].piece > tail[j - 1].piece)
+			a->changes[--w] = a->changes[--i];
+		else
+			a->changes[--w] = tail[--j];
+	}
+	cs_free(tail);
+	return true;
+}
+
 /* The changes by piece, one each (its first record: the old result), those
  * written back as they were dropped. */
 static void settle_changes(struct assembly *a)
 {
 	if (!a->reused)
 		return;
-	if (a->nchanges > 1)
+	size_t run = a->nchanges ? 1 : 0; /* in order from the start */
+	while (run < a->nchanges && a->changes[run - 1].piece <= a->changes[run].piece)
+		run++;
+	if (run < a->nchanges && !((a->nchanges - run) * 4 <= a->nchanges && merge_tail(a, run)) &&
+	    (a->nchanges < 256 || !radix_changes(a)))
 		qsort(a->changes, a->nchanges, sizeof *a->changes, cmp_change);
 	size_t n = 0;
 	for (size_t k = 0; k < a->nchanges; k++) {
@@ -268,10 +340,19 @@ struct block *asm_block(struct assembly *a, long piece, int layer, int layer2)
 		return &a->scratch;
 	}
 	struct block *b = &a->blocks[a->nblocks];
-	*b = (struct block){
-		.piece = piece, .message = a->nmessages ? (int)a->nmessages - 1 : 0,
-		.layer = { layer, layer2 }, .first_span = a->nspans,
-	};
+	/* field by field: a compound literal of it compiles to `rep stos`,
+	 * slow to start, once per block of a million */
+	b->piece = piece;
+	b->label = NULL;
+	b->message = a->nmessages ? (int)a->nmessages - 1 : 0;
+	b->layer[0] = layer;
+	b->layer[1] = layer2;
+	b->flags = 0;
+	b->first_span = a->nspans;
+	b->nspans = b->bytes = b->code_points = 0;
+	b->tokens = b->budget_tokens = 0;
+	b->keep_head = b->keep_tail = 0;
+	b->offset_tokens = 0;
 	if (a->nmessages)
 		a->messages[a->nmessages - 1].nblocks++;
 	a->nblocks++;
@@ -343,42 +424,49 @@ static const char *vsentence(struct assembly *a, int reason, const char *fmt, va
 	return s;
 }
 
+/* Sets a result's outcome fields, the others kept: in place when nothing
+ * is recorded (most assemblies), else through asm_set_result, which notes
+ * the old result of a piece that changes. */
+static void set_outcome(struct assembly *a, long piece, enum outcome outcome, int reason, const char *sentence,
+			long block, long tokens)
+{
+	struct piece_result *r = &a->results[piece];
+	if (a->reused) {
+		struct piece_result now = *r;
+		now.outcome = outcome;
+		now.reason = reason;
+		now.sentence = sentence;
+		now.block = block;
+		now.tokens = tokens;
+		asm_set_result(a, piece, &now);
+		return;
+	}
+	r->outcome = outcome;
+	r->reason = reason;
+	r->sentence = sentence;
+	r->block = block;
+	r->tokens = tokens;
+}
+
 void asm_whole(struct assembly *a, long piece, long block, long tokens)
 {
-	struct piece_result r = a->results[piece];
-	r.outcome = OUTCOME_WHOLE;
-	r.reason = REASON_NONE;
-	r.sentence = NULL;
-	r.block = block;
-	r.tokens = tokens;
-	asm_set_result(a, piece, &r);
+	set_outcome(a, piece, OUTCOME_WHOLE, REASON_NONE, NULL, block, tokens);
 }
 
 void asm_cut(struct assembly *a, long piece, long block, long tokens, int reason, const char *fmt, ...)
 {
-	struct piece_result r = a->results[piece];
 	va_list ap;
 	va_start(ap, fmt);
-	r.sentence = vsentence(a, reason, fmt, ap);
+	const char *sentence = vsentence(a, reason, fmt, ap);
 	va_end(ap);
-	r.outcome = OUTCOME_TRUNCATED;
-	r.reason = reason;
-	r.block = block;
-	r.tokens = tokens;
-	asm_set_result(a, piece, &r);
+	set_outcome(a, piece, OUTCOME_TRUNCATED, reason, sentence, block, tokens);
 	note_not_whole(a, piece);
 }
 
 /* A dropped piece's result, with its sentence. */
 static void drop(struct assembly *a, long piece, int reason, const char *sentence)
 {
-	struct piece_result r = a->results[piece];
-	r.sentence = sentence;
-	r.outcome = OUTCOME_DROPPED;
-	r.reason = reason;
-	r.block = -1;
-	r.tokens = 0;
-	asm_set_result(a, piece, &r);
+	set_outcome(a, piece, OUTCOME_DROPPED, reason, sentence, -1, 0);
 	note_not_whole(a, piece);
 }
 

@@ -14,6 +14,7 @@
 #include "setting.h"
 #include "strbuf.h"
 #include "tokenizer.h"
+#include "viewmodel_priv.h"
 
 #include <ftw.h>
 #include <stdio.h>
@@ -300,4 +301,35 @@ struct tokenizer *support_tokenizer(const char *name)
 	if (tokenizer_open(name, &t, &err) != CS_OK)
 		fail_msg("%s (%s)", SUPPORT_RANKS_MISSING, err.message);
 	return t;
+}
+
+struct piece_result *support_copy_results(const struct assembly *a)
+{
+	struct piece_result *c = malloc((a->nresults ? a->nresults : 1) * sizeof *c);
+	assert_non_null(c);
+	memcpy(c, a->results, a->nresults * sizeof *c);
+	return c;
+}
+
+void support_assert_changes(const struct source *src, const struct assembly *a, const struct piece_result *was)
+{
+	if (!a->changes_valid)
+		return;
+	size_t k = 0;
+	for (size_t i = 0; i < src->npieces; i++) {
+		if (!asm_result_differs(&was[i], &a->results[i]))
+			continue;
+		assert_true(k < a->nchanges);
+		assert_int_equal(a->changes[k].piece, (long)i);
+		assert_false(asm_result_differs(&a->changes[k].was, &was[i]));
+		k++;
+	}
+	assert_int_equal(k, a->nchanges);
+	struct strbuf full = STRBUF_INIT, listed = STRBUF_INIT;
+	vm_say_moved(src, was, a->results, &full);
+	vm_say_changes(src, a->changes, a->nchanges, a->results, &listed);
+	assert_false(full.failed || listed.failed);
+	assert_string_equal(sb_str(&listed), sb_str(&full));
+	sb_fini(&full);
+	sb_fini(&listed);
 }

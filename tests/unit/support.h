@@ -70,6 +70,15 @@ const char *support_fact(const struct assembly *a, const char *key);
 /* The whole rendered prompt (static buffer, valid until the next call). */
 const char *support_prompt(const struct assembly *a);
 
+/* A copy of a's results (a->nresults of them: the next assembly may take
+ * them over); the caller frees it. */
+struct piece_result *support_copy_results(const struct assembly *a);
+/* When a lists its changes (changes_valid), they name exactly the pieces
+ * whose result differs from was (by piece, each with its result before),
+ * and the "what moved" sentence from them is the one from comparing every
+ * result (vm_say_changes against vm_say_moved). */
+void support_assert_changes(const struct source *src, const struct assembly *a, const struct piece_result *was);
+
 /* Why the exact-count tests fail when the rank files are absent. */
 #define SUPPORT_RANKS_MISSING "the rank files are missing: `make deps` could not fetch gpt-tokenizer from the npm " \
 			      "registry (see its output); exact token counts cannot be tested"
