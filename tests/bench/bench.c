@@ -1009,7 +1009,7 @@ static void bench_report(const struct input *in, const struct options *opt)
 		char ys[24];
 		fmt_ms(ys, sizeof ys, y.seconds);
 		snprintf(an, sizeof an, "%s libyaml+read", ys);
-		row("report", in->label, m, an, rep_s / y.seconds, GOAL_LOAD_RATIO, "<=1.25x");
+		row("report", in->label, m, an, rep_s / y.seconds, GOAL_LOAD_RATIO_YAML, "<=1.25x");
 	} else {
 		row("report", in->label, m, is_json(in) ? "jq not found" : "libyaml+read failed", 0, 0, NULL);
 	}
