@@ -22,22 +22,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void same_str(const char *a, const char *b)
-{
-	if (!a || !b)
-		assert_ptr_equal(a, b);
-	else
-		assert_string_equal(a, b);
-}
-
 static void same_line(const struct cc_line *a, const struct cc_line *b)
 {
-	same_str(a->uuid, b->uuid);
-	same_str(a->parent, b->parent);
-	same_str(a->logical_parent, b->logical_parent);
-	same_str(a->msg_id, b->msg_id);
-	same_str(a->model, b->model);
-	same_str(a->trigger, b->trigger);
+	support_same_str(a->uuid, b->uuid);
+	support_same_str(a->parent, b->parent);
+	support_same_str(a->logical_parent, b->logical_parent);
+	support_same_str(a->msg_id, b->msg_id);
+	support_same_str(a->model, b->model);
+	support_same_str(a->trigger, b->trigger);
 	assert_int_equal(a->pre_tokens, b->pre_tokens);
 	assert_int_equal(a->line, b->line);
 	assert_true(a->time == b->time);
@@ -55,7 +47,7 @@ static void same_line(const struct cc_line *a, const struct cc_line *b)
 
 static void same_block(const struct cc_block *a, const struct cc_block *b)
 {
-	same_str(a->type, b->type);
+	support_same_str(a->type, b->type);
 	assert_int_equal(a->text_len, b->text_len);
 	assert_memory_equal(a->text, b->text, a->text_len + 1);
 	assert_int_equal(a->code_points, b->code_points);
@@ -64,9 +56,9 @@ static void same_block(const struct cc_block *a, const struct cc_block *b)
 	assert_int_equal(a->tool, b->tool);
 	assert_int_equal(a->hash, b->hash);
 	assert_int_equal(a->tokens, b->tokens);
-	same_str(a->tool_id, b->tool_id);
-	same_str(a->tool_name, b->tool_name);
-	same_str(a->file, b->file);
+	support_same_str(a->tool_id, b->tool_id);
+	support_same_str(a->tool_name, b->tool_name);
+	support_same_str(a->file, b->file);
 	assert_int_equal(a->line, b->line);
 }
 

@@ -22,14 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void same_str(const char *a, const char *b)
-{
-	if (!a || !b)
-		assert_ptr_equal(a, b);
-	else
-		assert_string_equal(a, b);
-}
-
 static void same_double(double a, double b)
 {
 	if (isnan(a) || isnan(b))
@@ -48,32 +40,16 @@ static void same_item(const struct memory_item *a, const struct memory_item *b)
 	assert_int_equal(a->derived, b->derived);
 	assert_int_equal(a->tokens, b->tokens);
 	assert_int_equal(a->tokens_given, b->tokens_given);
-	same_str(a->timestamp, b->timestamp);
-	same_str(a->task_id, b->task_id);
+	support_same_str(a->timestamp, b->timestamp);
+	support_same_str(a->task_id, b->task_id);
 	assert_int_equal(a->arrival, b->arrival);
 	assert_int_equal(a->has_ms, b->has_ms);
 	assert_int_equal(a->ms, b->ms);
 	same_double(a->age_hours, b->age_hours);
 	same_double(a->weight, b->weight);
-	same_str(a->subtype, b->subtype);
+	support_same_str(a->subtype, b->subtype);
 	assert_int_equal(a->filtered, b->filtered);
-	same_str(a->note, b->note);
-}
-
-static void same_piece(const struct piece *a, const struct piece *b)
-{
-	same_str(a->id, b->id);
-	same_str(a->label, b->label);
-	same_str(a->role, b->role);
-	assert_int_equal(a->text_bytes, b->text_bytes);
-	assert_memory_equal(a->text, b->text, a->text_bytes);
-	assert_int_equal(a->code_points, b->code_points);
-	assert_int_equal(a->lines, b->lines);
-	assert_int_equal(a->tokens, b->tokens);
-	assert_int_equal(a->recorded_tokens, b->recorded_tokens);
-	assert_int_equal(a->flags, b->flags);
-	assert_int_equal(a->layer, b->layer);
-	assert_int_equal(a->kind_index, b->kind_index);
+	support_same_str(a->note, b->note);
 }
 
 static void same_snapshot(const struct source *sa, const struct source *sb)
@@ -82,15 +58,7 @@ static void same_snapshot(const struct source *sa, const struct source *sb)
 	assert_int_equal(a->nitems, b->nitems);
 	for (size_t i = 0; i < a->nitems; i++)
 		same_item(&a->items[i], &b->items[i]);
-	assert_int_equal(sa->npieces, sb->npieces);
-	for (size_t i = 0; i < sa->npieces; i++)
-		same_piece(&sa->pieces[i], &sb->pieces[i]);
-	assert_int_equal(sa->nwarnings, sb->nwarnings);
-	for (size_t i = 0; i < sa->nwarnings; i++) {
-		assert_string_equal(sa->warnings[i].text, sb->warnings[i].text);
-		assert_int_equal(sa->warnings[i].line, sb->warnings[i].line);
-		assert_int_equal(sa->warnings[i].column, sb->warnings[i].column);
-	}
+	support_same_pieces(sa, sb);
 }
 
 /* Loads path both ways; compares what came out. Returns the status. */
