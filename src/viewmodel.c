@@ -1,4 +1,5 @@
-/* viewmodel.c: the inspector's state (see viewmodel.h): life, rows, cursor, status and edits. */
+/* viewmodel.c: the inspector's state (see viewmodel.h): life, the moved check, cursor, status and edits
+ * (the rows are vm_rows.c's). */
 #include "viewmodel_priv.h"
 
 #include "alloc.h"
@@ -13,247 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- rows ------------------------------------------------------------------ */
-
-/* Whether the filters (`\`, `!`, a clicked layer) hide a row. */
-static bool row_hidden(const struct vm *vm, enum vm_row_type type, long block, long piece)
-{
-	if (type == VM_ROW_MARKER)
-		return vm->search.keep != NULL || vm->layer_filter >= 0;
-	if (vm->search.keep && (piece < 0 || !vm->search.keep[piece]))
-		return true;
-	if (vm->layer_filter >= 0) {
-		size_t g = vm->grouping < vm->session.cur.ngroupings ? vm->grouping : 0;
-		if (block < 0 || g >= vm->session.cur.ngroupings || vm->session.cur.blocks[block].layer[g] != vm->layer_filter)
-			return true;
-	}
-	return false;
-}
-
-static bool push_row(struct vm *vm, enum vm_row_type type, long block, long piece)
-{
-	if (row_hidden(vm, type, block, piece))
-		return true;
-	if (vm->nrows == vm->cap_rows) {
-		size_t cap = vm->cap_rows ? vm->cap_rows * 2 : 64;
-		struct vm_row *r = cs_reallocarray(vm->rows, cap, sizeof *r);
-		if (!r)
-			return false;
-		vm->rows = r;
-		vm->cap_rows = cap;
-	}
-	size_t item = type == VM_ROW_MARKER ? 0 : ++vm->nitems;
-	vm->rows[vm->nrows++] = (struct vm_row){ .type = type, .block = block, .piece = piece, .item = item };
-	return true;
-}
-
-bool vm_marker_after(const struct vm *vm, size_t b)
-{
-	if (vm->cache.bp_now.n ? cache_is_breakpoint(&vm->cache.bp_now, &vm->session.cur, b)
-			       : (vm->session.cur.blocks[b].flags & BLOCK_BREAKPOINT) != 0) /* no override: the flag */
-		return true;
-	return !vm->cache.identical && b + 1 == vm->cache.same_blocks;
-}
-
-/* The block a dropped piece is listed after: the block of the piece before
- * it that went in (`last`), and past the headings the assembler made for
- * the piece's own layer (a memory section's title), so that a dropped piece
- * stays under the heading of its section; -1: before every block. */
-static long dropped_after(const struct vm *vm, long piece, long last)
-{
-	const struct assembly *a = &vm->session.cur;
-	int layer = -1; /* the piece's, read only when a heading follows */
-	while ((size_t)(last + 1) < a->nblocks) {
-		const struct block *b = &a->blocks[last + 1];
-		if (b->piece >= 0 || (b->flags & (BLOCK_MADE | BLOCK_MARKER)) != BLOCK_MADE)
-			break;
-		if (layer < 0)
-			layer = vm->session.src->pieces[piece].layer;
-		if (b->layer[0] != layer)
-			break;
-		last++;
-	}
-	return last;
-}
-
-/* One piece's outcome counted into vm's totals (the rows' pass over the
- * results does it, so that a re-assembly reads them once). */
-static void count_outcome(struct vm *vm, const struct piece_result *r)
-{
-	vm->ndropped += r->outcome == OUTCOME_DROPPED;
-	vm->ntruncated += r->outcome == OUTCOME_TRUNCATED;
-}
-
-/* The pieces dropped and truncated, counted on their own (when the rows
- * could not be built). */
-static void count_outcomes(struct vm *vm)
-{
-	vm->ndropped = vm->ntruncated = 0;
-	for (size_t i = 0; i < vm->session.src->npieces; i++)
-		count_outcome(vm, &vm->session.cur.results[i]);
-}
-
-/* *counted: the builders set it once they counted every piece's outcome. */
-static bool build_order_rows(struct vm *vm, bool *counted)
-{
-	const struct assembly *a = &vm->session.cur;
-	size_t np = vm->session.src->npieces, nb = a->nblocks;
-	/* Bucket the dropped pieces by the block they follow (counting sort). */
-	size_t *start = cs_calloc(nb + 2, sizeof *start);
-	long *order = cs_malloc((np ? np : 1) * sizeof *order);
-	long *bucket = cs_malloc((np ? np : 1) * sizeof *bucket); /* each piece's, -1 when it went in */
-	if (!start || !order || !bucket) {
-		cs_free(start);
-		cs_free(order);
-		cs_free(bucket);
-		return false;
-	}
-	long last = -1;
-	for (size_t i = 0; i < np; i++) {
-		bucket[i] = -1;
-		count_outcome(vm, &a->results[i]);
-		if (a->results[i].block >= 0) {
-			last = a->results[i].block;
-			continue;
-		}
-		bucket[i] = dropped_after(vm, (long)i, last) + 1;
-		start[bucket[i] + 1]++;
-	}
-	*counted = true;
-	for (size_t k = 1; k < nb + 2; k++)
-		start[k] += start[k - 1];
-	for (size_t i = 0; i < np; i++)
-		if (bucket[i] >= 0)
-			order[start[bucket[i]]++] = (long)i;
-	cs_free(bucket);
-	/* start[k] is now the end of bucket k; bucket k begins at the end of k-1. */
-	bool ok = true;
-	size_t from = 0;
-	if (nb > 0 && !vm->cache.identical && vm->cache.same_blocks == 0)
-		ok &= push_row(vm, VM_ROW_MARKER, -1, -1);
-	for (size_t k = 0; k < nb + 1 && ok; k++) {
-		if (k > 0) {
-			size_t b = k - 1;
-			ok &= push_row(vm, VM_ROW_BLOCK, (long)b, a->blocks[b].piece);
-		}
-		if (k > 0 && ok && vm_marker_after(vm, k - 1))
-			ok &= push_row(vm, VM_ROW_MARKER, (long)(k - 1), -1);
-		for (; from < start[k] && ok; from++)
-			if (!vm->hide_dropped)
-				ok &= push_row(vm, VM_ROW_DROPPED, -1, order[from]);
-	}
-	cs_free(start);
-	cs_free(order);
-	return ok;
-}
-
-struct sort_item {
-	double key;
-	size_t order;
-	struct vm_row row;
-};
-
-static int sort_cmp(const void *pa, const void *pb)
-{
-	const struct sort_item *x = pa, *y = pb;
-	if (x->key != y->key)
-		return x->key > y->key ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-static double sort_key(const struct vm *vm, const struct vm_row *r)
-{
-	const struct piece *p = r->piece >= 0 ? &vm->session.src->pieces[r->piece] : NULL;
-	switch (vm->sort) {
-	case VM_SORT_TOKENS:
-		return (double)vm_row_tokens(vm, r);
-	case VM_SORT_PRIORITY:
-		return p ? p->priority : -HUGE_VAL;
-	case VM_SORT_SCORE: {
-		double s = p ? vm->session.cur.results[r->piece].score : (double)NAN;
-		return isnan(s) ? -HUGE_VAL : s;
-	}
-	case VM_SORT_ORDER:
-	case VM_SORT_COUNT:
-		break;
-	}
-	return 0;
-}
-
-static bool build_sorted_rows(struct vm *vm, bool *counted)
-{
-	const struct assembly *a = &vm->session.cur;
-	size_t n = a->nblocks + vm->session.src->npieces;
-	struct sort_item *items = cs_calloc(n ? n : 1, sizeof *items);
-	if (!items)
-		return false;
-	size_t k = 0;
-	for (size_t b = 0; b < a->nblocks; b++) {
-		if (a->blocks[b].flags & BLOCK_MARKER)
-			continue; /* a truncation marker belongs to its piece's cut, not a row of its own */
-		items[k].row = (struct vm_row){ .type = VM_ROW_BLOCK, .block = (long)b, .piece = a->blocks[b].piece };
-		items[k].order = k;
-		k++;
-	}
-	for (size_t i = 0; i < vm->session.src->npieces; i++) {
-		count_outcome(vm, &a->results[i]);
-		if (a->results[i].block < 0 && !vm->hide_dropped) {
-			items[k].row = (struct vm_row){ .type = VM_ROW_DROPPED, .block = -1, .piece = (long)i };
-			items[k].order = k;
-			k++;
-		}
-	}
-	*counted = true;
-	for (size_t i = 0; i < k; i++)
-		items[i].key = sort_key(vm, &items[i].row);
-	qsort(items, k, sizeof *items, sort_cmp);
-	/* By score, with a cutoff fact: the line sits above the first piece the
-	 * algorithm left out (every piece scoring higher went in). */
-	bool cutoff = vm->sort == VM_SORT_SCORE && vm_cutoff(vm) != NULL;
-	bool ok = true;
-	for (size_t i = 0; i < k && ok; i++) {
-		const struct vm_row *r = &items[i].row;
-		if (cutoff && r->type == VM_ROW_DROPPED && !isnan(a->results[r->piece].score) &&
-		    a->results[r->piece].reason != REASON_EXCLUDED_BY_USER && a->results[r->piece].reason != REASON_EXCLUDED) {
-			ok = push_row(vm, VM_ROW_MARKER, VM_MARKER_CUTOFF, -1);
-			cutoff = false;
-		}
-		if (ok)
-			ok = push_row(vm, r->type, r->block, r->piece);
-	}
-	cs_free(items);
-	return ok;
-}
-
-bool vm_rebuild_rows(struct vm *vm, long keep_piece, long keep_block)
-{
-	vm->nrows = 0;
-	vm->nitems = 0;
-	vm->ndropped = vm->ntruncated = 0;
-	bool counted = false;
-	bool ok = vm->sort == VM_SORT_ORDER ? build_order_rows(vm, &counted) : build_sorted_rows(vm, &counted);
-	if (!counted)
-		count_outcomes(vm);
-	if (!ok)
-		return false;
-	/* Keep the cursor on the same piece (or block) where it can be. */
-	size_t at = vm->cursor < vm->nrows ? vm->cursor : (vm->nrows ? vm->nrows - 1 : 0);
-	for (size_t i = 0; i < vm->nrows; i++) {
-		const struct vm_row *r = &vm->rows[i];
-		if (r->type == VM_ROW_MARKER)
-			continue;
-		if ((keep_piece >= 0 && r->piece == keep_piece) ||
-		    (keep_piece < 0 && keep_block >= 0 && r->block == keep_block)) {
-			at = i;
-			break;
-		}
-	}
-	vm->cursor = at;
-	if (vm->nrows && vm->rows[vm->cursor].type == VM_ROW_MARKER)
-		vm_move(vm, vm->cursor + 1 < vm->nrows ? 1 : -1);
-	vm->detail.piece = -2;
-	return true;
-}
+/* ---- what moved --------------------------------------------------------------- */
 
 /* Whether every piece of the source has an id of its own (worked out once
  * per source). */
@@ -369,6 +130,9 @@ int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
 	cache_overrides_init(&vm->cache.bp_now);
 	cache_overrides_init(&vm->cache.bp_base);
 	vm->cache.profile = cache_config_profile(&vm->cache.cfg, source_cache_profile(src, NULL, vm->cache.cfg.default_profile));
+	vm->vr = cs_calloc(1, sizeof *vm->vr);
+	if (!vm->vr)
+		return cs_error_nomem(err);
 	int rc = assemble_lazy(src, &vm->session.cur, err);
 	if (rc != CS_OK)
 		return rc;
@@ -383,7 +147,7 @@ int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
 	const struct budget *bu = &vm->session.cur.budget;
 	vm->bar_scale = bu->used > 0 && bu->used * 4 < bu->usable ? VM_SCALE_USED : VM_SCALE_BUDGET;
 	vm->cursor = 0;
-	if (vm->nrows && vm->rows[0].type == VM_ROW_MARKER)
+	if (vm->nrows && vm_row_at(vm, 0).type == VM_ROW_MARKER)
 		vm_move(vm, 1);
 	return CS_OK;
 }
@@ -409,6 +173,7 @@ void vm_fini(struct vm *vm)
 	cache_overrides_fini(&vm->cache.bp_base);
 	cache_config_fini(&vm->cache.cfg);
 	cs_free(vm->rows);
+	vm_rows_fini(vm);
 	cs_free(vm->moved);
 	history_fini(&vm->session.hist);
 	search_pattern_free(vm->search.find);
@@ -431,7 +196,17 @@ void vm_fini(struct vm *vm)
 
 const struct vm_row *vm_selected(const struct vm *vm)
 {
-	return vm->cursor < vm->nrows && !vm->on_header ? &vm->rows[vm->cursor] : NULL;
+	if (vm->cursor >= vm->nrows || vm->on_header)
+		return NULL;
+	if (!vm->vr || !vm->vr->on)
+		return &vm->rows[vm->cursor];
+	vm->vr->sel = vm_row_at(vm, vm->cursor);
+	return &vm->vr->sel;
+}
+
+static bool is_marker(const struct vm *vm, size_t i)
+{
+	return vm_row_at(vm, i).type == VM_ROW_MARKER;
 }
 
 long vm_selected_piece(const struct vm *vm)
@@ -444,7 +219,7 @@ long vm_selected_piece(const struct vm *vm)
 static size_t first_selectable(const struct vm *vm)
 {
 	size_t i = 0;
-	while (i < vm->nrows && vm->rows[i].type == VM_ROW_MARKER)
+	while (i < vm->nrows && is_marker(vm, i))
 		i++;
 	return i;
 }
@@ -471,11 +246,11 @@ void vm_move(struct vm *vm, long delta)
 	long step = delta < 0 ? -1 : 1;
 	/* Markers are not selectable: step past them, else back. */
 	long probe = at;
-	while (probe >= 0 && probe < (long)vm->nrows && vm->rows[probe].type == VM_ROW_MARKER)
+	while (probe >= 0 && probe < (long)vm->nrows && is_marker(vm, (size_t)probe))
 		probe += step;
 	if (probe < 0 || probe >= (long)vm->nrows) {
 		probe = at;
-		while (probe >= 0 && probe < (long)vm->nrows && vm->rows[probe].type == VM_ROW_MARKER)
+		while (probe >= 0 && probe < (long)vm->nrows && is_marker(vm, (size_t)probe))
 			probe -= step;
 	}
 	if (probe >= 0 && probe < (long)vm->nrows)

@@ -160,8 +160,9 @@ struct vm {
 	size_t ndropped, ntruncated; /* pieces, of the current assembly */
 	long max_block_tokens;       /* the largest block's budgeted tokens (row bars scale to it) */
 	bool *moved;                 /* owned: per piece, moved against the baseline (diff.h); may be NULL */
-	struct vm_row *rows;       /* owned */
-	size_t nrows, cap_rows;
+	struct vm_row *rows;       /* owned: the rows when sorted or filtered; read rows with vm_row_at */
+	size_t nrows, cap_rows;    /* nrows: the rows shown, materialized or not */
+	struct vm_vrows *vr;       /* owned: the rows in assembly order, worked out on demand (vm_rows.c) */
 	size_t nitems;             /* rows that are not markers (the position's "of N") */
 	size_t cursor;             /* index into rows */
 	bool on_header;            /* k above the first row selects the header: Enter
@@ -230,7 +231,10 @@ int vm_init(struct vm *vm, struct source *src, struct cs_error *err);
 /* Frees everything, the source included. NULL-safe; safe after failed init. */
 void vm_fini(struct vm *vm);
 
-/* The selected row, or NULL when there are no rows. Borrowed. */
+/* Row i (< nrows) of the list. */
+struct vm_row vm_row_at(const struct vm *vm, size_t i);
+/* The selected row, or NULL when there are no rows. Borrowed: valid until
+ * the cursor moves or the rows change. */
 const struct vm_row *vm_selected(const struct vm *vm);
 /* The piece of the selected row, -1 when none. */
 long vm_selected_piece(const struct vm *vm);

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* vm_cache.c */
 
@@ -24,10 +25,42 @@ bool vm_compute_cache(struct vm *vm);
  * baseline. false on out of memory. */
 bool vm_summarize(struct vm *vm);
 
-/* viewmodel.c */
+/* vm_rows.c */
+
+/* The rows in assembly order when nothing filters them, worked out on
+ * demand (vm_row_at) from what one pass over the pieces keeps:
+ * rows are [a marker?][dropped of bucket 0][block 0][its marker?][dropped
+ * of bucket 1][block 1]... where bucket k + 1 holds the dropped pieces
+ * listed after block k. The arrays are kept from one edit to the next. */
+struct vm_vrows {
+	bool on;           /* the rows are these (else vm->rows holds them) */
+	bool lead;         /* a marker row before everything */
+	size_t nblocks;    /* of the assembly they were built for */
+	uint32_t *order;   /* the dropped pieces listed, by bucket then input order */
+	uint32_t *spare;   /* the counting sort's other half (swapped with order) */
+	uint32_t *bucket;  /* each listed dropped piece's bucket, in input order */
+	size_t cap;        /* of order, spare and bucket */
+	uint32_t *start;   /* nblocks + 2: dropped pieces listed in the buckets before k */
+	uint32_t *pos;     /* nblocks + 2: the counting sort's cursors */
+	size_t cap_start;
+	uint32_t *marks;   /* the blocks with a marker row after them, ascending */
+	size_t nmarks, cap_marks;
+	struct vm_row sel; /* the row vm_selected last answered with */
+};
 
 /* Whether a cache marker row follows block b. */
 bool vm_marker_after(const struct vm *vm, size_t b);
+
+/* The first row that is not a marker showing piece (piece >= 0), else the
+ * row of block; -1 when no row shows it. */
+long vm_row_find(const struct vm *vm, long piece, long block);
+
+/* Test hook: false makes every list materialized (the reference the
+ * virtual rows are checked against); true by default. */
+void vm_rows_set_virtual(bool on);
+
+/* Frees the rows' memory (vm_fini). */
+void vm_rows_fini(struct vm *vm);
 
 /* Rebuilds vm's rows (owned by vm), keeping the cursor on keep_piece (or
  * keep_block) where it can be, and counts the pieces dropped and truncated

@@ -14,6 +14,7 @@
 #include "setting.h"
 #include "strbuf.h"
 #include "tokenizer.h"
+#include "viewmodel.h"
 
 #include <ftw.h>
 #include <stdio.h>
@@ -255,4 +256,13 @@ struct tokenizer *support_tokenizer(const char *name)
 	if (tokenizer_open(name, &t, &err) != CS_OK)
 		fail_msg("%s (%s)", SUPPORT_RANKS_MISSING, err.message);
 	return t;
+}
+
+const struct vm_row *support_row(const struct vm *vm, size_t i)
+{
+	static struct vm_row ring[16];
+	static size_t next;
+	struct vm_row *r = &ring[next++ % 16];
+	*r = vm_row_at(vm, i);
+	return r;
 }

@@ -1,0 +1,242 @@
+/* test_rows.c: the list's rows in assembly order, worked out on demand
+ * (vm_row_at), against the rows built one by one (the reference builder,
+ * vm_rows_set_virtual(false)): every row, its item number, the counts, the
+ * cursor kept on its piece or block, and the row a search jumps to, over
+ * the samples and fixtures after random edits, breakpoints, a pinned
+ * baseline and dropped pieces hidden. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "support.h"
+
+#include "edit.h"
+#include "kind.h"
+#include "viewmodel_priv.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t next_rand(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+/* What the list shows, one build of it. */
+struct shown {
+	size_t nrows, nitems, ndropped, ntruncated, cursor;
+	struct vm_row *rows;
+};
+
+static void capture(const struct vm *vm, struct shown *out)
+{
+	out->nrows = vm->nrows;
+	out->nitems = vm->nitems;
+	out->ndropped = vm->ndropped;
+	out->ntruncated = vm->ntruncated;
+	out->cursor = vm->cursor;
+	out->rows = calloc(vm->nrows ? vm->nrows : 1, sizeof *out->rows);
+	assert_non_null(out->rows);
+	for (size_t i = 0; i < vm->nrows; i++)
+		out->rows[i] = vm_row_at(vm, i);
+}
+
+static void same_shown(const char *what, const struct shown *fast, const struct shown *ref)
+{
+	if (fast->nrows != ref->nrows || fast->nitems != ref->nitems || fast->ndropped != ref->ndropped ||
+	    fast->ntruncated != ref->ntruncated || fast->cursor != ref->cursor)
+		fail_msg("%s: rows %zu/%zu items %zu/%zu dropped %zu/%zu truncated %zu/%zu cursor %zu/%zu", what,
+			 fast->nrows, ref->nrows, fast->nitems, ref->nitems, fast->ndropped, ref->ndropped,
+			 fast->ntruncated, ref->ntruncated, fast->cursor, ref->cursor);
+	for (size_t i = 0; i < ref->nrows; i++) {
+		const struct vm_row *a = &fast->rows[i], *b = &ref->rows[i];
+		if (a->type != b->type || a->block != b->block || a->piece != b->piece || a->item != b->item)
+			fail_msg("%s: row %zu: type %d/%d block %ld/%ld piece %ld/%ld item %zu/%zu", what, i, a->type,
+				 b->type, a->block, b->block, a->piece, b->piece, a->item, b->item);
+	}
+}
+
+/* The rows rebuilt both ways from the same cursor, keeping (piece, block),
+ * compared; then the rows a jump to pieces and blocks lands on. The vm is
+ * left with the fast rows. */
+static void check_both_ways(struct vm *vm, const char *what, long keep_piece, long keep_block, uint64_t *rng)
+{
+	size_t cursor = vm->cursor;
+	struct shown fast, ref;
+	vm_rows_set_virtual(false);
+	assert_true(vm_rebuild_rows(vm, keep_piece, keep_block));
+	assert_true(vm->vr == NULL || !vm->vr->on);
+	capture(vm, &ref);
+	size_t np = vm->session.src->npieces, nb = vm->session.cur.nblocks;
+	long probes[16];
+	for (size_t k = 0; k < 16; k++) /* pieces, then blocks (and one past the end) */
+		probes[k] = k < 8 ? (np ? (long)(next_rand(rng) % np) : -1) : (long)(next_rand(rng) % (nb + 1));
+	long ref_at[16];
+	for (size_t k = 0; k < 16; k++)
+		ref_at[k] = k < 8 ? vm_row_find(vm, probes[k], -1) : vm_row_find(vm, -1, probes[k]);
+	vm->cursor = cursor;
+	vm_rows_set_virtual(true);
+	assert_true(vm_rebuild_rows(vm, keep_piece, keep_block));
+	capture(vm, &fast);
+	same_shown(what, &fast, &ref);
+	if (vm->sort == VM_SORT_ORDER && !vm->search.keep && vm->layer_filter < 0)
+		assert_true(vm->vr->on); /* the fast rows were the ones compared */
+	for (size_t k = 0; k < 16; k++) {
+		long at = k < 8 ? vm_row_find(vm, probes[k], -1) : vm_row_find(vm, -1, probes[k]);
+		if (at != ref_at[k])
+			fail_msg("%s: a jump to %s %ld: row %ld, built one by one %ld", what, k < 8 ? "piece" : "block",
+				 probes[k], at, ref_at[k]);
+	}
+	const struct vm_row *sel = vm_selected(vm);
+	if (sel && ref.nrows)
+		assert_int_equal(sel->piece, ref.rows[vm->cursor].piece);
+	free(fast.rows);
+	free(ref.rows);
+}
+
+/* One random change of the session or the view. */
+static void random_step(struct vm *vm, uint64_t *rng)
+{
+	struct cs_error err;
+	cs_error_clear(&err);
+	size_t np = vm->session.src->npieces;
+	unsigned what = (unsigned)(next_rand(rng) % 10);
+	if (vm->nrows)
+		vm->cursor = (size_t)(next_rand(rng) % vm->nrows);
+	vm->on_header = false;
+	if (what <= 4 && np) { /* the bench's edits: exclusion, priority */
+		struct edit e = { .type = EDIT_EXCLUDE, .piece = (long)(next_rand(rng) % np) };
+		e.value = piece_excluded(&vm->session.src->pieces[e.piece]) ? 0 : 1;
+		if (what >= 3) {
+			e.type = EDIT_PRIORITY;
+			e.value = (double)(next_rand(rng) % 101) / 100.0;
+		}
+		(void)vm_apply(vm, &e, &err); /* a kind may refuse a priority */
+	} else if (what == 5) {
+		(void)vm_toggle_breakpoint(vm, &err); /* a marker row more or less */
+	} else if (what == 6) {
+		(void)vm_pin_baseline(vm, &err); /* identical: no break marker */
+	} else if (what == 7) {
+		vm_toggle_dropped(vm);
+	} else if (what == 8) {
+		(void)vm_undo(vm, &err);
+	} else {
+		vm_move(vm, (long)(next_rand(rng) % 7) - 3);
+	}
+}
+
+static void check_input(const char *path, unsigned steps)
+{
+	struct cs_error err;
+	cs_error_clear(&err);
+	struct vm vm;
+	assert_int_equal(vm_init(&vm, support_load(path, NULL), &err), CS_OK);
+	uint64_t rng = 17;
+	char what[300];
+	snprintf(what, sizeof what, "%s, as loaded", path);
+	check_both_ways(&vm, what, -1, -1, &rng);
+	for (unsigned s = 0; s < steps; s++) {
+		random_step(&vm, &rng);
+		size_t np = vm.session.src->npieces, nb = vm.session.cur.nblocks;
+		long keep_piece = np ? (long)(next_rand(&rng) % np) : -1;
+		long keep_block = (long)(next_rand(&rng) % (nb + 1));
+		const struct vm_row *sel = vm_selected(&vm);
+		snprintf(what, sizeof what, "%s, step %u (%s)", path, s, vm.hide_dropped ? "dropped hidden" : "dropped listed");
+		switch (next_rand(&rng) % 4) {
+		case 0: /* keep the selection, as every change does */
+			check_both_ways(&vm, what, sel ? sel->piece : -1, sel ? sel->block : -1, &rng);
+			break;
+		case 1:
+			check_both_ways(&vm, what, keep_piece, -1, &rng);
+			break;
+		case 2:
+			check_both_ways(&vm, what, -1, keep_block, &rng);
+			break;
+		default:
+			check_both_ways(&vm, what, -1, -1, &rng);
+		}
+	}
+	vm_fini(&vm);
+}
+
+static void test_samples_both_ways(void **state)
+{
+	(void)state;
+	static const char *const inputs[] = {
+		"samples/memory/coding-session.json", "samples/memory/long-session.json",
+		"samples/memory/research-session.json", "samples/memory/task-stack.json",
+		"samples/ledger/backup-incident.json", "samples/ledger/release-notes-worker.json",
+		"samples/ledger/sqla-fork.json", "samples/loom/long-session.json", "samples/loom/parser-debug.json",
+		"samples/loom/postmortem-buffer.json", "samples/manifest/bugfix/working-set.yml",
+		"samples/manifest/cache-demo/working-set.yml", "samples/manifest/hidden-text/working-set.yml",
+		"samples/manifest/over-budget/working-set.yml", "samples/manifest/research/working-set.yml",
+		"samples/manifest/tuning/working-set.yml", "samples/claude-code/session.jsonl",
+		"samples/requests/anthropic-tools.json", "samples/requests/openai-chat.json",
+		"tests/fixtures/ui/parser-fix/working-set.yml",
+	};
+	for (size_t i = 0; i < sizeof inputs / sizeof *inputs; i++)
+		check_input(inputs[i], 60);
+}
+
+/* A memory snapshot squeezed so that most items drop: the dropped pieces
+ * land under their sections' headings, many per bucket, out of input order. */
+static void test_tight_budget_both_ways(void **state)
+{
+	(void)state;
+	struct cs_error err;
+	cs_error_clear(&err);
+	static const char *const inputs[] = { "samples/memory/long-session.json", "samples/loom/long-session.json",
+					      "samples/manifest/over-budget/working-set.yml" };
+	for (size_t i = 0; i < sizeof inputs / sizeof *inputs; i++) {
+		struct vm vm;
+		assert_int_equal(vm_init(&vm, support_load(inputs[i], NULL), &err), CS_OK);
+		uint64_t rng = 5;
+		if (vm_set_budget(&vm, "2k", &err) == CS_OK)
+			check_both_ways(&vm, inputs[i], -1, -1, &rng);
+		for (unsigned s = 0; s < 30; s++) {
+			random_step(&vm, &rng);
+			const struct vm_row *sel = vm_selected(&vm);
+			check_both_ways(&vm, inputs[i], sel ? sel->piece : -1, sel ? sel->block : -1, &rng);
+		}
+		vm_fini(&vm);
+	}
+}
+
+/* Sorted or filtered, the rows stay built one by one. */
+static void test_sorted_and_filtered_materialized(void **state)
+{
+	(void)state;
+	struct cs_error err;
+	cs_error_clear(&err);
+	struct vm vm;
+	assert_int_equal(vm_init(&vm, support_load("samples/memory/long-session.json", NULL), &err), CS_OK);
+	assert_true(vm.vr->on);
+	vm_cycle_sort(&vm);
+	assert_int_not_equal(vm.sort, VM_SORT_ORDER);
+	assert_false(vm.vr->on);
+	uint64_t rng = 3;
+	check_both_ways(&vm, "sorted", -1, -1, &rng);
+	while (vm.sort != VM_SORT_ORDER)
+		vm_cycle_sort(&vm);
+	assert_true(vm.vr->on);
+	assert_int_equal(vm_set_filter(&vm, "a", &err), CS_OK);
+	assert_false(vm.vr->on);
+	check_both_ways(&vm, "filtered", -1, -1, &rng);
+	vm_fini(&vm);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_samples_both_ways),
+		cmocka_unit_test(test_tight_budget_both_ways),
+		cmocka_unit_test(test_sorted_and_filtered_materialized),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
