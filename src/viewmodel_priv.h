@@ -28,20 +28,34 @@ bool vm_summarize(struct vm *vm);
 /* vm_rows.c */
 
 /* The rows in assembly order when nothing filters them, worked out on
- * demand (vm_row_at) from what one pass over the pieces keeps:
- * rows are [a marker?][dropped of bucket 0][block 0][its marker?][dropped
- * of bucket 1][block 1]... where bucket k + 1 holds the dropped pieces
- * listed after block k. The arrays are kept from one edit to the next. */
+ * demand (vm_row_at): rows are [a marker?][dropped of bucket 0][block 0]
+ * [its marker?][dropped of bucket 1][block 1]... where bucket k + 1 holds
+ * the dropped pieces listed after block k. The dropped pieces between two
+ * that went in (in input order) follow the same block, so a bucket is a few
+ * runs of pieces, not a list of each: found from the blocks, without
+ * reading every piece's result. A run that a section's heading follows is
+ * split by the pieces' layers (those of the heading's go under it), each
+ * half listed piece by piece. The arrays are kept from one edit to the next. */
+struct vm_seg {
+	uint32_t bucket; /* the block it follows + 1 */
+	uint32_t n;      /* its pieces */
+	uint32_t lo;     /* pieces lo .. lo + n - 1, or (list != VM_SEG_RUN) ids[list ..] */
+	uint32_t list;
+	uint32_t first;  /* the dropped pieces listed before it */
+};
+#define VM_SEG_RUN UINT32_MAX
+
 struct vm_vrows {
 	bool on;           /* the rows are these (else vm->rows holds them) */
 	bool lead;         /* a marker row before everything */
 	size_t nblocks;    /* of the assembly they were built for */
-	uint32_t *order;   /* the dropped pieces listed, by bucket then input order */
-	uint32_t *spare;   /* the counting sort's other half (swapped with order) */
-	uint32_t *bucket;  /* each listed dropped piece's bucket, in input order */
-	size_t cap;        /* of order, spare and bucket */
+	uint64_t *placed;  /* a bit per piece: it went in (its result names a block showing it) */
+	size_t cap_placed;
+	struct vm_seg *segs; /* by bucket, then input order */
+	size_t nsegs, cap_segs;
+	uint32_t *ids;     /* the pieces of the segments listed one by one */
+	size_t nids, cap_ids;
 	uint32_t *start;   /* nblocks + 2: dropped pieces listed in the buckets before k */
-	uint32_t *pos;     /* nblocks + 2: the counting sort's cursors */
 	size_t cap_start;
 	uint32_t *marks;   /* the blocks with a marker row after them, ascending */
 	size_t nmarks, cap_marks;

@@ -235,28 +235,6 @@ void vm_rows_set_virtual(bool on)
 	virtual_rows = on;
 }
 
-/* Room for n entries in each of a and b (uint32_t arrays of capacity *cap),
- * and c when given. */
-static bool room(uint32_t **a, uint32_t **b, uint32_t **c, size_t *cap, size_t n)
-{
-	if (n <= *cap)
-		return true;
-	size_t want = n + n / 8 + 16;
-	uint32_t *x = cs_reallocarray(*a, want, sizeof *x);
-	if (x)
-		*a = x;
-	uint32_t *y = x ? cs_reallocarray(*b, want, sizeof *y) : NULL;
-	if (y)
-		*b = y;
-	uint32_t *z = y && c ? cs_reallocarray(*c, want, sizeof *z) : y;
-	if (z && c)
-		*c = z;
-	if (!x || !y || !z)
-		return false;
-	*cap = want;
-	return true;
-}
-
 /* The marks before block b (how many marker rows follow blocks 0..b-1). */
 static size_t marks_before(const struct vm_vrows *v, size_t b)
 {
@@ -276,78 +254,157 @@ static size_t block_row(const struct vm_vrows *v, size_t b)
 	return (size_t)v->lead + v->start[b + 1] + b + marks_before(v, b);
 }
 
-/* The blocks with a marker after them, the leading marker, and the first
- * block of piece keep (*keep_block; -1: none) in the same pass. */
-static bool find_marks(struct vm *vm, long keep, long *keep_block)
+static bool is_placed(const struct vm_vrows *v, size_t p)
+{
+	return (v->placed[p >> 6] >> (p & 63)) & 1;
+}
+
+/* One pass over the blocks: those with a marker after them, the leading
+ * marker, and the first block of piece keep (*keep_block; -1: none). */
+static bool scan_blocks(struct vm *vm, long keep, long *keep_block)
 {
 	struct vm_vrows *v = vm->vr;
 	const struct assembly *a = &vm->session.cur;
 	v->nmarks = 0;
 	*keep_block = -1;
 	for (size_t b = 0; b < a->nblocks; b++) {
-		if (a->blocks[b].piece == keep && keep >= 0 && *keep_block < 0)
+		if (keep >= 0 && a->blocks[b].piece == keep && *keep_block < 0)
 			*keep_block = (long)b;
 		if (!vm_marker_after(vm, b))
 			continue;
-		if (v->nmarks == v->cap_marks) {
-			size_t cap = v->cap_marks ? v->cap_marks * 2 : 16;
-			uint32_t *m = cs_reallocarray(v->marks, cap, sizeof *m);
-			if (!m)
-				return false;
-			v->marks = m;
-			v->cap_marks = cap;
-		}
+		if (CS_GROW(v->marks, v->cap_marks, v->nmarks + 1) != 0)
+			return false;
 		v->marks[v->nmarks++] = (uint32_t)b;
 	}
 	v->lead = a->nblocks > 0 && !vm->cache.identical && vm->cache.same_blocks == 0;
 	return true;
 }
 
-/* The one pass over the pieces: their outcomes counted, the dropped ones
- * (when listed) put in their buckets, by bucket then input order. */
-static bool bucket_dropped(struct vm *vm)
+static bool add_seg(struct vm_vrows *v, size_t bucket, size_t n, size_t lo, size_t list)
+{
+	if (n == 0)
+		return true;
+	if (CS_GROW(v->segs, v->cap_segs, v->nsegs + 1) != 0)
+		return false;
+	v->segs[v->nsegs++] = (struct vm_seg){ .bucket = (uint32_t)bucket, .n = (uint32_t)n, .lo = (uint32_t)lo,
+					       .list = (uint32_t)list };
+	return true;
+}
+
+/* Whether block h is text the assembler made other than a truncation
+ * marker (a section's heading): dropped_after looks past those. */
+static bool is_heading(const struct assembly *a, size_t h)
+{
+	const struct block *b = &a->blocks[h];
+	return b->piece < 0 && (b->flags & (BLOCK_MADE | BLOCK_MARKER)) == BLOCK_MADE;
+}
+
+/* The dropped pieces lo..hi-1 (hi > lo), the nearest piece before them
+ * that went in shown by block last (-1: none), put where dropped_after
+ * puts each: after block last, or those of the layer of the headings that
+ * follow it past them. */
+static bool add_run(struct vm *vm, size_t lo, size_t hi, long last)
 {
 	struct vm_vrows *v = vm->vr;
 	const struct assembly *a = &vm->session.cur;
-	size_t np = vm->session.src->npieces, nb = a->nblocks;
-	bool listed = !vm->hide_dropped;
-	if (!room(&v->start, &v->pos, NULL, &v->cap_start, nb + 2) ||
-	    (listed && !room(&v->order, &v->spare, &v->bucket, &v->cap, np)))
+	size_t h = (size_t)(last + 1), n = hi - lo;
+	if (h >= a->nblocks || !is_heading(a, h))
+		return add_seg(v, h, n, lo, VM_SEG_RUN);
+	int layer = a->blocks[h].layer[0];
+	size_t c = 0;
+	while (h + c < a->nblocks && is_heading(a, h + c) && a->blocks[h + c].layer[0] == layer)
+		c++;
+	if (CS_GROW(v->ids, v->cap_ids, v->nids + n) != 0)
 		return false;
-	uint32_t *start = v->start, *order = v->order, *bucket = v->bucket;
-	memset(start, 0, (nb + 2) * sizeof *start);
-	size_t n = 0, nd = 0, nt = 0;
+	/* the heading's layer from the front, the others from the back; both
+	 * slots written (the one not taken is free or the same), so no branch
+	 * guesses at layers that come in no order */
+	uint32_t *ids = v->ids + v->nids;
+	const struct piece *pieces = vm->session.src->pieces;
+	size_t under = 0, rest = 0;
+	for (size_t i = lo; i < hi; i++) {
+		size_t in = pieces[i].layer == layer;
+		ids[under] = (uint32_t)i;
+		ids[n - 1 - rest] = (uint32_t)i;
+		under += in;
+		rest += 1 - in;
+	}
+	for (size_t x = under, y = n - 1; x < y; x++, y--) {
+		uint32_t t = ids[x];
+		ids[x] = ids[y];
+		ids[y] = t;
+	}
+	size_t at = v->nids;
+	v->nids += n;
+	return add_seg(v, h + c, under, 0, at) && add_seg(v, h, rest, 0, at + under);
+}
+
+/* The one pass over the pieces' results: their outcomes counted, a bit
+ * for each that went in (a piece may share a block: the loom's
+ * instructions), and, when dropped pieces are listed, every run of them
+ * between two that went in. */
+static bool scan_pieces(struct vm *vm)
+{
+	struct vm_vrows *v = vm->vr;
+	const struct piece_result *res = vm->session.cur.results;
+	size_t np = vm->session.src->npieces, words = np / 64 + 1, nd = 0, nt = 0, lo = 0;
+	bool listed = !vm->hide_dropped;
+	if (CS_GROW(v->placed, v->cap_placed, words) != 0)
+		return false;
 	long last = -1;
-	uint32_t prev = 0;
-	bool in_order = true; /* the buckets came non-decreasing: no sort */
-	for (size_t i = 0; i < np; i++) {
-		const struct piece_result *r = &a->results[i];
-		nd += r->outcome == OUTCOME_DROPPED;
-		nt += r->outcome == OUTCOME_TRUNCATED;
-		if (r->block >= 0) {
-			last = r->block;
-			continue;
+	for (size_t w = 0; w < words; w++) {
+		uint64_t bits = 0;
+		for (size_t i = w * 64, end = i + 64 < np ? i + 64 : np; i < end; i++) {
+			nd += res[i].outcome == OUTCOME_DROPPED;
+			nt += res[i].outcome == OUTCOME_TRUNCATED;
+			if (res[i].block < 0)
+				continue;
+			bits |= 1ull << (i & 63);
+			if (listed && i > lo && !add_run(vm, lo, i, last))
+				return false;
+			last = res[i].block;
+			lo = i + 1;
 		}
-		if (!listed)
-			continue;
-		uint32_t k = (uint32_t)(dropped_after(vm, (long)i, last) + 1);
-		start[k + 1]++;
-		order[n] = (uint32_t)i;
-		bucket[n++] = k;
-		in_order &= k >= prev;
-		prev = k;
+		v->placed[w] = bits;
 	}
 	vm->ndropped = nd;
 	vm->ntruncated = nt;
-	for (size_t k = 1; k < nb + 2; k++)
-		start[k] += start[k - 1];
-	if (!in_order) { /* a stable counting sort by bucket */
-		memcpy(v->pos, start, (nb + 2) * sizeof *start);
-		for (size_t j = 0; j < n; j++)
-			v->spare[v->pos[bucket[j]]++] = order[j];
-		v->order = v->spare;
-		v->spare = order;
+	return !listed || lo >= np || add_run(vm, lo, np, last);
+}
+
+/* By bucket, then as made (input order); `first` holds the order made. */
+static int seg_cmp(const void *x, const void *y)
+{
+	const struct vm_seg *s = x, *t = y;
+	if (s->bucket != t->bucket)
+		return s->bucket < t->bucket ? -1 : 1;
+	return s->first < t->first ? -1 : s->first > t->first;
+}
+
+/* The segments by bucket, each one's first listed place, and the buckets'
+ * starts. */
+static bool order_segs(struct vm *vm)
+{
+	struct vm_vrows *v = vm->vr;
+	size_t nb = vm->session.cur.nblocks;
+	bool sorted = true;
+	for (size_t s = 0; s < v->nsegs; s++) {
+		v->segs[s].first = (uint32_t)s;
+		sorted &= s == 0 || v->segs[s].bucket >= v->segs[s - 1].bucket;
 	}
+	if (!sorted)
+		qsort(v->segs, v->nsegs, sizeof *v->segs, seg_cmp);
+	if (CS_GROW(v->start, v->cap_start, nb + 2) != 0)
+		return false;
+	memset(v->start, 0, (nb + 2) * sizeof *v->start);
+	uint32_t before = 0;
+	for (size_t s = 0; s < v->nsegs; s++) {
+		v->segs[s].first = before;
+		before += v->segs[s].n;
+		v->start[v->segs[s].bucket + 1] += v->segs[s].n;
+	}
+	for (size_t k = 1; k < nb + 2; k++)
+		v->start[k] += v->start[k - 1];
 	return true;
 }
 
@@ -357,7 +414,8 @@ static bool build_virtual_rows(struct vm *vm, long keep, long *keep_block)
 {
 	struct vm_vrows *v = vm->vr;
 	v->on = false;
-	if (!bucket_dropped(vm) || !find_marks(vm, keep, keep_block))
+	v->nsegs = v->nids = 0;
+	if (!scan_blocks(vm, keep, keep_block) || !scan_pieces(vm) || !order_segs(vm))
 		return false;
 	size_t nb = vm->session.cur.nblocks;
 	v->nblocks = nb;
@@ -367,6 +425,22 @@ static bool build_virtual_rows(struct vm *vm, long keep, long *keep_block)
 	return true;
 }
 
+/* The d-th dropped piece listed. */
+static long dropped_at(const struct vm_vrows *v, size_t d)
+{
+	size_t lo = 0, hi = v->nsegs - 1;
+	while (lo < hi) {
+		size_t mid = hi - (hi - lo) / 2;
+		if (v->segs[mid].first <= d)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	const struct vm_seg *s = &v->segs[lo];
+	size_t off = d - s->first;
+	return s->list == VM_SEG_RUN ? (long)(s->lo + off) : (long)v->ids[s->list + off];
+}
+
 static struct vm_row virtual_row(const struct vm *vm, size_t i)
 {
 	const struct vm_vrows *v = vm->vr;
@@ -374,7 +448,7 @@ static struct vm_row virtual_row(const struct vm *vm, size_t i)
 		return (struct vm_row){ .type = VM_ROW_MARKER, .block = -1, .piece = -1 };
 	size_t j = i - (size_t)v->lead;
 	if (v->nblocks == 0 || j < v->start[1])
-		return (struct vm_row){ .type = VM_ROW_DROPPED, .block = -1, .piece = v->order[j], .item = j + 1 };
+		return (struct vm_row){ .type = VM_ROW_DROPPED, .block = -1, .piece = dropped_at(v, j), .item = j + 1 };
 	size_t lo = 0, hi = v->nblocks - 1; /* the last block whose row is at or before i */
 	while (lo < hi) {
 		size_t mid = hi - (hi - lo) / 2;
@@ -392,7 +466,7 @@ static struct vm_row virtual_row(const struct vm *vm, size_t i)
 	if (mark && off == 1)
 		return (struct vm_row){ .type = VM_ROW_MARKER, .block = (long)b, .piece = -1 };
 	size_t d = off - 1 - mark;
-	return (struct vm_row){ .type = VM_ROW_DROPPED, .block = -1, .piece = v->order[before + d],
+	return (struct vm_row){ .type = VM_ROW_DROPPED, .block = -1, .piece = dropped_at(v, before + d),
 				.item = before + d + b + 2 };
 }
 
@@ -403,32 +477,64 @@ struct vm_row vm_row_at(const struct vm *vm, size_t i)
 	return vm->rows[i];
 }
 
-/* The row of dropped piece p, -1 when it is not listed. */
-static long dropped_row(const struct vm *vm, long p)
+/* The listed place of dropped piece p, in bucket k; -1 when not listed. */
+static long dropped_place(const struct vm_vrows *v, size_t k, uint32_t p)
 {
-	const struct vm_vrows *v = vm->vr;
-	const struct assembly *a = &vm->session.cur;
-	if (vm->hide_dropped || a->results[p].block >= 0)
-		return -1;
-	long last = -1; /* the block of the nearest piece before it that went in */
-	for (long i = p - 1; i >= 0 && last < 0; i--)
-		last = a->results[i].block;
-	size_t k = (size_t)(dropped_after(vm, p, last) + 1);
-	size_t lo = v->start[k], hi = v->start[k + 1]; /* its bucket, in input order */
+	size_t lo = 0, hi = v->nsegs; /* the bucket's first segment */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (v->order[mid] < (uint32_t)p)
+		if (v->segs[mid].bucket < k)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == v->start[k + 1] || v->order[lo] != (uint32_t)p)
+	for (size_t s = lo; s < v->nsegs && v->segs[s].bucket == k; s++) {
+		const struct vm_seg *g = &v->segs[s];
+		if (g->list == VM_SEG_RUN) {
+			if (p >= g->lo && p - g->lo < g->n)
+				return (long)(g->first + (p - g->lo));
+			continue;
+		}
+		const uint32_t *ids = v->ids + g->list;
+		size_t a = 0, b = g->n;
+		while (a < b) {
+			size_t mid = a + (b - a) / 2;
+			if (ids[mid] < p)
+				a = mid + 1;
+			else
+				b = mid;
+		}
+		if (a < g->n && ids[a] == p)
+			return (long)(g->first + a);
+	}
+	return -1;
+}
+
+/* The row of dropped piece p, -1 when it is not listed. */
+static long dropped_row(const struct vm *vm, long p)
+{
+	const struct vm_vrows *v = vm->vr;
+	if (vm->hide_dropped || is_placed(v, (size_t)p))
 		return -1;
-	size_t d = lo - v->start[k];
+	long last = -1; /* the block of the nearest piece before it that went in */
+	size_t w = (size_t)p >> 6;
+	for (uint64_t bits = v->placed[w] & ((1ull << (p & 63)) - 1);; bits = v->placed[--w]) {
+		if (bits) {
+			last = vm->session.cur.results[w * 64 + 63 - (size_t)__builtin_clzll(bits)].block;
+			break;
+		}
+		if (w == 0)
+			break;
+	}
+	size_t k = (size_t)(dropped_after(vm, p, last) + 1);
+	long d = dropped_place(v, k, (uint32_t)p);
+	if (d < 0)
+		return -1;
+	size_t in = (size_t)d - v->start[k];
 	if (k == 0)
-		return (long)((size_t)v->lead + d);
+		return (long)((size_t)v->lead + in);
 	size_t b = k - 1, m = marks_before(v, b);
-	return (long)(block_row(v, b) + 1 + (m < v->nmarks && v->marks[m] == b) + d);
+	return (long)(block_row(v, b) + 1 + (m < v->nmarks && v->marks[m] == b) + in);
 }
 
 /* The first row of piece p, whose first block is `first` (-1: none). */
@@ -466,11 +572,10 @@ void vm_rows_fini(struct vm *vm)
 	struct vm_vrows *v = vm->vr;
 	if (!v)
 		return;
-	cs_free(v->order);
-	cs_free(v->spare);
-	cs_free(v->bucket);
+	cs_free(v->placed);
+	cs_free(v->segs);
+	cs_free(v->ids);
 	cs_free(v->start);
-	cs_free(v->pos);
 	cs_free(v->marks);
 	cs_free(v);
 	vm->vr = NULL;
