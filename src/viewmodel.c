@@ -37,63 +37,69 @@ static bool ids_unique(struct vm *vm)
 	return s->ids_unique > 0;
 }
 
-/* a's pieces in prompt order, each once (at its first block), into *out
- * (cs_malloc'd; *n of them), marking each in[p] |= bit. false on out of memory. */
-static bool prompt_order(const struct assembly *a, unsigned char *in, unsigned char bit, long **out, size_t *n)
+/* Per piece of the source, its place among the baseline's pieces in prompt
+ * order (at their first blocks; UINT32_MAX: not in it), made once per
+ * baseline, with the stamps order_kept meets pieces by. false on out of memory. */
+static bool rank_base(struct vm_session *s)
 {
-	size_t np = a->src->npieces, k = 0;
-	long *order = cs_malloc((a->nblocks ? a->nblocks : 1) * sizeof *order);
-	if (!order)
+	size_t n = s->src->npieces;
+	if (s->base_rank && s->nrank == n)
+		return true;
+	cs_free(s->base_rank);
+	cs_free(s->seen);
+	s->base_rank = cs_malloc((n ? n : 1) * sizeof *s->base_rank);
+	s->seen = cs_calloc(n ? n : 1, sizeof *s->seen);
+	s->seen_check = 0;
+	if (!s->base_rank || !s->seen) {
+		cs_free(s->base_rank);
+		cs_free(s->seen);
+		s->base_rank = s->seen = NULL;
 		return false;
-	for (size_t b = 0; b < a->nblocks; b++) {
-		long p = a->blocks[b].piece;
-		if (p < 0 || (size_t)p >= np || (in[p] & bit))
-			continue;
-		in[p] |= bit;
-		order[k++] = p;
 	}
-	*out = order;
-	*n = k;
+	s->nrank = n;
+	memset(s->base_rank, 0xff, n * sizeof *s->base_rank);
+	uint32_t k = 0;
+	for (size_t b = 0; b < s->base.nblocks; b++) {
+		long p = s->base.blocks[b].piece;
+		if (p >= 0 && (size_t)p < n && s->base_rank[p] == UINT32_MAX)
+			s->base_rank[p] = k++;
+	}
 	return true;
 }
 
 /* Whether the pieces both prompts hold come in the same order in both
  * (then none moved: diff_moved would mark none), for assemblies of the
- * same source: one pass over the current prompt's blocks (the baseline's
- * order is kept from one call to the next) instead of the diff's matching
- * by id and longest run. false when it cannot tell (another source, ids
- * shared, out of memory) or some piece moved. */
+ * same source: the current prompt's pieces (each at its first block) that
+ * the baseline holds must come in the baseline's order, one pass over the
+ * current prompt's blocks, instead of the diff's matching by id and
+ * longest run. false when it cannot tell (another source, ids shared, out
+ * of memory) or some piece moved. */
 static bool order_kept(struct vm *vm)
 {
 	struct vm_session *s = &vm->session;
 	const struct assembly *base = &s->base, *cur = &s->cur;
-	if (base->src != cur->src || !ids_unique(vm))
+	if (base->src != cur->src || !ids_unique(vm) || !rank_base(s))
 		return false; /* the diff matches pieces by id */
-	size_t n = cur->src->npieces, ncur = 0;
-	unsigned char *in = cs_calloc(n ? n : 1, 1);
-	long *now = NULL;
-	bool same = in != NULL;
-	if (same && !s->base_order)
-		same = prompt_order(base, in, 1, &s->base_order, &s->nbase_order);
-	else if (same)
-		for (size_t k = 0; k < s->nbase_order; k++)
-			in[s->base_order[k]] |= 1;
-	same = same && prompt_order(cur, in, 2, &now, &ncur);
-	/* the pieces in both (in == 3), in each prompt's order, pair up */
-	for (size_t kb = 0, kc = 0; same;) {
-		while (kb < s->nbase_order && in[s->base_order[kb]] != 3)
-			kb++;
-		while (kc < ncur && in[now[kc]] != 3)
-			kc++;
-		if (kb == s->nbase_order || kc == ncur) {
-			same = kb == s->nbase_order && kc == ncur;
-			break;
-		}
-		same = s->base_order[kb++] == now[kc++];
+	if (++s->seen_check == 0) { /* wrapped: the stamps start again */
+		memset(s->seen, 0, s->nrank * sizeof *s->seen);
+		s->seen_check = 1;
 	}
-	cs_free(now);
-	cs_free(in);
-	return same;
+	uint32_t check = s->seen_check, last = 0;
+	bool any = false;
+	for (size_t b = 0; b < cur->nblocks; b++) {
+		long p = cur->blocks[b].piece;
+		if (p < 0 || (size_t)p >= s->nrank || s->seen[p] == check)
+			continue;
+		s->seen[p] = check;
+		uint32_t r = s->base_rank[p];
+		if (r == UINT32_MAX)
+			continue; /* not in the baseline */
+		if (any && r < last)
+			return false;
+		last = r;
+		any = true;
+	}
+	return true;
 }
 
 /* After the assembly, baseline or cache settings changed: every derived
@@ -166,7 +172,8 @@ void vm_fini(struct vm *vm)
 	exact_live_fini(&vm->exact.live);
 	tokenizer_close(vm->exact.tok);
 	cs_free(vm->session.base_piece);
-	cs_free(vm->session.base_order);
+	cs_free(vm->session.base_rank);
+	cs_free(vm->session.seen);
 	cache_analysis_fini(&vm->cache.an);
 	cs_free(vm->cache.exact_off);
 	cache_overrides_fini(&vm->cache.bp_now);
@@ -414,8 +421,8 @@ int vm_pin_baseline(struct vm *vm, struct cs_error *err)
 	}
 	asm_fini(&vm->session.base);
 	vm->session.base = next;
-	cs_free(vm->session.base_order);
-	vm->session.base_order = NULL;
+	cs_free(vm->session.base_rank);
+	vm->session.base_rank = NULL; /* ranked again from the new baseline */
 	vm_forget_old_base(vm);
 	vm->prompt.built = false;
 	const struct vm_row *sel = vm_selected(vm);

@@ -28,6 +28,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum vm_row_type {
 	VM_ROW_BLOCK,   /* a block of the prompt (a piece, or text the assembler made) */
@@ -148,9 +149,12 @@ struct vm_session {
 	unsigned saved_edits;      /* `edits` when they were last saved (a file or a what-if file);
 	                              UINT_MAX once no undo or redo can come back to it */
 	signed char ids_unique;    /* src's piece ids are all different: 1 yes, -1 no, 0 not known yet */
-	long *base_order;          /* owned: base's pieces in prompt order (first blocks), for telling
-	                              whether the current prompt moved any; NULL: not made yet */
-	size_t nbase_order;
+	uint32_t *base_rank;       /* owned: per piece, its place among base's pieces in prompt order (at
+	                              their first blocks), UINT32_MAX: not in base; for telling whether the
+	                              current prompt moved any; NULL: not made yet */
+	uint32_t *seen;            /* owned: per piece, the last moved check that met it in the prompt */
+	uint32_t seen_check;       /* that check's number */
+	size_t nrank;              /* the pieces base_rank and seen were made for */
 };
 
 struct vm {

@@ -3,7 +3,7 @@
  * vm_rows_set_virtual(false)): every row, its item number, the counts, the
  * cursor kept on its piece or block, and the row a search jumps to, over
  * the samples and fixtures after random edits, breakpoints, a pinned
- * baseline and dropped pieces hidden. */
+ * baseline and dropped pieces hidden; and the moved flags against the diff. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +12,8 @@
 
 #include "support.h"
 
+#include "alloc.h"
+#include "diff.h"
 #include "edit.h"
 #include "kind.h"
 #include "viewmodel_priv.h"
@@ -131,6 +133,18 @@ static void random_step(struct vm *vm, uint64_t *rng)
 	}
 }
 
+/* The moved flags (the view-model skips the diff when the pieces both
+ * prompts hold kept their order) agree with the diff's. */
+static void check_moved(const struct vm *vm, const char *what)
+{
+	bool *d = diff_moved(&vm->session.base, &vm->session.cur);
+	assert_non_null(d);
+	for (size_t i = 0; i < vm->session.src->npieces; i++)
+		if ((vm->moved && vm->moved[i]) != d[i])
+			fail_msg("%s: piece %zu moved %d, the diff says %d", what, i, vm->moved && vm->moved[i], d[i]);
+	cs_free(d);
+}
+
 static void check_input(const char *path, unsigned steps)
 {
 	struct cs_error err;
@@ -148,6 +162,7 @@ static void check_input(const char *path, unsigned steps)
 		long keep_block = (long)(next_rand(&rng) % (nb + 1));
 		const struct vm_row *sel = vm_selected(&vm);
 		snprintf(what, sizeof what, "%s, step %u (%s)", path, s, vm.hide_dropped ? "dropped hidden" : "dropped listed");
+		check_moved(&vm, what);
 		switch (next_rand(&rng) % 4) {
 		case 0: /* keep the selection, as every change does */
 			check_both_ways(&vm, what, sel ? sel->piece : -1, sel ? sel->block : -1, &rng);
