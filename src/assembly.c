@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const reason_codes[] = {
@@ -37,8 +38,16 @@ const char *reason_sentence(int reason)
 #define RESERVE(a, arr, n, cap) \
 	(CS_GROW((a)->arr, (a)->cap, (a)->n + 1) == 0 || ((a)->nomem = true, false))
 
-/* asm_init; the results each set as a dropped piece when `set`. */
-static int init(struct assembly *a, const struct source *src, enum asm_shape shape, bool set)
+/* Above 0 while assemble_lazy runs a kind's assembler: its sentences wait. */
+static int deferring;
+/* The last assembly's serial. */
+static unsigned long serials;
+/* assemble_lazy_from's previous assembly, while its kind runs (asm_init_reuse). */
+static struct assembly *offered;
+
+/* asm_init; the results each set as a dropped piece when `set`, or taken
+ * over from lend when it is not NULL. */
+static int init(struct assembly *a, const struct source *src, enum asm_shape shape, bool set, struct assembly *lend)
 {
 	memset(a, 0, sizeof *a);
 	arena_init(&a->arena);
@@ -48,10 +57,21 @@ static int init(struct assembly *a, const struct source *src, enum asm_shape sha
 	a->recorded = (struct recorded){ .input = -1, .read = -1, .written = -1, .what = NULL };
 	a->excluded = -1;
 	a->chars_per_token = src->settings.chars_per_token;
-	a->results = cs_malloc((src->npieces ? src->npieces : 1) * sizeof *a->results); /* each set below */
-	if (!a->results)
-		return CS_ENOMEM;
-	bulk_advise(a->results, src->npieces * sizeof *a->results); /* a million: 32 faults, not 16,000 */
+	a->serial = ++serials;
+	a->nresults = src->npieces;
+	a->lazy = deferring > 0;
+	if (lend) {
+		a->results = lend->results; /* every result as it was: the assembler patches them */
+		lend->results = NULL;
+		a->lender = lend;
+		a->reused = true;
+		a->reused_from = lend->serial;
+	} else {
+		a->results = cs_malloc((src->npieces ? src->npieces : 1) * sizeof *a->results); /* each set below */
+		if (!a->results)
+			return CS_ENOMEM;
+		bulk_advise(a->results, src->npieces * sizeof *a->results); /* a million: 32 faults, not 16,000 */
+	}
 	for (size_t i = 0; set && i < src->npieces; i++)
 		a->results[i] = (struct piece_result){
 			.outcome = OUTCOME_DROPPED, .block = -1, .score = NAN,
@@ -67,18 +87,111 @@ static int init(struct assembly *a, const struct source *src, enum asm_shape sha
 
 int asm_init(struct assembly *a, const struct source *src, enum asm_shape shape)
 {
-	return init(a, src, shape, true);
+	return init(a, src, shape, true, NULL);
 }
 
 int asm_init_unset(struct assembly *a, const struct source *src, enum asm_shape shape)
 {
-	return init(a, src, shape, false);
+	return init(a, src, shape, false, NULL);
+}
+
+int asm_init_reuse(struct assembly *a, const struct source *src, enum asm_shape shape)
+{
+	struct assembly *p = offered;
+	offered = NULL; /* taken once a run */
+	bool fits = p && p != a && deferring && p->src == src && p->results && p->nresults == src->npieces && p->lazy &&
+		    !p->sentences_filled;
+	return init(a, src, shape, false, fits ? p : NULL);
+}
+
+/* The taken results back to the assembly they came from, every change
+ * undone (the first record of a piece, undone last, holds its old result). */
+static void give_back(struct assembly *a)
+{
+	if (!a->lender)
+		return;
+	for (size_t k = a->nchanges; k-- > 0;)
+		a->results[a->changes[k].piece] = a->changes[k].was;
+	a->lender->results = a->results;
+	a->results = NULL;
+	a->lender = NULL;
+	a->reused = false;
+	a->reused_from = 0;
+	a->nchanges = 0;
+	a->changes_valid = false;
+}
+
+int asm_reuse_decline(struct assembly *a)
+{
+	if (!a->reused)
+		return CS_OK;
+	give_back(a);
+	a->reused = false; /* even without a lender to give them to (not inside assemble_lazy_from) */
+	a->results = cs_malloc((a->nresults ? a->nresults : 1) * sizeof *a->results); /* the assembler sets each */
+	if (!a->results) {
+		a->nomem = true;
+		return CS_ENOMEM;
+	}
+	bulk_advise(a->results, a->nresults * sizeof *a->results);
+	return CS_OK;
+}
+
+bool asm_result_differs(const struct piece_result *x, const struct piece_result *y)
+{
+	return x->outcome != y->outcome || x->reason != y->reason || x->sentence != y->sentence ||
+	       x->why[0] != y->why[0] || x->why[1] != y->why[1] || x->tokens != y->tokens ||
+	       x->original_tokens != y->original_tokens || x->block != y->block ||
+	       memcmp(&x->score, &y->score, sizeof x->score) != 0; /* NAN alike */
+}
+
+void asm_set_result(struct assembly *a, long piece, const struct piece_result *now)
+{
+	struct piece_result *r = &a->results[piece];
+	if (a->reused && asm_result_differs(r, now)) {
+		if (CS_GROW(a->changes, a->cap_changes, a->nchanges + 1) != 0) {
+			a->nomem = true; /* left as it was: the failed assembly gives every result back */
+			return;
+		}
+		a->changes[a->nchanges] = (struct asm_change){ piece, a->nchanges, *r };
+		a->nchanges++;
+	}
+	*r = *now;
+}
+
+static int cmp_change(const void *x, const void *y)
+{
+	const struct asm_change *a = x, *b = y;
+	if (a->piece != b->piece)
+		return a->piece < b->piece ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* The changes by piece, one each (its first record: the old result), those
+ * written back as they were dropped. */
+static void settle_changes(struct assembly *a)
+{
+	if (!a->reused)
+		return;
+	if (a->nchanges > 1)
+		qsort(a->changes, a->nchanges, sizeof *a->changes, cmp_change);
+	size_t n = 0;
+	for (size_t k = 0; k < a->nchanges; k++) {
+		const struct asm_change *c = &a->changes[k];
+		if (k && a->changes[k - 1].piece == c->piece)
+			continue; /* not its first record (k - 1 still holds its own: n never passes k) */
+		if (asm_result_differs(&c->was, &a->results[c->piece]))
+			a->changes[n++] = *c;
+	}
+	a->nchanges = n;
+	a->changes_valid = !a->nomem;
 }
 
 void asm_fini(struct assembly *a)
 {
 	if (!a)
 		return;
+	give_back(a);
+	cs_free(a->changes);
 	cs_free(a->blocks);
 	cs_free(a->spans);
 	cs_free(a->messages);
@@ -211,6 +324,8 @@ void asm_expect_not_whole(struct assembly *a, size_t n)
 
 static void note_not_whole(struct assembly *a, long piece)
 {
+	if (a->list_fn)
+		return; /* the kind lists them when read */
 	if (RESERVE(a, not_whole, nnot_whole, cap_not_whole))
 		a->not_whole[a->nnot_whole++] = piece;
 }
@@ -230,83 +345,86 @@ static const char *vsentence(struct assembly *a, int reason, const char *fmt, va
 
 void asm_whole(struct assembly *a, long piece, long block, long tokens)
 {
-	struct piece_result *r = &a->results[piece];
-	r->outcome = OUTCOME_WHOLE;
-	r->reason = REASON_NONE;
-	r->sentence = NULL;
-	r->block = block;
-	r->tokens = tokens;
+	struct piece_result r = a->results[piece];
+	r.outcome = OUTCOME_WHOLE;
+	r.reason = REASON_NONE;
+	r.sentence = NULL;
+	r.block = block;
+	r.tokens = tokens;
+	asm_set_result(a, piece, &r);
 }
 
 void asm_cut(struct assembly *a, long piece, long block, long tokens, int reason, const char *fmt, ...)
 {
-	struct piece_result *r = &a->results[piece];
+	struct piece_result r = a->results[piece];
 	va_list ap;
 	va_start(ap, fmt);
-	r->sentence = vsentence(a, reason, fmt, ap);
+	r.sentence = vsentence(a, reason, fmt, ap);
 	va_end(ap);
-	r->outcome = OUTCOME_TRUNCATED;
-	r->reason = reason;
-	r->block = block;
-	r->tokens = tokens;
+	r.outcome = OUTCOME_TRUNCATED;
+	r.reason = reason;
+	r.block = block;
+	r.tokens = tokens;
+	asm_set_result(a, piece, &r);
+	note_not_whole(a, piece);
+}
+
+/* A dropped piece's result, with its sentence. */
+static void drop(struct assembly *a, long piece, int reason, const char *sentence)
+{
+	struct piece_result r = a->results[piece];
+	r.sentence = sentence;
+	r.outcome = OUTCOME_DROPPED;
+	r.reason = reason;
+	r.block = -1;
+	r.tokens = 0;
+	asm_set_result(a, piece, &r);
 	note_not_whole(a, piece);
 }
 
 void asm_drop(struct assembly *a, long piece, int reason, const char *fmt, ...)
 {
-	struct piece_result *r = &a->results[piece];
 	va_list ap;
 	va_start(ap, fmt);
-	r->sentence = vsentence(a, reason, fmt, ap);
+	const char *sentence = vsentence(a, reason, fmt, ap);
 	va_end(ap);
-	r->outcome = OUTCOME_DROPPED;
-	r->reason = reason;
-	r->block = -1;
-	r->tokens = 0;
-	note_not_whole(a, piece);
+	drop(a, piece, reason, sentence);
 }
 
 void asm_drop_text(struct assembly *a, long piece, int reason, const char *sentence)
 {
-	struct piece_result *r = &a->results[piece];
-	r->sentence = sentence;
 	if (!sentence)
 		a->nomem = true;
-	r->outcome = OUTCOME_DROPPED;
-	r->reason = reason;
-	r->block = -1;
-	r->tokens = 0;
-	note_not_whole(a, piece);
+	drop(a, piece, reason, sentence);
 }
-
-/* Above 0 while assemble_lazy runs a kind's assembler: its sentences wait. */
-static int deferring;
 
 void asm_drop_later(struct assembly *a, long piece, int reason, long why0, long why1)
 {
-	struct piece_result *r = &a->results[piece];
 	const struct piece_result *last = a->nnot_whole ? &a->results[a->not_whole[a->nnot_whole - 1]] : NULL;
-	r->sentence = NULL;
-	r->why[0] = why0;
-	r->why[1] = why1;
-	r->outcome = OUTCOME_DROPPED;
-	r->reason = reason;
-	r->block = -1;
-	r->tokens = 0;
+	struct piece_result r = a->results[piece];
+	r.sentence = NULL;
+	r.why[0] = why0;
+	r.why[1] = why1;
+	r.outcome = OUTCOME_DROPPED;
+	r.reason = reason;
+	r.block = -1;
+	r.tokens = 0;
 	if (!deferring && a->sentence_by_why && a->sentence_fn) {
 		/* written now, in the order decided, where alike pieces come in a row */
 		if (last && last->sentence && last->reason == reason && last->why[0] == why0 && last->why[1] == why1) {
-			r->sentence = last->sentence;
+			r.sentence = last->sentence;
 		} else {
+			asm_set_result(a, piece, &r); /* the kind's sentence reads it */
 			struct strbuf *sb = a->said ? a->said : (a->said = cs_calloc(1, sizeof *a->said));
-			r->sentence = sb && a->sentence_fn(a, piece, sb) && !sb->failed
-					      ? arena_strndup(&a->arena, sb_str(sb), sb->len)
-					      : NULL;
-			if (!r->sentence)
+			r.sentence = sb && a->sentence_fn(a, piece, sb) && !sb->failed
+					     ? arena_strndup(&a->arena, sb_str(sb), sb->len)
+					     : NULL;
+			if (!r.sentence)
 				a->nomem = true;
 		}
 	}
-	a->ndeferred += r->sentence == NULL;
+	asm_set_result(a, piece, &r);
+	a->ndeferred += r.sentence == NULL;
 	note_not_whole(a, piece);
 }
 
@@ -323,8 +441,23 @@ const char *asm_sentence(const struct assembly *a, long piece, struct strbuf *bu
 	return a->sentence_fn(a, piece, buf) && !buf->failed ? sb_str(buf) : NULL;
 }
 
+bool asm_list_not_whole(struct assembly *a)
+{
+	bool (*fn)(struct assembly *) = a->list_fn;
+	if (!fn)
+		return !a->nomem;
+	a->list_fn = NULL; /* so that the kind's listing appends */
+	if (!fn(a)) {
+		a->nomem = true;
+		return false;
+	}
+	return !a->nomem;
+}
+
 bool asm_write_sentences(struct assembly *a)
 {
+	if (!asm_list_not_whole(a))
+		return false;
 	if (!a->sentence_fn || !a->ndeferred) {
 		a->sentence_fn = NULL; /* none waits */
 		return !a->nomem;
@@ -362,6 +495,7 @@ bool asm_write_sentences(struct assembly *a)
 	}
 	sb_fini(&sb);
 	a->sentence_fn = NULL; /* all written */
+	a->sentences_filled = true; /* into this arena: a later assembly cannot take the results over */
 	return !a->nomem;
 }
 
@@ -437,6 +571,7 @@ int asm_finish(struct assembly *a, struct cs_error *err)
 			a->groupings[g].layers[l].nblocks++;
 		}
 	}
+	settle_changes(a);
 	a->total_tokens = offset;
 	a->budget.used = used;
 	a->budget.remaining = a->budget.usable - used;
@@ -483,15 +618,25 @@ int assemble(const struct source *src, struct assembly *out, struct cs_error *er
 	return rc;
 }
 
-int assemble_lazy(const struct source *src, struct assembly *out, struct cs_error *err)
+int assemble_lazy_from(const struct source *src, struct assembly *out, struct assembly *prev,
+		       struct cs_error *err)
 {
+	offered = prev != out ? prev : NULL;
 	deferring++;
 	int rc = src->kind->assemble(src, out, err);
 	deferring--;
+	offered = NULL;
 	if (rc != CS_OK) {
-		asm_fini(out);
+		asm_fini(out); /* prev gets its results back */
 		if (err && err->code == CS_OK)
 			cs_error_set(err, (enum cs_status)rc, "assembly failed");
+	} else {
+		out->lender = NULL; /* the results are its own now */
 	}
 	return rc;
+}
+
+int assemble_lazy(const struct source *src, struct assembly *out, struct cs_error *err)
+{
+	return assemble_lazy_from(src, out, NULL, err);
 }

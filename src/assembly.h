@@ -80,6 +80,15 @@ struct piece_result {
 	double score;            /* a kind's ranking value (memory: final score); NAN when none */
 };
 
+/* A piece whose result a re-assembly changed, with its result before (see
+ * asm_init_reuse). was.sentence points into the previous assembly's arena:
+ * not to be read once that assembly is gone. */
+struct asm_change {
+	long piece;
+	size_t seq;             /* the order it was recorded in (the first record of a piece holds its old result) */
+	struct piece_result was;
+};
+
 /* A piece of rendered text: points into the source or the assembly arena. */
 struct span {
 	const char *ptr;
@@ -209,6 +218,20 @@ struct assembly {
 	size_t ndeferred;            /* pieces asm_drop_later left without a sentence */
 	struct strbuf *said;         /* where asm_drop_later writes a sentence at once (reused) */
 	struct block scratch;        /* where a failed asm_block's writes go */
+	/* Results kept from one assembly to the next (asm_init_reuse). */
+	unsigned long serial;        /* this assembly's number, unique in the process (never 0) */
+	size_t nresults;             /* the source's pieces when it was made: results' length */
+	bool lazy;                   /* made by assemble_lazy (its deferred sentences not written) */
+	bool sentences_filled;       /* asm_write_sentences wrote sentences into results (this arena's) */
+	bool reused;                 /* results taken over from the previous assembly (asm_init_reuse) */
+	unsigned long reused_from;   /* that assembly's serial; 0 when not reused */
+	struct assembly *lender;     /* while assembling: the previous assembly, owed its results back on failure */
+	struct asm_change *changes;  /* with changes_valid: every piece whose result differs from the previous */
+	size_t nchanges, cap_changes; /* assembly's, one each, by piece (asm_finish sorts them) */
+	bool changes_valid;          /* false: compare every result with the previous assembly's */
+	/* Fills not_whole when the kind lists it only when read (asm_list_not_whole):
+	 * NULL when not_whole is complete. */
+	bool (*list_fn)(struct assembly *a);
 };
 
 /* Prepares `a` for assembling `src` (borrowed). Every piece starts as
@@ -219,7 +242,35 @@ int asm_init(struct assembly *a, const struct source *src, enum asm_shape shape)
  * assembler that writes every piece's result itself, before any asm_* call
  * on a piece. */
 int asm_init_unset(struct assembly *a, const struct source *src, enum asm_shape shape);
-/* Frees everything the assembly owns. NULL-safe; safe after a failed init. */
+/* asm_init_unset for a re-assembly that patches the previous assembly's
+ * results instead of writing them all: when assemble_lazy_from runs the
+ * kind with a previous lazy assembly of the same source (as many pieces,
+ * its sentences not written), `a` takes over its results array (a->reused,
+ * a->reused_from its serial; the previous assembly is left without results
+ * until it gets them back on failure). Every result then still holds the
+ * previous value; the assembler changes only those that differ, and only
+ * through the asm_* calls or asm_set_result, which record each piece's old
+ * result in a->changes (asm_finish sorts them by piece, one each, drops
+ * those written back as they were, and sets changes_valid). It must rewrite
+ * every result whose sentence lives in the previous arena (asm_drop with a
+ * made sentence, asm_cut) or whose block moved. Otherwise (no previous
+ * assembly, another source) it is asm_init_unset: every result to write. */
+int asm_init_reuse(struct assembly *a, const struct source *src, enum asm_shape shape);
+/* After asm_init_reuse, when the assembler will write every result after
+ * all: the taken results go back to the previous assembly as they were and
+ * a fresh unset array replaces them (a->reused false). CS_OK or CS_ENOMEM. */
+int asm_reuse_decline(struct assembly *a);
+/* Writes piece's whole result; with a->reused, records its old one first
+ * when they differ (the asm_* calls below all write through it). */
+void asm_set_result(struct assembly *a, long piece, const struct piece_result *now);
+/* True when two results differ in any field (sentence by pointer). */
+bool asm_result_differs(const struct piece_result *x, const struct piece_result *y);
+/* Completes not_whole when the kind left it for later (a->list_fn); false
+ * on out of memory (nomem set). asm_write_sentences calls it first. */
+bool asm_list_not_whole(struct assembly *a);
+/* Frees everything the assembly owns. NULL-safe; safe after a failed init.
+ * While it still owes a previous assembly its results (a failure inside
+ * assemble_lazy_from), it gives them back as they were instead. */
 void asm_fini(struct assembly *a);
 
 /* Adds a grouping of layers (names copied). Returns its index, -1 on OOM. */
@@ -297,6 +348,13 @@ int assemble(const struct source *src, struct assembly *out, struct cs_error *er
  * re-assembly after an edit: it shows a screenful); read them with
  * asm_sentence, or asm_write_sentences before a report. */
 int assemble_lazy(const struct source *src, struct assembly *out, struct cs_error *err);
+/* assemble_lazy, offering prev (the previous assembly of src, or NULL) to
+ * a kind that patches results (asm_init_reuse). On success out may hold
+ * prev's results array (prev->results is then NULL, and out->changes_valid
+ * says which pieces differ); on failure prev has its results back as they
+ * were. */
+int assemble_lazy_from(const struct source *src, struct assembly *out, struct assembly *prev,
+		       struct cs_error *err);
 /* True while assemble_lazy runs a kind's assembler: the inspector's
  * assembly, which edits will follow (a kind may keep what it decided). */
 bool asm_lazy(void);

@@ -108,6 +108,11 @@ void vm_say_cache(struct vm *vm, const struct vm_change *c);
  * less)"); nothing when no piece's tokens changed. */
 void vm_say_moved(const struct source *src, const struct piece_result *was, const struct piece_result *now,
 		  struct strbuf *s);
+/* vm_say_moved from a re-assembly's list of the pieces that changed
+ * (assembly.changes, by piece, with their results before): the same
+ * sentence, in the time of the list. */
+void vm_say_changes(const struct source *src, const struct asm_change *changes, size_t n,
+		    const struct piece_result *now, struct strbuf *s);
 /* After the baseline was assembled again from src: the source a reload
  * kept for the old baseline is freed. */
 void vm_forget_old_base(struct vm *vm);

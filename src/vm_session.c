@@ -70,40 +70,75 @@ static void say_move(struct strbuf *s, const char *id, const struct piece_result
 		sb_puts(s, d > 0 ? " (cut less)" : " (cut more)");
 }
 
+/* The VM_MOVED_NAMED largest moves (by size, then by order; a piece that
+ * crossed in or out without a size change counts as one), and how many
+ * moved in all: fed one piece at a time, in input order. */
+struct moves {
+	size_t top[VM_MOVED_NAMED], ntop, moved;
+	long top_abs[VM_MOVED_NAMED];
+};
+
+static void weigh_move(struct moves *m, size_t i, const struct piece_result *was, const struct piece_result *now)
+{
+	long d = now->tokens - was->tokens, ad = d < 0 ? -d : d;
+	bool crossed = (was->outcome == OUTCOME_DROPPED) != (now->outcome == OUTCOME_DROPPED);
+	if (!ad && !crossed)
+		return;
+	m->moved++;
+	size_t at = m->ntop;
+	while (at > 0 && ad > m->top_abs[at - 1])
+		at--;
+	if (at == VM_MOVED_NAMED)
+		return;
+	size_t keep = m->ntop < VM_MOVED_NAMED ? m->ntop : VM_MOVED_NAMED - 1;
+	memmove(m->top + at + 1, m->top + at, (keep - at) * sizeof *m->top);
+	memmove(m->top_abs + at + 1, m->top_abs + at, (keep - at) * sizeof *m->top_abs);
+	m->top[at] = i;
+	m->top_abs[at] = ad;
+	m->ntop = keep + 1;
+}
+
+/* The sentence from the moves weighed; was_of: each named piece's result
+ * before (by its place in top). */
+static void say_moves(const struct source *src, const struct moves *m, const struct piece_result *const *was_of,
+		      const struct piece_result *now, struct strbuf *s)
+{
+	for (size_t k = 0; k < m->ntop; k++) {
+		sb_puts(s, k ? ", " : "");
+		say_move(s, src->pieces[m->top[k]].id, was_of[k], &now[m->top[k]]);
+	}
+	if (m->moved > m->ntop)
+		sb_printf(s, " and %zu more", m->moved - m->ntop);
+}
+
 /* What moved between two assemblies of the same source, the largest moves
  * first: "current_task.md out (-187), pytest-latest.log +187 (cut less)". */
 void vm_say_moved(const struct source *src, const struct piece_result *was, const struct piece_result *now,
 		  struct strbuf *s)
 {
-	/* One pass: the VM_MOVED_NAMED largest moves (by size, then by order;
-	 * a piece that crossed in or out without a size change counts as one),
-	 * and how many moved in all. */
-	size_t top[VM_MOVED_NAMED], ntop = 0, moved = 0;
-	long top_abs[VM_MOVED_NAMED];
-	for (size_t i = 0; i < src->npieces; i++) {
-		long d = now[i].tokens - was[i].tokens, ad = d < 0 ? -d : d;
-		bool crossed = (was[i].outcome == OUTCOME_DROPPED) != (now[i].outcome == OUTCOME_DROPPED);
-		if (!ad && !crossed)
-			continue;
-		moved++;
-		size_t at = ntop;
-		while (at > 0 && ad > top_abs[at - 1])
-			at--;
-		if (at == VM_MOVED_NAMED)
-			continue;
-		size_t keep = ntop < VM_MOVED_NAMED ? ntop : VM_MOVED_NAMED - 1;
-		memmove(top + at + 1, top + at, (keep - at) * sizeof *top);
-		memmove(top_abs + at + 1, top_abs + at, (keep - at) * sizeof *top_abs);
-		top[at] = i;
-		top_abs[at] = ad;
-		ntop = keep + 1;
-	}
-	for (size_t k = 0; k < ntop; k++) {
-		sb_puts(s, k ? ", " : "");
-		say_move(s, src->pieces[top[k]].id, &was[top[k]], &now[top[k]]);
-	}
-	if (moved > ntop)
-		sb_printf(s, " and %zu more", moved - ntop);
+	struct moves m = { .ntop = 0 };
+	for (size_t i = 0; i < src->npieces; i++)
+		weigh_move(&m, i, &was[i], &now[i]);
+	const struct piece_result *was_of[VM_MOVED_NAMED];
+	for (size_t k = 0; k < m.ntop; k++)
+		was_of[k] = &was[m.top[k]];
+	say_moves(src, &m, was_of, now, s);
+}
+
+void vm_say_changes(const struct source *src, const struct asm_change *changes, size_t n,
+		    const struct piece_result *now, struct strbuf *s)
+{
+	struct moves m = { .ntop = 0 };
+	for (size_t k = 0; k < n; k++) /* by piece: the order vm_say_moved weighs them in */
+		weigh_move(&m, (size_t)changes[k].piece, &changes[k].was, &now[changes[k].piece]);
+	const struct piece_result *was_of[VM_MOVED_NAMED];
+	for (size_t k = 0; k < m.ntop; k++) /* the few named: their old results found in the list */
+		for (size_t j = 0; j < n; j++)
+			if ((size_t)changes[j].piece == m.top[k]) {
+				was_of[k] = &changes[j].was;
+				break;
+			}
+	say_moves(src, &m, was_of, now, s);
 }
 
 /* "excluded n42: n42 out (-1,204), n7 +300 (cut less); used 98,412 ->
@@ -117,8 +152,11 @@ static void describe(struct vm *vm, const char *said, const struct vm_change *c,
 	sb_puts(s, said);
 	sb_puts(s, ": ");
 	size_t before = s->len;
+	const struct assembly *cur = &vm->session.cur;
 	if (was)
-		vm_say_moved(vm->session.src, was, vm->session.cur.results, s);
+		vm_say_moved(vm->session.src, was, cur->results, s);
+	else if (cur->changes_valid) /* it patched the results it took over: the pieces that changed are listed */
+		vm_say_changes(vm->session.src, cur->changes, cur->nchanges, cur->results, s);
 	if (s->len == before)
 		sb_puts(s, "no piece moved");
 	long delta = c->used_after - c->used_before;
@@ -226,7 +264,7 @@ int vm_change(struct vm *vm, enum vm_step step, const struct edit *e, struct vm_
 	}
 	struct assembly next;
 	memset(&next, 0, sizeof next); /* safe to fini whatever the assembler did */
-	rc = assemble_lazy(vm->session.src, &next, err);
+	rc = assemble_lazy_from(vm->session.src, &next, &vm->session.cur, err); /* may take its results over */
 	if (rc != CS_OK) {
 		asm_fini(&next);
 		roll_back(vm, step);
@@ -236,7 +274,9 @@ int vm_change(struct vm *vm, enum vm_step step, const struct edit *e, struct vm_
 	}
 	/* each piece's outcome and tokens before, for the sentence on what
 	 * moved: the results the assembly going out leaves (taken, not copied:
-	 * a million of them; their sentences go with its arena, unread) */
+	 * a million of them; their sentences go with its arena, unread), or
+	 * none when the new assembly took them over and patched them (it lists
+	 * the pieces that changed, with their results before) */
 	struct piece_result *was = vm->session.cur.results;
 	vm->session.cur.results = NULL;
 	rc = vm_adopt(vm, &next, err);

@@ -1,0 +1,332 @@
+/* test_assembly_reuse.c: results kept from one assembly to the next
+ * (asm_init_reuse, assemble_lazy_from). A test kind writes each piece's
+ * result from a table (whole with some tokens, or dropped with a deferred
+ * sentence); when it takes the previous results over it writes only the
+ * pieces it is told to. The patched results and their list of changes must
+ * be what a build from nothing and a comparison of every result give; a
+ * failed or declined re-assembly must leave the previous one as it was;
+ * the cases that must not reuse (another kind's init, sentences written, a
+ * report's assembly) do not; and the "what moved" sentence from the list is
+ * the one from comparing every result. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "alloc.h"
+#include "assembly.h"
+#include "kind.h"
+#include "source.h"
+#include "strbuf.h"
+#include "support.h"
+#include "viewmodel_priv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXP 64
+
+/* What the test kind writes: each piece's tokens, -1 for dropped. */
+static long want[MAXP];
+static struct {
+	bool reuse;         /* asm_init_reuse (else asm_init) */
+	bool decline;       /* asm_reuse_decline after the init */
+	bool fail;          /* returns CS_ENOMEM after writing */
+	bool fini_itself;   /* and calls asm_fini itself first */
+	long write[MAXP];   /* with reused results: the pieces written, in this order */
+	size_t nwrite;
+} script;
+static struct kind_ops fake;
+
+static bool fake_sentence(const struct assembly *a, long piece, struct strbuf *out)
+{
+	sb_reset(out);
+	sb_printf(out, "dropped: piece %ld (%ld)", piece, a->results[piece].why[0]);
+	return !out->failed;
+}
+
+static void write_piece(struct assembly *a, long i)
+{
+	if (want[i] < 0) {
+		asm_drop_later(a, i, REASON_OVER_BUDGET, i, 0);
+		return;
+	}
+	struct piece_result r = a->results[i];
+	r.why[0] = r.why[1] = 0; /* a build from nothing leaves them so */
+	asm_set_result(a, i, &r);
+	asm_whole(a, i, -1, want[i]);
+}
+
+static int fake_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+{
+	int rc = script.reuse ? asm_init_reuse(a, src, ASM_DOCUMENT) : asm_init(a, src, ASM_DOCUMENT);
+	if (rc == CS_OK && script.decline)
+		rc = asm_reuse_decline(a);
+	if (rc != CS_OK)
+		return cs_error_nomem(err);
+	a->sentence_fn = fake_sentence;
+	if (a->reused) {
+		for (size_t k = 0; k < script.nwrite; k++)
+			write_piece(a, script.write[k]);
+	} else {
+		for (size_t i = 0; i < src->npieces; i++) {
+			a->results[i] = (struct piece_result){ .outcome = OUTCOME_DROPPED, .block = -1, .score = 0.5,
+							       .original_tokens = src->pieces[i].tokens };
+			write_piece(a, (long)i);
+		}
+	}
+	if (script.fail) {
+		if (script.fini_itself)
+			asm_fini(a);
+		return cs_error_nomem(err);
+	}
+	return asm_finish(a, err);
+}
+
+static struct source *open_fake(void)
+{
+	struct source *src = support_load("samples/memory/long-session.json", "memory");
+	assert_true(src->npieces >= 12 && src->npieces <= MAXP);
+	fake = *src->kind;
+	fake.assemble = fake_assemble;
+	src->kind = &fake;
+	for (size_t i = 0; i < src->npieces; i++)
+		want[i] = (long)(10 * (i + 1));
+	memset(&script, 0, sizeof script);
+	script.reuse = true;
+	return src;
+}
+
+static void assemble_from(const struct source *src, struct assembly *next, struct assembly *prev)
+{
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(assemble_lazy_from(src, next, prev, &err), CS_OK);
+}
+
+/* Sets want[piece] and lists it among the pieces written. */
+static void change(long piece, long tokens)
+{
+	want[piece] = tokens;
+	script.write[script.nwrite++] = piece;
+}
+
+/* next's results against a build from nothing, its changes against every
+ * result compared with was (a copy of the previous results), and the two
+ * "what moved" sentences. */
+static void check_patched(const struct source *src, const struct assembly *next, const struct piece_result *was)
+{
+	bool reuse = script.reuse;
+	struct assembly fresh;
+	script.reuse = false;
+	assemble_from(src, &fresh, NULL);
+	script.reuse = reuse;
+	assert_true(next->changes_valid);
+	size_t k = 0;
+	for (size_t i = 0; i < src->npieces; i++) {
+		assert_false(asm_result_differs(&next->results[i], &fresh.results[i]));
+		if (!asm_result_differs(&was[i], &next->results[i]))
+			continue;
+		assert_true(k < next->nchanges);
+		assert_int_equal(next->changes[k].piece, (long)i);
+		assert_false(asm_result_differs(&next->changes[k].was, &was[i]));
+		k++;
+	}
+	assert_int_equal(k, next->nchanges);
+	struct strbuf full = STRBUF_INIT, listed = STRBUF_INIT;
+	vm_say_moved(src, was, next->results, &full);
+	vm_say_changes(src, next->changes, next->nchanges, next->results, &listed);
+	assert_string_equal(sb_str(&listed), sb_str(&full));
+	sb_fini(&full);
+	sb_fini(&listed);
+	asm_fini(&fresh);
+}
+
+static struct piece_result *copy_results(const struct assembly *a)
+{
+	struct piece_result *c = malloc(a->nresults * sizeof *c);
+	assert_non_null(c);
+	memcpy(c, a->results, a->nresults * sizeof *c);
+	return c;
+}
+
+static void test_patched_results_and_changes(void **state)
+{
+	(void)state;
+	struct source *src = open_fake();
+	struct assembly prev, next, third;
+	assemble_from(src, &prev, NULL);
+	assert_false(prev.reused);
+	assert_false(prev.changes_valid);
+	struct piece_result *was = copy_results(&prev), *array = prev.results;
+
+	change(3, 35);  /* more tokens */
+	change(1, -1);  /* out */
+	change(1, -1);  /* written twice: listed once, with its first old result */
+	change(2, 30);  /* written as it was: not listed */
+	change(7, 5);   /* written, then back as it was: not listed */
+	change(7, 80);
+	assemble_from(src, &next, &prev);
+	assert_true(next.reused);
+	assert_int_equal(next.reused_from, prev.serial);
+	assert_ptr_equal(next.results, array); /* taken over, not copied */
+	assert_null(prev.results);
+	assert_int_equal(next.nchanges, 2);
+	check_patched(src, &next, was);
+
+	/* and again from the patched one, with more moves than the sentence names */
+	free(was);
+	was = copy_results(&next);
+	script.nwrite = 0;
+	change(1, 10);
+	for (long i = 5; i < 11; i++)
+		change(i, i == 6 ? -1 : 10 * (i + 1) + (i % 3 ? 7 : -7));
+	assemble_from(src, &third, &next);
+	assert_ptr_equal(third.results, array);
+	assert_int_equal(third.reused_from, next.serial);
+	check_patched(src, &third, was);
+
+	free(was);
+	asm_fini(&prev);
+	asm_fini(&next);
+	asm_fini(&third);
+	source_free(src);
+}
+
+/* A failed re-assembly gives every result back as it was, whether the
+ * kind finishes the assembly itself or leaves it to assemble_lazy_from. */
+static void test_failure_gives_back(void **state)
+{
+	(void)state;
+	for (int itself = 0; itself < 2; itself++) {
+		struct source *src = open_fake();
+		struct assembly prev, next;
+		assemble_from(src, &prev, NULL);
+		struct piece_result *was = copy_results(&prev), *array = prev.results;
+		change(0, -1);
+		change(4, 1000);
+		change(4, -1);
+		script.fail = true;
+		script.fini_itself = itself;
+		struct cs_error err;
+		cs_error_clear(&err);
+		assert_int_not_equal(assemble_lazy_from(src, &next, &prev, &err), CS_OK);
+		assert_ptr_equal(prev.results, array);
+		assert_memory_equal(prev.results, was, prev.nresults * sizeof *was);
+		assert_null(next.results);
+		free(was);
+		asm_fini(&prev);
+		source_free(src);
+	}
+}
+
+/* Declined: the previous results back untouched, a fresh array to write. */
+static void test_decline(void **state)
+{
+	(void)state;
+	struct source *src = open_fake();
+	struct assembly prev, next;
+	assemble_from(src, &prev, NULL);
+	struct piece_result *was = copy_results(&prev), *array = prev.results;
+	want[2] = -1;
+	script.decline = true;
+	assemble_from(src, &next, &prev);
+	assert_false(next.reused);
+	assert_false(next.changes_valid);
+	assert_ptr_equal(prev.results, array);
+	assert_memory_equal(prev.results, was, prev.nresults * sizeof *was);
+	assert_true(next.results != array);
+	assert_int_equal(next.results[2].outcome, OUTCOME_DROPPED);
+	free(was);
+	asm_fini(&prev);
+	asm_fini(&next);
+	source_free(src);
+}
+
+/* What must not be taken over: results whose sentences were written into
+ * the previous arena, a report's assembly (assemble: sentences written),
+ * another source's, and none at all for a kind that inits as before. */
+static void test_not_reused(void **state)
+{
+	(void)state;
+	struct cs_error err;
+	cs_error_clear(&err);
+	struct source *src = open_fake(), *other = support_load("samples/memory/long-session.json", "memory");
+	other->kind = &fake;
+	struct assembly prev, next;
+	change(2, -1);
+
+	assemble_from(src, &prev, NULL);
+	assert_true(asm_write_sentences(&prev));
+	assert_true(prev.sentences_filled);
+	assemble_from(src, &next, &prev);
+	assert_false(next.reused);
+	assert_non_null(prev.results);
+	asm_fini(&next);
+	asm_fini(&prev);
+
+	assert_int_equal(assemble(src, &prev, &err), CS_OK);
+	assemble_from(src, &next, &prev);
+	assert_false(next.reused);
+	asm_fini(&next);
+
+	assemble_from(other, &next, &prev);
+	assert_false(next.reused);
+	assert_non_null(prev.results);
+	asm_fini(&next);
+
+	asm_fini(&prev);
+	assemble_from(src, &prev, NULL); /* one it could take over, */
+	script.reuse = false;              /* but the kind inits as before */
+	struct piece_result *array = prev.results;
+	assemble_from(src, &next, &prev);
+	assert_false(next.reused);
+	assert_false(next.changes_valid);
+	assert_ptr_equal(prev.results, array);
+	asm_fini(&next);
+	asm_fini(&prev);
+	source_free(other);
+	source_free(src);
+}
+
+/* The sentence from the list against the full comparison, on random
+ * moves of every size (ties among them: the order must be the same). */
+static void test_say_changes_random(void **state)
+{
+	(void)state;
+	struct source *src = open_fake();
+	struct assembly a[2];
+	assemble_from(src, &a[0], NULL);
+	uint64_t rng = 7;
+	for (int round = 0; round < 200; round++) {
+		struct assembly *prev = &a[round % 2], *next = &a[1 - round % 2];
+		struct piece_result *was = copy_results(prev);
+		script.nwrite = 0;
+		size_t moves = (size_t)(rng % 9);
+		for (size_t m = 0; m < moves; m++) {
+			rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+			long piece = (long)((rng >> 33) % src->npieces), r = (long)((rng >> 40) % 7);
+			change(piece, r == 0 ? -1 : r * 10);
+		}
+		assemble_from(src, next, prev);
+		check_patched(src, next, was);
+		asm_fini(prev);
+		free(was);
+	}
+	asm_fini(&a[0]);
+	asm_fini(&a[1]);
+	source_free(src);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_patched_results_and_changes),
+		cmocka_unit_test(test_failure_gives_back),
+		cmocka_unit_test(test_decline),
+		cmocka_unit_test(test_not_reused),
+		cmocka_unit_test(test_say_changes_random),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
