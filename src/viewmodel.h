@@ -6,7 +6,7 @@
  * session (an edit, an undo, a redo) goes through vm_change: recorded,
  * re-assembled at once (rolled back when that fails), and said in a
  * sentence with what moved. ui/ only paints what this says. Files by job:
- * viewmodel.c (rows, cursor), vm_session.c (changes), vm_cache.c,
+ * viewmodel.c (cursor, what moved), vm_rows.c (the rows), vm_session.c (changes), vm_cache.c,
  * vm_detail.c, vm_search.c (search, filters), vm_prompt.c, vm_settings.c.
  *
  * Dropped pieces sit "in place": after the block of the nearest piece before
