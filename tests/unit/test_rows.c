@@ -246,12 +246,54 @@ static void test_sorted_and_filtered_materialized(void **state)
 	vm_fini(&vm);
 }
 
+/* Out of memory at every allocation of an edit in turn: whatever rows
+ * there are point into the assembly as it stands, and the next rebuild
+ * gives the reference's rows. */
+static void test_out_of_memory(void **state)
+{
+	(void)state;
+	struct cs_error err;
+	cs_error_clear(&err);
+	struct vm vm;
+	assert_int_equal(vm_init(&vm, support_load("samples/memory/long-session.json", NULL), &err), CS_OK);
+	uint64_t rng = 11;
+	size_t np = vm.session.src->npieces;
+	for (long nth = 1; nth < 400; nth++) {
+		struct edit e = { .type = EDIT_EXCLUDE, .piece = (long)(next_rand(&rng) % np) };
+		e.value = piece_excluded(&vm.session.src->pieces[e.piece]) ? 0 : 1;
+		cs_alloc_fail_from(nth);
+		(void)vm_apply(&vm, &e, &err);
+		cs_alloc_fail_from(0);
+		for (size_t i = 0; i < vm.nrows; i++) {
+			struct vm_row r = vm_row_at(&vm, i);
+			assert_true(r.piece < (long)np && r.block < (long)vm.session.cur.nblocks);
+		}
+		const struct vm_row *sel = vm_selected(&vm);
+		check_both_ways(&vm, "after running out of memory", sel ? sel->piece : -1, sel ? sel->block : -1, &rng);
+	}
+	vm_fini(&vm);
+	/* and at every allocation of opening, where the rows' arrays are first made */
+	bool opened = false;
+	for (long nth = 1; !opened && nth < 100000; nth++) {
+		struct source *src = support_load("samples/memory/long-session.json", NULL);
+		cs_alloc_fail_from(nth);
+		int rc = vm_init(&vm, src, &err);
+		cs_alloc_fail_from(0);
+		opened = rc == CS_OK;
+		if (opened)
+			check_both_ways(&vm, "opened after running out of memory", -1, -1, &rng);
+		vm_fini(&vm);
+	}
+	assert_true(opened);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_samples_both_ways),
 		cmocka_unit_test(test_tight_budget_both_ways),
 		cmocka_unit_test(test_sorted_and_filtered_materialized),
+		cmocka_unit_test(test_out_of_memory),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
