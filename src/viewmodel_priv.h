@@ -60,6 +60,12 @@ struct vm_vrows {
 	uint32_t *marks;   /* the blocks with a marker row after them, ascending */
 	size_t nmarks, cap_marks;
 	struct vm_row sel; /* the row vm_selected last answered with */
+	/* What the last pass over the results found, for the next rebuild: */
+	unsigned long serial; /* the assembly the bits and counts are of (assembly.serial); 0: none */
+	size_t np;            /* its pieces */
+	bool hidden;          /* dropped pieces were hidden (no runs made) */
+	size_t ndropped, ntruncated;
+	unsigned long patched; /* rebuilds that patched the bits from the assembly's changes (tests) */
 };
 
 /* Whether a cache marker row follows block b. */

@@ -343,7 +343,7 @@ static bool add_run(struct vm *vm, size_t lo, size_t hi, long last)
  * for each that went in (a piece may share a block: the loom's
  * instructions), and, when dropped pieces are listed, every run of them
  * between two that went in. */
-static bool scan_pieces(struct vm *vm)
+static bool read_results(struct vm *vm)
 {
 	struct vm_vrows *v = vm->vr;
 	const struct piece_result *res = vm->session.cur.results;
@@ -367,9 +367,82 @@ static bool scan_pieces(struct vm *vm)
 		}
 		v->placed[w] = bits;
 	}
-	vm->ndropped = nd;
-	vm->ntruncated = nt;
+	v->ndropped = nd;
+	v->ntruncated = nt;
 	return !listed || lo >= np || add_run(vm, lo, np, last);
+}
+
+/* The runs of dropped pieces between two that went in, from the bits. */
+static bool runs_from_bits(struct vm *vm)
+{
+	struct vm_vrows *v = vm->vr;
+	const struct piece_result *res = vm->session.cur.results;
+	size_t np = vm->session.src->npieces, lo = 0;
+	long last = -1;
+	for (size_t w = 0; w * 64 < np; w++)
+		for (uint64_t bits = v->placed[w]; bits; bits &= bits - 1) {
+			size_t p = w * 64 + (size_t)__builtin_ctzll(bits);
+			if (p > lo && !add_run(vm, lo, p, last))
+				return false;
+			last = res[p].block;
+			lo = p + 1;
+		}
+	return lo >= np || add_run(vm, lo, np, last);
+}
+
+/* The bits and counts of the last pass patched from the pieces the
+ * assembly lists as changed (it took over the results that pass read). */
+static void patch_bits(struct vm *vm)
+{
+	struct vm_vrows *v = vm->vr;
+	const struct assembly *a = &vm->session.cur;
+	for (size_t k = 0; k < a->nchanges; k++) {
+		const struct asm_change *c = &a->changes[k];
+		if (c->piece < 0 || (size_t)c->piece >= v->np)
+			continue;
+		size_t p = (size_t)c->piece;
+		const struct piece_result *now = &a->results[p];
+		v->ndropped = v->ndropped - (c->was.outcome == OUTCOME_DROPPED) + (now->outcome == OUTCOME_DROPPED);
+		v->ntruncated = v->ntruncated - (c->was.outcome == OUTCOME_TRUNCATED) + (now->outcome == OUTCOME_TRUNCATED);
+		if (now->block >= 0)
+			v->placed[p >> 6] |= 1ull << (p & 63);
+		else
+			v->placed[p >> 6] &= ~(1ull << (p & 63));
+	}
+	v->patched++;
+}
+
+/* The outcomes counted, what went in, and the runs of dropped pieces:
+ * kept when the assembly is the one the last pass read, patched from its
+ * changes when it took that one's results over, else read again. */
+static bool scan_pieces(struct vm *vm)
+{
+	struct vm_vrows *v = vm->vr;
+	const struct assembly *a = &vm->session.cur;
+	size_t np = vm->session.src->npieces;
+	unsigned long from = v->serial;
+	bool known = from != 0 && v->np == np, same = known && a->serial == from;
+	bool ok = true;
+	v->serial = 0; /* until the bits are whole again */
+	if (same && v->hidden == vm->hide_dropped) {
+		/* the results the last pass read: its runs stand */
+	} else if (same || (known && a->reused && a->changes_valid && a->reused_from == from)) {
+		if (!same)
+			patch_bits(vm);
+		v->nsegs = v->nids = 0;
+		ok = vm->hide_dropped || runs_from_bits(vm);
+	} else {
+		v->nsegs = v->nids = 0;
+		ok = read_results(vm);
+	}
+	if (!ok)
+		return false;
+	v->serial = a->serial;
+	v->np = np;
+	v->hidden = vm->hide_dropped;
+	vm->ndropped = v->ndropped;
+	vm->ntruncated = v->ntruncated;
+	return true;
 }
 
 /* By bucket, then as made (input order); `first` holds the order made. */
@@ -414,7 +487,6 @@ static bool build_virtual_rows(struct vm *vm, long keep, long *keep_block)
 {
 	struct vm_vrows *v = vm->vr;
 	v->on = false;
-	v->nsegs = v->nids = 0;
 	if (!scan_blocks(vm, keep, keep_block) || !scan_pieces(vm) || !order_segs(vm))
 		return false;
 	size_t nb = vm->session.cur.nblocks;

@@ -287,6 +287,79 @@ static void test_out_of_memory(void **state)
 	assert_true(opened);
 }
 
+/* A kind that takes the last assembly's results over and writes each one
+ * again (those written back as they were drop out of its list of changes):
+ * a heading per layer of the sample, then that layer's pieces in input
+ * order, each excluded one dropped. */
+static const char *const fake_layers[] = { "l0", "l1", "l2", "l3", "l4", "l5", "l6", "l7" };
+static struct kind_ops reusing;
+
+static int reusing_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+{
+	if (asm_init_reuse(a, src, ASM_DOCUMENT) != CS_OK || asm_grouping(a, "layer", fake_layers, 8) < 0)
+		return cs_error_nomem(err);
+	a->budget.limit = a->budget.usable = 1000000;
+	for (int l = 0; l < 8; l++) {
+		struct block *h = asm_block(a, -1, l, -1);
+		h->flags |= BLOCK_MADE | BLOCK_HEADING;
+		h->label = fake_layers[l];
+		asm_span(a, "## section\n", 11, 11);
+		for (size_t i = 0; i < src->npieces; i++) {
+			const struct piece *p = &src->pieces[i];
+			if (((p->layer % 8) + 8) % 8 != l)
+				continue;
+			if (piece_excluded(p)) {
+				asm_drop(a, (long)i, REASON_EXCLUDED_BY_USER, NULL);
+				continue;
+			}
+			asm_block(a, (long)i, l, -1);
+			asm_span(a, p->text, p->text_bytes, (size_t)-1);
+			asm_whole(a, (long)i, (long)a->nblocks - 1, p->tokens);
+		}
+	}
+	return asm_finish(a, err);
+}
+
+/* Rows patched from the assembly's list of changes (the bits of what went
+ * in and the counts kept from the last pass) against the reference. */
+static void test_patched_from_changes(void **state)
+{
+	(void)state;
+	struct cs_error err;
+	cs_error_clear(&err);
+	struct source *src = support_load("samples/memory/long-session.json", NULL);
+	reusing = *src->kind;
+	reusing.assemble = reusing_assemble;
+	src->kind = &reusing;
+	struct vm vm;
+	assert_int_equal(vm_init(&vm, src, &err), CS_OK);
+	uint64_t rng = 23;
+	size_t np = vm.session.src->npieces;
+	unsigned long patched = vm.vr->patched;
+	for (unsigned s = 0; s < 80; s++) {
+		struct edit e = { .type = EDIT_EXCLUDE, .piece = (long)(next_rand(&rng) % np) };
+		e.value = piece_excluded(&vm.session.src->pieces[e.piece]) ? 0 : 1;
+		if (s % 9 == 8)
+			vm_toggle_dropped(&vm);
+		else
+			assert_int_equal(vm_apply(&vm, &e, &err), CS_OK);
+		if (s % 9 != 8)
+			assert_true(vm.session.cur.reused && vm.session.cur.changes_valid);
+		const struct vm_row *sel = vm_selected(&vm);
+		long keep = sel ? sel->piece : -1, keep_block = sel ? sel->block : -1;
+		struct shown fast;
+		capture(&vm, &fast); /* as the edit left them: patched */
+		check_both_ways(&vm, "patched from the changes", keep, keep_block, &rng);
+		struct shown again;
+		capture(&vm, &again);
+		same_shown("patched, then read whole", &fast, &again);
+		free(fast.rows);
+		free(again.rows);
+	}
+	assert_true(vm.vr->patched > patched + 40); /* the edits were patched, not read whole */
+	vm_fini(&vm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -294,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_tight_budget_both_ways),
 		cmocka_unit_test(test_sorted_and_filtered_materialized),
 		cmocka_unit_test(test_out_of_memory),
+		cmocka_unit_test(test_patched_from_changes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
