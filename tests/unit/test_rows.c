@@ -127,7 +127,10 @@ static void random_step(struct vm *vm, uint64_t *rng)
 	} else if (what == 7) {
 		vm_toggle_dropped(vm);
 	} else if (what == 8) {
-		(void)vm_undo(vm, &err);
+		if (next_rand(rng) % 2)
+			(void)vm_undo(vm, &err);
+		else /* another request of a sequence: its pieces' text and layers change */
+			(void)vm_step_sequence(vm, next_rand(rng) % 2 ? 1 : -1, &err);
 	} else {
 		vm_move(vm, (long)(next_rand(rng) % 7) - 3);
 	}
@@ -193,6 +196,7 @@ static void test_samples_both_ways(void **state)
 		"samples/manifest/over-budget/working-set.yml", "samples/manifest/research/working-set.yml",
 		"samples/manifest/tuning/working-set.yml", "samples/claude-code/session.jsonl",
 		"samples/requests/anthropic-tools.json", "samples/requests/openai-chat.json",
+		"samples/requests/log-timestamp-fixed.jsonl", "samples/claude-code/agent-7c1e9b2d.jsonl",
 		"tests/fixtures/ui/parser-fix/working-set.yml",
 	};
 	for (size_t i = 0; i < sizeof inputs / sizeof *inputs; i++)
