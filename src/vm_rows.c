@@ -687,8 +687,12 @@ bool vm_rebuild_rows(struct vm *vm, long keep_piece, long keep_block)
 		     : keep_piece >= 0	    ? piece_row(vm, keep_piece, first)
 					    : vm_row_find(vm, -1, keep_block);
 	vm->cursor = found >= 0 ? (size_t)found : vm->cursor < vm->nrows ? vm->cursor : (vm->nrows ? vm->nrows - 1 : 0);
-	if (vm->nrows && vm_row_at(vm, vm->cursor).type == VM_ROW_MARKER)
+	if (vm->nrows && vm_row_at(vm, vm->cursor).type == VM_ROW_MARKER) {
+		bool header = vm->on_header; /* from the header vm_move would only leave it, the cursor on the marker */
+		vm->on_header = false;
 		vm_move(vm, vm->cursor + 1 < vm->nrows ? 1 : -1);
+		vm->on_header = header;
+	}
 	vm->detail.piece = -2;
 	return true;
 }

@@ -364,6 +364,33 @@ static void test_patched_from_changes(void **state)
 	vm_fini(&vm);
 }
 
+/* The header selected (k above the first row) when an edit brings a
+ * marker row to where the cursor was: the header stays selected and the
+ * cursor leaves the marker (it stayed on it, the header let go, and the
+ * detail read block -1 of the prompt). */
+static void test_edit_from_the_header(void **state)
+{
+	(void)state;
+	struct cs_error err;
+	cs_error_clear(&err);
+	struct vm vm;
+	assert_int_equal(vm_init(&vm, support_load("samples/memory/task-stack.json", NULL), &err), CS_OK);
+	assert_int_equal(vm.cursor, 0);
+	assert_int_not_equal(vm_row_at(&vm, 0).type, VM_ROW_MARKER); /* the prompt is the baseline's */
+	vm_move(&vm, -1);
+	assert_true(vm.on_header);
+	assert_int_equal(vm_cycle_option(&vm, "assembly", &err), CS_OK); /* S: linear, not the stack */
+	assert_int_equal(vm_row_at(&vm, 0).type, VM_ROW_MARKER); /* the cache breaks before the first block */
+	assert_true(vm.on_header);
+	assert_int_not_equal(vm_row_at(&vm, vm.cursor).type, VM_ROW_MARKER);
+	assert_true(vm_detail(&vm)); /* the header's detail */
+	vm_move(&vm, 1); /* back to the list, on a row that is not a marker */
+	assert_false(vm.on_header);
+	assert_int_not_equal(vm_selected(&vm)->type, VM_ROW_MARKER);
+	assert_true(vm_detail(&vm));
+	vm_fini(&vm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -372,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_sorted_and_filtered_materialized),
 		cmocka_unit_test(test_out_of_memory),
 		cmocka_unit_test(test_patched_from_changes),
+		cmocka_unit_test(test_edit_from_the_header),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
