@@ -20,7 +20,10 @@ void cs_free(void *ptr);
  * Returns 0, or -1 on failure (overflow or out of memory) with *arr and
  * *cap untouched. Use CS_GROW(arr, cap, need) for a typed array. */
 int cs_grow(void **arr, size_t *cap, size_t need, size_t size);
-#define CS_GROW(arr, cap, need) cs_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+/* (the test for room inline: an append that has room makes no call; `need`
+ * and `cap` are read twice, so they take no side effects) */
+#define CS_GROW(arr, cap, need) \
+	((size_t)(need) <= (cap) ? 0 : cs_grow((void **)&(arr), &(cap), (need), sizeof *(arr)))
 
 /* A copy of s[0..n) plus a NUL, caller frees with cs_free. NULL on failure. */
 char *cs_strndup(const char *s, size_t n);

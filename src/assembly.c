@@ -166,13 +166,85 @@ static int cmp_change(const void *x, const void *y)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/* One change's place in the radix sort: its piece, and where it is. */
+struct change_key {
+	size_t piece, at;
+};
+
+/* The changes sorted by piece, each piece's in the order recorded: a
+ * stable radix sort of their places, a byte of the piece a pass, then the
+ * changes moved once (a cascade of a quarter of a million is sorted in a
+ * few passes, not n log n calls). false when out of memory (unsorted). */
+static bool radix_changes(struct assembly *a)
+{
+	size_t n = a->nchanges, most = 0;
+	struct change_key *key = cs_malloc(n * sizeof *key), *tmp = cs_malloc(n * sizeof *tmp);
+	struct asm_change *out = cs_malloc(n * sizeof *out);
+	if (!key || !tmp || !out) {
+		cs_free(key);
+		cs_free(tmp);
+		cs_free(out);
+		return false;
+	}
+	for (size_t k = 0; k < n; k++) {
+		key[k] = (struct change_key){ (size_t)a->changes[k].piece, k };
+		most = key[k].piece > most ? key[k].piece : most;
+	}
+	for (unsigned shift = 0; shift < sizeof most * 8 && most >> shift; shift += 8) {
+		size_t count[257] = { 0 };
+		for (size_t k = 0; k < n; k++)
+			count[((key[k].piece >> shift) & 255) + 1]++;
+		for (size_t b = 1; b < 257; b++)
+			count[b] += count[b - 1];
+		for (size_t k = 0; k < n; k++)
+			tmp[count[(key[k].piece >> shift) & 255]++] = key[k];
+		struct change_key *swap = key;
+		key = tmp;
+		tmp = swap;
+	}
+	for (size_t k = 0; k < n; k++)
+		out[k] = a->changes[key[k].at];
+	cs_free(a->changes);
+	a->changes = out;
+	a->cap_changes = n;
+	cs_free(key);
+	cs_free(tmp);
+	return true;
+}
+
+/* The changes from `from` on sorted, then merged into the ones before
+ * (in order already: a kind's walk over every piece, then a few more),
+ * each moved at most once, from the end. false when out of memory. */
+static bool merge_tail(struct assembly *a, size_t from)
+{
+	size_t nt = a->nchanges - from;
+	struct asm_change *tail = cs_malloc(nt * sizeof *tail);
+	if (!tail)
+		return false;
+	memcpy(tail, a->changes + from, nt * sizeof *tail);
+	qsort(tail, nt, sizeof *tail, cmp_change);
+	size_t i = from, j = nt, w = a->nchanges; /* one past the next to place, each */
+	while (j > 0) { /* a piece's records before (in the run) stay before its later ones */
+		if (i > 0 && a->changes[i - 1].piece > tail[j - 1].piece)
+			a->changes[--w] = a->changes[--i];
+		else
+			a->changes[--w] = tail[--j];
+	}
+	cs_free(tail);
+	return true;
+}
+
 /* The changes by piece, one each (its first record: the old result), those
  * written back as they were dropped. */
 static void settle_changes(struct assembly *a)
 {
 	if (!a->reused)
 		return;
-	if (a->nchanges > 1)
+	size_t run = a->nchanges ? 1 : 0; /* in order from the start */
+	while (run < a->nchanges && a->changes[run - 1].piece <= a->changes[run].piece)
+		run++;
+	if (run < a->nchanges && !((a->nchanges - run) * 4 <= a->nchanges && merge_tail(a, run)) &&
+	    (a->nchanges < 256 || !radix_changes(a)))
 		qsort(a->changes, a->nchanges, sizeof *a->changes, cmp_change);
 	size_t n = 0;
 	for (size_t k = 0; k < a->nchanges; k++) {

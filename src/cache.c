@@ -498,22 +498,28 @@ void cache_analysis_fini(struct cache_analysis *an)
 	memset(an, 0, sizeof *an);
 }
 
-int cache_analyze_measured(const struct assembly *base, const struct cache_overrides *o_base,
-			   const struct assembly *now, const struct cache_overrides *o_now, const struct cache_profile *p,
-			   const struct cache_measure *m, struct cache_analysis *an, struct cs_error *err)
+/* cache_analyze_measured, the baseline's breakpoints taken from kept
+ * (owned: an holds them from here on, freed with it) when have_kept. */
+static int analyze(const struct assembly *base, const struct cache_overrides *o_base, const struct assembly *now,
+		   const struct cache_overrides *o_now, const struct cache_profile *p, const struct cache_measure *m,
+		   struct cache_analysis *an, struct cache_breakpoint *kept, size_t nkept, bool have_kept,
+		   struct cs_error *err)
 {
 	memset(an, 0, sizeof *an);
 	an->profile = p;
+	an->base_bps = kept;
+	an->nbase_bps = nkept;
 	struct scale sb, sn;
 	bool exact = m && m->now_blocks && m->base_blocks;
 	if (!scale_init(&sb, base, exact ? m->base_blocks : NULL, exact ? m->base_total : 0) ||
 	    !scale_init(&sn, now, exact ? m->now_blocks : NULL, exact ? m->now_total : 0)) {
 		cs_free(sb.off);
+		cache_analysis_fini(an);
 		return cs_error_nomem(err);
 	}
 	an->exact = exact;
 	int rc = breakpoints(now, &sn, o_now, p, &an->bps, &an->nbps, err);
-	if (rc == CS_OK)
+	if (rc == CS_OK && !have_kept)
 		rc = breakpoints(base, &sb, o_base, p, &an->base_bps, &an->nbase_bps, err);
 	if (rc == CS_OK) {
 		long same;
@@ -528,6 +534,38 @@ int cache_analyze_measured(const struct assembly *base, const struct cache_overr
 	cs_free(sn.off);
 	if (rc != CS_OK)
 		cache_analysis_fini(an);
+	return rc;
+}
+
+int cache_analyze_measured(const struct assembly *base, const struct cache_overrides *o_base,
+			   const struct assembly *now, const struct cache_overrides *o_now, const struct cache_profile *p,
+			   const struct cache_measure *m, struct cache_analysis *an, struct cs_error *err)
+{
+	return analyze(base, o_base, now, o_now, p, m, an, NULL, 0, false, err);
+}
+
+int cache_analyze_again(const struct assembly *base, const struct cache_overrides *o_base,
+			const struct assembly *now, const struct cache_overrides *o_now, const struct cache_profile *p,
+			const struct cache_measure *m, struct cache_analysis *an, struct cs_error *err)
+{
+	/* breakpoints() reads the blocks' flags and estimated ends, the overrides
+	 * and these three figures: with the same baseline assembly, the same
+	 * figures and no overrides, it finds what it found */
+	bool plain = !(m && m->now_blocks && m->base_blocks) && !(o_base && o_base->n);
+	bool same = plain && an->base_serial != 0 && an->base_serial == base->serial && an->base_mode == p->mode &&
+		    an->base_max_breakpoints == p->max_breakpoints && an->base_min_prefix == p->min_prefix;
+	struct cache_breakpoint *kept = same ? an->base_bps : NULL;
+	size_t nkept = same ? an->nbase_bps : 0;
+	if (same)
+		an->base_bps = NULL; /* not freed below: handed over */
+	cache_analysis_fini(an);
+	int rc = analyze(base, o_base, now, o_now, p, m, an, kept, nkept, same, err);
+	if (rc == CS_OK && plain) {
+		an->base_serial = base->serial;
+		an->base_mode = p->mode;
+		an->base_max_breakpoints = p->max_breakpoints;
+		an->base_min_prefix = p->min_prefix;
+	}
 	return rc;
 }
 

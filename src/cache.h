@@ -143,6 +143,12 @@ struct cache_analysis {
 	struct cache_cost steady;             /* the baseline repeated on its own warm cache */
 	double delta;                         /* now.cost - steady.cost, base tokens */
 	bool exact;                           /* the token figures are exact counts (cache_measure) */
+	/* what base_bps were found from, for cache_analyze_again: the baseline's
+	 * serial (0: not to be kept) and the profile's figures they depend on */
+	unsigned long base_serial;
+	enum cache_mode base_mode;
+	int base_max_breakpoints;
+	long base_min_prefix;
 };
 
 /* Exact counts in place of the estimate (formats.md §8): for a profile
@@ -179,6 +185,15 @@ int cache_analyze(const struct assembly *base, const struct cache_overrides *o_b
 int cache_analyze_measured(const struct assembly *base, const struct cache_overrides *o_base,
 			   const struct assembly *now, const struct cache_overrides *o_now, const struct cache_profile *p,
 			   const struct cache_measure *m, struct cache_analysis *an, struct cs_error *err);
+/* cache_analyze_measured in place of the analysis an holds (the one before,
+ * or zeroed): the baseline's breakpoints are kept from it when they were
+ * found in the same baseline assembly (its serial) under the same figures,
+ * in estimated tokens and without overrides on the baseline; else found
+ * again. The inspector's analysis after each edit, whose baseline rarely
+ * changes: a walk of every block of the baseline saved. */
+int cache_analyze_again(const struct assembly *base, const struct cache_overrides *o_base,
+			const struct assembly *now, const struct cache_overrides *o_now, const struct cache_profile *p,
+			const struct cache_measure *m, struct cache_analysis *an, struct cs_error *err);
 void cache_analysis_fini(struct cache_analysis *an);
 
 /* ---- lints (cache_lint.c) ------------------------------------------------- */

@@ -42,9 +42,9 @@ static int open_to_read(const char *path, bool *symlink)
 	return open(path, flags);
 }
 
-/* Reads path whole into *out: a buffer of its own (cap NULL), or *out
- * grown to hold it (cap: its size, kept by the caller). */
-static int read_file(const char *path, size_t max_bytes, char **out, size_t *cap, size_t *len,
+/* Reads path whole into *out: room a bulk reserves (b), else a buffer of
+ * its own. */
+static int read_file(const char *path, size_t max_bytes, struct bulk *b, char **out, size_t *len,
 		     enum file_state *state, bool *symlink, struct cs_error *err)
 {
 	*len = 0;
@@ -80,27 +80,28 @@ static int read_file(const char *path, size_t max_bytes, char **out, size_t *cap
 		return fail(err, state, FILE_TOO_BIG, CS_ELIMIT, path, "is larger than ctxscope reads");
 	}
 	size_t size = (size_t)before.st_size;
-	char *buf = *out;
-	if (!cap || *cap <= size) { /* cap: grown, never shrunk; else a buffer of its own */
-		buf = cap ? cs_realloc(*out, size + 1) : cs_malloc(size + 1);
-		if (!buf) {
-			close(fd);
-			return fail(err, state, FILE_UNREADABLE, CS_ENOMEM, path, "out of memory reading it");
-		}
-		if (cap) {
-			*out = buf;
-			*cap = size + 1;
-		}
+	char *buf = b ? bulk_reserve(b, size) : cs_malloc(size + 1);
+	if (!buf) {
+		close(fd);
+		return fail(err, state, FILE_UNREADABLE, CS_ENOMEM, path, "out of memory reading it");
 	}
-	bulk_advise(buf, size + 1); /* huge pages: a big file's read faults once per 2 MB, not per 4 kB */
-	size_t got = 0;
-	while (got < size) {
-		ssize_t r = read(fd, buf + got, size - got);
+	if (!b) /* a bulk's chunks are advised already */
+		bulk_advise(buf, size + 1); /* huge pages: a big file's read faults once per 2 MB, not per 4 kB */
+	/* Into a bulk, each read asks for a byte past the size (the room has
+	 * it, for the NUL): a regular file gives fewer bytes than asked only
+	 * at its end, so exactly `size` is the end, without a read of its own
+	 * to see it (one system call a file of 5 or 6), and a byte more is a
+	 * file that grew (or says a size it does not hold, as in /proc). The
+	 * fstat after still catches a file changed meanwhile. Else the end is
+	 * read for (file_read: the benchmark's anchor reads this way). */
+	size_t got = 0, want = b ? size + 1 : size;
+	while (got < want) {
+		ssize_t r = read(fd, buf + got, want - got);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
 			int e = errno;
-			if (!cap)
+			if (!b)
 				cs_free(buf);
 			close(fd);
 			return fail(err, state, FILE_UNREADABLE, CS_EIO, path, strerror(e));
@@ -108,15 +109,17 @@ static int read_file(const char *path, size_t max_bytes, char **out, size_t *cap
 		if (r == 0)
 			break;
 		got += (size_t)r;
+		if (b && got >= size)
+			break;
 	}
 	char extra;
-	ssize_t more = got == size ? read(fd, &extra, 1) : 0;
+	ssize_t more = got == size && !b ? read(fd, &extra, 1) : 0;
 	struct stat after;
 	int st_ok = fstat(fd, &after) == 0;
 	close(fd);
 	if (got != size || more > 0 || !st_ok || after.st_size != before.st_size ||
 	    mtime_ns(&after) != mtime_ns(&before)) {
-		if (!cap)
+		if (!b)
 			cs_free(buf);
 		return fail(err, state, FILE_CHANGED, CS_EIO, path, "changed while being read; try again");
 	}
@@ -138,13 +141,14 @@ int file_read_noting_link(const char *path, size_t max_bytes, char **out, size_t
 			  bool *symlink, struct cs_error *err)
 {
 	*out = NULL;
-	return read_file(path, max_bytes, out, NULL, len, state, symlink, err);
+	return read_file(path, max_bytes, NULL, out, len, state, symlink, err);
 }
 
-int file_read_reusing(const char *path, size_t max_bytes, char **buf, size_t *cap, size_t *len,
-		      enum file_state *state, bool *symlink, struct cs_error *err)
+int file_read_bulk(const char *path, size_t max_bytes, struct bulk *b, char **out, size_t *len,
+		   enum file_state *state, bool *symlink, struct cs_error *err)
 {
-	return read_file(path, max_bytes, buf, cap, len, state, symlink, err);
+	*out = NULL;
+	return read_file(path, max_bytes, b, out, len, state, symlink, err);
 }
 int file_stamp(const char *path, struct file_stamp *stamp, struct cs_error *err)
 {

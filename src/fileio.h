@@ -37,13 +37,15 @@ int file_read(const char *path, size_t max_bytes, char **out, size_t *len, enum 
  * a stat of its own per file. */
 int file_read_noting_link(const char *path, size_t max_bytes, char **out, size_t *len, enum file_state *state,
 			  bool *symlink, struct cs_error *err);
-/* file_read_noting_link into one buffer from file to file: *buf (NULL and
- * *cap 0 at first; cs_malloc'd) is grown to hold the file and its NUL when
- * it is too small, and stays the caller's whatever happens (cs_free it
- * after the last file). For a loader that copies what it keeps: one buffer
- * for every file, no allocation or free per file. */
-int file_read_reusing(const char *path, size_t max_bytes, char **buf, size_t *cap, size_t *len,
-		      enum file_state *state, bool *symlink, struct cs_error *err);
+struct bulk;
+/* file_read_noting_link straight into room bulk_reserve gives (bulk.h): no
+ * buffer of its own and no copy. On success *out holds the file and its NUL
+ * but is not kept yet: the caller keeps it with bulk_commit(b, *out, *len),
+ * or leaves it (the next reserve reuses the room). Nothing to free either way.
+ * It reads with one system call fewer than file_read: a read that gives
+ * exactly the size is taken as the end (see fileio.c). */
+int file_read_bulk(const char *path, size_t max_bytes, struct bulk *b, char **out, size_t *len,
+		   enum file_state *state, bool *symlink, struct cs_error *err);
 
 /* Identity of a file as loaded, to tell later whether it changed on disk. */
 struct file_stamp {

@@ -58,7 +58,6 @@ static long vm_block_count(const struct vm *vm, size_t b)
 bool vm_compute_cache(struct vm *vm)
 {
 	const struct assembly *a = &vm->session.cur;
-	cache_analysis_fini(&vm->cache.an);
 	struct cs_error err;
 	struct vm_cache *c = &vm->cache;
 	c->active = cache_tuned_profile(vm->session.src, c->profile, &c->tuned, NULL);
@@ -74,8 +73,9 @@ bool vm_compute_cache(struct vm *vm)
 		}
 	}
 	exact = exact && c->exact_off;
-	if (cache_analyze_measured(&vm->session.base, &c->bp_base, a, &c->bp_now, c->active, exact ? &m : NULL, &c->an,
-				   &err) != CS_OK) {
+	/* over the analysis before: the baseline's breakpoints kept while it is the same */
+	if (cache_analyze_again(&vm->session.base, &c->bp_base, a, &c->bp_now, c->active, exact ? &m : NULL, &c->an,
+				&err) != CS_OK) {
 		c->same_blocks = 0;
 		c->cached_block = -1;
 		c->cached_tokens = c->rewrite_tokens = 0;
@@ -113,34 +113,45 @@ static long block_cached_tokens(const struct vm *vm, size_t b)
 
 /* Per-frame figures, worked out once per re-assembly or baseline so that a
  * redraw costs O(visible rows): the largest block and each layer's cache
- * state. false on out of memory. */
+ * state. One pass over the blocks for the largest and each layer's count;
+ * the cache's shares then from the blocks it reads, which come first (in
+ * estimated tokens offsets only grow; exact counts are walked whole).
+ * false on out of memory. */
 bool vm_summarize(struct vm *vm)
 {
 	const struct assembly *a = &vm->session.cur;
 	vm->max_block_tokens = 0; /* the dropped and truncated are counted with the rows (vm_rebuild_rows) */
+	size_t ng = a->ngroupings < ASM_MAX_GROUPINGS ? a->ngroupings : ASM_MAX_GROUPINGS;
 	for (size_t g = 0; g < ASM_MAX_GROUPINGS; g++) {
 		cs_free(vm->cache.layers[g]);
 		vm->cache.layers[g] = NULL;
 	}
-	for (size_t b = 0; a->ngroupings == 0 && b < a->nblocks; b++)
-		if (a->blocks[b].budget_tokens > vm->max_block_tokens)
-			vm->max_block_tokens = a->blocks[b].budget_tokens;
-	for (size_t g = 0; g < a->ngroupings; g++) {
+	for (size_t g = 0; g < ng; g++) {
 		size_t nl = a->groupings[g].nlayers;
 		vm->cache.layers[g] = cs_calloc(nl ? nl : 1, sizeof *vm->cache.layers[g]);
 		if (!vm->cache.layers[g])
 			return false;
-		for (size_t b = 0; b < a->nblocks; b++) {
-			if (g == 0 && a->blocks[b].budget_tokens > vm->max_block_tokens) /* in the same pass */
-				vm->max_block_tokens = a->blocks[b].budget_tokens;
+	}
+	for (size_t b = 0; b < a->nblocks; b++) {
+		const struct block *bl = &a->blocks[b];
+		if (bl->budget_tokens > vm->max_block_tokens)
+			vm->max_block_tokens = bl->budget_tokens;
+		for (size_t g = 0; g < ng; g++)
+			if (bl->layer[g] >= 0 && (size_t)bl->layer[g] < a->groupings[g].nlayers)
+				vm->cache.layers[g][bl->layer[g]].blocks++;
+	}
+	long read = vm->cache.an.now.read;
+	for (size_t b = 0; b < a->nblocks; b++) {
+		bool cached = vm_block_cached(vm, (long)b);
+		if (!cached && !vm->cache.exact_off && vm_block_offset(vm, b) >= read)
+			break; /* neither read nor cached, nor any block after it */
+		for (size_t g = 0; g < ng; g++) {
 			int l = a->blocks[b].layer[g];
-			if (l < 0 || (size_t)l >= nl)
+			if (l < 0 || (size_t)l >= a->groupings[g].nlayers)
 				continue;
 			struct vm_layer_info *li = &vm->cache.layers[g][l];
-			li->blocks++;
 			li->cached_tokens += block_cached_tokens(vm, b);
-			if (vm_block_cached(vm, (long)b))
-				li->cached_blocks++;
+			li->cached_blocks += cached;
 		}
 	}
 	return true;

@@ -22,7 +22,7 @@ struct anchor {
 	struct ynode *node;
 };
 
-struct builder {
+struct ybuilder {
 	struct ytree *t;
 	struct frame stack[YAML_MAX_DEPTH + 1];
 	size_t depth;
@@ -44,7 +44,7 @@ static size_t sat_add(size_t a, size_t b)
 	return a > (size_t)-1 - b ? (size_t)-1 : a + b;
 }
 
-static int push_child(struct builder *b, struct ynode *node, struct cs_error *err)
+static int push_child(struct ybuilder *b, struct ynode *node, struct cs_error *err)
 {
 	if (b->done)
 		return CS_OK;
@@ -66,7 +66,7 @@ static int push_child(struct builder *b, struct ynode *node, struct cs_error *er
 	return CS_OK;
 }
 
-static int add_anchor(struct builder *b, const unsigned char *name, struct ynode *node, struct cs_error *err)
+static int add_anchor(struct ybuilder *b, const unsigned char *name, struct ynode *node, struct cs_error *err)
 {
 	if (!name || b->done)
 		return CS_OK;
@@ -86,7 +86,7 @@ static int add_anchor(struct builder *b, const unsigned char *name, struct ynode
 	return CS_OK;
 }
 
-static struct ynode *find_anchor(struct builder *b, const char *name)
+static struct ynode *find_anchor(struct ybuilder *b, const char *name)
 {
 	size_t i = strmap_get(&b->anchor_index, name, strlen(name)); /* the latest definition wins */
 	return i == STRMAP_NONE ? NULL : b->anchors[i].node;
@@ -98,9 +98,7 @@ static bool same_key(const struct ynode *a, const struct ynode *b)
 	       memcmp(a->value, b->value, a->len) == 0;
 }
 
-/* Sets map->dup_key to the first key equal to an earlier one: a scan for a
- * few keys, a hash of them for more. */
-static int check_keys(struct ynode *map, struct cs_error *err)
+int ymap_find_duplicate(struct ynode *map, struct cs_error *err)
 {
 	struct ynode **c = map->children;
 	size_t n = map->nchildren;
@@ -132,7 +130,7 @@ static int check_keys(struct ynode *map, struct cs_error *err)
 	return rc;
 }
 
-static struct ynode *new_node(struct builder *b, enum ynode_type type, yaml_mark_t start, yaml_mark_t end)
+static struct ynode *new_node(struct ybuilder *b, enum ynode_type type, yaml_mark_t start, yaml_mark_t end)
 {
 	struct ynode *n = arena_alloc(&b->t->arena, sizeof *n);
 	if (n) {
@@ -144,31 +142,43 @@ static struct ynode *new_node(struct builder *b, enum ynode_type type, yaml_mark
 	return n;
 }
 
+void ynode_of_scalar(struct ynode *n, const struct yaml_event_s *ev)
+{
+	*n = (struct ynode){ .type = YNODE_SCALAR, .start = mark_of(ev->start_mark), .end = mark_of(ev->end_mark),
+			     .value = (const char *)ev->data.scalar.value, .len = ev->data.scalar.length, .weight = 1 };
+	switch (ev->data.scalar.style) {
+	case YAML_SINGLE_QUOTED_SCALAR_STYLE: n->style = YSTYLE_SINGLE; break;
+	case YAML_DOUBLE_QUOTED_SCALAR_STYLE: n->style = YSTYLE_DOUBLE; break;
+	case YAML_LITERAL_SCALAR_STYLE: n->style = YSTYLE_LITERAL; break;
+	case YAML_FOLDED_SCALAR_STYLE: n->style = YSTYLE_FOLDED; break;
+	default: n->style = YSTYLE_PLAIN; break;
+	}
+}
+
+struct ymark ymark_of_event(const struct yaml_event_s *ev, bool end)
+{
+	return mark_of(end ? ev->end_mark : ev->start_mark);
+}
+
 static int limit_error(struct cs_error *err, yaml_mark_t m, const char *what)
 {
 	cs_error_pos(err, (long)m.line + 1, (long)m.column + 1);
 	return cs_error_set(err, CS_ELIMIT, "%s", what);
 }
 
-static int on_event(struct builder *b, yaml_event_t *ev, struct cs_error *err)
+static int on_event(struct ybuilder *b, yaml_event_t *ev, struct cs_error *err)
 {
 	struct ynode *n;
 	switch (ev->type) {
 	case YAML_SCALAR_EVENT: {
 		if (b->done)
 			return CS_OK;
-		n = new_node(b, YNODE_SCALAR, ev->start_mark, ev->end_mark);
-		if (!n || !(n->value = arena_strndup(&b->t->arena, (const char *)ev->data.scalar.value,
-						     ev->data.scalar.length)))
+		n = arena_alloc(&b->t->arena, sizeof *n);
+		if (!n)
 			return cs_error_set(err, CS_ENOMEM, "out of memory reading YAML");
-		n->len = ev->data.scalar.length;
-		switch (ev->data.scalar.style) {
-		case YAML_SINGLE_QUOTED_SCALAR_STYLE: n->style = YSTYLE_SINGLE; break;
-		case YAML_DOUBLE_QUOTED_SCALAR_STYLE: n->style = YSTYLE_DOUBLE; break;
-		case YAML_LITERAL_SCALAR_STYLE: n->style = YSTYLE_LITERAL; break;
-		case YAML_FOLDED_SCALAR_STYLE: n->style = YSTYLE_FOLDED; break;
-		default: n->style = YSTYLE_PLAIN; break;
-		}
+		ynode_of_scalar(n, ev);
+		if (!(n->value = arena_strndup(&b->t->arena, n->value, n->len)))
+			return cs_error_set(err, CS_ENOMEM, "out of memory reading YAML");
 		int rc = add_anchor(b, ev->data.scalar.anchor, n, err);
 		return rc ? rc : push_child(b, n, err);
 	}
@@ -208,7 +218,7 @@ static int on_event(struct builder *b, yaml_event_t *ev, struct cs_error *err)
 				return cs_error_set(err, CS_ENOMEM, "out of memory reading YAML");
 			memcpy(n->children, f->items, f->n * sizeof *n->children);
 		}
-		int rc = n->type == YNODE_MAP ? check_keys(n, err) : CS_OK;
+		int rc = n->type == YNODE_MAP ? ymap_find_duplicate(n, err) : CS_OK;
 		if (rc)
 			return rc;
 		if (n->weight > YAML_MAX_EXPANDED)
@@ -240,6 +250,65 @@ static int on_event(struct builder *b, yaml_event_t *ev, struct cs_error *err)
 	}
 }
 
+struct ybuilder *ybuild_new(struct ytree *t)
+{
+	arena_init(&t->arena);
+	t->root = NULL;
+	struct ybuilder *b = cs_calloc(1, sizeof *b);
+	if (b)
+		b->t = t;
+	return b;
+}
+
+int ybuild_event(struct ybuilder *b, struct yaml_event_s *ev, struct cs_error *err)
+{
+	return on_event(b, ev, err);
+}
+
+struct ynode *ybuild_take(struct ybuilder *b)
+{
+	struct ynode *n = b->doc_root;
+	b->doc_root = NULL;
+	return n;
+}
+
+void ybuild_free(struct ybuilder *b)
+{
+	if (!b)
+		return;
+	for (size_t i = 0; i < sizeof b->stack / sizeof b->stack[0]; i++) /* every depth's, used or not */
+		cs_free(b->stack[i].items);
+	cs_free(b->anchors);
+	strmap_fini(&b->anchor_index);
+	cs_free(b);
+}
+
+/* err from the parser's failure (its words and place). */
+static int parser_error(const yaml_parser_t *parser, const char *data, size_t len, struct cs_error *err)
+{
+	if (parser->error == YAML_MEMORY_ERROR)
+		return cs_error_set(err, CS_ENOMEM, "out of memory in the YAML parser");
+	yaml_mark_t m = parser->problem_mark;
+	cs_error_pos(err, (long)m.line + 1, (long)m.column + 1);
+	if (parser->error == YAML_READER_ERROR) {
+		/* The reader (bad UTF-8, a control byte) has no mark, only a
+		 * byte offset. */
+		long line, column;
+		text_position(data, len, parser->problem_offset < len ? parser->problem_offset : len, &line, &column);
+		cs_error_pos(err, line, column);
+		if (parser->problem_value != -1)
+			return cs_error_set(err, CS_ESYNTAX, "%s (byte 0x%02X at offset %zu)",
+					    parser->problem ? parser->problem : "unreadable text",
+					    (unsigned)parser->problem_value & 0xFFu, parser->problem_offset);
+		return cs_error_set(err, CS_ESYNTAX, "%s", parser->problem ? parser->problem : "unreadable text");
+	}
+	if (parser->context)
+		return cs_error_set(err, CS_ESYNTAX, "%s (%s that began at %ld:%ld)",
+				    parser->problem ? parser->problem : "syntax error", parser->context,
+				    (long)parser->context_mark.line + 1, (long)parser->context_mark.column + 1);
+	return cs_error_set(err, CS_ESYNTAX, "%s", parser->problem ? parser->problem : "syntax error");
+}
+
 int ytree_parse(struct ytree *t, const char *data, size_t len, struct cs_error *err)
 {
 	arena_init(&t->arena);
@@ -249,43 +318,16 @@ int ytree_parse(struct ytree *t, const char *data, size_t len, struct cs_error *
 		return cs_error_set(err, CS_ENOMEM, "out of memory starting the YAML parser");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
 	yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
-
-	struct builder *b = cs_calloc(1, sizeof *b);
+	struct ybuilder *b = ybuild_new(t);
 	if (!b) {
 		yaml_parser_delete(&parser);
 		return cs_error_set(err, CS_ENOMEM, "out of memory reading YAML");
 	}
-	b->t = t;
 	int rc = CS_OK;
 	for (;;) {
 		yaml_event_t ev;
 		if (!yaml_parser_parse(&parser, &ev)) {
-			if (parser.error == YAML_MEMORY_ERROR) {
-				rc = cs_error_set(err, CS_ENOMEM, "out of memory in the YAML parser");
-				break;
-			}
-			yaml_mark_t m = parser.problem_mark;
-			cs_error_pos(err, (long)m.line + 1, (long)m.column + 1);
-			if (parser.error == YAML_READER_ERROR) {
-				/* The reader (bad UTF-8, a control byte) has no mark,
-				 * only a byte offset. */
-				long line, column;
-				text_position(data, len, parser.problem_offset < len ? parser.problem_offset : len,
-					      &line, &column);
-				cs_error_pos(err, line, column);
-				if (parser.problem_value != -1)
-					rc = cs_error_set(err, CS_ESYNTAX, "%s (byte 0x%02X at offset %zu)",
-							  parser.problem ? parser.problem : "unreadable text",
-							  (unsigned)parser.problem_value & 0xFFu, parser.problem_offset);
-				else
-					rc = cs_error_set(err, CS_ESYNTAX, "%s",
-							  parser.problem ? parser.problem : "unreadable text");
-			} else if (parser.context)
-				rc = cs_error_set(err, CS_ESYNTAX, "%s (%s that began at %ld:%ld)",
-						  parser.problem ? parser.problem : "syntax error", parser.context,
-						  (long)parser.context_mark.line + 1, (long)parser.context_mark.column + 1);
-			else
-				rc = cs_error_set(err, CS_ESYNTAX, "%s", parser.problem ? parser.problem : "syntax error");
+			rc = parser_error(&parser, data, len, err);
 			break;
 		}
 		rc = on_event(b, &ev, err);
@@ -294,11 +336,7 @@ int ytree_parse(struct ytree *t, const char *data, size_t len, struct cs_error *
 		if (rc != CS_OK || end)
 			break;
 	}
-	for (size_t i = 0; i < sizeof b->stack / sizeof b->stack[0]; i++) /* every depth's, used or not */
-		cs_free(b->stack[i].items);
-	cs_free(b->anchors);
-	strmap_fini(&b->anchor_index);
-	cs_free(b);
+	ybuild_free(b);
 	yaml_parser_delete(&parser);
 	return rc;
 }

@@ -57,6 +57,26 @@ struct ytree {
 int ytree_parse(struct ytree *t, const char *data, size_t len, struct cs_error *err);
 void ytree_fini(struct ytree *t);
 
+/* The same building, fed one event at a time, for a reader that builds only
+ * some parts of a document into nodes: ybuild_new starts t empty (free it
+ * with ytree_fini), ybuild_event takes libyaml's events (the caller deletes
+ * them) and builds as ytree_parse does; ybuild_take gives the last node
+ * completed at the outermost level (a scalar, or a collection once its end
+ * came), NULL if none, and forgets it. Anchors and aliases resolve within
+ * one builder. Returns CS_OK, CS_ELIMIT or CS_ESYNTAX (an alias naming no
+ * anchor) with err set as ytree_parse sets it, CS_ENOMEM. */
+struct ybuilder;
+struct yaml_event_s;
+struct ybuilder *ybuild_new(struct ytree *t);
+int ybuild_event(struct ybuilder *b, struct yaml_event_s *ev, struct cs_error *err);
+struct ynode *ybuild_take(struct ybuilder *b);
+void ybuild_free(struct ybuilder *b);
+/* Fills *n as the tree's node for a scalar event, its value the event's
+ * (NUL-terminated; valid until the event is deleted). */
+void ynode_of_scalar(struct ynode *n, const struct yaml_event_s *ev);
+/* An event's start (or end) mark as a node keeps it. */
+struct ymark ymark_of_event(const struct yaml_event_s *ev, bool end);
+
 /* The value for `key` in a map node (first match), or NULL. */
 const struct ynode *ymap_get(const struct ynode *map, const char *key);
 /* The key node of `key` in a map (for positions), or NULL. */
@@ -64,6 +84,10 @@ const struct ynode *ymap_key(const struct ynode *map, const char *key);
 /* A duplicate key in map (its second occurrence), or NULL. O(1): the parser
  * checks every map's keys (hashed) as it closes the map. */
 const struct ynode *ymap_duplicate(const struct ynode *map);
+/* That check, for a map built by hand: sets map->dup_key to the children
+ * index of the first key equal to an earlier one (0: none); a scan for a
+ * few keys, a hash of them for more. CS_OK or CS_ENOMEM. */
+int ymap_find_duplicate(struct ynode *map, struct cs_error *err);
 
 /* Scalar helpers. ynode_is_null: absent, "~", "null", "Null", "NULL" or an
  * empty plain scalar. ynode_number: a plain scalar that is a finite number. */

@@ -7,15 +7,16 @@
  * choices (a memory snapshot's assembly, compression, allocation caps...)
  * are set as the input's bytes pick them, and it is assembled and reported
  * again. Errors must be values with a message; anything else (a crash, a
- * leak, a sanitizer report) is a bug. A Claude Code session is also loaded
- * with its reader's quick way off (every line through its tree): the
- * status, the error's words and place, or the report and dump must be the
- * same. */
+ * leak, a sanitizer report) is a bug. A Claude Code session, a memory
+ * snapshot and a manifest are also loaded with their reader's quick way off
+ * (through the tree): the status, the error's words and place, or the
+ * report and dump must be the same. */
 #include "assembly.h"
 #include "dump.h"
 #include "error.h"
 #include "kind.h"
 #include "kinds/claude_code/claude_code.h"
+#include "kinds/manifest/quick.h"
 #include "kinds/memory/quick.h"
 #include "report.h"
 #include "setting.h"
@@ -119,17 +120,19 @@ static void render(const struct source *src, struct strbuf *out)
 	asm_fini(&a);
 }
 
-/* Loads buf with the claude-code and memory readers' quick ways on or off. */
+/* Loads buf with the claude-code, memory and manifest readers' quick ways on or off. */
 static int load_way(const struct kind_ops *kind, const char *buf, size_t size, bool fast, struct source **out,
 		    struct cs_error *err)
 {
 	cc_set_fast(fast);
 	memory_set_quick(fast);
+	manifest_set_quick(fast);
 	cs_error_clear(err);
 	*out = source_new(kind, FUZZ_INPUT_PATH);
 	int rc = *out ? kind->load(*out, buf, size, err) : CS_ENOMEM;
 	cc_set_fast(true);
 	memory_set_quick(true);
+	manifest_set_quick(true);
 	return rc;
 }
 
@@ -171,7 +174,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(buf, data, size);
 	buf[size] = '\0';
-	if (!strcmp(FUZZ_KIND, "claude-code") || !strcmp(FUZZ_KIND, "memory"))
+	if (!strcmp(FUZZ_KIND, "claude-code") || !strcmp(FUZZ_KIND, "memory") || !strcmp(FUZZ_KIND, "manifest"))
 		same_both_ways(kind, buf, size);
 	struct source *src = source_new(kind, FUZZ_INPUT_PATH);
 	struct cs_error err;

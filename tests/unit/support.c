@@ -14,7 +14,7 @@
 #include "setting.h"
 #include "strbuf.h"
 #include "tokenizer.h"
-#include "viewmodel.h"
+#include "viewmodel_priv.h"
 
 #include <ftw.h>
 #include <stdio.h>
@@ -188,6 +188,51 @@ int support_both_ways(const char *path, const char *kind, void (*set_quick)(bool
 	return rc[0];
 }
 
+void support_same_str(const char *a, const char *b)
+{
+	if (!a || !b)
+		assert_ptr_equal(a, b);
+	else
+		assert_string_equal(a, b);
+}
+
+static void same_piece(const struct piece *a, const struct piece *b)
+{
+	support_same_str(a->id, b->id);
+	support_same_str(a->label, b->label);
+	support_same_str(a->role, b->role);
+	assert_int_equal(a->text_bytes, b->text_bytes);
+	assert_memory_equal(a->text, b->text, a->text_bytes + 1);
+	assert_int_equal(a->code_points, b->code_points);
+	assert_int_equal(a->lines, b->lines);
+	assert_int_equal(a->tokens, b->tokens);
+	assert_int_equal(a->recorded_tokens, b->recorded_tokens);
+	assert_memory_equal(&a->priority, &b->priority, sizeof a->priority); /* -0 is not 0 here */
+	assert_memory_equal(&a->input_priority, &b->input_priority, sizeof a->input_priority);
+	assert_int_equal(a->strategy, b->strategy);
+	assert_int_equal(a->input_strategy, b->input_strategy);
+	assert_int_equal(a->input_excluded, b->input_excluded);
+	assert_int_equal(a->user_excluded, b->user_excluded);
+	assert_int_equal(a->absent, b->absent);
+	assert_int_equal(a->flags, b->flags);
+	assert_int_equal(a->layer, b->layer);
+	assert_int_equal(a->kind_index, b->kind_index);
+}
+
+void support_same_pieces(const struct source *a, const struct source *b)
+{
+	assert_int_equal(a->npieces, b->npieces);
+	for (size_t i = 0; i < a->npieces; i++)
+		same_piece(&a->pieces[i], &b->pieces[i]);
+	assert_int_equal(a->nwarnings, b->nwarnings);
+	for (size_t i = 0; i < a->nwarnings; i++) {
+		assert_string_equal(a->warnings[i].text, b->warnings[i].text);
+		assert_int_equal(a->warnings[i].piece, b->warnings[i].piece);
+		assert_int_equal(a->warnings[i].line, b->warnings[i].line);
+		assert_int_equal(a->warnings[i].column, b->warnings[i].column);
+	}
+}
+
 void support_assemble(const struct source *src, struct assembly *a)
 {
 	struct cs_error err;
@@ -265,4 +310,35 @@ const struct vm_row *support_row(const struct vm *vm, size_t i)
 	struct vm_row *r = &ring[next++ % 16];
 	*r = vm_row_at(vm, i);
 	return r;
+}
+
+struct piece_result *support_copy_results(const struct assembly *a)
+{
+	struct piece_result *c = malloc((a->nresults ? a->nresults : 1) * sizeof *c);
+	assert_non_null(c);
+	memcpy(c, a->results, a->nresults * sizeof *c);
+	return c;
+}
+
+void support_assert_changes(const struct source *src, const struct assembly *a, const struct piece_result *was)
+{
+	if (!a->changes_valid)
+		return;
+	size_t k = 0;
+	for (size_t i = 0; i < src->npieces; i++) {
+		if (!asm_result_differs(&was[i], &a->results[i]))
+			continue;
+		assert_true(k < a->nchanges);
+		assert_int_equal(a->changes[k].piece, (long)i);
+		assert_false(asm_result_differs(&a->changes[k].was, &was[i]));
+		k++;
+	}
+	assert_int_equal(k, a->nchanges);
+	struct strbuf full = STRBUF_INIT, listed = STRBUF_INIT;
+	vm_say_moved(src, was, a->results, &full);
+	vm_say_changes(src, a->changes, a->nchanges, a->results, &listed);
+	assert_false(full.failed || listed.failed);
+	assert_string_equal(sb_str(&listed), sb_str(&full));
+	sb_fini(&full);
+	sb_fini(&listed);
 }

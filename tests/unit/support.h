@@ -51,6 +51,11 @@ void support_config_restore(char *saved);
  * same(a, b) asserts of the two sources. Returns the status. */
 int support_both_ways(const char *path, const char *kind, void (*set_quick)(bool on),
 		      void (*same)(const struct source *a, const struct source *b));
+/* Asserts two strings are equal (or both NULL). */
+void support_same_str(const char *a, const char *b);
+/* Asserts two loads of one input agree on every piece (every field, the
+ * text byte for byte) and every warning (its words, piece and place). */
+void support_same_pieces(const struct source *a, const struct source *b);
 /* Assembles src into a; fails the test on error. */
 void support_assemble(const struct source *src, struct assembly *a);
 /* The piece index with this id; fails the test when absent. */
@@ -69,6 +74,15 @@ int support_set_option(struct source *src, const char *name, const char *value, 
 const char *support_fact(const struct assembly *a, const char *key);
 /* The whole rendered prompt (static buffer, valid until the next call). */
 const char *support_prompt(const struct assembly *a);
+
+/* A copy of a's results (a->nresults of them: the next assembly may take
+ * them over); the caller frees it. */
+struct piece_result *support_copy_results(const struct assembly *a);
+/* When a lists its changes (changes_valid), they name exactly the pieces
+ * whose result differs from was (by piece, each with its result before),
+ * and the "what moved" sentence from them is the one from comparing every
+ * result (vm_say_changes against vm_say_moved). */
+void support_assert_changes(const struct source *src, const struct assembly *a, const struct piece_result *was);
 
 /* Why the exact-count tests fail when the rank files are absent. */
 #define SUPPORT_RANKS_MISSING "the rank files are missing: `make deps` could not fetch gpt-tokenizer from the npm " \

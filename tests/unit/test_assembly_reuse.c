@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAXP 64
+#define MAXP 3000
 
 /* What the test kind writes: each piece's tokens, -1 for dropped. */
 static long want[MAXP];
@@ -34,7 +34,8 @@ static struct {
 	bool decline;       /* asm_reuse_decline after the init */
 	bool fail;          /* returns CS_ENOMEM after writing */
 	bool fini_itself;   /* and calls asm_fini itself first */
-	long write[MAXP];   /* with reused results: the pieces written, in this order */
+	long write[MAXP];   /* with reused results: the pieces written, in this order, */
+	long value[MAXP];   /* each with this value (want[] is the last one's) */
 	size_t nwrite;
 } script;
 static struct kind_ops fake;
@@ -46,16 +47,16 @@ static bool fake_sentence(const struct assembly *a, long piece, struct strbuf *o
 	return !out->failed;
 }
 
-static void write_piece(struct assembly *a, long i)
+static void write_piece(struct assembly *a, long i, long value)
 {
-	if (want[i] < 0) {
+	if (value < 0) {
 		asm_drop_later(a, i, REASON_OVER_BUDGET, i, 0);
 		return;
 	}
 	struct piece_result r = a->results[i];
 	r.why[0] = r.why[1] = 0; /* a build from nothing leaves them so */
 	asm_set_result(a, i, &r);
-	asm_whole(a, i, -1, want[i]);
+	asm_whole(a, i, -1, value);
 }
 
 static int fake_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
@@ -68,12 +69,12 @@ static int fake_assemble(const struct source *src, struct assembly *a, struct cs
 	a->sentence_fn = fake_sentence;
 	if (a->reused) {
 		for (size_t k = 0; k < script.nwrite; k++)
-			write_piece(a, script.write[k]);
+			write_piece(a, script.write[k], script.value[k]);
 	} else {
 		for (size_t i = 0; i < src->npieces; i++) {
 			a->results[i] = (struct piece_result){ .outcome = OUTCOME_DROPPED, .block = -1, .score = 0.5,
 							       .original_tokens = src->pieces[i].tokens };
-			write_piece(a, (long)i);
+			write_piece(a, (long)i, want[i]);
 		}
 	}
 	if (script.fail) {
@@ -84,9 +85,23 @@ static int fake_assemble(const struct source *src, struct assembly *a, struct cs
 	return asm_finish(a, err);
 }
 
-static struct source *open_fake(void)
+/* A memory snapshot of n items (the test kind reads only its pieces). */
+static struct source *load_items(size_t n)
 {
-	struct source *src = support_load("samples/memory/long-session.json", "memory");
+	struct strbuf sb = STRBUF_INIT;
+	sb_puts(&sb, "{ \"maxTokens\": 6000, \"items\": [\n");
+	for (size_t i = 0; i < n; i++)
+		sb_printf(&sb, "%s{ \"id\": \"m%zu\", \"type\": \"chunk\", \"content\": \"item %zu\", \"tokens\": 10, "
+			  "\"scores\": { \"relevance\": 0.5 } }\n", i ? "," : "", i, i);
+	sb_puts(&sb, "] }\n");
+	assert_false(sb.failed);
+	struct source *src = support_load_text("snap.json", sb_str(&sb));
+	sb_fini(&sb);
+	return src;
+}
+
+static struct source *fake_source(struct source *src)
+{
 	assert_true(src->npieces >= 12 && src->npieces <= MAXP);
 	fake = *src->kind;
 	fake.assemble = fake_assemble;
@@ -96,6 +111,11 @@ static struct source *open_fake(void)
 	memset(&script, 0, sizeof script);
 	script.reuse = true;
 	return src;
+}
+
+static struct source *open_fake(void)
+{
+	return fake_source(support_load("samples/memory/long-session.json", "memory"));
 }
 
 static void assemble_from(const struct source *src, struct assembly *next, struct assembly *prev)
@@ -109,6 +129,7 @@ static void assemble_from(const struct source *src, struct assembly *next, struc
 static void change(long piece, long tokens)
 {
 	want[piece] = tokens;
+	script.value[script.nwrite] = tokens;
 	script.write[script.nwrite++] = piece;
 }
 
@@ -123,32 +144,10 @@ static void check_patched(const struct source *src, const struct assembly *next,
 	assemble_from(src, &fresh, NULL);
 	script.reuse = reuse;
 	assert_true(next->changes_valid);
-	size_t k = 0;
-	for (size_t i = 0; i < src->npieces; i++) {
+	for (size_t i = 0; i < src->npieces; i++)
 		assert_false(asm_result_differs(&next->results[i], &fresh.results[i]));
-		if (!asm_result_differs(&was[i], &next->results[i]))
-			continue;
-		assert_true(k < next->nchanges);
-		assert_int_equal(next->changes[k].piece, (long)i);
-		assert_false(asm_result_differs(&next->changes[k].was, &was[i]));
-		k++;
-	}
-	assert_int_equal(k, next->nchanges);
-	struct strbuf full = STRBUF_INIT, listed = STRBUF_INIT;
-	vm_say_moved(src, was, next->results, &full);
-	vm_say_changes(src, next->changes, next->nchanges, next->results, &listed);
-	assert_string_equal(sb_str(&listed), sb_str(&full));
-	sb_fini(&full);
-	sb_fini(&listed);
+	support_assert_changes(src, next, was);
 	asm_fini(&fresh);
-}
-
-static struct piece_result *copy_results(const struct assembly *a)
-{
-	struct piece_result *c = malloc(a->nresults * sizeof *c);
-	assert_non_null(c);
-	memcpy(c, a->results, a->nresults * sizeof *c);
-	return c;
 }
 
 static void test_patched_results_and_changes(void **state)
@@ -159,7 +158,7 @@ static void test_patched_results_and_changes(void **state)
 	assemble_from(src, &prev, NULL);
 	assert_false(prev.reused);
 	assert_false(prev.changes_valid);
-	struct piece_result *was = copy_results(&prev), *array = prev.results;
+	struct piece_result *was = support_copy_results(&prev), *array = prev.results;
 
 	change(3, 35);  /* more tokens */
 	change(1, -1);  /* out */
@@ -177,7 +176,7 @@ static void test_patched_results_and_changes(void **state)
 
 	/* and again from the patched one, with more moves than the sentence names */
 	free(was);
-	was = copy_results(&next);
+	was = support_copy_results(&next);
 	script.nwrite = 0;
 	change(1, 10);
 	for (long i = 5; i < 11; i++)
@@ -203,7 +202,7 @@ static void test_failure_gives_back(void **state)
 		struct source *src = open_fake();
 		struct assembly prev, next;
 		assemble_from(src, &prev, NULL);
-		struct piece_result *was = copy_results(&prev), *array = prev.results;
+		struct piece_result *was = support_copy_results(&prev), *array = prev.results;
 		change(0, -1);
 		change(4, 1000);
 		change(4, -1);
@@ -228,7 +227,7 @@ static void test_decline(void **state)
 	struct source *src = open_fake();
 	struct assembly prev, next;
 	assemble_from(src, &prev, NULL);
-	struct piece_result *was = copy_results(&prev), *array = prev.results;
+	struct piece_result *was = support_copy_results(&prev), *array = prev.results;
 	want[2] = -1;
 	script.decline = true;
 	assemble_from(src, &next, &prev);
@@ -290,26 +289,20 @@ static void test_not_reused(void **state)
 	source_free(src);
 }
 
-/* The sentence from the list against the full comparison, on random
- * moves of every size (ties among them: the order must be the same). */
-static void test_say_changes_random(void **state)
+/* Rounds of re-assembly, each from the one before, the pieces written
+ * chosen by plan; each checked (check_patched). */
+static void patch_rounds(struct source *src, int rounds, void (*plan)(const struct source *src, int round, uint64_t *rng))
 {
-	(void)state;
-	struct source *src = open_fake();
 	struct assembly a[2];
 	assemble_from(src, &a[0], NULL);
 	uint64_t rng = 7;
-	for (int round = 0; round < 200; round++) {
+	for (int round = 0; round < rounds; round++) {
 		struct assembly *prev = &a[round % 2], *next = &a[1 - round % 2];
-		struct piece_result *was = copy_results(prev);
+		struct piece_result *was = support_copy_results(prev);
 		script.nwrite = 0;
-		size_t moves = (size_t)(rng % 9);
-		for (size_t m = 0; m < moves; m++) {
-			rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-			long piece = (long)((rng >> 33) % src->npieces), r = (long)((rng >> 40) % 7);
-			change(piece, r == 0 ? -1 : r * 10);
-		}
+		plan(src, round, &rng);
 		assemble_from(src, next, prev);
+		assert_true(next->reused);
 		check_patched(src, next, was);
 		asm_fini(prev);
 		free(was);
@@ -317,6 +310,115 @@ static void test_say_changes_random(void **state)
 	asm_fini(&a[0]);
 	asm_fini(&a[1]);
 	source_free(src);
+}
+
+static uint64_t step(uint64_t *rng)
+{
+	*rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
+	return *rng;
+}
+
+/* Up to eight random moves of a few sizes (ties among them). */
+static void few_moves(const struct source *src, int round, uint64_t *rng)
+{
+	(void)round;
+	size_t moves = (size_t)(*rng % 9);
+	for (size_t m = 0; m < moves; m++) {
+		uint64_t r = step(rng);
+		long piece = (long)((r >> 33) % src->npieces), size = (long)((r >> 40) % 7);
+		change(piece, size == 0 ? -1 : size * 10);
+	}
+}
+
+/* By turns: 1,200 pieces out of order (the radix sort), every piece in
+ * order and then 30 written again anywhere (the merge, ties among them),
+ * or 40. */
+static void long_lists(const struct source *src, int round, uint64_t *rng)
+{
+	size_t many = round % 3 == 0 ? 1200 : round % 3 == 1 ? src->npieces : 40;
+	for (size_t m = 0; m < many && script.nwrite < MAXP - 50; m++) {
+		uint64_t r = step(rng);
+		long piece = round % 3 == 1 ? (long)m : (long)((r >> 33) % src->npieces), size = (long)((r >> 40) % 5);
+		change(piece, size == 0 ? -1 : size * 10 + round);
+	}
+	for (int more = 0; round % 3 == 1 && more < 30; more++) {
+		uint64_t r = step(rng);
+		change((long)((r >> 33) % 2900), (long)(r >> 60) + 1000);
+	}
+}
+
+/* The sentence from the list against the full comparison, on random
+ * moves of every size (ties among them: the order must be the same). */
+static void test_say_changes_random(void **state)
+{
+	(void)state;
+	patch_rounds(open_fake(), 200, few_moves);
+}
+
+/* Long lists of changes: sorted by a radix sort, merged, or by qsort. */
+static void test_long_lists(void **state)
+{
+	(void)state;
+	patch_rounds(fake_source(load_items(3000)), 12, long_lists);
+}
+
+/* Through the inspector: random exclusions and undos on a memory snapshot
+ * (pieces in the prompt among them); the status line says what the
+ * comparison of every result says, and the edits patched the results. */
+static void test_inspector_says_what_moved(void **state)
+{
+	(void)state;
+	struct strbuf sb = STRBUF_INIT;
+	sb_puts(&sb, "{ \"maxTokens\": 900, \"items\": [\n");
+	for (size_t i = 0; i < 400; i++)
+		sb_printf(&sb, "%s{ \"id\": \"m%zu\", \"type\": \"%s\", \"content\": \"item %zu\", \"tokens\": %zu, "
+			  "\"scores\": { \"recency\": 0.%zu, \"relevance\": 0.%zu } }\n", i ? "," : "", i,
+			  i % 3 ? "chunk" : "event", i, 5 + i % 37, i % 7, i % 10);
+	sb_puts(&sb, "] }\n");
+	assert_false(sb.failed);
+	struct vm vm;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(vm_init(&vm, support_load_text("snap.json", sb_str(&sb)), &err), CS_OK);
+	sb_fini(&sb);
+	const struct source *src = vm.session.src;
+	uint64_t rng = 17;
+	size_t reused = 0, moved = 0;
+	for (int turn = 0; turn < 60; turn++) {
+		struct piece_result *was = support_copy_results(&vm.session.cur);
+		uint64_t r = step(&rng);
+		if (turn % 5 == 4) {
+			assert_int_equal(vm_undo(&vm, &err), CS_OK);
+		} else {
+			long piece = (long)((r >> 33) % src->npieces);
+			for (size_t j = 0; r % 2 && j < src->npieces; j++) /* now and then one in the prompt */
+				if (vm.session.cur.results[(piece + (long)j) % (long)src->npieces].outcome == OUTCOME_WHOLE) {
+					piece = (piece + (long)j) % (long)src->npieces;
+					break;
+				}
+			struct edit e = { .type = EDIT_EXCLUDE, .piece = piece,
+					  .value = piece_excluded(&src->pieces[piece]) ? 0 : 1 };
+			assert_int_equal(vm_apply(&vm, &e, &err), CS_OK);
+		}
+		reused += vm.session.cur.reused;
+		struct strbuf full = STRBUF_INIT;
+		vm_say_moved(src, was, vm.session.cur.results, &full);
+		const char *status = sb_str(&vm.status); /* "[undone: ]excluded m5: <what moved>; used ..." */
+		if (full.len) {
+			const char *said = strstr(status, sb_str(&full));
+			assert_non_null(said);
+			assert_true(said - status >= 2 && !strncmp(said - 2, ": ", 2));
+			assert_int_equal(said[full.len], ';');
+			moved++;
+		} else {
+			assert_non_null(strstr(status, ": no piece moved;"));
+		}
+		sb_fini(&full);
+		free(was);
+	}
+	assert_true(reused > 40);
+	assert_true(moved > 10);
+	vm_fini(&vm);
 }
 
 int main(void)
@@ -327,6 +429,8 @@ int main(void)
 		cmocka_unit_test(test_decline),
 		cmocka_unit_test(test_not_reused),
 		cmocka_unit_test(test_say_changes_random),
+		cmocka_unit_test(test_long_lists),
+		cmocka_unit_test(test_inspector_says_what_moved),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

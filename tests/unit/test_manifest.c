@@ -452,6 +452,17 @@ static void test_path_listed_twice_is_warned(void **state)
 	assert_string_equal(src->warnings[0].text, "a is listed twice (files[0] and files[2])");
 	assert_int_equal(src->warnings[0].piece, 2);
 	source_free(src);
+	/* a third time: each repeat names the first entry */
+	src = load_manifest("files:\n  - {path: a, priority: 0.5}\n  - {path: a, priority: 0.4}\n"
+			    "  - {path: b, priority: 0.5}\n  - {path: a, priority: 0.3}\n");
+	size_t twice = 0;
+	for (size_t i = 0; i < src->nwarnings; i++) {
+		const char *t = src->warnings[i].text;
+		twice += strcmp(t, "a is listed twice (files[0] and files[1])") == 0 ||
+			 strcmp(t, "a is listed twice (files[0] and files[3])") == 0;
+	}
+	assert_int_equal(twice, 2);
+	source_free(src);
 }
 
 static void test_priority_one_left_out_is_flagged(void **state)

@@ -5,8 +5,12 @@
  * re-assembled as the inspector does (kept score orders, sentences
  * deferred); a twin takes the same edits and forgets every kept order
  * before each build, every sentence written. Prompt, results and
- * sentences must be the same after every edit. And the sentences a kind
- * defers (memory, ledger) against the ones assemble() writes. */
+ * sentences must be the same after every edit. Each re-assembly starts
+ * from the one before (assemble_lazy_from), whose results it may take
+ * over and patch: its list of changed pieces must be what comparing every
+ * result before and after gives, and the "what moved" sentence from the
+ * list the one from that comparison. And the sentences a kind defers
+ * (memory, ledger) against the ones assemble() writes. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -90,11 +94,12 @@ static void random_edit(struct source *kept, struct source *fresh, uint64_t *rng
 }
 
 /* The kept build (lazy) is the fresh one (eager), piece by piece. */
-static void assert_same(const struct source *src, const struct assembly *kept, const struct assembly *fresh)
+static void assert_same(const struct source *src, struct assembly *kept, const struct assembly *fresh)
 {
 	char *want = strdup(support_prompt(fresh)); /* support_prompt's buffer is shared */
 	assert_string_equal(support_prompt(kept), want);
 	free(want);
+	assert_true(asm_list_not_whole(kept)); /* when the kind lists it only when read */
 	assert_int_equal(kept->nnot_whole, fresh->nnot_whole);
 	assert_int_equal(kept->nfacts, fresh->nfacts);
 	for (size_t f = 0; f < kept->nfacts; f++)
@@ -106,6 +111,8 @@ static void assert_same(const struct source *src, const struct assembly *kept, c
 		assert_int_equal(k->reason, r->reason);
 		assert_int_equal(k->tokens, r->tokens);
 		assert_int_equal(k->original_tokens, r->original_tokens);
+		assert_int_equal(k->why[0], r->why[0]);
+		assert_int_equal(k->why[1], r->why[1]);
 		assert_int_equal(k->block, r->block);
 		assert_true(k->score == r->score);
 		const char *said = asm_sentence(kept, (long)i, &sb);
@@ -117,6 +124,22 @@ static void assert_same(const struct source *src, const struct assembly *kept, c
 	for (size_t j = 0; j < kept->nnot_whole; j++)
 		assert_int_equal(kept->not_whole[j], fresh->not_whole[j]);
 	sb_fini(&sb);
+}
+
+/* Re-assembles src as the inspector does: from *a, which the new assembly
+ * replaces (it may take its results over); the list of changes checked.
+ * Returns the results before (the caller frees them). */
+static struct piece_result *reassemble(struct source *src, struct assembly *a)
+{
+	struct piece_result *was = support_copy_results(a);
+	struct assembly next;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(assemble_lazy_from(src, &next, a, &err), CS_OK);
+	support_assert_changes(src, &next, was);
+	asm_fini(a);
+	*a = next;
+	return was;
 }
 
 static void test_kept_state_is_a_fresh_build(void **state)
@@ -133,14 +156,13 @@ static void test_kept_state_is_a_fresh_build(void **state)
 	assert_int_equal(assemble_lazy(kept, &a, &err), CS_OK);
 	for (int step = 0; step < 300; step++) {
 		random_edit(kept, fresh, &rng);
-		struct assembly prev = a;
-		assert_int_equal(assemble_lazy(kept, &a, &err), CS_OK);
+		struct piece_result *was = reassemble(kept, &a);
 		memory_rank_forget(fresh->model); /* sorts from nothing */
 		support_assemble(fresh, &b);
 		assert_same(kept, &a, &b);
 		for (size_t i = 0; i < kept->npieces; i++)
-			moved += a.results[i].outcome != prev.results[i].outcome;
-		asm_fini(&prev);
+			moved += a.results[i].outcome != was[i].outcome;
+		free(was);
 		asm_fini(&b);
 	}
 	assert_true(moved > 300); /* the edits did move pieces in and out */
@@ -194,18 +216,18 @@ static void toggle(struct source *kept, struct source *fresh, const struct assem
 	assert_int_equal(edit_apply(fresh, &f, &err), CS_OK);
 }
 
-/* Re-assembles kept as the inspector does into *a (the caller has the
- * one before) and fresh from nothing; they must be the same. */
-static void rebuild_both(struct source *kept, struct source *fresh, struct assembly *a)
+/* Re-assembles kept as the inspector does from *a (reassemble) and fresh
+ * from nothing; they must be the same. Returns the results before (the
+ * caller frees them). */
+static struct piece_result *rebuild_both(struct source *kept, struct source *fresh, struct assembly *a)
 {
 	struct assembly b;
-	struct cs_error err;
-	cs_error_clear(&err);
-	assert_int_equal(assemble_lazy(kept, a, &err), CS_OK);
+	struct piece_result *was = reassemble(kept, a);
 	memory_rank_forget(fresh->model); /* sorts and decides from nothing */
 	support_assemble(fresh, &b);
 	assert_same(kept, a, &b);
 	asm_fini(&b);
+	return was;
 }
 
 /* Builds patched from the kept one (exclusions only, one to three between
@@ -230,15 +252,16 @@ static void patched_series(const char *text, bool caps, uint64_t rng, int steps)
 			assert_int_equal(edit_apply(kept, &e, &err), CS_OK);
 			assert_int_equal(edit_apply(fresh, &f, &err), CS_OK);
 		}
-		struct assembly prev = a;
-		rebuild_both(kept, fresh, &a);
+		struct piece_result *was = rebuild_both(kept, fresh, &a);
 		for (size_t i = 0; i < kept->npieces; i++)
-			moved += a.results[i].outcome != prev.results[i].outcome || a.results[i].why[1] != prev.results[i].why[1];
-		asm_fini(&prev);
+			moved += a.results[i].outcome != was[i].outcome || a.results[i].why[1] != was[i].why[1];
+		free(was);
 	}
 	const struct memory *m = kept->model;
 	assert_non_null(m->kept);
 	assert_true(m->kept->patched > (unsigned long)steps * 3 / 4); /* most builds were patched */
+	assert_true(m->kept->reused > (unsigned long)steps * 2 / 3 || /* most of them in the results before */
+		    (m->kept->reused > 10 && m->kept->reused < m->kept->patched - 10)); /* long cascades anew */
 	assert_true(moved > (size_t)steps); /* and they moved pieces and changed sentences */
 	asm_fini(&a);
 	source_free(kept);
@@ -254,6 +277,9 @@ static void test_patched_builds_are_fresh_builds(void **state)
 	free(text);
 	text = filtered_snapshot(600, 8, 40000);
 	patched_series(text, true, 23, 150); /* most items in */
+	memory_set_long_cascade(0); /* a patch of more than a sixteenth writes every result */
+	patched_series(text, true, 24, 150);
+	memory_set_long_cascade(65536);
 	free(text);
 }
 
@@ -275,14 +301,43 @@ static void test_samples_patched(void **state)
 		assert_int_equal(assemble_lazy(kept, &a, &err), CS_OK);
 		for (int step = 0; step < 40; step++) {
 			toggle(kept, fresh, &a, &rng);
-			asm_fini(&a);
-			rebuild_both(kept, fresh, &a);
+			free(rebuild_both(kept, fresh, &a));
 		}
-		assert_true(((const struct memory *)kept->model)->kept->patched >= 30);
+		const struct memory *m = kept->model;
+		assert_true(m->kept->patched >= 30);
+		assert_true(m->nnew || m->kept->reused >= 30); /* newEvents: the updates' own assembly, not patched */
 		asm_fini(&a);
 		source_free(kept);
 		source_free(fresh);
 	}
+}
+
+/* As the inspector opens: its assembly, then the baseline's (which
+ * re-decides nothing): the first edit still patches the inspector's
+ * results, which are the baseline's too. */
+static void test_first_edit_after_the_baseline(void **state)
+{
+	(void)state;
+	char *text = filtered_snapshot(500, 12, 5000);
+	struct source *kept = support_load_text("snap.json", text), *fresh = support_load_text("snap.json", text);
+	free(text);
+	struct assembly a, base;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(assemble_lazy(kept, &a, &err), CS_OK);
+	assert_int_equal(assemble_lazy(kept, &base, &err), CS_OK);
+	uint64_t rng = 5;
+	for (int step = 0; step < 6; step++) {
+		toggle(kept, fresh, &a, &rng);
+		unsigned long before = a.serial;
+		free(rebuild_both(kept, fresh, &a));
+		assert_true(a.reused);
+		assert_int_equal(a.reused_from, before);
+	}
+	asm_fini(&base);
+	asm_fini(&a);
+	source_free(kept);
+	source_free(fresh);
 }
 
 /* Out of memory at every allocation of a patched build (and of the build
@@ -302,17 +357,23 @@ static void test_patched_out_of_memory(void **state)
 	for (long nth = 1; nth < 40; nth++) {
 		toggle(kept, fresh, &a, &rng);
 		struct assembly failed;
+		struct piece_result *was = support_copy_results(&a), *array = a.results;
 		cs_alloc_fail_from(nth);
-		int rc = assemble_lazy(kept, &failed, &err);
+		int rc = assemble_lazy_from(kept, &failed, &a, &err);
 		cs_alloc_fail_from(0);
-		if (rc == CS_OK)
-			asm_fini(&failed);
-		else
+		if (rc == CS_OK) {
+			asm_fini(&a);
+			a = failed;
+		} else { /* the results it took over are back as they were */
 			assert_int_equal(rc, CS_ENOMEM);
+			assert_ptr_equal(a.results, array);
+			assert_memory_equal(a.results, was, kept->npieces * sizeof *was);
+		}
+		free(was);
 		toggle(kept, fresh, &a, &rng);
-		asm_fini(&a);
-		rebuild_both(kept, fresh, &a);
+		free(rebuild_both(kept, fresh, &a));
 	}
+	assert_true(((const struct memory *)kept->model)->kept->reused > 20);
 	asm_fini(&a);
 	source_free(kept);
 	source_free(fresh);
@@ -391,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_kept_state_is_a_fresh_build),
 		cmocka_unit_test(test_patched_builds_are_fresh_builds),
 		cmocka_unit_test(test_samples_patched),
+		cmocka_unit_test(test_first_edit_after_the_baseline),
 		cmocka_unit_test(test_patched_out_of_memory),
 		cmocka_unit_test(test_written_sentences_are_the_eager_ones),
 		cmocka_unit_test(test_samples_deferred_as_written),

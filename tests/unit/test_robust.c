@@ -14,6 +14,7 @@
 #include "support.h"
 
 #include "alloc.h"
+#include "bulk.h"
 #include "fileio.h"
 #include "hidden.h"
 #include "hidden_report.h"
@@ -439,38 +440,44 @@ static void test_fileio_notes_links(void **state)
 	free(dir);
 }
 
-/* file_read_reusing: one buffer from file to file, grown when too small,
- * kept (never freed) when a read fails. */
-static void test_fileio_reuses_its_buffer(void **state)
+/* file_read_bulk: straight into a bulk's room; what is not committed is
+ * reused by the next read, what is committed stays. */
+static void test_fileio_reads_into_bulk(void **state)
 {
 	(void)state;
 	char *dir = support_tempdir();
-	char *buf = NULL;
-	size_t cap = 0, len;
+	struct bulk b;
+	bulk_init(&b, 0);
+	char *text;
+	size_t len;
 	enum file_state st;
 	struct cs_error err;
 	bool link;
 	support_write(dir, "long.txt", "a longer text");
 	support_write(dir, "short.txt", "short");
-	assert_int_equal(file_read_reusing(support_path(dir, "long.txt"), 0, &buf, &cap, &len, &st, &link, &err), CS_OK);
+	assert_int_equal(file_read_bulk(support_path(dir, "long.txt"), 0, &b, &text, &len, &st, &link, &err), CS_OK);
 	assert_int_equal(len, 13);
-	assert_int_equal(cap, 14);
-	assert_string_equal(buf, "a longer text");
-	char *first = buf;
-	assert_int_equal(file_read_reusing(support_path(dir, "short.txt"), 0, &buf, &cap, &len, &st, &link, &err), CS_OK);
-	assert_ptr_equal(buf, first); /* fits: the same buffer */
-	assert_int_equal(cap, 14);
+	assert_string_equal(text, "a longer text");
+	char *first = text;
+	/* not committed: the next file takes the same room */
+	assert_int_equal(file_read_bulk(support_path(dir, "short.txt"), 0, &b, &text, &len, &st, &link, &err), CS_OK);
+	assert_ptr_equal(text, first);
 	assert_int_equal(len, 5);
-	assert_string_equal(buf, "short");
+	assert_string_equal(text, "short");
+	bulk_commit(&b, text, len);
+	/* committed: kept, the next file goes after it */
+	assert_int_equal(file_read_bulk(support_path(dir, "long.txt"), 0, &b, &text, &len, &st, &link, &err), CS_OK);
+	assert_ptr_equal(text, first + 6);
+	assert_string_equal(first, "short");
 	cs_error_clear(&err);
-	assert_int_equal(file_read_reusing(support_path(dir, "none.txt"), 0, &buf, &cap, &len, &st, &link, &err), CS_EIO);
+	assert_int_equal(file_read_bulk(support_path(dir, "none.txt"), 0, &b, &text, &len, &st, &link, &err), CS_EIO);
 	assert_int_equal(st, FILE_MISSING);
-	assert_ptr_equal(buf, first); /* still the caller's */
-	/* /proc: changed while read; the buffer stays */
-	assert_int_equal(file_read_reusing("/proc/self/status", 0, &buf, &cap, &len, &st, &link, &err), CS_EIO);
+	assert_null(text);
+	/* /proc: changed while read */
+	assert_int_equal(file_read_bulk("/proc/self/status", 0, &b, &text, &len, &st, &link, &err), CS_EIO);
 	assert_int_equal(st, FILE_CHANGED);
-	assert_non_null(buf);
-	cs_free(buf);
+	assert_string_equal(first, "short");
+	bulk_fini(&b);
 	support_rmtree(dir);
 	free(dir);
 }
@@ -555,7 +562,7 @@ int main(void)
 		cmocka_unit_test(test_json_depth_limit),
 		cmocka_unit_test(test_fileio_refuses_special_files),
 		cmocka_unit_test(test_fileio_notes_links),
-		cmocka_unit_test(test_fileio_reuses_its_buffer),
+		cmocka_unit_test(test_fileio_reads_into_bulk),
 		cmocka_unit_test(test_billion_laughs_refused_fast),
 		cmocka_unit_test(test_sanitize_hostile_text),
 		cmocka_unit_test(test_pcre2_hook),

@@ -39,6 +39,8 @@
 #include "tokens.h"
 #include "utf8.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -58,13 +60,17 @@ struct state {
 	const struct loom *m;
 	const struct loom_prep *prep; /* m->prep */
 	const long *tok;      /* per piece, its block's tokens alone and merged (loom_prep_tokens); NULL */
+	const signed char *user; /* per piece, the user's exclusion (loom_prep_user) */
 	bool dialogue;
 	long *seq;            /* included conversation pieces, in order */
+	long *btok;           /* per seq entry, its block's budget tokens (block_tokens) */
 	size_t nseq;
 	const char **header;  /* per piece: loom-aware header (arena), or NULL */
 	size_t *header_cp;
 	struct unit *units;
 	size_t nunits;
+	long conv_tokens;     /* budget tokens of every unit, summed as they are made */
+	size_t gone_pieces;   /* pieces in the units the budget removed */
 	const char *loom_block; /* arena; NULL when not loom-aware */
 	size_t loom_block_cp;
 	long loom_block_tokens;
@@ -122,11 +128,12 @@ static int filter(const struct state *st, long i)
 {
 	const struct loom_prep *pr = st->prep;
 	enum loom_use use = pr->use[i];
-	if (st->m->replay_pos != SIZE_MAX && after_replay(st->m, &st->m->items[st->src->pieces[i].kind_index]))
-		return REASON_LATER;
+	size_t replay = st->m->replay_pos;
+	if (replay != SIZE_MAX && use != LOOM_PINNED && (use == LOOM_PRIMARY ? pr->pos[i] >= replay : pr->pos[i] > replay))
+		return REASON_LATER; /* after_replay, from the prep */
 	if (use == LOOM_PINNED && !st->m->loom_aware)
 		return REASON_LOOM_AWARE_OFF;
-	signed char user = st->src->pieces[i].user_excluded;
+	signed char user = st->user[i];
 	if (user == 1)
 		return REASON_EXCLUDED_BY_USER;
 	unsigned bits = pr->bits[i];
@@ -162,10 +169,21 @@ static bool drop_sentence(const struct assembly *a, long piece, struct strbuf *o
 	return !out->failed;
 }
 
+/* Piece i's result as asm_init leaves it, written just before the asm_*
+ * call that decides it: the assembly is made with asm_init_unset, so that
+ * each result is written where its piece is decided, not once for every
+ * piece first (a pass over 64 bytes a piece) and again then. */
+static void result_base(struct assembly *a, long i)
+{
+	a->results[i] = (struct piece_result){ .outcome = OUTCOME_DROPPED, .block = -1, .score = NAN,
+					       .original_tokens = a->src->pieces[i].tokens };
+}
+
 /* Explain: the sentence for a piece the filter left out. */
 static void explain_filtered(struct state *st, long i)
 {
 	struct assembly *a = st->a;
+	result_base(a, i);
 	switch (st->why[i]) {
 	case REASON_LATER:
 		asm_drop_text(a, i, REASON_LATER, "comes after the replayed request");
@@ -277,31 +295,44 @@ static long block_tokens(const struct state *st, size_t k, bool first_in_unit)
 	return tokens_estimate(block_cp(st, k, first_in_unit), st->a->chars_per_token);
 }
 
-static void build_units(struct state *st)
+/* Puts seq[k] in a unit: the last one when it merges (dialogue, the same
+ * role, next in seq), else a new one. */
+static void unit_add(struct state *st, size_t k)
 {
-	const struct source *src = st->src;
-	for (size_t k = 0; k < st->nseq; k++) {
-		long i = st->seq[k];
-		struct unit *u = st->nunits ? &st->units[st->nunits - 1] : NULL;
-		bool merge = st->dialogue && u && u->first + u->n == k && loom_prep_same_role(src, st->seq[u->first], i);
-		if (!merge) {
-			u = &st->units[st->nunits++];
-			*u = (struct unit){ .first = k, .kept = true };
-		}
-		u->tokens += block_tokens(st, k, !merge);
-		u->n++;
-		if (st->prep->use[i] == LOOM_PRIMARY)
-			u->path_nodes++;
+	long i = st->seq[k];
+	struct unit *u = st->nunits ? &st->units[st->nunits - 1] : NULL;
+	const unsigned short *role = st->prep->role; /* loom_prep_same_role, its usual case inline */
+	bool merge = st->dialogue && u && u->first + u->n == k && role[st->seq[u->first]] == role[i] &&
+		     (role[i] < LOOM_PREP_ROLES || loom_prep_same_role(st->src, st->seq[u->first], i));
+	if (!merge) {
+		u = &st->units[st->nunits++];
+		*u = (struct unit){ .first = k, .kept = true };
 	}
+	long tokens = block_tokens(st, k, !merge);
+	st->btok[k] = tokens;
+	u->tokens += tokens;
+	st->conv_tokens += tokens;
+	u->n++;
+	if (st->prep->use[i] == LOOM_PRIMARY)
+		u->path_nodes++;
+}
+
+/* The units after the pieces': the working buffer (buffer mode), and the
+ * Loom Context block's tokens on the last. */
+static void units_end(struct state *st)
+{
 	const struct loom *m = st->m;
 	if (!st->dialogue && m->working_buffer_bytes) {
 		struct unit *u = &st->units[st->nunits++];
 		*u = (struct unit){ .first = st->nseq, .n = 0, .kept = true };
 		u->tokens = tokens_estimate(utf8_count_code_points(m->working_buffer, m->working_buffer_bytes),
 					    st->a->chars_per_token);
+		st->conv_tokens += u->tokens;
 	}
-	if (st->loom_block && st->nunits)
+	if (st->loom_block && st->nunits) {
 		st->units[st->nunits - 1].tokens += st->loom_block_tokens;
+		st->conv_tokens += st->loom_block_tokens;
+	}
 }
 
 static const char *marker_text(struct state *st, size_t removed)
@@ -347,8 +378,10 @@ static void drop_units(struct state *st, int reason, const char *sentence)
 	for (size_t u = 0; u < st->nunits; u++) {
 		if (st->units[u].kept)
 			continue;
-		for (size_t k = st->units[u].first; k < st->units[u].first + st->units[u].n; k++)
+		for (size_t k = st->units[u].first; k < st->units[u].first + st->units[u].n; k++) {
+			result_base(st->a, st->seq[k]);
 			asm_drop_text(st->a, st->seq[k], reason, sentence); /* one sentence, shared */
+		}
 	}
 }
 
@@ -376,6 +409,7 @@ static void truncate_middle(struct state *st, struct truncation *t)
 		if (t->first_removed == st->nunits)
 			t->first_removed = u;
 		st->units[u].kept = false;
+		st->gone_pieces += st->units[u].n;
 		t->removed++;
 		gone += st->units[u].tokens;
 		now = t->total - gone + marker_tokens(st, t->removed);
@@ -395,8 +429,10 @@ static void rolling_window(struct state *st, long sys, struct truncation *t)
 		kept += st->units[u].tokens;
 	}
 	t->removed = u;
-	for (size_t v = 0; v < u; v++)
+	for (size_t v = 0; v < u; v++) {
 		st->units[v].kept = false;
+		st->gone_pieces += st->units[v].n;
+	}
 	t->first_removed = st->nunits; /* no marker */
 	t->range_from = 0;
 	t->range_to = u;
@@ -470,8 +506,9 @@ static long emit_piece(struct state *st, size_t k, bool first_in_unit, int layer
 	if (st->header && st->header[i])
 		asm_span(a, st->header[i], strlen(st->header[i]), st->header_cp[i]);
 	asm_span(a, p->text, p->text_bytes, p->code_points);
-	b->budget_tokens = block_tokens(st, k, first_in_unit);
+	b->budget_tokens = st->btok[k];
 	b->keep_head = p->text_bytes;
+	result_base(a, i);
 	asm_whole(a, i, index, b->budget_tokens);
 	return index;
 }
@@ -491,10 +528,8 @@ static void emit_all(struct state *st, size_t first_removed, size_t removed)
 	struct assembly *a = st->a;
 	const struct loom *m = st->m;
 	const struct source *src = st->src;
-	size_t pieces = 0, units = 0; /* room made once: a stopAtLimit refusal emits every node */
-	for (size_t u = 0; u < st->nunits; u++)
-		if (st->units[u].kept)
-			pieces += st->units[u].n, units++;
+	/* room made once: a stopAtLimit refusal emits every node */
+	size_t pieces = st->nseq - st->gone_pieces, units = st->nunits - removed;
 	asm_reserve(a, a->nblocks + pieces + units + 3, a->nspans + 3 * pieces + units + 3, a->nmessages + units + 1);
 	long last_history = -1;
 	for (size_t u = 0; u < st->nunits; u++) {
@@ -539,10 +574,9 @@ static void decide_system(struct state *st)
 			sys_cp += (sys_parts ? 2 : 0) + utf8_count_code_points(parts_text[k], strlen(parts_text[k]));
 			sys_parts++;
 		}
-	for (size_t i = 0; i < src->npieces; i++) {
-		if (st->prep->use[i] != LOOM_INSTRUCTION)
-			continue;
-		st->why[i] = (unsigned char)(use_system ? filter(st, (long)i) : REASON_NO_SYSTEM_CONTEXT);
+	for (size_t k = 0; k < st->prep->ninstr; k++) {
+		long i = st->prep->instr[k];
+		st->why[i] = (unsigned char)(use_system ? filter(st, i) : REASON_NO_SYSTEM_CONTEXT);
 		if (st->why[i] != REASON_NONE)
 			continue;
 		const char *s;
@@ -563,28 +597,27 @@ static void decide_conversation(struct state *st)
 {
 	const struct source *src = st->src;
 	const struct loom *m = st->m;
-	for (size_t i = 0; i < src->npieces; i++) {
+	for (size_t i = 0; i < src->npieces; i++) { /* one pass: filter, header, unit */
 		enum loom_use use = st->prep->use[i];
 		if (use == LOOM_INSTRUCTION || use == LOOM_PINNED)
 			continue;
 		st->why[i] = (unsigned char)filter(st, (long)i);
-		if (st->why[i] == REASON_NONE)
-			st->seq[st->nseq++] = (long)i;
+		if (st->why[i] != REASON_NONE)
+			continue;
+		st->seq[st->nseq] = (long)i;
+		if (st->header)
+			make_header(st, (long)i);
+		unit_add(st, st->nseq++);
 	}
-	if (st->header)
-		for (size_t k = 0; k < st->nseq; k++)
-			make_header(st, st->seq[k]);
 	if (m->loom_aware)
 		make_loom_block(st);
-	build_units(st);
+	units_end(st);
 }
 
 /* Decide, the budget: whether it all fits, and what the strategy removes. */
 static void decide_budget(struct state *st, int strategy, struct truncation *t)
 {
-	t->total = st->sys + st->mem;
-	for (size_t u = 0; u < st->nunits; u++)
-		t->total += st->units[u].tokens;
+	t->total = st->sys + st->mem + st->conv_tokens;
 	t->first_removed = st->nunits;
 	if (st->sys + st->mem > t->usable)
 		t->fit = FIT_SYSTEM_OVER;
@@ -640,17 +673,15 @@ static void memory_tail(const struct loom *m, bool dialogue, struct strbuf *sb)
  * system context's. */
 static void decide_memory(struct state *st)
 {
-	const struct source *src = st->src;
 	const struct loom *m = st->m;
 	struct assembly *a = st->a;
 	size_t kept = 0;
 	long pinned = 0;
-	for (size_t i = 0; i < src->npieces; i++) {
-		if (st->prep->use[i] != LOOM_PINNED)
-			continue;
-		st->why[i] = (unsigned char)filter(st, (long)i);
+	for (size_t k = 0; k < st->prep->npinned; k++) {
+		long i = st->prep->pinned[k];
+		st->why[i] = (unsigned char)filter(st, i);
 		if (st->why[i] == REASON_NONE)
-			kept++, pinned += pinned_tokens(st, (long)i);
+			kept++, pinned += pinned_tokens(st, i);
 	}
 	if (!m->loom_aware)
 		return;
@@ -690,19 +721,21 @@ static void render_memory(struct state *st)
 	if (!st->mem_head)
 		return;
 	emit_made(st, "operational memory", st->mem_head, (size_t)-1, LAYER_MEMORY, 0);
-	for (size_t i = 0; i < src->npieces; i++) {
-		if (st->prep->use[i] != LOOM_PINNED || st->why[i] != REASON_NONE)
+	for (size_t k = 0; k < st->prep->npinned; k++) {
+		long i = st->prep->pinned[k];
+		if (st->why[i] != REASON_NONE)
 			continue;
 		const struct piece *p = &src->pieces[i];
-		struct block *b = asm_block(a, (long)i, LAYER_MEMORY, -1);
+		struct block *b = asm_block(a, i, LAYER_MEMORY, -1);
 		long index = (long)a->nblocks - 1;
 		asm_span(a, "- ", 2, 2);
 		asm_span(a, p->label, strlen(p->label), (size_t)-1);
 		asm_span(a, ": ", 2, 2);
 		asm_span(a, p->text, p->text_bytes, p->code_points);
 		asm_span(a, "\n", 1, 1);
-		b->budget_tokens = pinned_tokens(st, (long)i);
-		asm_whole(a, (long)i, index, b->budget_tokens);
+		b->budget_tokens = pinned_tokens(st, i);
+		result_base(a, i);
+		asm_whole(a, i, index, b->budget_tokens);
 	}
 	emit_made(st, "operational memory end", st->mem_tail, (size_t)-1, LAYER_MEMORY, 0);
 }
@@ -730,8 +763,9 @@ static void render_system(struct state *st)
 				asm_span(a, "\n\n", 2, 2);
 			asm_span(a, parts_text[k], strlen(parts_text[k]), (size_t)-1);
 		}
-	for (size_t i = 0; i < src->npieces; i++) {
-		if (st->prep->use[i] != LOOM_INSTRUCTION || st->why[i] != REASON_NONE)
+	for (size_t k = 0; k < st->prep->ninstr; k++) {
+		long i = st->prep->instr[k];
+		if (st->why[i] != REASON_NONE)
 			continue;
 		const char *s;
 		size_t n;
@@ -739,7 +773,8 @@ static void render_system(struct state *st)
 		if (done++)
 			asm_span(a, "\n\n", 2, 2);
 		asm_span(a, s, n, (size_t)-1);
-		asm_whole(a, (long)i, bi, tokens_of_text(s, n, a->chars_per_token));
+		result_base(a, i);
+		asm_whole(a, i, bi, tokens_of_text(s, n, a->chars_per_token));
 	}
 	if (!st->dialogue)
 		asm_span(a, "\n\n", 2, 2);
@@ -751,20 +786,19 @@ static void explain_replayed(struct state *st)
 {
 	const struct source *src = st->src;
 	const struct loom *m = st->m;
-	for (size_t i = 0; i < src->npieces; i++) {
-		const struct loom_item *it = &m->items[src->pieces[i].kind_index];
-		if (it->use != LOOM_PRIMARY || it->path_pos != m->replay_pos)
-			continue;
-		char n1[32];
-		if (it->prompt_tokens != LOOM_NO_TOKENS)
-			asm_fact(st->a, "request", "the one that produced %s, replayed: the path's first %zu nodes; the "
-				 "provider recorded %s prompt tokens", src->pieces[i].label, st->depth,
-				 fmt_thousands(n1, it->prompt_tokens));
-		else
-			asm_fact(st->a, "request", "the one that produced %s, replayed: the path's first %zu nodes; no "
-				 "recorded usage", src->pieces[i].label, st->depth);
+	const struct loom_prep *pr = st->prep;
+	long i = m->replay_pos < pr->depth ? pr->at_pos[m->replay_pos] : -1; /* the primary there (prep) */
+	if (i < 0)
 		return;
-	}
+	const struct loom_item *it = &m->items[src->pieces[i].kind_index];
+	char n1[32];
+	if (it->prompt_tokens != LOOM_NO_TOKENS)
+		asm_fact(st->a, "request", "the one that produced %s, replayed: the path's first %zu nodes; the "
+			 "provider recorded %s prompt tokens", src->pieces[i].label, st->depth,
+			 fmt_thousands(n1, it->prompt_tokens));
+	else
+		asm_fact(st->a, "request", "the one that produced %s, replayed: the path's first %zu nodes; no "
+			 "recorded usage", src->pieces[i].label, st->depth);
 }
 
 /* Decide, the request's extent: the whole path, or the nodes before the
@@ -779,6 +813,10 @@ static void decide_extent(struct state *st)
 		return;
 	st->depth = m->replay_pos;
 	st->latest_ms = LOOM_NO_TIME;
+	if (m->replay_pos <= st->prep->depth) { /* the running latest (prep) */
+		st->latest_ms = st->prep->latest[m->replay_pos];
+		return;
+	}
 	for (size_t i = 0; i < src->npieces; i++) {
 		const struct loom_item *it = &m->items[src->pieces[i].kind_index];
 		if (it->use == LOOM_PRIMARY && it->path_pos < m->replay_pos && it->created_ms != LOOM_NO_TIME &&
@@ -825,11 +863,20 @@ static void explain_settings(struct state *st, int strategy, long min_recent)
  * the conversation, each in tree order (the order they were decided). */
 static void explain_filters(struct state *st)
 {
-	const struct source *src = st->src;
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < src->npieces; i++)
-			if (st->why[i] != REASON_NONE && (st->prep->use[i] == LOOM_INSTRUCTION) == (pass == 0))
-				explain_filtered(st, (long)i);
+	const struct loom_prep *pr = st->prep;
+	for (size_t k = 0; k < pr->ninstr; k++)
+		if (st->why[pr->instr[k]] != REASON_NONE)
+			explain_filtered(st, pr->instr[k]);
+	size_t n = st->src->npieces;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t word;
+		if ((i & 7) == 0 && i + 8 <= n && (memcpy(&word, st->why + i, 8), word == 0)) {
+			i += 7; /* eight that go in */
+			continue;
+		}
+		if (st->why[i] != REASON_NONE && pr->use[i] != LOOM_INSTRUCTION)
+			explain_filtered(st, (long)i);
+	}
 }
 
 /* Explain, seed 000's guarantee of at least one message: a path whose
@@ -844,12 +891,36 @@ static void explain_empty(struct state *st)
 		  "(seed 000 always keeps at least one); include a node (--include NODE)");
 }
 
+/* The run's working arrays (units, seq, btok, why), carved from one block
+ * the prep keeps from one run to the next: an assembly of a big tree
+ * otherwise took and gave back 10 MB, and the heap, cut up by them, grew
+ * fresh pages (page faults) for the assembly's own arrays. Left NULL on
+ * out of memory. */
+static void working_arrays(struct state *st)
+{
+	struct loom_prep *pr = ((const struct loom *)st->src->model)->prep;
+	size_t n = st->src->npieces, np = n ? n : 1;
+	if (!pr->scratch)
+		pr->scratch = cs_malloc((n + 2) * sizeof *st->units + np * (sizeof *st->seq + sizeof *st->btok) + np);
+	if (!pr->scratch)
+		return;
+	char *at = pr->scratch; /* units, then the longs, then the bytes: each aligned */
+	st->units = (struct unit *)(void *)at;
+	at += (n + 2) * sizeof *st->units;
+	st->seq = (long *)(void *)at;
+	at += np * sizeof *st->seq;
+	st->btok = (long *)(void *)at;
+	at += np * sizeof *st->btok;
+	st->why = (unsigned char *)at;
+	memset(st->why, 0, np); /* REASON_NONE until decided */
+}
+
 /* decide (system, conversation, budget) → render → explain. */
 int loom_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
 {
 	const struct loom *m = src->model;
 	struct state st = { .a = a, .src = src, .m = m, .dialogue = m->mode == LOOM_DIALOGUE };
-	int rc = asm_init(a, src, st.dialogue ? ASM_MESSAGES : ASM_DOCUMENT);
+	int rc = asm_init_unset(a, src, st.dialogue ? ASM_MESSAGES : ASM_DOCUMENT); /* result_base */
 	if (rc == CS_OK)
 		rc = loom_prepare(src); /* once per source: what no edit changes */
 	st.prep = m->prep;
@@ -866,19 +937,22 @@ int loom_assemble(const struct source *src, struct assembly *a, struct cs_error 
 	a->budget.usable = t.usable;
 
 	size_t np = src->npieces ? src->npieces : 1;
-	st.seq = cs_malloc(np * sizeof *st.seq); /* each written before it is read */
-	st.units = cs_malloc((src->npieces + 2) * sizeof *st.units);
-	st.why = cs_calloc(np, sizeof *st.why);
+	working_arrays(&st);
 	if (m->loom_aware && st.dialogue) {
 		st.header = cs_calloc(np, sizeof *st.header);
 		st.header_cp = cs_calloc(np, sizeof *st.header_cp);
 	}
-	if (!st.seq || !st.units || !st.why || (m->loom_aware && st.dialogue && (!st.header || !st.header_cp))) {
+	if (!st.seq || !st.btok || !st.units || !st.why || (m->loom_aware && st.dialogue && (!st.header || !st.header_cp))) {
 		rc = cs_error_nomem(err);
 		goto out;
 	}
 
 	st.tok = loom_prep_tokens(src, a->chars_per_token);
+	st.user = loom_prep_user(src);
+	if (!st.user) {
+		rc = cs_error_nomem(err);
+		goto out;
+	}
 	decide_extent(&st);
 	decide_system(&st);
 	decide_memory(&st);
@@ -896,9 +970,6 @@ int loom_assemble(const struct source *src, struct assembly *a, struct cs_error 
 	if (a->flags & ASM_OVER_LIMIT)
 		a->over_by = a->budget.used - t.usable;
 out:
-	cs_free(st.seq);
-	cs_free(st.units);
-	cs_free(st.why);
 	cs_free(st.header);
 	cs_free(st.header_cp);
 	return rc;

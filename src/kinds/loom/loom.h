@@ -123,6 +123,23 @@ struct loom_prep {
 	size_t n;
 	const char *roles[LOOM_PREP_ROLES]; /* borrowed from the pieces */
 	unsigned short nroles;
+	/* for a replay and the lists of one use, so that neither walks every piece */
+	unsigned *pos;               /* per piece, loom_item.path_pos */
+	long *model;                 /* the model nodes on the path (replayable), in piece order */
+	size_t nmodel;
+	long *at_pos;                /* per path position, its primary piece; -1 none */
+	long long *latest;           /* [p]: the latest createdAt of the path nodes before position p
+				      * (LOOM_NO_TIME none); depth + 1 of them */
+	size_t depth;                /* the model's depth when made */
+	long *instr, *pinned;        /* the instruction sources and the pinned entries, in piece order */
+	size_t ninstr, npinned;
+	/* per piece, the user's exclusion (piece.user_excluded) as of edit user_edits of the
+	 * pieces user_of, kept in step through the source's edit log (loom_prep_user) */
+	signed char *user;
+	const struct piece *user_of; /* NULL: not made */
+	unsigned long user_edits;
+	void *scratch;               /* an assembly's working arrays, kept from one run to the next
+				      * (assemble.c carves them) */
 };
 
 /* Makes src's model's prep when it has none (the model is a cache here,
@@ -132,6 +149,12 @@ int loom_prepare(const struct source *src);
  * with the blank line of a merge, at chars_per_token; owned by the prep,
  * valid until the next call; NULL on out of memory. */
 const long *loom_prep_tokens(const struct source *src, double chars_per_token);
+/* Per piece, its user_excluded, a byte each (the prep made): for the
+ * inspector's assemblies (asm_lazy), whose every change of it is an edit
+ * the source's log names, so only those pieces are read again; else, or
+ * when the log does not reach back, every piece is. Owned by the prep;
+ * NULL on out of memory. */
+const signed char *loom_prep_user(const struct source *src);
 /* Whether pieces a and b have the same role (the prep made). */
 bool loom_prep_same_role(const struct source *src, long a, long b);
 /* NULL-safe. */

@@ -8,6 +8,7 @@
 #include "loom_priv.h"
 
 #include "alloc.h"
+#include "assembly.h"
 #include "source.h"
 #include "tokens.h"
 
@@ -36,6 +37,51 @@ static unsigned short role_id(struct loom_prep *pr, const char *role)
 	return pr->nroles++;
 }
 
+/* The lists of prep.h by use, the model nodes, and the path positions'
+ * primaries and latest times. false on out of memory. */
+static bool prep_lists(struct loom_prep *pr, const struct source *src, const struct loom *m)
+{
+	size_t n = src->npieces ? src->npieces : 1, depth = m->depth;
+	pr->pos = cs_malloc(n * sizeof *pr->pos);
+	pr->model = cs_malloc(n * sizeof *pr->model);
+	pr->instr = cs_malloc(n * sizeof *pr->instr);
+	pr->pinned = cs_malloc(n * sizeof *pr->pinned);
+	pr->at_pos = cs_malloc((depth ? depth : 1) * sizeof *pr->at_pos);
+	pr->latest = cs_malloc((depth + 1) * sizeof *pr->latest);
+	if (!pr->pos || !pr->model || !pr->instr || !pr->pinned || !pr->at_pos || !pr->latest)
+		return false;
+	pr->depth = depth;
+	for (size_t p = 0; p < depth; p++)
+		pr->at_pos[p] = -1;
+	long long *first_ms = pr->latest + 1; /* [p]: the createdAt of the primary at p, first */
+	for (size_t p = 0; p < depth; p++)
+		first_ms[p] = LOOM_NO_TIME;
+	for (size_t i = 0; i < src->npieces; i++) {
+		const struct loom_item *it = &m->items[src->pieces[i].kind_index];
+		pr->pos[i] = (unsigned)it->path_pos;
+		if (it->use == LOOM_INSTRUCTION)
+			pr->instr[pr->ninstr++] = (long)i;
+		else if (it->use == LOOM_PINNED)
+			pr->pinned[pr->npinned++] = (long)i;
+		if (it->use != LOOM_PRIMARY)
+			continue;
+		if (!strcmp(it->author_type, "model"))
+			pr->model[pr->nmodel++] = (long)i;
+		if (it->path_pos < depth) {
+			pr->at_pos[it->path_pos] = (long)i;
+			first_ms[it->path_pos] = it->created_ms;
+		}
+	}
+	long long latest = LOOM_NO_TIME; /* then running: the latest before each position */
+	for (size_t p = 0; p <= depth; p++) {
+		long long here = p < depth ? first_ms[p] : LOOM_NO_TIME;
+		pr->latest[p] = latest;
+		if (here != LOOM_NO_TIME && (latest == LOOM_NO_TIME || here > latest))
+			latest = here;
+	}
+	return true;
+}
+
 int loom_prepare(const struct source *src)
 {
 	struct loom *m = src->model;
@@ -49,7 +95,7 @@ int loom_prepare(const struct source *src)
 		pr->role = cs_malloc(n * sizeof *pr->role);
 		pr->cp = cs_malloc(n * sizeof *pr->cp);
 	}
-	if (!pr || !pr->use || !pr->bits || !pr->role || !pr->cp) {
+	if (!pr || !pr->use || !pr->bits || !pr->role || !pr->cp || !prep_lists(pr, src, m)) {
 		loom_prep_free(pr);
 		return CS_ENOMEM;
 	}
@@ -94,6 +140,28 @@ const long *loom_prep_tokens(const struct source *src, double chars_per_token)
 	return pr->tok;
 }
 
+const signed char *loom_prep_user(const struct source *src)
+{
+	struct loom_prep *pr = ((struct loom *)src->model)->prep;
+	if (!pr->user && !(pr->user = cs_malloc(pr->n ? pr->n : 1)))
+		return NULL;
+	unsigned long from = pr->user_edits, to = src->edits;
+	bool in_step = asm_lazy() && pr->user_of == src->pieces && from <= to && to - from <= SOURCE_EDIT_LOG;
+	for (unsigned long e = from; in_step && e < to; e++) {
+		long piece = src->edit_log[e % SOURCE_EDIT_LOG]; /* -1: no exclusion changed */
+		if (piece >= 0 && (size_t)piece < pr->n)
+			pr->user[piece] = src->pieces[piece].user_excluded;
+	}
+	if (!in_step)
+		for (size_t i = 0; i < pr->n; i++)
+			pr->user[i] = src->pieces[i].user_excluded;
+	/* an eager assembly's mirror is no base for the next lazy one's: a
+	 * report or a test may have set pieces without an edit */
+	pr->user_of = asm_lazy() ? src->pieces : NULL;
+	pr->user_edits = to;
+	return pr->user;
+}
+
 bool loom_prep_same_role(const struct source *src, long a, long b)
 {
 	const struct loom_prep *pr = ((const struct loom *)src->model)->prep;
@@ -111,6 +179,14 @@ void loom_prep_free(struct loom_prep *pr)
 	cs_free(pr->role);
 	cs_free(pr->cp);
 	cs_free(pr->tok);
+	cs_free(pr->pos);
+	cs_free(pr->model);
+	cs_free(pr->at_pos);
+	cs_free(pr->latest);
+	cs_free(pr->instr);
+	cs_free(pr->pinned);
+	cs_free(pr->user);
+	cs_free(pr->scratch);
 	cs_free(pr);
 }
 

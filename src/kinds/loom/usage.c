@@ -191,7 +191,17 @@ static bool is_model_step(const struct loom_item *it)
 size_t loom_model_node(const struct source *src, size_t k, size_t *pos, long *piece)
 {
 	const struct loom *m = src->model;
-	size_t n = 0;
+	if (loom_prepare(src) == CS_OK) { /* the list made once (prep.c) */
+		const struct loom_prep *pr = m->prep;
+		if (k < pr->nmodel) {
+			if (pos)
+				*pos = m->items[src->pieces[pr->model[k]].kind_index].path_pos;
+			if (piece)
+				*piece = pr->model[k];
+		}
+		return pr->nmodel;
+	}
+	size_t n = 0; /* out of memory: the walk */
 	for (size_t i = 0; i < src->npieces; i++) {
 		const struct loom_item *it = &m->items[src->pieces[i].kind_index];
 		if (!is_model_step(it))

@@ -10,6 +10,7 @@
  * The kind's table and settings are kind.c. */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "manifest.h"
+#include "quick.h"
 #include "save.h"
 
 #include "alloc.h"
@@ -18,6 +19,7 @@
 #include "progress.h"
 #include "source.h"
 #include "strbuf.h"
+#include "strmap.h"
 #include "tokens.h"
 
 #include <math.h>
@@ -52,10 +54,8 @@ void manifest_free(void *model)
 	struct manifest *m = model;
 	if (!m)
 		return;
-	ytree_fini(&m->tree);
 	cs_free(m->data);
 	bulk_fini(&m->texts);
-	cs_free(m->read_buf);
 	cs_free(m->entries);
 	cs_free(m);
 }
@@ -138,9 +138,12 @@ static int read_listed_file(struct source *src, struct manifest *m, struct manif
 	size_t len;
 	enum file_state state;
 	struct cs_error ignored; /* its message is read only after a failure, which sets it */
-	int rc = file_read_reusing(resolved, MANIFEST_MAX_FILE_BYTES, &m->read_buf, &m->read_cap, &len, &state,
-				   &me->symlink, &ignored);
-	const char *data = m->read_buf;
+	char *text;
+	/* Read straight into the big chunks the texts are kept in (huge pages
+	 * at scale: a buffer per file faulted every page in one by one), kept
+	 * there only when it is text. */
+	int rc = file_read_bulk(resolved, MANIFEST_MAX_FILE_BYTES, &m->texts, &text, &len, &state, &me->symlink,
+				&ignored);
 	struct piece *p = &src->pieces[piece];
 	if (rc == CS_ENOMEM)
 		return cs_error_set(err, CS_ENOMEM, "out of memory reading %s", resolved);
@@ -152,18 +155,12 @@ static int read_listed_file(struct source *src, struct manifest *m, struct manif
 			return source_warn(src, piece, 0, 0, "%s: %s", resolved, ignored.message);
 		return CS_OK;
 	}
-	if (memchr(data, '\0', len)) {
+	if (memchr(text, '\0', len)) {
 		p->absent = REASON_BINARY;
 		p->flags |= PIECE_NOT_TEXT;
 		return CS_OK;
 	}
-	/* Kept in big chunks (huge pages at scale): a buffer kept per file
-	 * faulted every page in one by one, a third of a 100k-file load's
-	 * time in the kernel. The read buffer is the same for every file,
-	 * mapped and warm in the cache. */
-	char *text = bulk_strndup(&m->texts, data, len);
-	if (!text)
-		return cs_error_set(err, CS_ENOMEM, "out of memory reading %s", resolved);
+	bulk_commit(&m->texts, text, len);
 	rc = source_adopt_piece_text(src, piece, text, len); /* counted in one pass (hidden_measure) */
 	if (rc != CS_OK || !me->max_lines || p->lines <= me->max_lines)
 		return rc;
@@ -257,7 +254,7 @@ static int mark_outside(struct source *src, const struct manifest_entry *me, str
 		char target[512] = "";
 		ssize_t tn = link ? readlink(me->resolved, target, sizeof target - 1) : -1;
 		target[tn > 0 ? tn : 0] = '\0';
-		rc = source_warn(src, me->piece, (long)me->node->start.line + 1, (long)me->node->start.column + 1,
+		rc = source_warn(src, me->piece, me->line, me->column,
 				 "%s is outside the manifest's folder%s%s%s; read all the same", p->id,
 				 link ? (target[0] ? " (a symlink to " : " (through a symlink") : "", target,
 				 link ? ")" : "");
@@ -324,8 +321,7 @@ static const char *joined(struct arena *a, const char *dir, const char *file, si
 	return out;
 }
 
-static int read_entry(struct source *src, struct manifest *m, const char *dir, size_t i, const struct ynode *e,
-		      struct cs_error *err)
+int manifest_entry_spec(const struct ynode *e, size_t i, struct manifest_entry_spec *out, struct cs_error *err)
 {
 	if (e->type != YNODE_MAP)
 		return entry_fail(err, e, i, NULL, CS_ETYPE, "expected a mapping with path and priority, got %s",
@@ -385,65 +381,95 @@ static int read_entry(struct source *src, struct manifest *m, const char *dir, s
 					  ml->type == YNODE_SCALAR ? ml->value : ynode_type_name(ml));
 		max_lines = (size_t)v;
 	}
+	*out = (struct manifest_entry_spec){
+		.path = file, .path_len = pn->len, .priority = priority, .priority_text = prio->value,
+		.priority_line = (long)prio->start.line + 1, .priority_column = (long)prio->start.column + 1,
+		.line = (long)e->start.line + 1, .column = (long)e->start.column + 1,
+		.role = role, .strategy = strategy, .max_lines = max_lines,
+	};
+	return CS_OK;
+}
 
+/* Entry i from its spec: its piece, the warning for a priority out of
+ * range, and its file read. spec->path lasts as long as the source. */
+static int add_entry(struct source *src, struct manifest *m, const char *dir, size_t i,
+		     const struct manifest_entry_spec *spec, struct cs_error *err)
+{
 	long piece = source_add_piece(src);
 	if (piece < 0)
 		return cs_error_nomem(err);
+	const char *file = spec->path;
 	struct manifest_entry *me = &m->entries[i];
-	me->node = e;
+	me->line = spec->line;
+	me->column = spec->column;
 	me->piece = piece;
-	me->max_lines = max_lines;
-	me->resolved = file[0] == '/' || !dir[0] ? file : joined(&src->arena, dir, file, pn->len);
+	me->max_lines = spec->max_lines;
+	me->resolved = file[0] == '/' || !dir[0] ? file : joined(&src->arena, dir, file, spec->path_len);
 	struct piece *p = &src->pieces[piece];
 	p->id = file;
 	p->label = file;
-	p->role = role_names[role];
-	p->layer = role + 1; /* layer 0 is the boot header */
-	p->priority = p->input_priority = priority;
-	p->strategy = p->input_strategy = strategy;
+	p->role = role_names[spec->role];
+	p->layer = spec->role + 1; /* layer 0 is the boot header */
+	p->priority = p->input_priority = spec->priority;
+	p->strategy = p->input_strategy = spec->strategy;
 	p->kind_index = i;
 	if (!me->resolved)
 		return cs_error_nomem(err);
-	if (priority < 0 || priority > 1) {
-		int rc = source_warn(src, piece, (long)prio->start.line + 1, (long)prio->start.column + 1,
-				     "%s: priority %s is outside 0..1; kept as written for ordering", file, prio->value);
+	if (spec->priority < 0 || spec->priority > 1) {
+		int rc = source_warn(src, piece, spec->priority_line, spec->priority_column,
+				     "%s: priority %s is outside 0..1; kept as written for ordering", file,
+				     spec->priority_text);
 		if (rc)
 			return rc;
 	}
 	return read_listed_file(src, m, me, piece, me->resolved, err);
 }
 
-/* Warns for each path listed twice. The id index (O(1) a lookup) answers
- * with the first piece of that path; pieces are added in entry order, so that
- * is the first entry. With duplicates, *next_same gets a chain through the
- * entries of one path (next_same[k]: the next entry of entry k's path, or
- * nentries), so a hint reaches all of them in linear time; else NULL. */
+/* Warns for each path listed twice. A map of the paths seen answers with
+ * the first entry of each (the source's id index is not built for it: a
+ * load that edits nothing by name never needs one). With duplicates,
+ * *next_same gets a chain through the entries of one path (next_same[k]:
+ * the next entry of entry k's path, or nentries), so a hint reaches all of
+ * them in linear time; else NULL. */
 static int listed_twice(struct source *src, struct manifest *m, size_t **next_same)
 {
 	size_t n = m->nentries, *next = NULL, *tail = NULL;
 	*next_same = NULL;
-	for (size_t i = 0; i < n; i++) {
+	struct strmap seen = STRMAP_INIT;
+	int rc = CS_OK;
+	for (size_t i = 0; i < n && !rc; i++) {
 		long piece = m->entries[i].piece;
-		long first = source_find_piece(src, src->pieces[piece].id);
-		if (first < 0 || first == piece)
+		const char *id = src->pieces[piece].id;
+		size_t len = strlen(id), f, again;
+		if (strmap_put(&seen, id, len, i, &f)) {
+			rc = CS_ENOMEM;
+			break;
+		}
+		if (f == STRMAP_NONE)
 			continue;
+		if (strmap_put(&seen, id, len, f, &again)) { /* the first entry stays the one named */
+			rc = CS_ENOMEM;
+			break;
+		}
 		if (!next) {
-			if (!(next = cs_calloc(2 * n, sizeof *next)))
-				return CS_ENOMEM;
+			if (!(next = cs_calloc(2 * n, sizeof *next))) {
+				rc = CS_ENOMEM;
+				break;
+			}
 			tail = next + n;
 			for (size_t k = 0; k < n; k++) {
 				next[k] = n;
 				tail[k] = k;
 			}
 		}
-		size_t f = src->pieces[first].kind_index;
 		next[tail[f]] = i;
 		tail[f] = i;
-		if (source_warn(src, piece, 0, 0, "%s is listed twice (files[%zu] and files[%zu])",
-				src->pieces[piece].id, f, i)) {
-			cs_free(next);
-			return CS_ENOMEM;
-		}
+		rc = source_warn(src, piece, 0, 0, "%s is listed twice (files[%zu] and files[%zu])", id, f, i);
+	}
+	strmap_fini(&seen);
+	if (rc) {
+		cs_free(next);
+		return rc;
 	}
 	*next_same = next;
 	return CS_OK;
@@ -521,84 +547,36 @@ static int read_companion(struct source *src, struct manifest *m, const char *di
 	return rc;
 }
 
-int manifest_load(struct source *src, const char *data, size_t len, struct cs_error *err)
+/* The listed files, each read into its piece (entry i from specs[i], else
+ * checked from files' item i as it comes), then the paths listed twice and
+ * the companion hints. */
+static int read_files(struct source *src, struct manifest *m, const struct ynode *files,
+		      const struct manifest_entry_spec *specs, struct cs_error *err)
 {
-	struct manifest *m = cs_calloc(1, sizeof *m);
-	if (!m)
-		return cs_error_nomem(err);
-	src->model = m;
-	m->data = cs_strndup(data, len);
-	if (!m->data)
-		return cs_error_nomem(err);
-	m->len = len;
-	/* The listed files' bytes: guessed from the manifest's, a few dozen
-	 * bytes an entry naming some kilobytes each (chunks past 4 MB go to
-	 * huge pages; a small manifest gets small chunks). */
-	bulk_init(&m->texts, len > SIZE_MAX / 32 ? SIZE_MAX : len * 32);
-	manifest_stamp_bytes(m, src->path, data, len);
-	if (memchr(data, '\0', len)) {
-		long line = 1;
-		for (const char *p = data; *p; p++)
-			line += *p == '\n';
-		cs_error_pos(err, line, 0);
-		return cs_error_set(err, CS_ESYNTAX, "the manifest holds a NUL byte: not a YAML text file");
-	}
-	int rc = ytree_parse(&m->tree, data, len, err);
-	if (rc != CS_OK)
-		return rc;
-	const struct ynode *root = m->tree.root;
-	if (!root || root->type != YNODE_MAP) {
-		yerror_at(err, root, "");
-		if (!root)
-			cs_error_pos(err, 1, 1);
-		return cs_error_set(err, root ? CS_ETYPE : CS_ESTRUCT,
-				    "expected a mapping with a \"files\" list, got %s", root ? ynode_type_name(root) : "an empty document");
-	}
-	const struct ynode *dup = ymap_duplicate(root);
-	if (dup)
-		return yfail(err, dup, "", CS_ESTRUCT, "the key \"%s\" appears twice", dup->value);
-	m->protocol = scalar_string(ymap_get(root, "protocol"));
-
-	const struct ynode *meta = ymap_get(root, "metadata");
-	m->session = scalar_string(ymap_get(meta, "session"));
-	m->output_sink = scalar_string(ymap_get(meta, "output_sink"));
-
-	if ((rc = read_budget(src, m, root, err)))
-		return rc;
-
-	const struct ynode *files = ymap_get(root, "files");
-	if (!ymap_key(root, "files")) {
-		yerror_at(err, root, "files");
-		return cs_error_set(err, CS_ESTRUCT, "missing \"files\": the list of files to assemble (it may be empty)");
-	}
-	if (!ynode_is_null(files) && files->type != YNODE_SEQ)
-		return yfail(err, files, "files", CS_ETYPE, "expected a list of files, got %s", ynode_type_name(files));
-	size_t n = ynode_is_null(files) ? 0 : files->nchildren;
-	if (n > MANIFEST_MAX_FILES)
-		return yfail(err, files, "files", CS_ELIMIT, "%s", "more than 1,000,000 files listed");
-	m->entries = cs_calloc(n ? n : 1, sizeof *m->entries);
-	if (!m->entries)
-		return cs_error_nomem(err);
-	m->nentries = n;
-
+	size_t n = m->nentries;
 	/* The folder of the manifest, with a trailing slash ("" for the cwd). */
 	const char *slash = strrchr(src->path, '/');
 	char *dir = arena_strndup(&src->arena, src->path, slash ? (size_t)(slash - src->path) + 1 : 0);
 	if (!dir)
 		return cs_error_nomem(err);
 	struct folder_check fc = { .real = realpath(dir[0] ? dir : ".", NULL) };
-	for (size_t i = 0; i < n; i++) {
-		if ((rc = read_entry(src, m, dir, i, files->children[i], err)) ||
-		    (mark_outside(src, &m->entries[i], &fc) && (rc = cs_error_nomem(err)))) {
-			free(fc.real);
-			return rc;
+	int rc = CS_OK;
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct manifest_entry_spec spec;
+		if (specs) {
+			spec = specs[i];
+		} else if (!(rc = manifest_entry_spec(files->children[i], i, &spec, err)) &&
+			   !(spec.path = arena_strndup(&src->arena, spec.path, spec.path_len))) {
+			rc = cs_error_nomem(err); /* the tree goes at the end of the load: the path is kept */
 		}
-		progress_tick(src->progress, "reading the listed files", i + 1, n);
+		if (!rc && !(rc = add_entry(src, m, dir, i, &spec, err)) && mark_outside(src, &m->entries[i], &fc))
+			rc = cs_error_nomem(err);
+		if (!rc)
+			progress_tick(src->progress, "reading the listed files", i + 1, n);
 	}
 	free(fc.real);
-	cs_free(m->read_buf);
-	m->read_buf = NULL;
-	m->read_cap = 0;
+	if (rc)
+		return rc;
 	progress_done(src->progress, "reading the listed files", n);
 	size_t *next_same = NULL;
 	if (listed_twice(src, m, &next_same))
@@ -613,9 +591,99 @@ int manifest_load(struct source *src, const char *data, size_t len, struct cs_er
 	if (present.failed)
 		rc = CS_ENOMEM;
 	sb_fini(&present);
-	if (rc)
+	return rc ? cs_error_nomem(err) : CS_OK;
+}
+
+/* A scalar's text kept in the source's arena (NULL: none, or out of memory,
+ * which *failed says). */
+static const char *kept_string(struct source *src, const struct ynode *n, bool *failed)
+{
+	const char *s = scalar_string(n);
+	const char *copy = s ? arena_strdup(&src->arena, s) : NULL;
+	*failed |= s && !copy;
+	return copy;
+}
+
+/* The document from its root on: the root's keys, the budget, the files.
+ * specs: the entries as the quick reader took them (files' value then a list
+ * without children), or NULL to check each of the tree's items. */
+static int load_document(struct source *src, struct manifest *m, const struct ynode *root,
+			 const struct manifest_entry_spec *specs, struct cs_error *err)
+{
+	if (!root || root->type != YNODE_MAP) {
+		yerror_at(err, root, "");
+		if (!root)
+			cs_error_pos(err, 1, 1);
+		return cs_error_set(err, root ? CS_ETYPE : CS_ESTRUCT,
+				    "expected a mapping with a \"files\" list, got %s", root ? ynode_type_name(root) : "an empty document");
+	}
+	const struct ynode *dup = ymap_duplicate(root);
+	if (dup)
+		return yfail(err, dup, "", CS_ESTRUCT, "the key \"%s\" appears twice", dup->value);
+	bool failed = false;
+	m->protocol = kept_string(src, ymap_get(root, "protocol"), &failed);
+	const struct ynode *meta = ymap_get(root, "metadata");
+	m->session = kept_string(src, ymap_get(meta, "session"), &failed);
+	m->output_sink = kept_string(src, ymap_get(meta, "output_sink"), &failed);
+	if (failed)
 		return cs_error_nomem(err);
-	return CS_OK;
+	int rc;
+	if ((rc = read_budget(src, m, root, err)))
+		return rc;
+
+	const struct ynode *files = ymap_get(root, "files");
+	if (!ymap_key(root, "files")) {
+		yerror_at(err, root, "files");
+		return cs_error_set(err, CS_ESTRUCT, "missing \"files\": the list of files to assemble (it may be empty)");
+	}
+	if (!ynode_is_null(files) && files->type != YNODE_SEQ)
+		return yfail(err, files, "files", CS_ETYPE, "expected a list of files, got %s", ynode_type_name(files));
+	size_t n = ynode_is_null(files) ? 0 : files->nchildren;
+	if (n > MANIFEST_MAX_FILES)
+		return yfail(err, files, "files", CS_ELIMIT, "%s", "more than 1,000,000 files listed");
+	m->entries = cs_calloc(n ? n : 1, sizeof *m->entries);
+	if (!m->entries || source_reserve_pieces(src, n)) /* a piece per entry: no doubling, no zeroing */
+		return cs_error_nomem(err);
+	m->nentries = n;
+	return read_files(src, m, files, specs, err);
+}
+
+int manifest_load(struct source *src, const char *data, size_t len, struct cs_error *err)
+{
+	struct manifest *m = cs_calloc(1, sizeof *m);
+	if (!m)
+		return cs_error_nomem(err);
+	src->model = m;
+	m->data = cs_strndup(data, len);
+	if (!m->data)
+		return cs_error_nomem(err);
+	m->len = len;
+	/* The listed files' bytes: guessed from the manifest's, a few dozen
+	 * bytes an entry naming some kilobytes each (chunks past 4 MB go to
+	 * huge pages; a small manifest gets small chunks). */
+	bulk_init(&m->texts, len > SIZE_MAX / 32 ? SIZE_MAX : len * 32);
+	manifest_stamp_bytes(m, src->path, NULL, len);
+	if (memchr(data, '\0', len)) {
+		long line = 1;
+		for (const char *p = data; *p; p++)
+			line += *p == '\n';
+		cs_error_pos(err, line, 0);
+		return cs_error_set(err, CS_ESYNTAX, "the manifest holds a NUL byte: not a YAML text file");
+	}
+	/* The quick way first (quick.h); the tree for what it declines. No
+	 * tree is kept after the load: saving parses the bytes again. */
+	struct manifest_quick q;
+	if (manifest_quick_read(data, len, &src->arena, &q)) {
+		int rc = load_document(src, m, q.root, q.specs, err);
+		manifest_quick_fini(&q);
+		return rc;
+	}
+	struct ytree t;
+	int rc = ytree_parse(&t, data, len, err);
+	if (rc == CS_OK)
+		rc = load_document(src, m, t.root, NULL, err);
+	ytree_fini(&t);
+	return rc;
 }
 
 /* ---- report additions ---------------------------------------------------- */

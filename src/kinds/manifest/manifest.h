@@ -2,7 +2,8 @@
  * a YAML list of files with priorities, roles, truncation strategies and
  * line caps, assembled greedily by priority into a token budget.
  * Each file is a piece (id = its path as written); the kind's model keeps the
- * parsed YAML (for splice-saving), the budget and the companion hints. */
+ * manifest's bytes (saving parses them again to splice), the budget and the
+ * companion hints. */
 #ifndef CTXSCOPE_MANIFEST_H
 #define CTXSCOPE_MANIFEST_H
 
@@ -44,7 +45,7 @@ struct manifest_cap {
 };
 
 struct manifest_entry {
-	const struct ynode *node;   /* the entry's mapping in the YAML */
+	long line, column;          /* where the entry's mapping starts (1-based) */
 	long piece;                 /* its piece */
 	size_t max_lines;           /* 0: no cap */
 	const char *resolved;       /* the path read, relative to the manifest's folder */
@@ -56,11 +57,11 @@ struct manifest_entry {
 };
 
 struct manifest {
-	struct ytree tree;          /* the parsed manifest */
 	char *data;                 /* its bytes (cs_malloc'd), for saving */
 	size_t len;
 	struct file_stamp stamp;    /* the file as parsed: its size is len, its mtime taken before the listed files */
-	unsigned long long hash;    /* manifest_hash of the bytes parsed (or last saved): what a save checks */
+	unsigned long long hash;    /* manifest_hash of the bytes last saved: what a save checks */
+	bool hashed;                /* hash is set; else the bytes are m->data's, not hashed yet */
 	const char *protocol;       /* NULL when absent */
 	long max_tokens;
 	long reserved;
@@ -68,14 +69,32 @@ struct manifest {
 	bool has_budget;
 	struct manifest_entry *entries; /* one per file, in input order */
 	struct bulk texts;          /* the listed files' bytes, the pieces' texts */
-	char *read_buf;             /* while loading: one read buffer for every listed file (cs_malloc'd) */
-	size_t read_cap;
 	size_t nentries;
 	bool boot_header;           /* render seed 7's boot header first */
 	const char *session;        /* metadata.session, for the boot header; NULL none */
 	const char *output_sink;    /* metadata.output_sink */
 	const char *hints_present;  /* "hot.yml, cold.yml" as found; NULL none */
 };
+
+/* An entry of `files` as the loader takes it: checked by the loader's rules
+ * (manifest_entry_spec) and reduced to what it keeps, with the places its
+ * sentences name (1-based). */
+struct manifest_entry_spec {
+	const char *path;          /* as written: not empty, no NUL */
+	size_t path_len;
+	double priority;           /* any finite number (outside 0..1 is a warning) */
+	const char *priority_text; /* as written, for that warning */
+	long priority_line, priority_column;
+	long line, column;         /* the entry's mapping */
+	int role;                  /* enum manifest_role */
+	int strategy;              /* STRAT_NEVER..STRAT_END */
+	size_t max_lines;          /* 0: no cap */
+};
+
+/* Checks entry i (files[i]) of a manifest and fills *out (its strings point
+ * into e's nodes). On a fault, err names it (file:line:col and the path
+ * files[i].field) as the loader reports it: CS_ETYPE, CS_ESTRUCT. */
+int manifest_entry_spec(const struct ynode *e, size_t i, struct manifest_entry_spec *out, struct cs_error *err);
 
 /* The role named `name`, or -1. */
 int manifest_role_from_name(const char *name);
@@ -93,7 +112,9 @@ int manifest_assemble(const struct source *src, struct assembly *out, struct cs_
 unsigned long long manifest_hash(const char *data, size_t len);
 
 /* Stamps m as holding data[0..len) of the file at path (its identity and
- * mtime now, the size and hash of these bytes). */
+ * mtime now, the size and hash of these bytes). data NULL: the bytes loaded
+ * (m->data), hashed only when a save checks them (a load hashing the whole
+ * manifest every start was 3% of its user time, for a save that is rare). */
 void manifest_stamp_bytes(struct manifest *m, const char *path, const char *data, size_t len);
 
 /* The kind's operations, for its table (kind.c); load.c. */

@@ -830,7 +830,8 @@ void manifest_stamp_bytes(struct manifest *m, const char *path, const char *data
 	if (file_stamp(path, &m->stamp, &ignored) != CS_OK)
 		memset(&m->stamp, 0, sizeof m->stamp);
 	m->stamp.size = (off_t)len;
-	m->hash = manifest_hash(data, len);
+	m->hashed = data != NULL; /* NULL: m->data's, hashed when a save first checks them */
+	m->hash = data ? manifest_hash(data, len) : 0;
 }
 
 /* CS_OK when the file at path holds the bytes m was stamped with (or is
@@ -847,7 +848,8 @@ static int same_as_loaded(const char *path, void *ctx, struct cs_error *err)
 	int rc = file_read(path, 0, &now, &len, &state, &rerr);
 	if (rc == CS_ENOMEM)
 		return cs_error_nomem(err);
-	bool same = rc == CS_OK && (off_t)len == m->stamp.size && manifest_hash(now, len) == m->hash;
+	bool same = rc == CS_OK && (off_t)len == m->stamp.size &&
+		    manifest_hash(now, len) == (m->hashed ? m->hash : manifest_hash(m->data, m->len));
 	if (rc == CS_OK)
 		cs_free(now);
 	if (same || (rc != CS_OK && state == FILE_MISSING))

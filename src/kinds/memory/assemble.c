@@ -32,6 +32,7 @@
 #include "strbuf.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,7 @@ struct run {
 	size_t dropped_budget, dropped_alloc, scored;
 	const char *compressed; /* the compression fact (arena), NULL when off */
 	struct memory_flags *flags; /* by piece: what an edit can change (rank) */
+	unsigned long results_of[2]; /* the assemblies whose results the kept build's were, before the patch (0 none) */
 };
 
 static const char *archetype_text(const struct memory *m, struct arena *ar)
@@ -394,6 +396,8 @@ static void render(const struct run *r, struct assembly *a)
 struct drop_text {
 	double cutoff;
 	long budget;
+	double weights[MW_COUNT]; /* the build's: its score order lists what did not go in whole */
+	size_t listed;     /* not_whole's entries before the builder's */
 	char below[64];    /* "below the cutoff 0.412" */
 	char share_head[MA_COUNT][64]; /* "dropped in pass 1 (the recent query, by " */
 	char share_mid[MA_COUNT][128]; /* "): over allocation: its share (40% = 1,600 tokens) had " */
@@ -411,6 +415,8 @@ static struct drop_text *drop_text_new(const struct run *r, struct assembly *a)
 		return NULL;
 	t->cutoff = r->cutoff;
 	t->budget = r->budget;
+	memcpy(t->weights, r->s->weights, sizeof t->weights);
+	t->listed = a->nnot_whole;
 	snprintf(t->below, sizeof t->below, "below the cutoff %s", fmt_fixed3(f, r->cutoff));
 	for (int s = 0; s < MA_COUNT; s++) {
 		snprintf(t->share_head[s], sizeof t->share_head[s], "dropped in pass 1 (the %s query, by ",
@@ -618,6 +624,8 @@ static void explain_facts(const struct run *r, struct assembly *a)
 static bool build_anew(struct run *r, struct assembly *a)
 {
 	struct memory *cache = r->src->model; /* the pass-1 order (pass1_order) */
+	if (asm_reuse_decline(a) != CS_OK) /* rank() writes every result */
+		return false;
 	r->dec = cs_calloc(r->n ? r->n : 1, sizeof *r->dec);
 	if (!r->dec || !rank(r, a) || (r->m->caps && !pass1_order(cache, r->src))) {
 		cs_free(r->dec);
@@ -636,68 +644,44 @@ static bool build_anew(struct run *r, struct assembly *a)
 		cs_free(r->flags);
 	} else {
 		memory_keep(cache, r->src, r->budget, r->dec, r->flags, a->results, r->share_used, r->dropped_budget,
-			    r->dropped_alloc, r->scored); /* takes dec and flags */
+			    r->dropped_alloc, r->scored, a->serial); /* takes dec and flags */
 	}
 	r->dec = NULL;
 	r->flags = NULL;
 	return true;
 }
 
-/* The ranks in and the cutoff, from the kept decisions: in (cs_malloc'd)
- * and nin; NULL on out of memory. */
-static size_t *kept_in(struct run *r, const struct memory_kept *k, size_t *nin)
+/* The cutoff and the lowest score in, from the kept ranks. */
+static void kept_cutoff(struct run *r, const struct memory_kept *k)
 {
-	size_t count = 0, last = 0;
-	for (size_t q = 0; q < r->n; q++)
-		count += k->rreason[q] == REASON_NONE;
-	size_t *in = cs_malloc((count ? count : 1) * sizeof *in);
-	if (!in)
-		return NULL;
-	*nin = 0;
-	for (size_t q = 0; q < r->n; q++) {
-		int why = k->rreason[q];
-		if (why == REASON_NONE) {
-			in[(*nin)++] = last = q;
-		} else if (!r->has_cutoff && (why == REASON_OVER_BUDGET || why == REASON_OVER_ALLOCATION)) {
-			r->has_cutoff = true;
-			r->cutoff = r->order[q].score;
-		}
-	}
-	r->has_included = *nin > 0;
+	r->has_cutoff = k->cut != SIZE_MAX;
+	if (r->has_cutoff)
+		r->cutoff = r->order[k->cut].score;
+	r->has_included = k->nin > 0;
 	if (r->has_included)
-		r->lowest_in = r->order[last].score;
-	return in;
+		r->lowest_in = r->order[k->in[k->nin - 1]].score;
 }
 
-/* The build from the kept one (memory_patch re-decided it): every result
- * written in input order from the kept arrays (no walk over a million
- * results in score order), then what went in rendered and what stayed out
- * listed in score order, as build_anew leaves them. false on out of memory. */
-static bool from_kept(struct run *r, struct assembly *a)
+/* A piece's result from the kept arrays, as a build from nothing leaves
+ * it before the render (dropped; render_in writes what went in). */
+static void kept_result(const struct memory *cache, const struct memory_kept *k, size_t i, struct piece_result *out)
+{
+	int why = k->preason[i];
+	long full = k->full[i];
+	bool numbers = why == REASON_OVER_BUDGET || why == REASON_OVER_ALLOCATION;
+	*out = (struct piece_result){ .outcome = OUTCOME_DROPPED, .reason = why, .why = { numbers ? full : 0, k->why1[i] },
+				      .original_tokens = full, .block = -1, .score = cache->score_of[i] };
+}
+
+/* Every result written in input order from the kept arrays (no walk over
+ * a million results in score order), then what stayed out listed in score
+ * order, as build_anew leaves them. */
+static void write_all(struct run *r, struct assembly *a, const struct memory_kept *k)
 {
 	const struct memory *cache = r->m;
-	const struct memory_kept *k = cache->kept;
-	r->order = cache->slots;
-	r->rank_of = cache->rank_of;
-	r->dec = k->dec; /* the kept build's, borrowed */
-	memcpy(r->share_used, k->share_used, sizeof r->share_used);
-	r->dropped_budget = k->dropped_budget;
-	r->dropped_alloc = k->dropped_alloc;
-	r->scored = k->scored;
-	for (size_t i = 0; i < r->n; i++) {
-		int why = k->preason[i];
-		long full = k->full[i];
-		bool numbers = why == REASON_OVER_BUDGET || why == REASON_OVER_ALLOCATION;
-		a->results[i] = (struct piece_result){ .outcome = OUTCOME_DROPPED, .reason = why,
-						       .why = { numbers ? full : 0, k->why1[i] }, .original_tokens = full,
-						       .block = -1, .score = cache->score_of[i] };
-	}
-	size_t nin;
-	size_t *in = kept_in(r, k, &nin);
-	if (!in)
-		return false;
-	render_in(r, a, in, nin);
-	cs_free(in);
+	for (size_t i = 0; i < r->n; i++)
+		kept_result(cache, k, i, &a->results[i]); /* in place: a million, not copied through the stack */
+	render_in(r, a, k->in, k->nin);
 	struct strbuf sb = STRBUF_INIT;
 	size_t nw = a->nnot_whole, deferred = 0; /* in registers: a million of them */
 	if (defer_sentences(r, a) && a->cap_not_whole >= a->nnot_whole + r->n)
@@ -715,7 +699,108 @@ static bool from_kept(struct run *r, struct assembly *a)
 	a->nnot_whole = nw;
 	a->ndeferred += deferred;
 	sb_fini(&sb);
+}
+
+/* The assembly's list_fn: what did not go in whole, in the build's score
+ * order (what write_all lists), from the results. */
+static bool list_not_whole(struct assembly *a)
+{
+	const struct drop_text *t = a->sentence_ctx;
+	const struct source *src = a->src;
+	size_t *owned;
+	const size_t *order = memory_rank_order(src->model, src, t->weights, &owned);
+	if (!order)
+		return false;
+	a->nnot_whole = t->listed;
+	asm_expect_not_whole(a, t->listed + src->npieces);
+	if (!a->nomem)
+		for (size_t k = 0; k < src->npieces; k++)
+			if (a->results[order[k]].reason != REASON_NONE)
+				a->not_whole[a->nnot_whole++] = (long)order[k];
+	cs_free(owned);
+	return !a->nomem;
+}
+
+/* The previous build's results taken over and patched: only the pieces the
+ * patch re-decided written (asm_set_result lists those that change), what
+ * went in rendered (a block that moved changes its piece's result), the
+ * list of what did not go in whole left until it is read. */
+static void write_touched(struct run *r, struct assembly *a, const struct memory_kept *k)
+{
+	const struct memory *cache = r->m;
+	for (size_t t = 0; t < k->ntouched; t++) {
+		size_t i = r->order[k->touched[t]].index;
+		struct piece_result res;
+		kept_result(cache, k, i, &res);
+		asm_set_result(a, (long)i, &res);
+	}
+	render_in(r, a, k->in, k->nin);
+	if (!defer_sentences(r, a))
+		return;
+	a->list_fn = list_not_whole;
+	const size_t *nr = k->nreason;
+	size_t deferred = nr[REASON_EXCLUDED_BY_USER] + nr[REASON_OVER_BUDGET] + nr[REASON_OVER_ALLOCATION];
+	a->ndeferred += deferred;
+	if (deferred + nr[REASON_NONE] == r->n)
+		return;
+	/* sentences written at once (filters, the task stack, new events) live
+	 * in the previous arena: written again */
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t q = 0; q < r->n; q++) {
+		int why = k->rreason[q];
+		if (why != REASON_NONE && why != REASON_EXCLUDED_BY_USER && why != REASON_OVER_BUDGET &&
+		    why != REASON_OVER_ALLOCATION)
+			explain_one(r, a, q, &sb);
+	}
+	sb_fini(&sb);
+}
+
+/* Below this many re-decided items a patch is always written in place. */
+static size_t cascade_min = 65536;
+
+void memory_set_long_cascade(size_t min)
+{
+	cascade_min = min;
+}
+
+/* A long cascade (an item kept in pass 1 excluded: every later one in its
+ * share says a new total) is written whole, in input order, and compared
+ * whole: cheaper than a quarter of a million results listed and sorted. */
+static bool long_cascade(size_t touched, size_t n)
+{
+	return touched > cascade_min && touched > n / 16;
+}
+
+/* The build from the kept one (memory_patch re-decided it): the previous
+ * results patched when a holds them and they are the kept build's, else
+ * every result written. false on out of memory. */
+static bool from_kept(struct run *r, struct assembly *a)
+{
+	struct memory *cache = r->src->model; /* the kept build: its results are now a's */
+	struct memory_kept *k = cache->kept;
+	bool patch = a->reused && (a->reused_from == r->results_of[0] || a->reused_from == r->results_of[1]) &&
+		     !long_cascade(k->ntouched, r->n);
+	if (!patch && asm_reuse_decline(a) != CS_OK)
+		return false;
+	r->order = cache->slots;
+	r->rank_of = cache->rank_of;
+	r->dec = k->dec; /* the kept build's, borrowed */
+	memcpy(r->share_used, k->share_used, sizeof r->share_used);
+	r->dropped_budget = k->dropped_budget;
+	r->dropped_alloc = k->dropped_alloc;
+	r->scored = k->scored;
+	kept_cutoff(r, k);
+	if (patch)
+		write_touched(r, a, k);
+	else
+		write_all(r, a, k);
 	r->dec = NULL;
+	k->reused += patch;
+	k->serial = a->nomem ? 0 : a->serial;
+	/* re-decided nothing: the results are those it was patched from, and
+	 * the previous assembly may still be the one the next build starts from
+	 * (the inspector's, when this is its baseline's) */
+	k->serial_alike = a->nomem || k->ntouched || patch ? 0 : r->results_of[0];
 	return true;
 }
 
@@ -723,7 +808,10 @@ static bool from_kept(struct run *r, struct assembly *a)
 int memory_build(const struct source *src, struct assembly *a, struct cs_error *err)
 {
 	const struct memory *m = src->model;
-	int rc = asm_init_unset(a, src, ASM_DOCUMENT); /* build_anew's rank() or from_kept writes every result */
+	/* build_anew's rank() or from_kept writes every result, or from_kept
+	 * patches the inspector's last ones (not a build the updates replay on) */
+	int rc = !m->nnew && !m->quiet && !m->hold_from ? asm_init_reuse(a, src, ASM_DOCUMENT)
+							: asm_init_unset(a, src, ASM_DOCUMENT);
 	if (rc != CS_OK)
 		return cs_error_nomem(err);
 	if (memory_groupings(m, a) != CS_OK)
@@ -742,6 +830,10 @@ int memory_build(const struct source *src, struct assembly *a, struct cs_error *
 		r.cap[k] = (long)floor((double)r.budget * (r.s->allocation[k] / 100.0)); /* the seed's TokenBudget.allocate */
 
 	struct memory *cache = src->model; /* the kept orders and build (rank.c, patch.c) */
+	if (cache->kept) { /* the patch forgets them */
+		r.results_of[0] = cache->kept->serial;
+		r.results_of[1] = cache->kept->serial_alike;
+	}
 	bool patched = !m->quiet && m->hold_from == 0 && memory_rank(cache, src, r.s->weights) &&
 		       memory_kept_matches(m, src, r.budget) && memory_patch(cache, src, r.cap);
 	if (patched ? !from_kept(&r, a) : !build_anew(&r, a)) {

@@ -193,6 +193,8 @@ struct memory_decision {
 	long share_used; /* pass 1: its share's tokens kept then */
 };
 
+#define MEMORY_NREASONS 32 /* room for every enum reason (patch.c checks) */
+
 /* What an edit can change of an item, by piece. */
 struct memory_flags {
 	unsigned char excluded, filtered, held;
@@ -201,10 +203,12 @@ struct memory_flags {
 /* The last build, kept so that the next one, when only exclusions changed
  * since (the source's edit log says which), re-decides from the first rank
  * an exclusion can change and stops where the passes' state meets the
- * kept one again (patch.c); the assembly is then written from these arrays
- * in input order, not item by item in score order. Kept from the
- * inspector's builds and those that follow an edit (a report, which edits
- * nothing, keeps none). */
+ * kept one again (patch.c); the assembly then patches the results of the
+ * assembly these decisions were written into (serial), when it takes them
+ * over (asm_init_reuse): the re-decided items' alone; else it writes them
+ * all from these arrays in input order. Kept from the inspector's builds
+ * and those that follow an edit (a report, which edits nothing, keeps
+ * none). */
 struct memory_kept {
 	bool valid;
 	/* what the build read besides exclusions: a build with other values starts from nothing */
@@ -229,6 +233,18 @@ struct memory_kept {
 	long share_used[MA_COUNT];
 	size_t dropped_budget, dropped_alloc, scored;
 	unsigned long patched;        /* builds made by patching (tests) */
+	/* what a patched build reads instead of walking every rank */
+	size_t *in;                   /* the ranks in, ascending */
+	size_t nin, cap_in;
+	size_t cut;                   /* the first rank either pass dropped (the cutoff's), SIZE_MAX none */
+	size_t nreason[MEMORY_NREASONS]; /* ranks by their reason */
+	size_t *touched;              /* the ranks the last patch re-decided (their results are the ones to write) */
+	size_t ntouched, cap_touched;
+	unsigned char *mark;          /* a bit per rank, clear between patches */
+	unsigned long serial;         /* the assembly whose results these decisions are (assembly.serial), 0 none */
+	unsigned long serial_alike;   /* another assembly with the very same results (a build that re-decided
+				       * nothing: the baseline's, made after the inspector's first), 0 none */
+	unsigned long reused;         /* builds that patched the previous results in place (tests) */
 };
 
 struct memory {
@@ -349,6 +365,11 @@ double memory_final_score(const struct memory_item *it, const double weights[MW_
  * The slots' fields an edit can change (excluded, filtered, held, tokens)
  * are the caller's to refresh. false on out of memory (nothing kept valid). */
 bool memory_rank(struct memory *m, const struct source *src, const double weights[MW_COUNT]);
+/* The score order for weights: a kept one, else sorted now into *owned
+ * (the caller frees it; the kept orders are left alone). NULL on out of
+ * memory. */
+const size_t *memory_rank_order(const struct memory *m, const struct source *src, const double weights[MW_COUNT],
+				size_t **owned);
 /* Forgets every kept order and the kept build (load.c's free; tests
  * compare with a fresh sort). */
 void memory_rank_forget(struct memory *m);
@@ -361,7 +382,7 @@ struct piece_result;
  * memory nothing is. */
 void memory_keep(struct memory *m, const struct source *src, long budget, struct memory_decision *dec,
 		 struct memory_flags *flags, const struct piece_result *results, const long share_used[MA_COUNT],
-		 size_t dropped_budget, size_t dropped_alloc, size_t scored);
+		 size_t dropped_budget, size_t dropped_alloc, size_t scored, unsigned long serial);
 /* True when m->kept was made under the same values as a build of src now
  * (budget: the builder's, after the task stack) and the source's edit log
  * still names every edit since. */
@@ -370,6 +391,10 @@ bool memory_kept_matches(const struct memory *m, const struct source *src, long 
  * (caps: each share's cap). false: not done (the log names another edit,
  * or out of memory): the kept build is no longer valid. */
 bool memory_patch(struct memory *m, const struct source *src, const long cap[MA_COUNT]);
+/* Tests: a patch that re-decided more than this many items (and more
+ * than a sixteenth of them) writes every result anew instead of patching
+ * the previous ones (65,536 unless set). */
+void memory_set_long_cascade(size_t min);
 /* Frees the kept build; NULL-safe. */
 void memory_kept_free(struct memory_kept *k);
 

@@ -5,8 +5,9 @@
  * place in a walk, and nothing after the first place past X where the
  * running total is again the one the kept build recorded there: an item
  * that was out anyway (most of a large snapshot) changes its own decision
- * alone. The assembler then writes the results from the kept arrays, in
- * input order (assemble.c). */
+ * alone. The assembler then writes the re-decided items' results (the
+ * ranks touched) into the previous assembly's, or every result from the
+ * kept arrays in input order (assemble.c). */
 #include "memory.h"
 
 #include "alloc.h"
@@ -27,8 +28,13 @@ void memory_kept_free(struct memory_kept *k)
 	cs_free(k->why1);
 	cs_free(k->full);
 	cs_free(k->pass1_pos);
+	cs_free(k->in);
+	cs_free(k->touched);
+	cs_free(k->mark);
 	cs_free(k);
 }
+
+_Static_assert(REASON_COUNT <= MEMORY_NREASONS, "memory_kept.nreason has room for every reason");
 
 static bool same_strategy(const struct memory_strategy *a, const struct memory_strategy *b)
 {
@@ -76,7 +82,9 @@ static bool alloc_arrays(struct memory_kept *k, size_t n)
 	cs_free(k->why1);
 	cs_free(k->full);
 	cs_free(k->pass1_pos);
+	cs_free(k->mark);
 	k->pass1_pos = NULL;
+	k->mark = NULL;
 	k->n = n;
 	size_t c = n ? n : 1;
 	k->rreason = cs_malloc(c);
@@ -91,9 +99,41 @@ static long why1_of(const struct memory_decision *d)
 	return d->reason == REASON_OVER_BUDGET ? d->left : d->reason == REASON_OVER_ALLOCATION ? d->share_used : 0;
 }
 
+static bool dropped_by_a_pass(int reason)
+{
+	return reason == REASON_OVER_BUDGET || reason == REASON_OVER_ALLOCATION;
+}
+
+/* The ranks in, the cutoff's rank and the count of each reason, from
+ * rreason (a build from nothing; a patch keeps them up to date). */
+static bool index_ranks(struct memory_kept *k)
+{
+	memset(k->nreason, 0, sizeof k->nreason);
+	for (size_t r = 0; r < k->n; r++)
+		k->nreason[k->rreason[r]]++;
+	size_t nin = k->nreason[REASON_NONE];
+	if (nin > k->cap_in) {
+		cs_free(k->in);
+		k->cap_in = 0;
+		if (!(k->in = cs_malloc(nin * sizeof *k->in)))
+			return false;
+		k->cap_in = nin;
+	}
+	k->nin = 0;
+	k->cut = SIZE_MAX;
+	for (size_t r = 0; r < k->n; r++) {
+		int why = k->rreason[r];
+		if (why == REASON_NONE)
+			k->in[k->nin++] = r;
+		else if (k->cut == SIZE_MAX && dropped_by_a_pass(why))
+			k->cut = r;
+	}
+	return true;
+}
+
 void memory_keep(struct memory *m, const struct source *src, long budget, struct memory_decision *dec,
 		 struct memory_flags *flags, const struct piece_result *results, const long share_used[MA_COUNT],
-		 size_t dropped_budget, size_t dropped_alloc, size_t scored)
+		 size_t dropped_budget, size_t dropped_alloc, size_t scored, unsigned long serial)
 {
 	if (m->quiet || m->hold_from) { /* a build of another kind than the inspector's: the kept one stays */
 		cs_free(dec);
@@ -122,6 +162,8 @@ void memory_keep(struct memory *m, const struct source *src, long budget, struct
 	}
 	for (size_t r = 0; r < n; r++)
 		k->rreason[r] = (unsigned char)dec[r].reason;
+	if (!index_ranks(k))
+		return;
 	k->pieces = src->pieces;
 	k->cur = m->cur;
 	k->caps = m->caps;
@@ -138,6 +180,9 @@ void memory_keep(struct memory *m, const struct source *src, long budget, struct
 	k->dropped_budget = dropped_budget;
 	k->dropped_alloc = dropped_alloc;
 	k->scored = scored;
+	k->ntouched = 0;
+	k->serial = serial;
+	k->serial_alike = 0;
 	k->valid = true;
 }
 
@@ -309,6 +354,30 @@ static void select_again(struct patch *p)
 	}
 }
 
+/* Rank r into the ranks in (in: true) or out of them. false on out of memory. */
+static bool place_in(struct memory_kept *k, size_t r, bool in)
+{
+	size_t lo = 0, hi = k->nin;
+	while (lo < hi) { /* the first place at or after r */
+		size_t mid = lo + (hi - lo) / 2;
+		if (k->in[mid] < r)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!in) {
+		if (lo < k->nin && k->in[lo] == r)
+			memmove(k->in + lo, k->in + lo + 1, (--k->nin - lo) * sizeof *k->in);
+		return true;
+	}
+	if (CS_GROW(k->in, k->cap_in, k->nin + 1) != 0)
+		return false;
+	memmove(k->in + lo + 1, k->in + lo, (k->nin - lo) * sizeof *k->in);
+	k->in[lo] = r;
+	k->nin++;
+	return true;
+}
+
 /* The kept arrays and counts after the ranks re-decided. */
 static void settle(struct patch *p)
 {
@@ -326,7 +395,19 @@ static void settle(struct patch *p)
 		size_t i = p->m->slots[r].index;
 		k->preason[i] = (unsigned char)d->reason;
 		k->why1[i] = why1_of(d);
+		k->nreason[was]--;
+		k->nreason[d->reason]++;
+		if ((was == REASON_NONE) != (d->reason == REASON_NONE) && !place_in(k, r, d->reason == REASON_NONE))
+			p->nomem = true;
+		if (dropped_by_a_pass(d->reason) && (k->cut == SIZE_MAX || r < k->cut))
+			k->cut = r;
+		k->touched[t] = r;
 	}
+	k->ntouched = p->nt;
+	while (k->cut < k->n && !dropped_by_a_pass(k->rreason[k->cut])) /* it went back in: the next one */
+		k->cut++;
+	if (k->cut >= k->n)
+		k->cut = SIZE_MAX;
 }
 
 bool memory_patch(struct memory *m, const struct source *src, const long cap[MA_COUNT])
@@ -334,11 +415,12 @@ bool memory_patch(struct memory *m, const struct source *src, const long cap[MA_
 	struct memory_kept *k = m->kept;
 	struct patch p = { .m = m, .k = k };
 	k->valid = false; /* until done */
+	k->serial = k->serial_alike = 0; /* the decisions are no longer the last results' */
 	if (!changed_pieces(&p, src) || (m->caps && !k->pass1_pos))
 		return false;
-	p.mark = cs_calloc(k->n / 8 + 1, 1);
-	if (!p.mark)
+	if (!k->mark && !(k->mark = cs_calloc(k->n / 8 + 1, 1)))
 		return false;
+	p.mark = k->mark; /* clear between patches: the bits set are cleared below */
 	for (size_t c = 0; c < p.nchanged; c++) {
 		size_t x = (size_t)p.changed[c];
 		if (!m->caps || k->pass1_pos[x] == SIZE_MAX) { /* pass 1 does not see it */
@@ -350,9 +432,12 @@ bool memory_patch(struct memory *m, const struct source *src, const long cap[MA_
 		share_again(&p, s, cap[s]);
 	if (p.nt && !p.nomem)
 		select_again(&p);
+	if (!p.nomem && CS_GROW(k->touched, k->cap_touched, p.nt) != 0)
+		p.nomem = true;
 	if (!p.nomem)
 		settle(&p);
-	cs_free(p.mark);
+	for (size_t t = 0; t < p.nt; t++)
+		p.mark[p.t[t].rank >> 3] = 0;
 	cs_free(p.t);
 	if (p.nomem)
 		return false;

@@ -119,6 +119,16 @@ bool memory_rank(struct memory *m, const struct source *src, const double weight
 	return m->slots_valid;
 }
 
+const size_t *memory_rank_order(const struct memory *m, const struct source *src, const double weights[MW_COUNT],
+				size_t **owned)
+{
+	*owned = NULL;
+	for (size_t j = 0; j < MEMORY_RANKINGS; j++)
+		if (m->rankings[j].order && !memcmp(m->rankings[j].weights, weights, sizeof m->rankings[j].weights))
+			return m->rankings[j].order;
+	return *owned = sorted_order(m, src, weights);
+}
+
 void memory_rank_forget(struct memory *m)
 {
 	for (size_t j = 0; j < MEMORY_RANKINGS; j++) {
