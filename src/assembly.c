@@ -340,10 +340,19 @@ struct block *asm_block(struct assembly *a, long piece, int layer, int layer2)
 		return &a->scratch;
 	}
 	struct block *b = &a->blocks[a->nblocks];
-	*b = (struct block){
-		.piece = piece, .message = a->nmessages ? (int)a->nmessages - 1 : 0,
-		.layer = { layer, layer2 }, .first_span = a->nspans,
-	};
+	/* field by field: a compound literal of it compiles to `rep stos`,
+	 * slow to start, once per block of a million */
+	b->piece = piece;
+	b->label = NULL;
+	b->message = a->nmessages ? (int)a->nmessages - 1 : 0;
+	b->layer[0] = layer;
+	b->layer[1] = layer2;
+	b->flags = 0;
+	b->first_span = a->nspans;
+	b->nspans = b->bytes = b->code_points = 0;
+	b->tokens = b->budget_tokens = 0;
+	b->keep_head = b->keep_tail = 0;
+	b->offset_tokens = 0;
 	if (a->nmessages)
 		a->messages[a->nmessages - 1].nblocks++;
 	a->nblocks++;
@@ -415,42 +424,49 @@ static const char *vsentence(struct assembly *a, int reason, const char *fmt, va
 	return s;
 }
 
+/* Sets a result's outcome fields, the others kept: in place when nothing
+ * is recorded (most assemblies), else through asm_set_result, which notes
+ * the old result of a piece that changes. */
+static void set_outcome(struct assembly *a, long piece, enum outcome outcome, int reason, const char *sentence,
+			long block, long tokens)
+{
+	struct piece_result *r = &a->results[piece];
+	if (a->reused) {
+		struct piece_result now = *r;
+		now.outcome = outcome;
+		now.reason = reason;
+		now.sentence = sentence;
+		now.block = block;
+		now.tokens = tokens;
+		asm_set_result(a, piece, &now);
+		return;
+	}
+	r->outcome = outcome;
+	r->reason = reason;
+	r->sentence = sentence;
+	r->block = block;
+	r->tokens = tokens;
+}
+
 void asm_whole(struct assembly *a, long piece, long block, long tokens)
 {
-	struct piece_result r = a->results[piece];
-	r.outcome = OUTCOME_WHOLE;
-	r.reason = REASON_NONE;
-	r.sentence = NULL;
-	r.block = block;
-	r.tokens = tokens;
-	asm_set_result(a, piece, &r);
+	set_outcome(a, piece, OUTCOME_WHOLE, REASON_NONE, NULL, block, tokens);
 }
 
 void asm_cut(struct assembly *a, long piece, long block, long tokens, int reason, const char *fmt, ...)
 {
-	struct piece_result r = a->results[piece];
 	va_list ap;
 	va_start(ap, fmt);
-	r.sentence = vsentence(a, reason, fmt, ap);
+	const char *sentence = vsentence(a, reason, fmt, ap);
 	va_end(ap);
-	r.outcome = OUTCOME_TRUNCATED;
-	r.reason = reason;
-	r.block = block;
-	r.tokens = tokens;
-	asm_set_result(a, piece, &r);
+	set_outcome(a, piece, OUTCOME_TRUNCATED, reason, sentence, block, tokens);
 	note_not_whole(a, piece);
 }
 
 /* A dropped piece's result, with its sentence. */
 static void drop(struct assembly *a, long piece, int reason, const char *sentence)
 {
-	struct piece_result r = a->results[piece];
-	r.sentence = sentence;
-	r.outcome = OUTCOME_DROPPED;
-	r.reason = reason;
-	r.block = -1;
-	r.tokens = 0;
-	asm_set_result(a, piece, &r);
+	set_outcome(a, piece, OUTCOME_DROPPED, reason, sentence, -1, 0);
 	note_not_whole(a, piece);
 }
 

@@ -103,7 +103,7 @@ enum block_flag {
 	BLOCK_HEADING = 1u << 4,   /* with MADE: a section's heading (a memory snapshot's "## Recent Activity") */
 };
 
-struct block {
+struct block { /* asm_block sets every field by name: a new one is set there too */
 	long piece;           /* index into source->pieces, or -1 for text the assembler made */
 	const char *label;    /* display label for assembler-made blocks ("system context"); may be NULL */
 	int message;          /* index into messages; 0 for a document */
