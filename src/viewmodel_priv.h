@@ -66,6 +66,14 @@ struct vm_vrows {
 	bool hidden;          /* dropped pieces were hidden (no runs made) */
 	size_t ndropped, ntruncated;
 	unsigned long patched; /* rebuilds that patched the bits from the assembly's changes (tests) */
+	/* The pieces' layers side by side (a run under a heading is split by
+	 * them at every rebuild), kept while the source is the same and every
+	 * edit since was an exclusion (edit_log): nothing else relabels a piece. */
+	int *layers;
+	size_t cap_layers, nlayers;
+	const struct source *layers_of; /* NULL: none kept */
+	unsigned long layers_edits;     /* src->edits they were checked at */
+	unsigned long layers_read;      /* times they were read from the pieces (tests) */
 };
 
 /* Whether a cache marker row follows block b. */

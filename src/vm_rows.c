@@ -299,6 +299,31 @@ static bool is_heading(const struct assembly *a, size_t h)
 	return b->piece < 0 && (b->flags & (BLOCK_MADE | BLOCK_MARKER)) == BLOCK_MADE;
 }
 
+/* The pieces' layers in an array of their own, read from the pieces again
+ * unless only exclusions were made since they were (an exclusion relabels
+ * no piece; a step through a sequence may); NULL on out of memory. */
+static const int *piece_layers(struct vm *vm)
+{
+	struct vm_vrows *v = vm->vr;
+	const struct source *src = vm->session.src;
+	size_t np = src->npieces;
+	bool kept = v->layers_of == src && v->nlayers == np && src->edits - v->layers_edits <= SOURCE_EDIT_LOG;
+	for (unsigned long k = v->layers_edits; kept && k != src->edits; k++)
+		kept = src->edit_log[k % SOURCE_EDIT_LOG] >= 0;
+	if (!kept) {
+		v->layers_of = NULL;
+		if (CS_GROW(v->layers, v->cap_layers, np ? np : 1) != 0)
+			return NULL;
+		for (size_t i = 0; i < np; i++)
+			v->layers[i] = src->pieces[i].layer;
+		v->layers_of = src;
+		v->nlayers = np;
+		v->layers_read++;
+	}
+	v->layers_edits = src->edits;
+	return v->layers;
+}
+
 /* The dropped pieces lo..hi-1 (hi > lo), the nearest piece before them
  * that went in shown by block last (-1: none), put where dropped_after
  * puts each: after block last, or those of the layer of the headings that
@@ -319,11 +344,13 @@ static bool add_run(struct vm *vm, size_t lo, size_t hi, long last)
 	/* the heading's layer from the front, the others from the back; both
 	 * slots written (the one not taken is free or the same), so no branch
 	 * guesses at layers that come in no order */
+	const int *layers = piece_layers(vm);
+	if (!layers)
+		return false;
 	uint32_t *ids = v->ids + v->nids;
-	const struct piece *pieces = vm->session.src->pieces;
 	size_t under = 0, rest = 0;
 	for (size_t i = lo; i < hi; i++) {
-		size_t in = pieces[i].layer == layer;
+		size_t in = layers[i] == layer;
 		ids[under] = (uint32_t)i;
 		ids[n - 1 - rest] = (uint32_t)i;
 		under += in;
@@ -649,6 +676,7 @@ void vm_rows_fini(struct vm *vm)
 	cs_free(v->ids);
 	cs_free(v->start);
 	cs_free(v->marks);
+	cs_free(v->layers);
 	cs_free(v);
 	vm->vr = NULL;
 }
@@ -665,6 +693,8 @@ static bool can_be_virtual(const struct vm *vm)
 
 bool vm_rebuild_rows(struct vm *vm, long keep_piece, long keep_block)
 {
+	if (vm->vr && vm->vr->layers_of != vm->session.src)
+		vm->vr->layers_of = NULL; /* another source (a reload): whatever sits at that address later is not it */
 	vm->nrows = 0;
 	vm->nitems = 0;
 	vm->ndropped = vm->ntruncated = 0;

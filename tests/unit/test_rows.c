@@ -391,6 +391,46 @@ static void test_edit_from_the_header(void **state)
 	vm_fini(&vm);
 }
 
+/* The pieces' layers kept beside the rows (a run under a heading is split
+ * by them) stay across exclusions and are read again after any other edit,
+ * which may relabel pieces (a step through a sequence does). */
+static void test_layers_kept_across_exclusions(void **state)
+{
+	(void)state;
+	struct cs_error err;
+	cs_error_clear(&err);
+	struct vm vm;
+	assert_int_equal(vm_init(&vm, support_load("samples/memory/coding-session.json", NULL), &err), CS_OK);
+	uint64_t rng = 31;
+	struct source *src = vm.session.src;
+	size_t np = src->npieces;
+	for (unsigned s = 0; s < 12; s++) {
+		struct edit e = { .type = EDIT_EXCLUDE, .piece = (long)(next_rand(&rng) % np) };
+		e.value = piece_excluded(&src->pieces[e.piece]) ? 0 : 1;
+		assert_int_equal(vm_apply(&vm, &e, &err), CS_OK);
+		check_both_ways(&vm, "exclusions", -1, -1, &rng);
+	}
+	assert_true(vm.vr->layers_read >= 1);
+	unsigned long read = vm.vr->layers_read;
+	for (unsigned s = 0; s < 12; s++) {
+		struct edit e = { .type = EDIT_EXCLUDE, .piece = (long)(next_rand(&rng) % np) };
+		e.value = piece_excluded(&src->pieces[e.piece]) ? 0 : 1;
+		assert_int_equal(vm_apply(&vm, &e, &err), CS_OK);
+	}
+	assert_int_equal(vm.vr->layers_read, read); /* kept */
+	/* relabelled (as a step might), then an edit that is not an exclusion */
+	int first = -1;
+	for (size_t b = 0; b < vm.session.cur.nblocks && first < 0; b++)
+		if (vm.session.cur.blocks[b].piece < 0)
+			first = vm.session.cur.blocks[b].layer[0];
+	for (size_t i = 0; i < np; i++)
+		src->pieces[i].layer = src->pieces[i].layer == first ? first + 1 : first;
+	assert_int_equal(vm_set_budget(&vm, "1k", &err), CS_OK);
+	check_both_ways(&vm, "relabelled", -1, -1, &rng);
+	assert_true(vm.vr->layers_read > read);
+	vm_fini(&vm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -400,6 +440,7 @@ int main(void)
 		cmocka_unit_test(test_out_of_memory),
 		cmocka_unit_test(test_patched_from_changes),
 		cmocka_unit_test(test_edit_from_the_header),
+		cmocka_unit_test(test_layers_kept_across_exclusions),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
