@@ -20,8 +20,13 @@
  * Every block is charged its estimate; recorded usage is shown beside it.
  * In phases: decide the view (view_resolve); each layer decides its
  * messages as it renders them (a message's fate depends on the layer it
- * falls in); what no layer placed is dropped; then the budget is explained. */
+ * falls in); what no layer placed is dropped (drops.c); then the budget is
+ * explained. In the inspector a re-assembly takes the previous one's
+ * results over and leaves the summarized history, which no exclusion or
+ * budget changes, as it is (take_results). */
 #include "ledger.h"
+
+#include "drops.h"
 
 #include "alloc.h"
 #include "assembly.h"
@@ -31,6 +36,7 @@
 #include "strbuf.h"
 #include "tokens.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,20 +48,38 @@ struct view {
 	long session;      /* -1: no sessions table, the last turn is the head */
 	long head;
 	long turn;         /* replayed turn, -1 with next */
-	long *anc;         /* ancestry of head (cs_malloc'd) */
+	const long *anc;   /* ancestry of head: the thread's */
 	size_t nanc;
+	const struct ledger_thread *th; /* head's thread (ledger_thread_of) */
+	struct ledger_thread *own; /* a bare replay's own thread, freed by view_fini */
 	size_t hist_end;   /* history is anc[0 .. hist_end) */
 	long compaction;   /* latest compaction turn in history, -1 none */
 	size_t cpos;       /* its position in anc */
 	size_t kept_from;  /* first history position kept after the summary */
 	bool first_kept_used; /* kept_from came from first_kept_turn_id */
+	size_t sys_upto;   /* the system messages of anc[0 .. sys_upto) are the system layer's */
 	const char *role;  /* manager, worker, unified */
+	size_t fk_at;      /* where the applied compaction's first_kept_turn_id sits (hist_end: not before it) */
+	bool keep_runs;    /* the results taken over hold the summarized runs already (ledger_runs) */
 };
 
 static void view_fini(struct view *v)
 {
-	cs_free(v->anc);
-	v->anc = NULL;
+	ledger_thread_free(v->own);
+	v->own = NULL;
+	v->th = NULL;
+}
+
+/* The position of turn on the path at or before `from` (exclusive), or
+ * nowhere (from). The path holds a turn once (it follows parent_turn_id
+ * from a root): looking back from the end finds the turns a view asks for
+ * (the head, a compaction's first kept turn) in a few steps. */
+static size_t position_before(const struct view *v, long turn, size_t from)
+{
+	for (size_t i = from; turn >= 0 && i-- > 0;)
+		if (v->anc[i] == turn)
+			return i;
+	return from;
 }
 
 static int view_resolve(const struct source *src, struct view *v, struct cs_error *err)
@@ -74,15 +98,15 @@ static int view_resolve(const struct source *src, struct view *v, struct cs_erro
 		v->session = -1;
 		v->head = (long)l->nturns - 1;
 	}
-	if (ledger_ancestry(l, v->head, &v->anc, &v->nanc) != CS_OK)
+	v->th = ledger_thread_of(src, v->head, &v->own);
+	if (!v->th)
 		return cs_error_nomem(err);
+	v->nanc = ledger_thread_ancestry(v->th, &v->anc);
 	v->hist_end = v->nanc;
+	v->sys_upto = v->nanc;
 	if (!l->next) {
 		v->turn = l->turn ? ledger_turn_index(l, l->turn) : v->head;
-		size_t pos = v->nanc;
-		for (size_t i = 0; i < v->nanc; i++)
-			if (v->anc[i] == v->turn)
-				pos = i;
+		size_t pos = position_before(v, v->turn, v->nanc);
 		if (pos == v->nanc) {
 			view_fini(v);
 			return cs_error_set(err, CS_EUSAGE, "turn %s is not on the thread of session %s (head %s)",
@@ -90,23 +114,25 @@ static int view_resolve(const struct source *src, struct view *v, struct cs_erro
 					    l->turns[v->head].id);
 		}
 		v->hist_end = pos;
+		v->sys_upto = pos + 1;
 	}
-	for (size_t i = v->hist_end; i-- > 0;)
-		if (l->turns[v->anc[i]].compaction) {
-			v->compaction = v->anc[i];
-			v->cpos = i;
+	const size_t *cpos; /* the thread's compaction turns: the latest before the event applies */
+	for (size_t k = ledger_thread_compactions(v->th, &cpos); k-- > 0;)
+		if (cpos[k] < v->hist_end) {
+			v->cpos = cpos[k];
+			v->compaction = v->anc[v->cpos];
 			break;
 		}
 	v->kept_from = 0;
+	v->fk_at = v->hist_end; /* where its first_kept_turn_id sits on the history (hist_end: not on it) */
 	if (v->compaction >= 0) {
 		v->kept_from = v->cpos + 1;
-		const struct ledger_compaction *c = &l->compactions[l->turns[v->compaction].compaction_row];
-		if (l->rule == LEDGER_RULE_FIRST_KEPT && c->first_kept >= 0)
-			for (size_t i = 0; i < v->cpos; i++)
-				if (v->anc[i] == c->first_kept) {
-					v->kept_from = i;
-					v->first_kept_used = true;
-				}
+		long fk = l->compactions[l->turns[v->compaction].compaction_row].first_kept;
+		v->fk_at = position_before(v, fk, v->hist_end);
+		if (l->rule == LEDGER_RULE_FIRST_KEPT && v->fk_at < v->cpos) {
+			v->kept_from = v->fk_at;
+			v->first_kept_used = true;
+		}
 	}
 	const struct ledger_turn *rt = &l->turns[v->turn >= 0 ? v->turn : v->head];
 	v->role = l->role ? l->role : rt->role ? rt->role
@@ -131,67 +157,12 @@ static void charge_last(struct assembly *a)
 	b->budget_tokens = tokens_estimate(b->code_points, a->chars_per_token);
 }
 
-/* Why a piece stayed out, decided as the layers walk the thread; its
- * sentence is written after them (explain_drops). */
-enum why {
-	WHY_USER,            /* excluded by you */
-	WHY_SYS_SECTIONS,    /* a system message, superseded by assembly.systemPrompt */
-	WHY_SYS_EARLIER,     /* a system message before the latest (arg: the latest) */
-	WHY_EMPTY,           /* empty content (turn) */
-	WHY_COMP_EARLIER,    /* a compaction before the one that applies (arg: that one's turn) */
-	WHY_COMP_LATER,      /* a compaction after the replayed turn (turn) */
-	WHY_OWN_EXCHANGE,    /* the applied compaction turn's own exchange (turn) */
-	WHY_SUMMARIZED,      /* summarized by the compaction (arg: its turn; note: the after-only rule dropped it) */
-	WHY_COMPACTED,       /* a compaction turn past the latest: cannot happen */
-	WHY_MEMORY_UNUSED,   /* memory, without --next */
-	WHY_EVENT_UNUSED,    /* assembly.event, without --next */
-	WHY_PRODUCED_LATER,  /* produced by the replayed turn (turn) */
-	WHY_TURN_LATER,      /* a turn after the replayed one (turn; arg: the replayed turn) */
-	WHY_OFF_THREAD,      /* a message off the thread (turn) */
-	WHY_COMP_OFF_THREAD, /* a compaction off the thread (turn) */
-};
-
-static const unsigned char WHY_REASON[] = {
-	[WHY_USER] = REASON_EXCLUDED_BY_USER, [WHY_SYS_SECTIONS] = REASON_SUPERSEDED,
-	[WHY_SYS_EARLIER] = REASON_SUPERSEDED, [WHY_EMPTY] = REASON_EMPTY,
-	[WHY_COMP_EARLIER] = REASON_SUPERSEDED, [WHY_COMP_LATER] = REASON_LATER,
-	[WHY_OWN_EXCHANGE] = REASON_COMPACTED, [WHY_SUMMARIZED] = REASON_COMPACTED,
-	[WHY_COMPACTED] = REASON_COMPACTED, [WHY_MEMORY_UNUSED] = REASON_OFF_PATH,
-	[WHY_EVENT_UNUSED] = REASON_OFF_PATH, [WHY_PRODUCED_LATER] = REASON_LATER,
-	[WHY_TURN_LATER] = REASON_LATER, [WHY_OFF_THREAD] = REASON_OFF_PATH,
-	[WHY_COMP_OFF_THREAD] = REASON_OFF_PATH,
-};
-
-/* One piece left out, in the order decided. */
-struct drop {
-	long piece;
-	long turn;          /* the turn the sentence names, -1 none */
-	long arg;           /* a second turn or message, as enum why says */
-	unsigned char why;  /* enum why */
-	bool note;          /* WHY_SUMMARIZED: first_kept_turn_id would have kept it */
-};
-
-struct drops {
-	struct drop *items;
-	size_t n, cap;
-};
-
-/* Records that piece stays out; on out of memory the assembly's sticky flag. */
-static void drop(struct assembly *a, struct drops *dr, long piece, enum why why, long turn, long arg)
-{
-	if (CS_GROW(dr->items, dr->cap, dr->n + 1) != 0) {
-		a->nomem = true;
-		return;
-	}
-	dr->items[dr->n++] = (struct drop){ .piece = piece, .turn = turn, .arg = arg, .why = (unsigned char)why };
-}
-
 /* Whether the user left the piece out (then it is dropped). */
-static bool user_out(struct assembly *a, struct drops *dr, long piece)
+static bool user_out(struct assembly *a, long piece)
 {
 	if (!piece_excluded(&a->src->pieces[piece]))
 		return false;
-	drop(a, dr, piece, WHY_USER, -1, -1);
+	ledger_drop(a, piece, WHY_USER, -1, -1);
 	return true;
 }
 
@@ -206,7 +177,11 @@ static long piece_block(struct assembly *a, long piece, int phys, int conc, cons
 		asm_text(a, before, strlen(before));
 	asm_span(a, p->text, p->text_bytes, p->code_points);
 	charge_last(a);
-	asm_whole(a, piece, b, a->blocks[b].budget_tokens);
+	/* every field, as a build from nothing has it (a result taken over keeps
+	 * the why[] of an earlier drop otherwise) */
+	asm_set_result(a, piece, &(struct piece_result){ .outcome = OUTCOME_WHOLE, .reason = REASON_NONE,
+							 .tokens = a->blocks[b].budget_tokens,
+							 .original_tokens = p->tokens, .block = b, .score = NAN });
 	return b;
 }
 
@@ -221,8 +196,10 @@ static const char WORKER_HEADER_RULES[] =
 	"- NO external messages unless explicitly tasked\n"
 	"- NO persistent state changes outside your task scope";
 
-static void system_layer(struct assembly *a, struct drops *dr, const struct view *v, const struct ledger_thread *th,
-			 bool *handled_sys)
+/* The system prompt; every system message of the thread up to the
+ * replayed turn (anc[0 .. sys_upto)) is handled here, the one it uses or
+ * dropped as superseded, so the layers after skip them. */
+static void system_layer(struct assembly *a, const struct view *v, const struct ledger_thread *th)
 {
 	const struct source *src = a->src;
 	const struct ledger *l = src->model;
@@ -233,9 +210,8 @@ static void system_layer(struct assembly *a, struct drops *dr, const struct view
 	/* The system messages on the ancestry (up to the replayed turn), in
 	 * order (the thread's list): the latest is the prompt, the others are
 	 * superseded (below). */
-	size_t upto = v->turn >= 0 ? v->hist_end + 1 : v->nanc;
 	const long *msgs, *at;
-	size_t nsys = ledger_thread_system(th, upto, &msgs, &at);
+	size_t nsys = ledger_thread_system(th, v->sys_upto, &msgs, &at);
 	long latest = nsys ? msgs[at[nsys - 1]] : -1;
 	if (l->nsections || l->nexus_env >= 0) {
 		asm_message(a, "system");
@@ -251,11 +227,11 @@ static void system_layer(struct assembly *a, struct drops *dr, const struct view
 		}
 		for (int layer = 0; layer < 2; layer++)
 			for (size_t i = 0; i < l->nsections; i++)
-				if (l->sections[i].layer == layer && !user_out(a, dr, l->sections[i].piece)) {
+				if (l->sections[i].layer == layer && !user_out(a, l->sections[i].piece)) {
 					piece_block(a, l->sections[i].piece, PHYS_SYSTEM, layer, sep);
 					sep = "\n\n";
 				}
-		if (l->nexus_env >= 0 && !user_out(a, dr, l->nexus_env)) {
+		if (l->nexus_env >= 0 && !user_out(a, l->nexus_env)) {
 			piece_block(a, l->nexus_env, PHYS_SYSTEM, CONC_WORKSPACE, sep);
 			sep = "\n\n";
 		}
@@ -270,8 +246,7 @@ static void system_layer(struct assembly *a, struct drops *dr, const struct view
 		asm_fact(a, "system prompt", "assembly.systemPrompt (%zu section%s)%s", l->nsections,
 			 l->nsections == 1 ? "" : "s", worker ? " after the worker header" : "");
 	} else if (latest >= 0) {
-		handled_sys[latest] = true; /* handled here, whatever happens to its turn */
-		if (!user_out(a, dr, l->messages[latest].piece)) {
+		if (!user_out(a, l->messages[latest].piece)) {
 			asm_message(a, "system");
 			piece_block(a, l->messages[latest].piece, PHYS_SYSTEM, CONC_WORKSPACE, NULL);
 		}
@@ -288,123 +263,134 @@ static void system_layer(struct assembly *a, struct drops *dr, const struct view
 		long m = msgs[at[j]];
 		if (m == latest && !l->nsections && l->nexus_env < 0)
 			continue;
-		handled_sys[m] = true;
-		drop(a, dr, l->messages[m].piece, l->nsections || l->nexus_env >= 0 ? WHY_SYS_SECTIONS : WHY_SYS_EARLIER,
+		ledger_drop(a, l->messages[m].piece, l->nsections || l->nexus_env >= 0 ? WHY_SYS_SECTIONS : WHY_SYS_EARLIER,
 		     -1, latest);
 	}
 }
 
-/* A history turn's messages, one message each. */
-static void history_turn(struct assembly *a, struct drops *dr, long turn, const bool *handled_sys)
+/* A history turn's messages, one message each (its system messages are
+ * the system layer's). */
+static void history_turn(struct assembly *a, long turn)
 {
 	const struct ledger *l = a->src->model;
 	const struct ledger_turn *t = &l->turns[turn];
 	for (size_t k = 0; k < t->nmessages; k++) {
 		long m = t->messages[k];
 		long piece = l->messages[m].piece;
-		if (handled_sys[m] || l->messages[m].system)
+		if (l->messages[m].system)
 			continue;
 		if (is_blank(&a->src->pieces[piece])) {
-			drop(a, dr, piece, WHY_EMPTY, turn, -1);
+			ledger_drop(a, piece, WHY_EMPTY, turn, -1);
 			continue;
 		}
-		if (user_out(a, dr, piece))
+		if (user_out(a, piece))
 			continue;
 		asm_message(a, l->messages[m].role);
 		piece_block(a, piece, PHYS_HISTORY, CONC_SESSION, NULL);
 	}
 }
 
-/* Every message of a turn stays out (those the system layer handled aside). */
-static void drop_turn(struct assembly *a, struct drops *dr, const struct view *v, const struct ledger_thread *th,
-		      size_t pos, enum why why, long arg, const bool *handled_sys)
+/* Every message of the turn at pos stays out (those the system layer
+ * handled aside), read in a row from the thread. */
+static void drop_turn(struct assembly *a, const struct view *v, const struct ledger_thread *th, size_t pos,
+		      enum why why, long arg)
 {
 	const long *msgs, *pieces;
-	size_t n = ledger_thread_turn(th, pos, &msgs, &pieces); /* the thread's turn at pos, read in a row */
-	for (size_t k = 0; k < n; k++)
-		if (!handled_sys[msgs[k]])
-			drop(a, dr, pieces[k], why, v->anc[pos], arg);
+	size_t n = pos < v->sys_upto ? ledger_thread_plain(th, pos, pos + 1, &pieces)
+				     : ledger_thread_turn(th, pos, &msgs, &pieces);
+	ledger_drop_run(a, pieces, n, why, v->anc[pos], arg, false);
 }
 
-static void history_layer(struct assembly *a, struct drops *dr, const struct view *v, const struct ledger_thread *th,
-			  const bool *handled_sys, bool *on_thread)
+/* The compactions on the thread: those that do not apply dropped, the
+ * latest before the event's summary first in the history. */
+static void history_summary(struct assembly *a, const struct view *v, const struct ledger_thread *th)
 {
 	const struct ledger *l = a->src->model;
-	size_t first = a->nblocks;
-	/* Compactions on the thread that do not apply. */
-	size_t ncomp = 0;
-	for (size_t i = 0; i < v->nanc; i++) {
-		const struct ledger_turn *t = &l->turns[v->anc[i]];
-		if (!t->compaction)
-			continue;
-		long sp = l->compactions[t->compaction_row].piece;
-		on_thread[sp] = true;
+	const size_t *cpos;
+	size_t nc = ledger_thread_compactions(th, &cpos), ncomp = 0;
+	for (size_t k = 0; k < nc; k++) {
+		size_t i = cpos[k];
+		long sp = l->compactions[l->turns[v->anc[i]].compaction_row].piece;
 		if (i < v->hist_end)
 			ncomp++;
 		if (v->anc[i] == v->compaction)
 			continue;
 		if (i < v->hist_end)
-			drop(a, dr, sp, WHY_COMP_EARLIER, -1, v->compaction);
+			ledger_drop(a, sp, WHY_COMP_EARLIER, -1, v->compaction);
 		else
-			drop(a, dr, sp, WHY_COMP_LATER, v->anc[i], -1);
+			ledger_drop(a, sp, WHY_COMP_LATER, v->anc[i], -1);
 	}
-	if (v->compaction >= 0) {
-		const struct ledger_turn *ct = &l->turns[v->compaction];
-		const struct ledger_compaction *c = &l->compactions[ct->compaction_row];
-		asm_message(a, l->summary_system ? "system" : "user");
-		piece_block(a, c->piece, PHYS_HISTORY, CONC_SESSION, l->summary_system ? NULL : LEDGER_SUMMARY_MARKER);
-		const char *fk = c->first_kept >= 0 ? l->turns[c->first_kept].id : NULL;
-		if (l->rule == LEDGER_RULE_FIRST_KEPT && fk && !v->first_kept_used)
-			asm_warn(a, -1, "compaction %s: first_kept_turn_id %s is not before it on the thread; "
-				 "keeping only the turns after the compaction", ct->id, fk);
-		asm_fact(a, "compaction", "turn %s applies (the latest of %zu before the event)%s%s", ct->id, ncomp,
-			 c->trigger ? "; trigger " : "", c->trigger ? c->trigger : "");
-		asm_fact(a, "compaction rule", "%s",
-			 l->rule == LEDGER_RULE_AFTER_ONLY ? "after-only (the Nexus broker: only the turns after the compaction)"
-			 : v->first_kept_used ? "first-kept (turns from first_kept_turn_id, then after the compaction)"
-			 : "first-kept, but no usable first_kept_turn_id: only the turns after the compaction");
-		asm_fact(a, "summary role", "%s", l->summary_system ? "system (the Nexus broker's early draft, no marker)"
-			 : "user, with the [Previous conversation summary] marker (the Nexus broker)");
-	} else {
+	if (v->compaction < 0) {
 		asm_fact(a, "compaction", "none before the event: full history");
+		return;
 	}
-	/* Where first_kept first sits on the path (hist_end: not on it), found
-	 * once: asking "is it at or before i" at every compacted turn walked
-	 * the path again each time (perf: most of a re-assembly at 100 MB). */
-	size_t fk_at = v->hist_end;
-	if (v->compaction >= 0) {
-		const struct ledger_compaction *c = &l->compactions[l->turns[v->compaction].compaction_row];
-		for (size_t k = 0; c->first_kept >= 0 && k < v->hist_end && fk_at == v->hist_end; k++)
-			if (v->anc[k] == c->first_kept)
-				fk_at = k;
-	}
-	for (size_t i = 0; i < v->hist_end; i++) {
-		long turn = v->anc[i];
-		const struct ledger_turn *t = &l->turns[turn];
-		if (v->compaction >= 0 && i <= v->cpos) {
-			if (i == v->cpos || t->compaction) {
-				drop_turn(a, dr, v, th, i, WHY_OWN_EXCHANGE, -1, handled_sys);
-				continue;
-			}
-			if (i < v->kept_from) {
-				size_t from = dr->n;
-				drop_turn(a, dr, v, th, i, WHY_SUMMARIZED, v->compaction, handled_sys);
-				for (size_t k = from; k < dr->n; k++) /* first_kept_turn_id would keep it */
-					dr->items[k].note = fk_at <= i && l->rule == LEDGER_RULE_AFTER_ONLY;
-				continue;
-			}
-		}
-		if (t->compaction) { /* cannot happen past the latest, kept for clarity */
-			drop_turn(a, dr, v, th, i, WHY_COMPACTED, -1, handled_sys);
+	const struct ledger_turn *ct = &l->turns[v->compaction];
+	const struct ledger_compaction *c = &l->compactions[ct->compaction_row];
+	asm_message(a, l->summary_system ? "system" : "user");
+	piece_block(a, c->piece, PHYS_HISTORY, CONC_SESSION, l->summary_system ? NULL : LEDGER_SUMMARY_MARKER);
+	const char *fk = c->first_kept >= 0 ? l->turns[c->first_kept].id : NULL;
+	if (l->rule == LEDGER_RULE_FIRST_KEPT && fk && !v->first_kept_used)
+		asm_warn(a, -1, "compaction %s: first_kept_turn_id %s is not before it on the thread; "
+			 "keeping only the turns after the compaction", ct->id, fk);
+	asm_fact(a, "compaction", "turn %s applies (the latest of %zu before the event)%s%s", ct->id, ncomp,
+		 c->trigger ? "; trigger " : "", c->trigger ? c->trigger : "");
+	asm_fact(a, "compaction rule", "%s",
+		 l->rule == LEDGER_RULE_AFTER_ONLY ? "after-only (the Nexus broker: only the turns after the compaction)"
+		 : v->first_kept_used ? "first-kept (turns from first_kept_turn_id, then after the compaction)"
+		 : "first-kept, but no usable first_kept_turn_id: only the turns after the compaction");
+	asm_fact(a, "summary role", "%s", l->summary_system ? "system (the Nexus broker's early draft, no marker)"
+		 : "user, with the [Previous conversation summary] marker (the Nexus broker)");
+}
+
+/* The history: the turns up to the applied compaction (its own, and every
+ * compaction turn's, exchange dropped; the others summarized, those from
+ * the first kept one on kept), then the turns after it. No edit changes
+ * which turns are summarized: they go as runs of the thread's pieces, one
+ * run from one compaction turn to the next (one sentence for them all);
+ * only the turns kept are read message by message. */
+static void history_layer(struct assembly *a, const struct view *v, const struct ledger_thread *th)
+{
+	const struct ledger *l = a->src->model;
+	size_t first = a->nblocks;
+	history_summary(a, v, th);
+	const size_t *cpos;
+	size_t nc = ledger_thread_compactions(th, &cpos), ck = 0;
+	for (size_t i = 0; i < v->hist_end;) {
+		if (v->compaction < 0 || i > v->cpos) { /* no compaction turn past the applied one */
+			history_turn(a, v->anc[i++]);
 			continue;
 		}
-		history_turn(a, dr, turn, handled_sys);
+		while (ck < nc && cpos[ck] < i)
+			ck++;
+		if (i == v->cpos || (ck < nc && cpos[ck] == i)) {
+			drop_turn(a, v, th, i++, WHY_OWN_EXCHANGE, -1);
+			continue;
+		}
+		if (i >= v->kept_from) {
+			history_turn(a, v->anc[i++]);
+			continue;
+		}
+		/* summarized up to the next compaction turn, the first kept one, or
+		 * where the note (first_kept_turn_id would keep it) begins */
+		size_t end = v->kept_from < v->cpos ? v->kept_from : v->cpos;
+		if (ck < nc && cpos[ck] < end)
+			end = cpos[ck];
+		if (i < v->fk_at && v->fk_at < end)
+			end = v->fk_at;
+		const long *pieces;
+		size_t n = ledger_thread_plain(th, i, end, &pieces);
+		bool note = v->fk_at <= i && l->rule == LEDGER_RULE_AFTER_ONLY;
+		if (v->keep_runs)
+			ledger_drop_kept(a, pieces, n, v->compaction, note);
+		else
+			ledger_drop_run(a, pieces, n, WHY_SUMMARIZED, -1, v->compaction, note);
+		i = end;
 	}
 	if (a->nblocks > first)
 		a->blocks[a->nblocks - 1].flags |= BLOCK_BREAKPOINT;
 }
 
-static void event_layer(struct assembly *a, struct drops *dr, const struct view *v, const bool *handled_sys)
+static void event_layer(struct assembly *a, const struct view *v)
 {
 	const struct ledger *l = a->src->model;
 	if (l->next) {
@@ -425,15 +411,15 @@ static void event_layer(struct assembly *a, struct drops *dr, const struct view 
 			asm_textf(a, "\n%s", l->event_hook);
 		charge_last(a);
 		for (size_t i = 0; i < l->nmemory; i++)
-			if (!user_out(a, dr, l->memory[i]))
+			if (!user_out(a, l->memory[i]))
 				piece_block(a, l->memory[i], PHYS_EVENT, CONC_MEMORY, "\n");
 		piece_block(a, l->event, PHYS_EVENT, CONC_EVENT, "\n\n");
 		return;
 	}
 	for (size_t i = 0; i < l->nmemory; i++)
-		drop(a, dr, l->memory[i], WHY_MEMORY_UNUSED, -1, -1);
+		ledger_drop(a, l->memory[i], WHY_MEMORY_UNUSED, -1, -1);
 	if (l->event >= 0)
-		drop(a, dr, l->event, WHY_EVENT_UNUSED, -1, -1);
+		ledger_drop(a, l->event, WHY_EVENT_UNUSED, -1, -1);
 	const struct ledger_turn *t = &l->turns[v->turn];
 	size_t placed = 0;
 	bool *is_query = cs_calloc(t->nmessages ? t->nmessages : 1, sizeof *is_query);
@@ -454,18 +440,18 @@ static void event_layer(struct assembly *a, struct drops *dr, const struct view 
 	}
 	for (size_t k = 0; k < t->nmessages; k++) {
 		long m = t->messages[k];
-		if (handled_sys[m])
+		if (l->messages[m].system) /* the system layer's */
 			continue;
 		long piece = l->messages[m].piece;
 		if (!is_query[k]) {
-			drop(a, dr, piece, WHY_PRODUCED_LATER, v->turn, -1);
+			ledger_drop(a, piece, WHY_PRODUCED_LATER, v->turn, -1);
 			continue;
 		}
 		if (is_blank(&a->src->pieces[piece])) {
-			drop(a, dr, piece, WHY_EMPTY, v->turn, -1);
+			ledger_drop(a, piece, WHY_EMPTY, v->turn, -1);
 			continue;
 		}
-		if (user_out(a, dr, piece))
+		if (user_out(a, piece))
 			continue;
 		asm_message(a, "user");
 		piece_block(a, piece, PHYS_EVENT, CONC_EVENT, NULL);
@@ -590,19 +576,18 @@ static void explain_view(struct assembly *a, const struct view *v)
 
 /* Decide and explain what the layers did not place: later turns on the
  * thread, then everything off it. */
-static void drop_rest(struct assembly *a, struct drops *dr, const struct view *v, const struct ledger_thread *th,
-		      const bool *handled_sys, const bool *on_thread)
+static void drop_rest(struct assembly *a, const struct view *v, const struct ledger_thread *th)
 {
 	const struct ledger *l = a->src->model;
 	for (size_t i = v->hist_end + (l->next ? 0 : 1); i < v->nanc; i++)
-		drop_turn(a, dr, v, th, i, WHY_TURN_LATER, v->turn, handled_sys);
+		drop_turn(a, v, th, i, WHY_TURN_LATER, v->turn);
 	const long *off;
 	size_t noff = ledger_thread_off(th, &off); /* the messages the thread does not hold */
 	for (size_t k = 0; k < noff; k++)
-		drop(a, dr, l->messages[off[k]].piece, WHY_OFF_THREAD, l->messages[off[k]].turn, -1);
-	for (size_t c = 0; c < l->ncompactions; c++)
-		if (!on_thread[l->compactions[c].piece])
-			drop(a, dr, l->compactions[c].piece, WHY_COMP_OFF_THREAD, l->compactions[c].turn, -1);
+		ledger_drop(a, l->messages[off[k]].piece, WHY_OFF_THREAD, l->messages[off[k]].turn, -1);
+	noff = ledger_thread_compactions_off(th, &off);
+	for (size_t k = 0; k < noff; k++)
+		ledger_drop(a, l->compactions[off[k]].piece, WHY_COMP_OFF_THREAD, l->compactions[off[k]].turn, -1);
 }
 
 /* Explain, the recorded usage of the replayed turn. */
@@ -697,83 +682,41 @@ static int explain_over(struct assembly *a)
 	return CS_OK;
 }
 
-/* What a deferred sentence reads beside the drop: the view's session and head. */
-struct said_view {
-	long session, head;
-};
-
-/* A piece's drop sentence, written when read (asm_sentence): results[].why
- * holds the drop, why[0] its turn, enum why and note, why[1] its arg. */
-static bool drop_sentence(const struct assembly *a, long piece, struct strbuf *out)
+/* The view's runs of summarized messages, as struct ledger_runs (no serial). */
+static struct ledger_runs runs_of(const struct source *src, const struct view *v)
 {
-	const struct ledger *l = a->src->model;
-	const struct said_view *v = a->sentence_ctx;
-	long code = a->results[piece].why[0], arg = a->results[piece].why[1];
-	long t = code / 64 - 1, why = code % 64 / 2; /* the turn the sentence names, -1 none */
-	bool note = code % 2;
-	const struct ledger_session *s = v->session >= 0 ? &l->sessions[v->session] : NULL;
-	const char *turn = t >= 0 ? l->turns[t].id : "";
-	static const char *const fixed[] = {
-		[WHY_USER] = "excluded by you",
-		[WHY_SYS_SECTIONS] = "superseded: the system prompt comes from assembly.systemPrompt",
-		[WHY_COMPACTED] = "compacted",
-		[WHY_MEMORY_UNUSED] = "not used: memory goes into the next event (--next)",
-		[WHY_EVENT_UNUSED] = "not used: assembly.event is the next turn's (--next)",
-	};
-	sb_reset(out);
-	if (why < (long)(sizeof fixed / sizeof fixed[0]) && fixed[why])
-		return sb_puts(out, fixed[why]);
-	switch (why) {
-	case WHY_SYS_EARLIER:
-		return sb_printf(out, "superseded: an earlier system prompt; the latest (message %s, turn %s) applies",
-				 l->messages[arg].id, l->turns[l->messages[arg].turn].id);
-	case WHY_EMPTY:
-		return sb_printf(out, "dropped: empty content (turn %s)", turn);
-	case WHY_COMP_EARLIER:
-		return sb_printf(out, "superseded: an earlier compaction; only the latest (turn %s) applies", l->turns[arg].id);
-	case WHY_COMP_LATER:
-		return sb_printf(out, "later: compaction turn %s comes after the replayed turn", turn);
-	case WHY_OWN_EXCHANGE:
-		return sb_printf(out, "compacted: compaction turn %s's own exchange; the summary stands in for it", turn);
-	case WHY_SUMMARIZED:
-		return sb_printf(out, "compacted: summarized by the compaction at turn %s%s", l->turns[arg].id,
-				 note ? " (the after-only rule; first_kept_turn_id would keep it)" : "");
-	case WHY_PRODUCED_LATER:
-		return sb_printf(out, "later: produced by the replayed turn %s after this prompt was sent", turn);
-	case WHY_TURN_LATER:
-		return sb_printf(out, "later: turn %s comes after the replayed turn %s", turn, l->turns[arg].id);
-	case WHY_OFF_THREAD:
-		return sb_printf(out, "off-path: turn %s is not on the thread of %s%s (head %s)", turn, s ? "session " : "",
-				 s ? s->label : "the last turn", l->turns[v->head].id);
-	default: /* WHY_COMP_OFF_THREAD */
-		return sb_printf(out, "off-path: compaction turn %s is not on the thread", turn);
-	}
+	const struct ledger *l = src->model;
+	return (struct ledger_runs){ .head = v->head, .compaction = v->compaction, .cpos = v->cpos,
+				     .kept_from = v->kept_from, .fk_at = v->fk_at, .rule = (int)l->rule,
+				     .chars_per_token = src->settings.chars_per_token };
 }
 
-/* Explain, the pieces left out, in the order decided; their sentences are
- * written when read (drop_sentence: a compacted history at 500 MB drops
- * hundreds of thousands of messages, and the inspector shows a screenful). */
-static void explain_drops(struct assembly *a, const struct view *v, const struct drops *dr)
+static bool same_runs(const struct ledger_runs *x, const struct ledger_runs *y)
 {
-	if (((const struct ledger *)a->src->model)->bare) { /* nobody reads them: the reason's own words */
-		for (size_t k = 0; k < dr->n; k++)
-			asm_drop_text(a, dr->items[k].piece, WHY_REASON[dr->items[k].why],
-				      reason_sentence(WHY_REASON[dr->items[k].why]));
-		return;
-	}
-	struct said_view *said = arena_alloc(&a->arena, sizeof *said);
-	if (!said) {
-		a->nomem = true;
-		return;
-	}
-	*said = (struct said_view){ v->session, v->head };
-	a->sentence_ctx = said;
-	a->sentence_fn = drop_sentence;
-	a->sentence_by_why = true;
-	for (size_t k = 0; k < dr->n; k++) {
-		const struct drop *d = &dr->items[k];
-		asm_drop_later(a, d->piece, WHY_REASON[d->why], (d->turn + 1) * 64 + d->why * 2 + d->note, d->arg);
-	}
+	return x->head == y->head && x->compaction == y->compaction && x->cpos == y->cpos &&
+	       x->kept_from == y->kept_from && x->fk_at == y->fk_at && x->rule == y->rule &&
+	       x->chars_per_token == y->chars_per_token;
+}
+
+/* The results (asm_init_reuse): the previous assembly's, patched, when the
+ * runs it left in them are this view's (an exclusion, the budget, the
+ * summary role: v->keep_runs); else every one set from nothing, as
+ * asm_init sets them, for the layers to decide. */
+static int take_results(struct assembly *a, struct view *v)
+{
+	const struct ledger *l = a->src->model;
+	struct ledger_runs now = runs_of(a->src, v);
+	for (size_t k = 0; a->reused && k < LEDGER_RUNS_KEPT; k++)
+		if (l->runs[k].serial && l->runs[k].serial == a->reused_from)
+			v->keep_runs = same_runs(&l->runs[k], &now);
+	if (v->keep_runs || l->bare) /* a bare replay records only what goes in */
+		return CS_OK;
+	if (asm_reuse_decline(a) != CS_OK)
+		return CS_ENOMEM;
+	for (size_t i = 0; i < a->src->npieces; i++)
+		a->results[i] = (struct piece_result){ .outcome = OUTCOME_DROPPED, .block = -1, .score = NAN,
+						       .original_tokens = a->src->pieces[i].tokens };
+	return CS_OK;
 }
 
 /* decide the view (session, thread, replayed turn, compaction) → the
@@ -781,50 +724,41 @@ static void explain_drops(struct assembly *a, const struct view *v, const struct
  * not place → explain the budget. */
 int ledger_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
 {
-	const struct ledger *l = src->model;
+	struct ledger *l = src->model;
 	struct view v;
-	if (asm_init(a, src, ASM_MESSAGES) != CS_OK) /* first: assemble() finis it on any failure */
+	if (asm_init_reuse(a, src, ASM_MESSAGES) != CS_OK) /* first: assemble() finis it on any failure */
 		return cs_error_nomem(err);
 	int rc = view_resolve(src, &v, err);
 	if (rc)
 		return rc;
+	if (take_results(a, &v) != CS_OK) {
+		view_fini(&v);
+		return cs_error_nomem(err);
+	}
 	static const char *const phys[] = { "system", "history", "event" };
 	static const char *const conc[] = { "workspace", "persona", "session", "memory", "event" };
 	asm_grouping(a, "physical", phys, 3);
 	asm_grouping(a, "conceptual", conc, 5);
-	bool *handled_sys = cs_calloc(l->nmessages ? l->nmessages : 1, sizeof *handled_sys);
-	bool *on_thread = cs_calloc(src->npieces ? src->npieces : 1, sizeof *on_thread);
-	struct ledger_thread *own = NULL;
-	const struct ledger_thread *th = ledger_thread_of(src, v.head, v.anc, v.nanc, &own);
-	if (!handled_sys || !on_thread || !th) {
-		cs_free(handled_sys);
-		cs_free(on_thread);
-		ledger_thread_free(own);
-		view_fini(&v);
-		return cs_error_nomem(err);
-	}
+	const struct ledger_thread *th = v.th;
 	explain_view(a, &v); /* first: the layers' facts follow the view's */
-	/* room for every piece, unzeroed: a compacted history drops most, and
-	 * growing by doubling copied and cleared the list again each time */
-	struct drops dr = { .items = cs_malloc((src->npieces ? src->npieces : 1) * sizeof *dr.items),
-			    .cap = src->npieces ? src->npieces : 1 };
-	if (!dr.items)
-		dr.cap = 0;
-	asm_expect_not_whole(a, src->npieces);
-	system_layer(a, &dr, &v, th, handled_sys);
-	history_layer(a, &dr, &v, th, handled_sys, on_thread);
-	event_layer(a, &dr, &v, handled_sys);
-	drop_rest(a, &dr, &v, th, handled_sys, on_thread);
-	cs_free(handled_sys);
-	cs_free(on_thread);
-	ledger_thread_free(own);
-	explain_drops(a, &v, &dr);
-	cs_free(dr.items);
+	/* room for every piece: a compacted history drops most */
+	if (!l->bare)
+		asm_expect_not_whole(a, src->npieces);
+	ledger_drops_defer(a, v.session, v.head);
+	system_layer(a, &v, th);
+	history_layer(a, &v, th);
+	event_layer(a, &v);
+	drop_rest(a, &v, th);
 	budget(a, &v);
 	explain_recorded(a, &v);
 	rc = asm_finish(a, err);
 	if (rc == CS_OK && a->budget.used > a->budget.usable && explain_over(a) != CS_OK)
 		rc = cs_error_nomem(err);
+	if (rc == CS_OK && asm_lazy() && !l->bare) { /* what a re-assembly from this one may keep */
+		struct ledger_runs *r = &l->runs[l->runs_next++ % LEDGER_RUNS_KEPT];
+		*r = runs_of(src, &v);
+		r->serial = a->serial;
+	}
 	view_fini(&v);
 	return rc;
 }

@@ -79,6 +79,22 @@ struct ledger_section {
 	long piece;
 };
 
+/* What a lazy assembly (the inspector's) wrote into its results that the
+ * next can keep (assemble.c): the runs of summarized messages of this view
+ * of the thread. A re-assembly that takes those results over
+ * (asm_init_reuse) and decides the same view leaves them as they are. The
+ * model remembers the last few such assemblies (the inspector keeps two:
+ * the current one and the baseline, built one after the other). */
+struct ledger_runs {
+	unsigned long serial; /* that assembly's; 0: none */
+	long head, compaction;
+	size_t cpos, kept_from, fk_at;
+	int rule;
+	double chars_per_token; /* its results' original_tokens are the pieces' at this divisor */
+};
+
+#define LEDGER_RUNS_KEPT 4
+
 struct ledger {
 	struct ledger_turn *turns;
 	size_t nturns;
@@ -106,30 +122,40 @@ struct ledger {
 	const char *session;  /* label, NULL: default */
 	const char *turn;     /* replayed turn id, NULL: the head */
 	bool next;
-	bool bare;            /* a replay for the timeline: drops get the reason's sentence, none written */
+	bool bare;            /* a replay for the timeline, of which only the blocks and totals are read: what
+			       * stays out is not recorded (results only for what goes in, not_whole empty) */
 	enum ledger_rule rule;
 	bool summary_system;  /* summary-role system (seed 004), else user (seed 001) */
 	struct ledger_thread *thread; /* the last head's thread flattened (thread.c); NULL until the
 				       * first assembly; owned (ledger_free_model) */
+	struct ledger_runs runs[LEDGER_RUNS_KEPT]; /* what the inspector's last assemblies left in their results */
+	size_t runs_next;     /* where the next one goes (oldest first) */
 };
 
 /* A head's thread flattened for the assembly (thread.c). */
 struct ledger_thread;
-/* The thread of head (anc: its nanc turns, root first), kept in the model
- * from one assembly to the next; a bare replay (a copy of the model) gets
- * one of its own in *temp, which it frees (ledger_thread_free). NULL on out
- * of memory. */
-const struct ledger_thread *ledger_thread_of(const struct source *src, long head, const long *anc, size_t nanc,
-					     struct ledger_thread **temp);
+/* The thread of head, kept in the model from one assembly to the next; a
+ * bare replay (a copy of the model) gets one of its own in *temp, which it
+ * frees (ledger_thread_free). NULL on out of memory. */
+const struct ledger_thread *ledger_thread_of(const struct source *src, long head, struct ledger_thread **temp);
+/* Its ancestry (turn indices, root -> head): n turns. */
+size_t ledger_thread_ancestry(const struct ledger_thread *th, const long **anc);
 /* The system messages in the thread's first `turns` turns: n of them, the
  * k-th being (*msgs)[(*at)[k]], in order. */
 size_t ledger_thread_system(const struct ledger_thread *th, size_t turns, const long **msgs, const long **at);
 /* The messages of the thread's turn at position pos (root 0) and their
  * pieces: n of them, in order. */
 size_t ledger_thread_turn(const struct ledger_thread *th, size_t pos, const long **msgs, const long **pieces);
+/* The pieces of the messages of the thread's turns at positions
+ * [from, to) that are not system messages, in order: n of them. */
+size_t ledger_thread_plain(const struct ledger_thread *th, size_t from, size_t to, const long **pieces);
+/* The positions (root 0) of the thread's compaction turns, in order: n. */
+size_t ledger_thread_compactions(const struct ledger_thread *th, const size_t **pos);
 /* The messages whose piece the thread does not hold (nor a compaction of
  * it), in message order: n of them in *off. */
 size_t ledger_thread_off(const struct ledger_thread *th, const long **off);
+/* The compactions (rows) whose turn is not on the thread, in row order. */
+size_t ledger_thread_compactions_off(const struct ledger_thread *th, const long **rows);
 /* NULL-safe. */
 void ledger_thread_free(struct ledger_thread *th);
 /* The kind's free_model: the thread, then the loader's model (ledger_free). */

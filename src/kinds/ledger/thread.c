@@ -1,8 +1,10 @@
 /* thread.c (ledger): a head's thread flattened for the assembly: the
  * messages of its turns in order (with where each turn's end), which of
- * them are system messages, and the messages off it. No edit changes
- * them (an exclusion, the budget), so the assembly after an edit reads
- * these short lists instead of walking every turn and message again. */
+ * them are system messages, the pieces of the others in a row, where its
+ * compaction turns sit, and the messages and compactions off it. No edit
+ * changes them (an exclusion, the budget), so the assembly after an edit
+ * reads these lists instead of walking every turn and message again, and
+ * drops a run of turns as one run of pieces. */
 #include "ledger.h"
 
 #include "alloc.h"
@@ -12,82 +14,112 @@
 
 struct ledger_thread {
 	long head;
+	long *anc;       /* its turns, root first */
 	size_t nanc;
 	long *msgs;      /* the messages of the ancestry's turns, root first */
 	long *pieces;    /* their pieces */
 	size_t *upto;    /* upto[i]: how many of msgs the turns anc[0..i) hold (nanc + 1) */
 	long *sys;       /* indices into msgs of the system messages, in order */
 	size_t nsys;
+	long *plain;     /* the pieces of its messages that are not system messages, in order */
+	size_t *plain_upto; /* plain_upto[i]: how many of plain the turns anc[0..i) hold (nanc + 1) */
+	size_t *comps;   /* the positions of its compaction turns, root first */
+	size_t ncomps;
 	long *off;       /* messages whose piece the thread does not hold, in message order */
 	size_t noff;
+	long *comp_off;  /* compactions (rows) whose summary the thread does not hold, in row order */
+	size_t ncomp_off;
 };
 
 void ledger_thread_free(struct ledger_thread *th)
 {
 	if (!th)
 		return;
+	cs_free(th->anc);
 	cs_free(th->msgs);
 	cs_free(th->pieces);
 	cs_free(th->upto);
 	cs_free(th->sys);
+	cs_free(th->plain);
+	cs_free(th->plain_upto);
+	cs_free(th->comps);
 	cs_free(th->off);
+	cs_free(th->comp_off);
 	cs_free(th);
 }
 
-/* The lists of head's thread (anc: its turns, root first); NULL on out of memory. */
-static struct ledger_thread *build(const struct source *src, long head, const long *anc, size_t nanc)
+/* The lists of head's thread; NULL on out of memory. */
+static struct ledger_thread *build(const struct source *src, long head)
 {
 	const struct ledger *l = src->model;
 	struct ledger_thread *th = cs_calloc(1, sizeof *th);
+	if (th && ledger_ancestry(l, head, &th->anc, &th->nanc) != CS_OK) {
+		cs_free(th);
+		return NULL;
+	}
+	const long *anc = th ? th->anc : NULL;
+	size_t nanc = th ? th->nanc : 0;
 	bool *on = cs_calloc(src->npieces ? src->npieces : 1, sizeof *on);
 	size_t nmsgs = 0;
 	for (size_t i = 0; i < nanc; i++)
 		nmsgs += l->turns[anc[i]].nmessages;
 	if (th) {
 		th->head = head;
-		th->nanc = nanc;
 		th->msgs = cs_malloc((nmsgs ? nmsgs : 1) * sizeof *th->msgs);
 		th->pieces = cs_malloc((nmsgs ? nmsgs : 1) * sizeof *th->pieces);
 		th->upto = cs_malloc((nanc + 1) * sizeof *th->upto);
 		th->sys = cs_malloc((nmsgs ? nmsgs : 1) * sizeof *th->sys);
+		th->plain = cs_malloc((nmsgs ? nmsgs : 1) * sizeof *th->plain);
+		th->plain_upto = cs_malloc((nanc + 1) * sizeof *th->plain_upto);
+		th->comps = cs_malloc((nanc ? nanc : 1) * sizeof *th->comps);
 		th->off = cs_malloc((l->nmessages ? l->nmessages : 1) * sizeof *th->off);
+		th->comp_off = cs_malloc((l->ncompactions ? l->ncompactions : 1) * sizeof *th->comp_off);
 	}
-	if (!th || !on || !th->msgs || !th->pieces || !th->upto || !th->sys || !th->off) {
+	if (!th || !on || !th->msgs || !th->pieces || !th->upto || !th->sys || !th->plain || !th->plain_upto ||
+	    !th->comps || !th->off || !th->comp_off) {
 		cs_free(on);
 		ledger_thread_free(th);
 		return NULL;
 	}
-	size_t k = 0;
+	size_t k = 0, np = 0;
 	for (size_t i = 0; i < nanc; i++) {
 		const struct ledger_turn *t = &l->turns[anc[i]];
 		th->upto[i] = k;
-		if (t->compaction) /* its summary is on the thread too */
+		th->plain_upto[i] = np;
+		if (t->compaction) { /* its summary is on the thread too */
 			on[l->compactions[t->compaction_row].piece] = true;
+			th->comps[th->ncomps++] = i;
+		}
 		for (size_t j = 0; j < t->nmessages; j++) {
 			long m = t->messages[j];
 			if (l->messages[m].system)
 				th->sys[th->nsys++] = (long)k;
+			else
+				th->plain[np++] = l->messages[m].piece;
 			on[l->messages[m].piece] = true;
 			th->pieces[k] = l->messages[m].piece;
 			th->msgs[k++] = m;
 		}
 	}
 	th->upto[nanc] = k;
+	th->plain_upto[nanc] = np;
 	for (size_t m = 0; m < l->nmessages; m++)
 		if (!on[l->messages[m].piece])
 			th->off[th->noff++] = (long)m;
+	for (size_t c = 0; c < l->ncompactions; c++)
+		if (!on[l->compactions[c].piece])
+			th->comp_off[th->ncomp_off++] = (long)c;
 	cs_free(on);
 	return th;
 }
 
-const struct ledger_thread *ledger_thread_of(const struct source *src, long head, const long *anc, size_t nanc,
-					     struct ledger_thread **temp)
+const struct ledger_thread *ledger_thread_of(const struct source *src, long head, struct ledger_thread **temp)
 {
 	struct ledger *l = src->model;
 	*temp = NULL;
-	if (l->thread && l->thread->head == head && l->thread->nanc == nanc)
+	if (l->thread && l->thread->head == head)
 		return l->thread;
-	struct ledger_thread *th = build(src, head, anc, nanc);
+	struct ledger_thread *th = build(src, head);
 	if (!th)
 		return NULL;
 	if (l->bare) { /* a replay sees the model through a copy: it keeps nothing */
@@ -97,6 +129,12 @@ const struct ledger_thread *ledger_thread_of(const struct source *src, long head
 	ledger_thread_free(l->thread);
 	l->thread = th;
 	return th;
+}
+
+size_t ledger_thread_ancestry(const struct ledger_thread *th, const long **anc)
+{
+	*anc = th->anc;
+	return th->nanc;
 }
 
 size_t ledger_thread_system(const struct ledger_thread *th, size_t turns, const long **msgs, const long **at)
@@ -116,10 +154,28 @@ size_t ledger_thread_turn(const struct ledger_thread *th, size_t pos, const long
 	return th->upto[pos + 1] - th->upto[pos];
 }
 
+size_t ledger_thread_plain(const struct ledger_thread *th, size_t from, size_t to, const long **pieces)
+{
+	*pieces = th->plain + th->plain_upto[from];
+	return th->plain_upto[to] - th->plain_upto[from];
+}
+
+size_t ledger_thread_compactions(const struct ledger_thread *th, const size_t **pos)
+{
+	*pos = th->comps;
+	return th->ncomps;
+}
+
 size_t ledger_thread_off(const struct ledger_thread *th, const long **off)
 {
 	*off = th->off;
 	return th->noff;
+}
+
+size_t ledger_thread_compactions_off(const struct ledger_thread *th, const long **rows)
+{
+	*rows = th->comp_off;
+	return th->ncomp_off;
 }
 
 void ledger_free_model(void *model)
