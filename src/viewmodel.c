@@ -1,4 +1,5 @@
-/* viewmodel.c: the inspector's state (see viewmodel.h): life, rows, cursor, status and edits. */
+/* viewmodel.c: the inspector's state (see viewmodel.h): life, the moved check, cursor, status and edits
+ * (the rows are vm_rows.c's). */
 #include "viewmodel_priv.h"
 
 #include "alloc.h"
@@ -13,247 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- rows ------------------------------------------------------------------ */
-
-/* Whether the filters (`\`, `!`, a clicked layer) hide a row. */
-static bool row_hidden(const struct vm *vm, enum vm_row_type type, long block, long piece)
-{
-	if (type == VM_ROW_MARKER)
-		return vm->search.keep != NULL || vm->layer_filter >= 0;
-	if (vm->search.keep && (piece < 0 || !vm->search.keep[piece]))
-		return true;
-	if (vm->layer_filter >= 0) {
-		size_t g = vm->grouping < vm->session.cur.ngroupings ? vm->grouping : 0;
-		if (block < 0 || g >= vm->session.cur.ngroupings || vm->session.cur.blocks[block].layer[g] != vm->layer_filter)
-			return true;
-	}
-	return false;
-}
-
-static bool push_row(struct vm *vm, enum vm_row_type type, long block, long piece)
-{
-	if (row_hidden(vm, type, block, piece))
-		return true;
-	if (vm->nrows == vm->cap_rows) {
-		size_t cap = vm->cap_rows ? vm->cap_rows * 2 : 64;
-		struct vm_row *r = cs_reallocarray(vm->rows, cap, sizeof *r);
-		if (!r)
-			return false;
-		vm->rows = r;
-		vm->cap_rows = cap;
-	}
-	size_t item = type == VM_ROW_MARKER ? 0 : ++vm->nitems;
-	vm->rows[vm->nrows++] = (struct vm_row){ .type = type, .block = block, .piece = piece, .item = item };
-	return true;
-}
-
-bool vm_marker_after(const struct vm *vm, size_t b)
-{
-	if (vm->cache.bp_now.n ? cache_is_breakpoint(&vm->cache.bp_now, &vm->session.cur, b)
-			       : (vm->session.cur.blocks[b].flags & BLOCK_BREAKPOINT) != 0) /* no override: the flag */
-		return true;
-	return !vm->cache.identical && b + 1 == vm->cache.same_blocks;
-}
-
-/* The block a dropped piece is listed after: the block of the piece before
- * it that went in (`last`), and past the headings the assembler made for
- * the piece's own layer (a memory section's title), so that a dropped piece
- * stays under the heading of its section; -1: before every block. */
-static long dropped_after(const struct vm *vm, long piece, long last)
-{
-	const struct assembly *a = &vm->session.cur;
-	int layer = -1; /* the piece's, read only when a heading follows */
-	while ((size_t)(last + 1) < a->nblocks) {
-		const struct block *b = &a->blocks[last + 1];
-		if (b->piece >= 0 || (b->flags & (BLOCK_MADE | BLOCK_MARKER)) != BLOCK_MADE)
-			break;
-		if (layer < 0)
-			layer = vm->session.src->pieces[piece].layer;
-		if (b->layer[0] != layer)
-			break;
-		last++;
-	}
-	return last;
-}
-
-/* One piece's outcome counted into vm's totals (the rows' pass over the
- * results does it, so that a re-assembly reads them once). */
-static void count_outcome(struct vm *vm, const struct piece_result *r)
-{
-	vm->ndropped += r->outcome == OUTCOME_DROPPED;
-	vm->ntruncated += r->outcome == OUTCOME_TRUNCATED;
-}
-
-/* The pieces dropped and truncated, counted on their own (when the rows
- * could not be built). */
-static void count_outcomes(struct vm *vm)
-{
-	vm->ndropped = vm->ntruncated = 0;
-	for (size_t i = 0; i < vm->session.src->npieces; i++)
-		count_outcome(vm, &vm->session.cur.results[i]);
-}
-
-/* *counted: the builders set it once they counted every piece's outcome. */
-static bool build_order_rows(struct vm *vm, bool *counted)
-{
-	const struct assembly *a = &vm->session.cur;
-	size_t np = vm->session.src->npieces, nb = a->nblocks;
-	/* Bucket the dropped pieces by the block they follow (counting sort). */
-	size_t *start = cs_calloc(nb + 2, sizeof *start);
-	long *order = cs_malloc((np ? np : 1) * sizeof *order);
-	long *bucket = cs_malloc((np ? np : 1) * sizeof *bucket); /* each piece's, -1 when it went in */
-	if (!start || !order || !bucket) {
-		cs_free(start);
-		cs_free(order);
-		cs_free(bucket);
-		return false;
-	}
-	long last = -1;
-	for (size_t i = 0; i < np; i++) {
-		bucket[i] = -1;
-		count_outcome(vm, &a->results[i]);
-		if (a->results[i].block >= 0) {
-			last = a->results[i].block;
-			continue;
-		}
-		bucket[i] = dropped_after(vm, (long)i, last) + 1;
-		start[bucket[i] + 1]++;
-	}
-	*counted = true;
-	for (size_t k = 1; k < nb + 2; k++)
-		start[k] += start[k - 1];
-	for (size_t i = 0; i < np; i++)
-		if (bucket[i] >= 0)
-			order[start[bucket[i]]++] = (long)i;
-	cs_free(bucket);
-	/* start[k] is now the end of bucket k; bucket k begins at the end of k-1. */
-	bool ok = true;
-	size_t from = 0;
-	if (nb > 0 && !vm->cache.identical && vm->cache.same_blocks == 0)
-		ok &= push_row(vm, VM_ROW_MARKER, -1, -1);
-	for (size_t k = 0; k < nb + 1 && ok; k++) {
-		if (k > 0) {
-			size_t b = k - 1;
-			ok &= push_row(vm, VM_ROW_BLOCK, (long)b, a->blocks[b].piece);
-		}
-		if (k > 0 && ok && vm_marker_after(vm, k - 1))
-			ok &= push_row(vm, VM_ROW_MARKER, (long)(k - 1), -1);
-		for (; from < start[k] && ok; from++)
-			if (!vm->hide_dropped)
-				ok &= push_row(vm, VM_ROW_DROPPED, -1, order[from]);
-	}
-	cs_free(start);
-	cs_free(order);
-	return ok;
-}
-
-struct sort_item {
-	double key;
-	size_t order;
-	struct vm_row row;
-};
-
-static int sort_cmp(const void *pa, const void *pb)
-{
-	const struct sort_item *x = pa, *y = pb;
-	if (x->key != y->key)
-		return x->key > y->key ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-static double sort_key(const struct vm *vm, const struct vm_row *r)
-{
-	const struct piece *p = r->piece >= 0 ? &vm->session.src->pieces[r->piece] : NULL;
-	switch (vm->sort) {
-	case VM_SORT_TOKENS:
-		return (double)vm_row_tokens(vm, r);
-	case VM_SORT_PRIORITY:
-		return p ? p->priority : -HUGE_VAL;
-	case VM_SORT_SCORE: {
-		double s = p ? vm->session.cur.results[r->piece].score : (double)NAN;
-		return isnan(s) ? -HUGE_VAL : s;
-	}
-	case VM_SORT_ORDER:
-	case VM_SORT_COUNT:
-		break;
-	}
-	return 0;
-}
-
-static bool build_sorted_rows(struct vm *vm, bool *counted)
-{
-	const struct assembly *a = &vm->session.cur;
-	size_t n = a->nblocks + vm->session.src->npieces;
-	struct sort_item *items = cs_calloc(n ? n : 1, sizeof *items);
-	if (!items)
-		return false;
-	size_t k = 0;
-	for (size_t b = 0; b < a->nblocks; b++) {
-		if (a->blocks[b].flags & BLOCK_MARKER)
-			continue; /* a truncation marker belongs to its piece's cut, not a row of its own */
-		items[k].row = (struct vm_row){ .type = VM_ROW_BLOCK, .block = (long)b, .piece = a->blocks[b].piece };
-		items[k].order = k;
-		k++;
-	}
-	for (size_t i = 0; i < vm->session.src->npieces; i++) {
-		count_outcome(vm, &a->results[i]);
-		if (a->results[i].block < 0 && !vm->hide_dropped) {
-			items[k].row = (struct vm_row){ .type = VM_ROW_DROPPED, .block = -1, .piece = (long)i };
-			items[k].order = k;
-			k++;
-		}
-	}
-	*counted = true;
-	for (size_t i = 0; i < k; i++)
-		items[i].key = sort_key(vm, &items[i].row);
-	qsort(items, k, sizeof *items, sort_cmp);
-	/* By score, with a cutoff fact: the line sits above the first piece the
-	 * algorithm left out (every piece scoring higher went in). */
-	bool cutoff = vm->sort == VM_SORT_SCORE && vm_cutoff(vm) != NULL;
-	bool ok = true;
-	for (size_t i = 0; i < k && ok; i++) {
-		const struct vm_row *r = &items[i].row;
-		if (cutoff && r->type == VM_ROW_DROPPED && !isnan(a->results[r->piece].score) &&
-		    a->results[r->piece].reason != REASON_EXCLUDED_BY_USER && a->results[r->piece].reason != REASON_EXCLUDED) {
-			ok = push_row(vm, VM_ROW_MARKER, VM_MARKER_CUTOFF, -1);
-			cutoff = false;
-		}
-		if (ok)
-			ok = push_row(vm, r->type, r->block, r->piece);
-	}
-	cs_free(items);
-	return ok;
-}
-
-bool vm_rebuild_rows(struct vm *vm, long keep_piece, long keep_block)
-{
-	vm->nrows = 0;
-	vm->nitems = 0;
-	vm->ndropped = vm->ntruncated = 0;
-	bool counted = false;
-	bool ok = vm->sort == VM_SORT_ORDER ? build_order_rows(vm, &counted) : build_sorted_rows(vm, &counted);
-	if (!counted)
-		count_outcomes(vm);
-	if (!ok)
-		return false;
-	/* Keep the cursor on the same piece (or block) where it can be. */
-	size_t at = vm->cursor < vm->nrows ? vm->cursor : (vm->nrows ? vm->nrows - 1 : 0);
-	for (size_t i = 0; i < vm->nrows; i++) {
-		const struct vm_row *r = &vm->rows[i];
-		if (r->type == VM_ROW_MARKER)
-			continue;
-		if ((keep_piece >= 0 && r->piece == keep_piece) ||
-		    (keep_piece < 0 && keep_block >= 0 && r->block == keep_block)) {
-			at = i;
-			break;
-		}
-	}
-	vm->cursor = at;
-	if (vm->nrows && vm->rows[vm->cursor].type == VM_ROW_MARKER)
-		vm_move(vm, vm->cursor + 1 < vm->nrows ? 1 : -1);
-	vm->detail.piece = -2;
-	return true;
-}
+/* ---- what moved --------------------------------------------------------------- */
 
 /* Whether every piece of the source has an id of its own (worked out once
  * per source). */
@@ -276,63 +37,69 @@ static bool ids_unique(struct vm *vm)
 	return s->ids_unique > 0;
 }
 
-/* a's pieces in prompt order, each once (at its first block), into *out
- * (cs_malloc'd; *n of them), marking each in[p] |= bit. false on out of memory. */
-static bool prompt_order(const struct assembly *a, unsigned char *in, unsigned char bit, long **out, size_t *n)
+/* Per piece of the source, its place among the baseline's pieces in prompt
+ * order (at their first blocks; UINT32_MAX: not in it), made once per
+ * baseline, with the stamps order_kept meets pieces by. false on out of memory. */
+static bool rank_base(struct vm_session *s)
 {
-	size_t np = a->src->npieces, k = 0;
-	long *order = cs_malloc((a->nblocks ? a->nblocks : 1) * sizeof *order);
-	if (!order)
+	size_t n = s->src->npieces;
+	if (s->base_rank && s->nrank == n)
+		return true;
+	cs_free(s->base_rank);
+	cs_free(s->seen);
+	s->base_rank = cs_malloc((n ? n : 1) * sizeof *s->base_rank);
+	s->seen = cs_calloc(n ? n : 1, sizeof *s->seen);
+	s->seen_check = 0;
+	if (!s->base_rank || !s->seen) {
+		cs_free(s->base_rank);
+		cs_free(s->seen);
+		s->base_rank = s->seen = NULL;
 		return false;
-	for (size_t b = 0; b < a->nblocks; b++) {
-		long p = a->blocks[b].piece;
-		if (p < 0 || (size_t)p >= np || (in[p] & bit))
-			continue;
-		in[p] |= bit;
-		order[k++] = p;
 	}
-	*out = order;
-	*n = k;
+	s->nrank = n;
+	memset(s->base_rank, 0xff, n * sizeof *s->base_rank);
+	uint32_t k = 0;
+	for (size_t b = 0; b < s->base.nblocks; b++) {
+		long p = s->base.blocks[b].piece;
+		if (p >= 0 && (size_t)p < n && s->base_rank[p] == UINT32_MAX)
+			s->base_rank[p] = k++;
+	}
 	return true;
 }
 
 /* Whether the pieces both prompts hold come in the same order in both
  * (then none moved: diff_moved would mark none), for assemblies of the
- * same source: one pass over the current prompt's blocks (the baseline's
- * order is kept from one call to the next) instead of the diff's matching
- * by id and longest run. false when it cannot tell (another source, ids
- * shared, out of memory) or some piece moved. */
+ * same source: the current prompt's pieces (each at its first block) that
+ * the baseline holds must come in the baseline's order, one pass over the
+ * current prompt's blocks, instead of the diff's matching by id and
+ * longest run. false when it cannot tell (another source, ids shared, out
+ * of memory) or some piece moved. */
 static bool order_kept(struct vm *vm)
 {
 	struct vm_session *s = &vm->session;
 	const struct assembly *base = &s->base, *cur = &s->cur;
-	if (base->src != cur->src || !ids_unique(vm))
+	if (base->src != cur->src || !ids_unique(vm) || !rank_base(s))
 		return false; /* the diff matches pieces by id */
-	size_t n = cur->src->npieces, ncur = 0;
-	unsigned char *in = cs_calloc(n ? n : 1, 1);
-	long *now = NULL;
-	bool same = in != NULL;
-	if (same && !s->base_order)
-		same = prompt_order(base, in, 1, &s->base_order, &s->nbase_order);
-	else if (same)
-		for (size_t k = 0; k < s->nbase_order; k++)
-			in[s->base_order[k]] |= 1;
-	same = same && prompt_order(cur, in, 2, &now, &ncur);
-	/* the pieces in both (in == 3), in each prompt's order, pair up */
-	for (size_t kb = 0, kc = 0; same;) {
-		while (kb < s->nbase_order && in[s->base_order[kb]] != 3)
-			kb++;
-		while (kc < ncur && in[now[kc]] != 3)
-			kc++;
-		if (kb == s->nbase_order || kc == ncur) {
-			same = kb == s->nbase_order && kc == ncur;
-			break;
-		}
-		same = s->base_order[kb++] == now[kc++];
+	if (++s->seen_check == 0) { /* wrapped: the stamps start again */
+		memset(s->seen, 0, s->nrank * sizeof *s->seen);
+		s->seen_check = 1;
 	}
-	cs_free(now);
-	cs_free(in);
-	return same;
+	uint32_t check = s->seen_check, last = 0;
+	bool any = false;
+	for (size_t b = 0; b < cur->nblocks; b++) {
+		long p = cur->blocks[b].piece;
+		if (p < 0 || (size_t)p >= s->nrank || s->seen[p] == check)
+			continue;
+		s->seen[p] = check;
+		uint32_t r = s->base_rank[p];
+		if (r == UINT32_MAX)
+			continue; /* not in the baseline */
+		if (any && r < last)
+			return false;
+		last = r;
+		any = true;
+	}
+	return true;
 }
 
 /* After the assembly, baseline or cache settings changed: every derived
@@ -369,6 +136,9 @@ int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
 	cache_overrides_init(&vm->cache.bp_now);
 	cache_overrides_init(&vm->cache.bp_base);
 	vm->cache.profile = cache_config_profile(&vm->cache.cfg, source_cache_profile(src, NULL, vm->cache.cfg.default_profile));
+	vm->vr = cs_calloc(1, sizeof *vm->vr);
+	if (!vm->vr)
+		return cs_error_nomem(err);
 	int rc = assemble_lazy(src, &vm->session.cur, err);
 	if (rc != CS_OK)
 		return rc;
@@ -383,7 +153,7 @@ int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
 	const struct budget *bu = &vm->session.cur.budget;
 	vm->bar_scale = bu->used > 0 && bu->used * 4 < bu->usable ? VM_SCALE_USED : VM_SCALE_BUDGET;
 	vm->cursor = 0;
-	if (vm->nrows && vm->rows[0].type == VM_ROW_MARKER)
+	if (vm->nrows && vm_row_at(vm, 0).type == VM_ROW_MARKER)
 		vm_move(vm, 1);
 	return CS_OK;
 }
@@ -402,13 +172,15 @@ void vm_fini(struct vm *vm)
 	exact_live_fini(&vm->exact.live);
 	tokenizer_close(vm->exact.tok);
 	cs_free(vm->session.base_piece);
-	cs_free(vm->session.base_order);
+	cs_free(vm->session.base_rank);
+	cs_free(vm->session.seen);
 	cache_analysis_fini(&vm->cache.an);
 	cs_free(vm->cache.exact_off);
 	cache_overrides_fini(&vm->cache.bp_now);
 	cache_overrides_fini(&vm->cache.bp_base);
 	cache_config_fini(&vm->cache.cfg);
 	cs_free(vm->rows);
+	vm_rows_fini(vm);
 	cs_free(vm->moved);
 	history_fini(&vm->session.hist);
 	search_pattern_free(vm->search.find);
@@ -431,7 +203,17 @@ void vm_fini(struct vm *vm)
 
 const struct vm_row *vm_selected(const struct vm *vm)
 {
-	return vm->cursor < vm->nrows && !vm->on_header ? &vm->rows[vm->cursor] : NULL;
+	if (vm->cursor >= vm->nrows || vm->on_header)
+		return NULL;
+	if (!vm->vr || !vm->vr->on)
+		return &vm->rows[vm->cursor];
+	vm->vr->sel = vm_row_at(vm, vm->cursor);
+	return &vm->vr->sel;
+}
+
+static bool is_marker(const struct vm *vm, size_t i)
+{
+	return vm_row_at(vm, i).type == VM_ROW_MARKER;
 }
 
 long vm_selected_piece(const struct vm *vm)
@@ -444,7 +226,7 @@ long vm_selected_piece(const struct vm *vm)
 static size_t first_selectable(const struct vm *vm)
 {
 	size_t i = 0;
-	while (i < vm->nrows && vm->rows[i].type == VM_ROW_MARKER)
+	while (i < vm->nrows && is_marker(vm, i))
 		i++;
 	return i;
 }
@@ -471,11 +253,11 @@ void vm_move(struct vm *vm, long delta)
 	long step = delta < 0 ? -1 : 1;
 	/* Markers are not selectable: step past them, else back. */
 	long probe = at;
-	while (probe >= 0 && probe < (long)vm->nrows && vm->rows[probe].type == VM_ROW_MARKER)
+	while (probe >= 0 && probe < (long)vm->nrows && is_marker(vm, (size_t)probe))
 		probe += step;
 	if (probe < 0 || probe >= (long)vm->nrows) {
 		probe = at;
-		while (probe >= 0 && probe < (long)vm->nrows && vm->rows[probe].type == VM_ROW_MARKER)
+		while (probe >= 0 && probe < (long)vm->nrows && is_marker(vm, (size_t)probe))
 			probe -= step;
 	}
 	if (probe >= 0 && probe < (long)vm->nrows)
@@ -639,8 +421,8 @@ int vm_pin_baseline(struct vm *vm, struct cs_error *err)
 	}
 	asm_fini(&vm->session.base);
 	vm->session.base = next;
-	cs_free(vm->session.base_order);
-	vm->session.base_order = NULL;
+	cs_free(vm->session.base_rank);
+	vm->session.base_rank = NULL; /* ranked again from the new baseline */
 	vm_forget_old_base(vm);
 	vm->prompt.built = false;
 	const struct vm_row *sel = vm_selected(vm);

@@ -6,7 +6,7 @@
  * session (an edit, an undo, a redo) goes through vm_change: recorded,
  * re-assembled at once (rolled back when that fails), and said in a
  * sentence with what moved. ui/ only paints what this says. Files by job:
- * viewmodel.c (rows, cursor), vm_session.c (changes), vm_cache.c,
+ * viewmodel.c (cursor, what moved), vm_rows.c (the rows), vm_session.c (changes), vm_cache.c,
  * vm_detail.c, vm_search.c (search, filters), vm_prompt.c, vm_settings.c.
  *
  * Dropped pieces sit "in place": after the block of the nearest piece before
@@ -28,6 +28,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum vm_row_type {
 	VM_ROW_BLOCK,   /* a block of the prompt (a piece, or text the assembler made) */
@@ -148,9 +149,12 @@ struct vm_session {
 	unsigned saved_edits;      /* `edits` when they were last saved (a file or a what-if file);
 	                              UINT_MAX once no undo or redo can come back to it */
 	signed char ids_unique;    /* src's piece ids are all different: 1 yes, -1 no, 0 not known yet */
-	long *base_order;          /* owned: base's pieces in prompt order (first blocks), for telling
-	                              whether the current prompt moved any; NULL: not made yet */
-	size_t nbase_order;
+	uint32_t *base_rank;       /* owned: per piece, its place among base's pieces in prompt order (at
+	                              their first blocks), UINT32_MAX: not in base; for telling whether the
+	                              current prompt moved any; NULL: not made yet */
+	uint32_t *seen;            /* owned: per piece, the last moved check that met it in the prompt */
+	uint32_t seen_check;       /* that check's number */
+	size_t nrank;              /* the pieces base_rank and seen were made for */
 };
 
 struct vm {
@@ -160,8 +164,9 @@ struct vm {
 	size_t ndropped, ntruncated; /* pieces, of the current assembly */
 	long max_block_tokens;       /* the largest block's budgeted tokens (row bars scale to it) */
 	bool *moved;                 /* owned: per piece, moved against the baseline (diff.h); may be NULL */
-	struct vm_row *rows;       /* owned */
-	size_t nrows, cap_rows;
+	struct vm_row *rows;       /* owned: the rows when sorted or filtered; read rows with vm_row_at */
+	size_t nrows, cap_rows;    /* nrows: the rows shown, materialized or not */
+	struct vm_vrows *vr;       /* owned: the rows in assembly order, worked out on demand (vm_rows.c) */
 	size_t nitems;             /* rows that are not markers (the position's "of N") */
 	size_t cursor;             /* index into rows */
 	bool on_header;            /* k above the first row selects the header: Enter
@@ -230,7 +235,10 @@ int vm_init(struct vm *vm, struct source *src, struct cs_error *err);
 /* Frees everything, the source included. NULL-safe; safe after failed init. */
 void vm_fini(struct vm *vm);
 
-/* The selected row, or NULL when there are no rows. Borrowed. */
+/* Row i (< nrows) of the list. */
+struct vm_row vm_row_at(const struct vm *vm, size_t i);
+/* The selected row, or NULL when there are no rows. Borrowed: valid until
+ * the cursor moves or the rows change. */
 const struct vm_row *vm_selected(const struct vm *vm);
 /* The piece of the selected row, -1 when none. */
 long vm_selected_piece(const struct vm *vm);

@@ -16,23 +16,22 @@ static void pattern_error(struct vm *vm, const char *what, const struct cs_error
 		vm_status(vm, true, "%s: %s", what, err->message);
 }
 
-static bool select_row(struct vm *vm, bool (*want)(const struct vm_row *, long), long index)
+/* The cursor on the first row showing piece (piece >= 0), else block;
+ * false when no row shows it. */
+static bool select_row(struct vm *vm, long piece, long block)
 {
-	for (size_t i = 0; i < vm->nrows; i++)
-		if (vm->rows[i].type != VM_ROW_MARKER && want(&vm->rows[i], index)) {
-			vm->cursor = i;
-			vm->detail_scroll = 0;
-			return true;
-		}
-	return false;
+	long i = vm_row_find(vm, piece, block);
+	if (i < 0)
+		return false;
+	vm->cursor = (size_t)i;
+	vm->detail_scroll = 0;
+	return true;
 }
-
-static bool row_is_block(const struct vm_row *r, long b) { return r->block == b; }
-static bool row_is_piece(const struct vm_row *r, long p) { return r->piece == p; }
 
 void vm_select_block(struct vm *vm, long block)
 {
-	select_row(vm, row_is_block, block);
+	if (block >= 0)
+		select_row(vm, -1, block);
 }
 
 /* Moves the cursor to hit h and writes the count on the status line. */
@@ -43,8 +42,8 @@ static void show_hit(struct vm *vm, long h)
 	bool shown = true;
 	if (h >= 0 && (size_t)h < vm->search.found.nhits) {
 		const struct search_hit *hit = &vm->search.found.hits[h];
-		shown = hit->target == SEARCH_BLOCK ? select_row(vm, row_is_block, hit->index)
-						    : select_row(vm, row_is_piece, hit->index);
+		shown = hit->target == SEARCH_BLOCK ? hit->index >= 0 && select_row(vm, -1, hit->index)
+						    : hit->index >= 0 && select_row(vm, hit->index, -1);
 	}
 	sb_reset(&vm->status);
 	vm->status_error = false;

@@ -475,7 +475,7 @@ static void draw_row(struct frame *f, int y, size_t index)
 	struct app *app = f->app;
 	const struct app_layout *L = &app->layout;
 	struct vm *vm = &app->vm;
-	const struct vm_row *r = &vm->rows[index];
+	const struct vm_row row = vm_row_at(vm, index), *r = &row;
 	if (r->type == VM_ROW_MARKER) {
 		draw_marker(f, y, r);
 		return;
@@ -570,7 +570,8 @@ static int draw_list_state(struct frame *f, int y)
 	const struct grouping *g = vm_grouping(vm);
 	if (vm->layer_filter >= 0 && g && (size_t)vm->layer_filter < g->nlayers)
 		sb_printf(ln, " layer %s ", g->layers[vm->layer_filter].name);
-	const struct vm_row *sel = vm->cursor < vm->nrows ? &vm->rows[vm->cursor] : NULL;
+	struct vm_row at = vm->cursor < vm->nrows ? vm_row_at(vm, vm->cursor) : (struct vm_row){ .type = VM_ROW_MARKER };
+	const struct vm_row *sel = vm->cursor < vm->nrows ? &at : NULL;
 	if (vm_unsaved(vm) && vm->session.src->kind->save)
 		sb_puts(ln, " unsaved (w) ");
 	sb_printf(ln, " %zu/%zu ", sel && sel->item && !vm->on_header ? sel->item : 0, vm->nitems);

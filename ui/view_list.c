@@ -66,7 +66,7 @@ static void breakpoint(struct app *app, struct cs_error *err)
 {
 	struct vm *vm = &app->vm;
 	if (vm_toggle_breakpoint(vm, err) == CS_OK && vm->cursor + 1 < vm->nrows &&
-	    vm->rows[vm->cursor + 1].type == VM_ROW_MARKER && app->layout.list_h > 1 &&
+	    vm_row_at(vm, vm->cursor + 1).type == VM_ROW_MARKER && app->layout.list_h > 1 &&
 	    vm->cursor + 1 >= vm->scroll + (size_t)app->layout.list_h)
 		vm->scroll = vm->cursor + 2 - (size_t)app->layout.list_h;
 }
@@ -204,7 +204,7 @@ static unsigned list_mouse(struct app *app, int y, int x, int ev)
 		return VIEW_HANDLED | VIEW_RELAYOUT;
 	}
 	long i = row_at(app, y);
-	if (i >= 0 && x >= L->list_x && x < L->list_x + L->list_w && vm->rows[i].type != VM_ROW_MARKER) {
+	if (i >= 0 && x >= L->list_x && x < L->list_x + L->list_w && vm_row_at(vm, (size_t)i).type != VM_ROW_MARKER) {
 		vm->cursor = (size_t)i;
 		vm->on_header = false;
 		vm->detail_scroll = 0;

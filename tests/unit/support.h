@@ -10,6 +10,8 @@
 
 struct strbuf;
 struct tokenizer;
+struct vm;
+struct vm_row;
 
 /* A fresh folder under /tmp (static buffer per call site is the caller's:
  * the returned string is malloc'd; free it after support_rmtree). */
@@ -58,6 +60,9 @@ void support_same_pieces(const struct source *a, const struct source *b);
 void support_assemble(const struct source *src, struct assembly *a);
 /* The piece index with this id; fails the test when absent. */
 long support_piece(struct source *src, const char *id);
+/* Row i of vm's list (vm_row_at) in a buffer of its own: the last 16
+ * answers stay valid. */
+const struct vm_row *support_row(const struct vm *vm, size_t i);
 /* Applies a setting as the command line would; fails the test on error. */
 void support_set(struct source *src, const char *name, const char *value);
 /* A kind setting's current value as text into out (setting_get):

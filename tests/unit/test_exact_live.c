@@ -181,8 +181,8 @@ static void test_recount_after_edits(void **state)
 			fail_msg("%s: %zu bytes counted again for %zu in the prompts", inputs[s], counted, prompts);
 		/* the row and layer figures the screen shows */
 		for (size_t r = 0; r < vm.nrows; r++) {
-			long x = vm_row_exact(&vm, &vm.rows[r]);
-			if (vm.rows[r].type == VM_ROW_MARKER)
+			long x = vm_row_exact(&vm, support_row(&vm, r));
+			if (support_row(&vm, r)->type == VM_ROW_MARKER)
 				assert_int_equal(x, -1);
 			else
 				assert_true(x >= 0);

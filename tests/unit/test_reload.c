@@ -88,7 +88,7 @@ static const char ledger_v3[] = /* M1's turn is gone */
 static long row_of_piece(const struct vm *vm, long piece)
 {
 	for (size_t r = 0; r < vm->nrows; r++)
-		if (vm->rows[r].piece == piece)
+		if (support_row(vm, r)->piece == piece)
 			return (long)r;
 	return -1;
 }
@@ -145,9 +145,9 @@ static void test_vm_reload_keeps_edits_selection_and_baseline(void **state)
 	assert_non_null(strstr(sb_str(&vm.status), "; cache 0 read, ")); /* M1 excluded: against the pinned baseline */
 	long r3 = row_of_piece(&vm, m3);
 	assert_true(r3 >= 0);
-	assert_int_equal(vm_row_flag(&vm, &vm.rows[r3]), '*'); /* new since the baseline */
+	assert_int_equal(vm_row_flag(&vm, support_row(&vm, r3)), '*'); /* new since the baseline */
 	long r2 = row_of_piece(&vm, m2);
-	assert_int_equal(vm_row_flag(&vm, &vm.rows[r2]), ' '); /* as in the baseline */
+	assert_int_equal(vm_row_flag(&vm, support_row(&vm, r2)), ' '); /* as in the baseline */
 
 	/* The history is the fresh source's: undo includes M1 again. */
 	assert_int_equal(vm_undo(&vm, &err), CS_OK);

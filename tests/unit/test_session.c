@@ -31,7 +31,7 @@ static void open_vm(struct vm *vm)
 static void select_first_piece(struct vm *vm)
 {
 	for (size_t i = 0; i < vm->nrows; i++)
-		if (vm->rows[i].type == VM_ROW_BLOCK && vm->rows[i].piece >= 0) {
+		if (support_row(vm, i)->type == VM_ROW_BLOCK && support_row(vm, i)->piece >= 0) {
 			vm->cursor = i;
 			return;
 		}

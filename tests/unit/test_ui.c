@@ -35,7 +35,7 @@
 static long row_index_of_piece(const struct vm *vm, long piece)
 {
 	for (size_t i = 0; i < vm->nrows; i++)
-		if (vm->rows[i].type != VM_ROW_MARKER && vm->rows[i].piece == piece)
+		if (support_row(vm, i)->type != VM_ROW_MARKER && support_row(vm, i)->piece == piece)
 			return (long)i;
 	return -1;
 }
@@ -84,17 +84,17 @@ static void test_rows_in_order_with_markers(void **state)
 					  VM_ROW_DROPPED, VM_ROW_DROPPED };
 	assert_int_equal(vm.nrows, sizeof want / sizeof want[0]);
 	for (size_t i = 0; i < vm.nrows; i++)
-		assert_int_equal(vm.rows[i].type, want[i]);
-	assert_int_equal(vm.rows[8].piece, support_piece(vm.session.src, "docs/rfc9112-notes.md"));
-	assert_int_equal(vm.rows[9].piece, support_piece(vm.session.src, "build/parser.o.map"));
-	assert_int_equal(vm.rows[6].piece, support_piece(vm.session.src, "tests/test_headers.c"));
+		assert_int_equal(support_row(&vm, i)->type, want[i]);
+	assert_int_equal(support_row(&vm, 8)->piece, support_piece(vm.session.src, "docs/rfc9112-notes.md"));
+	assert_int_equal(support_row(&vm, 9)->piece, support_piece(vm.session.src, "build/parser.o.map"));
+	assert_int_equal(support_row(&vm, 6)->piece, support_piece(vm.session.src, "tests/test_headers.c"));
 	/* the marker after the second block says how far the prefix reaches */
-	assert_int_equal(vm_row_tokens(&vm, &vm.rows[3]), vm.session.cur.blocks[1].offset_tokens + vm.session.cur.blocks[1].tokens);
+	assert_int_equal(vm_row_tokens(&vm, support_row(&vm, 3)), vm.session.cur.blocks[1].offset_tokens + vm.session.cur.blocks[1].tokens);
 	assert_true(vm.cache.identical);
 	assert_int_equal(vm.cache.cached_tokens, vm.session.cur.total_tokens);
-	assert_int_equal(vm_row_flag(&vm, &vm.rows[8]), '-');
-	assert_int_equal(vm_row_flag(&vm, &vm.rows[9]), '!');
-	assert_int_equal(vm_row_flag(&vm, &vm.rows[0]), ' ');
+	assert_int_equal(vm_row_flag(&vm, support_row(&vm, 8)), '-');
+	assert_int_equal(vm_row_flag(&vm, support_row(&vm, 9)), '!');
+	assert_int_equal(vm_row_flag(&vm, support_row(&vm, 0)), ' ');
 	/* the cursor never rests on a marker */
 	vm_first(&vm);
 	for (int i = 0; i < 20; i++) {
@@ -109,7 +109,7 @@ static void test_rows_in_order_with_markers(void **state)
 	vm_toggle_dropped(&vm);
 	assert_int_equal(vm.nrows, 8);
 	for (size_t i = 0; i < vm.nrows; i++)
-		assert_int_not_equal(vm.rows[i].type, VM_ROW_DROPPED);
+		assert_int_not_equal(support_row(&vm, i)->type, VM_ROW_DROPPED);
 	assert_int_equal(vm_selected_piece(&vm), support_piece(vm.session.src, "tests/test_headers.c"));
 	vm_fini(&vm);
 }
@@ -148,7 +148,7 @@ static void test_exclude_updates_assembly_cache_and_status(void **state)
 	/* the cursor stays on the piece; flags follow */
 	assert_int_equal(vm_selected_piece(&vm), parser);
 	assert_int_equal(vm_row_flag(&vm, vm_selected(&vm)), 'x');
-	assert_int_equal(vm_row_flag(&vm, &vm.rows[row_index_of_piece(&vm, docs)]), '*');
+	assert_int_equal(vm_row_flag(&vm, support_row(&vm, row_index_of_piece(&vm, docs))), '*');
 	/* the context layer is now only partly cached */
 	long cached;
 	assert_int_equal(vm_layer_state(&vm, 4, &cached), VM_LAYER_NEW);
@@ -254,7 +254,7 @@ static void test_cache_profiles_and_breakpoints(void **state)
 static long find_row(const struct vm *vm, enum vm_row_type type, long block)
 {
 	for (size_t i = 0; i < vm->nrows; i++)
-		if (vm->rows[i].type == type && vm->rows[i].block == block)
+		if (support_row(vm, i)->type == type && support_row(vm, i)->block == block)
 			return (long)i;
 	return -1;
 }
@@ -288,7 +288,7 @@ static void test_memory_panel_and_cutoff_line(void **state)
 	assert_true(cut > 0);
 	long ev094 = support_piece(vm.session.src, "ev-094"), pt = support_piece(vm.session.src, "pt-bisect"),
 	     ch = support_piece(vm.session.src, "ch-changelog");
-	assert_int_equal(vm.rows[cut + 1].piece, ev094);
+	assert_int_equal(support_row(&vm, cut + 1)->piece, ev094);
 	assert_int_equal(vm.session.cur.results[ev094].reason, REASON_OVER_ALLOCATION);
 	/* caps off, then salience 0.20 -> 0.25 */
 	assert_int_equal(vm_toggle_option(&vm, "allocation-caps", &err), CS_OK);
@@ -305,8 +305,8 @@ static void test_memory_panel_and_cutoff_line(void **state)
 	assert_int_equal(vm.session.cur.results[ch].reason, REASON_OVER_BUDGET);
 	assert_string_equal(vm_cutoff(&vm), "0.545");
 	cut = find_row(&vm, VM_ROW_MARKER, VM_MARKER_CUTOFF);
-	assert_int_equal(vm.rows[cut - 1].piece, pt);
-	assert_int_equal(vm.rows[cut + 1].piece, ch);
+	assert_int_equal(support_row(&vm, cut - 1)->piece, pt);
+	assert_int_equal(support_row(&vm, cut + 1)->piece, ch);
 	/* a share moves by 5 percentage points; out of range is the kind's refusal */
 	assert_int_equal(vm_panel_nudge(&vm, 3, 1, &err), CS_OK);
 	assert_int_equal(vm_panel_entries(&vm, e, VM_PANEL_MAX), 7);
@@ -496,14 +496,14 @@ static void test_sort_by_tokens(void **state)
 	assert_int_equal(vm.sort, VM_SORT_TOKENS);
 	assert_int_equal(vm.nrows, 7); /* every piece once, no markers */
 	for (size_t i = 1; i < vm.nrows; i++) {
-		assert_int_not_equal(vm.rows[i].type, VM_ROW_MARKER);
-		assert_true(vm_row_tokens(&vm, &vm.rows[i - 1]) >= vm_row_tokens(&vm, &vm.rows[i]));
+		assert_int_not_equal(support_row(&vm, i)->type, VM_ROW_MARKER);
+		assert_true(vm_row_tokens(&vm, support_row(&vm, i - 1)) >= vm_row_tokens(&vm, support_row(&vm, i)));
 	}
-	assert_int_equal(vm.rows[0].piece, support_piece(vm.session.src, "src/http_parser.c"));
+	assert_int_equal(support_row(&vm, 0)->piece, support_piece(vm.session.src, "src/http_parser.c"));
 	vm_cycle_sort(&vm);
 	assert_int_equal(vm.sort, VM_SORT_PRIORITY);
 	for (size_t i = 1; i < vm.nrows; i++)
-		assert_true(vm.session.src->pieces[vm.rows[i - 1].piece].priority >= vm.session.src->pieces[vm.rows[i].piece].priority);
+		assert_true(vm.session.src->pieces[support_row(&vm, i - 1)->piece].priority >= vm.session.src->pieces[support_row(&vm, i)->piece].priority);
 	vm_cycle_sort(&vm); /* a manifest sorts by order, tokens or priority: back to the first */
 	assert_int_equal(vm.sort, VM_SORT_ORDER);
 	assert_int_equal(vm.nrows, 10);
@@ -653,7 +653,7 @@ static void test_unknown_kind_groupings_and_global_strategy(void **state)
 	assert_int_equal(vm.cache.same_blocks, 1);
 	assert_int_equal(vm.cache.cached_block, 0);
 	assert_int_equal(vm_layer_state(&vm, 1, &cached), VM_LAYER_NEW);
-	assert_int_equal(vm_row_flag(&vm, &vm.rows[row_index_of_piece(&vm, support_piece(vm.session.src, "n1"))]), '-');
+	assert_int_equal(vm_row_flag(&vm, support_row(&vm, row_index_of_piece(&vm, support_piece(vm.session.src, "n1")))), '-');
 	/* the cursor stayed on n2, now a dropped row in place */
 	assert_int_equal(vm_selected_piece(&vm), support_piece(vm.session.src, "n2"));
 	assert_int_equal(vm_selected(&vm)->type, VM_ROW_DROPPED);

@@ -42,7 +42,7 @@ static void open_vm(struct vm *vm, const char *path)
 static long row_of_piece(const struct vm *vm, long piece)
 {
 	for (size_t i = 0; i < vm->nrows; i++)
-		if (vm->rows[i].type != VM_ROW_MARKER && vm->rows[i].piece == piece)
+		if (support_row(vm, i)->type != VM_ROW_MARKER && support_row(vm, i)->piece == piece)
 			return (long)i;
 	return -1;
 }
@@ -91,8 +91,8 @@ static void test_search_moves_the_cursor_and_counts(void **state)
 	assert_int_equal(vm.search.found.nhits - vm.search.found.nprompt_hits, 5);
 	assert_int_equal(vm_selected_piece(&vm), asan);
 	assert_string_equal(sb_str(&vm.status), "/hp_fold: match 1 of 5 in the prompt (5 in pieces)");
-	assert_true(vm_row_matches(&vm, &vm.rows[row_of_piece(&vm, asan)]));
-	assert_false(vm_row_matches(&vm, &vm.rows[row_of_piece(&vm, task)]));
+	assert_true(vm_row_matches(&vm, support_row(&vm, row_of_piece(&vm, asan))));
+	assert_false(vm_row_matches(&vm, support_row(&vm, row_of_piece(&vm, task))));
 	/* n three times: the last of the log, then into http_parser.c */
 	vm_search_step(&vm, false);
 	vm_search_step(&vm, false);
@@ -176,7 +176,7 @@ static size_t piece_rows(const struct vm *vm, size_t *markers)
 	size_t n = 0;
 	*markers = 0;
 	for (size_t i = 0; i < vm->nrows; i++)
-		if (vm->rows[i].type == VM_ROW_MARKER)
+		if (support_row(vm, i)->type == VM_ROW_MARKER)
 			(*markers)++;
 		else
 			n++;
@@ -574,7 +574,7 @@ static void test_mouse(void **state)
 	app_mouse(&app, L->bars_y + bar, 30, APP_MOUSE_CLICK);
 	assert_int_equal(app.vm.nrows, 3);
 	for (size_t i = 0; i < app.vm.nrows; i++)
-		assert_string_equal(app.vm.session.src->pieces[app.vm.rows[i].piece].role, "context");
+		assert_string_equal(app.vm.session.src->pieces[support_row(&app.vm, i)->piece].role, "context");
 	app_mouse(&app, L->bars_y + bar, 30, APP_MOUSE_CLICK);
 	assert_int_equal(app.vm.nrows, all);
 	/* the wheel moves three rows (markers stepped over) */
