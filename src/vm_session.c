@@ -118,7 +118,8 @@ void vm_say_moved(const struct source *src, const struct piece_result *was, cons
 {
 	struct moves m = { .ntop = 0 };
 	for (size_t i = 0; i < src->npieces; i++)
-		weigh_move(&m, i, &was[i], &now[i]);
+		if (was[i].tokens != now[i].tokens || (was[i].outcome == OUTCOME_DROPPED) != (now[i].outcome == OUTCOME_DROPPED))
+			weigh_move(&m, i, &was[i], &now[i]); /* the test first, inline: most pieces stay as they were */
 	const struct piece_result *was_of[VM_MOVED_NAMED];
 	for (size_t k = 0; k < m.ntop; k++)
 		was_of[k] = &was[m.top[k]];
