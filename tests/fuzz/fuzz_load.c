@@ -16,6 +16,7 @@
 #include "error.h"
 #include "kind.h"
 #include "kinds/claude_code/claude_code.h"
+#include "kinds/ledger/quick.h"
 #include "kinds/manifest/quick.h"
 #include "kinds/memory/quick.h"
 #include "report.h"
@@ -120,19 +121,21 @@ static void render(const struct source *src, struct strbuf *out)
 	asm_fini(&a);
 }
 
-/* Loads buf with the claude-code, memory and manifest readers' quick ways on or off. */
+/* Loads buf with the claude-code, memory, manifest and ledger readers' quick ways on or off. */
 static int load_way(const struct kind_ops *kind, const char *buf, size_t size, bool fast, struct source **out,
 		    struct cs_error *err)
 {
 	cc_set_fast(fast);
 	memory_set_quick(fast);
 	manifest_set_quick(fast);
+	ledger_set_quick(fast);
 	cs_error_clear(err);
 	*out = source_new(kind, FUZZ_INPUT_PATH);
 	int rc = *out ? kind->load(*out, buf, size, err) : CS_ENOMEM;
 	cc_set_fast(true);
 	memory_set_quick(true);
 	manifest_set_quick(true);
+	ledger_set_quick(true);
 	return rc;
 }
 
@@ -174,7 +177,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(buf, data, size);
 	buf[size] = '\0';
-	if (!strcmp(FUZZ_KIND, "claude-code") || !strcmp(FUZZ_KIND, "memory") || !strcmp(FUZZ_KIND, "manifest"))
+	if (!strcmp(FUZZ_KIND, "claude-code") || !strcmp(FUZZ_KIND, "memory") || !strcmp(FUZZ_KIND, "manifest") ||
+	    !strcmp(FUZZ_KIND, "ledger"))
 		same_both_ways(kind, buf, size);
 	struct source *src = source_new(kind, FUZZ_INPUT_PATH);
 	struct cs_error err;

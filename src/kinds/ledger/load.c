@@ -10,15 +10,19 @@
  * turn is missing, a value of the wrong type.
  * Unsupported: tool_calls rows are read for their shape only (their results
  * are in `tool` messages, which is what the broker replays); timestamps and
- * context_json are not interpreted. The kind's table and settings are kind.c. */
+ * context_json are not interpreted. A message row of the usual shape is read
+ * straight from its bytes (quick.c); any other goes the tree's way here.
+ * The kind's table and settings are kind.c. */
 #include "ledger.h"
 
 #include "db.h"
 #include "ids.h"
+#include "quick.h"
 
 #include "alloc.h"
 #include "assembly.h"
 #include "json_doc.h"
+#include "json_scan.h"
 #include "source.h"
 #include "strbuf.h"
 #include "strmap.h"
@@ -324,6 +328,99 @@ static void sort_turn_messages(const struct ledger *l, long *m, size_t n)
 	}
 }
 
+/* Message i's piece, its turn found from turn_before (the turn of the
+ * message before: a table sorted by turn names it or the next). in_input:
+ * the content string in the input, or NULL; text its n bytes unescaped. */
+static int message_piece(struct loader *ld, size_t i, const char *turn, long *turn_before, const struct jpath *at,
+			 const char *in_input, const char *text, size_t n)
+{
+	struct ledger *l = ld->l;
+	struct ledger_message *m = &l->messages[i];
+	m->system = !strcmp(m->role, "system");
+	m->turn = *turn_before = ledger_turn_near(l, *turn_before, turn);
+	if (m->turn < 0)
+		return json_fail(ld->d, ld->err, CS_ESTRUCT, at, "turn_id", "dangling id: no turn \"%s\"", turn);
+	long piece = source_add_piece(ld->src);
+	if (piece < 0)
+		return nomem(ld->err);
+	m->piece = piece;
+	struct piece *p = &ld->src->pieces[piece];
+	p->id = m->id;
+	p->role = m->role;
+	p->kind_index = i;
+	p->label = arena_printf(&ld->src->arena, "turn %s \xC2\xB7 %s", l->turns[m->turn].id, m->role);
+	if (!p->label || source_keep_piece_text(ld->src, piece, in_input, text, n))
+		return nomem(ld->err);
+	l->turns[m->turn].nmessages++;
+	return CS_OK;
+}
+
+/* Message row i, the tree's way. */
+static int read_message(struct loader *ld, struct rows *r, const cJSON *row, size_t i, long *turn_before)
+{
+	struct jpath mp = JPATH_KEY(JPATH_ROOT, "messages");
+	struct jpath at = JPATH_INDEX(&mp, i);
+	int rc;
+	if ((rc = row_object(ld, row, &at)))
+		return rc;
+	struct ledger_message *m = &ld->l->messages[i];
+	*m = (struct ledger_message){ .turn = -1, .piece = -1 };
+	const char *turn = NULL, *content = "";
+	if ((rc = get_id(ld, row, &at, "id", JSON_REQUIRED, &m->id)) ||
+	    (rc = get_id(ld, row, &at, "turn_id", JSON_REQUIRED, &turn)) ||
+	    (rc = get_text(ld, row, &at, "role", JSON_REQUIRED, &m->role)) ||
+	    (rc = json_get_string(ld->d, row, &at, "content", JSON_OPTIONAL, &content, ld->err)) ||
+	    (rc = json_get_long(ld->d, row, &at, "sequence", JSON_OPTIONAL, &m->sequence, ld->err)))
+		return rc;
+	if (strcmp(m->role, "user") && strcmp(m->role, "assistant") && strcmp(m->role, "system") &&
+	    strcmp(m->role, "tool"))
+		return json_fail(ld->d, ld->err, CS_ETYPE, &at, "role",
+				 "unknown role \"%s\": expected user, assistant, system or tool", m->role);
+	return message_piece(ld, i, turn, turn_before, &at, ld->db ? NULL : json_iter_string_at(&r->it, "content"),
+			     content, strlen(content));
+}
+
+static bool quick_on = true;
+
+void ledger_set_quick(bool on)
+{
+	quick_on = on;
+}
+
+/* Message row i, when the quick way reads it (quick.h): what read_message
+ * keeps of the same row, the content unescaped into scratch when it holds
+ * escapes. *done false: the row is left to read_message. */
+static int read_quick(struct loader *ld, struct rows *r, size_t i, long *turn_before, struct strbuf *scratch,
+		      bool *done)
+{
+	*done = false;
+	size_t start = quick_on && !ld->db && r->present ? json_iter_peek(&r->it) : SIZE_MAX, end;
+	struct ledger_quick_message q;
+	if (start == SIZE_MAX || !ledger_quick_message(ld->d->data, ld->d->len, start, &q, &end))
+		return CS_OK;
+	*done = true;
+	json_iter_skip(&r->it, start, end);
+	struct ledger_message *m = &ld->l->messages[i];
+	*m = (struct ledger_message){ .turn = -1, .piece = -1, .sequence = q.sequence,
+				      .role = ledger_quick_roles[q.role] };
+	const char *turn = arena_strndup(&ld->src->arena, q.turn, q.turn_len);
+	if (!(m->id = arena_strndup(&ld->src->arena, q.id, q.id_len)) || !turn)
+		return nomem(ld->err);
+	const char *text = q.has_content ? q.content : "";
+	size_t n = q.content_len;
+	if (q.escaped) {
+		sb_reset(scratch);
+		if (!sb_append(scratch, q.content, n))
+			return nomem(ld->err);
+		n -= q.escaped;
+		json_unescape_in_place(scratch->data, n);
+		text = scratch->data;
+	}
+	struct jpath mp = JPATH_KEY(JPATH_ROOT, "messages");
+	return message_piece(ld, i, turn, turn_before, &JPATH_INDEX(&mp, i), q.has_content ? q.content : NULL, text,
+			     n);
+}
+
 static int read_messages(struct loader *ld)
 {
 	struct rows r;
@@ -339,43 +436,19 @@ static int read_messages(struct loader *ld)
 		return nomem(ld->err);
 	struct jpath mp = JPATH_KEY(JPATH_ROOT, "messages");
 	size_t i = 0;
-	long turn_before = -1; /* the turn of the message before: a table sorted by turn names it or the next */
-	while ((row = rows_next(&r))) {
-		struct jpath at = JPATH_INDEX(&mp, i);
-		if ((rc = row_object(ld, row, &at)))
-			return rc;
-		struct ledger_message *m = &l->messages[i];
-		*m = (struct ledger_message){ .turn = -1, .piece = -1 };
-		const char *turn = NULL, *content = "";
-		if ((rc = get_id(ld, row, &at, "id", JSON_REQUIRED, &m->id)) ||
-		    (rc = get_id(ld, row, &at, "turn_id", JSON_REQUIRED, &turn)) ||
-		    (rc = get_text(ld, row, &at, "role", JSON_REQUIRED, &m->role)) ||
-		    (rc = json_get_string(ld->d, row, &at, "content", JSON_OPTIONAL, &content, ld->err)) ||
-		    (rc = json_get_long(ld->d, row, &at, "sequence", JSON_OPTIONAL, &m->sequence, ld->err)))
-			return rc;
-		if (strcmp(m->role, "user") && strcmp(m->role, "assistant") && strcmp(m->role, "system") &&
-		    strcmp(m->role, "tool"))
-			return json_fail(ld->d, ld->err, CS_ETYPE, &at, "role",
-					 "unknown role \"%s\": expected user, assistant, system or tool", m->role);
-		m->system = !strcmp(m->role, "system");
-		m->turn = turn_before = ledger_turn_near(l, turn_before, turn);
-		if (m->turn < 0)
-			return json_fail(ld->d, ld->err, CS_ESTRUCT, &at, "turn_id", "dangling id: no turn \"%s\"", turn);
-		long piece = source_add_piece(ld->src);
-		if (piece < 0)
-			return nomem(ld->err);
-		m->piece = piece;
-		struct piece *p = &ld->src->pieces[piece];
-		p->id = m->id;
-		p->role = m->role;
-		p->kind_index = i;
-		p->label = arena_printf(&ld->src->arena, "turn %s \xC2\xB7 %s", l->turns[m->turn].id, m->role);
-		if (!p->label || source_keep_piece_text(ld->src, piece, ld->db ? NULL : json_iter_string_at(&r.it, "content"),
-							content, strlen(content)))
-			return nomem(ld->err);
-		l->turns[m->turn].nmessages++;
+	long turn_before = -1;
+	struct strbuf scratch = STRBUF_INIT;
+	for (;;) {
+		bool done;
+		if ((rc = read_quick(ld, &r, i, &turn_before, &scratch, &done)))
+			break;
+		if (!done && (!(row = rows_next(&r)) || (rc = read_message(ld, &r, row, i, &turn_before))))
+			break;
 		i++;
 	}
+	sb_fini(&scratch);
+	if (rc)
+		return rc;
 	if (r.rc)
 		return r.rc;
 	l->nmessages = n;
@@ -1005,62 +1078,4 @@ int ledger_load_db(struct source *src, const char *path, const char *assembly, s
 		src->input_bytes = (size_t)st.st_size;
 	sb_fini(&root);
 	return rc;
-}
-
-long ledger_pick_session(const struct ledger *l, struct cs_error *err)
-{
-	if (l->session) {
-		for (size_t i = 0; i < l->nsessions; i++)
-			if (!strcmp(l->sessions[i].label, l->session))
-				return (long)i;
-		struct strbuf names = STRBUF_INIT;
-		for (size_t i = 0; i < l->nsessions; i++)
-			sb_printf(&names, "%s%s", i ? ", " : "", l->sessions[i].label);
-		cs_error_set(err, CS_EUSAGE, "no session \"%s\" (sessions: %s)", l->session,
-			     names.len ? sb_str(&names) : "none");
-		sb_fini(&names);
-		return -1;
-	}
-	long active = -1;
-	size_t nactive = 0;
-	for (size_t i = 0; i < l->nsessions; i++)
-		if (l->sessions[i].status && !strcmp(l->sessions[i].status, "active")) {
-			active = (long)i;
-			nactive++;
-		}
-	if (nactive == 1)
-		return active;
-	for (size_t i = 0; i < l->nsessions; i++)
-		if (!strcmp(l->sessions[i].label, "main"))
-			return (long)i;
-	if (l->nsessions == 1)
-		return 0;
-	cs_error_set(err, CS_EUSAGE, "%zu sessions and no single active one or \"main\": say --session LABEL",
-		     l->nsessions);
-	return -1;
-}
-
-int ledger_ancestry(const struct ledger *l, long turn, long **out, size_t *n)
-{
-	const struct ledger_turn *t = &l->turns[turn];
-	size_t depth = 0;
-	if (t->ancestry) {
-		depth = t->nancestry;
-	} else {
-		for (long k = turn; k >= 0; k = l->turns[k].parent)
-			depth++;
-	}
-	long *a = cs_calloc(depth ? depth : 1, sizeof *a);
-	if (!a)
-		return CS_ENOMEM;
-	if (t->ancestry) {
-		memcpy(a, t->ancestry, depth * sizeof *a);
-	} else {
-		size_t i = depth;
-		for (long k = turn; k >= 0; k = l->turns[k].parent)
-			a[--i] = k;
-	}
-	*out = a;
-	*n = depth;
-	return CS_OK;
 }

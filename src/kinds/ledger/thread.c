@@ -4,11 +4,13 @@
  * compaction turns sit, and the messages and compactions off it. No edit
  * changes them (an exclusion, the budget), so the assembly after an edit
  * reads these lists instead of walking every turn and message again, and
- * drops a run of turns as one run of pieces. */
+ * drops a run of turns as one run of pieces. Also which session's head is
+ * assembled (ledger_pick_session) and a turn's ancestry (ledger_ancestry). */
 #include "ledger.h"
 
 #include "alloc.h"
 #include "source.h"
+#include "strbuf.h"
 
 #include <string.h>
 
@@ -184,4 +186,62 @@ void ledger_free_model(void *model)
 	if (l)
 		ledger_thread_free(l->thread);
 	ledger_free(model);
+}
+
+long ledger_pick_session(const struct ledger *l, struct cs_error *err)
+{
+	if (l->session) {
+		for (size_t i = 0; i < l->nsessions; i++)
+			if (!strcmp(l->sessions[i].label, l->session))
+				return (long)i;
+		struct strbuf names = STRBUF_INIT;
+		for (size_t i = 0; i < l->nsessions; i++)
+			sb_printf(&names, "%s%s", i ? ", " : "", l->sessions[i].label);
+		cs_error_set(err, CS_EUSAGE, "no session \"%s\" (sessions: %s)", l->session,
+			     names.len ? sb_str(&names) : "none");
+		sb_fini(&names);
+		return -1;
+	}
+	long active = -1;
+	size_t nactive = 0;
+	for (size_t i = 0; i < l->nsessions; i++)
+		if (l->sessions[i].status && !strcmp(l->sessions[i].status, "active")) {
+			active = (long)i;
+			nactive++;
+		}
+	if (nactive == 1)
+		return active;
+	for (size_t i = 0; i < l->nsessions; i++)
+		if (!strcmp(l->sessions[i].label, "main"))
+			return (long)i;
+	if (l->nsessions == 1)
+		return 0;
+	cs_error_set(err, CS_EUSAGE, "%zu sessions and no single active one or \"main\": say --session LABEL",
+		     l->nsessions);
+	return -1;
+}
+
+int ledger_ancestry(const struct ledger *l, long turn, long **out, size_t *n)
+{
+	const struct ledger_turn *t = &l->turns[turn];
+	size_t depth = 0;
+	if (t->ancestry) {
+		depth = t->nancestry;
+	} else {
+		for (long k = turn; k >= 0; k = l->turns[k].parent)
+			depth++;
+	}
+	long *a = cs_calloc(depth ? depth : 1, sizeof *a);
+	if (!a)
+		return CS_ENOMEM;
+	if (t->ancestry) {
+		memcpy(a, t->ancestry, depth * sizeof *a);
+	} else {
+		size_t i = depth;
+		for (long k = turn; k >= 0; k = l->turns[k].parent)
+			a[--i] = k;
+	}
+	*out = a;
+	*n = depth;
+	return CS_OK;
 }
