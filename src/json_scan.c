@@ -55,6 +55,43 @@ const char *json_string_stop(const char *q, const char *end)
 	return end;
 }
 
+/* Whether \c is an escape of one byte (\u is not). */
+static bool one_byte_escape(char c)
+{
+	switch (c) {
+	case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool json_quick_string(struct json_quick *q, const char **s, size_t *n, size_t *esc)
+{
+	if (!json_quick_eat(q, '"'))
+		return false;
+	const char *b = q->p;
+	*esc = 0;
+	for (const char *p = json_string_stop(b, q->end); p < q->end; p = json_string_stop(p + 1, q->end)) {
+		unsigned char c = (unsigned char)*p;
+		if (c == '"') {
+			*s = b;
+			*n = (size_t)(p - b);
+			q->p = p + 1;
+			return true;
+		}
+		if (c < ' ')
+			return false;
+		if (c == '\\') {
+			if (p + 1 >= q->end || !one_byte_escape(p[1]))
+				return false;
+			++*esc;
+			p++;
+		}
+	}
+	return false;
+}
+
 /* i at the opening quote; returns the index just past the closing quote, or
  * n. memchr skips the text between quotes (kind detection skips every
  * top-level value: byte by byte, this was 12% of a ledger's load). */

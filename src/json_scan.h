@@ -44,6 +44,32 @@ size_t json_string_end(const char *s, size_t n, size_t open);
  * [q, end), or end; sixteen bytes a step where SSE2 is there. */
 const char *json_string_stop(const char *q, const char *end);
 
+/* A quick reader's place (the memory and ledger kinds' quick.c: an element
+ * of the usual shape read straight from its bytes; anything else declined). */
+struct json_quick {
+	const char *p, *end;
+};
+/* Past cJSON's white space (any byte up to a space). */
+static inline void json_quick_ws(struct json_quick *q)
+{
+	while (q->p < q->end && (unsigned char)*q->p <= ' ')
+		q->p++;
+}
+/* Past white space and the byte c: false when c is not next. */
+static inline bool json_quick_eat(struct json_quick *q, char c)
+{
+	json_quick_ws(q);
+	if (q->p >= q->end || *q->p != c)
+		return false;
+	q->p++;
+	return true;
+}
+/* Past white space and a string: *s its body (past the quote, still
+ * escaped), *n its bytes, *esc the escapes it holds (each one byte
+ * unescaped). False, declined, on a raw control character, a \u or a bad
+ * escape, or no closing quote. */
+bool json_quick_string(struct json_quick *q, const char **s, size_t *n, size_t *esc);
+
 /* 1-based line and column (in characters) of byte `offset` in data. */
 void text_position(const char *data, size_t len, size_t offset, long *line, long *column);
 

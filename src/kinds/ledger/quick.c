@@ -19,76 +19,18 @@
 
 const char *const ledger_quick_roles[4] = { "user", "assistant", "system", "tool" };
 
-struct quick {
-	const char *p, *end;
-};
-
-static void ws(struct quick *q)
-{
-	while (q->p < q->end && (unsigned char)*q->p <= ' ') /* cJSON's white space */
-		q->p++;
-}
-
-static bool eat(struct quick *q, char c)
-{
-	ws(q);
-	if (q->p >= q->end || *q->p != c)
-		return false;
-	q->p++;
-	return true;
-}
-
-/* Whether \c is an escape of one byte (\u is not). */
-static bool one_byte_escape(char c)
-{
-	switch (c) {
-	case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* Whether a string starts here (past white space). */
-static bool at_string(struct quick *q)
+static bool at_string(struct json_quick *q)
 {
-	ws(q);
+	json_quick_ws(q);
 	return q->p < q->end && *q->p == '"';
-}
-
-/* A string's body (at its opening quote); *esc the escapes it holds (\u
- * excluded: declined), each one byte unescaped. */
-static bool string(struct quick *q, const char **s, size_t *n, size_t *esc)
-{
-	if (!eat(q, '"'))
-		return false;
-	const char *b = q->p;
-	*esc = 0;
-	for (const char *p = json_string_stop(b, q->end); p < q->end; p = json_string_stop(p + 1, q->end)) {
-		unsigned char c = (unsigned char)*p;
-		if (c == '"') {
-			*s = b;
-			*n = (size_t)(p - b);
-			q->p = p + 1;
-			return true;
-		}
-		if (c < ' ')
-			return false;
-		if (c == '\\') {
-			if (p + 1 >= q->end || !one_byte_escape(p[1]))
-				return false;
-			++*esc;
-			p++;
-		}
-	}
-	return false;
 }
 
 /* Plain digits (no sign, fraction or exponent; no leading zero but "0"),
  * at most QUICK_DIGITS of them, ending where a number ends. */
-static bool digits(struct quick *q, const char **s, size_t *n)
+static bool digits(struct json_quick *q, const char **s, size_t *n)
 {
-	ws(q);
+	json_quick_ws(q);
 	const char *p = q->p, *e = q->end;
 	if (p >= e || *p < '0' || *p > '9')
 		return false;
@@ -105,21 +47,21 @@ static bool digits(struct quick *q, const char **s, size_t *n)
 }
 
 /* An id: a non-empty string without escapes, or plain digits. */
-static bool id(struct quick *q, const char **s, size_t *n)
+static bool id(struct json_quick *q, const char **s, size_t *n)
 {
 	size_t esc;
 	if (at_string(q))
-		return string(q, s, n, &esc) && !esc && *n;
+		return json_quick_string(q, s, n, &esc) && !esc && *n;
 	return digits(q, s, n);
 }
 
 /* A column the reader skips: a string of the shape above, null or plain digits. */
-static bool skipped(struct quick *q)
+static bool skipped(struct json_quick *q)
 {
 	const char *s;
 	size_t n, esc;
 	if (at_string(q))
-		return string(q, &s, &n, &esc);
+		return json_quick_string(q, &s, &n, &esc);
 	if (q->end - q->p >= 4 && !memcmp(q->p, "null", 4)) {
 		q->p += 4;
 		return true;
@@ -129,13 +71,13 @@ static bool skipped(struct quick *q)
 
 enum { K_ID, K_TURN, K_ROLE, K_CONTENT, K_SEQUENCE, K_SOURCE, K_CREATED, K_CONTEXT, K_COUNT };
 
-static bool member(struct quick *q, struct ledger_quick_message *m, unsigned *seen)
+static bool member(struct json_quick *q, struct ledger_quick_message *m, unsigned *seen)
 {
 	static const char *const keys[K_COUNT] = { "id", "turn_id", "role", "content", "sequence",
 						   "source", "created_at", "context_json" };
 	const char *k, *s;
 	size_t n, sn, esc;
-	if (!string(q, &k, &n, &esc) || esc || !eat(q, ':'))
+	if (!json_quick_string(q, &k, &n, &esc) || esc || !json_quick_eat(q, ':'))
 		return false;
 	int key = 0;
 	while (key < K_COUNT && !(strlen(keys[key]) == n && !memcmp(keys[key], k, n)))
@@ -149,7 +91,7 @@ static bool member(struct quick *q, struct ledger_quick_message *m, unsigned *se
 	case K_TURN:
 		return id(q, &m->turn, &m->turn_len);
 	case K_ROLE:
-		if (!string(q, &s, &sn, &esc) || esc)
+		if (!json_quick_string(q, &s, &sn, &esc) || esc)
 			return false;
 		for (m->role = 0; m->role < 4; m->role++)
 			if (strlen(ledger_quick_roles[m->role]) == sn && !memcmp(ledger_quick_roles[m->role], s, sn))
@@ -157,7 +99,7 @@ static bool member(struct quick *q, struct ledger_quick_message *m, unsigned *se
 		return false;
 	case K_CONTENT:
 		m->has_content = true;
-		return string(q, &m->content, &m->content_len, &m->escaped);
+		return json_quick_string(q, &m->content, &m->content_len, &m->escaped);
 	case K_SEQUENCE: {
 		if (!digits(q, &s, &sn))
 			return false;
@@ -173,17 +115,17 @@ static bool member(struct quick *q, struct ledger_quick_message *m, unsigned *se
 
 bool ledger_quick_message(const char *data, size_t len, size_t start, struct ledger_quick_message *m, size_t *end)
 {
-	struct quick q = { data + start, data + len };
+	struct json_quick q = { data + start, data + len };
 	*m = (struct ledger_quick_message){ .role = -1 };
 	unsigned seen = 0;
-	if (!eat(&q, '{'))
+	if (!json_quick_eat(&q, '{'))
 		return false;
 	do {
 		if (!member(&q, m, &seen))
 			return false;
-	} while (eat(&q, ','));
+	} while (json_quick_eat(&q, ','));
 	unsigned need = 1u << K_ID | 1u << K_TURN | 1u << K_ROLE;
-	if (!eat(&q, '}') || (seen & need) != need)
+	if (!json_quick_eat(&q, '}') || (seen & need) != need)
 		return false;
 	*end = (size_t)(q.p - data);
 	return true;
