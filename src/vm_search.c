@@ -16,14 +16,15 @@ static void pattern_error(struct vm *vm, const char *what, const struct cs_error
 		vm_status(vm, true, "%s: %s", what, err->message);
 }
 
-/* The cursor on the first row showing piece (piece >= 0), else block;
- * false when no row shows it. */
+/* The cursor on the first row showing piece (piece >= 0), else block, and
+ * the header no longer selected; false when no row shows it. */
 static bool select_row(struct vm *vm, long piece, long block)
 {
 	long i = vm_row_find(vm, piece, block);
 	if (i < 0)
 		return false;
 	vm->cursor = (size_t)i;
+	vm->on_header = false; /* a row chosen (a search hit, the prompt view's line) is what is selected */
 	vm->detail_scroll = 0;
 	return true;
 }

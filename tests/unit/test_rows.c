@@ -391,6 +391,28 @@ static void test_edit_from_the_header(void **state)
 	vm_fini(&vm);
 }
 
+/* A row chosen from elsewhere (the prompt view's line, a search hit) is
+ * the selection, even when the header was selected before: Space then acts
+ * on its piece (it answered "select a piece first"). */
+static void test_row_chosen_leaves_the_header(void **state)
+{
+	(void)state;
+	struct cs_error err;
+	cs_error_clear(&err);
+	struct vm vm;
+	assert_int_equal(vm_init(&vm, support_load("samples/loom/parser-debug.json", NULL), &err), CS_OK);
+	vm_move(&vm, -1);
+	assert_true(vm.on_header);
+	assert_null(vm_selected(&vm));
+	size_t b = vm.session.cur.nblocks - 1;
+	vm_select_block(&vm, (long)b);
+	assert_false(vm.on_header);
+	assert_non_null(vm_selected(&vm));
+	assert_int_equal(vm_selected(&vm)->block, (long)b);
+	assert_int_equal(vm_toggle_exclude(&vm, &err), CS_OK);
+	vm_fini(&vm);
+}
+
 /* The pieces' layers kept beside the rows (a run under a heading is split
  * by them) stay across exclusions and are read again after any other edit,
  * which may relabel pieces (a step through a sequence does). */
@@ -440,6 +462,7 @@ int main(void)
 		cmocka_unit_test(test_out_of_memory),
 		cmocka_unit_test(test_patched_from_changes),
 		cmocka_unit_test(test_edit_from_the_header),
+		cmocka_unit_test(test_row_chosen_leaves_the_header),
 		cmocka_unit_test(test_layers_kept_across_exclusions),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
