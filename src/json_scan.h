@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 struct json_keys {
 	char **names; /* owned (cs_malloc'd), raw key text between the quotes */
@@ -69,6 +70,23 @@ static inline bool json_quick_eat(struct json_quick *q, char c)
  * unescaped). False, declined, on a raw control character, a \u or a bad
  * escape, or no closing quote. */
 bool json_quick_string(struct json_quick *q, const char **s, size_t *n, size_t *esc);
+/* Past a member's key and its colon: the key's index in keys[0..nkeys),
+ * marked in *seen (a bit each; nkeys <= 32); -1, declined, for a key
+ * written with escapes, one not in keys, or one seen before. */
+static inline int json_quick_key(struct json_quick *q, const char *const *keys, int nkeys, unsigned *seen)
+{
+	const char *k;
+	size_t n, esc;
+	if (!json_quick_string(q, &k, &n, &esc) || esc || !json_quick_eat(q, ':'))
+		return -1;
+	int key = 0;
+	while (key < nkeys && !(strlen(keys[key]) == n && !memcmp(keys[key], k, n)))
+		key++;
+	if (key == nkeys || (*seen & (1u << key)))
+		return -1;
+	*seen |= 1u << key;
+	return key;
+}
 
 /* 1-based line and column (in characters) of byte `offset` in data. */
 void text_position(const char *data, size_t len, size_t offset, long *line, long *column);

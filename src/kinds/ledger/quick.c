@@ -75,16 +75,11 @@ static bool member(struct json_quick *q, struct ledger_quick_message *m, unsigne
 {
 	static const char *const keys[K_COUNT] = { "id", "turn_id", "role", "content", "sequence",
 						   "source", "created_at", "context_json" };
-	const char *k, *s;
-	size_t n, sn, esc;
-	if (!json_quick_string(q, &k, &n, &esc) || esc || !json_quick_eat(q, ':'))
+	const char *s;
+	size_t sn, esc;
+	int key = json_quick_key(q, keys, K_COUNT, seen);
+	if (key < 0)
 		return false;
-	int key = 0;
-	while (key < K_COUNT && !(strlen(keys[key]) == n && !memcmp(keys[key], k, n)))
-		key++;
-	if (key == K_COUNT || (*seen & (1u << key)))
-		return false;
-	*seen |= 1u << key;
 	switch (key) {
 	case K_ID:
 		return id(q, &m->id, &m->id_len);

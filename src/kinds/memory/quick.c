@@ -58,18 +58,10 @@ static bool scores(struct json_quick *q, struct memory_quick_item *it)
 	if (json_quick_eat(q, '}'))
 		return true;
 	do {
-		const char *k;
-		size_t n;
-		size_t esc;
 		bool whole;
-		if (!json_quick_string(q, &k, &n, &esc) || esc || !json_quick_eat(q, ':'))
+		int w = json_quick_key(q, keys, MW_COUNT, &it->given);
+		if (w < 0 || !number(q, &it->scores[w], &whole))
 			return false;
-		int w = 0;
-		while (w < MW_COUNT && !(strlen(keys[w]) == n && !memcmp(keys[w], k, n)))
-			w++;
-		if (w == MW_COUNT || (it->given & (1u << w)) || !number(q, &it->scores[w], &whole))
-			return false;
-		it->given |= 1u << w;
 	} while (json_quick_eat(q, ','));
 	return json_quick_eat(q, '}');
 }
@@ -79,17 +71,12 @@ enum { K_ID, K_TYPE, K_CONTENT, K_TOKENS, K_SCORES, K_COUNT };
 static bool member(struct json_quick *q, struct memory_quick_item *it, unsigned *seen, const char *const *types)
 {
 	static const char *const keys[K_COUNT] = { "id", "type", "content", "tokens", "scores" };
-	const char *k, *s;
-	size_t n, sn, esc;
+	const char *s;
+	size_t sn, esc;
 	bool whole;
-	if (!json_quick_string(q, &k, &n, &esc) || esc || !json_quick_eat(q, ':'))
+	int key = json_quick_key(q, keys, K_COUNT, seen);
+	if (key < 0)
 		return false;
-	int key = 0;
-	while (key < K_COUNT && !(strlen(keys[key]) == n && !memcmp(keys[key], k, n)))
-		key++;
-	if (key == K_COUNT || (*seen & (1u << key)))
-		return false;
-	*seen |= 1u << key;
 	switch (key) {
 	case K_ID:
 		if (!json_quick_string(q, &s, &sn, &esc) || esc || !sn)
