@@ -188,6 +188,26 @@ int support_both_ways(const char *path, const char *kind, void (*set_quick)(bool
 	return rc[0];
 }
 
+int support_odd_elements_both_ways(const char *head, const char *good, const char *const *odd, size_t n,
+				   int (*both)(const char *path))
+{
+	char *dir = support_tempdir();
+	struct strbuf text = STRBUF_INIT;
+	int failed = 0;
+	for (size_t i = 0; i < 2 * n; i++) {
+		const char *first = i % 2 ? good : odd[i / 2], *second = i % 2 ? odd[i / 2] : good;
+		sb_reset(&text);
+		sb_printf(&text, "%s%s,\n%s\n]}\n", head, first, second);
+		assert_false(text.failed);
+		support_write(dir, "odd.json", sb_str(&text));
+		failed += both(support_path(dir, "odd.json")) != CS_OK;
+	}
+	sb_fini(&text);
+	support_rmtree(dir);
+	free(dir);
+	return failed;
+}
+
 void support_same_str(const char *a, const char *b)
 {
 	if (!a || !b)

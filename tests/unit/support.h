@@ -51,6 +51,11 @@ void support_config_restore(char *saved);
  * same(a, b) asserts of the two sources. Returns the status. */
 int support_both_ways(const char *path, const char *kind, void (*set_quick)(bool on),
 		      void (*same)(const struct source *a, const struct source *b));
+/* Each odd element in first and then in second place of a list beside a
+ * good one (the file: head, the two elements, then "\n]}\n"), loaded
+ * both ways (both(path)); returns how many of the 2n loads failed. */
+int support_odd_elements_both_ways(const char *head, const char *good, const char *const *odd, size_t n,
+				   int (*both)(const char *path));
 /* Asserts two strings are equal (or both NULL). */
 void support_same_str(const char *a, const char *b);
 /* Asserts two loads of one input agree on every piece (every field, the
