@@ -208,6 +208,26 @@ int support_odd_elements_both_ways(const char *head, const char *good, const cha
 	return failed;
 }
 
+void support_escapes_both_ways(const char *head, const char *open, const char *close, const char *good,
+			       int (*both)(const char *path))
+{
+	static const char *const odd[] = { "\\n", "\\\"", "\\u00e9", "\\\\", "\t", "\\q", "" };
+	char *dir = support_tempdir();
+	struct strbuf text = STRBUF_INIT;
+	for (size_t e = 0; e < sizeof odd / sizeof *odd; e++)
+		for (int at = 0; at < 36; at++) {
+			sb_reset(&text);
+			sb_printf(&text, "%s%s%.*s%s%.*s%s,\n%s\n]}\n", head, open, at, "abcdefghijklmnopqrstuvwxyz0123456789",
+				  odd[e], 35 - at, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", close, good);
+			assert_false(text.failed);
+			support_write(dir, "esc.json", sb_str(&text));
+			both(support_path(dir, "esc.json"));
+		}
+	sb_fini(&text);
+	support_rmtree(dir);
+	free(dir);
+}
+
 void support_same_str(const char *a, const char *b)
 {
 	if (!a || !b)

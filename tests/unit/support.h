@@ -56,6 +56,12 @@ int support_both_ways(const char *path, const char *kind, void (*set_quick)(bool
  * both ways (both(path)); returns how many of the 2n loads failed. */
 int support_odd_elements_both_ways(const char *head, const char *good, const char *const *odd, size_t n,
 				   int (*both)(const char *path));
+/* An escape or a control character (\n, \", \u00e9, \\, a tab, a bad \q,
+ * none) at each of 36 places of an element's string (open, the string's
+ * body, close) before a good one, across a sixteen-byte scan's steps,
+ * loaded both ways (both asserts they agree). */
+void support_escapes_both_ways(const char *head, const char *open, const char *close, const char *good,
+			       int (*both)(const char *path));
 /* Asserts two strings are equal (or both NULL). */
 void support_same_str(const char *a, const char *b);
 /* Asserts two loads of one input agree on every piece (every field, the
