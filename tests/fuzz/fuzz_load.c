@@ -8,9 +8,9 @@
  * are set as the input's bytes pick them, and it is assembled and reported
  * again. Errors must be values with a message; anything else (a crash, a
  * leak, a sanitizer report) is a bug. A Claude Code session, a memory
- * snapshot and a manifest are also loaded with their reader's quick way off
- * (through the tree): the status, the error's words and place, or the
- * report and dump must be the same. */
+ * snapshot, a manifest and a ledger are also loaded with their reader's
+ * quick way off (through the tree): the status, the error's words and
+ * place, or the report and dump must be the same. */
 #include "assembly.h"
 #include "dump.h"
 #include "error.h"
