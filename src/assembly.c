@@ -403,6 +403,16 @@ void asm_expect_not_whole(struct assembly *a, size_t n)
 		bulk_advise(a->not_whole, a->cap_not_whole * sizeof *a->not_whole);
 }
 
+bool asm_list_deferred(struct assembly *a, const long *pieces, size_t n)
+{
+	if (a->cap_not_whole - a->nnot_whole < n || a->list_fn)
+		return false;
+	memcpy(a->not_whole + a->nnot_whole, pieces, n * sizeof *pieces);
+	a->nnot_whole += n;
+	a->ndeferred += n; /* their sentences still wait */
+	return true;
+}
+
 static void note_not_whole(struct assembly *a, long piece)
 {
 	if (a->list_fn)

@@ -311,6 +311,12 @@ void asm_drop_text(struct assembly *a, long piece, int reason, const char *sente
 /* Room for n pieces that do not go in whole, so that an assembler that
  * drops most of a million grows the list once. */
 void asm_expect_not_whole(struct assembly *a, size_t n);
+/* Lists n pieces whose results already stand as drops with deferred
+ * sentences (results taken over: asm_init_reuse) among what did not go in
+ * whole, each counted as deferred. false, nothing listed, when the room
+ * asm_expect_not_whole reserved is short or the kind lists them when read
+ * (list_fn): the caller then drops them as any others. */
+bool asm_list_deferred(struct assembly *a, const long *pieces, size_t n);
 /* Drops piece with its sentence deferred: a->sentence_fn writes it from
  * why0 and why1 when it is read (asm_sentence), so a run that drops a
  * million pieces writes only the sentences shown. */

@@ -44,13 +44,8 @@ void ledger_drop(struct assembly *a, long piece, enum why why, long turn, long a
 void ledger_drop_kept(struct assembly *a, const long *pieces, size_t n, long arg, bool note)
 {
 	/* no room reserved (out of memory), or the list left for later: as any run */
-	if (a->cap_not_whole - a->nnot_whole < n || a->list_fn) {
+	if (!asm_list_deferred(a, pieces, n))
 		ledger_drop_run(a, pieces, n, WHY_SUMMARIZED, -1, arg, note);
-		return;
-	}
-	memcpy(a->not_whole + a->nnot_whole, pieces, n * sizeof *pieces);
-	a->nnot_whole += n;
-	a->ndeferred += n; /* their sentences still wait */
 }
 
 /* What a deferred sentence reads beside the drop: the view's session and head. */
