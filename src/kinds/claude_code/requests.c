@@ -138,6 +138,8 @@ static int new_request(struct build *b, size_t line)
 	r->compared = -1;
 	r->diff_unit = -1;
 	r->auto_unit = -1;
+	r->rec_write_1h = -1;
+	r->rec_output = -1;
 	r->auto_ttl = 300; /* Claude Code marks the end of each prompt: automatic caching's place, 5 minutes */
 	r->model = l->model ? l->model : "";
 	m->creqs[rm->nreqs] = (struct cc_req){ line, line, -1, 0, 0, 0, l->main, true };
@@ -365,6 +367,8 @@ static void request_usage(struct cc_model *m, size_t k)
 	r->rec_read = l->cache_read;
 	r->rec_write = l->cache_write;
 	r->rec_uncached = l->in;
+	r->rec_write_1h = -1; /* the line's cache_creation split: not read yet */
+	r->rec_output = l->has_usage ? l->out : -1;
 	c->gap = l->has_usage && c->replayed ? l->in + l->cache_read + l->cache_write - c->estimate : 0;
 }
 

@@ -803,6 +803,8 @@ int request_parse_body(struct source *src, struct request_model *m, const struct
 	r->time = -1;
 	r->compared = -1;
 	r->diff_unit = -1;
+	r->rec_write_1h = -1;
+	r->rec_output = -1;
 	const char *model = get_str(body, "model");
 	r->model = arena_strdup(&src->arena, model ? model : "");
 	const char *ret = get_str(body, "prompt_cache_retention");

@@ -74,6 +74,14 @@ struct req_request {
 	const char *retention; /* OpenAI prompt_cache_retention; NULL absent */
 	bool recorded;        /* the response's usage is there */
 	long rec_read, rec_write, rec_uncached;
+	/* Of rec_write, what the record says about lifetimes: tokens written as
+	 * 1-hour entries (usage.cache_creation.ephemeral_1h_input_tokens); -1
+	 * when the record has no split (then the profile's default TTL, said to be
+	 * assumed). rec_output: the response's output tokens, -1 unknown. Filled
+	 * by whichever reader knows them (logs, captures, Claude Code sessions);
+	 * the sequence reads rec_write_1h for how long a request's writes live. */
+	long rec_write_1h;
+	long rec_output;
 	long total;           /* predicted prompt tokens */
 	long pred_read, pred_write, pred_uncached;
 	long compared;        /* the earlier request compared with, -1 none */
