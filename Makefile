@@ -48,7 +48,7 @@ REL_FLAGS  = -O2 -g
 ASAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-cast-overflow \
              -fno-sanitize-recover=all
 
-SRC_C  := $(sort $(wildcard src/*.c src/kinds/*/*.c))
+SRC_C  := $(sort $(wildcard src/*.c src/*/*.c src/kinds/*/*.c))
 UI_C   := $(sort $(wildcard ui/*.c))
 UNIT_C := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_SUPPORT_C := $(filter-out $(UNIT_C),$(wildcard tests/unit/*.c))

@@ -2,7 +2,7 @@
 #include "actions.h"
 
 #include "kind.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,12 +1,12 @@
 /* assembly.c: building and finishing an assembly (see assembly.h). */
 #include "assembly.h"
 
-#include "alloc.h"
-#include "bulk.h"
+#include "base/alloc.h"
+#include "base/bulk.h"
 #include "kind.h"
-#include "strbuf.h"
-#include "tokens.h"
-#include "utf8.h"
+#include "base/strbuf.h"
+#include "tokens/estimate.h"
+#include "base/utf8.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -14,8 +14,8 @@
 #ifndef CTXSCOPE_ASSEMBLY_H
 #define CTXSCOPE_ASSEMBLY_H
 
-#include "arena.h"
-#include "error.h"
+#include "base/arena.h"
+#include "base/error.h"
 #include "source.h"
 
 #include <stdbool.h>

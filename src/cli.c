@@ -5,7 +5,7 @@
 #include "kind.h"
 #include "setting.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <stddef.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
 #ifndef CTXSCOPE_CLI_H
 #define CTXSCOPE_CLI_H
 
-#include "error.h"
+#include "base/error.h"
 #include "report.h"
 
 #include <stdbool.h>

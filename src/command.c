@@ -1,12 +1,12 @@
 /* command.c: the `:` command line (see command.h). */
 #include "command.h"
 
-#include "alloc.h"
-#include "cache.h"
+#include "base/alloc.h"
+#include "cache/cache.h"
 #include "kind.h"
 #include "setting.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -20,7 +20,7 @@
 #define CTXSCOPE_COMMAND_H
 
 #include "edit.h"
-#include "error.h"
+#include "base/error.h"
 #include "setting.h"
 
 #include <stdbool.h>

@@ -3,9 +3,9 @@
  * whole file made sense. */
 #include "config.h"
 
-#include "alloc.h"
-#include "fileio.h"
-#include "yaml_tree.h"
+#include "base/alloc.h"
+#include "base/fileio.h"
+#include "json/yaml_tree.h"
 
 #include <math.h>
 #include <stdarg.h>

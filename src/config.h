@@ -24,9 +24,9 @@
 #ifndef CTXSCOPE_CONFIG_H
 #define CTXSCOPE_CONFIG_H
 
-#include "arena.h"
-#include "cache.h"
-#include "error.h"
+#include "base/arena.h"
+#include "cache/cache.h"
+#include "base/error.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,12 +1,12 @@
 /* diff.c: the baseline diff (see diff.h). */
 #include "diff.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "assembly.h"
 #include "emit.h"
 #include "source.h"
-#include "strbuf.h"
-#include "utf8.h"
+#include "base/strbuf.h"
+#include "base/utf8.h"
 
 #include <math.h>
 #include <stdlib.h>

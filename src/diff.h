@@ -26,8 +26,8 @@
 #ifndef CTXSCOPE_DIFF_H
 #define CTXSCOPE_DIFF_H
 
-#include "cache.h"
-#include "error.h"
+#include "cache/cache.h"
+#include "base/error.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -5,9 +5,9 @@
 #include "kind.h"
 #include "source.h"
 #include "emit.h"
-#include "error.h"
-#include "strbuf.h"
-#include "utf8.h"
+#include "base/error.h"
+#include "base/strbuf.h"
+#include "base/utf8.h"
 
 #include <string.h>
 

@@ -4,8 +4,8 @@
 #include "kind.h"
 #include "setting.h"
 #include "source.h"
-#include "strbuf.h"
-#include "tokens.h"
+#include "base/strbuf.h"
+#include "tokens/estimate.h"
 
 #include <ctype.h>
 #include <math.h>

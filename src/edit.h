@@ -6,7 +6,7 @@
 #ifndef CTXSCOPE_EDIT_H
 #define CTXSCOPE_EDIT_H
 
-#include "error.h"
+#include "base/error.h"
 #include "setting.h"
 
 #include <stdbool.h>

@@ -1,9 +1,9 @@
 /* emit.c: JSON, YAML and text renderings of one structured writer (emit.h). */
 #include "emit.h"
 
-#include "error.h"
-#include "strbuf.h"
-#include "utf8.h"
+#include "base/error.h"
+#include "base/strbuf.h"
+#include "base/utf8.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -1,11 +1,11 @@
 /* export.c: the report or the screen to a file (see export.h). */
 #include "export.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "assembly.h"
-#include "atomic_write.h"
+#include "base/atomic_write.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <string.h>
 #include <strings.h>

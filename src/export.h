@@ -12,8 +12,8 @@
 #ifndef CTXSCOPE_EXPORT_H
 #define CTXSCOPE_EXPORT_H
 
-#include "atomic_write.h"
-#include "error.h"
+#include "base/atomic_write.h"
+#include "base/error.h"
 #include "report.h"
 
 #include <stdbool.h>

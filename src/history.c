@@ -1,9 +1,9 @@
 /* history.c: undo and redo over edits (see history.h). */
 #include "history.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <string.h>
 

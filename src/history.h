@@ -16,7 +16,7 @@
 #define CTXSCOPE_HISTORY_H
 
 #include "edit.h"
-#include "error.h"
+#include "base/error.h"
 
 #include <stdbool.h>
 #include <stddef.h>

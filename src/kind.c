@@ -1,9 +1,9 @@
 /* kind.c: the table of kinds and detection (see kind.h). */
 #include "kind.h"
 
-#include "json_doc.h"
-#include "json_scan.h"
-#include "strbuf.h"
+#include "json/doc.h"
+#include "json/scan.h"
+#include "base/strbuf.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -6,8 +6,8 @@
 #ifndef CTXSCOPE_KIND_H
 #define CTXSCOPE_KIND_H
 
-#include "atomic_write.h"
-#include "error.h"
+#include "base/atomic_write.h"
+#include "base/error.h"
 
 #include <stdbool.h>
 #include <stddef.h>

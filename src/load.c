@@ -1,9 +1,9 @@
 /* load.c: path -> source (see load.h). */
 #include "load.h"
 
-#include "alloc.h"
-#include "arena.h"
-#include "fileio.h"
+#include "base/alloc.h"
+#include "base/arena.h"
+#include "base/fileio.h"
 #include "kind.h"
 #include "source.h"
 

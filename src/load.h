@@ -3,7 +3,7 @@
 #ifndef CTXSCOPE_LOAD_H
 #define CTXSCOPE_LOAD_H
 
-#include "error.h"
+#include "base/error.h"
 
 #include <stdbool.h>
 

@@ -3,11 +3,11 @@
 
 #include "assembly.h"
 #include "emit.h"
-#include "hidden_report.h"
+#include "text/hidden_report.h"
 #include "kind.h"
 #include "source.h"
-#include "strbuf.h"
-#include "utf8.h"
+#include "base/strbuf.h"
+#include "base/utf8.h"
 
 #include <math.h>
 #include <string.h>

@@ -3,9 +3,9 @@
 
 #include "kind.h"
 #include "source.h"
-#include "strbuf.h"
-#include "tokenizer.h"
-#include "tokens.h"
+#include "base/strbuf.h"
+#include "tokens/tokenizer.h"
+#include "tokens/estimate.h"
 
 #include <errno.h>
 #include <math.h>

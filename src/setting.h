@@ -12,7 +12,7 @@
 #ifndef CTXSCOPE_SETTING_H
 #define CTXSCOPE_SETTING_H
 
-#include "error.h"
+#include "base/error.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,11 +1,11 @@
 /* source.c: the loaded source and its pieces (see source.h). */
 #include "source.h"
 
-#include "alloc.h"
-#include "hidden.h"
-#include "json_scan.h"
+#include "base/alloc.h"
+#include "text/hidden.h"
+#include "json/scan.h"
 #include "kind.h"
-#include "tokens.h"
+#include "tokens/estimate.h"
 
 #include <stdarg.h>
 #include <stdio.h>

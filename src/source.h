@@ -6,8 +6,8 @@
 #ifndef CTXSCOPE_SOURCE_H
 #define CTXSCOPE_SOURCE_H
 
-#include "arena.h"
-#include "error.h"
+#include "base/arena.h"
+#include "base/error.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,8 +1,8 @@
 /* theme.c: theme roles, the built-in default, theme files (see theme.h). */
 #include "theme.h"
 
-#include "alloc.h"
-#include "fileio.h"
+#include "base/alloc.h"
+#include "base/fileio.h"
 
 #include <stdarg.h>
 #include <stdio.h>

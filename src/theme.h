@@ -7,7 +7,7 @@
 #ifndef CTXSCOPE_THEME_H
 #define CTXSCOPE_THEME_H
 
-#include "error.h"
+#include "base/error.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,14 +1,14 @@
 /* whatif.c: what-if edit files (see whatif.h). */
 #include "whatif.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "edit.h"
 #include "emit.h"
-#include "fileio.h"
-#include "json_doc.h"
+#include "base/fileio.h"
+#include "json/doc.h"
 #include "kind.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <string.h>
 

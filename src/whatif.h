@@ -8,7 +8,7 @@
 #ifndef CTXSCOPE_WHATIF_H
 #define CTXSCOPE_WHATIF_H
 
-#include "error.h"
+#include "base/error.h"
 
 #include <stddef.h>
 

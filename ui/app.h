@@ -9,10 +9,10 @@
 #include "actions.h"
 #include "load.h"
 #include "paint.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 #include "theme.h"
 #include "view.h"
-#include "viewmodel.h"
+#include "vm/viewmodel.h"
 
 #include <stdbool.h>
 

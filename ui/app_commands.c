@@ -1,8 +1,8 @@
 /* app_commands.c: the inspector's save, reload, export and command line (:). */
 #include "app_priv.h"
 
-#include "atomic_write.h"
-#include "cache.h"
+#include "base/atomic_write.h"
+#include "cache/cache.h"
 #include "cli.h"
 #include "command.h"
 #include "export.h"

@@ -5,10 +5,10 @@
  * it is painted. */
 #include "app_priv.h"
 
-#include "cache.h"
+#include "cache/cache.h"
 #include "kind.h"
-#include "tokenizer.h"
-#include "utf8.h"
+#include "tokens/tokenizer.h"
+#include "base/utf8.h"
 
 #include <stdio.h>
 #include <math.h>

@@ -5,9 +5,9 @@
 
 #include "theme.h"
 
-#include "alloc.h"
-#include "strbuf.h"
-#include "utf8.h"
+#include "base/alloc.h"
+#include "base/strbuf.h"
+#include "base/utf8.h"
 
 #include <stdint.h>
 #include <string.h>

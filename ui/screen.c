@@ -4,7 +4,7 @@
 
 #include "cli.h"
 
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

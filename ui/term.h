@@ -6,7 +6,7 @@
 #define CTXSCOPE_TERM_H
 
 #include "app.h"
-#include "error.h"
+#include "base/error.h"
 
 struct strbuf;
 

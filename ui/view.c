@@ -2,7 +2,7 @@
 #include "app_priv.h"
 
 #include "actions.h"
-#include "alloc.h"
+#include "base/alloc.h"
 
 #include <string.h>
 

@@ -4,7 +4,7 @@
 #include "app_priv.h"
 
 #include "diff.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 #include <stdint.h>
 #include <stdio.h>

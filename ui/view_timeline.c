@@ -7,9 +7,9 @@
  * Enter shows that step's assembly (the same edit as [ ]). */
 #include "app_priv.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "kind.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 #include <stdint.h>
 #include <stdio.h>

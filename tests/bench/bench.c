@@ -30,19 +30,19 @@
  *   ctxscope-bench [--edits N] [--bin CTXSCOPE] [--ui] [--samples DIR] [--ledger-db LABEL:PATH]
  *                  KIND:LABEL:PATH...
  * PATH is the file (for a manifest, its working-set.yml). */
-#include "alloc.h"
+#include "base/alloc.h"
 #include "app.h"
 #include "assembly.h"
 #include "edit.h"
-#include "error.h"
-#include "exact.h"
-#include "fileio.h"
+#include "base/error.h"
+#include "tokens/exact.h"
+#include "base/fileio.h"
 #include "kind.h"
 #include "load.h"
 #include "paint.h"
 #include "source.h"
-#include "tokenizer.h"
-#include "viewmodel.h"
+#include "tokens/tokenizer.h"
+#include "vm/viewmodel.h"
 
 #include <cjson/cJSON.h>
 #include <yaml.h>

@@ -16,15 +16,15 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "assembly.h"
 #include "dump.h"
-#include "error.h"
-#include "json_doc.h"
+#include "base/error.h"
+#include "json/doc.h"
 #include "load.h"
 #include "report.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <ftw.h>
 #include <stdio.h>

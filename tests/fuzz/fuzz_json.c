@@ -6,8 +6,8 @@
  * text read lazily (json_doc_parse_lazy, every lazy array walked) must give
  * the same syntax error, or none when the whole parse has none, and each
  * element's strings unescaped in place read as cJSON's. */
-#include "json_doc.h"
-#include "json_scan.h"
+#include "json/doc.h"
+#include "json/scan.h"
 
 #include <stdbool.h>
 #include <stdint.h>

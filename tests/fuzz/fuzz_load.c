@@ -13,7 +13,7 @@
  * place, or the report and dump must be the same. */
 #include "assembly.h"
 #include "dump.h"
-#include "error.h"
+#include "base/error.h"
 #include "kind.h"
 #include "kinds/claude_code/claude_code.h"
 #include "kinds/ledger/quick.h"
@@ -22,7 +22,7 @@
 #include "report.h"
 #include "setting.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <stdint.h>
 #include <stdlib.h>

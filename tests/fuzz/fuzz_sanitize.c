@@ -4,9 +4,9 @@
  * ASCII mode must give pure ASCII; utf8_fit must give exactly the columns
  * asked (when padding) as utf8_columns measures them; a revealed text
  * (hidden.h) must hold no hidden character any more. */
-#include "hidden.h"
-#include "strbuf.h"
-#include "utf8.h"
+#include "text/hidden.h"
+#include "base/strbuf.h"
+#include "base/utf8.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -10,11 +10,11 @@
  * is used by an alias the edits do not replace, it must refuse. The input
  * bytes are read as choices; past its end a generator seeded by its hash
  * goes on, so every input is a whole manifest. */
-#include "alloc.h"
+#include "base/alloc.h"
 #include "kinds/manifest/save.h"
 #include "source.h"
-#include "strbuf.h"
-#include "yaml_tree.h"
+#include "base/strbuf.h"
+#include "json/yaml_tree.h"
 
 #include <stdint.h>
 #include <stdio.h>

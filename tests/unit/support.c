@@ -12,9 +12,9 @@
 #include "kind.h"
 #include "load.h"
 #include "setting.h"
-#include "strbuf.h"
-#include "tokenizer.h"
-#include "viewmodel_priv.h"
+#include "base/strbuf.h"
+#include "tokens/tokenizer.h"
+#include "vm/viewmodel_priv.h"
 
 #include <ftw.h>
 #include <stdio.h>

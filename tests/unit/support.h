@@ -5,7 +5,7 @@
 #define CTXSCOPE_TEST_SUPPORT_H
 
 #include "assembly.h"
-#include "error.h"
+#include "base/error.h"
 #include "source.h"
 
 struct strbuf;

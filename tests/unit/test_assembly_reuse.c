@@ -14,13 +14,13 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "assembly.h"
 #include "kind.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 #include "support.h"
-#include "viewmodel_priv.h"
+#include "vm/viewmodel_priv.h"
 
 #include <stdlib.h>
 #include <string.h>

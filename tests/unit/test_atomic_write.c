@@ -15,7 +15,7 @@
 
 #include "support.h"
 
-#include "atomic_write.h"
+#include "base/atomic_write.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -13,14 +13,14 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "arena.h"
+#include "base/arena.h"
 #include "assembly.h"
 #include "kinds/manifest/manifest.h"
-#include "progress.h"
+#include "base/progress.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 #include "support.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -10,18 +10,18 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "alloc.h"
-#include "arena.h"
+#include "base/alloc.h"
+#include "base/arena.h"
 #include "assembly.h"
-#include "cache.h"
-#include "cache_report.h"
+#include "cache/cache.h"
+#include "cache/section.h"
 #include "cli.h"
 #include "emit.h"
 #include "config.h"
 #include "kind.h"
 #include "report.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 #include "support.h"
 
 #include <math.h>

@@ -15,7 +15,7 @@
 #include "kinds/claude_code/claude_code.h"
 #include "load.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 #include "support.h"
 
 #include <stdio.h>

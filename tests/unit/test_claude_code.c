@@ -11,7 +11,7 @@
 #include "assembly.h"
 #include "kinds/claude_code/claude_code.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 #include "support.h"
 
 #include <cjson/cJSON.h>

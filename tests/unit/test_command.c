@@ -9,12 +9,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "command.h"
 #include "edit.h"
 #include "kind.h"
 #include "source.h"
-#include "viewmodel.h"
+#include "vm/viewmodel.h"
 #include "support.h"
 
 #include <stdio.h>

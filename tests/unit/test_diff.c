@@ -11,15 +11,15 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "assembly.h"
-#include "cache.h"
+#include "cache/cache.h"
 #include "diff.h"
 #include "emit.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 #include "support.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>

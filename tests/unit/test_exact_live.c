@@ -10,15 +10,15 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "alloc.h"
-#include "cache.h"
+#include "base/alloc.h"
+#include "cache/cache.h"
 #include "config.h"
 #include "edit.h"
-#include "exact.h"
-#include "strbuf.h"
+#include "tokens/exact.h"
+#include "base/strbuf.h"
 #include "support.h"
-#include "tokenizer.h"
-#include "viewmodel.h"
+#include "tokens/tokenizer.h"
+#include "vm/viewmodel.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -9,13 +9,13 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "assembly.h"
 #include "export.h"
-#include "fileio.h"
+#include "base/fileio.h"
 #include "report.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 #include "support.h"
 
 #include <cjson/cJSON.h>

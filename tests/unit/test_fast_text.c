@@ -12,13 +12,13 @@
 #include <cmocka.h>
 
 #include "assembly.h"
-#include "error.h"
+#include "base/error.h"
 #include "load.h"
 #include "report.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 #include "support.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 #include <dirent.h>
 #include <math.h>

@@ -11,9 +11,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "json_doc.h"
-#include "json_scan.h"
-#include "strbuf.h"
+#include "json/doc.h"
+#include "json/scan.h"
+#include "base/strbuf.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -9,10 +9,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "alloc.h"
-#include "bulk.h"
-#include "json_reuse.h"
-#include "strbuf.h"
+#include "base/alloc.h"
+#include "base/bulk.h"
+#include "json/reuse.h"
+#include "base/strbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,16 +10,16 @@
 #include "support.h"
 
 #include "actions.h"
-#include "alloc.h"
+#include "base/alloc.h"
 #include "app.h"
-#include "fileio.h"
+#include "base/fileio.h"
 #include "kind.h"
 #include "load.h"
 #include "paint.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 #include "term.h"
 #include "theme.h"
-#include "viewmodel.h"
+#include "vm/viewmodel.h"
 
 #include <math.h>
 #include <stdio.h>

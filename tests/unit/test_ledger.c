@@ -12,11 +12,11 @@
 
 #include "assembly.h"
 #include "kinds/ledger/ledger.h"
-#include "alloc.h"
+#include "base/alloc.h"
 #include "kind.h"
 #include "load.h"
 #include "report.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

@@ -16,12 +16,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "assembly.h"
 #include "edit.h"
 #include "kinds/ledger/ledger.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 #include "support.h"
 
 #include <stdio.h>

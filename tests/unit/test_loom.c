@@ -7,13 +7,13 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "assembly.h"
 #include "kind.h"
 #include "load.h"
 #include "kinds/loom/loom.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 #include "support.h"
 
 #include <stdio.h>

@@ -13,15 +13,15 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "assembly.h"
-#include "cache.h"
+#include "cache/cache.h"
 #include "edit.h"
 #include "kinds/loom/loom.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 #include "support.h"
-#include "viewmodel.h"
+#include "vm/viewmodel.h"
 
 #include <math.h>
 #include <stdio.h>

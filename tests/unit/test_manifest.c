@@ -10,10 +10,10 @@
 #include "support.h"
 
 #include "edit.h"
-#include "hidden.h"
+#include "text/hidden.h"
 #include "kind.h"
-#include "strbuf.h"
-#include "utf8.h"
+#include "base/strbuf.h"
+#include "base/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>

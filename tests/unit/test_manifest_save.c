@@ -11,15 +11,15 @@
 
 #include "support.h"
 
-#include "alloc.h"
-#include "atomic_write.h"
+#include "base/alloc.h"
+#include "base/atomic_write.h"
 #include "kinds/manifest/save.h"
 #include "kinds/manifest/save_check.h"
-#include "yaml_tree.h"
+#include "json/yaml_tree.h"
 #include "load.h"
-#include "progress.h"
+#include "base/progress.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <math.h>
 #include <stdio.h>

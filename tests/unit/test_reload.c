@@ -11,7 +11,7 @@
 #include "load.h"
 #include "source.h"
 #include "support.h"
-#include "viewmodel.h"
+#include "vm/viewmodel.h"
 
 #include <stdio.h>
 #include <stdlib.h>

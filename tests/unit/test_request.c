@@ -8,16 +8,16 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "assembly.h"
-#include "cache.h"
+#include "cache/cache.h"
 #include "dump.h"
 #include "edit.h"
 #include "kind.h"
 #include "load.h"
 #include "kinds/request/request.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 #include "support.h"
 
 #include <math.h>

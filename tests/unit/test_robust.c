@@ -13,17 +13,17 @@
 
 #include "support.h"
 
-#include "alloc.h"
-#include "bulk.h"
-#include "fileio.h"
-#include "hidden.h"
-#include "hidden_report.h"
-#include "json_doc.h"
+#include "base/alloc.h"
+#include "base/bulk.h"
+#include "base/fileio.h"
+#include "text/hidden.h"
+#include "text/hidden_report.h"
+#include "json/doc.h"
 #include "load.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 #include "theme.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>

@@ -12,11 +12,11 @@
 
 #include "support.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "diff.h"
 #include "edit.h"
 #include "kind.h"
-#include "viewmodel_priv.h"
+#include "vm/viewmodel_priv.h"
 
 #include <stdio.h>
 #include <stdlib.h>

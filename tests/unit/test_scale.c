@@ -14,9 +14,9 @@
 
 #include "support.h"
 
-#include "error.h"
+#include "base/error.h"
 #include "load.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

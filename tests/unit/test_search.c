@@ -10,11 +10,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "assembly.h"
-#include "search.h"
+#include "text/search.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 #include "support.h"
 
 #include <stdio.h>

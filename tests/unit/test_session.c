@@ -10,11 +10,11 @@
 
 #include "support.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "diff.h"
 #include "report.h"
-#include "strbuf.h"
-#include "viewmodel.h"
+#include "base/strbuf.h"
+#include "vm/viewmodel.h"
 
 #include <string.h>
 

@@ -9,14 +9,14 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "cli.h"
 #include "command.h"
-#include "fileio.h"
+#include "base/fileio.h"
 #include "kind.h"
 #include "setting.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 #include "support.h"
 
 #include <stdio.h>

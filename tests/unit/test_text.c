@@ -6,12 +6,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "alloc.h"
-#include "json_scan.h"
-#include "jsonl.h"
-#include "strbuf.h"
-#include "tokens.h"
-#include "utf8.h"
+#include "base/alloc.h"
+#include "json/scan.h"
+#include "json/lines.h"
+#include "base/strbuf.h"
+#include "tokens/estimate.h"
+#include "base/utf8.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -10,14 +10,14 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "alloc.h"
-#include "base64.h"
-#include "bpe.h"
-#include "bpe_cache.h"
-#include "exact.h"
-#include "fileio.h"
+#include "base/alloc.h"
+#include "base/base64.h"
+#include "tokens/bpe.h"
+#include "tokens/bpe_cache.h"
+#include "tokens/exact.h"
+#include "base/fileio.h"
 #include "support.h"
-#include "tokenizer.h"
+#include "tokens/tokenizer.h"
 
 #include <fcntl.h>
 #include <stdio.h>

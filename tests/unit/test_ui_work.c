@@ -13,14 +13,14 @@
 
 #include "support.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "app.h"
-#include "fileio.h"
+#include "base/fileio.h"
 #include "report.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 #include "term.h"
 #include "theme.h"
-#include "viewmodel.h"
+#include "vm/viewmodel.h"
 #include "whatif.h"
 
 #include <stdio.h>

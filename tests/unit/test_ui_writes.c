@@ -12,11 +12,11 @@
 
 #include "support.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "app.h"
 #include "app_priv.h"
-#include "fileio.h"
-#include "strbuf.h"
+#include "base/fileio.h"
+#include "base/strbuf.h"
 #include "term.h"
 
 #include <stdio.h>

@@ -14,7 +14,7 @@
 
 #include "app.h"
 #include "paint.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 #include "term.h"
 #include "view.h"
 

@@ -10,7 +10,7 @@
 #include "support.h"
 
 #include "edit.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 #include "whatif.h"
 
 #include <stdlib.h>

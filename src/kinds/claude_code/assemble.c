@@ -5,7 +5,7 @@
  * part the transcript does not hold named as such, never hidden. */
 #include "claude_code.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "assembly.h"
 #include "emit.h"
 #include "models.h"

@@ -15,7 +15,7 @@
 #ifndef CTXSCOPE_CLAUDE_CODE_H
 #define CTXSCOPE_CLAUDE_CODE_H
 
-#include "bulk.h"
+#include "base/bulk.h"
 #include "kinds/request/request.h"
 
 #include <stdbool.h>

@@ -14,13 +14,13 @@
  * path's, word for word. */
 #include "claude_code.h"
 
-#include "alloc.h"
-#include "hidden.h"
-#include "json_doc.h"
-#include "json_scan.h"
+#include "base/alloc.h"
+#include "text/hidden.h"
+#include "json/doc.h"
+#include "json/scan.h"
 #include "kinds/loom/loom.h"
 #include "source.h"
-#include "tokens.h"
+#include "tokens/estimate.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,16 +7,16 @@
  * "sessionId", or one of Claude Code's other line types. */
 #include "claude_code.h"
 
-#include "alloc.h"
-#include "hidden.h"
-#include "json_doc.h"
-#include "json_reuse.h"
-#include "jsonl.h"
+#include "base/alloc.h"
+#include "text/hidden.h"
+#include "json/doc.h"
+#include "json/reuse.h"
+#include "json/lines.h"
 #include "kinds/loom/loom.h"
 #include "source.h"
-#include "strbuf.h"
-#include "tokens.h"
-#include "utf8.h"
+#include "base/strbuf.h"
+#include "tokens/estimate.h"
+#include "base/utf8.h"
 
 #include <stdio.h>
 #include <string.h>

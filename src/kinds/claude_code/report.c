@@ -6,10 +6,10 @@
  * once with the tokens the repeats cost). */
 #include "claude_code.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "emit.h"
 #include "source.h"
-#include "strmap.h"
+#include "base/strmap.h"
 
 #include <stdlib.h>
 #include <string.h>

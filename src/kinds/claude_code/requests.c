@@ -13,9 +13,9 @@
  * line ends a chain, with a warning naming the line. */
 #include "claude_code.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "source.h"
-#include "strmap.h"
+#include "base/strmap.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -5,11 +5,11 @@
  * read into the main prompt; each opens as a session of its own. */
 #include "claude_code.h"
 
-#include "alloc.h"
-#include "fileio.h"
-#include "jsonl.h"
+#include "base/alloc.h"
+#include "base/fileio.h"
+#include "json/lines.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <dirent.h>
 #include <stdio.h>

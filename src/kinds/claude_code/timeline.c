@@ -3,8 +3,8 @@
 #include "claude_code.h"
 
 #include "source.h"
-#include "strbuf.h"
-#include "utf8.h"
+#include "base/strbuf.h"
+#include "base/utf8.h"
 
 #include <string.h>
 

@@ -28,13 +28,13 @@
 
 #include "drops.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "assembly.h"
 #include "emit.h"
 #include "models.h"
 #include "source.h"
-#include "strbuf.h"
-#include "tokens.h"
+#include "base/strbuf.h"
+#include "tokens/estimate.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -6,10 +6,10 @@
  * hex digits. */
 #include "db.h"
 
-#include "alloc.h"
-#include "fileio.h"
-#include "json_doc.h"
-#include "strbuf.h"
+#include "base/alloc.h"
+#include "base/fileio.h"
+#include "json/doc.h"
+#include "base/strbuf.h"
 
 #include <sqlite3.h>
 #include <stdio.h>

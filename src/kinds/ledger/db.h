@@ -9,7 +9,7 @@
 #ifndef CTXSCOPE_LEDGER_DB_H
 #define CTXSCOPE_LEDGER_DB_H
 
-#include "error.h"
+#include "base/error.h"
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>

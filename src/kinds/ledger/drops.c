@@ -8,10 +8,10 @@
 
 #include "ledger.h"
 
-#include "arena.h"
+#include "base/arena.h"
 #include "assembly.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* ids.c: sorting and finding a ledger's ids (see ids.h). */
 #include "ids.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,7 @@
 
 #include "ledger.h"
 
-#include "arena.h"
+#include "base/arena.h"
 
 #include <stddef.h>
 

@@ -5,11 +5,11 @@
 
 #include "db.h"
 
-#include "arena.h"
+#include "base/arena.h"
 #include "kind.h"
 #include "setting.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <stddef.h>
 #include <stdio.h>

@@ -19,13 +19,13 @@
 #include "ids.h"
 #include "quick.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "assembly.h"
-#include "json_doc.h"
-#include "json_scan.h"
+#include "json/doc.h"
+#include "json/scan.h"
 #include "source.h"
-#include "strbuf.h"
-#include "strmap.h"
+#include "base/strbuf.h"
+#include "base/strmap.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -11,7 +11,7 @@
  * error and warning is that path's. */
 #include "quick.h"
 
-#include "json_scan.h"
+#include "json/scan.h"
 
 #include <string.h>
 

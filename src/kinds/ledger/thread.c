@@ -8,9 +8,9 @@
  * assembled (ledger_pick_session) and a turn's ancestry (ledger_ancestry). */
 #include "ledger.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <string.h>
 

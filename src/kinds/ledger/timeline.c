@@ -6,13 +6,13 @@
  * The recorded figures are the turn row's usage columns. */
 #include "ledger.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "assembly.h"
-#include "cache.h"
+#include "cache/cache.h"
 #include "emit.h"
 #include "source.h"
-#include "strbuf.h"
-#include "utf8.h"
+#include "base/strbuf.h"
+#include "base/utf8.h"
 
 #include <string.h>
 

@@ -32,12 +32,12 @@
 #include "loom.h"
 #include "loom_priv.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "assembly.h"
 #include "source.h"
-#include "strbuf.h"
-#include "tokens.h"
-#include "utf8.h"
+#include "base/strbuf.h"
+#include "tokens/estimate.h"
+#include "base/utf8.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -7,8 +7,8 @@
  * it met the cycle, and the tree was accepted. */
 #include "loom_priv.h"
 
-#include "alloc.h"
-#include "strbuf.h"
+#include "base/alloc.h"
+#include "base/strbuf.h"
 
 #include <string.h>
 

@@ -19,13 +19,13 @@
  * table and settings are kind.c. */
 #include "loom_priv.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "assembly.h"
 #include "emit.h"
-#include "json_doc.h"
+#include "json/doc.h"
 #include "models.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <limits.h>
 #include <stdint.h>

@@ -6,11 +6,11 @@
 
 #include "loom.h"
 
-#include "arena.h"
-#include "error.h"
-#include "json_doc.h"
+#include "base/arena.h"
+#include "base/error.h"
+#include "json/doc.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <stdbool.h>
 #include <stddef.h>

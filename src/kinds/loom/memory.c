@@ -12,8 +12,8 @@
  *     and left out; empty strings are left out silently. */
 #include "loom_priv.h"
 
-#include "alloc.h"
-#include "json_doc.h"
+#include "base/alloc.h"
+#include "json/doc.h"
 #include "source.h"
 
 #include <stdio.h>

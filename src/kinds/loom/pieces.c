@@ -1,9 +1,9 @@
 /* pieces.c (loom): the pieces a loom tree's path uses, made from the loader's nodes and edges. */
 #include "loom_priv.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <string.h>
 

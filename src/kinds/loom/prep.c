@@ -7,10 +7,10 @@
 #include "loom.h"
 #include "loom_priv.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "assembly.h"
 #include "source.h"
-#include "tokens.h"
+#include "tokens/estimate.h"
 
 #include <string.h>
 

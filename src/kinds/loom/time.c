@@ -1,7 +1,7 @@
 /* time.c (loom): a loom tree's times: ISO 8601 parsed to epoch milliseconds, and "3 minutes ago". */
 #include "loom.h"
 
-#include "isotime.h"
+#include "base/isotime.h"
 
 #include <stdio.h>
 

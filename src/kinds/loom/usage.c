@@ -22,15 +22,15 @@
  *     (an OpenAI model; Claude's is not public) and its rank file is there. */
 #include "loom_priv.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "assembly.h"
 #include "emit.h"
-#include "exact.h"
-#include "json_scan.h"
+#include "tokens/exact.h"
+#include "json/scan.h"
 #include "source.h"
-#include "strbuf.h"
-#include "tokenizer.h"
-#include "utf8.h"
+#include "base/strbuf.h"
+#include "tokens/tokenizer.h"
+#include "base/utf8.h"
 
 #include <math.h>
 #include <stdarg.h>

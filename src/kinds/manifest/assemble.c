@@ -16,12 +16,12 @@
  * render the blocks; explain (sentences, warnings). */
 #include "manifest.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "assembly.h"
 #include "source.h"
-#include "strbuf.h"
-#include "tokens.h"
-#include "utf8.h"
+#include "base/strbuf.h"
+#include "tokens/estimate.h"
+#include "base/utf8.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -13,14 +13,14 @@
 #include "quick.h"
 #include "save.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "assembly.h"
 #include "emit.h"
-#include "progress.h"
+#include "base/progress.h"
 #include "source.h"
-#include "strbuf.h"
-#include "strmap.h"
-#include "tokens.h"
+#include "base/strbuf.h"
+#include "base/strmap.h"
+#include "tokens/estimate.h"
 
 #include <math.h>
 #include <stdarg.h>

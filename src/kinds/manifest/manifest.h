@@ -7,10 +7,10 @@
 #ifndef CTXSCOPE_MANIFEST_H
 #define CTXSCOPE_MANIFEST_H
 
-#include "bulk.h"
-#include "fileio.h"
+#include "base/bulk.h"
+#include "base/fileio.h"
 #include "kind.h"
-#include "yaml_tree.h"
+#include "json/yaml_tree.h"
 
 #include <stdbool.h>
 #include <stddef.h>

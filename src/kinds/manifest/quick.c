@@ -2,8 +2,8 @@
  * never built into a tree (see quick.h). */
 #include "quick.h"
 
-#include "alloc.h"
-#include "arena.h"
+#include "base/alloc.h"
+#include "base/arena.h"
 
 #include <stdint.h>
 #include <string.h>

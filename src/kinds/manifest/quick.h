@@ -20,7 +20,7 @@
 #define CTXSCOPE_MANIFEST_QUICK_H
 
 #include "manifest.h"
-#include "yaml_tree.h"
+#include "json/yaml_tree.h"
 
 #include <stdbool.h>
 #include <stddef.h>

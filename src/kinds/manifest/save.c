@@ -1,13 +1,13 @@
 /* save.c (manifest): splice-saving a tuned manifest (see save.h). */
 #include "save.h"
 
-#include "alloc.h"
-#include "fileio.h"
+#include "base/alloc.h"
+#include "base/fileio.h"
 #include "manifest.h"
 #include "save_check.h"
 #include "source.h"
-#include "strbuf.h"
-#include "yaml_tree.h"
+#include "base/strbuf.h"
+#include "json/yaml_tree.h"
 
 #include <errno.h>
 #include <math.h>

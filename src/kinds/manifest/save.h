@@ -26,8 +26,8 @@
 #ifndef CTXSCOPE_MANIFEST_SAVE_H
 #define CTXSCOPE_MANIFEST_SAVE_H
 
-#include "atomic_write.h"
-#include "error.h"
+#include "base/atomic_write.h"
+#include "base/error.h"
 #include "save_check.h"
 
 #include <stdbool.h>

@@ -3,9 +3,9 @@
  * whole document compared, before and after, outside the edited values. */
 #include "save_check.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

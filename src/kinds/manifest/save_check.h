@@ -11,8 +11,8 @@
 #ifndef CTXSCOPE_MANIFEST_SAVE_CHECK_H
 #define CTXSCOPE_MANIFEST_SAVE_CHECK_H
 
-#include "error.h"
-#include "yaml_tree.h"
+#include "base/error.h"
+#include "json/yaml_tree.h"
 
 #include <stdbool.h>
 #include <stddef.h>

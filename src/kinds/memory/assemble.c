@@ -26,10 +26,10 @@
  * sentences name the cutoff, known only once every item is decided). */
 #include "memory.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "assembly.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -6,7 +6,7 @@
  * summarizes from the lowest while the total exceeds the target. */
 #include "memory.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 
 #include <stdlib.h>
 

@@ -16,11 +16,11 @@
  *   An item's time is its `timestamp`, else its raw event's. */
 #include "memory.h"
 
-#include "arena.h"
-#include "isotime.h"
-#include "json_doc.h"
+#include "base/arena.h"
+#include "base/isotime.h"
+#include "json/doc.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <math.h>
 #include <string.h>

@@ -23,11 +23,11 @@
  *   0.5, the events' default) in the full rebuild it is compared with. */
 #include "memory.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "assembly.h"
-#include "json_doc.h"
+#include "json/doc.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
 #include "kind.h"
 #include "setting.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <math.h>
 #include <stddef.h>

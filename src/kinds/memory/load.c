@@ -29,14 +29,14 @@
 #include "memory.h"
 #include "quick.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "assembly.h"
 #include "emit.h"
-#include "isotime.h"
-#include "json_doc.h"
-#include "json_scan.h"
+#include "base/isotime.h"
+#include "json/doc.h"
+#include "json/scan.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <math.h>
 #include <stdint.h>

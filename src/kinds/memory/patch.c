@@ -10,7 +10,7 @@
  * kept arrays in input order (assemble.c). */
 #include "memory.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "assembly.h"
 #include "source.h"
 

@@ -10,7 +10,7 @@
  * item through json_doc as before, so every error is that path's. */
 #include "quick.h"
 
-#include "json_scan.h"
+#include "json/scan.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -7,7 +7,7 @@
  * item, in that order) are kept for the last weights built. */
 #include "memory.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "source.h"
 
 #include <stdlib.h>

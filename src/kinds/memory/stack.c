@@ -14,12 +14,12 @@
  * nothing is rendered for an undefined result. */
 #include "memory.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "assembly.h"
 #include "source.h"
-#include "strbuf.h"
-#include "tokens.h"
-#include "utf8.h"
+#include "base/strbuf.h"
+#include "tokens/estimate.h"
+#include "base/utf8.h"
 
 #include <math.h>
 #include <string.h>

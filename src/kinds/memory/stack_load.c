@@ -15,10 +15,10 @@
  *   an item `taskId` naming no frame are warnings. */
 #include "memory.h"
 
-#include "alloc.h"
-#include "json_doc.h"
+#include "base/alloc.h"
+#include "json/doc.h"
 #include "source.h"
-#include "strmap.h"
+#include "base/strmap.h"
 
 #include <stdio.h>
 #include <string.h>

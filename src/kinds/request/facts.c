@@ -2,7 +2,7 @@
  * volatile-text finder the cache lints use. */
 #include "request.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "config.h"
 #include "source.h"
 

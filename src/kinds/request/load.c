@@ -4,14 +4,14 @@
  * predictions (sequence.c). */
 #include "request.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "assembly.h"
-#include "json_reuse.h"
-#include "json_scan.h"
-#include "jsonl.h"
+#include "json/reuse.h"
+#include "json/scan.h"
+#include "json/lines.h"
 #include "kinds/loom/loom.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -3,12 +3,12 @@
  * messages (or Responses input items), each block one unit. */
 #include "request.h"
 
-#include "alloc.h"
-#include "base64.h"
+#include "base/alloc.h"
+#include "base/base64.h"
 #include "emit.h"
 #include "source.h"
-#include "strbuf.h"
-#include "tokens.h"
+#include "base/strbuf.h"
+#include "tokens/estimate.h"
 
 #include <math.h>
 #include <stdio.h>

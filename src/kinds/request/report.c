@@ -8,7 +8,7 @@
 #include "assembly.h"
 #include "emit.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -17,8 +17,8 @@
 #ifndef CTXSCOPE_REQUEST_H
 #define CTXSCOPE_REQUEST_H
 
-#include "arena.h"
-#include "json_doc.h"
+#include "base/arena.h"
+#include "json/doc.h"
 #include "kind.h"
 #include "setting.h"
 

@@ -20,9 +20,9 @@
  * before wrote or read. */
 #include "request.h"
 
-#include "alloc.h"
+#include "base/alloc.h"
 #include "source.h"
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -8,13 +8,13 @@
  * again from the log, for dump. */
 #include "request.h"
 
-#include "alloc.h"
-#include "cache.h"
+#include "base/alloc.h"
+#include "cache/cache.h"
 #include "setting.h"
 #include "source.h"
-#include "strbuf.h"
-#include "strmap.h"
-#include "utf8.h"
+#include "base/strbuf.h"
+#include "base/strmap.h"
+#include "base/utf8.h"
 
 #include <math.h>
 #include <stdio.h>

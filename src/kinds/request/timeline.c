@@ -4,8 +4,8 @@
 #include "request.h"
 
 #include "source.h"
-#include "strbuf.h"
-#include "utf8.h"
+#include "base/strbuf.h"
+#include "base/utf8.h"
 
 #include <string.h>
 
