@@ -43,7 +43,7 @@ struct cli {
 	bool anyway;              /* dump: print a prompt the system would not send */
 	struct cli_setting settings[CLI_MAX_SETTINGS];
 	size_t nsettings;
-	/* cache analysis (cache_report.h) */
+	/* cache analysis (cache/section.h) */
 	const char *profile;                          /* --profile NAME, NULL: the user file's or anthropic */
 	const char *baseline;                         /* --baseline FILE */
 	const char *baseline_edits[CLI_MAX_SETTINGS]; /* --baseline-edit NAME=VALUE, raw, in order */

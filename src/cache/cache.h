@@ -4,7 +4,7 @@
  * BLOCK_BREAKPOINT flags plus the user's own), the first position where an
  * assembly's rendered prompt differs from a baseline's, and what the
  * difference costs: tokens read from the cache, written to it, and sent
- * uncached, at the profile's multipliers. Lints (cache_lint.c) catch the
+ * uncached, at the profile's multipliers. Lints (cache/lint.c) catch the
  * classic cache-breakers. Works on any kind, by blocks, messages and flags.
  *
  * Comparison serialization: a document is its blocks' text, one after
@@ -196,7 +196,7 @@ int cache_analyze_again(const struct assembly *base, const struct cache_override
 			const struct cache_measure *m, struct cache_analysis *an, struct cs_error *err);
 void cache_analysis_fini(struct cache_analysis *an);
 
-/* ---- lints (cache_lint.c) ------------------------------------------------- */
+/* ---- lints (cache/lint.c) ------------------------------------------------- */
 
 enum cache_lint_kind {
 	LINT_OVER_LIMIT,   /* more breakpoints than the profile allows */

@@ -1,4 +1,4 @@
-/* cache_report.c: the report's `cache` section (see cache_report.h). */
+/* cache/section.c: the report's `cache` section (see cache/section.h). */
 #include "cache/section.h"
 
 #include "base/alloc.h"

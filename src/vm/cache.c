@@ -1,4 +1,4 @@
-/* vm_cache.c: the view-model's prompt-cache figures, cache profile and breakpoints. */
+/* vm/cache.c: the view-model's prompt-cache figures, cache profile and breakpoints. */
 #include "vm/viewmodel_priv.h"
 
 #include "base/alloc.h"

@@ -1,4 +1,4 @@
-/* vm_rows.c: the list's rows (see viewmodel.h). In assembly order with no
+/* vm/rows.c: the list's rows (see viewmodel.h). In assembly order with no
  * filter (the default view) the rows are not one struct each: what any row
  * is gets worked out from the blocks, the dropped pieces bucketed by the
  * block they follow, and the blocks with a marker after them (vm_row_at),

@@ -1,4 +1,4 @@
-/* vm_session.c: the one way to change the session (viewmodel.h): an edit,
+/* vm/session.c: the one way to change the session (viewmodel.h): an edit,
  * an undo or a redo is recorded through the history (which applies it to
  * the source), the source is assembled, and when that fails the step is
  * rolled back, so the source, the history and the assembly always agree.

@@ -1,5 +1,5 @@
 /* viewmodel.c: the inspector's state (see viewmodel.h): life, the moved check, cursor, status and edits
- * (the rows are vm_rows.c's). */
+ * (the rows are vm/rows.c's). */
 #include "vm/viewmodel_priv.h"
 
 #include "base/alloc.h"

@@ -6,8 +6,8 @@
  * session (an edit, an undo, a redo) goes through vm_change: recorded,
  * re-assembled at once (rolled back when that fails), and said in a
  * sentence with what moved. ui/ only paints what this says. Files by job:
- * viewmodel.c (cursor, what moved), vm_rows.c (the rows), vm_session.c (changes), vm_cache.c,
- * vm_detail.c, vm_search.c (search, filters), vm_prompt.c, vm_settings.c.
+ * viewmodel.c (cursor, what moved), vm/rows.c (the rows), vm/session.c (changes), vm/cache.c,
+ * vm/detail.c, vm/search.c (search, filters), vm/prompt.c, vm/settings.c.
  *
  * Dropped pieces sit "in place": after the block of the nearest piece before
  * them in input order that went in (for conversations that is where they
@@ -59,7 +59,7 @@ struct vm_layer_info {
 	long cached_tokens;   /* its budgeted tokens inside the read prefix (a partly read block in proportion) */
 };
 
-/* The cache view (vm_cache.c owns it): the prompt against the baseline as a
+/* The cache view (vm/cache.c owns it): the prompt against the baseline as a
  * prompt cache would see it under the active profile; the figures are taken
  * from `an` (cache_analyze), redone at every change. */
 struct vm_cache {
@@ -81,7 +81,7 @@ struct vm_cache {
 };
 
 
-/* The header's words (vm_header.c): items in three rows, most important
+/* The header's words (vm/header.c): items in three rows, most important
  * first, each painted whole or left to the header's detail. */
 enum { VM_HEAD_WHO, VM_HEAD_TOTALS, VM_HEAD_CACHE, VM_HEAD_ROWS };
 #define VM_HEAD_ITEMS 40
@@ -107,7 +107,7 @@ struct vm_line {
 
 #define VM_PRIORITY_STEP 0.05 /* one + or - */
 
-/* What `/` and `\` hold (vm_search.c owns it). */
+/* What `/` and `\` hold (vm/search.c owns it). */
 struct vm_search {
 	struct search_pattern *find; /* owned: the `/` pattern; NULL: none */
 	struct search_result found;  /* owned: its hits in the current assembly */
@@ -122,7 +122,7 @@ struct vm_search {
 /* The view-model, its fields grouped by the state each part owns: the
  * session (changed only through vm_change), the cache view of it, the list,
  * the detail, search and filters, the prompt view, and the status line. */
-/* The session (vm_session.c): the source, its assemblies and its history;
+/* The session (vm/session.c): the source, its assemblies and its history;
  * changed only through vm_change (edits, undo, redo) and vm_reload. */
 /* Where the baseline came from, said in the cache line's words. */
 enum vm_base_from { VM_BASE_LOADED, VM_BASE_PINNED, VM_BASE_RELOADED };
@@ -159,14 +159,14 @@ struct vm_session {
 
 struct vm {
 	struct vm_session session; /* the source, its assemblies and its history */
-	struct vm_cache cache;     /* the cache view: cache.h's analysis under the active profile (vm_cache.c) */
+	struct vm_cache cache;     /* the cache view: cache.h's analysis under the active profile (vm/cache.c) */
 	/* -- the list (viewmodel.c) -- */
 	size_t ndropped, ntruncated; /* pieces, of the current assembly */
 	long max_block_tokens;       /* the largest block's budgeted tokens (row bars scale to it) */
 	bool *moved;                 /* owned: per piece, moved against the baseline (diff.h); may be NULL */
 	struct vm_row *rows;       /* owned: the rows when sorted or filtered; read rows with vm_row_at */
 	size_t nrows, cap_rows;    /* nrows: the rows shown, materialized or not */
-	struct vm_vrows *vr;       /* owned: the rows in assembly order, worked out on demand (vm_rows.c) */
+	struct vm_vrows *vr;       /* owned: the rows in assembly order, worked out on demand (vm/rows.c) */
 	size_t nitems;             /* rows that are not markers (the position's "of N") */
 	size_t cursor;             /* index into rows */
 	bool on_header;            /* k above the first row selects the header: Enter
@@ -178,7 +178,7 @@ struct vm {
 	enum vm_bar_scale bar_scale; /* what the layer bars and their percents are of */
 	enum vm_focus focus;
 	long layer_filter;         /* a layer of the shown grouping the list is limited to; -1 none */
-	/* -- the detail of the selected row (vm_detail.c) -- */
+	/* -- the detail of the selected row (vm/detail.c) -- */
 	bool detail_open;          /* the detail pane is open (narrow screens) */
 	bool detail_closed;        /* closed by Esc where it shows unasked (wide screens) */
 	size_t detail_scroll;      /* first wrapped line shown in the detail */
@@ -188,9 +188,9 @@ struct vm {
 		size_t nlines, cap_lines;
 		long piece, block;    /* what it is about; -2: stale */
 	} detail;
-	struct vm_search search;   /* search and filters (vm_search.c) */
-	struct vm_head head;       /* the header's words (vm_header.c), built by vm_header */
-	/* -- the prompt view's lines (vm_prompt.c) -- */
+	struct vm_search search;   /* search and filters (vm/search.c) */
+	struct vm_head head;       /* the header's words (vm/header.c), built by vm_header */
+	/* -- the prompt view's lines (vm/prompt.c) -- */
 	struct {
 		struct strbuf text;    /* the prompt as the model receives it, with headers */
 		struct vm_line *lines; /* owned */
@@ -204,7 +204,7 @@ struct vm {
 	size_t nlog;
 	bool status_error;         /* the status is an error */
 	bool ascii;                /* the display is ASCII-only: hidden-text markers as <<RLO>> */
-	/* -- exact token counts beside the estimate (vm_exact.c) -- */
+	/* -- exact token counts beside the estimate (vm/exact.c) -- */
 	struct {
 		struct tokenizer *tok; /* owned; NULL: no public tokenizer for this input */
 		long total;            /* the current prompt, exactly; -1: not counted */
@@ -250,7 +250,7 @@ void vm_last(struct vm *vm);
 /* Keeps the cursor inside a window of `visible` rows (adjusts scroll). */
 void vm_scroll_into_view(struct vm *vm, size_t visible);
 
-/* ---- changing the session: edit, undo, redo (vm_session.c) ----------------
+/* ---- changing the session: edit, undo, redo (vm/session.c) ----------------
  * ONE path for all three: the step is recorded through the history (which
  * applies it to the source), the source is assembled, and when that fails
  * the step is rolled back (source and history as before, the status says

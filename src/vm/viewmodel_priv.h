@@ -1,6 +1,6 @@
 /* viewmodel_priv.h: internal to the view-model's files; not for ui/.
- * The few helpers that viewmodel.c, vm_session.c, vm_cache.c, vm_settings.c,
- * vm_detail.c and vm_search.c share; everything else in them stays static. */
+ * The few helpers that viewmodel.c, vm/session.c, vm/cache.c, vm/settings.c,
+ * vm/detail.c and vm/search.c share; everything else in them stays static. */
 #ifndef CTXSCOPE_VIEWMODEL_PRIV_H
 #define CTXSCOPE_VIEWMODEL_PRIV_H
 
@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* vm_cache.c */
+/* vm/cache.c */
 
 /* A deep copy of the user's breakpoints (the baseline keeps the ones it was
  * pinned with); dst owns the copy. false on out of memory (dst is then empty). */
@@ -25,7 +25,7 @@ bool vm_compute_cache(struct vm *vm);
  * baseline. false on out of memory. */
 bool vm_summarize(struct vm *vm);
 
-/* vm_rows.c */
+/* vm/rows.c */
 
 /* The rows in assembly order when nothing filters them, worked out on
  * demand (vm_row_at): rows are [a marker?][dropped of bucket 0][block 0]
@@ -99,7 +99,7 @@ bool vm_rebuild_rows(struct vm *vm, long keep_piece, long keep_block);
  * figure (owned by vm). false on out of memory. */
 bool vm_refresh_all(struct vm *vm, long keep_piece, long keep_block);
 
-/* vm_session.c */
+/* vm/session.c */
 
 /* Makes next the current assembly (vm takes it; next is left zeroed),
  * keeping the selection. */
@@ -109,7 +109,7 @@ int vm_adopt(struct vm *vm, struct assembly *next, struct cs_error *err);
  * the cache analysis. */
 int vm_breakpoints_to_kind(struct vm *vm, struct cs_error *err);
 
-/* vm_settings.c */
+/* vm/settings.c */
 
 /* Rebuilds the rows keeping the selection; says so in the status line on
  * out of memory. */
