@@ -31,7 +31,8 @@ struct cli {
 	enum cli_command command;
 	const char *file;
 	const char *kind;       /* --kind, NULL to detect */
-	const char *assembly;   /* --assembly FILE, with a ledger database */
+	const char *assembly_file; /* --assembly-file FILE, with a ledger database */
+	const char *deprecated; /* a note on an old spelling used (static), NULL: none */
 	enum report_format format;
 	const char *screen;     /* --screen WxH, NULL for a real terminal */
 	const char *keys;       /* --keys, with --screen */

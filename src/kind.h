@@ -115,7 +115,7 @@ struct kind_ops {
 	 * database): true when a file's first n bytes are one of those. */
 	bool (*sniff)(const char *head, size_t n);
 	/* With sniff: fills src from the file at path (never written);
-	 * `companion` is a second file the kind takes with it (--assembly),
+	 * `companion` is a second file the kind takes with it (--assembly-file),
 	 * NULL for none. Errors as load. */
 	int (*load_path)(struct source *src, const char *path, const char *companion, struct cs_error *err);
 	/* Optional: content detection beyond top-level keys: *yes when the
@@ -186,7 +186,7 @@ extern const struct kind_ops *const kind_table[];
 /* The kind named `name`, or NULL. */
 const struct kind_ops *kind_by_name(const char *name);
 
-/* Tells the kind of a file from its name and bytes (formats.md: .yml/.yaml
+/* Tells the kind of a file from its name and bytes (ctxscope-formats(5): .yml/.yaml
  * is a manifest; a JSON object by its top-level keys). CS_EKIND with a
  * sentence naming the keys expected when nothing matches. */
 int kind_detect(const char *path, const char *data, size_t len, const struct kind_ops **out,

@@ -281,6 +281,8 @@ int main(int argc, char **argv)
 	cs_error_clear(&err);
 	if (cli_parse(argc, argv, &cli, &err) != CS_OK)
 		return fail(&err);
+	if (cli.deprecated)
+		fprintf(stderr, "ctxscope: note: %s\n", cli.deprecated);
 	if (cli.command == CLI_HELP || cli.command == CLI_VERSION) {
 		struct strbuf out = STRBUF_INIT;
 		if (cli.command == CLI_HELP)
@@ -302,7 +304,7 @@ int main(int argc, char **argv)
 	progress_init(&progress, isatty(STDERR_FILENO) ? progress_stderr : NULL, NULL);
 	struct load_stamp stamp; /* before the read: a change during it is seen by --follow */
 	load_stamp_take(cli.file, &stamp);
-	struct load_args args = { .path = cli.file, .kind = cli.kind, .companion = cli.assembly, .progress = &progress };
+	struct load_args args = { .path = cli.file, .kind = cli.kind, .companion = cli.assembly_file, .progress = &progress };
 	if (source_load_args(&args, &src, &err) != CS_OK)
 		return fail(&err);
 	if ((cli.edits && whatif_apply(src, cli.edits, &err) != CS_OK) || cli_apply(&cli, src, &err) != CS_OK) {

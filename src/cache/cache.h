@@ -151,7 +151,7 @@ struct cache_analysis {
 	long base_min_prefix;
 };
 
-/* Exact counts in place of the estimate (formats.md §8): for a profile
+/* Exact counts in place of the estimate (ctxscope-formats(5) §8): for a profile
  * whose provider has a public tokenizer (cache_profile.exact), its minimum
  * and steps are in real tokens. Per block of each assembly, and each whole
  * prompt; a position inside a block is its count in proportion. */

@@ -441,6 +441,17 @@ int vm_pin_baseline(struct vm *vm, struct cs_error *err)
 
 /* ---- what rows say ------------------------------------------------------------- */
 
+const struct vm_flag_meaning vm_flag_legend[] = {
+	{ 'x', "excluded" },
+	{ '-', "dropped" },
+	{ '~', "truncated" },
+	{ '*', "changed since the baseline (or moved)" },
+	{ '!', "unreadable" },
+	{ '?', "holds hidden text" },
+	{ '^', "read from outside the input's folder" },
+	{ 0, NULL },
+};
+
 char vm_row_flag(const struct vm *vm, const struct vm_row *row)
 {
 	if (row->type == VM_ROW_MARKER || row->piece < 0)

@@ -386,6 +386,13 @@ void vm_log_status(struct vm *vm);
  * dropped by the algorithm, '~' truncated, '*' changed since the baseline,
  * '!' could not be read, ' ' none. */
 char vm_row_flag(const struct vm *vm, const struct vm_row *row);
+/* Every flag vm_row_flag gives, with its words, for the `?` legend and the
+ * man page's FLAGS (a unit test checks both against it); ends at flag 0. */
+struct vm_flag_meaning {
+	char flag;
+	const char *words; /* "excluded" */
+};
+extern const struct vm_flag_meaning vm_flag_legend[];
 /* Tokens shown for a row: charged tokens for a block, the whole estimate
  * for a dropped piece, the cached prefix for a marker. */
 long vm_row_tokens(const struct vm *vm, const struct vm_row *row);

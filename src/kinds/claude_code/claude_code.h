@@ -1,4 +1,4 @@
-/* claude_code.h: Claude Code sessions (formats.md section 7): the JSONL
+/* claude_code.h: Claude Code sessions (ctxscope-formats(5) section 7): the JSONL
  * file Claude Code writes per session, read as a sequence of API requests.
  *
  * Every line is kept as a struct cc_line (its ids, type, time, usage) with

@@ -1,5 +1,5 @@
 /* assemble.c (ledger): the Nexus broker's context assembly (seed 001, with
- * seed 004 as settings; formats.md section 2) over a loaded ledger export.
+ * seed 004 as settings; ctxscope-formats(5) section 2) over a loaded ledger export.
  *   1. Session: the chosen label's head turn; its thread's ancestry (given,
  *      or rebuilt from parent_turn_id). The replayed turn (default the head)
  *      cuts it: history is the ancestry before it, the event its query.

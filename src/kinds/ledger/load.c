@@ -1,4 +1,4 @@
-/* load_ledger.c: reading a ledger export (formats.md section 2): one JSON
+/* ledger/load.c: reading a ledger export (ctxscope-formats(5) section 2): one JSON
  * array per agents.db table, as `sqlite3 -json` prints them, plus the
  * optional `assembly` block. Ids may be text or whole numbers (INTEGER
  * keys); JSON-valued columns (ancestry, query_message_ids) may be JSON text

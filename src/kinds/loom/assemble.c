@@ -1,5 +1,5 @@
 /* assemble.c (loom): seed 000's context assembly with the decisions of
- * formats.md section 1:
+ * ctxscope-formats(5) section 1:
  *   1. system context = trimmed, non-empty [agent systemPrompt,
  *      loomTree.systemContext, instruction sources] joined by a blank line;
  *   2. filter (excluded, pruned, annotation unless includeAnnotation, empty),
@@ -10,7 +10,7 @@
  *   4. truncation over the usable budget (limit - tokenBuffer, or --budget)
  *      by truncateMiddle, rollingWindow or stopAtLimit, on whole messages
  *      (dialogue) or whole nodes (buffer).
- * Decisions where formats.md is silent:
+ * Decisions where ctxscope-formats(5) is silent:
  *   - tokens are estimated per block (a node's text plus what this assembler
  *     adds to it: the blank line of a merge, a loom-aware header), and the
  *     budget charges the sum;
@@ -666,7 +666,7 @@ static void memory_tail(const struct loom *m, bool dialogue, struct strbuf *sb)
 	sb_puts(sb, dialogue ? "===" : "===\n\n");
 }
 
-/* Decide, the loom-aware extensions (formats.md section 1): the addendum
+/* Decide, the loom-aware extensions (ctxscope-formats(5) section 1): the addendum
  * after the system context, then the operational memory block (pinned
  * entries, recent actions, stashed names; empty sections left out). Only
  * with loom-aware rendering on; their tokens are protected like the

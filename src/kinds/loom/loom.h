@@ -1,4 +1,4 @@
-/* loom.h: the loom-tree kind (seed 000, formats.md section 1): an Aspen Grove
+/* loom.h: the loom-tree kind (seed 000, ctxscope-formats(5) section 1): an Aspen Grove
  * loom tree (nodes joined by continuation and annotation edges, with an
  * active path) assembled as a messages array (dialogue mode) or one document
  * (buffer mode), truncated by truncateMiddle, rollingWindow or stopAtLimit.

@@ -1,5 +1,5 @@
 /* assemble.c (memory): seed 003's context builder on a memory snapshot, in
- * the seed's two passes (formats.md section 4):
+ * the seed's two passes (ctxscope-formats(5) section 4):
  * 0. the request's filters (filters.c) and the user's exclusions take items
  *    out before any query;
  * 1. each source query keeps what fits its share, floor(budget * percent /

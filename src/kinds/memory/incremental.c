@@ -1,5 +1,5 @@
 /* incremental.c (memory): the seed's updateContext on a snapshot's
- * `newEvents` (formats.md section 4b), replayed one at a time onto the
+ * `newEvents` (ctxscope-formats(5) section 4b), replayed one at a time onto the
  * builder's context. Each new event becomes a component at the start with
  * relevanceScore 1.0; when tokenCount + its tokens exceed the budget one
  * component goes:

@@ -1,4 +1,4 @@
-/* load_memory.c: reading a memory snapshot (formats.md section 4) and the
+/* memory/load.c: reading a memory snapshot (ctxscope-formats(5) section 4) and the
  * kind's options. Decisions where the spec is silent:
  * - `maxTokens` is required (a whole number >= 0); `query`, `archetype`,
  *   `strategy` and `additionalContext` are optional.

@@ -1,4 +1,4 @@
-/* memory.h: the memory-snapshot kind (seed 003, formats.md section 4): the
+/* memory.h: the memory-snapshot kind (seed 003, ctxscope-formats(5) section 4): the
  * memory framework's scored context builder. A snapshot holds a query, a
  * token budget, an archetype preset, a strategy (three weights, four budget
  * allocations) and scored items; the assembler runs the seed's two passes
@@ -66,7 +66,7 @@ enum memory_allocation {
 	MA_COUNT
 };
 
-/* Archetype presets (formats.md section 4). */
+/* Archetype presets (ctxscope-formats(5) section 4). */
 struct memory_preset {
 	const char *name;
 	double weights[MW_COUNT];
@@ -120,7 +120,7 @@ struct memory_filters {
 	size_t removed;            /* items the filters removed */
 };
 
-/* The task stack (formats.md section 4b; stack.c). */
+/* The task stack (ctxscope-formats(5) section 4b; stack.c). */
 enum memory_frame_status { MF_ACTIVE, MF_COMPLETE, MF_BLOCKED };
 
 struct memory_frame {
@@ -142,7 +142,7 @@ struct memory_stack {
  * or the builder alone. The `assembly` setting's choices, in this order. */
 enum memory_assembly { MEMORY_ASSEMBLY_STACK, MEMORY_ASSEMBLY_LINEAR };
 
-/* How newEvents are replayed (formats.md 4b): the seed's updateContext as
+/* How newEvents are replayed (ctxscope-formats(5) 4b): the seed's updateContext as
  * written (sort ascending, pop(): the highest score goes; tokenCount claimed
  * = budget), or as its comment intends (the lowest go until it fits). */
 enum memory_incremental { MEMORY_AS_WRITTEN, MEMORY_AS_INTENDED };
@@ -252,8 +252,8 @@ struct memory {
 	long max_tokens;            /* the snapshot's maxTokens */
 	struct memory_strategy input; /* as loaded: preset merged with the snapshot's strategy */
 	struct memory_strategy cur;   /* as the user set it */
-	bool caps;                  /* pass 1 runs: each source query keeps its share (formats.md section 4); false: skipped */
-	bool compress;              /* compressContext on what does not fit (formats.md 4b), off by default */
+	bool caps;                  /* pass 1 runs: each source query keeps its share (ctxscope-formats(5) section 4); false: skipped */
+	bool compress;              /* compressContext on what does not fit (ctxscope-formats(5) 4b), off by default */
 	int assembly;               /* enum memory_assembly; stack by default when there is a taskStack */
 	struct memory_stack stack;
 	size_t nnew;                /* newEvents: the last nnew of items[] */
@@ -302,7 +302,7 @@ struct memory {
 	bool now_given;             /* from the snapshot's `now` */
 };
 
-#define MEMORY_DEFAULT_PRESET 0 /* coding: formats.md's example, for what a snapshot leaves out */
+#define MEMORY_DEFAULT_PRESET 0 /* coding: ctxscope-formats(5)'s example, for what a snapshot leaves out */
 
 /* The presets, n of them into *n. Static storage. */
 const struct memory_preset *memory_presets(size_t *n);

@@ -1,4 +1,4 @@
-/* request.h: provider request bodies as sent on the wire (formats.md section
+/* request.h: provider request bodies as sent on the wire (ctxscope-formats(5) section
  * 6): Anthropic Messages bodies (kind `anthropic`), OpenAI Chat Completions
  * and Responses bodies (kind `openai`), and request logs (.jsonl, one body
  * or one captured {request, response} exchange a line).
@@ -182,7 +182,7 @@ int request_parse_body(struct source *src, struct request_model *m, const struct
 /* The body inside a log line: the object itself, or an exchange's request
  * (or its body); *response gets the exchange's response (NULL none). */
 const cJSON *request_unwrap(const cJSON *obj, const cJSON **response);
-/* The provider a body looks like (formats.md section 6's detection), or -1
+/* The provider a body looks like (ctxscope-formats(5) section 6's detection), or -1
  * with the deciding keys named in *why. */
 int request_provider_of(const cJSON *body, const char **why);
 /* The JSON of v into out: compact, or indented by `indent` spaces a level
