@@ -178,6 +178,8 @@ void vm_fini(struct vm *vm)
 	cs_free(vm->cache.exact_off);
 	cache_overrides_fini(&vm->cache.bp_now);
 	cache_overrides_fini(&vm->cache.bp_base);
+	vm_bp_steps_fini(&vm->cache.bp_done);
+	vm_bp_steps_fini(&vm->cache.bp_undone);
 	cache_config_fini(&vm->cache.cfg);
 	cs_free(vm->rows);
 	vm_rows_fini(vm);

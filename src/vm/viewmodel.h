@@ -59,6 +59,18 @@ struct vm_layer_info {
 	long cached_tokens;   /* its budgeted tokens inside the read prefix (a partly read block in proportion) */
 };
 
+/* A breakpoint move (M) in the undo history: the user's breakpoints before
+ * and after it, and where it falls between the source's edits (the
+ * history's depth when it was made: history_depth). */
+struct vm_bp_step {
+	struct cache_overrides before, after; /* owned */
+	size_t depth;
+};
+struct vm_bp_steps {
+	struct vm_bp_step *items; /* owned */
+	size_t n, cap;
+};
+
 /* The cache view (vm/cache.c owns it): the prompt against the baseline as a
  * prompt cache would see it under the active profile; the figures are taken
  * from `an` (cache_analyze), redone at every change. */
@@ -69,6 +81,8 @@ struct vm_cache {
 	const struct cache_profile *active;  /* what the analysis runs under: &tuned, or profile */
 	struct cache_overrides bp_now;       /* owned: the user's breakpoints on the prompt */
 	struct cache_overrides bp_base;      /* owned: the ones in force when the baseline was pinned */
+	struct vm_bp_steps bp_done;          /* owned: the breakpoint moves (M) u can undo, newest last */
+	struct vm_bp_steps bp_undone;        /* owned: the ones undone, Ctrl-R redoes the newest last */
 	struct cache_analysis an;            /* owned: cur against base */
 	struct vm_layer_info *layers[ASM_MAX_GROUPINGS]; /* owned; per grouping, per layer */
 	size_t same_blocks;  /* leading blocks before the first difference (cache_divergence) */
@@ -281,7 +295,9 @@ int vm_apply(struct vm *vm, struct edit *e, struct cs_error *err);
 bool vm_unsaved(const struct vm *vm);
 /* The edits as they stand are saved (in the file or a what-if file). */
 void vm_mark_saved(struct vm *vm);
-/* u / Ctrl-r: vm_change(VM_STEP_UNDO / VM_STEP_REDO). */
+/* u / Ctrl-r: vm_change(VM_STEP_UNDO / VM_STEP_REDO), or the breakpoint
+ * move (M) when that was the newest step (vm_toggle_breakpoint records
+ * them beside the history). */
 int vm_undo(struct vm *vm, struct cs_error *err);
 int vm_redo(struct vm *vm, struct cs_error *err);
 /* The same file loaded again (R, --follow): fresh (taken, also on failure)
@@ -326,7 +342,8 @@ int vm_cycle_profile(struct vm *vm, struct cs_error *err);
  * CS_EUSAGE (the status says so) when there is none. */
 int vm_set_profile(struct vm *vm, const char *name, struct cs_error *err);
 /* Sets or removes a breakpoint after the selected row's block (a user
- * override, kept across re-assembly); the status names the consequence.
+ * override, kept across re-assembly), a step u undoes; the status names the
+ * consequence.
  * CS_EUSAGE when the row is not a block of the prompt; CS_ENOMEM. */
 int vm_toggle_breakpoint(struct vm *vm, struct cs_error *err);
 /* ---- a kind's own settings, live -------------------------------------------

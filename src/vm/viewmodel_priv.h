@@ -12,6 +12,16 @@
 
 /* vm/cache.c */
 
+/* The breakpoint moves (M) kept beside the history for u and Ctrl-R:
+ * whether the next undo (undo) or redo is one, and that step made (the
+ * breakpoints as they were before it, or after); the status says so.
+ * CS_ENOMEM, or the kind's own error, leave everything as it was. */
+bool vm_bp_step_next(const struct vm *vm, bool undo);
+int vm_bp_step(struct vm *vm, bool undo, struct cs_error *err);
+/* Forgets the steps (clear) / frees them (fini). */
+void bp_steps_clear(struct vm_bp_steps *s);
+void vm_bp_steps_fini(struct vm_bp_steps *s);
+
 /* A deep copy of the user's breakpoints (the baseline keeps the ones it was
  * pinned with); dst owns the copy. false on out of memory (dst is then empty). */
 bool vm_copy_overrides(struct cache_overrides *dst, const struct cache_overrides *src);
