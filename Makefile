@@ -104,11 +104,15 @@ deps:
 	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing
 	@tests/tokenizer/fetch-ranks.sh $(BUILD) || true
 
-# ---- layering: src/ never includes curses; no include cycle in src/ ------
+# ---- layering: src/ never includes curses; no include cycle in src/ or ui/;
+# ui/ reads the view-model through its face, never its private header ------
 check-layering:
 	@if grep -rnE '#[[:space:]]*include[[:space:]]*[<"](n?curses|ncursesw/)' src; then \
 	  echo "src/ must not include curses (only ui/ talks to the terminal)"; exit 1; fi
+	@if grep -rnE '#[[:space:]]*include[[:space:]]*"[^"]*_priv\.h"' ui | grep -v '"app_priv\.h"'; then \
+	  echo "ui/ must not include src/'s private headers (the view-model's face is vm/viewmodel.h)"; exit 1; fi
 	@tests/include_cycles.sh src
+	@tests/include_cycles.sh ui
 
 # ---- release build --------------------------------------------------------
 $(REL)/src/%.o: src/%.c

@@ -71,7 +71,8 @@ static void breakpoint(struct app *app, struct cs_error *err)
 		vm->scroll = vm->cursor + 2 - (size_t)app->layout.list_h;
 }
 
-/* The actions that change the assembly or its cache; false: not one. */
+/* The edits of the selected piece (and the breakpoint after its block);
+ * false: not one. The whole assembly's edits are global (app_actions.c). */
 static bool edit_key(struct app *app, int act, struct cs_error *err)
 {
 	struct vm *vm = &app->vm;
@@ -80,15 +81,7 @@ static bool edit_key(struct app *app, int act, struct cs_error *err)
 	case ACT_PRIORITY_UP: vm_nudge_priority(vm, VM_PRIORITY_STEP, err); break;
 	case ACT_PRIORITY_DOWN: vm_nudge_priority(vm, -VM_PRIORITY_STEP, err); break;
 	case ACT_STRATEGY: vm_cycle_strategy(vm, false, err); break;
-	case ACT_GLOBAL_STRATEGY: vm_cycle_strategy(vm, true, err); break;
-	case ACT_BASELINE: vm_pin_baseline(vm, err); break;
-	case ACT_PROFILE: vm_cycle_profile(vm, err); break;
 	case ACT_BREAKPOINT: breakpoint(app, err); break;
-	case ACT_SEQ_PREV:
-	case ACT_SEQ_NEXT: vm_step_sequence(vm, act == ACT_SEQ_PREV ? -1 : 1, err); break;
-	case ACT_UNDO: vm_undo(vm, err); break;
-	case ACT_RELOAD: app_reload(app, false); break;
-	case ACT_REDO: vm_redo(vm, err); break;
 	default: return false;
 	}
 	return true;
@@ -110,24 +103,11 @@ bool app_action_offered(const struct app *app, int act)
 	}
 }
 
-/* A key of the kind's own (kind_ops.actions), or one bound to nothing. */
-static void kind_key(struct app *app, int key, struct cs_error *err)
-{
-	struct vm *vm = &app->vm;
-	const struct kind_action *ka = kind_action_for_key(vm->session.src->kind, key);
-	char name[32];
-	if (ka && ka->what == KIND_ACTION_TOGGLE)
-		vm_toggle_option(vm, ka->option, err);
-	else if (ka)
-		vm_cycle_option(vm, ka->option, err);
-	else if (cskey_name(key, name, sizeof name))
-		vm_status(vm, false, "%s does nothing here; ? lists the keys", name);
-}
-
-/* Every key reaches the list last: it handles them all (an unbound one
- * says so on the status line). */
+/* The list's own keys: moving, the detail, the selected piece's edits.
+ * Every other key goes on to the global actions (app_actions.c). */
 static unsigned list_key(struct app *app, int key, int act)
 {
+	(void)key;
 	struct vm *vm = &app->vm;
 	struct cs_error err;
 	cs_error_clear(&err);
@@ -142,26 +122,7 @@ static unsigned list_key(struct app *app, int key, int act)
 		break;
 	case ACT_NEXT_PANE: toggle_detail_focus(app); break;
 	case ACT_BACK: back(app); break;
-	case ACT_BUDGET: app_input_start(app, INPUT_BUDGET, NULL); break;
-	case ACT_SORT: vm_cycle_sort(vm); break;
-	case ACT_SHOW_DROPPED: vm_toggle_dropped(vm); break;
-	case ACT_LAYERS: vm_cycle_grouping(vm); break;
-	case ACT_BAR_SCALE: vm_cycle_bar_scale(vm); break;
-	case ACT_HELP: app_view_push(app, &view_help); break;
-	case ACT_QUIT: return app_quit(app, false) ? VIEW_HANDLED | VIEW_QUIT : done;
-	case ACT_SETTINGS: app_toggle_panel(app); break;
-	case ACT_SEARCH: app_input_start(app, INPUT_SEARCH, NULL); break;
-	case ACT_SEARCH_NEXT:
-	case ACT_SEARCH_PREV: vm_search_step(vm, act == ACT_SEARCH_PREV); break;
-	case ACT_FILTER: app_input_start(app, INPUT_FILTER, NULL); break;
-	case ACT_FILTER_INVERT: vm_invert_filter(vm); break;
-	case ACT_PROMPT_VIEW: app_toggle_prompt_view(app); break;
-	case ACT_DIFF: app_toggle_diff_view(app); break;
-	case ACT_TIMELINE: app_toggle_timeline_view(app); break;
-	case ACT_SAVE: app_save(app, NULL); break;
-	case ACT_EXPORT: app_input_start(app, INPUT_EXPORT, NULL); break;
-	case ACT_COMMAND: app_input_start(app, INPUT_COMMAND, NULL); break;
-	default: kind_key(app, key, &err); break;
+	default: return 0;
 	}
 	return done;
 }
