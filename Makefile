@@ -105,12 +105,15 @@ deps:
 	@tests/tokenizer/fetch-ranks.sh $(BUILD) || true
 
 # ---- layering: src/ never includes curses; no include cycle in src/ or ui/;
-# ui/ reads the view-model through its face, never its private header ------
+# ui/ reads the view-model through its face, never its private header, and
+# changes it only through calls ----------------------------------------------
 check-layering:
 	@if grep -rnE '#[[:space:]]*include[[:space:]]*[<"](n?curses|ncursesw/)' src; then \
 	  echo "src/ must not include curses (only ui/ talks to the terminal)"; exit 1; fi
 	@if grep -rnE '#[[:space:]]*include[[:space:]]*"[^"]*_priv\.h"' ui | grep -v '"app_priv\.h"'; then \
 	  echo "ui/ must not include src/'s private headers (the view-model's face is vm/viewmodel.h)"; exit 1; fi
+	@if grep -nE '(vm->|vm\.)[a-z_.]+(\[[^]]*\])? *([-+*/|&]?=[^=]|\+\+|--)' ui/*.c; then \
+	  echo "ui/ changes the view-model only through its calls (vm/viewmodel.h), never by a write"; exit 1; fi
 	@tests/include_cycles.sh src
 	@tests/include_cycles.sh ui
 

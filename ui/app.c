@@ -21,7 +21,7 @@ int app_init(struct app *app, struct source *src, bool ascii, struct cs_error *e
 	app->distinct_bars = !app->theme.has_color;
 	app->mouse = true;
 	int rc = vm_init(&app->vm, src, err);
-	app->vm.ascii = ascii;
+	vm_set_ascii(&app->vm, ascii);
 	if (rc != CS_OK)
 		return rc;
 	if (!keymap_default(&app->keymap))

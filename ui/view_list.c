@@ -16,32 +16,14 @@ static size_t panel_count(const struct app *app)
 }
 
 
-static void toggle_detail_focus(struct app *app)
-{
-	struct vm *vm = &app->vm;
-	if (!app->layout.detail_shown) {
-		vm->detail_open = true;
-		vm->detail_closed = false;
-		vm->focus = VM_FOCUS_DETAIL;
-	} else {
-		vm->focus = vm->focus == VM_FOCUS_DETAIL ? VM_FOCUS_LIST : VM_FOCUS_DETAIL;
-	}
-}
-
 static void back(struct app *app)
 {
 	struct vm *vm = &app->vm;
-	if (vm->focus == VM_FOCUS_DETAIL) {
-		vm->focus = VM_FOCUS_LIST;
-		vm->detail_open = false;
-	} else if (vm->detail_open) {
-		vm->detail_open = false;
-	} else if (app->layout.detail_right) {
-		vm->detail_closed = true; /* a wide screen's pane closes too; Enter opens it again */
-		vm_status(vm, false, "detail closed (Enter opens it)");
-	} else {
+	bool was_closed = vm->detail_closed;
+	if (!vm_close_detail(vm, app->layout.detail_right))
 		vm_status(vm, false, "Esc backs out of panes and prompts; q quits");
-	}
+	else if (vm->detail_closed && !was_closed) /* a wide screen's pane closes too; Enter opens it again */
+		vm_status(vm, false, "detail closed (Enter opens it)");
 }
 
 /* The row motions: the view-model steps over marker rows. */
@@ -68,7 +50,7 @@ static void breakpoint(struct app *app, struct cs_error *err)
 	if (vm_toggle_breakpoint(vm, err) == CS_OK && vm->cursor + 1 < vm->nrows &&
 	    vm_row_at(vm, vm->cursor + 1).type == VM_ROW_MARKER && app->layout.list_h > 1 &&
 	    vm->cursor + 1 >= vm->scroll + (size_t)app->layout.list_h)
-		vm->scroll = vm->cursor + 2 - (size_t)app->layout.list_h;
+		vm_scroll_to(vm, vm->cursor + 2 - (size_t)app->layout.list_h);
 }
 
 /* The edits of the selected piece (and the breakpoint after its block);
@@ -115,12 +97,8 @@ static unsigned list_key(struct app *app, int key, int act)
 	if (list_motion(app, act) || edit_key(app, act, &err))
 		return done;
 	switch (act) {
-	case ACT_OPEN:
-		vm->detail_open = true;
-		vm->detail_closed = false;
-		vm->focus = VM_FOCUS_DETAIL;
-		break;
-	case ACT_NEXT_PANE: toggle_detail_focus(app); break;
+	case ACT_OPEN: vm_open_detail(vm); break;
+	case ACT_NEXT_PANE: vm_next_pane(vm, app->layout.detail_shown); break;
 	case ACT_BACK: back(app); break;
 	default: return 0;
 	}
@@ -146,9 +124,9 @@ static unsigned list_mouse(struct app *app, int y, int x, int ev)
 	if ((ev == APP_MOUSE_WHEEL_UP || ev == APP_MOUSE_WHEEL_DOWN) && over_detail) {
 		/* the wheel over the detail scrolls it (down while there is more) */
 		if (ev == APP_MOUSE_WHEEL_UP)
-			vm->detail_scroll = vm->detail_scroll > 3 ? vm->detail_scroll - 3 : 0;
+			vm_detail_scroll_to(vm, vm->detail_scroll > 3 ? vm->detail_scroll - 3 : 0);
 		else if (app->detail_more)
-			vm->detail_scroll += 3;
+			vm_detail_scroll_to(vm, vm->detail_scroll + 3);
 		return VIEW_HANDLED | VIEW_REDRAW;
 	}
 	if (ev == APP_MOUSE_WHEEL_UP || ev == APP_MOUSE_WHEEL_DOWN) {
@@ -156,8 +134,7 @@ static unsigned list_mouse(struct app *app, int y, int x, int ev)
 		return VIEW_HANDLED | VIEW_RELAYOUT;
 	}
 	if (y < L->bars_y && y < 3) { /* the header: selected, its detail shown */
-		vm->on_header = true;
-		vm->detail_scroll = 0;
+		vm_select_header(vm);
 		return VIEW_HANDLED | VIEW_REDRAW | VIEW_RELAYOUT;
 	}
 	if (y >= L->bars_y && y < L->bars_y + L->nbars) {
@@ -166,12 +143,9 @@ static unsigned list_mouse(struct app *app, int y, int x, int ev)
 	}
 	long i = row_at(app, y);
 	if (i >= 0 && x >= L->list_x && x < L->list_x + L->list_w && vm_row_at(vm, (size_t)i).type != VM_ROW_MARKER) {
-		vm->cursor = (size_t)i;
-		vm->on_header = false;
-		vm->detail_scroll = 0;
-		vm->focus = VM_FOCUS_LIST;
+		vm_select_row(vm, (size_t)i);
 	} else if (over_detail) {
-		vm->focus = VM_FOCUS_DETAIL;
+		vm_set_focus(vm, VM_FOCUS_DETAIL);
 	}
 	return VIEW_HANDLED | VIEW_REDRAW;
 }
@@ -201,7 +175,7 @@ static unsigned detail_key(struct app *app, int key, int act)
 	/* down only while the last frame had rows below its bottom; the draw
 	 * settles a scroll past the end on the last page */
 	if (m.jump || m.delta < 0 || app->detail_more)
-		vm->detail_scroll = scroll_apply(vm->detail_scroll, &m, SCROLL_END);
+		vm_detail_scroll_to(vm, scroll_apply(vm->detail_scroll, &m, SCROLL_END));
 	return VIEW_HANDLED | VIEW_REDRAW | VIEW_RELAYOUT;
 }
 

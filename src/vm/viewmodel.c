@@ -267,6 +267,72 @@ void vm_move(struct vm *vm, long delta)
 	vm->detail_scroll = 0;
 }
 
+void vm_select_row(struct vm *vm, size_t row)
+{
+	if (row >= vm->nrows || is_marker(vm, row))
+		return;
+	vm->cursor = row;
+	vm->on_header = false;
+	vm->detail_scroll = 0;
+	vm->focus = VM_FOCUS_LIST;
+}
+
+void vm_select_header(struct vm *vm)
+{
+	vm->on_header = true;
+	vm->detail_scroll = 0;
+}
+
+void vm_open_detail(struct vm *vm)
+{
+	vm->detail_open = true;
+	vm->detail_closed = false;
+	vm->focus = VM_FOCUS_DETAIL;
+}
+
+void vm_next_pane(struct vm *vm, bool shown)
+{
+	if (!shown)
+		vm_open_detail(vm);
+	else
+		vm->focus = vm->focus == VM_FOCUS_DETAIL ? VM_FOCUS_LIST : VM_FOCUS_DETAIL;
+}
+
+void vm_set_focus(struct vm *vm, enum vm_focus focus)
+{
+	vm->focus = focus;
+}
+
+bool vm_close_detail(struct vm *vm, bool wide)
+{
+	if (vm->focus == VM_FOCUS_DETAIL) {
+		vm->focus = VM_FOCUS_LIST;
+		vm->detail_open = false;
+	} else if (vm->detail_open) {
+		vm->detail_open = false;
+	} else if (wide && !vm->detail_closed) {
+		vm->detail_closed = true;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+void vm_detail_scroll_to(struct vm *vm, size_t line)
+{
+	vm->detail_scroll = line;
+}
+
+void vm_scroll_to(struct vm *vm, size_t top)
+{
+	vm->scroll = top;
+}
+
+void vm_set_ascii(struct vm *vm, bool ascii)
+{
+	vm->ascii = ascii;
+}
+
 void vm_first(struct vm *vm)
 {
 	vm->on_header = false;

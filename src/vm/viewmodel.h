@@ -264,6 +264,32 @@ void vm_last(struct vm *vm);
 /* Keeps the cursor inside a window of `visible` rows (adjusts scroll). */
 void vm_scroll_into_view(struct vm *vm, size_t visible);
 
+/* ---- the panes: the only ways ui/ changes the selection, the focus and
+ * the detail (it reads the fields, never writes them) ---- */
+/* Row `row` (< nrows, not a marker) selected from elsewhere (a click): the
+ * list has the focus, the detail starts at its top. */
+void vm_select_row(struct vm *vm, size_t row);
+/* The header selected (k above the first row, a click on it). */
+void vm_select_header(struct vm *vm);
+/* Enter: the detail open and focused. */
+void vm_open_detail(struct vm *vm);
+/* Tab: the focus to the other pane; `shown`: the layout shows the detail
+ * now (else it opens, focused). */
+void vm_next_pane(struct vm *vm, bool shown);
+/* Which pane has the keys (a click on it). */
+void vm_set_focus(struct vm *vm, enum vm_focus focus);
+/* Esc on the list: the focused detail loses the focus and closes, an open
+ * one closes; else on a wide screen (`wide`: the pane shows unasked) the
+ * pane is put away until Enter; false: nothing to close. */
+bool vm_close_detail(struct vm *vm, bool wide);
+/* The detail's first wrapped line shown (the draw settles a line past the
+ * end on the last page). */
+void vm_detail_scroll_to(struct vm *vm, size_t line);
+/* The list's first row shown (the cursor stays where it is). */
+void vm_scroll_to(struct vm *vm, size_t top);
+/* ASCII glyphs in what the view-model writes (no UTF-8 locale, --ascii). */
+void vm_set_ascii(struct vm *vm, bool ascii);
+
 /* ---- changing the session: edit, undo, redo (vm/session.c) ----------------
  * ONE path for all three: the step is recorded through the history (which
  * applies it to the source), the source is assembled, and when that fails
