@@ -114,6 +114,8 @@ check-layering:
 	  echo "ui/ must not include src/'s private headers (the view-model's face is vm/viewmodel.h)"; exit 1; fi
 	@if grep -nE '(vm->|vm\.)[a-z_.]+(\[[^]]*\])? *([-+*/|&]?=[^=]|\+\+|--)' ui/*.c; then \
 	  echo "ui/ changes the view-model only through its calls (vm/viewmodel.h), never by a write"; exit 1; fi
+	@if grep -rn 'cs_tune(' src ui | grep -v '^src/base/tune\.[ch]:'; then \
+	  echo "only tests, fuzz harnesses and the bench turn the switches (base/tune.h)"; exit 1; fi
 	@tests/include_cycles.sh src
 	@tests/include_cycles.sh ui
 

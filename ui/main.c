@@ -3,6 +3,7 @@
  * inspector. The only place that prints errors and chooses exit codes. */
 #include "app.h"
 #include "assembly.h"
+#include "base/alloc.h"
 #include "cache/section.h"
 #include "cli.h"
 #include "tokens/count.h"
@@ -104,6 +105,9 @@ static int run_inspector(const struct cli *cli, struct source *src, const struct
 	struct cs_error err;
 	cs_error_clear(&err);
 	struct app app;
+	/* the program's choice, not the view-model's: each edit re-assembles,
+	 * so freed memory stays for the next build (no page faults again) */
+	cs_alloc_keep_freed();
 	if (app_init(&app, src, ascii, &err) != CS_OK) {
 		app_fini(&app);
 		return fail(&err);

@@ -125,7 +125,6 @@ bool vm_refresh_all(struct vm *vm, long keep_piece, long keep_block)
 int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
 {
 	memset(vm, 0, sizeof *vm);
-	cs_alloc_keep_freed(); /* each edit re-assembles: no page faults for the same arrays again */
 	vm->session.src = src;
 	vm->detail.piece = -2;
 	vm->search.found_at = -1;

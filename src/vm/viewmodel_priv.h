@@ -93,9 +93,6 @@ bool vm_marker_after(const struct vm *vm, size_t b);
  * row of block; -1 when no row shows it. */
 long vm_row_find(const struct vm *vm, long piece, long block);
 
-/* Test hook: false makes every list materialized (the reference the
- * virtual rows are checked against); true by default. */
-void vm_rows_set_virtual(bool on);
 
 /* Frees the rows' memory (vm_fini). */
 void vm_rows_fini(struct vm *vm);

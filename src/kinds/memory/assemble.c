@@ -25,6 +25,7 @@
  * In phases: rank; pass 1; pass 2; render the sections; explain (the
  * sentences name the cutoff, known only once every item is decided). */
 #include "memory.h"
+#include "base/tune.h"
 
 #include "base/alloc.h"
 #include "assembly.h"
@@ -755,20 +756,13 @@ static void write_touched(struct run *r, struct assembly *a, const struct memory
 	sb_fini(&sb);
 }
 
-/* Below this many re-decided items a patch is always written in place. */
-static size_t cascade_min = 65536;
-
-void memory_set_long_cascade(size_t min)
-{
-	cascade_min = min;
-}
 
 /* A long cascade (an item kept in pass 1 excluded: every later one in its
  * share says a new total) is written whole, in input order, and compared
  * whole: cheaper than a quarter of a million results listed and sorted. */
 static bool long_cascade(size_t touched, size_t n)
 {
-	return touched > cascade_min && touched > n / 16;
+	return touched > cs_tuned->memory_cascade_min && touched > n / 16;
 }
 
 /* The build from the kept one (memory_patch re-decided it): the previous

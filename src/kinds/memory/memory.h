@@ -391,10 +391,6 @@ bool memory_kept_matches(const struct memory *m, const struct source *src, long 
  * (caps: each share's cap). false: not done (the log names another edit,
  * or out of memory): the kept build is no longer valid. */
 bool memory_patch(struct memory *m, const struct source *src, const long cap[MA_COUNT]);
-/* Tests: a patch that re-decided more than this many items (and more
- * than a sixteenth of them) writes every result anew instead of patching
- * the previous ones (65,536 unless set). */
-void memory_set_long_cascade(size_t min);
 /* Frees the kept build; NULL-safe. */
 void memory_kept_free(struct memory_kept *k);
 
