@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct asm_run;
 struct assembly;
 struct cache_overrides;
 struct cache_profile;
@@ -88,8 +89,10 @@ struct kind_ops {
 	/* Fills src (pieces, model, warnings) from the file's bytes. On error
 	 * fills err (file is set by the caller) and returns its code. */
 	int (*load)(struct source *src, const char *data, size_t len, struct cs_error *err);
-	/* Runs the kind's assembly algorithm: asm_init, blocks, asm_finish. */
-	int (*assemble)(const struct source *src, struct assembly *out, struct cs_error *err);
+	/* Runs the kind's assembly algorithm on run->src: asm_init (given the
+	 * run), blocks, asm_finish. The run says what assemble() or
+	 * assemble_lazy_from() asked for (assembly.h). */
+	int (*assemble)(struct asm_run *run, struct assembly *out, struct cs_error *err);
 	/* Frees src->model. NULL-safe on the model. */
 	void (*free_model)(void *model);
 	/* Optional: adds kind-specific report sections (emit.h). */

@@ -299,9 +299,10 @@ static void test_out_of_memory(void **state)
 static const char *const fake_layers[] = { "l0", "l1", "l2", "l3", "l4", "l5", "l6", "l7" };
 static struct kind_ops reusing;
 
-static int reusing_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+static int reusing_assemble(struct asm_run *run, struct assembly *a, struct cs_error *err)
 {
-	if (asm_init_reuse(a, src, ASM_DOCUMENT) != CS_OK || asm_grouping(a, "layer", fake_layers, 8) < 0)
+	const struct source *src = run->src;
+	if (asm_init_reuse(a, run, ASM_DOCUMENT) != CS_OK || asm_grouping(a, "layer", fake_layers, 8) < 0)
 		return cs_error_nomem(err);
 	a->budget.limit = a->budget.usable = 1000000;
 	for (int l = 0; l < 8; l++) {

@@ -597,9 +597,10 @@ static void test_vm_out_of_memory_is_an_error(void **state)
  * through kind_ops and the assembly alone, with no special case. */
 static const int fake_global[] = { STRAT_TRUNCATE_MIDDLE, STRAT_ROLLING_WINDOW, STRAT_NONE };
 
-static int fake_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+static int fake_assemble(struct asm_run *run, struct assembly *a, struct cs_error *err)
 {
-	int rc = asm_init(a, src, ASM_MESSAGES);
+	const struct source *src = run->src;
+	int rc = asm_init(a, run, ASM_MESSAGES);
 	if (rc != CS_OK)
 		return rc;
 	static const char *const phys[] = { "system", "history" };

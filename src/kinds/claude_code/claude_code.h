@@ -159,7 +159,8 @@ int cc_breakpoints_edited(struct source *src, const struct cache_overrides *o, s
  * main chain; the last when that one is not replayed. */
 size_t cc_current_request(const struct cc_model *m);
 /* assemble.c / report.c */
-int cc_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
+struct asm_run;
+int cc_assemble(struct asm_run *run, struct assembly *out, struct cs_error *err);
 int cc_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em);
 int cc_report_extra(const struct source *src, const struct assembly *a, struct emitter *em);
 

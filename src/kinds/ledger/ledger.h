@@ -199,7 +199,8 @@ int ledger_timeline_text(const struct source *src, unsigned text_flags, struct s
 int ledger_timeline_emit(const struct source *src, struct emitter *em);
 
 /* Assembler (assemble.c), through ledger_kind.assemble. */
-int ledger_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
+struct asm_run;
+int ledger_assemble(struct asm_run *run, struct assembly *out, struct cs_error *err);
 int ledger_report_extra(const struct source *src, const struct assembly *a, struct emitter *em);
 /* The kind's operations, for its table (kind.c); load.c. */
 int ledger_load(struct source *src, const char *data, size_t len, struct cs_error *err);

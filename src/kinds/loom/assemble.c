@@ -916,11 +916,12 @@ static void working_arrays(struct state *st)
 }
 
 /* decide (system, conversation, budget) → render → explain. */
-int loom_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+int loom_assemble(struct asm_run *run, struct assembly *a, struct cs_error *err)
 {
+	const struct source *src = run->src;
 	const struct loom *m = src->model;
 	struct state st = { .a = a, .src = src, .m = m, .dialogue = m->mode == LOOM_DIALOGUE };
-	int rc = asm_init_unset(a, src, st.dialogue ? ASM_MESSAGES : ASM_DOCUMENT); /* result_base */
+	int rc = asm_init_unset(a, run, st.dialogue ? ASM_MESSAGES : ASM_DOCUMENT); /* result_base */
 	if (rc == CS_OK)
 		rc = loom_prepare(src); /* once per source: what no edit changes */
 	st.prep = m->prep;
@@ -948,7 +949,7 @@ int loom_assemble(const struct source *src, struct assembly *a, struct cs_error 
 	}
 
 	st.tok = loom_prep_tokens(src, a->chars_per_token);
-	st.user = loom_prep_user(src);
+	st.user = loom_prep_user(src, run->lazy);
 	if (!st.user) {
 		rc = cs_error_nomem(err);
 		goto out;

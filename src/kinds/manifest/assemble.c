@@ -772,10 +772,11 @@ static void explain_must(const struct walk *w, struct assembly *a)
 }
 
 /* sort → decide (the sorted array filtering in front) → render → explain. */
-int manifest_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+int manifest_assemble(struct asm_run *run, struct assembly *a, struct cs_error *err)
 {
+	const struct source *src = run->src;
 	const struct manifest *m = src->model;
-	int rc = asm_init(a, src, ASM_DOCUMENT);
+	int rc = asm_init(a, run, ASM_DOCUMENT);
 	if (rc != CS_OK)
 		return cs_error_nomem(err);
 	static const char *const layers[] = { "boot", "system", "developer", "user", "context" };

@@ -106,7 +106,8 @@ struct piece;
 void manifest_cap_compute(const struct piece *p, size_t max_lines, int strategy, struct manifest_cap *out);
 
 /* Assembler (assemble.c), through manifest_kind.assemble. */
-int manifest_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
+struct asm_run;
+int manifest_assemble(struct asm_run *run, struct assembly *out, struct cs_error *err);
 
 /* FNV-1a of data[0..len): the manifest's changed-on-disk check. */
 unsigned long long manifest_hash(const char *data, size_t len);

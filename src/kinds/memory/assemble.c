@@ -645,7 +645,7 @@ static bool build_anew(struct run *r, struct assembly *a)
 		cs_free(r->flags);
 	} else {
 		memory_keep(cache, r->src, r->budget, r->dec, r->flags, a->results, r->share_used, r->dropped_budget,
-			    r->dropped_alloc, r->scored, a->serial); /* takes dec and flags */
+			    r->dropped_alloc, r->scored, a->serial, a->lazy); /* takes dec and flags */
 	}
 	r->dec = NULL;
 	r->flags = NULL;
@@ -799,13 +799,14 @@ static bool from_kept(struct run *r, struct assembly *a)
 }
 
 /* The run's figures, then the build from the kept one or anew, the facts. */
-int memory_build(const struct source *src, struct assembly *a, struct cs_error *err)
+int memory_build(struct asm_run *run, struct assembly *a, struct cs_error *err)
 {
+	const struct source *src = run->src;
 	const struct memory *m = src->model;
 	/* build_anew's rank() or from_kept writes every result, or from_kept
 	 * patches the inspector's last ones (not a build the updates replay on) */
-	int rc = !m->nnew && !m->quiet && !m->hold_from ? asm_init_reuse(a, src, ASM_DOCUMENT)
-							: asm_init_unset(a, src, ASM_DOCUMENT);
+	int rc = !m->nnew && !m->quiet && !m->hold_from ? asm_init_reuse(a, run, ASM_DOCUMENT)
+							: asm_init_unset(a, run, ASM_DOCUMENT);
 	if (rc != CS_OK)
 		return cs_error_nomem(err);
 	if (memory_groupings(m, a) != CS_OK)
@@ -849,8 +850,8 @@ int memory_build(const struct source *src, struct assembly *a, struct cs_error *
 	return rc;
 }
 
-int memory_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+int memory_assemble(struct asm_run *run, struct assembly *a, struct cs_error *err)
 {
-	const struct memory *m = src->model;
-	return m->nnew ? memory_assemble_incremental(src, a, err) : memory_build(src, a, err);
+	const struct memory *m = run->src->model;
+	return m->nnew ? memory_assemble_incremental(run, a, err) : memory_build(run, a, err);
 }

@@ -378,11 +378,11 @@ void memory_rank_forget(struct memory *m);
 struct piece_result;
 /* Keeps a build of src just made (budget: the builder's): takes dec and
  * flags (freed here when not kept), reads the rest of each piece from
- * results. Kept for the inspector (asm_lazy) or after an edit; on out of
- * memory nothing is. */
+ * results. Kept for the inspector (lazy: a run of assemble_lazy_from) or
+ * after an edit; on out of memory nothing is. */
 void memory_keep(struct memory *m, const struct source *src, long budget, struct memory_decision *dec,
 		 struct memory_flags *flags, const struct piece_result *results, const long share_used[MA_COUNT],
-		 size_t dropped_budget, size_t dropped_alloc, size_t scored, unsigned long serial);
+		 size_t dropped_budget, size_t dropped_alloc, size_t scored, unsigned long serial, bool lazy);
 /* True when m->kept was made under the same values as a build of src now
  * (budget: the builder's, after the task stack) and the source's edit log
  * still names every edit since. */
@@ -489,12 +489,13 @@ bool memory_update(struct memory_context *ctx, struct memory_component c, long b
 		   struct memory_update *u, long *out_dropped);
 /* Replays new events 1..step on the builder's assembly; the assembler
  * when the snapshot has newEvents. */
-int memory_assemble_incremental(const struct source *src, struct assembly *a, struct cs_error *err);
+int memory_assemble_incremental(struct asm_run *run, struct assembly *a, struct cs_error *err);
 /* The builder (assemble.c): seed 003's buildContext, new events from
  * m->hold_from on held out. */
-int memory_build(const struct source *src, struct assembly *a, struct cs_error *err);
+int memory_build(struct asm_run *run, struct assembly *a, struct cs_error *err);
 
 /* Assembler (assemble.c), through memory_kind.assemble. */
-int memory_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
+struct asm_run;
+int memory_assemble(struct asm_run *run, struct assembly *out, struct cs_error *err);
 
 #endif

@@ -281,7 +281,8 @@ extern const struct kind_sequence request_sequence;
 
 /* ---- assemble.c / report.c / dump.c ------------------------------------- */
 
-int request_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
+struct asm_run;
+int request_assemble(struct asm_run *run, struct assembly *out, struct cs_error *err);
 int request_report_extra(const struct source *src, const struct assembly *a, struct emitter *em);
 /* `what_if` (after edits): the whole sequence's prediction against the loaded one. */
 void request_emit_whatif(struct emitter *em, const struct source *src, const struct request_model *m);
