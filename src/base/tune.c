@@ -3,17 +3,14 @@
 
 #include <stdarg.h>
 
-static const struct cs_tuning defaults = {
-	.manifest_quick = true,
-	.ledger_quick = true,
-	.memory_quick = true,
-	.cc_fast = true,
-	.memory_cascade_min = CS_TUNE_CASCADE_MIN,
-	.vm_virtual_rows = true,
-	.utf8_fast = true,
-};
+#define DEFAULTS                                                                                   \
+	{                                                                                          \
+		.manifest_quick = true, .ledger_quick = true, .memory_quick = true, .cc_fast = true, \
+		.memory_cascade_min = CS_TUNE_CASCADE_MIN, .vm_virtual_rows = true, .utf8_fast = true, \
+	}
 
-static struct cs_tuning tuning = defaults;
+static const struct cs_tuning defaults = DEFAULTS;
+static struct cs_tuning tuning = DEFAULTS;
 
 const struct cs_tuning *const cs_tuned = &tuning;
 
