@@ -106,7 +106,8 @@ deps:
 
 # ---- layering: src/ never includes curses; no include cycle in src/ or ui/;
 # ui/ reads the view-model through its face, never its private header, and
-# changes it only through calls ----------------------------------------------
+# changes it only through calls; the view-model's files call no one above
+# them (viewmodel.c the face) ------------------------------------------------
 check-layering:
 	@if grep -rnE '#[[:space:]]*include[[:space:]]*[<"](n?curses|ncursesw/)' src; then \
 	  echo "src/ must not include curses (only ui/ talks to the terminal)"; exit 1; fi
@@ -118,6 +119,7 @@ check-layering:
 	  echo "only tests, fuzz harnesses and the bench turn the switches (base/tune.h)"; exit 1; fi
 	@tests/include_cycles.sh src
 	@tests/include_cycles.sh ui
+	@tests/call_cycles.sh src/vm
 
 # ---- release build --------------------------------------------------------
 $(REL)/src/%.o: src/%.c

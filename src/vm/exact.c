@@ -14,7 +14,7 @@
 
 /* Opens what the setting says ("" the model's, "off" none); the setting is
  * acted on either way, so that a failure is said once. */
-static int open_for_setting(struct vm *vm, const char *setting, struct cs_error *err)
+int vm_exact_open(struct vm *vm, const char *setting, struct cs_error *err)
 {
 	snprintf(vm->exact.setting, sizeof vm->exact.setting, "%s", setting);
 	const char *name = setting[0] ? setting : NULL;
@@ -42,26 +42,13 @@ static int open_for_setting(struct vm *vm, const char *setting, struct cs_error 
 	return CS_OK;
 }
 
-int vm_set_tokenizer(struct vm *vm, const char *name, struct cs_error *err)
-{
-	struct source *src = vm->session.src;
-	int rc = open_for_setting(vm, name ? name : "", err);
-	if (rc != CS_OK)
-		return rc;
-	snprintf(src->settings.tokenizer, sizeof src->settings.tokenizer, "%s", vm->exact.setting);
-	snprintf(vm->exact.initial, sizeof vm->exact.initial, "%s", vm->exact.setting);
-	/* everything again: a profile may price in exact counts */
-	const struct vm_row *sel = vm_selected(vm);
-	return vm_refresh_all(vm, sel ? sel->piece : -1, sel ? sel->block : -1) ? CS_OK : cs_error_nomem(err);
-}
-
 bool vm_count_exact(struct vm *vm)
 {
 	const char *setting = vm->session.src->settings.tokenizer;
 	if (strcmp(setting, vm->exact.setting) != 0) { /* :set tokenizer, or its undo */
 		struct cs_error err;
 		cs_error_clear(&err);
-		int rc = open_for_setting(vm, setting, &err);
+		int rc = vm_exact_open(vm, setting, &err);
 		if (rc == CS_ENOMEM)
 			return false;
 		if (rc != CS_OK)

@@ -721,3 +721,193 @@ bool vm_rebuild_rows(struct vm *vm, long keep_piece, long keep_block)
 	vm->detail.piece = -2;
 	return true;
 }
+
+const struct vm_row *vm_selected(const struct vm *vm)
+{
+	if (vm->cursor >= vm->nrows || vm->on_header)
+		return NULL;
+	if (!vm->vr || !vm->vr->on)
+		return &vm->rows[vm->cursor];
+	vm->vr->sel = vm_row_at(vm, vm->cursor);
+	return &vm->vr->sel;
+}
+
+static bool is_marker(const struct vm *vm, size_t i)
+{
+	return vm_row_at(vm, i).type == VM_ROW_MARKER;
+}
+
+long vm_selected_piece(const struct vm *vm)
+{
+	const struct vm_row *r = vm_selected(vm);
+	return r ? r->piece : -1;
+}
+
+/* The first row the cursor can stand on (markers are not). */
+static size_t first_selectable(const struct vm *vm)
+{
+	size_t i = 0;
+	while (i < vm->nrows && is_marker(vm, i))
+		i++;
+	return i;
+}
+
+void vm_move(struct vm *vm, long delta)
+{
+	if (vm->on_header) { /* down from the header: back to the list, on the row it left */
+		vm->on_header = delta <= 0;
+		vm->detail_scroll = 0;
+		return;
+	}
+	if (delta == -1 && (vm->nrows == 0 || vm->cursor <= first_selectable(vm))) {
+		vm->on_header = true; /* one row up from the top: the header */
+		vm->detail_scroll = 0;
+		return;
+	}
+	if (vm->nrows == 0)
+		return;
+	long at = (long)vm->cursor + delta;
+	if (at < 0)
+		at = 0;
+	if (at >= (long)vm->nrows)
+		at = (long)vm->nrows - 1;
+	long step = delta < 0 ? -1 : 1;
+	/* Markers are not selectable: step past them, else back. */
+	long probe = at;
+	while (probe >= 0 && probe < (long)vm->nrows && is_marker(vm, (size_t)probe))
+		probe += step;
+	if (probe < 0 || probe >= (long)vm->nrows) {
+		probe = at;
+		while (probe >= 0 && probe < (long)vm->nrows && is_marker(vm, (size_t)probe))
+			probe -= step;
+	}
+	if (probe >= 0 && probe < (long)vm->nrows)
+		vm->cursor = (size_t)probe;
+	vm->detail_scroll = 0;
+}
+
+void vm_select_row(struct vm *vm, size_t row)
+{
+	if (row >= vm->nrows || is_marker(vm, row))
+		return;
+	vm->cursor = row;
+	vm->on_header = false;
+	vm->detail_scroll = 0;
+	vm->focus = VM_FOCUS_LIST;
+}
+
+void vm_select_header(struct vm *vm)
+{
+	vm->on_header = true;
+	vm->detail_scroll = 0;
+}
+
+void vm_open_detail(struct vm *vm)
+{
+	vm->detail_open = true;
+	vm->detail_closed = false;
+	vm->focus = VM_FOCUS_DETAIL;
+}
+
+void vm_next_pane(struct vm *vm, bool shown)
+{
+	if (!shown)
+		vm_open_detail(vm);
+	else
+		vm->focus = vm->focus == VM_FOCUS_DETAIL ? VM_FOCUS_LIST : VM_FOCUS_DETAIL;
+}
+
+void vm_set_focus(struct vm *vm, enum vm_focus focus)
+{
+	vm->focus = focus;
+}
+
+bool vm_close_detail(struct vm *vm, bool wide)
+{
+	if (vm->focus == VM_FOCUS_DETAIL) {
+		vm->focus = VM_FOCUS_LIST;
+		vm->detail_open = false;
+	} else if (vm->detail_open) {
+		vm->detail_open = false;
+	} else if (wide && !vm->detail_closed) {
+		vm->detail_closed = true;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+void vm_detail_scroll_to(struct vm *vm, size_t line)
+{
+	vm->detail_scroll = line;
+}
+
+void vm_scroll_to(struct vm *vm, size_t top)
+{
+	vm->scroll = top;
+}
+
+void vm_set_ascii(struct vm *vm, bool ascii)
+{
+	vm->ascii = ascii;
+}
+
+void vm_first(struct vm *vm)
+{
+	vm->on_header = false;
+	vm_move(vm, -(long)vm->nrows);
+}
+
+void vm_last(struct vm *vm)
+{
+	vm->on_header = false;
+	vm_move(vm, (long)vm->nrows);
+}
+
+void vm_scroll_into_view(struct vm *vm, size_t visible)
+{
+	if (visible == 0)
+		return;
+	if (vm->cursor < vm->scroll)
+		vm->scroll = vm->cursor;
+	else if (vm->cursor >= vm->scroll + visible)
+		vm->scroll = vm->cursor - visible + 1;
+	if (vm->nrows <= visible)
+		vm->scroll = 0;
+	else if (vm->scroll > vm->nrows - visible)
+		vm->scroll = vm->nrows - visible;
+}
+
+long vm_row_tokens(const struct vm *vm, const struct vm_row *row)
+{
+	switch (row->type) {
+	case VM_ROW_BLOCK:
+		return vm->session.cur.blocks[row->block].budget_tokens;
+	case VM_ROW_DROPPED:
+		return vm->session.src->pieces[row->piece].tokens;
+	case VM_ROW_MARKER:
+		return row->block < 0 ? 0 : vm->session.cur.blocks[row->block].offset_tokens + vm->session.cur.blocks[row->block].tokens;
+	}
+	return 0;
+}
+
+void vm_counts(const struct vm *vm, size_t *dropped, size_t *truncated)
+{
+	*dropped = vm->ndropped;
+	*truncated = vm->ntruncated;
+}
+
+void vm_refresh_rows(struct vm *vm)
+{
+	const struct vm_row *sel = vm_selected(vm);
+	if (!vm_rebuild_rows(vm, sel ? sel->piece : -1, sel ? sel->block : -1))
+		vm_status(vm, true, "out of memory");
+}
+
+const struct grouping *vm_grouping(const struct vm *vm)
+{
+	if (vm->session.cur.ngroupings == 0)
+		return NULL;
+	size_t g = vm->grouping < vm->session.cur.ngroupings ? vm->grouping : 0;
+	return &vm->session.cur.groupings[g];
+}

@@ -13,38 +13,6 @@
 #include <limits.h>
 #include <string.h>
 
-/* Re-runs the search over a new assembly (hits point into blocks). */
-void vm_research(struct vm *vm)
-{
-	if (!vm->search.find)
-		return;
-	struct cs_error err;
-	cs_error_clear(&err);
-	search_result_fini(&vm->search.found);
-	vm->search.found_at = -1;
-	if (search_run(vm->search.find, &vm->session.cur, &vm->search.found, &err) != CS_OK)
-		search_result_fini(&vm->search.found);
-}
-
-/* Makes next the current assembly (taking it), keeping the selection. */
-int vm_adopt(struct vm *vm, struct assembly *next, struct cs_error *err)
-{
-	const struct vm_row *sel = vm_selected(vm);
-	long keep_piece = sel ? sel->piece : -1, keep_block = sel ? sel->block : -1;
-	asm_fini(&vm->session.cur);
-	vm->session.cur = *next;
-	memset(next, 0, sizeof *next);
-	vm->session.generation++;
-	vm_research(vm);
-	/* every step runs even when one fails: rows never point into a freed assembly */
-	if (!vm_refresh_all(vm, keep_piece, keep_block)) {
-		vm->detail.piece = -2;
-		vm_status(vm, true, "out of memory");
-		return cs_error_nomem(err);
-	}
-	return CS_OK;
-}
-
 static void signed_thousands(struct strbuf *sb, long v)
 {
 	if (v > 0)

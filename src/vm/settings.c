@@ -229,13 +229,6 @@ const char *vm_sort_name(enum vm_sort sort)
 	return sort < VM_SORT_COUNT ? names[sort] : "";
 }
 
-void vm_refresh_rows(struct vm *vm)
-{
-	const struct vm_row *sel = vm_selected(vm);
-	if (!vm_rebuild_rows(vm, sel ? sel->piece : -1, sel ? sel->block : -1))
-		vm_status(vm, true, "out of memory");
-}
-
 /* The sort the kind's key `name` stands for; VM_SORT_COUNT when none. */
 static enum vm_sort sort_of(const char *name)
 {
@@ -297,4 +290,17 @@ void vm_cycle_grouping(struct vm *vm)
 		vm_refresh_rows(vm);
 	}
 	vm_status(vm, false, "layers: %s", vm->session.cur.groupings[vm->grouping].name);
+}
+
+int vm_set_tokenizer(struct vm *vm, const char *name, struct cs_error *err)
+{
+	struct source *src = vm->session.src;
+	int rc = vm_exact_open(vm, name ? name : "", err);
+	if (rc != CS_OK)
+		return rc;
+	snprintf(src->settings.tokenizer, sizeof src->settings.tokenizer, "%s", vm->exact.setting);
+	snprintf(vm->exact.initial, sizeof vm->exact.initial, "%s", vm->exact.setting);
+	/* everything again: a profile may price in exact counts */
+	const struct vm_row *sel = vm_selected(vm);
+	return vm_refresh_all(vm, sel ? sel->piece : -1, sel ? sel->block : -1) ? CS_OK : cs_error_nomem(err);
 }

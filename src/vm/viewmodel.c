@@ -1,5 +1,9 @@
-/* viewmodel.c: the inspector's state (see viewmodel.h): life, the moved check, cursor, status and edits
- * (the rows are vm/rows.c's). */
+/* viewmodel.c: the view-model's face (see viewmodel.h): its life, the
+ * edits a key makes, and what the rows and bars say. It calls the other
+ * files of src/vm/ and none of them calls it: from the top, settings.c and
+ * reload.c, session.c, breakpoints.c, adopt.c and search.c, then header.c,
+ * detail.c, prompt.c, cache.c and exact.c, then rows.c (the rows and the
+ * cursor over them) and status.c (tests/call_cycles.sh checks it). */
 #include "vm/viewmodel_priv.h"
 
 #include "base/alloc.h"
@@ -13,112 +17,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- what moved --------------------------------------------------------------- */
-
-/* Whether every piece of the source has an id of its own (worked out once
- * per source). */
-static bool ids_unique(struct vm *vm)
-{
-	struct vm_session *s = &vm->session;
-	if (s->ids_unique)
-		return s->ids_unique > 0;
-	size_t n = s->src->npieces;
-	long *map = cs_malloc((n ? n : 1) * sizeof *map);
-	if (!map || !source_match_ids(s->src, s->src, map, NULL)) {
-		cs_free(map);
-		return false; /* out of memory: asked again next time */
-	}
-	s->ids_unique = 1;
-	for (size_t i = 0; i < n && s->ids_unique > 0; i++)
-		if (map[i] != (long)i)
-			s->ids_unique = -1;
-	cs_free(map);
-	return s->ids_unique > 0;
-}
-
-/* Per piece of the source, its place among the baseline's pieces in prompt
- * order (at their first blocks; UINT32_MAX: not in it), made once per
- * baseline, with the stamps order_kept meets pieces by. false on out of memory. */
-static bool rank_base(struct vm_session *s)
-{
-	size_t n = s->src->npieces;
-	if (s->base_rank && s->nrank == n)
-		return true;
-	cs_free(s->base_rank);
-	cs_free(s->seen);
-	s->base_rank = cs_malloc((n ? n : 1) * sizeof *s->base_rank);
-	s->seen = cs_calloc(n ? n : 1, sizeof *s->seen);
-	s->seen_check = 0;
-	if (!s->base_rank || !s->seen) {
-		cs_free(s->base_rank);
-		cs_free(s->seen);
-		s->base_rank = s->seen = NULL;
-		return false;
-	}
-	s->nrank = n;
-	memset(s->base_rank, 0xff, n * sizeof *s->base_rank);
-	uint32_t k = 0;
-	for (size_t b = 0; b < s->base.nblocks; b++) {
-		long p = s->base.blocks[b].piece;
-		if (p >= 0 && (size_t)p < n && s->base_rank[p] == UINT32_MAX)
-			s->base_rank[p] = k++;
-	}
-	return true;
-}
-
-/* Whether the pieces both prompts hold come in the same order in both
- * (then none moved: diff_moved would mark none), for assemblies of the
- * same source: the current prompt's pieces (each at its first block) that
- * the baseline holds must come in the baseline's order, one pass over the
- * current prompt's blocks, instead of the diff's matching by id and
- * longest run. false when it cannot tell (another source, ids shared, out
- * of memory) or some piece moved. */
-static bool order_kept(struct vm *vm)
-{
-	struct vm_session *s = &vm->session;
-	const struct assembly *base = &s->base, *cur = &s->cur;
-	if (base->src != cur->src || !ids_unique(vm) || !rank_base(s))
-		return false; /* the diff matches pieces by id */
-	if (++s->seen_check == 0) { /* wrapped: the stamps start again */
-		memset(s->seen, 0, s->nrank * sizeof *s->seen);
-		s->seen_check = 1;
-	}
-	uint32_t check = s->seen_check, last = 0;
-	bool any = false;
-	for (size_t b = 0; b < cur->nblocks; b++) {
-		long p = cur->blocks[b].piece;
-		if (p < 0 || (size_t)p >= s->nrank || s->seen[p] == check)
-			continue;
-		s->seen[p] = check;
-		uint32_t r = s->base_rank[p];
-		if (r == UINT32_MAX)
-			continue; /* not in the baseline */
-		if (any && r < last)
-			return false;
-		last = r;
-		any = true;
-	}
-	return true;
-}
-
-/* After the assembly, baseline or cache settings changed: every derived
- * figure, each step run even when an earlier one ran out of memory, so the
- * rows never point into an assembly that is gone. false on out of memory. */
-bool vm_refresh_all(struct vm *vm, long keep_piece, long keep_block)
-{
-	vm->prompt.built = false; /* the prompt view's markers follow the cache */
-	vm->session.changes++;
-	bool ok = vm_count_exact(vm); /* first: a profile may price in exact counts */
-	ok = vm_compute_cache(vm) && ok;
-	ok = vm_summarize(vm) && ok;
-	cs_free(vm->moved);
-	vm->moved = NULL; /* NULL: no `*` for moves */
-	if (!order_kept(vm))
-		vm->moved = diff_moved(&vm->session.base, &vm->session.cur);
-	ok = vm_rebuild_rows(vm, keep_piece, keep_block) && ok;
-	return ok;
-}
 
 /* ---- life ------------------------------------------------------------------- */
 
@@ -198,199 +96,6 @@ void vm_fini(struct vm *vm)
 	sb_fini(&vm->status);
 	sb_fini(&vm->log);
 	memset(vm, 0, sizeof *vm);
-}
-
-/* ---- cursor ------------------------------------------------------------------ */
-
-const struct vm_row *vm_selected(const struct vm *vm)
-{
-	if (vm->cursor >= vm->nrows || vm->on_header)
-		return NULL;
-	if (!vm->vr || !vm->vr->on)
-		return &vm->rows[vm->cursor];
-	vm->vr->sel = vm_row_at(vm, vm->cursor);
-	return &vm->vr->sel;
-}
-
-static bool is_marker(const struct vm *vm, size_t i)
-{
-	return vm_row_at(vm, i).type == VM_ROW_MARKER;
-}
-
-long vm_selected_piece(const struct vm *vm)
-{
-	const struct vm_row *r = vm_selected(vm);
-	return r ? r->piece : -1;
-}
-
-/* The first row the cursor can stand on (markers are not). */
-static size_t first_selectable(const struct vm *vm)
-{
-	size_t i = 0;
-	while (i < vm->nrows && is_marker(vm, i))
-		i++;
-	return i;
-}
-
-void vm_move(struct vm *vm, long delta)
-{
-	if (vm->on_header) { /* down from the header: back to the list, on the row it left */
-		vm->on_header = delta <= 0;
-		vm->detail_scroll = 0;
-		return;
-	}
-	if (delta == -1 && (vm->nrows == 0 || vm->cursor <= first_selectable(vm))) {
-		vm->on_header = true; /* one row up from the top: the header */
-		vm->detail_scroll = 0;
-		return;
-	}
-	if (vm->nrows == 0)
-		return;
-	long at = (long)vm->cursor + delta;
-	if (at < 0)
-		at = 0;
-	if (at >= (long)vm->nrows)
-		at = (long)vm->nrows - 1;
-	long step = delta < 0 ? -1 : 1;
-	/* Markers are not selectable: step past them, else back. */
-	long probe = at;
-	while (probe >= 0 && probe < (long)vm->nrows && is_marker(vm, (size_t)probe))
-		probe += step;
-	if (probe < 0 || probe >= (long)vm->nrows) {
-		probe = at;
-		while (probe >= 0 && probe < (long)vm->nrows && is_marker(vm, (size_t)probe))
-			probe -= step;
-	}
-	if (probe >= 0 && probe < (long)vm->nrows)
-		vm->cursor = (size_t)probe;
-	vm->detail_scroll = 0;
-}
-
-void vm_select_row(struct vm *vm, size_t row)
-{
-	if (row >= vm->nrows || is_marker(vm, row))
-		return;
-	vm->cursor = row;
-	vm->on_header = false;
-	vm->detail_scroll = 0;
-	vm->focus = VM_FOCUS_LIST;
-}
-
-void vm_select_header(struct vm *vm)
-{
-	vm->on_header = true;
-	vm->detail_scroll = 0;
-}
-
-void vm_open_detail(struct vm *vm)
-{
-	vm->detail_open = true;
-	vm->detail_closed = false;
-	vm->focus = VM_FOCUS_DETAIL;
-}
-
-void vm_next_pane(struct vm *vm, bool shown)
-{
-	if (!shown)
-		vm_open_detail(vm);
-	else
-		vm->focus = vm->focus == VM_FOCUS_DETAIL ? VM_FOCUS_LIST : VM_FOCUS_DETAIL;
-}
-
-void vm_set_focus(struct vm *vm, enum vm_focus focus)
-{
-	vm->focus = focus;
-}
-
-bool vm_close_detail(struct vm *vm, bool wide)
-{
-	if (vm->focus == VM_FOCUS_DETAIL) {
-		vm->focus = VM_FOCUS_LIST;
-		vm->detail_open = false;
-	} else if (vm->detail_open) {
-		vm->detail_open = false;
-	} else if (wide && !vm->detail_closed) {
-		vm->detail_closed = true;
-	} else {
-		return false;
-	}
-	return true;
-}
-
-void vm_detail_scroll_to(struct vm *vm, size_t line)
-{
-	vm->detail_scroll = line;
-}
-
-void vm_scroll_to(struct vm *vm, size_t top)
-{
-	vm->scroll = top;
-}
-
-void vm_set_ascii(struct vm *vm, bool ascii)
-{
-	vm->ascii = ascii;
-}
-
-void vm_first(struct vm *vm)
-{
-	vm->on_header = false;
-	vm_move(vm, -(long)vm->nrows);
-}
-
-void vm_last(struct vm *vm)
-{
-	vm->on_header = false;
-	vm_move(vm, (long)vm->nrows);
-}
-
-void vm_scroll_into_view(struct vm *vm, size_t visible)
-{
-	if (visible == 0)
-		return;
-	if (vm->cursor < vm->scroll)
-		vm->scroll = vm->cursor;
-	else if (vm->cursor >= vm->scroll + visible)
-		vm->scroll = vm->cursor - visible + 1;
-	if (vm->nrows <= visible)
-		vm->scroll = 0;
-	else if (vm->scroll > vm->nrows - visible)
-		vm->scroll = vm->nrows - visible;
-}
-
-/* ---- status ------------------------------------------------------------------- */
-
-void vm_status(struct vm *vm, bool error, const char *fmt, ...)
-{
-	sb_reset(&vm->status);
-	va_list ap;
-	va_start(ap, fmt);
-	sb_vprintf(&vm->status, fmt, ap);
-	va_end(ap);
-	vm->status_error = error;
-}
-
-void vm_log_status(struct vm *vm)
-{
-	if (!vm->status.len || vm->status.failed)
-		return;
-	size_t n = vm->status.len; /* the same as the last line logged: once */
-	if (vm->log.len >= n + 1) {
-		size_t at = vm->log.len - n - 1;
-		if ((at == 0 || vm->log.data[at - 1] == '\n') && memcmp(vm->log.data + at, vm->status.data, n) == 0)
-			return;
-	}
-	if (vm->nlog == VM_LOG_MAX && vm->log.len) { /* the oldest goes */
-		const char *nl = strchr(sb_str(&vm->log), '\n');
-		size_t cut = nl ? (size_t)(nl - vm->log.data) + 1 : vm->log.len;
-		memmove(vm->log.data, vm->log.data + cut, vm->log.len - cut + 1);
-		vm->log.len -= cut;
-		vm->nlog--;
-	}
-	for (const char *p = sb_str(&vm->status); *p; p++) /* one line each */
-		sb_putc(&vm->log, *p == '\n' ? ' ' : *p);
-	sb_putc(&vm->log, '\n');
-	vm->nlog++;
 }
 
 static int need_piece(struct vm *vm, long *piece, struct cs_error *err)
@@ -553,27 +258,6 @@ char vm_row_flag(const struct vm *vm, const struct vm_row *row)
 	return ' ';
 }
 
-long vm_row_tokens(const struct vm *vm, const struct vm_row *row)
-{
-	switch (row->type) {
-	case VM_ROW_BLOCK:
-		return vm->session.cur.blocks[row->block].budget_tokens;
-	case VM_ROW_DROPPED:
-		return vm->session.src->pieces[row->piece].tokens;
-	case VM_ROW_MARKER:
-		return row->block < 0 ? 0 : vm->session.cur.blocks[row->block].offset_tokens + vm->session.cur.blocks[row->block].tokens;
-	}
-	return 0;
-}
-
-const struct grouping *vm_grouping(const struct vm *vm)
-{
-	if (vm->session.cur.ngroupings == 0)
-		return NULL;
-	size_t g = vm->grouping < vm->session.cur.ngroupings ? vm->grouping : 0;
-	return &vm->session.cur.groupings[g];
-}
-
 enum vm_layer_state vm_layer_state(const struct vm *vm, size_t layer, long *cached_tokens)
 {
 	*cached_tokens = 0;
@@ -585,12 +269,6 @@ enum vm_layer_state vm_layer_state(const struct vm *vm, size_t layer, long *cach
 	if (li->blocks == 0)
 		return VM_LAYER_EMPTY;
 	return li->cached_blocks == li->blocks ? VM_LAYER_CACHED : li->cached_blocks ? VM_LAYER_PARTIAL : VM_LAYER_NEW;
-}
-
-void vm_counts(const struct vm *vm, size_t *dropped, size_t *truncated)
-{
-	*dropped = vm->ndropped;
-	*truncated = vm->ntruncated;
 }
 
 long vm_bar_whole(const struct vm *vm)

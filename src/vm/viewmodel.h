@@ -5,9 +5,14 @@
  * detail of the selected piece and the status line. Every change to the
  * session (an edit, an undo, a redo) goes through vm_change: recorded,
  * re-assembled at once (rolled back when that fails), and said in a
- * sentence with what moved. ui/ only paints what this says. Files by job:
- * viewmodel.c (cursor, what moved), vm/rows.c (the rows), vm/session.c (changes), vm/cache.c,
- * vm/detail.c, vm/search.c (search, filters), vm/prompt.c, vm/settings.c.
+ * sentence with what moved. ui/ only paints what this says, and changes it
+ * only through these calls. Files by job, each calling only those after it
+ * (tests/call_cycles.sh): viewmodel.c (the face: life, edits, what rows and
+ * bars say), settings.c (the panel, sorts, toggles), reload.c, session.c
+ * (changes, undo, redo), breakpoints.c (profile, M), search.c (search,
+ * filters), adopt.c (a new assembly taken in), header.c, detail.c,
+ * prompt.c, cache.c (the cache analysis), exact.c, rows.c (the rows and the
+ * cursor), status.c (the status line).
  *
  * Dropped pieces sit "in place": after the block of the nearest piece before
  * them in input order that went in (for conversations that is where they

@@ -1,6 +1,7 @@
-/* viewmodel_priv.h: internal to the view-model's files; not for ui/.
- * The few helpers that viewmodel.c, vm/session.c, vm/cache.c, vm/settings.c,
- * vm/detail.c and vm/search.c share; everything else in them stays static. */
+/* viewmodel_priv.h: internal to the view-model's files; not for ui/ (make
+ * check-layering refuses it there). The few helpers the files of src/vm/
+ * share, by the file that defines them, lowest first: a file calls only
+ * those above it here (tests/call_cycles.sh); everything else stays static. */
 #ifndef CTXSCOPE_VIEWMODEL_PRIV_H
 #define CTXSCOPE_VIEWMODEL_PRIV_H
 
@@ -10,32 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* vm/cache.c */
-
-/* The breakpoint moves (M) kept beside the history for u and Ctrl-R:
- * whether the next undo (undo) or redo is one, and that step made (the
- * breakpoints as they were before it, or after); the status says so.
- * CS_ENOMEM, or the kind's own error, leave everything as it was. */
-bool vm_bp_step_next(const struct vm *vm, bool undo);
-int vm_bp_step(struct vm *vm, bool undo, struct cs_error *err);
-/* Forgets the steps (clear) / frees them (fini). */
-void bp_steps_clear(struct vm_bp_steps *s);
-void vm_bp_steps_fini(struct vm_bp_steps *s);
-
-/* A deep copy of the user's breakpoints (the baseline keeps the ones it was
- * pinned with); dst owns the copy. false on out of memory (dst is then empty). */
-bool vm_copy_overrides(struct cache_overrides *dst, const struct cache_overrides *src);
-
-/* Runs cache_analyze on the current assembly against the baseline under the
- * active profile and derives what the screen shows (owned by vm). false on
- * out of memory. */
-bool vm_compute_cache(struct vm *vm);
-
-/* Per-frame figures (owned by vm), worked out once per re-assembly or
- * baseline. false on out of memory. */
-bool vm_summarize(struct vm *vm);
-
 /* vm/rows.c */
+
+/* Rebuilds the rows keeping the selection; says so in the status line on
+ * out of memory. */
+void vm_refresh_rows(struct vm *vm);
 
 /* The rows in assembly order when nothing filters them, worked out on
  * demand (vm_row_at): rows are [a marker?][dropped of bucket 0][block 0]
@@ -102,25 +82,73 @@ void vm_rows_fini(struct vm *vm);
  * (vm_counts). false on out of memory. */
 bool vm_rebuild_rows(struct vm *vm, long keep_piece, long keep_block);
 
+
+
+/* vm/exact.c */
+
+/* Counts the current assembly exactly when a tokenizer is set and the
+ * assembly changed since the last count. false on out of memory. */
+bool vm_count_exact(struct vm *vm);
+/* The exact counts of the current prompt and its baseline for a profile
+ * priced in them (cache_profile.exact), into m; false when there are none
+ * (no tokenizer, or counting failed). */
+bool vm_exact_measure(struct vm *vm, struct cache_measure *m);
+
+/* Opens what a tokenizer setting says ("" the model's, "off" none) as the
+ * exact counts' tokenizer; the setting is acted on either way, so that a
+ * failure is said once. */
+int vm_exact_open(struct vm *vm, const char *setting, struct cs_error *err);
+
+/* vm/cache.c */
+
+/* A deep copy of the user's breakpoints (the baseline keeps the ones it was
+ * pinned with); dst owns the copy. false on out of memory (dst is then empty). */
+bool vm_copy_overrides(struct cache_overrides *dst, const struct cache_overrides *src);
+
+/* Runs cache_analyze on the current assembly against the baseline under the
+ * active profile and derives what the screen shows (owned by vm). false on
+ * out of memory. */
+bool vm_compute_cache(struct vm *vm);
+
+/* Per-frame figures (owned by vm), worked out once per re-assembly or
+ * baseline. false on out of memory. */
+bool vm_summarize(struct vm *vm);
+
+/* vm/adopt.c */
+
 /* After the assembly, baseline or cache settings changed: every derived
  * figure (owned by vm). false on out of memory. */
 bool vm_refresh_all(struct vm *vm, long keep_piece, long keep_block);
-
-/* vm/session.c */
-
 /* Makes next the current assembly (vm takes it; next is left zeroed),
  * keeping the selection. */
 int vm_adopt(struct vm *vm, struct assembly *next, struct cs_error *err);
+/* Runs the `/` search again over the current assembly (hits point into
+ * its blocks). */
+void vm_research(struct vm *vm);
+
+/* vm/search.c */
+
+/* Runs the `\` filter again (after the pieces changed). */
+int vm_refilter(struct vm *vm, struct cs_error *err);
+
+/* vm/breakpoints.c */
+
+/* The breakpoint moves (M) kept beside the history for u and Ctrl-R:
+ * whether the next undo (undo) or redo is one, and that step made (the
+ * breakpoints as they were before it, or after); the status says so.
+ * CS_ENOMEM, or the kind's own error, leave everything as it was. */
+bool vm_bp_step_next(const struct vm *vm, bool undo);
+int vm_bp_step(struct vm *vm, bool undo, struct cs_error *err);
+/* Forgets the steps (clear) / frees them (fini). */
+void bp_steps_clear(struct vm_bp_steps *s);
+void vm_bp_steps_fini(struct vm_bp_steps *s);
 /* After the user's breakpoints changed: tells a kind that predicts with
  * them (kind_ops.breakpoints_edited) and assembles again, else only redoes
  * the cache analysis. */
 int vm_breakpoints_to_kind(struct vm *vm, struct cs_error *err);
 
-/* vm/settings.c */
+/* vm/session.c */
 
-/* Rebuilds the rows keeping the selection; says so in the status line on
- * out of memory. */
-void vm_refresh_rows(struct vm *vm);
 /* Appends to the status what a change did to the cache (c: the figures
  * before and after it) and whether the prompt is over the limit. */
 void vm_say_cache(struct vm *vm, const struct vm_change *c);
@@ -134,20 +162,11 @@ void vm_say_moved(const struct source *src, const struct piece_result *was, cons
  * sentence, in the time of the list. */
 void vm_say_changes(const struct source *src, const struct asm_change *changes, size_t n,
 		    const struct piece_result *now, struct strbuf *s);
+
+/* vm/reload.c */
+
 /* After the baseline was assembled again from src: the source a reload
  * kept for the old baseline is freed. */
 void vm_forget_old_base(struct vm *vm);
-/* Runs the `/` search again over the current assembly (hits point into
- * its blocks). */
-void vm_research(struct vm *vm);
-/* Counts the current assembly exactly when a tokenizer is set and the
- * assembly changed since the last count. false on out of memory. */
-bool vm_count_exact(struct vm *vm);
-/* The exact counts of the current prompt and its baseline for a profile
- * priced in them (cache_profile.exact), into m; false when there are none
- * (no tokenizer, or counting failed). */
-bool vm_exact_measure(struct vm *vm, struct cache_measure *m);
-/* Runs the `\` filter again (after the pieces changed). */
-int vm_refilter(struct vm *vm, struct cs_error *err);
 
 #endif

@@ -1,0 +1,236 @@
+/* vm/breakpoints.c: the changes made to the cache view: the active
+ * profile (P, :profile), the user's breakpoints (M) and their steps in the
+ * undo history. Each takes the new state in through adopt.c; the analysis
+ * itself is cache.c's. */
+#include "vm/viewmodel_priv.h"
+
+#include "base/alloc.h"
+#include "kind.h"
+#include "base/strbuf.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- the profile ------------------------------------------------------------- */
+
+/* Redoes the analysis after a cache-only change (profile, breakpoints). */
+static int cache_refresh(struct vm *vm, struct cs_error *err)
+{
+	const struct vm_row *sel = vm_selected(vm);
+	long keep_piece = sel ? sel->piece : -1, keep_block = sel ? sel->block : -1;
+	if (!vm_refresh_all(vm, keep_piece, keep_block)) {
+		vm_status(vm, true, "out of memory");
+		return cs_error_nomem(err);
+	}
+	return CS_OK;
+}
+
+/* "1,077 of 1,126 tokens read from the cache, 0 written, 49 uncached" */
+static void cache_clause(struct vm *vm, struct strbuf *s)
+{
+	const struct cache_cost *c = &vm->cache.an.now;
+	sb_thousands(s, c->read);
+	sb_puts(s, " of ");
+	sb_thousands(s, c->total);
+	sb_puts(s, " tokens read from the cache, ");
+	sb_thousands(s, c->written);
+	sb_puts(s, " written, ");
+	sb_thousands(s, c->uncached);
+	sb_puts(s, " uncached");
+}
+
+int vm_cache_setup(struct vm *vm, const char *path, const char *profile, struct cs_error *err)
+{
+	int rc = CS_OK;
+	struct cs_error file_err;
+	cs_error_clear(&file_err);
+	if (path && cache_config_load(&vm->cache.cfg, path, &file_err) != CS_OK)
+		rc = file_err.code; /* the built-ins stay */
+	const char *want = source_cache_profile(vm->session.src, profile, vm->cache.cfg.default_profile);
+	const struct cache_profile *p = cache_config_profile(&vm->cache.cfg, want);
+	if (!p) {
+		p = vm->cache.profile; /* the active one stays */
+		if (rc == CS_OK)
+			rc = cs_error_set(&file_err, CS_EUSAGE, "no cache profile \"%.40s\"", want);
+	}
+	vm->cache.profile = p;
+	int rc2 = cache_refresh(vm, err);
+	if (rc2 != CS_OK)
+		return rc2;
+	if (rc != CS_OK)
+		*err = file_err;
+	return rc;
+}
+
+/* Makes p (in cache_cfg) the active profile; the status says what it reads. */
+static int use_profile(struct vm *vm, const struct cache_profile *p, struct cs_error *err)
+{
+	vm->cache.profile = p;
+	int rc = cache_refresh(vm, err);
+	if (rc != CS_OK)
+		return rc;
+	struct strbuf *s = &vm->status;
+	sb_reset(s);
+	vm->status_error = false;
+	sb_printf(s, "cache profile %s (%s, min ", p->name, cache_mode_name(p->mode));
+	sb_thousands(s, p->min_prefix);
+	if (p->unit > 1)
+		sb_printf(s, ", %ld-token units", p->unit);
+	sb_puts(s, "): ");
+	cache_clause(vm, s);
+	return CS_OK;
+}
+
+int vm_cycle_profile(struct vm *vm, struct cs_error *err)
+{
+	const struct cache_config *cfg = &vm->cache.cfg;
+	size_t at = 0;
+	for (size_t i = 0; i < cfg->nprofiles; i++)
+		if (&cfg->profiles[i] == vm->cache.profile)
+			at = i;
+	return use_profile(vm, &cfg->profiles[cfg->nprofiles ? (at + 1) % cfg->nprofiles : 0], err);
+}
+
+int vm_set_profile(struct vm *vm, const char *name, struct cs_error *err)
+{
+	const struct cache_profile *p = cache_config_profile(&vm->cache.cfg, name);
+	if (!p) {
+		vm_status(vm, true, "no cache profile \"%.40s\" (Tab lists them)", name);
+		return cs_error_set(err, CS_EUSAGE, "no such profile");
+	}
+	return use_profile(vm, p, err);
+}
+
+int vm_breakpoints_to_kind(struct vm *vm, struct cs_error *err)
+{
+	struct source *src = vm->session.src;
+	if (!src->kind->breakpoints_edited)
+		return cache_refresh(vm, err);
+	struct assembly next;
+	memset(&next, 0, sizeof next);
+	int rc = src->kind->breakpoints_edited(src, &vm->cache.bp_now, err);
+	if (rc == CS_OK)
+		rc = assemble(src, &next, err);
+	if (rc != CS_OK) {
+		asm_fini(&next);
+		vm_status(vm, true, "%s", err->message);
+		return rc;
+	}
+	return vm_adopt(vm, &next, err);
+}
+
+/* ---- breakpoint moves, and their steps in the undo history ---------------- */
+
+static void bp_step_fini(struct vm_bp_step *s)
+{
+	cache_overrides_fini(&s->before);
+	cache_overrides_fini(&s->after);
+}
+
+void bp_steps_clear(struct vm_bp_steps *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		bp_step_fini(&s->items[i]);
+	s->n = 0;
+}
+
+void vm_bp_steps_fini(struct vm_bp_steps *s)
+{
+	bp_steps_clear(s);
+	cs_free(s->items);
+	memset(s, 0, sizeof *s);
+}
+
+bool vm_bp_step_next(const struct vm *vm, bool undo)
+{
+	const struct vm_bp_steps *s = undo ? &vm->cache.bp_done : &vm->cache.bp_undone;
+	return s->n > 0 && s->items[s->n - 1].depth == history_depth(&vm->session.hist);
+}
+
+int vm_bp_step(struct vm *vm, bool undo, struct cs_error *err)
+{
+	struct vm_bp_steps *from = undo ? &vm->cache.bp_done : &vm->cache.bp_undone;
+	struct vm_bp_steps *to = undo ? &vm->cache.bp_undone : &vm->cache.bp_done;
+	if (CS_GROW(to->items, to->cap, to->n + 1) != 0) {
+		vm_status(vm, true, "out of memory");
+		return cs_error_nomem(err);
+	}
+	struct vm_bp_step *s = &from->items[from->n - 1];
+	struct cache_overrides keep;
+	cache_overrides_init(&keep);
+	int rc = vm_copy_overrides(&keep, &vm->cache.bp_now) &&
+				 vm_copy_overrides(&vm->cache.bp_now, undo ? &s->before : &s->after)
+			 ? vm_breakpoints_to_kind(vm, err)
+			 : cs_error_nomem(err);
+	if (rc != CS_OK) {
+		vm_copy_overrides(&vm->cache.bp_now, &keep);
+		cache_overrides_fini(&keep);
+		vm_status(vm, true, "%s (not %s)", err->message, undo ? "undone" : "redone");
+		return rc;
+	}
+	cache_overrides_fini(&keep);
+	to->items[to->n++] = *s;
+	from->n--;
+	struct strbuf *st = &vm->status;
+	sb_reset(st);
+	vm->status_error = false;
+	sb_printf(st, "%s: a breakpoint moved with M: ", undo ? "undone" : "redone");
+	cache_clause(vm, st);
+	return CS_OK;
+}
+
+int vm_toggle_breakpoint(struct vm *vm, struct cs_error *err)
+{
+	const struct vm_row *r = vm_selected(vm);
+	if (!r || r->type != VM_ROW_BLOCK) {
+		vm_status(vm, true, "a breakpoint goes after a block of the prompt; this row is not in it");
+		return cs_error_set(err, CS_EUSAGE, "not a block");
+	}
+	long block = r->block;
+	struct vm_bp_step step = { .depth = history_depth(&vm->session.hist) };
+	if (!vm_copy_overrides(&step.before, &vm->cache.bp_now) ||
+	    CS_GROW(vm->cache.bp_done.items, vm->cache.bp_done.cap, vm->cache.bp_done.n + 1) != 0) {
+		cache_overrides_fini(&step.before);
+		vm_status(vm, true, "out of memory");
+		return cs_error_nomem(err);
+	}
+	int rc = cache_overrides_toggle(&vm->cache.bp_now, &vm->session.cur, (size_t)block, err);
+	const struct block *b = &vm->session.cur.blocks[block];
+	long piece = b->piece;
+	char label[64];
+	snprintf(label, sizeof label, "%s", b->label ? b->label : "made text");
+	if (rc == CS_OK)
+		rc = vm_copy_overrides(&step.after, &vm->cache.bp_now) ? vm_breakpoints_to_kind(vm, err) : cs_error_nomem(err);
+	if (rc != CS_OK) { /* as it was: the breakpoints, and no step */
+		vm_copy_overrides(&vm->cache.bp_now, &step.before);
+		bp_step_fini(&step);
+		vm_status(vm, true, "%s", err->message);
+		return rc;
+	}
+	/* a new step: it goes on the undo history, and nothing undone before it can be redone */
+	vm->cache.bp_done.items[vm->cache.bp_done.n++] = step;
+	bp_steps_clear(&vm->cache.bp_undone);
+	history_drop_redo(&vm->session.hist);
+	const char *what = piece >= 0 ? vm->session.src->pieces[piece].id : label;
+	const struct cache_breakpoint *bp = vm_breakpoint(vm, block);
+	struct strbuf *s = &vm->status;
+	sb_reset(s);
+	vm->status_error = false;
+	sb_printf(s, "breakpoint %s after %.60s", bp ? "set" : "removed", what);
+	if (bp) {
+		sb_puts(s, " (");
+		sb_thousands(s, bp->end_tokens);
+		sb_printf(s, " tokens, %s)", vm_breakpoint_state(vm, bp));
+	}
+	sb_puts(s, ": ");
+	cache_clause(vm, s);
+	const struct kind_ops *k = vm->session.src->kind;
+	if (k->breakpoints_edited && k->edit_effect) { /* "; log: read 4,200 (was 0), ..." */
+		struct strbuf more = STRBUF_INIT;
+		k->edit_effect(vm->session.src, &more);
+		if (more.len && !more.failed)
+			sb_printf(s, "; %s", sb_str(&more));
+		sb_fini(&more);
+	}
+	return CS_OK;
+}
