@@ -77,9 +77,6 @@ struct app {
 	struct theme theme;
 	struct app_view views[APP_VIEW_MAX]; /* the view stack, bottom first (view.h) */
 	size_t nviews;
-	char prompt[APP_PROMPT_MAX + 1]; /* the input line's text */
-	size_t prompt_len;
-	int input;               /* enum app_input: what the input line is for */
 	bool ascii;              /* ASCII glyphs (no UTF-8 locale, or --ascii) */
 	bool distinct_bars;      /* no colour: each layer its own bar glyph */
 	struct app_layout layout;

@@ -312,28 +312,26 @@ static unsigned run_command(struct app *app, const char *line)
 /* A pattern that would not compile (or run): the line opens again holding
  * it, pcre2's message and position above it, to be fixed rather than typed
  * again. */
-static void reopen_pattern(struct app *app)
+static void reopen_pattern(struct app *app, int input, const char *pattern)
 {
-	char pattern[APP_PROMPT_MAX + 1], said[APP_PROMPT_MAX + 1];
-	snprintf(pattern, sizeof pattern, "%s", app->prompt);
+	char said[APP_PROMPT_MAX + 1];
 	snprintf(said, sizeof said, "%s", sb_str(&app->vm.status));
-	app_input_start(app, app->input, pattern);
+	app_input_start(app, input, pattern);
 	vm_status(&app->vm, true, "%s; fix it, Enter; Esc cancels", said);
 }
 
 /* Acts on the accepted input line; returns enum view_result flags (a :q). */
-unsigned app_input_accept(struct app *app)
+unsigned app_input_accept(struct app *app, int input, const char *text)
 {
 	struct vm *vm = &app->vm;
 	struct cs_error err;
 	cs_error_clear(&err);
-	const char *text = app->prompt;
-	switch (app->input) {
+	switch (input) {
 	case INPUT_BUDGET: vm_set_budget(vm, text, &err); break;
 	case INPUT_SEARCH:
 	case INPUT_FILTER:
-		if ((app->input == INPUT_SEARCH ? vm_search(vm, text, &err) : vm_set_filter(vm, text, &err)) == CS_EUSAGE)
-			reopen_pattern(app);
+		if ((input == INPUT_SEARCH ? vm_search(vm, text, &err) : vm_set_filter(vm, text, &err)) == CS_EUSAGE)
+			reopen_pattern(app, input, text);
 		break;
 	case INPUT_COMMAND: return run_command(app, text);
 	case INPUT_SAVE_AS: save_in_place(app, text, !is_default_name(app, text, ".new"), 0); break;
@@ -346,10 +344,10 @@ unsigned app_input_accept(struct app *app)
 	return VIEW_REDRAW;
 }
 
-void app_input_complete(struct app *app)
+void app_input_complete(struct app *app, struct app_input_line *line)
 {
 	struct vm *vm = &app->vm;
-	app->prompt[app->prompt_len] = '\0';
+	line->text[line->len] = '\0';
 	/* the profiles in force: the built-ins and the user's cache file */
 	const char *profiles[CACHE_MAX_PROFILES + 1];
 	size_t np = 0;
@@ -360,7 +358,7 @@ void app_input_complete(struct app *app)
 	struct command_completion c;
 	struct cs_error err;
 	cs_error_clear(&err);
-	if (command_complete(vm->session.src, &names, app->prompt, &c, &err) != CS_OK) {
+	if (command_complete(vm->session.src, &names, line->text, &c, &err) != CS_OK) {
 		command_completion_fini(&c);
 		vm_status(vm, true, "out of memory");
 		return;
@@ -370,11 +368,12 @@ void app_input_complete(struct app *app)
 	} else {
 		/* extend the word to what every candidate shares */
 		size_t take = c.n == 1 ? strlen(c.items[0]) : c.common_bytes;
-		if (c.word_start + take + 1 <= APP_PROMPT_MAX && take >= app->prompt_len - c.word_start) {
-			memcpy(app->prompt + c.word_start, c.items[0], take);
-			app->prompt_len = c.word_start + take;
+		if (c.word_start + take + 1 <= APP_PROMPT_MAX && take >= line->len - c.word_start) {
+			memcpy(line->text + c.word_start, c.items[0], take);
+			line->len = c.word_start + take;
 			if (c.n == 1)
-				app->prompt[app->prompt_len++] = ' ';
+				line->text[line->len++] = ' ';
+			line->text[line->len] = '\0';
 		}
 		if (c.n > 1) {
 			struct strbuf listed = STRBUF_INIT;

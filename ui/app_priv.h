@@ -91,9 +91,19 @@ void app_toggle_timeline_view(struct app *app);
 
 /* ---- view_input.c: the input line ---- */
 
+/* The input line's state: the view's own (view_input.state_size), alive
+ * while the line is open. */
+struct app_input_line {
+	int input;                      /* enum app_input: what the line is for */
+	char text[APP_PROMPT_MAX + 1];  /* what is typed, NUL-ended after each key */
+	size_t len;
+};
+
 /* Opens the input line for `input` (enum app_input), prefilled with a copy
  * of prefill (may be NULL). */
 void app_input_start(struct app *app, int input, const char *prefill);
+/* The open line's state; NULL when the line is not open. */
+struct app_input_line *app_input_line(const struct app *app);
 
 /* ---- view_list.c ---- */
 
@@ -116,10 +126,12 @@ unsigned app_global_action(struct app *app, int key, int act);
  * path, or NULL. The outcome goes to the status line. */
 void app_save(struct app *app, const char *as);
 
-/* Acts on the accepted input line; returns enum view_result flags (a :q). */
-unsigned app_input_accept(struct app *app);
+/* Acts on the accepted input line (`input`: what it was for; text: what
+ * was typed, a copy: the line is closed by then); returns enum view_result
+ * flags (a :q). */
+unsigned app_input_accept(struct app *app, int input, const char *text);
 
-/* Tab on the command line: completes the word under the cursor. */
-void app_input_complete(struct app *app);
+/* Tab on the command line: completes the word under the cursor of line. */
+void app_input_complete(struct app *app, struct app_input_line *line);
 
 #endif

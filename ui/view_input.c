@@ -5,17 +5,25 @@
 
 #include <string.h>
 
+struct app_input_line *app_input_line(const struct app *app)
+{
+	return app_view_state(app, &view_input);
+}
+
 void app_input_start(struct app *app, int input, const char *prefill)
 {
 	if (app_view_top(app) != &view_input)
 		app_view_push(app, &view_input);
-	app->input = input;
+	struct app_input_line *in = app_input_line(app);
+	if (!in)
+		return; /* the stack said why (out of memory) */
+	in->input = input;
 	size_t n = prefill ? strlen(prefill) : 0;
 	if (n > APP_PROMPT_MAX)
 		n = 0;
-	memcpy(app->prompt, prefill ? prefill : "", n);
-	app->prompt_len = n;
-	app->prompt[n] = '\0';
+	memcpy(in->text, prefill ? prefill : "", n);
+	in->len = n;
+	in->text[n] = '\0';
 	vm_status(&app->vm, false, "Enter accepts · Esc cancels · Backspace · Ctrl-U erases%s",
 		  input == INPUT_COMMAND ? " · Tab completes" : "");
 }
@@ -23,29 +31,34 @@ void app_input_start(struct app *app, int input, const char *prefill)
 static unsigned input_key(struct app *app, int key, int act)
 {
 	(void)act; /* the line takes keys as typed, not as actions */
+	struct app_input_line *in = app_input_line(app);
 	if (key == CSK_ESC) {
+		int was = in->input;
+		app_view_remove(app, &view_input); /* in is gone */
+		vm_status(&app->vm, false, "%s", was == INPUT_BUDGET ? "budget unchanged" : "cancelled");
+		return VIEW_HANDLED | VIEW_REDRAW;
+	}
+	if (key == CSK_ENTER) {
+		struct app_input_line done = *in; /* the line closes before: accepting may open it again */
 		app_view_remove(app, &view_input);
-		vm_status(&app->vm, false, "%s", app->input == INPUT_BUDGET ? "budget unchanged" : "cancelled");
-	} else if (key == CSK_ENTER) {
-		app->prompt[app->prompt_len] = '\0';
-		app_view_remove(app, &view_input); /* before: accepting may open it again */
-		return VIEW_HANDLED | VIEW_RELAYOUT | app_input_accept(app);
+		return VIEW_HANDLED | VIEW_RELAYOUT | app_input_accept(app, done.input, done.text);
 	} else if (key == CSK_BACKSPACE) {
 		/* a whole character: step back over UTF-8 continuation bytes */
-		while (app->prompt_len && ((unsigned char)app->prompt[app->prompt_len - 1] & 0xC0) == 0x80)
-			app->prompt_len--;
-		if (app->prompt_len)
-			app->prompt_len--;
+		while (in->len && ((unsigned char)in->text[in->len - 1] & 0xC0) == 0x80)
+			in->len--;
+		if (in->len)
+			in->len--;
 	} else if (key == CSK_CTRL_U) {
-		app->prompt_len = 0;
+		in->len = 0;
 	} else if (key == CSK_TAB) {
-		if (app->input == INPUT_COMMAND)
-			app_input_complete(app);
+		if (in->input == INPUT_COMMAND)
+			app_input_complete(app, in);
 	} else if (key == CSK_SPACE || (key > ' ' && key < 0x7f) || (key >= 0x80 && key < 0x100)) {
 		/* bytes from the terminal: UTF-8 arrives one byte at a time */
-		if (app->prompt_len < APP_PROMPT_MAX)
-			app->prompt[app->prompt_len++] = (char)key;
+		if (in->len < APP_PROMPT_MAX)
+			in->text[in->len++] = (char)key;
 	}
+	in->text[in->len] = '\0';
 	return VIEW_HANDLED | VIEW_REDRAW;
 }
 
@@ -84,12 +97,14 @@ static void draw_input(struct frame *f)
 	sb_append(ln, sb_str(&app->vm.status), app->vm.status.len);
 	app_put_fit(f, L->hint_y, 0, L->w, sb_str(ln), ln->len, ROLE_HINT);
 	sb_reset(ln);
-	sb_printf(ln, "%s%.*s_", input_label(app->input), (int)app->prompt_len, app->prompt);
+	const struct app_input_line *in = app_input_line(app);
+	sb_printf(ln, "%s%.*s_", input_label(in->input), (int)in->len, in->text);
 	app_put_fit(f, L->status_y, 0, L->w, sb_str(ln), ln->len, ROLE_HEADING);
 }
 
 const struct view_ops view_input = {
 	.name = "input",
+	.state_size = sizeof(struct app_input_line),
 	.key = input_key,
 	.draw = draw_input,
 	.mouse = input_mouse,

@@ -15,6 +15,7 @@
 
 #include "base/alloc.h"
 #include "app.h"
+#include "app_priv.h"
 #include "base/fileio.h"
 #include "report.h"
 #include "base/strbuf.h"
@@ -352,9 +353,9 @@ static void test_input_line_editing_and_completion(void **state)
 	assert_int_equal(app_mode(&app), APP_PROMPT);
 	type(&app, "99");
 	app_key(&app, CSK_BACKSPACE);
-	assert_int_equal(app.prompt_len, 1);
+	assert_int_equal(app_input_line(&app)->len, 1);
 	app_key(&app, CSK_CTRL_U);
-	assert_int_equal(app.prompt_len, 0);
+	assert_int_equal(app_input_line(&app)->len, 0);
 	type(&app, "1k");
 	app_key(&app, CSK_ENTER);
 	assert_int_equal(app_mode(&app), APP_NORMAL);
@@ -363,7 +364,7 @@ static void test_input_line_editing_and_completion(void **state)
 	app_key(&app, '/');
 	type(&app, "a\xc3\xa9");
 	app_key(&app, CSK_BACKSPACE);
-	assert_int_equal(app.prompt_len, 1);
+	assert_int_equal(app_input_line(&app)->len, 1);
 	app_key(&app, CSK_ESC);
 	assert_int_equal(app_mode(&app), APP_NORMAL);
 	assert_null(app.vm.search.find);
@@ -371,12 +372,10 @@ static void test_input_line_editing_and_completion(void **state)
 	app_key(&app, ':');
 	type(&app, "so");
 	app_key(&app, CSK_TAB);
-	app.prompt[app.prompt_len] = '\0';
-	assert_string_equal(app.prompt, "sort ");
+	assert_string_equal(app_input_line(&app)->text, "sort ");
 	type(&app, "tok");
 	app_key(&app, CSK_TAB);
-	app.prompt[app.prompt_len] = '\0';
-	assert_string_equal(app.prompt, "sort tokens ");
+	assert_string_equal(app_input_line(&app)->text, "sort tokens ");
 	app_key(&app, CSK_ENTER);
 	assert_int_equal(app.vm.sort, VM_SORT_TOKENS);
 	/* :undo undoes the budget; :q quits */

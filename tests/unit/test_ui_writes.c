@@ -113,7 +113,7 @@ static void test_existing_file_asks(void **state)
 	type(&app, mine);
 	app_key(&app, CSK_ENTER);
 	assert_int_equal(app_mode(&app), APP_PROMPT);
-	assert_int_equal(app.input, INPUT_REPLACE);
+	assert_int_equal(app_input_line(&app)->input, INPUT_REPLACE);
 	type(&app, "n");
 	app_key(&app, CSK_ENTER);
 	char *now = read_all(mine);
@@ -143,7 +143,7 @@ static void test_existing_file_asks(void **state)
 	type(&app, "export ");
 	type(&app, support_path(dir, "checkout/report.txt"));
 	app_key(&app, CSK_ENTER);
-	assert_int_equal(app.input, INPUT_REPLACE);
+	assert_int_equal(app_input_line(&app)->input, INPUT_REPLACE);
 	now = read_all(support_path(dir, "checkout/report.txt"));
 	assert_string_equal(now, "an old report\n");
 	cs_free(now);
@@ -177,7 +177,7 @@ static void test_read_only_manifest_asks(void **state)
 	if (app_mode(&app) != APP_PROMPT)
 		print_message("status: %s\n", status(&app));
 	assert_int_equal(app_mode(&app), APP_PROMPT);
-	assert_int_equal(app.input, INPUT_REPLACE_READONLY);
+	assert_int_equal(app_input_line(&app)->input, INPUT_REPLACE_READONLY);
 	char *now = read_all(path);
 	assert_string_equal(now, original);
 	cs_free(now);
