@@ -156,7 +156,8 @@ void app_layout(struct app *app, int w, int h)
 	L.hint_y = h - 2;
 	L.status_y = h - 1;
 	int area = L.hint_y - (top + 1);        /* rows under the column header */
-	L.detail_right = w >= APP_WIDE && !app->vm.detail_closed;
+	const struct app_detail *d = app_detail(app);
+	L.detail_right = d && w >= APP_WIDE && !d->closed;
 	L.list_x = 0;
 	L.list_w = w;
 	L.list_y = top + 1;
@@ -168,7 +169,7 @@ void app_layout(struct app *app, int w, int h)
 		L.detail_x = L.list_w + 1;
 		L.detail_y = top;
 		L.detail_h = L.hint_y - top;
-	} else if (app->vm.detail_open) {
+	} else if (d && d->open) {
 		L.detail_shown = true;
 		L.detail_h = area / 2 > 3 ? area / 2 : 3;
 		if (L.detail_h > area - 2)

@@ -107,6 +107,21 @@ struct app_input_line *app_input_line(const struct app *app);
 
 /* ---- view_list.c ---- */
 
+/* The detail pane's state: the detail view's own (view_detail.state_size).
+ * What it shows is the view-model's (vm_detail, of the selection). */
+struct app_detail {
+	bool open;       /* opened on a narrow screen (Enter) */
+	bool closed;     /* put away on a wide screen, where it shows unasked (Esc) */
+	bool focused;    /* it has the keys (Enter, Tab, a click on it) */
+	size_t scroll;   /* its first wrapped line shown */
+	bool seen;       /* the selection it was scrolled for, below: */
+	bool seen_header;
+	long seen_piece, seen_block;
+};
+/* The pane's state; NULL only when the view could not be pushed (out of
+ * memory at the start): then there is no pane. */
+struct app_detail *app_detail(const struct app *app);
+
 /* Opens or closes the settings panel (a kind without weights says so). */
 void app_toggle_panel(struct app *app);
 /* Whether the kind loaded takes what action `act` does (a loom tree has

@@ -494,7 +494,8 @@ static void draw_row(struct frame *f, int y, size_t index)
 	/* the keys go to the settings panel while it is open: the list's row
 	 * keeps a hollow mark, not the cursor's colours */
 	bool panel = L->panel_h > 0;
-	if (selected && !(vm->focus == VM_FOCUS_DETAIL) && !panel)
+	const struct app_detail *d = app_detail(app);
+	if (selected && !(d && d->focused) && !panel)
 		role = ROLE_CURSOR;
 	struct columns c = list_columns(L, vm->exact.total >= 0, vm->session.src->kind);
 	app_put_repeat(f, y, L->list_x, " ", L->list_w, role);
@@ -674,10 +675,11 @@ void app_draw_detail(struct frame *f)
 	struct app *app = f->app;
 	const struct app_layout *L = &app->layout;
 	struct vm *vm = &app->vm;
-	if (!L->detail_shown)
+	struct app_detail *d = app_detail(app);
+	if (!L->detail_shown || !d)
 		return;
 	int title_y, x = L->detail_x, w = L->detail_w, y0, h;
-	bool focus = vm->focus == VM_FOCUS_DETAIL;
+	bool focus = d->focused;
 	if (L->detail_right) {
 		for (int y = L->detail_y; y < L->detail_y + L->detail_h; y++)
 			app_put_repeat(f, y, x - 1, g_vline(app), 1, ROLE_BORDER);
@@ -726,7 +728,7 @@ void app_draw_detail(struct frame *f)
 				if (sp > take / 2)
 					take = sp;
 			}
-			if (row >= vm->detail_scroll) {
+			if (row >= d->scroll) {
 				if (shown == (size_t)h) {
 					app->detail_more = true; /* rows below: j may scroll */
 					break;
@@ -738,9 +740,9 @@ void app_draw_detail(struct frame *f)
 			at += take;
 		} while (at < n);
 	}
-	if (shown == 0 && vm->detail_scroll > 0) {
+	if (shown == 0 && d->scroll > 0) {
 		/* scrolled past the end (a page key): show the last page */
-		vm_detail_scroll_to(vm, row > (size_t)h ? row - (size_t)h : 0);
+		d->scroll = row > (size_t)h ? row - (size_t)h : 0;
 		app_draw_detail(f);
 	}
 }

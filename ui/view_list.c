@@ -16,14 +16,46 @@ static size_t panel_count(const struct app *app)
 }
 
 
+/* Enter: the detail open and focused. */
+static void open_detail(struct app *app)
+{
+	struct app_detail *d = app_detail(app);
+	if (d) {
+		d->open = true;
+		d->closed = false;
+		d->focused = true;
+	}
+}
+
+/* Tab: the focus to the other pane (the detail opens when it does not show). */
+static void next_pane(struct app *app)
+{
+	struct app_detail *d = app_detail(app);
+	if (!d)
+		return;
+	if (!app->layout.detail_shown)
+		open_detail(app);
+	else
+		d->focused = !d->focused;
+}
+
+/* Esc: the focused detail loses the focus and closes, an open one closes;
+ * on a wide screen the pane is put away until Enter. */
 static void back(struct app *app)
 {
 	struct vm *vm = &app->vm;
-	bool was_closed = vm->detail_closed;
-	if (!vm_close_detail(vm, app->layout.detail_right))
-		vm_status(vm, false, "Esc backs out of panes and prompts; q quits");
-	else if (vm->detail_closed && !was_closed) /* a wide screen's pane closes too; Enter opens it again */
+	struct app_detail *d = app_detail(app);
+	if (d && d->focused) {
+		d->focused = false;
+		d->open = false;
+	} else if (d && d->open) {
+		d->open = false;
+	} else if (d && app->layout.detail_right) {
+		d->closed = true; /* a wide screen's pane closes too; Enter opens it again */
 		vm_status(vm, false, "detail closed (Enter opens it)");
+	} else {
+		vm_status(vm, false, "Esc backs out of panes and prompts; q quits");
+	}
 }
 
 /* The row motions: the view-model steps over marker rows. */
@@ -90,15 +122,14 @@ bool app_action_offered(const struct app *app, int act)
 static unsigned list_key(struct app *app, int key, int act)
 {
 	(void)key;
-	struct vm *vm = &app->vm;
 	struct cs_error err;
 	cs_error_clear(&err);
 	unsigned done = VIEW_HANDLED | VIEW_REDRAW | VIEW_RELAYOUT;
 	if (list_motion(app, act) || edit_key(app, act, &err))
 		return done;
 	switch (act) {
-	case ACT_OPEN: vm_open_detail(vm); break;
-	case ACT_NEXT_PANE: vm_next_pane(vm, app->layout.detail_shown); break;
+	case ACT_OPEN: open_detail(app); break;
+	case ACT_NEXT_PANE: next_pane(app); break;
 	case ACT_BACK: back(app); break;
 	default: return 0;
 	}
@@ -120,13 +151,14 @@ static unsigned list_mouse(struct app *app, int y, int x, int ev)
 {
 	struct vm *vm = &app->vm;
 	const struct app_layout *L = &app->layout;
-	bool over_detail = L->detail_shown && x >= L->detail_x && y >= L->detail_y && y < L->detail_y + L->detail_h;
+	struct app_detail *d = app_detail(app);
+	bool over_detail = d && L->detail_shown && x >= L->detail_x && y >= L->detail_y && y < L->detail_y + L->detail_h;
 	if ((ev == APP_MOUSE_WHEEL_UP || ev == APP_MOUSE_WHEEL_DOWN) && over_detail) {
 		/* the wheel over the detail scrolls it (down while there is more) */
 		if (ev == APP_MOUSE_WHEEL_UP)
-			vm_detail_scroll_to(vm, vm->detail_scroll > 3 ? vm->detail_scroll - 3 : 0);
+			d->scroll = d->scroll > 3 ? d->scroll - 3 : 0;
 		else if (app->detail_more)
-			vm_detail_scroll_to(vm, vm->detail_scroll + 3);
+			d->scroll += 3;
 		return VIEW_HANDLED | VIEW_REDRAW;
 	}
 	if (ev == APP_MOUSE_WHEEL_UP || ev == APP_MOUSE_WHEEL_DOWN) {
@@ -144,8 +176,10 @@ static unsigned list_mouse(struct app *app, int y, int x, int ev)
 	long i = row_at(app, y);
 	if (i >= 0 && x >= L->list_x && x < L->list_x + L->list_w && vm_row_at(vm, (size_t)i).type != VM_ROW_MARKER) {
 		vm_select_row(vm, (size_t)i);
+		if (d)
+			d->focused = false; /* the list has the keys */
 	} else if (over_detail) {
-		vm_set_focus(vm, VM_FOCUS_DETAIL);
+		d->focused = true;
 	}
 	return VIEW_HANDLED | VIEW_REDRAW;
 }
@@ -160,29 +194,53 @@ const struct view_ops view_list = {
 
 /* ---- the detail pane ----------------------------------------------------------------- */
 
+struct app_detail *app_detail(const struct app *app)
+{
+	return app_view_state(app, &view_detail);
+}
+
 /* Motion keys scroll the detail while it has the focus. */
 static unsigned detail_key(struct app *app, int key, int act)
 {
 	(void)key;
-	struct vm *vm = &app->vm;
+	struct app_detail *d = app_detail(app);
 	const struct app_layout *L = &app->layout;
 	struct scroll_motion m;
 	size_t page = L->detail_h > 2 ? (size_t)L->detail_h - 2 : 1;
-	if (vm->focus != VM_FOCUS_DETAIL || !scroll_motion(act, page, &m))
+	if (!d->focused || !scroll_motion(act, page, &m))
 		return 0;
 	if (!m.jump && !L->detail_shown)
 		return 0; /* nothing to scroll: the list moves */
 	/* down only while the last frame had rows below its bottom; the draw
 	 * settles a scroll past the end on the last page */
 	if (m.jump || m.delta < 0 || app->detail_more)
-		vm_detail_scroll_to(vm, scroll_apply(vm->detail_scroll, &m, SCROLL_END));
+		d->scroll = scroll_apply(d->scroll, &m, SCROLL_END);
 	return VIEW_HANDLED | VIEW_REDRAW | VIEW_RELAYOUT;
+}
+
+/* Another selection (a key, a click, a search hit, a reload): the detail
+ * starts at its top again. */
+static void detail_sync(struct app *app)
+{
+	struct app_detail *d = app_detail(app);
+	const struct vm_row *r = vm_selected(&app->vm);
+	long piece = r ? r->piece : -1, block = r ? r->block : -1;
+	bool header = app->vm.on_header;
+	if (d->seen && d->seen_header == header && d->seen_piece == piece && d->seen_block == block)
+		return;
+	d->scroll = 0;
+	d->seen = true;
+	d->seen_header = header;
+	d->seen_piece = piece;
+	d->seen_block = block;
 }
 
 const struct view_ops view_detail = {
 	.name = "detail",
+	.state_size = sizeof(struct app_detail),
 	.key = detail_key,
 	.draw = app_draw_detail,
+	.sync = detail_sync,
 };
 
 /* ---- the settings panel (W) ------------------------------------------------------------- */

@@ -756,12 +756,10 @@ void vm_move(struct vm *vm, long delta)
 {
 	if (vm->on_header) { /* down from the header: back to the list, on the row it left */
 		vm->on_header = delta <= 0;
-		vm->detail_scroll = 0;
 		return;
 	}
 	if (delta == -1 && (vm->nrows == 0 || vm->cursor <= first_selectable(vm))) {
 		vm->on_header = true; /* one row up from the top: the header */
-		vm->detail_scroll = 0;
 		return;
 	}
 	if (vm->nrows == 0)
@@ -783,7 +781,6 @@ void vm_move(struct vm *vm, long delta)
 	}
 	if (probe >= 0 && probe < (long)vm->nrows)
 		vm->cursor = (size_t)probe;
-	vm->detail_scroll = 0;
 }
 
 void vm_select_row(struct vm *vm, size_t row)
@@ -792,54 +789,11 @@ void vm_select_row(struct vm *vm, size_t row)
 		return;
 	vm->cursor = row;
 	vm->on_header = false;
-	vm->detail_scroll = 0;
-	vm->focus = VM_FOCUS_LIST;
 }
 
 void vm_select_header(struct vm *vm)
 {
 	vm->on_header = true;
-	vm->detail_scroll = 0;
-}
-
-void vm_open_detail(struct vm *vm)
-{
-	vm->detail_open = true;
-	vm->detail_closed = false;
-	vm->focus = VM_FOCUS_DETAIL;
-}
-
-void vm_next_pane(struct vm *vm, bool shown)
-{
-	if (!shown)
-		vm_open_detail(vm);
-	else
-		vm->focus = vm->focus == VM_FOCUS_DETAIL ? VM_FOCUS_LIST : VM_FOCUS_DETAIL;
-}
-
-void vm_set_focus(struct vm *vm, enum vm_focus focus)
-{
-	vm->focus = focus;
-}
-
-bool vm_close_detail(struct vm *vm, bool wide)
-{
-	if (vm->focus == VM_FOCUS_DETAIL) {
-		vm->focus = VM_FOCUS_LIST;
-		vm->detail_open = false;
-	} else if (vm->detail_open) {
-		vm->detail_open = false;
-	} else if (wide && !vm->detail_closed) {
-		vm->detail_closed = true;
-	} else {
-		return false;
-	}
-	return true;
-}
-
-void vm_detail_scroll_to(struct vm *vm, size_t line)
-{
-	vm->detail_scroll = line;
 }
 
 void vm_scroll_to(struct vm *vm, size_t top)

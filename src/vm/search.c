@@ -25,7 +25,6 @@ static bool select_row(struct vm *vm, long piece, long block)
 		return false;
 	vm->cursor = (size_t)i;
 	vm->on_header = false; /* a row chosen (a search hit, the prompt view's line) is what is selected */
-	vm->detail_scroll = 0;
 	return true;
 }
 

@@ -53,7 +53,6 @@ struct vm_row {
 };
 
 enum vm_sort { VM_SORT_ORDER, VM_SORT_TOKENS, VM_SORT_PRIORITY, VM_SORT_SCORE, VM_SORT_COUNT };
-enum vm_focus { VM_FOCUS_LIST, VM_FOCUS_DETAIL };
 
 enum vm_layer_state { VM_LAYER_CACHED, VM_LAYER_PARTIAL, VM_LAYER_NEW, VM_LAYER_EMPTY };
 
@@ -195,12 +194,9 @@ struct vm {
 	bool hide_dropped;
 	size_t grouping;           /* which layer grouping the bars show */
 	enum vm_bar_scale bar_scale; /* what the layer bars and their percents are of */
-	enum vm_focus focus;
 	long layer_filter;         /* a layer of the shown grouping the list is limited to; -1 none */
 	/* -- the detail of the selected row (vm/detail.c) -- */
-	bool detail_open;          /* the detail pane is open (narrow screens) */
-	bool detail_closed;        /* closed by Esc where it shows unasked (wide screens) */
-	size_t detail_scroll;      /* first wrapped line shown in the detail */
+	/* (the pane itself, open or not, focused, scrolled, is the ui's detail view's) */
 	struct {
 		struct strbuf text;   /* the detail of detail_row, built on demand */
 		struct vm_line *lines; /* owned */
@@ -269,27 +265,12 @@ void vm_last(struct vm *vm);
 /* Keeps the cursor inside a window of `visible` rows (adjusts scroll). */
 void vm_scroll_into_view(struct vm *vm, size_t visible);
 
-/* ---- the panes: the only ways ui/ changes the selection, the focus and
- * the detail (it reads the fields, never writes them) ---- */
-/* Row `row` (< nrows, not a marker) selected from elsewhere (a click): the
- * list has the focus, the detail starts at its top. */
+/* ---- the selection: the only ways ui/ changes it (it reads the fields,
+ * never writes them) ---- */
+/* Row `row` (< nrows, not a marker) selected from elsewhere (a click). */
 void vm_select_row(struct vm *vm, size_t row);
 /* The header selected (k above the first row, a click on it). */
 void vm_select_header(struct vm *vm);
-/* Enter: the detail open and focused. */
-void vm_open_detail(struct vm *vm);
-/* Tab: the focus to the other pane; `shown`: the layout shows the detail
- * now (else it opens, focused). */
-void vm_next_pane(struct vm *vm, bool shown);
-/* Which pane has the keys (a click on it). */
-void vm_set_focus(struct vm *vm, enum vm_focus focus);
-/* Esc on the list: the focused detail loses the focus and closes, an open
- * one closes; else on a wide screen (`wide`: the pane shows unasked) the
- * pane is put away until Enter; false: nothing to close. */
-bool vm_close_detail(struct vm *vm, bool wide);
-/* The detail's first wrapped line shown (the draw settles a line past the
- * end on the last page). */
-void vm_detail_scroll_to(struct vm *vm, size_t line);
 /* The list's first row shown (the cursor stays where it is). */
 void vm_scroll_to(struct vm *vm, size_t top);
 /* ASCII glyphs in what the view-model writes (no UTF-8 locale, --ascii). */

@@ -186,11 +186,23 @@ static void test_detail_scroll_past_the_end(void **state)
 	app.detail_more = true; /* as if the last frame had rows below */
 	app_key(&app, 'j');
 	app_key(&app, CSK_PGDN);
-	assert_true(app.vm.detail_scroll >= SCROLL_END);
+	assert_true(app_detail(&app)->scroll >= SCROLL_END);
 	draw(&app); /* settles on the last page */
-	assert_true(app.vm.detail_scroll < 1000);
+	assert_true(app_detail(&app)->scroll < 1000);
 	app_key(&app, 'g');
-	assert_int_equal(app.vm.detail_scroll, 0);
+	assert_int_equal(app_detail(&app)->scroll, 0);
+	/* the pane's state is the detail view's: scrolled, then another row
+	 * selected from the list, it starts at its top again */
+	app.detail_more = true;
+	app_key(&app, 'j');
+	size_t scrolled = app_detail(&app)->scroll;
+	app_key(&app, CSK_TAB); /* the list has the keys */
+	assert_false(app_detail(&app)->focused);
+	app_key(&app, 'j');
+	assert_true(scrolled > 0);
+	assert_int_equal(app_detail(&app)->scroll, 0);
+	app_key(&app, CSK_ESC);
+	assert_false(app_detail(&app)->open);
 	app_fini(&app);
 }
 
