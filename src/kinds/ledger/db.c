@@ -504,16 +504,17 @@ static void refused_function(sqlite3_context *ctx, int argc, sqlite3_value **arg
  * no code but operators, each of them bounded by the length limit (SQLite
  * checks the time between the steps of a query, and one call such as
  * instr() or replace() on long texts runs for hours). The ledger's own
- * queries call none. False when the list could not be read. */
-static bool refuse_schema_functions(sqlite3 *q)
+ * queries call none. SQLITE_OK, or why not. */
+static int refuse_schema_functions(sqlite3 *q)
 {
 	/* Listed first: no function can be made while a statement runs. */
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(q, "pragma function_list", -1, &st, NULL) != SQLITE_OK)
-		return false;
+	int rc = sqlite3_prepare_v2(q, "pragma function_list", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
 	struct strbuf names;
 	sb_init(&names);
-	int rc, n = 0;
+	int n = 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 0);
 		const char *type = (const char *)sqlite3_column_text(st, 2);
@@ -524,16 +525,15 @@ static bool refuse_schema_functions(sqlite3 *q)
 		}
 	}
 	sqlite3_finalize(st);
-	bool ok = rc == SQLITE_DONE && !names.failed;
+	rc = names.failed ? SQLITE_NOMEM : rc == SQLITE_DONE ? SQLITE_OK : rc;
 	const char *p = names.data;
-	for (int i = 0; ok && i < n; i++, p += strlen(p) + 1) {
+	for (int i = 0; rc == SQLITE_OK && i < n; i++, p += strlen(p) + 1) {
 		char *name;
 		int narg = (int)strtol(p, &name, 10);
-		ok = sqlite3_create_function_v2(q, name + 1, narg, SQLITE_UTF8, NULL, refused_function, NULL, NULL,
-						NULL) == SQLITE_OK;
+		rc = sqlite3_create_function_v2(q, name + 1, narg, SQLITE_UTF8, NULL, refused_function, NULL, NULL, NULL);
 	}
 	sb_fini(&names);
-	return ok;
+	return rc;
 }
 
 /* The bounds every query of a database from anywhere runs under. */
@@ -582,7 +582,10 @@ int ledger_db_open(const char *db_path, const char *assembly_path, struct ledger
 	} else if (rc == CS_OK) {
 		sqlite3_busy_timeout(db->sql, LEDGER_DB_BUSY_MS);
 		bound_queries(db, db_path);
-		if (!refuse_schema_functions(db->sql))
+		int q = refuse_schema_functions(db->sql);
+		if (q == SQLITE_NOMEM)
+			rc = cs_error_nomem(err);
+		else if (q != SQLITE_OK)
 			rc = db_fail(db->sql, err, "opening the database read-only");
 	}
 	if (rc == CS_OK) {
