@@ -75,7 +75,7 @@ static int load_bytes(const struct kind_ops *kind, const struct load_args *args,
 		      struct cs_error *err)
 {
 	if (args->companion)
-		return cs_error_set(err, CS_EUSAGE, "--assembly goes with a ledger database (agents.db); an export "
+		return cs_error_set(err, CS_EUSAGE, "--assembly-file goes with a ledger database (agents.db); an export "
 				    "carries its own assembly block");
 	char *data;
 	size_t len;

@@ -1,4 +1,4 @@
-/* models.h: model context limits (seed 001's table, formats.md section 5).
+/* models.h: model context limits (seed 001's table, ctxscope-formats(5) section 5).
  * A "provider:" prefix and a -YYYYMMDD date suffix are stripped before the
  * lookup; an unknown model gets the fallback of 128000 tokens. */
 #ifndef CTXSCOPE_MODELS_H

@@ -92,7 +92,7 @@ struct settings {
 struct source {
 	const struct kind_ops *kind;
 	const char *path;         /* the file as given; arena */
-	const char *companion;    /* the second file loaded with it (--assembly); arena, NULL: none */
+	const char *companion;    /* the second file loaded with it (--assembly-file); arena, NULL: none */
 	const char *input_type;   /* what the file is, for people, when not the kind's title
 	                             ("ledger database"); static, NULL: the title */
 	struct arena arena;       /* owns every string of the source */

@@ -69,13 +69,14 @@ static void prompt_blocks(struct assembly *a, const struct source *src, const st
 	}
 }
 
-int cc_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+int cc_assemble(struct asm_run *run, struct assembly *a, struct cs_error *err)
 {
+	const struct source *src = run->src;
 	const struct cc_model *m = src->model;
 	const struct req_request *r = &m->req.reqs[m->req.current];
 	const struct cc_req *c = &m->creqs[m->req.current];
 	bool *in = cs_calloc(src->npieces ? src->npieces : 1, sizeof *in);
-	if (!in || asm_init(a, src, ASM_MESSAGES) != CS_OK) {
+	if (!in || asm_init(a, run, ASM_MESSAGES) != CS_OK) {
 		cs_free(in);
 		return cs_error_nomem(err);
 	}

@@ -111,11 +111,12 @@ static void blocks(struct assembly *a, const struct source *src, const struct re
 													 : REASON_NOT_IN_REQUEST, NULL);
 }
 
-int request_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+int request_assemble(struct asm_run *run, struct assembly *a, struct cs_error *err)
 {
+	const struct source *src = run->src;
 	const struct request_model *m = src->model;
 	const struct req_request *r = &m->reqs[m->current];
-	if (asm_init(a, src, ASM_MESSAGES) != CS_OK)
+	if (asm_init(a, run, ASM_MESSAGES) != CS_OK)
 		return cs_error_nomem(err);
 	asm_grouping(a, "layer", layer_names, RL_COUNT);
 	bool known;
