@@ -118,8 +118,8 @@ int request_assemble(const struct source *src, struct assembly *a, struct cs_err
 	if (asm_init(a, src, ASM_MESSAGES) != CS_OK)
 		return cs_error_nomem(err);
 	asm_grouping(a, "layer", layer_names, RL_COUNT);
-	bool known;
-	a->budget.limit = model_context_limit(request_model_name(m, r), &known);
+	bool fallback;
+	a->budget.limit = model_limit(request_model_name(m, r), &fallback);
 	a->budget.reserve = max_tokens(m);
 	a->budget.usable = a->budget.limit - a->budget.reserve;
 	facts(a, m, r);
