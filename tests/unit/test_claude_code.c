@@ -10,6 +10,7 @@
 
 #include "assembly.h"
 #include "kinds/claude_code/claude_code.h"
+#include "load.h"
 #include "source.h"
 #include "base/strbuf.h"
 #include "support.h"
@@ -192,10 +193,22 @@ static void test_bad_input(void **state)
 	assert_true(has_warning(src, "loops back"));
 	source_free(src);
 	struct cs_error err;
-	assert_int_equal(support_load_error("tests/golden/claude-code/bad-middle-line.jsonl", NULL, &err), CS_ESYNTAX);
+	/* a malformed line in the middle is skipped, named and counted; here it was the only answer */
+	assert_int_equal(support_load_error("tests/golden/claude-code/bad-middle-line.jsonl", NULL, &err), CS_ESTRUCT);
+	assert_non_null(strstr(err.message, "1 malformed line skipped, the first at line 2, column 300"));
+	src = support_load("tests/golden/claude-code/wrong-type.jsonl", NULL);
+	assert_int_equal(model(src)->bad_lines, 1);
+	assert_true(has_warning(src, "line 3, column 23: uuid: expected a string, got a number; the line is skipped"));
+	source_free(src);
+	/* --strict: the error it is */
+	struct load_args strict = { .path = "tests/golden/claude-code/bad-middle-line.jsonl", .strict = true };
+	cs_error_clear(&err);
+	assert_int_equal(source_load_args(&strict, &src, &err), CS_ESYNTAX);
 	assert_int_equal(err.line, 2);
 	assert_true(err.column > 1);
-	assert_int_equal(support_load_error("tests/golden/claude-code/wrong-type.jsonl", NULL, &err), CS_ETYPE);
+	strict.path = "tests/golden/claude-code/wrong-type.jsonl";
+	cs_error_clear(&err);
+	assert_int_equal(source_load_args(&strict, &src, &err), CS_ETYPE);
 	assert_int_equal(err.line, 3);
 	assert_int_equal(support_load_error("tests/hostile/claude-code/only-user.jsonl", NULL, &err), CS_ESTRUCT);
 }
@@ -206,7 +219,8 @@ static void test_subagent_file(void **state)
 	struct source *src = support_load("tests/hostile/claude-code/agent-sub.jsonl", NULL);
 	assert_true(model(src)->subagent);
 	assert_int_equal(model(src)->req.nreqs, 1);
-	assert_int_equal(src->npieces, 2); /* the question and the answer; the answer is later than its request */
+	assert_int_equal(src->npieces, 3); /* the part not in the transcript, the question and the answer (later than
+					    * its request) */
 	source_free(src);
 }
 
@@ -349,13 +363,13 @@ static void test_piece_counts(void **state)
 		      "{\"type\":\"assistant\",\"uuid\":\"a1\",\"parentUuid\":\"u1\",\"sessionId\":\"0000-test\",\"message\":"
 		      "{\"id\":\"m1\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"plain\"}]}}\n");
 	struct source *src = support_load(support_path(dir, "hidden.jsonl"), NULL);
-	assert_int_equal(src->npieces, 2);
-	assert_int_equal(src->pieces[0].lines, 2);
-	assert_int_equal(src->pieces[0].code_points, 16); /* "one\ntwo \u202e three\n" */
-	assert_true(src->pieces[0].flags & PIECE_HIDDEN);
-	assert_int_equal(src->pieces[1].lines, 1);
-	assert_int_equal(src->pieces[1].code_points, 5);
-	assert_false(src->pieces[1].flags & PIECE_HIDDEN);
+	assert_int_equal(src->npieces, 3); /* piece 0: the part not in the transcript */
+	assert_int_equal(src->pieces[1].lines, 2);
+	assert_int_equal(src->pieces[1].code_points, 16); /* "one\ntwo \u202e three\n" */
+	assert_true(src->pieces[1].flags & PIECE_HIDDEN);
+	assert_int_equal(src->pieces[2].lines, 1);
+	assert_int_equal(src->pieces[2].code_points, 5);
+	assert_false(src->pieces[2].flags & PIECE_HIDDEN);
 	source_free(src);
 	support_rmtree(dir);
 	free(dir);
