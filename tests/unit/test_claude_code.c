@@ -567,6 +567,38 @@ static void test_shape_malformed(void **state)
 	source_free(src);
 }
 
+/* Thinking of an earlier turn: stripped by the API for older Sonnet and
+ * Opus and every Haiku (not sent: not in the replay), kept by Opus 4.5 and
+ * later (caching.md section 1). */
+static void test_thinking_by_model(void **state)
+{
+	(void)state;
+	static const char *const models[] = { "claude-sonnet-4-20250514", "claude-opus-4-6" };
+	char *dir = support_tempdir();
+	for (int i = 0; i < 2; i++) {
+		char text[2048];
+		snprintf(text, sizeof text,
+			 "{\"type\":\"user\",\"uuid\":\"u1\",\"parentUuid\":null,\"sessionId\":\"s\",\"message\":"
+			 "{\"role\":\"user\",\"content\":\"one\"}}\n"
+			 "{\"type\":\"assistant\",\"uuid\":\"a1\",\"parentUuid\":\"u1\",\"sessionId\":\"s\",\"message\":"
+			 "{\"id\":\"m1\",\"role\":\"assistant\",\"model\":\"%s\",\"content\":[{\"type\":\"thinking\","
+			 "\"thinking\":\"let me think\"},{\"type\":\"text\",\"text\":\"1\"}],\"usage\":{\"input_tokens\":9}}}\n"
+			 "{\"type\":\"user\",\"uuid\":\"u2\",\"parentUuid\":\"a1\",\"sessionId\":\"s\",\"message\":"
+			 "{\"role\":\"user\",\"content\":\"two\"}}\n"
+			 "{\"type\":\"assistant\",\"uuid\":\"a2\",\"parentUuid\":\"u2\",\"sessionId\":\"s\",\"message\":"
+			 "{\"id\":\"m2\",\"role\":\"assistant\",\"model\":\"%s\",\"content\":[{\"type\":\"text\","
+			 "\"text\":\"2\"}],\"usage\":{\"input_tokens\":9}}}\n", models[i], models[i]);
+		support_write(dir, "t.jsonl", text);
+		struct source *src = support_load(support_path(dir, "t.jsonl"), NULL);
+		const struct req_request *r = &model(src)->req.reqs[1];
+		/* the hidden part, "one", [thinking,] "1", "two" */
+		assert_int_equal(r->nunits, i == 0 ? 4 : 5);
+		source_free(src);
+	}
+	support_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -588,6 +620,7 @@ int main(void)
 		cmocka_unit_test(test_shape_exit),
 		cmocka_unit_test(test_shape_leading_hooks),
 		cmocka_unit_test(test_shape_malformed),
+		cmocka_unit_test(test_thinking_by_model),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

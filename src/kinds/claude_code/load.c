@@ -491,8 +491,8 @@ static int conversation_line(struct source *src, struct cc_model *m, const struc
 	int rc = take_ids(src, d, obj, f, l, err);
 	if (rc != CS_OK)
 		return rc;
-	l->first_block = m->nblocks;
 	if (type == CL_ATTACH || type == CL_LINK) {
+		l->first_block = m->nblocks;
 		const char *at = get_str(f[F_ATTACH], "type");
 		l->attach = at ? arena_strdup(&src->arena, at) : NULL;
 		if (at && !l->attach)

@@ -64,6 +64,30 @@ static void side_totals(const struct cc_model *m, struct totals *t)
 	}
 }
 
+#define AFTER_LISTED 10 /* lines after the last request named one by one */
+
+/* The lines after the last request (formats.md 7b: a /exit, a bash-mode
+ * command, a system line), listed apart: in no prompt replayed. */
+static void emit_after_last(struct emitter *em, const struct cc_model *m)
+{
+	static const char *const types[] = { "user", "assistant", "system", "compact boundary", "attachment", "link" };
+	emit_key_str(em, "after_last_request", "lines after the last request: listed apart, in no prompt replayed");
+	emit_key(em, "after_last_request_lines");
+	emit_list_begin(em);
+	long n = 0;
+	for (size_t i = m->last_request_line + 1; i < m->nlines && n < AFTER_LISTED; i++) {
+		const struct cc_line *l = &m->lines[i];
+		if (!l->uuid || (l->sidechain && !m->subagent))
+			continue;
+		n++;
+		emit_map_begin(em);
+		emit_key_int(em, "line", l->line);
+		emit_key_str(em, "type", types[l->type]);
+		emit_map_end(em);
+	}
+	emit_list_end(em);
+}
+
 static void emit_session(struct emitter *em, const struct cc_model *m)
 {
 	struct totals all = { 0 }, side = { 0 };
@@ -89,8 +113,7 @@ static void emit_session(struct emitter *em, const struct cc_model *m)
 	emit_key_bool(em, "last_line_truncated", m->truncated);
 	emit_key_int(em, "lines_after_last_request", m->after_last);
 	if (m->after_last)
-		emit_key_str(em, "after_last_request", "lines after the last request (a /exit, a bash-mode command, a "
-						       "system line): listed apart, in no prompt replayed");
+		emit_after_last(em, m);
 	emit_key_str(em, "cache_lifetime", m->session_ttl >= 3600 ? "1 hour" : "5 minutes");
 	emit_key_str(em, "cache_lifetime_source", m->ttl_recorded ? "recorded (usage.cache_creation)"
 								  : "assumed (no split of the writes recorded)");
