@@ -119,8 +119,8 @@ int request_assemble(struct asm_run *run, struct assembly *a, struct cs_error *e
 	if (asm_init(a, run, ASM_MESSAGES) != CS_OK)
 		return cs_error_nomem(err);
 	asm_grouping(a, "layer", layer_names, RL_COUNT);
-	bool known;
-	a->budget.limit = model_context_limit(request_model_name(m, r), &known);
+	bool fallback;
+	a->budget.limit = model_limit(request_model_name(m, r), &fallback);
 	a->budget.reserve = max_tokens(m);
 	a->budget.usable = a->budget.limit - a->budget.reserve;
 	facts(a, m, r);
