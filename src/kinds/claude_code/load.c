@@ -209,9 +209,11 @@ static const char *input_summary(const cJSON *input)
 {
 	static const char *const keys[] = { "command", "file_path", "notebook_path", "path", "pattern", "url",
 					    "query", "description", "prompt", "skill" };
-	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-		if (get_str(input, keys[i]) && get_str(input, keys[i])[0])
-			return get_str(input, keys[i]);
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+		const char *v = get_str(input, keys[i]);
+		if (v && v[0])
+			return v;
+	}
 	return NULL;
 }
 
