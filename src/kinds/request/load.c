@@ -251,7 +251,7 @@ static int take_record(struct log_load *L, const struct json_doc *d, const cJSON
 {
 	struct source *src = L->src;
 	struct request_model *m = L->m;
-	const struct req_shape *sh = L->forced ? L->forced : request_shape_of(obj);
+	const struct req_shape *sh = L->forced ? L->forced : L->where ? L->m->shape : request_shape_of(obj);
 	struct req_record rec = { .provider = -1, .time = -1 };
 	char name[64];
 	int rc = CS_OK;
@@ -264,7 +264,7 @@ static int take_record(struct log_load *L, const struct json_doc *d, const cJSON
 		const char *why;
 		if (!cJSON_IsObject(rec.body) || (request_provider_of(rec.body, &why) < 0 && !json_member(rec.body, "messages")))
 			rec.skip = "not a request or a {request, response} exchange";
-	} else if (!sh->is(obj)) {
+	} else if (!L->where && !sh->is(obj)) { /* a document's elements are its shape's by place */
 		rec.skip = arena_printf(&src->arena, "not a %s record", sh->title);
 	} else {
 		rc = sh->take(src, obj, &rec);
@@ -611,7 +611,7 @@ int request_load(struct source *src, const char *data, size_t len, struct cs_err
  * becomes m->doc), or its text parsed. */
 static int body_from(struct source *src, struct request_model *m, struct json_doc *whole, const cJSON *obj)
 {
-	const struct req_shape *sh = m->shape && m->shape->is(obj) ? m->shape : request_shape_of(obj);
+	const struct req_shape *sh = m->shape && (m->document || m->shape->is(obj)) ? m->shape : request_shape_of(obj);
 	struct req_record rec = { .provider = -1, .time = -1 };
 	if (!sh) {
 		const cJSON *resp;
