@@ -101,6 +101,7 @@ int cc_assemble(const struct source *src, struct assembly *a, struct cs_error *e
 		asm_fini(a);
 		return rc;
 	}
+	request_assembly_step(a, &m->req);
 	if (a->budget.used > a->budget.usable) {
 		a->over_by = a->budget.used - a->budget.usable;
 		asm_state(a, ASM_OVER_LIMIT, "the messages are %ld tokens over %s's window", a->over_by,

@@ -287,6 +287,37 @@ int request_read_usage(struct source *src, struct req_request *r, const struct j
 int request_read_usage_text(struct source *src, struct req_request *r, const char *text, size_t len, const char *where,
 		       long line);
 
+/* ---- recorded.c: the recorded figures first, the prediction beside -------- */
+
+#define REQUEST_OFF_PERCENT 10 /* a prediction further than this from the record is flagged */
+
+/* What a request's record says, with the prediction beside it. */
+struct req_figures {
+	bool recorded;
+	long total;            /* recorded prompt tokens: read + written + uncached */
+	long hit_percent;      /* recorded read of total */
+	long written_1h;       /* of written: 1-hour entries; -1 not said (taken as 5-minute, said so) */
+	double cost;           /* input USD at the model's prices (writes by their lifetime); < 0 no price */
+	long off_percent;      /* |predicted read - recorded read|, of the recorded read (of the total when 0) */
+	bool off;              /* more than REQUEST_OFF_PERCENT */
+	int agrees;            /* the provider's diagnosis against ctxscope's cause: 1, 0, -1 not comparable */
+};
+void request_figures(const struct request_model *m, size_t k, struct req_figures *f);
+/* "claude-sonnet-4-5 (A)": request k's group, for people. */
+const char *request_group_mark(const struct request_model *m, size_t k, char buf[4]);
+/* One request in a line, the record first: "recorded read 1,531, written
+ * 31, uncached 0 (98% hit, $0.0006) · predicted read 1,531 (+0)"; the flag
+ * and the provider's diagnosis after. */
+void request_figures_text(const struct request_model *m, size_t k, struct strbuf *out);
+/* The cache line of the header for request k of a sequence (assembly.h
+ * struct step_cache). */
+struct step_cache;
+void request_step_cache(const struct request_model *m, size_t k, struct step_cache *out);
+/* The current request's step into a->step (and its record into
+ * a->recorded when the kind set none): request_assemble and the Claude Code
+ * sessions' assembler call it. */
+void request_assembly_step(struct assembly *a, const struct request_model *m);
+
 /* ---- cache facts (facts.c) --------------------------------------------- */
 
 const struct req_model_facts *request_model_facts(int provider, const char *model, bool *known);

@@ -486,8 +486,8 @@ static int predict_one(struct pred *p, long k)
 	} else if (r->time >= 0 && prev->time >= 0 && r->time - prev->time > default_ttl(m, prev) &&
 		   prev->cached_extent > 0 && r->pred_read == 0) {
 		r->broke = true;
-		r->cause = arena_printf(&p->m->pred_arena, "the TTL expired: %.0f s after request %ld (line %ld; entries "
-					"last %d s)", r->time - prev->time, with + 1, prev->line, default_ttl(m, prev));
+		r->cause = arena_printf(&p->m->pred_arena, "the TTL expired: %.0f s later (entries last %d s)",
+					r->time - prev->time, default_ttl(m, prev));
 	}
 	return CS_OK;
 }
