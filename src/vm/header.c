@@ -239,7 +239,9 @@ static void step_items(struct vm *vm, const struct step_cache *s)
 		sb_puts(t, " of ");
 		sb_thousands(t, s->rec_total);
 		sb_puts(t, ")");
-		if (s->rec_cost >= 0)
+		if (s->rec_cost >= 0 && s->rec_cost < 0.0001)
+			sb_printf(t, " $%.6f", s->rec_cost);
+		else if (s->rec_cost >= 0)
 			sb_printf(t, " $%.4f", s->rec_cost);
 		item_close(vm);
 	}

@@ -19,7 +19,7 @@ static int litellm_take(struct source *src, const cJSON *rec, struct req_record 
 {
 	const cJSON *msgs = json_member(rec, "messages"), *type = json_member(rec, "call_type");
 	if (!cJSON_IsArray(msgs)) {
-		out->skip = arena_printf(&src->arena, "a %.40s call without a list of messages",
+		out->skip = arena_printf(&src->arena, "a call (%.40s) without a list of messages",
 					 cJSON_IsString(type) ? type->valuestring : "LiteLLM");
 		return out->skip ? CS_OK : CS_ENOMEM;
 	}

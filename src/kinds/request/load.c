@@ -157,6 +157,8 @@ struct log_load {
 	struct result *results;
 	size_t nresults, cap_results;
 	long skipped;            /* records that hold no request */
+	const char *first_skip;  /* the first one's reason (the error says it when none holds one) */
+	long first_skip_at;
 	const char *where;       /* a document's array ("log.entries"), NULL for lines */
 };
 
@@ -274,7 +276,10 @@ static int take_record(struct log_load *L, const struct json_doc *d, const cJSON
 	if (rec.is_result)
 		return keep_result(L, d, &rec, line) == CS_OK ? CS_OK : cs_error_nomem(err);
 	if (rec.skip) {
-		L->skipped++;
+		if (!L->skipped++) {
+			L->first_skip = rec.skip;
+			L->first_skip_at = line;
+		}
 		return source_warn(src, -1, line, 1, "%s: %s; skipped", record_name(name, sizeof name, L, line), rec.skip)
 			       ? cs_error_nomem(err) : CS_OK;
 	}
@@ -389,6 +394,11 @@ static int load_document(struct log_load *L, const struct req_shape *sh, const c
 			continue;
 		}
 		rc = take_record(L, &d, el, i, (size_t)(i - 1), 0, err);
+		if (rc != CS_OK && rc != CS_ENOMEM) {
+			char msg[CS_ERROR_MSG_MAX], name[64];
+			memcpy(msg, err->message, sizeof msg);
+			cs_error_set(err, (enum cs_status)rc, "%s: %s", record_name(name, sizeof name, L, i), msg);
+		}
 	}
 	json_doc_free(&d);
 	return rc;
@@ -437,9 +447,14 @@ static int join_results(struct log_load *L, const char *from)
 	struct strmap ids = STRMAP_INIT;
 	size_t old, joined = 0, orphans = 0;
 	int rc = CS_OK;
-	for (size_t k = 0; k < m->nreqs && k < L->cap_ids && rc == CS_OK; k++)
+	for (size_t k = 0; k < m->nreqs && k < L->cap_ids && rc == CS_OK; k++) {
 		if (L->ids[k] && strmap_put(&ids, L->ids[k], strlen(L->ids[k]), k, &old) != 0)
 			rc = CS_ENOMEM;
+		else if (L->ids[k] && old != STRMAP_NONE &&
+			 source_warn(L->src, -1, m->reqs[k].line, 1, "line %ld: custom_id \"%.60s\" again (line %ld has it): "
+				     "its result goes to this one", m->reqs[k].line, L->ids[k], m->reqs[old].line))
+			rc = CS_ENOMEM;
+	}
 	const char *orphan = NULL;
 	for (size_t i = 0; i < L->nresults && rc == CS_OK; i++) {
 		size_t k = strmap_get(&ids, L->results[i].id, strlen(L->results[i].id));
@@ -553,9 +568,12 @@ static int load_log(struct source *src, struct request_model *m, const struct re
 		if (L.nresults && sh && sh->lacks)
 			rc = cs_error_set(err, CS_ESTRUCT, "%s: %zu result%s, but no request: missing %s", what, L.nresults,
 					  L.nresults == 1 ? "" : "s", sh->lacks);
-		else if (L.skipped)
+		else if (L.skipped) {
+			char name[64];
 			rc = cs_error_set(err, CS_ESTRUCT, "%s: %ld record%s, none a request to a Messages, Chat Completions or "
-					  "Responses endpoint (the warnings list them)", what, L.skipped, L.skipped == 1 ? "" : "s");
+					  "Responses endpoint (the first, %s: %.120s)", what, L.skipped, L.skipped == 1 ? "" : "s",
+					  record_name(name, sizeof name, &L, L.first_skip_at), L.first_skip);
+		}
 		else
 			rc = cs_error_set(err, CS_ESTRUCT, "no request in this log (%ld line%s)", lines, lines == 1 ? "" : "s");
 	}
@@ -575,11 +593,11 @@ int request_load(struct source *src, const char *data, size_t len, struct cs_err
 	m->select = request_select_want;
 	bool log = is_log(src->path), nomem = false;
 	int rc = log ? CS_OK : looks_like_log(data, len, &log);
-	const struct req_shape *sh = rc == CS_OK ? request_detect_shape(src->path, data, len, &nomem) : NULL;
+	const struct req_shape *sh = request_shape_named(src->kind->name); /* --kind, or the kind detected */
+	if (!sh && rc == CS_OK)
+		sh = request_detect_shape(src->path, data, len, &nomem);
 	if (rc != CS_OK || nomem)
 		return cs_error_nomem(err);
-	if (!sh)
-		sh = request_shape_named(src->kind->name);
 	m->shape = sh;
 	m->document = sh && !log;
 	if (log || sh) {

@@ -86,7 +86,8 @@ int request_timeline_text(const struct source *src, unsigned text_flags, struct 
 		sb_putc(out, '\n');
 	}
 	sb_putc(out, '\n');
-	sb_puts(out, "   #    line g   tokens | recorded read  written  uncached  hit | predicted read  written   off\n");
+	sb_puts(out, "                        | recorded                          | predicted\n");
+	sb_puts(out, "   #    line g   tokens |     read  written uncached   hit |     read  written   off\n");
 	for (size_t i = 0; i < m->nreqs; i++) {
 		const struct req_request *r = &m->reqs[i];
 		struct req_figures f;
@@ -99,7 +100,7 @@ int request_timeline_text(const struct source *src, unsigned text_flags, struct 
 		if (!f.recorded)
 			strcpy(hit, "-"), strcpy(off, "-");
 		request_group_mark(m, i, mark);
-		sb_printf(out, "  %3zu %6ld %1s %8s | %13s %8s %9s %4s | %14s %8s %5s%s\n", i + 1, r->line, mark,
+		sb_printf(out, "  %3zu %6ld %1s %8s | %8s %8s %8s %5s | %8s %8s %5s%s\n", i + 1, r->line, mark,
 			  count(a, r->total, true), count(b, r->rec_read, r->recorded), count(c, r->rec_write, r->recorded),
 			  count(d, r->rec_uncached, r->recorded), hit, count(e, r->pred_read, true),
 			  count(g, r->pred_write, true), off, i == m->current ? "   (shown)" : "");

@@ -24,7 +24,7 @@ struct usage_at {
 
 /* obj[key] as a count: *out, true; absent or null: false, *out unchanged;
  * anything else: a positioned warning, false. */
-static bool count(struct usage_at *at, const cJSON *obj, const char *key, long *out)
+static bool count_in(struct usage_at *at, const cJSON *obj, const char *sub, const char *key, long *out)
 {
 	const cJSON *v = json_member(obj, key);
 	if (!v || cJSON_IsNull(v))
@@ -41,10 +41,15 @@ static bool count(struct usage_at *at, const cJSON *obj, const char *key, long *
 		json_fail(at->d, &e, CS_ETYPE, JPATH_ROOT, key, "expected a count from 0, got %ld", n);
 	at->bad = true;
 	long line = at->line > 0 ? at->line : e.line;
-	if (source_warn(at->src, -1, line, e.column, "line %ld: %s.%s: %s; the recorded figure is left unknown", line,
-			at->where, key, e.message))
+	if (source_warn(at->src, -1, line, e.column, "line %ld: %s.%s%s%s: %s; the recorded figure is left unknown", line,
+			at->where, sub ? sub : "", sub ? "." : "", key, e.message))
 		at->nomem = true;
 	return false;
+}
+
+static bool count(struct usage_at *at, const cJSON *obj, const char *key, long *out)
+{
+	return count_in(at, obj, NULL, key, out);
 }
 
 static void diagnostics(struct usage_at *at, struct req_request *r, const cJSON *body)
@@ -65,7 +70,7 @@ static void diagnostics(struct usage_at *at, struct req_request *r, const cJSON 
 	r->rec_miss = arena_strndup(&at->src->arena, type->valuestring, strnlen(type->valuestring, 64));
 	if (!r->rec_miss)
 		at->nomem = true;
-	count(at, why, "cache_missed_input_tokens", &r->rec_missed);
+	count_in(at, why, "diagnostics.cache_miss_reason", "cache_missed_input_tokens", &r->rec_missed);
 }
 
 /* usage into r: Anthropic's (input_tokens is the uncached part) when it has
@@ -82,13 +87,14 @@ static void read_usage(struct usage_at *at, struct req_request *r, const cJSON *
 		any |= count(at, u, "input_tokens", &input);
 		const cJSON *cc = json_member(u, "cache_creation");
 		long h1 = -1;
-		if (cJSON_IsObject(cc) && count(at, cc, "ephemeral_1h_input_tokens", &h1))
+		if (cJSON_IsObject(cc) && count_in(at, cc, "cache_creation", "ephemeral_1h_input_tokens", &h1))
 			r->rec_write_1h = h1;
 	} else {
 		const cJSON *det = json_member(u, "prompt_tokens_details");
 		det = det ? det : json_member(u, "input_tokens_details");
 		long cached = 0;
-		if (!json_member(u, "cache_read_input_tokens") && cJSON_IsObject(det) && count(at, det, "cached_tokens", &cached))
+		const char *dn = json_member(u, "prompt_tokens_details") ? "prompt_tokens_details" : "input_tokens_details";
+		if (!json_member(u, "cache_read_input_tokens") && cJSON_IsObject(det) && count_in(at, det, dn, "cached_tokens", &cached))
 			read = cached, any = true;
 		if (!json_member(u, "cache_creation_input_tokens"))
 			any |= count(at, u, "cache_write_tokens", &write);
@@ -143,7 +149,7 @@ static int sse_event(struct usage_at *at, struct req_request *r, const struct js
 	if (!strcmp(t, "message_delta")) {
 		struct usage_at a2 = *at;
 		a2.d = d;
-		count(&a2, u, "output_tokens", out);
+		count_in(&a2, u, "message_delta usage", "output_tokens", out);
 		return a2.nomem ? CS_ENOMEM : CS_OK;
 	}
 	if (cJSON_IsObject(u) && json_member(ev, "choices")) /* OpenAI's final chunk */
