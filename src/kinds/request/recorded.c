@@ -49,6 +49,12 @@ static int agreement(const struct request_model *m, size_t k)
 
 void request_figures(const struct request_model *m, size_t k, struct req_figures *f)
 {
+	struct facts_memo memo = { NULL, NULL };
+	request_figures_memo(m, k, f, &memo);
+}
+
+void request_figures_memo(const struct request_model *m, size_t k, struct req_figures *f, struct facts_memo *memo)
+{
 	const struct req_request *r = &m->reqs[k];
 	memset(f, 0, sizeof *f);
 	f->cost = -1;
@@ -60,7 +66,7 @@ void request_figures(const struct request_model *m, size_t k, struct req_figures
 	f->total = r->rec_read + r->rec_write + r->rec_uncached;
 	f->hit_percent = pct(r->rec_read, f->total);
 	f->written_1h = r->rec_write_1h >= 0 && r->rec_write_1h <= r->rec_write ? r->rec_write_1h : -1;
-	const struct req_model_facts *facts = request_facts(m, r->model, NULL);
+	const struct req_model_facts *facts = request_facts_memo(m, memo, r->model);
 	if (facts->price_per_mtok >= 0) {
 		long w1h = f->written_1h > 0 ? f->written_1h : 0;
 		f->cost = facts->price_per_mtok *

@@ -261,6 +261,7 @@ static void emit_sequence(struct emitter *em, const struct source *src, const st
 	long pr = 0, pt = 0, rr = 0, rt = 0, breaks = 0, off = 0, diagnosed = 0, agree = 0, disagree = 0;
 	size_t recorded = 0, priced = 0;
 	double cost = 0;
+	struct facts_memo memo = { NULL, NULL };
 	emit_key(em, "sequence");
 	emit_map_begin(em);
 	emit_key_int(em, "requests", (long long)m->nreqs);
@@ -276,7 +277,7 @@ static void emit_sequence(struct emitter *em, const struct source *src, const st
 		pt += r->total;
 		breaks += r->broke;
 		struct req_figures f;
-		request_figures(m, k, &f);
+		request_figures_memo(m, k, &f, &memo);
 		if (r->recorded) {
 			recorded++;
 			rr += r->rec_read;

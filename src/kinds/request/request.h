@@ -303,6 +303,10 @@ struct req_figures {
 	int agrees;            /* the provider's diagnosis against ctxscope's cause: 1, 0, -1 not comparable */
 };
 void request_figures(const struct request_model *m, size_t k, struct req_figures *f);
+struct facts_memo;
+/* The same over a run of requests: the model's prices asked again only
+ * when its name changes (start the memo zeroed). */
+void request_figures_memo(const struct request_model *m, size_t k, struct req_figures *f, struct facts_memo *memo);
 /* "claude-sonnet-4-5 (A)": request k's group, for people. */
 const char *request_group_mark(const struct request_model *m, size_t k, char buf[4]);
 /* One request in a line, the record first: "recorded read 1,531, written

@@ -131,6 +131,14 @@ static bool live(const struct pred *p, const struct slot *s, const struct req_re
 	return s->req == p->prev_same[k];
 }
 
+/* The first prefix key of r's group: its model (as priced) and account. */
+static uint64_t group_seed(const struct request_model *m, const struct req_request *r)
+{
+	const char *model = request_model_name(m, r);
+	return request_hash(model, strlen(model) + 1,
+			    request_hash((const char *)&r->account, sizeof r->account, REQUEST_HASH_SEED));
+}
+
 /* Whether r is cached by explicit breakpoints: an Anthropic body, or a
  * Claude model behind another wire format (a LiteLLM log). */
 static bool explicit_cache(const struct request_model *m, const struct req_request *r)
@@ -223,7 +231,7 @@ static bool prepare(struct pred *p, const struct req_request *r)
 		p->cap = cap;
 	}
 	long t = 0;
-	uint64_t h = p->seed[r - p->m->reqs];
+	uint64_t h = p->seed ? p->seed[r - p->m->reqs] : group_seed(p->m, r);
 	const int8_t *moved = p->m->bp_override;
 	const uint8_t *gone = p->piece_out;
 	const struct req_core *c = p->m->core + r->first_unit;
@@ -598,8 +606,7 @@ static bool find_groups(struct pred *p)
 		m->groups[g].count++;
 		p->prev_same[k] = m->groups[g].count > 1 ? last[g] : -1;
 		last[g] = (long)k;
-		p->seed[k] = request_hash(model, strlen(model) + 1,
-					  request_hash((const char *)&r->account, sizeof r->account, REQUEST_HASH_SEED));
+		p->seed[k] = k && p->prev_same[k] == (long)k - 1 ? p->seed[k - 1] : group_seed(m, r);
 	}
 	cs_free(last);
 	return true;
@@ -647,7 +654,7 @@ int request_current_lints(struct source *src, struct request_model *m, struct cs
 {
 	struct pred p = { .src = src, .m = m };
 	m->nlints = m->nseq_lints;
-	int rc = make_core(m) && find_out(&p) && find_groups(&p) ? current_lints(&p) : CS_ENOMEM;
+	int rc = make_core(m) && find_out(&p) ? current_lints(&p) : CS_ENOMEM; /* the groups stand */
 	pred_fini(&p);
 	return rc == CS_OK ? CS_OK : cs_error_nomem(err);
 }

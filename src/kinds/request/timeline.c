@@ -39,11 +39,11 @@ static void groups_legend(const struct request_model *m, unsigned text_flags, st
 	sb_putc(out, '\n');
 }
 
-static void notes(const struct request_model *m, size_t i, unsigned text_flags, struct strbuf *out)
+static void notes(const struct request_model *m, size_t i, const struct req_figures *fig, unsigned text_flags,
+		  struct strbuf *out)
 {
 	const struct req_request *r = &m->reqs[i];
-	struct req_figures f;
-	request_figures(m, i, &f);
+	struct req_figures f = *fig;
 	if (r->broke && r->cause) {
 		sb_printf(out, "        cache broke vs request %ld (line %ld): ", r->compared + 1,
 			  r->compared >= 0 ? m->reqs[r->compared].line : 0L);
@@ -88,10 +88,11 @@ int request_timeline_text(const struct source *src, unsigned text_flags, struct 
 	sb_putc(out, '\n');
 	sb_puts(out, "                        | recorded                          | predicted\n");
 	sb_puts(out, "   #    line g   tokens |     read  written uncached   hit |     read  written   off\n");
+	struct facts_memo memo = { NULL, NULL };
 	for (size_t i = 0; i < m->nreqs; i++) {
 		const struct req_request *r = &m->reqs[i];
 		struct req_figures f;
-		request_figures(m, i, &f);
+		request_figures_memo(m, i, &f, &memo);
 		char a[32], b[32], c[32], d[32], e[32], g[32], mark[4], hit[8], off[12];
 		if (step_at)
 			step_at[i] = out->len;
@@ -104,7 +105,7 @@ int request_timeline_text(const struct source *src, unsigned text_flags, struct 
 			  count(a, r->total, true), count(b, r->rec_read, r->recorded), count(c, r->rec_write, r->recorded),
 			  count(d, r->rec_uncached, r->recorded), hit, count(e, r->pred_read, true),
 			  count(g, r->pred_write, true), off, i == m->current ? "   (shown)" : "");
-		notes(m, i, text_flags, out);
+		notes(m, i, &f, text_flags, out);
 	}
 	return out->failed ? cs_error_nomem(err) : CS_OK;
 }
