@@ -96,6 +96,14 @@ double request_time_of(const cJSON *v)
 	memcpy(buf, s, n + 1);
 	if (n > 10 && buf[10] == ' ') /* LiteLLM's "2026-11-28 10:00:00.123456" */
 		buf[10] = 'T';
+	char *dot = strchr(buf, '.');
+	if (dot) { /* fractions past milliseconds (Python's microseconds) dropped */
+		size_t d = 1;
+		while (dot[d] >= '0' && dot[d] <= '9')
+			d++;
+		if (d > 4)
+			memmove(dot + 4, dot + d, strlen(dot + d) + 1);
+	}
 	long long ms;
 	return iso_time_parse(buf, &ms) ? (double)ms / 1000.0 : -1;
 }

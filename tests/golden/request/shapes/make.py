@@ -77,7 +77,7 @@ def capture_line(t, url, body, response):
             "logged_at": "2026-11-28T10:%02d:%02d.000Z" % (int(t - 1764324000) // 60, int(t - 1764324000) % 60)}
 
 def write_capture():
-    t0 = 1764324000.125  # 2026-11-28T10:00:00Z
+    t0 = 1764324000.125  # 2025-11-28T10:00:00Z (logged_at, a year on, is not read: request.timestamp wins)
     lines, written = [], 0
     for k in range(5):
         t = t0 + k * 60
