@@ -14,6 +14,7 @@ extern const struct kind_ops ledger_kind;
 extern const struct kind_ops memory_kind;
 extern const struct kind_ops anthropic_kind;
 extern const struct kind_ops openai_kind;
+extern const struct kind_ops capture_kind, litellm_kind, openai_batch_kind, anthropic_batch_kind, har_kind;
 extern const struct kind_ops claude_code_kind;
 
 const struct kind_ops *const kind_table[] = {
@@ -22,6 +23,11 @@ const struct kind_ops *const kind_table[] = {
 	&ledger_kind,
 	&memory_kind,
 	&claude_code_kind,
+	&har_kind,
+	&anthropic_batch_kind,
+	&openai_batch_kind,
+	&capture_kind,
+	&litellm_kind,
 	&anthropic_kind,
 	&openai_kind,
 	NULL,

@@ -139,6 +139,7 @@ int cc_assemble(struct asm_run *run, struct assembly *a, struct cs_error *err)
 		asm_fini(a);
 		return rc;
 	}
+	request_assembly_step(a, &m->req);
 	if (a->budget.used > a->budget.usable) {
 		a->over_by = a->budget.used - a->budget.usable;
 		asm_state(a, ASM_OVER_LIMIT, "the messages are %ld tokens over %s's window", a->over_by,

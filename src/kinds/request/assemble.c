@@ -134,6 +134,8 @@ int request_assemble(struct asm_run *run, struct assembly *a, struct cs_error *e
 		return rc;
 	}
 	image_tokens(a, m);
+	if (m->is_log)
+		request_assembly_step(a, m);
 	if (a->budget.used > a->budget.usable) {
 		a->over_by = a->budget.used - a->budget.usable;
 		asm_state(a, ASM_OVER_LIMIT, "the request is %ld tokens over %s's window less max_tokens", a->over_by,
