@@ -36,6 +36,8 @@ static const struct cli_flag {
 	  "the ledger does not store (system prompt, event, budget)", FLAG_GENERAL },
 	{ "format", FLAG_OWN_PARSE, true, CLI_UI, "F", "report format: text, yaml or json", FLAG_GENERAL },
 	{ "tokenizer", offsetof(struct cli, tokenizer), true, CLI_UI, "NAME|PATH", NULL, FLAG_SETTING },
+	{ "strict", offsetof(struct cli, strict), false, CLI_UI, NULL,
+	  "a malformed line in a JSONL session is an error, not\na skipped line with a warning", FLAG_GENERAL },
 	{ "raw", offsetof(struct cli, raw), false, CLI_UI, NULL,
 	  "dump: the exact bytes (refused on a terminal without --force)", FLAG_GENERAL },
 	{ "force", offsetof(struct cli, force), false, CLI_UI, NULL,

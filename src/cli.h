@@ -38,7 +38,7 @@ struct cli {
 	const char *keys;       /* --keys, with --screen */
 	const char *theme;      /* --theme NAME|PATH */
 	const char *edits;      /* --edits FILE (what-if edits to reapply) */
-	bool raw, force, no_mouse, ascii;
+	bool raw, force, no_mouse, ascii, strict;
 	bool svg;               /* --svg, with --screen: the screen as an SVG image */
 	bool follow;              /* the inspector reloads the file when it changes */
 	bool anyway;              /* dump: print a prompt the system would not send */

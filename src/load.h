@@ -18,6 +18,7 @@ struct load_args {
 	const char *kind;
 	const char *companion;
 	struct progress *progress;
+	bool strict;    /* --strict: a malformed line a kind would skip with a warning is an error */
 };
 
 /* Loads as args say. On success *out is a new source (free with

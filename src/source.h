@@ -85,6 +85,7 @@ struct settings {
 	double chars_per_token; /* the estimate's divisor, TOKENS_DEFAULT_CHARS_PER_TOKEN */
 	char tokenizer[256];    /* exact counts beside the estimate: an encoding or a .tiktoken
 	                           path; "" the OpenAI model's (auto), "off" none (tokenizer.h) */
+	bool strict;            /* --strict: a malformed line a kind would skip is an error instead */
 };
 
 #define SOURCE_EDIT_LOG 16 /* edits named in source.edit_log */

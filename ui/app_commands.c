@@ -100,13 +100,12 @@ static void save_whatif(struct app *app, const char *path, bool named, unsigned 
 	struct atomic_write_options o;
 	struct atomic_write_result res;
 	write_options(&o, named, flags);
+	o.input = vm->session.src->path; /* never replaced, by any name: refused, not asked */
 	char notes[APP_PROMPT_MAX];
 	if (!path[0])
 		vm_status(vm, true, "not saved: no file name");
 	else if (whatif_render(vm->session.src, edits, n, &out) != CS_OK || out.failed)
 		vm_status(vm, true, "not saved: out of memory");
-	else if (strcmp(path, vm->session.src->path) == 0)
-		vm_status(vm, true, "not saved: a what-if file never replaces the input itself");
 	else if (atomic_write(path, sb_str(&out), out.len, &o, &res, &err) != CS_OK) {
 		if (!ask_to_replace(app, &res, INPUT_WHATIF, path, NULL, named, flags))
 			vm_status(vm, true, "not saved: %s: %s", path, err.message);

@@ -308,7 +308,8 @@ int main(int argc, char **argv)
 	progress_init(&progress, isatty(STDERR_FILENO) ? progress_stderr : NULL, NULL);
 	struct load_stamp stamp; /* before the read: a change during it is seen by --follow */
 	load_stamp_take(cli.file, &stamp);
-	struct load_args args = { .path = cli.file, .kind = cli.kind, .companion = cli.assembly_file, .progress = &progress };
+	struct load_args args = { .path = cli.file, .kind = cli.kind, .companion = cli.assembly_file, .progress = &progress,
+				  .strict = cli.strict };
 	if (source_load_args(&args, &src, &err) != CS_OK)
 		return fail(&err);
 	if ((cli.edits && whatif_apply(src, cli.edits, &err) != CS_OK) || cli_apply(&cli, src, &err) != CS_OK) {

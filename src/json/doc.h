@@ -179,4 +179,28 @@ int json_get_array(const struct json_doc *d, const cJSON *obj, const struct jpat
 int json_get_object(const struct json_doc *d, const cJSON *obj, const struct jpath *at, const char *key,
 		    int required, const cJSON **out, struct cs_error *err);
 
+/* Token counts (usage.input_tokens and the like), read the same way by
+ * every kind. A count is a number that is a whole number from 0 up to
+ * JSON_MAX_WHOLE ("1.0" and "1e3" are counts; "-5", "1.5", "1e999", 2^64
+ * and the string "12" are not). */
+enum { JSON_COUNT_BAD = -1, JSON_COUNT_ABSENT = 0, JSON_COUNT_OK = 1 };
+
+/* v as a count: NULL with *out set, or why not ("is negative", "is not a
+ * whole number", "is too big", "is a string"...), *out untouched. */
+const char *json_count_value(const cJSON *v, long *out);
+
+/* obj[key] (case-sensitive) as a count. JSON_COUNT_OK with *out set;
+ * JSON_COUNT_ABSENT when absent or null (*out untouched: set your default
+ * first); JSON_COUNT_BAD, *out untouched, with a positioned warning in
+ * warn[0..n) (always NUL-ended; warn may be NULL):
+ *   "line 12, column 40: usage.input_tokens is -5, not a count"
+ * d (may be NULL: then no position, and the value as cJSON read it) is the
+ * parsed document whose text holds obj, at obj's path in it; first_line is
+ * the number of the text's first line in its file (a JSON Lines file's line
+ * parsed alone: its line number; a whole file: 1). The value is quoted as
+ * written in the text (a number's digits, not cJSON's double), and control
+ * bytes never reach the warning. */
+int json_get_count(const struct json_doc *d, long first_line, const cJSON *obj, const struct jpath *at,
+		   const char *key, long *out, char *warn, size_t n);
+
 #endif
