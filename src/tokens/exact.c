@@ -178,7 +178,7 @@ int exact_write(const struct assembly *a, void *ctx, struct emitter *em)
 	bool approx = tokenizer_name_approximate(x->encoding);
 	emit_map_begin(em);
 	emit_key_str(em, "encoding", x->encoding);
-	emit_key_str(em, "kind", w);
+	emit_key_str(em, "kind", x->unavailable ? "estimated" : w);
 	if (x->unavailable) {
 		emit_key_str(em, "unavailable", x->note);
 		emit_key_str(em, "counts", "the estimate (the system's own rule) only");

@@ -122,7 +122,7 @@ static void family_of(const char *id, char *fam, size_t size, double *version)
 	fam[0] = '\0';
 	for (const char *s = id; *s;) {
 		size_t n = strcspn(s, "-");
-		if (isdigit((unsigned char)*s))
+		if (isdigit((unsigned char)*s) && n < 8) /* a version, not a date */
 			*version = strtod(s, NULL);
 		else if (n && strncmp(s, "claude", 6) && n < size)
 			snprintf(fam, size, "%.*s", (int)n, s);
