@@ -552,12 +552,109 @@ int request_count_all(const struct source *src, const struct request_model *m, s
 	return CS_OK;
 }
 
-/* ---- in the report ----------------------------------------------------------- */
-
 static long recorded_prompt(const struct req_request *r)
 {
 	return r->recorded ? r->rec_uncached + r->rec_read + r->rec_write : -1;
 }
+
+/* ---- requests known by their blocks alone (Claude Code sessions) ----------- */
+
+/* Request r from its units: per message its framing, its role, each
+ * block's text as a part (images by the kind's rule); the unit that stands
+ * for what the file does not hold (message -1) and tool definitions are
+ * not counted: the record tells them (request_emit_units_counted). */
+static int count_units(struct cctx *c, const struct request_model *m, const struct req_request *r,
+		       struct req_counted *out)
+{
+	long msg = -2;
+	out->tools = out->system = out->messages = out->images = 0;
+	for (size_t u = r->first_unit; u < r->first_unit + r->nunits && c->rc == CS_OK; u++) {
+		const struct req_unit *x = &m->units[u];
+		if (x->message < 0)
+			continue;
+		if (x->message != msg) {
+			msg = x->message;
+			out->messages += c->ov->per_message + enc_str(c, x->role);
+		}
+		if (x->image)
+			out->images += x->tokens;
+		else
+			out->messages += part(c, enc(c, x->text, x->text_len));
+	}
+	out->tokens = c->rc == CS_OK ? c->ov->base + out->messages + out->images : -1;
+	snprintf(out->overheads, sizeof out->overheads, "%s", c->ov->id);
+	out->approximate = tokenizer_approximate(c->t);
+	return c->rc;
+}
+
+int request_count_units(const struct request_model *m, struct req_counted **counts, char *note, size_t note_size,
+			struct cs_error *err)
+{
+	*counts = NULL;
+	note[0] = '\0';
+	struct counting k = { .memo_cap = 1 << 16 };
+	struct cs_error why;
+	cs_error_clear(&why);
+	k.have_table = overheads_load(&k.table, NULL, &why) == CS_OK;
+	if (!k.have_table && why.code == CS_ENOMEM)
+		return cs_error_nomem(err);
+	if (!k.have_table)
+		cs_error_format(&why, note, note_size);
+	struct req_counted *c = cs_calloc(m->nreqs ? m->nreqs : 1, sizeof *c);
+	k.memo = cs_calloc(k.memo_cap, sizeof *k.memo);
+	int rc = c && k.memo ? CS_OK : cs_error_nomem(err);
+	for (size_t i = 0; rc == CS_OK && i < m->nreqs; i++) {
+		const struct req_request *r = &m->reqs[i];
+		const char *name = tokenizer_for_model(r->model);
+		bool nearest = false;
+		const struct overhead *ov = k.have_table ? overheads_for(&k.table, r->model, &nearest) : NULL;
+		struct tokenizer *t = name ? tokenizer_named(&k, name, err, &rc) : NULL;
+		c[i] = (struct req_counted){ .tokens = -1, .tokenizer = name, .nearest = nearest };
+		if (rc != CS_OK)
+			break;
+		c[i].why = !name ? "no tokenizer for this model" : !t ? "the claude encoding is missing (make deps)"
+			   : !ov ? "the model is not in ai-tokenizer's table" : r->nunits < 2 ? "its prompt is not rebuilt" : NULL;
+		if (c[i].why)
+			continue;
+		struct cctx cx = { .t = t, .ov = ov, .memo = k.memo, .memo_used = &k.memo_used, .memo_cap = k.memo_cap,
+				   .sb = STRBUF_INIT, .err = err, .rc = CS_OK };
+		rc = count_units(&cx, m, r, &c[i]);
+		sb_fini(&cx.sb);
+	}
+	for (int i = 0; i < COUNT_TOKENIZERS; i++)
+		tokenizer_close(k.toks[i].t);
+	overheads_fini(&k.table);
+	cs_free(k.memo);
+	if (rc != CS_OK) {
+		cs_free(c);
+		return rc;
+	}
+	*counts = c;
+	return CS_OK;
+}
+
+void request_emit_units_counted(struct emitter *em, const struct request_model *m, size_t k, const struct req_counted *c)
+{
+	emit_key(em, "counted");
+	emit_map_begin(em);
+	if (c[k].tokens >= 0)
+		emit_key_int(em, "tokens", c[k].tokens);
+	emit_key_str(em, "tokenizer", c[k].tokenizer ? c[k].tokenizer : "none");
+	emit_key_str(em, "kind", c[k].tokens < 0 ? "not counted" : c[k].approximate ? "approximate" : "exact");
+	if (c[k].tokens < 0) {
+		emit_key_str(em, "why", c[k].why ? c[k].why : "not counted");
+	} else {
+		emit_key_str(em, "what", "the transcript's messages (framing, roles, text, images); the system prompt, "
+					 "tools and reminders are not in the file");
+		emit_key_str(em, "overheads", c[k].overheads);
+		long rec = recorded_prompt(&m->reqs[k]);
+		if (rec > 0) /* the record calibrates what the file does not hold */
+			emit_key_int(em, "not_in_transcript", rec - c[k].tokens);
+	}
+	emit_map_end(em);
+}
+
+/* ---- in the report ----------------------------------------------------------- */
 
 void request_emit_counted(struct emitter *em, const struct req_counted *c)
 {

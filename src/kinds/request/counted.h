@@ -54,6 +54,15 @@ struct req_counted {
 int request_count_all(const struct source *src, const struct request_model *m, struct req_counted **counts,
 		      char *note, size_t note_size, struct cs_error *err);
 
+/* The same for requests known by their blocks alone (a Claude Code
+ * session's units: no tools, no system prompt in the file): each replayed
+ * request's messages counted from its units; the part the file does not
+ * hold is left to the record (request_emit_units_counted: recorded less
+ * counted). */
+int request_count_units(const struct request_model *m, struct req_counted **counts, char *note, size_t note_size,
+			struct cs_error *err);
+void request_emit_units_counted(struct emitter *em, const struct request_model *m, size_t k, const struct req_counted *c);
+
 /* The body (an Anthropic, OpenAI Chat or Responses request; provider enum
  * req_provider) counted with t and row ov into *c (images: image_tokens,
  * the kind's figure for its image blocks, added as they are). CS_OK,
