@@ -748,7 +748,9 @@ void request_counted_words(struct strbuf *out, const struct request_model *m, si
 	long rec = recorded_prompt(&m->reqs[k]);
 	sb_printf(out, "; %s%s counted (%s)", c[k].approximate ? "\u2248" : "", fmt_thousands(t, c[k].tokens),
 		  c[k].tokenizer);
-	if (rec > 0) {
+	if (rec > 0 && c[k].tokens == rec) {
+		sb_printf(out, ", equal to recorded");
+	} else if (rec > 0) {
 		double p = distance(c[k].tokens, rec);
 		sb_printf(out, ", %.1f%% %s recorded %s", fabs(p), p < 0 ? "under" : "over", fmt_thousands(t, rec));
 	}
