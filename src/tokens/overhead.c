@@ -72,6 +72,8 @@ int overheads_load(struct overheads *t, const char *path, struct cs_error *err)
 	cs_free(buf);
 	if (rc == CS_OK && !t->n)
 		rc = bad(t, line, "no model", err);
+	if (rc != CS_OK)
+		overheads_fini(t);
 	return rc;
 }
 
