@@ -340,6 +340,8 @@ int cc_report_extra(const struct source *src, const struct assembly *a, struct e
 		return CS_ENOMEM;
 	emit_session(em, m);
 	emit_sequence(em, m, counts);
+	if (counts)
+		request_emit_units_summary(em, &m->req, counts, note);
 	cs_free(counts);
 	request_emit_whatif(em, src, &m->req);
 	int rc = emit_tools(em, m);

@@ -654,6 +654,40 @@ void request_emit_units_counted(struct emitter *em, const struct request_model *
 	emit_map_end(em);
 }
 
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+	return (x > y) - (x < y);
+}
+
+void request_emit_units_summary(struct emitter *em, const struct request_model *m, const struct req_counted *c,
+				const char *note)
+{
+	long *gap = cs_calloc(m->nreqs ? m->nreqs : 1, sizeof *gap);
+	size_t n = 0;
+	for (size_t k = 0; gap && k < m->nreqs; k++) {
+		long rec = recorded_prompt(&m->reqs[k]);
+		if (c[k].tokens >= 0 && rec > 0)
+			gap[n++] = rec - c[k].tokens;
+	}
+	emit_key(em, "counted_not_in_transcript");
+	emit_map_begin(em);
+	if (note && note[0])
+		emit_key_str(em, "note", note);
+	emit_key_int(em, "requests", (long long)n);
+	if (n) {
+		qsort(gap, n, sizeof *gap, cmp_long);
+		emit_key_int(em, "median", gap[n / 2]);
+		emit_key_int(em, "least", gap[0]);
+		emit_key_int(em, "most", gap[n - 1]);
+		emit_key_str(em, "what", "recorded prompt less the transcript counted (approximate): the system prompt, tools "
+					 "and reminders the file does not hold; steady from request to request unless a "
+					 "reminder is added, a negative one is a counting error");
+	}
+	emit_map_end(em);
+	cs_free(gap);
+}
+
 /* ---- in the report ----------------------------------------------------------- */
 
 void request_emit_counted(struct emitter *em, const struct req_counted *c)

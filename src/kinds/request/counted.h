@@ -62,6 +62,10 @@ int request_count_all(const struct source *src, const struct request_model *m, s
 int request_count_units(const struct request_model *m, struct req_counted **counts, char *note, size_t note_size,
 			struct cs_error *err);
 void request_emit_units_counted(struct emitter *em, const struct request_model *m, size_t k, const struct req_counted *c);
+/* Over the session: what the record says the file does not hold, by the
+ * count (median, least, most); note: why nothing was counted, or NULL. */
+void request_emit_units_summary(struct emitter *em, const struct request_model *m, const struct req_counted *c,
+				const char *note);
 
 /* The body (an Anthropic, OpenAI Chat or Responses request; provider enum
  * req_provider) counted with t and row ov into *c (images: image_tokens,
