@@ -314,9 +314,10 @@ void cli_usage(struct strbuf *out)
 		"                                    keeps FILE.bak; --output - prints instead\n"
 		"  ctxscope --screen WxH [--keys \"j j Space\"] FILE\n"
 		"                                    run the inspector on a virtual screen, print it\n"
-		"  ctxscope count [--tokenizer NAME|PATH] [--format text|json] FILE...\n"
-		"                                    exact token counts (o200k_base, cl100k_base or a\n"
-		"                                    .tiktoken file) beside the estimate\n"
+		"  ctxscope count [--tokenizer NAME|PATH] [--format text|json] FILE...|-\n"
+		"                                    token counts beside the estimate: exact (o200k_base,\n"
+		"                                    cl100k_base or a .tiktoken file) or approximate\n"
+		"                                    (claude, marked \u2248); - reads standard input\n"
 		"\n"
 		"options:\n");
 	flag_help_lines(FLAG_GENERAL, out);
