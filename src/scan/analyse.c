@@ -28,6 +28,7 @@ struct mstate {
 	size_t n;
 	long prev;        /* the last request of this model (index), -1 none */
 	long first_read;  /* the first request's cache read: what the file does not hold, at least */
+	int ttl;          /* of its last write */
 };
 
 struct an {
@@ -51,6 +52,7 @@ static struct mstate *state(struct an *a, const char *model, bool side)
 	s->side = side;
 	s->prev = -1;
 	s->first_read = -1;
+	s->ttl = TTL_5M;
 	return s;
 }
 
@@ -108,15 +110,12 @@ static int break_cause(const struct an *a, const struct mstate *s, const struct 
 	return SC_EDIT;
 }
 
-/* Entries past their TTL at time t settled; the largest extent they had into *dead. */
-static void expire(struct an *a, struct mstate *s, double t, long number, long *dead)
+/* Entries past their TTL at time t settled. */
+static void expire(struct an *a, struct mstate *s, double t, long number)
 {
-	*dead = 0;
 	for (size_t i = 0; i < s->n;) {
 		struct entry *e = &s->e[i];
 		if (t - e->last > e->ttl) {
-			if (e->end > *dead)
-				*dead = e->end;
 			settle(a, e, SC_TTL, number);
 			drop(s, i);
 		} else {
@@ -130,26 +129,25 @@ static int ttl_of(const struct scan_req *r)
 	return r->cache_write_1h >= 0 && r->cache_write_1h * 2 >= r->cache_write && r->cache_write > 0 ? TTL_1H : TTL_5M;
 }
 
-/* What r lost against the cache of its model (or, new to the model, of the
- * model before it). */
-static void losses(struct an *a, struct mstate *s, struct scan_req *r, long dead)
+/* What r lost against the cache of its model: what the request before it
+ * of that model left cached (its read + write: Claude Code's last
+ * breakpoint is the end of the prompt), up to r's own prompt's size; or,
+ * new to the model, against the model before it. */
+static void losses(struct an *a, struct mstate *s, struct scan_req *r)
 {
-	long R = r->cache_read, P = r->in + r->cache_read + r->cache_write, live = 0;
-	for (size_t i = 0; i < s->n; i++)
-		if (s->e[i].end > live)
-			live = s->e[i].end;
+	long R = r->cache_read, P = r->in + r->cache_read + r->cache_write;
 	if (s->prev >= 0) {
 		const struct scan_req *p = &a->f->reqs[s->prev];
-		long can = live < P ? live : P, could = dead < P ? dead : P;
-		if (live > 0 && R < can) {
-			r->lost = can - R;
-			r->lost_cause = break_cause(a, s, r, s->prev);
-			r->other = p->number;
-		} else if (could > R && could > live) {
-			r->lost = could - (R > live ? R : live);
+		long held = p->cache_read + p->cache_write, can = held < P ? held : P;
+		if (R >= can)
+			return;
+		r->lost = can - R;
+		r->other = p->number;
+		if (r->time - p->time > s->ttl) {
 			r->lost_cause = SC_TTL;
-			r->other = p->number;
 			r->gap = r->time - p->time;
+		} else {
+			r->lost_cause = break_cause(a, s, r, s->prev);
 		}
 		return;
 	}
@@ -183,7 +181,11 @@ static void reads(struct mstate *s, const struct scan_req *r)
 				drop(s, i);
 				continue;
 			}
-		} else if (P > e->start && !e->broken) {
+			if (R < e->end && P > R && r->lost_cause && !e->broken) { /* read in part: the rest lost to r's break */
+				e->broken = r->lost_cause;
+				e->broken_by = r->number;
+			}
+		} else if ((P > e->start || r->lost_cause) && !e->broken) {
 			e->broken = r->lost_cause ? r->lost_cause : SC_EDIT;
 			e->broken_by = r->number;
 		}
@@ -197,9 +199,8 @@ static void step(struct an *a, size_t i)
 	struct mstate *s = state(a, r->model, r->sidechain);
 	if (!s)
 		return;
-	long dead;
-	expire(a, s, r->time, r->number, &dead);
-	losses(a, s, r, dead);
+	expire(a, s, r->time, r->number);
+	losses(a, s, r);
 	reads(s, r);
 	if (r->cache_write > 0) {
 		if (s->n == SCAN_ENTRIES) {
@@ -209,6 +210,7 @@ static void step(struct an *a, size_t i)
 		s->e[s->n++] = (struct entry){ .start = r->cache_read, .end = r->cache_read + r->cache_write,
 					       .written = r->cache_write, .last = r->time, .ttl = ttl_of(r),
 					       .writer = i };
+		s->ttl = ttl_of(r);
 	}
 	if (s->first_read < 0)
 		s->first_read = r->cache_read;

@@ -12,9 +12,10 @@
 #include <string.h>
 #include <time.h>
 
-#define TEXT_NAME 44 /* columns of a session's name in the text table */
+#define TEXT_NAME 40    /* columns of a session's name in the text table */
+#define TEXT_SESSION 13 /* of which the session id's start (a UUID's first 8 tell them apart) */
 
-static void iso(double t, char buf[48])
+static void iso(double t, char buf[96])
 {
 	if (t <= 0) {
 		buf[0] = '\0';
@@ -26,7 +27,7 @@ static void iso(double t, char buf[48])
 	int ms = (int)((t - (double)s) * 1000.0 + 0.5);
 	if (ms > 999)
 		ms = 999;
-	snprintf(buf, 48, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+	snprintf(buf, 96, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
 		 tm.tm_min, tm.tm_sec, ms);
 }
 
@@ -71,7 +72,7 @@ static void money(struct strbuf *o, double v)
 
 static void json_session(struct strbuf *o, const struct scan_session *s, bool total)
 {
-	char a[48], b[48];
+	char a[96], b[96];
 	iso(s->first, a);
 	iso(s->last, b);
 	sb_putc(o, '{');
@@ -189,7 +190,7 @@ void scan_write_csv_header(bool per_request, struct strbuf *out)
 
 static void csv_session(struct strbuf *o, const struct scan_session *s)
 {
-	char a[48], b[48];
+	char a[96], b[96];
 	iso(s->first, a);
 	iso(s->last, b);
 	csv_str(o, s->project);
@@ -212,7 +213,7 @@ static void csv_session(struct strbuf *o, const struct scan_session *s)
 void scan_write_request(enum scan_format f, const struct scan_session *s, const char *file, const struct scan_req *r,
 			struct strbuf *o)
 {
-	char t[48];
+	char t[96];
 	iso(r->time, t);
 	if (f == SCAN_CSV) {
 		csv_str(o, s->project);
@@ -268,24 +269,41 @@ static void tokens(struct strbuf *o, long long v, int width)
 	sb_printf(o, "%*s", width, buf);
 }
 
-static void name(struct strbuf *o, const struct scan_session *s, bool ascii)
+/* At most `cols` columns of s, sanitized, its end kept when from_end (a "…" where cut). */
+static size_t fit(struct strbuf *o, const char *s, size_t cols, bool from_end, bool ascii)
 {
-	struct strbuf raw = STRBUF_INIT, clean = STRBUF_INIT;
-	sb_printf(&raw, "%s%s%s", s->project, s->session[0] ? "/" : "", s->session);
-	utf8_sanitize(&clean, sb_str(&raw), raw.len, ascii ? UTF8_ASCII : 0);
+	struct strbuf clean = STRBUF_INIT;
+	utf8_sanitize(&clean, s, strlen(s), ascii ? UTF8_ASCII : 0);
 	const char *t = sb_str(&clean);
-	size_t cols = utf8_columns(t, clean.len);
-	if (cols > TEXT_NAME) { /* keep the end: the session id tells them apart */
-		size_t got, cut = utf8_prefix_for_columns(t, clean.len, cols - (TEXT_NAME - 1), &got);
+	size_t have = utf8_columns(t, clean.len), got;
+	if (have <= cols) {
+		sb_append(o, t, clean.len);
+	} else if (from_end) {
+		size_t cut = utf8_prefix_for_columns(t, clean.len, have - (cols - 1), &got);
 		sb_puts(o, ascii ? "~" : "…");
 		sb_append(o, t + cut, clean.len - cut);
-		cols = TEXT_NAME;
+		have = cols;
 	} else {
-		sb_append(o, t, clean.len);
+		size_t keep = utf8_prefix_for_columns(t, clean.len, cols - 1, &got);
+		sb_append(o, t, keep);
+		sb_puts(o, ascii ? "~" : "…");
+		have = got + 1;
 	}
-	sb_printf(o, "%*s", (int)(TEXT_NAME - cols), "");
-	sb_fini(&raw);
 	sb_fini(&clean);
+	return have;
+}
+
+static void name(struct strbuf *o, const struct scan_session *s, bool ascii)
+{
+	size_t cols;
+	if (!s->session[0]) {
+		cols = fit(o, s->project, TEXT_NAME, false, ascii);
+	} else {
+		cols = fit(o, s->project, TEXT_NAME - TEXT_SESSION - 1, true, ascii);
+		sb_putc(o, '/');
+		cols += 1 + fit(o, s->session, TEXT_SESSION, false, ascii);
+	}
+	sb_printf(o, "%*s", (int)(TEXT_NAME > cols ? TEXT_NAME - cols : 0), "");
 }
 
 static void text_row(struct strbuf *o, const struct scan_session *s, bool ascii)
@@ -318,8 +336,10 @@ static void text_why(struct strbuf *o, const struct scan_session *s, bool ascii)
 		struct strbuf clean = STRBUF_INIT;
 		b = b ? b + 1 : s->worst_path;
 		utf8_sanitize(&clean, b, strlen(b), ascii ? UTF8_ASCII : 0);
-		sb_printf(o, "%sworst: request %ld (%s line %ld), %ld tokens %s", ascii ? "; " : " · ", s->worst_number,
-			  sb_str(&clean), s->worst_line, s->worst_waste, s->worst_unread ? "unread" : "lost");
+		char w[32];
+		sb_printf(o, "%sworst: request %ld (%s line %ld), %s tokens, mostly %s", ascii ? "; " : " · ",
+			  s->worst_number, sb_str(&clean), s->worst_line, fmt_thousands(w, s->worst_waste),
+			  s->worst_unread ? "unread" : "lost reads");
 		sb_fini(&clean);
 	}
 	sb_putc(o, '\n');
