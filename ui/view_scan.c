@@ -100,9 +100,12 @@ static bool open_row(struct app *app, const struct scan_session *s)
 	vm->ascii = app->ascii;
 	load_stamp_take(path, &app->stamp);
 	if (at)
-		vm_status(vm, false, "request %ld, the worst of %s/%s: %ld tokens %s (%s); Esc: back to the scan",
-			  s->worst_number, s->project, s->session, s->worst_waste, s->worst_unread ? "written, never read" : "of reads lost",
+	{
+		char w[32];
+		vm_status(vm, false, "Esc: back to the scan · its worst request, %ld: %s tokens %s (%s)", s->worst_number,
+			  fmt_thousands(w, s->worst_waste), s->worst_unread ? "written, never read" : "of reads lost",
 			  scan_cause_words(s->worst_cause));
+	}
 	else
 		vm_status(vm, false, "%s/%s; Esc: back to the scan", s->project, s->session);
 	return true;
@@ -173,6 +176,11 @@ static unsigned base_key(struct app *app, int key, int act)
 	return VIEW_HANDLED | VIEW_REDRAW | VIEW_RELAYOUT;
 }
 
+static void base_draw(struct frame *f)
+{
+	(void)f; /* the list below is the picture; this view only listens for Esc */
+}
+
 static void base_close(struct app *app)
 {
 	struct scan_base_state *bs = app_view_state(app, &view_scan_base);
@@ -185,6 +193,7 @@ const struct view_ops view_scan_base = {
 	.state_size = sizeof(struct scan_base_state),
 	.close = base_close,
 	.key = base_key,
+	.draw = base_draw,
 };
 
 bool app_scan_start(struct app *app, struct scan_result *res)
