@@ -165,8 +165,8 @@ static void losses(struct an *a, struct mstate *s, struct scan_req *r)
 	}
 }
 
-/* r's reads over the live entries: each reached is read (and refreshed);
- * one it could have read and did not is broken by r's cause. */
+/* r's reads over the entries: each reached is read (and refreshed); one
+ * alive that it could have read and did not is broken by r's cause. */
 static void reads(struct mstate *s, const struct scan_req *r)
 {
 	long R = r->cache_read, P = r->in + r->cache_read + r->cache_write;
@@ -185,6 +185,8 @@ static void reads(struct mstate *s, const struct scan_req *r)
 				e->broken = r->lost_cause;
 				e->broken_by = r->number;
 			}
+		} else if (r->time - e->last > e->ttl) {
+			/* past its TTL and not read: expire() settles it */
 		} else if ((P > e->start || r->lost_cause) && !e->broken) {
 			e->broken = r->lost_cause ? r->lost_cause : SC_EDIT;
 			e->broken_by = r->number;
@@ -199,9 +201,9 @@ static void step(struct an *a, size_t i)
 	struct mstate *s = state(a, r->model, r->sidechain);
 	if (!s)
 		return;
-	expire(a, s, r->time, r->number);
 	losses(a, s, r);
-	reads(s, r);
+	reads(s, r); /* first: an entry the record says was read was there, whatever the TTL rule says */
+	expire(a, s, r->time, r->number);
 	if (r->cache_write > 0) {
 		if (s->n == SCAN_ENTRIES) {
 			settle(a, &s->e[0], SC_END, 0);

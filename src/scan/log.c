@@ -10,7 +10,12 @@
 #include "load.h"
 #include "source.h"
 
+#include <pthread.h>
 #include <string.h>
+
+/* The loaders were written for one file at a time (allocator and parser
+ * hooks, caches): a log is loaded by one worker at a time. */
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The sequence's cause, in words (sequence.c), as one of the scan's. */
 static int cause_of(const char *why)
@@ -56,9 +61,12 @@ int scan_read_log(const struct scan_input *in, struct scan_file *f, double now)
 	struct source *src = NULL;
 	struct cs_error err;
 	cs_error_clear(&err);
+	pthread_mutex_lock(&log_lock);
 	int rc = source_load(in->path, NULL, &src, &err);
-	if (rc == CS_ENOMEM)
+	if (rc == CS_ENOMEM) {
+		pthread_mutex_unlock(&log_lock);
 		return CS_ENOMEM;
+	}
 	if (rc != CS_OK || (src->kind != &anthropic_kind && src->kind != &openai_kind) ||
 	    !((struct request_model *)src->model)->is_log) {
 		f->skip_reason = rc != CS_OK ? arena_printf(&f->arena, "not a Claude Code session, request log or capture "
@@ -66,6 +74,7 @@ int scan_read_log(const struct scan_input *in, struct scan_file *f, double now)
 					     : arena_printf(&f->arena, "a %s, not a session, request log or capture",
 							    src->kind->title);
 		source_free(src);
+		pthread_mutex_unlock(&log_lock);
 		return f->skip_reason ? CS_OK : CS_ENOMEM;
 	}
 	const struct request_model *m = src->model;
@@ -82,16 +91,19 @@ int scan_read_log(const struct scan_input *in, struct scan_file *f, double now)
 		struct scan_req *q = scan_file_add(f);
 		if (!q) {
 			source_free(src);
+			pthread_mutex_unlock(&log_lock);
 			return CS_ENOMEM;
 		}
 		take_request(f, q, m, k);
 		q->model = arena_strdup(&f->arena, q->model);
 		if (!q->model) {
 			source_free(src);
+			pthread_mutex_unlock(&log_lock);
 			return CS_ENOMEM;
 		}
 	}
 	source_free(src);
+	pthread_mutex_unlock(&log_lock);
 	if (!f->project || !f->session)
 		return CS_ENOMEM;
 	rc = scan_analyse(f, NULL, now);
