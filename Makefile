@@ -268,7 +268,7 @@ $(FAULT_BIN): $(ASN)/tests/faults/test_faults.o $(ASN)/faults/libyaml-faults.o $
 #   make fuzz FUZZ_RUNS=1000000     each harness for a million executions
 FUZZ_CC     ?= clang
 FUZZ_KINDS  := manifest loom ledger memory anthropic openai claude-code
-FUZZ_OTHERS := sanitize json save
+FUZZ_OTHERS := sanitize json save scan
 FUZZ_RUNS   ?= 200000
 FUZZ_SECONDS ?= 0
 FZ := $(BUILD)/fuzz
