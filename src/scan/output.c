@@ -13,6 +13,7 @@
 #include <time.h>
 
 #define TEXT_NAME 40    /* columns of a session's name in the text table */
+#define TEXT_SKIPS 20   /* skipped files the text table lists (json: all) */
 #define TEXT_SESSION 13 /* of which the session id's start (a UUID's first 8 tell them apart) */
 
 static void iso(double t, char buf[96])
@@ -370,8 +371,14 @@ static void write_text(const struct scan_result *r, size_t top, bool ascii, stru
 		sb_printf(o, "(%s requests of models without a price in the table are not in the cost)\n",
 			  fmt_thousands(d, r->total.unpriced));
 	if (r->nskipped) {
-		sb_printf(o, "\nskipped (%zu):\n", r->nskipped);
-		for (size_t i = 0; i < r->nskipped; i++) {
+		size_t shown = r->nskipped < TEXT_SKIPS ? r->nskipped : TEXT_SKIPS;
+		sb_printf(o, "\nskipped or read in part: %zu file%s, %lld malformed line%s\n", r->nskipped,
+			  r->nskipped == 1 ? "" : "s", r->skipped_lines, r->skipped_lines == 1 ? "" : "s");
+		for (size_t k = 0, i = 0, listed = 0; k < 2 * r->nskipped && listed < shown; k++) {
+			i = k % r->nskipped;
+			if (r->skipped[i].whole != (k < r->nskipped))
+				continue; /* files not read at all first, then those read in part */
+			listed++;
 			struct strbuf clean = STRBUF_INIT;
 			utf8_sanitize(&clean, r->skipped[i].path, strlen(r->skipped[i].path), ascii ? UTF8_ASCII : 0);
 			sb_puts(&clean, ": ");
@@ -379,6 +386,8 @@ static void write_text(const struct scan_result *r, size_t top, bool ascii, stru
 			sb_printf(o, "  %s\n", sb_str(&clean));
 			sb_fini(&clean);
 		}
+		if (shown < r->nskipped)
+			sb_printf(o, "  (%zu more: --format json lists them all)\n", r->nskipped - shown);
 	}
 }
 
