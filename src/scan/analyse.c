@@ -4,6 +4,8 @@
  * each with a cache per model; an entry is one request's write. */
 #include "scan/scan_priv.h"
 
+#include "kinds/request/request.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -29,6 +31,7 @@ struct mstate {
 	long prev;        /* the last request of this model (index), -1 none */
 	long first_read;  /* the first request's cache read: what the file does not hold, at least */
 	int ttl;          /* of its last write */
+	long min_prefix;  /* the model's cache minimum: a shorter prompt caches nothing, so loses nothing */
 };
 
 struct an {
@@ -53,6 +56,8 @@ static struct mstate *state(struct an *a, const char *model, bool side)
 	s->prev = -1;
 	s->first_read = -1;
 	s->ttl = TTL_5M;
+	bool known;
+	s->min_prefix = request_model_facts(REQ_ANTHROPIC, model, &known)->min_prefix;
 	return s;
 }
 
@@ -139,7 +144,7 @@ static void losses(struct an *a, struct mstate *s, struct scan_req *r)
 	if (s->prev >= 0) {
 		const struct scan_req *p = &a->f->reqs[s->prev];
 		long held = p->cache_read + p->cache_write, can = held < P ? held : P;
-		if (R >= can)
+		if (R >= can || can < s->min_prefix)
 			return;
 		r->lost = can - R;
 		r->other = p->number;
@@ -158,7 +163,8 @@ static void losses(struct an *a, struct mstate *s, struct scan_req *r)
 	long held = q->cache_read + q->cache_write, can = held < P ? held : P;
 	/* a request of another model carrying most of the conversation: the
 	 * model was switched (a small one beside it, a title or a quota check, is not) */
-	if (strcmp(q->model, r->model) && r->time - q->time <= ttl_of(q) && P * 2 >= held && R < can) {
+	if (strcmp(q->model, r->model) && r->time - q->time <= ttl_of(q) && P * 2 >= held && R < can &&
+	    can >= s->min_prefix) {
 		r->lost = can - R;
 		r->lost_cause = SC_MODEL;
 		r->other = q->number;

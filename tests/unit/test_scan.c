@@ -136,12 +136,29 @@ static void test_fork_is_an_edit(void **state)
 	scan_file_fini(&f);
 }
 
+/* A prompt under the model's cache minimum caches nothing, so loses nothing. */
+static void test_under_the_minimum(void **state)
+{
+	(void)state;
+	struct scan_file f;
+	memset(&f, 0, sizeof f);
+	req(&f, 1000, 0, 900, false)->model = "claude-haiku-4-5"; /* Haiku 4.5: 4,096 */
+	req(&f, 1010, 0, 800, false)->model = "claude-haiku-4-5";
+	req(&f, 1020, 0, 5000, false);                            /* Sonnet 4.5: 1,024 */
+	req(&f, 1030, 0, 5100, false);
+	assert_int_equal(scan_analyse(&f, NULL, 1e9), CS_OK);
+	assert_int_equal(f.reqs[1].lost, 0);
+	assert_int_equal(f.reqs[3].lost, 5000); /* what the one before left cached */
+	scan_file_fini(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_line_fields),
 		cmocka_unit_test(test_ttl_from_the_record),
 		cmocka_unit_test(test_fork_is_an_edit),
+		cmocka_unit_test(test_under_the_minimum),
 	};
 	return cmocka_run_group_tests_name("scan", tests, NULL, NULL);
 }
