@@ -121,7 +121,7 @@ static int write_all(const struct strbuf *out)
 }
 
 /* The table in the inspector, opened on the worst session. */
-static int inspect(struct scan_result *res, bool ascii)
+static int inspect(struct scan_result *res, bool ascii, enum scan_sort sort)
 {
 	if (!res->nsessions) {
 		struct strbuf out = STRBUF_INIT;
@@ -151,7 +151,7 @@ static int inspect(struct scan_result *res, bool ascii)
 			theme_default(&t);
 		app_set_theme(&app, &t);
 		app.theme_changed = false;
-		rc = app_scan_start(&app, res) ? term_run(&app, &err) : cs_error_nomem(&err);
+		rc = app_scan_start(&app, res, (int)sort) ? term_run(&app, &err) : cs_error_nomem(&err);
 	} else {
 		scan_result_fini(res);
 	}
@@ -197,7 +197,7 @@ int scan_main(int argc, char **argv, bool utf8, bool folder_only)
 		fprintf(stderr, "ctxscope: scan interrupted: what %ld of %ld files held\n", res.files_read, res.files);
 	if (inspector && !res.interrupted && tty) {
 		sb_fini(&ro.buf);
-		return inspect(&res, ascii);
+		return inspect(&res, ascii, c.sort);
 	}
 	if (c.per_request) {
 		flush_rows(&ro);

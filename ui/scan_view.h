@@ -8,9 +8,9 @@
 struct app;
 struct scan_result;
 
-/* Opens the table over the inspector; takes res (also on failure). false:
- * the view stack is full. */
-bool app_scan_start(struct app *app, struct scan_result *res);
+/* Opens the table over the inspector; takes res (also on failure), sorted
+ * by sort (enum scan_sort). false: the view stack is full. */
+bool app_scan_start(struct app *app, struct scan_result *res, int sort);
 
 /* `ctxscope scan ARGS` (argv[0] "scan"); `ctxscope FOLDER` comes here with
  * folder_only (the inspector on the table). Returns the exit status. */

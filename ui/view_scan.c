@@ -24,6 +24,7 @@ struct scan_base_state {
 	struct scan_result res;   /* owned */
 	bool ascii;
 	size_t at;                /* the row under the cursor, kept while a session is open */
+	enum scan_sort sort;      /* s cycles it */
 };
 
 struct scan_view_state {
@@ -60,8 +61,10 @@ static void draw_scan(struct frame *f)
 	struct scan_view_state *vs = app_view_state(f->app, &view_scan);
 	const struct scan_base_state *bs = app_view_state(f->app, &view_scan_base);
 	char title[160];
-	snprintf(title, sizeof title, " scan: %zu sessions, worst waste first  [Enter: open at the worst request]",
-		 bs->res.nsessions);
+	static const char *const by[] = { "worst waste first", "highest cost first", "most requests first",
+					   "best hit rate first", "latest first", "most tokens first", "by name" };
+	snprintf(title, sizeof title, " scan: %zu sessions, %s  [Enter: open at the worst request]",
+		 bs->res.nsessions, by[bs->sort]);
 	size_t mark = bs->res.nsessions ? vs->first_row_line + 2 * bs->at : SIZE_MAX;
 	app_draw_page_at(f, title, &vs->text, &vs->sc, view_scan.hints, mark);
 }
@@ -125,6 +128,16 @@ static unsigned scan_key(struct app *app, int key, int act)
 		app_view_remove(app, &view_scan);
 		return VIEW_HANDLED | VIEW_REDRAW | VIEW_RELAYOUT;
 	}
+	if (act == ACT_SORT && n) {
+		static const char *const names[] = { "waste", "cost", "requests", "hit rate", "last activity", "tokens",
+						     "name" };
+		bs->sort = (enum scan_sort)((bs->sort + 1) % (SORT_NAME + 1));
+		scan_sort(&bs->res, bs->sort);
+		bs->at = 0;
+		build(app);
+		vm_status(&app->vm, false, "sorted by %s (s: the next key)", names[bs->sort]);
+		return VIEW_HANDLED | VIEW_REDRAW;
+	}
 	if (act == ACT_HELP || act == ACT_BACK)
 		return VIEW_HANDLED; /* the table is the bottom of this stack: q quits */
 	struct scroll_motion m;
@@ -163,7 +176,7 @@ const struct view_ops view_scan = {
 	.key = scan_key,
 	.draw = draw_scan,
 	.mouse = scan_mouse,
-	.hints = " j/k move  Enter open at the worst request  PgUp/PgDn page  q quit",
+	.hints = " j/k move  Enter open at the worst request  s sort  PgUp/PgDn page  q quit",
 };
 
 /* Esc on a session's list with nothing open: back to the table. */
@@ -196,7 +209,7 @@ const struct view_ops view_scan_base = {
 	.draw = base_draw,
 };
 
-bool app_scan_start(struct app *app, struct scan_result *res)
+bool app_scan_start(struct app *app, struct scan_result *res, int sort)
 {
 	size_t at = app->nviews; /* above the list and its detail, under what opens later */
 	if (!app_view_insert(app, at, &view_scan_base)) {
@@ -206,6 +219,7 @@ bool app_scan_start(struct app *app, struct scan_result *res)
 	struct scan_base_state *bs = app_view_state(app, &view_scan_base);
 	bs->res = *res;
 	bs->ascii = app->ascii;
+	bs->sort = sort >= 0 && sort <= SORT_NAME ? (enum scan_sort)sort : SORT_WASTE;
 	memset(res, 0, sizeof *res);
 	return app_view_push(app, &view_scan);
 }

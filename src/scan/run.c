@@ -206,10 +206,7 @@ static int take(struct run *R, size_t i)
 	}
 	if (R->o->project && !strstr(f->project, R->o->project))
 		return CS_OK;
-	struct scan_session *s = row_of(R, f, path);
-	if (!s)
-		return CS_ENOMEM;
-	s->files++;
+	struct scan_session *s = NULL; /* made at the file's first request counted: no empty rows */
 	bool nomem = false;
 	for (size_t k = 0; k < f->nreqs && !nomem; k++) {
 		const struct scan_req *r = &f->reqs[k];
@@ -218,6 +215,11 @@ static int take(struct run *R, size_t i)
 		if (!first_time_seen(R, r, &nomem)) {
 			res->duplicates++;
 			continue;
+		}
+		if (!s) {
+			if (!(s = row_of(R, f, path)))
+				return CS_ENOMEM;
+			s->files++;
 		}
 		res->requests++;
 		add_request(s, r, path);
