@@ -80,22 +80,29 @@ static int by_first(const void *a, const void *b)
 	double tx = x->first ? x->first : 1e18, ty = y->first ? y->first : 1e18;
 	if (tx != ty)
 		return tx < ty ? -1 : 1;
+	if (x->mtime != y->mtime) /* a resumed session's file repeats the first lines of one written before it */
+		return x->mtime < y->mtime ? -1 : 1;
 	return strcmp(x->path, y->path);
 }
 
-static struct scan_session *row_of(struct run *R, const struct scan_file *f, const char *path)
+/* The row of project/session (made when new). main: path is the session's
+ * own file (not a subagent's, not another session's that repeats it), the
+ * path the row keeps over one it was made with. */
+static struct scan_session *row_of(struct run *R, const char *project, const char *session, const char *path, bool main,
+				   const char *kind)
 {
 	struct scan_result *res = R->res;
-	uint64_t h = scan_hash(f->project, strlen(f->project), 7);
-	h = scan_hash(f->session, strlen(f->session), h);
+	uint64_t h = scan_hash(project, strlen(project), 7);
+	h = scan_hash(session, strlen(session), h);
 	uint32_t k = u64map_get(&R->rows, h);
 	if (k != UINT32_MAX) {
 		struct scan_session *s = &res->sessions[k];
-		if (!f->agent && s->files && strstr(s->path, "/agent-")) { /* the main file, when it comes */
+		if (main && !s->path_main) {
 			char *p = cs_strdup(path);
 			if (p) {
 				cs_free(s->path);
 				s->path = p;
+				s->path_main = true;
 			}
 		}
 		return s;
@@ -110,10 +117,11 @@ static struct scan_session *row_of(struct run *R, const struct scan_file *f, con
 	}
 	struct scan_session *s = &res->sessions[res->nsessions];
 	memset(s, 0, sizeof *s);
-	s->project = cs_strdup(f->project);
-	s->session = cs_strdup(f->session);
+	s->project = cs_strdup(project);
+	s->session = cs_strdup(session);
 	s->path = cs_strdup(path);
-	s->kind = f->kind;
+	s->path_main = main;
+	s->kind = kind;
 	if (!s->project || !s->session || !s->path || !u64map_put(&R->rows, h, (uint32_t)res->nsessions)) {
 		cs_free(s->project);
 		cs_free(s->session);
@@ -122,6 +130,21 @@ static struct scan_session *row_of(struct run *R, const struct scan_file *f, con
 	}
 	res->nsessions++;
 	return s;
+}
+
+/* A session's own file, when its row was made from a copy elsewhere, becomes its path. */
+static void adopt_path(struct run *R, const struct scan_file *f, const char *path)
+{
+	uint64_t h = scan_hash(f->project, strlen(f->project), 7);
+	h = scan_hash(f->session, strlen(f->session), h);
+	uint32_t k = u64map_get(&R->rows, h);
+	struct scan_session *s = k != UINT32_MAX ? &R->res->sessions[k] : NULL;
+	char *p = s && !s->path_main ? cs_strdup(path) : NULL;
+	if (p) {
+		cs_free(s->path);
+		s->path = p;
+		s->path_main = true;
+	}
 }
 
 /* false: a request an earlier file already counted. */
@@ -206,7 +229,7 @@ static int take(struct run *R, size_t i)
 	}
 	if (R->o->project && !strstr(f->project, R->o->project))
 		return CS_OK;
-	struct scan_session *s = NULL; /* made at the file's first request counted: no empty rows */
+	struct scan_session *own = NULL, *s; /* made at the file's first request counted: no empty rows */
 	bool nomem = false;
 	for (size_t k = 0; k < f->nreqs && !nomem; k++) {
 		const struct scan_req *r = &f->reqs[k];
@@ -216,9 +239,16 @@ static int take(struct run *R, size_t i)
 			res->duplicates++;
 			continue;
 		}
-		if (!s) {
-			if (!(s = row_of(R, f, path)))
+		if (r->session_id) { /* a line another session wrote, repeated here (a resumed session's copy) */
+			if (!(s = row_of(R, f->project, r->session_id, path, false, f->kind)))
 				return CS_ENOMEM;
+		} else {
+			if (!own && !(own = row_of(R, f->project, f->session, path, !f->agent, f->kind)))
+				return CS_ENOMEM;
+			s = own;
+		}
+		if (s->counted_from != i + 1) { /* files counted in the row: once each */
+			s->counted_from = i + 1;
 			s->files++;
 		}
 		res->requests++;
@@ -226,6 +256,8 @@ static int take(struct run *R, size_t i)
 		if (R->o->on_request)
 			R->o->on_request(R->o->ctx, s, path, r);
 	}
+	if (!own && !f->agent && !nomem) /* every request a repeat: still the session's own file, if it has a row */
+		adopt_path(R, f, path);
 	return nomem ? CS_ENOMEM : CS_OK;
 }
 

@@ -9,10 +9,11 @@
  * special files skipped), the files ordered by their first timestamp, then
  * read on every core (pthreads) without building a tree: each line's few
  * fields straight from its bytes (session.c), a session's requests held
- * only while its file is read. Results are taken in file order, so a
- * request repeated by a resumed session (same message.id + requestId)
- * counts once, under the earliest file that holds it, whatever thread
- * finished first: the totals equal ccusage's on the same folder. Subagent
+ * only while its file is read. Results are taken in file order (first
+ * timestamp, then modification time), so a request repeated by a resumed
+ * session (same message.id + requestId) counts once whatever thread
+ * finished first, under the session its line's sessionId names (else the
+ * earliest file's): the totals equal ccusage's on the same folder. Subagent
  * files (agent-*.jsonl, also <session>/subagents/...) count under their
  * session. A request log or capture (the request kinds) is loaded whole
  * through its kind and its sequence's causes taken (log.c).
@@ -75,6 +76,7 @@ struct scan_req {
 	long number;          /* 1-based, as the inspector numbers a session's requests (0: not one) */
 	const char *model;    /* "" unknown */
 	const char *msg_id;   /* "" none */
+	const char *session_id; /* the line's sessionId when it names another session than its file (a copy); NULL */
 	long in, cache_read, cache_write, cache_write_1h, output;
 	long unread;          /* its writes that nothing read before they expired */
 	long lost;            /* reads it lost to a break */
@@ -116,6 +118,8 @@ struct scan_session {
 	char *project;        /* owned: the folder under projects/ (a log: its folder) */
 	char *session;        /* owned: the session id (file name without .jsonl) */
 	char *path;           /* owned: its main file (the first read when none) */
+	bool path_main;       /* path is the session's own file */
+	size_t counted_from;  /* the scan's: the last file (index + 1) counted in files */
 	const char *kind;     /* "claude-code", "log" */
 	long files;
 	double first, last;   /* epoch seconds of its first and last request */

@@ -33,7 +33,8 @@ uint64_t scan_hash(const char *s, size_t n, uint64_t seed);
 struct scan_input {
 	char *path;          /* owned */
 	long long size;
-	double first;        /* its first timestamp (for the order), filled by the worker's sniff; 0 unknown */
+	double first;        /* its first timestamp (for the order); 0 unknown */
+	long long mtime;     /* last modified (ns): the order of files with the same first timestamp */
 	bool given;          /* named on the command line (taken as it is, whatever its name) */
 };
 

@@ -27,6 +27,10 @@ struct reader {
 	const char *model;      /* the last model interned */
 	size_t model_n;
 	char session_id[128];
+	const char *stem;       /* a main file's name without .jsonl: its session */
+	size_t stem_n;
+	const char *other;      /* the last other session's id interned (copies come in runs) */
+	size_t other_n;
 	long line;
 	bool sniffed, is_session;
 	bool nomem;
@@ -179,6 +183,15 @@ static void usage_line(struct reader *rd, const struct line_fields *lf, int32_t 
 	r->boundaries = rd->boundaries;
 	r->tool_deltas = rd->tool_deltas;
 	r->version = lf->version.set ? scan_hash(lf->version.s, lf->version.n, 0) : 0;
+	const struct span *sid = &lf->session_id;
+	if (!f->agent && rd->stem && sid->set && !sid->esc && !(sid->n == rd->stem_n && !memcmp(sid->s, rd->stem, sid->n))) {
+		if (!(rd->other && rd->other_n == sid->n && !memcmp(rd->other, sid->s, sid->n))) {
+			rd->other = arena_strndup(&f->arena, sid->s, sid->n);
+			rd->other_n = sid->n;
+			rd->nomem |= !rd->other;
+		}
+		r->session_id = rd->other;
+	}
 	if (lf->msg_id.set)
 		r->msg_id = arena_strndup(&f->arena, lf->msg_id.s, lf->msg_id.n);
 	rd->nomem |= !r->msg_id;
@@ -355,7 +368,9 @@ int scan_read_file(const struct scan_options *o, const struct scan_input *in, st
 		f->skip_reason = arena_printf(&f->arena, "unreadable: %s", strerror(errno));
 		return f->skip_reason ? CS_OK : CS_ENOMEM;
 	}
-	struct reader rd = { .o = o, .f = f };
+	struct reader rd = { .o = o, .f = f, .stem = base, .stem_n = strlen(base) };
+	if (rd.stem_n > 6 && !strcmp(base + rd.stem_n - 6, ".jsonl"))
+		rd.stem_n -= 6;
 	const char *why = NULL;
 	int rc = read_lines(&rd, fd, bytes_done, &why);
 	close(fd);

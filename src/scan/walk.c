@@ -77,7 +77,8 @@ static void add_file(struct walk *w, const char *path, const struct stat *st, bo
 		w->nomem = true;
 		return;
 	}
-	w->in[w->n++] = (struct scan_input){ .path = p, .size = (long long)st->st_size, .given = given };
+	w->in[w->n++] = (struct scan_input){ .path = p, .size = (long long)st->st_size, .given = given,
+					     .mtime = (long long)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec };
 }
 
 /* false: this folder was entered before (a loop or a second way in). */
