@@ -8,7 +8,8 @@
 #                   and the approximate Claude tokenizer (npm ai-tokenizer, pinned, converted)
 #   make bench      generate big inputs in a temp folder, print the benchmark table
 #                   (BENCH_SCALE=small for a quick run; never part of make test);
-#                   make bench-tokenizer: only the exact-count rows against node
+#                   make bench-tokenizer: only the exact-count rows against node;
+#                   make bench-scan: only `ctxscope scan` against ccusage
 #   make install    PREFIX=/usr/local DESTDIR= : binary, themes, the man pages
 #                   ctxscope(1) and ctxscope-formats(5) (make man: only build them)
 #
@@ -70,7 +71,7 @@ export ASAN_OPTIONS  ?= detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
 .PHONY: all build run test check deps check-layering unit golden-update screenshot man install uninstall clean \
-        bench bench-tokenizer fuzz fuzz-build valgrind
+        bench bench-scan bench-tokenizer fuzz fuzz-build valgrind
 
 all: build
 build: check-layering $(REL)/ctxscope
@@ -221,9 +222,21 @@ $(BENCH_BIN): $(REL)/tests/bench/bench.o $(REL_SRC_O) $(REL_UI_LIB_O)
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(REL_FLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS) $(UI_LIBS)
 
-bench: build $(BENCH_GEN) $(BENCH_BIN)
+# `ctxscope scan` over a generated projects folder, against ccusage (issue 36).
+SCAN_GEN := $(REL)/bench/ctxscope-gen-projects
+$(SCAN_GEN): tests/bench/gen_projects.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(WARN) $(DEFS) $(REL_FLAGS) $(CFLAGS) -o $@ $<
+
+bench: build $(BENCH_GEN) $(BENCH_BIN) $(SCAN_GEN)
 	@tests/bench/bench.sh $(BENCH_GEN) $(BENCH_BIN) $(REL)/ctxscope
+	@tests/bench/scan.sh $(SCAN_GEN) $(REL)/ctxscope $(BUILD)
 	@tests/bench/tokenizer.sh $(REL)/ctxscope $(BUILD)
+
+# Only the scan row (BENCH_SCALE=small: 20 MB instead of 432).
+bench-scan: build $(SCAN_GEN)
+	@tests/bench/scan.sh $(SCAN_GEN) $(REL)/ctxscope $(BUILD)
 
 # Exact token counts against gpt-tokenizer under node (10 MB varied text).
 bench-tokenizer: build
@@ -267,7 +280,7 @@ $(FAULT_BIN): $(ASN)/tests/faults/test_faults.o $(ASN)/faults/libyaml-faults.o $
 #   make fuzz FUZZ_RUNS=1000000     each harness for a million executions
 FUZZ_CC     ?= clang
 FUZZ_KINDS  := manifest loom ledger memory anthropic openai claude-code
-FUZZ_OTHERS := sanitize json save
+FUZZ_OTHERS := sanitize json save scan
 FUZZ_RUNS   ?= 200000
 FUZZ_SECONDS ?= 0
 FZ := $(BUILD)/fuzz

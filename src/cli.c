@@ -318,6 +318,11 @@ void cli_usage(struct strbuf *out)
 		"                                    token counts beside the estimate: exact (o200k_base,\n"
 		"                                    cl100k_base or a .tiktoken file) or approximate\n"
 		"                                    (claude, marked \u2248); - reads standard input\n"
+		"  ctxscope scan [--format text|json|jsonl|csv] [--per request] PATH...\n"
+		"                                    every Claude Code session (and request log) under\n"
+		"                                    the folders: usage, cost, hit rate and the cache\n"
+		"                                    waste with its causes, worst first; ctxscope FOLDER\n"
+		"                                    opens that table (ctxscope scan --help: the rest)\n"
 		"\n"
 		"options:\n");
 	flag_help_lines(FLAG_GENERAL, out);
