@@ -100,7 +100,7 @@ static bool open_row(struct app *app, const struct scan_session *s)
 		return true;
 	}
 	cs_free(old);
-	vm->ascii = app->ascii;
+	vm_set_ascii(vm, app->ascii);
 	load_stamp_take(path, &app->stamp);
 	if (at)
 	{
@@ -183,7 +183,8 @@ const struct view_ops view_scan = {
 static unsigned base_key(struct app *app, int key, int act)
 {
 	(void)key;
-	if (act != ACT_BACK || app->vm.focus != VM_FOCUS_LIST || app->vm.detail_open)
+	const struct app_detail *d = app_detail(app);
+	if (act != ACT_BACK || (d && (d->focused || d->open)))
 		return 0;
 	app_view_push(app, &view_scan);
 	return VIEW_HANDLED | VIEW_REDRAW | VIEW_RELAYOUT;
