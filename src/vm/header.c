@@ -1,4 +1,4 @@
-/* vm_header.c: the words of the inspector's header, three rows of items,
+/* vm/header.c: the words of the inspector's header, three rows of items,
  * most important first: who (the kind, the model and its limit, the
  * strategy, then the other facts), the verdict and totals that add up
  * (charged by the algorithm, rendered and sent, exact, recorded), and the

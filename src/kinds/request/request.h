@@ -1,4 +1,4 @@
-/* request.h: provider request bodies as sent on the wire (formats.md section
+/* request.h: provider request bodies as sent on the wire (ctxscope-formats(5) section
  * 6): Anthropic Messages bodies (kind `anthropic`), OpenAI Chat Completions
  * and Responses bodies (kind `openai`), and request logs (.jsonl, one body
  * or one captured {request, response} exchange a line).
@@ -211,7 +211,7 @@ int request_parse_body(struct source *src, struct request_model *m, const struct
 /* The body inside a log line: the object itself, or an exchange's request
  * (or its body); *response gets the exchange's response (NULL none). */
 const cJSON *request_unwrap(const cJSON *obj, const cJSON **response);
-/* The provider a body looks like (formats.md section 6's detection), or -1
+/* The provider a body looks like (ctxscope-formats(5) section 6's detection), or -1
  * with the deciding keys named in *why. */
 int request_provider_of(const cJSON *body, const char **why);
 /* The JSON of v into out: compact, or indented by `indent` spaces a level
@@ -406,7 +406,8 @@ extern const struct kind_sequence request_sequence;
 
 /* ---- assemble.c / report.c / dump.c ------------------------------------- */
 
-int request_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
+struct asm_run;
+int request_assemble(struct asm_run *run, struct assembly *out, struct cs_error *err);
 int request_report_extra(const struct source *src, const struct assembly *a, struct emitter *em);
 /* `what_if` (after edits): the whole sequence's prediction against the loaded one. */
 void request_emit_whatif(struct emitter *em, const struct source *src, const struct request_model *m);

@@ -17,7 +17,10 @@
  * Live entries: with timestamps, those touched within their TTL (5 minutes
  * or 1 hour on Anthropic; 10 minutes, or 24 hours with
  * prompt_cache_retention "24h", on OpenAI); without, those the request just
- * before it in its group wrote or read.
+ * before it in its group wrote or read. A request whose record splits its
+ * writes by lifetime (req_request.rec_write_1h) keeps what it writes or
+ * reads alive as long as the record says: 1 hour when all its writes were
+ * 1-hour ones, 5 minutes when none were (a mix: each breakpoint's own TTL).
  *
  * Caches are per model (formats.md 6b): the requests of one model (and one
  * API key or workspace, where the log says) form a group, every prefix key
@@ -146,11 +149,30 @@ static bool explicit_cache(const struct request_model *m, const struct req_reque
 	return r->provider == REQ_ANTHROPIC || strstr(request_model_name(m, r), "claude") != NULL;
 }
 
+/* The lifetime request r's record gives the entries it writes (formats.md
+ * 7b), over `ttl` (the breakpoint's or the profile's): 1 hour when every
+ * write was a 1-hour one, 5 minutes when none was; ttl when the record has
+ * no split, wrote nothing, or mixed both. */
+static int recorded_ttl(const struct req_request *r, int ttl)
+{
+	if (ttl <= 0 || r->rec_write_1h < 0 || r->rec_write <= 0)
+		return ttl;
+	return r->rec_write_1h >= r->rec_write ? 3600 : r->rec_write_1h == 0 ? 300 : ttl;
+}
+
 static int default_ttl(const struct request_model *m, const struct req_request *r)
 {
 	if (explicit_cache(m, r))
-		return 300;
+		return recorded_ttl(r, 300);
 	return r->retention && !strcmp(r->retention, "24h") ? 86400 : 600;
+}
+
+/* How long what request r left in the cache lives: automatic caching's
+ * TTL when longer than the default, as its record says. */
+static int entry_life(const struct request_model *m, const struct req_request *r)
+{
+	int ttl = default_ttl(m, r);
+	return explicit_cache(m, r) && r->auto_ttl > ttl ? recorded_ttl(r, r->auto_ttl) : ttl;
 }
 
 /* Whether unit u is left out by an edit (what-if). */
@@ -277,7 +299,7 @@ static int bp_ttl(const struct pred *p, const struct req_request *r, size_t i)
 		ttl = moved < 0 ? 0 : ttl ? ttl : default_ttl(m, r);
 	if ((long)i == r->auto_unit && r->auto_ttl > ttl)
 		ttl = r->auto_ttl;
-	return ttl;
+	return m->provider == REQ_ANTHROPIC ? recorded_ttl(r, ttl) : ttl;
 }
 
 /* Anthropic: reads, writes and the entries this request leaves. */
@@ -491,11 +513,11 @@ static int predict_one(struct pred *p, long k)
 		r->broke = true;
 		r->cause = arena_printf(&p->m->pred_arena, "the breakpoint moved past the %d-block lookback: the entry "
 					"at %s is out of its reach", LOOKBACK, m->units[r->first_unit + miss].path);
-	} else if (r->time >= 0 && prev->time >= 0 && r->time - prev->time > default_ttl(m, prev) &&
+	} else if (r->time >= 0 && prev->time >= 0 && r->time - prev->time > entry_life(m, prev) &&
 		   prev->cached_extent > 0 && r->pred_read == 0) {
 		r->broke = true;
 		r->cause = arena_printf(&p->m->pred_arena, "the TTL expired: %.0f s later (entries last %d s)",
-					r->time - prev->time, default_ttl(m, prev));
+					r->time - prev->time, entry_life(m, prev));
 	}
 	return CS_OK;
 }

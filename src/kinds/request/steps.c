@@ -320,12 +320,18 @@ int request_repredict(struct source *src, struct request_model *m, struct cs_err
 	return rc;
 }
 
-/* A request's input cost in USD at its model's prices (< 0: unknown). */
-static double cost(const struct req_model_facts *f, long read, long write, long uncached)
+/* A request's input cost in USD at its model's prices (< 0: unknown);
+ * writes at the 1-hour price for the share its record says were 1-hour
+ * ones (formats.md 7b), else the 5-minute price. */
+static double cost(const struct req_model_facts *f, const struct req_request *r, long read, long write, long uncached)
 {
 	if (f->price_per_mtok < 0)
 		return -1;
-	return f->price_per_mtok * ((double)uncached + (double)read * f->read + (double)write * f->write_5m) / 1e6;
+	double share = r->rec_write_1h > 0 && r->rec_write > 0 ? (double)r->rec_write_1h / (double)r->rec_write : 0;
+	if (share > 1)
+		share = 1;
+	double w = (double)write * (share * f->write_1h + (1 - share) * f->write_5m);
+	return f->price_per_mtok * ((double)uncached + (double)read * f->read + w) / 1e6;
 }
 
 void request_whatif_totals(const struct request_model *m, struct request_whatif *w)
@@ -342,9 +348,9 @@ void request_whatif_totals(const struct request_model *m, struct request_whatif 
 		w->loaded_uncached += r->loaded_uncached;
 		w->changed += r->pred_read != r->loaded_read || r->pred_write != r->loaded_write ||
 			      r->pred_uncached != r->loaded_uncached;
-		double now = cost(request_facts_memo(m, &now_facts, request_model_name(m, r)), r->pred_read,
+		double now = cost(request_facts_memo(m, &now_facts, request_model_name(m, r)), r, r->pred_read,
 				  r->pred_write, r->pred_uncached);
-		double was = cost(request_facts_memo(m, &was_facts, r->model), r->loaded_read, r->loaded_write,
+		double was = cost(request_facts_memo(m, &was_facts, r->model), r, r->loaded_read, r->loaded_write,
 				  r->loaded_uncached);
 		if (now < 0 || was < 0)
 			w->priced = false;
