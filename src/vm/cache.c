@@ -337,7 +337,7 @@ int vm_toggle_breakpoint(struct vm *vm, struct cs_error *err)
 	rc = vm_breakpoints_to_kind(vm, err);
 	if (rc != CS_OK)
 		return rc;
-	const char *what = piece >= 0 ? vm->session.src->pieces[piece].id : label;
+	const char *what = piece >= 0 ? piece_name(&vm->session.src->pieces[piece]) : label;
 	const struct cache_breakpoint *bp = vm_breakpoint(vm, block);
 	struct strbuf *s = &vm->status;
 	sb_reset(s);

@@ -10,6 +10,7 @@
 #include "emit.h"
 #include "models.h"
 #include "source.h"
+#include "base/strbuf.h"
 
 static const char *const layer_names[] = { "history", "current" };
 
@@ -34,12 +35,14 @@ static void facts(struct assembly *a, const struct cc_model *m)
 	a->recorded = (struct recorded){ .input = r->rec_uncached + r->rec_read + r->rec_write, .read = r->rec_read,
 					 .written = r->rec_write,
 					 .what = arena_printf(&a->arena, "request %zu", m->req.current + 1) };
-	asm_fact(a, "recorded", "input %ld, cache read %ld, cache write %ld (%ld in all), output %ld",
-		 r->rec_uncached, r->rec_read, r->rec_write, r->rec_uncached + r->rec_read + r->rec_write,
-		 l->has_usage ? l->out : 0L);
-	asm_fact(a, "estimate", "%ld tokens in the transcript's messages", c->estimate);
-	asm_fact(a, "not in the transcript (system prompt, tools)", "%ld tokens (recorded input less the estimate)",
-		 c->gap);
+	char n1[32], n2[32], n3[32], n4[32], n5[32];
+	asm_fact(a, "recorded", "input %s: %s read, %s written, %s uncached; output %s", /* the cache's words */
+		 fmt_thousands(n1, r->rec_uncached + r->rec_read + r->rec_write), fmt_thousands(n2, r->rec_read),
+		 fmt_thousands(n3, r->rec_write), fmt_thousands(n4, r->rec_uncached),
+		 fmt_thousands(n5, l->has_usage ? l->out : 0L));
+	asm_fact(a, "estimate", "%s tokens in the transcript's messages", fmt_thousands(n1, c->estimate));
+	asm_fact(a, "not in transcript", "%s tokens: the system prompt and tools (recorded input less the estimate)",
+		 fmt_thousands(n1, c->gap));
 }
 
 /* The prompt's blocks, in its order; in[piece] marks them. */
@@ -84,6 +87,8 @@ int cc_assemble(const struct source *src, struct assembly *a, struct cs_error *e
 	a->budget.limit = model_context_limit(request_model_name(&m->req, r), &known);
 	a->budget.reserve = 0;
 	a->budget.usable = a->budget.limit;
+	if (src->settings.budget >= 0) /* b or --budget: measured against it, as a request is (nothing dropped) */
+		a->budget.limit = a->budget.usable = src->settings.budget;
 	facts(a, m);
 	prompt_blocks(a, src, m, in);
 	for (size_t i = 0; i < src->npieces; i++) {
@@ -103,8 +108,12 @@ int cc_assemble(const struct source *src, struct assembly *a, struct cs_error *e
 	}
 	if (a->budget.used > a->budget.usable) {
 		a->over_by = a->budget.used - a->budget.usable;
-		asm_state(a, ASM_OVER_LIMIT, "the messages are %ld tokens over %s's window", a->over_by,
-			  request_model_name(&m->req, r)[0] ? request_model_name(&m->req, r) : "the model");
+		if (src->settings.budget >= 0)
+			asm_state(a, ASM_OVER_LIMIT, "the messages are %ld tokens over the budget you set (b, --budget); "
+				  "they are sent as recorded, nothing is dropped", a->over_by);
+		else
+			asm_state(a, ASM_OVER_LIMIT, "the messages are %ld tokens over %s's window", a->over_by,
+				  request_model_name(&m->req, r)[0] ? request_model_name(&m->req, r) : "the model");
 	}
 	return CS_OK;
 }

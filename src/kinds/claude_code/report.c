@@ -36,9 +36,9 @@ static void emit_totals(struct emitter *em, const char *key, const struct totals
 	emit_key(em, key);
 	emit_map_begin(em);
 	emit_key_int(em, "requests", t->requests);
-	emit_key_int(em, "input", t->in);
-	emit_key_int(em, "cache_read", t->read);
-	emit_key_int(em, "cache_write", t->write);
+	emit_key_int(em, "read", t->read); /* the cache's words: read / written / uncached */
+	emit_key_int(em, "written", t->write);
+	emit_key_int(em, "uncached", t->in);
 	emit_key_int(em, "total_input", t->in + t->read + t->write);
 	emit_key_int(em, "output", t->out);
 	emit_map_end(em);
@@ -105,9 +105,9 @@ static void emit_recorded(struct emitter *em, long long in, long long read, long
 {
 	emit_key(em, "recorded");
 	emit_map_begin(em);
-	emit_key_int(em, "input", in);
-	emit_key_int(em, "cache_read", read);
-	emit_key_int(em, "cache_write", write);
+	emit_key_int(em, "read", read); /* the cache's words: read / written / uncached */
+	emit_key_int(em, "written", write);
+	emit_key_int(em, "uncached", in);
 	emit_key_int(em, "output", out);
 	emit_map_end(em);
 }
@@ -137,9 +137,9 @@ static void emit_request(struct emitter *em, const struct cc_model *m, size_t k)
 	}
 	emit_key(em, "predicted");
 	emit_map_begin(em);
-	emit_key_int(em, "cache_read", r->pred_read);
-	emit_key_int(em, "cache_write", r->pred_write);
-	emit_key_int(em, "input", r->pred_uncached);
+	emit_key_int(em, "read", r->pred_read);
+	emit_key_int(em, "written", r->pred_write);
+	emit_key_int(em, "uncached", r->pred_uncached);
 	emit_map_end(em);
 	if (r->cause) {
 		emit_key_bool(em, "cache_broke", r->broke);
