@@ -42,10 +42,8 @@ WARN = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 DEFS = -D_POSIX_C_SOURCE=200809L -DCTXSCOPE_VERSION='"$(VERSION)"' \
        -DCTXSCOPE_DATADIR='"$(PREFIX)/share/ctxscope"'
 DEPF = -MMD -MP
-# The sanitizer build (tests, never installed) finds the shipped themes in
-# this tree by its absolute path; an installed ctxscope looks only in
-# PREFIX/share/ctxscope/themes and the user's config folder.
-$(BUILD)/asan/src/theme.o: DEFS += -DCTXSCOPE_TEST_THEMES='"$(CURDIR)/themes"'
+# Themes: the user's config folder, PREFIX/share/ctxscope/themes, and beside
+# the binary (a relocated install's share/, the checkout a build came from).
 
 REL_FLAGS  = -O2 -g
 ASAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-cast-overflow \

@@ -28,6 +28,11 @@ void app_input_start(struct app *app, int input, const char *prefill)
 		  input == INPUT_COMMAND ? " · Tab completes" : "");
 }
 
+static bool yes_no(int input)
+{
+	return input == INPUT_REPLACE || input == INPUT_REPLACE_READONLY;
+}
+
 static unsigned input_key(struct app *app, int key, int act)
 {
 	(void)act; /* the line takes keys as typed, not as actions */
@@ -38,9 +43,15 @@ static unsigned input_key(struct app *app, int key, int act)
 		vm_status(&app->vm, false, "%s", was == INPUT_BUDGET ? "budget unchanged" : "cancelled");
 		return VIEW_HANDLED | VIEW_REDRAW;
 	}
-	if (key == CSK_ENTER) {
+	if (key == CSK_ENTER || (yes_no(in->input) && key < 0x80 && strchr("yYnN", key))) {
 		struct app_input_line done = *in; /* the line closes before: accepting may open it again */
+		if (key != CSK_ENTER) { /* a y/n question takes its answer without Enter */
+			done.text[0] = (char)key;
+			done.len = 1;
+		}
+		done.text[done.len] = '\0';
 		app_view_remove(app, &view_input);
+		vm_status(&app->vm, false, "%s", ""); /* the line's hints go with it; what it does says its own */
 		return VIEW_HANDLED | VIEW_RELAYOUT | app_input_accept(app, done.input, done.text);
 	} else if (key == CSK_BACKSPACE) {
 		/* a whole character: step back over UTF-8 continuation bytes */

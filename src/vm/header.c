@@ -54,8 +54,9 @@ static void who_row(struct vm *vm)
 {
 	const struct assembly *a = &vm->session.cur;
 	struct strbuf *t = &vm->head.text;
-	if (item_open(vm, VM_HEAD_WHO, false)) {
-		sb_puts(t, vm->session.src->kind->title);
+	if (item_open(vm, VM_HEAD_WHO, false)) { /* what the file is ("ledger database"), as the report says */
+		const struct source *src = vm->session.src;
+		sb_puts(t, src->input_type ? src->input_type : src->kind->title);
 		item_close(vm);
 	}
 	if (item_open(vm, VM_HEAD_WHO, false)) {
@@ -66,6 +67,13 @@ static void who_row(struct vm *vm)
 		} else {
 			sb_puts(t, "limit ");
 			sb_thousands(t, a->budget.limit);
+			if (a->budget.reserve > 0) { /* the usable budget row 2 charges against, said whole */
+				sb_puts(t, " - ");
+				sb_thousands(t, a->budget.reserve);
+				sb_puts(t, " reserve = ");
+				sb_thousands(t, a->budget.usable);
+				sb_puts(t, " usable");
+			}
 		}
 		item_close(vm);
 	}

@@ -837,8 +837,8 @@ long vm_row_tokens(const struct vm *vm, const struct vm_row *row)
 	switch (row->type) {
 	case VM_ROW_BLOCK:
 		return vm->session.cur.blocks[row->block].budget_tokens;
-	case VM_ROW_DROPPED:
-		return vm->session.src->pieces[row->piece].tokens;
+	case VM_ROW_DROPPED: /* its real size (an image's by its formula), as the report and the status say */
+		return vm->session.cur.results[row->piece].original_tokens;
 	case VM_ROW_MARKER:
 		return row->block < 0 ? 0 : vm->session.cur.blocks[row->block].offset_tokens + vm->session.cur.blocks[row->block].tokens;
 	}

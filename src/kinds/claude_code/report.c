@@ -41,9 +41,9 @@ static void emit_totals(struct emitter *em, const char *key, const struct totals
 	emit_key(em, key);
 	emit_map_begin(em);
 	emit_key_int(em, "requests", t->requests);
-	emit_key_int(em, "input", t->in);
-	emit_key_int(em, "cache_read", t->read);
-	emit_key_int(em, "cache_write", t->write);
+	emit_key_int(em, "read", t->read); /* the cache's words: read / written / uncached */
+	emit_key_int(em, "written", t->write);
+	emit_key_int(em, "uncached", t->in);
 	emit_key_int(em, "total_input", t->in + t->read + t->write);
 	emit_key_int(em, "output", t->out);
 	emit_map_end(em);
@@ -145,9 +145,9 @@ static void emit_recorded(struct emitter *em, long long in, long long read, long
 {
 	emit_key(em, "recorded");
 	emit_map_begin(em);
-	emit_key_int(em, "input", in);
-	emit_key_int(em, "cache_read", read);
-	emit_key_int(em, "cache_write", write);
+	emit_key_int(em, "read", read); /* the cache's words: read / written / uncached */
+	emit_key_int(em, "written", write);
+	emit_key_int(em, "uncached", in);
 	emit_key_int(em, "output", out);
 	emit_map_end(em);
 }
@@ -186,9 +186,9 @@ static void emit_request(struct emitter *em, const struct cc_model *m, size_t k,
 	}
 	emit_key(em, "predicted");
 	emit_map_begin(em);
-	emit_key_int(em, "cache_read", r->pred_read);
-	emit_key_int(em, "cache_write", r->pred_write);
-	emit_key_int(em, "input", r->pred_uncached);
+	emit_key_int(em, "read", r->pred_read);
+	emit_key_int(em, "written", r->pred_write);
+	emit_key_int(em, "uncached", r->pred_uncached);
 	if (c->recorded_units)
 		emit_key_str(em, "units", "recorded: the request before's whole prompt as recorded, then the estimate");
 	emit_map_end(em);
