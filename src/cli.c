@@ -261,6 +261,17 @@ int cli_apply(const struct cli *cli, struct source *src, struct cs_error *err)
 	return CS_OK;
 }
 
+/* "a" or "an" before a title: by its first letter, or by how an acronym
+ * opening it is said ("an HTTP capture", "a LiteLLM log"). */
+static const char *article(const char *title)
+{
+	size_t n = strcspn(title, " ");
+	bool acronym = n > 1;
+	for (size_t i = 0; i < n; i++)
+		acronym &= title[i] >= 'A' && title[i] <= 'Z';
+	return strchr(acronym ? "AEFHILMNORSX" : "AEIOUaeiou", title[0]) ? "an" : "a";
+}
+
 /* The opening paragraph: every kind of the table by its title ("a
  * working-set manifest, a loom tree, ... or an OpenAI request"), so that a
  * new kind is named here by its table entry; wrapped at 80 columns. */
@@ -270,8 +281,7 @@ static void usage_intro(struct strbuf *out)
 	sb_puts(&text, "Loads");
 	for (size_t k = 0; kind_table[k]; k++) {
 		const char *t = kind_table[k]->title;
-		sb_printf(&text, "%s %s %s", k == 0 ? "" : kind_table[k + 1] ? "," : " or",
-			  strchr("AEIOUaeiou", t[0]) ? "an" : "a", t);
+		sb_printf(&text, "%s %s %s", k == 0 ? "" : kind_table[k + 1] ? "," : " or", article(t), t);
 	}
 	sb_puts(&text, " (a request alone or a log of them), runs that system's own context assembly, and shows "
 		       "what went into the prompt, what was cut or dropped, and why. The formats: man ctxscope-formats.");
