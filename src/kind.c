@@ -16,6 +16,7 @@ extern const struct kind_ops ledger_kind;
 extern const struct kind_ops memory_kind;
 extern const struct kind_ops anthropic_kind;
 extern const struct kind_ops openai_kind;
+extern const struct kind_ops capture_kind, litellm_kind, openai_batch_kind, anthropic_batch_kind, har_kind;
 extern const struct kind_ops claude_code_kind;
 
 const struct kind_ops *const kind_table[] = {
@@ -24,6 +25,11 @@ const struct kind_ops *const kind_table[] = {
 	&ledger_kind,
 	&memory_kind,
 	&claude_code_kind,
+	&har_kind,
+	&anthropic_batch_kind,
+	&openai_batch_kind,
+	&capture_kind,
+	&litellm_kind,
 	&anthropic_kind,
 	&openai_kind,
 	NULL,
@@ -196,8 +202,20 @@ static int unknown(struct cs_error *err)
 		if (kind_table[i]->detect_hint)
 			sb_printf(&expected, "; %s %s", kind_table[i]->name, kind_table[i]->detect_hint);
 	}
-	cs_error_set(err, CS_EKIND, "cannot tell what this is (say --kind %s): manifest a .yml file%s",
-		     names.len ? sb_str(&names) : "", expected.len ? sb_str(&expected) : "");
+	/* One line that fits the message whole: the --kind hint first, then the
+	 * list of shapes, cut at a "; " (never mid-word) when it is too long. */
+	const char *head = "cannot tell what this is (say --kind ";
+	const char *list = expected.len ? sb_str(&expected) : "";
+	size_t fixed = strlen(head) + names.len + strlen("): manifest a .yml file") + strlen("; ...");
+	size_t room = CS_ERROR_MSG_MAX - 1 > fixed ? CS_ERROR_MSG_MAX - 1 - fixed : 0;
+	size_t keep = strlen(list);
+	if (keep > room) {
+		keep = room;
+		while (keep > 0 && strncmp(list + keep, "; ", 2))
+			keep--;
+	}
+	cs_error_set(err, CS_EKIND, "%s%s): manifest a .yml file%.*s%s", head, names.len ? sb_str(&names) : "",
+		     (int)keep, list, keep < strlen(list) ? "; ..." : "");
 	bool failed = expected.failed || names.failed;
 	sb_fini(&names);
 	sb_fini(&expected);

@@ -101,13 +101,12 @@ static void save_whatif(struct app *app, const char *path, bool named, unsigned 
 	struct atomic_write_options o;
 	struct atomic_write_result res;
 	write_options(&o, named, flags);
+	o.input = vm->session.src->path; /* never replaced, by any name: refused, not asked */
 	char notes[APP_PROMPT_MAX];
 	if (!path[0])
 		vm_status(vm, true, "not saved: no file name");
 	else if (whatif_render(vm->session.src, edits, n, &out) != CS_OK || out.failed)
 		vm_status(vm, true, "not saved: out of memory");
-	else if (strcmp(path, vm->session.src->path) == 0)
-		vm_status(vm, true, "not saved: a what-if file never replaces the input itself");
 	else if (atomic_write(path, sb_str(&out), out.len, &o, &res, &err) != CS_OK) {
 		if (!ask_to_replace(app, &res, INPUT_WHATIF, path, NULL, named, flags))
 			vm_status(vm, true, "not saved: %s: %s", path, err.message);
@@ -400,10 +399,11 @@ void app_input_complete(struct app *app)
 				app->prompt[app->prompt_len++] = ' ';
 		}
 		if (c.n > 1) {
-			sb_reset(&vm->status);
-			vm->status_error = false;
+			struct strbuf listed = STRBUF_INIT;
 			for (size_t i = 0; i < c.n; i++)
-				sb_printf(&vm->status, "%s%s", i ? "  " : "", c.items[i]);
+				sb_printf(&listed, "%s%s", i ? "  " : "", c.items[i]);
+			vm_status(vm, false, "%s", listed.failed ? "out of memory" : sb_str(&listed));
+			sb_fini(&listed);
 		}
 	}
 	command_completion_fini(&c);
