@@ -202,20 +202,21 @@ static int unknown(struct cs_error *err)
 		if (kind_table[i]->detect_hint)
 			sb_printf(&expected, "; %s %s", kind_table[i]->name, kind_table[i]->detect_hint);
 	}
-	/* One line that fits the message whole: the --kind hint first, then the
+	/* One line that fits the message whole: the --kind names first, then the
 	 * list of shapes, cut at a "; " (never mid-word) when it is too long. */
-	const char *head = "cannot tell what this is (say --kind ";
+	struct strbuf head = STRBUF_INIT;
+	sb_printf(&head, "cannot tell what this is (say --kind %s): manifest a .yml file", names.len ? sb_str(&names) : "");
 	const char *list = expected.len ? sb_str(&expected) : "";
-	size_t fixed = strlen(head) + names.len + strlen("): manifest a .yml file") + strlen("; ...");
-	size_t room = CS_ERROR_MSG_MAX - 1 > fixed ? CS_ERROR_MSG_MAX - 1 - fixed : 0;
-	size_t keep = strlen(list);
+	size_t used = head.len + strlen("; ...") + 1, keep = strlen(list);
+	size_t room = used < CS_ERROR_MSG_MAX ? CS_ERROR_MSG_MAX - used : 0;
 	if (keep > room) {
 		keep = room;
 		while (keep > 0 && strncmp(list + keep, "; ", 2))
 			keep--;
 	}
-	cs_error_set(err, CS_EKIND, "%s%s): manifest a .yml file%.*s%s", head, names.len ? sb_str(&names) : "",
-		     (int)keep, list, keep < strlen(list) ? "; ..." : "");
+	cs_error_set(err, CS_EKIND, "%s%.*s%s", head.failed ? "cannot tell what this is" : sb_str(&head), (int)keep, list,
+		     keep < strlen(list) ? "; ..." : "");
+	sb_fini(&head);
 	bool failed = expected.failed || names.failed;
 	sb_fini(&names);
 	sb_fini(&expected);

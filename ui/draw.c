@@ -401,7 +401,12 @@ static void draw_bars(struct frame *f)
 		x += tok_w;
 		long exact = exact_w ? vm_layer_exact(&app->vm, li) : -1;
 		if (exact >= 0) {
-			snprintf(buf, sizeof buf, " exact %8s", fmt_thousands(num, exact));
+			fmt_thousands(num, exact);
+			if (tokenizer_approximate(app->vm.exact.tok)) /* "≈131,540" right-aligned */
+				snprintf(buf, sizeof buf, "%*s%s%s", 14 - (int)strlen(num), "", app->vm.ascii ? "~" : "\u2248",
+					 num);
+			else
+				snprintf(buf, sizeof buf, " exact %8s", num);
 			app_put_str(f, y, x, exact_w, buf, ROLE_NORMAL);
 		}
 		x += exact_w;
@@ -637,7 +642,8 @@ static void draw_list(struct frame *f)
 	int sorted_kind = kind->column_sort && strcmp(kind->column_sort, sort) == 0 ? ROLE_CURSOR : ROLE_COLUMNS;
 	app_put_str(f, y, c.tokens, 7, c.exact >= 0 ? "   est." : " tokens", sorted_tokens);
 	if (c.exact >= 0)
-		app_put_str(f, y, c.exact, 7, "  exact", ROLE_COLUMNS);
+		app_put_str(f, y, c.exact, 7, !tokenizer_approximate(vm->exact.tok) ? "  exact" : vm->ascii ? "~claude" : "\u2248claude",
+			    ROLE_COLUMNS);
 	app_put_str(f, y, c.role, c.role_w, "role", ROLE_COLUMNS);
 	app_put_str(f, y, c.label, c.label_w, vm->session.src->kind->id_key, ROLE_COLUMNS);
 	if (c.kind >= 0)

@@ -7,6 +7,9 @@
 #include "claude_code.h"
 
 #include "base/alloc.h"
+#include "kinds/request/counted.h"
+
+#include "base/alloc.h"
 #include "emit.h"
 #include "source.h"
 #include "base/strmap.h"
@@ -149,7 +152,7 @@ static void emit_recorded(struct emitter *em, long long in, long long read, long
 	emit_map_end(em);
 }
 
-static void emit_request(struct emitter *em, const struct cc_model *m, size_t k)
+static void emit_request(struct emitter *em, const struct cc_model *m, size_t k, const struct req_counted *counts)
 {
 	const struct req_request *r = &m->req.reqs[k];
 	const struct cc_req *c = &m->creqs[k];
@@ -175,6 +178,8 @@ static void emit_request(struct emitter *em, const struct cc_model *m, size_t k)
 		emit_key_bool(em, "cache_lifetime_assumed", true);
 	if (c->global_read)
 		emit_key_int(em, "global_read", c->global_read);
+	if (counts)
+		request_emit_units_counted(em, &m->req, k, counts);
 	if (!c->replayed) {
 		emit_map_end(em);
 		return;
@@ -196,12 +201,12 @@ static void emit_request(struct emitter *em, const struct cc_model *m, size_t k)
 	emit_map_end(em);
 }
 
-static void emit_sequence(struct emitter *em, const struct cc_model *m)
+static void emit_sequence(struct emitter *em, const struct cc_model *m, const struct req_counted *counts)
 {
 	emit_key(em, "sequence");
 	emit_list_begin(em);
 	for (size_t k = 0; k < m->req.nreqs; k++)
-		emit_request(em, m, k);
+		emit_request(em, m, k, counts);
 	emit_list_end(em);
 }
 
@@ -373,8 +378,17 @@ int cc_report_extra(const struct source *src, const struct assembly *a, struct e
 {
 	(void)a;
 	const struct cc_model *m = src->model;
+	struct req_counted *counts = NULL; /* the approximate count of each replayed prompt (counted.h) */
+	char note[CS_ERROR_MSG_MAX];
+	struct cs_error err;
+	cs_error_clear(&err);
+	if (request_count_units(&m->req, &counts, note, sizeof note, &err) != CS_OK)
+		return CS_ENOMEM;
 	emit_session(em, m);
-	emit_sequence(em, m);
+	emit_sequence(em, m, counts);
+	if (counts)
+		request_emit_units_summary(em, &m->req, counts, note);
+	cs_free(counts);
 	request_emit_whatif(em, src, &m->req);
 	int rc = emit_tools(em, m);
 	struct cc_subagents list;
