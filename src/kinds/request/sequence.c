@@ -22,7 +22,7 @@
  * reads alive as long as the record says: 1 hour when all its writes were
  * 1-hour ones, 5 minutes when none were (a mix: each breakpoint's own TTL).
  *
- * Caches are per model (ctxscope-formats(5) 6b): the requests of one model (and one
+ * Caches are per model (ctxscope-formats(5) section 6b): the requests of one model (and one
  * API key or workspace, where the log says) form a group, every prefix key
  * starts from the group's seed, so a request reads only what its own group
  * wrote, and is compared with the request whose entry it read (else its
