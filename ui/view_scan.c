@@ -100,7 +100,7 @@ static bool open_row(struct app *app, const struct scan_session *s)
 		return true;
 	}
 	cs_free(old);
-	vm->ascii = app->ascii;
+	vm_set_ascii(vm, app->ascii);
 	load_stamp_take(path, &app->stamp);
 	if (at)
 	{
