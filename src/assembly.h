@@ -175,6 +175,23 @@ struct recorded {
 	const char *what; /* "turn t10", "request 8"; arena or literal; NULL when none */
 };
 
+/* The step of a sequence the assembly shows (a log's request, a session's),
+ * as its kind predicted its cache: what the header's cache line tells
+ * (steps 0: not a sequence, the line compares with a repeat). */
+struct step_cache {
+	long step, steps;          /* 1-based: the one shown, of */
+	long compared;             /* the request it could read from, 1-based; 0 none (the first of its group) */
+	long compared_line;        /* its line in the file */
+	long total, read, written; /* predicted */
+	bool broke;
+	const char *cause;         /* borrowed from the kind's model; NULL none */
+	const char *group;         /* its model and group mark, "claude-sonnet-4-5 (A)"; arena; NULL: one group */
+	long rec_total, rec_read, rec_written; /* recorded; rec_total -1 none */
+	double rec_cost;           /* recorded input cost, USD; < 0 unknown */
+	long off_percent;          /* the prediction's distance from the record (recorded.c) */
+	bool off;
+};
+
 struct assembly {
 	const struct source *src;    /* borrowed: must outlive the assembly */
 	enum asm_shape shape;
@@ -203,6 +220,7 @@ struct assembly {
 	struct fact *facts;          /* kind-specific header lines, in order */
 	size_t nfacts, cap_facts;
 	struct recorded recorded;    /* the system's own usage record; input -1: none */
+	struct step_cache step;      /* the sequence's step shown; steps 0: none */
 	long total_tokens;           /* rendered tokens of the whole prompt */
 	size_t total_bytes;
 	double chars_per_token;

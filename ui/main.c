@@ -272,7 +272,8 @@ static int run_count(int argc, char **argv)
 	struct cs_error err;
 	cs_error_clear(&err);
 	struct strbuf out = STRBUF_INIT;
-	int rc = count_command(argc, argv, &out, &err) == CS_OK ? write_out(&out) : fail(&err);
+	bool ascii = strcmp(nl_langinfo(CODESET), "UTF-8") != 0;
+	int rc = count_command(argc, argv, ascii, &out, &err) == CS_OK ? write_out(&out) : fail(&err);
 	sb_fini(&out);
 	return rc;
 }

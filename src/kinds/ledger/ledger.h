@@ -180,7 +180,8 @@ struct ledger_turn_usage {
 	long turn;               /* index into turns */
 	const char *profile;     /* the cache profile of its provider (static) */
 	long estimated;          /* the replayed prompt's tokens, estimated */
-	long predicted_read;     /* read from the cache after the previous turn (0: the first) */
+	long compared;           /* the turn (index) of the same model before it, read from; -1: the first */
+	long predicted_read;     /* read from the cache after that turn (0: the first) */
 	long predicted_written;  /* written to it */
 	long recorded_input, recorded_read, recorded_written; /* usage columns; -1: not recorded */
 };
