@@ -11,7 +11,7 @@ struct progress;
 struct source;
 
 /* What to load: the input, its kind (NULL: detect), a second file the
- * kind takes with it (--assembly; NULL: none), progress for long loads
+ * kind takes with it (--assembly-file; NULL: none), progress for long loads
  * (borrowed for the call; NULL: none). All borrowed. */
 struct load_args {
 	const char *path;

@@ -1,4 +1,4 @@
-/* models.h: model context limits and prices (formats.md section 5): seed
+/* models.h: model context limits and prices (ctxscope-formats(5) section 5): seed
  * 001's table, which the seeds' assemblies keep using as they do, and the
  * built-in model table every other kind judges by. A "provider:" prefix
  * and a -YYYYMMDD date suffix are stripped before a lookup; an unknown
@@ -18,7 +18,7 @@ long model_context_limit(const char *ref, bool *known);
 /* The table's base name of ref (prefix and date suffix stripped) into buf. */
 void model_base_name(const char *ref, char *buf, unsigned long n);
 
-/* ---- the built-in model table (formats.md section 5) -------------------
+/* ---- the built-in model table (ctxscope-formats(5) section 5) -------------------
  * Every current Claude, GPT, o-series and Gemini id with its context
  * window, smallest cacheable prefix and prices, each row with where its
  * figures come from and when. The request kinds and Claude Code sessions

@@ -1,5 +1,5 @@
-/* vm_exact.c: the inspector's exact token count beside the estimate
- * (formats.md section 8): the prompt counted by a public tokenizer after
+/* vm/exact.c: the inspector's exact token count beside the estimate
+ * (ctxscope-formats(5) section 8): the prompt counted by a public tokenizer after
  * every re-assembly, when the input names an OpenAI model or --tokenizer
  * asks for one. The estimate stays what the system uses; this is shown
  * beside it, never instead. Counts are remembered by text (exact_live.c):
@@ -27,8 +27,11 @@ static int open_for_setting(struct vm *vm, const char *setting, struct cs_error 
 		struct cs_error ignored;
 		cs_error_clear(&ignored);
 		rc = tokenizer_open(name ? name : auto_name, &t, name ? err : &ignored);
-		if (rc != CS_OK && !name && rc != CS_ENOMEM)
-			rc = CS_OK; /* chosen by the model and not installed: no count */
+		if (rc != CS_OK && !name && rc != CS_ENOMEM) { /* chosen by the model and not installed: said, no count */
+			vm_status(vm, false, "%s counts (%s): its file is missing (make deps); the figures are the estimate",
+				  tokenizer_kind(auto_name), auto_name);
+			rc = CS_OK;
+		}
 	}
 	if (rc != CS_OK)
 		return rc;

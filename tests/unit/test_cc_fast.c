@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "kinds/claude_code/claude_code.h"
+#include "base/tune.h"
 #include "load.h"
 #include "source.h"
 #include "base/strbuf.h"
@@ -94,7 +95,7 @@ static void same_session(const struct source *sa, const struct source *sb)
 /* Loads path both ways; compares what came out. Returns the status. */
 static int both_ways(const char *path)
 {
-	return support_both_ways(path, "claude-code", cc_set_fast, same_session);
+	return support_both_ways(path, "claude-code", CS_TUNE_CC_FAST, same_session);
 }
 
 static void test_files_both_ways(void **state)

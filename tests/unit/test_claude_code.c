@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "assembly.h"
+#include "base/tune.h"
 #include "kinds/claude_code/claude_code.h"
 #include "load.h"
 #include "source.h"
@@ -34,7 +35,7 @@ static void test_detection(void **state)
 	assert_string_equal(src->kind->name, "claude-code");
 	source_free(src);
 	src = support_load("samples/requests/log-timestamp-broken.jsonl", NULL);
-	assert_string_equal(src->kind->name, "anthropic");
+	assert_string_equal(src->kind->name, "capture"); /* an HTTP capture of Anthropic requests */
 	source_free(src);
 	src = support_load(SAMPLE, "claude-code");
 	assert_string_equal(src->kind->name, "claude-code");
@@ -231,9 +232,9 @@ static void test_replay_window(void **state)
 	(void)state;
 	struct usage want[64], side;
 	size_t n = file_usage(SAMPLE, want, 64, &side);
-	cc_set_max_units(20);
+	cs_tune(CS_TUNE_CC_MAX_UNITS, (size_t)20);
 	struct source *src = support_load(SAMPLE, NULL);
-	cc_set_max_units(CC_MAX_UNITS);
+	cs_tune(CS_TUNE_CC_MAX_UNITS, (size_t)0);
 	const struct cc_model *m = model(src);
 	assert_int_equal(m->req.nreqs, n);
 	assert_true(m->first_replayed > 0 && m->first_replayed < n);

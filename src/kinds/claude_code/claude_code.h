@@ -1,4 +1,4 @@
-/* claude_code.h: Claude Code sessions (formats.md section 7): the JSONL
+/* claude_code.h: Claude Code sessions (ctxscope-formats(5) section 7): the JSONL
  * file Claude Code writes per session, read as a sequence of API requests.
  *
  * Every line is kept as a struct cc_line (its ids, type, time, usage) with
@@ -168,8 +168,6 @@ struct json_pool;
 int cc_fast_line(struct source *src, struct cc_model *m, struct json_pool *pool, struct cc_scratch *scr,
 		 const char *s, size_t n, long line, struct cs_error *err);
 void cc_scratch_fini(struct cc_scratch *s);
-/* For tests: off, every line goes the tree's way (to compare the two). */
-void cc_set_fast(bool on);
 /* requests.c: requests, units, prediction and pieces from the parsed lines. */
 int cc_build(struct source *src, struct cc_model *m, struct cs_error *err);
 /* Makes request k (0-based) the current one: the predictions again (the
@@ -186,10 +184,9 @@ int cc_breakpoints_edited(struct source *src, const struct cache_overrides *o, s
 /* The request the session opens on: req.want_request, else the last on the
  * main chain; the last when that one is not replayed. */
 size_t cc_current_request(const struct cc_model *m);
-/* For tests: the replay window's size in prompt blocks (CC_MAX_UNITS). */
-void cc_set_max_units(size_t n);
 /* assemble.c / report.c */
-int cc_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
+struct asm_run;
+int cc_assemble(struct asm_run *run, struct assembly *out, struct cs_error *err);
 int cc_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em);
 int cc_report_extra(const struct source *src, const struct assembly *a, struct emitter *em);
 

@@ -13,6 +13,7 @@
  * it through json_doc as before, so every error and warning is that
  * path's, word for word. */
 #include "claude_code.h"
+#include "base/tune.h"
 
 #include "base/alloc.h"
 #include "text/hidden.h"
@@ -794,17 +795,11 @@ static int kind_of(struct cc_model *m, const struct fast *f, const struct line_s
 	return -1;
 }
 
-static bool fast_on = true;
-
-void cc_set_fast(bool on)
-{
-	fast_on = on;
-}
 
 int cc_fast_line(struct source *src, struct cc_model *m, struct json_pool *pool, struct cc_scratch *scr,
 		 const char *s, size_t n, long line, struct cs_error *err)
 {
-	if (!fast_on || m->nlines == m->cap_lines)
+	if (!cs_tuned->cc_fast || m->nlines == m->cap_lines)
 		return CC_FAST_DECLINED; /* load.c grows the array (or refuses past its limit) */
 	struct fast f = { .p = s, .end = s + n, .scr = scr };
 	struct line_seen ls = { .sidechain = -1, .summary = -1, .use = { -1, -1, -1, -1, -1, -1 } };

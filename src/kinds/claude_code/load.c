@@ -51,6 +51,7 @@ void cc_model_free(void *model)
 	cs_free(m->req.unit_piece);
 	cs_free(m->req.bp_override);
 	cs_free(m->req.core);
+	cs_free(m->req.groups);
 	cs_free(m->req.user_facts);
 	arena_fini(&m->req.pred_arena);
 	bulk_fini(&m->text);
@@ -209,9 +210,11 @@ static const char *input_summary(const cJSON *input)
 {
 	static const char *const keys[] = { "command", "file_path", "notebook_path", "path", "pattern", "url",
 					    "query", "description", "prompt", "skill" };
-	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-		if (get_str(input, keys[i]) && get_str(input, keys[i])[0])
-			return get_str(input, keys[i]);
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+		const char *v = get_str(input, keys[i]);
+		if (v && v[0])
+			return v;
+	}
 	return NULL;
 }
 

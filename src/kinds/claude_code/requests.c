@@ -25,6 +25,7 @@
  * shown as such; a request that extends the one before within its lifetime
  * can read that one's whole prompt as recorded (recorded units). */
 #include "claude_code.h"
+#include "base/tune.h"
 
 #include "base/alloc.h"
 #include "models.h"
@@ -1002,14 +1003,13 @@ static int unit_pieces(struct cc_model *m)
 	return CS_OK;
 }
 
-static size_t max_units = CC_MAX_UNITS;
-
-void cc_set_max_units(size_t n)
+/* The blocks the replayed requests may hold in all (cs_tune can lower it). */
+static size_t max_units(void)
 {
-	max_units = n;
+	return cs_tuned->cc_max_units ? cs_tuned->cc_max_units : CC_MAX_UNITS;
 }
 
-/* The requests replayed: the last ones whose prompts hold max_units blocks
+/* The requests replayed: the last ones whose prompts hold max_units() blocks
  * in all (every request's prompt is built whole, so a long session would
  * need memory quadratic in its length); always the last. */
 static int replay_window(struct build *b)
@@ -1025,7 +1025,7 @@ static int replay_window(struct build *b)
 		for (size_t i = 0; i < n; i++)
 			total += m->lines[b->chain[i]].nblocks;
 		total += 1;
-		if (total > max_units && k + 1 < m->req.nreqs) {
+		if (total > max_units() && k + 1 < m->req.nreqs) {
 			m->first_replayed = k + 1;
 			break;
 		}

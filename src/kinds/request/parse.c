@@ -740,6 +740,8 @@ int request_parse_body(struct source *src, struct request_model *m, const struct
 	r->diff_unit = -1;
 	r->rec_write_1h = -1;
 	r->rec_output = -1;
+	r->rec_missed = -1;
+	r->provider = provider;
 	const char *model = get_str(body, "model");
 	r->model = arena_strdup(&src->arena, model ? model : "");
 	const char *ret = get_str(body, "prompt_cache_retention");
