@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-/* The facts the predictions take from the record (formats.md 7b). */
+/* The facts the predictions take from the record (ctxscope-formats(5) section 7b). */
 static void record_notes(const struct cc_model *m, struct strbuf *out)
 {
 	char n[32];
