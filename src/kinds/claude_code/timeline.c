@@ -1,5 +1,7 @@
 /* timeline.c: a session's timeline (kind_ops.timeline): the request kinds'
- * table of requests, then the subagent files beside the session, apart. */
+ * table of requests, what the record says that the table takes from it
+ * (the entries' lifetime, the first request's global read), then the
+ * subagent files beside the session, apart. */
 #include "claude_code.h"
 
 #include "source.h"
@@ -8,10 +10,25 @@
 
 #include <string.h>
 
+/* The facts the predictions take from the record (ctxscope-formats(5) section 7b). */
+static void record_notes(const struct cc_model *m, struct strbuf *out)
+{
+	char n[32];
+	sb_printf(out, "\n  cache entries live %s: %s\n", m->session_ttl >= 3600 ? "1 hour" : "5 minutes",
+		  m->ttl_recorded ? "as the writes record it (usage.cache_creation)"
+				  : "assumed (the session records no split of its writes)");
+	const struct cc_req *c = &m->creqs[m->first_replayed];
+	if (c->global_read)
+		sb_printf(out, "  request 1 read %s tokens of Claude Code's system prompt, cached across sessions: text "
+			  "the file does not hold, not a miss\n", fmt_thousands(n, c->global_read));
+}
+
 int cc_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, size_t *step_at,
 			 struct cs_error *err)
 {
 	int rc = request_timeline_text(src, text_flags, out, step_at, err);
+	if (rc == CS_OK && ((const struct cc_model *)src->model)->req.nreqs)
+		record_notes(src->model, out);
 	struct cc_subagents list;
 	if (rc == CS_OK && cc_subagents(src, &list) != CS_OK)
 		return cs_error_nomem(err);

@@ -19,8 +19,9 @@ for f in files:
         neg += r.get("not_in_transcript", 0) < 0
         if i == 0 or "recorded" not in r or "predicted" not in r:
             continue
-        err += abs(r["predicted"]["cache_read"] - r["recorded"]["cache_read"])
-        rec += r["recorded"]["cache_read"]
+        read = lambda d: d["read"] if "read" in d else d["cache_read"]
+        err += abs(read(r["predicted"]) - read(r["recorded"]))
+        rec += read(r["recorded"])
 print("requests %d, off the main chain %d, negative gaps %d" % (n, off, neg))
 print("predicted cache reads vs recorded (weighted, first requests left out): %.1f%%" %
       (100 * (1 - err / rec) if rec else 100))
