@@ -789,3 +789,49 @@ void request_counted_words(struct strbuf *out, const struct request_model *m, si
 		sb_printf(out, ", %.1f%% %s recorded %s", fabs(p), p < 0 ? "under" : "over", fmt_thousands(t, rec));
 	}
 }
+
+void request_counted_cell(struct strbuf *out, const struct request_model *m, size_t k, const struct req_counted *c,
+			  bool transcript, bool ascii)
+{
+	char t[32], cell[48], pct[32] = "-";
+	if (!c || c[k].tokens < 0) {
+		sb_printf(out, " %9s %7s", "-", "-");
+		return;
+	}
+	snprintf(cell, sizeof cell, "%s%s", c[k].approximate ? (ascii ? "~" : "\u2248") : "", fmt_thousands(t, c[k].tokens));
+	long rec = recorded_prompt(&m->reqs[k]);
+	if (rec > 0 && transcript)
+		fmt_thousands(pct, rec - c[k].tokens);
+	else if (rec > 0)
+		snprintf(pct, sizeof pct, "%+.1f%%", distance(c[k].tokens, rec));
+	int pad = 9 - (int)strlen(t) - (c[k].approximate ? 1 : 0);
+	sb_printf(out, " %*s%s %*s", pad > 0 ? pad : 0, "", cell, transcript ? 11 : 7, pct);
+}
+
+void request_counted_sentence(struct strbuf *out, const struct request_model *m, const struct req_counted *c,
+			      bool transcript, const char *note)
+{
+	size_t n = 0, counted = 0;
+	double *d = cs_calloc(m->nreqs ? m->nreqs : 1, sizeof *d);
+	for (size_t k = 0; d && k < m->nreqs; k++) {
+		long rec = recorded_prompt(&m->reqs[k]);
+		counted += c && c[k].tokens >= 0;
+		if (c && c[k].tokens >= 0 && rec > 0)
+			d[n++] = fabs(distance(c[k].tokens, rec));
+	}
+	if (!counted) {
+		sb_printf(out, "  counted: none%s%s\n", note && note[0] ? ": " : "", note ? note : "");
+	} else if (transcript) {
+		sb_puts(out, "  counted: the transcript's messages (approximate); not in file: the record less that count "
+			     "(system prompt, tools, reminders)\n");
+	} else if (!n) {
+		sb_printf(out, "  counted (the whole request as the provider counts it): %zu request%s, no usage recorded to "
+			  "compare with\n", counted, counted == 1 ? "" : "s");
+	} else {
+		qsort(d, n, sizeof *d, cmp_double);
+		sb_printf(out, "  counted (the whole request as the provider counts it): within %.1f%% of recorded over %zu "
+			  "request%s (median; at most %.1f%%)\n", n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2, n,
+			  n == 1 ? "" : "s", d[n - 1]);
+	}
+	cs_free(d);
+}

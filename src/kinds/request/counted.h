@@ -89,4 +89,14 @@ void request_emit_counted_summary(struct emitter *em, const struct request_model
 /* "≈2,131 counted (claude), 1.2% over recorded" for text lines; "" when not counted. */
 void request_counted_words(struct strbuf *out, const struct request_model *m, size_t k, const struct req_counted *c);
 
+/* The timeline's cells for request k: its count (≈ when approximate; `~`
+ * when ascii) and its distance to the record ("+1.2%"), 17 columns; with
+ * transcript (a session's counts of its messages alone) the record less
+ * the count instead (what the file does not hold), 21 columns; "-" where
+ * not counted or not recorded. And its sentence over the log. */
+void request_counted_cell(struct strbuf *out, const struct request_model *m, size_t k, const struct req_counted *c,
+			  bool transcript, bool ascii);
+void request_counted_sentence(struct strbuf *out, const struct request_model *m, const struct req_counted *c,
+			      bool transcript, const char *note);
+
 #endif

@@ -3,6 +3,9 @@
  * the response recorded, and the cause where the cache broke. */
 #include "request.h"
 
+#include "base/alloc.h"
+#include "kinds/request/counted.h"
+
 #include "source.h"
 #include "base/strbuf.h"
 #include "base/utf8.h"
@@ -24,6 +27,16 @@ int request_timeline_text(const struct source *src, unsigned text_flags, struct 
 	sb_printf(out, "%zu request%s, %zu where the cache broke; predicted (estimated tokens) beside recorded\n",
 		  m->nreqs, m->nreqs == 1 ? "" : "s", broke);
 	sb_puts(out, "  predicted: each request sent after the ones before it, under its provider's cache\n");
+	/* each request counted whole (counted.h): from its body for a log,
+	 * from its blocks for a Claude Code session */
+	struct req_counted *counts = NULL;
+	char note[CS_ERROR_MSG_MAX];
+	bool transcript = src->kind != &anthropic_kind && src->kind != &openai_kind;
+	int rc = transcript ? request_count_units(m, &counts, note, sizeof note, err)
+			    : request_count_all(src, m, &counts, note, sizeof note, err);
+	if (rc != CS_OK)
+		return rc;
+	request_counted_sentence(out, m, counts, transcript, note);
 	if (m->edited) { /* what-if: the edits reach every request */
 		struct request_whatif w;
 		request_whatif_totals(m, &w);
@@ -32,21 +45,26 @@ int request_timeline_text(const struct source *src, unsigned text_flags, struct 
 		sb_putc(out, '\n');
 	}
 	sb_putc(out, '\n');
-	sb_puts(out, "   #    line   tokens    read  written  |  recorded read  written  uncached\n");
+	sb_printf(out, "   #    line   tokens    read  written  |  recorded read  written  uncached              counted  %s\n",
+		  transcript ? "not in file" : "vs rec.");
 	for (size_t i = 0; i < m->nreqs; i++) {
 		const struct req_request *r = &m->reqs[i];
 		char a[32], b[32], c[32], d[32], e[32], f[32];
 		if (step_at)
 			step_at[i] = out->len;
-		sb_printf(out, "  %3zu %6ld %8s %7s %8s  | %14s %8s %9s%s\n", i + 1, r->line, count(a, r->total, true),
+		/* the marker before the counted cells: a narrow screen cuts those first */
+		sb_printf(out, "  %3zu %6ld %8s %7s %8s  | %14s %8s %9s%s", i + 1, r->line, count(a, r->total, true),
 			  count(b, r->pred_read, true), count(c, r->pred_write, true), count(d, r->rec_read, r->recorded),
 			  count(e, r->rec_write, r->recorded), count(f, r->rec_uncached, r->recorded),
-			  i == m->current ? "   (shown)" : "");
+			  i == m->current ? "   (shown)" : "          ");
+		request_counted_cell(out, m, i, counts, transcript, (text_flags & UTF8_ASCII) != 0);
+		sb_putc(out, '\n');
 		if (r->broke && r->cause) {
 			sb_puts(out, "        cache broke: ");
 			utf8_sanitize(out, r->cause, strlen(r->cause), text_flags);
 			sb_putc(out, '\n');
 		}
 	}
+	cs_free(counts);
 	return out->failed ? cs_error_nomem(err) : CS_OK;
 }
