@@ -138,11 +138,13 @@ struct cctx {
 	int rc;
 };
 
-static long enc(struct cctx *c, const char *s, size_t n)
+/* The tokens of s[0..n), remembered under key (a hash of the text, or of
+ * the block it renders). */
+static long enc_keyed(struct cctx *c, uint64_t key, const char *s, size_t n)
 {
 	if (c->rc != CS_OK || !n)
 		return 0;
-	uint64_t key = bpe_hash((const unsigned char *)s, n) ^ (uint64_t)n * 0x9E3779B97F4A7C15ull ^ (uintptr_t)c->t;
+	key ^= (uint64_t)n * 0x9E3779B97F4A7C15ull ^ (uintptr_t)c->t;
 	key = key ? key : 1;
 	size_t mask = c->memo_cap - 1, i = (size_t)key & mask;
 	if (c->memo)
@@ -156,6 +158,11 @@ static long enc(struct cctx *c, const char *s, size_t n)
 		++*c->memo_used;
 	}
 	return got;
+}
+
+static long enc(struct cctx *c, const char *s, size_t n)
+{
+	return n ? enc_keyed(c, bpe_hash((const unsigned char *)s, n), s, n) : 0;
 }
 
 static long enc_str(struct cctx *c, const char *s)
@@ -578,8 +585,8 @@ static int count_units(struct cctx *c, const struct request_model *m, const stru
 		}
 		if (x->image)
 			out->images += x->tokens;
-		else
-			out->messages += part(c, enc(c, x->text, x->text_len));
+		else /* a unit's hash is its block's (its JSON): no need to hash its text again */
+			out->messages += part(c, enc_keyed(c, bpe_mix(x->hash), x->text, x->text_len));
 	}
 	out->tokens = c->rc == CS_OK ? c->ov->base + out->messages + out->images : -1;
 	snprintf(out->overheads, sizeof out->overheads, "%s", c->ov->id);
