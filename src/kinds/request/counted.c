@@ -842,3 +842,37 @@ void request_counted_sentence(struct strbuf *out, const struct request_model *m,
 	}
 	cs_free(d);
 }
+
+struct req_counted_memo *request_counted_memo_new(void)
+{
+	return cs_calloc(1, sizeof(struct req_counted_memo));
+}
+
+void request_counted_memo_free(struct req_counted_memo *memo)
+{
+	if (memo)
+		cs_free(memo->counts);
+	cs_free(memo);
+}
+
+int request_counted(const struct source *src, const struct request_model *m, bool transcript,
+		    const struct req_counted_memo **out, struct req_counted_memo **owned, struct cs_error *err)
+{
+	struct req_counted_memo *memo = m->counted_memo;
+	*owned = NULL;
+	*out = NULL;
+	if (!memo && !(memo = *owned = request_counted_memo_new()))
+		return cs_error_nomem(err);
+	if (!memo->done) {
+		int rc = transcript ? request_count_units(m, &memo->counts, memo->note, sizeof memo->note, err)
+				    : request_count_all(src, m, &memo->counts, memo->note, sizeof memo->note, err);
+		if (rc != CS_OK) {
+			request_counted_memo_free(*owned);
+			*owned = NULL;
+			return rc;
+		}
+		memo->done = true;
+	}
+	*out = memo;
+	return CS_OK;
+}

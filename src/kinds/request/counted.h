@@ -46,6 +46,22 @@ struct req_counted {
 	const char *why;        /* not counted: why (static) */
 };
 
+/* The counts of every request, kept by the model (request_model.counted_memo). */
+struct req_counted_memo {
+	bool done;
+	struct req_counted *counts; /* cs_malloc'd; NULL when counting failed (out of memory) */
+	char note[CS_ERROR_MSG_MAX];
+};
+struct req_counted_memo *request_counted_memo_new(void);
+void request_counted_memo_free(struct req_counted_memo *memo);
+/* The counts of m's requests (from the bodies of a log or body, transcript
+ * false; from the blocks of a session, transcript true), counted at the
+ * first call and kept in m->counted_memo; when m has none, counted at every
+ * call into *owned, which the caller frees (request_counted_memo_free).
+ * (*out)->note: why some are not counted, or "". CS_OK or CS_ENOMEM. */
+int request_counted(const struct source *src, const struct request_model *m, bool transcript,
+		    const struct req_counted_memo **out, struct req_counted_memo **owned, struct cs_error *err);
+
 /* Every request of the model counted (the file read again, each body
  * parsed): counts[m->nreqs], cs_malloc'd, caller frees. *note gets a
  * sentence when the claude encoding or the table is missing (then those

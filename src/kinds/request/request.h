@@ -166,6 +166,10 @@ struct request_model {
 	struct arena pred_arena;
 	size_t nseq_lints;          /* lints of the sequence, before the current request's */
 	bool edited;                /* the predictions follow edits: the loaded ones differ */
+	/* counted.c: every request counted whole, at the first ask (a report,
+	 * the timeline) and kept: what was sent does not change with edits.
+	 * Made with the model (request_counted_memo_new), freed with it. */
+	struct req_counted_memo *counted_memo;
 };
 
 #define REQUEST_NO_PIECE UINT32_MAX

@@ -29,14 +29,14 @@ int request_timeline_text(const struct source *src, unsigned text_flags, struct 
 	sb_puts(out, "  predicted: each request sent after the ones before it, under its provider's cache\n");
 	/* each request counted whole (counted.h): from its body for a log,
 	 * from its blocks for a Claude Code session */
-	struct req_counted *counts = NULL;
-	char note[CS_ERROR_MSG_MAX];
+	const struct req_counted_memo *memo;
+	struct req_counted_memo *owned;
 	bool transcript = src->kind != &anthropic_kind && src->kind != &openai_kind;
-	int rc = transcript ? request_count_units(m, &counts, note, sizeof note, err)
-			    : request_count_all(src, m, &counts, note, sizeof note, err);
+	int rc = request_counted(src, m, transcript, &memo, &owned, err);
 	if (rc != CS_OK)
 		return rc;
-	request_counted_sentence(out, m, counts, transcript, note);
+	const struct req_counted *counts = memo->counts;
+	request_counted_sentence(out, m, counts, transcript, memo->note);
 	if (m->edited) { /* what-if: the edits reach every request */
 		struct request_whatif w;
 		request_whatif_totals(m, &w);
@@ -65,6 +65,6 @@ int request_timeline_text(const struct source *src, unsigned text_flags, struct 
 			sb_putc(out, '\n');
 		}
 	}
-	cs_free(counts);
+	request_counted_memo_free(owned);
 	return out->failed ? cs_error_nomem(err) : CS_OK;
 }
