@@ -8,8 +8,10 @@
 #                   and the approximate Claude tokenizer (npm ai-tokenizer, pinned, converted)
 #   make bench      generate big inputs in a temp folder, print the benchmark table
 #                   (BENCH_SCALE=small for a quick run; never part of make test);
-#                   make bench-tokenizer: only the exact-count rows against node
-#   make install    PREFIX=/usr/local DESTDIR= : binary, themes, man page
+#                   make bench-tokenizer: only the exact-count rows against node;
+#                   make bench-scan: only `ctxscope scan` against ccusage
+#   make install    PREFIX=/usr/local DESTDIR= : binary, themes, the man pages
+#                   ctxscope(1) and ctxscope-formats(5) (make man: only build them)
 #
 # Build output lives in .build/ (release/ and asan/); nothing is written elsewhere.
 
@@ -40,10 +42,8 @@ WARN = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 DEFS = -D_POSIX_C_SOURCE=200809L -DCTXSCOPE_VERSION='"$(VERSION)"' \
        -DCTXSCOPE_DATADIR='"$(PREFIX)/share/ctxscope"'
 DEPF = -MMD -MP
-# The sanitizer build (tests, never installed) finds the shipped themes in
-# this tree by its absolute path; an installed ctxscope looks only in
-# PREFIX/share/ctxscope/themes and the user's config folder.
-$(BUILD)/asan/src/theme.o: DEFS += -DCTXSCOPE_TEST_THEMES='"$(CURDIR)/themes"'
+# Themes: the user's config folder, PREFIX/share/ctxscope/themes, and beside
+# the binary (a relocated install's share/, the checkout a build came from).
 
 REL_FLAGS  = -O2 -g
 ASAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-cast-overflow \
@@ -68,8 +68,8 @@ FAULT_BIN := $(ASN)/tests/test_faults
 export ASAN_OPTIONS  ?= detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
-.PHONY: all build run test check deps check-layering unit golden-update screenshot install uninstall clean \
-        bench bench-tokenizer fuzz fuzz-build valgrind
+.PHONY: all build run test check deps check-layering unit golden-update screenshot man install uninstall clean \
+        bench bench-scan bench-tokenizer fuzz fuzz-build valgrind
 
 all: build
 build: check-layering $(REL)/ctxscope
@@ -105,11 +105,20 @@ deps:
 	@tests/tokenizer/fetch-ranks.sh $(BUILD) || true
 	@tests/tokenizer/fetch-claude.sh $(BUILD) || true
 
-# ---- layering: src/ never includes curses; no include cycle in src/ ------
+# ---- layering: src/ never includes curses; no include cycle in src/ or ui/;
+# ui/ reads the view-model through its face, never its private header, and
+# changes it only through calls ----------------------------------------------
 check-layering:
 	@if grep -rnE '#[[:space:]]*include[[:space:]]*[<"](n?curses|ncursesw/)' src; then \
 	  echo "src/ must not include curses (only ui/ talks to the terminal)"; exit 1; fi
+	@if grep -rnE '#[[:space:]]*include[[:space:]]*"[^"]*_priv\.h"' ui | grep -v '"app_priv\.h"'; then \
+	  echo "ui/ must not include src/'s private headers (the view-model's face is vm/viewmodel.h)"; exit 1; fi
+	@if grep -nE '(vm->|vm\.)[a-z_.]+(\[[^]]*\])? *([-+*/|&]?=[^=]|\+\+|--)' ui/*.c; then \
+	  echo "ui/ changes the view-model only through its calls (vm/viewmodel.h), never by a write"; exit 1; fi
+	@if grep -rn 'cs_tune(' src ui | grep -v '^src/base/tune\.[ch]:'; then \
+	  echo "only tests, fuzz harnesses and the bench turn the switches (base/tune.h)"; exit 1; fi
 	@tests/include_cycles.sh src
+	@tests/include_cycles.sh ui
 
 # ---- release build --------------------------------------------------------
 $(REL)/src/%.o: src/%.c
@@ -211,9 +220,21 @@ $(BENCH_BIN): $(REL)/tests/bench/bench.o $(REL_SRC_O) $(REL_UI_LIB_O)
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(REL_FLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS) $(UI_LIBS)
 
-bench: build $(BENCH_GEN) $(BENCH_BIN)
+# `ctxscope scan` over a generated projects folder, against ccusage (issue 36).
+SCAN_GEN := $(REL)/bench/ctxscope-gen-projects
+$(SCAN_GEN): tests/bench/gen_projects.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(WARN) $(DEFS) $(REL_FLAGS) $(CFLAGS) -o $@ $<
+
+bench: build $(BENCH_GEN) $(BENCH_BIN) $(SCAN_GEN)
 	@tests/bench/bench.sh $(BENCH_GEN) $(BENCH_BIN) $(REL)/ctxscope
+	@tests/bench/scan.sh $(SCAN_GEN) $(REL)/ctxscope $(BUILD)
 	@tests/bench/tokenizer.sh $(REL)/ctxscope $(BUILD)
+
+# Only the scan row (BENCH_SCALE=small: 20 MB instead of 432).
+bench-scan: build $(SCAN_GEN)
+	@tests/bench/scan.sh $(SCAN_GEN) $(REL)/ctxscope $(BUILD)
 
 # Exact token counts against gpt-tokenizer under node (10 MB varied text).
 bench-tokenizer: build
@@ -257,7 +278,7 @@ $(FAULT_BIN): $(ASN)/tests/faults/test_faults.o $(ASN)/faults/libyaml-faults.o $
 #   make fuzz FUZZ_RUNS=1000000     each harness for a million executions
 FUZZ_CC     ?= clang
 FUZZ_KINDS  := manifest loom ledger memory anthropic openai claude-code
-FUZZ_OTHERS := sanitize json save
+FUZZ_OTHERS := sanitize json save scan
 FUZZ_RUNS   ?= 200000
 FUZZ_SECONDS ?= 0
 FZ := $(BUILD)/fuzz
@@ -293,13 +314,26 @@ fuzz: $(ASN)/ctxscope
 valgrind: $(REL)/ctxscope
 	@tests/valgrind.sh $(REL)/ctxscope
 
+# ---- the man pages ----------------------------------------------------------
+# ctxscope(1) is doc/ctxscope.1 (roff) with doc/guide.md put in; ctxscope-
+# formats(5) is doc/formats.md and doc/kinds.md (Markdown, read on the web
+# too), through doc/md2man.awk. tests/doc/run builds them the same way and
+# checks groff reads them without a warning.
+MAN_SRC := doc/ctxscope.1 doc/guide.md doc/formats.md doc/kinds.md doc/md2man.awk doc/mkman.sh
+man: $(BUILD)/man/ctxscope.1
+$(BUILD)/man/ctxscope.1: $(MAN_SRC)
+	@echo "  MAN     $(@D)"
+	$(Q)doc/mkman.sh $(@D) $(VERSION)
+$(BUILD)/man/ctxscope-formats.5: $(BUILD)/man/ctxscope.1
+
 # ---- install --------------------------------------------------------------
-install: build
+install: build man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ctxscope/themes
 	install -m 755 $(REL)/ctxscope $(DESTDIR)$(PREFIX)/bin/ctxscope
 	install -m 644 themes/*.theme $(DESTDIR)$(PREFIX)/share/ctxscope/themes/
-	install -d $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 644 ui/ctxscope.1 $(DESTDIR)$(PREFIX)/share/man/man1/ctxscope.1
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 644 $(BUILD)/man/ctxscope.1 $(DESTDIR)$(PREFIX)/share/man/man1/ctxscope.1
+	install -m 644 $(BUILD)/man/ctxscope-formats.5 $(DESTDIR)$(PREFIX)/share/man/man5/ctxscope-formats.5
 	@if [ -f $(BUILD)/tokenizers/o200k_base.tiktoken ]; then \
 	  install -d $(DESTDIR)$(PREFIX)/share/ctxscope/tokenizers && \
 	  install -m 644 $(BUILD)/tokenizers/o200k_base.tiktoken $(BUILD)/tokenizers/cl100k_base.tiktoken \
@@ -314,7 +348,7 @@ install: build
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/ctxscope
 	rm -rf $(DESTDIR)$(PREFIX)/share/ctxscope
-	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/ctxscope.1
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/ctxscope.1 $(DESTDIR)$(PREFIX)/share/man/man5/ctxscope-formats.5
 
 clean:
 	rm -rf $(BUILD)

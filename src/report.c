@@ -11,6 +11,7 @@
 #include "base/utf8.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 bool report_format_from_name(const char *name, enum report_format *out)
@@ -460,7 +461,7 @@ static void text_header(struct strbuf *out, const struct assembly *a, unsigned f
 	else if (a->flags & ASM_OVER_LIMIT)
 		sb_puts(out, "OVER LIMIT");
 	else if (a->flags & ASM_MUST_MISSING)
-		sb_puts(out, "MISSING A MUST-HAVE");
+		sb_puts(out, "MUST-HAVE MISSING"); /* as the inspector's header says it */
 	else
 		sb_puts(out, "fits");
 	sb_printf(out, "; %zu dropped, %zu truncated\n", dropped, cut);
@@ -537,7 +538,10 @@ static void text_tables(struct emitter *em, const struct assembly *a, const stru
 	struct columns c = { has_priorities(src), has_scores(a), has_recorded(src), x };
 	for (size_t g = 0; g < a->ngroupings; g++) {
 		const long *xl = x && g < ASM_MAX_GROUPINGS ? x->layers[g] : NULL;
-		sb_printf(out, "\nlayers (%s)            tokens%s  share\n", a->groupings[g].name,
+		/* "tokens" ends over the numbers (2 + 22 + 8 columns), whatever the grouping's name */
+		char head[64];
+		snprintf(head, sizeof head, "layers (%.40s)", a->groupings[g].name);
+		sb_printf(out, "\n%-26s%stokens%s  share\n", head, strlen(head) < 26 ? "" : " ",
 			  !xl ? "" : tokenizer_name_approximate(x->encoding) ? "  \u2248 claude" : "     exact");
 		for (size_t l = 0; l < a->groupings[g].nlayers; l++) {
 			const struct layer *ly = &a->groupings[g].layers[l];

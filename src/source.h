@@ -85,6 +85,7 @@ struct settings {
 	double chars_per_token; /* the estimate's divisor, TOKENS_DEFAULT_CHARS_PER_TOKEN */
 	char tokenizer[256];    /* exact counts beside the estimate: an encoding or a .tiktoken
 	                           path; "" the OpenAI model's (auto), "off" none (tokenizer.h) */
+	bool strict;            /* --strict: a malformed line a kind would skip is an error instead */
 };
 
 #define SOURCE_EDIT_LOG 16 /* edits named in source.edit_log */
@@ -92,7 +93,7 @@ struct settings {
 struct source {
 	const struct kind_ops *kind;
 	const char *path;         /* the file as given; arena */
-	const char *companion;    /* the second file loaded with it (--assembly); arena, NULL: none */
+	const char *companion;    /* the second file loaded with it (--assembly-file); arena, NULL: none */
 	const char *input_type;   /* what the file is, for people, when not the kind's title
 	                             ("ledger database"); static, NULL: the title */
 	struct arena arena;       /* owns every string of the source */
@@ -161,6 +162,11 @@ int source_warn(struct source *src, long piece, long line, long column, const ch
 /* The index of the first piece whose id is `id`, or -1. O(1) after the
  * first call (an index is built then); adding pieces resets it. */
 long source_find_piece(struct source *src, const char *id);
+/* The name a person knows the piece by: the label the list shows (a loom
+ * node's "01HQA3", a ledger's "turn t07 · tool"), or its id when it has no
+ * label or the label opens with the id (a request's "messages[0].content[1]
+ * text: ..."). Borrowed from p; never NULL. */
+const char *piece_name(const struct piece *p);
 
 /* map[i]: the piece of `from` with to's piece i's id (the first such), or
  * -1; matched[j] (may be NULL): whether from's piece j has a counterpart.

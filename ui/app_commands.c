@@ -3,6 +3,7 @@
 
 #include "base/atomic_write.h"
 #include "cache/cache.h"
+#include "cache/section.h"
 #include "cli.h"
 #include "command.h"
 #include "export.h"
@@ -100,13 +101,12 @@ static void save_whatif(struct app *app, const char *path, bool named, unsigned 
 	struct atomic_write_options o;
 	struct atomic_write_result res;
 	write_options(&o, named, flags);
+	o.input = vm->session.src->path; /* never replaced, by any name: refused, not asked */
 	char notes[APP_PROMPT_MAX];
 	if (!path[0])
 		vm_status(vm, true, "not saved: no file name");
 	else if (whatif_render(vm->session.src, edits, n, &out) != CS_OK || out.failed)
 		vm_status(vm, true, "not saved: out of memory");
-	else if (strcmp(path, vm->session.src->path) == 0)
-		vm_status(vm, true, "not saved: a what-if file never replaces the input itself");
 	else if (atomic_write(path, sb_str(&out), out.len, &o, &res, &err) != CS_OK) {
 		if (!ask_to_replace(app, &res, INPUT_WHATIF, path, NULL, named, flags))
 			vm_status(vm, true, "not saved: %s: %s", path, err.message);
@@ -199,6 +199,31 @@ static int export_screen_of(struct app *app, const char *path, const struct atom
 	return rc;
 }
 
+/* The report as `report` writes it, its cache section against the baseline
+ * and under the profile the inspector shows. */
+static int export_report_of(struct app *app, enum export_format fmt, const char *path,
+			    const struct atomic_write_options *o, struct atomic_write_result *res, struct cs_error *err)
+{
+	struct vm *vm = &app->vm;
+	struct report_options opt = { .format = REPORT_TEXT, .ascii = app->ascii };
+	struct cli none;
+	memset(&none, 0, sizeof none);
+	struct cache_report cr;
+	struct report_section extra[2] = { { 0 } };
+	int rc = cache_report_prepare_inspector(&cr, app->cli ? app->cli : &none,
+						vm->cache.profile ? vm->cache.profile->name : NULL, &vm->session.cur,
+						&vm->session.base, vm_baseline_words(vm), err);
+	if (rc == CS_OK) {
+		extra[0] = cr.sections[0];
+		opt.extra = extra;
+		/* the inspector defers the sentences of what it does not show */
+		rc = asm_write_sentences(&vm->session.cur) ? export_report(&vm->session.cur, &opt, fmt, path, o, res, err)
+							   : cs_error_nomem(err);
+	}
+	cache_report_fini(&cr);
+	return rc;
+}
+
 static void do_export(struct app *app, const char *path, const char *format, unsigned flags)
 {
 	struct vm *vm = &app->vm;
@@ -223,10 +248,7 @@ static void do_export(struct app *app, const char *path, const char *format, uns
 	if (fmt == EXPORT_SCREEN) {
 		rc = export_screen_of(app, path, &o, &res, &err);
 	} else {
-		struct report_options opt = { .format = REPORT_TEXT, .ascii = app->ascii };
-		/* the inspector defers the sentences of what it does not show */
-		rc = asm_write_sentences(&vm->session.cur) ? export_report(&vm->session.cur, &opt, fmt, path, &o, &res, &err)
-							   : cs_error_nomem(&err);
+		rc = export_report_of(app, fmt, path, &o, &res, &err);
 		if (fmt == EXPORT_AUTO)
 			fmt = export_format_for_path(path);
 	}
@@ -377,10 +399,11 @@ void app_input_complete(struct app *app)
 				app->prompt[app->prompt_len++] = ' ';
 		}
 		if (c.n > 1) {
-			sb_reset(&vm->status);
-			vm->status_error = false;
+			struct strbuf listed = STRBUF_INIT;
 			for (size_t i = 0; i < c.n; i++)
-				sb_printf(&vm->status, "%s%s", i ? "  " : "", c.items[i]);
+				sb_printf(&listed, "%s%s", i ? "  " : "", c.items[i]);
+			vm_status(vm, false, "%s", listed.failed ? "out of memory" : sb_str(&listed));
+			sb_fini(&listed);
 		}
 	}
 	command_completion_fini(&c);

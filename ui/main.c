@@ -3,6 +3,7 @@
  * inspector. The only place that prints errors and chooses exit codes. */
 #include "app.h"
 #include "assembly.h"
+#include "base/alloc.h"
 #include "cache/section.h"
 #include "cli.h"
 #include "tokens/count.h"
@@ -13,6 +14,7 @@
 #include "load.h"
 #include "base/progress.h"
 #include "report.h"
+#include "scan_view.h"
 #include "source.h"
 #include "base/strbuf.h"
 #include "term.h"
@@ -26,6 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum { EXIT_FITS = 0, EXIT_NOMEM = 1, EXIT_INPUT = 2, EXIT_OVER = 3, EXIT_INTERRUPTED = 130 };
@@ -104,6 +108,9 @@ static int run_inspector(const struct cli *cli, struct source *src, const struct
 	struct cs_error err;
 	cs_error_clear(&err);
 	struct app app;
+	/* the program's choice, not the view-model's: each edit re-assembles,
+	 * so freed memory stays for the next build (no page faults again) */
+	cs_alloc_keep_freed();
 	if (app_init(&app, src, ascii, &err) != CS_OK) {
 		app_fini(&app);
 		return fail(&err);
@@ -277,11 +284,15 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "count"))
 		return run_count(argc - 1, argv + 1);
 	bool utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	if (argc > 1 && !strcmp(argv[1], "scan"))
+		return scan_main(argc - 1, argv + 1, utf8, false);
 	struct cli cli;
 	struct cs_error err;
 	cs_error_clear(&err);
 	if (cli_parse(argc, argv, &cli, &err) != CS_OK)
 		return fail(&err);
+	if (cli.deprecated)
+		fprintf(stderr, "ctxscope: note: %s\n", cli.deprecated);
 	if (cli.command == CLI_HELP || cli.command == CLI_VERSION) {
 		struct strbuf out = STRBUF_INIT;
 		if (cli.command == CLI_HELP)
@@ -291,6 +302,11 @@ int main(int argc, char **argv)
 		int rc = write_out(&out);
 		sb_fini(&out);
 		return rc;
+	}
+	struct stat st;
+	if (cli.command == CLI_UI && !cli.screen && cli.file && stat(cli.file, &st) == 0 && S_ISDIR(st.st_mode)) {
+		char *scan_argv[] = { (char *)(uintptr_t)"scan", (char *)(uintptr_t)cli.file, NULL };
+		return scan_main(2, scan_argv, utf8 && !cli.ascii, true); /* a folder: its sessions' table */
 	}
 	if (cli.command == CLI_DUMP && cli.raw && isatty(STDOUT_FILENO) && !cli.force) {
 		fprintf(stderr, "ctxscope: dump --raw writes the exact bytes, control characters included; "
@@ -303,7 +319,8 @@ int main(int argc, char **argv)
 	progress_init(&progress, isatty(STDERR_FILENO) ? progress_stderr : NULL, NULL);
 	struct load_stamp stamp; /* before the read: a change during it is seen by --follow */
 	load_stamp_take(cli.file, &stamp);
-	struct load_args args = { .path = cli.file, .kind = cli.kind, .companion = cli.assembly, .progress = &progress };
+	struct load_args args = { .path = cli.file, .kind = cli.kind, .companion = cli.assembly_file, .progress = &progress,
+				  .strict = cli.strict };
 	if (source_load_args(&args, &src, &err) != CS_OK)
 		return fail(&err);
 	if ((cli.edits && whatif_apply(src, cli.edits, &err) != CS_OK) || cli_apply(&cli, src, &err) != CS_OK) {

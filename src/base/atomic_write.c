@@ -261,6 +261,32 @@ static bool read_only(const struct aw *w)
 	return (w->st.st_mode & 0222) == 0 || access(w->target, W_OK) != 0;
 }
 
+/* Whether path names the same file as st (device and inode). */
+static bool same_file(const char *path, const struct stat *st)
+{
+	struct stat o;
+	return stat(path, &o) == 0 && o.st_dev == st->st_dev && o.st_ino == st->st_ino;
+}
+
+/* Under the lock, once w->exists is known: the loaded input is neither the
+ * file replaced nor the one its backup would replace, whatever their names. */
+static int not_the_input(const struct aw *w, const struct atomic_write_options *opt, struct atomic_write_result *res,
+			 struct cs_error *err)
+{
+	struct stat in;
+	if (!opt->input || stat(opt->input, &in) != 0)
+		return CS_OK;
+	if (same_file(w->path, &in) || same_file(w->target, &in))
+		return refuse(res, ATOMIC_INPUT, CS_EUSAGE, err, w->path,
+			      "is the input file (%s, by whatever name): never replaced; write to another name",
+			      opt->input);
+	if (w->exists && same_file(sb_str(&w->bak), &in)) /* the backup replaces X.bak */
+		return refuse(res, ATOMIC_INPUT, CS_EUSAGE, err, w->path,
+			      "its backup %s would replace the input file %s: not written; write to another name",
+			      sb_str(&w->bak), opt->input);
+	return CS_OK;
+}
+
 /* Under the lock: what is at target now, and may it be replaced? */
 static int check_target(struct aw *w, const struct atomic_write_options *opt, struct atomic_write_result *res,
 			struct cs_error *err)
@@ -268,6 +294,9 @@ static int check_target(struct aw *w, const struct atomic_write_options *opt, st
 	w->exists = stat(w->target, &w->st) == 0;
 	if (!w->exists && errno != ENOENT)
 		return io_error(err, w->path, "looking at the file", errno);
+	int rc = not_the_input(w, opt, res, err);
+	if (rc)
+		return rc;
 	if (!w->exists)
 		return CS_OK;
 	if (!S_ISREG(w->st.st_mode)) {

@@ -15,7 +15,11 @@
  *     caller's verify step runs under that lock just before the rename (the
  *     manifest saver compares the file with the bytes it parsed);
  *   - a new file is put in place with link(), so a file that appeared
- *     meanwhile is not replaced.
+ *     meanwhile is not replaced;
+ *   - the input the caller loaded is never replaced, under any name (./s,
+ *     sub/../s, an absolute path, a symbolic or hard link: the files are
+ *     compared by device and inode, under the lock), nor made the backup:
+ *     refused, never asked.
  * Steps: lock, check, remove stale temporaries of this user (a killed save's
  * ".NAME.ctxscope-XXXXXX"; under the lock none can be live), write a
  * temporary beside the file, fsync, verify, backup, rename, fsync the folder.
@@ -54,6 +58,7 @@ struct atomic_write_options {
 	 * the rename; a non-zero code refuses the write (err filled). NULL: none. */
 	int (*verify)(const char *target, void *ctx, struct cs_error *err);
 	void *verify_ctx;
+	const char *input; /* the loaded input: never replaced nor backed up over (ATOMIC_INPUT); NULL: none */
 };
 
 /* Why a write was refused (the code is then CS_EUSAGE, or CS_ESTATE for a
@@ -64,6 +69,7 @@ enum atomic_refusal {
 	ATOMIC_LINK,      /* a symbolic link is there and the path was not named */
 	ATOMIC_READONLY,  /* the file is read-only (or not this user's to write) and force was not set */
 	ATOMIC_APPEARED,  /* no file was there at first, one is now */
+	ATOMIC_INPUT,     /* the path (or its .bak) is the loaded input, by whatever name: never asked */
 };
 
 struct atomic_write_result {

@@ -1,6 +1,7 @@
 /* utf8.c: decoding, counting, classifying and display-sanitizing UTF-8
  * (see utf8.h). Widths are in utf8_width.c. */
 #include "base/utf8.h"
+#include "base/tune.h"
 
 #include "base/strbuf.h"
 
@@ -253,7 +254,7 @@ static char ascii_stand_in(int32_t cp)
 	case 0x2010: case 0x2011: case 0x2012: case 0x2013: case 0x2014: case 0x2212: case 0x2500: return '-';
 	case 0x2018: case 0x2019: return '\'';
 	case 0x201C: case 0x201D: return '"';
-	case 0x2026: return '~';
+	case 0x2026: return '.'; /* never '~': in ASCII that flags a truncated piece */
 	default: return 0;
 	}
 }
@@ -270,13 +271,6 @@ static enum utf8_class display_class(int32_t cp, bool prev_vs, const char *rest,
 	return prev_vs || utf8_is_variation_selector(next) ? UTF8_INVISIBLE : UTF8_PRINTABLE;
 }
 
-/* Off (tests only): sanitizing and fitting take the general way alone. */
-static bool plain_fast = true;
-
-void utf8_set_fast(bool on)
-{
-	plain_fast = on;
-}
 
 #define ONES 0x0101010101010101ULL
 #define HIGHS 0x8080808080808080ULL
@@ -340,7 +334,7 @@ bool utf8_sanitize(struct strbuf *out, const char *s, size_t n, unsigned flags)
 	bool one_line = flags & UTF8_ONE_LINE;
 	while (i < n) {
 		/* Copy the longest run of plain printable ASCII at once. */
-		size_t run = i + (plain_fast ? plain_span(s + i, n - i, one_line, last_space)
+		size_t run = i + (cs_tuned->utf8_fast ? plain_span(s + i, n - i, one_line, last_space)
 					     : ascii_run(s + i, n - i, one_line));
 		if (run > i) {
 			if (!sb_append(out, s + i, run - i))
@@ -391,20 +385,29 @@ bool utf8_sanitize(struct strbuf *out, const char *s, size_t n, unsigned flags)
 	return true;
 }
 
+const char *utf8_ellipsis(unsigned flags, size_t columns)
+{
+	return columns == 0 ? "" : !(flags & UTF8_ASCII) ? "\xe2\x80\xa6" : columns >= 2 ? ".." : ".";
+}
+
+size_t utf8_ellipsis_columns(unsigned flags, size_t columns)
+{
+	return !(flags & UTF8_ASCII) ? (columns ? 1 : 0) : columns >= 2 ? 2 : columns;
+}
+
 /* utf8_fit of text utf8_sanitize leaves as it is: a byte a column. */
 static bool fit_plain(struct strbuf *out, const char *s, size_t n, size_t columns, unsigned flags, bool pad)
 {
 	if (n > columns) {
-		if (columns == 0)
-			return true;
-		return sb_append(out, s, columns - 1) && sb_puts(out, (flags & UTF8_ASCII) ? "~" : "\xe2\x80\xa6");
+		size_t ell = utf8_ellipsis_columns(flags, columns);
+		return sb_append(out, s, columns - ell) && sb_puts(out, utf8_ellipsis(flags, columns));
 	}
 	return sb_append(out, s, n) && (!pad || sb_repeat(out, " ", columns - n));
 }
 
 bool utf8_fit(struct strbuf *out, const char *s, size_t n, size_t columns, unsigned flags, bool pad)
 {
-	if (plain_fast && plain_span(s, n, flags & UTF8_ONE_LINE, false) == n)
+	if (cs_tuned->utf8_fast && plain_span(s, n, flags & UTF8_ONE_LINE, false) == n)
 		return fit_plain(out, s, n, columns, flags, pad);
 	struct strbuf safe = STRBUF_INIT;
 	if (!utf8_sanitize(&safe, s, n, flags)) {
@@ -416,10 +419,11 @@ bool utf8_fit(struct strbuf *out, const char *s, size_t n, size_t columns, unsig
 	size_t fit = utf8_prefix_for_columns(sb_str(&safe), safe.len, columns, &cols);
 	bool ok;
 	if (fit < safe.len && columns > 0) {
-		/* Cut: reserve one column for the ellipsis. */
-		fit = utf8_prefix_for_columns(sb_str(&safe), safe.len, columns - 1, &cols);
-		ok = sb_append(out, safe.data, fit) && sb_puts(out, (flags & UTF8_ASCII) ? "~" : "\xe2\x80\xa6");
-		cols++;
+		/* Cut: reserve the ellipsis's columns ("…", or ".." in ASCII: "~" means truncated there). */
+		size_t ell = utf8_ellipsis_columns(flags, columns);
+		fit = utf8_prefix_for_columns(sb_str(&safe), safe.len, columns - ell, &cols);
+		ok = sb_append(out, safe.data, fit) && sb_puts(out, utf8_ellipsis(flags, columns));
+		cols += ell;
 	} else {
 		ok = sb_append(out, sb_str(&safe), fit);
 	}

@@ -1,4 +1,4 @@
-/* json_doc.c: cJSON with positioned errors (see json_doc.h). */
+/* json/doc.c: cJSON with positioned errors (see json/doc.h). */
 #include "json/doc.h"
 
 #include "base/alloc.h"
@@ -844,4 +844,88 @@ int json_get_object(const struct json_doc *d, const cJSON *obj, const struct jpa
 		return json_fail(d, err, CS_ETYPE, at, key, "expected an object, got %s", json_type_name(v));
 	*out = v;
 	return CS_OK;
+}
+
+/* ---- token counts --------------------------------------------------------- */
+
+const char *json_count_value(const cJSON *v, long *out)
+{
+	if (!cJSON_IsNumber(v))
+		return json_type_name(v);
+	double x = v->valuedouble;
+	if (x != x)
+		return "not a number";
+	if (x < 0)
+		return "negative";
+	if (!isfinite(x) || x > JSON_MAX_WHOLE)
+		return "too big";
+	if (x != floor(x))
+		return "not a whole number";
+	*out = (long)x;
+	return NULL;
+}
+
+/* The value at s[at] as written, into buf (cap >= 8): a number's
+ * characters, or a string in quotes, printable ASCII only (any other byte
+ * as '?'), cut with "..." past what fits; "" when it is neither. */
+static void quote_raw(const char *s, size_t n, size_t at, char *buf, size_t cap)
+{
+	static const char num[] = "+-.0123456789eE";
+	bool str = at < n && s[at] == '"';
+	size_t end = at;
+	if (str)
+		end = json_string_end(s, n, at) + 1;
+	else
+		while (end < n && s[end] && strchr(num, s[end]))
+			end++;
+	if (end > n)
+		end = n;
+	size_t k = 0, i = at, room = cap - 5; /* "...", a closing quote, the NUL */
+	for (; i < end && k < room; i++) {
+		unsigned char c = (unsigned char)s[i];
+		buf[k++] = c >= ' ' && c < 0x7f ? (char)c : '?';
+	}
+	if (i < end) {
+		memcpy(buf + k, "...", 3);
+		k += 3;
+		if (str)
+			buf[k++] = '"';
+	}
+	buf[k] = '\0';
+}
+
+int json_get_count(const struct json_doc *d, long first_line, const cJSON *obj, const struct jpath *at,
+		   const char *key, long *out, char *warn, size_t n)
+{
+	if (warn && n)
+		warn[0] = '\0';
+	const cJSON *v = json_member(obj, key);
+	if (!v || cJSON_IsNull(v))
+		return JSON_COUNT_ABSENT;
+	const char *why = json_count_value(v, out);
+	if (!why)
+		return JSON_COUNT_OK;
+	if (!warn || !n)
+		return JSON_COUNT_BAD;
+	char path[256], raw[40] = "", where[64] = "";
+	struct jpath step = JPATH_KEY(at, key);
+	jpath_format(&step, path, sizeof path);
+	long off = d && d->data ? json_locate(d->data, d->len, path) : -1;
+	if (off >= 0) {
+		long line, col;
+		text_position(d->data, d->len, (size_t)off, &line, &col);
+		snprintf(where, sizeof where, "line %ld, column %ld: ", line + (first_line > 0 ? first_line : 1) - 1,
+			 col);
+		quote_raw(d->data, d->len, (size_t)off, raw, sizeof raw);
+	}
+	if (!raw[0] && cJSON_IsNumber(v))
+		snprintf(raw, sizeof raw, "%.17g", v->valuedouble);
+	bool number = cJSON_IsNumber(v);
+	if (raw[0] && number)
+		snprintf(warn, n, "%s%s is %s, not a count (%s)", where, path, raw, why);
+	else if (raw[0])
+		snprintf(warn, n, "%s%s is %s %s, not a count", where, path, why, raw);
+	else
+		snprintf(warn, n, "%s%s is %s, not a count", where, path, why);
+	return JSON_COUNT_BAD;
 }

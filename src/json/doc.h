@@ -1,8 +1,8 @@
-/* json_doc.h: cJSON documents with positioned errors, for the JSON loaders
+/* json/doc.h: cJSON documents with positioned errors, for the JSON loaders
  * (loom, ledger, memory). A document path is a chain of struct jpath on the
  * caller's stack, rendered to text ("nodes[12].metadata.excluded") only when
  * an error needs it, so walking a million nodes costs nothing extra. Errors
- * name the path and, by scanning the raw text (json_scan.h), its line and
+ * name the path and, by scanning the raw text (json/scan.h), its line and
  * column. Always look keys up case-sensitively (json_member; cJSON_GetObjectItem
  * ignores case) and walk arrays with cJSON_ArrayForEach (indexing is O(i)). */
 #ifndef CTXSCOPE_JSON_DOC_H
@@ -70,7 +70,7 @@ void jpath_format(const struct jpath *p, char *buf, size_t n);
 int json_doc_parse(struct json_doc *d, const char *data, size_t len, struct cs_error *err);
 void json_doc_free(struct json_doc *d);
 
-/* A pool used again and again (json_reuse.h: a JSON Lines file's lines):
+/* A pool used again and again (json/reuse.h: a JSON Lines file's lines):
  * cJSON_ParseWithLengthOpts of text[0..len) with every allocation in pool
  * (*end: where it stopped; NULL root when cJSON refused the text or memory
  * ran out); reset drops what the pool holds but its largest chunk, kept
@@ -178,5 +178,29 @@ int json_get_array(const struct json_doc *d, const cJSON *obj, const struct jpat
 		   int required, const cJSON **out, struct cs_error *err);
 int json_get_object(const struct json_doc *d, const cJSON *obj, const struct jpath *at, const char *key,
 		    int required, const cJSON **out, struct cs_error *err);
+
+/* Token counts (usage.input_tokens and the like), read the same way by
+ * every kind. A count is a number that is a whole number from 0 up to
+ * JSON_MAX_WHOLE ("1.0" and "1e3" are counts; "-5", "1.5", "1e999", 2^64
+ * and the string "12" are not). */
+enum { JSON_COUNT_BAD = -1, JSON_COUNT_ABSENT = 0, JSON_COUNT_OK = 1 };
+
+/* v as a count: NULL with *out set, or why not ("is negative", "is not a
+ * whole number", "is too big", "is a string"...), *out untouched. */
+const char *json_count_value(const cJSON *v, long *out);
+
+/* obj[key] (case-sensitive) as a count. JSON_COUNT_OK with *out set;
+ * JSON_COUNT_ABSENT when absent or null (*out untouched: set your default
+ * first); JSON_COUNT_BAD, *out untouched, with a positioned warning in
+ * warn[0..n) (always NUL-ended; warn may be NULL):
+ *   "line 12, column 40: usage.input_tokens is -5, not a count"
+ * d (may be NULL: then no position, and the value as cJSON read it) is the
+ * parsed document whose text holds obj, at obj's path in it; first_line is
+ * the number of the text's first line in its file (a JSON Lines file's line
+ * parsed alone: its line number; a whole file: 1). The value is quoted as
+ * written in the text (a number's digits, not cJSON's double), and control
+ * bytes never reach the warning. */
+int json_get_count(const struct json_doc *d, long first_line, const cJSON *obj, const struct jpath *at,
+		   const char *key, long *out, char *warn, size_t n);
 
 #endif

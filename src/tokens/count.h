@@ -1,7 +1,7 @@
 /* count.h: `ctxscope count [--tokenizer NAME|PATH] [--format text|json] FILE...`:
  * per file (`-`: standard input, once) the token count (tokenizer.h,
  * o200k_base by default; exact, or approximate for claude, marked `≈`), the
- * systems' estimate (tokens.h) and their ratio; in JSON a list of
+ * systems' estimate (tokens/estimate.h) and their ratio; in JSON a list of
  * {path, tokens, tokenizer, kind: exact|approximate, estimate}. Parses its
  * own arguments (argv[0] is "count"). */
 #ifndef CTXSCOPE_COUNT_H

@@ -1,4 +1,4 @@
-/* tokenizer.h: exact token counts (formats.md §8) for the encodings that have
+/* tokenizer.h: exact token counts (ctxscope-formats(5) §8) for the encodings that have
  * a public tokenizer: o200k_base and cl100k_base, tiktoken's byte-level BPE;
  * and approximate counts for Claude, whose tokenizer is not public: the
  * `claude` encoding of the npm package ai-tokenizer (a 65k-token byte-level

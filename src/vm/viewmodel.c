@@ -1,5 +1,5 @@
 /* viewmodel.c: the inspector's state (see viewmodel.h): life, the moved check, cursor, status and edits
- * (the rows are vm_rows.c's). */
+ * (the rows are vm/rows.c's). */
 #include "vm/viewmodel_priv.h"
 
 #include "base/alloc.h"
@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,7 +126,6 @@ bool vm_refresh_all(struct vm *vm, long keep_piece, long keep_block)
 int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
 {
 	memset(vm, 0, sizeof *vm);
-	cs_alloc_keep_freed(); /* each edit re-assembles: no page faults for the same arrays again */
 	vm->session.src = src;
 	vm->detail.piece = -2;
 	vm->search.found_at = -1;
@@ -178,6 +178,8 @@ void vm_fini(struct vm *vm)
 	cs_free(vm->cache.exact_off);
 	cache_overrides_fini(&vm->cache.bp_now);
 	cache_overrides_fini(&vm->cache.bp_base);
+	vm_bp_steps_fini(&vm->cache.bp_done);
+	vm_bp_steps_fini(&vm->cache.bp_undone);
 	cache_config_fini(&vm->cache.cfg);
 	cs_free(vm->rows);
 	vm_rows_fini(vm);
@@ -263,6 +265,72 @@ void vm_move(struct vm *vm, long delta)
 	if (probe >= 0 && probe < (long)vm->nrows)
 		vm->cursor = (size_t)probe;
 	vm->detail_scroll = 0;
+}
+
+void vm_select_row(struct vm *vm, size_t row)
+{
+	if (row >= vm->nrows || is_marker(vm, row))
+		return;
+	vm->cursor = row;
+	vm->on_header = false;
+	vm->detail_scroll = 0;
+	vm->focus = VM_FOCUS_LIST;
+}
+
+void vm_select_header(struct vm *vm)
+{
+	vm->on_header = true;
+	vm->detail_scroll = 0;
+}
+
+void vm_open_detail(struct vm *vm)
+{
+	vm->detail_open = true;
+	vm->detail_closed = false;
+	vm->focus = VM_FOCUS_DETAIL;
+}
+
+void vm_next_pane(struct vm *vm, bool shown)
+{
+	if (!shown)
+		vm_open_detail(vm);
+	else
+		vm->focus = vm->focus == VM_FOCUS_DETAIL ? VM_FOCUS_LIST : VM_FOCUS_DETAIL;
+}
+
+void vm_set_focus(struct vm *vm, enum vm_focus focus)
+{
+	vm->focus = focus;
+}
+
+bool vm_close_detail(struct vm *vm, bool wide)
+{
+	if (vm->focus == VM_FOCUS_DETAIL) {
+		vm->focus = VM_FOCUS_LIST;
+		vm->detail_open = false;
+	} else if (vm->detail_open) {
+		vm->detail_open = false;
+	} else if (wide && !vm->detail_closed) {
+		vm->detail_closed = true;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+void vm_detail_scroll_to(struct vm *vm, size_t line)
+{
+	vm->detail_scroll = line;
+}
+
+void vm_scroll_to(struct vm *vm, size_t top)
+{
+	vm->scroll = top;
+}
+
+void vm_set_ascii(struct vm *vm, bool ascii)
+{
+	vm->ascii = ascii;
 }
 
 void vm_first(struct vm *vm)
@@ -379,6 +447,19 @@ static int next_in(const int *list, int current)
 	return found ? list[(at + 1) % n] : list[0];
 }
 
+/* The strategy the assembly runs under as its "strategy" fact says
+ * ("truncateMiddle", "rollingWindow (--strategy; ...)"); STRAT_NONE if none. */
+static int input_strategy(const struct assembly *a)
+{
+	for (size_t i = 0; i < a->nfacts; i++)
+		if (!strcmp(a->facts[i].key, "strategy")) {
+			char name[64];
+			snprintf(name, sizeof name, "%.*s", (int)strcspn(a->facts[i].value, " "), a->facts[i].value);
+			return strategy_from_name(name);
+		}
+	return STRAT_NONE;
+}
+
 int vm_cycle_strategy(struct vm *vm, bool whole, struct cs_error *err)
 {
 	const struct kind_ops *k = vm->session.src->kind;
@@ -391,6 +472,8 @@ int vm_cycle_strategy(struct vm *vm, bool whole, struct cs_error *err)
 	}
 	if (k->global_strategies && k->global_strategies[0] != STRAT_NONE) {
 		int cur = vm->session.src->settings.strategy;
+		if (cur == STRAT_NONE) /* the input's own: the first t moves on from it, never to it */
+			cur = input_strategy(&vm->session.cur);
 		struct edit e = { .type = EDIT_STRATEGY, .piece = -1, .value = next_in(k->global_strategies, cur) };
 		return vm_apply(vm, &e, err);
 	}
@@ -435,11 +518,22 @@ int vm_pin_baseline(struct vm *vm, struct cs_error *err)
 	vm->session.base_from = VM_BASE_PINNED;
 	sb_puts(s, "baseline pinned: ");
 	sb_thousands(s, vm->cache.cached_tokens);
-	sb_puts(s, " tokens now count as cached");
+	sb_puts(s, " tokens would be read from the cache if sent again");
 	return CS_OK;
 }
 
 /* ---- what rows say ------------------------------------------------------------- */
+
+const struct vm_flag_meaning vm_flag_legend[] = {
+	{ 'x', "excluded" },
+	{ '-', "dropped" },
+	{ '~', "truncated" },
+	{ '*', "changed since the baseline (or moved)" },
+	{ '!', "unreadable" },
+	{ '?', "holds hidden text" },
+	{ '^', "read from outside the input's folder" },
+	{ 0, NULL },
+};
 
 char vm_row_flag(const struct vm *vm, const struct vm_row *row)
 {
@@ -480,8 +574,8 @@ long vm_row_tokens(const struct vm *vm, const struct vm_row *row)
 	switch (row->type) {
 	case VM_ROW_BLOCK:
 		return vm->session.cur.blocks[row->block].budget_tokens;
-	case VM_ROW_DROPPED:
-		return vm->session.src->pieces[row->piece].tokens;
+	case VM_ROW_DROPPED: /* its real size (an image's by its formula), as the report and the status say */
+		return vm->session.cur.results[row->piece].original_tokens;
 	case VM_ROW_MARKER:
 		return row->block < 0 ? 0 : vm->session.cur.blocks[row->block].offset_tokens + vm->session.cur.blocks[row->block].tokens;
 	}

@@ -5,7 +5,10 @@
  * read-only file refused unless forced, its mode kept; the owner kept (run as
  * root); a hard link split and said; stale temporaries of this user removed,
  * others' and other files' left; the verify step refusing; a file appearing
- * meanwhile not replaced; a second writer waiting for the folder lock. */
+ * meanwhile not replaced; a second writer waiting for the folder lock; the
+ * loaded input never replaced by any spelling (./s, sub/../s, absolute, a
+ * named symbolic link, a hard link) nor backed up over, even when replacing
+ * and forcing are asked for. */
 #define _DEFAULT_SOURCE /* flock */
 #include <stdarg.h>
 #include <stddef.h>
@@ -324,10 +327,66 @@ static void test_another_users_file(void **state)
 	free(dir);
 }
 
+/* The input never replaced, whatever the path's spelling, asked or not. */
+static void test_never_the_input(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	support_write(dir, "s.jsonl", "the input\n");
+	support_write(dir, "sub/x", "x\n");
+	char input[1024], spelled[6][4200];
+	snprintf(input, sizeof input, "%s", support_path(dir, "s.jsonl"));
+	char cwd[4096];
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	assert_int_equal(chdir(dir), 0);
+	assert_int_equal(symlink("s.jsonl", "link.jsonl"), 0);
+	assert_int_equal(link("s.jsonl", "hard.jsonl"), 0);
+	char abs[4096];
+	assert_non_null(realpath("s.jsonl", abs));
+	snprintf(spelled[0], sizeof spelled[0], "s.jsonl");
+	snprintf(spelled[1], sizeof spelled[1], "./s.jsonl");
+	snprintf(spelled[2], sizeof spelled[2], "sub/../s.jsonl");
+	snprintf(spelled[3], sizeof spelled[3], "%s", abs);
+	snprintf(spelled[4], sizeof spelled[4], "link.jsonl");
+	snprintf(spelled[5], sizeof spelled[5], "hard.jsonl");
+	const struct atomic_write_options all = { .replace = true, .named = true, .force = true, .input = "s.jsonl" };
+	for (int i = 0; i < 6; i++) {
+		struct atomic_write_result res;
+		struct cs_error err;
+		cs_error_clear(&err);
+		assert_int_equal(atomic_write(spelled[i], "what-if\n", 8, &all, &res, &err), CS_EUSAGE);
+		assert_int_equal(res.refused, ATOMIC_INPUT);
+		assert_non_null(strstr(err.message, "input file"));
+		assert_string_equal(slurp("s.jsonl"), "the input\n");
+		assert_string_equal(slurp("hard.jsonl"), "the input\n");
+		assert_int_equal(access("s.jsonl.bak", F_OK), -1);
+	}
+	/* the input named by its absolute path, written by a relative one */
+	struct atomic_write_options by_abs = all;
+	by_abs.input = abs;
+	assert_int_equal(atomic_write("./sub/../s.jsonl", "w\n", 2, &by_abs, NULL, NULL), CS_EUSAGE);
+	/* X whose backup X.bak is the input: refused too */
+	support_write(dir, "t", "t\n");
+	assert_int_equal(rename("s.jsonl", "t.bak"), 0);
+	struct atomic_write_options bak = all;
+	bak.input = "t.bak";
+	struct atomic_write_result res;
+	assert_int_equal(atomic_write("t", "new\n", 4, &bak, &res, NULL), CS_EUSAGE);
+	assert_int_equal(res.refused, ATOMIC_INPUT);
+	assert_string_equal(slurp("t.bak"), "the input\n");
+	assert_string_equal(slurp("t"), "t\n");
+	/* another file is written as before */
+	assert_int_equal(atomic_write("other.jsonl", "ok\n", 3, &bak, &res, NULL), CS_OK);
+	assert_int_equal(chdir(cwd), 0);
+	support_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_new_and_existing),
+		cmocka_unit_test(test_never_the_input),
 		cmocka_unit_test(test_planted_link),
 		cmocka_unit_test(test_read_only_owner_links),
 		cmocka_unit_test(test_stale_temporaries),

@@ -77,7 +77,7 @@ static struct source *make_src(const struct spec *s, size_t n)
 static void make_asm(const struct source *src, const struct spec *s, size_t n, struct assembly *a)
 {
 	bool messages = n && s[0].role;
-	assert_int_equal(asm_init(a, src, messages ? ASM_MESSAGES : ASM_DOCUMENT), CS_OK);
+	assert_int_equal(asm_init(a, ASM_RUN(src), messages ? ASM_MESSAGES : ASM_DOCUMENT), CS_OK);
 	for (size_t i = 0; i < n; i++) {
 		if (messages && (i == 0 || strcmp(s[i].role, s[i - 1].role) != 0))
 			asm_message(a, s[i].role);
@@ -360,7 +360,7 @@ static void test_overrides_survive_reassembly(void **state)
 	/* re-assembled in another order: the override follows the piece */
 	struct spec r[] = { s[2], s[0], s[1] };
 	struct assembly b;
-	assert_int_equal(asm_init(&b, src, ASM_DOCUMENT), CS_OK);
+	assert_int_equal(asm_init(&b, ASM_RUN(src), ASM_DOCUMENT), CS_OK);
 	long order[] = { 2, 0, 1 };
 	for (int i = 0; i < 3; i++) {
 		struct block *blk = asm_block(&b, order[i], 0, -1);
@@ -929,7 +929,7 @@ static void test_report_money_and_user_file(void **state)
 	/* breakpoints after system, user and the last block: read 0, write
 	 * 2212 at 2.0, 0 uncached: 4424 tokens, $0.013272; the warm baseline:
 	 * 2212 x 0.1 = 221.2 tokens, $0.0006636 */
-	assert_non_null(strstr(text, "    write: 2.0\n"));
+	assert_non_null(strstr(text, "    write_price: 2.0\n"));
 	assert_non_null(strstr(text, "      cost_tokens: 4424\n"));
 	assert_non_null(strstr(text, "      cost_usd: 0.013272\n"));
 	assert_non_null(strstr(text, "      baseline_cost_usd: 0.000664\n"));
@@ -942,7 +942,7 @@ static void test_report_money_and_user_file(void **state)
 	assert_int_equal(rc, CS_OK);
 	assert_non_null(strstr(text, "config: \"ignored (built-ins apply): "));
 	assert_non_null(strstr(text, "cache.yml:3:12: profiles.anthropic.write: expected a number"));
-	assert_non_null(strstr(text, "    write: 1.25\n"));
+	assert_non_null(strstr(text, "    write_price: 1.25\n"));
 	assert_null(strstr(text, "cost_usd"));
 	free(text);
 

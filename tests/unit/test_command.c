@@ -185,10 +185,15 @@ static void test_sort_keys_agree_with_s(void **state)
 	(void)state;
 	static const char *const samples[] = { MANIFEST, LOOM, "samples/ledger/backup-incident.json",
 						"samples/memory/coding-session.json", "samples/requests/anthropic-tools.json",
-						"samples/requests/openai-chat.json", "samples/claude-code/session.jsonl" };
+						"samples/requests/openai-chat.json", "samples/claude-code/session.jsonl",
+						"samples/requests/log-timestamp-broken.jsonl",
+						"tests/golden/request/shapes/litellm.jsonl",
+						"tests/golden/request/shapes/openai_batch.jsonl",
+						"tests/golden/request/shapes/msgbatch.json",
+						"tests/golden/request/shapes/session.har" };
 	static const char *const candidates[] = { "order", "tokens", "priority", "score", "prompt", "name",
 						   "reason", "size", "" };
-	bool covered[8] = { false };
+	bool covered[32] = { false }; /* per kind of the table */
 	for (size_t k = 0; k < sizeof samples / sizeof *samples; k++) {
 		struct vm vm;
 		struct cs_error err;

@@ -141,10 +141,10 @@ static void test_exclude_updates_assembly_cache_and_status(void **state)
 	char a[32], b[32], c[32];
 	/* what moved, the largest first, then the net and the cache in read / written / uncached */
 	snprintf(want, sizeof want,
-		 "excluded src/http_parser.c: src/http_parser.c out (-521), docs/rfc9112-notes.md in (+338); "
-		 "used %s -> %s; cache %s read (was ",
+		 "excluded src/http_parser.c: out (-521); used %s -> %s; cache %s read (was ",
 		 fmt_thousands(a, used), fmt_thousands(b, vm.session.cur.budget.used), fmt_thousands(c, vm.cache.cached_tokens));
 	assert_memory_equal(sb_str(&vm.status), want, strlen(want));
+	assert_non_null(strstr(sb_str(&vm.status), "; also docs/rfc9112-notes.md in (+338); ")); /* the others after */
 	/* the cursor stays on the piece; flags follow */
 	assert_int_equal(vm_selected_piece(&vm), parser);
 	assert_int_equal(vm_row_flag(&vm, vm_selected(&vm)), 'x');
@@ -228,7 +228,7 @@ static void test_cache_profiles_and_breakpoints(void **state)
 	const struct vm_row *r = vm_selected(&vm);
 	assert_int_equal(r->type, VM_ROW_BLOCK);
 	assert_int_equal(vm_toggle_breakpoint(&vm, &err), CS_OK);
-	assert_string_equal(sb_str(&vm.status), "breakpoint set after n14 (1,126 tokens, written): "
+	assert_string_equal(sb_str(&vm.status), "breakpoint set after 01HQAJ (1,126 tokens, written): "
 						"1,077 of 1,126 tokens read from the cache, 49 written, 0 uncached");
 	assert_int_equal(vm.cache.an.nbps, 3);
 	/* it survives a re-assembly (kept by piece id) */
@@ -248,6 +248,56 @@ static void test_cache_profiles_and_breakpoints(void **state)
 		vm_move(&vm, 1);
 	assert_int_equal(vm_toggle_breakpoint(&vm, &err), CS_EUSAGE);
 	assert_true(vm.status_error);
+	vm_fini(&vm);
+}
+
+/* M is a step of the undo history: u takes the breakpoint back, Ctrl-R
+ * puts it there again, and it falls between the source's edits in the
+ * order they were made (an exclusion after it is undone first). Before the
+ * fix, u after M said "nothing to undo". */
+static void test_breakpoint_move_is_undone(void **state)
+{
+	(void)state;
+	struct vm vm;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(vm_init(&vm, support_load("samples/loom/parser-debug.json", NULL), &err), CS_OK);
+	assert_int_equal(vm.cache.an.nbps, 2);
+	vm_last(&vm);
+	while (vm_selected(&vm)->type == VM_ROW_DROPPED)
+		vm_move(&vm, -1);
+	assert_int_equal(vm_toggle_breakpoint(&vm, &err), CS_OK);
+	assert_int_equal(vm.cache.an.nbps, 3);
+	assert_int_equal(vm_undo(&vm, &err), CS_OK);
+	assert_int_equal(vm.cache.an.nbps, 2);
+	assert_int_equal(vm.cache.bp_now.n, 0);
+	assert_non_null(strstr(sb_str(&vm.status), "undone: a breakpoint moved with M"));
+	assert_int_equal(vm_redo(&vm, &err), CS_OK);
+	assert_int_equal(vm.cache.an.nbps, 3);
+	assert_non_null(strstr(sb_str(&vm.status), "redone: "));
+	/* then an edit: undone first, then the breakpoint, then nothing */
+	long used = vm.session.cur.budget.used;
+	assert_int_equal(vm_set_budget(&vm, "500", &err), CS_OK);
+	assert_true(vm.session.cur.budget.used != used);
+	assert_int_equal(vm_undo(&vm, &err), CS_OK);
+	assert_int_equal(vm.session.cur.budget.used, used);
+	assert_int_equal(vm.cache.an.nbps, 3);
+	assert_int_equal(vm_undo(&vm, &err), CS_OK);
+	assert_int_equal(vm.cache.an.nbps, 2);
+	assert_int_equal(vm_undo(&vm, &err), CS_EUSAGE); /* nothing to undo */
+	/* redo in the same order: the breakpoint, then the budget */
+	assert_int_equal(vm_redo(&vm, &err), CS_OK);
+	assert_int_equal(vm.cache.an.nbps, 3);
+	assert_int_equal(vm.session.cur.budget.used, used);
+	assert_int_equal(vm_redo(&vm, &err), CS_OK);
+	assert_true(vm.session.cur.budget.used != used);
+	/* a new breakpoint move forgets what was undone before it */
+	assert_int_equal(vm_undo(&vm, &err), CS_OK);
+	vm_first(&vm);
+	while (vm_selected(&vm)->type != VM_ROW_BLOCK)
+		vm_move(&vm, 1);
+	assert_int_equal(vm_toggle_breakpoint(&vm, &err), CS_OK);
+	assert_int_equal(vm_redo(&vm, &err), CS_EUSAGE);
 	vm_fini(&vm);
 }
 
@@ -296,7 +346,7 @@ static void test_memory_panel_and_cutoff_line(void **state)
 	assert_int_equal(vm_panel_nudge(&vm, 2, 1, &err), CS_OK);
 	const char *nudged = "weight salience 0.2 -> 0.25 (in: re-asan, pt-bisect; out: ch-changelog): ";
 	assert_int_equal(strncmp(sb_str(&vm.status), nudged, strlen(nudged)), 0);
-	assert_non_null(strstr(sb_str(&vm.status), "; used 553 -> 552; cache 0 read, "));
+	assert_non_null(strstr(sb_str(&vm.status), ": used 553 -> 552; cache 0 read"));
 	assert_int_equal(vm.session.hist.ndone, 2);
 	assert_int_equal(vm.session.hist.done[1].type, EDIT_OPTION);
 	assert_string_equal(vm.session.hist.done[1].option, "weight");
@@ -547,9 +597,10 @@ static void test_vm_out_of_memory_is_an_error(void **state)
  * through kind_ops and the assembly alone, with no special case. */
 static const int fake_global[] = { STRAT_TRUNCATE_MIDDLE, STRAT_ROLLING_WINDOW, STRAT_NONE };
 
-static int fake_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+static int fake_assemble(struct asm_run *run, struct assembly *a, struct cs_error *err)
 {
-	int rc = asm_init(a, src, ASM_MESSAGES);
+	const struct source *src = run->src;
+	int rc = asm_init(a, run, ASM_MESSAGES);
 	if (rc != CS_OK)
 		return rc;
 	static const char *const phys[] = { "system", "history" };
@@ -855,6 +906,7 @@ int main(void)
 		cmocka_unit_test(test_exclude_updates_assembly_cache_and_status),
 		cmocka_unit_test(test_baseline_pin),
 		cmocka_unit_test(test_cache_profiles_and_breakpoints),
+		cmocka_unit_test(test_breakpoint_move_is_undone),
 		cmocka_unit_test(test_memory_panel_and_cutoff_line),
 		cmocka_unit_test(test_loom_aware_switch_and_no_panel),
 		cmocka_unit_test(test_header_counts_have_separators),

@@ -3,7 +3,9 @@
  * link refuses it (the link's target untouched); an existing file typed at
  * the what-if prompt or given to :export is replaced only after "y" to
  * "replace it?", with its .bak; "n" leaves it; a read-only manifest asks
- * before `w` replaces it, and the saved message names the .bak. */
+ * before `w` replaces it, and the saved message names the .bak; a what-if
+ * save or an export to the input by any other name (sub/../, a symbolic
+ * link, a hard link) is refused without asking, the input unchanged. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -200,12 +202,55 @@ static void test_read_only_manifest_asks(void **state)
 	free(dir);
 }
 
+static void test_never_over_the_input(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	char path[512];
+	struct app app;
+	open_edited_loom(&app, dir, path, sizeof path);
+	char *original = read_all(path);
+	char names[3][700];
+	snprintf(names[0], sizeof names[0], "%s/checkout/../checkout/session.json", dir);
+	snprintf(names[1], sizeof names[1], "%s/checkout/link.json", dir);
+	snprintf(names[2], sizeof names[2], "%s/checkout/hard.json", dir);
+	assert_int_equal(symlink("session.json", names[1]), 0);
+	assert_int_equal(link(path, names[2]), 0);
+	for (int i = 0; i < 3; i++) {
+		app_key(&app, 'w');
+		app_key(&app, CSK_CTRL_U);
+		type(&app, names[i]);
+		app_key(&app, CSK_ENTER);
+		assert_int_equal(app_mode(&app), APP_NORMAL); /* refused, not asked */
+		assert_true(app.vm.status_error);
+		assert_non_null(strstr(status(&app), "input file"));
+		app_key(&app, ':');
+		type(&app, "export ");
+		type(&app, names[i]);
+		app_key(&app, CSK_ENTER);
+		assert_int_equal(app_mode(&app), APP_NORMAL);
+		assert_true(app.vm.status_error);
+		assert_non_null(strstr(status(&app), "input file"));
+		char *now = read_all(path);
+		assert_string_equal(now, original);
+		cs_free(now);
+	}
+	char bak[600];
+	snprintf(bak, sizeof bak, "%s.bak", path);
+	assert_int_equal(access(bak, F_OK), -1);
+	cs_free(original);
+	app_fini(&app);
+	support_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_planted_link_at_the_default_name),
 		cmocka_unit_test(test_existing_file_asks),
 		cmocka_unit_test(test_read_only_manifest_asks),
+		cmocka_unit_test(test_never_over_the_input),
 	};
 	return cmocka_run_group_tests_name("ui_writes", tests, NULL, NULL);
 }

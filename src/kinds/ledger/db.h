@@ -5,7 +5,9 @@
  * are handed over one at a time, never the whole export at once, so a large
  * database costs little more memory than the model built from it.
  * The database is never written and never locked for longer than one short
- * read transaction (a WAL database is read while the broker writes). */
+ * read transaction (a WAL database is read while the broker writes), and
+ * nothing is made beside it: a WAL database with no -wal file is read
+ * immutable, one with a -wal but no -shm from a private copy of the two. */
 #ifndef CTXSCOPE_LEDGER_DB_H
 #define CTXSCOPE_LEDGER_DB_H
 
@@ -21,6 +23,16 @@ struct strbuf;
  * error (a broker's write transaction is milliseconds; a database held
  * for longer is reported, never waited on forever). */
 #define LEDGER_DB_BUSY_MS 2000
+
+/* Every query of a database is bounded, as a file from anywhere may hold
+ * views, generated columns or damage that run for ever or build gigabytes:
+ * the time one query may spend inside SQLite (this, plus a second per 20 MB
+ * of the file), the longest value (SQLite's length limit), and the values
+ * handed over in all (twice the file's bytes plus the longest value). Views
+ * and virtual tables are refused, the schema is not trusted (no function of
+ * side effects from it), triggers and extensions are off. */
+#define LEDGER_DB_QUERY_MS 5000
+#define LEDGER_DB_MAX_VALUE (64 << 20)
 
 /* True when the first n bytes of a file are SQLite's header. */
 bool ledger_db_sniff(const char *head, size_t n);

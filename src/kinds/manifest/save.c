@@ -908,6 +908,8 @@ int manifest_save(struct source *src, const char *output, const struct atomic_wr
 		o.replace = o.named = true;
 		o.verify = same_as_loaded;
 		o.verify_ctx = m;
+	} else {
+		o.input = src->path; /* save-as: never over the manifest loaded, by any name */
 	}
 	rc = atomic_write(target, text, len, &o, &res->write, err);
 	if (rc) {

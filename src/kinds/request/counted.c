@@ -484,8 +484,60 @@ static long images_of(const struct request_model *m, const struct req_request *r
 	return n;
 }
 
+static bool has_prompt(const cJSON *o)
+{
+	return cJSON_IsObject(o) && (get(o, "messages") || get(o, "input") || get(o, "system"));
+}
+
+/* The request body a record holds, whatever the log's shape (formats.md
+ * 6b): a bare body; a capture's request.body (an object, or JSON text); a
+ * batch line's body or params; a HAR entry's request.postData.text; a
+ * LiteLLM payload (messages beside model). Text is parsed into *parsed
+ * (the caller deletes it). NULL when none. */
+static const cJSON *body_of(const cJSON *rec, cJSON **parsed)
+{
+	*parsed = NULL;
+	const cJSON *req = get(rec, "request"), *resp;
+	const cJSON *cands[] = { get(req, "body"), get(get(req, "postData"), "text"), get(rec, "body"), get(rec, "params"),
+				 cJSON_IsObject(req) ? request_unwrap(rec, &resp) : NULL, rec };
+	for (size_t i = 0; i < sizeof cands / sizeof *cands; i++) {
+		const cJSON *c = cands[i];
+		if (cJSON_IsString(c) && (*parsed = cJSON_Parse(c->valuestring)) && has_prompt(*parsed))
+			return *parsed;
+		cJSON_Delete(*parsed);
+		*parsed = NULL;
+		if (has_prompt(c))
+			return c;
+	}
+	return NULL;
+}
+
+/* Request i's record: its line of the log (the whole file for a body), or
+ * for a document (a HAR, a batch's create body) its element of the
+ * records, parsed once (*whole). */
+static const cJSON *record_of(const struct request_model *m, size_t i, const char *buf, size_t len, cJSON **line,
+			      cJSON **whole)
+{
+	const struct req_request *r = &m->reqs[i];
+	*line = NULL;
+	if (m->document && m->shape && m->shape->records) {
+		if (!*whole)
+			*whole = cJSON_ParseWithLength(buf, len);
+		const char *where;
+		const cJSON *list = *whole ? m->shape->records(*whole, &where) : NULL, *el;
+		size_t at = 0;
+		cJSON_ArrayForEach(el, list)
+			if (at++ == r->offset)
+				return el;
+		return NULL;
+	}
+	size_t from = m->is_log ? r->offset : 0, n = m->is_log ? r->length : len;
+	*line = from <= len && n <= len - from ? cJSON_ParseWithLength(buf + from, n) : NULL;
+	return *line;
+}
+
 static void count_one(struct counting *k, const struct request_model *m, size_t i, const char *buf, size_t len,
-		      struct req_counted *out, struct cs_error *err, int *rc)
+		      cJSON **whole, struct req_counted *out, struct cs_error *err, int *rc)
 {
 	const struct req_request *r = &m->reqs[i];
 	const char *name = tokenizer_for_model(r->model);
@@ -504,9 +556,9 @@ static void count_one(struct counting *k, const struct request_model *m, size_t 
 		out->why = k->have_table ? "the model is not in ai-tokenizer's table" : "the models table is missing (make deps)";
 	if (out->why)
 		return;
-	size_t from = m->is_log ? r->offset : 0, n = m->is_log ? r->length : len;
-	cJSON *doc = from <= len && n <= len - from ? cJSON_ParseWithLength(buf + from, n) : NULL;
-	const cJSON *resp, *body = doc ? request_unwrap(doc, &resp) : NULL;
+	cJSON *line, *parsed;
+	const cJSON *rec = record_of(m, i, buf, len, &line, whole);
+	const cJSON *body = rec ? body_of(rec, &parsed) : (parsed = NULL);
 	const char *why_not;
 	int provider = body ? request_provider_of(body, &why_not) : -1;
 	if (!cJSON_IsObject(body)) {
@@ -517,7 +569,8 @@ static void count_one(struct counting *k, const struct request_model *m, size_t 
 		*rc = count_with(&c, provider >= 0 ? provider : m->provider, body, images_of(m, r), out);
 		sb_fini(&c.sb);
 	}
-	cJSON_Delete(doc);
+	cJSON_Delete(parsed);
+	cJSON_Delete(line);
 }
 
 int request_count_all(const struct source *src, const struct request_model *m, struct req_counted **counts,
@@ -539,9 +592,10 @@ int request_count_all(const struct source *src, const struct request_model *m, s
 	k.memo = cs_calloc(k.memo_cap, sizeof *k.memo);
 	int rc = c && k.memo ? CS_OK : cs_error_nomem(err);
 	bool read = rc == CS_OK && file_read(src->path, 0, &buf, &len, NULL, &why) == CS_OK;
-	for (size_t i = 0; rc == CS_OK && i < m->nreqs; i++) {
-		count_one(&k, m, i, read ? buf : "", read ? len : 0, &c[i], err, &rc);
-	}
+	cJSON *whole = NULL; /* a document's records, parsed once */
+	for (size_t i = 0; rc == CS_OK && i < m->nreqs; i++)
+		count_one(&k, m, i, read ? buf : "", read ? len : 0, &whole, &c[i], err, &rc);
+	cJSON_Delete(whole);
 	for (int i = 0; i < COUNT_TOKENIZERS; i++)
 		tokenizer_close(k.toks[i].t);
 	for (int i = 0; i < COUNT_TOKENIZERS && k.toks[i].name && !note[0]; i++)
