@@ -10,6 +10,7 @@
 #include "kinds/request/request.h"
 #include "source.h"
 #include "tokens/bpe.h"
+#include "tokens/image.h"
 #include "tokens/overhead.h"
 #include "tokens/tokenizer.h"
 
@@ -129,6 +130,7 @@ struct memo_slot {
 };
 
 struct cctx {
+	long nested_images;     /* images inside tool results: the provider's rule (image.h) */
 	struct tokenizer *t;
 	const struct overhead *ov;
 	struct memo_slot *memo; /* shared by the requests of a file */
@@ -295,8 +297,11 @@ static long result_text(struct cctx *c, const cJSON *content)
 	const cJSON *b;
 	cJSON_ArrayForEach(b, content) {
 		const char *t = get_str(b, "text");
+		long wd, ht;
 		if (t && is(get_str(b, "type"), "text"))
 			sb_printf(&joined, "%s%s", joined.len ? "\n" : "", t);
+		else if (is(get_str(b, "type"), "image") && image_size(get_str(get(b, "source"), "data"), &wd, &ht))
+			c->nested_images += image_tokens(IMAGE_ANTHROPIC, wd, ht);
 	}
 	long n = joined.failed ? (c->rc = cs_error_nomem(c->err), 0) : enc(c, sb_str(&joined), joined.len);
 	sb_fini(&joined);
@@ -430,8 +435,8 @@ static int count_with(struct cctx *c, int provider, const cJSON *body, long imag
 		anthropic_body(c, body, out);
 	else
 		openai_body(c, provider, body, out);
-	out->images = images;
-	out->tokens = c->rc == CS_OK ? c->ov->base + out->tools + out->system + out->messages + images : -1;
+	out->images = images + c->nested_images;
+	out->tokens = c->rc == CS_OK ? c->ov->base + out->tools + out->system + out->messages + out->images : -1;
 	snprintf(out->overheads, sizeof out->overheads, "%s", c->ov->id);
 	out->approximate = tokenizer_approximate(c->t);
 	return c->rc;

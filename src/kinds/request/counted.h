@@ -14,7 +14,7 @@
  *   tool_use, server_tool_use              a tool-call part: name, input as JSON.stringify writes it
  *   tool_result                            a tool-result part: tool_use_id, and its text (the
  *                                          string, or its text blocks joined by "\n"); its images
- *                                          by the image rule
+ *                                          by the image rule (tokens/image.h), as images at the top are
  *   any other block                        a text part of its JSON
  * OpenAI Chat: messages as they are, tool_calls as tool-call parts (the
  * arguments parsed), `tool` messages as tool-result parts; Responses:
