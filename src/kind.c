@@ -216,8 +216,8 @@ static int unknown(struct cs_error *err)
 	}
 	cs_error_set(err, CS_EKIND, "%s%.*s%s", head.failed ? "cannot tell what this is" : sb_str(&head), (int)keep, list,
 		     keep < strlen(list) ? "; ..." : "");
+	bool failed = expected.failed || names.failed || head.failed;
 	sb_fini(&head);
-	bool failed = expected.failed || names.failed;
 	sb_fini(&names);
 	sb_fini(&expected);
 	if (failed)
