@@ -494,7 +494,7 @@ static bool has_prompt(const cJSON *o)
 	return cJSON_IsObject(o) && (get(o, "messages") || get(o, "input") || get(o, "system"));
 }
 
-/* The request body a record holds, whatever the log's shape (formats.md
+/* The request body a record holds, whatever the log's shape (ctxscope-formats(5)
  * 6b): a bare body; a capture's request.body (an object, or JSON text); a
  * batch line's body or params; a HAR entry's request.postData.text; a
  * LiteLLM payload (messages beside model). Text is parsed into *parsed
