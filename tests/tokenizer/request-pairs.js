@@ -10,8 +10,9 @@
 // `ctxscope report --format json` on the log must then count every request
 // at 0% from its recorded figure. The one departure from the package: an
 // image counts by Anthropic's rule (width x height / 750 after scaling to
-// 1568), which the package leaves at a flat 85: it is added here as
-// ctxscope adds it (without the content multiplier).
+// 1568), which the package leaves at a flat 85 (and does not see inside a
+// tool result): it is added here as ctxscope adds it (without the content
+// multiplier).
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -60,7 +61,9 @@ const anthropicPart = (b, acc) => {
   case 'thinking': return { type: 'text', text: b.thinking };
   case 'image': acc.images += imageTokens(pngSize(b.source.data)); return null;
   case 'tool_use': case 'server_tool_use': return { type: 'tool-call', toolName: b.name, input: b.input };
-  case 'tool_result': return { type: 'tool-result', toolCallId: b.tool_use_id, output: resultText(b.content) };
+  case 'tool_result':
+    for (const c of Array.isArray(b.content) ? b.content : []) if (c.type === 'image') acc.images += imageTokens(pngSize(c.source.data));
+    return { type: 'tool-result', toolCallId: b.tool_use_id, output: resultText(b.content) };
   default: return { type: 'text', text: JSON.stringify(b) };
   }
 };

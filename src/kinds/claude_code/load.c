@@ -7,6 +7,8 @@
  * "sessionId", or one of Claude Code's other line types. */
 #include "claude_code.h"
 
+#include "kinds/request/counted.h"
+
 #include "base/alloc.h"
 #include "text/hidden.h"
 #include "json/doc.h"
@@ -41,6 +43,7 @@ void cc_model_free(void *model)
 	if (!m)
 		return;
 	json_doc_free(&m->req.doc);
+	request_counted_memo_free(m->req.counted_memo);
 	cs_free(m->req.units);
 	cs_free(m->req.reqs);
 	cs_free(m->req.lints);
@@ -694,6 +697,9 @@ int cc_load(struct source *src, const char *data, size_t len, struct cs_error *e
 	if (!m)
 		return cs_error_nomem(err);
 	src->model = m;
+	if (!(m->req.counted_memo = request_counted_memo_new()))
+		return cs_error_nomem(err);
+	m->req.transcript_only = true; /* counted from its blocks (counted.h) */
 	bulk_init(&m->text, len);
 	m->req.want_request = -1;
 	m->req.select = cc_select_want;

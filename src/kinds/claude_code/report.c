@@ -378,17 +378,16 @@ int cc_report_extra(const struct source *src, const struct assembly *a, struct e
 {
 	(void)a;
 	const struct cc_model *m = src->model;
-	struct req_counted *counts = NULL; /* the approximate count of each replayed prompt (counted.h) */
-	char note[CS_ERROR_MSG_MAX];
+	const struct req_counted_memo *memo; /* the approximate count of each replayed prompt (counted.h) */
+	struct req_counted_memo *owned;
 	struct cs_error err;
 	cs_error_clear(&err);
-	if (request_count_units(&m->req, &counts, note, sizeof note, &err) != CS_OK)
+	if (request_counted(src, &m->req, true, &memo, &owned, &err) != CS_OK)
 		return CS_ENOMEM;
 	emit_session(em, m);
-	emit_sequence(em, m, counts);
-	if (counts)
-		request_emit_units_summary(em, &m->req, counts, note);
-	cs_free(counts);
+	emit_sequence(em, m, memo->counts);
+	request_emit_units_summary(em, &m->req, memo->counts, memo->note);
+	request_counted_memo_free(owned);
 	request_emit_whatif(em, src, &m->req);
 	int rc = emit_tools(em, m);
 	struct cc_subagents list;

@@ -10,6 +10,7 @@
 #include "kinds/request/request.h"
 #include "source.h"
 #include "tokens/bpe.h"
+#include "tokens/image.h"
 #include "tokens/overhead.h"
 #include "tokens/tokenizer.h"
 
@@ -129,6 +130,7 @@ struct memo_slot {
 };
 
 struct cctx {
+	long nested_images;     /* images inside tool results: the provider's rule (image.h) */
 	struct tokenizer *t;
 	const struct overhead *ov;
 	struct memo_slot *memo; /* shared by the requests of a file */
@@ -138,11 +140,13 @@ struct cctx {
 	int rc;
 };
 
-static long enc(struct cctx *c, const char *s, size_t n)
+/* The tokens of s[0..n), remembered under key (a hash of the text, or of
+ * the block it renders). */
+static long enc_keyed(struct cctx *c, uint64_t key, const char *s, size_t n)
 {
 	if (c->rc != CS_OK || !n)
 		return 0;
-	uint64_t key = bpe_hash((const unsigned char *)s, n) ^ (uint64_t)n * 0x9E3779B97F4A7C15ull ^ (uintptr_t)c->t;
+	key ^= (uint64_t)n * 0x9E3779B97F4A7C15ull ^ (uintptr_t)c->t;
 	key = key ? key : 1;
 	size_t mask = c->memo_cap - 1, i = (size_t)key & mask;
 	if (c->memo)
@@ -156,6 +160,11 @@ static long enc(struct cctx *c, const char *s, size_t n)
 		++*c->memo_used;
 	}
 	return got;
+}
+
+static long enc(struct cctx *c, const char *s, size_t n)
+{
+	return n ? enc_keyed(c, bpe_hash((const unsigned char *)s, n), s, n) : 0;
 }
 
 static long enc_str(struct cctx *c, const char *s)
@@ -288,8 +297,11 @@ static long result_text(struct cctx *c, const cJSON *content)
 	const cJSON *b;
 	cJSON_ArrayForEach(b, content) {
 		const char *t = get_str(b, "text");
+		long wd, ht;
 		if (t && is(get_str(b, "type"), "text"))
 			sb_printf(&joined, "%s%s", joined.len ? "\n" : "", t);
+		else if (is(get_str(b, "type"), "image") && image_size(get_str(get(b, "source"), "data"), &wd, &ht))
+			c->nested_images += image_tokens(IMAGE_ANTHROPIC, wd, ht);
 	}
 	long n = joined.failed ? (c->rc = cs_error_nomem(c->err), 0) : enc(c, sb_str(&joined), joined.len);
 	sb_fini(&joined);
@@ -423,8 +435,8 @@ static int count_with(struct cctx *c, int provider, const cJSON *body, long imag
 		anthropic_body(c, body, out);
 	else
 		openai_body(c, provider, body, out);
-	out->images = images;
-	out->tokens = c->rc == CS_OK ? c->ov->base + out->tools + out->system + out->messages + images : -1;
+	out->images = images + c->nested_images;
+	out->tokens = c->rc == CS_OK ? c->ov->base + out->tools + out->system + out->messages + out->images : -1;
 	snprintf(out->overheads, sizeof out->overheads, "%s", c->ov->id);
 	out->approximate = tokenizer_approximate(c->t);
 	return c->rc;
@@ -477,8 +489,60 @@ static long images_of(const struct request_model *m, const struct req_request *r
 	return n;
 }
 
+static bool has_prompt(const cJSON *o)
+{
+	return cJSON_IsObject(o) && (get(o, "messages") || get(o, "input") || get(o, "system"));
+}
+
+/* The request body a record holds, whatever the log's shape (ctxscope-formats(5)
+ * 6b): a bare body; a capture's request.body (an object, or JSON text); a
+ * batch line's body or params; a HAR entry's request.postData.text; a
+ * LiteLLM payload (messages beside model). Text is parsed into *parsed
+ * (the caller deletes it). NULL when none. */
+static const cJSON *body_of(const cJSON *rec, cJSON **parsed)
+{
+	*parsed = NULL;
+	const cJSON *req = get(rec, "request"), *resp;
+	const cJSON *cands[] = { get(req, "body"), get(get(req, "postData"), "text"), get(rec, "body"), get(rec, "params"),
+				 cJSON_IsObject(req) ? request_unwrap(rec, &resp) : NULL, rec };
+	for (size_t i = 0; i < sizeof cands / sizeof *cands; i++) {
+		const cJSON *c = cands[i];
+		if (cJSON_IsString(c) && (*parsed = cJSON_Parse(c->valuestring)) && has_prompt(*parsed))
+			return *parsed;
+		cJSON_Delete(*parsed);
+		*parsed = NULL;
+		if (has_prompt(c))
+			return c;
+	}
+	return NULL;
+}
+
+/* Request i's record: its line of the log (the whole file for a body), or
+ * for a document (a HAR, a batch's create body) its element of the
+ * records, parsed once (*whole). */
+static const cJSON *record_of(const struct request_model *m, size_t i, const char *buf, size_t len, cJSON **line,
+			      cJSON **whole)
+{
+	const struct req_request *r = &m->reqs[i];
+	*line = NULL;
+	if (m->document && m->shape && m->shape->records) {
+		if (!*whole)
+			*whole = cJSON_ParseWithLength(buf, len);
+		const char *where;
+		const cJSON *list = *whole ? m->shape->records(*whole, &where) : NULL, *el;
+		size_t at = 0;
+		cJSON_ArrayForEach(el, list)
+			if (at++ == r->offset)
+				return el;
+		return NULL;
+	}
+	size_t from = m->is_log ? r->offset : 0, n = m->is_log ? r->length : len;
+	*line = from <= len && n <= len - from ? cJSON_ParseWithLength(buf + from, n) : NULL;
+	return *line;
+}
+
 static void count_one(struct counting *k, const struct request_model *m, size_t i, const char *buf, size_t len,
-		      struct req_counted *out, struct cs_error *err, int *rc)
+		      cJSON **whole, struct req_counted *out, struct cs_error *err, int *rc)
 {
 	const struct req_request *r = &m->reqs[i];
 	const char *name = tokenizer_for_model(r->model);
@@ -497,9 +561,9 @@ static void count_one(struct counting *k, const struct request_model *m, size_t 
 		out->why = k->have_table ? "the model is not in ai-tokenizer's table" : "the models table is missing (make deps)";
 	if (out->why)
 		return;
-	size_t from = m->is_log ? r->offset : 0, n = m->is_log ? r->length : len;
-	cJSON *doc = from <= len && n <= len - from ? cJSON_ParseWithLength(buf + from, n) : NULL;
-	const cJSON *resp, *body = doc ? request_unwrap(doc, &resp) : NULL;
+	cJSON *line, *parsed;
+	const cJSON *rec = record_of(m, i, buf, len, &line, whole);
+	const cJSON *body = rec ? body_of(rec, &parsed) : (parsed = NULL);
 	const char *why_not;
 	int provider = body ? request_provider_of(body, &why_not) : -1;
 	if (!cJSON_IsObject(body)) {
@@ -510,7 +574,8 @@ static void count_one(struct counting *k, const struct request_model *m, size_t 
 		*rc = count_with(&c, provider >= 0 ? provider : m->provider, body, images_of(m, r), out);
 		sb_fini(&c.sb);
 	}
-	cJSON_Delete(doc);
+	cJSON_Delete(parsed);
+	cJSON_Delete(line);
 }
 
 int request_count_all(const struct source *src, const struct request_model *m, struct req_counted **counts,
@@ -532,9 +597,10 @@ int request_count_all(const struct source *src, const struct request_model *m, s
 	k.memo = cs_calloc(k.memo_cap, sizeof *k.memo);
 	int rc = c && k.memo ? CS_OK : cs_error_nomem(err);
 	bool read = rc == CS_OK && file_read(src->path, 0, &buf, &len, NULL, &why) == CS_OK;
-	for (size_t i = 0; rc == CS_OK && i < m->nreqs; i++) {
-		count_one(&k, m, i, read ? buf : "", read ? len : 0, &c[i], err, &rc);
-	}
+	cJSON *whole = NULL; /* a document's records, parsed once */
+	for (size_t i = 0; rc == CS_OK && i < m->nreqs; i++)
+		count_one(&k, m, i, read ? buf : "", read ? len : 0, &whole, &c[i], err, &rc);
+	cJSON_Delete(whole);
 	for (int i = 0; i < COUNT_TOKENIZERS; i++)
 		tokenizer_close(k.toks[i].t);
 	for (int i = 0; i < COUNT_TOKENIZERS && k.toks[i].name && !note[0]; i++)
@@ -578,8 +644,8 @@ static int count_units(struct cctx *c, const struct request_model *m, const stru
 		}
 		if (x->image)
 			out->images += x->tokens;
-		else
-			out->messages += part(c, enc(c, x->text, x->text_len));
+		else /* a unit's hash is its block's (its JSON): no need to hash its text again */
+			out->messages += part(c, enc_keyed(c, bpe_mix(x->hash), x->text, x->text_len));
 	}
 	out->tokens = c->rc == CS_OK ? c->ov->base + out->messages + out->images : -1;
 	snprintf(out->overheads, sizeof out->overheads, "%s", c->ov->id);
@@ -788,4 +854,84 @@ void request_counted_words(struct strbuf *out, const struct request_model *m, si
 		double p = distance(c[k].tokens, rec);
 		sb_printf(out, ", %.1f%% %s recorded %s", fabs(p), p < 0 ? "under" : "over", fmt_thousands(t, rec));
 	}
+}
+
+void request_counted_cell(struct strbuf *out, const struct request_model *m, size_t k, const struct req_counted *c,
+			  bool transcript, bool ascii)
+{
+	char t[32], cell[48], pct[32] = "-";
+	if (!c || c[k].tokens < 0) {
+		sb_printf(out, " %9s %7s", "-", "-");
+		return;
+	}
+	snprintf(cell, sizeof cell, "%s%s", c[k].approximate ? (ascii ? "~" : "\u2248") : "", fmt_thousands(t, c[k].tokens));
+	long rec = recorded_prompt(&m->reqs[k]);
+	if (rec > 0 && transcript)
+		fmt_thousands(pct, rec - c[k].tokens);
+	else if (rec > 0)
+		snprintf(pct, sizeof pct, "%+.1f%%", distance(c[k].tokens, rec));
+	int pad = 9 - (int)strlen(t) - (c[k].approximate ? 1 : 0);
+	sb_printf(out, " %*s%s %*s", pad > 0 ? pad : 0, "", cell, transcript ? 11 : 7, pct);
+}
+
+void request_counted_sentence(struct strbuf *out, const struct request_model *m, const struct req_counted *c,
+			      bool transcript, const char *note)
+{
+	size_t n = 0, counted = 0;
+	double *d = cs_calloc(m->nreqs ? m->nreqs : 1, sizeof *d);
+	for (size_t k = 0; d && k < m->nreqs; k++) {
+		long rec = recorded_prompt(&m->reqs[k]);
+		counted += c && c[k].tokens >= 0;
+		if (c && c[k].tokens >= 0 && rec > 0)
+			d[n++] = fabs(distance(c[k].tokens, rec));
+	}
+	if (!counted) {
+		sb_printf(out, "  counted: none%s%s\n", note && note[0] ? ": " : "", note ? note : "");
+	} else if (transcript) {
+		sb_puts(out, "  counted: the transcript's messages (approximate); not in file: the record less that count "
+			     "(system prompt, tools, reminders)\n");
+	} else if (!n) {
+		sb_printf(out, "  counted (the whole request as the provider counts it): %zu request%s, no usage recorded to "
+			  "compare with\n", counted, counted == 1 ? "" : "s");
+	} else {
+		qsort(d, n, sizeof *d, cmp_double);
+		sb_printf(out, "  counted (the whole request as the provider counts it): within %.1f%% of recorded over %zu "
+			  "request%s (median; at most %.1f%%)\n", n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2, n,
+			  n == 1 ? "" : "s", d[n - 1]);
+	}
+	cs_free(d);
+}
+
+struct req_counted_memo *request_counted_memo_new(void)
+{
+	return cs_calloc(1, sizeof(struct req_counted_memo));
+}
+
+void request_counted_memo_free(struct req_counted_memo *memo)
+{
+	if (memo)
+		cs_free(memo->counts);
+	cs_free(memo);
+}
+
+int request_counted(const struct source *src, const struct request_model *m, bool transcript,
+		    const struct req_counted_memo **out, struct req_counted_memo **owned, struct cs_error *err)
+{
+	struct req_counted_memo *memo = m->counted_memo;
+	*owned = NULL;
+	*out = NULL;
+	if (!memo && !(memo = *owned = request_counted_memo_new()))
+		return cs_error_nomem(err);
+	if (!memo->done) {
+		int rc = transcript ? request_count_units(m, &memo->counts, memo->note, sizeof memo->note, err)
+				    : request_count_all(src, m, &memo->counts, memo->note, sizeof memo->note, err);
+		if (rc != CS_OK) {
+			request_counted_memo_free(*owned);
+			*owned = NULL;
+			return rc;
+		}
+		memo->done = true;
+	}
+	*out = memo;
+	return CS_OK;
 }

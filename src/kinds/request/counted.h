@@ -14,7 +14,7 @@
  *   tool_use, server_tool_use              a tool-call part: name, input as JSON.stringify writes it
  *   tool_result                            a tool-result part: tool_use_id, and its text (the
  *                                          string, or its text blocks joined by "\n"); its images
- *                                          by the image rule
+ *                                          by the image rule (tokens/image.h), as images at the top are
  *   any other block                        a text part of its JSON
  * OpenAI Chat: messages as they are, tool_calls as tool-call parts (the
  * arguments parsed), `tool` messages as tool-result parts; Responses:
@@ -45,6 +45,22 @@ struct req_counted {
 	bool approximate;
 	const char *why;        /* not counted: why (static) */
 };
+
+/* The counts of every request, kept by the model (request_model.counted_memo). */
+struct req_counted_memo {
+	bool done;
+	struct req_counted *counts; /* cs_malloc'd; NULL when counting failed (out of memory) */
+	char note[CS_ERROR_MSG_MAX];
+};
+struct req_counted_memo *request_counted_memo_new(void);
+void request_counted_memo_free(struct req_counted_memo *memo);
+/* The counts of m's requests (from the bodies of a log or body, transcript
+ * false; from the blocks of a session, transcript true), counted at the
+ * first call and kept in m->counted_memo; when m has none, counted at every
+ * call into *owned, which the caller frees (request_counted_memo_free).
+ * (*out)->note: why some are not counted, or "". CS_OK or CS_ENOMEM. */
+int request_counted(const struct source *src, const struct request_model *m, bool transcript,
+		    const struct req_counted_memo **out, struct req_counted_memo **owned, struct cs_error *err);
 
 /* Every request of the model counted (the file read again, each body
  * parsed): counts[m->nreqs], cs_malloc'd, caller frees. *note gets a
@@ -88,5 +104,15 @@ void request_emit_counted_summary(struct emitter *em, const struct request_model
 				  const char *note);
 /* "≈2,131 counted (claude), 1.2% over recorded" for text lines; "" when not counted. */
 void request_counted_words(struct strbuf *out, const struct request_model *m, size_t k, const struct req_counted *c);
+
+/* The timeline's cells for request k: its count (≈ when approximate; `~`
+ * when ascii) and its distance to the record ("+1.2%"), 17 columns; with
+ * transcript (a session's counts of its messages alone) the record less
+ * the count instead (what the file does not hold), 21 columns; "-" where
+ * not counted or not recorded. And its sentence over the log. */
+void request_counted_cell(struct strbuf *out, const struct request_model *m, size_t k, const struct req_counted *c,
+			  bool transcript, bool ascii);
+void request_counted_sentence(struct strbuf *out, const struct request_model *m, const struct req_counted *c,
+			      bool transcript, const char *note);
 
 #endif

@@ -4,6 +4,8 @@
  * predictions (sequence.c). */
 #include "request.h"
 
+#include "kinds/request/counted.h"
+
 #include "base/alloc.h"
 #include "assembly.h"
 #include "json/reuse.h"
@@ -30,6 +32,7 @@ void request_model_free(void *model)
 	if (!m)
 		return;
 	json_doc_free(&m->doc);
+	request_counted_memo_free(m->counted_memo);
 	cs_free(m->units);
 	cs_free(m->reqs);
 	cs_free(m->lints);
@@ -591,6 +594,8 @@ int request_load(struct source *src, const char *data, size_t len, struct cs_err
 	if (!m)
 		return cs_error_nomem(err);
 	src->model = m;
+	if (!(m->counted_memo = request_counted_memo_new()))
+		return cs_error_nomem(err);
 	m->want_request = -1;
 	m->select = request_select_want;
 	bool log = is_log(src->path), nomem = false;

@@ -350,16 +350,16 @@ int request_report_extra(const struct source *src, const struct assembly *a, str
 {
 	(void)a;
 	const struct request_model *m = src->model;
-	struct req_counted *counts = NULL;
-	char note[CS_ERROR_MSG_MAX];
+	const struct req_counted_memo *memo;
+	struct req_counted_memo *owned;
 	struct cs_error err;
 	cs_error_clear(&err);
-	if (request_count_all(src, m, &counts, note, sizeof note, &err) != CS_OK)
+	if (request_counted(src, m, false, &memo, &owned, &err) != CS_OK)
 		return CS_ENOMEM;
-	emit_cache(em, m, counts);
+	emit_cache(em, m, memo->counts);
 	if (m->is_log)
-		emit_sequence(em, src, m, counts, note);
-	cs_free(counts);
+		emit_sequence(em, src, m, memo->counts, memo->note);
+	request_counted_memo_free(owned);
 	return CS_OK;
 }
 

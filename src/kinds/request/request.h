@@ -195,6 +195,11 @@ struct request_model {
 	struct req_group *groups;
 	size_t ngroups;
 	bool edited;                /* the predictions follow edits: the loaded ones differ */
+	/* counted.c: every request counted whole, at the first ask (a report,
+	 * the timeline) and kept: what was sent does not change with edits.
+	 * Made with the model (request_counted_memo_new), freed with it. */
+	struct req_counted_memo *counted_memo;
+	bool transcript_only;       /* a Claude Code session: requests known by their blocks, no body to read again */
 };
 
 #define REQUEST_NO_PIECE UINT32_MAX

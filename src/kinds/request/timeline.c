@@ -5,6 +5,9 @@
  * broke or a prediction is far from its record. */
 #include "request.h"
 
+#include "base/alloc.h"
+#include "kinds/request/counted.h"
+
 #include "source.h"
 #include "base/strbuf.h"
 #include "base/utf8.h"
@@ -78,6 +81,16 @@ int request_timeline_text(const struct source *src, unsigned text_flags, struct 
 		       "(estimated tokens) beside\n", m->nreqs, m->nreqs == 1 ? "" : "s", recorded, broke);
 	sb_puts(out, "  predicted: each request against the earlier ones of its own model, under its provider's cache\n");
 	groups_legend(m, text_flags, out);
+	/* each request counted whole (counted.h): from its body for a log,
+	 * from its blocks for a Claude Code session */
+	const struct req_counted_memo *cmemo;
+	struct req_counted_memo *owned;
+	bool transcript = m->transcript_only;
+	int rc = request_counted(src, m, transcript, &cmemo, &owned, err);
+	if (rc != CS_OK)
+		return rc;
+	const struct req_counted *counts = cmemo->counts;
+	request_counted_sentence(out, m, counts, transcript, cmemo->note);
 	if (m->edited) { /* what-if: the edits reach every request */
 		struct request_whatif w;
 		request_whatif_totals(m, &w);
@@ -91,7 +104,8 @@ int request_timeline_text(const struct source *src, unsigned text_flags, struct 
 	}
 	sb_putc(out, '\n');
 	sb_puts(out, "                        | recorded                          | predicted\n");
-	sb_puts(out, "   #    line g   tokens |     read  written uncached   hit |     read  written   off\n");
+	sb_printf(out, "   #    line g   tokens |     read  written uncached   hit |     read  written   off"
+		       "             counted %s\n", transcript ? "not in file" : "vs rec.");
 	struct facts_memo memo = { NULL, NULL };
 	for (size_t i = 0; i < m->nreqs; i++) {
 		const struct req_request *r = &m->reqs[i];
@@ -105,11 +119,15 @@ int request_timeline_text(const struct source *src, unsigned text_flags, struct 
 		if (!f.recorded)
 			strcpy(hit, "-"), strcpy(off, "-");
 		request_group_mark(m, i, mark);
-		sb_printf(out, "  %3zu %6ld %1s %8s | %8s %8s %8s %5s | %8s %8s %5s%s\n", i + 1, r->line, mark,
+		/* the marker before the counted cells: a narrow screen cuts those first */
+		sb_printf(out, "  %3zu %6ld %1s %8s | %8s %8s %8s %5s | %8s %8s %5s%s", i + 1, r->line, mark,
 			  count(a, r->total, true), count(b, r->rec_read, r->recorded), count(c, r->rec_write, r->recorded),
 			  count(d, r->rec_uncached, r->recorded), hit, count(e, r->pred_read, true),
-			  count(g, r->pred_write, true), off, i == m->current ? "   (shown)" : "");
+			  count(g, r->pred_write, true), off, i == m->current ? "   (shown)" : "          ");
+		request_counted_cell(out, m, i, counts, transcript, (text_flags & UTF8_ASCII) != 0);
+		sb_putc(out, '\n');
 		notes(m, i, &f, text_flags, out);
 	}
+	request_counted_memo_free(owned);
 	return out->failed ? cs_error_nomem(err) : CS_OK;
 }
