@@ -82,7 +82,8 @@ static struct json_span *lazy_open(struct json_doc *d, const char *s, size_t key
 
 /* One pass over the raw text for what cJSON does not check: the deepest
  * nesting (stopping early past the limit when stop_deep, *deep_at where)
- * and the first \u0000 escape inside a string (*nul, -1 none). With d, the
+ * and the first \u0000 escape or raw NUL byte inside a string (*nul, -1
+ * none: cJSON would cut the string there without a word). With d, the
  * place and element count of each top-level array d names lazy (the
  * separators at its own level, so exact only for valid text). */
 static size_t prescan(const char *s, size_t n, bool stop_deep, size_t *deep_at, long *nul, struct json_doc *d)
@@ -90,14 +91,21 @@ static size_t prescan(const char *s, size_t n, bool stop_deep, size_t *deep_at, 
 	size_t depth = 0, deepest = 0, key = 0, key_end = 0, commas = 0;
 	struct json_span *open = NULL; /* the lazy array being scanned */
 	bool filled = false;           /* it has a value */
-	bool nul_seen = !any_nul_escape(s, n); /* none to find */
+	const char *z = memchr(s, 0, n);
+	long raw = z ? (long)(z - s) : -1;        /* the next raw NUL byte */
+	bool nul_seen = raw < 0 && !any_nul_escape(s, n); /* none to find */
 	*nul = -1;
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
 		if (c == '"') {
 			size_t e = json_string_end(s, n, i);
-			if (!nul_seen && (*nul = nul_in(s, n, i + 1, e)) >= 0)
-				nul_seen = true;
+			if (!nul_seen) {
+				while (raw >= 0 && raw <= (long)i) /* one outside a string: cJSON refuses it */
+					raw = (z = memchr(s + raw + 1, 0, n - (size_t)raw - 1)) ? (long)(z - s) : -1;
+				long esc = nul_in(s, n, i + 1, e), in = raw >= 0 && raw < (long)e ? raw : -1;
+				*nul = esc < 0 ? in : in < 0 || esc < in ? esc : in;
+				nul_seen = *nul >= 0;
+			}
 			if (depth == 1)
 				key = i + 1, key_end = e;
 			filled |= open && depth == 2;
@@ -324,6 +332,9 @@ static int nul_at(const char *data, size_t len, long nul, struct cs_error *err)
 	long line, col;
 	text_position(data, len, (size_t)nul, &line, &col);
 	cs_error_pos(err, line, col);
+	if (!data[nul])
+		return cs_error_set(err, CS_ESYNTAX,
+				    "a string holds a raw NUL byte (0x00), which would silently cut it short");
 	return cs_error_set(err, CS_ESYNTAX, "a string holds \\u0000 (a NUL character), which would silently cut it short");
 }
 

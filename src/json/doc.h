@@ -63,7 +63,8 @@ void jpath_format(const struct jpath *p, char *buf, size_t n);
 
 /* Parses data (borrowed; keep it alive while errors may be formatted).
  * CS_ESYNTAX with line and column; CS_ELIMIT past JSON_MAX_DEPTH;
- * CS_ESYNTAX for a \u0000 escape in a string (cJSON would silently cut the
+ * CS_ESYNTAX for a \u0000 escape or a raw NUL byte in a string, at its
+ * place (cJSON would silently cut the
  * string there); CS_ESTRUCT, with its path, for a key that appears twice
  * in one object (cJSON keeps both; other readers take the last);
  * CS_ENOMEM. Free with json_doc_free (safe after failure). */
@@ -143,8 +144,8 @@ const char *json_iter_string_at(const struct json_iter *it, const char *key);
  * next call or json_iter_next. CS_ENOMEM. */
 int json_doc_element(struct json_doc *d, size_t start, const cJSON **el, struct cs_error *err);
 
-/* The byte offset of the first \u0000 escape inside a string of the JSON
- * text s[0..n) (the backslash), or -1. A \\u0000 (an escaped backslash and
+/* The byte offset of the first \u0000 escape (the backslash) or raw NUL
+ * byte inside a string of the JSON text s[0..n), or -1. A \\u0000 (an escaped backslash and
  * the letters) is not one. */
 long json_find_nul_escape(const char *s, size_t n);
 
