@@ -25,7 +25,7 @@ int cc_timeline_text(const struct source *src, unsigned text_flags, struct strbu
 		sb_puts(out, "    ");
 		utf8_sanitize(out, a->name, strlen(a->name), text_flags);
 		if (a->unreadable)
-			sb_puts(out, ": could not be read\n");
+			sb_printf(out, ": %s\n", a->why[0] ? a->why : "could not be read");
 		else
 			sb_printf(out, "%s: %ld request%s, recorded input %s, cache read %s, output %s\n",
 				  a->this_session ? "" : " (another session's)", a->requests, a->requests == 1 ? "" : "s",
