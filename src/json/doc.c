@@ -940,3 +940,126 @@ int json_get_count(const struct json_doc *d, long first_line, const cJSON *obj, 
 		snprintf(warn, n, "%s%s is %s, not a count", where, path, why);
 	return JSON_COUNT_BAD;
 }
+
+/* ---- numbers as written ------------------------------------------------- */
+
+struct number_walk {
+	const char *s;
+	size_t n, pos;
+	struct json_pool *pool;
+	int rc; /* CS_OK; CS_ENOMEM; CS_ESTATE: the text no longer matches the tree */
+};
+
+static void walk_ws(struct number_walk *w)
+{
+	while (w->pos < w->n && (unsigned char)w->s[w->pos] <= ' ')
+		w->pos++;
+}
+
+static void walk_eat(struct number_walk *w, char c)
+{
+	walk_ws(w);
+	if (w->pos < w->n && w->s[w->pos] == c)
+		w->pos++;
+	else
+		w->rc = CS_ESTATE;
+}
+
+/* Whether s[0..n) is what any reader prints for the number: an integer of
+ * at most 15 digits (a double holds it, and it prints as written). */
+static bool plain_integer(const char *s, size_t n)
+{
+	size_t i = n && s[0] == '-';
+	if (i == n || n - i > 15 || (s[i] == '0' && n - i > 1))
+		return false;
+	for (; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+/* The number at w->pos, kept on v when it is not plain and reads back as
+ * v's value (a check that the text still is the tree's). */
+static void walk_number(struct number_walk *w, cJSON *v)
+{
+	size_t start = w->pos;
+	while (w->pos < w->n && w->s[w->pos] && strchr("+-.0123456789eE", w->s[w->pos]))
+		w->pos++;
+	size_t len = w->pos - start;
+	char buf[64];
+	if (!len || len >= sizeof buf) { /* cJSON reads at most 63 characters of a number */
+		w->rc = len ? w->rc : CS_ESTATE;
+		return;
+	}
+	memcpy(buf, w->s + start, len);
+	buf[len] = '\0';
+	double back = strtod(buf, NULL);
+	if (!(back == v->valuedouble || (back != back && v->valuedouble != v->valuedouble))) {
+		w->rc = CS_ESTATE;
+		return;
+	}
+	if (plain_integer(buf, len))
+		return;
+	active_pool = w->pool;
+	char *copy = pool_alloc(len + 1);
+	active_pool = NULL;
+	if (!copy) {
+		w->rc = CS_ENOMEM;
+		return;
+	}
+	memcpy(copy, buf, len + 1);
+	v->valuestring = copy;
+}
+
+static void walk_value(struct number_walk *w, cJSON *v)
+{
+	walk_ws(w);
+	if (w->rc != CS_OK || w->pos >= w->n) {
+		w->rc = w->rc != CS_OK ? w->rc : CS_ESTATE;
+		return;
+	}
+	if (cJSON_IsString(v)) {
+		if (w->s[w->pos] != '"')
+			w->rc = CS_ESTATE;
+		w->pos = json_string_end(w->s, w->n, w->pos) + 1;
+	} else if (cJSON_IsNumber(v)) {
+		walk_number(w, v);
+	} else if (cJSON_IsArray(v) || cJSON_IsObject(v)) {
+		bool obj = cJSON_IsObject(v);
+		walk_eat(w, obj ? '{' : '[');
+		for (cJSON *c = v->child; c && w->rc == CS_OK; c = c->next) {
+			if (c != v->child)
+				walk_eat(w, ',');
+			if (obj) {
+				walk_ws(w);
+				if (w->pos >= w->n || w->s[w->pos] != '"') {
+					w->rc = CS_ESTATE;
+					break;
+				}
+				w->pos = json_string_end(w->s, w->n, w->pos) + 1;
+				walk_eat(w, ':');
+			}
+			walk_value(w, c);
+		}
+		walk_eat(w, obj ? '}' : ']');
+	} else { /* true, false, null */
+		while (w->pos < w->n && w->s[w->pos] >= 'a' && w->s[w->pos] <= 'z')
+			w->pos++;
+	}
+}
+
+int json_keep_number_text(struct json_doc *d)
+{
+	if (!d || !d->root || !d->data || d->lazy)
+		return CS_OK;
+	struct number_walk w = { .s = d->data, .n = d->len, .pool = &d->pool };
+	if (w.n >= 3 && !memcmp(w.s, "\xEF\xBB\xBF", 3))
+		w.pos = 3;
+	walk_value(&w, d->root);
+	return w.rc == CS_ENOMEM ? CS_ENOMEM : CS_OK;
+}
+
+const char *json_number_written(const cJSON *v)
+{
+	return cJSON_IsNumber(v) ? v->valuestring : NULL;
+}

@@ -204,4 +204,18 @@ const char *json_count_value(const cJSON *v, long *out);
 int json_get_count(const struct json_doc *d, long first_line, const cJSON *obj, const struct jpath *at,
 		   const char *key, long *out, char *warn, size_t n);
 
+/* Numbers as written, for a writer that gives a document back (a request's
+ * `dump`): walks d's text beside its tree (call it while the text is as
+ * parsed, before anything unescapes it in place) and keeps, in d's pool,
+ * the text of each number that is not a plain integer of at most 15 digits
+ * (1e999, 18446744073709551616, 0.7: a double would print them otherwise:
+ * null, 1.8446744073709552e+19, 0.69999999999999996). A number whose text
+ * does not read back as the tree's value stops the walk (the text changed):
+ * those after it are not kept. Not for a lazy document. CS_OK or CS_ENOMEM
+ * (then some numbers are not kept; the tree is whole either way). */
+int json_keep_number_text(struct json_doc *d);
+/* The text json_keep_number_text kept for the number v, else NULL (v not a
+ * number, or a plain integer, or not kept: print v->valuedouble). */
+const char *json_number_written(const cJSON *v);
+
 #endif
