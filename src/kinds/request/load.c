@@ -305,6 +305,8 @@ int request_load(struct source *src, const char *data, size_t len, struct cs_err
 			rc = take_request(src, m, &d, d.root, 0, err);
 		json_doc_free(&d);
 	}
+	if (rc == CS_OK) /* the current body's numbers as written, for dump (its text is still as parsed) */
+		rc = json_keep_number_text(&m->doc) == CS_OK ? CS_OK : cs_error_nomem(err);
 	if (rc == CS_OK) /* the pieces, then the request shown with its predictions (steps.c) */
 		rc = request_user_facts(src, m) == CS_OK ? request_make_pieces(src, m, err) : cs_error_nomem(err);
 	return rc;
