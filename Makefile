@@ -8,7 +8,8 @@
 #   make bench      generate big inputs in a temp folder, print the benchmark table
 #                   (BENCH_SCALE=small for a quick run; never part of make test);
 #                   make bench-tokenizer: only the exact-count rows against node
-#   make install    PREFIX=/usr/local DESTDIR= : binary, themes, man page
+#   make install    PREFIX=/usr/local DESTDIR= : binary, themes, the man pages
+#                   ctxscope(1) and ctxscope-formats(5) (make man: only build them)
 #
 # Build output lives in .build/ (release/ and asan/); nothing is written elsewhere.
 
@@ -67,7 +68,7 @@ FAULT_BIN := $(ASN)/tests/test_faults
 export ASAN_OPTIONS  ?= detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
-.PHONY: all build run test check deps check-layering unit golden-update screenshot install uninstall clean \
+.PHONY: all build run test check deps check-layering unit golden-update screenshot man install uninstall clean \
         bench bench-tokenizer fuzz fuzz-build valgrind
 
 all: build
@@ -103,11 +104,20 @@ deps:
 	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing
 	@tests/tokenizer/fetch-ranks.sh $(BUILD) || true
 
-# ---- layering: src/ never includes curses; no include cycle in src/ ------
+# ---- layering: src/ never includes curses; no include cycle in src/ or ui/;
+# ui/ reads the view-model through its face, never its private header, and
+# changes it only through calls ----------------------------------------------
 check-layering:
 	@if grep -rnE '#[[:space:]]*include[[:space:]]*[<"](n?curses|ncursesw/)' src; then \
 	  echo "src/ must not include curses (only ui/ talks to the terminal)"; exit 1; fi
+	@if grep -rnE '#[[:space:]]*include[[:space:]]*"[^"]*_priv\.h"' ui | grep -v '"app_priv\.h"'; then \
+	  echo "ui/ must not include src/'s private headers (the view-model's face is vm/viewmodel.h)"; exit 1; fi
+	@if grep -nE '(vm->|vm\.)[a-z_.]+(\[[^]]*\])? *([-+*/|&]?=[^=]|\+\+|--)' ui/*.c; then \
+	  echo "ui/ changes the view-model only through its calls (vm/viewmodel.h), never by a write"; exit 1; fi
+	@if grep -rn 'cs_tune(' src ui | grep -v '^src/base/tune\.[ch]:'; then \
+	  echo "only tests, fuzz harnesses and the bench turn the switches (base/tune.h)"; exit 1; fi
 	@tests/include_cycles.sh src
+	@tests/include_cycles.sh ui
 
 # ---- release build --------------------------------------------------------
 $(REL)/src/%.o: src/%.c
@@ -292,13 +302,26 @@ fuzz: $(ASN)/ctxscope
 valgrind: $(REL)/ctxscope
 	@tests/valgrind.sh $(REL)/ctxscope
 
+# ---- the man pages ----------------------------------------------------------
+# ctxscope(1) is doc/ctxscope.1 (roff) with doc/guide.md put in; ctxscope-
+# formats(5) is doc/formats.md and doc/kinds.md (Markdown, read on the web
+# too), through doc/md2man.awk. tests/doc/run builds them the same way and
+# checks groff reads them without a warning.
+MAN_SRC := doc/ctxscope.1 doc/guide.md doc/formats.md doc/kinds.md doc/md2man.awk doc/mkman.sh
+man: $(BUILD)/man/ctxscope.1
+$(BUILD)/man/ctxscope.1: $(MAN_SRC)
+	@echo "  MAN     $(@D)"
+	$(Q)doc/mkman.sh $(@D) $(VERSION)
+$(BUILD)/man/ctxscope-formats.5: $(BUILD)/man/ctxscope.1
+
 # ---- install --------------------------------------------------------------
-install: build
+install: build man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ctxscope/themes
 	install -m 755 $(REL)/ctxscope $(DESTDIR)$(PREFIX)/bin/ctxscope
 	install -m 644 themes/*.theme $(DESTDIR)$(PREFIX)/share/ctxscope/themes/
-	install -d $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 644 ui/ctxscope.1 $(DESTDIR)$(PREFIX)/share/man/man1/ctxscope.1
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 644 $(BUILD)/man/ctxscope.1 $(DESTDIR)$(PREFIX)/share/man/man1/ctxscope.1
+	install -m 644 $(BUILD)/man/ctxscope-formats.5 $(DESTDIR)$(PREFIX)/share/man/man5/ctxscope-formats.5
 	@if [ -f $(BUILD)/tokenizers/o200k_base.tiktoken ]; then \
 	  install -d $(DESTDIR)$(PREFIX)/share/ctxscope/tokenizers && \
 	  install -m 644 $(BUILD)/tokenizers/o200k_base.tiktoken $(BUILD)/tokenizers/cl100k_base.tiktoken \
@@ -308,7 +331,7 @@ install: build
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/ctxscope
 	rm -rf $(DESTDIR)$(PREFIX)/share/ctxscope
-	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/ctxscope.1
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/ctxscope.1 $(DESTDIR)$(PREFIX)/share/man/man5/ctxscope-formats.5
 
 clean:
 	rm -rf $(BUILD)

@@ -157,3 +157,38 @@ const struct kind_action *kind_action_for_key(const struct kind_ops *kind, int k
 	}
 	return NULL;
 }
+
+/* One key's name as roff writes it: "C-r" is Ctrl\-R, "-" \-, "\" \e. */
+static void man_key(struct strbuf *out, const char *key, size_t n)
+{
+	if (n == 3 && !strncmp(key, "C-", 2)) {
+		sb_printf(out, "Ctrl\\-%c", key[2] - 'a' + 'A');
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		sb_puts(out, key[i] == '-' ? "\\-" : key[i] == '\\' ? "\\e" : (char[]){ key[i], 0 });
+}
+
+void actions_man_tag(struct strbuf *out, const char *keys, const char *name, const char *kind)
+{
+	sb_puts(out, ".BR ");
+	for (const char *p = keys; *p;) {
+		size_t n = strcspn(p, " ");
+		man_key(out, p, n);
+		p += n;
+		while (*p == ' ')
+			p++;
+		if (*p)
+			sb_puts(out, " \", \" ");
+	}
+	sb_printf(out, " \"  (%s%s%s)\"\n", name, kind ? "; " : "", kind ? kind : "");
+}
+
+void actions_man_tags(struct strbuf *out, const struct kind_ops *const *kinds)
+{
+	for (int a = 0; a < ACT_COUNT; a++)
+		actions_man_tag(out, action_key_lists[a], action_names[a], NULL);
+	for (size_t k = 0; kinds && kinds[k]; k++)
+		for (const struct kind_action *a = kinds[k]->actions; a && a->key; a++)
+			actions_man_tag(out, a->key, a->name, kinds[k]->title);
+}

@@ -129,6 +129,14 @@ void actions_help_offered(struct strbuf *out, const struct kind_ops *kind, bool 
 /* One help line in the table's layout: "  KEYS  name  help". */
 void actions_help_line(struct strbuf *out, const char *keys, const char *name, const char *help);
 
+/* The man page's KEYS entries are tagged from the tables (doc/ctxscope.1,
+ * checked by test_keys_themes): one tag line per action, in the table's
+ * order, then each kind's own keys ('.BR j ", " Down "  (down)"'; a kind's
+ * '.BR L "  (loom-aware; loom tree)"'). Appends to out. */
+void actions_man_tag(struct strbuf *out, const char *keys, const char *name, const char *kind);
+/* Every tag: the table's, then those of each kind in kinds (NULL-ended). */
+void actions_man_tags(struct strbuf *out, const struct kind_ops *const *kinds);
+
 struct kind_action;
 /* The kind's own action bound to `key` (actions.h codes), or NULL. */
 const struct kind_action *kind_action_for_key(const struct kind_ops *kind, int key);

@@ -38,28 +38,28 @@ const char *reason_sentence(int reason)
 #define RESERVE(a, arr, n, cap) \
 	(CS_GROW((a)->arr, (a)->cap, (a)->n + 1) == 0 || ((a)->nomem = true, false))
 
-/* Above 0 while assemble_lazy runs a kind's assembler: its sentences wait. */
-static int deferring;
-/* The last assembly's serial. */
+/* The last assembly's serial: a number no two assemblies of the process
+ * share (what a kind's kept results and a re-assembly's lender are told
+ * apart by), not a state anything runs by. */
 static unsigned long serials;
-/* assemble_lazy_from's previous assembly, while its kind runs (asm_init_reuse). */
-static struct assembly *offered;
 
 /* asm_init; the results each set as a dropped piece when `set`, or taken
  * over from lend when it is not NULL. */
-static int init(struct assembly *a, const struct source *src, enum asm_shape shape, bool set, struct assembly *lend)
+static int init(struct assembly *a, const struct asm_run *run, enum asm_shape shape, bool set, struct assembly *lend)
 {
+	const struct source *src = run->src;
 	memset(a, 0, sizeof *a);
 	arena_init(&a->arena);
 	a->src = src;
 	a->shape = shape;
 	a->cutoff = NAN;
 	a->recorded = (struct recorded){ .input = -1, .read = -1, .written = -1, .what = NULL };
+	a->step = (struct step_cache){ .rec_total = -1, .rec_cost = -1 };
 	a->excluded = -1;
 	a->chars_per_token = src->settings.chars_per_token;
 	a->serial = ++serials;
 	a->nresults = src->npieces;
-	a->lazy = deferring > 0;
+	a->lazy = run->lazy;
 	if (lend) {
 		a->results = lend->results; /* every result as it was: the assembler patches them */
 		lend->results = NULL;
@@ -85,23 +85,24 @@ static int init(struct assembly *a, const struct source *src, enum asm_shape sha
 	return CS_OK;
 }
 
-int asm_init(struct assembly *a, const struct source *src, enum asm_shape shape)
+int asm_init(struct assembly *a, const struct asm_run *run, enum asm_shape shape)
 {
-	return init(a, src, shape, true, NULL);
+	return init(a, run, shape, true, NULL);
 }
 
-int asm_init_unset(struct assembly *a, const struct source *src, enum asm_shape shape)
+int asm_init_unset(struct assembly *a, const struct asm_run *run, enum asm_shape shape)
 {
-	return init(a, src, shape, false, NULL);
+	return init(a, run, shape, false, NULL);
 }
 
-int asm_init_reuse(struct assembly *a, const struct source *src, enum asm_shape shape)
+int asm_init_reuse(struct assembly *a, struct asm_run *run, enum asm_shape shape)
 {
-	struct assembly *p = offered;
-	offered = NULL; /* taken once a run */
-	bool fits = p && p != a && deferring && p->src == src && p->results && p->nresults == src->npieces && p->lazy &&
+	const struct source *src = run->src;
+	struct assembly *p = run->prev;
+	run->prev = NULL; /* taken once a run */
+	bool fits = p && p != a && run->lazy && p->src == src && p->results && p->nresults == src->npieces && p->lazy &&
 		    !p->sentences_filled;
-	return init(a, src, shape, false, fits ? p : NULL);
+	return init(a, run, shape, false, fits ? p : NULL);
 }
 
 /* The taken results back to the assembly they came from, every change
@@ -507,7 +508,7 @@ void asm_drop_later(struct assembly *a, long piece, int reason, long why0, long 
 	r.reason = reason;
 	r.block = -1;
 	r.tokens = 0;
-	if (!deferring && a->sentence_by_why && a->sentence_fn) {
+	if (!a->lazy && a->sentence_by_why && a->sentence_fn) {
 		/* written now, in the order decided, where alike pieces come in a row */
 		if (last && last->sentence && last->reason == reason && last->why[0] == why0 && last->why[1] == why1) {
 			r.sentence = last->sentence;
@@ -524,11 +525,6 @@ void asm_drop_later(struct assembly *a, long piece, int reason, long why0, long 
 	asm_set_result(a, piece, &r);
 	a->ndeferred += r.sentence == NULL;
 	note_not_whole(a, piece);
-}
-
-bool asm_lazy(void)
-{
-	return deferring > 0;
 }
 
 const char *asm_sentence(const struct assembly *a, long piece, struct strbuf *buf)
@@ -699,10 +695,8 @@ bool asm_prompt_text(const struct assembly *a, struct strbuf *out)
 
 int assemble(const struct source *src, struct assembly *out, struct cs_error *err)
 {
-	int was = deferring;
-	deferring = 0; /* every sentence written (as the kind decides, or below) */
-	int rc = src->kind->assemble(src, out, err);
-	deferring = was;
+	struct asm_run run = { .src = src }; /* every sentence written (as the kind decides, or below) */
+	int rc = src->kind->assemble(&run, out, err);
 	if (rc != CS_OK) {
 		asm_fini(out);
 		if (err && err->code == CS_OK)
@@ -719,11 +713,8 @@ int assemble(const struct source *src, struct assembly *out, struct cs_error *er
 int assemble_lazy_from(const struct source *src, struct assembly *out, struct assembly *prev,
 		       struct cs_error *err)
 {
-	offered = prev != out ? prev : NULL;
-	deferring++;
-	int rc = src->kind->assemble(src, out, err);
-	deferring--;
-	offered = NULL;
+	struct asm_run run = { .src = src, .prev = prev != out ? prev : NULL, .lazy = true };
+	int rc = src->kind->assemble(&run, out, err);
 	if (rc != CS_OK) {
 		asm_fini(out); /* prev gets its results back */
 		if (err && err->code == CS_OK)

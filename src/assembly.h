@@ -175,6 +175,23 @@ struct recorded {
 	const char *what; /* "turn t10", "request 8"; arena or literal; NULL when none */
 };
 
+/* The step of a sequence the assembly shows (a log's request, a session's),
+ * as its kind predicted its cache: what the header's cache line tells
+ * (steps 0: not a sequence, the line compares with a repeat). */
+struct step_cache {
+	long step, steps;          /* 1-based: the one shown, of */
+	long compared;             /* the request it could read from, 1-based; 0 none (the first of its group) */
+	long compared_line;        /* its line in the file */
+	long total, read, written; /* predicted */
+	bool broke;
+	const char *cause;         /* borrowed from the kind's model; NULL none */
+	const char *group;         /* its model and group mark, "claude-sonnet-4-5 (A)"; arena; NULL: one group */
+	long rec_total, rec_read, rec_written; /* recorded; rec_total -1 none */
+	double rec_cost;           /* recorded input cost, USD; < 0 unknown */
+	long off_percent;          /* the prediction's distance from the record (recorded.c) */
+	bool off;
+};
+
 struct assembly {
 	const struct source *src;    /* borrowed: must outlive the assembly */
 	enum asm_shape shape;
@@ -203,6 +220,7 @@ struct assembly {
 	struct fact *facts;          /* kind-specific header lines, in order */
 	size_t nfacts, cap_facts;
 	struct recorded recorded;    /* the system's own usage record; input -1: none */
+	struct step_cache step;      /* the sequence's step shown; steps 0: none */
 	long total_tokens;           /* rendered tokens of the whole prompt */
 	size_t total_bytes;
 	double chars_per_token;
@@ -221,7 +239,7 @@ struct assembly {
 	/* Results kept from one assembly to the next (asm_init_reuse). */
 	unsigned long serial;        /* this assembly's number, unique in the process (never 0) */
 	size_t nresults;             /* the source's pieces when it was made: results' length */
-	bool lazy;                   /* made by assemble_lazy (its deferred sentences not written) */
+	bool lazy;                   /* made in a lazy run (asm_run.lazy): its deferred sentences not written */
 	bool sentences_filled;       /* asm_write_sentences wrote sentences into results (this arena's) */
 	bool reused;                 /* results taken over from the previous assembly (asm_init_reuse) */
 	unsigned long reused_from;   /* that assembly's serial; 0 when not reused */
@@ -234,17 +252,33 @@ struct assembly {
 	bool (*list_fn)(struct assembly *a);
 };
 
-/* Prepares `a` for assembling `src` (borrowed). Every piece starts as
+/* The context a kind's assembler runs in, passed to it (kind_ops.assemble)
+ * and on to asm_init*: what it assembles, the previous assembly it may take
+ * results over from, and whether its sentences may wait. Made by assemble()
+ * and assemble_lazy_from(); nothing of it is found through a global (the
+ * way sqlite passes its sqlite3_context). An assembler that builds other
+ * assemblies on the way passes its run on to them. */
+struct asm_run {
+	const struct source *src; /* borrowed */
+	struct assembly *prev;    /* the previous assembly of src, offered to asm_init_reuse (taken
+	                             once: it sets this NULL); NULL: none */
+	bool lazy;                /* the inspector's re-assembly, which edits will follow: sentences a
+	                             kind defers wait (asm_sentence), and a kind may keep what it decided */
+};
+/* An eager run of src, nothing offered: as assemble() makes them. */
+#define ASM_RUN(s) (&(struct asm_run){ .src = (s) })
+
+/* Prepares `a` for assembling run->src (borrowed). Every piece starts as
  * dropped with REASON_NONE until the assembler decides. Copies the source's
  * warnings. Returns CS_OK or CS_ENOMEM (then asm_fini is still safe). */
-int asm_init(struct assembly *a, const struct source *src, enum asm_shape shape);
+int asm_init(struct assembly *a, const struct asm_run *run, enum asm_shape shape);
 /* asm_init with the results left unset (a million of them): for an
  * assembler that writes every piece's result itself, before any asm_* call
  * on a piece. */
-int asm_init_unset(struct assembly *a, const struct source *src, enum asm_shape shape);
+int asm_init_unset(struct assembly *a, const struct asm_run *run, enum asm_shape shape);
 /* asm_init_unset for a re-assembly that patches the previous assembly's
  * results instead of writing them all: when assemble_lazy_from runs the
- * kind with a previous lazy assembly of the same source (as many pieces,
+ * kind with a previous lazy assembly (run->prev) of the same source (as many pieces,
  * its sentences not written), `a` takes over its results array (a->reused,
  * a->reused_from its serial; the previous assembly is left without results
  * until it gets them back on failure). Every result then still holds the
@@ -255,7 +289,7 @@ int asm_init_unset(struct assembly *a, const struct source *src, enum asm_shape 
  * every result whose sentence lives in the previous arena (asm_drop with a
  * made sentence, asm_cut) or whose block moved. Otherwise (no previous
  * assembly, another source) it is asm_init_unset: every result to write. */
-int asm_init_reuse(struct assembly *a, const struct source *src, enum asm_shape shape);
+int asm_init_reuse(struct assembly *a, struct asm_run *run, enum asm_shape shape);
 /* After asm_init_reuse, when the assembler will write every result after
  * all: the taken results go back to the previous assembly as they were and
  * a fresh unset array replaces them (a->reused false). CS_OK or CS_ENOMEM. */
@@ -361,8 +395,5 @@ int assemble_lazy(const struct source *src, struct assembly *out, struct cs_erro
  * were. */
 int assemble_lazy_from(const struct source *src, struct assembly *out, struct assembly *prev,
 		       struct cs_error *err);
-/* True while assemble_lazy runs a kind's assembler: the inspector's
- * assembly, which edits will follow (a kind may keep what it decided). */
-bool asm_lazy(void);
 
 #endif

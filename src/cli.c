@@ -31,11 +31,13 @@ static const struct cli_flag {
 	enum flag_group group;
 } cli_flags[] = {
 	{ "kind", offsetof(struct cli, kind), true, CLI_UI, "K", NULL, FLAG_GENERAL },
-	{ "assembly", offsetof(struct cli, assembly), true, CLI_UI, "FILE",
+	{ "assembly-file", offsetof(struct cli, assembly_file), true, CLI_UI, "FILE",
 	  "with a ledger database (agents.db): the assembly block\n"
 	  "the ledger does not store (system prompt, event, budget)", FLAG_GENERAL },
 	{ "format", FLAG_OWN_PARSE, true, CLI_UI, "F", "report format: text, yaml or json", FLAG_GENERAL },
 	{ "tokenizer", offsetof(struct cli, tokenizer), true, CLI_UI, "NAME|PATH", NULL, FLAG_SETTING },
+	{ "strict", offsetof(struct cli, strict), false, CLI_UI, NULL,
+	  "a malformed line in a JSONL session is an error, not\na skipped line with a warning", FLAG_GENERAL },
 	{ "raw", offsetof(struct cli, raw), false, CLI_UI, NULL,
 	  "dump: the exact bytes (refused on a terminal without --force)", FLAG_GENERAL },
 	{ "force", offsetof(struct cli, force), false, CLI_UI, NULL,
@@ -163,11 +165,13 @@ static int long_option(int argc, char **argv, int *i, struct cli *out, struct cs
 	const char *inline_value = eq ? eq + 1 : NULL;
 	const char *v = NULL;
 	/* --assembly stack|linear is the memory snapshot's setting; any other
-	 * value is a ledger database's companion file */
-	const struct setting *kind_assembly = setting_find(NULL, "assembly");
+	 * value is the old spelling of --assembly-file, kept with a note */
 	const char *next = inline_value ? inline_value : *i + 1 < argc ? argv[*i + 1] : NULL;
-	if (!strcmp(name, "assembly") && kind_assembly && next && (!strcmp(next, "stack") || !strcmp(next, "linear")))
-		return setting_flag(argc, argv, i, name, inline_value, out, err);
+	if (!strcmp(name, "assembly") && next && strcmp(next, "stack") != 0 && strcmp(next, "linear") != 0) {
+		out->deprecated = "--assembly FILE is now --assembly-file FILE (--assembly is a memory "
+				  "snapshot's stack|linear)";
+		return need_value(argc, argv, i, inline_value, &out->assembly_file, err);
+	}
 	for (size_t f = 0; f < sizeof cli_flags / sizeof *cli_flags; f++) {
 		const struct cli_flag *fl = &cli_flags[f];
 		if (strcmp(fl->name, name) != 0 || fl->offset == FLAG_OWN_PARSE ||
@@ -257,14 +261,46 @@ int cli_apply(const struct cli *cli, struct source *src, struct cs_error *err)
 	return CS_OK;
 }
 
+/* The opening paragraph: every kind of the table by its title ("a
+ * working-set manifest, a loom tree, ... or an OpenAI request"), so that a
+ * new kind is named here by its table entry; wrapped at 80 columns. */
+static void usage_intro(struct strbuf *out)
+{
+	struct strbuf text = STRBUF_INIT;
+	sb_puts(&text, "Loads");
+	for (size_t k = 0; kind_table[k]; k++) {
+		const char *t = kind_table[k]->title;
+		sb_printf(&text, "%s %s %s", k == 0 ? "" : kind_table[k + 1] ? "," : " or",
+			  strchr("AEIOUaeiou", t[0]) ? "an" : "a", t);
+	}
+	sb_puts(&text, " (a request alone or a log of them), runs that system's own context assembly, and shows "
+		       "what went into the prompt, what was cut or dropped, and why. The formats: man ctxscope-formats.");
+	size_t col = 0;
+	for (const char *p = sb_str(&text); *p;) {
+		size_t n = strcspn(p, " ");
+		if (col && col + 1 + n > 80) {
+			sb_putc(out, '\n');
+			col = 0;
+		} else if (col) {
+			sb_putc(out, ' ');
+			col++;
+		}
+		sb_printf(out, "%.*s", (int)n, p);
+		col += n;
+		p += n;
+		p += *p == ' ';
+	}
+	sb_putc(out, '\n');
+	if (text.failed)
+		out->failed = true;
+	sb_fini(&text);
+}
+
 void cli_usage(struct strbuf *out)
 {
+	sb_puts(out, "ctxscope: what did the model actually see?\n\n");
+	usage_intro(out);
 	sb_puts(out,
-		"ctxscope: what did the model actually see?\n"
-		"\n"
-		"Loads a working-set manifest, a loom tree, a ledger export or a memory snapshot,\n"
-		"runs that system's own context assembly, and shows what went into the prompt,\n"
-		"what was cut or dropped, and why.\n"
 		"\n"
 		"usage:\n"
 		"  ctxscope [OPTIONS] FILE           open the inspector\n"
@@ -310,10 +346,12 @@ void cli_usage(struct strbuf *out)
 	sb_puts(out,
 		"\n"
 		"detection: .yml/.yaml is a manifest; a JSON object with nodes and edges is a loom\n"
-		"tree, with turns a ledger export, with items a memory snapshot.\n"
+		"tree, with turns a ledger export, with items a memory snapshot; a SQLite file is\n"
+		"a ledger's agents.db; JSON Lines with type, uuid and sessionId a Claude Code\n"
+		"session; a request body (or a .jsonl log of them) by its keys and blocks.\n"
 		"tokens are estimates, as the inspected systems make them: ceil(code points / 4).\n"
 		"\n"
-		"decisions where the seeds are silent (formats.md): a manifest's role defaults to\n"
+		"decisions where the seeds are silent (ctxscope-formats(5)): a manifest's role defaults to\n"
 		"context and truncate_strategy to end; no budget means 28000 max, 4000 reserved;\n"
 		"max_lines caps a file before budgeting, in its strategy's direction; every cut is\n"
 		"marked \"[... truncated ...]\" and the marker's tokens count in the budget.\n"

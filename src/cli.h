@@ -31,19 +31,20 @@ struct cli {
 	enum cli_command command;
 	const char *file;
 	const char *kind;       /* --kind, NULL to detect */
-	const char *assembly;   /* --assembly FILE, with a ledger database */
+	const char *assembly_file; /* --assembly-file FILE, with a ledger database */
+	const char *deprecated; /* a note on an old spelling used (static), NULL: none */
 	enum report_format format;
 	const char *screen;     /* --screen WxH, NULL for a real terminal */
 	const char *keys;       /* --keys, with --screen */
 	const char *theme;      /* --theme NAME|PATH */
 	const char *edits;      /* --edits FILE (what-if edits to reapply) */
-	bool raw, force, no_mouse, ascii;
+	bool raw, force, no_mouse, ascii, strict;
 	bool svg;               /* --svg, with --screen: the screen as an SVG image */
 	bool follow;              /* the inspector reloads the file when it changes */
 	bool anyway;              /* dump: print a prompt the system would not send */
 	struct cli_setting settings[CLI_MAX_SETTINGS];
 	size_t nsettings;
-	/* cache analysis (cache_report.h) */
+	/* cache analysis (cache/section.h) */
 	const char *profile;                          /* --profile NAME, NULL: the user file's or anthropic */
 	const char *baseline;                         /* --baseline FILE */
 	const char *baseline_edits[CLI_MAX_SETTINGS]; /* --baseline-edit NAME=VALUE, raw, in order */

@@ -126,3 +126,14 @@ const struct edit *history_edits(const struct history *h, size_t *n)
 	*n = h->ndone;
 	return h->done;
 }
+
+void history_drop_redo(struct history *h)
+{
+	h->nundone = 0;
+	h->retractable = false;
+}
+
+size_t history_depth(const struct history *h)
+{
+	return h->ndone + h->forgotten;
+}

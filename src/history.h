@@ -62,6 +62,15 @@ int history_redo(struct history *h, struct source *src, struct strbuf *said, str
  * (CS_EUSAGE otherwise). */
 int history_retract(struct history *h, struct source *src, struct cs_error *err);
 
+/* Forgets the redo stack: a step made outside the history (the
+ * inspector's breakpoint moves, vm/cache.c) is new, so nothing undone
+ * before it can be redone after it. */
+void history_drop_redo(struct history *h);
+/* How many edits were ever applied and not undone (the oldest forgotten at
+ * HISTORY_MAX_EDITS still count): steps kept beside the history say where
+ * they fall between its edits by it. */
+size_t history_depth(const struct history *h);
+
 bool history_can_undo(const struct history *h);
 bool history_can_redo(const struct history *h);
 

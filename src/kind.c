@@ -14,6 +14,7 @@ extern const struct kind_ops ledger_kind;
 extern const struct kind_ops memory_kind;
 extern const struct kind_ops anthropic_kind;
 extern const struct kind_ops openai_kind;
+extern const struct kind_ops capture_kind, litellm_kind, openai_batch_kind, anthropic_batch_kind, har_kind;
 extern const struct kind_ops claude_code_kind;
 
 const struct kind_ops *const kind_table[] = {
@@ -22,6 +23,11 @@ const struct kind_ops *const kind_table[] = {
 	&ledger_kind,
 	&memory_kind,
 	&claude_code_kind,
+	&har_kind,
+	&anthropic_batch_kind,
+	&openai_batch_kind,
+	&capture_kind,
+	&litellm_kind,
 	&anthropic_kind,
 	&openai_kind,
 	NULL,
@@ -121,10 +127,19 @@ int kind_detect(const char *path, const char *data, size_t len, const struct kin
 			sb_printf(&expected, "; %s for %s %s", kind_table[i]->detect_hint,
 				  strchr("AEIOU", kind_table[i]->title[0]) ? "an" : "a", kind_table[i]->title);
 	}
-	cs_error_set(err, CS_EKIND,
-		     "cannot tell what this is: expected a .yml/.yaml manifest or a JSON object with %s "
-		     "(or say --kind %s)",
-		     expected.len ? sb_str(&expected) : "known keys", names.len ? sb_str(&names) : "");
+	/* One line that fits the message whole: the list of shapes is cut at a
+	 * "; " (never mid-word) so the --kind hint always ends it. */
+	const char *head = "cannot tell what this is: expected a .yml/.yaml manifest or a JSON object with ";
+	size_t room = CS_ERROR_MSG_MAX - 1 - strlen(head) - strlen(" (or say --kind )") - names.len;
+	const char *list = expected.len ? sb_str(&expected) : "known keys";
+	size_t keep = strlen(list);
+	if (keep > room) {
+		keep = room > 5 ? room - 5 : 0; /* "; ..." */
+		while (keep > 0 && strncmp(list + keep, "; ", 2))
+			keep--;
+	}
+	cs_error_set(err, CS_EKIND, "%s%.*s%s (or say --kind %s)", head, (int)keep, list,
+		     keep < strlen(list) ? "; ..." : "", names.len ? sb_str(&names) : "");
 	bool failed = expected.failed || names.failed;
 	sb_fini(&names);
 	if (failed) {

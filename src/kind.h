@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct asm_run;
 struct assembly;
 struct cache_overrides;
 struct cache_profile;
@@ -88,8 +89,10 @@ struct kind_ops {
 	/* Fills src (pieces, model, warnings) from the file's bytes. On error
 	 * fills err (file is set by the caller) and returns its code. */
 	int (*load)(struct source *src, const char *data, size_t len, struct cs_error *err);
-	/* Runs the kind's assembly algorithm: asm_init, blocks, asm_finish. */
-	int (*assemble)(const struct source *src, struct assembly *out, struct cs_error *err);
+	/* Runs the kind's assembly algorithm on run->src: asm_init (given the
+	 * run), blocks, asm_finish. The run says what assemble() or
+	 * assemble_lazy_from() asked for (assembly.h). */
+	int (*assemble)(struct asm_run *run, struct assembly *out, struct cs_error *err);
 	/* Frees src->model. NULL-safe on the model. */
 	void (*free_model)(void *model);
 	/* Optional: adds kind-specific report sections (emit.h). */
@@ -115,7 +118,7 @@ struct kind_ops {
 	 * database): true when a file's first n bytes are one of those. */
 	bool (*sniff)(const char *head, size_t n);
 	/* With sniff: fills src from the file at path (never written);
-	 * `companion` is a second file the kind takes with it (--assembly),
+	 * `companion` is a second file the kind takes with it (--assembly-file),
 	 * NULL for none. Errors as load. */
 	int (*load_path)(struct source *src, const char *path, const char *companion, struct cs_error *err);
 	/* Optional: content detection beyond top-level keys: *yes when the
@@ -186,7 +189,7 @@ extern const struct kind_ops *const kind_table[];
 /* The kind named `name`, or NULL. */
 const struct kind_ops *kind_by_name(const char *name);
 
-/* Tells the kind of a file from its name and bytes (formats.md: .yml/.yaml
+/* Tells the kind of a file from its name and bytes (ctxscope-formats(5): .yml/.yaml
  * is a manifest; a JSON object by its top-level keys). CS_EKIND with a
  * sentence naming the keys expected when nothing matches. */
 int kind_detect(const char *path, const char *data, size_t len, const struct kind_ops **out,

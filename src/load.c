@@ -75,7 +75,7 @@ static int load_bytes(const struct kind_ops *kind, const struct load_args *args,
 		      struct cs_error *err)
 {
 	if (args->companion)
-		return cs_error_set(err, CS_EUSAGE, "--assembly goes with a ledger database (agents.db); an export "
+		return cs_error_set(err, CS_EUSAGE, "--assembly-file goes with a ledger database (agents.db); an export "
 				    "carries its own assembly block");
 	char *data;
 	size_t len;
@@ -94,6 +94,7 @@ static int load_bytes(const struct kind_ops *kind, const struct load_args *args,
 		return cs_error_nomem(err);
 	}
 	src->input_bytes = len;
+	src->settings.strict = args->strict;
 	src->progress = args->progress;
 	src->input_owned = true;
 	rc = kind->load(src, data, len, err);
@@ -131,7 +132,8 @@ int source_load_args(const struct load_args *args, struct source **out, struct c
 
 int source_reload(const struct source *src, struct source **out, struct cs_error *err)
 {
-	struct load_args args = { .path = src->path, .kind = src->kind->name, .companion = src->companion };
+	struct load_args args = { .path = src->path, .kind = src->kind->name, .companion = src->companion,
+				  .strict = src->settings.strict };
 	return source_load_args(&args, out, err);
 }
 

@@ -11,13 +11,14 @@ struct progress;
 struct source;
 
 /* What to load: the input, its kind (NULL: detect), a second file the
- * kind takes with it (--assembly; NULL: none), progress for long loads
+ * kind takes with it (--assembly-file; NULL: none), progress for long loads
  * (borrowed for the call; NULL: none). All borrowed. */
 struct load_args {
 	const char *path;
 	const char *kind;
 	const char *companion;
 	struct progress *progress;
+	bool strict;    /* --strict: a malformed line a kind would skip with a warning is an error */
 };
 
 /* Loads as args say. On success *out is a new source (free with

@@ -23,7 +23,7 @@ struct report_section {
 	void *ctx;
 };
 
-/* Exact counts the text tables show beside the estimate (formats.md §8):
+/* Exact counts the text tables show beside the estimate (ctxscope-formats(5) §8):
  * each text counted on its own, by `encoding`. */
 struct report_exact {
 	const char *encoding;

@@ -85,6 +85,7 @@ struct settings {
 	double chars_per_token; /* the estimate's divisor, TOKENS_DEFAULT_CHARS_PER_TOKEN */
 	char tokenizer[256];    /* exact counts beside the estimate: an encoding or a .tiktoken
 	                           path; "" the OpenAI model's (auto), "off" none (tokenizer.h) */
+	bool strict;            /* --strict: a malformed line a kind would skip is an error instead */
 };
 
 #define SOURCE_EDIT_LOG 16 /* edits named in source.edit_log */
@@ -92,7 +93,7 @@ struct settings {
 struct source {
 	const struct kind_ops *kind;
 	const char *path;         /* the file as given; arena */
-	const char *companion;    /* the second file loaded with it (--assembly); arena, NULL: none */
+	const char *companion;    /* the second file loaded with it (--assembly-file); arena, NULL: none */
 	const char *input_type;   /* what the file is, for people, when not the kind's title
 	                             ("ledger database"); static, NULL: the title */
 	struct arena arena;       /* owns every string of the source */

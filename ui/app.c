@@ -1,10 +1,11 @@
-/* app.c: the inspector screen (see app.h): its life, the layout, and keys
- * and the mouse handed down the view stack (view.h). The views are
+/* app.c: the inspector screen (see app.h): its life, its stack of views,
+ * the layout, and keys and the mouse handed down the stack (view.h). The views are
  * view_list.c (list, detail, settings panel), view_pages.c (prompt, diff),
  * view_help.c and view_input.c; painting helpers are draw.c; save, export
  * and the command line are app_commands.c. */
 #include "app_priv.h"
 
+#include "base/alloc.h"
 #include "kind.h"
 
 #include <stdlib.h>
@@ -20,7 +21,7 @@ int app_init(struct app *app, struct source *src, bool ascii, struct cs_error *e
 	app->distinct_bars = !app->theme.has_color;
 	app->mouse = true;
 	int rc = vm_init(&app->vm, src, err);
-	app->vm.ascii = ascii;
+	vm_set_ascii(&app->vm, ascii);
 	if (rc != CS_OK)
 		return rc;
 	if (!keymap_default(&app->keymap))
@@ -49,6 +50,78 @@ void app_set_theme(struct app *app, const struct theme *t)
 	app->theme_changed = true;
 	const char *nc = getenv("NO_COLOR");
 	app->distinct_bars = !t->has_color || (nc && nc[0]);
+}
+
+/* ---- the view stack ---------------------------------------------------------------- */
+
+bool app_view_insert(struct app *app, size_t at, const struct view_ops *v)
+{
+	if (app->nviews == APP_VIEW_MAX || at > app->nviews)
+		return false;
+	void *state = NULL;
+	if (v->state_size && !(state = cs_calloc(1, v->state_size))) {
+		vm_status(&app->vm, true, "out of memory");
+		return false;
+	}
+	memmove(&app->views[at + 1], &app->views[at], (app->nviews - at) * sizeof app->views[0]);
+	app->views[at] = (struct app_view){ .ops = v, .state = state };
+	app->nviews++;
+	if (v->open)
+		v->open(app);
+	return true;
+}
+
+bool app_view_push(struct app *app, const struct view_ops *v)
+{
+	return app_view_insert(app, app->nviews, v);
+}
+
+/* Closes the view at i (close must not change the stack) and takes it off. */
+static void remove_at(struct app *app, size_t i)
+{
+	struct app_view gone = app->views[i];
+	if (gone.ops->close)
+		gone.ops->close(app);
+	memmove(&app->views[i], &app->views[i + 1], (app->nviews - i - 1) * sizeof app->views[0]);
+	app->nviews--;
+	cs_free(gone.state);
+}
+
+bool app_view_remove(struct app *app, const struct view_ops *v)
+{
+	for (size_t i = app->nviews; i-- > 0;)
+		if (app->views[i].ops == v) {
+			remove_at(app, i);
+			return true;
+		}
+	return false;
+}
+
+void app_view_clear(struct app *app)
+{
+	while (app->nviews)
+		remove_at(app, app->nviews - 1);
+}
+
+const struct view_ops *app_view_top(const struct app *app)
+{
+	return app->nviews ? app->views[app->nviews - 1].ops : NULL;
+}
+
+bool app_view_shown(const struct app *app, const struct view_ops *v)
+{
+	for (size_t i = 0; i < app->nviews; i++)
+		if (app->views[i].ops == v)
+			return true;
+	return false;
+}
+
+void *app_view_state(const struct app *app, const struct view_ops *v)
+{
+	for (size_t i = app->nviews; i-- > 0;)
+		if (app->views[i].ops == v)
+			return app->views[i].state;
+	return NULL;
 }
 
 /* ---- layout: the one place that reacts to a size ---------------------------- */
@@ -176,6 +249,8 @@ unsigned app_key(struct app *app, int key)
 	for (size_t i = app->nviews; i-- > 0 && !(r & VIEW_HANDLED);)
 		if (app->views[i].ops->key)
 			r = app->views[i].ops->key(app, key, act);
+	if (!(r & VIEW_HANDLED)) /* no view took it: an action of every view's (app_actions.c) */
+		r = app_global_action(app, key, act);
 	if (app_mode(app) != APP_PROMPT) /* what a key ended with, not the input line's hints */
 		vm_log_status(&app->vm);
 	return settle(app, r);

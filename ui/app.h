@@ -24,6 +24,33 @@
 
 struct cli;
 
+/* ---- the stack of views (view.h), bottom first ---- */
+#define APP_VIEW_MAX 8 /* list, panel, a view, help, input: room to spare */
+
+/* One view on the stack: its table and its private state (owned). */
+struct app_view {
+	const struct view_ops *ops;
+	void *state;
+};
+
+/* Pushes v on top (opening it); false when the stack is full or its state
+ * cannot be allocated (the status says so). */
+bool app_view_push(struct app *app, const struct view_ops *v);
+/* Puts v at stack position `at` (0 is the bottom), opening it. */
+bool app_view_insert(struct app *app, size_t at, const struct view_ops *v);
+/* Takes v off the stack wherever it is (closing it); false when absent. */
+bool app_view_remove(struct app *app, const struct view_ops *v);
+/* The top view. */
+const struct view_ops *app_view_top(const struct app *app);
+/* Whether v is on the stack. */
+bool app_view_shown(const struct app *app, const struct view_ops *v);
+/* v's private state (the topmost v on the stack), NULL when v is not on it
+ * or has none. Owned by the stack. */
+void *app_view_state(const struct app *app, const struct view_ops *v);
+/* Takes every view off the stack, top first (app_fini). */
+void app_view_clear(struct app *app);
+
+
 /* What the top of the view stack is, as the tests ask it. */
 enum app_mode { APP_NORMAL, APP_HELP, APP_PROMPT };
 

@@ -376,10 +376,11 @@ void app_input_complete(struct app *app)
 				app->prompt[app->prompt_len++] = ' ';
 		}
 		if (c.n > 1) {
-			sb_reset(&vm->status);
-			vm->status_error = false;
+			struct strbuf listed = STRBUF_INIT;
 			for (size_t i = 0; i < c.n; i++)
-				sb_printf(&vm->status, "%s%s", i ? "  " : "", c.items[i]);
+				sb_printf(&listed, "%s%s", i ? "  " : "", c.items[i]);
+			vm_status(vm, false, "%s", listed.failed ? "out of memory" : sb_str(&listed));
+			sb_fini(&listed);
 		}
 	}
 	command_completion_fini(&c);

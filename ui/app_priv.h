@@ -103,6 +103,13 @@ void app_toggle_panel(struct app *app);
  * no priorities): the footer and the help offer only those. */
 bool app_action_offered(const struct app *app, int act);
 
+/* ---- app_actions.c: the actions every view shares ---- */
+
+/* A key no view on the stack took: the global action it is bound to, else
+ * a key of the kind's own, else a word on the status line. Returns
+ * enum view_result flags (always VIEW_HANDLED). */
+unsigned app_global_action(struct app *app, int key, int act);
+
 /* ---- app_commands.c: save, export, commands ---- */
 
 /* Saves the manifest, or the what-if edits for other kinds; as: another

@@ -740,7 +740,7 @@ void app_draw_detail(struct frame *f)
 	}
 	if (shown == 0 && vm->detail_scroll > 0) {
 		/* scrolled past the end (a page key): show the last page */
-		vm->detail_scroll = row > (size_t)h ? row - (size_t)h : 0;
+		vm_detail_scroll_to(vm, row > (size_t)h ? row - (size_t)h : 0);
 		app_draw_detail(f);
 	}
 }

@@ -3,6 +3,7 @@
  * inspector. The only place that prints errors and chooses exit codes. */
 #include "app.h"
 #include "assembly.h"
+#include "base/alloc.h"
 #include "cache/section.h"
 #include "cli.h"
 #include "tokens/count.h"
@@ -104,6 +105,9 @@ static int run_inspector(const struct cli *cli, struct source *src, const struct
 	struct cs_error err;
 	cs_error_clear(&err);
 	struct app app;
+	/* the program's choice, not the view-model's: each edit re-assembles,
+	 * so freed memory stays for the next build (no page faults again) */
+	cs_alloc_keep_freed();
 	if (app_init(&app, src, ascii, &err) != CS_OK) {
 		app_fini(&app);
 		return fail(&err);
@@ -281,6 +285,8 @@ int main(int argc, char **argv)
 	cs_error_clear(&err);
 	if (cli_parse(argc, argv, &cli, &err) != CS_OK)
 		return fail(&err);
+	if (cli.deprecated)
+		fprintf(stderr, "ctxscope: note: %s\n", cli.deprecated);
 	if (cli.command == CLI_HELP || cli.command == CLI_VERSION) {
 		struct strbuf out = STRBUF_INIT;
 		if (cli.command == CLI_HELP)
@@ -302,7 +308,8 @@ int main(int argc, char **argv)
 	progress_init(&progress, isatty(STDERR_FILENO) ? progress_stderr : NULL, NULL);
 	struct load_stamp stamp; /* before the read: a change during it is seen by --follow */
 	load_stamp_take(cli.file, &stamp);
-	struct load_args args = { .path = cli.file, .kind = cli.kind, .companion = cli.assembly, .progress = &progress };
+	struct load_args args = { .path = cli.file, .kind = cli.kind, .companion = cli.assembly_file, .progress = &progress,
+				  .strict = cli.strict };
 	if (source_load_args(&args, &src, &err) != CS_OK)
 		return fail(&err);
 	if ((cli.edits && whatif_apply(src, cli.edits, &err) != CS_OK) || cli_apply(&cli, src, &err) != CS_OK) {

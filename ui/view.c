@@ -1,82 +1,8 @@
-/* view.c: the view stack and the scroller (see view.h). */
-#include "app_priv.h"
+/* view.c: the scroller every list and text view moves with (see view.h).
+ * The stack of views is the app's (app.c). */
+#include "view.h"
 
 #include "actions.h"
-#include "base/alloc.h"
-
-#include <string.h>
-
-/* ---- the stack ---------------------------------------------------------------- */
-
-bool app_view_insert(struct app *app, size_t at, const struct view_ops *v)
-{
-	if (app->nviews == APP_VIEW_MAX || at > app->nviews)
-		return false;
-	void *state = NULL;
-	if (v->state_size && !(state = cs_calloc(1, v->state_size))) {
-		vm_status(&app->vm, true, "out of memory");
-		return false;
-	}
-	memmove(&app->views[at + 1], &app->views[at], (app->nviews - at) * sizeof app->views[0]);
-	app->views[at] = (struct app_view){ .ops = v, .state = state };
-	app->nviews++;
-	if (v->open)
-		v->open(app);
-	return true;
-}
-
-bool app_view_push(struct app *app, const struct view_ops *v)
-{
-	return app_view_insert(app, app->nviews, v);
-}
-
-/* Closes the view at i (close must not change the stack) and takes it off. */
-static void remove_at(struct app *app, size_t i)
-{
-	struct app_view gone = app->views[i];
-	if (gone.ops->close)
-		gone.ops->close(app);
-	memmove(&app->views[i], &app->views[i + 1], (app->nviews - i - 1) * sizeof app->views[0]);
-	app->nviews--;
-	cs_free(gone.state);
-}
-
-bool app_view_remove(struct app *app, const struct view_ops *v)
-{
-	for (size_t i = app->nviews; i-- > 0;)
-		if (app->views[i].ops == v) {
-			remove_at(app, i);
-			return true;
-		}
-	return false;
-}
-
-void app_view_clear(struct app *app)
-{
-	while (app->nviews)
-		remove_at(app, app->nviews - 1);
-}
-
-const struct view_ops *app_view_top(const struct app *app)
-{
-	return app->nviews ? app->views[app->nviews - 1].ops : NULL;
-}
-
-bool app_view_shown(const struct app *app, const struct view_ops *v)
-{
-	for (size_t i = 0; i < app->nviews; i++)
-		if (app->views[i].ops == v)
-			return true;
-	return false;
-}
-
-void *app_view_state(const struct app *app, const struct view_ops *v)
-{
-	for (size_t i = app->nviews; i-- > 0;)
-		if (app->views[i].ops == v)
-			return app->views[i].state;
-	return NULL;
-}
 
 /* ---- the scroller ---------------------------------------------------------------- */
 

@@ -8,7 +8,10 @@
  * VIEW_HANDLED; the frame is painted from the topmost opaque view upward; a
  * mouse event goes to the topmost view with a mouse hook. A view's state is
  * its own (state_size, app_view_state). Adding a view is one table and one
- * line where it is opened (app_view_push). */
+ * line where it is opened (app_view_push). A key no view takes goes to the
+ * table of global actions (app_actions.c). The stack is the app's (app.h):
+ * this header knows nothing of it, so a view's table never needs the app's
+ * insides to be declared. */
 #ifndef CTXSCOPE_VIEW_H
 #define CTXSCOPE_VIEW_H
 
@@ -56,33 +59,6 @@ struct view_ops {
 	/* The footer of an opaque view (NULL: the view paints its own). */
 	const char *hints;
 };
-
-#define APP_VIEW_MAX 8 /* list, panel, a view, help, input: room to spare */
-
-/* ---- the stack (the app's) ---- */
-
-/* One view on the stack: its table and its private state (owned). */
-struct app_view {
-	const struct view_ops *ops;
-	void *state;
-};
-
-/* Pushes v on top (opening it); false when the stack is full or its state
- * cannot be allocated (the status says so). */
-bool app_view_push(struct app *app, const struct view_ops *v);
-/* Puts v at stack position `at` (0 is the bottom), opening it. */
-bool app_view_insert(struct app *app, size_t at, const struct view_ops *v);
-/* Takes v off the stack wherever it is (closing it); false when absent. */
-bool app_view_remove(struct app *app, const struct view_ops *v);
-/* The top view. */
-const struct view_ops *app_view_top(const struct app *app);
-/* Whether v is on the stack. */
-bool app_view_shown(const struct app *app, const struct view_ops *v);
-/* v's private state (the topmost v on the stack), NULL when v is not on it
- * or has none. Owned by the stack. */
-void *app_view_state(const struct app *app, const struct view_ops *v);
-/* Takes every view off the stack, top first (app_fini). */
-void app_view_clear(struct app *app);
 
 /* ---- the scroller ---- */
 

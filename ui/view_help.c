@@ -51,7 +51,9 @@ static void draw_help(struct frame *f)
 	const struct app_layout *L = &app->layout;
 	struct strbuf help = STRBUF_INIT;
 	help_text(app, &help);
-	sb_puts(&help, "\nflags: x excluded  - dropped  ~ truncated  * changed since the baseline (or moved)  ! unreadable\n");
+	sb_puts(&help, "\nflags:");
+	for (const struct vm_flag_meaning *m = vm_flag_legend; m->flag; m++) /* two lines: each fits 100 columns */
+		sb_printf(&help, " %c %s%s", m->flag, m->words, !m[1].flag ? "\n" : m - vm_flag_legend == 3 ? "\n      " : " ");
 	sb_printf(&help, "bars: tokens of each layer %s (%% switches: budget, used, largest layer); cache state against the baseline under the profile (P)\n",
 		  vm_bar_scale_name(app->vm.bar_scale));
 	sb_puts(&help,

@@ -16,32 +16,14 @@ static size_t panel_count(const struct app *app)
 }
 
 
-static void toggle_detail_focus(struct app *app)
-{
-	struct vm *vm = &app->vm;
-	if (!app->layout.detail_shown) {
-		vm->detail_open = true;
-		vm->detail_closed = false;
-		vm->focus = VM_FOCUS_DETAIL;
-	} else {
-		vm->focus = vm->focus == VM_FOCUS_DETAIL ? VM_FOCUS_LIST : VM_FOCUS_DETAIL;
-	}
-}
-
 static void back(struct app *app)
 {
 	struct vm *vm = &app->vm;
-	if (vm->focus == VM_FOCUS_DETAIL) {
-		vm->focus = VM_FOCUS_LIST;
-		vm->detail_open = false;
-	} else if (vm->detail_open) {
-		vm->detail_open = false;
-	} else if (app->layout.detail_right) {
-		vm->detail_closed = true; /* a wide screen's pane closes too; Enter opens it again */
-		vm_status(vm, false, "detail closed (Enter opens it)");
-	} else {
+	bool was_closed = vm->detail_closed;
+	if (!vm_close_detail(vm, app->layout.detail_right))
 		vm_status(vm, false, "Esc backs out of panes and prompts; q quits");
-	}
+	else if (vm->detail_closed && !was_closed) /* a wide screen's pane closes too; Enter opens it again */
+		vm_status(vm, false, "detail closed (Enter opens it)");
 }
 
 /* The row motions: the view-model steps over marker rows. */
@@ -68,10 +50,11 @@ static void breakpoint(struct app *app, struct cs_error *err)
 	if (vm_toggle_breakpoint(vm, err) == CS_OK && vm->cursor + 1 < vm->nrows &&
 	    vm_row_at(vm, vm->cursor + 1).type == VM_ROW_MARKER && app->layout.list_h > 1 &&
 	    vm->cursor + 1 >= vm->scroll + (size_t)app->layout.list_h)
-		vm->scroll = vm->cursor + 2 - (size_t)app->layout.list_h;
+		vm_scroll_to(vm, vm->cursor + 2 - (size_t)app->layout.list_h);
 }
 
-/* The actions that change the assembly or its cache; false: not one. */
+/* The edits of the selected piece (and the breakpoint after its block);
+ * false: not one. The whole assembly's edits are global (app_actions.c). */
 static bool edit_key(struct app *app, int act, struct cs_error *err)
 {
 	struct vm *vm = &app->vm;
@@ -80,15 +63,7 @@ static bool edit_key(struct app *app, int act, struct cs_error *err)
 	case ACT_PRIORITY_UP: vm_nudge_priority(vm, VM_PRIORITY_STEP, err); break;
 	case ACT_PRIORITY_DOWN: vm_nudge_priority(vm, -VM_PRIORITY_STEP, err); break;
 	case ACT_STRATEGY: vm_cycle_strategy(vm, false, err); break;
-	case ACT_GLOBAL_STRATEGY: vm_cycle_strategy(vm, true, err); break;
-	case ACT_BASELINE: vm_pin_baseline(vm, err); break;
-	case ACT_PROFILE: vm_cycle_profile(vm, err); break;
 	case ACT_BREAKPOINT: breakpoint(app, err); break;
-	case ACT_SEQ_PREV:
-	case ACT_SEQ_NEXT: vm_step_sequence(vm, act == ACT_SEQ_PREV ? -1 : 1, err); break;
-	case ACT_UNDO: vm_undo(vm, err); break;
-	case ACT_RELOAD: app_reload(app, false); break;
-	case ACT_REDO: vm_redo(vm, err); break;
 	default: return false;
 	}
 	return true;
@@ -110,24 +85,11 @@ bool app_action_offered(const struct app *app, int act)
 	}
 }
 
-/* A key of the kind's own (kind_ops.actions), or one bound to nothing. */
-static void kind_key(struct app *app, int key, struct cs_error *err)
-{
-	struct vm *vm = &app->vm;
-	const struct kind_action *ka = kind_action_for_key(vm->session.src->kind, key);
-	char name[32];
-	if (ka && ka->what == KIND_ACTION_TOGGLE)
-		vm_toggle_option(vm, ka->option, err);
-	else if (ka)
-		vm_cycle_option(vm, ka->option, err);
-	else if (cskey_name(key, name, sizeof name))
-		vm_status(vm, false, "%s does nothing here; ? lists the keys", name);
-}
-
-/* Every key reaches the list last: it handles them all (an unbound one
- * says so on the status line). */
+/* The list's own keys: moving, the detail, the selected piece's edits.
+ * Every other key goes on to the global actions (app_actions.c). */
 static unsigned list_key(struct app *app, int key, int act)
 {
+	(void)key;
 	struct vm *vm = &app->vm;
 	struct cs_error err;
 	cs_error_clear(&err);
@@ -135,33 +97,10 @@ static unsigned list_key(struct app *app, int key, int act)
 	if (list_motion(app, act) || edit_key(app, act, &err))
 		return done;
 	switch (act) {
-	case ACT_OPEN:
-		vm->detail_open = true;
-		vm->detail_closed = false;
-		vm->focus = VM_FOCUS_DETAIL;
-		break;
-	case ACT_NEXT_PANE: toggle_detail_focus(app); break;
+	case ACT_OPEN: vm_open_detail(vm); break;
+	case ACT_NEXT_PANE: vm_next_pane(vm, app->layout.detail_shown); break;
 	case ACT_BACK: back(app); break;
-	case ACT_BUDGET: app_input_start(app, INPUT_BUDGET, NULL); break;
-	case ACT_SORT: vm_cycle_sort(vm); break;
-	case ACT_SHOW_DROPPED: vm_toggle_dropped(vm); break;
-	case ACT_LAYERS: vm_cycle_grouping(vm); break;
-	case ACT_BAR_SCALE: vm_cycle_bar_scale(vm); break;
-	case ACT_HELP: app_view_push(app, &view_help); break;
-	case ACT_QUIT: return app_quit(app, false) ? VIEW_HANDLED | VIEW_QUIT : done;
-	case ACT_SETTINGS: app_toggle_panel(app); break;
-	case ACT_SEARCH: app_input_start(app, INPUT_SEARCH, NULL); break;
-	case ACT_SEARCH_NEXT:
-	case ACT_SEARCH_PREV: vm_search_step(vm, act == ACT_SEARCH_PREV); break;
-	case ACT_FILTER: app_input_start(app, INPUT_FILTER, NULL); break;
-	case ACT_FILTER_INVERT: vm_invert_filter(vm); break;
-	case ACT_PROMPT_VIEW: app_toggle_prompt_view(app); break;
-	case ACT_DIFF: app_toggle_diff_view(app); break;
-	case ACT_TIMELINE: app_toggle_timeline_view(app); break;
-	case ACT_SAVE: app_save(app, NULL); break;
-	case ACT_EXPORT: app_input_start(app, INPUT_EXPORT, NULL); break;
-	case ACT_COMMAND: app_input_start(app, INPUT_COMMAND, NULL); break;
-	default: kind_key(app, key, &err); break;
+	default: return 0;
 	}
 	return done;
 }
@@ -185,9 +124,9 @@ static unsigned list_mouse(struct app *app, int y, int x, int ev)
 	if ((ev == APP_MOUSE_WHEEL_UP || ev == APP_MOUSE_WHEEL_DOWN) && over_detail) {
 		/* the wheel over the detail scrolls it (down while there is more) */
 		if (ev == APP_MOUSE_WHEEL_UP)
-			vm->detail_scroll = vm->detail_scroll > 3 ? vm->detail_scroll - 3 : 0;
+			vm_detail_scroll_to(vm, vm->detail_scroll > 3 ? vm->detail_scroll - 3 : 0);
 		else if (app->detail_more)
-			vm->detail_scroll += 3;
+			vm_detail_scroll_to(vm, vm->detail_scroll + 3);
 		return VIEW_HANDLED | VIEW_REDRAW;
 	}
 	if (ev == APP_MOUSE_WHEEL_UP || ev == APP_MOUSE_WHEEL_DOWN) {
@@ -195,8 +134,7 @@ static unsigned list_mouse(struct app *app, int y, int x, int ev)
 		return VIEW_HANDLED | VIEW_RELAYOUT;
 	}
 	if (y < L->bars_y && y < 3) { /* the header: selected, its detail shown */
-		vm->on_header = true;
-		vm->detail_scroll = 0;
+		vm_select_header(vm);
 		return VIEW_HANDLED | VIEW_REDRAW | VIEW_RELAYOUT;
 	}
 	if (y >= L->bars_y && y < L->bars_y + L->nbars) {
@@ -205,12 +143,9 @@ static unsigned list_mouse(struct app *app, int y, int x, int ev)
 	}
 	long i = row_at(app, y);
 	if (i >= 0 && x >= L->list_x && x < L->list_x + L->list_w && vm_row_at(vm, (size_t)i).type != VM_ROW_MARKER) {
-		vm->cursor = (size_t)i;
-		vm->on_header = false;
-		vm->detail_scroll = 0;
-		vm->focus = VM_FOCUS_LIST;
+		vm_select_row(vm, (size_t)i);
 	} else if (over_detail) {
-		vm->focus = VM_FOCUS_DETAIL;
+		vm_set_focus(vm, VM_FOCUS_DETAIL);
 	}
 	return VIEW_HANDLED | VIEW_REDRAW;
 }
@@ -240,7 +175,7 @@ static unsigned detail_key(struct app *app, int key, int act)
 	/* down only while the last frame had rows below its bottom; the draw
 	 * settles a scroll past the end on the last page */
 	if (m.jump || m.delta < 0 || app->detail_more)
-		vm->detail_scroll = scroll_apply(vm->detail_scroll, &m, SCROLL_END);
+		vm_detail_scroll_to(vm, scroll_apply(vm->detail_scroll, &m, SCROLL_END));
 	return VIEW_HANDLED | VIEW_REDRAW | VIEW_RELAYOUT;
 }
 

@@ -1,6 +1,7 @@
 /* utf8.c: decoding, counting, classifying and display-sanitizing UTF-8
  * (see utf8.h). Widths are in utf8_width.c. */
 #include "base/utf8.h"
+#include "base/tune.h"
 
 #include "base/strbuf.h"
 
@@ -270,13 +271,6 @@ static enum utf8_class display_class(int32_t cp, bool prev_vs, const char *rest,
 	return prev_vs || utf8_is_variation_selector(next) ? UTF8_INVISIBLE : UTF8_PRINTABLE;
 }
 
-/* Off (tests only): sanitizing and fitting take the general way alone. */
-static bool plain_fast = true;
-
-void utf8_set_fast(bool on)
-{
-	plain_fast = on;
-}
 
 #define ONES 0x0101010101010101ULL
 #define HIGHS 0x8080808080808080ULL
@@ -340,7 +334,7 @@ bool utf8_sanitize(struct strbuf *out, const char *s, size_t n, unsigned flags)
 	bool one_line = flags & UTF8_ONE_LINE;
 	while (i < n) {
 		/* Copy the longest run of plain printable ASCII at once. */
-		size_t run = i + (plain_fast ? plain_span(s + i, n - i, one_line, last_space)
+		size_t run = i + (cs_tuned->utf8_fast ? plain_span(s + i, n - i, one_line, last_space)
 					     : ascii_run(s + i, n - i, one_line));
 		if (run > i) {
 			if (!sb_append(out, s + i, run - i))
@@ -404,7 +398,7 @@ static bool fit_plain(struct strbuf *out, const char *s, size_t n, size_t column
 
 bool utf8_fit(struct strbuf *out, const char *s, size_t n, size_t columns, unsigned flags, bool pad)
 {
-	if (plain_fast && plain_span(s, n, flags & UTF8_ONE_LINE, false) == n)
+	if (cs_tuned->utf8_fast && plain_span(s, n, flags & UTF8_ONE_LINE, false) == n)
 		return fit_plain(out, s, n, columns, flags, pad);
 	struct strbuf safe = STRBUF_INIT;
 	if (!utf8_sanitize(&safe, s, n, flags)) {

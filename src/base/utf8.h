@@ -89,9 +89,5 @@ bool utf8_sanitize(struct strbuf *out, const char *s, size_t n, unsigned flags);
  * false to skip padding). Returns false on out of memory. */
 bool utf8_fit(struct strbuf *out, const char *s, size_t n, size_t columns, unsigned flags, bool pad);
 
-/* For tests: off, utf8_sanitize and utf8_fit go the general way alone
- * (byte runs and one character at a time), to compare with the fast way
- * for printable ASCII. On by default. */
-void utf8_set_fast(bool on);
 
 #endif

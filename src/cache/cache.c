@@ -11,7 +11,7 @@
 #include <math.h>
 #include <string.h>
 
-/* formats.md section 5, as of late 2026. Where the table gives a range the
+/* ctxscope-formats(5) section 5, as of late 2026. Where the table gives a range the
  * figure picked is named in `source`. A write multiplier of 1 means "no
  * premium": the table's 0 for automatic caches. */
 static const struct cache_profile builtin[] = {

@@ -4,7 +4,7 @@
  * BLOCK_BREAKPOINT flags plus the user's own), the first position where an
  * assembly's rendered prompt differs from a baseline's, and what the
  * difference costs: tokens read from the cache, written to it, and sent
- * uncached, at the profile's multipliers. Lints (cache_lint.c) catch the
+ * uncached, at the profile's multipliers. Lints (cache/lint.c) catch the
  * classic cache-breakers. Works on any kind, by blocks, messages and flags.
  *
  * Comparison serialization: a document is its blocks' text, one after
@@ -151,7 +151,7 @@ struct cache_analysis {
 	long base_min_prefix;
 };
 
-/* Exact counts in place of the estimate (formats.md §8): for a profile
+/* Exact counts in place of the estimate (ctxscope-formats(5) §8): for a profile
  * whose provider has a public tokenizer (cache_profile.exact), its minimum
  * and steps are in real tokens. Per block of each assembly, and each whole
  * prompt; a position inside a block is its count in proportion. */
@@ -196,7 +196,7 @@ int cache_analyze_again(const struct assembly *base, const struct cache_override
 			const struct cache_measure *m, struct cache_analysis *an, struct cs_error *err);
 void cache_analysis_fini(struct cache_analysis *an);
 
-/* ---- lints (cache_lint.c) ------------------------------------------------- */
+/* ---- lints (cache/lint.c) ------------------------------------------------- */
 
 enum cache_lint_kind {
 	LINT_OVER_LIMIT,   /* more breakpoints than the profile allows */

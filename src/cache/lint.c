@@ -1,4 +1,4 @@
-/* cache_lint.c: the classic prompt-cache breakers, each pointing at a block
+/* cache/lint.c: the classic prompt-cache breakers, each pointing at a block
  * with a sentence:
  *   over-limit     more breakpoints than the profile allows (anthropic: 4);
  *   under-minimum  explicit caches: a breakpoint whose prefix is under the

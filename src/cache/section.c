@@ -1,4 +1,4 @@
-/* cache_report.c: the report's `cache` section (see cache_report.h). */
+/* cache/section.c: the report's `cache` section (see cache/section.h). */
 #include "cache/section.h"
 
 #include "base/alloc.h"
@@ -266,7 +266,7 @@ static void emit_costs(struct emitter *em, const struct cache_analysis *an, bool
 	emit_money(em, "delta_usd", p, an->delta);
 }
 
-/* Which tokens the figures are in (formats.md §8). */
+/* Which tokens the figures are in (ctxscope-formats(5) §8). */
 static void emit_tokens_label(struct emitter *em, const struct cache_report *r, const struct cache_analysis *an)
 {
 	if (an->exact) {

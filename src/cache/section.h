@@ -1,4 +1,4 @@
-/* cache_report.h: the `cache` section of `report`: from the command line
+/* cache/section.h: the `cache` section of `report`: from the command line
  * (--profile, --baseline, --baseline-edit, --breakpoint, --no-breakpoint)
  * and the user's cache file, builds the baseline assembly, analyses the
  * current one against it under the active profile and under every profile,

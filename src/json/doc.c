@@ -1,4 +1,4 @@
-/* json_doc.c: cJSON with positioned errors (see json_doc.h). */
+/* json/doc.c: cJSON with positioned errors (see json/doc.h). */
 #include "json/doc.h"
 
 #include "base/alloc.h"

@@ -1,8 +1,8 @@
-/* json_doc.h: cJSON documents with positioned errors, for the JSON loaders
+/* json/doc.h: cJSON documents with positioned errors, for the JSON loaders
  * (loom, ledger, memory). A document path is a chain of struct jpath on the
  * caller's stack, rendered to text ("nodes[12].metadata.excluded") only when
  * an error needs it, so walking a million nodes costs nothing extra. Errors
- * name the path and, by scanning the raw text (json_scan.h), its line and
+ * name the path and, by scanning the raw text (json/scan.h), its line and
  * column. Always look keys up case-sensitively (json_member; cJSON_GetObjectItem
  * ignores case) and walk arrays with cJSON_ArrayForEach (indexing is O(i)). */
 #ifndef CTXSCOPE_JSON_DOC_H
@@ -71,7 +71,7 @@ void jpath_format(const struct jpath *p, char *buf, size_t n);
 int json_doc_parse(struct json_doc *d, const char *data, size_t len, struct cs_error *err);
 void json_doc_free(struct json_doc *d);
 
-/* A pool used again and again (json_reuse.h: a JSON Lines file's lines):
+/* A pool used again and again (json/reuse.h: a JSON Lines file's lines):
  * cJSON_ParseWithLengthOpts of text[0..len) with every allocation in pool
  * (*end: where it stopped; NULL root when cJSON refused the text or memory
  * ran out); reset drops what the pool holds but its largest chunk, kept

@@ -1,4 +1,4 @@
-/* jsonl.c: walking JSON Lines text (see jsonl.h). */
+/* json/lines.c: walking JSON Lines text (see json/lines.h). */
 #define _DEFAULT_SOURCE /* madvise */
 #include "json/lines.h"
 

@@ -1,4 +1,4 @@
-/* jsonl.h: walking JSON Lines text (request logs, Claude Code sessions):
+/* json/lines.h: walking JSON Lines text (request logs, Claude Code sessions):
  * each non-blank line with its 1-based number, and whether it is the last
  * non-blank one (a file still being written may end in a truncated line,
  * which the loaders take as a warning rather than an error). */

@@ -1,4 +1,4 @@
-/* json_reuse.c: one pool for a run of small JSON documents (see json_reuse.h). */
+/* json/reuse.c: one pool for a run of small JSON documents (see json/reuse.h). */
 #include "json/reuse.h"
 
 
@@ -26,7 +26,7 @@ void json_reuse_keep(struct json_reuse *r, struct json_doc *d)
 /* ---- the checks: true when json_doc_parse would find nothing ------------ */
 
 /* Whether "u0000" appears anywhere in s[0..n): when it does not, no string
- * holds a \u0000 escape (json_doc.c's NUL check passes); the rare text
+ * holds a \u0000 escape (json/doc.c's NUL check passes); the rare text
  * that has it, escaped or not, goes to json_doc_parse. A 'u' followed by a
  * '0' is looked for sixteen bytes at a time with SSE2: the pair is rare in
  * text, where a 'u' alone or a backslash is not. */
@@ -54,7 +54,7 @@ static bool has_u0000(const char *s, size_t n)
 	return false;
 }
 
-/* Only blanks from s[at] to the end: cJSON took the whole text (json_doc.c's
+/* Only blanks from s[at] to the end: cJSON took the whole text (json/doc.c's
  * depth count runs over all of it, a tree's depth over what cJSON took). */
 static bool all_taken(const char *s, size_t n, const char *end)
 {

@@ -1,4 +1,4 @@
-/* json_reuse.h: json_doc_parse for many small documents in a row (the lines
+/* json/reuse.h: json_doc_parse for many small documents in a row (the lines
  * of a JSON Lines file). Each tree is built in one pool that is kept from
  * document to document (reset, not freed: no allocation per line once it is
  * big enough), and json_doc_parse's checks (nesting depth, \u0000 escapes,
@@ -12,7 +12,7 @@
 #include "json/doc.h"
 
 struct json_reuse {
-	struct json_pool pool; /* json_doc.h's: reset, not freed, between documents */
+	struct json_pool pool; /* json/doc.h's: reset, not freed, between documents */
 };
 #define JSON_REUSE_INIT { { 0 } }
 

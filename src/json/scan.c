@@ -1,4 +1,4 @@
-/* json_scan.c: tree-less JSON scanning (see json_scan.h). It trusts the
+/* json/scan.c: tree-less JSON scanning (see json/scan.h). It trusts the
  * text only as far as it must: malformed input ends a scan with "not found",
  * never with a read past the end. */
 #include "json/scan.h"

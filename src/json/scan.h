@@ -1,4 +1,4 @@
-/* json_scan.h: reading JSON text without building a tree. Tells the top-level
+/* json/scan.h: reading JSON text without building a tree. Tells the top-level
  * keys of an object (for detecting the kind of a file), finds where the value
  * at a document path (nodes[12].metadata.excluded) starts in the raw bytes so
  * errors found on a parsed tree can name a line and column, and turns a byte

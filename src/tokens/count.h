@@ -1,6 +1,6 @@
 /* count.h: `ctxscope count [--tokenizer NAME|PATH] [--format text|json] FILE...`:
  * per file the exact token count (tokenizer.h, o200k_base by default), the
- * systems' estimate (tokens.h) and their ratio; in JSON a list of
+ * systems' estimate (tokens/estimate.h) and their ratio; in JSON a list of
  * {path, tokens, estimate}. Parses its own arguments (argv[0] is "count"). */
 #ifndef CTXSCOPE_COUNT_H
 #define CTXSCOPE_COUNT_H

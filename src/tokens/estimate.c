@@ -1,4 +1,4 @@
-/* tokens.c: the seeds' token estimate (see tokens.h). */
+/* tokens/estimate.c: the seeds' token estimate (see tokens/estimate.h). */
 #include "tokens/estimate.h"
 
 #include "base/utf8.h"

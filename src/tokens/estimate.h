@@ -1,4 +1,4 @@
-/* tokens.h: the seeds' token estimate, ceil(code_points / chars_per_token),
+/* tokens/estimate.h: the seeds' token estimate, ceil(code_points / chars_per_token),
  * chars_per_token 4 by default. It is what the inspected systems use, not the
  * truth (design.md: x0.4 to x1.1 against a real tokenizer); everything shown
  * from it says "estimated". */

@@ -1,4 +1,4 @@
-/* exact.h: exact token counts of an assembly (formats.md §8), beside the
+/* exact.h: exact token counts of an assembly (ctxscope-formats(5) §8), beside the
  * systems' estimate: per block and piece, per layer, and the whole prompt
  * (each message counted on its own; the provider's per-message framing is
  * not counted). Says in words when the estimate fits the usable budget but

@@ -1,4 +1,4 @@
-/* tokenizer.h: exact token counts (formats.md §8) for the encodings that have
+/* tokenizer.h: exact token counts (ctxscope-formats(5) §8) for the encodings that have
  * a public tokenizer: o200k_base and cl100k_base, tiktoken's byte-level BPE.
  * The text is split by the encoding's pre-tokenizer regex (pcre2, UTF, JIT
  * where available), then each piece merged by rank (bpe.h). Special-token

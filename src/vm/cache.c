@@ -1,4 +1,4 @@
-/* vm_cache.c: the view-model's prompt-cache figures, cache profile and breakpoints. */
+/* vm/cache.c: the view-model's prompt-cache figures, cache profile and breakpoints. */
 #include "vm/viewmodel_priv.h"
 
 #include "base/alloc.h"
@@ -317,6 +317,66 @@ int vm_breakpoints_to_kind(struct vm *vm, struct cs_error *err)
 	return vm_adopt(vm, &next, err);
 }
 
+/* ---- breakpoint moves in the undo history --------------------------------- */
+
+static void bp_step_fini(struct vm_bp_step *s)
+{
+	cache_overrides_fini(&s->before);
+	cache_overrides_fini(&s->after);
+}
+
+void bp_steps_clear(struct vm_bp_steps *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		bp_step_fini(&s->items[i]);
+	s->n = 0;
+}
+
+void vm_bp_steps_fini(struct vm_bp_steps *s)
+{
+	bp_steps_clear(s);
+	cs_free(s->items);
+	memset(s, 0, sizeof *s);
+}
+
+bool vm_bp_step_next(const struct vm *vm, bool undo)
+{
+	const struct vm_bp_steps *s = undo ? &vm->cache.bp_done : &vm->cache.bp_undone;
+	return s->n > 0 && s->items[s->n - 1].depth == history_depth(&vm->session.hist);
+}
+
+int vm_bp_step(struct vm *vm, bool undo, struct cs_error *err)
+{
+	struct vm_bp_steps *from = undo ? &vm->cache.bp_done : &vm->cache.bp_undone;
+	struct vm_bp_steps *to = undo ? &vm->cache.bp_undone : &vm->cache.bp_done;
+	if (CS_GROW(to->items, to->cap, to->n + 1) != 0) {
+		vm_status(vm, true, "out of memory");
+		return cs_error_nomem(err);
+	}
+	struct vm_bp_step *s = &from->items[from->n - 1];
+	struct cache_overrides keep;
+	cache_overrides_init(&keep);
+	int rc = vm_copy_overrides(&keep, &vm->cache.bp_now) &&
+				 vm_copy_overrides(&vm->cache.bp_now, undo ? &s->before : &s->after)
+			 ? vm_breakpoints_to_kind(vm, err)
+			 : cs_error_nomem(err);
+	if (rc != CS_OK) {
+		vm_copy_overrides(&vm->cache.bp_now, &keep);
+		cache_overrides_fini(&keep);
+		vm_status(vm, true, "%s (not %s)", err->message, undo ? "undone" : "redone");
+		return rc;
+	}
+	cache_overrides_fini(&keep);
+	to->items[to->n++] = *s;
+	from->n--;
+	struct strbuf *st = &vm->status;
+	sb_reset(st);
+	vm->status_error = false;
+	sb_printf(st, "%s: a breakpoint moved with M: ", undo ? "undone" : "redone");
+	cache_clause(vm, st);
+	return CS_OK;
+}
+
 int vm_toggle_breakpoint(struct vm *vm, struct cs_error *err)
 {
 	const struct vm_row *r = vm_selected(vm);
@@ -325,18 +385,30 @@ int vm_toggle_breakpoint(struct vm *vm, struct cs_error *err)
 		return cs_error_set(err, CS_EUSAGE, "not a block");
 	}
 	long block = r->block;
-	int rc = cache_overrides_toggle(&vm->cache.bp_now, &vm->session.cur, (size_t)block, err);
-	if (rc != CS_OK) {
-		vm_status(vm, true, "%s", err->message);
-		return rc;
+	struct vm_bp_step step = { .depth = history_depth(&vm->session.hist) };
+	if (!vm_copy_overrides(&step.before, &vm->cache.bp_now) ||
+	    CS_GROW(vm->cache.bp_done.items, vm->cache.bp_done.cap, vm->cache.bp_done.n + 1) != 0) {
+		cache_overrides_fini(&step.before);
+		vm_status(vm, true, "out of memory");
+		return cs_error_nomem(err);
 	}
+	int rc = cache_overrides_toggle(&vm->cache.bp_now, &vm->session.cur, (size_t)block, err);
 	const struct block *b = &vm->session.cur.blocks[block];
 	long piece = b->piece;
 	char label[64];
 	snprintf(label, sizeof label, "%s", b->label ? b->label : "made text");
-	rc = vm_breakpoints_to_kind(vm, err);
-	if (rc != CS_OK)
+	if (rc == CS_OK)
+		rc = vm_copy_overrides(&step.after, &vm->cache.bp_now) ? vm_breakpoints_to_kind(vm, err) : cs_error_nomem(err);
+	if (rc != CS_OK) { /* as it was: the breakpoints, and no step */
+		vm_copy_overrides(&vm->cache.bp_now, &step.before);
+		bp_step_fini(&step);
+		vm_status(vm, true, "%s", err->message);
 		return rc;
+	}
+	/* a new step: it goes on the undo history, and nothing undone before it can be redone */
+	vm->cache.bp_done.items[vm->cache.bp_done.n++] = step;
+	bp_steps_clear(&vm->cache.bp_undone);
+	history_drop_redo(&vm->session.hist);
 	const char *what = piece >= 0 ? vm->session.src->pieces[piece].id : label;
 	const struct cache_breakpoint *bp = vm_breakpoint(vm, block);
 	struct strbuf *s = &vm->status;

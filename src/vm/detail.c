@@ -1,4 +1,4 @@
-/* vm_detail.c: the detail pane's text for the selected row, hidden text revealed. */
+/* vm/detail.c: the detail pane's text for the selected row, hidden text revealed. */
 #include "vm/viewmodel_priv.h"
 
 #include "base/alloc.h"

@@ -1,5 +1,5 @@
-/* vm_exact.c: the inspector's exact token count beside the estimate
- * (formats.md section 8): the prompt counted by a public tokenizer after
+/* vm/exact.c: the inspector's exact token count beside the estimate
+ * (ctxscope-formats(5) section 8): the prompt counted by a public tokenizer after
  * every re-assembly, when the input names an OpenAI model or --tokenizer
  * asks for one. The estimate stays what the system uses; this is shown
  * beside it, never instead. Counts are remembered by text (exact_live.c):

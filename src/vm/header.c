@@ -1,4 +1,4 @@
-/* vm_header.c: the words of the inspector's header, three rows of items,
+/* vm/header.c: the words of the inspector's header, three rows of items,
  * most important first: who (the kind, the model and its limit, the
  * strategy, then the other facts), the verdict and totals that add up
  * (charged by the algorithm, rendered and sent, exact, recorded), and the
@@ -221,28 +221,77 @@ void vm_cache_why(const struct vm *vm, struct strbuf *out)
 	} /* else the tail after the last breakpoint: never read, by design */
 }
 
+/* A sequence's step (a log's request, a session's): the record first, then
+ * what it could read from the request it is compared with, as the
+ * timeline tells it. */
+static void step_items(struct vm *vm, const struct step_cache *s)
+{
+	struct strbuf *t = &vm->head.text;
+	if (item_open(vm, VM_HEAD_CACHE, false)) {
+		sb_printf(t, "request %ld of %ld", s->step, s->steps);
+		if (s->group)
+			sb_printf(t, " · %s", s->group);
+		item_close(vm);
+	}
+	if (s->rec_total >= 0 && item_open(vm, VM_HEAD_CACHE, false)) {
+		sb_printf(t, "recorded %d%% read (", percent(s->rec_read, s->rec_total));
+		sb_thousands(t, s->rec_read);
+		sb_puts(t, " of ");
+		sb_thousands(t, s->rec_total);
+		sb_puts(t, ")");
+		if (s->rec_cost >= 0 && s->rec_cost < 0.0001)
+			sb_printf(t, " $%.6f", s->rec_cost);
+		else if (s->rec_cost >= 0)
+			sb_printf(t, " $%.4f", s->rec_cost);
+		item_close(vm);
+	}
+	if (item_open(vm, VM_HEAD_CACHE, false)) {
+		sb_printf(t, "predicted %d%% read", percent(s->read, s->total));
+		if (s->rec_total >= 0 && s->off)
+			sb_printf(t, " (OFF BY %ld%%)", s->off_percent);
+		if (s->compared)
+			sb_printf(t, " %s request %ld (line %ld)", s->read > 0 ? "from" : "compared with", s->compared,
+				  s->compared_line);
+		else
+			sb_puts(t, ": the first of its model, nothing to read yet");
+		item_close(vm);
+	}
+	if (s->broke && s->cause && item_open(vm, VM_HEAD_CACHE, true)) {
+		sb_puts(t, "cache broke: ");
+		for (const char *c = s->cause; *c; c++) /* it quotes the prompt's text: no control character */
+			sb_putc(t, (unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c);
+		item_close(vm);
+	}
+}
+
 static void cache_row(struct vm *vm)
 {
 	const struct cache_analysis *an = &vm->cache.an;
 	const struct cache_cost *now = &an->now;
 	struct strbuf *t = &vm->head.text;
-	if (item_open(vm, VM_HEAD_CACHE, false)) {
-		sb_printf(t, "cache %d%% read vs %s", percent(now->read, now->total), vm_baseline_words(vm));
+	const struct step_cache *step = &vm->session.cur.step;
+	const struct recorded *r = &vm->session.cur.recorded;
+	if (step->steps > 0) {
+		step_items(vm, step);
+	} else if (item_open(vm, VM_HEAD_CACHE, false)) {
+		if (vm->session.base_from == VM_BASE_LOADED && vm->cache.identical)
+			sb_printf(t, "if sent again unchanged: %d%% read", percent(now->read, now->total));
+		else
+			sb_printf(t, "cache %d%% read vs %s", percent(now->read, now->total), vm_baseline_words(vm));
 		item_close(vm);
 	}
-	const struct recorded *r = &vm->session.cur.recorded;
-	if (r->input >= 0 && r->read >= 0 && item_open(vm, VM_HEAD_CACHE, false)) {
+	if (step->steps <= 0 && r->input >= 0 && r->read >= 0 && item_open(vm, VM_HEAD_CACHE, false)) {
 		sb_printf(t, "recorded %d%% read", percent(r->read, r->input));
 		item_close(vm);
 	}
-	if (item_open(vm, VM_HEAD_CACHE, true)) {
+	if (step->steps <= 0 && item_open(vm, VM_HEAD_CACHE, true)) { /* a step's cause is its own (step_items) */
 		size_t before = t->len;
 		vm_cache_why(vm, t);
 		if (t->len > before)
 			item_close(vm); /* else no item: nothing to explain */
 	}
 	double steady = an->steady.cost;
-	if (item_open(vm, VM_HEAD_CACHE, false)) {
+	if (step->steps <= 0 && item_open(vm, VM_HEAD_CACHE, false)) {
 		long change = steady > 0 ? lround((now->cost - steady) * 100.0 / steady) : 0;
 		if (change == 0) {
 			sb_puts(t, "cost as a warm repeat");
@@ -253,7 +302,7 @@ static void cache_row(struct vm *vm)
 		}
 		item_close(vm);
 	}
-	if (item_open(vm, VM_HEAD_CACHE, false)) {
+	if (step->steps <= 0 && item_open(vm, VM_HEAD_CACHE, false)) {
 		sb_puts(t, "of ");
 		sb_thousands(t, now->total);
 		sb_puts(t, " sent: ");
@@ -261,7 +310,7 @@ static void cache_row(struct vm *vm)
 		sb_puts(t, an->exact ? " exact" : " est.");
 		item_close(vm);
 	}
-	if (r->input >= 0 && r->read >= 0 && item_open(vm, VM_HEAD_CACHE, false)) {
+	if (step->steps <= 0 && r->input >= 0 && r->read >= 0 && item_open(vm, VM_HEAD_CACHE, false)) {
 		sb_puts(t, "of ");
 		sb_thousands(t, r->input);
 		sb_puts(t, " recorded: ");

@@ -1,4 +1,4 @@
-/* vm_prompt.c: the view-model's prompt view lines: the prompt as the model
+/* vm/prompt.c: the view-model's prompt view lines: the prompt as the model
  * receives it, with role headers and cache breakpoint lines. */
 #include "vm/viewmodel_priv.h"
 

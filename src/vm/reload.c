@@ -1,4 +1,4 @@
-/* vm_reload.c: the inspector's file loaded again (R, --follow). The fresh
+/* vm/reload.c: the inspector's file loaded again (R, --follow). The fresh
  * source takes the old one's place; the edits made so far are made again on
  * it, matched by piece id; the selection stays on its piece; the baseline
  * stays the one pinned, so the status can say what the new turns did to the

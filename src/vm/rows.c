@@ -1,10 +1,11 @@
-/* vm_rows.c: the list's rows (see viewmodel.h). In assembly order with no
+/* vm/rows.c: the list's rows (see viewmodel.h). In assembly order with no
  * filter (the default view) the rows are not one struct each: what any row
  * is gets worked out from the blocks, the dropped pieces bucketed by the
  * block they follow, and the blocks with a marker after them (vm_row_at),
  * so an edit on a million pieces writes a few bytes per dropped piece, not
  * a row for every piece. Sorted or filtered lists are materialized. */
 #include "vm/viewmodel_priv.h"
+#include "base/tune.h"
 
 #include "base/alloc.h"
 
@@ -228,12 +229,6 @@ static bool build_sorted_rows(struct vm *vm, bool *counted)
 
 /* ---- the rows in assembly order, worked out on demand ------------------------ */
 
-static bool virtual_rows = true;
-
-void vm_rows_set_virtual(bool on)
-{
-	virtual_rows = on;
-}
 
 /* The marks before block b (how many marker rows follow blocks 0..b-1). */
 static size_t marks_before(const struct vm_vrows *v, size_t b)
@@ -687,7 +682,7 @@ void vm_rows_fini(struct vm *vm)
  * worked out on demand). */
 static bool can_be_virtual(const struct vm *vm)
 {
-	return virtual_rows && vm->vr && vm->sort == VM_SORT_ORDER && !vm->search.keep && vm->layer_filter < 0 &&
+	return cs_tuned->vm_virtual_rows && vm->vr && vm->sort == VM_SORT_ORDER && !vm->search.keep && vm->layer_filter < 0 &&
 	       vm->session.src->npieces < UINT32_MAX && vm->session.cur.nblocks < UINT32_MAX / 2;
 }
 

@@ -1,4 +1,4 @@
-/* vm_search.c: the view-model's search (/, n, N) and filters (backslash, !, a layer's bar). */
+/* vm/search.c: the view-model's search (/, n, N) and filters (backslash, !, a layer's bar). */
 #include "vm/viewmodel_priv.h"
 
 #include "base/alloc.h"

@@ -1,4 +1,4 @@
-/* vm_session.c: the one way to change the session (viewmodel.h): an edit,
+/* vm/session.c: the one way to change the session (viewmodel.h): an edit,
  * an undo or a redo is recorded through the history (which applies it to
  * the source), the source is assembled, and when that fails the step is
  * rolled back, so the source, the history and the assembly always agree.
@@ -288,6 +288,8 @@ int vm_change(struct vm *vm, enum vm_step step, const struct edit *e, struct vm_
 		c.identical_after = vm->cache.identical;
 		c.over_limit = (vm->session.cur.flags & ASM_OVER_LIMIT) != 0;
 		count_edit(vm, step);
+		if (step == VM_STEP_EDIT) /* a new edit: no breakpoint move undone before it comes back */
+			bp_steps_clear(&vm->cache.bp_undone);
 		describe(vm, said.failed ? "changed" : sb_str(&said), &c, was);
 		if (out)
 			*out = c;
@@ -317,10 +319,14 @@ int vm_apply(struct vm *vm, struct edit *e, struct cs_error *err)
 
 int vm_undo(struct vm *vm, struct cs_error *err)
 {
+	if (vm_bp_step_next(vm, true)) /* the newest step was a breakpoint move (M) */
+		return vm_bp_step(vm, true, err);
 	return vm_change(vm, VM_STEP_UNDO, NULL, NULL, err);
 }
 
 int vm_redo(struct vm *vm, struct cs_error *err)
 {
+	if (vm_bp_step_next(vm, false))
+		return vm_bp_step(vm, false, err);
 	return vm_change(vm, VM_STEP_REDO, NULL, NULL, err);
 }

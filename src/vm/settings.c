@@ -1,4 +1,4 @@
-/* vm_settings.c: a kind's own settings panel, and the sort, dropped and grouping toggles. */
+/* vm/settings.c: a kind's own settings panel, and the sort, dropped and grouping toggles. */
 #include "vm/viewmodel_priv.h"
 
 #include "base/alloc.h"

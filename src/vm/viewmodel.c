@@ -1,5 +1,5 @@
 /* viewmodel.c: the inspector's state (see viewmodel.h): life, the moved check, cursor, status and edits
- * (the rows are vm_rows.c's). */
+ * (the rows are vm/rows.c's). */
 #include "vm/viewmodel_priv.h"
 
 #include "base/alloc.h"
@@ -125,7 +125,6 @@ bool vm_refresh_all(struct vm *vm, long keep_piece, long keep_block)
 int vm_init(struct vm *vm, struct source *src, struct cs_error *err)
 {
 	memset(vm, 0, sizeof *vm);
-	cs_alloc_keep_freed(); /* each edit re-assembles: no page faults for the same arrays again */
 	vm->session.src = src;
 	vm->detail.piece = -2;
 	vm->search.found_at = -1;
@@ -178,6 +177,8 @@ void vm_fini(struct vm *vm)
 	cs_free(vm->cache.exact_off);
 	cache_overrides_fini(&vm->cache.bp_now);
 	cache_overrides_fini(&vm->cache.bp_base);
+	vm_bp_steps_fini(&vm->cache.bp_done);
+	vm_bp_steps_fini(&vm->cache.bp_undone);
 	cache_config_fini(&vm->cache.cfg);
 	cs_free(vm->rows);
 	vm_rows_fini(vm);
@@ -263,6 +264,72 @@ void vm_move(struct vm *vm, long delta)
 	if (probe >= 0 && probe < (long)vm->nrows)
 		vm->cursor = (size_t)probe;
 	vm->detail_scroll = 0;
+}
+
+void vm_select_row(struct vm *vm, size_t row)
+{
+	if (row >= vm->nrows || is_marker(vm, row))
+		return;
+	vm->cursor = row;
+	vm->on_header = false;
+	vm->detail_scroll = 0;
+	vm->focus = VM_FOCUS_LIST;
+}
+
+void vm_select_header(struct vm *vm)
+{
+	vm->on_header = true;
+	vm->detail_scroll = 0;
+}
+
+void vm_open_detail(struct vm *vm)
+{
+	vm->detail_open = true;
+	vm->detail_closed = false;
+	vm->focus = VM_FOCUS_DETAIL;
+}
+
+void vm_next_pane(struct vm *vm, bool shown)
+{
+	if (!shown)
+		vm_open_detail(vm);
+	else
+		vm->focus = vm->focus == VM_FOCUS_DETAIL ? VM_FOCUS_LIST : VM_FOCUS_DETAIL;
+}
+
+void vm_set_focus(struct vm *vm, enum vm_focus focus)
+{
+	vm->focus = focus;
+}
+
+bool vm_close_detail(struct vm *vm, bool wide)
+{
+	if (vm->focus == VM_FOCUS_DETAIL) {
+		vm->focus = VM_FOCUS_LIST;
+		vm->detail_open = false;
+	} else if (vm->detail_open) {
+		vm->detail_open = false;
+	} else if (wide && !vm->detail_closed) {
+		vm->detail_closed = true;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+void vm_detail_scroll_to(struct vm *vm, size_t line)
+{
+	vm->detail_scroll = line;
+}
+
+void vm_scroll_to(struct vm *vm, size_t top)
+{
+	vm->scroll = top;
+}
+
+void vm_set_ascii(struct vm *vm, bool ascii)
+{
+	vm->ascii = ascii;
 }
 
 void vm_first(struct vm *vm)
@@ -440,6 +507,17 @@ int vm_pin_baseline(struct vm *vm, struct cs_error *err)
 }
 
 /* ---- what rows say ------------------------------------------------------------- */
+
+const struct vm_flag_meaning vm_flag_legend[] = {
+	{ 'x', "excluded" },
+	{ '-', "dropped" },
+	{ '~', "truncated" },
+	{ '*', "changed since the baseline (or moved)" },
+	{ '!', "unreadable" },
+	{ '?', "holds hidden text" },
+	{ '^', "read from outside the input's folder" },
+	{ 0, NULL },
+};
 
 char vm_row_flag(const struct vm *vm, const struct vm_row *row)
 {

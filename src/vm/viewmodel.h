@@ -6,8 +6,8 @@
  * session (an edit, an undo, a redo) goes through vm_change: recorded,
  * re-assembled at once (rolled back when that fails), and said in a
  * sentence with what moved. ui/ only paints what this says. Files by job:
- * viewmodel.c (cursor, what moved), vm_rows.c (the rows), vm_session.c (changes), vm_cache.c,
- * vm_detail.c, vm_search.c (search, filters), vm_prompt.c, vm_settings.c.
+ * viewmodel.c (cursor, what moved), vm/rows.c (the rows), vm/session.c (changes), vm/cache.c,
+ * vm/detail.c, vm/search.c (search, filters), vm/prompt.c, vm/settings.c.
  *
  * Dropped pieces sit "in place": after the block of the nearest piece before
  * them in input order that went in (for conversations that is where they
@@ -59,7 +59,19 @@ struct vm_layer_info {
 	long cached_tokens;   /* its budgeted tokens inside the read prefix (a partly read block in proportion) */
 };
 
-/* The cache view (vm_cache.c owns it): the prompt against the baseline as a
+/* A breakpoint move (M) in the undo history: the user's breakpoints before
+ * and after it, and where it falls between the source's edits (the
+ * history's depth when it was made: history_depth). */
+struct vm_bp_step {
+	struct cache_overrides before, after; /* owned */
+	size_t depth;
+};
+struct vm_bp_steps {
+	struct vm_bp_step *items; /* owned */
+	size_t n, cap;
+};
+
+/* The cache view (vm/cache.c owns it): the prompt against the baseline as a
  * prompt cache would see it under the active profile; the figures are taken
  * from `an` (cache_analyze), redone at every change. */
 struct vm_cache {
@@ -69,6 +81,8 @@ struct vm_cache {
 	const struct cache_profile *active;  /* what the analysis runs under: &tuned, or profile */
 	struct cache_overrides bp_now;       /* owned: the user's breakpoints on the prompt */
 	struct cache_overrides bp_base;      /* owned: the ones in force when the baseline was pinned */
+	struct vm_bp_steps bp_done;          /* owned: the breakpoint moves (M) u can undo, newest last */
+	struct vm_bp_steps bp_undone;        /* owned: the ones undone, Ctrl-R redoes the newest last */
 	struct cache_analysis an;            /* owned: cur against base */
 	struct vm_layer_info *layers[ASM_MAX_GROUPINGS]; /* owned; per grouping, per layer */
 	size_t same_blocks;  /* leading blocks before the first difference (cache_divergence) */
@@ -81,7 +95,7 @@ struct vm_cache {
 };
 
 
-/* The header's words (vm_header.c): items in three rows, most important
+/* The header's words (vm/header.c): items in three rows, most important
  * first, each painted whole or left to the header's detail. */
 enum { VM_HEAD_WHO, VM_HEAD_TOTALS, VM_HEAD_CACHE, VM_HEAD_ROWS };
 #define VM_HEAD_ITEMS 40
@@ -107,7 +121,7 @@ struct vm_line {
 
 #define VM_PRIORITY_STEP 0.05 /* one + or - */
 
-/* What `/` and `\` hold (vm_search.c owns it). */
+/* What `/` and `\` hold (vm/search.c owns it). */
 struct vm_search {
 	struct search_pattern *find; /* owned: the `/` pattern; NULL: none */
 	struct search_result found;  /* owned: its hits in the current assembly */
@@ -122,7 +136,7 @@ struct vm_search {
 /* The view-model, its fields grouped by the state each part owns: the
  * session (changed only through vm_change), the cache view of it, the list,
  * the detail, search and filters, the prompt view, and the status line. */
-/* The session (vm_session.c): the source, its assemblies and its history;
+/* The session (vm/session.c): the source, its assemblies and its history;
  * changed only through vm_change (edits, undo, redo) and vm_reload. */
 /* Where the baseline came from, said in the cache line's words. */
 enum vm_base_from { VM_BASE_LOADED, VM_BASE_PINNED, VM_BASE_RELOADED };
@@ -159,14 +173,14 @@ struct vm_session {
 
 struct vm {
 	struct vm_session session; /* the source, its assemblies and its history */
-	struct vm_cache cache;     /* the cache view: cache.h's analysis under the active profile (vm_cache.c) */
+	struct vm_cache cache;     /* the cache view: cache.h's analysis under the active profile (vm/cache.c) */
 	/* -- the list (viewmodel.c) -- */
 	size_t ndropped, ntruncated; /* pieces, of the current assembly */
 	long max_block_tokens;       /* the largest block's budgeted tokens (row bars scale to it) */
 	bool *moved;                 /* owned: per piece, moved against the baseline (diff.h); may be NULL */
 	struct vm_row *rows;       /* owned: the rows when sorted or filtered; read rows with vm_row_at */
 	size_t nrows, cap_rows;    /* nrows: the rows shown, materialized or not */
-	struct vm_vrows *vr;       /* owned: the rows in assembly order, worked out on demand (vm_rows.c) */
+	struct vm_vrows *vr;       /* owned: the rows in assembly order, worked out on demand (vm/rows.c) */
 	size_t nitems;             /* rows that are not markers (the position's "of N") */
 	size_t cursor;             /* index into rows */
 	bool on_header;            /* k above the first row selects the header: Enter
@@ -178,7 +192,7 @@ struct vm {
 	enum vm_bar_scale bar_scale; /* what the layer bars and their percents are of */
 	enum vm_focus focus;
 	long layer_filter;         /* a layer of the shown grouping the list is limited to; -1 none */
-	/* -- the detail of the selected row (vm_detail.c) -- */
+	/* -- the detail of the selected row (vm/detail.c) -- */
 	bool detail_open;          /* the detail pane is open (narrow screens) */
 	bool detail_closed;        /* closed by Esc where it shows unasked (wide screens) */
 	size_t detail_scroll;      /* first wrapped line shown in the detail */
@@ -188,9 +202,9 @@ struct vm {
 		size_t nlines, cap_lines;
 		long piece, block;    /* what it is about; -2: stale */
 	} detail;
-	struct vm_search search;   /* search and filters (vm_search.c) */
-	struct vm_head head;       /* the header's words (vm_header.c), built by vm_header */
-	/* -- the prompt view's lines (vm_prompt.c) -- */
+	struct vm_search search;   /* search and filters (vm/search.c) */
+	struct vm_head head;       /* the header's words (vm/header.c), built by vm_header */
+	/* -- the prompt view's lines (vm/prompt.c) -- */
 	struct {
 		struct strbuf text;    /* the prompt as the model receives it, with headers */
 		struct vm_line *lines; /* owned */
@@ -204,7 +218,7 @@ struct vm {
 	size_t nlog;
 	bool status_error;         /* the status is an error */
 	bool ascii;                /* the display is ASCII-only: hidden-text markers as <<RLO>> */
-	/* -- exact token counts beside the estimate (vm_exact.c) -- */
+	/* -- exact token counts beside the estimate (vm/exact.c) -- */
 	struct {
 		struct tokenizer *tok; /* owned; NULL: no public tokenizer for this input */
 		long total;            /* the current prompt, exactly; -1: not counted */
@@ -250,7 +264,33 @@ void vm_last(struct vm *vm);
 /* Keeps the cursor inside a window of `visible` rows (adjusts scroll). */
 void vm_scroll_into_view(struct vm *vm, size_t visible);
 
-/* ---- changing the session: edit, undo, redo (vm_session.c) ----------------
+/* ---- the panes: the only ways ui/ changes the selection, the focus and
+ * the detail (it reads the fields, never writes them) ---- */
+/* Row `row` (< nrows, not a marker) selected from elsewhere (a click): the
+ * list has the focus, the detail starts at its top. */
+void vm_select_row(struct vm *vm, size_t row);
+/* The header selected (k above the first row, a click on it). */
+void vm_select_header(struct vm *vm);
+/* Enter: the detail open and focused. */
+void vm_open_detail(struct vm *vm);
+/* Tab: the focus to the other pane; `shown`: the layout shows the detail
+ * now (else it opens, focused). */
+void vm_next_pane(struct vm *vm, bool shown);
+/* Which pane has the keys (a click on it). */
+void vm_set_focus(struct vm *vm, enum vm_focus focus);
+/* Esc on the list: the focused detail loses the focus and closes, an open
+ * one closes; else on a wide screen (`wide`: the pane shows unasked) the
+ * pane is put away until Enter; false: nothing to close. */
+bool vm_close_detail(struct vm *vm, bool wide);
+/* The detail's first wrapped line shown (the draw settles a line past the
+ * end on the last page). */
+void vm_detail_scroll_to(struct vm *vm, size_t line);
+/* The list's first row shown (the cursor stays where it is). */
+void vm_scroll_to(struct vm *vm, size_t top);
+/* ASCII glyphs in what the view-model writes (no UTF-8 locale, --ascii). */
+void vm_set_ascii(struct vm *vm, bool ascii);
+
+/* ---- changing the session: edit, undo, redo (vm/session.c) ----------------
  * ONE path for all three: the step is recorded through the history (which
  * applies it to the source), the source is assembled, and when that fails
  * the step is rolled back (source and history as before, the status says
@@ -281,7 +321,9 @@ int vm_apply(struct vm *vm, struct edit *e, struct cs_error *err);
 bool vm_unsaved(const struct vm *vm);
 /* The edits as they stand are saved (in the file or a what-if file). */
 void vm_mark_saved(struct vm *vm);
-/* u / Ctrl-r: vm_change(VM_STEP_UNDO / VM_STEP_REDO). */
+/* u / Ctrl-r: vm_change(VM_STEP_UNDO / VM_STEP_REDO), or the breakpoint
+ * move (M) when that was the newest step (vm_toggle_breakpoint records
+ * them beside the history). */
 int vm_undo(struct vm *vm, struct cs_error *err);
 int vm_redo(struct vm *vm, struct cs_error *err);
 /* The same file loaded again (R, --follow): fresh (taken, also on failure)
@@ -326,7 +368,8 @@ int vm_cycle_profile(struct vm *vm, struct cs_error *err);
  * CS_EUSAGE (the status says so) when there is none. */
 int vm_set_profile(struct vm *vm, const char *name, struct cs_error *err);
 /* Sets or removes a breakpoint after the selected row's block (a user
- * override, kept across re-assembly); the status names the consequence.
+ * override, kept across re-assembly), a step u undoes; the status names the
+ * consequence.
  * CS_EUSAGE when the row is not a block of the prompt; CS_ENOMEM. */
 int vm_toggle_breakpoint(struct vm *vm, struct cs_error *err);
 /* ---- a kind's own settings, live -------------------------------------------
@@ -386,6 +429,13 @@ void vm_log_status(struct vm *vm);
  * dropped by the algorithm, '~' truncated, '*' changed since the baseline,
  * '!' could not be read, ' ' none. */
 char vm_row_flag(const struct vm *vm, const struct vm_row *row);
+/* Every flag vm_row_flag gives, with its words, for the `?` legend and the
+ * man page's FLAGS (a unit test checks both against it); ends at flag 0. */
+struct vm_flag_meaning {
+	char flag;
+	const char *words; /* "excluded" */
+};
+extern const struct vm_flag_meaning vm_flag_legend[];
 /* Tokens shown for a row: charged tokens for a block, the whole estimate
  * for a dropped piece, the cached prefix for a marker. */
 long vm_row_tokens(const struct vm *vm, const struct vm_row *row);

@@ -1,6 +1,6 @@
 /* viewmodel_priv.h: internal to the view-model's files; not for ui/.
- * The few helpers that viewmodel.c, vm_session.c, vm_cache.c, vm_settings.c,
- * vm_detail.c and vm_search.c share; everything else in them stays static. */
+ * The few helpers that viewmodel.c, vm/session.c, vm/cache.c, vm/settings.c,
+ * vm/detail.c and vm/search.c share; everything else in them stays static. */
 #ifndef CTXSCOPE_VIEWMODEL_PRIV_H
 #define CTXSCOPE_VIEWMODEL_PRIV_H
 
@@ -10,7 +10,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* vm_cache.c */
+/* vm/cache.c */
+
+/* The breakpoint moves (M) kept beside the history for u and Ctrl-R:
+ * whether the next undo (undo) or redo is one, and that step made (the
+ * breakpoints as they were before it, or after); the status says so.
+ * CS_ENOMEM, or the kind's own error, leave everything as it was. */
+bool vm_bp_step_next(const struct vm *vm, bool undo);
+int vm_bp_step(struct vm *vm, bool undo, struct cs_error *err);
+/* Forgets the steps (clear) / frees them (fini). */
+void bp_steps_clear(struct vm_bp_steps *s);
+void vm_bp_steps_fini(struct vm_bp_steps *s);
 
 /* A deep copy of the user's breakpoints (the baseline keeps the ones it was
  * pinned with); dst owns the copy. false on out of memory (dst is then empty). */
@@ -25,7 +35,7 @@ bool vm_compute_cache(struct vm *vm);
  * baseline. false on out of memory. */
 bool vm_summarize(struct vm *vm);
 
-/* vm_rows.c */
+/* vm/rows.c */
 
 /* The rows in assembly order when nothing filters them, worked out on
  * demand (vm_row_at): rows are [a marker?][dropped of bucket 0][block 0]
@@ -83,9 +93,6 @@ bool vm_marker_after(const struct vm *vm, size_t b);
  * row of block; -1 when no row shows it. */
 long vm_row_find(const struct vm *vm, long piece, long block);
 
-/* Test hook: false makes every list materialized (the reference the
- * virtual rows are checked against); true by default. */
-void vm_rows_set_virtual(bool on);
 
 /* Frees the rows' memory (vm_fini). */
 void vm_rows_fini(struct vm *vm);
@@ -99,7 +106,7 @@ bool vm_rebuild_rows(struct vm *vm, long keep_piece, long keep_block);
  * figure (owned by vm). false on out of memory. */
 bool vm_refresh_all(struct vm *vm, long keep_piece, long keep_block);
 
-/* vm_session.c */
+/* vm/session.c */
 
 /* Makes next the current assembly (vm takes it; next is left zeroed),
  * keeping the selection. */
@@ -109,7 +116,7 @@ int vm_adopt(struct vm *vm, struct assembly *next, struct cs_error *err);
  * the cache analysis. */
 int vm_breakpoints_to_kind(struct vm *vm, struct cs_error *err);
 
-/* vm_settings.c */
+/* vm/settings.c */
 
 /* Rebuilds the rows keeping the selection; says so in the status line on
  * out of memory. */

@@ -545,6 +545,7 @@ static bool open_inspector(const struct input *in, struct child_result *out, str
 	struct source *src = load_to_edit(in, out);
 	if (!src)
 		return false;
+	cs_alloc_keep_freed(); /* as ui/main.c does before the inspector */
 	*t0 = now_seconds();
 	if (app_init(app, src, false, &err) != CS_OK) {
 		snprintf(out->note, sizeof out->note, "inspector failed: %.120s", err.message);
@@ -687,6 +688,7 @@ static void child_exact_recount(const struct input *in, const struct options *op
 	struct tokenizer *tok = NULL;
 	struct exact_live L = { 0 };
 	double *times = malloc((size_t)opt->edits * sizeof *times);
+	cs_alloc_keep_freed(); /* as ui/main.c does before the inspector */
 	if (vm_init(&vm, src, &err) != CS_OK || !times || tokenizer_open("o200k_base", &tok, &err) != CS_OK) {
 		snprintf(out->note, sizeof out->note, "no exact counts: %.120s", err.message);
 		goto done;

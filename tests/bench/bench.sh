@@ -65,6 +65,16 @@ if [ -n "$requests" ]; then
   "$gen" requests "$mb" "$seed" "$tmp/requests-$many.jsonl" "$many" 2>/dev/null
   args+=("anthropic:request log $(human "$many") requests:$tmp/requests-$many.jsonl")
 fi
+# An HTTP capture of an agent (formats.md 6b): streamed responses, a Haiku
+# request and a count_tokens call between the main ones (issue 34: 1 GB loads
+# within cJSON_Parse's time and twice the file's memory). BENCH_CAPTURE_MB
+# overrides its size.
+if [ -n "$requests" ]; then
+  cap=${BENCH_CAPTURE_MB:-1000}
+  [ "$scale" = small ] && cap=${BENCH_CAPTURE_MB:-10}
+  "$gen" capture "$cap" "$seed" "$tmp/capture-$cap.jsonl" 2>/dev/null
+  args+=("capture:capture $cap MB:$tmp/capture-$cap.jsonl")
+fi
 for n in $claude; do
   "$gen" claude-code "$n" "$seed" "$tmp/session-$n.jsonl" 2>/dev/null
   args+=("claude-code:claude-code $n MB:$tmp/session-$n.jsonl")

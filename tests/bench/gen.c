@@ -229,6 +229,21 @@ static void text_put(struct text *t, const char *s)
 	t->len += n;
 }
 
+static void text_putn(struct text *t, const char *s, size_t n)
+{
+	if (t->len + n + 1 > t->cap) {
+		t->cap = (t->len + n + 1) * 2;
+		t->p = realloc(t->p, t->cap);
+		if (!t->p) {
+			perror("ctxscope-gen");
+			exit(1);
+		}
+	}
+	memcpy(t->p + t->len, s, n);
+	t->len += n;
+	t->p[t->len] = '\0';
+}
+
 static void text_lines(struct text *t, struct rng *r, const char *const *lines, size_t nlines, size_t count,
 		       int sequential)
 {
@@ -666,6 +681,106 @@ static void gen_memory(size_t items, size_t fresh, uint64_t seed, const char *pa
  * response's recorded usage. With `count` requests asked for (0: as above),
  * conversations of 100 requests follow one another, as in a proxy's log of
  * many sessions (each new one breaks the cache). */
+/* A capture's streamed response (formats.md 6b): the usage in message_start,
+ * text deltas (the bulk a stream holds), the output in the last
+ * message_delta, written as a JSON string (body_raw). */
+static void sse_response(FILE *f, struct rng *r, struct text *t, size_t k, size_t deltas)
+{
+	struct text ev = { 0 };
+	char buf[512];
+	snprintf(buf, sizeof buf, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_%zu\","
+		 "\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"usage\":{\"input_tokens\":%zu,"
+		 "\"cache_creation_input_tokens\":%zu,\"cache_read_input_tokens\":%zu,\"cache_creation\":{"
+		 "\"ephemeral_5m_input_tokens\":0,\"ephemeral_1h_input_tokens\":%zu},\"output_tokens\":1}}}\n\n",
+		 k, rng_range(r, 1, 50), (size_t)2000, k * 300, (size_t)2000);
+	text_putn(&ev, buf, strlen(buf));
+	for (size_t d = 0; d < deltas; d++) {
+		t->len = 0;
+		text_message(t, r, 'm', 60);
+		const char *head = "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+				   "\"delta\":{\"type\":\"text_delta\",\"text\":";
+		text_putn(&ev, head, strlen(head));
+		/* the delta's text as a JSON string inside the event's JSON */
+		text_putn(&ev, "\"", 1);
+		for (size_t i = 0; i < t->len && i < 60; i++)
+			if (t->p[i] != '"' && t->p[i] != '\\' && (unsigned char)t->p[i] >= 0x20)
+				text_putn(&ev, t->p + i, 1);
+		text_putn(&ev, "\"}}\n\n", 5);
+	}
+	snprintf(buf, sizeof buf, "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"
+		 "\"end_turn\"},\"usage\":{\"output_tokens\":%zu}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+		 rng_range(r, 50, 800));
+	text_putn(&ev, buf, strlen(buf));
+	fputs("\"response\":{\"timestamp\":0,\"status_code\":200,\"headers\":{},\"body\":null,\"body_raw\":", f);
+	json_str(f, ev.p, ev.len);
+	fputs("}", f);
+	free(ev.p);
+}
+
+/* A capture of about `mbytes` MB (formats.md 6b), as a proxy writes one
+ * for an agent: each main request (gen_requests' conversation) answered by
+ * a stream, a small Haiku request and a count_tokens call between them,
+ * epoch-seconds timestamps. */
+static void gen_capture(size_t mbytes, uint64_t seed, const char *path)
+{
+	struct rng r = { seed };
+	struct text t = { 0 };
+	FILE *f = open_out(path);
+	size_t written = 0, target = mbytes * 1000000, k = 0, at = 0;
+	struct text convo = { 0 }; /* the messages so far, as JSON */
+	struct text sys = { 0 };
+	while (written < target) {
+		double when = 1764324000.0 + (double)k * 30.25;
+		long start = ftell(f);
+		if (at == 200) { /* a new session */
+			at = 0;
+			convo.len = 0;
+			sys.len = 0;
+		}
+		t.len = 0;
+		text_message(&t, &r, at % 2 ? 'm' : 'h', rng_range(&r, 200, 3000));
+		if (convo.len)
+			text_putn(&convo, ",", 1);
+		const char *role = at % 2 ? "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":"
+					  : "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":";
+		text_putn(&convo, role, strlen(role));
+		text_putn(&convo, "\"", 1);
+		for (size_t i = 0; i < t.len; i++)
+			if (t.p[i] != '"' && t.p[i] != '\\' && (unsigned char)t.p[i] >= 0x20)
+				text_putn(&convo, t.p + i, 1);
+		text_putn(&convo, "\"}]}", 4);
+		at++;
+		if (at % 2 == 0)
+			continue; /* a user turn asks, the next request carries it */
+		fprintf(f, "{\"request\":{\"timestamp\":%.3f,\"method\":\"POST\",\"url\":\"https://api.anthropic.com/v1/messages\","
+			   "\"headers\":{\"x-api-key\":\"sk-bench\"},\"body\":{\"model\":\"claude-sonnet-4-5-20250929\",\"max_tokens\":"
+			   "8192,\"stream\":true,\"cache_control\":{\"type\":\"ephemeral\"},\"system\":[{\"type\":\"text\",\"text\":", when);
+		if (!sys.len) /* one system prompt a session */
+			text_lines(&sys, &r, doc_lines, sizeof doc_lines / sizeof *doc_lines, 12, 1);
+		json_str(f, sys.p, sys.len);
+		fputs(",\"cache_control\":{\"type\":\"ephemeral\",\"ttl\":\"1h\"}}],\"messages\":[", f);
+		fwrite(convo.p, 1, convo.len, f);
+		fputs("]}},", f);
+		sse_response(f, &r, &t, k, rng_range(&r, 20, 200));
+		fprintf(f, ",\"logged_at\":\"2026-11-28T10:00:00.000Z\"}\n");
+		fprintf(f, "{\"request\":{\"timestamp\":%.3f,\"method\":\"POST\",\"url\":\"https://api.anthropic.com/v1/messages\","
+			   "\"body\":{\"model\":\"claude-haiku-4-5-20251001\",\"max_tokens\":1,\"messages\":[{\"role\":\"user\","
+			   "\"content\":\"quota\"}]}},\"response\":{\"status_code\":200,\"body\":{\"id\":\"msg_h%zu\",\"usage\":"
+			   "{\"input_tokens\":8,\"output_tokens\":1,\"cache_read_input_tokens\":0,\"cache_creation_input_tokens\":0}}}}\n"
+			   "{\"request\":{\"timestamp\":%.3f,\"method\":\"POST\",\"url\":\"https://api.anthropic.com/v1/messages/"
+			   "count_tokens\",\"body\":{\"model\":\"claude-sonnet-4-5-20250929\",\"messages\":[]}},\"response\":"
+			   "{\"status_code\":200,\"body\":{\"input_tokens\":9}}}\n",
+			when + 10, k, when + 20);
+		written += (size_t)(ftell(f) - start);
+		k++;
+	}
+	close_out(f, path);
+	free(t.p);
+	free(convo.p);
+	free(sys.p);
+	fprintf(stderr, "capture: %zu main requests (and as many Haiku and count_tokens lines)\n", k);
+}
+
 static void gen_requests(size_t mbytes, size_t count, uint64_t seed, const char *path)
 {
 	const size_t requests = count ? count : mbytes >= 50 ? 1000 : 100; /* a small log (BENCH_SCALE=small) has fewer */
@@ -843,6 +958,8 @@ int main(int argc, char **argv)
 		gen_memory((size_t)size, argc == 6 ? (size_t)strtoull(argv[5], NULL, 10) : 0, seed, argv[4]);
 	else if (strcmp(argv[1], "requests") == 0)
 		gen_requests((size_t)size, argc == 6 ? (size_t)strtoull(argv[5], NULL, 10) : 0, seed, argv[4]);
+	else if (strcmp(argv[1], "capture") == 0)
+		gen_capture((size_t)size, seed, argv[4]);
 	else if (strcmp(argv[1], "claude-code") == 0)
 		gen_claude((size_t)size, seed, argv[4]);
 	else {

@@ -12,6 +12,7 @@
  * quick way off (through the tree): the status, the error's words and
  * place, or the report and dump must be the same. */
 #include "assembly.h"
+#include "base/tune.h"
 #include "dump.h"
 #include "base/error.h"
 #include "kind.h"
@@ -125,17 +126,14 @@ static void render(const struct source *src, struct strbuf *out)
 static int load_way(const struct kind_ops *kind, const char *buf, size_t size, bool fast, struct source **out,
 		    struct cs_error *err)
 {
-	cc_set_fast(fast);
-	memory_set_quick(fast);
-	manifest_set_quick(fast);
-	ledger_set_quick(fast);
+	cs_tune(CS_TUNE_CC_FAST, (int)fast);
+	cs_tune(CS_TUNE_MEMORY_QUICK, (int)fast);
+	cs_tune(CS_TUNE_MANIFEST_QUICK, (int)fast);
+	cs_tune(CS_TUNE_LEDGER_QUICK, (int)fast);
 	cs_error_clear(err);
 	*out = source_new(kind, FUZZ_INPUT_PATH);
 	int rc = *out ? kind->load(*out, buf, size, err) : CS_ENOMEM;
-	cc_set_fast(true);
-	memory_set_quick(true);
-	manifest_set_quick(true);
-	ledger_set_quick(true);
+	cs_tune(CS_TUNE_RESET);
 	return rc;
 }
 

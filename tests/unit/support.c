@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "support.h"
+#include "base/tune.h"
 
 #include "edit.h"
 #include "kind.h"
@@ -162,7 +163,7 @@ void support_config_restore(char *saved)
 	free(saved);
 }
 
-int support_both_ways(const char *path, const char *kind, void (*set_quick)(bool on),
+int support_both_ways(const char *path, const char *kind, int tune_op,
 		      void (*same)(const struct source *a, const struct source *b))
 {
 	struct source *s[2] = { NULL, NULL };
@@ -170,10 +171,10 @@ int support_both_ways(const char *path, const char *kind, void (*set_quick)(bool
 	int rc[2];
 	for (int way = 0; way < 2; way++) {
 		cs_error_clear(&err[way]);
-		set_quick(way == 0);
+		cs_tune(tune_op, way == 0);
 		rc[way] = source_load(path, kind, &s[way], &err[way]);
 	}
-	set_quick(true);
+	cs_tune(tune_op, 1);
 	assert_int_equal(rc[0], rc[1]);
 	if (rc[0] == CS_OK) {
 		same(s[0], s[1]);

@@ -45,11 +45,11 @@ int support_load_text_error(const char *name, const char *text, struct cs_error 
 char *support_config_home(const char *dir, const char *cache_yml);
 /* Puts XDG_CONFIG_HOME back as support_config_home found it; frees saved. */
 void support_config_restore(char *saved);
-/* Loads path as kind twice, a loader's quick reader on then off (set_quick),
+/* Loads path as kind twice, a loader's quick reader on then off (cs_tune(tune_op, ...), base/tune.h),
  * and asserts the two ways agree: the same status, on failure the same error
  * word for word at the same line, column and path, on success whatever
  * same(a, b) asserts of the two sources. Returns the status. */
-int support_both_ways(const char *path, const char *kind, void (*set_quick)(bool on),
+int support_both_ways(const char *path, const char *kind, int tune_op,
 		      void (*same)(const struct source *a, const struct source *b));
 /* Each odd element in first and then in second place of a list beside a
  * good one (the file: head, the two elements, then "\n]}\n"), loaded

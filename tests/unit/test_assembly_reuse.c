@@ -59,9 +59,10 @@ static void write_piece(struct assembly *a, long i, long value)
 	asm_whole(a, i, -1, value);
 }
 
-static int fake_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+static int fake_assemble(struct asm_run *run, struct assembly *a, struct cs_error *err)
 {
-	int rc = script.reuse ? asm_init_reuse(a, src, ASM_DOCUMENT) : asm_init(a, src, ASM_DOCUMENT);
+	const struct source *src = run->src;
+	int rc = script.reuse ? asm_init_reuse(a, run, ASM_DOCUMENT) : asm_init(a, run, ASM_DOCUMENT);
 	if (rc == CS_OK && script.decline)
 		rc = asm_reuse_decline(a);
 	if (rc != CS_OK)

@@ -77,7 +77,7 @@ static struct source *make_src(const struct spec *s, size_t n)
 static void make_asm(const struct source *src, const struct spec *s, size_t n, struct assembly *a)
 {
 	bool messages = n && s[0].role;
-	assert_int_equal(asm_init(a, src, messages ? ASM_MESSAGES : ASM_DOCUMENT), CS_OK);
+	assert_int_equal(asm_init(a, ASM_RUN(src), messages ? ASM_MESSAGES : ASM_DOCUMENT), CS_OK);
 	for (size_t i = 0; i < n; i++) {
 		if (messages && (i == 0 || strcmp(s[i].role, s[i - 1].role) != 0))
 			asm_message(a, s[i].role);
@@ -360,7 +360,7 @@ static void test_overrides_survive_reassembly(void **state)
 	/* re-assembled in another order: the override follows the piece */
 	struct spec r[] = { s[2], s[0], s[1] };
 	struct assembly b;
-	assert_int_equal(asm_init(&b, src, ASM_DOCUMENT), CS_OK);
+	assert_int_equal(asm_init(&b, ASM_RUN(src), ASM_DOCUMENT), CS_OK);
 	long order[] = { 2, 0, 1 };
 	for (int i = 0; i < 3; i++) {
 		struct block *blk = asm_block(&b, order[i], 0, -1);

@@ -9,7 +9,9 @@
 #include <cmocka.h>
 
 #include "assembly.h"
+#include "base/tune.h"
 #include "kinds/claude_code/claude_code.h"
+#include "load.h"
 #include "source.h"
 #include "base/strbuf.h"
 #include "support.h"
@@ -33,7 +35,7 @@ static void test_detection(void **state)
 	assert_string_equal(src->kind->name, "claude-code");
 	source_free(src);
 	src = support_load("samples/requests/log-timestamp-broken.jsonl", NULL);
-	assert_string_equal(src->kind->name, "anthropic");
+	assert_string_equal(src->kind->name, "capture"); /* an HTTP capture of Anthropic requests */
 	source_free(src);
 	src = support_load(SAMPLE, "claude-code");
 	assert_string_equal(src->kind->name, "claude-code");
@@ -192,10 +194,22 @@ static void test_bad_input(void **state)
 	assert_true(has_warning(src, "loops back"));
 	source_free(src);
 	struct cs_error err;
-	assert_int_equal(support_load_error("tests/golden/claude-code/bad-middle-line.jsonl", NULL, &err), CS_ESYNTAX);
+	/* a malformed line in the middle is skipped, named and counted; here it was the only answer */
+	assert_int_equal(support_load_error("tests/golden/claude-code/bad-middle-line.jsonl", NULL, &err), CS_ESTRUCT);
+	assert_non_null(strstr(err.message, "1 malformed line skipped, the first at line 2, column 300"));
+	src = support_load("tests/golden/claude-code/wrong-type.jsonl", NULL);
+	assert_int_equal(model(src)->bad_lines, 1);
+	assert_true(has_warning(src, "line 3, column 23: uuid: expected a string, got a number; the line is skipped"));
+	source_free(src);
+	/* --strict: the error it is */
+	struct load_args strict = { .path = "tests/golden/claude-code/bad-middle-line.jsonl", .strict = true };
+	cs_error_clear(&err);
+	assert_int_equal(source_load_args(&strict, &src, &err), CS_ESYNTAX);
 	assert_int_equal(err.line, 2);
 	assert_true(err.column > 1);
-	assert_int_equal(support_load_error("tests/golden/claude-code/wrong-type.jsonl", NULL, &err), CS_ETYPE);
+	strict.path = "tests/golden/claude-code/wrong-type.jsonl";
+	cs_error_clear(&err);
+	assert_int_equal(source_load_args(&strict, &src, &err), CS_ETYPE);
 	assert_int_equal(err.line, 3);
 	assert_int_equal(support_load_error("tests/hostile/claude-code/only-user.jsonl", NULL, &err), CS_ESTRUCT);
 }
@@ -206,7 +220,8 @@ static void test_subagent_file(void **state)
 	struct source *src = support_load("tests/hostile/claude-code/agent-sub.jsonl", NULL);
 	assert_true(model(src)->subagent);
 	assert_int_equal(model(src)->req.nreqs, 1);
-	assert_int_equal(src->npieces, 2); /* the question and the answer; the answer is later than its request */
+	assert_int_equal(src->npieces, 3); /* the part not in the transcript, the question and the answer (later than
+					    * its request) */
 	source_free(src);
 }
 
@@ -217,9 +232,9 @@ static void test_replay_window(void **state)
 	(void)state;
 	struct usage want[64], side;
 	size_t n = file_usage(SAMPLE, want, 64, &side);
-	cc_set_max_units(20);
+	cs_tune(CS_TUNE_CC_MAX_UNITS, (size_t)20);
 	struct source *src = support_load(SAMPLE, NULL);
-	cc_set_max_units(CC_MAX_UNITS);
+	cs_tune(CS_TUNE_CC_MAX_UNITS, (size_t)0);
 	const struct cc_model *m = model(src);
 	assert_int_equal(m->req.nreqs, n);
 	assert_true(m->first_replayed > 0 && m->first_replayed < n);
@@ -349,13 +364,13 @@ static void test_piece_counts(void **state)
 		      "{\"type\":\"assistant\",\"uuid\":\"a1\",\"parentUuid\":\"u1\",\"sessionId\":\"0000-test\",\"message\":"
 		      "{\"id\":\"m1\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"plain\"}]}}\n");
 	struct source *src = support_load(support_path(dir, "hidden.jsonl"), NULL);
-	assert_int_equal(src->npieces, 2);
-	assert_int_equal(src->pieces[0].lines, 2);
-	assert_int_equal(src->pieces[0].code_points, 16); /* "one\ntwo \u202e three\n" */
-	assert_true(src->pieces[0].flags & PIECE_HIDDEN);
-	assert_int_equal(src->pieces[1].lines, 1);
-	assert_int_equal(src->pieces[1].code_points, 5);
-	assert_false(src->pieces[1].flags & PIECE_HIDDEN);
+	assert_int_equal(src->npieces, 3); /* piece 0: the part not in the transcript */
+	assert_int_equal(src->pieces[1].lines, 2);
+	assert_int_equal(src->pieces[1].code_points, 16); /* "one\ntwo \u202e three\n" */
+	assert_true(src->pieces[1].flags & PIECE_HIDDEN);
+	assert_int_equal(src->pieces[2].lines, 1);
+	assert_int_equal(src->pieces[2].code_points, 5);
+	assert_false(src->pieces[2].flags & PIECE_HIDDEN);
 	source_free(src);
 	support_rmtree(dir);
 	free(dir);
@@ -392,6 +407,199 @@ static void test_user_facts(void **state)
 	free(dir);
 }
 
+/* ---- the shapes of formats.md 7b (tests/golden/claude-code/shapes) ---- */
+
+#define SHAPES "tests/golden/claude-code/shapes/"
+
+/* The file lines request k's prompt holds, in its order (a line of several
+ * blocks once), the part not in the transcript left out; 0-ended. */
+static void prompt_lines(const struct cc_model *m, size_t k, long *out, size_t cap)
+{
+	const struct req_request *r = &m->req.reqs[k];
+	size_t n = 0;
+	for (size_t u = r->first_unit + 1; u < r->first_unit + r->nunits && n + 1 < cap; u++) {
+		long line = m->lines[m->blocks[m->unit_block[u]].line].line;
+		if (!n || out[n - 1] != line)
+			out[n++] = line;
+	}
+	out[n] = 0;
+}
+
+/* Request k (1-based) replays exactly the lines `want` (0-ended), written out by hand. */
+static void assert_replay(const struct source *src, size_t k, const long *want)
+{
+	long got[64];
+	prompt_lines(model(src), k - 1, got, 64);
+	size_t i = 0;
+	for (; want[i] && got[i]; i++)
+		assert_int_equal(got[i], want[i]);
+	assert_int_equal(got[i], 0);
+	assert_int_equal(want[i], 0);
+}
+
+static void assert_all_main(const struct source *src)
+{
+	for (size_t k = 0; k < model(src)->req.nreqs; k++)
+		assert_true(model(src)->creqs[k].main);
+}
+
+/* Attachments are links of the chain and, when they carry text for the
+ * model, pieces of the next request; a progress line between a call and
+ * its result does not break the chain; a hook_success is a link only. */
+static void test_shape_attachments(void **state)
+{
+	(void)state;
+	struct source *src = support_load(SHAPES "attachments.jsonl", NULL);
+	assert_int_equal(model(src)->req.nreqs, 2);
+	assert_replay(src, 1, (const long[]){ 1, 2, 3, 0 });
+	assert_replay(src, 2, (const long[]){ 1, 2, 3, 5, 7, 8, 9, 0 });
+	assert_int_equal(model(src)->broken_chains, 0);
+	assert_int_equal(model(src)->attachments, 4);
+	assert_int_equal(model(src)->link_lines, 2); /* the hook_success and the progress line */
+	assert_all_main(src);
+	bool skills = false, reminder = false, result = false;
+	for (size_t i = 0; i < src->npieces; i++) {
+		skills |= !strcmp(src->pieces[i].label, "attachment: skill listing");
+		reminder |= !strcmp(src->pieces[i].label, "attachment: task reminder");
+		result |= !strcmp(src->pieces[i].label, "result of Grep src");
+		assert_null(strstr(src->pieces[i].label, ".content[")); /* never a place in the file as a row */
+	}
+	assert_true(skills && reminder && result);
+	source_free(src);
+}
+
+/* A three-way parallel call: one message over four lines, its results
+ * written as the calls finished (r2, r1, r3), each a child of its own
+ * call; every later request holds them all, in the order of the calls. */
+static void test_shape_parallel(void **state)
+{
+	(void)state;
+	struct source *src = support_load(SHAPES "parallel-tools.jsonl", NULL);
+	assert_int_equal(model(src)->req.nreqs, 4);
+	assert_replay(src, 1, (const long[]){ 1, 0 });
+	assert_replay(src, 2, (const long[]){ 1, 2, 3, 4, 5, 7, 6, 8, 0 });
+	assert_replay(src, 3, (const long[]){ 1, 2, 3, 4, 5, 7, 6, 8, 9, 10, 0 });
+	assert_replay(src, 4, (const long[]){ 1, 2, 3, 4, 5, 7, 6, 8, 9, 10, 11, 12, 0 });
+	assert_all_main(src);
+	for (size_t k = 1; k < 4; k++) /* each extends the one before: nothing broke */
+		assert_null(model(src)->req.reqs[k].cause);
+	source_free(src);
+}
+
+/* 1-hour writes recorded: a 20-minute pause is no expiry; the reads are
+ * predicted in recorded units; the first request's read is the global one. */
+static void test_shape_one_hour(void **state)
+{
+	(void)state;
+	struct source *src = support_load(SHAPES "one-hour.jsonl", NULL);
+	const struct cc_model *m = model(src);
+	assert_int_equal(m->req.nreqs, 3);
+	assert_replay(src, 3, (const long[]){ 1, 2, 3, 4, 5, 0 });
+	assert_true(m->ttl_recorded);
+	assert_int_equal(m->session_ttl, 3600);
+	for (size_t k = 0; k < 3; k++) {
+		assert_int_equal(m->creqs[k].ttl, 3600);
+		assert_int_equal(m->req.reqs[k].pred_read, m->req.reqs[k].rec_read);
+		assert_null(m->req.reqs[k].cause);
+	}
+	assert_int_equal(m->creqs[0].global_read, 9000);
+	assert_true(m->creqs[1].recorded_units);
+	source_free(src);
+}
+
+/* An image inside a tool result counts by the provider's rule (2000x1008:
+ * 1,652 tokens), never as its 43,000 characters of base64. */
+static void test_shape_image(void **state)
+{
+	(void)state;
+	struct source *src = support_load(SHAPES "image-result.jsonl", NULL);
+	const struct cc_model *m = model(src);
+	assert_replay(src, 2, (const long[]){ 1, 2, 3, 0 });
+	const struct cc_block *b = &m->blocks[m->lines[2].first_block];
+	assert_int_equal(b->images, 1);
+	assert_true(b->tokens >= 1652 && b->tokens < 1652 + 40);
+	assert_true(m->creqs[1].gap >= 0);
+	source_free(src);
+}
+
+/* A session ending on /exit (and a system line on a side branch): the
+ * main chain is the last request's, every request on it, three lines apart. */
+static void test_shape_exit(void **state)
+{
+	(void)state;
+	struct source *src = support_load(SHAPES "exit-ending.jsonl", NULL);
+	assert_int_equal(model(src)->req.nreqs, 3);
+	assert_all_main(src);
+	assert_int_equal(model(src)->after_last, 3);
+	assert_int_equal(model(src)->req.current, 2);
+	assert_replay(src, 3, (const long[]){ 1, 2, 3, 4, 5, 0 });
+	source_free(src);
+}
+
+/* Nine leading hook, queue and permission lines: detected without --kind. */
+static void test_shape_leading_hooks(void **state)
+{
+	(void)state;
+	struct source *src = support_load(SHAPES "leading-hooks.jsonl", NULL);
+	assert_string_equal(src->kind->name, "claude-code");
+	assert_int_equal(model(src)->req.nreqs, 1);
+	assert_replay(src, 1, (const long[]){ 10, 0 });
+	assert_int_equal(model(src)->broken_chains, 0);
+	source_free(src);
+}
+
+/* A malformed line in the middle (two) skipped, named and counted; usage
+ * values that are not counts warned with line and column. */
+static void test_shape_malformed(void **state)
+{
+	(void)state;
+	struct source *src = support_load(SHAPES "malformed-middle.jsonl", NULL);
+	const struct cc_model *m = model(src);
+	assert_int_equal(m->bad_lines, 2);
+	assert_int_equal(m->bad_usage, 4);
+	assert_true(has_warning(src, "line 4, column 250: message: expected an object, got a string"));
+	assert_true(has_warning(src, "line 8, column 443: usage input_tokens is -5"));
+	assert_true(has_warning(src, "usage cache_read_input_tokens is a number too large to hold"));
+	assert_true(has_warning(src, "usage output_tokens is 1.5"));
+	assert_true(has_warning(src, "usage ephemeral_5m_input_tokens is a string (\"12\")"));
+	assert_int_equal(m->req.nreqs, 3);
+	assert_replay(src, 2, (const long[]){ 1, 2, 3, 0 });
+	assert_replay(src, 3, (const long[]){ 1, 2, 3, 5, 7, 0 });
+	source_free(src);
+}
+
+/* Thinking of an earlier turn: stripped by the API for older Sonnet and
+ * Opus and every Haiku (not sent: not in the replay), kept by Opus 4.5 and
+ * later (caching.md section 1). */
+static void test_thinking_by_model(void **state)
+{
+	(void)state;
+	static const char *const models[] = { "claude-sonnet-4-20250514", "claude-opus-4-6" };
+	char *dir = support_tempdir();
+	for (int i = 0; i < 2; i++) {
+		char text[2048];
+		snprintf(text, sizeof text,
+			 "{\"type\":\"user\",\"uuid\":\"u1\",\"parentUuid\":null,\"sessionId\":\"s\",\"message\":"
+			 "{\"role\":\"user\",\"content\":\"one\"}}\n"
+			 "{\"type\":\"assistant\",\"uuid\":\"a1\",\"parentUuid\":\"u1\",\"sessionId\":\"s\",\"message\":"
+			 "{\"id\":\"m1\",\"role\":\"assistant\",\"model\":\"%s\",\"content\":[{\"type\":\"thinking\","
+			 "\"thinking\":\"let me think\"},{\"type\":\"text\",\"text\":\"1\"}],\"usage\":{\"input_tokens\":9}}}\n"
+			 "{\"type\":\"user\",\"uuid\":\"u2\",\"parentUuid\":\"a1\",\"sessionId\":\"s\",\"message\":"
+			 "{\"role\":\"user\",\"content\":\"two\"}}\n"
+			 "{\"type\":\"assistant\",\"uuid\":\"a2\",\"parentUuid\":\"u2\",\"sessionId\":\"s\",\"message\":"
+			 "{\"id\":\"m2\",\"role\":\"assistant\",\"model\":\"%s\",\"content\":[{\"type\":\"text\","
+			 "\"text\":\"2\"}],\"usage\":{\"input_tokens\":9}}}\n", models[i], models[i]);
+		support_write(dir, "t.jsonl", text);
+		struct source *src = support_load(support_path(dir, "t.jsonl"), NULL);
+		const struct req_request *r = &model(src)->req.reqs[1];
+		/* the hidden part, "one", [thinking,] "1", "two" */
+		assert_int_equal(r->nunits, i == 0 ? 4 : 5);
+		source_free(src);
+	}
+	support_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -406,6 +614,14 @@ int main(void)
 		cmocka_unit_test(test_step_same_as_full_prediction),
 		cmocka_unit_test(test_piece_counts),
 		cmocka_unit_test(test_user_facts),
+		cmocka_unit_test(test_shape_attachments),
+		cmocka_unit_test(test_shape_parallel),
+		cmocka_unit_test(test_shape_one_hour),
+		cmocka_unit_test(test_shape_image),
+		cmocka_unit_test(test_shape_exit),
+		cmocka_unit_test(test_shape_leading_hooks),
+		cmocka_unit_test(test_shape_malformed),
+		cmocka_unit_test(test_thinking_by_model),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

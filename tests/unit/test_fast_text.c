@@ -1,6 +1,6 @@
 /* test_fast_text.c: the reports' fast ways give the general ways' bytes.
  * utf8_sanitize and utf8_fit copy printable ASCII eight bytes a step and
- * fit it a byte a column; with utf8_set_fast(false) they take the general
+ * fit it a byte a column; with cs_tune(CS_TUNE_UTF8_FAST, 0) they take the general
  * way alone. Both ways must agree on random and hostile strings (controls,
  * spaces in runs, wide and zero-width characters, variation selectors,
  * invalid UTF-8) under every flag; fmt_fixed2 must be printf's "%.2f"; and
@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "assembly.h"
+#include "base/tune.h"
 #include "base/error.h"
 #include "load.h"
 #include "report.h"
@@ -81,11 +82,11 @@ static void both_ways_text(const char *s, size_t n, unsigned flags, size_t colum
 	struct strbuf out[2] = { STRBUF_INIT, STRBUF_INIT };
 	bool ok[2];
 	for (int way = 0; way < 2; way++) {
-		utf8_set_fast(way == 0);
+		cs_tune(CS_TUNE_UTF8_FAST, way == 0);
 		sb_repeat(&out[way], "#", lead);
 		ok[way] = fit ? utf8_fit(&out[way], s, n, columns, flags, pad) : utf8_sanitize(&out[way], s, n, flags);
 	}
-	utf8_set_fast(true);
+	cs_tune(CS_TUNE_UTF8_FAST, 1);
 	assert_true(ok[0] && ok[1]);
 	if (out[0].len != out[1].len || memcmp(sb_str(&out[0]), sb_str(&out[1]), out[0].len) != 0) {
 		print_error("flags %u, columns %zu, pad %d, fit %d: [%s] gave fast [%s], general [%s]\n", flags, columns,
@@ -209,10 +210,10 @@ static bool report_both_ways(const char *path)
 		struct report_options opt = { .format = REPORT_TEXT, .ascii = ascii };
 		struct strbuf out[2] = { STRBUF_INIT, STRBUF_INIT };
 		for (int way = 0; way < 2; way++) {
-			utf8_set_fast(way == 0);
+			cs_tune(CS_TUNE_UTF8_FAST, way == 0);
 			assert_int_equal(report_write(&a, &opt, &out[way]), CS_OK);
 		}
-		utf8_set_fast(true);
+		cs_tune(CS_TUNE_UTF8_FAST, 1);
 		if (strcmp(sb_str(&out[0]), sb_str(&out[1])) != 0) {
 			print_error("%s (ascii %d): the report differs between the two ways\n", path, ascii);
 			fail();

@@ -17,6 +17,7 @@
 #include "load.h"
 #include "paint.h"
 #include "base/strbuf.h"
+#include "cli.h"
 #include "term.h"
 #include "theme.h"
 #include "vm/viewmodel.h"
@@ -99,7 +100,7 @@ static void test_man_page_documents_every_action(void **state)
 	char *man = NULL;
 	size_t len = 0;
 	struct cs_error err;
-	assert_int_equal(file_read("ui/ctxscope.1", 0, &man, &len, NULL, &err), CS_OK);
+	assert_int_equal(file_read("doc/ctxscope.1", 0, &man, &len, NULL, &err), CS_OK);
 	const char *missing = NULL;
 	for (int a = 0; a < ACT_COUNT && !missing; a++)
 		if (!strstr(man, action_name(a)))
@@ -112,7 +113,119 @@ static void test_man_page_documents_every_action(void **state)
 			missing = flags[i];
 	cs_free(man);
 	if (missing)
-		fail_msg("ui/ctxscope.1 does not mention %s", missing);
+		fail_msg("doc/ctxscope.1 does not mention %s", missing);
+}
+
+/* The text between `from` and the next `to` in s (whitespace runs made one
+ * space: roff and Markdown break lines anywhere), into out. */
+static void section_of(const char *s, const char *from, const char *to, struct strbuf *out)
+{
+	const char *a = strstr(s, from);
+	assert_non_null(a);
+	a += strlen(from);
+	const char *b = strstr(a, to);
+	if (!b)
+		b = a + strlen(a);
+	bool space = false;
+	for (const char *p = a; p < b; p++) {
+		bool ws = *p == ' ' || *p == '\n' || *p == '\t';
+		if (ws && !space)
+			sb_putc(out, ' ');
+		else if (!ws)
+			sb_putc(out, *p);
+		space = ws;
+	}
+}
+
+/* The man page's KEYS entries, tagged from the tables: each tag line under
+ * .SH KEYS is actions_man_tags' line, in order, none missing, none extra
+ * (a key added to the table, a kind's own key, a renamed action: the page
+ * must follow). */
+static void test_man_page_keys_come_from_the_tables(void **state)
+{
+	(void)state;
+	char *man = NULL;
+	size_t len = 0;
+	struct cs_error err;
+	assert_int_equal(file_read("doc/ctxscope.1", 0, &man, &len, NULL, &err), CS_OK);
+	const char *a = strstr(man, "\n.SH KEYS\n"), *b = a ? strstr(a + 1, "\n.SH ") : NULL;
+	assert_non_null(a);
+	assert_non_null(b);
+	struct strbuf want = STRBUF_INIT, got = STRBUF_INIT;
+	actions_man_tags(&want, kind_table);
+	for (const char *p = strstr(a, "\n.TP\n.BR "); p && p < b; p = strstr(p + 1, "\n.TP\n.BR ")) {
+		const char *t = p + 5, *te = strchr(t, '\n');
+		sb_printf(&got, "%.*s\n", (int)(te - t), t);
+	}
+	if (strcmp(sb_str(&want), sb_str(&got)) != 0) {
+		FILE *f = fopen("/tmp/ctxscope-keys.roff", "w");
+		if (f) {
+			fputs(sb_str(&want), f);
+			fclose(f);
+		}
+		fail_msg("doc/ctxscope.1's KEYS tags differ from the tables (want: /tmp/ctxscope-keys.roff):\n%s",
+			 sb_str(&got));
+	}
+	cs_free(man);
+	sb_fini(&want);
+	sb_fini(&got);
+}
+
+/* Every flag of the list's legend (vm_flag_legend, which the ? help prints)
+ * has its entry under the man page's FLAGS. */
+static void test_man_page_and_help_know_every_flag(void **state)
+{
+	(void)state;
+	char *man = NULL;
+	size_t len = 0;
+	struct cs_error err;
+	assert_int_equal(file_read("doc/ctxscope.1", 0, &man, &len, NULL, &err), CS_OK);
+	struct strbuf flags = STRBUF_INIT;
+	const char *a = strstr(man, "\n.SH FLAGS\n"), *b = a ? strstr(a + 1, "\n.SH ") : NULL;
+	assert_non_null(b);
+	sb_printf(&flags, "%.*s", (int)(b - a), a);
+	size_t n = 0;
+	for (const struct vm_flag_meaning *m = vm_flag_legend; m->flag; m++, n++) {
+		char want[16];
+		snprintf(want, sizeof want, "\n.B %s%c\n", m->flag == '-' ? "\\" : "", m->flag);
+		if (!strstr(sb_str(&flags), want))
+			fail_msg("doc/ctxscope.1's FLAGS lack %c (%s)", m->flag, m->words);
+	}
+	assert_int_equal(n, 7); /* x - ~ * ! ? ^ */
+	cs_free(man);
+	sb_fini(&flags);
+}
+
+/* The intros of --help, the man page and the README name every kind of the
+ * kind table by its title. */
+static void test_intros_name_every_kind(void **state)
+{
+	(void)state;
+	char *man = NULL, *readme = NULL;
+	size_t len = 0;
+	struct cs_error err;
+	assert_int_equal(file_read("doc/ctxscope.1", 0, &man, &len, NULL, &err), CS_OK);
+	assert_int_equal(file_read("README.md", 0, &readme, &len, NULL, &err), CS_OK);
+	struct strbuf help = STRBUF_INIT, usage = STRBUF_INIT, desc = STRBUF_INIT, intro = STRBUF_INIT;
+	cli_usage(&usage);
+	section_of(sb_str(&usage), "", "usage:", &help);
+	section_of(man, ".SH DESCRIPTION\n", "\n.PP", &desc);
+	section_of(readme, "**What did the model actually see?**", "\n## ", &intro);
+	for (size_t k = 0; kind_table[k]; k++) {
+		const char *t = kind_table[k]->title;
+		if (!strstr(sb_str(&help), t))
+			fail_msg("--help's opening lacks \"%s\"", t);
+		if (!strstr(sb_str(&desc), t))
+			fail_msg("the man page's DESCRIPTION lacks \"%s\"", t);
+		if (!strstr(sb_str(&intro), t))
+			fail_msg("the README's opening lacks \"%s\"", t);
+	}
+	cs_free(man);
+	cs_free(readme);
+	sb_fini(&help);
+	sb_fini(&usage);
+	sb_fini(&desc);
+	sb_fini(&intro);
 }
 
 /* ---- themes ------------------------------------------------------------------ */
@@ -224,6 +337,9 @@ int main(void)
 		cmocka_unit_test(test_help_matches_table),
 		cmocka_unit_test(test_key_names_round_trip),
 		cmocka_unit_test(test_man_page_documents_every_action),
+		cmocka_unit_test(test_man_page_keys_come_from_the_tables),
+		cmocka_unit_test(test_man_page_and_help_know_every_flag),
+		cmocka_unit_test(test_intros_name_every_kind),
 		cmocka_unit_test(test_theme_parse_good),
 		cmocka_unit_test(test_theme_parse_broken_falls_back),
 		cmocka_unit_test(test_shipped_themes),

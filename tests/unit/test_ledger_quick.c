@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "kinds/ledger/ledger.h"
+#include "base/tune.h"
 #include "kinds/ledger/quick.h"
 #include "load.h"
 #include "source.h"
@@ -80,7 +81,7 @@ static void same_ledger(const struct source *sa, const struct source *sb)
 /* Loads path both ways; compares what came out. Returns the status. */
 static int both_ways(const char *path)
 {
-	return support_both_ways(path, "ledger", ledger_set_quick, same_ledger);
+	return support_both_ways(path, "ledger", CS_TUNE_LEDGER_QUICK, same_ledger);
 }
 
 static void test_files_both_ways(void **state)

@@ -725,7 +725,7 @@ static void test_out_of_memory(void **state)
 			int rc = source_load(files[f], "loom", &src, &err);
 			cs_alloc_fail_from(0);
 			if (rc == CS_ESYNTAX && (strstr(err.message, "invalid JSON") || strstr(err.message, "ends too early"))) {
-				/* json_doc.c cannot tell cJSON running out of memory
+				/* json/doc.c cannot tell cJSON running out of memory
 				 * from bad JSON (cJSON gives no reason): a core issue,
 				 * reported; the loader's own allocations follow */
 				assert_null(src);

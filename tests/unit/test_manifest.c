@@ -1,6 +1,6 @@
 /* test_manifest.c: the working-set manifest kind: loader errors with
  * positions, every strategy at its boundaries, max_lines in each direction,
- * ties, the budget decisions of formats.md, and edits that re-run exactly. */
+ * ties, the budget decisions of ctxscope-formats(5), and edits that re-run exactly. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

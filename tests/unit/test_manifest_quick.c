@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "kinds/manifest/manifest.h"
+#include "base/tune.h"
 #include "kinds/manifest/quick.h"
 #include "load.h"
 #include "source.h"
@@ -64,7 +65,7 @@ static void same_manifest(const struct source *sa, const struct source *sb)
 
 static int both_ways(const char *path)
 {
-	return support_both_ways(path, "manifest", manifest_set_quick, same_manifest);
+	return support_both_ways(path, "manifest", CS_TUNE_MANIFEST_QUICK, same_manifest);
 }
 
 /* Whether the quick way takes the file (it is on by default). */

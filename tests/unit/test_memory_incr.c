@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "base/alloc.h"
+#include "base/tune.h"
 #include "assembly.h"
 #include "edit.h"
 #include "kinds/memory/memory.h"
@@ -277,9 +278,9 @@ static void test_patched_builds_are_fresh_builds(void **state)
 	free(text);
 	text = filtered_snapshot(600, 8, 40000);
 	patched_series(text, true, 23, 150); /* most items in */
-	memory_set_long_cascade(0); /* a patch of more than a sixteenth writes every result */
+	cs_tune(CS_TUNE_MEMORY_CASCADE_MIN, (size_t)0); /* a patch of more than a sixteenth writes every result */
 	patched_series(text, true, 24, 150);
-	memory_set_long_cascade(65536);
+	cs_tune(CS_TUNE_MEMORY_CASCADE_MIN, (size_t)CS_TUNE_CASCADE_MIN);
 	free(text);
 }
 

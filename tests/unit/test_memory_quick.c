@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "kinds/memory/memory.h"
+#include "base/tune.h"
 #include "kinds/memory/quick.h"
 #include "load.h"
 #include "source.h"
@@ -64,7 +65,7 @@ static void same_snapshot(const struct source *sa, const struct source *sb)
 /* Loads path both ways; compares what came out. Returns the status. */
 static int both_ways(const char *path)
 {
-	return support_both_ways(path, "memory", memory_set_quick, same_snapshot);
+	return support_both_ways(path, "memory", CS_TUNE_MEMORY_QUICK, same_snapshot);
 }
 
 static void test_files_both_ways(void **state)

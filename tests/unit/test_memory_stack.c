@@ -1,4 +1,4 @@
-/* test_memory_stack.c: the rest of seed 003 (formats.md section 4b) on small
+/* test_memory_stack.c: the rest of seed 003 (ctxscope-formats(5) section 4b) on small
  * hand-computed cases: compression (lowest score first, ties in input
  * order, a third each, until the total fits), the task stack (the remaining
  * budget, the layers, the current frame's items, the targets, validation),

@@ -37,7 +37,7 @@ static void test_detection(void **state)
 		{ "samples/requests/anthropic-tools.json", "anthropic" },
 		{ "samples/requests/openai-chat.json", "openai" },
 		{ "samples/requests/openai-responses.json", "openai" },
-		{ "samples/requests/log-timestamp-broken.jsonl", "anthropic" },
+		{ "samples/requests/log-timestamp-broken.jsonl", "capture" }, /* an HTTP capture of Anthropic requests */
 		{ "tests/golden/request/openai-log.jsonl", "openai" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

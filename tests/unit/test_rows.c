@@ -1,6 +1,6 @@
 /* test_rows.c: the list's rows in assembly order, worked out on demand
  * (vm_row_at), against the rows built one by one (the reference builder,
- * vm_rows_set_virtual(false)): every row, its item number, the counts, the
+ * cs_tune(CS_TUNE_VM_VIRTUAL_ROWS, 0)): every row, its item number, the counts, the
  * cursor kept on its piece or block, and the row a search jumps to, over
  * the samples and fixtures after random edits, breakpoints, a pinned
  * baseline and dropped pieces hidden; and the moved flags against the diff. */
@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "support.h"
+#include "base/tune.h"
 
 #include "base/alloc.h"
 #include "diff.h"
@@ -71,7 +72,7 @@ static void check_both_ways(struct vm *vm, const char *what, long keep_piece, lo
 {
 	size_t cursor = vm->cursor;
 	struct shown fast, ref;
-	vm_rows_set_virtual(false);
+	cs_tune(CS_TUNE_VM_VIRTUAL_ROWS, 0);
 	assert_true(vm_rebuild_rows(vm, keep_piece, keep_block));
 	assert_true(vm->vr == NULL || !vm->vr->on);
 	capture(vm, &ref);
@@ -83,7 +84,7 @@ static void check_both_ways(struct vm *vm, const char *what, long keep_piece, lo
 	for (size_t k = 0; k < 16; k++)
 		ref_at[k] = k < 8 ? vm_row_find(vm, probes[k], -1) : vm_row_find(vm, -1, probes[k]);
 	vm->cursor = cursor;
-	vm_rows_set_virtual(true);
+	cs_tune(CS_TUNE_VM_VIRTUAL_ROWS, 1);
 	assert_true(vm_rebuild_rows(vm, keep_piece, keep_block));
 	capture(vm, &fast);
 	same_shown(what, &fast, &ref);
@@ -298,9 +299,10 @@ static void test_out_of_memory(void **state)
 static const char *const fake_layers[] = { "l0", "l1", "l2", "l3", "l4", "l5", "l6", "l7" };
 static struct kind_ops reusing;
 
-static int reusing_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+static int reusing_assemble(struct asm_run *run, struct assembly *a, struct cs_error *err)
 {
-	if (asm_init_reuse(a, src, ASM_DOCUMENT) != CS_OK || asm_grouping(a, "layer", fake_layers, 8) < 0)
+	const struct source *src = run->src;
+	if (asm_init_reuse(a, run, ASM_DOCUMENT) != CS_OK || asm_grouping(a, "layer", fake_layers, 8) < 0)
 		return cs_error_nomem(err);
 	a->budget.limit = a->budget.usable = 1000000;
 	for (int l = 0; l < 8; l++) {

@@ -203,7 +203,7 @@ static void test_help_and_man_page_list_every_setting(void **state)
 	char *man = NULL;
 	size_t len = 0;
 	struct cs_error err;
-	assert_int_equal(file_read("ui/ctxscope.1", 0, &man, &len, NULL, &err), CS_OK);
+	assert_int_equal(file_read("doc/ctxscope.1", 0, &man, &len, NULL, &err), CS_OK);
 	bool found = strstr(man, sb_str(&block)) != NULL;
 	cs_free(man);
 	if (!found) {
@@ -212,7 +212,7 @@ static void test_help_and_man_page_list_every_setting(void **state)
 			fputs(sb_str(&block), f);
 			fclose(f);
 		}
-		fail_msg("ui/ctxscope.1's settings differ from the tables: put /tmp/ctxscope-settings.roff in its place");
+		fail_msg("doc/ctxscope.1's settings differ from the tables: put /tmp/ctxscope-settings.roff in its place");
 	}
 	sb_fini(&help);
 	sb_fini(&block);
@@ -228,7 +228,7 @@ static void test_help_and_man_page_list_every_flag(void **state)
 	char *man = NULL;
 	size_t len = 0;
 	struct cs_error err;
-	assert_int_equal(file_read("ui/ctxscope.1", 0, &man, &len, NULL, &err), CS_OK);
+	assert_int_equal(file_read("doc/ctxscope.1", 0, &man, &len, NULL, &err), CS_OK);
 	size_t n = 0;
 	for (const char *name; (name = cli_flag_name(n)); n++) {
 		char want[80];
@@ -246,7 +246,7 @@ static void test_help_and_man_page_list_every_flag(void **state)
 		sb_fini(&roff);
 		sb_fini(&entry);
 		if (!found)
-			fail_msg("ui/ctxscope.1 has no entry for --%s", name);
+			fail_msg("doc/ctxscope.1 has no entry for --%s", name);
 	}
 	assert_true(n >= 19); /* the table, not an empty one */
 	assert_non_null(strstr(man, ".B ctxscope save"));
@@ -277,7 +277,7 @@ static void test_command_line(void **state)
 	(void)state;
 	static const char *const argv[] = { "ctxscope", "report", "--raw", "--force", "--no-mouse", "--ascii",
 			 "--kind", "memory",
-			 "--assembly=a.json", "--screen", "80x24", "--keys", "j", "--theme", "light", "--edits", "e.json",
+			 "--assembly-file=a.json", "--screen", "80x24", "--keys", "j", "--theme", "light", "--edits", "e.json",
 			 "--profile", "openai", "--baseline", "b.json", "--format=json", "--allocation-caps", "off",
 			 "--loom-aware", "--next=false", "--budget", "100k", "--breakpoint", "x", "--no-breakpoint=y",
 			 "--baseline-edit", "budget=9", "--", "-file" };
@@ -288,7 +288,8 @@ static void test_command_line(void **state)
 	assert_int_equal(cli.command, CLI_REPORT);
 	assert_true(cli.raw && cli.force && cli.no_mouse && cli.ascii);
 	assert_string_equal(cli.kind, "memory");
-	assert_string_equal(cli.assembly, "a.json");
+	assert_string_equal(cli.assembly_file, "a.json");
+	assert_null(cli.deprecated);
 	assert_string_equal(cli.screen, "80x24");
 	assert_string_equal(cli.keys, "j");
 	assert_string_equal(cli.theme, "light");

@@ -251,6 +251,56 @@ static void test_cache_profiles_and_breakpoints(void **state)
 	vm_fini(&vm);
 }
 
+/* M is a step of the undo history: u takes the breakpoint back, Ctrl-R
+ * puts it there again, and it falls between the source's edits in the
+ * order they were made (an exclusion after it is undone first). Before the
+ * fix, u after M said "nothing to undo". */
+static void test_breakpoint_move_is_undone(void **state)
+{
+	(void)state;
+	struct vm vm;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(vm_init(&vm, support_load("samples/loom/parser-debug.json", NULL), &err), CS_OK);
+	assert_int_equal(vm.cache.an.nbps, 2);
+	vm_last(&vm);
+	while (vm_selected(&vm)->type == VM_ROW_DROPPED)
+		vm_move(&vm, -1);
+	assert_int_equal(vm_toggle_breakpoint(&vm, &err), CS_OK);
+	assert_int_equal(vm.cache.an.nbps, 3);
+	assert_int_equal(vm_undo(&vm, &err), CS_OK);
+	assert_int_equal(vm.cache.an.nbps, 2);
+	assert_int_equal(vm.cache.bp_now.n, 0);
+	assert_non_null(strstr(sb_str(&vm.status), "undone: a breakpoint moved with M"));
+	assert_int_equal(vm_redo(&vm, &err), CS_OK);
+	assert_int_equal(vm.cache.an.nbps, 3);
+	assert_non_null(strstr(sb_str(&vm.status), "redone: "));
+	/* then an edit: undone first, then the breakpoint, then nothing */
+	long used = vm.session.cur.budget.used;
+	assert_int_equal(vm_set_budget(&vm, "500", &err), CS_OK);
+	assert_true(vm.session.cur.budget.used != used);
+	assert_int_equal(vm_undo(&vm, &err), CS_OK);
+	assert_int_equal(vm.session.cur.budget.used, used);
+	assert_int_equal(vm.cache.an.nbps, 3);
+	assert_int_equal(vm_undo(&vm, &err), CS_OK);
+	assert_int_equal(vm.cache.an.nbps, 2);
+	assert_int_equal(vm_undo(&vm, &err), CS_EUSAGE); /* nothing to undo */
+	/* redo in the same order: the breakpoint, then the budget */
+	assert_int_equal(vm_redo(&vm, &err), CS_OK);
+	assert_int_equal(vm.cache.an.nbps, 3);
+	assert_int_equal(vm.session.cur.budget.used, used);
+	assert_int_equal(vm_redo(&vm, &err), CS_OK);
+	assert_true(vm.session.cur.budget.used != used);
+	/* a new breakpoint move forgets what was undone before it */
+	assert_int_equal(vm_undo(&vm, &err), CS_OK);
+	vm_first(&vm);
+	while (vm_selected(&vm)->type != VM_ROW_BLOCK)
+		vm_move(&vm, 1);
+	assert_int_equal(vm_toggle_breakpoint(&vm, &err), CS_OK);
+	assert_int_equal(vm_redo(&vm, &err), CS_EUSAGE);
+	vm_fini(&vm);
+}
+
 static long find_row(const struct vm *vm, enum vm_row_type type, long block)
 {
 	for (size_t i = 0; i < vm->nrows; i++)
@@ -547,9 +597,10 @@ static void test_vm_out_of_memory_is_an_error(void **state)
  * through kind_ops and the assembly alone, with no special case. */
 static const int fake_global[] = { STRAT_TRUNCATE_MIDDLE, STRAT_ROLLING_WINDOW, STRAT_NONE };
 
-static int fake_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+static int fake_assemble(struct asm_run *run, struct assembly *a, struct cs_error *err)
 {
-	int rc = asm_init(a, src, ASM_MESSAGES);
+	const struct source *src = run->src;
+	int rc = asm_init(a, run, ASM_MESSAGES);
 	if (rc != CS_OK)
 		return rc;
 	static const char *const phys[] = { "system", "history" };
@@ -855,6 +906,7 @@ int main(void)
 		cmocka_unit_test(test_exclude_updates_assembly_cache_and_status),
 		cmocka_unit_test(test_baseline_pin),
 		cmocka_unit_test(test_cache_profiles_and_breakpoints),
+		cmocka_unit_test(test_breakpoint_move_is_undone),
 		cmocka_unit_test(test_memory_panel_and_cutoff_line),
 		cmocka_unit_test(test_loom_aware_switch_and_no_panel),
 		cmocka_unit_test(test_header_counts_have_separators),

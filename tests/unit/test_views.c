@@ -13,6 +13,7 @@
 #include "support.h"
 
 #include "app.h"
+#include "app_priv.h"
 #include "paint.h"
 #include "base/strbuf.h"
 #include "term.h"
@@ -232,11 +233,36 @@ static void test_footer_offers_what_the_kind_takes(void **state)
 	sb_fini(&line);
 }
 
+/* The list view takes only its own keys (moving, the detail, the selected
+ * piece's edits) and declines the rest; a key no view takes goes to the
+ * global table (app_actions.c): ? opens the help, u undoes, from the list
+ * or from the prompt view over it alike. */
+static void test_global_actions_after_the_stack(void **state)
+{
+	(void)state;
+	struct app app;
+	open_app(&app, FIXTURE);
+	assert_int_equal(view_list.key(&app, '?', ACT_HELP), 0);
+	assert_int_equal(view_list.key(&app, 'u', ACT_UNDO), 0);
+	assert_int_equal(view_list.key(&app, ' ', ACT_EXCLUDE) & VIEW_HANDLED, VIEW_HANDLED);
+	type(&app, "?");
+	assert_ptr_equal(app_view_top(&app), &view_help);
+	app_key(&app, CSK_ESC);
+	type(&app, "jj v");
+	assert_ptr_equal(app_view_top(&app), &view_prompt);
+	type(&app, "u"); /* undone from the prompt view: the global table */
+	assert_non_null(strstr(sb_str(&app.vm.status), "undone: "));
+	type(&app, "Z"); /* bound to nothing */
+	assert_non_null(strstr(sb_str(&app.vm.status), "Z does nothing here"));
+	app_fini(&app);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scroller),
 		cmocka_unit_test(test_stack_top_view_first),
+		cmocka_unit_test(test_global_actions_after_the_stack),
 		cmocka_unit_test(test_panel_opens_under_a_page_view),
 		cmocka_unit_test(test_diff_text_not_rebuilt_per_key),
 		cmocka_unit_test(test_detail_scroll_past_the_end),

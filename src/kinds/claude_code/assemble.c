@@ -10,8 +10,9 @@
 #include "emit.h"
 #include "models.h"
 #include "source.h"
+#include "base/strbuf.h"
 
-static const char *const layer_names[] = { "history", "current" };
+static const char *const layer_names[] = { "not in the transcript", "history", "current" };
 
 static void facts(struct assembly *a, const struct cc_model *m)
 {
@@ -38,8 +39,35 @@ static void facts(struct assembly *a, const struct cc_model *m)
 		 r->rec_uncached, r->rec_read, r->rec_write, r->rec_uncached + r->rec_read + r->rec_write,
 		 l->has_usage ? l->out : 0L);
 	asm_fact(a, "estimate", "%ld tokens in the transcript's messages", c->estimate);
-	asm_fact(a, "not in the transcript (system prompt, tools)", "%ld tokens (recorded input less the estimate)",
-		 c->gap);
+	asm_fact(a, "not in the transcript (system prompt, tools, reminders)", "%ld tokens (recorded input less the "
+		 "estimate)", c->gap);
+	asm_fact(a, "cache lifetime", "%s (%s)", c->ttl >= 3600 ? "1 hour" : "5 minutes",
+		 c->ttl_assumed ? "assumed: the session records no split of its writes"
+		 : r->rec_write_1h >= 0 && r->rec_write > 0 ? "recorded: usage.cache_creation"
+							    : "the session's, as its other requests record it");
+	if (c->global_read)
+		asm_fact(a, "global read", "%ld tokens read of Claude Code's system prompt, cached across sessions: text "
+			 "the file does not hold, not a miss", c->global_read);
+}
+
+/* The part not in the transcript, first (as it is sent: tools and system
+ * before the messages), its tokens the recorded input less the estimate
+ * (none when no usage was recorded, or when the estimate is larger: a
+ * counting error, warned about). */
+static void hidden_block(struct assembly *a, const struct source *src, const struct cc_model *m, bool *in)
+{
+	const struct cc_req *c = &m->creqs[m->req.current];
+	in[0] = true;
+	if (piece_excluded(&src->pieces[0])) {
+		asm_drop(a, 0, REASON_EXCLUDED_BY_USER, NULL);
+		return;
+	}
+	asm_message(a, "system");
+	struct block *b = asm_block(a, 0, 0, -1);
+	const struct piece *p = &src->pieces[0];
+	asm_span(a, p->text, p->text_bytes, p->code_points);
+	b->budget_tokens = c->gap > 0 ? c->gap : 0;
+	asm_whole(a, 0, (long)a->nblocks - 1, b->budget_tokens);
 }
 
 /* The prompt's blocks, in its order; in[piece] marks them. */
@@ -47,6 +75,7 @@ static void prompt_blocks(struct assembly *a, const struct source *src, const st
 {
 	const struct req_request *r = &m->req.reqs[m->req.current];
 	int msg = -1;
+	hidden_block(a, src, m, in);
 	for (size_t u = r->first_unit + 1; u < r->first_unit + r->nunits; u++) {
 		const struct req_unit *unit = &m->req.units[u];
 		long i = m->blocks[m->unit_block[u]].piece;
@@ -62,32 +91,41 @@ static void prompt_blocks(struct assembly *a, const struct source *src, const st
 			msg = unit->message;
 			asm_message(a, unit->role);
 		}
-		struct block *b = asm_block(a, i, unit->layer - RL_HISTORY, -1);
+		struct block *b = asm_block(a, i, unit->layer - RL_HISTORY + 1, -1);
 		asm_span(a, p->text, p->text_bytes, p->code_points);
 		b->budget_tokens = p->tokens;
 		asm_whole(a, i, (long)a->nblocks - 1, b->budget_tokens);
 	}
 }
 
-int cc_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+int cc_assemble(struct asm_run *run, struct assembly *a, struct cs_error *err)
 {
+	const struct source *src = run->src;
 	const struct cc_model *m = src->model;
 	const struct req_request *r = &m->req.reqs[m->req.current];
 	const struct cc_req *c = &m->creqs[m->req.current];
 	bool *in = cs_calloc(src->npieces ? src->npieces : 1, sizeof *in);
-	if (!in || asm_init(a, src, ASM_MESSAGES) != CS_OK) {
+	if (!in || asm_init(a, run, ASM_MESSAGES) != CS_OK) {
 		cs_free(in);
 		return cs_error_nomem(err);
 	}
-	asm_grouping(a, "layer", layer_names, 2);
-	bool known;
-	a->budget.limit = model_context_limit(request_model_name(&m->req, r), &known);
+	asm_grouping(a, "layer", layer_names, 3);
+	bool fallback;
+	const char *model = request_model_name(&m->req, r);
+	a->budget.limit = model_limit(model, &fallback);
 	a->budget.reserve = 0;
 	a->budget.usable = a->budget.limit;
 	facts(a, m);
+	char lim[32];
+	if (fallback)
+		asm_fact(a, "limit", "%s tokens: a fallback, %s is not in the model table", fmt_thousands(lim, a->budget.limit),
+			 model[0] ? model : "the model");
+	if (r->recorded && c->rec_total > a->budget.limit)
+		asm_fact(a, "limit wrong", "the recorded request (%ld tokens) is larger than the %s-token limit used: that "
+			 "limit is wrong for %s", c->rec_total, fmt_thousands(lim, a->budget.limit), model[0] ? model : "the model");
 	prompt_blocks(a, src, m, in);
 	for (size_t i = 0; i < src->npieces; i++) {
-		if (in[i])
+		if (in[i] || src->pieces[i].kind_index == CC_HIDDEN_PIECE)
 			continue;
 		size_t line = m->blocks[src->pieces[i].kind_index].line;
 		int reason = c->boundary >= 0 && line < (size_t)c->boundary ? REASON_COMPACTED
@@ -101,6 +139,7 @@ int cc_assemble(const struct source *src, struct assembly *a, struct cs_error *e
 		asm_fini(a);
 		return rc;
 	}
+	request_assembly_step(a, &m->req);
 	if (a->budget.used > a->budget.usable) {
 		a->over_by = a->budget.used - a->budget.usable;
 		asm_state(a, ASM_OVER_LIMIT, "the messages are %ld tokens over %s's window", a->over_by,
@@ -113,6 +152,10 @@ int cc_report_piece(const struct source *src, const struct assembly *a, long pie
 {
 	(void)a;
 	const struct cc_model *m = src->model;
+	if (src->pieces[piece].kind_index == CC_HIDDEN_PIECE) {
+		emit_key_str(em, "type", "not in the transcript");
+		return CS_OK;
+	}
 	const struct cc_block *b = &m->blocks[src->pieces[piece].kind_index];
 	emit_key_str(em, "type", m->lines[b->line].compact_summary ? "compact summary" : b->type);
 	emit_key_int(em, "line", m->lines[b->line].line);

@@ -1,4 +1,4 @@
-/* claude_code.h: Claude Code sessions (formats.md section 7): the JSONL
+/* claude_code.h: Claude Code sessions (ctxscope-formats(5) section 7): the JSONL
  * file Claude Code writes per session, read as a sequence of API requests.
  *
  * Every line is kept as a struct cc_line (its ids, type, time, usage) with
@@ -25,9 +25,15 @@
 extern const struct kind_ops claude_code_kind;
 
 #define CC_MAX_LINES 5000000
+#define CC_HIDDEN_PIECE ((size_t)-1) /* piece.kind_index of the part not in the transcript (piece 0) */
 #define CC_MAX_UNITS 1000000 /* prompt blocks over the requests replayed (about 100 bytes each) */
 
-enum cc_line_type { CL_USER, CL_ASSISTANT, CL_SYSTEM, CL_BOUNDARY };
+/* CL_ATTACH: an attachment line whose text goes to the model (formats.md
+ * 7b: hook_additional_context, skill_listing, task_reminder,
+ * deferred_tools_delta); CL_LINK: any other line with a uuid (progress, an
+ * attachment the model never sees, a type not known): a link of the chain
+ * with no prompt content, like CL_SYSTEM. */
+enum cc_line_type { CL_USER, CL_ASSISTANT, CL_SYSTEM, CL_BOUNDARY, CL_ATTACH, CL_LINK };
 
 struct cc_block {
 	const char *type;      /* "text", "tool_use", "tool_result", "thinking"... */
@@ -42,6 +48,8 @@ struct cc_block {
 	const char *tool_id;   /* tool_use id, or tool_result's tool_use_id; NULL none */
 	const char *tool_name; /* tool_use name */
 	const char *file;      /* tool_use input.file_path; NULL none */
+	const char *summary;   /* tool_use: what its input names (a command, a path, a pattern); NULL none */
+	long images;           /* images in it (an image block, or inside a tool_result), counted by the rule */
 	const char *path;      /* "messages[3].content[1]", made on first use; arena */
 	long path_msg;         /* the message index path was made for */
 	size_t line;           /* the line it came from (index into lines) */
@@ -61,6 +69,8 @@ struct cc_line {
 	size_t first_block, nblocks;
 	bool has_usage;
 	long in, cache_write, cache_read, out;
+	long write_1h, write_5m; /* usage.cache_creation's split; -1 not recorded */
+	const char *attach;    /* an attachment's attachment.type; NULL for other lines */
 };
 
 /* One request (an assistant message) beside the sequence's req_request. */
@@ -70,6 +80,12 @@ struct cc_req {
 	long messages;                /* messages in its prompt */
 	long estimate;                /* the messages' estimated tokens */
 	long gap;                     /* recorded input less the estimate; 0 without usage */
+	long rec_total;               /* recorded input + cache read + cache write; -1 none */
+	long offset;                  /* rec_total less the predicted total as loaded (recorded units) */
+	long global_read;             /* the first request's read of text the file does not hold */
+	int ttl;                      /* its writes' lifetime, seconds */
+	bool ttl_assumed;             /* not recorded: the session's, or the profile default */
+	bool recorded_units;          /* its predicted read is the request before's recorded prompt */
 	bool main;                    /* on the main chain */
 	bool replayed;                /* its prompt was rebuilt (replay window) */
 };
@@ -87,6 +103,16 @@ struct cc_model {
 	long hidden;                  /* tokens given to the part not in the transcript */
 	long total_lines, skipped_summary, skipped_snapshot, skipped_unknown, sidechain_lines;
 	long compactions, broken_chains;
+	long bad_lines;               /* malformed lines skipped (positioned warnings) */
+	long first_bad_line, first_bad_column; /* the first of them */
+	long bad_usage;               /* usage values that are not non-negative integers (warned) */
+	long link_lines;              /* progress, attachment and other lines that only link the chain */
+	long attachments;             /* attachment lines whose text goes to the model */
+	size_t last_request_line;     /* the line of the last request (its usage line) */
+	long after_last;              /* conversation lines after it, off the main chain (listed apart) */
+	long session_ttl;             /* seconds the session's writes live: recorded, else assumed 300 */
+	bool ttl_recorded;            /* session_ttl comes from usage.cache_creation */
+	bool offsets;                 /* each cc_req.offset taken (at the first prediction, before any edit) */
 	size_t first_replayed;        /* the first request whose prompt is rebuilt */
 	bool truncated;               /* the last line was malformed and ignored */
 	bool subagent;                /* every line a sidechain: a subagent's own session */
@@ -150,8 +176,6 @@ struct json_pool;
 int cc_fast_line(struct source *src, struct cc_model *m, struct json_pool *pool, struct cc_scratch *scr,
 		 const char *s, size_t n, long line, struct cs_error *err);
 void cc_scratch_fini(struct cc_scratch *s);
-/* For tests: off, every line goes the tree's way (to compare the two). */
-void cc_set_fast(bool on);
 /* requests.c: requests, units, prediction and pieces from the parsed lines. */
 int cc_build(struct source *src, struct cc_model *m, struct cs_error *err);
 /* Makes request k (0-based) the current one: the predictions again (the
@@ -168,10 +192,9 @@ int cc_breakpoints_edited(struct source *src, const struct cache_overrides *o, s
 /* The request the session opens on: req.want_request, else the last on the
  * main chain; the last when that one is not replayed. */
 size_t cc_current_request(const struct cc_model *m);
-/* For tests: the replay window's size in prompt blocks (CC_MAX_UNITS). */
-void cc_set_max_units(size_t n);
 /* assemble.c / report.c */
-int cc_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
+struct asm_run;
+int cc_assemble(struct asm_run *run, struct assembly *out, struct cs_error *err);
 int cc_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em);
 int cc_report_extra(const struct source *src, const struct assembly *a, struct emitter *em);
 

@@ -13,6 +13,7 @@
  * it through json_doc as before, so every error and warning is that
  * path's, word for word. */
 #include "claude_code.h"
+#include "base/tune.h"
 
 #include "base/alloc.h"
 #include "text/hidden.h"
@@ -603,8 +604,9 @@ enum { L_TYPE, L_SUBTYPE, L_UUID, L_PARENT, L_LOGICAL, L_TIME, L_MSG_ID, L_MODEL
 struct line_seen {
 	struct field f[L_FIELDS];
 	int sidechain, summary; /* -1 absent or null, else the value */
-	bool message, usage;
-	double use[4];          /* input, cache creation, cache read, output: -1 absent or not a number */
+	bool message, usage, split;
+	double use[6];          /* input, cache creation, cache read, output, then cache_creation's 1-hour
+				 * and 5-minute writes: -1 absent */
 };
 
 /* true, false or null (-1); declined otherwise. */
@@ -613,6 +615,49 @@ static bool flag(struct fast *f, int *out)
 	blanks(f);
 	*out = word(f, "true", 4) ? 1 : word(f, "false", 5) ? 0 : -1;
 	return *out >= 0 || word(f, "null", 4);
+}
+
+/* A usage count: a whole number from 0 (below 1e15), or null (absent).
+ * Anything else declines the line: load.c's reader warns about it. */
+static bool count_value(struct fast *f, double *out)
+{
+	blanks(f);
+	if (word(f, "null", 4))
+		return true;
+	return f->p < f->end && *f->p >= '0' && *f->p <= '9' && number(f, out) && *out < 1e15 &&
+	       *out == (double)(long long)*out;
+}
+
+/* The members of a usage object (or of its cache_creation, split) whose
+ * names are names[0..n), into out[]. */
+static bool counts(struct fast *f, struct line_seen *ls, const char *const *names, int n, double *out, bool top)
+{
+	struct keys ks = { .n = 0 };
+	struct span k;
+	bool done;
+	for (bool first = true;; first = false) {
+		if (!member(f, &ks, first, &k, &done))
+			return false;
+		if (done)
+			return true;
+		int which = -1;
+		for (int i = 0; i < n; i++)
+			if (key_is(&k, names[i], strlen(names[i])))
+				which = i;
+		blanks(f);
+		bool ok;
+		if (which >= 0)
+			ok = count_value(f, &out[which]);
+		else if (top && key_is(&k, "cache_creation", 14) && f->p < f->end && *f->p == '{') {
+			static const char *const split[2] = { "ephemeral_1h_input_tokens", "ephemeral_5m_input_tokens" };
+			f->p++;
+			ls->split = true;
+			ok = counts(f, ls, split, 2, &ls->use[4], false);
+		} else
+			ok = value(f, NULL);
+		if (!ok)
+			return false;
+	}
 }
 
 static bool usage(struct fast *f, struct line_seen *ls)
@@ -624,26 +669,7 @@ static bool usage(struct fast *f, struct line_seen *ls)
 		return value(f, NULL); /* not an object: no usage, as take_usage */
 	f->p++;
 	ls->usage = true;
-	struct keys ks = { .n = 0 };
-	struct span k;
-	bool done;
-	for (bool first = true;; first = false) {
-		if (!member(f, &ks, first, &k, &done))
-			return false;
-		if (done)
-			return true;
-		int which = -1;
-		for (int i = 0; i < 4; i++)
-			if (key_is(&k, names[i], strlen(names[i])))
-				which = i;
-		blanks(f);
-		if (which >= 0 && f->p < f->end && (*f->p == '-' || (*f->p >= '0' && *f->p <= '9'))) {
-			if (!number(f, &ls->use[which]))
-				return false;
-		} else if (!value(f, NULL)) {
-			return false;
-		}
-	}
+	return counts(f, ls, names, 4, ls->use, true);
 }
 
 static int message(struct fast *f, struct source *src, struct cc_model *m, struct json_pool *pool,
@@ -696,7 +722,7 @@ static int top_member(struct fast *f, struct source *src, struct cc_model *m, st
 
 static long count_of(double v)
 {
-	return v >= 0 && v < 1e15 ? (long)v : 0;
+	return v >= 0 ? (long)v : 0; /* checked by count_value; -1: absent */
 }
 
 static const char *keep(struct source *src, const struct fast *f, const struct field *fd, bool *failed)
@@ -715,6 +741,7 @@ static int make_line(struct source *src, struct cc_model *m, const struct fast *
 	memset(l, 0, sizeof *l);
 	l->type = type;
 	l->pre_tokens = -1;
+	l->write_1h = l->write_5m = -1;
 	bool failed = false;
 	l->uuid = keep(src, f, &ls->f[L_UUID], &failed);
 	l->parent = keep(src, f, &ls->f[L_PARENT], &failed);
@@ -739,6 +766,8 @@ static int make_line(struct source *src, struct cc_model *m, const struct fast *
 			l->cache_write = count_of(ls->use[1]);
 			l->cache_read = count_of(ls->use[2]);
 			l->out = count_of(ls->use[3]);
+			l->write_1h = ls->split ? count_of(ls->use[4]) : -1;
+			l->write_5m = ls->split ? count_of(ls->use[5]) : -1;
 		}
 	}
 	if (failed)
@@ -758,24 +787,22 @@ static int kind_of(struct cc_model *m, const struct fast *f, const struct line_s
 		return -1; /* no type, or a compaction boundary: the tree's way */
 	if (!strcmp(t, "user") || !strcmp(t, "assistant") || !strcmp(t, "system"))
 		return !strcmp(t, "user") ? CL_USER : !strcmp(t, "assistant") ? CL_ASSISTANT : CL_SYSTEM;
+	if (ls->f[L_UUID].state == FD_STR) {
+		*declined = true; /* a node of the chain of another type (attachment, progress): the tree's way */
+		return -1;
+	}
 	cc_count_skipped(m, t);
 	return -1;
 }
 
-static bool fast_on = true;
-
-void cc_set_fast(bool on)
-{
-	fast_on = on;
-}
 
 int cc_fast_line(struct source *src, struct cc_model *m, struct json_pool *pool, struct cc_scratch *scr,
 		 const char *s, size_t n, long line, struct cs_error *err)
 {
-	if (!fast_on || m->nlines == m->cap_lines)
+	if (!cs_tuned->cc_fast || m->nlines == m->cap_lines)
 		return CC_FAST_DECLINED; /* load.c grows the array (or refuses past its limit) */
 	struct fast f = { .p = s, .end = s + n, .scr = scr };
-	struct line_seen ls = { .sidechain = -1, .summary = -1, .use = { -1, -1, -1, -1 } };
+	struct line_seen ls = { .sidechain = -1, .summary = -1, .use = { -1, -1, -1, -1, -1, -1 } };
 	size_t first_block = m->nblocks;
 	scr->len = 0;
 	int rc = eat(&f, '{') ? CS_OK : CC_FAST_DECLINED;

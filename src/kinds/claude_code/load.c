@@ -16,8 +16,10 @@
 #include "source.h"
 #include "base/strbuf.h"
 #include "tokens/estimate.h"
+#include "tokens/image.h"
 #include "base/utf8.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,11 +34,6 @@ static const char *get_str(const cJSON *obj, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static long get_count(const cJSON *obj, const char *key)
-{
-	const cJSON *v = get(obj, key);
-	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 1e15 ? (long)v->valuedouble : 0;
-}
 
 void cc_model_free(void *model)
 {
@@ -54,6 +51,7 @@ void cc_model_free(void *model)
 	cs_free(m->req.unit_piece);
 	cs_free(m->req.bp_override);
 	cs_free(m->req.core);
+	cs_free(m->req.groups);
 	cs_free(m->req.user_facts);
 	arena_fini(&m->req.pred_arena);
 	bulk_fini(&m->text);
@@ -80,10 +78,11 @@ static void gather(const cJSON *obj, const char *const *names, size_t n, const c
 }
 
 /* The top-level fields a line is read from (gather's names). */
-enum { F_TYPE, F_SUBTYPE, F_UUID, F_PARENT, F_LOGICAL, F_SIDECHAIN, F_SUMMARY, F_TIME, F_MESSAGE, F_META, F_COUNT };
+enum { F_TYPE, F_SUBTYPE, F_UUID, F_PARENT, F_LOGICAL, F_SIDECHAIN, F_SUMMARY, F_TIME, F_MESSAGE, F_META,
+       F_ATTACH, F_COUNT };
 static const char *const line_names[F_COUNT] = { "type", "subtype", "uuid", "parentUuid", "logicalParentUuid",
 						  "isSidechain", "isCompactSummary", "timestamp", "message",
-						  "compactMetadata" };
+						  "compactMetadata", "attachment" };
 /* A message's. */
 enum { M_ID, M_MODEL, M_USAGE, M_CONTENT, M_COUNT };
 static const char *const message_names[M_COUNT] = { "id", "model", "usage", "content" };
@@ -135,8 +134,30 @@ struct cc_block *cc_new_block(struct cc_model *m)
 	return b;
 }
 
-/* A tool result's content as text: a string, or its text blocks joined. */
-static void result_text(struct strbuf *out, const cJSON *content)
+/* An image block (formats.md 7b): its place in the text, "[image
+ * image/png 2000x1008]", and its tokens by Anthropic's rule (tokens/image.h),
+ * never its base64 text; 0 when its size cannot be read. */
+static long image_text(struct strbuf *out, const cJSON *b)
+{
+	const cJSON *s = get(b, "source");
+	const char *media = get_str(s, "media_type"), *data = get_str(s, "data");
+	long wd = 0, ht = 0;
+	if (image_size(data, &wd, &ht)) {
+		sb_printf(out, "[image %.40s %ldx%ld]", media ? media : "", wd, ht);
+		return image_tokens(IMAGE_ANTHROPIC, wd, ht);
+	}
+	sb_printf(out, "[image %.40s, size unknown]", media ? media : data ? "" : "by URL");
+	return 0;
+}
+
+/* What the blocks of a tool result cost beyond their text: its images. */
+struct extra {
+	long tokens, images;
+};
+
+/* A tool result's content as text: a string, or its blocks joined: text as
+ * it is, an image by its rule, a tool_reference by the tool it names. */
+static void result_text(struct strbuf *out, const cJSON *content, struct extra *x)
 {
 	if (content && cJSON_IsString(content)) {
 		const char *s = content->valuestring;
@@ -146,21 +167,31 @@ static void result_text(struct strbuf *out, const cJSON *content)
 	const cJSON *c;
 	cJSON_ArrayForEach(c, content)
 	{
-		const char *t = get_str(c, "text");
+		const char *t = get_str(c, "text"), *type = get_str(c, "type");
 		if (out->len)
 			sb_puts(out, "\n");
-		if (t)
+		if (t) {
 			sb_puts(out, t);
-		else
+		} else if (type && !strcmp(type, "image")) {
+			x->tokens += image_text(out, c);
+			x->images++;
+		} else if (type && !strcmp(type, "tool_reference")) {
+			const char *name = get_str(c, "tool_name") ? get_str(c, "tool_name") : get_str(c, "name");
+			sb_printf(out, "[tool reference: %s]", name ? name : "?");
+		} else {
 			request_json(out, c, 0, 0, NULL, NULL);
+		}
 	}
 }
 
-static void block_text(struct strbuf *out, const char *type, const cJSON *b)
+static void block_text(struct strbuf *out, const char *type, const cJSON *b, struct extra *x)
 {
 	if (b && cJSON_IsString(b))
 		sb_puts(out, b->valuestring ? b->valuestring : ""); /* a message's content given as a string */
-	else if (!strcmp(type, "text") && get_str(b, "text"))
+	else if (!strcmp(type, "image")) {
+		x->tokens += image_text(out, b);
+		x->images++;
+	} else if (!strcmp(type, "text") && get_str(b, "text"))
 		sb_puts(out, get_str(b, "text"));
 	else if (!strcmp(type, "thinking") && get_str(b, "thinking"))
 		sb_puts(out, get_str(b, "thinking"));
@@ -168,9 +199,23 @@ static void block_text(struct strbuf *out, const char *type, const cJSON *b)
 		sb_printf(out, "%s ", get_str(b, "name") ? get_str(b, "name") : "?");
 		request_json(out, get(b, "input"), 0, 0, NULL, NULL);
 	} else if (!strcmp(type, "tool_result"))
-		result_text(out, get(b, "content"));
+		result_text(out, get(b, "content"), x);
 	else
 		request_json(out, b, 0, 0, NULL, NULL);
+}
+
+/* What a tool call's input names, for its row: a command, a path, a
+ * pattern, a query... (the first of these it has); NULL none. */
+static const char *input_summary(const cJSON *input)
+{
+	static const char *const keys[] = { "command", "file_path", "notebook_path", "path", "pattern", "url",
+					    "query", "description", "prompt", "skill" };
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+		const char *v = get_str(input, keys[i]);
+		if (v && v[0])
+			return v;
+	}
+	return NULL;
 }
 
 /* The text of the blocks that are one string as they stand (most of a
@@ -189,7 +234,7 @@ static const char *plain_text(const char *type, const cJSON *b)
  * otherwise); NULL for another. */
 const char *cc_known_type(const char *type)
 {
-	static const char *const known[] = { "text", "tool_use", "tool_result", "thinking" };
+	static const char *const known[] = { "text", "tool_use", "tool_result", "thinking", "image", "attachment" };
 	for (size_t i = 0; i < sizeof known / sizeof *known; i++)
 		if (!strcmp(type, known[i]))
 			return known[i];
@@ -206,11 +251,12 @@ int cc_add_block(struct source *src, struct cc_model *m, const cJSON *b, const c
 	if (!blk->type)
 		blk->type = arena_strdup(&src->arena, type);
 	const char *plain = plain_text(type, b);
+	struct extra x = { 0, 0 };
 	if (plain) {
 		blk->text_len = strlen(plain);
 		blk->text = bulk_strndup(&m->text, plain, blk->text_len);
 	} else {
-		block_text(&sb, type, b);
+		block_text(&sb, type, b, &x);
 		blk->text = bulk_strndup(&m->text, sb.len ? sb_str(&sb) : "", sb.len);
 		blk->text_len = sb.len;
 	}
@@ -226,13 +272,20 @@ int cc_add_block(struct source *src, struct cc_model *m, const cJSON *b, const c
 	blk->lines = tm.lines;
 	blk->hidden = tm.hidden;
 	blk->tool = !strcmp(type, "tool_use") || !strcmp(type, "tool_result");
-	blk->tokens = tokens_estimate(blk->code_points, src->settings.chars_per_token);
+	/* an image: its own tokens; a tool result holding some: theirs, and the
+	 * estimate of its text (each image's short placeholder in it included) */
+	blk->tokens = blk->type == cc_known_type("image") ? x.tokens
+			: x.tokens + tokens_estimate(blk->code_points, src->settings.chars_per_token);
+	blk->images = x.images;
 	const char *id = get_str(b, "id") ? get_str(b, "id") : get_str(b, "tool_use_id");
-	const char *name = get_str(b, "name"), *file = get_str(get(b, "input"), "file_path");
+	const cJSON *input = get(b, "input");
+	const char *name = get_str(b, "name"), *file = get_str(input, "file_path"), *what = input_summary(input);
 	blk->tool_id = id ? arena_strdup(&src->arena, id) : NULL;
 	blk->tool_name = name ? arena_strdup(&src->arena, name) : NULL;
 	blk->file = file ? arena_strdup(&src->arena, file) : NULL;
-	return (id && !blk->tool_id) || (name && !blk->tool_name) || (file && !blk->file) ? cs_error_nomem(err) : CS_OK;
+	blk->summary = what ? arena_strndup(&src->arena, what, strnlen(what, 200)) : NULL;
+	return (id && !blk->tool_id) || (name && !blk->tool_name) || (file && !blk->file) || (what && !blk->summary)
+		       ? cs_error_nomem(err) : CS_OK;
 }
 
 /* message.content: a string (one text block) or a list of blocks. */
@@ -268,15 +321,71 @@ static int take_content(struct source *src, struct cc_model *m, const struct jso
 	return CS_OK;
 }
 
-static void take_usage(struct cc_line *l, const cJSON *u)
+/* Where a usage value is read: the line, for its warnings. */
+struct usage_at {
+	struct source *src;
+	struct cc_model *m;
+	const struct json_doc *d;
+	long line;
+};
+
+/* obj[key] as a count of tokens: a whole number from 0 (below 1e15).
+ * Absent or null: 0, not recorded. Anything else (-5, 1e999, "12", 1.5) is
+ * a warning naming the line and column (counted in the session's
+ * bad_usage) and reads as 0: never a silent 0. */
+static int usage_count(const struct usage_at *ua, const cJSON *obj, const struct jpath *at, const char *key,
+		       long *out)
 {
+	const cJSON *v = get(obj, key);
+	*out = 0;
+	if (absent(v))
+		return CS_OK;
+	double x = cJSON_IsNumber(v) ? v->valuedouble : -1;
+	if (cJSON_IsNumber(v) && isfinite(x) && x >= 0 && x < 1e15 && x == floor(x)) {
+		*out = (long)x;
+		return CS_OK;
+	}
+	struct cs_error e;
+	cs_error_clear(&e);
+	json_fail(ua->d, &e, CS_ETYPE, at, key, "not a count");
+	char what[96];
+	if (cJSON_IsString(v))
+		snprintf(what, sizeof what, "a string (\"%.40s\")", v->valuestring ? v->valuestring : "");
+	else if (cJSON_IsNumber(v) && !isfinite(x))
+		snprintf(what, sizeof what, "a number too large to hold");
+	else if (cJSON_IsNumber(v))
+		snprintf(what, sizeof what, "%.6g", x);
+	else
+		snprintf(what, sizeof what, "%s", json_type_name(v));
+	ua->m->bad_usage++;
+	return source_warn(ua->src, -1, ua->line, e.column, "line %ld, column %ld: usage %s is %s, not a count of "
+			   "tokens (a whole number from 0); read as 0", ua->line, e.column, key, what) ? CS_ENOMEM : CS_OK;
+}
+
+/* message.usage: the four counts, and usage.cache_creation's split of the
+ * writes by lifetime (formats.md 7b). */
+static int take_usage(const struct usage_at *ua, const struct jpath *mp, struct cc_line *l, const cJSON *u)
+{
+	l->write_1h = l->write_5m = -1;
 	if (!cJSON_IsObject(u))
-		return;
+		return CS_OK;
 	l->has_usage = true;
-	l->in = get_count(u, "input_tokens");
-	l->cache_write = get_count(u, "cache_creation_input_tokens");
-	l->cache_read = get_count(u, "cache_read_input_tokens");
-	l->out = get_count(u, "output_tokens");
+	struct jpath up = JPATH_KEY(mp, "usage");
+	int rc = usage_count(ua, u, &up, "input_tokens", &l->in);
+	if (rc == CS_OK)
+		rc = usage_count(ua, u, &up, "cache_creation_input_tokens", &l->cache_write);
+	if (rc == CS_OK)
+		rc = usage_count(ua, u, &up, "cache_read_input_tokens", &l->cache_read);
+	if (rc == CS_OK)
+		rc = usage_count(ua, u, &up, "output_tokens", &l->out);
+	const cJSON *split = get(u, "cache_creation");
+	if (rc != CS_OK || !cJSON_IsObject(split))
+		return rc;
+	struct jpath sp = JPATH_KEY(&up, "cache_creation");
+	rc = usage_count(ua, split, &sp, "ephemeral_1h_input_tokens", &l->write_1h);
+	if (rc == CS_OK)
+		rc = usage_count(ua, split, &sp, "ephemeral_5m_input_tokens", &l->write_5m);
+	return rc;
 }
 
 static double line_time(const cJSON *v)
@@ -306,21 +415,102 @@ static int take_ids(struct source *src, const struct json_doc *d, const cJSON *o
 	return rc;
 }
 
+/* The attachment types whose text goes to the model (formats.md 7b). */
+static bool model_attachment(const char *type)
+{
+	static const char *const sent[] = { "hook_additional_context", "skill_listing", "task_reminder",
+					    "deferred_tools_delta" };
+	for (size_t i = 0; type && i < sizeof sent / sizeof *sent; i++)
+		if (!strcmp(type, sent[i]))
+			return true;
+	return false;
+}
+
+/* An attachment's text as the file holds it: deferred_tools_delta's tool
+ * names one a line; another's content: a string as it is, a list's strings
+ * one a line (other elements as JSON), anything else as JSON. */
+static void attachment_text(struct strbuf *out, const cJSON *att, const char *type)
+{
+	const cJSON *c = !strcmp(type, "deferred_tools_delta") ? get(att, "addedNames") : get(att, "content");
+	if (cJSON_IsString(c)) {
+		sb_puts(out, c->valuestring ? c->valuestring : "");
+		return;
+	}
+	if (!cJSON_IsArray(c)) {
+		if (c)
+			request_json(out, c, 0, 0, NULL, NULL);
+		return;
+	}
+	const cJSON *e;
+	cJSON_ArrayForEach(e, c)
+	{
+		if (out->len)
+			sb_puts(out, "\n");
+		if (cJSON_IsString(e))
+			sb_puts(out, e->valuestring ? e->valuestring : "");
+		else
+			request_json(out, e, 0, 0, NULL, NULL);
+	}
+}
+
+/* An attachment the model sees: one block of type "attachment" (its
+ * attachment.type kept on the line), estimated from its text. */
+static int attachment_block(struct source *src, struct cc_model *m, struct cc_line *l, const cJSON *att,
+			    struct cs_error *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	attachment_text(&sb, att, l->attach);
+	struct cc_block *blk = cc_new_block(m);
+	if (!blk || sb.failed) {
+		sb_fini(&sb);
+		return cs_error_nomem(err);
+	}
+	blk->type = cc_known_type("attachment");
+	blk->text_len = sb.len;
+	blk->text = bulk_strndup(&m->text, sb.len ? sb_str(&sb) : "", sb.len);
+	blk->hash = request_hash_json(att, REQUEST_HASH_SEED, false);
+	sb_fini(&sb);
+	if (!blk->text)
+		return cs_error_nomem(err);
+	struct text_measure tm;
+	hidden_measure(blk->text, blk->text_len, &tm);
+	blk->code_points = tm.code_points;
+	blk->lines = tm.lines;
+	blk->hidden = tm.hidden;
+	blk->tokens = tokens_estimate(blk->code_points, src->settings.chars_per_token);
+	l->first_block = m->nblocks - 1;
+	l->nblocks = 1;
+	return CS_OK;
+}
+
 static int conversation_line(struct source *src, struct cc_model *m, const struct json_doc *d, const cJSON *obj,
-			     const cJSON *const *f, int type, struct cs_error *err)
+			     const cJSON *const *f, int type, long line, struct cs_error *err)
 {
 	struct cc_line *l = &m->lines[m->nlines];
 	memset(l, 0, sizeof *l);
 	l->type = type;
 	l->pre_tokens = -1;
+	l->write_1h = l->write_5m = -1;
 	int rc = take_ids(src, d, obj, f, l, err);
 	if (rc != CS_OK)
 		return rc;
+	if (type == CL_ATTACH || type == CL_LINK) {
+		l->first_block = m->nblocks;
+		const char *at = get_str(f[F_ATTACH], "type");
+		l->attach = at ? arena_strdup(&src->arena, at) : NULL;
+		if (at && !l->attach)
+			return cs_error_nomem(err);
+		m->link_lines += type == CL_LINK;
+		m->attachments += type == CL_ATTACH;
+		return type == CL_ATTACH ? attachment_block(src, m, l, f[F_ATTACH], err) : CS_OK;
+	}
 	if (type == CL_BOUNDARY) {
 		const cJSON *meta = f[F_META];
 		const char *trigger = get_str(meta, "trigger");
 		l->trigger = trigger ? arena_strdup(&src->arena, trigger) : NULL;
-		l->pre_tokens = get(meta, "preTokens") ? get_count(meta, "preTokens") : -1;
+		const cJSON *pre = get(meta, "preTokens");
+		l->pre_tokens = cJSON_IsNumber(pre) && pre->valuedouble >= 0 && pre->valuedouble < 1e15 ? (long)pre->valuedouble
+													 : -1;
 		return trigger && !l->trigger ? cs_error_nomem(err) : CS_OK;
 	}
 	if (type == CL_SYSTEM)
@@ -334,7 +524,9 @@ static int conversation_line(struct source *src, struct cc_model *m, const struc
 		rc = take_str(src, d, msg, &mp, "id", mf[M_ID], &l->msg_id, err);
 		if (rc == CS_OK)
 			rc = take_str(src, d, msg, &mp, "model", mf[M_MODEL], &l->model, err);
-		take_usage(l, mf[M_USAGE]);
+		struct usage_at ua = { src, m, d, line };
+		if (rc == CS_OK && take_usage(&ua, &mp, l, mf[M_USAGE]) != CS_OK)
+			rc = cs_error_nomem(err);
 	}
 	l->first_block = m->nblocks;
 	return rc == CS_OK && msg ? take_content(src, m, d, mf[M_CONTENT], &mp, l, err) : rc;
@@ -350,7 +542,9 @@ void cc_count_skipped(struct cc_model *m, const char *type)
 		m->skipped_unknown++;
 }
 
-/* The kind of a line, or -1 (skipped, counted). */
+/* The kind of a line, or -1 (skipped, counted). Every line with a uuid
+ * is a node of the chain (formats.md 7b): an attachment whose text goes
+ * to the model is prompt content, any other a link. */
 static int line_type(struct cc_model *m, const cJSON *const *f)
 {
 	const char *t = cJSON_IsString(f[F_TYPE]) ? f[F_TYPE]->valuestring : NULL;
@@ -366,6 +560,8 @@ static int line_type(struct cc_model *m, const cJSON *const *f)
 		const char *sub = cJSON_IsString(f[F_SUBTYPE]) ? f[F_SUBTYPE]->valuestring : NULL;
 		return sub && !strcmp(sub, "compact_boundary") ? CL_BOUNDARY : CL_SYSTEM;
 	}
+	if (cJSON_IsString(f[F_UUID]))
+		return !strcmp(t, "attachment") && model_attachment(get_str(f[F_ATTACH], "type")) ? CL_ATTACH : CL_LINK;
 	cc_count_skipped(m, t);
 	return -1;
 }
@@ -397,6 +593,26 @@ static int at_line(struct cs_error *err, int rc, long line)
 	return cs_error_set(err, (enum cs_status)rc, "line %ld: %s", line, msg);
 }
 
+/* A malformed line in the middle of a session (formats.md 7b): skipped,
+ * with a warning naming its line and column, and counted; with --strict,
+ * the error it is. */
+static int skip_bad(struct source *src, struct cc_model *m, int rc, long line, struct cs_error *err)
+{
+	if (rc == CS_ENOMEM || src->settings.strict)
+		return at_line(err, rc, line);
+	long col = err->column;
+	char msg[CS_ERROR_MSG_MAX], path[CS_ERROR_PATH_MAX];
+	memcpy(msg, err->message, sizeof msg);
+	memcpy(path, err->path, sizeof path);
+	cs_error_clear(err);
+	if (!m->bad_lines++) {
+		m->first_bad_line = line;
+		m->first_bad_column = col;
+	}
+	return source_warn(src, -1, line, col, "line %ld, column %ld: %s%s%s; the line is skipped (--strict makes it "
+			   "an error)", line, col, path, path[0] ? ": " : "", msg) ? cs_error_nomem(err) : CS_OK;
+}
+
 static int one_line(struct source *src, struct cc_model *m, struct json_reuse *pool, struct cc_scratch *scr,
 		    const char *s, size_t n, long line, bool last, struct cs_error *err)
 {
@@ -408,7 +624,7 @@ static int one_line(struct source *src, struct cc_model *m, struct json_reuse *p
 	if (rc != CS_OK) {
 		json_doc_free(&d);
 		if (rc == CS_ENOMEM || !last)
-			return at_line(err, rc, line);
+			return skip_bad(src, m, rc, line, err);
 		long col = err->column;
 		cs_error_clear(err);
 		m->truncated = true;
@@ -422,7 +638,13 @@ static int one_line(struct source *src, struct cc_model *m, struct json_reuse *p
 		rc = source_warn(src, -1, line, 1, "line %ld: not an object (%s); skipped", line,
 				 json_type_name(d.root)) ? CS_ENOMEM : CS_OK;
 	else if (type >= 0 && (rc = grow_lines(m, err)) == CS_OK) {
-		rc = conversation_line(src, m, &d, d.root, f, type, err);
+		size_t mark = m->nblocks;
+		rc = conversation_line(src, m, &d, d.root, f, type, line, err);
+		if (rc != CS_OK && rc != CS_ENOMEM && !src->settings.strict) {
+			m->nblocks = mark; /* what it had added of its blocks */
+			json_doc_free(&d);
+			return skip_bad(src, m, rc, line, err);
+		}
 		if (rc == CS_OK) {
 			m->lines[m->nlines].line = line;
 			m->sidechain_lines += m->lines[m->nlines].sidechain;
@@ -460,6 +682,9 @@ static int count_warnings(struct source *src, const struct cc_model *m)
 	if (m->skipped_unknown)
 		rc = source_warn(src, -1, 0, 0, "%ld line%s of unknown types skipped", m->skipped_unknown,
 				 m->skipped_unknown == 1 ? "" : "s");
+	if (rc == CS_OK && m->bad_lines)
+		rc = source_warn(src, -1, 0, 0, "%ld malformed line%s skipped (each named above)", m->bad_lines,
+				 m->bad_lines == 1 ? "" : "s");
 	return rc;
 }
 
@@ -481,6 +706,19 @@ int cc_load(struct source *src, const char *data, size_t len, struct cs_error *e
 
 /* ---- detection ------------------------------------------------------------ */
 
+/* Lines Claude Code writes before the conversation (formats.md 7b: a real
+ * file opens with up to nine of them): detection looks past them. */
+static bool leading_line(const cJSON *obj)
+{
+	static const char *const lead[] = { "attachment", "progress", "queue-operation", "permission-mode",
+					    "last-prompt", "agent-setting", "pr-link", "ai-title", "custom-title" };
+	const char *t = get_str(obj, "type");
+	for (size_t i = 0; t && i < sizeof lead / sizeof *lead; i++)
+		if (!strcmp(t, lead[i]))
+			return get(obj, "sessionId") || get(obj, "uuid");
+	return false;
+}
+
 static bool claude_line(const cJSON *obj)
 {
 	const char *t = get_str(obj, "type");
@@ -493,18 +731,22 @@ static bool claude_line(const cJSON *obj)
 	       (!strcmp(t, "file-history-snapshot") && get(obj, "snapshot"));
 }
 
-/* Any of the first lines (up to 8 whole ones) shaped like Claude Code's. */
+#define DETECT_LEAD_MAX 64 /* leading lines looked past */
+
+/* Any of the first lines (up to 8 whole ones, past up to 64 leading hook,
+ * queue, permission, attachment and progress lines) shaped like Claude
+ * Code's; a file of nothing but such lines is one too. */
 int cc_detect(const char *path, const char *data, size_t len, bool *yes)
 {
 	(void)path;
 	*yes = false;
-	int seen = 0;
+	int seen = 0, lead = 0;
+	bool other = false;
 	struct jsonl j;
 	jsonl_init(&j, data, len);
 	const char *s;
 	size_t n;
-	while (seen < 8 && !*yes && jsonl_next(&j, &s, &n, NULL)) {
-		seen++;
+	while (seen < 8 && lead < DETECT_LEAD_MAX && !*yes && jsonl_next(&j, &s, &n, NULL)) {
 		struct json_doc d;
 		struct cs_error err;
 		cs_error_clear(&err);
@@ -513,11 +755,17 @@ int cc_detect(const char *path, const char *data, size_t len, bool *yes)
 			json_doc_free(&d);
 			return CS_ENOMEM;
 		}
+		bool leading = rc == CS_OK && leading_line(d.root);
+		lead += leading;
+		seen += !leading;
 		*yes = rc == CS_OK && claude_line(d.root);
 		bool object = rc == CS_OK && cJSON_IsObject(d.root);
 		json_doc_free(&d);
+		other |= !leading;
 		if (!object)
 			break;
 	}
+	if (!*yes && lead && !other)
+		*yes = true; /* only the lines Claude Code opens a session with */
 	return CS_OK;
 }

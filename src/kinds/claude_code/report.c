@@ -18,6 +18,7 @@
 
 struct totals {
 	long requests, in, read, write, out;
+	long write_1h; /* of write, recorded as 1-hour entries */
 };
 
 static void add_usage(struct totals *t, const struct cc_model *m, size_t k)
@@ -28,6 +29,7 @@ static void add_usage(struct totals *t, const struct cc_model *m, size_t k)
 	t->in += r->rec_uncached;
 	t->read += r->rec_read;
 	t->write += r->rec_write;
+	t->write_1h += r->rec_write_1h > 0 ? r->rec_write_1h : 0;
 	t->out += l->has_usage ? l->out : 0;
 }
 
@@ -62,6 +64,30 @@ static void side_totals(const struct cc_model *m, struct totals *t)
 	}
 }
 
+#define AFTER_LISTED 10 /* lines after the last request named one by one */
+
+/* The lines after the last request (formats.md 7b: a /exit, a bash-mode
+ * command, a system line), listed apart: in no prompt replayed. */
+static void emit_after_last(struct emitter *em, const struct cc_model *m)
+{
+	static const char *const types[] = { "user", "assistant", "system", "compact boundary", "attachment", "link" };
+	emit_key_str(em, "after_last_request", "lines after the last request: listed apart, in no prompt replayed");
+	emit_key(em, "after_last_request_lines");
+	emit_list_begin(em);
+	long n = 0;
+	for (size_t i = m->last_request_line + 1; i < m->nlines && n < AFTER_LISTED; i++) {
+		const struct cc_line *l = &m->lines[i];
+		if (!l->uuid || (l->sidechain && !m->subagent))
+			continue;
+		n++;
+		emit_map_begin(em);
+		emit_key_int(em, "line", l->line);
+		emit_key_str(em, "type", types[l->type]);
+		emit_map_end(em);
+	}
+	emit_list_end(em);
+}
+
 static void emit_session(struct emitter *em, const struct cc_model *m)
 {
 	struct totals all = { 0 }, side = { 0 };
@@ -78,24 +104,35 @@ static void emit_session(struct emitter *em, const struct cc_model *m)
 	emit_key_int(em, "skipped_summary_lines", m->skipped_summary);
 	emit_key_int(em, "skipped_snapshot_lines", m->skipped_snapshot);
 	emit_key_int(em, "skipped_unknown_lines", m->skipped_unknown);
+	emit_key_int(em, "link_lines", m->link_lines);
+	emit_key_int(em, "attachments_in_prompts", m->attachments);
+	emit_key_int(em, "malformed_lines_skipped", m->bad_lines);
+	emit_key_int(em, "usage_values_not_counts", m->bad_usage);
 	emit_key_int(em, "compactions", m->compactions);
 	emit_key_int(em, "broken_chains", m->broken_chains);
 	emit_key_bool(em, "last_line_truncated", m->truncated);
+	emit_key_int(em, "lines_after_last_request", m->after_last);
+	if (m->after_last)
+		emit_after_last(em, m);
+	emit_key_str(em, "cache_lifetime", m->session_ttl >= 3600 ? "1 hour" : "5 minutes");
+	emit_key_str(em, "cache_lifetime_source", m->ttl_recorded ? "recorded (usage.cache_creation)"
+								  : "assumed (no split of the writes recorded)");
 	emit_key_int(em, "requests_replayed", (long long)(m->req.nreqs - m->first_replayed));
 	if (m->first_replayed)
 		emit_key_str(em, "replay", "the earlier requests are listed with their recorded usage only: rebuilding "
 					   "every prompt of a session this long would take too much memory");
 	emit_totals(em, "recorded", &all);
-	if (f->price_per_mtok >= 0 && known) {
+	if (f->price_per_mtok >= 0 && known) { /* 1-hour writes at their price, the rest at the 5-minute one */
 		double p = f->price_per_mtok / 1e6;
 		emit_key_num(em, "input_cost_usd", (double)all.in * p + (double)all.read * p * f->read +
-						   (double)all.write * p * f->write_5m);
+						   (double)all.write_1h * p * f->write_1h +
+						   (double)(all.write - all.write_1h) * p * f->write_5m);
 		emit_key_str(em, "prices_as_of", f->as_of);
 	}
 	emit_totals(em, "sidechains_recorded", &side);
 	emit_key_int(em, "not_in_transcript_tokens", m->hidden);
-	emit_key_str(em, "not_in_transcript", "system prompt and tools: recorded input less the messages' estimate at "
-					       "the first request with usage; the predictions count it");
+	emit_key_str(em, "not_in_transcript", "system prompt, tools and reminders: recorded input less the messages' "
+					       "estimate at the first request with usage; the predictions count it");
 	emit_map_end(em);
 }
 
@@ -128,9 +165,16 @@ static void emit_request(struct emitter *em, const struct cc_model *m, size_t k)
 	}
 	if (r->recorded) {
 		emit_recorded(em, r->rec_uncached, r->rec_read, r->rec_write, l->has_usage ? l->out : 0);
+		if (r->rec_write_1h >= 0)
+			emit_key_int(em, "recorded_write_1h", r->rec_write_1h);
 		if (c->replayed)
 			emit_key_int(em, "not_in_transcript", c->gap);
 	}
+	emit_key_int(em, "cache_lifetime_s", c->ttl);
+	if (c->ttl_assumed)
+		emit_key_bool(em, "cache_lifetime_assumed", true);
+	if (c->global_read)
+		emit_key_int(em, "global_read", c->global_read);
 	if (!c->replayed) {
 		emit_map_end(em);
 		return;
@@ -140,6 +184,8 @@ static void emit_request(struct emitter *em, const struct cc_model *m, size_t k)
 	emit_key_int(em, "cache_read", r->pred_read);
 	emit_key_int(em, "cache_write", r->pred_write);
 	emit_key_int(em, "input", r->pred_uncached);
+	if (c->recorded_units)
+		emit_key_str(em, "units", "recorded: the request before's whole prompt as recorded, then the estimate");
 	emit_map_end(em);
 	if (r->cause) {
 		emit_key_bool(em, "cache_broke", r->broke);

@@ -3,18 +3,34 @@
  * message.id and its usage taken once (from its last line, which carries
  * the final output count). Its prompt is the chain from its first line's
  * parent back to the root or to the last compaction boundary (the summary
- * and what follows, never what came before), assistant lines of one
- * message merged, informational system lines left out. The last user
+ * and what follows, never what came before), every line with a uuid a
+ * link of it (formats.md 7b: attachment, progress and system lines too),
+ * linearized: an assistant message counts whole (every line of its
+ * message.id), followed by the results of all its tool calls in the order
+ * of the calls (parallel calls fork the chain: each result's parent is its
+ * own call's line). Attachments whose text goes to the model are pieces of
+ * the prompt; links without prompt content are left out. The last user
  * messages of a prompt are its current turn; the rest is history.
  *
- * The main chain runs from the last line that is not a sidechain back
- * through parentUuid (and across a boundary through logicalParentUuid);
- * the session opens on the last request on it. A parentUuid that names no
- * line ends a chain, with a warning naming the line. */
+ * The main chain is that of the last request (the last assistant line with
+ * usage that is not a sidechain), through parentUuid (and across a
+ * boundary through logicalParentUuid); lines after it (a /exit, a
+ * bash-mode command) are counted apart. A parentUuid that names no line
+ * ends a chain, with a warning naming the line.
+ *
+ * Recorded facts the predictions take (formats.md 7b): each request's
+ * writes live as long as usage.cache_creation says (1 hour or 5 minutes;
+ * unsplit, the session's recorded lifetime, else 5 minutes, assumed); the
+ * first request's read of Claude Code's globally cached system prompt is
+ * shown as such; a request that extends the one before within its lifetime
+ * can read that one's whole prompt as recorded (recorded units). */
 #include "claude_code.h"
+#include "base/tune.h"
 
 #include "base/alloc.h"
+#include "models.h"
 #include "source.h"
+#include "base/strbuf.h"
 #include "base/strmap.h"
 
 #include <stdio.h>
@@ -34,6 +50,12 @@ struct build {
 	size_t walks;
 	long *done;             /* per line: WALK_OPEN, or the boundary (-1 none) its chain was seen to end at by a
 				 * walk that needed no prompt (walk_prompt's memo) */
+	struct strmap msg_head; /* message.id -> its first line (not on a sidechain) */
+	size_t *next_same;      /* per line: the next line of its message.id, STRMAP_NONE none */
+	struct strmap results;  /* tool_use id -> the line holding its tool_result (the first) */
+	size_t *placed;         /* per line: the linearization that last placed it */
+	size_t *order;          /* a prompt's lines linearized, oldest first */
+	size_t norder, cap_order, linearized;
 	struct cs_error *err;
 };
 
@@ -70,6 +92,40 @@ static bool sidechain(const struct cc_model *m, const struct cc_line *l)
 	return l->sidechain && !m->subagent;
 }
 
+/* The messages' lines (by message.id) and where each tool call's result
+ * is, for the linearization. */
+static int index_messages(struct build *b)
+{
+	struct cc_model *m = b->m;
+	size_t *tail = cs_reallocarray(NULL, m->nlines ? m->nlines : 1, sizeof *tail);
+	if (!tail)
+		return cs_error_nomem(b->err);
+	int rc = CS_OK;
+	for (size_t i = 0; i < m->nlines && rc == CS_OK; i++) {
+		const struct cc_line *l = &m->lines[i];
+		b->next_same[i] = STRMAP_NONE;
+		if (sidechain(m, l))
+			continue;
+		size_t old;
+		if (l->type == CL_ASSISTANT && l->msg_id) {
+			size_t h = strmap_get(&b->msg_head, l->msg_id, strlen(l->msg_id));
+			if (h == STRMAP_NONE)
+				rc = strmap_put(&b->msg_head, l->msg_id, strlen(l->msg_id), i, &old) ? CS_ENOMEM : CS_OK;
+			else
+				b->next_same[tail[h]] = i;
+			tail[h == STRMAP_NONE ? i : h] = i;
+		}
+		for (size_t k = 0; l->type == CL_USER && k < l->nblocks && rc == CS_OK; k++) {
+			const struct cc_block *blk = &m->blocks[l->first_block + k];
+			if (blk->tool_id && blk->type == cc_known_type("tool_result") &&
+			    strmap_get(&b->results, blk->tool_id, strlen(blk->tool_id)) == STRMAP_NONE)
+				rc = strmap_put(&b->results, blk->tool_id, strlen(blk->tool_id), i, &old) ? CS_ENOMEM : CS_OK;
+		}
+	}
+	cs_free(tail);
+	return rc == CS_OK ? CS_OK : cs_error_nomem(b->err);
+}
+
 #define PARENT_UNKNOWN ((size_t)-2)
 
 /* The line a line's parentUuid names: the index, STRMAP_NONE at a root or
@@ -95,13 +151,28 @@ static size_t parent_of(struct build *b, size_t i, bool cross, int *rc)
 	return j;
 }
 
+/* The main chain: that of the last request (formats.md 7b), the last
+ * assistant line with usage not on a sidechain (else the last line that is
+ * not, for a session with no usage); the lines after it are counted. */
 static int mark_main(struct build *b)
 {
 	struct cc_model *m = b->m;
-	size_t leaf = STRMAP_NONE;
-	for (size_t i = m->nlines; i-- > 0 && leaf == STRMAP_NONE;)
-		if (conversation(&m->lines[i]) && !sidechain(m, &m->lines[i]))
+	size_t leaf = STRMAP_NONE, last = STRMAP_NONE;
+	for (size_t i = m->nlines; i-- > 0 && leaf == STRMAP_NONE;) {
+		const struct cc_line *l = &m->lines[i];
+		if (!conversation(l) || sidechain(m, l))
+			continue;
+		if (last == STRMAP_NONE)
+			last = i;
+		if (l->type == CL_ASSISTANT && l->has_usage)
 			leaf = i;
+	}
+	if (leaf == STRMAP_NONE)
+		leaf = last;
+	m->last_request_line = leaf;
+	m->after_last = 0;
+	for (size_t i = leaf == STRMAP_NONE ? m->nlines : leaf + 1; i < m->nlines; i++)
+		m->after_last += conversation(&m->lines[i]) && !sidechain(m, &m->lines[i]);
 	int rc = CS_OK;
 	for (size_t i = leaf, steps = 0; i != STRMAP_NONE && steps <= m->nlines; steps++) {
 		if (m->lines[i].main || sidechain(m, &m->lines[i]))
@@ -142,7 +213,8 @@ static int new_request(struct build *b, size_t line)
 	r->rec_output = -1;
 	r->auto_ttl = 300; /* Claude Code marks the end of each prompt: automatic caching's place, 5 minutes */
 	r->model = l->model ? l->model : "";
-	m->creqs[rm->nreqs] = (struct cc_req){ line, line, -1, 0, 0, 0, l->main, true };
+	m->creqs[rm->nreqs] = (struct cc_req){ .first_line = line, .last_line = line, .boundary = -1, .rec_total = -1,
+					       .ttl = 300, .ttl_assumed = true, .main = l->main, .replayed = true };
 	rm->nreqs++;
 	return CS_OK;
 }
@@ -231,6 +303,71 @@ static int walk_prompt(struct build *b, size_t first, size_t *n, long *boundary,
 	return rc == CS_OK ? CS_OK : cs_error_nomem(b->err);
 }
 
+static bool place(struct build *b, size_t i)
+{
+	if (b->placed[i] == b->linearized)
+		return true;
+	if (b->norder == b->cap_order) {
+		size_t cap = b->cap_order ? b->cap_order * 2 : 64;
+		size_t *o = cs_realloc(b->order, cap * sizeof *o);
+		if (!o)
+			return false;
+		b->order = o;
+		b->cap_order = cap;
+	}
+	b->placed[i] = b->linearized;
+	b->order[b->norder++] = i;
+	return true;
+}
+
+/* An assistant message whole (its lines before `limit`), then the results
+ * of its tool calls in the order of the calls (those written before
+ * `limit`). */
+static bool place_message(struct build *b, size_t head, size_t limit)
+{
+	struct cc_model *m = b->m;
+	size_t from = b->norder;
+	for (size_t i = head; i != STRMAP_NONE && i < limit; i = b->next_same[i])
+		if (!place(b, i))
+			return false;
+	size_t to = b->norder;
+	for (size_t o = from; o < to; o++) {
+		const struct cc_line *l = &m->lines[b->order[o]];
+		for (size_t k = 0; k < l->nblocks; k++) {
+			const struct cc_block *blk = &m->blocks[l->first_block + k];
+			size_t r = blk->tool_id && blk->type == cc_known_type("tool_use")
+					   ? strmap_get(&b->results, blk->tool_id, strlen(blk->tool_id)) : STRMAP_NONE;
+			if (r != STRMAP_NONE && r < limit && !place(b, r))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* The prompt's lines (b->chain, n of them, newest first) linearized into
+ * b->order (formats.md 7b): lines with prompt content, oldest first, each
+ * assistant message whole and followed by its tool results; `limit` is
+ * the request's first line (nothing written after it was sent). */
+static int linearize(struct build *b, size_t n, size_t limit)
+{
+	struct cc_model *m = b->m;
+	b->linearized++;
+	b->norder = 0;
+	for (size_t c = n; c-- > 0;) {
+		size_t i = b->chain[c];
+		const struct cc_line *l = &m->lines[i];
+		if (b->placed[i] == b->linearized || (l->type != CL_USER && l->type != CL_ASSISTANT && l->type != CL_ATTACH))
+			continue;
+		size_t head = l->type != CL_ASSISTANT ? STRMAP_NONE
+			      : l->msg_id ? strmap_get(&b->msg_head, l->msg_id, strlen(l->msg_id)) : i;
+		if (!(head != STRMAP_NONE ? place_message(b, head, limit) : place(b, i)))
+			return cs_error_nomem(b->err);
+		if (head != STRMAP_NONE && b->placed[i] != b->linearized && !place(b, i))
+			return cs_error_nomem(b->err); /* a line of the message the index does not hold */
+	}
+	return CS_OK;
+}
+
 /* Room for n units in all (known from the replay window), in one
  * allocation each instead of doublings. */
 static int reserve_units(struct build *b, size_t n)
@@ -281,12 +418,15 @@ static const char *block_path(struct build *b, struct cc_block *blk, long msg, l
 	return blk->path;
 }
 
-static int line_units(struct build *b, struct req_request *r, const struct cc_line *l, long msg, long *j)
+static int line_units(struct build *b, struct req_request *r, const struct cc_line *l, long msg, long *j,
+		      bool strip)
 {
 	static const char *const roles[] = { "user", "assistant" };
 	for (size_t k = 0; k < l->nblocks; k++, (*j)++) {
 		size_t bi = l->first_block + k;
 		struct cc_block *blk = &b->m->blocks[bi];
+		if (strip && blk->type == cc_known_type("thinking"))
+			continue; /* the API strips an earlier turn's thinking for this model: not sent */
 		const char *path = block_path(b, blk, msg, *j);
 		struct req_unit *u = path ? new_unit(b, bi) : NULL;
 		if (!u)
@@ -294,6 +434,7 @@ static int line_units(struct build *b, struct req_request *r, const struct cc_li
 		u->path = path;
 		u->type = l->compact_summary ? "compact summary" : blk->type;
 		u->role = roles[l->type == CL_ASSISTANT];
+		u->image = blk->type == cc_known_type("image");
 		u->text = blk->text;
 		u->text_len = blk->text_len;
 		u->hash = blk->hash;
@@ -307,6 +448,30 @@ static int line_units(struct build *b, struct req_request *r, const struct cc_li
 	return CS_OK;
 }
 
+/* Whether the API strips the thinking of earlier turns for this model
+ * (caching.md section 1: older Opus and Sonnet and every Haiku do; Opus
+ * 4.5 and later, Sonnet 4.6 and later, and the 5 family keep it). */
+static bool strips_thinking(const char *model)
+{
+	static const char *const keep[] = { "opus-4-5", "opus-4-6", "opus-4-7", "opus-4-8", "sonnet-4-6", "opus-5",
+					    "sonnet-5", "haiku-5", "fable", "mythos" };
+	if (!model || !*model)
+		return false; /* not known: counted, as sent */
+	for (size_t i = 0; i < sizeof keep / sizeof *keep; i++)
+		if (strstr(model, keep[i]))
+			return false;
+	return strstr(model, "haiku") || strstr(model, "opus") || strstr(model, "sonnet");
+}
+
+/* Whether a user line is a turn of its own (text, not only tool results). */
+static bool own_turn(const struct cc_model *m, const struct cc_line *l)
+{
+	for (size_t k = 0; l->type == CL_USER && k < l->nblocks; k++)
+		if (m->blocks[l->first_block + k].type != cc_known_type("tool_result"))
+			return true;
+	return false;
+}
+
 /* The units of request k: the hidden part, then the prompt's messages. */
 static int request_units(struct build *b, size_t k, bool replay)
 {
@@ -318,6 +483,8 @@ static int request_units(struct build *b, size_t k, bool replay)
 	c->replayed = replay;
 	if (!replay)
 		n = 0; /* listed with its recorded usage, its prompt not rebuilt */
+	if (rc == CS_OK)
+		rc = linearize(b, n, c->first_line);
 	struct req_unit *h = rc == CS_OK ? new_unit(b, (size_t)-1) : NULL;
 	if (!h)
 		return rc == CS_OK ? cs_error_nomem(b->err) : rc;
@@ -328,20 +495,23 @@ static int request_units(struct build *b, size_t k, bool replay)
 	long msg = -1, j = 0;
 	const char *prev_id = NULL;
 	int prev_type = -1;
-	size_t last_assistant = r->first_unit;
-	for (size_t i = n; i-- > 0 && rc == CS_OK;) {
-		const struct cc_line *l = &m->lines[b->chain[i]];
-		if (l->type == CL_SYSTEM)
-			continue;
-		bool same = l->type == CL_ASSISTANT && prev_type == CL_ASSISTANT && l->msg_id && prev_id &&
-			    !strcmp(l->msg_id, prev_id);
+	size_t last_assistant = r->first_unit, last_turn = 0;
+	bool strip = strips_thinking(r->model);
+	for (size_t o = 0; o < b->norder; o++)
+		if (own_turn(m, &m->lines[b->order[o]]))
+			last_turn = o;
+	for (size_t o = 0; o < b->norder && rc == CS_OK; o++) {
+		const struct cc_line *l = &m->lines[b->order[o]];
+		int type = l->type == CL_ATTACH ? CL_USER : l->type; /* an attachment goes with the next user turn */
+		/* consecutive user lines are one message on the wire; an assistant message is one by its id */
+		bool same = type == prev_type && (type == CL_USER || (l->msg_id && prev_id && !strcmp(l->msg_id, prev_id)));
 		if (!same) {
 			msg++;
 			j = 0;
 		}
 		prev_id = l->msg_id;
-		prev_type = l->type;
-		rc = line_units(b, r, l, msg, &j);
+		prev_type = type;
+		rc = line_units(b, r, l, msg, &j, strip && o < last_turn);
 		if (l->type == CL_ASSISTANT)
 			last_assistant = m->req.nunits;
 	}
@@ -367,9 +537,40 @@ static void request_usage(struct cc_model *m, size_t k)
 	r->rec_read = l->cache_read;
 	r->rec_write = l->cache_write;
 	r->rec_uncached = l->in;
-	r->rec_write_1h = -1; /* the line's cache_creation split: not read yet */
+	r->rec_write_1h = l->has_usage ? l->write_1h : -1;
 	r->rec_output = l->has_usage ? l->out : -1;
-	c->gap = l->has_usage && c->replayed ? l->in + l->cache_read + l->cache_write - c->estimate : 0;
+	c->rec_total = l->has_usage ? l->in + l->cache_read + l->cache_write : -1;
+	c->gap = l->has_usage && c->replayed ? c->rec_total - c->estimate : 0;
+}
+
+/* The lifetime of a request's writes as its record says (formats.md 7b): 1
+ * hour when it wrote 1-hour entries, 5 minutes when it wrote only 5-minute
+ * ones; 0 when it says nothing (no split, or nothing written). */
+static int recorded_ttl(const struct cc_line *l)
+{
+	if (!l->has_usage || l->write_1h < 0)
+		return 0;
+	return l->write_1h > 0 ? 3600 : l->write_5m > 0 ? 300 : 0;
+}
+
+/* Every request's lifetime: its record's, else the session's (the
+ * lifetime its records show: Claude Code writes one kind per session),
+ * else 5 minutes, assumed (the profile's default). */
+static void lifetimes(struct cc_model *m)
+{
+	m->session_ttl = 0;
+	for (size_t k = 0; k < m->req.nreqs && !m->session_ttl; k++)
+		m->session_ttl = recorded_ttl(&m->lines[m->creqs[k].last_line]);
+	m->ttl_recorded = m->session_ttl > 0;
+	if (!m->session_ttl)
+		m->session_ttl = 300;
+	for (size_t k = 0; k < m->req.nreqs; k++) {
+		struct cc_req *c = &m->creqs[k];
+		int own = recorded_ttl(&m->lines[c->last_line]);
+		c->ttl = own ? own : (int)m->session_ttl;
+		c->ttl_assumed = !own && !m->ttl_recorded;
+		m->req.reqs[k].auto_ttl = c->ttl; /* Claude Code marks the end of each prompt */
+	}
 }
 
 /* The part not in the transcript, for the prediction: its size at the
@@ -382,9 +583,9 @@ static void size_hidden(struct cc_model *m)
 			m->hidden = m->creqs[k].gap > 0 ? m->creqs[k].gap : 0;
 			break;
 		}
-	for (size_t k = 0; k < m->req.nreqs; k++) { /* Claude Code marks the end of its tools and system: 5 minutes */
+	for (size_t k = 0; k < m->req.nreqs; k++) { /* Claude Code marks the end of its tools and system */
 		m->req.units[m->req.reqs[k].first_unit].tokens = m->hidden;
-		m->req.units[m->req.reqs[k].first_unit].ttl = m->hidden > 0 ? 300 : 0;
+		m->req.units[m->req.reqs[k].first_unit].ttl = m->hidden > 0 ? m->creqs[k].ttl : 0;
 	}
 }
 
@@ -441,85 +642,212 @@ static int edit_causes(struct build *b)
 /* Every block of the conversation (sidechains aside) is a piece, so the
  * piece list stays the same whichever request is opened: the request's
  * assembly takes those in its prompt and drops the rest (compacted, later,
- * or on another branch). Ids name the line: "line5.content[0]". */
-/* Appends s[0..n) to buf[*at..cap), or marks the buffer full (*at = cap + 1). */
-static void put(char *buf, size_t cap, size_t *at, const char *s, size_t n)
+ * or on another branch). Ids name the place in the file,
+ * "line5.content[0]" (shown in the detail pane, taken by --exclude);
+ * labels say what a piece is: "turn 12 · you: ...", "turn 13 · Bash: git
+ * status", "result of Read src/parser.c", "attachment: skill listing". */
+
+/* n bytes of s at most, whole characters, as one line: line breaks and
+ * tabs as blanks, "..." when cut. */
+static void snip(struct strbuf *out, const char *s, size_t len, size_t n)
 {
-	if (*at > cap || cap - *at < n) {
-		*at = cap + 1;
+	if (!s)
+		return;
+	size_t k = len < n ? len : n;
+	while (k < len && k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
+		k--;
+	size_t from = out->len;
+	sb_append(out, s, k);
+	for (size_t i = from; i < out->len && !out->failed; i++)
+		if (out->data[i] == '\n' || out->data[i] == '\r' || out->data[i] == '\t')
+			out->data[i] = ' ';
+	if (k < len)
+		sb_puts(out, "...");
+}
+
+/* What a piece is, in words. */
+static void label_of(struct strbuf *out, const struct cc_model *m, const struct cc_line *l, const struct cc_block *blk,
+		     long turn, const struct cc_block *use)
+{
+	const char *type = blk->type;
+	if (type == cc_known_type("attachment")) {
+		sb_puts(out, "attachment: ");
+		for (const char *c = l->attach ? l->attach : "?"; *c && out->len < 80; c++)
+			sb_putc(out, *c == '_' ? ' ' : *c);
 		return;
 	}
-	memcpy(buf + *at, s, n);
-	*at += n;
+	if (type == cc_known_type("tool_result")) {
+		if (use && use->tool_name) {
+			sb_printf(out, "result of %.40s", use->tool_name);
+			if (use->summary) {
+				sb_puts(out, " ");
+				snip(out, use->summary, strlen(use->summary), 60);
+			}
+		} else {
+			sb_puts(out, "result of a tool call: ");
+			snip(out, blk->text, blk->text_len, 40);
+		}
+		return;
+	}
+	sb_printf(out, "turn %ld · ", turn);
+	if (type == cc_known_type("tool_use")) {
+		sb_printf(out, "%.40s: ", blk->tool_name ? blk->tool_name : "tool");
+		if (blk->summary)
+			snip(out, blk->summary, strlen(blk->summary), 60);
+		else
+			snip(out, blk->text, blk->text_len, 40);
+		return;
+	}
+	const char *who = l->compact_summary ? "compact summary" : type == cc_known_type("thinking") ? "thinking"
+							   : l->type == CL_ASSISTANT ? "Claude" : "you";
+	bool plain = type == cc_known_type("text") || type == cc_known_type("thinking") || type == cc_known_type("image");
+	sb_printf(out, "%s", who);
+	if (!plain)
+		sb_printf(out, " (%.40s)", type);
+	sb_puts(out, ": ");
+	snip(out, blk->text, blk->text_len, 40);
+	(void)m;
 }
 
-static void put_number(char *buf, size_t cap, size_t *at, unsigned long v)
+static int name_piece(struct source *src, struct piece *p, const struct cc_model *m, const struct cc_line *l,
+		      const struct cc_block *blk, size_t j, long turn, const struct cc_block *use)
 {
-	char digits[24];
-	size_t n = sizeof digits;
-	do
-		digits[--n] = (char)('0' + v % 10);
-	while ((v /= 10) && n);
-	put(buf, cap, at, digits + n, sizeof digits - n);
-}
-
-/* A piece's id, "line5.content[0]", and label, "line5.content[0] text: Let
- * me look at..." (the first 40 bytes, whole characters, blanks for line
- * breaks and tabs), written by hand: printf was 2% of a large session's load. */
-static int name_piece(struct source *src, struct piece *p, const struct cc_line *l, const struct cc_block *blk,
-		      size_t j)
-{
-	char buf[256];
-	size_t at = 0, cap = sizeof buf;
-	put(buf, cap, &at, "line", 4);
-	put_number(buf, cap, &at, (unsigned long)l->line);
-	put(buf, cap, &at, ".content[", 9);
-	put_number(buf, cap, &at, j);
-	put(buf, cap, &at, "]", 1);
-	size_t id_len = at;
-	const char *type = l->compact_summary ? "compact summary" : blk->type;
-	size_t n = blk->text_len < 40 ? blk->text_len : 40;
-	while (n < blk->text_len && n > 0 && ((unsigned char)blk->text[n] & 0xC0) == 0x80)
-		n--;
-	put(buf, cap, &at, " ", 1);
-	put(buf, cap, &at, type, strlen(type));
-	put(buf, cap, &at, ": ", 2);
-	size_t snip = at;
-	put(buf, cap, &at, blk->text, n);
-	for (size_t i = snip; i < at && at <= cap; i++)
-		if (buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t')
-			buf[i] = ' ';
-	if (n < blk->text_len)
-		put(buf, cap, &at, "...", 3);
-	if (at > cap) /* a type name too long for the buffer */
-		p->label = arena_printf(&src->arena, "%.*s %s: %.*s%s", (int)id_len, buf, type, (int)n, blk->text,
-					n < blk->text_len ? "..." : "");
-	else
-		p->label = arena_strndup(&src->arena, buf, at);
-	p->id = arena_strndup(&src->arena, buf, id_len);
+	char id[64];
+	snprintf(id, sizeof id, "line%ld.content[%zu]", l->line, j);
+	struct strbuf sb = STRBUF_INIT;
+	label_of(&sb, m, l, blk, turn, use);
+	p->id = arena_strdup(&src->arena, id);
+	p->label = sb.failed ? NULL : arena_strndup(&src->arena, sb.len ? sb_str(&sb) : "", sb.len);
+	sb_fini(&sb);
 	return p->id && p->label ? CS_OK : CS_ENOMEM;
+}
+
+/* The part not in the transcript (system prompt, tools, reminders): a
+ * piece of its own, first, so header, bars, list and timeline add up; its
+ * tokens are the current request's (cc_hidden_piece_tokens). */
+#define HIDDEN_TEXT "[not in the transcript: Claude Code's system prompt, tool definitions and reminders]"
+
+static int hidden_piece(struct source *src)
+{
+	long i = source_add_piece(src);
+	if (i < 0 || source_adopt_piece_counted(src, i, HIDDEN_TEXT, strlen(HIDDEN_TEXT), strlen(HIDDEN_TEXT), 1,
+						 false) != CS_OK)
+		return CS_ENOMEM;
+	struct piece *p = &src->pieces[i];
+	p->role = "system";
+	p->kind_index = CC_HIDDEN_PIECE;
+	p->id = HIDDEN_PATH;
+	p->label = "not in the transcript: system prompt, tools, reminders (recorded less the estimate)";
+	return CS_OK;
+}
+
+/* The message a line starts or continues (the wire's, counted over the
+ * file): a new one when the role changes or another assistant message
+ * begins; an attachment goes with the user turn. */
+static long next_turn(const struct cc_line *l, const struct cc_line **prev, long turn)
+{
+	int role = l->type == CL_ASSISTANT;
+	const struct cc_line *q = *prev;
+	bool same = q && (q->type == CL_ASSISTANT) == role &&
+		    (!role || (l->msg_id && q->msg_id && !strcmp(l->msg_id, q->msg_id)));
+	*prev = l;
+	return same ? turn : turn + 1;
 }
 
 static int make_pieces(struct source *src, struct cc_model *m)
 {
-	for (size_t bi = 0; bi < m->nblocks; bi++) {
+	struct strmap uses = STRMAP_INIT;
+	int rc = hidden_piece(src);
+	for (size_t bi = 0; bi < m->nblocks && rc == CS_OK; bi++) {
+		const struct cc_block *blk = &m->blocks[bi];
+		size_t old;
+		if (blk->tool_id && blk->type == cc_known_type("tool_use") && !sidechain(m, &m->lines[blk->line]) &&
+		    strmap_put(&uses, blk->tool_id, strlen(blk->tool_id), bi, &old) != 0)
+			rc = CS_ENOMEM;
+	}
+	const struct cc_line *prev = NULL;
+	long turn = 0;
+	size_t at_line = (size_t)-1;
+	for (size_t bi = 0; bi < m->nblocks && rc == CS_OK; bi++) {
 		struct cc_block *blk = &m->blocks[bi];
 		const struct cc_line *l = &m->lines[blk->line];
 		blk->piece = -1;
-		if (sidechain(m, l) || (l->type != CL_USER && l->type != CL_ASSISTANT))
+		if (sidechain(m, l) || (l->type != CL_USER && l->type != CL_ASSISTANT && l->type != CL_ATTACH))
 			continue;
+		if (blk->line != at_line) {
+			at_line = blk->line;
+			turn = next_turn(l, &prev, turn);
+		}
 		long i = source_add_piece(src);
 		if (i < 0 || source_adopt_piece_counted(src, i, blk->text, blk->text_len, blk->code_points, blk->lines,
-							 blk->hidden) != CS_OK)
-			return CS_ENOMEM;
+							 blk->hidden) != CS_OK) {
+			rc = CS_ENOMEM;
+			break;
+		}
 		blk->piece = i;
 		struct piece *p = &src->pieces[i];
 		p->role = l->type == CL_ASSISTANT ? "assistant" : "user";
 		p->kind_index = bi;
-		if (name_piece(src, p, l, blk, bi - l->first_block) != CS_OK)
+		if (blk->images)
+			p->tokens = blk->tokens; /* an image by its rule, not its text */
+		size_t u = blk->tool_id && blk->type == cc_known_type("tool_result")
+				   ? strmap_get(&uses, blk->tool_id, strlen(blk->tool_id)) : STRMAP_NONE;
+		rc = name_piece(src, p, m, l, blk, bi - l->first_block, turn, u != STRMAP_NONE ? &m->blocks[u] : NULL);
+	}
+	strmap_fini(&uses);
+	return rc;
+}
+
+#define GAP_WARNINGS 5 /* negative gaps named one by one; the rest counted */
+
+/* A negative "not in the transcript" gap is a counting error (formats.md
+ * 7b): a warning naming the request and its largest piece. */
+static int gap_warnings(struct source *src, const struct cc_model *m)
+{
+	long n = 0;
+	for (size_t k = m->first_replayed; k < m->req.nreqs; k++) {
+		const struct req_request *r = &m->req.reqs[k];
+		const struct cc_req *c = &m->creqs[k];
+		if (!r->recorded || !c->replayed || c->gap >= 0 || ++n > GAP_WARNINGS)
+			continue;
+		size_t big = (size_t)-1;
+		for (size_t u = r->first_unit + 1; u < r->first_unit + r->nunits; u++)
+			if (big == (size_t)-1 || m->req.units[u].tokens > m->req.units[big].tokens)
+				big = u;
+		long piece = big != (size_t)-1 ? m->blocks[m->unit_block[big]].piece : -1;
+		if (source_warn(src, piece, r->line, 0, "request %zu (line %ld): the messages' estimate, %ld tokens, is %ld "
+				"more than the recorded input (%ld): a counting error; the largest piece is %s (%ld tokens)",
+				k + 1, r->line, c->estimate, -c->gap, c->rec_total,
+				piece >= 0 ? src->pieces[piece].label : "none", big != (size_t)-1 ? m->req.units[big].tokens : 0L))
 			return CS_ENOMEM;
 	}
+	if (n > GAP_WARNINGS && source_warn(src, -1, 0, 0, "%ld more requests whose estimate exceeds the recorded input",
+					     n - GAP_WARNINGS))
+		return CS_ENOMEM;
 	return CS_OK;
+}
+
+/* A recorded request larger than the limit used says the limit is wrong
+ * (formats.md section 5): a warning, for the largest such request. */
+static int limit_warning(struct source *src, const struct cc_model *m)
+{
+	size_t worst = (size_t)-1;
+	long over = 0, limit = 0;
+	for (size_t k = 0; k < m->req.nreqs; k++) {
+		bool fallback;
+		long lim = model_limit(m->req.reqs[k].model, &fallback);
+		if (m->creqs[k].rec_total > lim && m->creqs[k].rec_total - lim > over) {
+			worst = k;
+			over = m->creqs[k].rec_total - lim;
+			limit = lim;
+		}
+	}
+	if (worst == (size_t)-1)
+		return CS_OK;
+	const struct req_request *r = &m->req.reqs[worst];
+	return source_warn(src, -1, r->line, 0, "request %zu (line %ld) recorded %ld tokens, more than the %ld-token "
+			   "limit used for %s: that limit is wrong", worst + 1, r->line, m->creqs[worst].rec_total, limit,
+			   r->model[0] ? r->model : "a model not named") ? CS_ENOMEM : CS_OK;
 }
 
 /* The request the session opens on: the one asked for, else the last on
@@ -532,6 +860,55 @@ size_t cc_current_request(const struct cc_model *m)
 		if (m->creqs[k].main)
 			return m->creqs[k].replayed ? k : m->req.nreqs - 1;
 	return m->req.nreqs - 1;
+}
+
+/* The first request's read of Claude Code's system prompt, cached across
+ * sessions (formats.md 7b): text the file does not hold, read, not a miss. */
+static void global_read(struct cc_model *m)
+{
+	size_t k = m->first_replayed;
+	struct req_request *r = &m->req.reqs[k];
+	struct cc_req *c = &m->creqs[k];
+	if (k != 0 || !r->recorded || r->rec_read <= 0 || r->pred_read > 0)
+		return;
+	long extent = r->cached_extent > 0 ? r->cached_extent : r->total;
+	c->global_read = r->rec_read;
+	r->pred_read = r->rec_read < extent ? r->rec_read : extent;
+	r->pred_write = extent > r->pred_read ? extent - r->pred_read : 0;
+	r->pred_uncached = r->total - r->pred_read - r->pred_write;
+}
+
+/* Predictions in recorded units where the record allows (formats.md 7b):
+ * a request that extends the one before and reads that one's whole
+ * prompt reads it as recorded (its input, cache read and write), so what
+ * the estimate misses there, and the reminders Claude Code adds at send
+ * time, are carried by the record; only what is new is estimated. Each
+ * request's offset (recorded less predicted prompt) is taken at the first
+ * prediction, so a what-if moves predictions by the edit alone. */
+static void recorded_units(struct cc_model *m)
+{
+	for (size_t k = 0; k < m->req.nreqs; k++) {
+		struct cc_req *c = &m->creqs[k];
+		c->recorded_units = false;
+		c->global_read = 0;
+		if (!m->offsets)
+			c->offset = c->replayed && c->rec_total >= 0 ? c->rec_total - m->req.reqs[k].total : 0;
+	}
+	m->offsets = true;
+	global_read(m);
+	for (size_t k = m->first_replayed + 1; k < m->req.nreqs; k++) {
+		struct req_request *r = &m->req.reqs[k];
+		const struct req_request *p = &m->req.reqs[k - 1];
+		struct cc_req *c = &m->creqs[k];
+		const struct cc_req *pc = &m->creqs[k - 1];
+		if (!c->replayed || !pc->replayed || pc->rec_total < 0 || r->compared != (long)k - 1 || r->cause ||
+		    p->cached_extent <= 0 || r->pred_read < p->cached_extent || c->boundary != pc->boundary)
+			continue;
+		long off = pc->offset > -r->pred_read ? pc->offset : -r->pred_read;
+		r->pred_read += off;
+		r->total += off;
+		c->recorded_units = true;
+	}
 }
 
 /* Request k as the current one: the sequence's predictions and causes
@@ -549,6 +926,8 @@ static int predict(struct build *b, size_t k)
 	}
 	m->req.current = k;
 	int rc = request_predict(b->src, &m->req, b->err);
+	if (rc == CS_OK)
+		recorded_units(m);
 	for (size_t i = 0; rc == CS_OK && i < m->req.nreqs && i <= m->first_replayed; i++) {
 		struct req_request *r = &m->req.reqs[i]; /* nothing replayed before it to compare with */
 		r->diff_path = r->diff_now = r->diff_before = r->cause = NULL;
@@ -560,9 +939,18 @@ static int predict(struct build *b, size_t k)
 	return rc == CS_OK ? edit_causes(b) : rc;
 }
 
+/* The part not in the transcript as the current request has it. */
+static void hidden_tokens(struct source *src, size_t k)
+{
+	const struct cc_model *m = src->model;
+	if (src->npieces && src->pieces[0].kind_index == CC_HIDDEN_PIECE)
+		src->pieces[0].tokens = m->creqs[k].gap > 0 ? m->creqs[k].gap : 0;
+}
+
 int cc_select(struct source *src, size_t k, struct cs_error *err)
 {
 	struct cc_model *m = src->model;
+	hidden_tokens(src, k);
 	if (m->req.predicted_for == request_whatif_sig(src)) {
 		/* Every request's prediction and cause stands (they follow the
 		 * what-if, not which request is shown): a step to another
@@ -615,14 +1003,13 @@ static int unit_pieces(struct cc_model *m)
 	return CS_OK;
 }
 
-static size_t max_units = CC_MAX_UNITS;
-
-void cc_set_max_units(size_t n)
+/* The blocks the replayed requests may hold in all (cs_tune can lower it). */
+static size_t max_units(void)
 {
-	max_units = n;
+	return cs_tuned->cc_max_units ? cs_tuned->cc_max_units : CC_MAX_UNITS;
 }
 
-/* The requests replayed: the last ones whose prompts hold max_units blocks
+/* The requests replayed: the last ones whose prompts hold max_units() blocks
  * in all (every request's prompt is built whole, so a long session would
  * need memory quadratic in its length); always the last. */
 static int replay_window(struct build *b)
@@ -638,7 +1025,7 @@ static int replay_window(struct build *b)
 		for (size_t i = 0; i < n; i++)
 			total += m->lines[b->chain[i]].nblocks;
 		total += 1;
-		if (total > max_units && k + 1 < m->req.nreqs) {
+		if (total > max_units() && k + 1 < m->req.nreqs) {
 			m->first_replayed = k + 1;
 			break;
 		}
@@ -649,15 +1036,20 @@ static int replay_window(struct build *b)
 
 int cc_build(struct source *src, struct cc_model *m, struct cs_error *err)
 {
-	struct build b = { .src = src, .m = m, .uuids = STRMAP_INIT, .err = err };
+	struct build b = { .src = src, .m = m, .uuids = STRMAP_INIT, .msg_head = STRMAP_INIT, .results = STRMAP_INIT,
+			   .err = err };
 	b.stamp = cs_calloc(m->nlines ? m->nlines : 1, sizeof *b.stamp);
+	b.placed = cs_calloc(m->nlines ? m->nlines : 1, sizeof *b.placed);
+	b.next_same = cs_reallocarray(NULL, m->nlines ? m->nlines : 1, sizeof *b.next_same);
 	b.parent = cs_reallocarray(NULL, m->nlines ? m->nlines : 1, sizeof *b.parent);
 	b.done = cs_reallocarray(NULL, m->nlines ? m->nlines : 1, sizeof *b.done);
 	for (size_t i = 0; b.parent && b.done && i < m->nlines; i++) {
 		b.parent[i] = PARENT_UNKNOWN;
 		b.done[i] = WALK_OPEN;
 	}
-	int rc = b.stamp && b.parent && b.done ? index_uuids(&b) : cs_error_nomem(err);
+	int rc = b.stamp && b.parent && b.done && b.placed && b.next_same ? index_uuids(&b) : cs_error_nomem(err);
+	if (rc == CS_OK)
+		rc = index_messages(&b);
 	if (rc == CS_OK)
 		rc = mark_main(&b) == CS_OK ? CS_OK : cs_error_nomem(err);
 	if (rc == CS_OK)
@@ -669,22 +1061,33 @@ int cc_build(struct source *src, struct cc_model *m, struct cs_error *err)
 		if (rc == CS_OK)
 			request_usage(m, k);
 	}
+	char bad[96] = ""; /* the lines skipped may be why nothing is left */
+	if (m->bad_lines)
+		snprintf(bad, sizeof bad, "; %ld malformed line%s skipped, the first at line %ld, column %ld", m->bad_lines,
+			 m->bad_lines == 1 ? "" : "s", m->first_bad_line, m->first_bad_column);
 	if (rc == CS_OK && !m->nlines)
 		rc = cs_error_set(err, CS_ESTRUCT, "no Claude Code conversation line (\"type\" user, assistant or system "
-				  "with a \"uuid\") in %ld line%s", m->total_lines, m->total_lines == 1 ? "" : "s");
+				  "with a \"uuid\") in %ld line%s%s", m->total_lines, m->total_lines == 1 ? "" : "s", bad);
 	if (rc == CS_OK && !m->req.nreqs)
-		rc = cs_error_set(err, CS_ESTRUCT, "no assistant message in this session (%ld line%s): nothing was "
-				  "sent yet", m->total_lines, m->total_lines == 1 ? "" : "s");
+		rc = cs_error_set(err, CS_ESTRUCT, "no assistant message in this session (%ld line%s%s): nothing was "
+				  "sent yet", m->total_lines, m->total_lines == 1 ? "" : "s", bad);
 	if (rc == CS_OK) {
+		lifetimes(m);
 		size_hidden(m);
 		m->req.provider = REQ_ANTHROPIC;
 		m->req.is_log = true;
 		/* the user's cache.yml figures for a model, as for a request log */
-		rc = request_user_facts(src, &m->req) == CS_OK && make_pieces(src, m) == CS_OK && unit_pieces(m) == CS_OK
+		rc = request_user_facts(src, &m->req) == CS_OK && make_pieces(src, m) == CS_OK && unit_pieces(m) == CS_OK &&
+			     gap_warnings(src, m) == CS_OK && limit_warning(src, m) == CS_OK
 			     ? cc_select(src, cc_current_request(m), err)
 			     : cs_error_nomem(err);
 	}
 	strmap_fini(&b.uuids);
+	strmap_fini(&b.msg_head);
+	strmap_fini(&b.results);
+	cs_free(b.placed);
+	cs_free(b.next_same);
+	cs_free(b.order);
 	cs_free(b.chain);
 	cs_free(b.stamp);
 	cs_free(b.parent);

@@ -1,5 +1,5 @@
 /* assemble.c (ledger): the Nexus broker's context assembly (seed 001, with
- * seed 004 as settings; formats.md section 2) over a loaded ledger export.
+ * seed 004 as settings; ctxscope-formats(5) section 2) over a loaded ledger export.
  *   1. Session: the chosen label's head turn; its thread's ancestry (given,
  *      or rebuilt from parent_turn_id). The replayed turn (default the head)
  *      cuts it: history is the ancestry before it, the event its query.
@@ -722,11 +722,12 @@ static int take_results(struct assembly *a, struct view *v)
 /* decide the view (session, thread, replayed turn, compaction) → the
  * layers, each deciding its messages as it renders them → what they did
  * not place → explain the budget. */
-int ledger_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+int ledger_assemble(struct asm_run *run, struct assembly *a, struct cs_error *err)
 {
+	const struct source *src = run->src;
 	struct ledger *l = src->model;
 	struct view v;
-	if (asm_init_reuse(a, src, ASM_MESSAGES) != CS_OK) /* first: assemble() finis it on any failure */
+	if (asm_init_reuse(a, run, ASM_MESSAGES) != CS_OK) /* first: assemble() finis it on any failure */
 		return cs_error_nomem(err);
 	int rc = view_resolve(src, &v, err);
 	if (rc)
@@ -754,7 +755,7 @@ int ledger_assemble(const struct source *src, struct assembly *a, struct cs_erro
 	rc = asm_finish(a, err);
 	if (rc == CS_OK && a->budget.used > a->budget.usable && explain_over(a) != CS_OK)
 		rc = cs_error_nomem(err);
-	if (rc == CS_OK && asm_lazy() && !l->bare) { /* what a re-assembly from this one may keep */
+	if (rc == CS_OK && a->lazy && !l->bare) { /* what a re-assembly from this one may keep */
 		struct ledger_runs *r = &l->runs[l->runs_next++ % LEDGER_RUNS_KEPT];
 		*r = runs_of(src, &v);
 		r->serial = a->serial;

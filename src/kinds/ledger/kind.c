@@ -98,7 +98,7 @@ static const struct setting ledger_settings[] = {
 	  .help = "assemble the hypothetical next turn with assembly.event instead of replaying",
 	  SETTING_FIELD(SETTING_IN_MODEL, struct ledger, next), .set = set_next },
 	{ .name = "compaction-rule", .type = SETTING_ENUM, .arg = "R", .choices = compaction_rules, .def = "first-kept",
-	  .help = "first-kept (formats.md decision: keep from first_kept_turn_id) or after-only (the Nexus broker's spec)",
+	  .help = "first-kept (ctxscope-formats(5) decision: keep from first_kept_turn_id) or after-only (the Nexus broker's spec)",
 	  SETTING_FIELD(SETTING_IN_MODEL, struct ledger, rule) },
 	{ .name = "summary-role", .type = SETTING_ENUM, .arg = "R", .choices = summary_roles, .def = "user",
 	  .help = "user (the Nexus broker's spec, with the [Previous conversation summary] marker) or system (its early draft)",

@@ -1,4 +1,4 @@
-/* ledger.h: the ledger-export kind (seeds 001 and 004, formats.md section 2):
+/* ledger.h: the ledger-export kind (seeds 001 and 004, ctxscope-formats(5) section 2):
  * a Nexus Agents Ledger (agents.db) exported table by table as JSON, from
  * which the broker's context for one session is rebuilt: system prompt,
  * history from the session thread's ancestry with the latest compaction
@@ -18,7 +18,7 @@
 
 extern const struct kind_ops ledger_kind;
 
-#define LEDGER_DEFAULT_RESERVE_RESPONSE 8000L /* formats.md section 2 */
+#define LEDGER_DEFAULT_RESERVE_RESPONSE 8000L /* ctxscope-formats(5) section 2 */
 #define LEDGER_DEFAULT_RESERVE_TOOLS 16000L
 #define LEDGER_COMPACT_TARGET 0.6            /* seed 001 ensureBudget: compact to 60% of available */
 #define LEDGER_MIN_RECENT_TURNS 3            /* seed 001 open question 3: keep at least 3 turns */
@@ -26,7 +26,7 @@ extern const struct kind_ops ledger_kind;
 #define LEDGER_SUMMARY_MARKER "[Previous conversation summary]\n" /* seed 001 buildCompactedHistory */
 
 enum ledger_rule {
-	LEDGER_RULE_FIRST_KEPT, /* formats.md Decision: from first_kept_turn_id, then after the compaction */
+	LEDGER_RULE_FIRST_KEPT, /* ctxscope-formats(5) Decision: from first_kept_turn_id, then after the compaction */
 	LEDGER_RULE_AFTER_ONLY, /* seed 001 only: the turns after the compaction turn */
 };
 
@@ -164,7 +164,7 @@ void ledger_free_model(void *model);
 /* Turn index of id, or -1. O(log n). */
 long ledger_turn_index(const struct ledger *l, const char *id);
 
-/* The session the settings select (see formats.md: assembly.session, else the
+/* The session the settings select (see ctxscope-formats(5): assembly.session, else the
  * only active one, else "main", else the only one), or -1 with a sentence in
  * err (CS_EUSAGE). */
 long ledger_pick_session(const struct ledger *l, struct cs_error *err);
@@ -180,7 +180,8 @@ struct ledger_turn_usage {
 	long turn;               /* index into turns */
 	const char *profile;     /* the cache profile of its provider (static) */
 	long estimated;          /* the replayed prompt's tokens, estimated */
-	long predicted_read;     /* read from the cache after the previous turn (0: the first) */
+	long compared;           /* the turn (index) of the same model before it, read from; -1: the first */
+	long predicted_read;     /* read from the cache after that turn (0: the first) */
 	long predicted_written;  /* written to it */
 	long recorded_input, recorded_read, recorded_written; /* usage columns; -1: not recorded */
 };
@@ -199,7 +200,8 @@ int ledger_timeline_text(const struct source *src, unsigned text_flags, struct s
 int ledger_timeline_emit(const struct source *src, struct emitter *em);
 
 /* Assembler (assemble.c), through ledger_kind.assemble. */
-int ledger_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
+struct asm_run;
+int ledger_assemble(struct asm_run *run, struct assembly *out, struct cs_error *err);
 int ledger_report_extra(const struct source *src, const struct assembly *a, struct emitter *em);
 /* The kind's operations, for its table (kind.c); load.c. */
 int ledger_load(struct source *src, const char *data, size_t len, struct cs_error *err);

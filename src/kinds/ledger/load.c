@@ -1,4 +1,4 @@
-/* load_ledger.c: reading a ledger export (formats.md section 2): one JSON
+/* ledger/load.c: reading a ledger export (ctxscope-formats(5) section 2): one JSON
  * array per agents.db table, as `sqlite3 -json` prints them, plus the
  * optional `assembly` block. Ids may be text or whole numbers (INTEGER
  * keys); JSON-valued columns (ancestry, query_message_ids) may be JSON text
@@ -14,6 +14,7 @@
  * straight from its bytes (quick.c); any other goes the tree's way here.
  * The kind's table and settings are kind.c. */
 #include "ledger.h"
+#include "base/tune.h"
 
 #include "db.h"
 #include "ids.h"
@@ -380,12 +381,6 @@ static int read_message(struct loader *ld, struct rows *r, const cJSON *row, siz
 			     content, strlen(content));
 }
 
-static bool quick_on = true;
-
-void ledger_set_quick(bool on)
-{
-	quick_on = on;
-}
 
 /* Message row i, when the quick way reads it (quick.h): what read_message
  * keeps of the same row, the content unescaped into scratch when it holds
@@ -394,7 +389,7 @@ static int read_quick(struct loader *ld, struct rows *r, size_t i, long *turn_be
 		      bool *done)
 {
 	*done = false;
-	size_t start = quick_on && !ld->db && r->present ? json_iter_peek(&r->it) : SIZE_MAX, end;
+	size_t start = cs_tuned->ledger_quick && !ld->db && r->present ? json_iter_peek(&r->it) : SIZE_MAX, end;
 	struct ledger_quick_message q;
 	if (start == SIZE_MAX || !ledger_quick_message(ld->d->data, ld->d->len, start, &q, &end))
 		return CS_OK;

@@ -24,6 +24,4 @@ extern const char *const ledger_quick_roles[4];
  * when it has the usual shape: true with *m and *end (past its '}'); else
  * false, and load.c reads it the tree's way. */
 bool ledger_quick_message(const char *data, size_t len, size_t start, struct ledger_quick_message *m, size_t *end);
-/* Whether load.c takes the quick way (true unless a test turns it off). */
-void ledger_set_quick(bool on);
 #endif

@@ -1,8 +1,9 @@
 /* timeline.c: every turn on the session's thread replayed, with what the
  * cache should have done beside what the provider recorded. Each turn's
  * prompt is assembled as `--turn ID` would assemble it; the cache
- * prediction is that prompt sent after the previous turn's (the first turn
- * against a cold cache), under the built-in profile of the turn's provider.
+ * prediction is that prompt sent after the previous turn of the same model
+ * and provider (caches are per model; the first turn of a model against a
+ * cold cache), under the built-in profile of the turn's provider.
  * The recorded figures are the turn row's usage columns. */
 #include "ledger.h"
 
@@ -74,6 +75,39 @@ static int predict(const struct ledger_turn *t, const struct assembly *prev, con
 	return CS_OK;
 }
 
+/* The last turn of each model seen so far (a cache is per model: a turn
+ * reads only what an earlier turn of its own model and provider wrote). */
+#define LEDGER_MODELS 8
+struct last_of_model {
+	const char *model, *provider; /* NULL: absent */
+	struct assembly a;
+	long turn;
+	bool have;
+};
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* The slot of t's model: its own, else a free one, else the oldest (its
+ * assembly freed). */
+static struct last_of_model *slot_of(struct last_of_model *s, const struct ledger_turn *t)
+{
+	struct last_of_model *oldest = &s[0];
+	for (size_t i = 0; i < LEDGER_MODELS; i++) {
+		if (s[i].have && same_str(s[i].model, t->model) && same_str(s[i].provider, t->provider))
+			return &s[i];
+		if (!s[i].have)
+			return &s[i];
+		if (s[i].turn < oldest->turn)
+			oldest = &s[i];
+	}
+	asm_fini(&oldest->a);
+	oldest->have = false;
+	return oldest;
+}
+
 int ledger_timeline(const struct source *src, struct ledger_turn_usage **out, size_t *n, struct cs_error *err)
 {
 	const struct ledger *l = src->model;
@@ -87,8 +121,9 @@ int ledger_timeline(const struct source *src, struct ledger_turn_usage **out, si
 	if (ledger_ancestry(l, head, &anc, &nanc) != CS_OK)
 		return cs_error_nomem(err);
 	struct ledger_turn_usage *rows = cs_calloc(nanc ? nanc : 1, sizeof *rows);
-	struct assembly prev, now;
-	bool have_prev = false;
+	struct last_of_model last[LEDGER_MODELS];
+	memset(last, 0, sizeof last);
+	struct assembly now;
 	int rc = rows ? CS_OK : cs_error_nomem(err);
 	/* The last LEDGER_TIMELINE_MAX turns, and the one before them as the
 	 * first one's cache: each turn is a whole assembly. */
@@ -103,19 +138,21 @@ int ledger_timeline(const struct source *src, struct ledger_turn_usage **out, si
 		if (t->compaction)
 			continue; /* a summarizing request, not a turn of the conversation */
 		rc = replay(src, anc[i], &now, err);
+		struct last_of_model *prev = slot_of(last, t);
 		if (rc == CS_OK) {
 			rows[*n].turn = anc[i];
-			rc = predict(t, have_prev ? &prev : NULL, &now, &rows[*n], err);
+			rows[*n].compared = prev->have ? prev->turn : -1;
+			rc = predict(t, prev->have ? &prev->a : NULL, &now, &rows[*n], err);
 		}
-		if (have_prev)
-			asm_fini(&prev);
-		prev = now;
-		have_prev = true;
+		if (prev->have)
+			asm_fini(&prev->a);
+		*prev = (struct last_of_model){ t->model, t->provider, now, anc[i], true };
 		if (rc == CS_OK && (normal <= LEDGER_TIMELINE_MAX || i > first))
 			(*n)++;
 	}
-	if (have_prev)
-		asm_fini(&prev);
+	for (size_t i = 0; i < LEDGER_MODELS; i++)
+		if (last[i].have)
+			asm_fini(&last[i].a);
 	cs_free(anc);
 	if (rc != CS_OK) {
 		cs_free(rows);
@@ -147,7 +184,7 @@ int ledger_timeline_emit(const struct source *src, struct emitter *em)
 	emit_key(em, "timeline");
 	emit_map_begin(em);
 	emit_key_str(em, "note", "each turn on the thread replayed; predicted: that prompt sent after the previous "
-		     "turn's under the provider's cache (the first against a cold cache), estimated tokens; "
+		     "turn of its model under the provider's cache (the first of a model against a cold cache), estimated tokens; "
 		     "recorded: the turn's usage columns, the provider's whole request");
 	emit_key(em, "turns");
 	emit_list_begin(em);
@@ -156,6 +193,8 @@ int ledger_timeline_emit(const struct source *src, struct emitter *em)
 		emit_map_begin(em);
 		emit_key_str(em, "turn", l->turns[u->turn].id);
 		emit_key_str(em, "profile", u->profile);
+		if (u->compared >= 0)
+			emit_key_str(em, "compared_with", l->turns[u->compared].id);
 		emit_key_int(em, "estimated_input", u->estimated);
 		emit_key_int(em, "predicted_read", u->predicted_read);
 		emit_key_int(em, "predicted_written", u->predicted_written);
@@ -191,7 +230,7 @@ int ledger_timeline_text(const struct source *src, unsigned text_flags, struct s
 	sb_printf(out, "%zu turn%s on the thread%s, predicted (estimated tokens) beside recorded\n", n, n == 1 ? "" : "s",
 		  n == LEDGER_TIMELINE_MAX ? " (the last ones)" : "");
 	sb_puts(out, "  recorded: the provider's whole request (tools and framing the export does not hold)\n");
-	sb_puts(out, "  predicted: this prompt sent after the previous turn's, under its provider's cache\n\n");
+	sb_puts(out, "  predicted: this prompt sent after the previous turn of its model, under its provider's cache\n\n");
 	sb_puts(out, "     estimated    read  written  |  recorded input     read  written   turn\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct ledger_turn_usage *u = &rows[i];
@@ -201,7 +240,12 @@ int ledger_timeline_text(const struct source *src, unsigned text_flags, struct s
 			  count(f, u->recorded_written));
 		const char *id = l->turns[u->turn].id;
 		utf8_sanitize(out, id, strlen(id), text_flags);
-		sb_printf(out, " (%s)\n", u->profile);
+		sb_printf(out, " (%s", u->profile);
+		if (u->compared >= 0) {
+			sb_puts(out, ", vs ");
+			utf8_sanitize(out, l->turns[u->compared].id, strlen(l->turns[u->compared].id), text_flags);
+		}
+		sb_puts(out, ")\n");
 	}
 	cs_free(rows);
 	return out->failed ? cs_error_nomem(err) : CS_OK;

@@ -1,5 +1,5 @@
 /* assemble.c (loom): seed 000's context assembly with the decisions of
- * formats.md section 1:
+ * ctxscope-formats(5) section 1:
  *   1. system context = trimmed, non-empty [agent systemPrompt,
  *      loomTree.systemContext, instruction sources] joined by a blank line;
  *   2. filter (excluded, pruned, annotation unless includeAnnotation, empty),
@@ -10,7 +10,7 @@
  *   4. truncation over the usable budget (limit - tokenBuffer, or --budget)
  *      by truncateMiddle, rollingWindow or stopAtLimit, on whole messages
  *      (dialogue) or whole nodes (buffer).
- * Decisions where formats.md is silent:
+ * Decisions where ctxscope-formats(5) is silent:
  *   - tokens are estimated per block (a node's text plus what this assembler
  *     adds to it: the blank line of a merge, a loom-aware header), and the
  *     budget charges the sum;
@@ -666,7 +666,7 @@ static void memory_tail(const struct loom *m, bool dialogue, struct strbuf *sb)
 	sb_puts(sb, dialogue ? "===" : "===\n\n");
 }
 
-/* Decide, the loom-aware extensions (formats.md section 1): the addendum
+/* Decide, the loom-aware extensions (ctxscope-formats(5) section 1): the addendum
  * after the system context, then the operational memory block (pinned
  * entries, recent actions, stashed names; empty sections left out). Only
  * with loom-aware rendering on; their tokens are protected like the
@@ -916,11 +916,12 @@ static void working_arrays(struct state *st)
 }
 
 /* decide (system, conversation, budget) → render → explain. */
-int loom_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+int loom_assemble(struct asm_run *run, struct assembly *a, struct cs_error *err)
 {
+	const struct source *src = run->src;
 	const struct loom *m = src->model;
 	struct state st = { .a = a, .src = src, .m = m, .dialogue = m->mode == LOOM_DIALOGUE };
-	int rc = asm_init_unset(a, src, st.dialogue ? ASM_MESSAGES : ASM_DOCUMENT); /* result_base */
+	int rc = asm_init_unset(a, run, st.dialogue ? ASM_MESSAGES : ASM_DOCUMENT); /* result_base */
 	if (rc == CS_OK)
 		rc = loom_prepare(src); /* once per source: what no edit changes */
 	st.prep = m->prep;
@@ -948,7 +949,7 @@ int loom_assemble(const struct source *src, struct assembly *a, struct cs_error 
 	}
 
 	st.tok = loom_prep_tokens(src, a->chars_per_token);
-	st.user = loom_prep_user(src);
+	st.user = loom_prep_user(src, run->lazy);
 	if (!st.user) {
 		rc = cs_error_nomem(err);
 		goto out;

@@ -1,9 +1,9 @@
-/* load_loom.c: reading an Aspen Grove loom tree (formats.md section 1).
+/* loom/load.c: reading an Aspen Grove loom tree (ctxscope-formats(5) section 1).
  * Every node and edge is checked (types, dangling ids, duplicate ids); the
  * path is resolved (path.nodeIds, else a walk up from path.activeNodeId with
  * path.selections); then only the nodes the path uses become pieces, their
  * text copied into the source's arena, and the cJSON tree is freed.
- * Decisions where formats.md is silent:
+ * Decisions where ctxscope-formats(5) is silent:
  *   - steps of path.nodeIds may be joined by a continuation or an annotation
  *     edge (an annotation edge is what makes the `annotation` exclusion
  *     reachable); a walk up follows continuation edges, and an annotation
@@ -153,7 +153,7 @@ static int check_content(struct loader *L, const cJSON *c, const struct jpath *a
 	return CS_OK;
 }
 
-/* The node's assembled text (formats.md: non-text is a literal stand-in). */
+/* The node's assembled text (ctxscope-formats(5): non-text is a literal stand-in). */
 void loom_content_text(const cJSON *c, struct strbuf *out)
 {
 	const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "type"));
@@ -483,7 +483,7 @@ static const struct selection *find_selection(const struct selection *sel, size_
 }
 
 /* The primary source of edge e to step to: the selected one, the only one,
- * or the one created last (formats.md: buffer-mode versions). */
+ * or the one created last (ctxscope-formats(5): buffer-mode versions). */
 static int pick_primary(struct loader *L, const struct tedge *e, const struct selection *s,
 			const struct jpath *sp, size_t *out)
 {
@@ -508,7 +508,7 @@ static int pick_primary(struct loader *L, const struct tedge *e, const struct se
 	return CS_OK;
 }
 
-/* Walks up from the active node (formats.md section 1). */
+/* Walks up from the active node (ctxscope-formats(5) section 1). */
 static int walk_up(struct loader *L, size_t active, const struct selection *sel, size_t nsel,
 		   const struct jpath *pp, size_t root)
 {

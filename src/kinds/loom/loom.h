@@ -1,4 +1,4 @@
-/* loom.h: the loom-tree kind (seed 000, formats.md section 1): an Aspen Grove
+/* loom.h: the loom-tree kind (seed 000, ctxscope-formats(5) section 1): an Aspen Grove
  * loom tree (nodes joined by continuation and annotation edges, with an
  * active path) assembled as a messages array (dialogue mode) or one document
  * (buffer mode), truncated by truncateMiddle, rollingWindow or stopAtLimit.
@@ -150,11 +150,11 @@ int loom_prepare(const struct source *src);
  * valid until the next call; NULL on out of memory. */
 const long *loom_prep_tokens(const struct source *src, double chars_per_token);
 /* Per piece, its user_excluded, a byte each (the prep made): for the
- * inspector's assemblies (asm_lazy), whose every change of it is an edit
+ * inspector's assemblies (lazy: the run's asm_run.lazy), whose every change of it is an edit
  * the source's log names, so only those pieces are read again; else, or
  * when the log does not reach back, every piece is. Owned by the prep;
  * NULL on out of memory. */
-const signed char *loom_prep_user(const struct source *src);
+const signed char *loom_prep_user(const struct source *src, bool lazy);
 /* Whether pieces a and b have the same role (the prep made). */
 bool loom_prep_same_role(const struct source *src, long a, long b);
 /* NULL-safe. */
@@ -194,7 +194,8 @@ size_t loom_model_node(const struct source *src, size_t k, size_t *pos, long *pi
 int loom_usage_get(const struct source *src, const struct loom_usage **out, struct cs_error *err);
 
 /* Assembler (assemble.c), through loom_kind.assemble. */
-int loom_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
+struct asm_run;
+int loom_assemble(struct asm_run *run, struct assembly *out, struct cs_error *err);
 
 /* Parses an ISO 8601 time ("2026-01-30T10:00:00Z", fractions and +hh:mm
  * offsets allowed; a date alone is midnight UTC) into epoch milliseconds.

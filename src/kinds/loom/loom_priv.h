@@ -81,7 +81,7 @@ int loom_nomem(struct loader *L);
  * or out of memory. */
 char *loom_keep(struct loader *L, const char *s);
 
-/* The node's assembled text appended to out (formats.md: non-text is a
+/* The node's assembled text appended to out (ctxscope-formats(5): non-text is a
  * literal stand-in). */
 void loom_content_text(const cJSON *c, struct strbuf *out);
 
@@ -109,7 +109,7 @@ int loom_add_pinned(struct loader *L, const char *label, const char *text);
 
 /* memory.c */
 
-/* Reads the optional loomAware object (formats.md section 1): the system
+/* Reads the optional loomAware object (ctxscope-formats(5) section 1): the system
  * addendum, the operational memory (pinned entries become pieces). Runs
  * after loom_make_pieces. */
 int loom_read_loom_aware(struct loader *L, const cJSON *root);

@@ -1,10 +1,10 @@
 /* memory.c (loom): reading seed 000's loom-aware extensions in Aspen
- * Grove's format (formats.md section 1): loomAware.systemAddendum and
+ * Grove's format (ctxscope-formats(5) section 1): loomAware.systemAddendum and
  * loomAware.operationalMemory {pinned: [{label, text}], recentActions,
  * stashes}. Pinned entries become pieces (they can be excluded like nodes);
  * recent actions and stash names are kept as lines of text. The assembler
  * renders them only with loom-aware rendering on.
- * Decisions where formats.md is silent:
+ * Decisions where ctxscope-formats(5) is silent:
  *   - a pinned entry without a label is labelled "pinned N" (1-based); two
  *     entries with one label keep both, with a warning (an --exclude by
  *     label then names the first);

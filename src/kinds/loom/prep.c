@@ -140,13 +140,13 @@ const long *loom_prep_tokens(const struct source *src, double chars_per_token)
 	return pr->tok;
 }
 
-const signed char *loom_prep_user(const struct source *src)
+const signed char *loom_prep_user(const struct source *src, bool lazy)
 {
 	struct loom_prep *pr = ((struct loom *)src->model)->prep;
 	if (!pr->user && !(pr->user = cs_malloc(pr->n ? pr->n : 1)))
 		return NULL;
 	unsigned long from = pr->user_edits, to = src->edits;
-	bool in_step = asm_lazy() && pr->user_of == src->pieces && from <= to && to - from <= SOURCE_EDIT_LOG;
+	bool in_step = lazy && pr->user_of == src->pieces && from <= to && to - from <= SOURCE_EDIT_LOG;
 	for (unsigned long e = from; in_step && e < to; e++) {
 		long piece = src->edit_log[e % SOURCE_EDIT_LOG]; /* -1: no exclusion changed */
 		if (piece >= 0 && (size_t)piece < pr->n)
@@ -157,7 +157,7 @@ const signed char *loom_prep_user(const struct source *src)
 			pr->user[i] = src->pieces[i].user_excluded;
 	/* an eager assembly's mirror is no base for the next lazy one's: a
 	 * report or a test may have set pieces without an edit */
-	pr->user_of = asm_lazy() ? src->pieces : NULL;
+	pr->user_of = lazy ? src->pieces : NULL;
 	pr->user_edits = to;
 	return pr->user;
 }

@@ -1,11 +1,11 @@
-/* usage.c (loom): the recorded usage of a loom tree (formats.md section 1,
+/* usage.c (loom): the recorded usage of a loom tree (ctxscope-formats(5) section 1,
  * Aspen Grove's RawApiResponse records). Every model node on the path with
  * a raw response is a request that can be replayed: the path up to the
  * node's parent, assembled under the tree's settings, estimated, and set
  * beside the provider's tokenUsage.promptTokens. Shown per model node (the
  * report's piece entries, the text report's note under the row, the
  * inspector's detail), as the timeline (kind_ops.timeline) and in total.
- * Decisions where formats.md is silent:
+ * Decisions where ctxscope-formats(5) is silent:
  *   - "the tree's settings": a replay ignores the person's edits (piece
  *     exclusions, --budget, --strategy, --min-recent): it is what the app
  *     sent. It keeps the estimate's chars per token (the estimator being

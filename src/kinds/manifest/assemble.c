@@ -1,5 +1,5 @@
 /* assemble.c (manifest): seed 002's assembly algorithm, exactly, with the
- * decisions of formats.md section 3:
+ * decisions of ctxscope-formats(5) section 3:
  *   1. stable sort by priority, highest first (ties keep file order);
  *   2. max_lines caps a file before budgeting, cut in its strategy's
  *      direction; a `never` file longer than max_lines is excluded;
@@ -120,7 +120,7 @@ static void cut(const struct content *in, int strategy, size_t keep, struct cont
 	}
 }
 
-/* Where max_lines cuts a text under a strategy (formats.md: end keeps the
+/* Where max_lines cuts a text under a strategy (ctxscope-formats(5): end keeps the
  * first N lines, start the last N, middle the first ceil(N/2) and last
  * floor(N/2)). Computed once at load for each strategy (the scan over the
  * lines is the costly part), so a re-assembly only reads it. */
@@ -772,10 +772,11 @@ static void explain_must(const struct walk *w, struct assembly *a)
 }
 
 /* sort → decide (the sorted array filtering in front) → render → explain. */
-int manifest_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+int manifest_assemble(struct asm_run *run, struct assembly *a, struct cs_error *err)
 {
+	const struct source *src = run->src;
 	const struct manifest *m = src->model;
-	int rc = asm_init(a, src, ASM_DOCUMENT);
+	int rc = asm_init(a, run, ASM_DOCUMENT);
 	if (rc != CS_OK)
 		return cs_error_nomem(err);
 	static const char *const layers[] = { "boot", "system", "developer", "user", "context" };

@@ -1,5 +1,5 @@
-/* load_manifest.c: reading a working-set manifest (formats.md section 3) and
- * the files it lists. Decisions (formats.md): only `files` is required; each
+/* manifest/load.c: reading a working-set manifest (ctxscope-formats(5) section 3) and
+ * the files it lists. Decisions (ctxscope-formats(5)): only `files` is required; each
  * entry needs `path` and a numeric `priority` (outside [0, 1] is a warning,
  * the value kept as written for sorting, as the seed sorts); `role` defaults
  * to context, `truncate_strategy` to end; no `budget` means 28000 max, 4000
@@ -88,7 +88,7 @@ static int read_budget(struct source *src, struct manifest *m, const struct ynod
 		return yfail(err, dup, "budget", CS_ESTRUCT, "the key \"%s\" appears twice", dup->value);
 	m->has_budget = true;
 	/* A budget that names no reserve reserves nothing: the 4,000 default
-	 * belongs to a manifest with no budget at all (formats.md). */
+	 * belongs to a manifest with no budget at all (ctxscope-formats(5)). */
 	m->reserved = 0;
 	const struct ynode *max = ymap_get(budget, "max_tokens");
 	const struct ynode *res = ymap_get(budget, "reserved_for_response");

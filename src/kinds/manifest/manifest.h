@@ -1,4 +1,4 @@
-/* manifest.h: the working-set manifest kind (seed 002, formats.md section 3):
+/* manifest.h: the working-set manifest kind (seed 002, ctxscope-formats(5) section 3):
  * a YAML list of files with priorities, roles, truncation strategies and
  * line caps, assembled greedily by priority into a token budget.
  * Each file is a piece (id = its path as written); the kind's model keeps the
@@ -17,7 +17,7 @@
 
 extern const struct kind_ops manifest_kind;
 
-#define MANIFEST_DEFAULT_MAX_TOKENS 28000 /* formats.md: no budget at all */
+#define MANIFEST_DEFAULT_MAX_TOKENS 28000 /* ctxscope-formats(5): no budget at all */
 #define MANIFEST_DEFAULT_RESERVED 4000
 #define MANIFEST_MAX_FILES 1000000        /* entries; more is refused */
 #define MANIFEST_MAX_FILE_BYTES ((size_t)256 << 20) /* one listed file; larger is excluded as unreadable */
@@ -106,7 +106,8 @@ struct piece;
 void manifest_cap_compute(const struct piece *p, size_t max_lines, int strategy, struct manifest_cap *out);
 
 /* Assembler (assemble.c), through manifest_kind.assemble. */
-int manifest_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
+struct asm_run;
+int manifest_assemble(struct asm_run *run, struct assembly *out, struct cs_error *err);
 
 /* FNV-1a of data[0..len): the manifest's changed-on-disk check. */
 unsigned long long manifest_hash(const char *data, size_t len);

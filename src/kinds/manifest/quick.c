@@ -1,6 +1,7 @@
 /* quick.c (manifest): a manifest read from libyaml's events, its entries
  * never built into a tree (see quick.h). */
 #include "quick.h"
+#include "base/tune.h"
 
 #include "base/alloc.h"
 #include "base/arena.h"
@@ -11,12 +12,6 @@
 
 #define QUICK_PAIRS 16 /* keys an entry may have; more goes the tree's way */
 
-static bool quick_on = true;
-
-void manifest_set_quick(bool on)
-{
-	quick_on = on;
-}
 
 struct quick {
 	yaml_parser_t parser;
@@ -256,7 +251,7 @@ bool manifest_quick_read(const char *data, size_t len, struct arena *keep, struc
 {
 	memset(q, 0, sizeof *q);
 	arena_init(&q->nodes.arena);
-	if (!quick_on)
+	if (!cs_tuned->manifest_quick)
 		return false;
 	struct quick k = { .q = q, .keep = keep };
 	if (!yaml_parser_initialize(&k.parser))

@@ -39,7 +39,5 @@ struct manifest_quick {
  * declines too: the tree's way then meets it. */
 bool manifest_quick_read(const char *data, size_t len, struct arena *keep, struct manifest_quick *q);
 void manifest_quick_fini(struct manifest_quick *q);
-/* For tests: off, every manifest goes the tree's way (to compare the two). */
-void manifest_set_quick(bool on);
 
 #endif

@@ -1,5 +1,5 @@
 /* assemble.c (memory): seed 003's context builder on a memory snapshot, in
- * the seed's two passes (formats.md section 4):
+ * the seed's two passes (ctxscope-formats(5) section 4):
  * 0. the request's filters (filters.c) and the user's exclusions take items
  *    out before any query;
  * 1. each source query keeps what fits its share, floor(budget * percent /
@@ -25,6 +25,7 @@
  * In phases: rank; pass 1; pass 2; render the sections; explain (the
  * sentences name the cutoff, known only once every item is decided). */
 #include "memory.h"
+#include "base/tune.h"
 
 #include "base/alloc.h"
 #include "assembly.h"
@@ -644,7 +645,7 @@ static bool build_anew(struct run *r, struct assembly *a)
 		cs_free(r->flags);
 	} else {
 		memory_keep(cache, r->src, r->budget, r->dec, r->flags, a->results, r->share_used, r->dropped_budget,
-			    r->dropped_alloc, r->scored, a->serial); /* takes dec and flags */
+			    r->dropped_alloc, r->scored, a->serial, a->lazy); /* takes dec and flags */
 	}
 	r->dec = NULL;
 	r->flags = NULL;
@@ -755,20 +756,13 @@ static void write_touched(struct run *r, struct assembly *a, const struct memory
 	sb_fini(&sb);
 }
 
-/* Below this many re-decided items a patch is always written in place. */
-static size_t cascade_min = 65536;
-
-void memory_set_long_cascade(size_t min)
-{
-	cascade_min = min;
-}
 
 /* A long cascade (an item kept in pass 1 excluded: every later one in its
  * share says a new total) is written whole, in input order, and compared
  * whole: cheaper than a quarter of a million results listed and sorted. */
 static bool long_cascade(size_t touched, size_t n)
 {
-	return touched > cascade_min && touched > n / 16;
+	return touched > cs_tuned->memory_cascade_min && touched > n / 16;
 }
 
 /* The build from the kept one (memory_patch re-decided it): the previous
@@ -805,13 +799,14 @@ static bool from_kept(struct run *r, struct assembly *a)
 }
 
 /* The run's figures, then the build from the kept one or anew, the facts. */
-int memory_build(const struct source *src, struct assembly *a, struct cs_error *err)
+int memory_build(struct asm_run *run, struct assembly *a, struct cs_error *err)
 {
+	const struct source *src = run->src;
 	const struct memory *m = src->model;
 	/* build_anew's rank() or from_kept writes every result, or from_kept
 	 * patches the inspector's last ones (not a build the updates replay on) */
-	int rc = !m->nnew && !m->quiet && !m->hold_from ? asm_init_reuse(a, src, ASM_DOCUMENT)
-							: asm_init_unset(a, src, ASM_DOCUMENT);
+	int rc = !m->nnew && !m->quiet && !m->hold_from ? asm_init_reuse(a, run, ASM_DOCUMENT)
+							: asm_init_unset(a, run, ASM_DOCUMENT);
 	if (rc != CS_OK)
 		return cs_error_nomem(err);
 	if (memory_groupings(m, a) != CS_OK)
@@ -855,8 +850,8 @@ int memory_build(const struct source *src, struct assembly *a, struct cs_error *
 	return rc;
 }
 
-int memory_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+int memory_assemble(struct asm_run *run, struct assembly *a, struct cs_error *err)
 {
-	const struct memory *m = src->model;
-	return m->nnew ? memory_assemble_incremental(src, a, err) : memory_build(src, a, err);
+	const struct memory *m = run->src->model;
+	return m->nnew ? memory_assemble_incremental(run, a, err) : memory_build(run, a, err);
 }

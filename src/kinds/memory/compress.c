@@ -1,4 +1,4 @@
-/* compress.c (memory): the seed's compressContext (formats.md section 4b).
+/* compress.c (memory): the seed's compressContext (ctxscope-formats(5) section 4b).
  * Offline there is no LLM: an item it would summarize keeps its place and
  * its text, its tokens become floor(tokens / 3) (the seed asks the LLM for
  * at most a third) and the prompt shows a marker. The seed sorts the items

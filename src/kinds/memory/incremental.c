@@ -1,5 +1,5 @@
 /* incremental.c (memory): the seed's updateContext on a snapshot's
- * `newEvents` (formats.md section 4b), replayed one at a time onto the
+ * `newEvents` (ctxscope-formats(5) section 4b), replayed one at a time onto the
  * builder's context. Each new event becomes a component at the start with
  * relevanceScore 1.0; when tokenCount + its tokens exceed the budget one
  * component goes:
@@ -191,6 +191,7 @@ bool memory_update(struct memory_context *ctx, struct memory_component c, long b
 
 /* What the replay left, per piece, for the results. */
 struct replay {
+	struct asm_run *run;       /* the assembler's */
 	const struct source *src;
 	struct memory *m;
 	long budget;               /* the builder's */
@@ -418,7 +419,7 @@ static void carry(const struct assembly *base, struct assembly *a)
 static int render_replay(struct replay *rp, const struct assembly *base, const struct assembly *rebuilt,
 			 struct assembly *a, struct cs_error *err)
 {
-	if (asm_init(a, rp->src, ASM_DOCUMENT) != CS_OK || memory_groupings(rp->m, a) != CS_OK) {
+	if (asm_init(a, rp->run, ASM_DOCUMENT) != CS_OK || memory_groupings(rp->m, a) != CS_OK) {
 		asm_fini(a);
 		return cs_error_nomem(err);
 	}
@@ -443,23 +444,24 @@ static int render_replay(struct replay *rp, const struct assembly *base, const s
 	return asm_finish(a, err);
 }
 
-int memory_assemble_incremental(const struct source *src, struct assembly *a, struct cs_error *err)
+int memory_assemble_incremental(struct asm_run *run, struct assembly *a, struct cs_error *err)
 {
+	const struct source *src = run->src;
 	struct memory *m = src->model; /* hold_from: a build parameter, put back before returning */
-	struct replay rp = { .src = src, .m = m, .step = (size_t)m->step };
+	struct replay rp = { .run = run, .src = src, .m = m, .step = (size_t)m->step };
 	memset(a, 0, sizeof *a); /* a failure before render_replay leaves it empty, safe to asm_fini */
 	if (rp.step > m->nnew)
 		rp.step = m->nnew;
 	struct assembly base, rebuilt;
 	m->hold_from = 0;
-	int rc = memory_build(src, &base, err);
+	int rc = memory_build(run, &base, err);
 	if (rc != CS_OK) {
 		asm_fini(&base); /* a build that fails late leaves its assembly to the caller */
 		return rc;
 	}
 	m->hold_from = rp.step;
 	m->quiet = true; /* the rebuild is compared by what went in: no sentences */
-	rc = memory_build(src, &rebuilt, err);
+	rc = memory_build(run, &rebuilt, err);
 	m->hold_from = 0;
 	m->quiet = false;
 	if (rc != CS_OK) {

@@ -1,4 +1,4 @@
-/* load_memory.c: reading a memory snapshot (formats.md section 4) and the
+/* memory/load.c: reading a memory snapshot (ctxscope-formats(5) section 4) and the
  * kind's options. Decisions where the spec is silent:
  * - `maxTokens` is required (a whole number >= 0); `query`, `archetype`,
  *   `strategy` and `additionalContext` are optional.
@@ -27,6 +27,7 @@
  * seed reformats a Date with toISOString); property values that are
  * objects or arrays print as JSON, not as JavaScript's String(). */
 #include "memory.h"
+#include "base/tune.h"
 #include "quick.h"
 
 #include "base/alloc.h"
@@ -579,12 +580,6 @@ static int read_item(struct source *src, struct memory *m, const struct json_doc
 	return rc;
 }
 
-static bool quick_on = true;
-
-void memory_set_quick(bool on)
-{
-	quick_on = on;
-}
 
 /* An item the quick way read (quick.h): what read_item keeps of the same
  * item, text unescaped into scratch when it holds escapes. */
@@ -622,7 +617,7 @@ static int read_items(struct source *src, struct memory *m, struct json_doc *d, 
 	int rc;
 	struct strbuf scratch = STRBUF_INIT;
 	for (;;) {
-		size_t start = quick_on && !fresh ? json_iter_peek(&it) : SIZE_MAX, end;
+		size_t start = cs_tuned->memory_quick && !fresh ? json_iter_peek(&it) : SIZE_MAX, end;
 		struct memory_quick_item q;
 		if (start != SIZE_MAX && memory_quick_read(d->data, d->len, start, type_names, &q, &end)) {
 			if ((rc = read_quick(src, m, &q, i, &scratch, err)))

@@ -1,4 +1,4 @@
-/* memory.h: the memory-snapshot kind (seed 003, formats.md section 4): the
+/* memory.h: the memory-snapshot kind (seed 003, ctxscope-formats(5) section 4): the
  * memory framework's scored context builder. A snapshot holds a query, a
  * token budget, an archetype preset, a strategy (three weights, four budget
  * allocations) and scored items; the assembler runs the seed's two passes
@@ -66,7 +66,7 @@ enum memory_allocation {
 	MA_COUNT
 };
 
-/* Archetype presets (formats.md section 4). */
+/* Archetype presets (ctxscope-formats(5) section 4). */
 struct memory_preset {
 	const char *name;
 	double weights[MW_COUNT];
@@ -120,7 +120,7 @@ struct memory_filters {
 	size_t removed;            /* items the filters removed */
 };
 
-/* The task stack (formats.md section 4b; stack.c). */
+/* The task stack (ctxscope-formats(5) section 4b; stack.c). */
 enum memory_frame_status { MF_ACTIVE, MF_COMPLETE, MF_BLOCKED };
 
 struct memory_frame {
@@ -142,7 +142,7 @@ struct memory_stack {
  * or the builder alone. The `assembly` setting's choices, in this order. */
 enum memory_assembly { MEMORY_ASSEMBLY_STACK, MEMORY_ASSEMBLY_LINEAR };
 
-/* How newEvents are replayed (formats.md 4b): the seed's updateContext as
+/* How newEvents are replayed (ctxscope-formats(5) 4b): the seed's updateContext as
  * written (sort ascending, pop(): the highest score goes; tokenCount claimed
  * = budget), or as its comment intends (the lowest go until it fits). */
 enum memory_incremental { MEMORY_AS_WRITTEN, MEMORY_AS_INTENDED };
@@ -252,8 +252,8 @@ struct memory {
 	long max_tokens;            /* the snapshot's maxTokens */
 	struct memory_strategy input; /* as loaded: preset merged with the snapshot's strategy */
 	struct memory_strategy cur;   /* as the user set it */
-	bool caps;                  /* pass 1 runs: each source query keeps its share (formats.md section 4); false: skipped */
-	bool compress;              /* compressContext on what does not fit (formats.md 4b), off by default */
+	bool caps;                  /* pass 1 runs: each source query keeps its share (ctxscope-formats(5) section 4); false: skipped */
+	bool compress;              /* compressContext on what does not fit (ctxscope-formats(5) 4b), off by default */
 	int assembly;               /* enum memory_assembly; stack by default when there is a taskStack */
 	struct memory_stack stack;
 	size_t nnew;                /* newEvents: the last nnew of items[] */
@@ -302,7 +302,7 @@ struct memory {
 	bool now_given;             /* from the snapshot's `now` */
 };
 
-#define MEMORY_DEFAULT_PRESET 0 /* coding: formats.md's example, for what a snapshot leaves out */
+#define MEMORY_DEFAULT_PRESET 0 /* coding: ctxscope-formats(5)'s example, for what a snapshot leaves out */
 
 /* The presets, n of them into *n. Static storage. */
 const struct memory_preset *memory_presets(size_t *n);
@@ -378,11 +378,11 @@ void memory_rank_forget(struct memory *m);
 struct piece_result;
 /* Keeps a build of src just made (budget: the builder's): takes dec and
  * flags (freed here when not kept), reads the rest of each piece from
- * results. Kept for the inspector (asm_lazy) or after an edit; on out of
- * memory nothing is. */
+ * results. Kept for the inspector (lazy: a run of assemble_lazy_from) or
+ * after an edit; on out of memory nothing is. */
 void memory_keep(struct memory *m, const struct source *src, long budget, struct memory_decision *dec,
 		 struct memory_flags *flags, const struct piece_result *results, const long share_used[MA_COUNT],
-		 size_t dropped_budget, size_t dropped_alloc, size_t scored, unsigned long serial);
+		 size_t dropped_budget, size_t dropped_alloc, size_t scored, unsigned long serial, bool lazy);
 /* True when m->kept was made under the same values as a build of src now
  * (budget: the builder's, after the task stack) and the source's edit log
  * still names every edit since. */
@@ -391,10 +391,6 @@ bool memory_kept_matches(const struct memory *m, const struct source *src, long 
  * (caps: each share's cap). false: not done (the log names another edit,
  * or out of memory): the kept build is no longer valid. */
 bool memory_patch(struct memory *m, const struct source *src, const long cap[MA_COUNT]);
-/* Tests: a patch that re-decided more than this many items (and more
- * than a sixteenth of them) writes every result anew instead of patching
- * the previous ones (65,536 unless set). */
-void memory_set_long_cascade(size_t min);
 /* Frees the kept build; NULL-safe. */
 void memory_kept_free(struct memory_kept *k);
 
@@ -493,12 +489,13 @@ bool memory_update(struct memory_context *ctx, struct memory_component c, long b
 		   struct memory_update *u, long *out_dropped);
 /* Replays new events 1..step on the builder's assembly; the assembler
  * when the snapshot has newEvents. */
-int memory_assemble_incremental(const struct source *src, struct assembly *a, struct cs_error *err);
+int memory_assemble_incremental(struct asm_run *run, struct assembly *a, struct cs_error *err);
 /* The builder (assemble.c): seed 003's buildContext, new events from
  * m->hold_from on held out. */
-int memory_build(const struct source *src, struct assembly *a, struct cs_error *err);
+int memory_build(struct asm_run *run, struct assembly *a, struct cs_error *err);
 
 /* Assembler (assemble.c), through memory_kind.assemble. */
-int memory_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
+struct asm_run;
+int memory_assemble(struct asm_run *run, struct assembly *out, struct cs_error *err);
 
 #endif

@@ -133,7 +133,7 @@ static bool index_ranks(struct memory_kept *k)
 
 void memory_keep(struct memory *m, const struct source *src, long budget, struct memory_decision *dec,
 		 struct memory_flags *flags, const struct piece_result *results, const long share_used[MA_COUNT],
-		 size_t dropped_budget, size_t dropped_alloc, size_t scored, unsigned long serial)
+		 size_t dropped_budget, size_t dropped_alloc, size_t scored, unsigned long serial, bool lazy)
 {
 	if (m->quiet || m->hold_from) { /* a build of another kind than the inspector's: the kept one stays */
 		cs_free(dec);
@@ -143,7 +143,7 @@ void memory_keep(struct memory *m, const struct source *src, long budget, struct
 	struct memory_kept *k = m->kept;
 	if (k)
 		k->valid = false;
-	if (m->compress || (src->edits == 0 && !asm_lazy()) || (!k && !(k = m->kept = cs_calloc(1, sizeof *k))) ||
+	if (m->compress || (src->edits == 0 && !lazy) || (!k && !(k = m->kept = cs_calloc(1, sizeof *k))) ||
 	    !alloc_arrays(k, src->npieces) || (m->caps && !k->pass1_pos && !place_pass1(k, m))) {
 		cs_free(dec);
 		cs_free(flags);

@@ -25,6 +25,4 @@ struct memory_quick_item {
  * by number. */
 bool memory_quick_read(const char *data, size_t len, size_t start, const char *const *types,
 		       struct memory_quick_item *it, size_t *end);
-/* Whether load.c takes the quick way (true unless a test turns it off). */
-void memory_set_quick(bool on);
 #endif

@@ -1,4 +1,4 @@
-/* stack.c (memory): the seed's assembleStackContext (formats.md section 4b).
+/* stack.c (memory): the seed's assembleStackContext (ctxscope-formats(5) section 4b).
  * The context is the root goal; for each frame between the root and the
  * current one its result when complete, else its goal; the results of the
  * completed frames sharing the current frame's parent (the seed's filter,

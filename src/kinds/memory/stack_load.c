@@ -1,4 +1,4 @@
-/* stack_load.c (memory): reading a snapshot's `taskStack` (formats.md
+/* stack_load.c (memory): reading a snapshot's `taskStack` (ctxscope-formats(5)
  * section 4b): {current, frames [{id, goal, parent, status, result, depth}]}.
  * Decisions where the format is silent:
  * - `frames` is required and not empty; each frame needs a unique non-empty

@@ -111,15 +111,16 @@ static void blocks(struct assembly *a, const struct source *src, const struct re
 													 : REASON_NOT_IN_REQUEST, NULL);
 }
 
-int request_assemble(const struct source *src, struct assembly *a, struct cs_error *err)
+int request_assemble(struct asm_run *run, struct assembly *a, struct cs_error *err)
 {
+	const struct source *src = run->src;
 	const struct request_model *m = src->model;
 	const struct req_request *r = &m->reqs[m->current];
-	if (asm_init(a, src, ASM_MESSAGES) != CS_OK)
+	if (asm_init(a, run, ASM_MESSAGES) != CS_OK)
 		return cs_error_nomem(err);
 	asm_grouping(a, "layer", layer_names, RL_COUNT);
-	bool known;
-	a->budget.limit = model_context_limit(request_model_name(m, r), &known);
+	bool fallback;
+	a->budget.limit = model_limit(request_model_name(m, r), &fallback);
 	a->budget.reserve = max_tokens(m);
 	a->budget.usable = a->budget.limit - a->budget.reserve;
 	facts(a, m, r);
@@ -133,6 +134,8 @@ int request_assemble(const struct source *src, struct assembly *a, struct cs_err
 		return rc;
 	}
 	image_tokens(a, m);
+	if (m->is_log)
+		request_assembly_step(a, m);
 	if (a->budget.used > a->budget.usable) {
 		a->over_by = a->budget.used - a->budget.usable;
 		asm_state(a, ASM_OVER_LIMIT, "the request is %ld tokens over %s's window less max_tokens", a->over_by,

@@ -6,6 +6,7 @@
 #include "source.h"
 
 #include <stddef.h>
+#include <string.h>
 
 static int anthropic_detect(const char *path, const char *data, size_t len, bool *yes)
 {
@@ -20,6 +21,27 @@ static int openai_detect(const char *path, const char *data, size_t len, bool *y
 	*yes = p == REQ_OPENAI_CHAT || p == REQ_OPENAI_RESPONSES;
 	return p == -2 ? CS_ENOMEM : CS_OK;
 }
+
+/* A log shape's kind (shapes.c): detected by its first record, or its
+ * document; --kind NAME reads every record as that shape. */
+static int shape_detect(const char *name, const char *path, const char *data, size_t len, bool *yes)
+{
+	bool nomem;
+	const struct req_shape *sh = request_detect_shape(path, data, len, &nomem);
+	*yes = sh && !strcmp(sh->name, name);
+	return nomem ? CS_ENOMEM : CS_OK;
+}
+
+#define SHAPE_DETECT(fn, name) \
+	static int fn(const char *path, const char *data, size_t len, bool *yes) \
+	{ \
+		return shape_detect(name, path, data, len, yes); \
+	}
+SHAPE_DETECT(capture_detect, "capture")
+SHAPE_DETECT(litellm_detect, "litellm")
+SHAPE_DETECT(openai_batch_detect, "openai-batch")
+SHAPE_DETECT(anthropic_batch_detect, "anthropic-batch")
+SHAPE_DETECT(har_detect, "har")
 
 /* The generic cache line starts with the provider's own profile. */
 static const char *request_cache_profile(const struct source *src)
@@ -62,4 +84,23 @@ const struct kind_ops openai_kind = {
 	.detect = openai_detect,
 	.detect_hint = "\"messages\" with a tool or developer role, \"tool_calls\" or a gpt-/oN \"model\", or "
 		       "\"input\" with \"instructions\" or \"model\"",
+};
+
+/* The log shapes of formats.md 6b, one kind each (their own reading is the
+ * shape's, shapes.c; the rest is the request kinds'). */
+const struct kind_ops capture_kind = {
+	.name = "capture", .title = "HTTP capture", REQUEST_KIND_COMMON, .detect = capture_detect,
+};
+const struct kind_ops litellm_kind = {
+	.name = "litellm", .title = "LiteLLM log", REQUEST_KIND_COMMON, .detect = litellm_detect,
+};
+const struct kind_ops openai_batch_kind = {
+	.name = "openai-batch", .title = "OpenAI Batch file", REQUEST_KIND_COMMON, .detect = openai_batch_detect,
+};
+const struct kind_ops anthropic_batch_kind = {
+	.name = "anthropic-batch", .title = "Anthropic Message Batch", REQUEST_KIND_COMMON,
+	.detect = anthropic_batch_detect,
+};
+const struct kind_ops har_kind = {
+	.name = "har", .title = "HTTP Archive (HAR)", REQUEST_KIND_COMMON, .detect = har_detect,
 };

@@ -4,11 +4,11 @@
 #include "request.h"
 
 #include "base/alloc.h"
-#include "base/base64.h"
 #include "emit.h"
 #include "source.h"
 #include "base/strbuf.h"
 #include "tokens/estimate.h"
+#include "tokens/image.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -234,71 +234,6 @@ static struct req_unit *add_unit(struct walk *w, const cJSON *node, const char *
 	return u;
 }
 
-/* ---- images: size from the first bytes of base64 data ------------------- */
-
-static bool jpeg_size(const unsigned char *b, size_t n, long *wd, long *ht)
-{
-	size_t i = 2;
-	while (i + 9 < n) {
-		if (b[i] != 0xFF)
-			return false;
-		unsigned mk = b[i + 1];
-		size_t seg = (size_t)b[i + 2] << 8 | b[i + 3];
-		if (mk >= 0xC0 && mk <= 0xCF && mk != 0xC4 && mk != 0xC8 && mk != 0xCC) {
-			*ht = (long)b[i + 5] << 8 | b[i + 6];
-			*wd = (long)b[i + 7] << 8 | b[i + 8];
-			return true;
-		}
-		i += 2 + seg;
-	}
-	return false;
-}
-
-/* Width and height of a PNG, GIF or JPEG from its base64 data. */
-static bool image_size(const char *b64, long *wd, long *ht)
-{
-	static unsigned char buf[65536];
-	size_t n = base64_decode_prefix(b64, buf, sizeof buf);
-	if (n >= 24 && !memcmp(buf, "\x89PNG", 4)) {
-		*wd = (long)buf[16] << 24 | (long)buf[17] << 16 | (long)buf[18] << 8 | buf[19];
-		*ht = (long)buf[20] << 24 | (long)buf[21] << 16 | (long)buf[22] << 8 | buf[23];
-	} else if (n >= 10 && !memcmp(buf, "GIF8", 4)) {
-		*wd = (long)buf[7] << 8 | buf[6];
-		*ht = (long)buf[9] << 8 | buf[8];
-	} else if (n >= 4 && buf[0] == 0xFF && buf[1] == 0xD8) {
-		if (!jpeg_size(buf, n, wd, ht))
-			return false;
-	} else {
-		return false;
-	}
-	return *wd > 0 && *ht > 0 && *wd <= 100000 && *ht <= 100000;
-}
-
-/* Anthropic: long edge scaled to 1568 at most, then width*height/750. */
-static long anthropic_image_tokens(long wd, long ht)
-{
-	double w = (double)wd, h = (double)ht, s = fmax(w, h) > 1568 ? 1568 / fmax(w, h) : 1;
-	return (long)ceil(floor(w * s) * floor(h * s) / 750);
-}
-
-/* OpenAI (gpt-4o's documented rule): low detail 85; else fit 2048x2048,
- * shortest side to 768, 170 per 512-pixel tile plus 85. */
-static long openai_image_tokens(long wd, long ht, bool low)
-{
-	if (low)
-		return 85;
-	double w = (double)wd, h = (double)ht;
-	if (fmax(w, h) > 2048) {
-		double s = 2048 / fmax(w, h);
-		w *= s, h *= s;
-	}
-	if (fmin(w, h) > 768) {
-		double s = 768 / fmin(w, h);
-		w *= s, h *= s;
-	}
-	return 85 + 170 * (long)(ceil(w / 512) * ceil(h / 512));
-}
-
 /* An image unit: placeholder text, tokens by the provider's rule. data is
  * base64 (NULL for a URL), low for OpenAI's detail "low". */
 static int add_image(struct walk *w, const cJSON *node, const char *path, const char *role, int layer, int message,
@@ -307,8 +242,8 @@ static int add_image(struct walk *w, const cJSON *node, const char *path, const 
 	long wd = 0, ht = 0;
 	bool sized = data && image_size(data, &wd, &ht);
 	bool anthropic = w->m->provider == REQ_ANTHROPIC;
-	long tokens = !sized ? (low && !anthropic ? 85 : 0)
-		      : anthropic ? anthropic_image_tokens(wd, ht) : openai_image_tokens(wd, ht, low);
+	int rule = anthropic ? IMAGE_ANTHROPIC : low ? IMAGE_OPENAI_LOW : IMAGE_OPENAI;
+	long tokens = !sized ? (low && !anthropic ? 85 : 0) : image_tokens(rule, wd, ht);
 	char text[160];
 	if (sized)
 		snprintf(text, sizeof text, "[image %.40s %ldx%ld]", media ? media : "", wd, ht);
@@ -808,6 +743,8 @@ int request_parse_body(struct source *src, struct request_model *m, const struct
 	r->diff_unit = -1;
 	r->rec_write_1h = -1;
 	r->rec_output = -1;
+	r->rec_missed = -1;
+	r->provider = provider;
 	const char *model = get_str(body, "model");
 	r->model = arena_strdup(&src->arena, model ? model : "");
 	const char *ret = get_str(body, "prompt_cache_retention");

@@ -109,27 +109,73 @@ static long pct(long part, long whole)
 	return whole > 0 ? (long)floor(100.0 * (double)part / (double)whole + 0.5) : 0;
 }
 
+static void emit_recorded(struct emitter *em, const struct request_model *m, size_t k, const struct req_figures *f)
+{
+	const struct req_request *r = &m->reqs[k];
+	emit_key(em, "recorded");
+	emit_map_begin(em);
+	emit_key_int(em, "read", r->rec_read);
+	emit_key_int(em, "written", r->rec_write);
+	if (f->written_1h >= 0) {
+		emit_key_int(em, "written_5m", r->rec_write - f->written_1h);
+		emit_key_int(em, "written_1h", f->written_1h);
+	}
+	emit_key_int(em, "uncached", r->rec_uncached);
+	emit_key_int(em, "hit_rate_percent", f->hit_percent);
+	if (r->rec_output >= 0)
+		emit_key_int(em, "output", r->rec_output);
+	if (f->cost >= 0)
+		emit_key_num(em, "input_cost_usd", f->cost);
+	else
+		emit_key_str(em, "input_cost_usd", "the model has no price in the table");
+	if (r->rec_write > 0 && f->written_1h < 0)
+		emit_key_str(em, "write_lifetime", "not recorded: priced as 5-minute writes");
+	emit_map_end(em);
+}
+
+static void emit_diagnosis(struct emitter *em, const struct req_request *r, const struct req_figures *f)
+{
+	if (!r->rec_miss)
+		return;
+	emit_key(em, "provider_diagnosis");
+	emit_map_begin(em);
+	emit_key_str(em, "cache_miss_reason", r->rec_miss);
+	if (r->rec_missed >= 0)
+		emit_key_int(em, "cache_missed_input_tokens", r->rec_missed);
+	emit_key_str(em, "agrees_with_ctxscope", f->agrees > 0 ? "yes" : f->agrees == 0 ? "no" : "not comparable");
+	emit_map_end(em);
+}
+
 static void emit_one(struct emitter *em, const struct request_model *m, size_t k)
 {
 	const struct req_request *r = &m->reqs[k];
+	struct req_figures f;
+	request_figures(m, k, &f);
 	emit_map_begin(em);
 	emit_key_int(em, "request", (long long)k + 1);
 	emit_key_int(em, "line", r->line);
+	emit_key_str(em, "model", r->model);
+	if (m->ngroups > 1) {
+		char mark[4];
+		emit_key_str(em, "group", request_group_mark(m, k, mark));
+	}
+	if (r->compared >= 0) {
+		emit_key_int(em, "compared_with_request", r->compared + 1);
+		emit_key_int(em, "compared_with_line", m->reqs[r->compared].line);
+	}
+	if (f.recorded)
+		emit_recorded(em, m, k, &f);
 	emit_key(em, "predicted");
 	emit_map_begin(em);
 	emit_key_int(em, "read", r->pred_read);
 	emit_key_int(em, "written", r->pred_write);
 	emit_key_int(em, "uncached", r->pred_uncached);
-	emit_map_end(em);
-	if (r->recorded) {
-		emit_key(em, "recorded");
-		emit_map_begin(em);
-		emit_key_int(em, "read", r->rec_read);
-		emit_key_int(em, "written", r->rec_write);
-		emit_key_int(em, "uncached", r->rec_uncached);
-		emit_key_int(em, "read_predicted_minus_recorded", r->pred_read - r->rec_read);
-		emit_map_end(em);
+	if (f.recorded) {
+		emit_key_int(em, "read_minus_recorded", r->pred_read - r->rec_read);
+		emit_key_int(em, "off_percent", f.off_percent);
+		emit_key_bool(em, "off", f.off);
 	}
+	emit_map_end(em);
 	if (r->cause) {
 		emit_key_bool(em, "cache_broke", r->broke);
 		emit_key_str(em, "first_difference", r->diff_path);
@@ -139,26 +185,29 @@ static void emit_one(struct emitter *em, const struct request_model *m, size_t k
 		}
 		emit_key_str(em, "cause", r->cause);
 	}
+	emit_diagnosis(em, r, &f);
 	emit_map_end(em);
 }
 
 /* Text reports: one line a request (and the two sides of a break), for
- * reading down a log; the structured formats carry the fields. */
+ * reading down a log, the record first; the structured formats carry the
+ * fields. */
 static void emit_one_line(struct emitter *em, const struct request_model *m, size_t k)
 {
 	const struct req_request *r = &m->reqs[k];
 	struct strbuf sb = STRBUF_INIT;
-	char a[32], b[32], c[32];
-	sb_printf(&sb, "#%zu (line %ld): read %s, written %s, uncached %s", k + 1, r->line,
-		  fmt_thousands(a, r->pred_read), fmt_thousands(b, r->pred_write), fmt_thousands(c, r->pred_uncached));
-	if (r->recorded && r->rec_read == r->pred_read && r->rec_write == r->pred_write &&
-	    r->rec_uncached == r->pred_uncached)
-		sb_puts(&sb, "; recorded the same");
-	else if (r->recorded)
-		sb_printf(&sb, "; recorded %s, %s, %s", fmt_thousands(a, r->rec_read), fmt_thousands(b, r->rec_write),
-			  fmt_thousands(c, r->rec_uncached));
-	if (r->cause)
-		sb_printf(&sb, "; %s: %s", r->broke ? "CACHE BROKE" : "changed", r->cause);
+	char mark[4];
+	sb_printf(&sb, "#%zu (line %ld)", k + 1, r->line);
+	if (request_group_mark(m, k, mark)[0])
+		sb_printf(&sb, " [%s]", mark);
+	sb_puts(&sb, ": ");
+	request_figures_text(m, k, &sb);
+	if (r->cause) {
+		sb_printf(&sb, "; %s", r->broke ? "CACHE BROKE" : "changed");
+		if (r->compared >= 0)
+			sb_printf(&sb, " vs #%ld (line %ld)", r->compared + 1, m->reqs[r->compared].line);
+		sb_printf(&sb, ": %s", r->cause);
+	}
 	if (r->cause && r->broke && r->diff_before) {
 		emit_map_begin(em);
 		emit_key(em, "request");
@@ -209,8 +258,10 @@ void request_emit_whatif(struct emitter *em, const struct source *src, const str
 
 static void emit_sequence(struct emitter *em, const struct source *src, const struct request_model *m)
 {
-	long pr = 0, pt = 0, rr = 0, rt = 0, breaks = 0;
-	size_t recorded = 0;
+	long pr = 0, pt = 0, rr = 0, rt = 0, breaks = 0, off = 0, diagnosed = 0, agree = 0, disagree = 0;
+	size_t recorded = 0, priced = 0;
+	double cost = 0;
+	struct facts_memo memo = { NULL, NULL };
 	emit_key(em, "sequence");
 	emit_map_begin(em);
 	emit_key_int(em, "requests", (long long)m->nreqs);
@@ -225,20 +276,52 @@ static void emit_sequence(struct emitter *em, const struct source *src, const st
 		pr += r->pred_read;
 		pt += r->total;
 		breaks += r->broke;
+		struct req_figures f;
+		request_figures_memo(m, k, &f, &memo);
 		if (r->recorded) {
 			recorded++;
 			rr += r->rec_read;
 			rt += r->rec_read + r->rec_write + r->rec_uncached;
+			off += f.off;
+			priced += f.cost >= 0;
+			cost += f.cost >= 0 ? f.cost : 0;
 		}
+		diagnosed += r->rec_miss != NULL;
+		agree += f.agrees > 0;
+		disagree += f.agrees == 0;
 	}
 	emit_list_end(em);
 	request_emit_whatif(em, src, m);
-	emit_key_int(em, "cache_breaks", breaks);
-	emit_key_int(em, "predicted_hit_rate_percent", pct(pr, pt));
-	if (recorded)
+	if (m->ngroups > 1) {
+		emit_key(em, "groups");
+		emit_list_begin(em);
+		for (size_t g = 0; g < m->ngroups; g++) {
+			char line[160];
+			snprintf(line, sizeof line, "%c: %.100s, %zu request%s", m->groups[g].mark,
+				 m->groups[g].model[0] ? m->groups[g].model : "(no model)", m->groups[g].count,
+				 m->groups[g].count == 1 ? "" : "s");
+			emit_str(em, line);
+		}
+		emit_list_end(em);
+	}
+	if (m->results_from)
+		emit_key_str(em, "results_joined_from", m->results_from);
+	if (recorded) {
+		emit_key_int(em, "recorded_requests", (long long)recorded);
 		emit_key_int(em, "recorded_hit_rate_percent", pct(rr, rt));
-	else
+		if (priced == recorded)
+			emit_key_num(em, "recorded_input_cost_usd", cost);
+		emit_key_int(em, "predictions_off_by_more_than_10_percent", off);
+	} else {
 		emit_key_str(em, "recorded_hit_rate_percent", "no usage recorded in this log");
+	}
+	emit_key_int(em, "predicted_hit_rate_percent", pct(pr, pt));
+	emit_key_int(em, "cache_breaks", breaks);
+	if (diagnosed) {
+		emit_key_int(em, "provider_diagnoses", diagnosed);
+		emit_key_int(em, "provider_agrees", agree);
+		emit_key_int(em, "provider_disagrees", disagree);
+	}
 	emit_map_end(em);
 }
 

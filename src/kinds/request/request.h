@@ -1,4 +1,4 @@
-/* request.h: provider request bodies as sent on the wire (formats.md section
+/* request.h: provider request bodies as sent on the wire (ctxscope-formats(5) section
  * 6): Anthropic Messages bodies (kind `anthropic`), OpenAI Chat Completions
  * and Responses bodies (kind `openai`), and request logs (.jsonl, one body
  * or one captured {request, response} exchange a line).
@@ -33,6 +33,7 @@ struct strbuf;
 
 extern const struct kind_ops anthropic_kind;
 extern const struct kind_ops openai_kind;
+extern const struct kind_ops capture_kind, litellm_kind, openai_batch_kind, anthropic_batch_kind, har_kind;
 
 #define REQUEST_MAX_LINES 1000000 /* requests in a log; more is refused */
 
@@ -82,9 +83,19 @@ struct req_request {
 	 * the sequence reads rec_write_1h for how long a request's writes live. */
 	long rec_write_1h;
 	long rec_output;
+	/* The provider's own diagnosis of this request's cache (formats.md 6b:
+	 * diagnostics.cache_miss_reason): its type ("system_changed"...), "none"
+	 * for a recorded null, NULL when the record has none; and its
+	 * cache_missed_input_tokens (-1 unknown). */
+	const char *rec_miss;
+	long rec_missed;
+	int provider;         /* enum req_provider: how its body is written */
+	uint64_t account;     /* the API key or workspace the log says it was sent with (a hash); 0 unknown */
+	int group;            /* its cache group (request_model.groups): same model, same account */
 	long total;           /* predicted prompt tokens */
 	long pred_read, pred_write, pred_uncached;
-	long compared;        /* the earlier request compared with, -1 none */
+	long compared;        /* the earlier request compared with: the one whose entry it read, else its
+			       * group's request before it; -1 none (the first of its group) */
 	long diff_unit;       /* first differing unit of this request (index), -1 none */
 	const char *diff_path; /* where, in this request's terms; arena */
 	const char *diff_now;  /* the differing text, both sides (snippets); arena */
@@ -121,9 +132,22 @@ struct req_model_facts {
 	const char *as_of;
 };
 
+/* A cache group: the requests of one model (and account). */
+struct req_group {
+	const char *model;    /* as priced (request_model_name) */
+	uint64_t account;
+	size_t count;         /* its requests */
+	long first;           /* its first request */
+	char mark;            /* its mark in the timeline: 'A', 'B'... */
+};
+
 struct request_model {
 	int provider;               /* enum req_provider of the current request */
 	bool is_log;
+	const struct req_shape *shape; /* the log's shape (shapes.c), NULL: bodies or exchanges */
+	bool document;              /* one JSON document holding its records (a HAR, a batch's create body):
+				     * a request's offset is its element's index */
+	const char *results_from;   /* the file its results were joined from (batches); arena; NULL none */
 	struct req_unit *units;     /* every request's, in order (cs_malloc'd) */
 	size_t nunits, cap_units;
 	struct req_request *reqs;   /* in log order (cs_malloc'd) */
@@ -165,6 +189,11 @@ struct request_model {
 	 * freed by the next one, so a thousand what-ifs do not pile up. */
 	struct arena pred_arena;
 	size_t nseq_lints;          /* lints of the sequence, before the current request's */
+	/* The cache groups of the last prediction, in order of first request:
+	 * a cache is per model (and account), so a request reads only what its
+	 * own group wrote (cs_malloc'd). */
+	struct req_group *groups;
+	size_t ngroups;
 	bool edited;                /* the predictions follow edits: the loaded ones differ */
 };
 
@@ -182,7 +211,7 @@ int request_parse_body(struct source *src, struct request_model *m, const struct
 /* The body inside a log line: the object itself, or an exchange's request
  * (or its body); *response gets the exchange's response (NULL none). */
 const cJSON *request_unwrap(const cJSON *obj, const cJSON **response);
-/* The provider a body looks like (formats.md section 6's detection), or -1
+/* The provider a body looks like (ctxscope-formats(5) section 6's detection), or -1
  * with the deciding keys named in *why. */
 int request_provider_of(const cJSON *body, const char **why);
 /* The JSON of v into out: compact, or indented by `indent` spaces a level
@@ -196,6 +225,102 @@ uint64_t request_hash(const char *s, size_t n, uint64_t h);
  * Depth is bounded by the parser. */
 uint64_t request_hash_json(const cJSON *v, uint64_t h, bool skip_cache_control);
 #define REQUEST_HASH_SEED 1469598103934665603ULL
+
+/* ---- shapes.c: how a log holds its requests (formats.md 6b) --------------- */
+
+/* One record of a log (a line, or an element of a document's array) as a
+ * shape reads it: the request it holds, or why it holds none, and where its
+ * response's usage is. Pointers into the record's document. */
+struct req_record {
+	const cJSON *body;       /* the request body (an object); NULL: body_text or none */
+	const char *body_text;   /* or the body as JSON text (HAR's postData.text); NULL none */
+	int provider;            /* how the body is written, when the record says (a URL): enum req_provider; -1 */
+	const cJSON *response;   /* the response body holding `usage` (an object), NULL none */
+	const char *response_text; /* or the response as text: JSON or server-sent events; NULL none */
+	const char *response_where; /* for warnings: "response.body_raw" */
+	double time;             /* epoch seconds, < 0 unknown */
+	const char *id;          /* custom_id (batches), NULL none */
+	const char *account;     /* the API key, its hash or a workspace, to tell caches apart; NULL none */
+	const char *skip;        /* no request: why, in words ("a request to /v1/messages/count_tokens"); arena */
+	bool is_result;          /* a results record (batch output), joined to its request by id */
+	const cJSON *result;     /* its response body (with usage), NULL none */
+};
+
+/* A shape: a line (or a document) of one tool's log. */
+struct req_shape {
+	const char *name;    /* the --kind value: "capture" */
+	const char *title;   /* for people: "HTTP capture" */
+	/* Whether a record (a line's object, or a document's root for
+	 * documents) is of this shape. */
+	bool (*is)(const cJSON *obj);
+	/* The records of a document (HAR, a batch's create body), or NULL for a
+	 * line-a-record shape: its array. */
+	const cJSON *(*records)(const cJSON *root, const char **where);
+	/* Reads one record. CS_OK, or CS_ENOMEM (strings into src's arena). */
+	int (*take)(struct source *src, const cJSON *rec, struct req_record *out);
+	/* A results-only shape (batch output): what it lacks, for the error. */
+	const char *lacks;
+};
+
+extern const struct req_shape *const request_shapes[];
+/* The shape of a record, or NULL (a bare body, or something else). */
+const struct req_shape *request_shape_of(const cJSON *obj);
+const struct req_shape *request_shape_named(const char *name);
+/* Request endpoints: the provider a URL's path posts to, or -1 (another endpoint). */
+int request_endpoint_provider(const char *url);
+/* A time: epoch seconds (a number, or its text) or an ISO time (with "T" or
+ * a space); < 0 when it is neither. */
+double request_time_of(const cJSON *v);
+
+/* ---- usage.c: what the response recorded ----------------------------------- */
+
+/* The usage object of a response body into r's recorded figures (Anthropic,
+ * OpenAI Chat and Responses, LiteLLM's), with the provider's cache
+ * diagnostics; a value that is not a whole number from 0 is a warning at its
+ * line and column (the figure stays unknown). d: the document holding it;
+ * line: the log line (0: a document's own lines). CS_OK or CS_ENOMEM. */
+int request_read_usage(struct source *src, struct req_request *r, const struct json_doc *d, const cJSON *response,
+		  const char *where, long line);
+/* The same from a response's text: JSON, or server-sent events (Anthropic's
+ * message_start and last message_delta; OpenAI's last chunk with usage, or
+ * response.completed). */
+int request_read_usage_text(struct source *src, struct req_request *r, const char *text, size_t len, const char *where,
+		       long line);
+
+/* ---- recorded.c: the recorded figures first, the prediction beside -------- */
+
+#define REQUEST_OFF_PERCENT 10 /* a prediction further than this from the record is flagged */
+
+/* What a request's record says, with the prediction beside it. */
+struct req_figures {
+	bool recorded;
+	long total;            /* recorded prompt tokens: read + written + uncached */
+	long hit_percent;      /* recorded read of total */
+	long written_1h;       /* of written: 1-hour entries; -1 not said (taken as 5-minute, said so) */
+	double cost;           /* input USD at the model's prices (writes by their lifetime); < 0 no price */
+	long off_percent;      /* |predicted read - recorded read|, of the recorded read (of the total when 0) */
+	bool off;              /* more than REQUEST_OFF_PERCENT */
+	int agrees;            /* the provider's diagnosis against ctxscope's cause: 1, 0, -1 not comparable */
+};
+void request_figures(const struct request_model *m, size_t k, struct req_figures *f);
+struct facts_memo;
+/* The same over a run of requests: the model's prices asked again only
+ * when its name changes (start the memo zeroed). */
+void request_figures_memo(const struct request_model *m, size_t k, struct req_figures *f, struct facts_memo *memo);
+/* "claude-sonnet-4-5 (A)": request k's group, for people. */
+const char *request_group_mark(const struct request_model *m, size_t k, char buf[4]);
+/* One request in a line, the record first: "recorded read 1,531, written
+ * 31, uncached 0 (98% hit, $0.0006) · predicted read 1,531 (+0)"; the flag
+ * and the provider's diagnosis after. */
+void request_figures_text(const struct request_model *m, size_t k, struct strbuf *out);
+/* The cache line of the header for request k of a sequence (assembly.h
+ * struct step_cache). */
+struct step_cache;
+void request_step_cache(const struct request_model *m, size_t k, struct step_cache *out);
+/* The current request's step into a->step (and its record into
+ * a->recorded when the kind set none): request_assemble and the Claude Code
+ * sessions' assembler call it. */
+void request_assembly_step(struct assembly *a, const struct request_model *m);
 
 /* ---- cache facts (facts.c) --------------------------------------------- */
 
@@ -281,7 +406,8 @@ extern const struct kind_sequence request_sequence;
 
 /* ---- assemble.c / report.c / dump.c ------------------------------------- */
 
-int request_assemble(const struct source *src, struct assembly *out, struct cs_error *err);
+struct asm_run;
+int request_assemble(struct asm_run *run, struct assembly *out, struct cs_error *err);
 int request_report_extra(const struct source *src, const struct assembly *a, struct emitter *em);
 /* `what_if` (after edits): the whole sequence's prediction against the loaded one. */
 void request_emit_whatif(struct emitter *em, const struct source *src, const struct request_model *m);
@@ -297,6 +423,12 @@ void request_model_free(void *model);
  * detection: REQ_ANTHROPIC, REQ_OPENAI_*, -1 not a request, -2 out of memory. */
 int request_load(struct source *src, const char *data, size_t len, struct cs_error *err);
 int request_detect_provider(const char *path, const char *data, size_t len);
+/* The shape of a file (its first record's, or its document's): NULL none;
+ * *nomem on out of memory. */
+const struct req_shape *request_detect_shape(const char *path, const char *data, size_t len, bool *nomem);
+/* Request k's body again from the file into m->doc and m->body (NULL, with
+ * a warning, when the file changed). CS_OK or CS_ENOMEM. */
+int request_body_again(struct source *src, struct request_model *m, size_t k);
 const char *request_layer_name(int layer);
 /* Adds a lint (sentence printf-style into the arena). */
 int request_lint(struct source *src, struct request_model *m, const char *code, long unit, bool error,

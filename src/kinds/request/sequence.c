@@ -17,7 +17,16 @@
  * Live entries: with timestamps, those touched within their TTL (5 minutes
  * or 1 hour on Anthropic; 10 minutes, or 24 hours with
  * prompt_cache_retention "24h", on OpenAI); without, those the request just
- * before wrote or read. */
+ * before it in its group wrote or read. A request whose record splits its
+ * writes by lifetime (req_request.rec_write_1h) keeps what it writes or
+ * reads alive as long as the record says: 1 hour when all its writes were
+ * 1-hour ones, 5 minutes when none were (a mix: each breakpoint's own TTL).
+ *
+ * Caches are per model (formats.md 6b): the requests of one model (and one
+ * API key or workspace, where the log says) form a group, every prefix key
+ * starts from the group's seed, so a request reads only what its own group
+ * wrote, and is compared with the request whose entry it read (else its
+ * group's request before it). The first request of a group breaks nothing. */
 #include "request.h"
 
 #include "base/alloc.h"
@@ -111,22 +120,59 @@ struct pred {
 	struct facts_memo facts; /* the model's, kept while consecutive requests share one */
 	size_t *bps;       /* the units of the request at hand that carry a breakpoint, in order */
 	size_t nbps, cap_bps;
+	uint64_t *seed;    /* per request: its group's first prefix key */
+	long *prev_same;   /* per request: its group's request before it, -1 none */
+	long read_from;    /* the request at hand: whose entry it read, -1 none */
 };
 
-static bool live(const struct slot *s, const struct req_request *r, long k)
+static bool live(const struct pred *p, const struct slot *s, const struct req_request *r, long k)
 {
 	if (!s)
 		return false;
 	if (r->time >= 0 && s->time >= 0)
 		return r->time - s->time <= s->ttl;
-	return s->req == k - 1;
+	return s->req == p->prev_same[k];
+}
+
+/* The first prefix key of r's group: its model (as priced) and account. */
+static uint64_t group_seed(const struct request_model *m, const struct req_request *r)
+{
+	const char *model = request_model_name(m, r);
+	return request_hash(model, strlen(model) + 1,
+			    request_hash((const char *)&r->account, sizeof r->account, REQUEST_HASH_SEED));
+}
+
+/* Whether r is cached by explicit breakpoints: an Anthropic body, or a
+ * Claude model behind another wire format (a LiteLLM log). */
+static bool explicit_cache(const struct request_model *m, const struct req_request *r)
+{
+	return r->provider == REQ_ANTHROPIC || strstr(request_model_name(m, r), "claude") != NULL;
+}
+
+/* The lifetime request r's record gives the entries it writes (formats.md
+ * 7b), over `ttl` (the breakpoint's or the profile's): 1 hour when every
+ * write was a 1-hour one, 5 minutes when none was; ttl when the record has
+ * no split, wrote nothing, or mixed both. */
+static int recorded_ttl(const struct req_request *r, int ttl)
+{
+	if (ttl <= 0 || r->rec_write_1h < 0 || r->rec_write <= 0)
+		return ttl;
+	return r->rec_write_1h >= r->rec_write ? 3600 : r->rec_write_1h == 0 ? 300 : ttl;
 }
 
 static int default_ttl(const struct request_model *m, const struct req_request *r)
 {
-	if (m->provider == REQ_ANTHROPIC)
-		return 300;
+	if (explicit_cache(m, r))
+		return recorded_ttl(r, 300);
 	return r->retention && !strcmp(r->retention, "24h") ? 86400 : 600;
+}
+
+/* How long what request r left in the cache lives: automatic caching's
+ * TTL when longer than the default, as its record says. */
+static int entry_life(const struct request_model *m, const struct req_request *r)
+{
+	int ttl = default_ttl(m, r);
+	return explicit_cache(m, r) && r->auto_ttl > ttl ? recorded_ttl(r, r->auto_ttl) : ttl;
 }
 
 /* Whether unit u is left out by an edit (what-if). */
@@ -207,7 +253,7 @@ static bool prepare(struct pred *p, const struct req_request *r)
 		p->cap = cap;
 	}
 	long t = 0;
-	uint64_t h = REQUEST_HASH_SEED;
+	uint64_t h = p->seed ? p->seed[r - p->m->reqs] : group_seed(p->m, r);
 	const int8_t *moved = p->m->bp_override;
 	const uint8_t *gone = p->piece_out;
 	const struct req_core *c = p->m->core + r->first_unit;
@@ -253,7 +299,7 @@ static int bp_ttl(const struct pred *p, const struct req_request *r, size_t i)
 		ttl = moved < 0 ? 0 : ttl ? ttl : default_ttl(m, r);
 	if ((long)i == r->auto_unit && r->auto_ttl > ttl)
 		ttl = r->auto_ttl;
-	return ttl;
+	return m->provider == REQ_ANTHROPIC ? recorded_ttl(r, ttl) : ttl;
 }
 
 /* Anthropic: reads, writes and the entries this request leaves. */
@@ -275,8 +321,11 @@ static bool predict_explicit(struct pred *p, struct req_request *r, long k, long
 		for (long i = (long)b; i >= 0; i--) {
 			bool same_position = i < (long)b && (m->core[r->first_unit + i + 1].piece_bp & REQUEST_CORE_RUN);
 			positions += !same_position;
-			bool hit = live(map_find(&p->cache, p->keys[i]), r, k);
+			const struct slot *s = map_find(&p->cache, p->keys[i]);
+			bool hit = live(p, s, r, k);
 			if (hit && positions <= LOOKBACK) {
+				if (i > read_at)
+					p->read_from = s->req;
 				read_at = i > read_at ? i : read_at;
 				break;
 			}
@@ -319,11 +368,14 @@ static bool add_auto_bp(struct pred *p, long at)
 static bool predict_prefix(struct pred *p, struct req_request *r, long k, long min)
 {
 	long best = 0;
-	for (size_t i = r->nunits; i-- > 0;)
-		if (live(map_find(&p->cache, p->keys[i]), r, k)) {
+	for (size_t i = r->nunits; i-- > 0;) {
+		const struct slot *s = map_find(&p->cache, p->keys[i]);
+		if (live(p, s, r, k)) {
 			best = p->prefix[i];
+			p->read_from = best >= min ? s->req : -1;
 			break;
 		}
+	}
 	r->pred_read = best >= min ? best / OPENAI_STEP * OPENAI_STEP : 0;
 	r->pred_write = 0;
 	r->cached_extent = r->total >= min ? r->total : 0;
@@ -387,8 +439,8 @@ static const char *cause_of(struct pred *p, const struct req_request *r, const s
 	return arena_printf(&p->m->pred_arena, "the current turn differs (%s)", u->path);
 }
 
-/* Fills r's first difference from prev (k-1) and its cause. */
-static int diff_with(struct pred *p, struct req_request *r, const struct req_request *prev, long k)
+/* Fills r's first difference from prev (request `with`) and its cause. */
+static int diff_with(struct pred *p, struct req_request *r, const struct req_request *prev, long with)
 {
 	struct request_model *m = p->m;
 	struct source *src = p->src;
@@ -401,7 +453,7 @@ static int diff_with(struct pred *p, struct req_request *r, const struct req_req
 		if (i == r->nunits || j == prev->nunits || m->core[r->first_unit + i].hash != m->core[prev->first_unit + j].hash)
 			break;
 	}
-	r->compared = k - 1;
+	r->compared = with;
 	if (j == prev->nunits)
 		return CS_OK; /* it extends the request before: nothing broke */
 	const struct req_unit *v = &m->units[prev->first_unit + j];
@@ -426,8 +478,8 @@ static int diff_with(struct pred *p, struct req_request *r, const struct req_req
 	r->broke = before < prev->cached_extent;
 	if (r->broke && u->layer == RL_TOOLS && tools_reordered(m, r, prev))
 		request_lint(src, m, "tool-order", r->diff_unit, false,
-			     "line %ld: the tool definitions changed order from the request before; every cached prefix "
-			     "after them is lost", r->line);
+			     "line %ld: the tool definitions changed order from request %ld (line %ld); every cached "
+			     "prefix after them is lost", r->line, with + 1, prev->line);
 	return r->diff_now && r->diff_before && r->cause ? CS_OK : CS_ENOMEM;
 }
 
@@ -444,26 +496,28 @@ static int predict_one(struct pred *p, long k)
 	if (r->auto_unit >= 0 && !add_auto_bp(p, r->auto_unit))
 		return CS_ENOMEM;
 	long miss = -1;
-	bool ok = m->provider == REQ_ANTHROPIC ? predict_explicit(p, r, k, f->min_prefix, &miss)
-					       : predict_prefix(p, r, k, f->min_prefix);
+	p->read_from = -1;
+	bool ok = explicit_cache(m, r) ? predict_explicit(p, r, k, f->min_prefix, &miss)
+				       : predict_prefix(p, r, k, f->min_prefix);
 	if (!ok)
 		return CS_ENOMEM;
 	r->pred_uncached = r->total - r->pred_read - r->pred_write;
-	if (k == 0)
-		return CS_OK;
-	const struct req_request *prev = &m->reqs[k - 1];
-	int rc = diff_with(p, r, prev, k);
+	long with = p->read_from >= 0 && p->read_from < k ? p->read_from : p->prev_same[k];
+	if (with < 0)
+		return CS_OK; /* the first of its group (a model switch is no break) */
+	const struct req_request *prev = &m->reqs[with];
+	int rc = diff_with(p, r, prev, with);
 	if (rc != CS_OK || r->cause)
 		return rc;
 	if (miss >= 0) {
 		r->broke = true;
 		r->cause = arena_printf(&p->m->pred_arena, "the breakpoint moved past the %d-block lookback: the entry "
 					"at %s is out of its reach", LOOKBACK, m->units[r->first_unit + miss].path);
-	} else if (r->time >= 0 && prev->time >= 0 && r->time - prev->time > default_ttl(m, prev) &&
+	} else if (r->time >= 0 && prev->time >= 0 && r->time - prev->time > entry_life(m, prev) &&
 		   prev->cached_extent > 0 && r->pred_read == 0) {
 		r->broke = true;
-		r->cause = arena_printf(&p->m->pred_arena, "the TTL expired: %.0f s between requests (entries last %d s)",
-					r->time - prev->time, default_ttl(m, prev));
+		r->cause = arena_printf(&p->m->pred_arena, "the TTL expired: %.0f s later (entries last %d s)",
+					r->time - prev->time, entry_life(m, prev));
 	}
 	return CS_OK;
 }
@@ -529,6 +583,57 @@ static int volatile_lints(struct pred *p, const struct req_request *r)
 	return CS_OK;
 }
 
+/* ---- the cache groups: one model, one account ----------------------------- */
+
+static bool add_group(struct request_model *m, const char *model, uint64_t account, long first)
+{
+	struct req_group *g = cs_realloc(m->groups, (m->ngroups + 1) * sizeof *g);
+	if (!g)
+		return false;
+	m->groups = g;
+	g[m->ngroups] = (struct req_group){ model, account, 0, first,
+					    (char)(m->ngroups < 26 ? 'A' + m->ngroups : m->ngroups < 52 ? 'a' + m->ngroups - 26 : '*') };
+	m->ngroups++;
+	return true;
+}
+
+/* Every request's group, its group's seed and its group's request before
+ * it; m->groups anew. A run of requests of one model asks no table. */
+static bool find_groups(struct pred *p)
+{
+	struct request_model *m = p->m;
+	size_t n = m->nreqs ? m->nreqs : 1;
+	p->seed = cs_malloc(n * sizeof *p->seed);
+	p->prev_same = cs_malloc(n * sizeof *p->prev_same);
+	long *last = cs_malloc(n * sizeof *last); /* per group: its latest request */
+	if (!p->seed || !p->prev_same || !last) {
+		cs_free(last);
+		return false;
+	}
+	m->ngroups = 0;
+	size_t g = 0;
+	for (size_t k = 0; k < m->nreqs; k++) {
+		struct req_request *r = &m->reqs[k];
+		const char *model = request_model_name(m, r);
+		if (!m->ngroups || strcmp(model, m->groups[g].model) || r->account != m->groups[g].account) {
+			for (g = 0; g < m->ngroups; g++)
+				if (r->account == m->groups[g].account && !strcmp(model, m->groups[g].model))
+					break;
+			if (g == m->ngroups && !add_group(m, model, r->account, (long)k)) {
+				cs_free(last);
+				return false;
+			}
+		}
+		r->group = (int)g;
+		m->groups[g].count++;
+		p->prev_same[k] = m->groups[g].count > 1 ? last[g] : -1;
+		last[g] = (long)k;
+		p->seed[k] = k && p->prev_same[k] == (long)k - 1 ? p->seed[k - 1] : group_seed(m, r);
+	}
+	cs_free(last);
+	return true;
+}
+
 static void pred_fini(struct pred *p)
 {
 	cs_free(p->cache.s);
@@ -536,6 +641,8 @@ static void pred_fini(struct pred *p)
 	cs_free(p->keys);
 	cs_free(p->piece_out);
 	cs_free(p->bps);
+	cs_free(p->seed);
+	cs_free(p->prev_same);
 }
 
 /* The lints of the request shown: its breakpoints, its volatile text. */
@@ -546,7 +653,7 @@ static int current_lints(struct pred *p)
 	if (!prepare(p, cur))
 		return CS_ENOMEM;
 	const struct req_model_facts *f = request_facts(m, request_model_name(m, cur), NULL);
-	int rc = m->provider == REQ_ANTHROPIC ? breakpoint_lints(p, cur, f) : CS_OK;
+	int rc = explicit_cache(m, cur) ? breakpoint_lints(p, cur, f) : CS_OK;
 	return rc == CS_OK ? volatile_lints(p, cur) : rc;
 }
 
@@ -555,7 +662,7 @@ int request_predict(struct source *src, struct request_model *m, struct cs_error
 	arena_fini(&m->pred_arena); /* the text of the prediction before: nothing points into it now */
 	arena_init(&m->pred_arena);
 	struct pred p = { .src = src, .m = m };
-	int rc = make_core(m) && find_out(&p) ? CS_OK : CS_ENOMEM;
+	int rc = make_core(m) && find_out(&p) && find_groups(&p) ? CS_OK : CS_ENOMEM;
 	for (size_t k = 0; k < m->nreqs && rc == CS_OK; k++)
 		rc = predict_one(&p, (long)k);
 	m->nseq_lints = m->nlints;
@@ -569,7 +676,7 @@ int request_current_lints(struct source *src, struct request_model *m, struct cs
 {
 	struct pred p = { .src = src, .m = m };
 	m->nlints = m->nseq_lints;
-	int rc = make_core(m) && find_out(&p) ? current_lints(&p) : CS_ENOMEM;
+	int rc = make_core(m) && find_out(&p) ? current_lints(&p) : CS_ENOMEM; /* the groups stand */
 	pred_fini(&p);
 	return rc == CS_OK ? CS_OK : cs_error_nomem(err);
 }

@@ -123,7 +123,8 @@ int request_make_pieces(struct source *src, struct request_model *m, struct cs_e
 	if (!m->piece_unit)
 		return cs_error_nomem(err);
 	m->npiece_unit = src->npieces;
-	m->doc_request = m->current;
+	if (!m->is_log)
+		m->doc_request = m->current;
 	m->ncore = 0; /* the packed units take the pieces at the next prediction */
 	return request_select(src, m, m->current, err);
 }
@@ -185,35 +186,22 @@ static const cJSON *node_at(const cJSON *body, const char *path, struct node_mem
 	return v;
 }
 
-/* Request k's body read again from the log (its line's bytes), with every
- * unit's node; on failure (the log changed or went) no document and a
- * warning: dump then says so. */
+/* Request k's body read again from the log (its line's bytes, or its
+ * element of the document), with every unit's node; on failure (the log
+ * changed or went) no document and a warning: dump then says so. */
 static int read_body(struct source *src, struct request_model *m, size_t k)
 {
-	const struct req_request *r = &m->reqs[k], *was = &m->reqs[m->doc_request];
-	json_doc_free(&m->doc);
-	m->body = NULL;
-	for (size_t u = was->first_unit; u < was->first_unit + was->nunits; u++)
-		m->units[u].node = NULL; /* only the request whose document it was has nodes */
-	m->doc_request = k;
-	char *buf = cs_malloc(r->length + 1);
-	FILE *f = buf ? fopen(src->path, "rb") : NULL;
-	bool ok = f && fseek(f, (long)r->offset, SEEK_SET) == 0 && fread(buf, 1, r->length, f) == r->length;
-	if (f)
-		fclose(f);
-	struct cs_error err;
-	cs_error_clear(&err);
-	int rc = ok ? json_doc_parse(&m->doc, buf, r->length, &err) : CS_EIO;
-	cs_free(buf);
-	if (rc == CS_ENOMEM || (!buf && r->length))
-		return CS_ENOMEM;
-	const cJSON *resp;
-	m->body = rc == CS_OK ? request_unwrap(m->doc.root, &resp) : NULL;
-	if (!cJSON_IsObject(m->body)) {
-		m->body = NULL;
-		return source_warn(src, -1, r->line, 1, "line %ld: could not read this request again (the log changed?): "
-				   "dump has no body for it", r->line) ? CS_ENOMEM : CS_OK;
+	if (m->doc_request < m->nreqs) {
+		const struct req_request *was = &m->reqs[m->doc_request];
+		for (size_t u = was->first_unit; u < was->first_unit + was->nunits; u++)
+			m->units[u].node = NULL; /* only the request whose document it was has nodes */
 	}
+	m->doc_request = k;
+	if (request_body_again(src, m, k) != CS_OK)
+		return CS_ENOMEM;
+	if (!m->body)
+		return CS_OK;
+	const struct req_request *r = &m->reqs[k];
 	struct node_memo memo[NODE_MEMO_DEPTH] = { { 0 } };
 	for (size_t u = r->first_unit; u < r->first_unit + r->nunits; u++)
 		m->units[u].node = node_at(m->body, m->units[u].path, memo);
@@ -238,6 +226,7 @@ int request_select(struct source *src, struct request_model *m, size_t k, struct
 			return cs_error_nomem(err);
 	}
 	m->current = k;
+	m->provider = r->provider;
 	if (m->is_log && m->doc_request != k && read_body(src, m, k) != CS_OK)
 		return cs_error_nomem(err);
 	if (m->predicted_for && m->predicted_for == request_whatif_sig(src))
@@ -331,12 +320,18 @@ int request_repredict(struct source *src, struct request_model *m, struct cs_err
 	return rc;
 }
 
-/* A request's input cost in USD at its model's prices (< 0: unknown). */
-static double cost(const struct req_model_facts *f, long read, long write, long uncached)
+/* A request's input cost in USD at its model's prices (< 0: unknown);
+ * writes at the 1-hour price for the share its record says were 1-hour
+ * ones (formats.md 7b), else the 5-minute price. */
+static double cost(const struct req_model_facts *f, const struct req_request *r, long read, long write, long uncached)
 {
 	if (f->price_per_mtok < 0)
 		return -1;
-	return f->price_per_mtok * ((double)uncached + (double)read * f->read + (double)write * f->write_5m) / 1e6;
+	double share = r->rec_write_1h > 0 && r->rec_write > 0 ? (double)r->rec_write_1h / (double)r->rec_write : 0;
+	if (share > 1)
+		share = 1;
+	double w = (double)write * (share * f->write_1h + (1 - share) * f->write_5m);
+	return f->price_per_mtok * ((double)uncached + (double)read * f->read + w) / 1e6;
 }
 
 void request_whatif_totals(const struct request_model *m, struct request_whatif *w)
@@ -353,9 +348,9 @@ void request_whatif_totals(const struct request_model *m, struct request_whatif 
 		w->loaded_uncached += r->loaded_uncached;
 		w->changed += r->pred_read != r->loaded_read || r->pred_write != r->loaded_write ||
 			      r->pred_uncached != r->loaded_uncached;
-		double now = cost(request_facts_memo(m, &now_facts, request_model_name(m, r)), r->pred_read,
+		double now = cost(request_facts_memo(m, &now_facts, request_model_name(m, r)), r, r->pred_read,
 				  r->pred_write, r->pred_uncached);
-		double was = cost(request_facts_memo(m, &was_facts, r->model), r->loaded_read, r->loaded_write,
+		double was = cost(request_facts_memo(m, &was_facts, r->model), r, r->loaded_read, r->loaded_write,
 				  r->loaded_uncached);
 		if (now < 0 || was < 0)
 			w->priced = false;

@@ -1,12 +1,16 @@
 /* timeline.c: a request log's timeline for the inspector (kind_ops.timeline):
- * one line per request, the cache predicted (sequence.c) beside the usage
- * the response recorded, and the cause where the cache broke. */
+ * one line per request, the usage the response recorded first and the
+ * cache predicted (sequence.c) beside it, the group (model and account) a
+ * request belongs to when a log mixes them, and the cause where the cache
+ * broke or a prediction is far from its record. */
 #include "request.h"
 
 #include "source.h"
 #include "base/strbuf.h"
 #include "base/utf8.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *count(char buf[32], long v, bool known)
@@ -14,16 +18,66 @@ static const char *count(char buf[32], long v, bool known)
 	return known && v >= 0 ? fmt_thousands(buf, v) : "-";
 }
 
+static void groups_legend(const struct request_model *m, unsigned text_flags, struct strbuf *out)
+{
+	if (m->ngroups < 2)
+		return;
+	sb_puts(out, "  groups (a cache each; a request reads only what its own group wrote):");
+	for (size_t g = 0; g < m->ngroups; g++) {
+		const struct req_group *x = &m->groups[g];
+		sb_printf(out, "%s %c ", g ? "," : "", x->mark);
+		utf8_sanitize(out, x->model[0] ? x->model : "(no model)", x->model[0] ? strlen(x->model) : 10, text_flags);
+		if (x->account) {
+			size_t same_model = 0;
+			for (size_t h = 0; h < m->ngroups; h++)
+				same_model += !strcmp(m->groups[h].model, x->model);
+			if (same_model > 1)
+				sb_printf(out, " key %04llx", (unsigned long long)(x->account & 0xffff));
+		}
+		sb_printf(out, " (%zu)", x->count);
+	}
+	sb_putc(out, '\n');
+}
+
+static void notes(const struct request_model *m, size_t i, const struct req_figures *fig, unsigned text_flags,
+		  struct strbuf *out)
+{
+	const struct req_request *r = &m->reqs[i];
+	struct req_figures f = *fig;
+	if (r->broke && r->cause) {
+		sb_printf(out, "        cache broke vs request %ld (line %ld): ", r->compared + 1,
+			  r->compared >= 0 ? m->reqs[r->compared].line : 0L);
+		utf8_sanitize(out, r->cause, strlen(r->cause), text_flags);
+		sb_putc(out, '\n');
+	}
+	if (f.recorded && f.off) {
+		sb_printf(out, "        predicted read OFF BY %ld%% of the recorded: ", f.off_percent);
+		const char *why = r->cause ? r->cause : "no cause found in the requests";
+		utf8_sanitize(out, why, strlen(why), text_flags);
+		sb_putc(out, '\n');
+	}
+	if (r->rec_miss && strcmp(r->rec_miss, "none")) {
+		sb_puts(out, "        provider says: ");
+		utf8_sanitize(out, r->rec_miss, strlen(r->rec_miss), text_flags);
+		if (r->rec_missed >= 0)
+			sb_printf(out, ", %ld tokens missed", r->rec_missed);
+		sb_puts(out, f.agrees > 0 ? " (agrees)\n" : f.agrees == 0 ? " (ctxscope found otherwise)\n" : "\n");
+	}
+}
+
 int request_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, size_t *step_at,
 			 struct cs_error *err)
 {
 	const struct request_model *m = src->model;
-	size_t broke = 0;
-	for (size_t i = 0; i < m->nreqs; i++)
+	size_t broke = 0, recorded = 0;
+	for (size_t i = 0; i < m->nreqs; i++) {
 		broke += m->reqs[i].broke;
-	sb_printf(out, "%zu request%s, %zu where the cache broke; predicted (estimated tokens) beside recorded\n",
-		  m->nreqs, m->nreqs == 1 ? "" : "s", broke);
-	sb_puts(out, "  predicted: each request sent after the ones before it, under its provider's cache\n");
+		recorded += m->reqs[i].recorded;
+	}
+	sb_printf(out, "%zu request%s, %zu with recorded usage, %zu where the cache broke; recorded first, predicted "
+		       "(estimated tokens) beside\n", m->nreqs, m->nreqs == 1 ? "" : "s", recorded, broke);
+	sb_puts(out, "  predicted: each request against the earlier ones of its own model, under its provider's cache\n");
+	groups_legend(m, text_flags, out);
 	if (m->edited) { /* what-if: the edits reach every request */
 		struct request_whatif w;
 		request_whatif_totals(m, &w);
@@ -32,21 +86,26 @@ int request_timeline_text(const struct source *src, unsigned text_flags, struct 
 		sb_putc(out, '\n');
 	}
 	sb_putc(out, '\n');
-	sb_puts(out, "   #    line   tokens    read  written  |  recorded read  written  uncached\n");
+	sb_puts(out, "                        | recorded                          | predicted\n");
+	sb_puts(out, "   #    line g   tokens |     read  written uncached   hit |     read  written   off\n");
+	struct facts_memo memo = { NULL, NULL };
 	for (size_t i = 0; i < m->nreqs; i++) {
 		const struct req_request *r = &m->reqs[i];
-		char a[32], b[32], c[32], d[32], e[32], f[32];
+		struct req_figures f;
+		request_figures_memo(m, i, &f, &memo);
+		char a[32], b[32], c[32], d[32], e[32], g[32], mark[4], hit[8], off[12];
 		if (step_at)
 			step_at[i] = out->len;
-		sb_printf(out, "  %3zu %6ld %8s %7s %8s  | %14s %8s %9s%s\n", i + 1, r->line, count(a, r->total, true),
-			  count(b, r->pred_read, true), count(c, r->pred_write, true), count(d, r->rec_read, r->recorded),
-			  count(e, r->rec_write, r->recorded), count(f, r->rec_uncached, r->recorded),
-			  i == m->current ? "   (shown)" : "");
-		if (r->broke && r->cause) {
-			sb_puts(out, "        cache broke: ");
-			utf8_sanitize(out, r->cause, strlen(r->cause), text_flags);
-			sb_putc(out, '\n');
-		}
+		snprintf(hit, sizeof hit, "%ld%%", f.hit_percent);
+		snprintf(off, sizeof off, "%s%ld%%", f.off ? "!" : "", f.off_percent);
+		if (!f.recorded)
+			strcpy(hit, "-"), strcpy(off, "-");
+		request_group_mark(m, i, mark);
+		sb_printf(out, "  %3zu %6ld %1s %8s | %8s %8s %8s %5s | %8s %8s %5s%s\n", i + 1, r->line, mark,
+			  count(a, r->total, true), count(b, r->rec_read, r->recorded), count(c, r->rec_write, r->recorded),
+			  count(d, r->rec_uncached, r->recorded), hit, count(e, r->pred_read, true),
+			  count(g, r->pred_write, true), off, i == m->current ? "   (shown)" : "");
+		notes(m, i, &f, text_flags, out);
 	}
 	return out->failed ? cs_error_nomem(err) : CS_OK;
 }

@@ -1,0 +1,41 @@
+/* litellm.c: LiteLLM proxy logs (formats.md 6b): its StandardLoggingPayload,
+ * one a line or a file of one: `model`, `messages` (the request, in OpenAI's
+ * form whatever the provider), `response.usage`, `startTime`/`endTime`
+ * (epoch seconds or "YYYY-MM-DD HH:MM:SS.ffffff"), `call_type`, `id`, and
+ * the key's hash in metadata.user_api_key_hash. */
+#include "request.h"
+
+#include "source.h"
+
+#include <string.h>
+
+static bool litellm_is(const cJSON *obj)
+{
+	return json_member(obj, "call_type") || (json_member(obj, "startTime") && json_member(obj, "response") &&
+						 json_member(obj, "messages"));
+}
+
+static int litellm_take(struct source *src, const cJSON *rec, struct req_record *out)
+{
+	const cJSON *msgs = json_member(rec, "messages"), *type = json_member(rec, "call_type");
+	if (!cJSON_IsArray(msgs)) {
+		out->skip = arena_printf(&src->arena, "a call (%.40s) without a list of messages",
+					 cJSON_IsString(type) ? type->valuestring : "LiteLLM");
+		return out->skip ? CS_OK : CS_ENOMEM;
+	}
+	out->body = rec;
+	out->provider = REQ_OPENAI_CHAT; /* LiteLLM logs every provider's messages in OpenAI's form */
+	out->time = request_time_of(json_member(rec, "startTime"));
+	const cJSON *key = json_member(json_member(rec, "metadata"), "user_api_key_hash");
+	out->account = cJSON_IsString(key) ? key->valuestring : NULL;
+	const cJSON *resp = json_member(rec, "response");
+	if (cJSON_IsObject(resp)) {
+		out->response = resp;
+		out->response_where = "response";
+	}
+	return CS_OK;
+}
+
+const struct req_shape request_shape_litellm = {
+	.name = "litellm", .title = "LiteLLM log", .is = litellm_is, .take = litellm_take,
+};
