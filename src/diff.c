@@ -229,6 +229,7 @@ static int changes_now(struct diff *d, const struct places *pl)
 			return CS_ENOMEM;
 		c->flags = flags;
 		c->id = ns->pieces[i].id;
+		c->name = piece_name(&ns->pieces[i]);
 		c->piece = (long)i;
 		c->base_piece = j;
 		if (j >= 0)
@@ -251,6 +252,7 @@ static int changes_base_only(struct diff *d, const struct places *pl)
 			return CS_ENOMEM;
 		c->flags = DIFF_REMOVED;
 		c->id = bs->pieces[j].id;
+		c->name = piece_name(&bs->pieces[j]);
 		c->base_piece = (long)j;
 		fill_side(c, d->base, (long)j, pl->pos_b, pl->off_b, true);
 		c->reason_after = REASON_NONE;
@@ -320,14 +322,15 @@ int diff_build(const struct assembly *base, const struct cache_overrides *o_base
 
 /* ---- rendering -------------------------------------------------------------- */
 
-/* What block b is, for people: its piece's id or the assembler's label. */
-static const char *block_name(const struct assembly *a, long b)
+/* What block b is: its piece's name (for people) or id (for programs), or the
+ * assembler's label. */
+static const char *block_name(const struct assembly *a, long b, bool for_people)
 {
 	if (b < 0 || (size_t)b >= a->nblocks)
 		return "the end of the prompt";
 	const struct block *blk = &a->blocks[b];
 	if (blk->piece >= 0)
-		return a->src->pieces[blk->piece].id;
+		return for_people ? piece_name(&a->src->pieces[blk->piece]) : a->src->pieces[blk->piece].id;
 	return blk->label ? blk->label : "text the assembler made";
 }
 
@@ -361,7 +364,7 @@ bool diff_lines(const struct diff *d, unsigned flags, struct strbuf *out)
 		sb_puts(out, "  first diff   none: the same prompt\n");
 	} else {
 		sb_printf(out, "  first diff   at token %s, in ", fmt_thousands(n1, an->div.tokens));
-		safe(out, block_name(d->now, an->div.block), flags);
+		safe(out, block_name(d->now, an->div.block, true), flags);
 		sb_putc(out, '\n');
 	}
 	sb_printf(out, "  cache        %s read, %s written, %s uncached", fmt_thousands(n1, d->an.now.read),
@@ -385,7 +388,7 @@ bool diff_lines(const struct diff *d, unsigned flags, struct strbuf *out)
 	struct strbuf tmp = STRBUF_INIT;
 	for (size_t k = 0; k < d->n; k++) {
 		sb_reset(&tmp);
-		safe(&tmp, d->changes[k].id, flags);
+		safe(&tmp, d->changes[k].name, flags);
 		size_t cols = utf8_columns(sb_str(&tmp), tmp.len);
 		if (cols > width)
 			width = cols;
@@ -399,7 +402,7 @@ bool diff_lines(const struct diff *d, unsigned flags, struct strbuf *out)
 		const struct diff_change *c = &d->changes[k];
 		char glyph = c->flags & DIFF_ADDED ? '+' : c->flags & DIFF_REMOVED ? '-' : c->flags & DIFF_CUT ? '~' : ' ';
 		sb_printf(out, "  %c%c ", glyph, c->flags & DIFF_MOVED ? '>' : ' ');
-		utf8_fit(out, c->id, strlen(c->id), width, flags | UTF8_ONE_LINE, true);
+		utf8_fit(out, c->name, strlen(c->name), width, flags | UTF8_ONE_LINE, true);
 		sb_puts(out, "  ");
 		if (c->flags & DIFF_ADDED) {
 			sb_printf(out, "added: %s tokens at place %ld", fmt_thousands(n1, c->tokens_after), c->position_after);
@@ -449,7 +452,7 @@ int diff_emit(const struct diff *d, struct emitter *em)
 	emit_key_bool(em, "identical", an->div.identical);
 	if (!an->div.identical) {
 		emit_key_int(em, "first_difference", an->div.tokens);
-		emit_key_str(em, "at", block_name(d->now, an->div.block));
+		emit_key_str(em, "at", block_name(d->now, an->div.block, false));
 	}
 	emit_key_int(em, "still_cached", d->still_cached);
 	emit_key_int(em, "to_rewrite", d->to_rewrite);

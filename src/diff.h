@@ -46,6 +46,7 @@ enum diff_flag {
 struct diff_change {
 	unsigned flags;        /* enum diff_flag, at least one */
 	const char *id;        /* borrowed from a source */
+	const char *name;      /* the label the list shows (piece_name) */
 	long piece;            /* in the current source; -1 when only the baseline has it */
 	long base_piece;       /* in the baseline's source; -1 when only the current one has it */
 	long tokens_before;    /* budgeted tokens in the baseline (0 when out) */

@@ -152,7 +152,7 @@ static void budget_text(struct strbuf *out, double v)
 
 void edit_describe(const struct source *src, const struct edit *e, bool reverted, struct strbuf *out)
 {
-	const char *id = e->piece >= 0 && (size_t)e->piece < src->npieces ? src->pieces[e->piece].id : "?";
+	const char *id = e->piece >= 0 && (size_t)e->piece < src->npieces ? piece_name(&src->pieces[e->piece]) : "?";
 	double from = reverted ? e->value : e->before, to = reverted ? e->before : e->value;
 	switch (e->type) {
 	case EDIT_EXCLUDE:

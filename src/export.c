@@ -27,15 +27,26 @@ bool export_format_from_name(const char *name, enum export_format *out)
 	return false;
 }
 
-enum export_format export_format_for_path(const char *path)
+/* The extension of path's file name ("" when none). */
+static const char *extension(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	const char *dot = strrchr(slash ? slash + 1 : path, '.');
-	if (dot && !strcasecmp(dot, ".json"))
+	return dot ? dot : "";
+}
+
+enum export_format export_format_for_path(const char *path)
+{
+	const char *dot = extension(path);
+	if (!strcasecmp(dot, ".json"))
 		return EXPORT_JSON;
-	if (dot && (!strcasecmp(dot, ".yml") || !strcasecmp(dot, ".yaml")))
+	if (!strcasecmp(dot, ".yml") || !strcasecmp(dot, ".yaml"))
 		return EXPORT_YAML;
-	return EXPORT_TEXT;
+	if (!strcasecmp(dot, ".screen"))
+		return EXPORT_SCREEN;
+	if (!dot[0] || !strcasecmp(dot, ".txt") || !strcasecmp(dot, ".text"))
+		return EXPORT_TEXT;
+	return EXPORT_AUTO; /* an extension we do not write: refused, never text under another name */
 }
 
 /* The text to path through atomic_write, never over input (the loaded
@@ -58,6 +69,10 @@ int export_report(const struct assembly *a, const struct report_options *opt, en
 {
 	if (format == EXPORT_AUTO)
 		format = export_format_for_path(path);
+	if (format == EXPORT_AUTO)
+		return cs_error_set(err, CS_EUSAGE, "%.200s: ctxscope writes no \"%.40s\" file: name it .txt, .yaml, .json "
+				    "or .screen, or say the format after the name (text, yaml, json, screen)", path,
+				    extension(path));
 	if (format == EXPORT_SCREEN)
 		return cs_error_set(err, CS_EUSAGE, "the screen is exported with export_screen");
 	struct report_options o = { .format = REPORT_TEXT };

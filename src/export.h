@@ -32,7 +32,8 @@ enum export_format {
 /* "text", "yaml", "json", "screen" (and "" or "auto": EXPORT_AUTO); false
  * for anything else. */
 bool export_format_from_name(const char *name, enum export_format *out);
-/* The report format for path's extension: json, yaml, else text. */
+/* The format for path's extension: .json, .yml/.yaml, .screen, .txt/.text or
+ * none (text); EXPORT_AUTO for any other (export_report refuses it). */
 enum export_format export_format_for_path(const char *path);
 
 /* Writes the report of a (borrowed) to path. opt (may be NULL: text, no

@@ -3,6 +3,8 @@
 
 #include "json/doc.h"
 #include "json/scan.h"
+
+#include <cjson/cJSON.h>
 #include "base/strbuf.h"
 
 #include <stdio.h>
@@ -61,6 +63,73 @@ static int has_extension(const char *path, const char *ext)
 	return n > e && strcmp(path + n - e, ext) == 0;
 }
 
+const char *kind_image_type(const char *data, size_t len)
+{
+	static const struct {
+		const char *magic;
+		size_t n;
+		const char *name;
+	} images[] = {
+		{ "\x89PNG\r\n\x1a\n", 8, "PNG" }, { "\xff\xd8\xff", 3, "JPEG" }, { "GIF87a", 6, "GIF" },
+		{ "GIF89a", 6, "GIF" },
+	};
+	for (size_t i = 0; i < sizeof images / sizeof images[0]; i++)
+		if (len >= images[i].n && memcmp(data, images[i].magic, images[i].n) == 0)
+			return images[i].name;
+	if (len >= 12 && memcmp(data, "RIFF", 4) == 0 && memcmp(data + 8, "WEBP", 4) == 0)
+		return "WebP";
+	return NULL;
+}
+
+/* A JSONL file whose last line is cut off (the lines before it each a
+ * value, the last one not): said so, with its line. CS_OK otherwise. */
+static int cut_jsonl(const char *data, size_t len, struct cs_error *err)
+{
+	size_t end = len;
+	while (end > 0 && (data[end - 1] == '\n' || data[end - 1] == '\r' || data[end - 1] == ' '))
+		end--;
+	const char *nl = NULL;
+	for (size_t i = end; i-- > 0;)
+		if (data[i] == '\n') {
+			nl = data + i;
+			break;
+		}
+	if (!nl)
+		return CS_OK; /* one line: the JSON parser says where it stops */
+	size_t from = (size_t)(nl + 1 - data), lines = 1;
+	for (const char *p = data; (p = memchr(p, '\n', (size_t)(nl - p))) != NULL; p++)
+		lines++;
+	cJSON *last = cJSON_ParseWithLength(data + from, end - from);
+	cJSON *first = NULL;
+	bool cut = !last;
+	if (cut) { /* the first line must be a value of its own for this to be JSONL */
+		const char *fnl = memchr(data, '\n', len);
+		first = cJSON_ParseWithLength(data, (size_t)(fnl - data));
+		cut = first != NULL;
+	}
+	cJSON_Delete(last);
+	cJSON_Delete(first);
+	if (!cut)
+		return CS_OK;
+	cs_error_set(err, CS_ESYNTAX, "line %zu, the last, is cut off (it ends inside a JSON value: a JSONL file "
+		     "still being written, or cut short); the lines before it are whole", lines + 1);
+	cs_error_pos(err, (long)lines + 1, (long)(end - from) + 1);
+	return CS_ESYNTAX;
+}
+
+/* A what-if file opened as an input: answered with the command that uses it. */
+static int whatif_file(const struct json_doc *doc, const char *path, struct cs_error *err)
+{
+	if (!cJSON_IsObject(doc->root) || !cJSON_GetObjectItemCaseSensitive(doc->root, "ctxscope_edits"))
+		return CS_OK;
+	const cJSON *file = cJSON_GetObjectItemCaseSensitive(doc->root, "file");
+	const char *input = cJSON_IsString(file) ? file->valuestring : "INPUT";
+	return cs_error_set(err, CS_EKIND, "a what-if file (edits made in the inspector), not an input: apply it with "
+			    "ctxscope %.300s --edits %.300s", input, path);
+}
+
+static int unknown(struct cs_error *err);
+
 int kind_detect(const char *path, const char *data, size_t len, const struct kind_ops **out,
 		struct cs_error *err)
 {
@@ -101,51 +170,57 @@ int kind_detect(const char *path, const char *data, size_t len, const struct kin
 		}
 	}
 
-	/* Nothing matched: if the text is not even valid JSON, that is the
-	 * better answer (a truncated export lacks the keys it was meant to
-	 * have). Parsing only on this path keeps detection cheap. */
+	/* Nothing matched: a file cut off in its last line, text that is not
+	 * even valid JSON, a what-if file: each said for what it is. Parsing
+	 * only on this path keeps detection cheap. */
+	int rc2 = cut_jsonl(data, len, err);
+	if (rc2 != CS_OK)
+		return rc2;
 	struct json_doc doc;
 	int parsed = json_doc_parse(&doc, data, len, err);
+	if (parsed == CS_OK)
+		parsed = whatif_file(&doc, path, err);
 	json_doc_free(&doc);
 	if (parsed != CS_OK)
 		return parsed;
+	return unknown(err);
+}
 
-	struct strbuf expected = STRBUF_INIT;
+/* "cannot tell what this is", on one line: the --kind names first (they
+ * survive a message cut at CS_ERROR_MSG_MAX), then what tells each kind. */
+static int unknown(struct cs_error *err)
+{
+	struct strbuf expected = STRBUF_INIT, names = STRBUF_INIT;
 	for (size_t i = 0; kind_table[i]; i++) {
 		const char *const *k = kind_table[i]->json_keys;
-		if (!k || !*k)
-			continue;
-		sb_printf(&expected, "%s", expected.len ? "; " : "");
-		for (size_t j = 0; k[j]; j++)
-			sb_printf(&expected, "%s\"%s\"", j ? " and " : "", k[j]);
-		sb_printf(&expected, " for a %s", kind_table[i]->title);
-	}
-	struct strbuf names = STRBUF_INIT;
-	for (size_t i = 0; kind_table[i]; i++) {
 		sb_printf(&names, "%s%s", i ? "|" : "", kind_table[i]->name);
+		if (k && *k) {
+			sb_printf(&expected, "; %s ", kind_table[i]->name);
+			for (size_t j = 0; k[j]; j++)
+				sb_printf(&expected, "%s\"%s\"", j ? "+" : "", k[j]);
+		}
 		if (kind_table[i]->detect_hint)
-			sb_printf(&expected, "; %s for %s %s", kind_table[i]->detect_hint,
-				  strchr("AEIOU", kind_table[i]->title[0]) ? "an" : "a", kind_table[i]->title);
+			sb_printf(&expected, "; %s %s", kind_table[i]->name, kind_table[i]->detect_hint);
 	}
-	/* One line that fits the message whole: the list of shapes is cut at a
-	 * "; " (never mid-word) so the --kind hint always ends it. */
-	const char *head = "cannot tell what this is: expected a .yml/.yaml manifest or a JSON object with ";
-	size_t room = CS_ERROR_MSG_MAX - 1 - strlen(head) - strlen(" (or say --kind )") - names.len;
-	const char *list = expected.len ? sb_str(&expected) : "known keys";
-	size_t keep = strlen(list);
+	/* One line that fits the message whole: the --kind names first, then the
+	 * list of shapes, cut at a "; " (never mid-word) when it is too long. */
+	struct strbuf head = STRBUF_INIT;
+	sb_printf(&head, "cannot tell what this is (say --kind %s): manifest a .yml file", names.len ? sb_str(&names) : "");
+	const char *list = expected.len ? sb_str(&expected) : "";
+	size_t used = head.len + strlen("; ...") + 1, keep = strlen(list);
+	size_t room = used < CS_ERROR_MSG_MAX ? CS_ERROR_MSG_MAX - used : 0;
 	if (keep > room) {
-		keep = room > 5 ? room - 5 : 0; /* "; ..." */
+		keep = room;
 		while (keep > 0 && strncmp(list + keep, "; ", 2))
 			keep--;
 	}
-	cs_error_set(err, CS_EKIND, "%s%.*s%s (or say --kind %s)", head, (int)keep, list,
-		     keep < strlen(list) ? "; ..." : "", names.len ? sb_str(&names) : "");
+	cs_error_set(err, CS_EKIND, "%s%.*s%s", head.failed ? "cannot tell what this is" : sb_str(&head), (int)keep, list,
+		     keep < strlen(list) ? "; ..." : "");
+	sb_fini(&head);
 	bool failed = expected.failed || names.failed;
 	sb_fini(&names);
-	if (failed) {
-		sb_fini(&expected);
-		return cs_error_nomem(err);
-	}
 	sb_fini(&expected);
+	if (failed)
+		return cs_error_nomem(err);
 	return CS_EKIND;
 }

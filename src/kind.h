@@ -189,6 +189,9 @@ extern const struct kind_ops *const kind_table[];
 /* The kind named `name`, or NULL. */
 const struct kind_ops *kind_by_name(const char *name);
 
+/* "PNG", "JPEG", "GIF" or "WebP" when data opens as that image; NULL
+ * otherwise (no kind reads an image: load says so, whatever --kind says). */
+const char *kind_image_type(const char *data, size_t len);
 /* Tells the kind of a file from its name and bytes (ctxscope-formats(5): .yml/.yaml
  * is a manifest; a JSON object by its top-level keys). CS_EKIND with a
  * sentence naming the keys expected when nothing matches. */

@@ -82,6 +82,13 @@ static int load_bytes(const struct kind_ops *kind, const struct load_args *args,
 	int rc = file_read(args->path, 0, &data, &len, NULL, err);
 	if (rc != CS_OK)
 		return rc;
+	const char *image = kind_image_type(data, len);
+	if (image) { /* whatever --kind says: no kind reads an image */
+		cs_free(data);
+		cs_error_file(err, args->path);
+		return cs_error_set(err, CS_EKIND, "a %s image, not an input: ctxscope reads JSON, JSONL and YAML files "
+				    "and ledger databases", image);
+	}
 	if (!kind && (rc = kind_detect(args->path, data, len, &kind, err)) != CS_OK) {
 		cs_free(data);
 		cs_error_file(err, args->path);

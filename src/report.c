@@ -7,9 +7,11 @@
 #include "kind.h"
 #include "source.h"
 #include "base/strbuf.h"
+#include "tokens/tokenizer.h"
 #include "base/utf8.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 bool report_format_from_name(const char *name, enum report_format *out)
@@ -340,7 +342,7 @@ static void row_head(struct strbuf *out, const struct source *src, const struct 
 {
 	sb_puts(out, "    tokens");
 	if (c->exact)
-		sb_puts(out, "     exact");
+		sb_puts(out, tokenizer_name_approximate(c->exact->encoding) ? "  \u2248 claude" : "     exact");
 	if (!dropped)
 		sb_puts(out, "  original");
 	if (c->recorded)
@@ -459,7 +461,7 @@ static void text_header(struct strbuf *out, const struct assembly *a, unsigned f
 	else if (a->flags & ASM_OVER_LIMIT)
 		sb_puts(out, "OVER LIMIT");
 	else if (a->flags & ASM_MUST_MISSING)
-		sb_puts(out, "MISSING A MUST-HAVE");
+		sb_puts(out, "MUST-HAVE MISSING"); /* as the inspector's header says it */
 	else
 		sb_puts(out, "fits");
 	sb_printf(out, "; %zu dropped, %zu truncated\n", dropped, cut);
@@ -536,7 +538,11 @@ static void text_tables(struct emitter *em, const struct assembly *a, const stru
 	struct columns c = { has_priorities(src), has_scores(a), has_recorded(src), x };
 	for (size_t g = 0; g < a->ngroupings; g++) {
 		const long *xl = x && g < ASM_MAX_GROUPINGS ? x->layers[g] : NULL;
-		sb_printf(out, "\nlayers (%s)            tokens%s  share\n", a->groupings[g].name, xl ? "     exact" : "");
+		/* "tokens" ends over the numbers (2 + 22 + 8 columns), whatever the grouping's name */
+		char head[64];
+		snprintf(head, sizeof head, "layers (%.40s)", a->groupings[g].name);
+		sb_printf(out, "\n%-26s%stokens%s  share\n", head, strlen(head) < 26 ? "" : " ",
+			  !xl ? "" : tokenizer_name_approximate(x->encoding) ? "  \u2248 claude" : "     exact");
 		for (size_t l = 0; l < a->groupings[g].nlayers; l++) {
 			const struct layer *ly = &a->groupings[g].layers[l];
 			sb_puts(out, "  ");
@@ -644,11 +650,15 @@ static int write_text(const struct assembly *a, const struct report_options *opt
 	struct emitter em; /* for its sink: the rows go into out directly */
 	text_emitter(&em, out, flags, sink);
 	text_header(out, a, flags);
-	if (opt->exact)
+	if (opt->exact && tokenizer_name_approximate(opt->exact->encoding))
+		sb_printf(out, "approximate (%s): %s beside the estimate, ai-tokenizer's claude encoding (not Anthropic's own "
+			  "tokenizer), each text counted on its own (the exact_tokens section has the whole prompt)\n",
+			  opt->exact->encoding, opt->ascii ? "~" : "\u2248");
+	else if (opt->exact)
 		sb_printf(out, "exact: %s beside the estimate, each text counted on its own (the exact_tokens section has the whole prompt)\n",
 			  opt->exact->encoding);
 	if (opt->exact && opt->exact->over)
-		sb_printf(out, "exact status: OVER: %s\n", opt->exact->over);
+		sb_printf(out, "%s status: OVER: %s\n", tokenizer_kind(opt->exact->encoding), opt->exact->over);
 	text_tables(&em, a, opt->exact, flags);
 	int rc = text_sections(a, opt, &em);
 	int done = emit_flush(&em);

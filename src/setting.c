@@ -83,8 +83,9 @@ const struct setting setting_common[] = {
 			       .help = "set a piece's priority (manifest)" },
 	[SETTING_TOKENIZER] = { .name = "tokenizer", .type = SETTING_TEXT, .arg = "NAME|PATH",
 				.def = "auto",
-				.help = "exact counts beside the estimate (o200k_base, cl100k_base, a .tiktoken file; "
-					"auto: the OpenAI model's; off); report exits 3 when only the estimate fits",
+				.help = "counts beside the estimate: exact (o200k_base, cl100k_base, a .tiktoken file) or "
+					"approximate (claude); auto: the model's (OpenAI exact, Claude approximate); off; "
+					"report exits 3 when only the estimate fits",
 				.set = set_tokenizer, .get = get_tokenizer },
 	{ .name = NULL },
 };

@@ -329,3 +329,11 @@ const char *source_cache_profile(const struct source *src, const char *asked, co
 	const char *own = !asked && src && src->kind->cache_profile ? src->kind->cache_profile(src) : NULL;
 	return asked ? asked : own ? own : fallback;
 }
+
+const char *piece_name(const struct piece *p)
+{
+	if (!p->label || !p->label[0])
+		return p->id;
+	size_t n = strlen(p->id);
+	return strncmp(p->label, p->id, n) == 0 ? p->id : p->label;
+}

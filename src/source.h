@@ -162,6 +162,11 @@ int source_warn(struct source *src, long piece, long line, long column, const ch
 /* The index of the first piece whose id is `id`, or -1. O(1) after the
  * first call (an index is built then); adding pieces resets it. */
 long source_find_piece(struct source *src, const char *id);
+/* The name a person knows the piece by: the label the list shows (a loom
+ * node's "01HQA3", a ledger's "turn t07 · tool"), or its id when it has no
+ * label or the label opens with the id (a request's "messages[0].content[1]
+ * text: ..."). Borrowed from p; never NULL. */
+const char *piece_name(const struct piece *p);
 
 /* map[i]: the piece of `from` with to's piece i's id (the first such), or
  * -1; matched[j] (may be NULL): whether from's piece j has a counterpart.

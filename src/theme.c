@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const role_names[] = {
 #define ROLE_X_NAME(e, name, fg, bg, attrs) name,
@@ -235,6 +236,32 @@ int theme_load(const char *name_or_path, const char *const *dirs, size_t ndirs, 
 
 #define THEME_DIR_MAX 4096 /* PATH_MAX on Linux */
 
+/* The theme folders beside the running binary ("" when none): BIN/../share/
+ * ctxscope/themes, and a source checkout's themes/ when the binary is its
+ * build output (.build/release/ctxscope: the checkout holds src/theme.c). */
+static void beside_binary(char *share, char *tree, size_t cap)
+{
+	share[0] = tree[0] = '\0';
+	char exe[THEME_DIR_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return;
+	exe[n] = '\0';
+	char *slash = strrchr(exe, '/');
+	if (!slash)
+		return;
+	*slash = '\0';
+	char probe[THEME_DIR_MAX + 32];
+	if (snprintf(share, cap, "%s/../share/ctxscope/themes", exe) >= (int)cap)
+		share[0] = '\0';
+	/* .build/release/ctxscope, or a test's .build/asan/tests/test_x: two or three up */
+	for (const char *up = "/../.."; up && !tree[0]; up = strlen(up) < 9 ? "/../../.." : NULL) {
+		snprintf(probe, sizeof probe, "%s%s/src/theme.c", exe, up);
+		if (access(probe, R_OK) == 0 && snprintf(tree, cap, "%s%s/themes", exe, up) >= (int)cap)
+			tree[0] = '\0';
+	}
+}
+
 int theme_load_named(const char *name_or_path, struct theme *out, struct cs_error *err)
 {
 	char user[THEME_DIR_MAX] = "";
@@ -244,12 +271,10 @@ int theme_load_named(const char *name_or_path, struct theme *out, struct cs_erro
 	else if (home && home[0])
 		snprintf(user, sizeof user, "%s/.config/ctxscope/themes", home);
 	/* Never the working directory: a checkout's ./themes is not ours to
-	 * load. The sanitizer build (tests, uninstalled) also has the
-	 * source tree's, by its absolute path. */
-#ifdef CTXSCOPE_TEST_THEMES
-	const char *dirs[] = { user, CTXSCOPE_DATADIR "/themes", CTXSCOPE_TEST_THEMES };
-#else
-	const char *dirs[] = { user, CTXSCOPE_DATADIR "/themes" };
-#endif
+	 * load. The binary's own places are: a relocated install's share
+	 * folder, and the checkout it was built in (make, not installed). */
+	char share[THEME_DIR_MAX], tree[THEME_DIR_MAX];
+	beside_binary(share, tree, sizeof share);
+	const char *dirs[] = { user, CTXSCOPE_DATADIR "/themes", share, tree };
 	return theme_load(name_or_path, dirs, sizeof dirs / sizeof dirs[0], out, err);
 }

@@ -224,16 +224,15 @@ unsigned app_mouse(struct app *app, int y, int x, enum app_mouse_event ev)
 
 bool app_quit(struct app *app, bool interrupt)
 {
-	/* only a kind whose file w rewrites asks: elsewhere edits are what-ifs
-	 * (a request stepped to, a node left out) that quitting may drop */
-	bool asks = app->vm.session.src->kind->save != NULL;
-	if (!asks || !vm_unsaved(&app->vm) || app->quit_asked) {
+	/* every kind asks over edits not saved (w: the file itself, or a
+	 * what-if file beside it); a step to another request is not an edit */
+	if (!vm_unsaved_edits(&app->vm) || app->quit_asked) {
 		app->interrupted = interrupt;
 		return true;
 	}
 	app->quit_asking = true;
-	vm_status(&app->vm, true, "unsaved edits: w saves them; %s again quits without saving",
-		  interrupt ? "Ctrl-C" : "q");
+	vm_status(&app->vm, true, "unsaved edits: w saves them%s; %s again quits without saving",
+		  app->vm.session.src->kind->save ? "" : " as a what-if file", interrupt ? "Ctrl-C" : "q");
 	return false;
 }
 

@@ -3,6 +3,7 @@
 
 #include "base/atomic_write.h"
 #include "cache/cache.h"
+#include "cache/section.h"
 #include "cli.h"
 #include "command.h"
 #include "export.h"
@@ -198,6 +199,31 @@ static int export_screen_of(struct app *app, const char *path, const struct atom
 	return rc;
 }
 
+/* The report as `report` writes it, its cache section against the baseline
+ * and under the profile the inspector shows. */
+static int export_report_of(struct app *app, enum export_format fmt, const char *path,
+			    const struct atomic_write_options *o, struct atomic_write_result *res, struct cs_error *err)
+{
+	struct vm *vm = &app->vm;
+	struct report_options opt = { .format = REPORT_TEXT, .ascii = app->ascii };
+	struct cli none;
+	memset(&none, 0, sizeof none);
+	struct cache_report cr;
+	struct report_section extra[2] = { { 0 } };
+	int rc = cache_report_prepare_inspector(&cr, app->cli ? app->cli : &none,
+						vm->cache.profile ? vm->cache.profile->name : NULL, &vm->session.cur,
+						&vm->session.base, vm_baseline_words(vm), err);
+	if (rc == CS_OK) {
+		extra[0] = cr.sections[0];
+		opt.extra = extra;
+		/* the inspector defers the sentences of what it does not show */
+		rc = asm_write_sentences(&vm->session.cur) ? export_report(&vm->session.cur, &opt, fmt, path, o, res, err)
+							   : cs_error_nomem(err);
+	}
+	cache_report_fini(&cr);
+	return rc;
+}
+
 static void do_export(struct app *app, const char *path, const char *format, unsigned flags)
 {
 	struct vm *vm = &app->vm;
@@ -222,10 +248,7 @@ static void do_export(struct app *app, const char *path, const char *format, uns
 	if (fmt == EXPORT_SCREEN) {
 		rc = export_screen_of(app, path, &o, &res, &err);
 	} else {
-		struct report_options opt = { .format = REPORT_TEXT, .ascii = app->ascii };
-		/* the inspector defers the sentences of what it does not show */
-		rc = asm_write_sentences(&vm->session.cur) ? export_report(&vm->session.cur, &opt, fmt, path, &o, &res, &err)
-							   : cs_error_nomem(&err);
+		rc = export_report_of(app, fmt, path, &o, &res, &err);
 		if (fmt == EXPORT_AUTO)
 			fmt = export_format_for_path(path);
 	}

@@ -46,14 +46,41 @@ static void put_text(struct frame *f, int y, int x, int width, const char *s, si
 		f->p->ops->put(f->p->ctx, y, x, sb_str(sc), sc->len, role);
 }
 
+/* A file name too wide for `width` columns, cut in its middle so that its
+ * extension stays (`pytes…st.log`); false when it has none worth keeping. */
+static bool put_name_middle(struct frame *f, int y, int x, int width, const char *name, size_t n, int role)
+{
+	unsigned flags = f->app->ascii ? UTF8_ASCII : 0;
+	const char *dot = NULL;
+	for (size_t i = n; i-- > 1;)
+		if (name[i] == '.') {
+			dot = name + i;
+			break;
+		}
+	size_t ell = utf8_ellipsis_columns(flags, (size_t)width);
+	size_t ext = dot ? utf8_columns(dot, n - (size_t)(dot - name)) : 0;
+	if (!dot || ext + ell + 2 > (size_t)width) /* no extension, or no room for the name's start beside it */
+		return false;
+	size_t head = utf8_prefix_for_columns(name, (size_t)(dot - name), (size_t)width - ext - ell, NULL);
+	struct strbuf *sc = &f->app->scratch;
+	sb_reset(sc);
+	sb_append(sc, name, head);
+	sb_puts(sc, utf8_ellipsis(flags, (size_t)width));
+	sb_append(sc, dot, n - (size_t)(dot - name));
+	if (!sc->failed)
+		f->p->ops->put(f->p->ctx, y, x, sb_str(sc), sc->len, role);
+	return true;
+}
+
 /* A label that may be a path (a '/', no space), in `width` columns: cut in the middle (as
  * ncdu does) so that the file name stays whole: `docs/po…/postmortem.md`;
- * a name too long for that is cut at its end as any text. */
+ * a name too long for that loses its middle and keeps its extension: `pytes…st.log`. */
 static void put_path(struct frame *f, int y, int x, int width, const char *s, int role)
 {
 	struct strbuf *pb = &f->app->line;
 	sb_reset(pb);
-	utf8_sanitize(pb, s, strlen(s), UTF8_ONE_LINE | (f->app->ascii ? UTF8_ASCII : 0));
+	unsigned flags = f->app->ascii ? UTF8_ASCII : 0;
+	utf8_sanitize(pb, s, strlen(s), UTF8_ONE_LINE | flags);
 	const char *t = sb_str(pb), *slash = strrchr(t, '/');
 	size_t cols = utf8_columns(t, pb->len);
 	/* a path: a '/' and no space (a request's "messages[0] image/png" is no path) */
@@ -61,18 +88,23 @@ static void put_path(struct frame *f, int y, int x, int width, const char *s, in
 		put_text(f, y, x, width, s, strlen(s), role, true);
 		return;
 	}
+	/* the folders' ellipsis: "…", or "..." in ASCII ("src/../x" would read as a real path) */
+	const char *dots = f->app->ascii ? "..." : "\xe2\x80\xa6";
+	size_t ell = f->app->ascii ? 3 : 1;
 	size_t tail = utf8_columns(slash, pb->len - (size_t)(slash - t));
-	if (tail > (size_t)width) { /* the name alone does not fit (with "…" for its '/') */
-		put_text(f, y, x, width, s, strlen(s), role, true);
+	if (tail + ell > (size_t)width + 1) { /* the name alone does not fit (with the ellipsis for the folders) */
+		if (!put_name_middle(f, y, x, width, slash + 1, pb->len - (size_t)(slash + 1 - t), role))
+			put_text(f, y, x, width, s, strlen(s), role, true);
 		return;
 	}
-	size_t head = tail + 2 > (size_t)width ? 0 : utf8_prefix_for_columns(t, (size_t)(slash - t), (size_t)width - tail - 1, NULL);
+	size_t head = tail + ell + 1 > (size_t)width ? 0
+		      : utf8_prefix_for_columns(t, (size_t)(slash - t), (size_t)width - tail - ell, NULL);
 	if (head == 0) /* "…name": the ellipsis stands for the folders and the '/' */
 		slash++;
 	struct strbuf *sc = &f->app->scratch;
 	sb_reset(sc);
 	sb_append(sc, t, head);
-	sb_puts(sc, f->app->ascii ? "~" : "\xe2\x80\xa6");
+	sb_puts(sc, dots);
 	sb_append(sc, slash, pb->len - (size_t)(slash - t));
 	if (!sc->failed)
 		f->p->ops->put(f->p->ctx, y, x, sb_str(sc), sc->len, role);
@@ -369,7 +401,12 @@ static void draw_bars(struct frame *f)
 		x += tok_w;
 		long exact = exact_w ? vm_layer_exact(&app->vm, li) : -1;
 		if (exact >= 0) {
-			snprintf(buf, sizeof buf, " exact %8s", fmt_thousands(num, exact));
+			fmt_thousands(num, exact);
+			if (tokenizer_approximate(app->vm.exact.tok)) /* "≈131,540" right-aligned */
+				snprintf(buf, sizeof buf, "%*s%s%s", 14 - (int)strlen(num), "", app->vm.ascii ? "~" : "\u2248",
+					 num);
+			else
+				snprintf(buf, sizeof buf, " exact %8s", num);
 			app_put_str(f, y, x, exact_w, buf, ROLE_NORMAL);
 		}
 		x += exact_w;
@@ -425,7 +462,9 @@ static struct columns list_columns(const struct app_layout *L, bool exact, const
 	c.label = x;
 	c.label_w = w >= 100 ? 24 : w >= 60 ? 16 : 10;
 	x += c.label_w + 1;
-	c.kind_w = kind->piece_column && w >= 80 ? KIND_COLUMN_WIDTH : 0;
+	/* the kind's column (a manifest's prio and strategy: what is tuned) wins
+	 * over the content's preview while 8 columns of preview remain */
+	c.kind_w = kind->piece_column && L->list_x + w - (x + KIND_COLUMN_WIDTH + 1) >= 8 ? KIND_COLUMN_WIDTH : 0;
 	c.kind = c.kind_w ? x : -1;
 	x += c.kind_w ? c.kind_w + 1 : 0;
 	c.content = x;
@@ -572,7 +611,7 @@ static int draw_list_state(struct frame *f, int y)
 		sb_printf(ln, " layer %s ", g->layers[vm->layer_filter].name);
 	struct vm_row at = vm->cursor < vm->nrows ? vm_row_at(vm, vm->cursor) : (struct vm_row){ .type = VM_ROW_MARKER };
 	const struct vm_row *sel = vm->cursor < vm->nrows ? &at : NULL;
-	if (vm_unsaved(vm) && vm->session.src->kind->save)
+	if (vm_unsaved_edits(vm))
 		sb_puts(ln, " unsaved (w) ");
 	sb_printf(ln, " %zu/%zu ", sel && sel->item && !vm->on_header ? sel->item : 0, vm->nitems);
 	int n = (int)utf8_columns(sb_str(ln), ln->len);
@@ -603,7 +642,8 @@ static void draw_list(struct frame *f)
 	int sorted_kind = kind->column_sort && strcmp(kind->column_sort, sort) == 0 ? ROLE_CURSOR : ROLE_COLUMNS;
 	app_put_str(f, y, c.tokens, 7, c.exact >= 0 ? "   est." : " tokens", sorted_tokens);
 	if (c.exact >= 0)
-		app_put_str(f, y, c.exact, 7, "  exact", ROLE_COLUMNS);
+		app_put_str(f, y, c.exact, 7, !tokenizer_approximate(vm->exact.tok) ? "  exact" : vm->ascii ? "~claude" : "\u2248claude",
+			    ROLE_COLUMNS);
 	app_put_str(f, y, c.role, c.role_w, "role", ROLE_COLUMNS);
 	app_put_str(f, y, c.label, c.label_w, vm->session.src->kind->id_key, ROLE_COLUMNS);
 	if (c.kind >= 0)
@@ -759,31 +799,48 @@ void app_draw_hint_text(struct frame *f, const char *hints)
 	app_put_fit(f, L->hint_y, 0, L->w, hints, strlen(hints), ROLE_HINT);
 }
 
-/* The list's footer: the first key and the name of the main actions. */
+/* One hint, "KEY name", at x if it fits before `end`; its width (0 if not). */
+static int draw_hint(struct frame *f, int x, int end, int act)
+{
+	const char *keys = action_keys(act);
+	char key[16];
+	size_t kn = strcspn(keys, " ");
+	if (kn >= sizeof key)
+		kn = sizeof key - 1;
+	memcpy(key, keys, kn);
+	key[kn] = '\0';
+	const char *name = action_name(act);
+	int need = (int)(kn + 1 + strlen(name) + 2);
+	if (x + need > end)
+		return 0;
+	int y = f->app->layout.hint_y;
+	app_put_str(f, y, x, (int)kn, key, ROLE_HINT_KEY);
+	app_put_str(f, y, x + (int)kn + 1, (int)strlen(name), name, ROLE_HINT);
+	return need;
+}
+
+/* The list's footer: the first key and the name of the main actions; `?
+ * help` and `q quit` always, at its end (the others give way to them). */
 static void draw_hints(struct frame *f)
 {
 	struct app *app = f->app;
 	const struct app_layout *L = &app->layout;
 	app_put_repeat(f, L->hint_y, 0, " ", L->w, ROLE_HINT);
-	int x = 1;
+	static const int tail[] = { ACT_HELP, ACT_QUIT };
+	int tail_w = 0;
+	for (size_t i = 0; i < sizeof tail / sizeof tail[0]; i++)
+		tail_w += (int)(strcspn(action_keys(tail[i]), " ") + 1 + strlen(action_name(tail[i])) + 2);
+	int x = 1, end = L->w - tail_w > 1 ? L->w - tail_w : L->w;
 	for (size_t i = 0; i < sizeof hint_actions / sizeof hint_actions[0]; i++) {
-		if (!app_action_offered(app, hint_actions[i]))
+		if (hint_actions[i] == ACT_HELP || hint_actions[i] == ACT_QUIT || !app_action_offered(app, hint_actions[i]))
 			continue;
-		const char *keys = action_keys(hint_actions[i]);
-		char key[16];
-		size_t kn = strcspn(keys, " ");
-		if (kn >= sizeof key)
-			kn = sizeof key - 1;
-		memcpy(key, keys, kn);
-		key[kn] = '\0';
-		const char *name = action_name(hint_actions[i]);
-		int need = (int)(kn + 1 + strlen(name) + 2);
-		if (x + need > L->w)
+		int w = draw_hint(f, x, end, hint_actions[i]);
+		if (!w)
 			break;
-		app_put_str(f, L->hint_y, x, (int)kn, key, ROLE_HINT_KEY);
-		app_put_str(f, L->hint_y, x + (int)kn + 1, (int)strlen(name), name, ROLE_HINT);
-		x += need;
+		x += w;
 	}
+	for (size_t i = 0; i < sizeof tail / sizeof tail[0]; i++)
+		x += draw_hint(f, x, L->w, tail[i]);
 }
 
 

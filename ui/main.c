@@ -14,6 +14,7 @@
 #include "load.h"
 #include "base/progress.h"
 #include "report.h"
+#include "scan_view.h"
 #include "source.h"
 #include "base/strbuf.h"
 #include "term.h"
@@ -27,6 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum { EXIT_FITS = 0, EXIT_NOMEM = 1, EXIT_INPUT = 2, EXIT_OVER = 3, EXIT_INTERRUPTED = 130 };
@@ -269,7 +272,8 @@ static int run_count(int argc, char **argv)
 	struct cs_error err;
 	cs_error_clear(&err);
 	struct strbuf out = STRBUF_INIT;
-	int rc = count_command(argc, argv, &out, &err) == CS_OK ? write_out(&out) : fail(&err);
+	bool ascii = strcmp(nl_langinfo(CODESET), "UTF-8") != 0;
+	int rc = count_command(argc, argv, ascii, &out, &err) == CS_OK ? write_out(&out) : fail(&err);
 	sb_fini(&out);
 	return rc;
 }
@@ -280,6 +284,8 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "count"))
 		return run_count(argc - 1, argv + 1);
 	bool utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	if (argc > 1 && !strcmp(argv[1], "scan"))
+		return scan_main(argc - 1, argv + 1, utf8, false);
 	struct cli cli;
 	struct cs_error err;
 	cs_error_clear(&err);
@@ -296,6 +302,11 @@ int main(int argc, char **argv)
 		int rc = write_out(&out);
 		sb_fini(&out);
 		return rc;
+	}
+	struct stat st;
+	if (cli.command == CLI_UI && !cli.screen && cli.file && stat(cli.file, &st) == 0 && S_ISDIR(st.st_mode)) {
+		char *scan_argv[] = { (char *)(uintptr_t)"scan", (char *)(uintptr_t)cli.file, NULL };
+		return scan_main(2, scan_argv, utf8 && !cli.ascii, true); /* a folder: its sessions' table */
 	}
 	if (cli.command == CLI_DUMP && cli.raw && isatty(STDOUT_FILENO) && !cli.force) {
 		fprintf(stderr, "ctxscope: dump --raw writes the exact bytes, control characters included; "

@@ -20,15 +20,25 @@ void app_input_start(struct app *app, int input, const char *prefill)
 		  input == INPUT_COMMAND ? " · Tab completes" : "");
 }
 
+static bool yes_no(int input)
+{
+	return input == INPUT_REPLACE || input == INPUT_REPLACE_READONLY;
+}
+
 static unsigned input_key(struct app *app, int key, int act)
 {
 	(void)act; /* the line takes keys as typed, not as actions */
 	if (key == CSK_ESC) {
 		app_view_remove(app, &view_input);
 		vm_status(&app->vm, false, "%s", app->input == INPUT_BUDGET ? "budget unchanged" : "cancelled");
-	} else if (key == CSK_ENTER) {
+	} else if (key == CSK_ENTER || (yes_no(app->input) && key < 0x80 && strchr("yYnN", key))) {
+		if (key != CSK_ENTER) { /* a y/n question takes its answer without Enter */
+			app->prompt[0] = (char)key;
+			app->prompt_len = 1;
+		}
 		app->prompt[app->prompt_len] = '\0';
 		app_view_remove(app, &view_input); /* before: accepting may open it again */
+		vm_status(&app->vm, false, "%s", ""); /* the line's hints go with it; what it does says its own */
 		return VIEW_HANDLED | VIEW_RELAYOUT | app_input_accept(app);
 	} else if (key == CSK_BACKSPACE) {
 		/* a whole character: step back over UTF-8 continuation bytes */

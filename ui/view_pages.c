@@ -68,13 +68,13 @@ static void draw_prompt_view(struct frame *f)
 			return;
 		size_t room = (size_t)(L->w - 2);
 		size_t take = utf8_prefix_for_columns(app->scratch.data, app->scratch.len, room, NULL);
-		size_t cols = 0;
-		bool cut = take < app->scratch.len && room > 1;
-		if (cut) /* keep a cell for the ellipsis */
-			take = utf8_prefix_for_columns(app->scratch.data, app->scratch.len, room - 1, &cols);
+		size_t cols = 0, ell = utf8_ellipsis_columns(app->ascii ? UTF8_ASCII : 0, room);
+		bool cut = take < app->scratch.len && room > ell;
+		if (cut) /* keep the cells for the ellipsis */
+			take = utf8_prefix_for_columns(app->scratch.data, app->scratch.len, room - ell, &cols);
 		app_put_runs(f, y, 2, 0, take);
 		if (cut) /* after: put_str reuses the scratch buffer */
-			app_put_str(f, y, 2 + (int)cols, 1, app->ascii ? "~" : "…", ROLE_BORDER);
+			app_put_str(f, y, 2 + (int)cols, (int)ell, utf8_ellipsis(app->ascii ? UTF8_ASCII : 0, room), ROLE_BORDER);
 	}
 	if (sc->cursor >= sc->top && sc->cursor < sc->top + rows)
 		f->p->ops->cursor(f->p->ctx, 1 + (int)(sc->cursor - sc->top), 0);
@@ -337,10 +337,12 @@ static void draw_messages(struct frame *f)
 static unsigned messages_key(struct app *app, int key, int act)
 {
 	(void)key;
-	if (act == ACT_BACK || act == ACT_QUIT) {
+	if (act == ACT_BACK) {
 		app_view_remove(app, &view_messages);
 		return VIEW_HANDLED | VIEW_REDRAW;
 	}
+	if (act == ACT_QUIT) /* q quits the program from any view (Esc backs out) */
+		return 0;
 	struct messages_state *ms = app_view_state(app, &view_messages);
 	return scroller_key(&ms->sc, act, 0, false) ? VIEW_HANDLED | VIEW_REDRAW : VIEW_HANDLED;
 }
@@ -360,7 +362,7 @@ const struct view_ops view_messages = {
 	.key = messages_key,
 	.draw = draw_messages,
 	.mouse = messages_mouse,
-	.hints = " j/k scroll  PgUp/PgDn page  Esc or q back",
+	.hints = " j/k scroll  PgUp/PgDn page  Esc back  q quit",
 };
 
 void app_open_messages(struct app *app)

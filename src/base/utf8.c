@@ -254,7 +254,7 @@ static char ascii_stand_in(int32_t cp)
 	case 0x2010: case 0x2011: case 0x2012: case 0x2013: case 0x2014: case 0x2212: case 0x2500: return '-';
 	case 0x2018: case 0x2019: return '\'';
 	case 0x201C: case 0x201D: return '"';
-	case 0x2026: return '~';
+	case 0x2026: return '.'; /* never '~': in ASCII that flags a truncated piece */
 	default: return 0;
 	}
 }
@@ -385,13 +385,22 @@ bool utf8_sanitize(struct strbuf *out, const char *s, size_t n, unsigned flags)
 	return true;
 }
 
+const char *utf8_ellipsis(unsigned flags, size_t columns)
+{
+	return columns == 0 ? "" : !(flags & UTF8_ASCII) ? "\xe2\x80\xa6" : columns >= 2 ? ".." : ".";
+}
+
+size_t utf8_ellipsis_columns(unsigned flags, size_t columns)
+{
+	return !(flags & UTF8_ASCII) ? (columns ? 1 : 0) : columns >= 2 ? 2 : columns;
+}
+
 /* utf8_fit of text utf8_sanitize leaves as it is: a byte a column. */
 static bool fit_plain(struct strbuf *out, const char *s, size_t n, size_t columns, unsigned flags, bool pad)
 {
 	if (n > columns) {
-		if (columns == 0)
-			return true;
-		return sb_append(out, s, columns - 1) && sb_puts(out, (flags & UTF8_ASCII) ? "~" : "\xe2\x80\xa6");
+		size_t ell = utf8_ellipsis_columns(flags, columns);
+		return sb_append(out, s, columns - ell) && sb_puts(out, utf8_ellipsis(flags, columns));
 	}
 	return sb_append(out, s, n) && (!pad || sb_repeat(out, " ", columns - n));
 }
@@ -410,10 +419,11 @@ bool utf8_fit(struct strbuf *out, const char *s, size_t n, size_t columns, unsig
 	size_t fit = utf8_prefix_for_columns(sb_str(&safe), safe.len, columns, &cols);
 	bool ok;
 	if (fit < safe.len && columns > 0) {
-		/* Cut: reserve one column for the ellipsis. */
-		fit = utf8_prefix_for_columns(sb_str(&safe), safe.len, columns - 1, &cols);
-		ok = sb_append(out, safe.data, fit) && sb_puts(out, (flags & UTF8_ASCII) ? "~" : "\xe2\x80\xa6");
-		cols++;
+		/* Cut: reserve the ellipsis's columns ("…", or ".." in ASCII: "~" means truncated there). */
+		size_t ell = utf8_ellipsis_columns(flags, columns);
+		fit = utf8_prefix_for_columns(sb_str(&safe), safe.len, columns - ell, &cols);
+		ok = sb_append(out, safe.data, fit) && sb_puts(out, utf8_ellipsis(flags, columns));
+		cols += ell;
 	} else {
 		ok = sb_append(out, sb_str(&safe), fit);
 	}

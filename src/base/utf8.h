@@ -84,8 +84,14 @@ enum {
  * ASCII). Returns false when out ran out of memory. */
 bool utf8_sanitize(struct strbuf *out, const char *s, size_t n, unsigned flags);
 
+/* The ellipsis that marks text cut to fit `columns`: "…" (1 column), or ".."
+ * with UTF8_ASCII ("." when only 1 column; "~" flags a truncated piece
+ * there); static. utf8_ellipsis_columns: its width. */
+const char *utf8_ellipsis(unsigned flags, size_t columns);
+size_t utf8_ellipsis_columns(unsigned flags, size_t columns);
+
 /* Appends display-safe s[0..n) cut to exactly `columns` columns: an ellipsis
- * (… or ~ in ASCII) ends a cut string, spaces pad a short one (pad may be
+ * (… or .. in ASCII) ends a cut string, spaces pad a short one (pad may be
  * false to skip padding). Returns false on out of memory. */
 bool utf8_fit(struct strbuf *out, const char *s, size_t n, size_t columns, unsigned flags, bool pad);
 

@@ -76,6 +76,8 @@ int cache_report_overrides(const struct cli *cli, const struct assembly *now, st
 
 static int build_baseline(struct cache_report *r, const struct cli *cli, struct cs_error *err)
 {
+	if (r->given_base) /* the inspector's: said by its caller */
+		return CS_OK;
 	if (!cli->baseline && !cli->nbaseline_edits && !cli->nsettings) {
 		snprintf(r->baseline, sizeof r->baseline, "this prompt, repeated (no edits given): the steady state");
 		return CS_OK;
@@ -134,10 +136,35 @@ int cache_report_prepare(struct cache_report *r, const struct cli *cli, const st
 	return cache_report_prepare_exact(r, cli, now, NULL, NULL, err);
 }
 
+/* What the prepare functions share: given_base (borrowed; NULL: the command
+ * line's baseline) said in base_words; profile: the active profile's name
+ * (NULL: the command line's). */
+static int prepare(struct cache_report *r, const struct cli *cli, const char *profile, const struct assembly *now,
+		   const struct assembly *given_base, const char *base_words, struct tokenizer *tok,
+		   const struct exact_live *counted, struct cs_error *err);
+
 int cache_report_prepare_exact(struct cache_report *r, const struct cli *cli, const struct assembly *now,
 			       struct tokenizer *tok, const struct exact_live *counted, struct cs_error *err)
 {
+	return prepare(r, cli, NULL, now, NULL, NULL, tok, counted, err);
+}
+
+int cache_report_prepare_inspector(struct cache_report *r, const struct cli *cli, const char *profile,
+				   const struct assembly *now, const struct assembly *base, const char *base_words,
+				   struct cs_error *err)
+{
+	return prepare(r, cli, profile, now, base, base_words, NULL, NULL, err);
+}
+
+static int prepare(struct cache_report *r, const struct cli *cli, const char *profile, const struct assembly *now,
+		   const struct assembly *given_base, const char *base_words, struct tokenizer *tok,
+		   const struct exact_live *counted, struct cs_error *err)
+{
 	memset(r, 0, sizeof *r);
+	if (given_base) {
+		r->given_base = given_base;
+		snprintf(r->baseline, sizeof r->baseline, "%s", base_words ? base_words : "the inspector's baseline");
+	}
 	cache_config_init(&r->cfg);
 	cache_overrides_init(&r->overrides);
 	r->now = now;
@@ -163,7 +190,7 @@ int cache_report_prepare_exact(struct cache_report *r, const struct cli *cli, co
 			snprintf(r->config_note, sizeof r->config_note, "built-in profiles (no %.580s)", path);
 		}
 	}
-	const char *name = source_cache_profile(now->src, cli->profile, r->cfg.default_profile);
+	const char *name = profile ? profile : source_cache_profile(now->src, cli->profile, r->cfg.default_profile);
 	r->profile = cache_config_profile(&r->cfg, name);
 	if (!r->profile) {
 		char names[512] = "";
@@ -183,9 +210,9 @@ int cache_report_prepare_exact(struct cache_report *r, const struct cli *cli, co
 	rc = build_baseline(r, cli, err);
 	if (rc != CS_OK)
 		return rc;
-	const struct assembly *base = r->base_src ? &r->base : now;
+	const struct assembly *base = r->base_src ? &r->base : r->given_base ? r->given_base : now;
 	/* the baseline keeps the assembler's breakpoints unless it is this very prompt */
-	const struct cache_overrides *ob = r->base_src ? NULL : &r->overrides;
+	const struct cache_overrides *ob = base != now ? NULL : &r->overrides;
 	struct cache_measure m;
 	rc = measure(r, tok, counted, base, &m, err);
 	if (rc != CS_OK)
@@ -252,12 +279,13 @@ static void emit_money(struct emitter *em, const char *key, const struct cache_p
 static void emit_costs(struct emitter *em, const struct cache_analysis *an, bool detail)
 {
 	const struct cache_profile *p = an->profile;
-	emit_key_int(em, "cached", an->now.read);
+	/* one vocabulary (read / written / uncached), as the header and the status say */
+	emit_key_int(em, "read", an->now.read);
 	emit_key_int(em, "written", an->now.written);
 	if (detail)
-		emit_key_int(em, "rewritten", an->now.rewritten);
+		emit_key_int(em, "written_again", an->now.rewritten);
 	emit_key_int(em, "uncached", an->now.uncached);
-	emit_key_int(em, "lost", an->now.lost);
+	emit_key_int(em, "no_longer_read", an->now.lost);
 	emit_key_int(em, "cost_tokens", llround(an->now.cost));
 	emit_key_int(em, "baseline_cost_tokens", llround(an->steady.cost));
 	emit_key_int(em, "delta_tokens", llround(an->delta));
@@ -294,8 +322,8 @@ int cache_report_write(const struct assembly *a, void *ctx, struct emitter *em)
 	}
 	emit_key_int(em, "min_prefix", p->min_prefix);
 	emit_key_int(em, "unit", p->unit);
-	emit_key_num(em, "read", p->read);
-	emit_key_num(em, "write", p->write);
+	emit_key_num(em, "read_price", p->read);
+	emit_key_num(em, "write_price", p->write);
 	if (p->price_per_mtok >= 0)
 		emit_key_num(em, "price_per_mtok", p->price_per_mtok);
 	emit_key_str(em, "source", p->source);
@@ -310,7 +338,7 @@ int cache_report_write(const struct assembly *a, void *ctx, struct emitter *em)
 		emit_map_begin(em);
 		emit_where(em, a, (long)bp->block);
 		emit_key_int(em, "end_tokens", bp->end_tokens);
-		emit_key_bool(em, "can_cache", bp->can_cache);
+		emit_key_bool(em, "readable", bp->can_cache);
 		if (!bp->in_limit)
 			emit_key_str(em, "why_not", "over the breakpoint limit");
 		else if (!bp->over_min)
@@ -335,10 +363,9 @@ int cache_report_write(const struct assembly *a, void *ctx, struct emitter *em)
 	/* one sentence for people (and projectors) */
 	struct strbuf sum = STRBUF_INIT;
 	char n1[32], n2[32], n3[32], n4[32], n5[32];
-	sb_printf(&sum, "%s of %s tokens read from the cache", fmt_thousands(n1, an->now.read),
-		  fmt_thousands(n2, an->now.total));
+	sb_printf(&sum, "%s of %s tokens read", fmt_thousands(n1, an->now.read), fmt_thousands(n2, an->now.total));
 	if (an->now.lost)
-		sb_printf(&sum, "; %s the baseline had cached are lost", fmt_thousands(n3, an->now.lost));
+		sb_printf(&sum, "; %s the baseline read are no longer read", fmt_thousands(n3, an->now.lost));
 	sb_printf(&sum, "; %s written, %s uncached; %s base-price tokens against %s for the baseline repeated",
 		  fmt_thousands(n4, an->now.written), fmt_thousands(n5, an->now.uncached),
 		  fmt_thousands(n1, llround(an->now.cost)), fmt_thousands(n2, llround(an->steady.cost)));

@@ -36,6 +36,7 @@ struct cache_report {
 	const struct assembly *now;            /* borrowed */
 	struct source *base_src;               /* owned when the baseline was loaded */
 	struct assembly base;                  /* valid when base_src */
+	const struct assembly *given_base;     /* the inspector's baseline, borrowed; NULL: the command line's */
 	struct cache_overrides overrides;      /* --breakpoint / --no-breakpoint, on now */
 	struct cache_analysis an;              /* under the active profile */
 	struct cache_analysis *all;            /* one per profile in cfg, owned */
@@ -61,6 +62,12 @@ int cache_report_prepare(struct cache_report *r, const struct cli *cli, const st
  * none); the baseline is counted here, sharing counted's memo. */
 int cache_report_prepare_exact(struct cache_report *r, const struct cli *cli, const struct assembly *now,
 			       struct tokenizer *tok, const struct exact_live *counted, struct cs_error *err);
+/* The inspector's: the same against its own baseline `base` (borrowed, as
+ * now; they must outlive r), said in base_words ("the prompt as loaded"),
+ * under the profile it shows (`profile`, a name; NULL: the command line's). */
+int cache_report_prepare_inspector(struct cache_report *r, const struct cli *cli, const char *profile,
+				   const struct assembly *now, const struct assembly *base, const char *base_words,
+				   struct cs_error *err);
 void cache_report_fini(struct cache_report *r);
 /* The command line's --breakpoint and --no-breakpoint on `now` into o (the
  * overrides the section uses). CS_EUSAGE for one naming no block; CS_ENOMEM. */

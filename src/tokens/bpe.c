@@ -10,14 +10,18 @@
 #include <string.h>
 #include <sys/mman.h>
 
-/* A token: its key (below) inline, its bytes past the 8th in the block. */
+/* A token: its key (below) inline, its bytes past the 8th in the block. A
+ * token longer than BPE_MAX_SHORT bytes (claude's runs of up to 1,024
+ * spaces) has length 0 here and its length in the two bytes before its
+ * bytes (little-endian). */
 struct bpe_entry {
 	uint64_t key;
 	uint32_t rank;
-	uint32_t where; /* offset in bytes << 8 | length (3 or more); 0: an empty slot */
+	uint32_t where; /* offset in bytes << 8 | length (3 to 255, 0: longer); 0: an empty slot */
 };
 
-#define BPE_MAX_TOKEN 255
+#define BPE_MAX_SHORT 255
+#define BPE_MAX_TOKEN 65535
 #define BPE_MAX_BYTES ((size_t)1 << 24)
 
 static uint32_t load32(const unsigned char *s)
@@ -71,6 +75,18 @@ uint64_t bpe_hash(const unsigned char *s, size_t n)
 	return n ? hash_of(key_of(s, n), s, n) : 0;
 }
 
+/* Whether e holds the token s[0..n) whose key is key. */
+static bool entry_is(const struct bpe_ranks *r, const struct bpe_entry *e, uint64_t key, const unsigned char *s,
+		     size_t n)
+{
+	if (e->key != key)
+		return false;
+	const unsigned char *b = r->bytes + (e->where >> 8);
+	if (n <= BPE_MAX_SHORT ? (e->where & 0xFF) != n : (e->where & 0xFF) != 0 || (size_t)(b[-2] | b[-1] << 8) != n)
+		return false;
+	return n <= 8 || !memcmp(b + 8, s + 8, n - 8);
+}
+
 uint32_t bpe_rank(const struct bpe_ranks *r, const unsigned char *s, size_t n)
 {
 	if (n == 1)
@@ -85,8 +101,7 @@ uint32_t bpe_rank(const struct bpe_ranks *r, const unsigned char *s, size_t n)
 		const struct bpe_entry *e = &r->slots[i];
 		if (e->where == 0)
 			return BPE_NO_RANK;
-		if (e->key == key && (e->where & 0xFF) == n &&
-		    (n <= 8 || !memcmp(r->bytes + (e->where >> 8) + 8, s + 8, n - 8)))
+		if (entry_is(r, e, key, s, n))
 			return e->rank;
 	}
 }
@@ -104,6 +119,7 @@ uint32_t bpe_rank(const struct bpe_ranks *r, const unsigned char *s, size_t n)
 struct pending {
 	uint64_t key, hash;
 	uint32_t rank, where;
+	uint32_t len;
 };
 
 struct parse {
@@ -119,7 +135,7 @@ struct parse {
  * first rank (one probe does both: a match on the way, or the empty slot). */
 static void insert(struct bpe_ranks *r, const struct pending *p)
 {
-	size_t len = p->where & 0xFF, mask = r->nslots - 1;
+	size_t len = p->len, mask = r->nslots - 1;
 	const unsigned char *tok = r->bytes + (p->where >> 8);
 	for (size_t i = (size_t)p->hash & mask;; i = (i + 1) & mask) {
 		struct bpe_entry *e = &r->slots[i];
@@ -128,8 +144,7 @@ static void insert(struct bpe_ranks *r, const struct pending *p)
 			r->ntokens++;
 			return;
 		}
-		if (e->key == p->key && (e->where & 0xFF) == len &&
-		    (len <= 8 || !memcmp(r->bytes + (e->where >> 8) + 8, tok + 8, len - 8)))
+		if (entry_is(r, e, p->key, tok, len))
 			return;
 	}
 }
@@ -143,7 +158,8 @@ static void queue(struct parse *ps, uint32_t off, uint32_t len, uint32_t rank)
 	slot->key = key_of(r->bytes + off, len);
 	slot->hash = hash_of(slot->key, r->bytes + off, len);
 	slot->rank = rank;
-	slot->where = off << 8 | len;
+	slot->where = off << 8 | (len <= BPE_MAX_SHORT ? len : 0);
+	slot->len = len;
 	__builtin_prefetch(&r->slots[(size_t)slot->hash & (r->nslots - 1)], 1);
 }
 
@@ -177,12 +193,21 @@ static int parse_line(struct parse *ps, const char *s, size_t n, struct cs_error
 	}
 	if (rank >= BPE_NO_RANK)
 		return bad_line(ps->name, ps->line, "a rank is not a number below 4294967295", err);
-	long len = base64_decode(s, (size_t)(sp - s), r->bytes + ps->used);
+	/* decoded two bytes on, for a long token's length (the line's rank,
+	 * space and newline leave room for them) */
+	long len = base64_decode(s, (size_t)(sp - s), r->bytes + ps->used + 2);
 	if (len <= 0)
 		return bad_line(ps->name, ps->line, "a token is not base64", err);
-	if (len > BPE_MAX_TOKEN || ps->used + (size_t)len >= BPE_MAX_BYTES)
-		return bad_line(ps->name, ps->line, "a token is longer than 255 bytes, or the tokens past 16 MB",
+	if (len > BPE_MAX_TOKEN || ps->used + (size_t)len + 2 >= BPE_MAX_BYTES)
+		return bad_line(ps->name, ps->line, "a token is longer than 65,535 bytes, or the tokens past 16 MB",
 				err);
+	if (len > BPE_MAX_SHORT) {
+		r->bytes[ps->used] = (unsigned char)(len & 0xFF);
+		r->bytes[ps->used + 1] = (unsigned char)(len >> 8);
+		ps->used += 2;
+	} else {
+		memmove(r->bytes + ps->used, r->bytes + ps->used + 2, (size_t)len);
+	}
 	const unsigned char *tok = r->bytes + ps->used;
 	if (len == 1 && r->byte_rank[tok[0]] == BPE_NO_RANK)
 		r->byte_rank[tok[0]] = (uint32_t)rank, r->ntokens++;

@@ -9,7 +9,9 @@
 #include "tokens/estimate.h"
 #include "base/utf8.h"
 
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 struct count_args {
 	const char *tokenizer;
@@ -51,7 +53,7 @@ static int parse_args(int argc, char **argv, struct count_args *a, struct cs_err
 			return cs_error_set(err, CS_EUSAGE, "count --format takes text or json, not \"%s\"", v);
 	}
 	if (!nfiles)
-		return cs_error_set(err, CS_EUSAGE, "count: no file given (ctxscope count [--tokenizer NAME|PATH] FILE...)");
+		return cs_error_set(err, CS_EUSAGE, "count: no file given (ctxscope count [--tokenizer NAME|PATH] FILE..., - for standard input)");
 	a->files = argv;
 	a->nfiles = nfiles;
 	return CS_OK;
@@ -61,25 +63,49 @@ struct counted {
 	long tokens, estimate;
 };
 
-static void write_text(struct strbuf *out, const char *encoding, const struct count_args *a, const struct counted *c)
+/* A count right-aligned in `width` columns, with `≈` before it (`~` when
+ * ascii) when approximate. */
+static void count_cell(struct strbuf *out, long v, int width, bool approx, bool ascii)
 {
-	char t[32], e[32];
+	char t[32];
+	fmt_thousands(t, v);
+	int cols = (int)strlen(t) + (approx ? 1 : 0);
+	for (int i = cols; i < width; i++)
+		sb_putc(out, ' ');
+	if (approx)
+		sb_puts(out, ascii ? "~" : "\u2248");
+	sb_puts(out, t);
+}
+
+static void write_text(struct strbuf *out, const struct tokenizer *tok, const struct count_args *a,
+		       const struct counted *c, bool ascii)
+{
+	char e[32];
 	long tt = 0, te = 0;
-	sb_printf(out, "%12s %12s %7s  %s\n", "exact", "estimated", "ratio", "file");
+	bool approx = tokenizer_approximate(tok);
+	sb_printf(out, "%12s %12s %7s  %s\n", approx ? "approximate" : "exact", "estimated", "ratio", "file");
 	for (int i = 0; i < a->nfiles; i++) {
-		sb_printf(out, "%12s %12s %7.2f  ", fmt_thousands(t, c[i].tokens), fmt_thousands(e, c[i].estimate),
+		count_cell(out, c[i].tokens, 12, approx, ascii);
+		sb_printf(out, " %12s %7.2f  ", fmt_thousands(e, c[i].estimate),
 			  c[i].estimate ? (double)c[i].tokens / (double)c[i].estimate : 0.0);
 		utf8_sanitize(out, a->files[i], strlen(a->files[i]), 0);
 		sb_putc(out, '\n');
 		tt += c[i].tokens, te += c[i].estimate;
 	}
-	if (a->nfiles > 1)
-		sb_printf(out, "%12s %12s %7.2f  total\n", fmt_thousands(t, tt), fmt_thousands(e, te),
-			  te ? (double)tt / (double)te : 0.0);
-	sb_printf(out, "exact: %s; estimated: ceil(code points / 4), the inspected systems' rule\n", encoding);
+	if (a->nfiles > 1) {
+		count_cell(out, tt, 12, approx, ascii);
+		sb_printf(out, " %12s %7.2f  total\n", fmt_thousands(e, te), te ? (double)tt / (double)te : 0.0);
+	}
+	if (approx)
+		sb_printf(out, "approximate (%s): the claude encoding of ai-tokenizer, not Anthropic's own tokenizer; "
+			  "estimated: ceil(code points / 4), the inspected systems' rule\n", tokenizer_name(tok));
+	else
+		sb_printf(out, "exact: %s; estimated: ceil(code points / 4), the inspected systems' rule\n",
+			  tokenizer_name(tok));
 }
 
-static int write_json(struct strbuf *out, const struct count_args *a, const struct counted *c)
+static int write_json(struct strbuf *out, const struct tokenizer *tok, const struct count_args *a,
+		      const struct counted *c)
 {
 	struct emitter em;
 	emit_init(&em, out, EMIT_JSON, 0);
@@ -88,6 +114,8 @@ static int write_json(struct strbuf *out, const struct count_args *a, const stru
 		emit_map_begin(&em);
 		emit_key_str(&em, "path", a->files[i]);
 		emit_key_int(&em, "tokens", c[i].tokens);
+		emit_key_str(&em, "tokenizer", tokenizer_name(tok));
+		emit_key_str(&em, "kind", tokenizer_approximate(tok) ? "approximate" : "exact");
 		emit_key_int(&em, "estimate", c[i].estimate);
 		emit_map_end(&em);
 	}
@@ -95,11 +123,48 @@ static int write_json(struct strbuf *out, const struct count_args *a, const stru
 	return emit_finish(&em);
 }
 
+/* Standard input, whole, into *out (cs_malloc'd, NUL-terminated). */
+static int read_stdin(char **out, size_t *len, struct cs_error *err)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *buf = cs_malloc(cap + 1);
+	if (!buf)
+		return cs_error_nomem(err);
+	for (;;) {
+		if (n == cap) {
+			if (cap >= FILEIO_MAX_INPUT) {
+				cs_free(buf);
+				return cs_error_set(err, CS_ELIMIT, "standard input: more than %zu bytes", (size_t)FILEIO_MAX_INPUT);
+			}
+			char *grown = cs_realloc(buf, 2 * cap + 1);
+			if (!grown) {
+				cs_free(buf);
+				return cs_error_nomem(err);
+			}
+			buf = grown, cap *= 2;
+		}
+		ssize_t got = read(STDIN_FILENO, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			cs_free(buf);
+			return cs_error_set(err, CS_EIO, "standard input: %s", strerror(errno));
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	buf[n] = '\0';
+	*out = buf;
+	*len = n;
+	return CS_OK;
+}
+
 static int count_file(struct tokenizer *t, const char *path, struct counted *c, struct cs_error *err)
 {
 	char *buf = NULL;
 	size_t len = 0;
-	int rc = file_read(path, 0, &buf, &len, NULL, err);
+	int rc = !strcmp(path, "-") ? read_stdin(&buf, &len, err) : file_read(path, 0, &buf, &len, NULL, err);
 	if (rc == CS_OK)
 		rc = tokenizer_count(t, buf, len, &c->tokens, err);
 	if (rc == CS_OK)
@@ -108,7 +173,7 @@ static int count_file(struct tokenizer *t, const char *path, struct counted *c, 
 	return rc;
 }
 
-int count_command(int argc, char **argv, struct strbuf *out, struct cs_error *err)
+int count_command(int argc, char **argv, bool ascii, struct strbuf *out, struct cs_error *err)
 {
 	struct count_args a;
 	int rc = parse_args(argc, argv, &a, err);
@@ -119,14 +184,19 @@ int count_command(int argc, char **argv, struct strbuf *out, struct cs_error *er
 	if (rc != CS_OK)
 		return rc;
 	struct counted *c = cs_calloc((size_t)a.nfiles, sizeof *c);
+	int stdin_uses = 0;
+	for (int i = 0; i < a.nfiles; i++)
+		stdin_uses += !strcmp(a.files[i], "-");
 	if (!c)
 		rc = cs_error_nomem(err);
+	else if (stdin_uses > 1)
+		rc = cs_error_set(err, CS_EUSAGE, "count: standard input (-) given %d times; it can be read once", stdin_uses);
 	for (int i = 0; rc == CS_OK && i < a.nfiles; i++)
 		rc = count_file(t, a.files[i], &c[i], err);
 	if (rc == CS_OK && a.json)
-		rc = write_json(out, &a, c);
+		rc = write_json(out, t, &a, c);
 	else if (rc == CS_OK)
-		write_text(out, tokenizer_name(t), &a, c);
+		write_text(out, t, &a, c, ascii);
 	if (rc == CS_OK && out->failed)
 		rc = cs_error_nomem(err);
 	cs_free(c);

@@ -79,7 +79,7 @@ int exact_count(struct exact_counts *x, struct tokenizer *t, const struct assemb
 	for (size_t i = 0; i < np; i++)
 		if (a->results[i].outcome == OUTCOME_DROPPED)
 			x->piece_tokens[i] = -1;
-	x->over = exact_judge(&a->budget, x->total, x->note, sizeof x->note);
+	x->over = exact_judge(&a->budget, x->total, x->encoding, x->note, sizeof x->note);
 	return CS_OK;
 }
 
@@ -107,16 +107,21 @@ int exact_from_live(struct exact_counts *x, const struct exact_live *L, const st
 	return CS_OK;
 }
 
-bool exact_judge(const struct budget *bg, long total, char *note, size_t size)
+bool exact_judge(const struct budget *bg, long total, const char *encoding, char *note, size_t size)
 {
 	if (size)
 		note[0] = '\0';
 	if (!(bg->usable > 0 && bg->used <= bg->usable && total > bg->usable))
 		return false;
 	char u[32], e[32], t[32], o[32];
-	snprintf(note, size, "the system thinks this fits: %s of %s estimated; exactly %s, %s over",
-		 fmt_thousands(e, bg->used), fmt_thousands(u, bg->usable), fmt_thousands(t, total),
-		 fmt_thousands(o, total - bg->usable));
+	if (tokenizer_name_approximate(encoding))
+		snprintf(note, size, "the system thinks this fits: %s of %s estimated; approximately %s (%s), %s over",
+			 fmt_thousands(e, bg->used), fmt_thousands(u, bg->usable), fmt_thousands(t, total), encoding,
+			 fmt_thousands(o, total - bg->usable));
+	else
+		snprintf(note, size, "the system thinks this fits: %s of %s estimated; exactly %s, %s over",
+			 fmt_thousands(e, bg->used), fmt_thousands(u, bg->usable), fmt_thousands(t, total),
+			 fmt_thousands(o, total - bg->usable));
 	return true;
 }
 
@@ -168,19 +173,26 @@ static void emit_ratio(struct emitter *em, long exact, long estimated)
 int exact_write(const struct assembly *a, void *ctx, struct emitter *em)
 {
 	const struct exact_counts *x = ctx;
+	/* an approximate encoding's figures are under "approximate", never "exact" */
+	const char *w = tokenizer_kind(x->encoding);
+	bool approx = tokenizer_name_approximate(x->encoding);
 	emit_map_begin(em);
 	emit_key_str(em, "encoding", x->encoding);
+	emit_key_str(em, "kind", x->unavailable ? "estimated" : w);
 	if (x->unavailable) {
 		emit_key_str(em, "unavailable", x->note);
+		emit_key_str(em, "counts", "the estimate (the system's own rule) only");
 		emit_map_end(em);
 		return CS_OK;
 	}
-	emit_key_str(em, "label", "exact counts by the encoding; estimated: the system's own rule");
-	emit_key_int(em, "exact", x->total);
+	emit_key_str(em, "label", approx ? "approximate counts by ai-tokenizer's claude encoding (not Anthropic's own "
+					   "tokenizer); estimated: the system's own rule"
+					 : "exact counts by the encoding; estimated: the system's own rule");
+	emit_key_int(em, w, x->total);
 	emit_key_int(em, "estimated", a->total_tokens);
 	emit_ratio(em, x->total, a->total_tokens);
 	emit_key_int(em, "usable", a->budget.usable);
-	emit_key_bool(em, "exact_fits", a->budget.usable <= 0 || x->total <= a->budget.usable);
+	emit_key_bool(em, approx ? "approximate_fits" : "exact_fits", a->budget.usable <= 0 || x->total <= a->budget.usable);
 	if (x->over)
 		emit_key_str(em, "warning", x->note);
 	if (x->nlayers) {
@@ -190,7 +202,7 @@ int exact_write(const struct assembly *a, void *ctx, struct emitter *em)
 			emit_map_begin(em);
 			emit_key_str(em, "layer", a->groupings[0].layers[l].name);
 			emit_key_int(em, "estimated", a->groupings[0].layers[l].tokens);
-			emit_key_int(em, "exact", x->layer_tokens[l]);
+			emit_key_int(em, w, x->layer_tokens[l]);
 			emit_map_end(em);
 		}
 		emit_list_end(em);
@@ -204,7 +216,7 @@ int exact_write(const struct assembly *a, void *ctx, struct emitter *em)
 		emit_map_begin(em);
 		emit_key_str(em, "id", a->src->pieces[p].id);
 		emit_key_int(em, "estimated", a->blocks[b].tokens);
-		emit_key_int(em, "exact", x->piece_tokens[p]);
+		emit_key_int(em, w, x->piece_tokens[p]);
 		emit_map_end(em);
 	}
 	emit_list_end(em);

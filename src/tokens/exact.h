@@ -1,5 +1,6 @@
 /* exact.h: exact token counts of an assembly (ctxscope-formats(5) §8), beside the
- * systems' estimate: per block and piece, per layer, and the whole prompt
+ * systems' estimate (or approximate ones, for Claude's claude encoding:
+ * the same figures, said to be approximate): per block and piece, per layer, and the whole prompt
  * (each message counted on its own; the provider's per-message framing is
  * not counted). Says in words when the estimate fits the usable budget but
  * the exact count does not. The report's "exact_tokens" section. */
@@ -42,17 +43,19 @@ struct exact_live;
 int exact_from_live(struct exact_counts *x, const struct exact_live *L, const struct assembly *a, const char *encoding,
 		    struct cs_error *err);
 
-/* The encoding of the OpenAI model the assembly names (its "model" fact:
- * gpt-4o, openai:o3...); else NULL. */
+/* The encoding of the model the assembly names (its "model" fact: gpt-4o,
+ * openai:o3..., or a Claude model: claude); else NULL. */
 const char *exact_auto_tokenizer(const struct assembly *a);
 
 /* The report_section callback; ctx is the exact_counts. */
 int exact_write(const struct assembly *a, void *ctx, struct emitter *em);
 
-/* Whether the estimate fits the budget b but `total` exact tokens do not;
- * then note (size bytes) gets the sentence ("the system thinks this fits:
- * 118,200 of 126,976 estimated; exactly 131,540, 4,564 over"), else "". */
-bool exact_judge(const struct budget *b, long total, char *note, size_t size);
+/* Whether the estimate fits the budget b but `total` tokens counted by
+ * `encoding` do not; then note (size bytes) gets the sentence ("the system
+ * thinks this fits: 118,200 of 126,976 estimated; exactly 131,540, 4,564
+ * over"; "approximately 131,540 (claude)" for an approximate encoding),
+ * else "". */
+bool exact_judge(const struct budget *b, long total, const char *encoding, char *note, size_t size);
 
 /* ---- live counts (exact_live.c) --------------------------------------------
  * The inspector's counts, remembered by text so that an edit recounts only

@@ -397,7 +397,7 @@ int exact_live_count(struct exact_live *L, struct tokenizer *t, const struct ass
 		return rc;
 	}
 	L->total = total;
-	L->over = exact_judge(&a->budget, total, L->note, sizeof L->note);
+	L->over = exact_judge(&a->budget, total, tokenizer_name(t), L->note, sizeof L->note);
 	return CS_OK;
 }
 

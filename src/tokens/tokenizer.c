@@ -44,12 +44,27 @@ static const char r50k_split[] =
 	"'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^" WS "\\p{L}\\p{N}]+"
 	"|[" WS "]+(?![^" WS "])|[" WS "]+";
 
+/* claude: ai-tokenizer's approximate Claude encoding; its pre-tokenizer is
+ * r50k's pattern (formats.md §8; claude-convert.js checks that it still is). */
 static const struct builtin {
 	const char *name, *alias;
 	const char *split;
+	bool approximate;
 } builtins[] = {
-	{ "o200k_base", "o200k", o200k_split },
-	{ "cl100k_base", "cl100k", cl100k_split },
+	{ "o200k_base", "o200k", o200k_split, false },
+	{ "cl100k_base", "cl100k", cl100k_split, false },
+	{ "claude", "claude", r50k_split, true },
+};
+
+/* ai-tokenizer looks a whole piece up in a plain JavaScript object before
+ * merging it: a piece that names an inherited member of Object.prototype
+ * (valueOf, hasOwnProperty...) and is not itself a token finds that member,
+ * and counts as one token. Its merge never joins two parts into such a name
+ * (the member is no rank, compared as NaN). Only the names a piece can be:
+ * letters alone. */
+static const char *const js_inherited[] = {
+	"constructor", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "toLocaleString", "toString",
+	"valueOf", NULL,
 };
 
 /* Counting remembers the count of short pieces it merged: words repeat. A
@@ -62,9 +77,20 @@ struct cache_slot {
 	unsigned char key[CACHE_KEY];
 };
 
+/* Longer pieces (a CJK sentence is one \p{L}+ piece, a rule of '=' one
+ * punctuation piece) are remembered too, with a copy of their bytes, up to
+ * LONG_PIECE bytes: LONG_SLOTS of them, 16 MiB at most. */
+#define LONG_SLOTS 4096
+#define LONG_PIECE 4096
+struct long_slot {
+	unsigned char *bytes; /* cs_malloc'd copy; NULL: empty */
+	uint32_t len, count;
+};
+
 struct tokenizer {
 	char name[64];
 	struct cache_slot *cache;
+	struct long_slot *long_cache; /* LONG_SLOTS; NULL until a long piece is counted */
 	struct bpe_ranks ranks;
 	pcre2_general_context *gc;
 	pcre2_match_context *mc;
@@ -73,6 +99,8 @@ struct tokenizer {
 	pcre2_match_data *md;
 	bool jit, jit_compiled;
 	bool splits_at_lines; /* the o200k or cl100k pattern: see tokenizer_splits_at_lines */
+	bool approximate;     /* claude: see tokenizer_approximate */
+	bool js_lookup;       /* claude: whole pieces looked up as ai-tokenizer does (js_inherited) */
 };
 
 static const struct builtin *builtin_named(const char *name)
@@ -202,7 +230,8 @@ int tokenizer_open(const char *name_or_path, struct tokenizer **out, struct cs_e
 	const struct builtin *b = builtin_named(name_or_path);
 	char path[4096];
 	if (b && !tokenizer_find(b->name, path, sizeof path))
-		return cs_error_set(err, CS_EIO, "%s: %s", b->name, TOKENIZER_HOW_TO_GET);
+		return cs_error_set(err, CS_EIO, "%s: %s", b->name,
+				    b->approximate ? TOKENIZER_HOW_TO_GET_CLAUDE : TOKENIZER_HOW_TO_GET);
 	if (!b)
 		snprintf(path, sizeof path, "%s", name_or_path);
 	struct tokenizer *t = cs_calloc(1, sizeof *t);
@@ -217,6 +246,7 @@ int tokenizer_open(const char *name_or_path, struct tokenizer **out, struct cs_e
 	int rc = load_ranks(t, path, err);
 	const char *pattern = b ? b->split : split_for_path(base);
 	t->splits_at_lines = pattern == o200k_split || pattern == cl100k_split;
+	t->approximate = t->js_lookup = b && b->approximate;
 	if (rc == CS_OK)
 		rc = compile_split(t, pattern, err);
 	if (rc != CS_OK) {
@@ -238,12 +268,37 @@ void tokenizer_close(struct tokenizer *t)
 	pcre2_general_context_free(t->gc);
 	bpe_ranks_fini(&t->ranks);
 	cs_free(t->cache);
+	if (t->long_cache)
+		for (size_t i = 0; i < LONG_SLOTS; i++)
+			cs_free(t->long_cache[i].bytes);
+	cs_free(t->long_cache);
 	cs_free(t);
 }
 
 const char *tokenizer_name(const struct tokenizer *t)
 {
 	return t->name;
+}
+
+bool tokenizer_approximate(const struct tokenizer *t)
+{
+	return t->approximate;
+}
+
+bool tokenizer_name_approximate(const char *name)
+{
+	const struct builtin *b = name ? builtin_named(name) : NULL;
+	return b && b->approximate;
+}
+
+const char *tokenizer_kind(const char *name)
+{
+	return tokenizer_name_approximate(name) ? "approximate" : "exact";
+}
+
+const char *tokenizer_mark(const char *name, bool ascii)
+{
+	return !tokenizer_name_approximate(name) ? "" : ascii ? "~" : "\u2248";
 }
 
 bool tokenizer_splits_at_lines(const struct tokenizer *t)
@@ -337,9 +392,31 @@ struct sink {
 	size_t ntokens, cap;
 };
 
-/* The count of a piece, through the cache when it is short. */
+/* The count of a long piece, through the long pieces' cache (a slot's
+ * copy is made at the first count that lands there; no room: no copy). */
+static long count_long_piece(struct tokenizer *t, const unsigned char *p, size_t len)
+{
+	if (!t->long_cache && !(t->long_cache = cs_calloc(LONG_SLOTS, sizeof *t->long_cache)))
+		return bpe_merge(&t->ranks, p, len, NULL);
+	struct long_slot *c = &t->long_cache[bpe_hash(p, len) & (LONG_SLOTS - 1)];
+	if (c->bytes && c->len == len && !memcmp(c->bytes, p, len))
+		return c->count;
+	long got = bpe_merge(&t->ranks, p, len, NULL);
+	if (got <= 0)
+		return got;
+	unsigned char *copy = c->len >= len && c->bytes ? c->bytes : cs_realloc(c->bytes, len);
+	if (!copy)
+		return got; /* c->bytes is as it was */
+	memcpy(copy, p, len);
+	*c = (struct long_slot){ copy, (uint32_t)len, (uint32_t)got };
+	return got;
+}
+
+/* The count of a piece, through the caches. */
 static long count_piece(struct tokenizer *t, const unsigned char *p, size_t len)
 {
+	if (len > CACHE_KEY && len <= LONG_PIECE)
+		return count_long_piece(t, p, len);
 	if (len > CACHE_KEY || len < 2)
 		return bpe_merge(&t->ranks, p, len, NULL);
 	struct cache_slot *c = &t->cache[bpe_hash(p, len) & (CACHE_SLOTS - 1)];
@@ -354,8 +431,27 @@ static long count_piece(struct tokenizer *t, const unsigned char *p, size_t len)
 	return got;
 }
 
+/* Whether p[0..len) is one token by ai-tokenizer's lookup (js_inherited). */
+static bool js_member(const struct tokenizer *t, const unsigned char *p, size_t len)
+{
+	if (len < 7 || len > 20 || p[0] < 'c' || p[0] > 'v')
+		return false;
+	for (const char *const *n = js_inherited; *n; n++)
+		if (strlen(*n) == len && !memcmp(*n, p, len))
+			return bpe_rank(&t->ranks, p, len) == BPE_NO_RANK;
+	return false;
+}
+
 static int take_piece(struct tokenizer *t, const unsigned char *p, size_t len, struct sink *k)
 {
+	if (t->js_lookup && js_member(t, p, len)) {
+		if (k->tokens && k->ntokens + 1 > k->cap && CS_GROW(k->tokens, k->cap, k->ntokens + 1) != 0)
+			return CS_ENOMEM;
+		if (k->tokens)
+			k->tokens[k->ntokens++] = BPE_NO_RANK; /* no rank: the member itself */
+		k->count++;
+		return CS_OK;
+	}
 	if (!k->tokens) {
 		long got = count_piece(t, p, len);
 		if (got < 0)
@@ -448,6 +544,18 @@ static bool starts(const char *s, const char *prefix)
 	return !strncmp(s, prefix, strlen(prefix));
 }
 
+bool tokenizer_is_claude(const char *model)
+{
+	if (!model)
+		return false;
+	for (const char *const *p = (const char *const[]){ "anthropic/", "anthropic:", "anthropic.", "bedrock/",
+							 "vertex_ai/", "us.anthropic.", "eu.anthropic.", NULL };
+	     *p; p++)
+		if (starts(model, *p))
+			model += strlen(*p);
+	return starts(model, "claude");
+}
+
 const char *tokenizer_for_model(const char *model)
 {
 	if (!model)
@@ -462,5 +570,5 @@ const char *tokenizer_for_model(const char *model)
 	if (starts(model, "gpt-4") || starts(model, "gpt-3.5") || starts(model, "gpt-35") ||
 	    starts(model, "text-embedding-3") || starts(model, "text-embedding-ada-002"))
 		return "cl100k_base";
-	return NULL;
+	return tokenizer_is_claude(model) ? "claude" : NULL;
 }

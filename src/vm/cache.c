@@ -409,7 +409,7 @@ int vm_toggle_breakpoint(struct vm *vm, struct cs_error *err)
 	vm->cache.bp_done.items[vm->cache.bp_done.n++] = step;
 	bp_steps_clear(&vm->cache.bp_undone);
 	history_drop_redo(&vm->session.hist);
-	const char *what = piece >= 0 ? vm->session.src->pieces[piece].id : label;
+	const char *what = piece >= 0 ? piece_name(&vm->session.src->pieces[piece]) : label;
 	const struct cache_breakpoint *bp = vm_breakpoint(vm, block);
 	struct strbuf *s = &vm->status;
 	sb_reset(s);

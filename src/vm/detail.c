@@ -122,8 +122,9 @@ static void piece_numbers(struct vm *vm, long piece)
 			      fmt_thousands(t1, p->tokens));
 	long exact = vm_piece_exact(vm, piece);
 	if (exact >= 0)
-		detail_printf(vm, ROLE_DETAIL, "exact (%s): %s tokens%s", tokenizer_name(vm->exact.tok), fmt_thousands(t2, exact),
-			      r->outcome == OUTCOME_DROPPED ? " left out" : r->outcome == OUTCOME_TRUNCATED ? " after the cut" : "");
+		detail_printf(vm, ROLE_DETAIL, "%s (%s): %s%s tokens%s", tokenizer_kind(tokenizer_name(vm->exact.tok)),
+			      tokenizer_name(vm->exact.tok), tokenizer_mark(tokenizer_name(vm->exact.tok), vm->ascii),
+			      fmt_thousands(t2, exact), r->outcome == OUTCOME_DROPPED ? " left out" : r->outcome == OUTCOME_TRUNCATED ? " after the cut" : "");
 	if (p->flags & PIECE_RECORDED)
 		detail_printf(vm, ROLE_DETAIL, "recorded by the input: %s tokens; estimate %s",
 			      fmt_thousands(t2, p->recorded_tokens), fmt_thousands(t3, p->tokens));
@@ -184,6 +185,8 @@ static void header_detail(struct vm *vm)
 		detail_printf(vm, ROLE_DETAIL, "  %s: %s", a->facts[i].key, a->facts[i].value);
 	detail_printf(vm, ROLE_DETAIL, "%s", "");
 	detail_printf(vm, ROLE_DETAIL, "est.: estimated as the system counts; exact: a public tokenizer's count;");
+	detail_printf(vm, ROLE_DETAIL, "approximate (%sclaude): ai-tokenizer's near count of Claude's tokens;",
+		      vm->ascii ? "~" : "\u2248");
 	detail_printf(vm, ROLE_DETAIL, "recorded: what the system logged it sent. j goes back to the list.");
 }
 
@@ -211,7 +214,8 @@ bool vm_detail(struct vm *vm)
 			      vm->session.src->kind->name, fmt_thousands(t, b->tokens), fmt_thousands(t2, b->budget_tokens));
 		long exact = vm_row_exact(vm, row);
 		if (exact >= 0)
-			detail_printf(vm, ROLE_DETAIL, "exact (%s): %s tokens", tokenizer_name(vm->exact.tok),
+			detail_printf(vm, ROLE_DETAIL, "%s (%s): %s%s tokens", tokenizer_kind(tokenizer_name(vm->exact.tok)),
+				      tokenizer_name(vm->exact.tok), tokenizer_mark(tokenizer_name(vm->exact.tok), vm->ascii),
 				      fmt_thousands(t, exact));
 		detail_printf(vm, ROLE_DETAIL, "%s", "");
 		struct strbuf body = STRBUF_INIT;

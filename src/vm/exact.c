@@ -27,8 +27,11 @@ static int open_for_setting(struct vm *vm, const char *setting, struct cs_error 
 		struct cs_error ignored;
 		cs_error_clear(&ignored);
 		rc = tokenizer_open(name ? name : auto_name, &t, name ? err : &ignored);
-		if (rc != CS_OK && !name && rc != CS_ENOMEM)
-			rc = CS_OK; /* chosen by the model and not installed: no count */
+		if (rc != CS_OK && !name && rc != CS_ENOMEM) { /* chosen by the model and not installed: said, no count */
+			vm_status(vm, false, "%s counts (%s): its file is missing (make deps); the figures are the estimate",
+				  tokenizer_kind(auto_name), auto_name);
+			rc = CS_OK;
+		}
 	}
 	if (rc != CS_OK)
 		return rc;

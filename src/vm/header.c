@@ -54,8 +54,9 @@ static void who_row(struct vm *vm)
 {
 	const struct assembly *a = &vm->session.cur;
 	struct strbuf *t = &vm->head.text;
-	if (item_open(vm, VM_HEAD_WHO, false)) {
-		sb_puts(t, vm->session.src->kind->title);
+	if (item_open(vm, VM_HEAD_WHO, false)) { /* what the file is ("ledger database"), as the report says */
+		const struct source *src = vm->session.src;
+		sb_puts(t, src->input_type ? src->input_type : src->kind->title);
 		item_close(vm);
 	}
 	if (item_open(vm, VM_HEAD_WHO, false)) {
@@ -66,6 +67,13 @@ static void who_row(struct vm *vm)
 		} else {
 			sb_puts(t, "limit ");
 			sb_thousands(t, a->budget.limit);
+			if (a->budget.reserve > 0) { /* the usable budget row 2 charges against, said whole */
+				sb_puts(t, " - ");
+				sb_thousands(t, a->budget.reserve);
+				sb_puts(t, " reserve = ");
+				sb_thousands(t, a->budget.usable);
+				sb_puts(t, " usable");
+			}
 		}
 		item_close(vm);
 	}
@@ -97,8 +105,9 @@ static void verdict(struct vm *vm)
 		sb_thousands(t, a->over_by > 0 ? a->over_by : -a->budget.remaining);
 	} else if (vm->exact.over) {
 		sb_puts(t, "OVER by ");
+		sb_puts(t, tokenizer_mark(tokenizer_name(vm->exact.tok), vm->ascii));
 		sb_thousands(t, vm->exact.total - a->budget.usable);
-		sb_puts(t, " exact, though the estimate fits");
+		sb_printf(t, " %s, though the estimate fits", tokenizer_kind(tokenizer_name(vm->exact.tok)));
 	} else {
 		sb_puts(t, must ? "MUST-HAVE MISSING" : "FITS");
 	}
@@ -147,16 +156,18 @@ static void totals_row(struct vm *vm)
 		}
 		item_close(vm);
 	}
-	if (vm->exact.total >= 0 && item_open(vm, VM_HEAD_TOTALS, vm->exact.over)) {
-		sb_puts(t, "sent ");
-		sb_thousands(t, vm->exact.total);
-		sb_printf(t, " exact (%s)", tokenizer_name(vm->exact.tok));
-		item_close(vm);
-	}
 	if (a->recorded.input >= 0 && item_open(vm, VM_HEAD_TOTALS, false)) {
 		sb_puts(t, "sent ");
 		sb_thousands(t, a->recorded.input);
 		sb_printf(t, " recorded (%s)", a->recorded.what ? a->recorded.what : "the system's record");
+		item_close(vm);
+	}
+	if (vm->exact.total >= 0 && item_open(vm, VM_HEAD_TOTALS, vm->exact.over)) {
+		const char *enc = tokenizer_name(vm->exact.tok);
+		sb_puts(t, "sent ");
+		sb_puts(t, tokenizer_mark(enc, vm->ascii));
+		sb_thousands(t, vm->exact.total);
+		sb_printf(t, " %s (%s)", tokenizer_kind(enc), enc);
 		item_close(vm);
 	}
 	size_t dropped, cut;

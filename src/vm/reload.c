@@ -89,6 +89,9 @@ static void say_reload(struct vm *vm, size_t npieces_before, size_t lost, size_t
 	c->identical_after = vm->cache.identical;
 	c->over_limit = (vm->session.cur.flags & ASM_OVER_LIMIT) != 0;
 	vm_say_cache(vm, c);
+	vm_say_cache_split(vm, c);
+	if (c->over_limit)
+		sb_puts(s, "; OVER the limit");
 }
 
 int vm_reload(struct vm *vm, struct source *fresh, struct cs_error *err)

@@ -105,7 +105,7 @@ static void say_moves(const struct source *src, const struct moves *m, const str
 {
 	for (size_t k = 0; k < m->ntop; k++) {
 		sb_puts(s, k ? ", " : "");
-		say_move(s, src->pieces[m->top[k]].id, was_of[k], &now[m->top[k]]);
+		say_move(s, piece_name(&src->pieces[m->top[k]]), was_of[k], &now[m->top[k]]);
 	}
 	if (m->moved > m->ntop)
 		sb_printf(s, " and %zu more", m->moved - m->ntop);
@@ -142,26 +142,65 @@ void vm_say_changes(const struct source *src, const struct asm_change *changes, 
 	say_moves(src, &m, was_of, now, s);
 }
 
-/* "excluded n42: n42 out (-1,204), n7 +300 (cut less); used 98,412 ->
- * 97,508; cache: 4,210 read (was 94,312), ..." (undo and redo lead with
- * "undone: ", "redone: "). */
+/* The edited piece's own move out of what moved, when said names it (said
+ * ends with " NAME" and a move of the list reads "NAME ..."): its text
+ * after the name in *own, the list without it in rest. False when said
+ * names no mover. */
+static bool own_move(const char *said, const char *moved, struct span *own, struct strbuf *rest)
+{
+	size_t len = strlen(moved);
+	for (const char *at = strchr(said, ' '); at; at = strchr(at + 1, ' ')) {
+		size_t n = strlen(at + 1);
+		const char *item = moved;
+		while (n && item && (strncmp(item, at + 1, n) != 0 || item[n] != ' '))
+			item = (item = strstr(item, ", ")) ? item + 2 : NULL;
+		if (!n || !item)
+			continue;
+		const char *from = item + n + 1, *sep = strstr(from, ", "), *more = strstr(from, " and ");
+		const char *stop = sep && (!more || sep < more) ? sep : more ? more : moved + len;
+		*own = (struct span){ from, (size_t)(stop - from) };
+		/* the rest: the moves before it, then after it (", " joins them) */
+		size_t before = item > moved ? (size_t)(item - moved) - 2 : 0;
+		sb_append(rest, moved, before);
+		if (*stop == ',')
+			sb_printf(rest, "%s%s", before ? ", " : "", stop + 2);
+		else
+			sb_puts(rest, stop); /* " and 3 more", or nothing */
+		return true;
+	}
+	return false;
+}
+
+/* The status after an edit, what matters first so that it fits: the edit
+ * and its own effect, the budget used, the cache, the kind's effect, then
+ * the other pieces it moved: "excluded 01HQA3: out (-1,204); used 98,412 ->
+ * 97,208; cache 4,210 read (was 94,312), ...; also n7 +300 (cut less)"
+ * (undo and redo lead with "undone: ", "redone: "). */
 static void describe(struct vm *vm, const char *said, const struct vm_change *c, const struct piece_result *was)
 {
 	struct strbuf *s = &vm->status;
+	struct strbuf moved = STRBUF_INIT;
+	const struct assembly *cur = &vm->session.cur;
+	if (was)
+		vm_say_moved(vm->session.src, was, cur->results, &moved);
+	else if (cur->changes_valid) /* it patched the results it took over: the pieces that changed are listed */
+		vm_say_changes(vm->session.src, cur->changes, cur->nchanges, cur->results, &moved);
+	struct span own = { NULL, 0 };
+	struct strbuf others = STRBUF_INIT;
+	bool named = moved.len && own_move(said, sb_str(&moved), &own, &others);
+	struct span rest = named ? (struct span){ sb_str(&others), others.len } : (struct span){ sb_str(&moved), moved.len };
 	sb_reset(s);
 	vm->status_error = false;
 	sb_puts(s, said);
 	sb_puts(s, ": ");
-	size_t before = s->len;
-	const struct assembly *cur = &vm->session.cur;
-	if (was)
-		vm_say_moved(vm->session.src, was, cur->results, s);
-	else if (cur->changes_valid) /* it patched the results it took over: the pieces that changed are listed */
-		vm_say_changes(vm->session.src, cur->changes, cur->nchanges, cur->results, s);
-	if (s->len == before)
+	if (named)
+		sb_append(s, own.ptr, own.len);
+	else if (!moved.len)
 		sb_puts(s, "no piece moved");
+	if (c->over_limit)
+		sb_puts(s, named || !moved.len ? "; OVER the limit" : "OVER the limit");
 	long delta = c->used_after - c->used_before;
-	sb_puts(s, "; used ");
+	sb_puts(s, named || !moved.len || c->over_limit ? "; used " : "used ");
 	sb_thousands(s, c->used_before);
 	if (delta != 0) {
 		sb_puts(s, " -> ");
@@ -169,6 +208,7 @@ static void describe(struct vm *vm, const char *said, const struct vm_change *c,
 	} else {
 		sb_puts(s, " (net 0)");
 	}
+	vm_say_cache(vm, c);
 	const struct kind_ops *k = vm->session.src->kind;
 	if (k->edit_effect) { /* "; log: read 4,200 (was 0), ..." */
 		struct strbuf more = STRBUF_INIT;
@@ -177,37 +217,55 @@ static void describe(struct vm *vm, const char *said, const struct vm_change *c,
 			sb_printf(s, "; %s", sb_str(&more));
 		sb_fini(&more);
 	}
-	vm_say_cache(vm, c);
+	if (rest.len) {
+		sb_puts(s, named ? "; also " : "; moved: ");
+		sb_append(s, rest.ptr, rest.len);
+	}
+	vm_say_cache_split(vm, c);
+	if (moved.failed || others.failed)
+		s->failed = true;
+	sb_fini(&others);
+	sb_fini(&moved);
 }
 
 void vm_say_cache(struct vm *vm, const struct vm_change *c)
 {
 	struct strbuf *s = &vm->status;
 	const struct cache_cost *now = &vm->cache.an.now;
+	struct strbuf why = STRBUF_INIT;
+	vm_cache_why(vm, &why);
 	if (c->identical_after) {
 		sb_puts(s, "; prompt same as the baseline");
-	} else {
+		if (why.len)
+			sb_printf(s, " (%s)", sb_str(&why));
+	} else { /* "cache 0 read (was 3,061; under the 1,024-token minimum)" */
+		bool was = c->cached_before != c->cached_after;
 		sb_puts(s, "; cache ");
 		sb_thousands(s, now->read);
 		sb_puts(s, " read");
-		if (c->cached_before != c->cached_after) {
+		if (was) {
 			sb_puts(s, " (was ");
 			sb_thousands(s, c->cached_before);
-			sb_putc(s, ')');
 		}
-		sb_puts(s, ", ");
-		sb_thousands(s, now->written);
-		sb_puts(s, " written, ");
-		sb_thousands(s, now->uncached);
-		sb_puts(s, " uncached");
+		if (why.len)
+			sb_printf(s, "%s%s", was ? "; " : " (", sb_str(&why));
+		if (was || why.len)
+			sb_putc(s, ')');
 	}
-	struct strbuf why = STRBUF_INIT;
-	vm_cache_why(vm, &why);
-	if (why.len)
-		sb_printf(s, " (%s)", sb_str(&why));
 	sb_fini(&why);
-	if (c->over_limit)
-		sb_puts(s, "; OVER the limit");
+}
+
+void vm_say_cache_split(struct vm *vm, const struct vm_change *c)
+{
+	const struct cache_cost *now = &vm->cache.an.now;
+	if (c->identical_after)
+		return;
+	struct strbuf *s = &vm->status;
+	sb_puts(s, "; ");
+	sb_thousands(s, now->written);
+	sb_puts(s, " written, ");
+	sb_thousands(s, now->uncached);
+	sb_puts(s, " uncached");
 }
 
 /* The edits' depth in the history (undo takes one off), against the depth
@@ -302,6 +360,21 @@ int vm_change(struct vm *vm, enum vm_step step, const struct edit *e, struct vm_
 bool vm_unsaved(const struct vm *vm)
 {
 	return vm->session.edits != vm->session.saved_edits;
+}
+
+bool vm_unsaved_edits(const struct vm *vm)
+{
+	if (!vm_unsaved(vm))
+		return false;
+	const struct kind_ops *k = vm->session.src->kind;
+	if (k->save)
+		return true;
+	size_t n;
+	const struct edit *e = history_edits(&vm->session.hist, &n);
+	for (size_t i = 0; i < n; i++)
+		if (!(e[i].type == EDIT_OPTION && k->sequence && !strcmp(e[i].option, k->sequence->setting)))
+			return true;
+	return false;
 }
 
 void vm_mark_saved(struct vm *vm)

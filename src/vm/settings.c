@@ -72,7 +72,7 @@ static void crossings(const struct vm *vm, const bool *was_in, struct strbuf *ou
 			else
 				sb_printf(out, "%s%s: ", open ? "; " : " (", dir == 1 ? "in" : "out");
 			open = true;
-			sb_puts(out, vm->session.src->pieces[i].id);
+			sb_puts(out, piece_name(&vm->session.src->pieces[i])); /* as the list names it */
 			named++;
 		}
 		if (more)

@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -446,6 +447,19 @@ static int next_in(const int *list, int current)
 	return found ? list[(at + 1) % n] : list[0];
 }
 
+/* The strategy the assembly runs under as its "strategy" fact says
+ * ("truncateMiddle", "rollingWindow (--strategy; ...)"); STRAT_NONE if none. */
+static int input_strategy(const struct assembly *a)
+{
+	for (size_t i = 0; i < a->nfacts; i++)
+		if (!strcmp(a->facts[i].key, "strategy")) {
+			char name[64];
+			snprintf(name, sizeof name, "%.*s", (int)strcspn(a->facts[i].value, " "), a->facts[i].value);
+			return strategy_from_name(name);
+		}
+	return STRAT_NONE;
+}
+
 int vm_cycle_strategy(struct vm *vm, bool whole, struct cs_error *err)
 {
 	const struct kind_ops *k = vm->session.src->kind;
@@ -458,6 +472,8 @@ int vm_cycle_strategy(struct vm *vm, bool whole, struct cs_error *err)
 	}
 	if (k->global_strategies && k->global_strategies[0] != STRAT_NONE) {
 		int cur = vm->session.src->settings.strategy;
+		if (cur == STRAT_NONE) /* the input's own: the first t moves on from it, never to it */
+			cur = input_strategy(&vm->session.cur);
 		struct edit e = { .type = EDIT_STRATEGY, .piece = -1, .value = next_in(k->global_strategies, cur) };
 		return vm_apply(vm, &e, err);
 	}
@@ -502,7 +518,7 @@ int vm_pin_baseline(struct vm *vm, struct cs_error *err)
 	vm->session.base_from = VM_BASE_PINNED;
 	sb_puts(s, "baseline pinned: ");
 	sb_thousands(s, vm->cache.cached_tokens);
-	sb_puts(s, " tokens now count as cached");
+	sb_puts(s, " tokens would be read from the cache if sent again");
 	return CS_OK;
 }
 
@@ -558,8 +574,8 @@ long vm_row_tokens(const struct vm *vm, const struct vm_row *row)
 	switch (row->type) {
 	case VM_ROW_BLOCK:
 		return vm->session.cur.blocks[row->block].budget_tokens;
-	case VM_ROW_DROPPED:
-		return vm->session.src->pieces[row->piece].tokens;
+	case VM_ROW_DROPPED: /* its real size (an image's by its formula), as the report and the status say */
+		return vm->session.cur.results[row->piece].original_tokens;
 	case VM_ROW_MARKER:
 		return row->block < 0 ? 0 : vm->session.cur.blocks[row->block].offset_tokens + vm->session.cur.blocks[row->block].tokens;
 	}

@@ -319,6 +319,10 @@ int vm_apply(struct vm *vm, struct edit *e, struct cs_error *err);
 /* True when edits were made (or undone) since the last save: quitting
  * would lose them. */
 bool vm_unsaved(const struct vm *vm);
+/* True when quitting would lose edits worth asking about: unsaved, and (for
+ * a kind w does not rewrite) one that is more than a step of the sequence
+ * ([ ] to another request, turn or update): those go to a what-if file. */
+bool vm_unsaved_edits(const struct vm *vm);
 /* The edits as they stand are saved (in the file or a what-if file). */
 void vm_mark_saved(struct vm *vm);
 /* u / Ctrl-r: vm_change(VM_STEP_UNDO / VM_STEP_REDO), or the breakpoint
@@ -450,9 +454,9 @@ const char *vm_cutoff(const struct vm *vm);
 /* The breakpoint after block `block` under the active profile, or NULL.
  * Borrowed from vm->cache.an (valid until the next change). */
 const struct cache_breakpoint *vm_breakpoint(const struct vm *vm, long block);
-/* What a breakpoint does now: "cached" (read from the cache), "written",
- * "under minimum", "over the limit", or "not cached" (past the last whole
- * unit a prefix cache stores). Static storage. */
+/* What a breakpoint does now: "read" (from the cache), "written", or
+ * "uncached" (with why: under the minimum, past the breakpoint limit; or
+ * past the last whole unit a prefix cache stores). Static storage. */
 const char *vm_breakpoint_state(const struct vm *vm, const struct cache_breakpoint *bp);
 /* The prompt's tokens against the cache, "1,308 read, 0 written, 1,753
  * uncached", the three joined by sep. */

@@ -121,9 +121,11 @@ int vm_breakpoints_to_kind(struct vm *vm, struct cs_error *err);
 /* Rebuilds the rows keeping the selection; says so in the status line on
  * out of memory. */
 void vm_refresh_rows(struct vm *vm);
-/* Appends to the status what a change did to the cache (c: the figures
- * before and after it) and whether the prompt is over the limit. */
+/* Appends to the status what a change did to the cache's read tokens and
+ * why they are not read (c: the figures before and after it). */
 void vm_say_cache(struct vm *vm, const struct vm_change *c);
+/* Appends "; 2,924 written, 137 uncached" (nothing when the prompt is the baseline's). */
+void vm_say_cache_split(struct vm *vm, const struct vm_change *c);
 /* Appends what moved between two outcomes of src's pieces, the largest
  * moves first ("current_task.md out (-187), pytest-latest.log +187 (cut
  * less)"); nothing when no piece's tokens changed. */

@@ -4,7 +4,9 @@
 # numbers and words so that no cache sees only repeats), then times, whole
 # process (loading the ranks included), `ctxscope count` and gpt-tokenizer's
 # countTokens under node on it, for o200k_base and cl100k_base, and checks
-# that the counts agree. Called by `make bench` and `make bench-tokenizer`.
+# that the counts agree; then the approximate claude encoding against
+# ai-tokenizer's own count under node (the second anchor), same text, same
+# run. Called by `make bench` and `make bench-tokenizer`.
 #   tests/bench/tokenizer.sh CTXSCOPE [BUILD]
 # TOKENIZER_BENCH_MB sets the size (default 10).
 set -uo pipefail
@@ -50,6 +52,11 @@ console.log(e.countTokens(fs.readFileSync(file, "utf8"), { disallowedSpecial: ne
 JS
 # cpu seconds (user + sys) of a whole process; its stdout into $tmp/out
 cpu() { /usr/bin/time -f "%U %S %e" -o "$tmp/time" "$@" >"$tmp/out" 2>/dev/null; awk '{printf "%.2f %.2f", $1 + $2, $3}' "$tmp/time"; }
+row() {
+  awk -v e="$1" -v t="$2" -v c="$3" -v w="$4" -v rc="$5" -v rw="$6" -v b="$bytes" 'BEGIN {
+    mb = b / 1048576; s = c > 0 ? c : 0.01; r = rc > 0 ? rc : 0.01;
+    printf "  %-12s %10d %7.2f %7.2f %7.1f %10.2f %10.2f %9.1f %7.1fx\n", e, t, c, w, mb / s, rc, rw, mb / r, r / s }'
+}
 printf '\nexact token counts, %s MB varied text (whole process, ranks loaded; cpu = user+sys)\n' "$(awk -v b="$bytes" 'BEGIN{printf "%.1f", b/1048576}')"
 printf '  %-12s %10s %7s %7s %7s %10s %10s %9s %8s\n' encoding tokens cpu_s wall_s MB/s ref_cpu_s ref_wall_s ref_MB/s speedup
 status=0
@@ -59,8 +66,24 @@ for enc in o200k_base cl100k_base; do
   read -r rc rw < <(cpu node "$tmp/ref.js" "$ref" "$enc" "$tmp/text.txt")
   theirs=$(tr -dc 0-9 <"$tmp/out")
   [ "$ours" = "$theirs" ] || { echo "  $enc: ctxscope counts $ours, gpt-tokenizer $theirs"; status=1; }
-  awk -v e="$enc" -v t="$ours" -v c="$c" -v w="$w" -v rc="$rc" -v rw="$rw" -v b="$bytes" 'BEGIN {
-    mb = b / 1048576; s = c > 0 ? c : 0.01; r = rc > 0 ? rc : 0.01;
-    printf "  %-12s %10d %7.2f %7.2f %7.1f %10.2f %10.2f %9.1f %7.1fx\n", e, t, c, w, mb / s, rc, rw, mb / r, r / s }'
+  row "$enc" "$ours" "$c" "$w" "$rc" "$rw"
 done
+aref=$PWD/$build/ai-tokenizer/package
+if [ -f "$build/tokenizers/claude.tiktoken" ] && [ -f "$aref/dist/encoding/claude.cjs" ]; then
+  cat >"$tmp/ref-claude.js" <<'JS'
+const fs = require("fs"), [pkg, file] = process.argv.slice(2);
+const { Tokenizer } = require(`${pkg}/dist/index.cjs`);
+const t = new Tokenizer(require(`${pkg}/dist/encoding/claude.cjs`));
+console.log(t.encode(fs.readFileSync(file, "utf8"), [], []).length);
+JS
+  read -r c w < <(cpu "$bin" count --tokenizer claude --format json "$tmp/text.txt")
+  ours=$(grep '"tokens"' "$tmp/out" | tr -dc 0-9)
+  read -r rc rw < <(cpu node "$tmp/ref-claude.js" "$aref" "$tmp/text.txt")
+  theirs=$(tr -dc 0-9 <"$tmp/out")
+  [ "$ours" = "$theirs" ] || { echo "  claude: ctxscope counts $ours, ai-tokenizer $theirs"; status=1; }
+  row "claude" "$ours" "$c" "$w" "$rc" "$rw"
+  echo "  (claude: approximate, its reference ai-tokenizer; the others' gpt-tokenizer)"
+else
+  echo "  claude: no claude encoding or no ai-tokenizer package (make deps): no row"
+fi
 exit $status

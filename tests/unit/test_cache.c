@@ -929,7 +929,7 @@ static void test_report_money_and_user_file(void **state)
 	/* breakpoints after system, user and the last block: read 0, write
 	 * 2212 at 2.0, 0 uncached: 4424 tokens, $0.013272; the warm baseline:
 	 * 2212 x 0.1 = 221.2 tokens, $0.0006636 */
-	assert_non_null(strstr(text, "    write: 2.0\n"));
+	assert_non_null(strstr(text, "    write_price: 2.0\n"));
 	assert_non_null(strstr(text, "      cost_tokens: 4424\n"));
 	assert_non_null(strstr(text, "      cost_usd: 0.013272\n"));
 	assert_non_null(strstr(text, "      baseline_cost_usd: 0.000664\n"));
@@ -942,7 +942,7 @@ static void test_report_money_and_user_file(void **state)
 	assert_int_equal(rc, CS_OK);
 	assert_non_null(strstr(text, "config: \"ignored (built-ins apply): "));
 	assert_non_null(strstr(text, "cache.yml:3:12: profiles.anthropic.write: expected a number"));
-	assert_non_null(strstr(text, "    write: 1.25\n"));
+	assert_non_null(strstr(text, "    write_price: 1.25\n"));
 	assert_null(strstr(text, "cost_usd"));
 	free(text);
 

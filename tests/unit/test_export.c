@@ -106,6 +106,10 @@ static void test_format_names(void **state)
 	assert_int_equal(export_format_for_path("report.txt"), EXPORT_TEXT);
 	assert_int_equal(export_format_for_path("v1.json/report"), EXPORT_TEXT); /* a folder's dot */
 	assert_int_equal(export_format_for_path("report"), EXPORT_TEXT);
+	assert_int_equal(export_format_for_path("report.screen"), EXPORT_SCREEN);
+	/* an extension it does not write is refused, never text under another name */
+	assert_int_equal(export_format_for_path("report.csv"), EXPORT_AUTO);
+	assert_int_equal(export_format_for_path("report.html"), EXPORT_AUTO);
 }
 
 static void test_each_format(void **state)

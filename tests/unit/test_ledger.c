@@ -300,7 +300,7 @@ static void test_replay_vs_next(void **state)
 		     " \"platform\": \"slack\", \"platformActions\": [\"reply\", \"react\"], \"hookData\": \"HOOK\"}}");
 	run(&f);
 	/* Replay of the head: T6's query; its response is later; recorded usage shown. */
-	assert_string_equal(fact(&f.a, "recorded input"), "650 tokens (cached 600, cache write 50), turn T6");
+	assert_string_equal(fact(&f.a, "recorded input"), "650 tokens (600 read, 50 written), turn T6");
 	assert_int_equal(result(&f, "event")->reason, REASON_OFF_PATH);
 	assert_null(strstr(support_prompt(&f.a), "NEXT-MSG"));
 	support_set(f.src, "next", "true");

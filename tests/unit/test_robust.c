@@ -192,7 +192,8 @@ static void test_hidden_selectors_fillers_separators(void **state)
 
 /* --theme NAME never loads a theme from the working directory's ./themes
  * (a checkout's files are not ours to run): only the user's config folder
- * and the install folder (here, the tree's own themes by absolute path). */
+ * and the install folder, and beside the binary (here, the checkout it was
+ * built in: .build/asan/tests/test_robust). */
 static void test_theme_name_not_from_the_working_directory(void **state)
 {
 	(void)state;

@@ -223,7 +223,12 @@ static void test_for_model(void **state)
 	assert_string_equal(tokenizer_for_model("gpt-4-turbo"), "cl100k_base");
 	assert_string_equal(tokenizer_for_model("gpt-4"), "cl100k_base");
 	assert_string_equal(tokenizer_for_model("gpt-3.5-turbo"), "cl100k_base");
-	assert_null(tokenizer_for_model("claude-sonnet-4"));
+	assert_string_equal(tokenizer_for_model("claude-sonnet-4"), "claude");
+	assert_string_equal(tokenizer_for_model("claude-3-5-haiku-20241022"), "claude");
+	assert_string_equal(tokenizer_for_model("anthropic/claude-opus-4.5"), "claude");
+	assert_string_equal(tokenizer_for_model("us.anthropic.claude-sonnet-4-5-20250929-v1:0"), "claude");
+	assert_true(tokenizer_is_claude("anthropic:claude-haiku-4-5"));
+	assert_false(tokenizer_is_claude("clau"));
 	assert_null(tokenizer_for_model("o1x"));
 	assert_null(tokenizer_for_model("gemini-2.5-pro"));
 	assert_null(tokenizer_for_model(NULL));
@@ -256,6 +261,81 @@ static void test_rank_files(void **state)
 	tokenizer_close(t);
 	support_rmtree(dir);
 	free(dir);
+}
+
+/* Tokens past 255 bytes (claude's runs of spaces go to 1,024): found whole,
+ * and merged to. */
+static void test_long_tokens(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	FILE *f = fopen(support_path(dir, "r50k_long.tiktoken"), "w");
+	assert_non_null(f);
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	for (int b = 0; b < 256; b++)
+		fprintf(f, "%c%c== %d\n", b64[b >> 2], b64[(b & 3) << 4], b);
+	/* runs of 2, 4, ... 512 spaces, then 600 spaces (not a power of two) */
+	int rank = 256;
+	for (int n = 2; n <= 512; n *= 2) {
+		for (int i = 0; i < n / 3; i++)
+			fputs("ICAg", f); /* three spaces */
+		fputs(n % 3 == 1 ? "IA==" : n % 3 == 2 ? "ICA=" : "", f);
+		fprintf(f, " %d\n", rank++);
+	}
+	for (int i = 0; i < 200; i++)
+		fputs("ICAg", f);
+	fprintf(f, " %d\n", rank++);
+	fclose(f);
+	struct tokenizer *t = NULL;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(tokenizer_open(support_path(dir, "r50k_long.tiktoken"), &t, &err), CS_OK);
+	char text[700];
+	memset(text, ' ', sizeof text);
+	assert_int_equal(bpe_rank(tokenizer_ranks(t), (const unsigned char *)text, 600), 265);
+	assert_int_equal(bpe_rank(tokenizer_ranks(t), (const unsigned char *)text, 512), 264);
+	assert_int_equal(bpe_rank(tokenizer_ranks(t), (const unsigned char *)text, 601), BPE_NO_RANK);
+	/* r50k splits a text of spaces alone into one piece: 600 is a token
+	 * whole; 512 is merged to pairwise; 601 merges to 512+64+16+8+1 (no
+	 * pair of those is a token), twice (the second remembered) */
+	long want[][2] = { { 600, 1 }, { 512, 1 }, { 601, 5 }, { 601, 5 } };
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+		long count = 0;
+		assert_int_equal(tokenizer_count(t, text, (size_t)want[i][0], &count, &err), CS_OK);
+		assert_int_equal(count, want[i][1]);
+	}
+	tokenizer_close(t);
+	support_rmtree(dir);
+	free(dir);
+}
+
+/* The claude encoding against ai-tokenizer 1.0.6's own encode() (the ids
+ * printed under node; -1 where it returns the inherited member, see
+ * tokenizer.c js_inherited). */
+static void test_claude_vectors(void **state)
+{
+	(void)state;
+	struct tokenizer *t = support_tokenizer("claude");
+	assert_true(tokenizer_approximate(t));
+	assert_true(tokenizer_name_approximate("claude"));
+	assert_false(tokenizer_name_approximate("o200k_base"));
+	static const char cjk[] = "日本語のテキストです。長い文が一つのピースになります";
+	static const uint32_t cjk_ids[] = { 12956, 12163, 23598, 257, 6211, 34774, 47169, 35883, 38544,
+					    5785, 16400, 120, 10264, 6708, 13498, 5005, 35435, 6211,
+					    2633, 247, 9780, 15838, 10256, 14398, 20697, 26826 };
+	assert_tokens(t, "Hello, world! It's 2026.", 24,
+		      (const uint32_t[]){ 10002, 16, 2253, 5, 1111, 562, 1625, 1873, 18 }, 9);
+	assert_tokens(t, "obj.hasOwnProperty(k) + x.valueOf()", 35,
+		      (const uint32_t[]){ 1716, 18, BPE_NO_RANK, 12, 79, 13, 452, 679, 18, BPE_NO_RANK, 370 }, 11);
+	for (int twice = 0; twice < 2; twice++) /* a long piece, then remembered */
+		assert_tokens(t, cjk, strlen(cjk), cjk_ids, sizeof cjk_ids / sizeof *cjk_ids);
+	char spaces[302];
+	memset(spaces, ' ', 300);
+	spaces[300] = 'x';
+	assert_tokens(t, spaces, 301, (const uint32_t[]){ 14585, 38221, 679 }, 3);
+	assert_tokens(t, "<EOT> ok", 8, (const uint32_t[]){ 32, 41, 1591, 34, 5806 }, 5);
+	assert_tokens(t, "\u00e9t\u00e9 \U0001F600", 10, (const uint32_t[]){ 42789, 41270, 251, 227 }, 4);
+	tokenizer_close(t);
 }
 
 /* The byte-level prefix of a rank file: every byte, rank = its value. */
@@ -510,6 +590,8 @@ int main(void)
 		cmocka_unit_test(test_merge_strategies_agree),
 		cmocka_unit_test(test_for_model),
 		cmocka_unit_test(test_rank_files),
+		cmocka_unit_test(test_long_tokens),
+		cmocka_unit_test(test_claude_vectors),
 		cmocka_unit_test(test_rank_duplicates),
 		cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_rank_cache),

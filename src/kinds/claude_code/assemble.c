@@ -35,19 +35,21 @@ static void facts(struct assembly *a, const struct cc_model *m)
 	a->recorded = (struct recorded){ .input = r->rec_uncached + r->rec_read + r->rec_write, .read = r->rec_read,
 					 .written = r->rec_write,
 					 .what = arena_printf(&a->arena, "request %zu", m->req.current + 1) };
-	asm_fact(a, "recorded", "input %ld, cache read %ld, cache write %ld (%ld in all), output %ld",
-		 r->rec_uncached, r->rec_read, r->rec_write, r->rec_uncached + r->rec_read + r->rec_write,
-		 l->has_usage ? l->out : 0L);
-	asm_fact(a, "estimate", "%ld tokens in the transcript's messages", c->estimate);
-	asm_fact(a, "not in the transcript (system prompt, tools, reminders)", "%ld tokens (recorded input less the "
-		 "estimate)", c->gap);
+	char n1[32], n2[32], n3[32], n4[32], n5[32];
+	asm_fact(a, "recorded", "input %s: %s read, %s written, %s uncached; output %s", /* the cache's words */
+		 fmt_thousands(n1, r->rec_uncached + r->rec_read + r->rec_write), fmt_thousands(n2, r->rec_read),
+		 fmt_thousands(n3, r->rec_write), fmt_thousands(n4, r->rec_uncached),
+		 fmt_thousands(n5, l->has_usage ? l->out : 0L));
+	asm_fact(a, "estimate", "%s tokens in the transcript's messages", fmt_thousands(n1, c->estimate));
+	asm_fact(a, "not in the transcript (system prompt, tools, reminders)", "%s tokens (recorded input less the "
+		 "estimate)", fmt_thousands(n1, c->gap));
 	asm_fact(a, "cache lifetime", "%s (%s)", c->ttl >= 3600 ? "1 hour" : "5 minutes",
 		 c->ttl_assumed ? "assumed: the session records no split of its writes"
 		 : r->rec_write_1h >= 0 && r->rec_write > 0 ? "recorded: usage.cache_creation"
 							    : "the session's, as its other requests record it");
 	if (c->global_read)
-		asm_fact(a, "global read", "%ld tokens read of Claude Code's system prompt, cached across sessions: text "
-			 "the file does not hold, not a miss", c->global_read);
+		asm_fact(a, "global read", "%s tokens read of Claude Code's system prompt, cached across sessions: text "
+			 "the file does not hold, not a miss", fmt_thousands(n1, c->global_read));
 }
 
 /* The part not in the transcript, first (as it is sent: tools and system
@@ -115,6 +117,8 @@ int cc_assemble(struct asm_run *run, struct assembly *a, struct cs_error *err)
 	a->budget.limit = model_limit(model, &fallback);
 	a->budget.reserve = 0;
 	a->budget.usable = a->budget.limit;
+	if (src->settings.budget >= 0) /* b or --budget: measured against it, as a request is (nothing dropped) */
+		a->budget.limit = a->budget.usable = src->settings.budget;
 	facts(a, m);
 	char lim[32];
 	if (fallback)
@@ -142,8 +146,12 @@ int cc_assemble(struct asm_run *run, struct assembly *a, struct cs_error *err)
 	request_assembly_step(a, &m->req);
 	if (a->budget.used > a->budget.usable) {
 		a->over_by = a->budget.used - a->budget.usable;
-		asm_state(a, ASM_OVER_LIMIT, "the messages are %ld tokens over %s's window", a->over_by,
-			  request_model_name(&m->req, r)[0] ? request_model_name(&m->req, r) : "the model");
+		if (src->settings.budget >= 0)
+			asm_state(a, ASM_OVER_LIMIT, "the messages are %ld tokens over the budget you set (b, --budget); "
+				  "they are sent as recorded, nothing is dropped", a->over_by);
+		else
+			asm_state(a, ASM_OVER_LIMIT, "the messages are %ld tokens over %s's window", a->over_by,
+				  request_model_name(&m->req, r)[0] ? request_model_name(&m->req, r) : "the model");
 	}
 	return CS_OK;
 }

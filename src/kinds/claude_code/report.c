@@ -7,6 +7,9 @@
 #include "claude_code.h"
 
 #include "base/alloc.h"
+#include "kinds/request/counted.h"
+
+#include "base/alloc.h"
 #include "emit.h"
 #include "source.h"
 #include "base/strmap.h"
@@ -38,9 +41,9 @@ static void emit_totals(struct emitter *em, const char *key, const struct totals
 	emit_key(em, key);
 	emit_map_begin(em);
 	emit_key_int(em, "requests", t->requests);
-	emit_key_int(em, "input", t->in);
-	emit_key_int(em, "cache_read", t->read);
-	emit_key_int(em, "cache_write", t->write);
+	emit_key_int(em, "read", t->read); /* the cache's words: read / written / uncached */
+	emit_key_int(em, "written", t->write);
+	emit_key_int(em, "uncached", t->in);
 	emit_key_int(em, "total_input", t->in + t->read + t->write);
 	emit_key_int(em, "output", t->out);
 	emit_map_end(em);
@@ -142,14 +145,14 @@ static void emit_recorded(struct emitter *em, long long in, long long read, long
 {
 	emit_key(em, "recorded");
 	emit_map_begin(em);
-	emit_key_int(em, "input", in);
-	emit_key_int(em, "cache_read", read);
-	emit_key_int(em, "cache_write", write);
+	emit_key_int(em, "read", read); /* the cache's words: read / written / uncached */
+	emit_key_int(em, "written", write);
+	emit_key_int(em, "uncached", in);
 	emit_key_int(em, "output", out);
 	emit_map_end(em);
 }
 
-static void emit_request(struct emitter *em, const struct cc_model *m, size_t k)
+static void emit_request(struct emitter *em, const struct cc_model *m, size_t k, const struct req_counted *counts)
 {
 	const struct req_request *r = &m->req.reqs[k];
 	const struct cc_req *c = &m->creqs[k];
@@ -175,15 +178,17 @@ static void emit_request(struct emitter *em, const struct cc_model *m, size_t k)
 		emit_key_bool(em, "cache_lifetime_assumed", true);
 	if (c->global_read)
 		emit_key_int(em, "global_read", c->global_read);
+	if (counts)
+		request_emit_units_counted(em, &m->req, k, counts);
 	if (!c->replayed) {
 		emit_map_end(em);
 		return;
 	}
 	emit_key(em, "predicted");
 	emit_map_begin(em);
-	emit_key_int(em, "cache_read", r->pred_read);
-	emit_key_int(em, "cache_write", r->pred_write);
-	emit_key_int(em, "input", r->pred_uncached);
+	emit_key_int(em, "read", r->pred_read);
+	emit_key_int(em, "written", r->pred_write);
+	emit_key_int(em, "uncached", r->pred_uncached);
 	if (c->recorded_units)
 		emit_key_str(em, "units", "recorded: the request before's whole prompt as recorded, then the estimate");
 	emit_map_end(em);
@@ -196,12 +201,12 @@ static void emit_request(struct emitter *em, const struct cc_model *m, size_t k)
 	emit_map_end(em);
 }
 
-static void emit_sequence(struct emitter *em, const struct cc_model *m)
+static void emit_sequence(struct emitter *em, const struct cc_model *m, const struct req_counted *counts)
 {
 	emit_key(em, "sequence");
 	emit_list_begin(em);
 	for (size_t k = 0; k < m->req.nreqs; k++)
-		emit_request(em, m, k);
+		emit_request(em, m, k, counts);
 	emit_list_end(em);
 }
 
@@ -375,8 +380,17 @@ int cc_report_extra(const struct source *src, const struct assembly *a, struct e
 {
 	(void)a;
 	const struct cc_model *m = src->model;
+	struct req_counted *counts = NULL; /* the approximate count of each replayed prompt (counted.h) */
+	char note[CS_ERROR_MSG_MAX];
+	struct cs_error err;
+	cs_error_clear(&err);
+	if (request_count_units(&m->req, &counts, note, sizeof note, &err) != CS_OK)
+		return CS_ENOMEM;
 	emit_session(em, m);
-	emit_sequence(em, m);
+	emit_sequence(em, m, counts);
+	if (counts)
+		request_emit_units_summary(em, &m->req, counts, note);
+	cs_free(counts);
 	request_emit_whatif(em, src, &m->req);
 	int rc = emit_tools(em, m);
 	struct cc_subagents list;

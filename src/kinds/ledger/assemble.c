@@ -597,7 +597,7 @@ static void explain_recorded(struct assembly *a, const struct view *v)
 	const struct ledger_turn *rt = v->turn >= 0 ? &l->turns[v->turn] : NULL;
 	if (rt && rt->input_tokens >= 0) {
 		char n1[32], n2[32], n3[32];
-		asm_fact(a, "recorded input", "%s tokens (cached %s, cache write %s), turn %s",
+		asm_fact(a, "recorded input", "%s tokens (%s read, %s written), turn %s", /* the cache's words */
 			 fmt_thousands(n1, rt->input_tokens),
 			 rt->cached_input_tokens >= 0 ? fmt_thousands(n2, rt->cached_input_tokens) : "not recorded",
 			 rt->cache_write_tokens >= 0 ? fmt_thousands(n3, rt->cache_write_tokens) : "not recorded", rt->id);

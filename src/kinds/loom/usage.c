@@ -386,7 +386,7 @@ static void total_sentence(const struct source *src, const struct loom_usage *u,
 	sb_printf(out, " over %zu request%s", u->nrecorded, u->nrecorded == 1 ? "" : "s");
 	if (u->exact_sum >= 0 && u->recorded_sum > 0) {
 		long e = u->exact_sum - u->recorded_sum;
-		sb_printf(out, "; the exact %s count %.1f%% %s", u->encoding,
+		sb_printf(out, "; the %s %s count %.1f%% %s", tokenizer_kind(u->encoding), u->encoding,
 			  100.0 * (double)labs(e) / (double)u->recorded_sum, e < 0 ? "under" : "over");
 	}
 }
@@ -412,7 +412,8 @@ const char *loom_piece_note(const struct source *src, long piece)
 	sb_printf(&sb, "its request replayed: %s estimated, %s recorded (promptTokens): estimate %s",
 		  fmt_thousands(a, r->estimate), fmt_thousands(b, r->recorded), gap_text(g, r->estimate, r->recorded));
 	if (r->exact >= 0)
-		sb_printf(&sb, "; exact %s (%s)", fmt_thousands(c, r->exact), u->encoding);
+		sb_printf(&sb, "; %s %s%s (%s)", tokenizer_kind(u->encoding), tokenizer_mark(u->encoding, false),
+			  fmt_thousands(c, r->exact), u->encoding);
 	if (r->refused)
 		sb_puts(&sb, "; the replay is an error state");
 	r->note = sb.failed ? NULL : sb_detach(&sb, NULL);
@@ -498,6 +499,8 @@ int loom_report_extra(const struct source *src, const struct assembly *a, struct
 	if (m->responses_off_path)
 		emit_key_int(em, "responses_off_path", (long long)m->responses_off_path);
 	emit_key_str(em, "exact", u->encoding ? u->encoding : "no public tokenizer for the tree's model (or no rank file)");
+	if (u->encoding)
+		emit_key_str(em, "exact_kind", tokenizer_kind(u->encoding));
 	emit_key(em, "requests");
 	emit_list_begin(em);
 	for (size_t k = 0; k < u->n; k++)
@@ -541,7 +544,7 @@ int loom_timeline_text(const struct source *src, unsigned text_flags, struct str
 	if (m->responses_off_path)
 		sb_printf(out, "  off the path: %zu model node%s with a response (other branches), not replayed\n",
 			  m->responses_off_path, m->responses_off_path == 1 ? "" : "s");
-	sb_printf(out, "  exact: %s; [ ] step the request shown\n\n",
+	sb_printf(out, "  %s: %s; [ ] step the request shown\n\n", u->encoding ? tokenizer_kind(u->encoding) : "exact",
 		  u->encoding ? u->encoding : "no public tokenizer for the tree's model");
 	sb_puts(out, "     #  replayed  recorded  estimate               exact  node\n");
 	char a[32], b[32], c[32], g[96];

@@ -92,6 +92,8 @@ static void blocks(struct assembly *a, const struct source *src, const struct re
 		const struct piece *p = &src->pieces[i];
 		if (piece_excluded(p)) {
 			asm_drop(a, i, REASON_EXCLUDED_BY_USER, NULL);
+			if (u->image) /* left out at its real size, not its placeholder's */
+				a->results[i].original_tokens = u->tokens;
 			continue;
 		}
 		if (message_key(u) != key) {
@@ -123,6 +125,11 @@ int request_assemble(struct asm_run *run, struct assembly *a, struct cs_error *e
 	a->budget.limit = model_limit(request_model_name(m, r), &fallback);
 	a->budget.reserve = max_tokens(m);
 	a->budget.usable = a->budget.limit - a->budget.reserve;
+	if (src->settings.budget >= 0) { /* b or --budget: the request is measured against it (nothing is dropped:
+					  * a request is sent as recorded), over it is OVER */
+		a->budget.usable = src->settings.budget;
+		a->budget.limit = a->budget.usable + a->budget.reserve;
+	}
 	facts(a, m, r);
 	blocks(a, src, m, r);
 	for (size_t l = 0; l < m->nlints; l++)
@@ -138,8 +145,12 @@ int request_assemble(struct asm_run *run, struct assembly *a, struct cs_error *e
 		request_assembly_step(a, m);
 	if (a->budget.used > a->budget.usable) {
 		a->over_by = a->budget.used - a->budget.usable;
-		asm_state(a, ASM_OVER_LIMIT, "the request is %ld tokens over %s's window less max_tokens", a->over_by,
-			  request_model_name(m, r)[0] ? request_model_name(m, r) : "the model");
+		if (src->settings.budget >= 0)
+			asm_state(a, ASM_OVER_LIMIT, "the request is %ld tokens over the budget you set (b, --budget); "
+				  "it is sent as recorded, nothing is dropped", a->over_by);
+		else
+			asm_state(a, ASM_OVER_LIMIT, "the request is %ld tokens over %s's window less max_tokens", a->over_by,
+				  request_model_name(m, r)[0] ? request_model_name(m, r) : "the model");
 	}
 	return CS_OK;
 }

@@ -73,6 +73,8 @@ static int provider_for(const struct kind_ops *kind, const cJSON *body)
 	if (kind == &anthropic_kind)
 		return REQ_ANTHROPIC;
 	int p = request_provider_of(body, &why);
+	if (p >= 0 && (p != REQ_ANTHROPIC || kind != &openai_kind))
+		return p; /* a log shape's kind (a capture, LiteLLM...) carries any provider's bodies */
 	return p == REQ_OPENAI_RESPONSES || (p < 0 && get(body, "input")) ? REQ_OPENAI_RESPONSES : REQ_OPENAI_CHAT;
 }
 

@@ -5,6 +5,9 @@
  * difference from the request before and its cause; the hit rates). */
 #include "request.h"
 
+#include "base/alloc.h"
+#include "kinds/request/counted.h"
+
 #include "assembly.h"
 #include "emit.h"
 #include "source.h"
@@ -68,7 +71,7 @@ static void emit_prediction(struct emitter *em, const struct req_request *r)
 	emit_key_int(em, "uncached", r->pred_uncached);
 }
 
-static void emit_cache(struct emitter *em, const struct request_model *m)
+static void emit_cache(struct emitter *em, const struct request_model *m, const struct req_counted *counts)
 {
 	const struct req_request *r = &m->reqs[m->current];
 	bool known;
@@ -100,6 +103,11 @@ static void emit_cache(struct emitter *em, const struct request_model *m)
 	emit_prediction(em, r);
 	emit_key_str(em, "against", m->current ? "the requests before it in the log" : "an empty cache");
 	emit_map_end(em);
+	if (counts) { /* the whole request as the provider counts it */
+		emit_key(em, "tokens");
+		request_emit_counted(em, &counts[m->current]);
+		request_emit_distance(em, m, m->current, &counts[m->current]);
+	}
 	emit_lints(em, m);
 	emit_map_end(em);
 }
@@ -122,6 +130,10 @@ static void emit_recorded(struct emitter *em, const struct request_model *m, siz
 	}
 	emit_key_int(em, "uncached", r->rec_uncached);
 	emit_key_int(em, "hit_rate_percent", f->hit_percent);
+	/* The same figures in the provider's own words (issue 35's schema). */
+	emit_key_int(em, "input", r->rec_uncached);
+	emit_key_int(em, "cache_read", r->rec_read);
+	emit_key_int(em, "cache_write", r->rec_write);
 	if (r->rec_output >= 0)
 		emit_key_int(em, "output", r->rec_output);
 	if (f->cost >= 0)
@@ -146,7 +158,7 @@ static void emit_diagnosis(struct emitter *em, const struct req_request *r, cons
 	emit_map_end(em);
 }
 
-static void emit_one(struct emitter *em, const struct request_model *m, size_t k)
+static void emit_one(struct emitter *em, const struct request_model *m, size_t k, const struct req_counted *counts)
 {
 	const struct req_request *r = &m->reqs[k];
 	struct req_figures f;
@@ -176,6 +188,11 @@ static void emit_one(struct emitter *em, const struct request_model *m, size_t k
 		emit_key_bool(em, "off", f.off);
 	}
 	emit_map_end(em);
+	if (counts) {
+		emit_key(em, "counted");
+		request_emit_counted(em, &counts[k]);
+		request_emit_distance(em, m, k, &counts[k]);
+	}
 	if (r->cause) {
 		emit_key_bool(em, "cache_broke", r->broke);
 		emit_key_str(em, "first_difference", r->diff_path);
@@ -192,7 +209,7 @@ static void emit_one(struct emitter *em, const struct request_model *m, size_t k
 /* Text reports: one line a request (and the two sides of a break), for
  * reading down a log, the record first; the structured formats carry the
  * fields. */
-static void emit_one_line(struct emitter *em, const struct request_model *m, size_t k)
+static void emit_one_line(struct emitter *em, const struct request_model *m, size_t k, const struct req_counted *counts)
 {
 	const struct req_request *r = &m->reqs[k];
 	struct strbuf sb = STRBUF_INIT;
@@ -202,6 +219,7 @@ static void emit_one_line(struct emitter *em, const struct request_model *m, siz
 		sb_printf(&sb, " [%s]", mark);
 	sb_puts(&sb, ": ");
 	request_figures_text(m, k, &sb);
+	request_counted_words(&sb, m, k, counts);
 	if (r->cause) {
 		sb_printf(&sb, "; %s", r->broke ? "CACHE BROKE" : "changed");
 		if (r->compared >= 0)
@@ -256,7 +274,8 @@ void request_emit_whatif(struct emitter *em, const struct source *src, const str
 	emit_map_end(em);
 }
 
-static void emit_sequence(struct emitter *em, const struct source *src, const struct request_model *m)
+static void emit_sequence(struct emitter *em, const struct source *src, const struct request_model *m,
+			  const struct req_counted *counts, const char *note)
 {
 	long pr = 0, pt = 0, rr = 0, rt = 0, breaks = 0, off = 0, diagnosed = 0, agree = 0, disagree = 0;
 	size_t recorded = 0, priced = 0;
@@ -270,9 +289,9 @@ static void emit_sequence(struct emitter *em, const struct source *src, const st
 	for (size_t k = 0; k < m->nreqs; k++) {
 		const struct req_request *r = &m->reqs[k];
 		if (em->format == EMIT_TEXT)
-			emit_one_line(em, m, k);
+			emit_one_line(em, m, k, counts);
 		else
-			emit_one(em, m, k);
+			emit_one(em, m, k, counts);
 		pr += r->pred_read;
 		pt += r->total;
 		breaks += r->broke;
@@ -322,6 +341,8 @@ static void emit_sequence(struct emitter *em, const struct source *src, const st
 		emit_key_int(em, "provider_agrees", agree);
 		emit_key_int(em, "provider_disagrees", disagree);
 	}
+	if (counts)
+		request_emit_counted_summary(em, m, counts, note);
 	emit_map_end(em);
 }
 
@@ -329,9 +350,16 @@ int request_report_extra(const struct source *src, const struct assembly *a, str
 {
 	(void)a;
 	const struct request_model *m = src->model;
-	emit_cache(em, m);
+	struct req_counted *counts = NULL;
+	char note[CS_ERROR_MSG_MAX];
+	struct cs_error err;
+	cs_error_clear(&err);
+	if (request_count_all(src, m, &counts, note, sizeof note, &err) != CS_OK)
+		return CS_ENOMEM;
+	emit_cache(em, m, counts);
 	if (m->is_log)
-		emit_sequence(em, src, m);
+		emit_sequence(em, src, m, counts, note);
+	cs_free(counts);
 	return CS_OK;
 }
 

@@ -81,9 +81,13 @@ int request_timeline_text(const struct source *src, unsigned text_flags, struct 
 	if (m->edited) { /* what-if: the edits reach every request */
 		struct request_whatif w;
 		request_whatif_totals(m, &w);
-		sb_printf(out, "  what-if, with your edits: %ld of %zu requests change; ", w.changed, m->nreqs);
-		request_whatif_sentence(src, out);
-		sb_putc(out, '\n');
+		struct strbuf more = STRBUF_INIT; /* the log's totals; none for a single request */
+		request_whatif_sentence(src, &more);
+		sb_printf(out, "  what-if, with your edits: %ld of %zu request%s change%s%s%s\n", w.changed, m->nreqs,
+			  m->nreqs == 1 ? "" : "s", m->nreqs == 1 ? "s" : "", more.len ? "; " : "", sb_str(&more));
+		if (more.failed)
+			out->failed = true;
+		sb_fini(&more);
 	}
 	sb_putc(out, '\n');
 	sb_puts(out, "                        | recorded                          | predicted\n");

@@ -1,0 +1,791 @@
+/* counted.c: whole requests counted as the provider counts them (see
+ * counted.h). */
+#include "kinds/request/counted.h"
+
+#include "base/alloc.h"
+#include "base/fileio.h"
+#include "base/strbuf.h"
+#include "emit.h"
+#include "json/doc.h"
+#include "kinds/request/request.h"
+#include "source.h"
+#include "tokens/bpe.h"
+#include "tokens/overhead.h"
+#include "tokens/tokenizer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- JSON as JavaScript writes it ------------------------------------------- */
+
+/* Number.prototype.toString: the shortest digits that read back as v, then
+ * plain notation for exponents -7 < e < 21, else d.ddde+N. */
+static void js_number(struct strbuf *out, double v)
+{
+	if (!isfinite(v)) {
+		sb_puts(out, "null");
+		return;
+	}
+	if (v == 0) {
+		sb_putc(out, '0');
+		return;
+	}
+	char buf[40], digits[24];
+	int p = 1;
+	for (; p < 17; p++) {
+		snprintf(buf, sizeof buf, "%.*e", p - 1, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	snprintf(buf, sizeof buf, "%.*e", p - 1, v);
+	const char *s = buf;
+	if (*s == '-')
+		sb_putc(out, '-'), s++;
+	int k = 0;
+	for (; *s && *s != 'e'; s++)
+		if (*s != '.')
+			digits[k++] = *s;
+	while (k > 1 && digits[k - 1] == '0')
+		k--;
+	digits[k] = '\0';
+	int n = atoi(s + 1) + 1; /* the decimal point after n digits */
+	if (k <= n && n <= 21) {
+		sb_puts(out, digits);
+		for (int i = k; i < n; i++)
+			sb_putc(out, '0');
+	} else if (0 < n && n <= 21) {
+		sb_printf(out, "%.*s.%s", n, digits, digits + n);
+	} else if (-6 < n && n <= 0) {
+		sb_puts(out, "0.");
+		for (int i = 0; i < -n; i++)
+			sb_putc(out, '0');
+		sb_puts(out, digits);
+	} else {
+		sb_putc(out, digits[0]);
+		if (k > 1)
+			sb_printf(out, ".%s", digits + 1);
+		sb_printf(out, "e%c%d", n - 1 >= 0 ? '+' : '-', abs(n - 1));
+	}
+}
+
+static void js_string(struct strbuf *out, const char *s)
+{
+	sb_putc(out, '"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"': sb_puts(out, "\\\""); break;
+		case '\\': sb_puts(out, "\\\\"); break;
+		case '\b': sb_puts(out, "\\b"); break;
+		case '\f': sb_puts(out, "\\f"); break;
+		case '\n': sb_puts(out, "\\n"); break;
+		case '\r': sb_puts(out, "\\r"); break;
+		case '\t': sb_puts(out, "\\t"); break;
+		default:
+			if (*p < 0x20)
+				sb_printf(out, "\\u%04x", *p);
+			else
+				sb_putc(out, (char)*p);
+		}
+	}
+	sb_putc(out, '"');
+}
+
+void request_js_stringify(struct strbuf *out, const cJSON *v)
+{
+	if (cJSON_IsString(v)) {
+		js_string(out, v->valuestring);
+	} else if (cJSON_IsNumber(v)) {
+		js_number(out, v->valuedouble);
+	} else if (cJSON_IsBool(v)) {
+		sb_puts(out, cJSON_IsTrue(v) ? "true" : "false");
+	} else if (cJSON_IsArray(v) || cJSON_IsObject(v)) {
+		bool obj = cJSON_IsObject(v);
+		sb_putc(out, obj ? '{' : '[');
+		const cJSON *c;
+		size_t n = 0;
+		cJSON_ArrayForEach(c, v) {
+			sb_puts(out, n++ ? "," : "");
+			if (obj) {
+				js_string(out, c->string);
+				sb_putc(out, ':');
+			}
+			request_js_stringify(out, c);
+		}
+		sb_putc(out, obj ? '}' : ']');
+	} else {
+		sb_puts(out, "null");
+	}
+}
+
+/* ---- counting text, remembered --------------------------------------------- */
+
+/* Counts by text: a log repeats its history request after request. Keyed by
+ * a 64-bit hash of the bytes, their length and the tokenizer. */
+struct memo_slot {
+	uint64_t key; /* 0: empty */
+	long count;
+};
+
+struct cctx {
+	struct tokenizer *t;
+	const struct overhead *ov;
+	struct memo_slot *memo; /* shared by the requests of a file */
+	size_t *memo_used, memo_cap;
+	struct strbuf sb;
+	struct cs_error *err;
+	int rc;
+};
+
+static long enc(struct cctx *c, const char *s, size_t n)
+{
+	if (c->rc != CS_OK || !n)
+		return 0;
+	uint64_t key = bpe_hash((const unsigned char *)s, n) ^ (uint64_t)n * 0x9E3779B97F4A7C15ull ^ (uintptr_t)c->t;
+	key = key ? key : 1;
+	size_t mask = c->memo_cap - 1, i = (size_t)key & mask;
+	if (c->memo)
+		for (; c->memo[i].key; i = (i + 1) & mask)
+			if (c->memo[i].key == key)
+				return c->memo[i].count;
+	long got = 0;
+	c->rc = tokenizer_count(c->t, s, n, &got, c->err);
+	if (c->rc == CS_OK && c->memo && *c->memo_used < c->memo_cap / 2) {
+		c->memo[i] = (struct memo_slot){ key, got };
+		++*c->memo_used;
+	}
+	return got;
+}
+
+static long enc_str(struct cctx *c, const char *s)
+{
+	return s ? enc(c, s, strlen(s)) : 0;
+}
+
+/* JSON.stringify(v)'s tokens. */
+static long enc_json(struct cctx *c, const cJSON *v)
+{
+	sb_reset(&c->sb);
+	request_js_stringify(&c->sb, v);
+	if (c->sb.failed) {
+		c->rc = cs_error_nomem(c->err);
+		return 0;
+	}
+	return enc(c, sb_str(&c->sb), c->sb.len);
+}
+
+/* A part's total: its tokens times the content multiplier, rounded as
+ * JavaScript's Math.round does. */
+static long part(const struct cctx *c, long tokens)
+{
+	return (long)floor((double)tokens * c->ov->content_multiplier + 0.5);
+}
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+	return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+}
+
+static const char *get_str(const cJSON *o, const char *key)
+{
+	const cJSON *v = get(o, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* An array's first element; NULL for anything else. */
+static const cJSON *first(const cJSON *arr)
+{
+	return cJSON_IsArray(arr) ? arr->child : NULL;
+}
+
+static bool is(const char *type, const char *want)
+{
+	return type && !strcmp(type, want);
+}
+
+/* ---- tools by their schema ---------------------------------------------------- */
+
+/* String(v) of an enum value. */
+static long enum_value(struct cctx *c, const cJSON *v)
+{
+	if (cJSON_IsString(v))
+		return enc_str(c, v->valuestring);
+	sb_reset(&c->sb);
+	if (cJSON_IsNumber(v))
+		js_number(&c->sb, v->valuedouble);
+	else
+		sb_puts(&c->sb, cJSON_IsTrue(v) ? "true" : cJSON_IsFalse(v) ? "false" : cJSON_IsNull(v) ? "null" : "");
+	return enc(c, sb_str(&c->sb), c->sb.len);
+}
+
+static bool is_object_schema(const cJSON *s)
+{
+	const char *type = get_str(s, "type");
+	return is(type, "object") || (!type && cJSON_IsObject(get(s, "properties")));
+}
+
+/* The properties of an object schema, as the package walks a zod object:
+ * each key, first or not, its description, its enum values, what an
+ * object or an array of objects inside it holds. Depth is the parser's. */
+static long schema_props(struct cctx *c, const cJSON *schema)
+{
+	const struct overhead *ov = c->ov;
+	const cJSON *props = get(schema, "properties"), *p;
+	if (!is_object_schema(schema) || !cJSON_IsObject(props))
+		return 0;
+	long tokens = 0;
+	bool first = true;
+	cJSON_ArrayForEach(p, props) {
+		tokens += enc_str(c, p->string) + (first ? ov->per_first_prop : ov->per_additional_prop);
+		first = false;
+		const char *desc = get_str(p, "description");
+		if (desc && *desc)
+			tokens += ov->per_prop_desc + enc_str(c, desc);
+		const cJSON *values = get(p, "enum"), *v;
+		if (cJSON_IsArray(values)) {
+			tokens += ov->per_enum;
+			cJSON_ArrayForEach(v, values)
+				tokens += enum_value(c, v);
+		} else if (is_object_schema(p)) {
+			tokens += ov->per_nested_object + schema_props(c, p);
+		} else if (is(get_str(p, "type"), "array") && cJSON_IsObject(get(p, "items"))) {
+			const cJSON *items = get(p, "items");
+			tokens += (is_object_schema(items) ? ov->per_array_of_objects : 0) + schema_props(c, items);
+		}
+	}
+	return tokens;
+}
+
+/* tools[]: Anthropic {name, description, input_schema}, OpenAI Chat
+ * {type: function, function: {name, description, parameters}}, Responses
+ * {type: function, name, description, parameters}. */
+static long tools_tokens(struct cctx *c, const cJSON *tools)
+{
+	if (!cJSON_IsArray(tools) || !cJSON_GetArraySize(tools))
+		return 0;
+	long tokens = c->ov->tools_exist;
+	const cJSON *t;
+	int i = 0;
+	cJSON_ArrayForEach(t, tools) {
+		const cJSON *f = cJSON_IsObject(get(t, "function")) ? get(t, "function") : t;
+		const char *desc = get_str(f, "description");
+		const cJSON *schema = get(f, "input_schema") ? get(f, "input_schema") : get(f, "parameters");
+		tokens += enc_str(c, get_str(f, "name")) + (desc && *desc ? c->ov->per_desc + enc_str(c, desc) : 0) +
+			  schema_props(c, schema) + (i++ ? c->ov->per_tool : 0);
+	}
+	return tokens;
+}
+
+/* ---- messages ----------------------------------------------------------------- */
+
+/* A tool_result's content: the string, or its text blocks joined by "\n". */
+static long result_text(struct cctx *c, const cJSON *content)
+{
+	if (cJSON_IsString(content))
+		return enc_str(c, cJSON_GetStringValue(content));
+	struct strbuf joined = STRBUF_INIT;
+	const cJSON *b;
+	cJSON_ArrayForEach(b, content) {
+		const char *t = get_str(b, "text");
+		if (t && is(get_str(b, "type"), "text"))
+			sb_printf(&joined, "%s%s", joined.len ? "\n" : "", t);
+	}
+	long n = joined.failed ? (c->rc = cs_error_nomem(c->err), 0) : enc(c, sb_str(&joined), joined.len);
+	sb_fini(&joined);
+	return n;
+}
+
+/* An Anthropic content block's part total (images: 0, the kind counts them). */
+static long anthropic_part(struct cctx *c, const cJSON *b)
+{
+	const char *type = get_str(b, "type");
+	if (!cJSON_IsObject(b))
+		return cJSON_IsString(b) ? part(c, enc_str(c, b->valuestring)) : 0;
+	if (is(type, "text"))
+		return part(c, enc_str(c, get_str(b, "text")));
+	if (is(type, "thinking"))
+		return part(c, enc_str(c, get_str(b, "thinking")));
+	if (is(type, "redacted_thinking") || is(type, "image"))
+		return 0;
+	if (is(type, "document"))
+		return is(get_str(get(b, "source"), "type"), "text") ? part(c, enc_str(c, get_str(get(b, "source"), "data"))) : 0;
+	if (is(type, "tool_use") || is(type, "server_tool_use") || is(type, "mcp_tool_use")) {
+		const cJSON *input = get(b, "input");
+		return part(c, enc_str(c, get_str(b, "name")) + (input && !cJSON_IsNull(input) ? enc_json(c, input) : 0));
+	}
+	if (is(type, "tool_result") || is(type, "mcp_tool_result"))
+		return part(c, enc_str(c, get_str(b, "tool_use_id")) + result_text(c, get(b, "content")));
+	return part(c, enc_json(c, b));
+}
+
+/* One message: its framing, its role, its content's parts. */
+static long message(struct cctx *c, const char *role, const cJSON *content, long (*part_of)(struct cctx *, const cJSON *))
+{
+	long tokens = c->ov->per_message + enc_str(c, role);
+	if (cJSON_IsString(content))
+		tokens += part(c, enc_str(c, content->valuestring));
+	else if (cJSON_IsArray(content))
+		for (const cJSON *b = content->child; b; b = b->next)
+			tokens += part_of(c, b);
+	return tokens;
+}
+
+static void anthropic_body(struct cctx *c, const cJSON *body, struct req_counted *out)
+{
+	const cJSON *sys = get(body, "system"), *msgs = get(body, "messages"), *m;
+	if (cJSON_IsString(sys) || cJSON_IsArray(sys))
+		out->system = message(c, "system", sys, anthropic_part);
+	for (m = first(msgs); m; m = m->next)
+		out->messages += message(c, get_str(m, "role"), get(m, "content"), anthropic_part);
+	out->tools = tools_tokens(c, get(body, "tools"));
+}
+
+/* An OpenAI content part (Chat or Responses): text; images are the kind's. */
+static long openai_part(struct cctx *c, const cJSON *p)
+{
+	const char *type = get_str(p, "type");
+	if (cJSON_IsString(p))
+		return part(c, enc_str(c, p->valuestring));
+	if (is(type, "text") || is(type, "input_text") || is(type, "output_text"))
+		return part(c, enc_str(c, get_str(p, "text")));
+	if (is(type, "refusal"))
+		return part(c, enc_str(c, get_str(p, "refusal")));
+	return 0;
+}
+
+/* A tool call's part: its name and its arguments (a JSON string) parsed
+ * and written again as JSON.stringify would, or as they are. */
+static long openai_call(struct cctx *c, const char *name, const char *args)
+{
+	long tokens = enc_str(c, name);
+	cJSON *parsed = args ? cJSON_Parse(args) : NULL;
+	tokens += parsed ? enc_json(c, parsed) : enc_str(c, args);
+	cJSON_Delete(parsed);
+	return part(c, tokens);
+}
+
+static long chat_message(struct cctx *c, const cJSON *m)
+{
+	const char *role = get_str(m, "role");
+	if (is(role, "tool"))
+		return c->ov->per_message + enc_str(c, role) +
+		       part(c, enc_str(c, get_str(m, "tool_call_id")) + enc_str(c, get_str(m, "content")));
+	long tokens = message(c, role, get(m, "content"), openai_part);
+	const cJSON *call;
+	for (call = first(get(m, "tool_calls")); call; call = call->next)
+		tokens += openai_call(c, get_str(get(call, "function"), "name"), get_str(get(call, "function"), "arguments"));
+	return tokens;
+}
+
+/* A Responses input item: a message, a function call or its output. */
+static long responses_item(struct cctx *c, const cJSON *it)
+{
+	const char *type = get_str(it, "type");
+	if (is(type, "function_call"))
+		return c->ov->per_message + enc_str(c, "assistant") +
+		       openai_call(c, get_str(it, "name"), get_str(it, "arguments"));
+	if (is(type, "function_call_output"))
+		return c->ov->per_message + enc_str(c, "tool") +
+		       part(c, enc_str(c, get_str(it, "call_id")) + enc_str(c, get_str(it, "output")));
+	if (get_str(it, "role"))
+		return message(c, get_str(it, "role"), get(it, "content"), openai_part);
+	return 0; /* reasoning items and others: not sent back as text */
+}
+
+static void openai_body(struct cctx *c, int provider, const cJSON *body, struct req_counted *out)
+{
+	const cJSON *m;
+	if (provider == REQ_OPENAI_CHAT) {
+		for (m = first(get(body, "messages")); m; m = m->next) {
+			long n = chat_message(c, m);
+			if (is(get_str(m, "role"), "system") || is(get_str(m, "role"), "developer"))
+				out->system += n;
+			else
+				out->messages += n;
+		}
+	} else {
+		const cJSON *ins = get(body, "instructions"), *input = get(body, "input");
+		if (cJSON_IsString(ins))
+			out->system = message(c, "system", ins, openai_part);
+		if (cJSON_IsString(input))
+			out->messages = message(c, "user", input, openai_part);
+		for (m = first(input); m; m = m->next)
+			out->messages += responses_item(c, m);
+	}
+	out->tools = tools_tokens(c, get(body, "tools"));
+}
+
+static int count_with(struct cctx *c, int provider, const cJSON *body, long images, struct req_counted *out)
+{
+	out->tools = out->system = out->messages = 0;
+	if (provider == REQ_ANTHROPIC)
+		anthropic_body(c, body, out);
+	else
+		openai_body(c, provider, body, out);
+	out->images = images;
+	out->tokens = c->rc == CS_OK ? c->ov->base + out->tools + out->system + out->messages + images : -1;
+	snprintf(out->overheads, sizeof out->overheads, "%s", c->ov->id);
+	out->approximate = tokenizer_approximate(c->t);
+	return c->rc;
+}
+
+int request_count_body(struct tokenizer *t, const struct overhead *ov, int provider, const cJSON *body,
+		       long image_tokens, struct req_counted *out, struct cs_error *err)
+{
+	struct cctx c = { .t = t, .ov = ov, .sb = STRBUF_INIT, .err = err, .rc = CS_OK };
+	int rc = count_with(&c, provider, body, image_tokens, out);
+	sb_fini(&c.sb);
+	return rc;
+}
+
+/* ---- every request of a file --------------------------------------------------- */
+
+#define COUNT_TOKENIZERS 4
+
+struct counting {
+	struct overheads table;
+	bool have_table;
+	struct { const char *name; struct tokenizer *t; bool missing; } toks[COUNT_TOKENIZERS];
+	struct memo_slot *memo;
+	size_t memo_used, memo_cap;
+};
+
+/* The tokenizer named (a built-in name: static), opened once; NULL when
+ * its file is not there. */
+static struct tokenizer *tokenizer_named(struct counting *k, const char *name, struct cs_error *err, int *rc)
+{
+	int i = 0;
+	for (; i < COUNT_TOKENIZERS && k->toks[i].name; i++)
+		if (!strcmp(k->toks[i].name, name))
+			return k->toks[i].t;
+	if (i == COUNT_TOKENIZERS)
+		return NULL;
+	k->toks[i].name = name;
+	*rc = tokenizer_open(name, &k->toks[i].t, err);
+	if (*rc == CS_EIO || *rc == CS_ESYNTAX)
+		*rc = CS_OK, k->toks[i].missing = true, cs_error_clear(err);
+	return k->toks[i].t;
+}
+
+/* The image tokens of request r: its image units, by the kind's rule. */
+static long images_of(const struct request_model *m, const struct req_request *r)
+{
+	long n = 0;
+	for (size_t u = r->first_unit; u < r->first_unit + r->nunits; u++)
+		n += m->units[u].image ? m->units[u].tokens : 0;
+	return n;
+}
+
+static void count_one(struct counting *k, const struct request_model *m, size_t i, const char *buf, size_t len,
+		      struct req_counted *out, struct cs_error *err, int *rc)
+{
+	const struct req_request *r = &m->reqs[i];
+	const char *name = tokenizer_for_model(r->model);
+	bool nearest = false;
+	const struct overhead *ov = k->have_table ? overheads_for(&k->table, r->model, &nearest) : NULL;
+	struct tokenizer *t = name ? tokenizer_named(k, name, err, rc) : NULL;
+	*out = (struct req_counted){ .tokens = -1, .tokenizer = name, .nearest = nearest };
+	if (*rc != CS_OK)
+		return;
+	if (!name)
+		out->why = "no tokenizer for this model (neither Claude nor OpenAI)";
+	else if (!t)
+		out->why = tokenizer_name_approximate(name) ? "the claude encoding is missing (make deps)"
+							    : "the rank file is missing (make deps)";
+	else if (!ov)
+		out->why = k->have_table ? "the model is not in ai-tokenizer's table" : "the models table is missing (make deps)";
+	if (out->why)
+		return;
+	size_t from = m->is_log ? r->offset : 0, n = m->is_log ? r->length : len;
+	cJSON *doc = from <= len && n <= len - from ? cJSON_ParseWithLength(buf + from, n) : NULL;
+	const cJSON *resp, *body = doc ? request_unwrap(doc, &resp) : NULL;
+	const char *why_not;
+	int provider = body ? request_provider_of(body, &why_not) : -1;
+	if (!cJSON_IsObject(body)) {
+		out->why = "the request could not be read again (the file changed?)";
+	} else {
+		struct cctx c = { .t = t, .ov = ov, .memo = k->memo, .memo_used = &k->memo_used, .memo_cap = k->memo_cap,
+				  .sb = STRBUF_INIT, .err = err, .rc = CS_OK };
+		*rc = count_with(&c, provider >= 0 ? provider : m->provider, body, images_of(m, r), out);
+		sb_fini(&c.sb);
+	}
+	cJSON_Delete(doc);
+}
+
+int request_count_all(const struct source *src, const struct request_model *m, struct req_counted **counts,
+		      char *note, size_t note_size, struct cs_error *err)
+{
+	*counts = NULL;
+	note[0] = '\0';
+	struct counting k = { .memo_cap = 1 << 16 };
+	struct cs_error why;
+	cs_error_clear(&why);
+	k.have_table = overheads_load(&k.table, NULL, &why) == CS_OK;
+	if (!k.have_table && why.code == CS_ENOMEM)
+		return cs_error_nomem(err);
+	if (!k.have_table)
+		cs_error_format(&why, note, note_size);
+	char *buf = NULL;
+	size_t len = 0;
+	struct req_counted *c = cs_calloc(m->nreqs ? m->nreqs : 1, sizeof *c);
+	k.memo = cs_calloc(k.memo_cap, sizeof *k.memo);
+	int rc = c && k.memo ? CS_OK : cs_error_nomem(err);
+	bool read = rc == CS_OK && file_read(src->path, 0, &buf, &len, NULL, &why) == CS_OK;
+	for (size_t i = 0; rc == CS_OK && i < m->nreqs; i++) {
+		count_one(&k, m, i, read ? buf : "", read ? len : 0, &c[i], err, &rc);
+	}
+	for (int i = 0; i < COUNT_TOKENIZERS; i++)
+		tokenizer_close(k.toks[i].t);
+	for (int i = 0; i < COUNT_TOKENIZERS && k.toks[i].name && !note[0]; i++)
+		if (k.toks[i].missing)
+			snprintf(note, note_size, "%s: %s", k.toks[i].name,
+				 tokenizer_name_approximate(k.toks[i].name) ? TOKENIZER_HOW_TO_GET_CLAUDE : TOKENIZER_HOW_TO_GET);
+	overheads_fini(&k.table);
+	cs_free(k.memo);
+	cs_free(buf);
+	if (rc != CS_OK) {
+		cs_free(c);
+		return rc;
+	}
+	*counts = c;
+	return CS_OK;
+}
+
+static long recorded_prompt(const struct req_request *r)
+{
+	return r->recorded ? r->rec_uncached + r->rec_read + r->rec_write : -1;
+}
+
+/* ---- requests known by their blocks alone (Claude Code sessions) ----------- */
+
+/* Request r from its units: per message its framing, its role, each
+ * block's text as a part (images by the kind's rule); the unit that stands
+ * for what the file does not hold (message -1) and tool definitions are
+ * not counted: the record tells them (request_emit_units_counted). */
+static int count_units(struct cctx *c, const struct request_model *m, const struct req_request *r,
+		       struct req_counted *out)
+{
+	long msg = -2;
+	out->tools = out->system = out->messages = out->images = 0;
+	for (size_t u = r->first_unit; u < r->first_unit + r->nunits && c->rc == CS_OK; u++) {
+		const struct req_unit *x = &m->units[u];
+		if (x->message < 0)
+			continue;
+		if (x->message != msg) {
+			msg = x->message;
+			out->messages += c->ov->per_message + enc_str(c, x->role);
+		}
+		if (x->image)
+			out->images += x->tokens;
+		else
+			out->messages += part(c, enc(c, x->text, x->text_len));
+	}
+	out->tokens = c->rc == CS_OK ? c->ov->base + out->messages + out->images : -1;
+	snprintf(out->overheads, sizeof out->overheads, "%s", c->ov->id);
+	out->approximate = tokenizer_approximate(c->t);
+	return c->rc;
+}
+
+int request_count_units(const struct request_model *m, struct req_counted **counts, char *note, size_t note_size,
+			struct cs_error *err)
+{
+	*counts = NULL;
+	note[0] = '\0';
+	struct counting k = { .memo_cap = 1 << 16 };
+	struct cs_error why;
+	cs_error_clear(&why);
+	k.have_table = overheads_load(&k.table, NULL, &why) == CS_OK;
+	if (!k.have_table && why.code == CS_ENOMEM)
+		return cs_error_nomem(err);
+	if (!k.have_table)
+		cs_error_format(&why, note, note_size);
+	struct req_counted *c = cs_calloc(m->nreqs ? m->nreqs : 1, sizeof *c);
+	k.memo = cs_calloc(k.memo_cap, sizeof *k.memo);
+	int rc = c && k.memo ? CS_OK : cs_error_nomem(err);
+	for (size_t i = 0; rc == CS_OK && i < m->nreqs; i++) {
+		const struct req_request *r = &m->reqs[i];
+		const char *name = tokenizer_for_model(r->model);
+		bool nearest = false;
+		const struct overhead *ov = k.have_table ? overheads_for(&k.table, r->model, &nearest) : NULL;
+		struct tokenizer *t = name ? tokenizer_named(&k, name, err, &rc) : NULL;
+		c[i] = (struct req_counted){ .tokens = -1, .tokenizer = name, .nearest = nearest };
+		if (rc != CS_OK)
+			break;
+		c[i].why = !name ? "no tokenizer for this model" : !t ? "the claude encoding is missing (make deps)"
+			   : !ov ? "the model is not in ai-tokenizer's table" : r->nunits < 2 ? "its prompt is not rebuilt" : NULL;
+		if (c[i].why)
+			continue;
+		struct cctx cx = { .t = t, .ov = ov, .memo = k.memo, .memo_used = &k.memo_used, .memo_cap = k.memo_cap,
+				   .sb = STRBUF_INIT, .err = err, .rc = CS_OK };
+		rc = count_units(&cx, m, r, &c[i]);
+		sb_fini(&cx.sb);
+	}
+	for (int i = 0; i < COUNT_TOKENIZERS; i++)
+		tokenizer_close(k.toks[i].t);
+	overheads_fini(&k.table);
+	cs_free(k.memo);
+	if (rc != CS_OK) {
+		cs_free(c);
+		return rc;
+	}
+	*counts = c;
+	return CS_OK;
+}
+
+void request_emit_units_counted(struct emitter *em, const struct request_model *m, size_t k, const struct req_counted *c)
+{
+	emit_key(em, "counted");
+	emit_map_begin(em);
+	if (c[k].tokens >= 0)
+		emit_key_int(em, "tokens", c[k].tokens);
+	emit_key_str(em, "tokenizer", c[k].tokenizer ? c[k].tokenizer : "none");
+	emit_key_str(em, "kind", c[k].tokens < 0 ? "not counted" : c[k].approximate ? "approximate" : "exact");
+	if (c[k].tokens < 0) {
+		emit_key_str(em, "why", c[k].why ? c[k].why : "not counted");
+	} else {
+		emit_key_str(em, "what", "the transcript's messages (framing, roles, text, images); the system prompt, "
+					 "tools and reminders are not in the file");
+		emit_key_str(em, "overheads", c[k].overheads);
+		long rec = recorded_prompt(&m->reqs[k]);
+		if (rec > 0) /* the record calibrates what the file does not hold */
+			emit_key_int(em, "not_in_transcript", rec - c[k].tokens);
+	}
+	emit_map_end(em);
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+	return (x > y) - (x < y);
+}
+
+void request_emit_units_summary(struct emitter *em, const struct request_model *m, const struct req_counted *c,
+				const char *note)
+{
+	long *gap = cs_calloc(m->nreqs ? m->nreqs : 1, sizeof *gap);
+	size_t n = 0;
+	for (size_t k = 0; gap && k < m->nreqs; k++) {
+		long rec = recorded_prompt(&m->reqs[k]);
+		if (c[k].tokens >= 0 && rec > 0)
+			gap[n++] = rec - c[k].tokens;
+	}
+	emit_key(em, "counted_not_in_transcript");
+	emit_map_begin(em);
+	if (note && note[0])
+		emit_key_str(em, "note", note);
+	emit_key_int(em, "requests", (long long)n);
+	if (n) {
+		qsort(gap, n, sizeof *gap, cmp_long);
+		emit_key_int(em, "median", gap[n / 2]);
+		emit_key_int(em, "least", gap[0]);
+		emit_key_int(em, "most", gap[n - 1]);
+		emit_key_str(em, "what", "recorded prompt less the transcript counted (approximate): the system prompt, tools "
+					 "and reminders the file does not hold; steady from request to request unless a "
+					 "reminder is added, a negative one is a counting error");
+	}
+	emit_map_end(em);
+	cs_free(gap);
+}
+
+/* ---- in the report ----------------------------------------------------------- */
+
+void request_emit_counted(struct emitter *em, const struct req_counted *c)
+{
+	emit_map_begin(em);
+	if (c->tokens >= 0)
+		emit_key_int(em, "tokens", c->tokens);
+	emit_key_str(em, "tokenizer", c->tokenizer ? c->tokenizer : "none");
+	emit_key_str(em, "kind", c->tokens < 0 ? "not counted" : c->approximate ? "approximate" : "exact");
+	if (c->tokens < 0) {
+		emit_key_str(em, "why", c->why ? c->why : "not counted");
+		emit_map_end(em);
+		return;
+	}
+	emit_key_str(em, "overheads", c->overheads);
+	if (c->nearest)
+		emit_key_str(em, "overheads_note", "the model is not in ai-tokenizer's table: its family's nearest row");
+	emit_key_int(em, "tools", c->tools);
+	emit_key_int(em, "system", c->system);
+	emit_key_int(em, "messages", c->messages);
+	emit_key_int(em, "images", c->images);
+	emit_map_end(em);
+}
+
+/* (counted - recorded) / recorded, in percent. */
+static double distance(long counted, long recorded)
+{
+	return 100.0 * (double)(counted - recorded) / (double)recorded;
+}
+
+void request_emit_distance(struct emitter *em, const struct request_model *m, size_t k, const struct req_counted *c)
+{
+	long rec = recorded_prompt(&m->reqs[k]);
+	if (c->tokens < 0 || rec <= 0)
+		return;
+	emit_key(em, "counted_vs_recorded");
+	emit_map_begin(em);
+	emit_key_int(em, "recorded_prompt", rec);
+	emit_key_int(em, "difference", c->tokens - rec);
+	emit_key_num(em, "percent", floor(distance(c->tokens, rec) * 10 + 0.5) / 10);
+	emit_map_end(em);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+void request_emit_counted_summary(struct emitter *em, const struct request_model *m, const struct req_counted *c,
+				  const char *note)
+{
+	double *d = cs_calloc(m->nreqs ? m->nreqs : 1, sizeof *d);
+	size_t n = 0, counted = 0, within = 0;
+	for (size_t k = 0; d && k < m->nreqs; k++) {
+		long rec = recorded_prompt(&m->reqs[k]);
+		counted += c[k].tokens >= 0;
+		if (c[k].tokens >= 0 && rec > 0) {
+			d[n] = fabs(distance(c[k].tokens, rec));
+			within += d[n++] <= 3.0;
+		}
+	}
+	emit_key(em, "counted_vs_recorded");
+	emit_map_begin(em);
+	emit_key_int(em, "requests_counted", (long long)counted);
+	emit_key_int(em, "requests_compared", (long long)n);
+	if (note && note[0])
+		emit_key_str(em, "note", note);
+	if (n) {
+		qsort(d, n, sizeof *d, cmp_double);
+		double median = n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;
+		char s[200];
+		snprintf(s, sizeof s, "counted within %.1f%% of recorded over %zu request%s (median; at most %.1f%%); "
+			 "%zu of %zu within 3%%", median, n, n == 1 ? "" : "s", d[n - 1], within, n);
+		emit_key_str(em, "summary", s);
+		emit_key_num(em, "median_percent", floor(median * 10 + 0.5) / 10);
+		emit_key_num(em, "max_percent", floor(d[n - 1] * 10 + 0.5) / 10);
+		emit_key_int(em, "within_3_percent", (long long)within);
+	} else {
+		emit_key_str(em, "summary", counted ? "no request with recorded usage to compare with"
+						    : "no request counted");
+	}
+	emit_map_end(em);
+	cs_free(d);
+}
+
+void request_counted_words(struct strbuf *out, const struct request_model *m, size_t k, const struct req_counted *c)
+{
+	if (!c || c[k].tokens < 0)
+		return;
+	char t[32];
+	long rec = recorded_prompt(&m->reqs[k]);
+	sb_printf(out, "; %s%s counted (%s)", c[k].approximate ? "\u2248" : "", fmt_thousands(t, c[k].tokens),
+		  c[k].tokenizer);
+	if (rec > 0 && c[k].tokens == rec) {
+		sb_printf(out, ", equal to recorded");
+	} else if (rec > 0) {
+		double p = distance(c[k].tokens, rec);
+		sb_printf(out, ", %.1f%% %s recorded %s", fabs(p), p < 0 ? "under" : "over", fmt_thousands(t, rec));
+	}
+}

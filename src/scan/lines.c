@@ -1,0 +1,405 @@
+/* lines.c: one Claude Code session line's few fields, read straight from
+ * its bytes (scan.h): no tree, no unescaping. Strings are found with the
+ * JSON layer's string scanner (json_string_stop) and kept as their raw
+ * bytes; values the scan does not need are stepped over with their nesting
+ * counted. A line that is not JSON (an unclosed string or bracket, a bad
+ * literal) is refused with the column where it went wrong. */
+#include "scan/lines.h"
+
+#include "json/scan.h"
+
+#include <string.h>
+
+#define LINE_DEPTH 512 /* deeper is refused, as the JSON layer refuses it */
+
+struct jw {
+	const char *p, *start, *end;
+	const char *why;
+};
+
+static void ws(struct jw *w)
+{
+	while (w->p < w->end && (*w->p == ' ' || *w->p == '\t' || *w->p == '\r' || *w->p == '\n'))
+		w->p++;
+}
+
+static bool fail(struct jw *w, const char *why)
+{
+	if (!w->why)
+		w->why = why;
+	return false;
+}
+
+static bool hexes(const char *p, const char *end)
+{
+	if (end - p < 4)
+		return false;
+	for (int i = 0; i < 4; i++)
+		if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f') || (p[i] >= 'A' && p[i] <= 'F')))
+			return false;
+	return true;
+}
+
+/* The string at w->p (a quote): its raw bytes, w->p past it. */
+static bool string_raw(struct jw *w, struct span *s)
+{
+	const char *q = w->p + 1;
+	s->s = q;
+	s->esc = false;
+	for (;;) {
+		q = json_string_stop(q, w->end);
+		if (q >= w->end)
+			return fail(w, "an unclosed string");
+		if (*q == '"')
+			break;
+		if ((unsigned char)*q < 0x20) {
+			w->p = q;
+			return fail(w, "a control character in a string");
+		}
+		s->esc = true;
+		if (q + 1 >= w->end)
+			return fail(w, "an unclosed string");
+		char e = q[1];
+		if (e == 'u') {
+			if (!hexes(q + 2, w->end)) {
+				w->p = q;
+				return fail(w, "a bad \\u escape");
+			}
+			q += 6;
+		} else if (strchr("\"\\/bfnrt", e) && e) {
+			q += 2;
+		} else {
+			w->p = q;
+			return fail(w, "a bad escape");
+		}
+	}
+	s->n = (size_t)(q - s->s);
+	w->p = q + 1;
+	return true;
+}
+
+static bool literal(struct jw *w)
+{
+	static const char *const words[] = { "true", "false", "null" };
+	for (size_t i = 0; i < 3; i++) {
+		size_t n = strlen(words[i]);
+		if ((size_t)(w->end - w->p) >= n && !memcmp(w->p, words[i], n)) {
+			w->p += n;
+			return true;
+		}
+	}
+	return fail(w, "not a JSON value");
+}
+
+/* A number; *integer says whether it is a whole non-negative one, *v its value. */
+static bool number(struct jw *w, bool *integer, long long *v)
+{
+	const char *at = w->p;
+	bool neg = w->p < w->end && *w->p == '-';
+	if (neg)
+		w->p++;
+	const char *d = w->p;
+	long long val = 0;
+	bool big = false;
+	while (w->p < w->end && *w->p >= '0' && *w->p <= '9') {
+		if (val > (LLONG_MAX_SCAN - 9) / 10)
+			big = true;
+		else
+			val = val * 10 + (*w->p - '0');
+		w->p++;
+	}
+	if (w->p == d)
+		return fail(w, "not a JSON value");
+	bool frac = false;
+	if (w->p < w->end && *w->p == '.') {
+		frac = true;
+		w->p++;
+		if (w->p >= w->end || *w->p < '0' || *w->p > '9')
+			return fail(w, "a bad number");
+		while (w->p < w->end && *w->p >= '0' && *w->p <= '9')
+			w->p++;
+	}
+	if (w->p < w->end && (*w->p == 'e' || *w->p == 'E')) {
+		frac = true;
+		w->p++;
+		if (w->p < w->end && (*w->p == '+' || *w->p == '-'))
+			w->p++;
+		if (w->p >= w->end || *w->p < '0' || *w->p > '9')
+			return fail(w, "a bad number");
+		while (w->p < w->end && *w->p >= '0' && *w->p <= '9')
+			w->p++;
+	}
+	(void)at;
+	*integer = !neg && !frac && !big;
+	*v = val;
+	return true;
+}
+
+/* Any value, stepped over; nesting counted, not recursed. */
+static bool skip(struct jw *w)
+{
+	int depth = 0;
+	for (;;) {
+		ws(w);
+		if (w->p >= w->end)
+			return fail(w, "the line ends inside a value");
+		char c = *w->p;
+		struct span s;
+		bool integer;
+		long long v;
+		if (c == '{' || c == '[') {
+			if (++depth > LINE_DEPTH)
+				return fail(w, "nested too deep");
+			w->p++;
+			ws(w);
+			if (w->p < w->end && (*w->p == '}' || *w->p == ']')) {
+				if ((*w->p == '}') != (c == '{'))
+					return fail(w, "a bracket closes what it did not open");
+				w->p++;
+				depth--;
+				goto after;
+			}
+			if (c == '{') {
+				if (w->p >= w->end || *w->p != '"' || !string_raw(w, &s))
+					return fail(w, "an object key is not a string");
+				ws(w);
+				if (w->p >= w->end || *w->p++ != ':')
+					return fail(w, "a ':' is missing");
+			}
+			continue;
+		}
+		if (c == '"') {
+			if (!string_raw(w, &s))
+				return false;
+		} else if (c == 't' || c == 'f' || c == 'n') {
+			if (!literal(w))
+				return false;
+		} else if (!number(w, &integer, &v)) {
+			return false;
+		}
+after:
+		/* after a value: a ',' (then a key inside an object), a closing bracket, or the end */
+		for (;;) {
+			if (depth == 0)
+				return true;
+			ws(w);
+			if (w->p >= w->end)
+				return fail(w, "the line ends inside a value");
+			if (*w->p == ',') {
+				w->p++;
+				ws(w);
+				if (w->p < w->end && *w->p == '"') {
+					/* a key if the next thing after the string is ':' */
+					const char *save = w->p;
+					if (!string_raw(w, &s))
+						return false;
+					ws(w);
+					if (w->p < w->end && *w->p == ':') {
+						w->p++;
+						break;
+					}
+					w->p = save;
+				}
+				break;
+			}
+			if (*w->p == '}' || *w->p == ']') {
+				w->p++;
+				depth--;
+				continue;
+			}
+			return fail(w, "a ',' is missing");
+		}
+	}
+}
+
+static bool key_is(const struct span *k, const char *name)
+{
+	size_t n = strlen(name);
+	return k->n == n && !memcmp(k->s, name, n);
+}
+
+/* An object's members: fn is called at each key with w->p at its value, and
+ * must step over it. */
+typedef bool (*member_fn)(struct jw *w, const struct span *key, struct line_fields *lf);
+
+static bool object(struct jw *w, member_fn fn, struct line_fields *lf)
+{
+	ws(w);
+	if (w->p >= w->end || *w->p != '{')
+		return skip(w);
+	w->p++;
+	ws(w);
+	if (w->p < w->end && *w->p == '}') {
+		w->p++;
+		return true;
+	}
+	for (;;) {
+		struct span k;
+		ws(w);
+		if (w->p >= w->end || *w->p != '"' || !string_raw(w, &k))
+			return fail(w, "an object key is not a string");
+		ws(w);
+		if (w->p >= w->end || *w->p++ != ':')
+			return fail(w, "a ':' is missing");
+		ws(w);
+		if (!fn(w, &k, lf))
+			return false;
+		ws(w);
+		if (w->p < w->end && *w->p == ',') {
+			w->p++;
+			continue;
+		}
+		if (w->p < w->end && *w->p == '}') {
+			w->p++;
+			return true;
+		}
+		return fail(w, "a ',' or '}' is missing");
+	}
+}
+
+/* A string value into *s (set), anything else stepped over (s left unset). */
+static bool str_or_skip(struct jw *w, struct span *s)
+{
+	if (w->p < w->end && *w->p == '"') {
+		if (!string_raw(w, s))
+			return false;
+		s->set = true;
+		return true;
+	}
+	return skip(w);
+}
+
+/* A usage count: a whole non-negative number (ccusage's rule), else the usage is bad. */
+static bool count(struct jw *w, long long *v, bool *ok)
+{
+	bool integer = false;
+	if (w->p < w->end && (*w->p == '-' || (*w->p >= '0' && *w->p <= '9'))) {
+		if (!number(w, &integer, v))
+			return false;
+	} else if (!skip(w)) {
+		return false;
+	}
+	if (!integer)
+		*ok = false;
+	return true;
+}
+
+static bool on_cache_creation(struct jw *w, const struct span *k, struct line_fields *lf)
+{
+	if (key_is(k, "ephemeral_1h_input_tokens"))
+		return count(w, &lf->cw1h, &lf->usage_ok) && (lf->has_1h = true);
+	if (key_is(k, "ephemeral_5m_input_tokens")) {
+		long long v;
+		return count(w, &v, &lf->usage_ok);
+	}
+	return skip(w);
+}
+
+static bool on_usage(struct jw *w, const struct span *k, struct line_fields *lf)
+{
+	if (key_is(k, "input_tokens"))
+		return count(w, &lf->in, &lf->usage_ok) && (lf->has_in = true);
+	if (key_is(k, "output_tokens"))
+		return count(w, &lf->out, &lf->usage_ok) && (lf->has_out = true);
+	if (key_is(k, "cache_creation_input_tokens"))
+		return count(w, &lf->cw, &lf->usage_ok);
+	if (key_is(k, "cache_read_input_tokens"))
+		return count(w, &lf->cr, &lf->usage_ok);
+	if (key_is(k, "cache_creation"))
+		return object(w, on_cache_creation, lf);
+	return skip(w);
+}
+
+static bool on_message(struct jw *w, const struct span *k, struct line_fields *lf)
+{
+	if (key_is(k, "id"))
+		return str_or_skip(w, &lf->msg_id);
+	if (key_is(k, "model"))
+		return str_or_skip(w, &lf->model);
+	if (key_is(k, "usage")) {
+		lf->has_usage = w->p < w->end && *w->p == '{';
+		return object(w, on_usage, lf);
+	}
+	return skip(w);
+}
+
+static bool on_attachment(struct jw *w, const struct span *k, struct line_fields *lf)
+{
+	if (key_is(k, "type"))
+		return str_or_skip(w, &lf->att_type);
+	return skip(w);
+}
+
+static bool on_top(struct jw *w, const struct span *k, struct line_fields *lf)
+{
+	switch (k->n ? k->s[0] : 0) {
+	case 't':
+		if (key_is(k, "type"))
+			return str_or_skip(w, &lf->type);
+		if (key_is(k, "timestamp"))
+			return str_or_skip(w, &lf->timestamp);
+		break;
+	case 'u':
+		if (key_is(k, "uuid"))
+			return str_or_skip(w, &lf->uuid);
+		break;
+	case 'p':
+		if (key_is(k, "parentUuid"))
+			return str_or_skip(w, &lf->parent);
+		break;
+	case 'l':
+		if (key_is(k, "logicalParentUuid"))
+			return str_or_skip(w, &lf->logical_parent);
+		break;
+	case 'i':
+		if (key_is(k, "isSidechain")) {
+			lf->sidechain = (size_t)(w->end - w->p) >= 4 && !memcmp(w->p, "true", 4);
+			return skip(w);
+		}
+		break;
+	case 's':
+		if (key_is(k, "sessionId"))
+			return str_or_skip(w, &lf->session_id);
+		if (key_is(k, "subtype"))
+			return str_or_skip(w, &lf->subtype);
+		break;
+	case 'r':
+		if (key_is(k, "requestId"))
+			return str_or_skip(w, &lf->request_id);
+		break;
+	case 'v':
+		if (key_is(k, "version"))
+			return str_or_skip(w, &lf->version);
+		break;
+	case 'm':
+		if (key_is(k, "message"))
+			return object(w, on_message, lf);
+		break;
+	case 'a':
+		if (key_is(k, "attachment"))
+			return object(w, on_attachment, lf);
+		break;
+	default:
+		break;
+	}
+	return skip(w);
+}
+
+bool scan_line_fields(const char *s, size_t n, struct line_fields *lf, size_t *err_at, const char **why)
+{
+	memset(lf, 0, sizeof *lf);
+	lf->usage_ok = true;
+	struct jw w = { s, s, s + n, NULL };
+	ws(&w);
+	bool ok = w.p < w.end && *w.p == '{' ? object(&w, on_top, lf) : fail(&w, "not a JSON object");
+	if (ok) {
+		ws(&w);
+		if (w.p < w.end)
+			ok = fail(&w, "more after the object");
+	}
+	if (!ok) {
+		*err_at = (size_t)(w.p - s);
+		*why = w.why ? w.why : "not JSON";
+	}
+	return ok;
+}

@@ -1,0 +1,104 @@
+// request-pairs.js PACKAGE OUTDIR BODY.json...: the recorded side of
+// ctxscope's request/usage pairs (issue 35), computed by ai-tokenizer itself:
+// each request body (ours, tests/tokenizer/requests) is given to the
+// package's own `count` (ai-tokenizer/sdk) with its model's row of the
+// package's `models` table and its encoding, as AI SDK messages and tools
+// mapped the way src/kinds/request/counted.h says, and written out as a
+// captured exchange whose response's usage.input_tokens is that total, one
+// log per provider (a log holds one kind of request): OUTDIR/{anthropic,
+// openai-chat,openai-responses}.jsonl.
+// `ctxscope report --format json` on the log must then count every request
+// at 0% from its recorded figure. The one departure from the package: an
+// image counts by Anthropic's rule (width x height / 750 after scaling to
+// 1568), which the package leaves at a flat 85: it is added here as
+// ctxscope adds it (without the content multiplier).
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const [pkg, out, ...files] = process.argv.slice(2);
+const { Tokenizer, models } = require(path.join(pkg, 'dist/index.cjs'));
+const { count } = require(path.join(pkg, 'dist/sdk.cjs'));
+const encodings = {};
+const tokenizer = (name) => {
+  if (!encodings[name]) {
+    const t = new Tokenizer(require(path.join(pkg, `dist/encoding/${name}.cjs`)));
+    // special-token text counts as plain text, as in ctxscope
+    encodings[name] = { encode: (s) => t.encode(s, [], []) };
+  }
+  return encodings[name];
+};
+const rows = { 'claude-sonnet-4-20250514': 'anthropic/claude-sonnet-4', 'claude-sonnet-4-5-20250929': 'anthropic/claude-sonnet-4.5',
+  'claude-3-5-haiku-20241022': 'anthropic/claude-3.5-haiku', 'claude-opus-4-1-20250805': 'anthropic/claude-opus-4.1',
+  'claude-haiku-4-5': 'anthropic/claude-haiku-4.5', 'gpt-4o-2024-08-06': 'openai/gpt-4o', 'gpt-4.1': 'openai/gpt-4.1' };
+
+// JSON Schema -> the zod-like shape the package walks (_def.type, shape, element, values)
+const zod = (s) => {
+  if (!s || typeof s !== 'object') return undefined;
+  const z = { description: s.description };
+  if (Array.isArray(s.enum)) z._def = { type: 'enum', values: s.enum };
+  else if (s.type === 'object' || (!s.type && s.properties && typeof s.properties === 'object'))
+    z._def = { type: 'object', shape: Object.fromEntries(Object.entries(s.properties || {}).map(([k, v]) => [k, zod(v)])) };
+  else if (s.type === 'array' && s.items && typeof s.items === 'object') z._def = { type: 'array', element: zod(s.items) };
+  else z._def = { type: String(s.type) };
+  return z;
+};
+const toolsOf = (list) => {
+  const tools = {};
+  for (const t of list || []) {
+    const f = t.function || t;
+    tools[f.name] = { description: f.description, inputSchema: zod(f.input_schema || f.parameters) };
+  }
+  return tools;
+};
+const pngSize = (b64) => { const b = Buffer.from(b64.slice(0, 64), 'base64'); return [b.readUInt32BE(16), b.readUInt32BE(20)]; };
+const imageTokens = ([w, h]) => { const s = Math.max(w, h) > 1568 ? 1568 / Math.max(w, h) : 1; return Math.ceil(Math.floor(w * s) * Math.floor(h * s) / 750); };
+const resultText = (c) => typeof c === 'string' ? c : (c || []).filter((b) => b.type === 'text').map((b) => b.text).join('\n');
+const anthropicPart = (b, acc) => {
+  if (typeof b === 'string') return { type: 'text', text: b };
+  switch (b.type) {
+  case 'text': return { type: 'text', text: b.text };
+  case 'thinking': return { type: 'text', text: b.thinking };
+  case 'image': acc.images += imageTokens(pngSize(b.source.data)); return null;
+  case 'tool_use': case 'server_tool_use': return { type: 'tool-call', toolName: b.name, input: b.input };
+  case 'tool_result': return { type: 'tool-result', toolCallId: b.tool_use_id, output: resultText(b.content) };
+  default: return { type: 'text', text: JSON.stringify(b) };
+  }
+};
+const content = (c, acc) => typeof c === 'string' ? c : c.map((b) => anthropicPart(b, acc)).filter(Boolean);
+const anthropic = (body, acc) => {
+  const messages = [];
+  if (body.system !== undefined) messages.push({ role: 'system', content: content(body.system, acc) });
+  for (const m of body.messages) messages.push({ role: m.role, content: content(m.content, acc) });
+  return messages;
+};
+const openaiPart = (p) => typeof p === 'string' ? { type: 'text', text: p } : { type: 'text', text: p.text };
+const chat = (body) => body.messages.map((m) => {
+  if (m.role === 'tool') return { role: 'tool', content: [{ type: 'tool-result', toolCallId: m.tool_call_id, output: m.content }] };
+  const parts = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (m.content || []).map(openaiPart);
+  for (const c of m.tool_calls || []) parts.push({ type: 'tool-call', toolName: c.function.name, input: JSON.parse(c.function.arguments) });
+  return { role: m.role, content: typeof m.content === 'string' && !m.tool_calls ? m.content : parts };
+});
+const responses = (body) => {
+  const messages = [];
+  if (body.instructions) messages.push({ role: 'system', content: body.instructions });
+  for (const it of typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input) {
+    if (it.type === 'function_call') messages.push({ role: 'assistant', content: [{ type: 'tool-call', toolName: it.name, input: JSON.parse(it.arguments) }] });
+    else if (it.type === 'function_call_output') messages.push({ role: 'tool', content: [{ type: 'tool-result', toolCallId: it.call_id, output: it.output }] });
+    else if (it.role) messages.push({ role: it.role, content: typeof it.content === 'string' ? it.content : it.content.map(openaiPart) });
+  }
+  return messages;
+};
+const logs = { anthropic: [], 'openai-chat': [], 'openai-responses': [] };
+for (const file of files) {
+  const body = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const model = models[rows[body.model]];
+  if (!model) throw new Error(`${file}: no table row for ${body.model}`);
+  const acc = { images: 0 };
+  const kind = body.input !== undefined ? 'openai-responses' : body.model.startsWith('gpt') ? 'openai-chat' : 'anthropic';
+  const messages = kind === 'openai-responses' ? responses(body) : kind === 'anthropic' ? anthropic(body, acc) : chat(body);
+  const total = count({ tokenizer: tokenizer(model.encoding), model, messages, tools: toolsOf(body.tools) }).total + acc.images;
+  logs[kind].push(JSON.stringify({ request: { body }, response: { body: { usage: { input_tokens: total,
+    cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 } } }, source: path.basename(file) }));
+}
+for (const [kind, lines] of Object.entries(logs))
+  if (lines.length) fs.writeFileSync(path.join(out, `${kind}.jsonl`), lines.join('\n') + '\n');
