@@ -131,6 +131,7 @@ struct cc_subagent {
 	size_t bytes;          /* its size when listed */
 	long lines, bad_lines, requests;
 	long in, cache_read, cache_write, out; /* recorded, each request's usage once */
+	long bad_counts;       /* usage values that are not counts (-5, 1.5, 1e999, "12"), not in the sums */
 };
 struct cc_subagents {
 	struct cc_subagent *items; /* by name (cs_malloc'd) */

@@ -365,6 +365,8 @@ void cc_emit_subagents(struct emitter *em, const struct cc_subagents *list)
 				emit_key_int(em, "malformed_lines", a->bad_lines);
 			emit_key_int(em, "requests", a->requests);
 			emit_recorded(em, a->in, a->cache_read, a->cache_write, a->out);
+			if (a->bad_counts)
+				emit_key_int(em, "usage_values_not_counts", a->bad_counts);
 		}
 		emit_map_end(em);
 	}

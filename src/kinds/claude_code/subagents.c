@@ -28,10 +28,15 @@ static const cJSON *get(const cJSON *obj, const char *key)
 	return cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
 }
 
-static long num(const cJSON *obj, const char *key)
+/* obj[key] as a token count (json_count_value): 0 when absent, and when
+ * it is not a count (-5, 1.5, 1e999, "12"), which is counted in *bad. */
+static long num(const cJSON *obj, const char *key, long *bad)
 {
 	const cJSON *v = get(obj, key);
-	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 1e15 ? (long)v->valuedouble : 0;
+	long n = 0;
+	if (v && !cJSON_IsNull(v) && json_count_value(v, &n))
+		++*bad;
+	return n;
 }
 
 static bool is_agent_file(const char *name)
@@ -97,10 +102,10 @@ static void read_agent(const char *path, struct cc_subagent *a)
 		if (cJSON_IsString(type) && !strcmp(type->valuestring, "assistant") && cJSON_IsObject(u) &&
 		    !(cJSON_IsString(id) && !strcmp(id->valuestring, last_id))) {
 			a->requests++;
-			a->in += num(u, "input_tokens");
-			a->cache_read += num(u, "cache_read_input_tokens");
-			a->cache_write += num(u, "cache_creation_input_tokens");
-			a->out += num(u, "output_tokens");
+			a->in += num(u, "input_tokens", &a->bad_counts);
+			a->cache_read += num(u, "cache_read_input_tokens", &a->bad_counts);
+			a->cache_write += num(u, "cache_creation_input_tokens", &a->bad_counts);
+			a->out += num(u, "output_tokens", &a->bad_counts);
 			snprintf(last_id, sizeof last_id, "%s", cJSON_IsString(id) ? id->valuestring : "");
 		}
 		json_doc_free(&d);
