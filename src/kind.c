@@ -214,10 +214,9 @@ static int unknown(struct cs_error *err)
 		while (keep > 0 && strncmp(list + keep, "; ", 2))
 			keep--;
 	}
-	cs_error_set(err, CS_EKIND, "%s%.*s%s", head.failed ? "cannot tell what this is" : sb_str(&head), (int)keep, list,
-		     keep < strlen(list) ? "; ..." : "");
+	cs_error_set(err, CS_EKIND, "%s%.*s%s", sb_str(&head), (int)keep, list, keep < strlen(list) ? "; ..." : "");
+	bool failed = expected.failed || names.failed || head.failed;
 	sb_fini(&head);
-	bool failed = expected.failed || names.failed;
 	sb_fini(&names);
 	sb_fini(&expected);
 	if (failed)

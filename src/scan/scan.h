@@ -18,7 +18,7 @@
  * session. A request log or capture (the request kinds) is loaded whole
  * through its kind and its sequence's causes taken (log.c).
  *
- * The waste model, in recorded units (formats.md 7b, caching.md 1): each
+ * The waste model, in recorded units (ctxscope-formats(5) section 7b, caching.md 1): each
  * request's writes are one cache entry covering [cache read, cache read +
  * cache write) of its prompt, living the TTL its record gives (1 hour when
  * most of its write is ephemeral_1h, else 5 minutes), refreshed by every

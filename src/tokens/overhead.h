@@ -1,5 +1,5 @@
 /* overhead.h: the tokens a provider adds around a request's text, per model
- * (formats.md §8): the `models` table of the npm package ai-tokenizer, taken
+ * (ctxscope-formats(5) §8): the `models` table of the npm package ai-tokenizer, taken
  * from the package by `make deps` (tests/tokenizer/claude-convert.js writes
  * it as ai-tokenizer.models beside claude.tiktoken), never typed in. Each
  * model: its encoding, the factor its content is counted with, the framing

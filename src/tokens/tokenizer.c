@@ -45,7 +45,7 @@ static const char r50k_split[] =
 	"|[" WS "]+(?![^" WS "])|[" WS "]+";
 
 /* claude: ai-tokenizer's approximate Claude encoding; its pre-tokenizer is
- * r50k's pattern (formats.md §8; claude-convert.js checks that it still is). */
+ * r50k's pattern (ctxscope-formats(5) §8; claude-convert.js checks that it still is). */
 static const struct builtin {
 	const char *name, *alias;
 	const char *split;

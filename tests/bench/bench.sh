@@ -65,7 +65,7 @@ if [ -n "$requests" ]; then
   "$gen" requests "$mb" "$seed" "$tmp/requests-$many.jsonl" "$many" 2>/dev/null
   args+=("anthropic:request log $(human "$many") requests:$tmp/requests-$many.jsonl")
 fi
-# An HTTP capture of an agent (formats.md 6b): streamed responses, a Haiku
+# An HTTP capture of an agent (ctxscope-formats(5) section 6b): streamed responses, a Haiku
 # request and a count_tokens call between the main ones (issue 34: 1 GB loads
 # within cJSON_Parse's time and twice the file's memory). BENCH_CAPTURE_MB
 # overrides its size.

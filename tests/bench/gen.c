@@ -681,7 +681,7 @@ static void gen_memory(size_t items, size_t fresh, uint64_t seed, const char *pa
  * response's recorded usage. With `count` requests asked for (0: as above),
  * conversations of 100 requests follow one another, as in a proxy's log of
  * many sessions (each new one breaks the cache). */
-/* A capture's streamed response (formats.md 6b): the usage in message_start,
+/* A capture's streamed response (ctxscope-formats(5) section 6b): the usage in message_start,
  * text deltas (the bulk a stream holds), the output in the last
  * message_delta, written as a JSON string (body_raw). */
 static void sse_response(FILE *f, struct rng *r, struct text *t, size_t k, size_t deltas)
@@ -717,7 +717,7 @@ static void sse_response(FILE *f, struct rng *r, struct text *t, size_t k, size_
 	free(ev.p);
 }
 
-/* A capture of about `mbytes` MB (formats.md 6b), as a proxy writes one
+/* A capture of about `mbytes` MB (ctxscope-formats(5) section 6b), as a proxy writes one
  * for an agent: each main request (gen_requests' conversation) answered by
  * a stream, a small Haiku request and a count_tokens call between them,
  * epoch-seconds timestamps. */

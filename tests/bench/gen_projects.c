@@ -1,6 +1,6 @@
 /* gen_projects.c: a generated ~/.claude/projects folder for `ctxscope scan`
  * (issue 36): its benchmark and its test against ccusage. Same seed, same
- * bytes. Written from the shapes formats.md sections 7 and 7b describe;
+ * bytes. Written from the shapes ctxscope-formats(5) sections 7 and 7b describe;
  * no real session is copied.
  *
  *   ctxscope-gen-projects OUTDIR MBYTES SEED

@@ -1,6 +1,6 @@
 // claude-convert.js PACKAGE OUTDIR: turns the npm package ai-tokenizer's
 // `claude` encoding and its `models` table into the files ctxscope reads
-// (formats.md §8), run by fetch-claude.sh at `make deps` time, never committed:
+// (ctxscope-formats(5) §8), run by fetch-claude.sh at `make deps` time, never committed:
 //   OUTDIR/claude.tiktoken      one token a line: its bytes in base64, a space,
 //                               its rank (tiktoken's format, the counter's)
 //   OUTDIR/ai-tokenizer.models  the per-model overheads, one model a line

@@ -1,5 +1,5 @@
 #!/bin/sh
-# fetch-claude.sh BUILD: the approximate Claude tokenizer (formats.md §8).
+# fetch-claude.sh BUILD: the approximate Claude tokenizer (ctxscope-formats(5) §8).
 # Fetches the npm package ai-tokenizer at a pinned version with `npm pack`,
 # checks the tarball's sha256, and converts its `claude` encoding and its
 # `models` table with claude-convert.js (node) into BUILD/tokenizers/

@@ -164,7 +164,7 @@ static void test_odd_lines_both_ways(void **state)
 		failed += both_ways(support_path(dir, "bad.jsonl")) != CS_OK;
 	}
 	/* a malformed line that is not the last is skipped, with a warning,
-	 * and the same either way (formats.md 7b); nothing fails */
+	 * and the same either way (ctxscope-formats(5) section 7b); nothing fails */
 	assert_int_equal(failed, 0);
 	support_rmtree(dir);
 	free(dir);

@@ -407,7 +407,7 @@ static void test_user_facts(void **state)
 	free(dir);
 }
 
-/* ---- the shapes of formats.md 7b (tests/golden/claude-code/shapes) ---- */
+/* ---- the shapes of ctxscope-formats(5) section 7b (tests/golden/claude-code/shapes) ---- */
 
 #define SHAPES "tests/golden/claude-code/shapes/"
 

@@ -1,4 +1,4 @@
-/* test_models.c: the built-in model table (formats.md section 5): every row
+/* test_models.c: the built-in model table (ctxscope-formats(5) section 5): every row
  * sourced and dated, lookups by the ids real inputs carry, the fallbacks
  * said to be fallbacks, and the request kinds' cache facts at the same
  * prices as the table. */

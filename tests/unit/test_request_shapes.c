@@ -1,4 +1,4 @@
-/* test_request_shapes.c: the log shapes of formats.md 6b on the fixtures
+/* test_request_shapes.c: the log shapes of ctxscope-formats(5) section 6b on the fixtures
  * tests/golden/request/shapes/make.py writes: per-model caches (a request
  * compared with the request of its own model it read from, a model switch
  * no break), usage from Anthropic and OpenAI streams (message_start, the

@@ -2,7 +2,7 @@
  * reader (fields found whatever their order and nesting, escapes and all;
  * a malformed line refused with the byte where it went wrong, never past
  * the line), and the waste model on requests made here: a 13-minute gap is
- * no expiry for 1-hour writes and is one for 5-minute writes (formats.md
+ * no expiry for 1-hour writes and is one for 5-minute writes (ctxscope-formats(5)
  * 7b's decision), a read of everything written leaves no waste, and a
  * request that forks from an earlier line is an edited earlier message. */
 #include <stdarg.h>

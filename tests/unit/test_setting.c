@@ -29,6 +29,11 @@ static const char *const samples[] = {
 	"samples/ledger/backup-incident.json",
 	"samples/memory/coding-session.json",
 	"samples/claude-code/session.jsonl",
+	"tests/golden/request/shapes/session.har",
+	"tests/golden/request/shapes/msgbatch.json",
+	"tests/golden/request/shapes/openai_batch.jsonl",
+	"tests/golden/request/shapes/capture-claude.jsonl",
+	"tests/golden/request/shapes/litellm.jsonl",
 	"samples/requests/anthropic-tools.json",
 	"samples/requests/openai-chat.json",
 };

@@ -28,7 +28,7 @@ extern const struct kind_ops claude_code_kind;
 #define CC_HIDDEN_PIECE ((size_t)-1) /* piece.kind_index of the part not in the transcript (piece 0) */
 #define CC_MAX_UNITS 1000000 /* prompt blocks over the requests replayed (about 100 bytes each) */
 
-/* CL_ATTACH: an attachment line whose text goes to the model (formats.md
+/* CL_ATTACH: an attachment line whose text goes to the model (ctxscope-formats(5)
  * 7b: hook_additional_context, skill_listing, task_reminder,
  * deferred_tools_delta); CL_LINK: any other line with a uuid (progress, an
  * attachment the model never sees, a type not known): a link of the chain

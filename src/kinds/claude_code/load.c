@@ -134,7 +134,7 @@ struct cc_block *cc_new_block(struct cc_model *m)
 	return b;
 }
 
-/* An image block (formats.md 7b): its place in the text, "[image
+/* An image block (ctxscope-formats(5) section 7b): its place in the text, "[image
  * image/png 2000x1008]", and its tokens by Anthropic's rule (tokens/image.h),
  * never its base64 text; 0 when its size cannot be read. */
 static long image_text(struct strbuf *out, const cJSON *b)
@@ -363,7 +363,7 @@ static int usage_count(const struct usage_at *ua, const cJSON *obj, const struct
 }
 
 /* message.usage: the four counts, and usage.cache_creation's split of the
- * writes by lifetime (formats.md 7b). */
+ * writes by lifetime (ctxscope-formats(5) section 7b). */
 static int take_usage(const struct usage_at *ua, const struct jpath *mp, struct cc_line *l, const cJSON *u)
 {
 	l->write_1h = l->write_5m = -1;
@@ -415,7 +415,7 @@ static int take_ids(struct source *src, const struct json_doc *d, const cJSON *o
 	return rc;
 }
 
-/* The attachment types whose text goes to the model (formats.md 7b). */
+/* The attachment types whose text goes to the model (ctxscope-formats(5) section 7b). */
 static bool model_attachment(const char *type)
 {
 	static const char *const sent[] = { "hook_additional_context", "skill_listing", "task_reminder",
@@ -543,7 +543,7 @@ void cc_count_skipped(struct cc_model *m, const char *type)
 }
 
 /* The kind of a line, or -1 (skipped, counted). Every line with a uuid
- * is a node of the chain (formats.md 7b): an attachment whose text goes
+ * is a node of the chain (ctxscope-formats(5) section 7b): an attachment whose text goes
  * to the model is prompt content, any other a link. */
 static int line_type(struct cc_model *m, const cJSON *const *f)
 {
@@ -593,7 +593,7 @@ static int at_line(struct cs_error *err, int rc, long line)
 	return cs_error_set(err, (enum cs_status)rc, "line %ld: %s", line, msg);
 }
 
-/* A malformed line in the middle of a session (formats.md 7b): skipped,
+/* A malformed line in the middle of a session (ctxscope-formats(5) section 7b): skipped,
  * with a warning naming its line and column, and counted; with --strict,
  * the error it is. */
 static int skip_bad(struct source *src, struct cc_model *m, int rc, long line, struct cs_error *err)
@@ -706,7 +706,7 @@ int cc_load(struct source *src, const char *data, size_t len, struct cs_error *e
 
 /* ---- detection ------------------------------------------------------------ */
 
-/* Lines Claude Code writes before the conversation (formats.md 7b: a real
+/* Lines Claude Code writes before the conversation (ctxscope-formats(5) section 7b: a real
  * file opens with up to nine of them): detection looks past them. */
 static bool leading_line(const cJSON *obj)
 {

@@ -69,7 +69,7 @@ static void side_totals(const struct cc_model *m, struct totals *t)
 
 #define AFTER_LISTED 10 /* lines after the last request named one by one */
 
-/* The lines after the last request (formats.md 7b: a /exit, a bash-mode
+/* The lines after the last request (ctxscope-formats(5) section 7b: a /exit, a bash-mode
  * command, a system line), listed apart: in no prompt replayed. */
 static void emit_after_last(struct emitter *em, const struct cc_model *m)
 {

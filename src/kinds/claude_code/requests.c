@@ -4,7 +4,7 @@
  * the final output count). Its prompt is the chain from its first line's
  * parent back to the root or to the last compaction boundary (the summary
  * and what follows, never what came before), every line with a uuid a
- * link of it (formats.md 7b: attachment, progress and system lines too),
+ * link of it (ctxscope-formats(5) section 7b: attachment, progress and system lines too),
  * linearized: an assistant message counts whole (every line of its
  * message.id), followed by the results of all its tool calls in the order
  * of the calls (parallel calls fork the chain: each result's parent is its
@@ -18,7 +18,7 @@
  * bash-mode command) are counted apart. A parentUuid that names no line
  * ends a chain, with a warning naming the line.
  *
- * Recorded facts the predictions take (formats.md 7b): each request's
+ * Recorded facts the predictions take (ctxscope-formats(5) section 7b): each request's
  * writes live as long as usage.cache_creation says (1 hour or 5 minutes;
  * unsplit, the session's recorded lifetime, else 5 minutes, assumed); the
  * first request's read of Claude Code's globally cached system prompt is
@@ -151,7 +151,7 @@ static size_t parent_of(struct build *b, size_t i, bool cross, int *rc)
 	return j;
 }
 
-/* The main chain: that of the last request (formats.md 7b), the last
+/* The main chain: that of the last request (ctxscope-formats(5) section 7b), the last
  * assistant line with usage not on a sidechain (else the last line that is
  * not, for a session with no usage); the lines after it are counted. */
 static int mark_main(struct build *b)
@@ -345,7 +345,7 @@ static bool place_message(struct build *b, size_t head, size_t limit)
 }
 
 /* The prompt's lines (b->chain, n of them, newest first) linearized into
- * b->order (formats.md 7b): lines with prompt content, oldest first, each
+ * b->order (ctxscope-formats(5) section 7b): lines with prompt content, oldest first, each
  * assistant message whole and followed by its tool results; `limit` is
  * the request's first line (nothing written after it was sent). */
 static int linearize(struct build *b, size_t n, size_t limit)
@@ -543,7 +543,7 @@ static void request_usage(struct cc_model *m, size_t k)
 	c->gap = l->has_usage && c->replayed ? c->rec_total - c->estimate : 0;
 }
 
-/* The lifetime of a request's writes as its record says (formats.md 7b): 1
+/* The lifetime of a request's writes as its record says (ctxscope-formats(5) section 7b): 1
  * hour when it wrote 1-hour entries, 5 minutes when it wrote only 5-minute
  * ones; 0 when it says nothing (no split, or nothing written). */
 static int recorded_ttl(const struct cc_line *l)
@@ -800,7 +800,7 @@ static int make_pieces(struct source *src, struct cc_model *m)
 
 #define GAP_WARNINGS 5 /* negative gaps named one by one; the rest counted */
 
-/* A negative "not in the transcript" gap is a counting error (formats.md
+/* A negative "not in the transcript" gap is a counting error (ctxscope-formats(5)
  * 7b): a warning naming the request and its largest piece. */
 static int gap_warnings(struct source *src, const struct cc_model *m)
 {
@@ -828,7 +828,7 @@ static int gap_warnings(struct source *src, const struct cc_model *m)
 }
 
 /* A recorded request larger than the limit used says the limit is wrong
- * (formats.md section 5): a warning, for the largest such request. */
+ * (ctxscope-formats(5) section 5): a warning, for the largest such request. */
 static int limit_warning(struct source *src, const struct cc_model *m)
 {
 	size_t worst = (size_t)-1;
@@ -863,7 +863,7 @@ size_t cc_current_request(const struct cc_model *m)
 }
 
 /* The first request's read of Claude Code's system prompt, cached across
- * sessions (formats.md 7b): text the file does not hold, read, not a miss. */
+ * sessions (ctxscope-formats(5) section 7b): text the file does not hold, read, not a miss. */
 static void global_read(struct cc_model *m)
 {
 	size_t k = m->first_replayed;
@@ -878,7 +878,7 @@ static void global_read(struct cc_model *m)
 	r->pred_uncached = r->total - r->pred_read - r->pred_write;
 }
 
-/* Predictions in recorded units where the record allows (formats.md 7b):
+/* Predictions in recorded units where the record allows (ctxscope-formats(5) section 7b):
  * a request that extends the one before and reads that one's whole
  * prompt reads it as recorded (its input, cache read and write), so what
  * the estimate misses there, and the reminders Claude Code adds at send

@@ -1,4 +1,4 @@
-/* batch.c: batch files (formats.md 6b). OpenAI Batch input, one
+/* batch.c: batch files (ctxscope-formats(5) section 6b). OpenAI Batch input, one
  * {custom_id, method, url, body} a line (the request is body), and its
  * output, one {id, custom_id, response: {status_code, request_id, body},
  * error} a line. Anthropic Message Batches: the create body {requests:

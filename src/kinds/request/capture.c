@@ -1,4 +1,4 @@
-/* capture.c: captured HTTP exchanges (formats.md 6b), as claude-trace,
+/* capture.c: captured HTTP exchanges (ctxscope-formats(5) section 6b), as claude-trace,
  * claude-tap and similar proxies write them, one a line:
  * {request: {timestamp, method, url, headers, body}, response: {timestamp,
  * status_code, headers, body | body_raw}, logged_at}. The older form

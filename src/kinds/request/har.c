@@ -1,4 +1,4 @@
-/* har.c: HTTP Archive 1.2 (formats.md 6b), what browser dev tools and
+/* har.c: HTTP Archive 1.2 (ctxscope-formats(5) section 6b), what browser dev tools and
  * mitmproxy export: {log: {entries: [{startedDateTime, request: {method,
  * url, headers, postData: {text}}, response: {status, content: {text,
  * encoding?}}}]}}. The bodies are strings: JSON, or server-sent events. */

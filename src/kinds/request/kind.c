@@ -86,7 +86,7 @@ const struct kind_ops openai_kind = {
 		       "\"input\" with \"instructions\" or \"model\"",
 };
 
-/* The log shapes of formats.md 6b, one kind each (their own reading is the
+/* The log shapes of ctxscope-formats(5) section 6b, one kind each (their own reading is the
  * shape's, shapes.c; the rest is the request kinds'). */
 const struct kind_ops capture_kind = {
 	.name = "capture", .title = "HTTP capture", REQUEST_KIND_COMMON, .detect = capture_detect,

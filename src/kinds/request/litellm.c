@@ -1,4 +1,4 @@
-/* litellm.c: LiteLLM proxy logs (formats.md 6b): its StandardLoggingPayload,
+/* litellm.c: LiteLLM proxy logs (ctxscope-formats(5) section 6b): its StandardLoggingPayload,
  * one a line or a file of one: `model`, `messages` (the request, in OpenAI's
  * form whatever the provider), `response.usage`, `startTime`/`endTime`
  * (epoch seconds or "YYYY-MM-DD HH:MM:SS.ffffff"), `call_type`, `id`, and

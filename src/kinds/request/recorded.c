@@ -1,4 +1,4 @@
-/* recorded.c: the recorded figures first (formats.md 6: the recorded one is
+/* recorded.c: the recorded figures first (ctxscope-formats(5) section 6: the recorded one is
  * the truth). Wherever a response recorded its usage, the header, the
  * timeline and the report lead with it: read, written and uncached, the hit
  * rate, the cost at the model's prices (5-minute and 1-hour writes apart),

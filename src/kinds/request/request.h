@@ -83,7 +83,7 @@ struct req_request {
 	 * the sequence reads rec_write_1h for how long a request's writes live. */
 	long rec_write_1h;
 	long rec_output;
-	/* The provider's own diagnosis of this request's cache (formats.md 6b:
+	/* The provider's own diagnosis of this request's cache (ctxscope-formats(5) section 6b:
 	 * diagnostics.cache_miss_reason): its type ("system_changed"...), "none"
 	 * for a recorded null, NULL when the record has none; and its
 	 * cache_missed_input_tokens (-1 unknown). */
@@ -226,7 +226,7 @@ uint64_t request_hash(const char *s, size_t n, uint64_t h);
 uint64_t request_hash_json(const cJSON *v, uint64_t h, bool skip_cache_control);
 #define REQUEST_HASH_SEED 1469598103934665603ULL
 
-/* ---- shapes.c: how a log holds its requests (formats.md 6b) --------------- */
+/* ---- shapes.c: how a log holds its requests (ctxscope-formats(5) section 6b) --------------- */
 
 /* One record of a log (a line, or an element of a document's array) as a
  * shape reads it: the request it holds, or why it holds none, and where its

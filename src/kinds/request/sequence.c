@@ -22,7 +22,7 @@
  * reads alive as long as the record says: 1 hour when all its writes were
  * 1-hour ones, 5 minutes when none were (a mix: each breakpoint's own TTL).
  *
- * Caches are per model (formats.md 6b): the requests of one model (and one
+ * Caches are per model (ctxscope-formats(5) section 6b): the requests of one model (and one
  * API key or workspace, where the log says) form a group, every prefix key
  * starts from the group's seed, so a request reads only what its own group
  * wrote, and is compared with the request whose entry it read (else its
@@ -149,7 +149,7 @@ static bool explicit_cache(const struct request_model *m, const struct req_reque
 	return r->provider == REQ_ANTHROPIC || strstr(request_model_name(m, r), "claude") != NULL;
 }
 
-/* The lifetime request r's record gives the entries it writes (formats.md
+/* The lifetime request r's record gives the entries it writes (ctxscope-formats(5)
  * 7b), over `ttl` (the breakpoint's or the profile's): 1 hour when every
  * write was a 1-hour one, 5 minutes when none was; ttl when the record has
  * no split, wrote nothing, or mixed both. */

@@ -1,4 +1,4 @@
-/* shapes.c: the table of log shapes (formats.md 6b). A shape is how one
+/* shapes.c: the table of log shapes (ctxscope-formats(5) section 6b). A shape is how one
  * tool writes its requests: an HTTP capture, LiteLLM's payload, a batch
  * file, a HAR. Each is one entry here and one file of its own (capture.c,
  * litellm.c, batch.c, har.c) that tells its records and reads one into a

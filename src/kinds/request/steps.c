@@ -322,7 +322,7 @@ int request_repredict(struct source *src, struct request_model *m, struct cs_err
 
 /* A request's input cost in USD at its model's prices (< 0: unknown);
  * writes at the 1-hour price for the share its record says were 1-hour
- * ones (formats.md 7b), else the 5-minute price. */
+ * ones (ctxscope-formats(5) section 7b), else the 5-minute price. */
 static double cost(const struct req_model_facts *f, const struct req_request *r, long read, long write, long uncached)
 {
 	if (f->price_per_mtok < 0)

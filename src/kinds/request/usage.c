@@ -1,4 +1,4 @@
-/* usage.c: what a response recorded it cost (formats.md 6 and 6b): the
+/* usage.c: what a response recorded it cost (ctxscope-formats(5) section 6 and 6b): the
  * usage object of a response body, in the forms Anthropic, OpenAI (Chat
  * Completions and Responses) and LiteLLM write it, and the same from a
  * streamed response's server-sent events, with the provider's own cache

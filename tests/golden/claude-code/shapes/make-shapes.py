@@ -1,11 +1,11 @@
 # make-shapes.py: writes the made-up Claude Code sessions of this folder (never real ones), one
-# for each shape formats.md 7b describes: attachments in the chain, a three-way parallel tool call,
+# for each shape ctxscope-formats(5) section 7b describes: attachments in the chain, a three-way parallel tool call,
 # a 1-hour session with a 20-minute pause, an image in a tool result, a session ending on /exit,
 # leading hook lines, a malformed middle line (and usage values that are not counts).
 #   python3 make-shapes.py DIR
 # The recorded usage plays the API: a fixed part not in the file (system prompt and tools), a
 # Claude-like count of the messages (1.15 x ceil(code points / 4): the estimate under-counts what
-# Claude charges, formats.md 7b), Claude Code's breakpoint at the end of every prompt, the first
+# Claude charges, ctxscope-formats(5) section 7b), Claude Code's breakpoint at the end of every prompt, the first
 # request reading the globally cached system prompt, and entries that live 5 minutes or 1 hour.
 # The figures are constructed; the expected replays are written out by hand in
 # tests/unit/test_claude_code.c (test_shapes).

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the log-shape fixtures of formats.md 6b (constructed from the
+"""Writes the log-shape fixtures of ctxscope-formats(5) section 6b (constructed from the
 documented shapes, not captured): an HTTP capture of an agent that
 interleaves a small Haiku check between its Sonnet requests, streamed
 (server-sent events) and not; a streamed OpenAI capture; LiteLLM payloads of
