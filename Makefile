@@ -273,14 +273,15 @@ $(FAULT_BIN): $(ASN)/tests/faults/test_faults.o $(ASN)/faults/libyaml-faults.o $
 # runs at a fixed seed in check, KEYFUZZ_RUNS=2000 or FUZZ_SECONDS under fuzz.) One fuzz_load_<kind> harness per
 # kind in FUZZ_KINDS (a new loader adds its name here), plus the display
 # sanitizer, the JSON layer and the manifest saver (fuzz_save: generated
-# manifests and edits against the exact text a save must write). `make check` runs tests/fuzz/run: a replay of
+# manifests and edits against the exact text a save must write), and the
+# agents.db reader (fuzz_db: SQLite files mutated page by page). `make check` runs tests/fuzz/run: a replay of
 # the seeds (samples/, tests/hostile/, tests/fuzz/regressions/) and a short
 # fixed number of executions. `make fuzz` runs longer:
 #   make fuzz FUZZ_SECONDS=600      each harness for 10 minutes
 #   make fuzz FUZZ_RUNS=1000000     each harness for a million executions
 FUZZ_CC     ?= clang
 FUZZ_KINDS  := manifest loom ledger memory anthropic openai claude-code
-FUZZ_OTHERS := sanitize json save scan
+FUZZ_OTHERS := sanitize json save scan db
 FUZZ_RUNS   ?= 200000
 FUZZ_SECONDS ?= 0
 FZ := $(BUILD)/fuzz

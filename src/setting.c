@@ -39,6 +39,20 @@ static int set_tokenizer(struct source *src, const struct setting *s, const char
 	} else if (access(text, R_OK) != 0) {
 		return cs_error_set(err, CS_EUSAGE, "%s takes o200k_base, cl100k_base, a .tiktoken file, auto or off; "
 				    "\"%s\" is none (%s)", s->name, text, strerror(errno));
+	} else {
+		/* Read as the command line's --tokenizer is: /dev/zero, a FIFO or a
+		 * malformed rank file is refused here, not passed over later. */
+		struct tokenizer *t;
+		struct cs_error why;
+		cs_error_clear(&why);
+		int rc = tokenizer_open(text, &t, &why);
+		tokenizer_close(t);
+		if (rc == CS_ENOMEM)
+			return cs_error_nomem(err);
+		if (rc != CS_OK && why.line)
+			return cs_error_set(err, CS_EUSAGE, "%s %s: line %ld: %s", s->name, text, why.line, why.message);
+		if (rc != CS_OK)
+			return cs_error_set(err, CS_EUSAGE, "%s %s: %s", s->name, text, why.message);
 	}
 	snprintf(src->settings.tokenizer, sizeof src->settings.tokenizer, "%s", text);
 	return CS_OK;

@@ -26,10 +26,13 @@ int base64_digit(int c)
 long base64_decode(const char *s, size_t n, unsigned char *out)
 {
 	const unsigned char *u = (const unsigned char *)s;
+	size_t pads = 0;
 	while (n > 0 && u[n - 1] == '=')
-		n--;
+		n--, pads++;
 	if (n % 4 == 1)
 		return -1; /* six bits make no byte */
+	if (pads && (pads > 2 || (n + pads) % 4 != 0))
+		return -1; /* padded, but not to a whole group: "YWJj==", "YQ===" */
 	size_t o = 0, i = 0;
 	for (; i + 4 <= n; i += 4) { /* whole groups: three bytes each */
 		unsigned a = digit1[u[i]], b = digit1[u[i + 1]], c = digit1[u[i + 2]], d = digit1[u[i + 3]];
@@ -54,6 +57,8 @@ long base64_decode(const char *s, size_t n, unsigned char *out)
 			out[o++] = (unsigned char)(acc >> bits);
 		}
 	}
+	if (acc & ((1u << bits) - 1))
+		return -1; /* bits left over that are not zero: "YR==" would be a second "YQ==" */
 	return (long)o;
 }
 

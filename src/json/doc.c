@@ -82,7 +82,8 @@ static struct json_span *lazy_open(struct json_doc *d, const char *s, size_t key
 
 /* One pass over the raw text for what cJSON does not check: the deepest
  * nesting (stopping early past the limit when stop_deep, *deep_at where)
- * and the first \u0000 escape inside a string (*nul, -1 none). With d, the
+ * and the first \u0000 escape or raw NUL byte inside a string (*nul, -1
+ * none: cJSON would cut the string there without a word). With d, the
  * place and element count of each top-level array d names lazy (the
  * separators at its own level, so exact only for valid text). */
 static size_t prescan(const char *s, size_t n, bool stop_deep, size_t *deep_at, long *nul, struct json_doc *d)
@@ -90,14 +91,21 @@ static size_t prescan(const char *s, size_t n, bool stop_deep, size_t *deep_at, 
 	size_t depth = 0, deepest = 0, key = 0, key_end = 0, commas = 0;
 	struct json_span *open = NULL; /* the lazy array being scanned */
 	bool filled = false;           /* it has a value */
-	bool nul_seen = !any_nul_escape(s, n); /* none to find */
+	const char *z = memchr(s, 0, n);
+	long raw = z ? (long)(z - s) : -1;        /* the next raw NUL byte */
+	bool nul_seen = raw < 0 && !any_nul_escape(s, n); /* none to find */
 	*nul = -1;
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
 		if (c == '"') {
 			size_t e = json_string_end(s, n, i);
-			if (!nul_seen && (*nul = nul_in(s, n, i + 1, e)) >= 0)
-				nul_seen = true;
+			if (!nul_seen) {
+				while (raw >= 0 && raw <= (long)i) /* one outside a string: cJSON refuses it */
+					raw = (z = memchr(s + raw + 1, 0, n - (size_t)raw - 1)) ? (long)(z - s) : -1;
+				long esc = nul_in(s, n, i + 1, e), in = raw >= 0 && raw < (long)e ? raw : -1;
+				*nul = esc < 0 ? in : in < 0 || esc < in ? esc : in;
+				nul_seen = *nul >= 0;
+			}
 			if (depth == 1)
 				key = i + 1, key_end = e;
 			filled |= open && depth == 2;
@@ -324,6 +332,9 @@ static int nul_at(const char *data, size_t len, long nul, struct cs_error *err)
 	long line, col;
 	text_position(data, len, (size_t)nul, &line, &col);
 	cs_error_pos(err, line, col);
+	if (!data[nul])
+		return cs_error_set(err, CS_ESYNTAX,
+				    "a string holds a raw NUL byte (0x00), which would silently cut it short");
 	return cs_error_set(err, CS_ESYNTAX, "a string holds \\u0000 (a NUL character), which would silently cut it short");
 }
 
@@ -928,4 +939,127 @@ int json_get_count(const struct json_doc *d, long first_line, const cJSON *obj, 
 	else
 		snprintf(warn, n, "%s%s is %s, not a count", where, path, why);
 	return JSON_COUNT_BAD;
+}
+
+/* ---- numbers as written ------------------------------------------------- */
+
+struct number_walk {
+	const char *s;
+	size_t n, pos;
+	struct json_pool *pool;
+	int rc; /* CS_OK; CS_ENOMEM; CS_ESTATE: the text no longer matches the tree */
+};
+
+static void walk_ws(struct number_walk *w)
+{
+	while (w->pos < w->n && (unsigned char)w->s[w->pos] <= ' ')
+		w->pos++;
+}
+
+static void walk_eat(struct number_walk *w, char c)
+{
+	walk_ws(w);
+	if (w->pos < w->n && w->s[w->pos] == c)
+		w->pos++;
+	else
+		w->rc = CS_ESTATE;
+}
+
+/* Whether s[0..n) is what any reader prints for the number: an integer of
+ * at most 15 digits (a double holds it, and it prints as written). */
+static bool plain_integer(const char *s, size_t n)
+{
+	size_t i = n && s[0] == '-';
+	if (i == n || n - i > 15 || (s[i] == '0' && n - i > 1))
+		return false;
+	for (; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+/* The number at w->pos, kept on v when it is not plain and reads back as
+ * v's value (a check that the text still is the tree's). */
+static void walk_number(struct number_walk *w, cJSON *v)
+{
+	size_t start = w->pos;
+	while (w->pos < w->n && w->s[w->pos] && strchr("+-.0123456789eE", w->s[w->pos]))
+		w->pos++;
+	size_t len = w->pos - start;
+	char buf[64];
+	if (!len || len >= sizeof buf) { /* cJSON reads at most 63 characters of a number */
+		w->rc = len ? w->rc : CS_ESTATE;
+		return;
+	}
+	memcpy(buf, w->s + start, len);
+	buf[len] = '\0';
+	double back = strtod(buf, NULL);
+	if (!(back == v->valuedouble || (back != back && v->valuedouble != v->valuedouble))) {
+		w->rc = CS_ESTATE;
+		return;
+	}
+	if (plain_integer(buf, len))
+		return;
+	active_pool = w->pool;
+	char *copy = pool_alloc(len + 1);
+	active_pool = NULL;
+	if (!copy) {
+		w->rc = CS_ENOMEM;
+		return;
+	}
+	memcpy(copy, buf, len + 1);
+	v->valuestring = copy;
+}
+
+static void walk_value(struct number_walk *w, cJSON *v)
+{
+	walk_ws(w);
+	if (w->rc != CS_OK || w->pos >= w->n) {
+		w->rc = w->rc != CS_OK ? w->rc : CS_ESTATE;
+		return;
+	}
+	if (cJSON_IsString(v)) {
+		if (w->s[w->pos] != '"')
+			w->rc = CS_ESTATE;
+		w->pos = json_string_end(w->s, w->n, w->pos) + 1;
+	} else if (cJSON_IsNumber(v)) {
+		walk_number(w, v);
+	} else if (cJSON_IsArray(v) || cJSON_IsObject(v)) {
+		bool obj = cJSON_IsObject(v);
+		walk_eat(w, obj ? '{' : '[');
+		for (cJSON *c = v->child; c && w->rc == CS_OK; c = c->next) {
+			if (c != v->child)
+				walk_eat(w, ',');
+			if (obj) {
+				walk_ws(w);
+				if (w->pos >= w->n || w->s[w->pos] != '"') {
+					w->rc = CS_ESTATE;
+					break;
+				}
+				w->pos = json_string_end(w->s, w->n, w->pos) + 1;
+				walk_eat(w, ':');
+			}
+			walk_value(w, c);
+		}
+		walk_eat(w, obj ? '}' : ']');
+	} else { /* true, false, null */
+		while (w->pos < w->n && w->s[w->pos] >= 'a' && w->s[w->pos] <= 'z')
+			w->pos++;
+	}
+}
+
+int json_keep_number_text(struct json_doc *d)
+{
+	if (!d || !d->root || !d->data || d->lazy)
+		return CS_OK;
+	struct number_walk w = { .s = d->data, .n = d->len, .pool = &d->pool };
+	if (w.n >= 3 && !memcmp(w.s, "\xEF\xBB\xBF", 3))
+		w.pos = 3;
+	walk_value(&w, d->root);
+	return w.rc == CS_ENOMEM ? CS_ENOMEM : CS_OK;
+}
+
+const char *json_number_written(const cJSON *v)
+{
+	return cJSON_IsNumber(v) ? v->valuestring : NULL;
 }

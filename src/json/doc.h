@@ -63,7 +63,8 @@ void jpath_format(const struct jpath *p, char *buf, size_t n);
 
 /* Parses data (borrowed; keep it alive while errors may be formatted).
  * CS_ESYNTAX with line and column; CS_ELIMIT past JSON_MAX_DEPTH;
- * CS_ESYNTAX for a \u0000 escape in a string (cJSON would silently cut the
+ * CS_ESYNTAX for a \u0000 escape or a raw NUL byte in a string, at its
+ * place (cJSON would silently cut the
  * string there); CS_ESTRUCT, with its path, for a key that appears twice
  * in one object (cJSON keeps both; other readers take the last);
  * CS_ENOMEM. Free with json_doc_free (safe after failure). */
@@ -143,8 +144,8 @@ const char *json_iter_string_at(const struct json_iter *it, const char *key);
  * next call or json_iter_next. CS_ENOMEM. */
 int json_doc_element(struct json_doc *d, size_t start, const cJSON **el, struct cs_error *err);
 
-/* The byte offset of the first \u0000 escape inside a string of the JSON
- * text s[0..n) (the backslash), or -1. A \\u0000 (an escaped backslash and
+/* The byte offset of the first \u0000 escape (the backslash) or raw NUL
+ * byte inside a string of the JSON text s[0..n), or -1. A \\u0000 (an escaped backslash and
  * the letters) is not one. */
 long json_find_nul_escape(const char *s, size_t n);
 
@@ -202,5 +203,19 @@ const char *json_count_value(const cJSON *v, long *out);
  * bytes never reach the warning. */
 int json_get_count(const struct json_doc *d, long first_line, const cJSON *obj, const struct jpath *at,
 		   const char *key, long *out, char *warn, size_t n);
+
+/* Numbers as written, for a writer that gives a document back (a request's
+ * `dump`): walks d's text beside its tree (call it while the text is as
+ * parsed, before anything unescapes it in place) and keeps, in d's pool,
+ * the text of each number that is not a plain integer of at most 15 digits
+ * (1e999, 18446744073709551616, 0.7: a double would print them otherwise:
+ * null, 1.8446744073709552e+19, 0.69999999999999996). A number whose text
+ * does not read back as the tree's value stops the walk (the text changed):
+ * those after it are not kept. Not for a lazy document. CS_OK or CS_ENOMEM
+ * (then some numbers are not kept; the tree is whole either way). */
+int json_keep_number_text(struct json_doc *d);
+/* The text json_keep_number_text kept for the number v, else NULL (v not a
+ * number, or a plain integer, or not kept: print v->valuedouble). */
+const char *json_number_written(const cJSON *v);
 
 #endif

@@ -112,7 +112,7 @@ static bool tree_passes(const cJSON *v, size_t depth)
 int json_reuse_parse(struct json_reuse *r, struct json_doc *d, const char *data, size_t len, struct cs_error *err)
 {
 	*d = (struct json_doc){ .data = data, .len = len };
-	if (!has_u0000(data, len)) {
+	if (!has_u0000(data, len) && !memchr(data, 0, len)) { /* a raw NUL too: json_doc_parse tells it */
 		json_pool_reset(&r->pool);
 		const char *end = NULL;
 		cJSON *root = json_pool_parse(&r->pool, data, len, &end);

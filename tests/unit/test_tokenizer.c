@@ -382,7 +382,8 @@ static void test_rank_duplicates(void **state)
 }
 
 /* base64: whole groups and the tail, padding, both alphabets, and what is
- * not base64 (a stray character anywhere, a lone sixth digit). */
+ * not base64 (a stray character anywhere, a lone sixth digit, padding that
+ * is not exactly the last group's, bits left over). */
 static void test_base64(void **state)
 {
 	(void)state;
@@ -396,6 +397,10 @@ static void test_base64(void **state)
 		{ "YWJjZA", 4, "abcd" }, { "-_8=", 2, "\xfb\xff" }, { "+/8=", 2, "\xfb\xff" },
 		{ "YW=j", -1, NULL },   { "YW!j", -1, NULL },     { "YWJjYW!", -1, NULL }, { "Y WJ", -1, NULL },
 		{ "YWJjZGVmZ2hp", 9, "abcdefghi" },
+		/* over-padded, short of padding, or not the one spelling */
+		{ "YWJj=", -1, NULL },  { "YWJj==", -1, NULL },   { "YQ===", -1, NULL }, { "YQ=", -1, NULL },
+		{ "YWI==", -1, NULL },  { "=", -1, NULL },        { "====", -1, NULL },  { "YR==", -1, NULL },
+		{ "YWJ=", -1, NULL },   { "YWJ", -1, NULL },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		unsigned char out[32];

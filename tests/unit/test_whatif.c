@@ -14,6 +14,7 @@
 #include "whatif.h"
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #define SAMPLE "samples/manifest/bugfix/working-set.yml"
@@ -94,11 +95,53 @@ static void test_refusals_are_positioned(void **state)
 	free(dir);
 }
 
+/* An edits file's tokenizer is read as the command line's --tokenizer is:
+ * /dev/zero and a malformed rank file (an over-padded token) are refused
+ * at the edit's place, a good rank file is taken. */
+static void test_tokenizer_edit_checked(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	struct source *src = support_load(SAMPLE, NULL);
+	struct cs_error err;
+	char text[1024];
+	support_write(dir, "over-padded.tiktoken", "IQ== 0\nYWJj== 1\n");
+	FILE *f = fopen(support_path(dir, "good.tiktoken"), "w"); /* every byte, then "ab" */
+	assert_non_null(f);
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	for (int b = 0; b < 256; b++)
+		fprintf(f, "%c%c== %d\n", b64[b >> 2], b64[(b & 3) << 4], b);
+	fprintf(f, "YWI= 256\n");
+	fclose(f);
+	static const char *const values[] = { "/dev/zero", "over-padded.tiktoken", "good.tiktoken" };
+	for (int i = 0; i < 3; i++) {
+		char value[600];
+		snprintf(value, sizeof value, "%s", i ? support_path(dir, values[i]) : values[i]);
+		snprintf(text, sizeof text, "{\"ctxscope_edits\": 1, \"kind\": \"manifest\",\n"
+					    " \"edits\": [{\"setting\": \"tokenizer\", \"value\": \"%s\"}]}", value);
+		support_write(dir, "edits.json", text);
+		cs_error_clear(&err);
+		int rc = whatif_apply(src, support_path(dir, "edits.json"), &err);
+		if (i == 2) {
+			assert_int_equal(rc, CS_OK);
+			continue;
+		}
+		assert_int_equal(rc, CS_EUSAGE);
+		assert_string_equal(err.path, "edits[0]");
+		assert_int_equal(err.line, 2);
+		assert_non_null(strstr(err.message, i == 0 ? "not a regular file" : "line 2: not a .tiktoken rank file"));
+	}
+	source_free(src);
+	support_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_refusals_are_positioned),
+		cmocka_unit_test(test_tokenizer_edit_checked),
 	};
 	return cmocka_run_group_tests_name("whatif", tests, NULL, NULL);
 }

@@ -124,17 +124,26 @@ struct cc_subagent {
 	char name[320];        /* as shown: "agent-7c1e.jsonl", "<id>/subagents/agent-7c1e.jsonl" */
 	char session_id[128];  /* its lines' sessionId */
 	bool this_session;     /* that is this session's */
-	bool unreadable;
+	bool unreadable;       /* not read: why says why */
+	bool skipped;          /* ... because the total read of subagent files was used up */
+	char why[128];         /* "not read: 268435456 bytes, past the 64 MB ...", "could not be read: ..." */
+	char path[4096];       /* where it is */
+	size_t bytes;          /* its size when listed */
 	long lines, bad_lines, requests;
 	long in, cache_read, cache_write, out; /* recorded, each request's usage once */
+	long bad_counts;       /* usage values that are not counts (-5, 1.5, 1e999, "12"), not in the sums */
 };
 struct cc_subagents {
 	struct cc_subagent *items; /* by name (cs_malloc'd) */
 	size_t n;
 	long more;                 /* files past the ones listed */
+	long skipped;              /* listed files not read: the total read was used up */
+	size_t skipped_bytes;      /* their bytes */
 };
-/* Lists and reads them (for a report or the timeline; nothing for a
- * subagent's own file). CS_OK or CS_ENOMEM; free with cc_subagents_fini. */
+/* Lists them (at most 64) and reads them in name order while the total
+ * read stays under 64 MB, a file past it named and not read (for a report
+ * or the timeline; nothing for a subagent's own file). CS_OK or CS_ENOMEM;
+ * free with cc_subagents_fini. */
 int cc_subagents(const struct source *src, struct cc_subagents *list);
 void cc_subagents_fini(struct cc_subagents *list);
 /* report.c: the `subagent_files` section; timeline.c: the timeline with them. */

@@ -358,19 +358,23 @@ void cc_emit_subagents(struct emitter *em, const struct cc_subagents *list)
 		emit_key_str(em, "file", a->name);
 		emit_key_bool(em, "this_session", a->this_session);
 		if (a->unreadable) {
-			emit_key_str(em, "unreadable", "could not be read");
+			emit_key_str(em, "unreadable", a->why[0] ? a->why : "could not be read");
 		} else {
 			emit_key_int(em, "lines", a->lines);
 			if (a->bad_lines)
 				emit_key_int(em, "malformed_lines", a->bad_lines);
 			emit_key_int(em, "requests", a->requests);
 			emit_recorded(em, a->in, a->cache_read, a->cache_write, a->out);
+			if (a->bad_counts)
+				emit_key_int(em, "usage_values_not_counts", a->bad_counts);
 		}
 		emit_map_end(em);
 	}
 	emit_list_end(em);
 	if (list->more)
 		emit_key_int(em, "more_files_not_listed", list->more);
+	if (list->skipped)
+		emit_key_int(em, "files_not_read_past_the_total", list->skipped);
 	emit_map_end(em);
 }
 

@@ -12,22 +12,31 @@
 #include "base/strbuf.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#define SUBAGENT_MAX_FILES 64           /* listed; more are counted */
-#define SUBAGENT_MAX_BYTES (256u << 20) /* read of one file; a larger one is named, not read */
+#define SUBAGENT_MAX_FILES 64          /* listed; more are counted */
+#define SUBAGENT_MAX_TOTAL (64u << 20) /* read of them all, in name order; a file past it is named, not read */
+#define SUBAGENT_HEAD (1u << 20)       /* read of the session itself, for its sessionId */
 
 static const cJSON *get(const cJSON *obj, const char *key)
 {
 	return cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
 }
 
-static long num(const cJSON *obj, const char *key)
+/* obj[key] as a token count (json_count_value): 0 when absent, and when
+ * it is not a count (-5, 1.5, 1e999, "12"), which is counted in *bad. */
+static long num(const cJSON *obj, const char *key, long *bad)
 {
 	const cJSON *v = get(obj, key);
-	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 1e15 ? (long)v->valuedouble : 0;
+	long n = 0;
+	if (v && !cJSON_IsNull(v) && json_count_value(v, &n))
+		++*bad;
+	return n;
 }
 
 static bool is_agent_file(const char *name)
@@ -57,16 +66,18 @@ static void session_id(const char *data, size_t len, char *out, size_t size)
 	}
 }
 
-/* Reads one agent file: its lines, requests (assistant messages, merged by
- * message.id: the usage once) and the usage they recorded. */
+/* Reads one agent file, whose size the listing took (a file that grew
+ * since is read up to that size): its lines, requests (assistant messages,
+ * merged by message.id: the usage once) and the usage they recorded. */
 static void read_agent(const char *path, struct cc_subagent *a)
 {
 	char *data = NULL;
 	size_t len = 0;
 	struct cs_error err;
 	cs_error_clear(&err);
-	if (file_read(path, SUBAGENT_MAX_BYTES, &data, &len, NULL, &err) != CS_OK) {
+	if (file_read(path, a->bytes ? a->bytes : 1, &data, &len, NULL, &err) != CS_OK) {
 		a->unreadable = true;
+		snprintf(a->why, sizeof a->why, "could not be read: %.100s", err.message);
 		return;
 	}
 	struct jsonl j;
@@ -91,10 +102,10 @@ static void read_agent(const char *path, struct cc_subagent *a)
 		if (cJSON_IsString(type) && !strcmp(type->valuestring, "assistant") && cJSON_IsObject(u) &&
 		    !(cJSON_IsString(id) && !strcmp(id->valuestring, last_id))) {
 			a->requests++;
-			a->in += num(u, "input_tokens");
-			a->cache_read += num(u, "cache_read_input_tokens");
-			a->cache_write += num(u, "cache_creation_input_tokens");
-			a->out += num(u, "output_tokens");
+			a->in += num(u, "input_tokens", &a->bad_counts);
+			a->cache_read += num(u, "cache_read_input_tokens", &a->bad_counts);
+			a->cache_write += num(u, "cache_creation_input_tokens", &a->bad_counts);
+			a->out += num(u, "output_tokens", &a->bad_counts);
 			snprintf(last_id, sizeof last_id, "%s", cJSON_IsString(id) ? id->valuestring : "");
 		}
 		json_doc_free(&d);
@@ -107,7 +118,8 @@ static int by_name(const void *a, const void *b)
 	return strcmp(((const struct cc_subagent *)a)->name, ((const struct cc_subagent *)b)->name);
 }
 
-/* The agent files of one folder into list (at most cap). */
+/* The agent files of one folder into list (at most SUBAGENT_MAX_FILES):
+ * their names and sizes, nothing read yet. */
 static void scan(const char *dir, const char *shown_as, struct cc_subagents *list)
 {
 	DIR *d = opendir(dir);
@@ -124,11 +136,56 @@ static void scan(const char *dir, const char *shown_as, struct cc_subagents *lis
 		struct cc_subagent *a = &list->items[list->n++];
 		memset(a, 0, sizeof *a);
 		snprintf(a->name, sizeof a->name, "%s%s", shown_as, e->d_name);
-		char path[4096];
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		read_agent(path, a);
+		snprintf(a->path, sizeof a->path, "%s/%s", dir, e->d_name);
+		struct stat st;
+		if (stat(a->path, &st) != 0 || !S_ISREG(st.st_mode)) {
+			a->unreadable = true;
+			snprintf(a->why, sizeof a->why, "not read: not a regular file");
+		} else {
+			a->bytes = (size_t)st.st_size;
+		}
 	}
 	closedir(d);
+}
+
+/* The files read in name order while the total allows: a file past what
+ * is left is named with its size, not read (64 sparse files of 256 MB
+ * took 106 s to read whole). */
+static void read_within(struct cc_subagents *list)
+{
+	size_t left = SUBAGENT_MAX_TOTAL;
+	for (size_t i = 0; i < list->n; i++) {
+		struct cc_subagent *a = &list->items[i];
+		if (a->unreadable)
+			continue;
+		if (a->bytes > left) {
+			a->unreadable = a->skipped = true;
+			snprintf(a->why, sizeof a->why, "not read: %zu bytes, past the %u MB read of subagent files in all",
+				 a->bytes, SUBAGENT_MAX_TOTAL >> 20);
+			list->skipped_bytes += a->bytes;
+			list->skipped++;
+			continue;
+		}
+		left -= a->bytes;
+		read_agent(a->path, a);
+	}
+}
+
+/* The sessionId of the session at path, from its first SUBAGENT_HEAD
+ * bytes (never the whole file again). */
+static void session_head_id(const char *path, char *id, size_t size)
+{
+	id[0] = '\0';
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0)
+		return;
+	char *buf = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? cs_malloc(SUBAGENT_HEAD) : NULL;
+	ssize_t n = buf ? read(fd, buf, SUBAGENT_HEAD) : -1;
+	close(fd);
+	if (n > 0)
+		session_id(buf, (size_t)n, id, size);
+	cs_free(buf);
 }
 
 int cc_subagents(const struct source *src, struct cc_subagents *list)
@@ -151,14 +208,10 @@ int cc_subagents(const struct source *src, struct cc_subagents *list)
 	snprintf(shown, sizeof shown, "%.*s/subagents/", (int)stem, base);
 	scan(sub, shown, list);
 	qsort(list->items, list->n, sizeof *list->items, by_name);
-	char *data = NULL;
-	size_t len = 0;
-	struct cs_error err;
-	cs_error_clear(&err);
+	read_within(list);
 	char id[128] = "";
-	if (list->n && file_read(src->path, SUBAGENT_MAX_BYTES, &data, &len, NULL, &err) == CS_OK)
-		session_id(data, len, id, sizeof id);
-	cs_free(data);
+	if (list->n)
+		session_head_id(src->path, id, sizeof id);
 	for (size_t i = 0; i < list->n; i++)
 		list->items[i].this_session = id[0] && !strcmp(id, list->items[i].session_id);
 	return CS_OK;

@@ -42,12 +42,12 @@ int cc_timeline_text(const struct source *src, unsigned text_flags, struct strbu
 		sb_puts(out, "    ");
 		utf8_sanitize(out, a->name, strlen(a->name), text_flags);
 		if (a->unreadable)
-			sb_puts(out, ": could not be read\n");
+			sb_printf(out, ": %s\n", a->why[0] ? a->why : "could not be read");
 		else
-			sb_printf(out, "%s: %ld request%s, recorded input %s (%s read), output %s\n",
+			sb_printf(out, "%s: %ld request%s, recorded input %s (%s read), output %s%s\n",
 				  a->this_session ? "" : " (another session's)", a->requests, a->requests == 1 ? "" : "s",
 				  fmt_thousands(x, a->in + a->cache_read + a->cache_write), fmt_thousands(y, a->cache_read),
-				  fmt_thousands(z, a->out));
+				  fmt_thousands(z, a->out), a->bad_counts ? " (some usage values are not counts)" : "");
 	}
 	if (list.more)
 		sb_printf(out, "    and %ld more\n", list.more);

@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 static uint64_t hash_str(const char *s)
@@ -103,6 +104,10 @@ static int read_time(struct loader *L, const cJSON *obj, const struct jpath *at,
 	*out = LOOM_NO_TIME;
 	if (!v || cJSON_IsNull(v))
 		return CS_OK;
+	if (cJSON_IsNumber(v) && !(fabs(v->valuedouble) <= JSON_MAX_WHOLE)) /* 1e300, NaN: no long long holds it */
+		return json_fail(&L->doc, L->err, CS_ELIMIT, at, "createdAt",
+				 "%g is no time in milliseconds (at most %.0f either way)", v->valuedouble,
+				 (double)JSON_MAX_WHOLE);
 	if (cJSON_IsNumber(v)) {
 		*out = (long long)v->valuedouble;
 		return CS_OK;

@@ -619,6 +619,8 @@ int request_load(struct source *src, const char *data, size_t len, struct cs_err
 				       json_type_name(d.root));
 		if (rc == CS_OK)
 			rc = take_request(src, m, &d, d.root, err);
+		if (rc == CS_OK) /* the body's numbers as written, for dump (its text is still as parsed) */
+			rc = json_keep_number_text(&m->doc) == CS_OK ? CS_OK : cs_error_nomem(err);
 		json_doc_free(&d);
 	}
 	if (rc == CS_OK && m->is_log) {
@@ -648,7 +650,7 @@ static int body_from(struct source *src, struct request_model *m, struct json_do
 		m->doc = *whole;
 		m->body = rec.body;
 		memset(whole, 0, sizeof *whole);
-		return CS_OK;
+		return json_keep_number_text(&m->doc); /* for dump, while the text is there */
 	}
 	if (!rec.body_text)
 		return CS_OK;
@@ -657,6 +659,8 @@ static int body_from(struct source *src, struct request_model *m, struct json_do
 	int rc = json_doc_parse(&m->doc, rec.body_text, strlen(rec.body_text), &e);
 	if (rc == CS_OK && cJSON_IsObject(m->doc.root))
 		m->body = m->doc.root;
+	if (rc == CS_OK)
+		rc = json_keep_number_text(&m->doc);
 	return rc == CS_ENOMEM ? rc : CS_OK;
 }
 

@@ -59,7 +59,10 @@ void request_json(struct strbuf *out, const cJSON *v, int indent, int depth, boo
 	if (cJSON_IsString(v)) {
 		json_quote(out, v->valuestring, strlen(v->valuestring));
 	} else if (cJSON_IsNumber(v)) {
-		json_number(out, v->valuedouble);
+		if (json_number_written(v)) /* as written (json_keep_number_text) */
+			sb_puts(out, json_number_written(v));
+		else
+			json_number(out, v->valuedouble);
 	} else if (cJSON_IsBool(v)) {
 		sb_puts(out, cJSON_IsTrue(v) ? "true" : "false");
 	} else if (cJSON_IsArray(v) || cJSON_IsObject(v)) {
