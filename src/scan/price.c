@@ -3,6 +3,7 @@
 #include "scan/scan_priv.h"
 
 #include "base/alloc.h"
+#include "models.h"
 #include "kinds/request/request.h"
 
 #include <string.h>
@@ -38,7 +39,8 @@ bool scan_prices(const char *model, struct scan_price *p)
 	if (!known || f->price_per_mtok < 0)
 		return false;
 	p->input = f->price_per_mtok;
-	p->output = 5 * f->price_per_mtok;
+	const struct model_info *mi = model_lookup(model); /* the output price is the model table's */
+	p->output = mi && mi->output >= 0 ? mi->output : 5 * f->price_per_mtok;
 	return true;
 }
 
