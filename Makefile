@@ -318,15 +318,15 @@ valgrind: $(REL)/ctxscope
 	@tests/valgrind.sh $(REL)/ctxscope
 
 # ---- the man pages ----------------------------------------------------------
-# ctxscope(1) is doc/ctxscope.1 (roff) with doc/guide.md put in; ctxscope-
-# formats(5) is doc/formats.md and doc/kinds.md (Markdown, read on the web
-# too), through doc/md2man.awk. tests/doc/run builds them the same way and
+# ctxscope(1) is ui/doc/ctxscope.1 (roff) with ui/doc/guide.md put in; ctxscope-
+# formats(5) is ui/doc/formats.md and ui/doc/kinds.md (Markdown, read on the web
+# too), through ui/doc/md2man.awk. tests/doc/run builds them the same way and
 # checks groff reads them without a warning.
-MAN_SRC := doc/ctxscope.1 doc/guide.md doc/formats.md doc/kinds.md doc/md2man.awk doc/mkman.sh
+MAN_SRC := ui/doc/ctxscope.1 ui/doc/guide.md ui/doc/formats.md ui/doc/kinds.md ui/doc/md2man.awk ui/doc/mkman.sh
 man: $(BUILD)/man/ctxscope.1
 $(BUILD)/man/ctxscope.1: $(MAN_SRC)
 	@echo "  MAN     $(@D)"
-	$(Q)doc/mkman.sh $(@D) $(VERSION)
+	$(Q)ui/doc/mkman.sh $(@D) $(VERSION)
 $(BUILD)/man/ctxscope-formats.5: $(BUILD)/man/ctxscope.1
 
 # ---- install --------------------------------------------------------------

@@ -129,7 +129,7 @@ void actions_help_offered(struct strbuf *out, const struct kind_ops *kind, bool 
 /* One help line in the table's layout: "  KEYS  name  help". */
 void actions_help_line(struct strbuf *out, const char *keys, const char *name, const char *help);
 
-/* The man page's KEYS entries are tagged from the tables (doc/ctxscope.1,
+/* The man page's KEYS entries are tagged from the tables (ui/doc/ctxscope.1,
  * checked by test_keys_themes): one tag line per action, in the table's
  * order, then each kind's own keys ('.BR j ", " Down "  (down)"'; a kind's
  * '.BR L "  (loom-aware; loom tree)"'). Appends to out. */

@@ -100,7 +100,7 @@ static void test_man_page_documents_every_action(void **state)
 	char *man = NULL;
 	size_t len = 0;
 	struct cs_error err;
-	assert_int_equal(file_read("doc/ctxscope.1", 0, &man, &len, NULL, &err), CS_OK);
+	assert_int_equal(file_read("ui/doc/ctxscope.1", 0, &man, &len, NULL, &err), CS_OK);
 	const char *missing = NULL;
 	for (int a = 0; a < ACT_COUNT && !missing; a++)
 		if (!strstr(man, action_name(a)))
@@ -113,7 +113,7 @@ static void test_man_page_documents_every_action(void **state)
 			missing = flags[i];
 	cs_free(man);
 	if (missing)
-		fail_msg("doc/ctxscope.1 does not mention %s", missing);
+		fail_msg("ui/doc/ctxscope.1 does not mention %s", missing);
 }
 
 /* The text between `from` and the next `to` in s (whitespace runs made one
@@ -147,7 +147,7 @@ static void test_man_page_keys_come_from_the_tables(void **state)
 	char *man = NULL;
 	size_t len = 0;
 	struct cs_error err;
-	assert_int_equal(file_read("doc/ctxscope.1", 0, &man, &len, NULL, &err), CS_OK);
+	assert_int_equal(file_read("ui/doc/ctxscope.1", 0, &man, &len, NULL, &err), CS_OK);
 	const char *a = strstr(man, "\n.SH KEYS\n"), *b = a ? strstr(a + 1, "\n.SH ") : NULL;
 	assert_non_null(a);
 	assert_non_null(b);
@@ -163,7 +163,7 @@ static void test_man_page_keys_come_from_the_tables(void **state)
 			fputs(sb_str(&want), f);
 			fclose(f);
 		}
-		fail_msg("doc/ctxscope.1's KEYS tags differ from the tables (want: /tmp/ctxscope-keys.roff):\n%s",
+		fail_msg("ui/doc/ctxscope.1's KEYS tags differ from the tables (want: /tmp/ctxscope-keys.roff):\n%s",
 			 sb_str(&got));
 	}
 	cs_free(man);
@@ -179,7 +179,7 @@ static void test_man_page_and_help_know_every_flag(void **state)
 	char *man = NULL;
 	size_t len = 0;
 	struct cs_error err;
-	assert_int_equal(file_read("doc/ctxscope.1", 0, &man, &len, NULL, &err), CS_OK);
+	assert_int_equal(file_read("ui/doc/ctxscope.1", 0, &man, &len, NULL, &err), CS_OK);
 	struct strbuf flags = STRBUF_INIT;
 	const char *a = strstr(man, "\n.SH FLAGS\n"), *b = a ? strstr(a + 1, "\n.SH ") : NULL;
 	assert_non_null(b);
@@ -189,7 +189,7 @@ static void test_man_page_and_help_know_every_flag(void **state)
 		char want[16];
 		snprintf(want, sizeof want, "\n.B %s%c\n", m->flag == '-' ? "\\" : "", m->flag);
 		if (!strstr(sb_str(&flags), want))
-			fail_msg("doc/ctxscope.1's FLAGS lack %c (%s)", m->flag, m->words);
+			fail_msg("ui/doc/ctxscope.1's FLAGS lack %c (%s)", m->flag, m->words);
 	}
 	assert_int_equal(n, 7); /* x - ~ * ! ? ^ */
 	cs_free(man);
@@ -204,7 +204,7 @@ static void test_intros_name_every_kind(void **state)
 	char *man = NULL, *readme = NULL;
 	size_t len = 0;
 	struct cs_error err;
-	assert_int_equal(file_read("doc/ctxscope.1", 0, &man, &len, NULL, &err), CS_OK);
+	assert_int_equal(file_read("ui/doc/ctxscope.1", 0, &man, &len, NULL, &err), CS_OK);
 	assert_int_equal(file_read("README.md", 0, &readme, &len, NULL, &err), CS_OK);
 	struct strbuf help = STRBUF_INIT, usage = STRBUF_INIT, desc = STRBUF_INIT, intro = STRBUF_INIT;
 	cli_usage(&usage);

@@ -208,7 +208,7 @@ static void test_help_and_man_page_list_every_setting(void **state)
 	char *man = NULL;
 	size_t len = 0;
 	struct cs_error err;
-	assert_int_equal(file_read("doc/ctxscope.1", 0, &man, &len, NULL, &err), CS_OK);
+	assert_int_equal(file_read("ui/doc/ctxscope.1", 0, &man, &len, NULL, &err), CS_OK);
 	bool found = strstr(man, sb_str(&block)) != NULL;
 	cs_free(man);
 	if (!found) {
@@ -217,7 +217,7 @@ static void test_help_and_man_page_list_every_setting(void **state)
 			fputs(sb_str(&block), f);
 			fclose(f);
 		}
-		fail_msg("doc/ctxscope.1's settings differ from the tables: put /tmp/ctxscope-settings.roff in its place");
+		fail_msg("ui/doc/ctxscope.1's settings differ from the tables: put /tmp/ctxscope-settings.roff in its place");
 	}
 	sb_fini(&help);
 	sb_fini(&block);
@@ -233,7 +233,7 @@ static void test_help_and_man_page_list_every_flag(void **state)
 	char *man = NULL;
 	size_t len = 0;
 	struct cs_error err;
-	assert_int_equal(file_read("doc/ctxscope.1", 0, &man, &len, NULL, &err), CS_OK);
+	assert_int_equal(file_read("ui/doc/ctxscope.1", 0, &man, &len, NULL, &err), CS_OK);
 	size_t n = 0;
 	for (const char *name; (name = cli_flag_name(n)); n++) {
 		char want[80];
@@ -251,7 +251,7 @@ static void test_help_and_man_page_list_every_flag(void **state)
 		sb_fini(&roff);
 		sb_fini(&entry);
 		if (!found)
-			fail_msg("doc/ctxscope.1 has no entry for --%s", name);
+			fail_msg("ui/doc/ctxscope.1 has no entry for --%s", name);
 	}
 	assert_true(n >= 19); /* the table, not an empty one */
 	assert_non_null(strstr(man, ".B ctxscope save"));

@@ -1,5 +1,5 @@
 /* counted.h: a whole request counted as the provider counts it (ctxscope-formats(5)
- * §8, issue 35): the text of its tools, system and messages by the model's
+ * §8): the text of its tools, system and messages by the model's
  * encoding (claude, approximate, for Claude models; o200k_base or
  * cl100k_base, exact, for OpenAI's), put together as the npm package
  * ai-tokenizer's `count` does with its per-model table (overhead.h): a base

@@ -130,7 +130,7 @@ static void emit_recorded(struct emitter *em, const struct request_model *m, siz
 	}
 	emit_key_int(em, "uncached", r->rec_uncached);
 	emit_key_int(em, "hit_rate_percent", f->hit_percent);
-	/* The same figures in the provider's own words (issue 35's schema). */
+	/* The same figures in the provider's own words (the counted/recorded schema). */
 	emit_key_int(em, "input", r->rec_uncached);
 	emit_key_int(em, "cache_read", r->rec_read);
 	emit_key_int(em, "cache_write", r->rec_write);

@@ -1,12 +1,12 @@
 #!/bin/sh
-# mkman.sh OUTDIR VERSION: the installed man pages from their sources in doc/.
-#   ctxscope(1)         doc/ctxscope.1 (roff, by hand: keys, flags, options,
+# mkman.sh OUTDIR VERSION: the installed man pages from their sources in ui/doc/.
+#   ctxscope(1)         ui/doc/ctxscope.1 (roff, by hand: keys, flags, options,
 #                       checked against the tables by the unit suites), with
-#                       doc/guide.md (the screen, the cache, exact counts,
+#                       ui/doc/guide.md (the screen, the cache, exact counts,
 #                       saving, safety) put in at its `.\" @GUIDE@` line
-#   ctxscope-formats(5) doc/formats.md (the input formats and every decision)
-#                       then doc/kinds.md (how ctxscope reads each kind)
-# The Markdown goes through doc/md2man.awk. Called by `make man` (and so by
+#   ctxscope-formats(5) ui/doc/formats.md (the input formats and every decision)
+#                       then ui/doc/kinds.md (how ctxscope reads each kind)
+# The Markdown goes through ui/doc/md2man.awk. Called by `make man` (and so by
 # `make install`) and by tests/doc/run; writes only into OUTDIR.
 set -eu
 out=$1

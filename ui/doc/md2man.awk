@@ -1,7 +1,7 @@
 # md2man.awk: the few Markdown shapes our documents use, as man(7) roff.
 #
 #   awk -v name=CTXSCOPE-FORMATS -v section=5 -v date=2026 -v source="ctxscope 0.1.0" \
-#       -v manual="File Formats" -f doc/md2man.awk doc/formats.md doc/kinds.md
+#       -v manual="File Formats" -f ui/doc/md2man.awk ui/doc/formats.md ui/doc/kinds.md
 #
 # With -v body=1 it writes a part of a page (no .TH, no NAME; '#' and '##'
 # both .SH), to be put into a page written by hand.
