@@ -179,6 +179,18 @@ int cc_fast_line(struct source *src, struct cc_model *m, struct json_pool *pool,
 void cc_scratch_fini(struct cc_scratch *s);
 /* requests.c: requests, units, prediction and pieces from the parsed lines. */
 int cc_build(struct source *src, struct cc_model *m, struct cs_error *err);
+
+/* pieces.c: every block of the conversation as a piece, named by its turn
+ * and what it is ("turn 12 · you", "result of Read src/parser.c"), led by
+ * the piece for what the file does not hold (CC_HIDDEN_PATH). */
+#define CC_HIDDEN_PATH "(not in the transcript)"
+int cc_make_pieces(struct source *src, struct cc_model *m);
+
+/* A line of a sidechain, unless the file is a subagent's own (whose lines all are). */
+static inline bool cc_sidechain(const struct cc_model *m, const struct cc_line *l)
+{
+	return l->sidechain && !m->subagent;
+}
 /* Makes request k (0-based) the current one: the predictions again (the
  * pieces stay: every request's blocks are pieces). */
 int cc_select(struct source *src, size_t k, struct cs_error *err);

@@ -36,7 +36,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define HIDDEN_PATH "(not in the transcript)"
 
 struct build {
 	struct source *src;
@@ -87,11 +86,6 @@ static int index_uuids(struct build *b)
 	return CS_OK;
 }
 
-static bool sidechain(const struct cc_model *m, const struct cc_line *l)
-{
-	return l->sidechain && !m->subagent;
-}
-
 /* The messages' lines (by message.id) and where each tool call's result
  * is, for the linearization. */
 static int index_messages(struct build *b)
@@ -104,7 +98,7 @@ static int index_messages(struct build *b)
 	for (size_t i = 0; i < m->nlines && rc == CS_OK; i++) {
 		const struct cc_line *l = &m->lines[i];
 		b->next_same[i] = STRMAP_NONE;
-		if (sidechain(m, l))
+		if (cc_sidechain(m, l))
 			continue;
 		size_t old;
 		if (l->type == CL_ASSISTANT && l->msg_id) {
@@ -160,7 +154,7 @@ static int mark_main(struct build *b)
 	size_t leaf = STRMAP_NONE, last = STRMAP_NONE;
 	for (size_t i = m->nlines; i-- > 0 && leaf == STRMAP_NONE;) {
 		const struct cc_line *l = &m->lines[i];
-		if (!conversation(l) || sidechain(m, l))
+		if (!conversation(l) || cc_sidechain(m, l))
 			continue;
 		if (last == STRMAP_NONE)
 			last = i;
@@ -172,10 +166,10 @@ static int mark_main(struct build *b)
 	m->last_request_line = leaf;
 	m->after_last = 0;
 	for (size_t i = leaf == STRMAP_NONE ? m->nlines : leaf + 1; i < m->nlines; i++)
-		m->after_last += conversation(&m->lines[i]) && !sidechain(m, &m->lines[i]);
+		m->after_last += conversation(&m->lines[i]) && !cc_sidechain(m, &m->lines[i]);
 	int rc = CS_OK;
 	for (size_t i = leaf, steps = 0; i != STRMAP_NONE && steps <= m->nlines; steps++) {
-		if (m->lines[i].main || sidechain(m, &m->lines[i]))
+		if (m->lines[i].main || cc_sidechain(m, &m->lines[i]))
 			break; /* a loop, or a parent on a sidechain */
 		m->lines[i].main = true;
 		m->compactions += m->lines[i].type == CL_BOUNDARY;
@@ -226,7 +220,7 @@ static int find_requests(struct build *b)
 	int rc = CS_OK;
 	for (size_t i = 0; i < m->nlines && rc == CS_OK; i++) {
 		const struct cc_line *l = &m->lines[i];
-		if (l->type != CL_ASSISTANT || sidechain(m, l))
+		if (l->type != CL_ASSISTANT || cc_sidechain(m, l))
 			continue;
 		size_t k = l->msg_id ? strmap_get(&ids, l->msg_id, strlen(l->msg_id)) : STRMAP_NONE;
 		if (k != STRMAP_NONE) {
@@ -286,7 +280,7 @@ static int walk_prompt(struct build *b, size_t first, size_t *n, long *boundary,
 			*boundary = (long)i;
 			break;
 		}
-		if (sidechain(m, &m->lines[i]))
+		if (cc_sidechain(m, &m->lines[i]))
 			break;
 		if (*n == b->cap_chain) {
 			size_t cap = b->cap_chain ? b->cap_chain * 2 : 64;
@@ -490,7 +484,7 @@ static int request_units(struct build *b, size_t k, bool replay)
 		return rc == CS_OK ? cs_error_nomem(b->err) : rc;
 	r->first_unit = m->req.nunits - 1;
 	r->nunits = 1;
-	*h = (struct req_unit){ .path = HIDDEN_PATH, .type = "system prompt and tools", .role = "system",
+	*h = (struct req_unit){ .path = CC_HIDDEN_PATH, .type = "system prompt and tools", .role = "system",
 				.text = "", .hash = 0x5eed, .layer = RL_SYSTEM, .message = -1 };
 	long msg = -1, j = 0;
 	const char *prev_id = NULL;
@@ -637,165 +631,6 @@ static int edit_causes(struct build *b)
 			return cs_error_nomem(b->err);
 	}
 	return CS_OK;
-}
-
-/* Every block of the conversation (sidechains aside) is a piece, so the
- * piece list stays the same whichever request is opened: the request's
- * assembly takes those in its prompt and drops the rest (compacted, later,
- * or on another branch). Ids name the place in the file,
- * "line5.content[0]" (shown in the detail pane, taken by --exclude);
- * labels say what a piece is: "turn 12 · you: ...", "turn 13 · Bash: git
- * status", "result of Read src/parser.c", "attachment: skill listing". */
-
-/* n bytes of s at most, whole characters, as one line: line breaks and
- * tabs as blanks, "..." when cut. */
-static void snip(struct strbuf *out, const char *s, size_t len, size_t n)
-{
-	if (!s)
-		return;
-	size_t k = len < n ? len : n;
-	while (k < len && k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
-		k--;
-	size_t from = out->len;
-	sb_append(out, s, k);
-	for (size_t i = from; i < out->len && !out->failed; i++)
-		if (out->data[i] == '\n' || out->data[i] == '\r' || out->data[i] == '\t')
-			out->data[i] = ' ';
-	if (k < len)
-		sb_puts(out, "...");
-}
-
-/* What a piece is, in words. */
-static void label_of(struct strbuf *out, const struct cc_model *m, const struct cc_line *l, const struct cc_block *blk,
-		     long turn, const struct cc_block *use)
-{
-	const char *type = blk->type;
-	if (type == cc_known_type("attachment")) {
-		sb_puts(out, "attachment: ");
-		for (const char *c = l->attach ? l->attach : "?"; *c && out->len < 80; c++)
-			sb_putc(out, *c == '_' ? ' ' : *c);
-		return;
-	}
-	if (type == cc_known_type("tool_result")) {
-		if (use && use->tool_name) {
-			sb_printf(out, "result of %.40s", use->tool_name);
-			if (use->summary) {
-				sb_puts(out, " ");
-				snip(out, use->summary, strlen(use->summary), 60);
-			}
-		} else {
-			sb_puts(out, "result of a tool call: ");
-			snip(out, blk->text, blk->text_len, 40);
-		}
-		return;
-	}
-	sb_printf(out, "turn %ld · ", turn);
-	if (type == cc_known_type("tool_use")) {
-		sb_printf(out, "%.40s: ", blk->tool_name ? blk->tool_name : "tool");
-		if (blk->summary)
-			snip(out, blk->summary, strlen(blk->summary), 60);
-		else
-			snip(out, blk->text, blk->text_len, 40);
-		return;
-	}
-	const char *who = l->compact_summary ? "compact summary" : type == cc_known_type("thinking") ? "thinking"
-							   : l->type == CL_ASSISTANT ? "Claude" : "you";
-	bool plain = type == cc_known_type("text") || type == cc_known_type("thinking") || type == cc_known_type("image");
-	sb_printf(out, "%s", who);
-	if (!plain)
-		sb_printf(out, " (%.40s)", type);
-	sb_puts(out, ": ");
-	snip(out, blk->text, blk->text_len, 40);
-	(void)m;
-}
-
-static int name_piece(struct source *src, struct piece *p, const struct cc_model *m, const struct cc_line *l,
-		      const struct cc_block *blk, size_t j, long turn, const struct cc_block *use)
-{
-	char id[64];
-	snprintf(id, sizeof id, "line%ld.content[%zu]", l->line, j);
-	struct strbuf sb = STRBUF_INIT;
-	label_of(&sb, m, l, blk, turn, use);
-	p->id = arena_strdup(&src->arena, id);
-	p->label = sb.failed ? NULL : arena_strndup(&src->arena, sb.len ? sb_str(&sb) : "", sb.len);
-	sb_fini(&sb);
-	return p->id && p->label ? CS_OK : CS_ENOMEM;
-}
-
-/* The part not in the transcript (system prompt, tools, reminders): a
- * piece of its own, first, so header, bars, list and timeline add up; its
- * tokens are the current request's (cc_hidden_piece_tokens). */
-#define HIDDEN_TEXT "[not in the transcript: Claude Code's system prompt, tool definitions and reminders]"
-
-static int hidden_piece(struct source *src)
-{
-	long i = source_add_piece(src);
-	if (i < 0 || source_adopt_piece_counted(src, i, HIDDEN_TEXT, strlen(HIDDEN_TEXT), strlen(HIDDEN_TEXT), 1,
-						 false) != CS_OK)
-		return CS_ENOMEM;
-	struct piece *p = &src->pieces[i];
-	p->role = "system";
-	p->kind_index = CC_HIDDEN_PIECE;
-	p->id = HIDDEN_PATH;
-	p->label = "not in the transcript: system prompt, tools, reminders (recorded less the estimate)";
-	return CS_OK;
-}
-
-/* The message a line starts or continues (the wire's, counted over the
- * file): a new one when the role changes or another assistant message
- * begins; an attachment goes with the user turn. */
-static long next_turn(const struct cc_line *l, const struct cc_line **prev, long turn)
-{
-	int role = l->type == CL_ASSISTANT;
-	const struct cc_line *q = *prev;
-	bool same = q && (q->type == CL_ASSISTANT) == role &&
-		    (!role || (l->msg_id && q->msg_id && !strcmp(l->msg_id, q->msg_id)));
-	*prev = l;
-	return same ? turn : turn + 1;
-}
-
-static int make_pieces(struct source *src, struct cc_model *m)
-{
-	struct strmap uses = STRMAP_INIT;
-	int rc = hidden_piece(src);
-	for (size_t bi = 0; bi < m->nblocks && rc == CS_OK; bi++) {
-		const struct cc_block *blk = &m->blocks[bi];
-		size_t old;
-		if (blk->tool_id && blk->type == cc_known_type("tool_use") && !sidechain(m, &m->lines[blk->line]) &&
-		    strmap_put(&uses, blk->tool_id, strlen(blk->tool_id), bi, &old) != 0)
-			rc = CS_ENOMEM;
-	}
-	const struct cc_line *prev = NULL;
-	long turn = 0;
-	size_t at_line = (size_t)-1;
-	for (size_t bi = 0; bi < m->nblocks && rc == CS_OK; bi++) {
-		struct cc_block *blk = &m->blocks[bi];
-		const struct cc_line *l = &m->lines[blk->line];
-		blk->piece = -1;
-		if (sidechain(m, l) || (l->type != CL_USER && l->type != CL_ASSISTANT && l->type != CL_ATTACH))
-			continue;
-		if (blk->line != at_line) {
-			at_line = blk->line;
-			turn = next_turn(l, &prev, turn);
-		}
-		long i = source_add_piece(src);
-		if (i < 0 || source_adopt_piece_counted(src, i, blk->text, blk->text_len, blk->code_points, blk->lines,
-							 blk->hidden) != CS_OK) {
-			rc = CS_ENOMEM;
-			break;
-		}
-		blk->piece = i;
-		struct piece *p = &src->pieces[i];
-		p->role = l->type == CL_ASSISTANT ? "assistant" : "user";
-		p->kind_index = bi;
-		if (blk->images)
-			p->tokens = blk->tokens; /* an image by its rule, not its text */
-		size_t u = blk->tool_id && blk->type == cc_known_type("tool_result")
-				   ? strmap_get(&uses, blk->tool_id, strlen(blk->tool_id)) : STRMAP_NONE;
-		rc = name_piece(src, p, m, l, blk, bi - l->first_block, turn, u != STRMAP_NONE ? &m->blocks[u] : NULL);
-	}
-	strmap_fini(&uses);
-	return rc;
 }
 
 #define GAP_WARNINGS 5 /* negative gaps named one by one; the rest counted */
@@ -1077,7 +912,7 @@ int cc_build(struct source *src, struct cc_model *m, struct cs_error *err)
 		m->req.provider = REQ_ANTHROPIC;
 		m->req.is_log = true;
 		/* the user's cache.yml figures for a model, as for a request log */
-		rc = request_user_facts(src, &m->req) == CS_OK && make_pieces(src, m) == CS_OK && unit_pieces(m) == CS_OK &&
+		rc = request_user_facts(src, &m->req) == CS_OK && cc_make_pieces(src, m) == CS_OK && unit_pieces(m) == CS_OK &&
 			     gap_warnings(src, m) == CS_OK && limit_warning(src, m) == CS_OK
 			     ? cc_select(src, cc_current_request(m), err)
 			     : cs_error_nomem(err);
