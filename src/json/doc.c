@@ -32,39 +32,6 @@ void jpath_format(const struct jpath *p, char *buf, size_t n)
 	buf[n - 1] = '\0';
 }
 
-/* The first \u0000 escape in the string body s[from, end) (the backslash),
- * or -1; memchr finds the backslashes, most strings have none. */
-static long nul_in(const char *s, size_t n, size_t from, size_t end)
-{
-	while (from < end) {
-		const char *q = memchr(s + from, '\\', end - from);
-		if (!q)
-			return -1;
-		size_t b = (size_t)(q - s);
-		if (b + 5 < n && s[b + 1] == 'u' && s[b + 2] == '0' && s[b + 3] == '0' && s[b + 4] == '0' && s[b + 5] == '0')
-			return (long)b;
-		from = b + 2; /* the escaped character */
-	}
-	return -1;
-}
-
-/* Whether the bytes \u0000 appear anywhere in s[0..n): when not, no string
- * needs nul_in (one search of the text instead of one per string). memchr
- * from backslash to backslash: glibc's memmem took 4% of a ledger's load. */
-static bool any_nul_escape(const char *s, size_t n)
-{
-	for (size_t from = 0; from < n;) {
-		const char *q = memchr(s + from, '\\', n - from);
-		if (!q)
-			return false;
-		size_t b = (size_t)(q - s);
-		if (n - b >= 6 && !memcmp(q, "\\u0000", 6))
-			return true;
-		from = b + 1;
-	}
-	return false;
-}
-
 /* The lazy array opening at s[at] when the last string of the top level,
  * s[key, key_end), names one of d's lazy keys; else NULL. */
 static struct json_span *lazy_open(struct json_doc *d, const char *s, size_t key, size_t key_end, size_t at)
@@ -93,7 +60,7 @@ static size_t prescan(const char *s, size_t n, bool stop_deep, size_t *deep_at, 
 	bool filled = false;           /* it has a value */
 	const char *z = memchr(s, 0, n);
 	long raw = z ? (long)(z - s) : -1;        /* the next raw NUL byte */
-	bool nul_seen = raw < 0 && !any_nul_escape(s, n); /* none to find */
+	bool nul_seen = raw < 0 && !json_may_hold_nul(s, n); /* none to find */
 	*nul = -1;
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
@@ -102,7 +69,7 @@ static size_t prescan(const char *s, size_t n, bool stop_deep, size_t *deep_at, 
 			if (!nul_seen) {
 				while (raw >= 0 && raw <= (long)i) /* one outside a string: cJSON refuses it */
 					raw = (z = memchr(s + raw + 1, 0, n - (size_t)raw - 1)) ? (long)(z - s) : -1;
-				long esc = nul_in(s, n, i + 1, e), in = raw >= 0 && raw < (long)e ? raw : -1;
+				long esc = json_string_nul(s, n, i + 1, e), in = raw >= 0 && raw < (long)e ? raw : -1;
 				*nul = esc < 0 ? in : in < 0 || esc < in ? esc : in;
 				nul_seen = *nul >= 0;
 			}
@@ -146,7 +113,8 @@ long json_find_nul_escape(const char *s, size_t n)
 /* The first key of obj that appears twice (its second occurrence), or NULL.
  * Small objects compare pairwise; large ones sort their keys (an object of
  * 100,000 keys must not cost 10^10 comparisons). *nomem on out of memory. */
-#define JSON_DUP_PAIRWISE_MAX 32 /* keys below which n^2/2 compares (first bytes mostly) beat a sort */
+#define JSON_DUP_PAIRWISE_MAX 32 /* keys up to which a key set (json/lex.h) beats a sort */
+_Static_assert(JSON_DUP_PAIRWISE_MAX <= JSON_KEYS_MAX, "a key set holds the keys");
 
 static int by_key(const void *a, const void *b)
 {
@@ -156,6 +124,23 @@ static int by_key(const void *a, const void *b)
 	return c ? c : (x < y ? -1 : x > y);
 }
 
+/* The repeat told for an object of at most JSON_DUP_PAIRWISE_MAX keys:
+ * of the keys that appear again, the first, at its first repeat. */
+static const cJSON *first_repeat(const cJSON *obj)
+{
+	struct json_keyset ks;
+	json_keyset_init(&ks);
+	const cJSON *dup = NULL, *it;
+	int first = JSON_KEYS_MAX;
+	cJSON_ArrayForEach(it, obj) if (it->string)
+	{
+		int was = json_keyset_add(&ks, it->string, strlen(it->string));
+		if (was >= 0 && was < first)
+			first = was, dup = it;
+	}
+	return dup;
+}
+
 static const cJSON *duplicate_key(const cJSON *obj, bool *nomem)
 {
 	size_t n = 0;
@@ -163,16 +148,8 @@ static const cJSON *duplicate_key(const cJSON *obj, bool *nomem)
 	cJSON_ArrayForEach(it, obj) n++;
 	if (n < 2)
 		return NULL;
-	if (n <= JSON_DUP_PAIRWISE_MAX) { /* the keys in an array: no list walked n^2/2 times */
-		const cJSON *item[JSON_DUP_PAIRWISE_MAX];
-		size_t k = 0;
-		cJSON_ArrayForEach(it, obj) if (it->string) item[k++] = it;
-		for (size_t a = 0; a < k; a++) /* the same one told as before: the first key's repeat */
-			for (size_t b = a + 1; b < k; b++)
-				if (item[a]->string[0] == item[b]->string[0] && !strcmp(item[a]->string, item[b]->string))
-					return item[b];
-		return NULL;
-	}
+	if (n <= JSON_DUP_PAIRWISE_MAX)
+		return first_repeat(obj);
 	const cJSON **keys = cs_reallocarray(NULL, n, sizeof *keys);
 	if (!keys) {
 		*nomem = true;
@@ -381,9 +358,7 @@ static size_t text_start(const char *s, size_t n)
 
 static size_t skip_ws(const char *s, size_t n, size_t p)
 {
-	while (p < n && (unsigned char)s[p] <= ' ') /* cJSON's white space */
-		p++;
-	return p;
+	return p < n ? (size_t)(json_ws_cjson(s + p, s + n) - s) : p;
 }
 
 /* The value at data[p] (white space skipped) parsed into pool; NULL with
@@ -881,14 +856,12 @@ const char *json_count_value(const cJSON *v, long *out)
  * as '?'), cut with "..." past what fits; "" when it is neither. */
 static void quote_raw(const char *s, size_t n, size_t at, char *buf, size_t cap)
 {
-	static const char num[] = "+-.0123456789eE";
 	bool str = at < n && s[at] == '"';
 	size_t end = at;
 	if (str)
 		end = json_string_end(s, n, at) + 1;
 	else
-		while (end < n && s[end] && strchr(num, s[end]))
-			end++;
+		end = (size_t)(json_number_chars(s + at, s + n) - s);
 	if (end > n)
 		end = n;
 	size_t k = 0, i = at, room = cap - 5; /* "...", a closing quote, the NUL */
@@ -952,8 +925,7 @@ struct number_walk {
 
 static void walk_ws(struct number_walk *w)
 {
-	while (w->pos < w->n && (unsigned char)w->s[w->pos] <= ' ')
-		w->pos++;
+	w->pos = skip_ws(w->s, w->n, w->pos);
 }
 
 static void walk_eat(struct number_walk *w, char c)
@@ -969,13 +941,8 @@ static void walk_eat(struct number_walk *w, char c)
  * at most 15 digits (a double holds it, and it prints as written). */
 static bool plain_integer(const char *s, size_t n)
 {
-	size_t i = n && s[0] == '-';
-	if (i == n || n - i > 15 || (s[i] == '0' && n - i > 1))
-		return false;
-	for (; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-	return true;
+	struct json_lex_num num;
+	return json_lex_number(s, s + n, &num) == s + n && !num.frac && !num.exp && !num.lead_zero && num.digits <= 15;
 }
 
 /* The number at w->pos, kept on v when it is not plain and reads back as
@@ -983,8 +950,7 @@ static bool plain_integer(const char *s, size_t n)
 static void walk_number(struct number_walk *w, cJSON *v)
 {
 	size_t start = w->pos;
-	while (w->pos < w->n && w->s[w->pos] && strchr("+-.0123456789eE", w->s[w->pos]))
-		w->pos++;
+	w->pos = (size_t)(json_number_chars(w->s + start, w->s + w->n) - w->s);
 	size_t len = w->pos - start;
 	char buf[64];
 	if (!len || len >= sizeof buf) { /* cJSON reads at most 63 characters of a number */

@@ -7,6 +7,7 @@
 #define CTXSCOPE_JSON_SCAN_H
 
 #include "base/error.h"
+#include "json/lex.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -31,20 +32,6 @@ long json_locate(const char *data, size_t len, const char *path);
  * escapes is not found) in the object whose '{' is at data[at], or -1. */
 long json_member_at(const char *data, size_t len, size_t at, const char *key);
 
-/* The body of a JSON string at s (past its opening quote; text a parse
- * took, so valid) unescaped in place as cJSON reads it, n the length of
- * cJSON's value (strlen: a \u with a bad hex digit reads as a NUL, where
- * cJSON's value ends), and s[n] set to NUL. It only shrinks, so nothing
- * past the closing quote is touched. The text is JSON no more: call it
- * only once nothing will read it as JSON again (errors included). */
-void json_unescape_in_place(char *s, size_t n);
-/* The index of the quote closing the string opened at s[open], or n when
- * it is unclosed (a quote after an odd run of backslashes is escaped). */
-size_t json_string_end(const char *s, size_t n, size_t open);
-/* The first quote, backslash or control character in a string's bytes
- * [q, end), or end; sixteen bytes a step where SSE2 is there. */
-const char *json_string_stop(const char *q, const char *end);
-
 /* A quick reader's place (the memory and ledger kinds' quick.c: an element
  * of the usual shape read straight from its bytes; anything else declined). */
 struct json_quick {
@@ -53,8 +40,7 @@ struct json_quick {
 /* Past cJSON's white space (any byte up to a space). */
 static inline void json_quick_ws(struct json_quick *q)
 {
-	while (q->p < q->end && (unsigned char)*q->p <= ' ')
-		q->p++;
+	q->p = json_ws_cjson(q->p, q->end);
 }
 /* Past white space and the byte c: false when c is not next. */
 static inline bool json_quick_eat(struct json_quick *q, char c)

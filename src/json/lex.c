@@ -1,0 +1,387 @@
+/* json/lex.c: the one JSON lexer (see json/lex.h). */
+#include "json/lex.h"
+
+#include "base/utf8.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+/* ---- strings ----------------------------------------------------------- */
+
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+int json_hex4(const char *p)
+{
+	int v = 0;
+	for (int i = 0; i < 4; i++) {
+		int d = hex_digit(p[i]);
+		if (d < 0)
+			return -1;
+		v = v << 4 | d;
+	}
+	return v;
+}
+
+/* The four hex digits after the \u at q, as flags read them; -1 bad. */
+static int u_value(const char *q, const char *end, unsigned flags)
+{
+	if (end - q < 6)
+		return -1;
+	int v = json_hex4(q + 2);
+	return v < 0 && (flags & JSON_LEX_CJSON_HEX) ? 0 : v;
+}
+
+static size_t fault_at(enum json_lex_fault *fault, enum json_lex_fault f)
+{
+	*fault = f;
+	return 0;
+}
+
+/* The \u escape at q: its code point into *cp (a surrogate pair joined),
+ * the bytes it takes, or 0 with *fault. */
+static size_t escape_u(const char *q, const char *end, unsigned flags, int32_t *cp, enum json_lex_fault *fault)
+{
+	if (flags & JSON_LEX_NO_U)
+		return fault_at(fault, JSON_LEX_U);
+	int first = u_value(q, end, flags);
+	if (first < 0)
+		return fault_at(fault, JSON_LEX_HEX);
+	if (first == 0 && (flags & JSON_LEX_NO_NUL))
+		return fault_at(fault, JSON_LEX_NUL);
+	*cp = first;
+	if (first < 0xD800 || first > 0xDFFF)
+		return 6;
+	if (!(flags & JSON_LEX_PAIRS)) {
+		*cp = 0xFFFD; /* a lone half read as text: never written (only unescaping checks pairs, cJSON's way) */
+		return 6;
+	}
+	if (first >= 0xDC00 || end - q < 12 || q[6] != '\\' || q[7] != 'u')
+		return fault_at(fault, JSON_LEX_SURROGATE);
+	int second = u_value(q + 6, end, flags);
+	if (second < 0xDC00 || second > 0xDFFF)
+		return fault_at(fault, second < 0 ? JSON_LEX_HEX : JSON_LEX_SURROGATE);
+	*cp = 0x10000 + (((first & 0x3FF) << 10) | (second & 0x3FF));
+	return 12;
+}
+
+size_t json_lex_escape(const char *q, const char *end, unsigned flags, char *out, size_t *len,
+		       enum json_lex_fault *fault)
+{
+	if (end - q < 2)
+		return fault_at(fault, JSON_LEX_UNCLOSED);
+	char c;
+	switch (q[1]) {
+	case '"': case '\\': case '/': c = q[1]; break;
+	case 'b': c = '\b'; break;
+	case 'f': c = '\f'; break;
+	case 'n': c = '\n'; break;
+	case 'r': c = '\r'; break;
+	case 't': c = '\t'; break;
+	case 'u': {
+		int32_t cp = 0;
+		size_t took = escape_u(q, end, flags, &cp, fault);
+		if (took)
+			*len = utf8_encode(cp, out);
+		return took;
+	}
+	default: return fault_at(fault, JSON_LEX_ESCAPE);
+	}
+	out[0] = c;
+	*len = 1;
+	return 2;
+}
+
+const char *json_string_stop(const char *q, const char *end)
+{
+#ifdef __SSE2__
+	const __m128i quote = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
+	for (; end - q >= 16; q += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)q);
+		__m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bs)),
+					   _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));
+		unsigned m = (unsigned)_mm_movemask_epi8(hit);
+		if (m)
+			return q + __builtin_ctz(m);
+	}
+#endif
+	for (; q < end; q++)
+		if (*q == '"' || *q == '\\' || (unsigned char)*q < 0x20)
+			return q;
+	return end;
+}
+
+static const char *string_fault(struct json_lex_str *out, enum json_lex_fault f, const char *at)
+{
+	out->fault = f;
+	out->at = at;
+	return NULL;
+}
+
+const char *json_lex_string(const char *p, const char *end, unsigned flags, struct json_lex_str *out)
+{
+	const char *q = p + 1;
+	*out = (struct json_lex_str){ .s = q };
+	for (;;) {
+		const char *stop = json_string_stop(q, end);
+		if ((flags & JSON_LEX_UTF8) && json_utf8_bad(q, (size_t)(stop - q)) < (size_t)(stop - q))
+			return string_fault(out, JSON_LEX_BAD_UTF8, q + json_utf8_bad(q, (size_t)(stop - q)));
+		q = stop;
+		if (q >= end)
+			return string_fault(out, JSON_LEX_UNCLOSED, p);
+		if (*q == '"')
+			break;
+		if ((unsigned char)*q < 0x20)
+			return string_fault(out, JSON_LEX_CONTROL, q);
+		char bytes[4];
+		size_t len, took = json_lex_escape(q, end, flags, bytes, &len, &out->fault);
+		if (!took)
+			return string_fault(out, out->fault, out->fault == JSON_LEX_UNCLOSED ? p : q);
+		out->esc++;
+		q += took;
+	}
+	out->n = (size_t)(q - out->s);
+	return q + 1;
+}
+
+const char *json_lex_unescape(const char *p, const char *end, unsigned flags, char *o, size_t *len,
+			      enum json_lex_fault *fault)
+{
+	const char *q = p + 1;
+	char *out = o;
+	for (;;) {
+#ifdef __SSE2__
+		const __m128i quote = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
+		while (end - q >= 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)q);
+			_mm_storeu_si128((__m128i *)(void *)o, v);
+			__m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bs)),
+						   _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));
+			unsigned m = (unsigned)_mm_movemask_epi8(hit);
+			if (m) {
+				q += __builtin_ctz(m);
+				o += __builtin_ctz(m);
+				break;
+			}
+			q += 16;
+			o += 16;
+		}
+#endif
+		while (q < end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
+			*o++ = *q++;
+		if (q >= end) {
+			*fault = JSON_LEX_UNCLOSED;
+			return NULL;
+		}
+		if ((unsigned char)*q < 0x20) {
+			*fault = JSON_LEX_CONTROL;
+			return NULL;
+		}
+		if (*q == '"') {
+			*len = (size_t)(o - out);
+			return q + 1;
+		}
+		size_t wrote, took = json_lex_escape(q, end, flags, o, &wrote, fault);
+		if (!took)
+			return NULL;
+		q += took;
+		o += wrote;
+	}
+}
+
+size_t json_string_end(const char *s, size_t n, size_t open)
+{
+	size_t from = open + 1;
+	while (from < n) {
+		const char *q = memchr(s + from, '"', n - from);
+		if (!q)
+			return n;
+		size_t at = (size_t)(q - s), back = 0;
+		while (at - back > open + 1 && s[at - back - 1] == '\\')
+			back++;
+		if (back % 2 == 0)
+			return at;
+		from = at + 1;
+	}
+	return n;
+}
+
+void json_unescape_in_place(char *s, size_t n)
+{
+	char *r = s, *w = s, *full = s + n;
+	while (w < full) {
+		/* n - (w - s) bytes to write, each taking at least one: none of
+		 * these raw bytes is past the closing quote */
+		char *b = memchr(r, '\\', (size_t)(full - w));
+		size_t run = b ? (size_t)(b - r) : (size_t)(full - w);
+		if (w != r)
+			memmove(w, r, run);
+		w += run;
+		r += run;
+		if (w == full)
+			break;
+		/* text cJSON took: an escape of the grammar, a \u pair where cJSON
+		 * wants one, within the next twelve bytes */
+		enum json_lex_fault fault;
+		size_t wrote, took = json_lex_escape(r, r + 12, JSON_LEX_PAIRS | JSON_LEX_CJSON_HEX, w, &wrote, &fault);
+		if (!took) { /* never for text cJSON took */
+			*w = *r;
+			took = wrote = 1;
+		}
+		w += wrote;
+		r += took;
+	}
+	*full = '\0';
+}
+
+long json_string_nul(const char *s, size_t n, size_t from, size_t to)
+{
+	while (from < to) {
+		const char *q = memchr(s + from, '\\', to - from);
+		if (!q)
+			return -1;
+		size_t b = (size_t)(q - s);
+		if (b + 5 < n && s[b + 1] == 'u' && s[b + 2] == '0' && s[b + 3] == '0' && s[b + 4] == '0' && s[b + 5] == '0')
+			return (long)b;
+		from = b + 2; /* the escaped character */
+	}
+	return -1;
+}
+
+/* A 'u' followed by a '0' is looked for sixteen bytes at a time with SSE2:
+ * the pair is rare in text, where a 'u' alone or a backslash is not. */
+bool json_may_hold_nul(const char *s, size_t n)
+{
+	size_t i = 1;
+	if (n < 6)
+		return false;
+#ifdef __SSE2__
+	const __m128i u = _mm_set1_epi8('u'), zero = _mm_set1_epi8('0');
+	for (; i + 17 <= n; i += 16) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 1));
+		unsigned hit = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, u), _mm_cmpeq_epi8(b, zero)));
+		for (; hit; hit &= hit - 1) {
+			size_t at = i + (size_t)__builtin_ctz(hit);
+			if (at + 5 <= n && !memcmp(s + at - 1, "\\u0000", 6))
+				return true;
+		}
+	}
+#endif
+	for (; i + 5 <= n; i++)
+		if (s[i] == 'u' && s[i + 1] == '0' && !memcmp(s + i - 1, "\\u0000", 6))
+			return true;
+	return false;
+}
+
+size_t json_utf8_bad(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		if (!((unsigned char)s[i] & 0x80)) {
+			i++;
+			continue;
+		}
+		int32_t cp;
+		size_t k = utf8_decode(s + i, n - i, &cp);
+		if (cp == UTF8_INVALID)
+			return i;
+		i += k;
+	}
+	return n;
+}
+
+/* ---- numbers ----------------------------------------------------------- */
+
+/* The fraction's digits into out's mantissa. */
+static const char *fraction(const char *p, const char *end, struct json_lex_num *out)
+{
+	for (; p < end && *p >= '0' && *p <= '9'; p++) {
+		out->mantissa = out->mantissa * 10 + (uint64_t)(*p - '0');
+		out->digits++;
+		out->frac_digits++;
+	}
+	return p;
+}
+
+static const char *number_fault(struct json_lex_num *out, const char *at, bool no_value)
+{
+	out->at = at;
+	out->no_value = no_value;
+	return NULL;
+}
+
+const char *json_lex_number(const char *p, const char *end, struct json_lex_num *out)
+{
+	*out = (struct json_lex_num){ .s = p };
+	out->neg = p < end && *p == '-';
+	p += out->neg;
+	const char *d = p;
+	bool big = false;
+	long long v = 0;
+	for (; p < end && *p >= '0' && *p <= '9'; p++) {
+		if (v > JSON_LEX_COUNT_MAX / 10) /* the next digit could take it past the limit */
+			big = true;
+		else
+			v = v * 10 + (*p - '0');
+		out->mantissa = out->mantissa * 10 + (uint64_t)(*p - '0');
+	}
+	if (p == d)
+		return number_fault(out, p, true);
+	out->digits = (int)(p - d);
+	out->lead_zero = *d == '0' && p - d > 1;
+	if (p < end && *p == '.') {
+		out->frac = true;
+		const char *f = ++p;
+		p = fraction(p, end, out);
+		if (p == f)
+			return number_fault(out, p, false);
+	}
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		out->exp = true;
+		p++;
+		if (p < end && (*p == '+' || *p == '-'))
+			p++;
+		const char *e = p;
+		while (p < end && *p >= '0' && *p <= '9')
+			p++;
+		if (p == e)
+			return number_fault(out, p, false);
+	}
+	out->n = (size_t)(p - out->s);
+	out->count = !out->neg && !out->frac && !out->exp && !big;
+	out->value = v;
+	return p;
+}
+
+const char *json_number_chars(const char *p, const char *end)
+{
+	while (p < end && ((*p >= '0' && *p <= '9') || *p == '+' || *p == '-' || *p == '.' || *p == 'e' || *p == 'E'))
+		p++;
+	return p;
+}
+
+/* ---- keys -------------------------------------------------------------- */
+
+static unsigned key_bit(const char *s, size_t n)
+{
+	const unsigned char *k = (const unsigned char *)s;
+	return (unsigned)(n * 11u + (n ? k[0] * 5u + (n > 1 ? k[1] * 3u : 0u) + k[n - 1] : 0u)) & 63u;
+}
+
+int json_keyset_add(struct json_keyset *ks, const char *s, size_t n)
+{
+	unsigned bit = key_bit(s, n);
+	if (ks->seen & (1ull << bit))
+		for (size_t i = 0; i < ks->n; i++)
+			if (ks->len[i] == n && !memcmp(ks->k[i], s, n))
+				return (int)i;
+	if (ks->n == JSON_KEYS_MAX)
+		return JSON_KEY_FULL;
+	ks->seen |= 1ull << bit;
+	ks->k[ks->n] = s;
+	ks->len[ks->n++] = n;
+	return JSON_KEY_NEW;
+}
