@@ -1,12 +1,12 @@
 /* lines.c: one Claude Code session line's few fields, read straight from
- * its bytes (scan.h): no tree, no unescaping. Strings are found with the
- * JSON layer's string scanner (json_string_stop) and kept as their raw
+ * its bytes (scan.h): no tree, no unescaping. Strings and numbers are
+ * read by the one JSON lexer (json/lex.h), strings kept as their raw
  * bytes; values the scan does not need are stepped over with their nesting
  * counted. A line that is not JSON (an unclosed string or bracket, a bad
  * literal) is refused with the column where it went wrong. */
 #include "scan/lines.h"
 
-#include "json/scan.h"
+#include "json/lex.h"
 
 #include <string.h>
 
@@ -19,8 +19,7 @@ struct jw {
 
 static void ws(struct jw *w)
 {
-	while (w->p < w->end && (*w->p == ' ' || *w->p == '\t' || *w->p == '\r' || *w->p == '\n'))
-		w->p++;
+	w->p = json_ws(w->p, w->end);
 }
 
 static bool fail(struct jw *w, const char *why)
@@ -30,51 +29,24 @@ static bool fail(struct jw *w, const char *why)
 	return false;
 }
 
-static bool hexes(const char *p, const char *end)
-{
-	if (end - p < 4)
-		return false;
-	for (int i = 0; i < 4; i++)
-		if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f') || (p[i] >= 'A' && p[i] <= 'F')))
-			return false;
-	return true;
-}
-
-/* The string at w->p (a quote): its raw bytes, w->p past it. */
+/* The string at w->p (a quote): its raw bytes, w->p past it. A fault is
+ * told at its place (an unclosed string at its opening quote). */
 static bool string_raw(struct jw *w, struct span *s)
 {
-	const char *q = w->p + 1;
-	s->s = q;
-	s->esc = false;
-	for (;;) {
-		q = json_string_stop(q, w->end);
-		if (q >= w->end)
-			return fail(w, "an unclosed string");
-		if (*q == '"')
-			break;
-		if ((unsigned char)*q < 0x20) {
-			w->p = q;
-			return fail(w, "a control character in a string");
-		}
-		s->esc = true;
-		if (q + 1 >= w->end)
-			return fail(w, "an unclosed string");
-		char e = q[1];
-		if (e == 'u') {
-			if (!hexes(q + 2, w->end)) {
-				w->p = q;
-				return fail(w, "a bad \\u escape");
-			}
-			q += 6;
-		} else if (strchr("\"\\/bfnrt", e) && e) {
-			q += 2;
-		} else {
-			w->p = q;
-			return fail(w, "a bad escape");
-		}
+	static const char *const why[] = {
+		[JSON_LEX_UNCLOSED] = "an unclosed string", [JSON_LEX_CONTROL] = "a control character in a string",
+		[JSON_LEX_ESCAPE] = "a bad escape",         [JSON_LEX_HEX] = "a bad \\u escape",
+	};
+	struct json_lex_str str;
+	const char *after = json_lex_string(w->p, w->end, 0, &str);
+	if (!after) {
+		w->p = str.at;
+		return fail(w, why[str.fault]);
 	}
-	s->n = (size_t)(q - s->s);
-	w->p = q + 1;
+	s->s = str.s;
+	s->n = str.n;
+	s->esc = str.esc != 0;
+	w->p = after;
 	return true;
 }
 
@@ -91,47 +63,19 @@ static bool literal(struct jw *w)
 	return fail(w, "not a JSON value");
 }
 
-/* A number; *integer says whether it is a whole non-negative one, *v its value. */
+/* A number; *integer says whether it is a whole non-negative one
+ * (json_lex_number's count), *v its value. */
 static bool number(struct jw *w, bool *integer, long long *v)
 {
-	const char *at = w->p;
-	bool neg = w->p < w->end && *w->p == '-';
-	if (neg)
-		w->p++;
-	const char *d = w->p;
-	long long val = 0;
-	bool big = false;
-	while (w->p < w->end && *w->p >= '0' && *w->p <= '9') {
-		if (val > (LLONG_MAX_SCAN - 9) / 10)
-			big = true;
-		else
-			val = val * 10 + (*w->p - '0');
-		w->p++;
+	struct json_lex_num num;
+	const char *after = json_lex_number(w->p, w->end, &num);
+	if (!after) {
+		w->p = num.at;
+		return fail(w, num.no_value ? "not a JSON value" : "a bad number");
 	}
-	if (w->p == d)
-		return fail(w, "not a JSON value");
-	bool frac = false;
-	if (w->p < w->end && *w->p == '.') {
-		frac = true;
-		w->p++;
-		if (w->p >= w->end || *w->p < '0' || *w->p > '9')
-			return fail(w, "a bad number");
-		while (w->p < w->end && *w->p >= '0' && *w->p <= '9')
-			w->p++;
-	}
-	if (w->p < w->end && (*w->p == 'e' || *w->p == 'E')) {
-		frac = true;
-		w->p++;
-		if (w->p < w->end && (*w->p == '+' || *w->p == '-'))
-			w->p++;
-		if (w->p >= w->end || *w->p < '0' || *w->p > '9')
-			return fail(w, "a bad number");
-		while (w->p < w->end && *w->p >= '0' && *w->p <= '9')
-			w->p++;
-	}
-	(void)at;
-	*integer = !neg && !frac && !big;
-	*v = val;
+	w->p = after;
+	*integer = num.count;
+	*v = num.value;
 	return true;
 }
 
