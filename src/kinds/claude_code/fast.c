@@ -193,27 +193,33 @@ static bool key_new(struct json_keyset *ks, const struct span *k)
 
 static bool value(struct fast *f, uint64_t *h);
 
-/* The next member's key (after a comma unless first); *done at the '}'. */
-static bool member(struct fast *f, struct json_keyset *ks, bool first, struct span *k, bool *done)
+/* An object's members in turn (its '{' taken): the keys seen, to refuse
+ * one written twice. */
+struct members {
+	struct json_keyset ks;
+	bool first;
+};
+
+static void members_init(struct members *it)
 {
-	*done = false;
+	json_keyset_init(&it->ks);
+	it->first = true;
+}
+
+/* The next member's key into *k, f->p at its value: 1; 0 past the '}';
+ * -1 to decline. */
+static int next_member(struct fast *f, struct members *it, struct span *k)
+{
 	blanks(f);
-	if (f->p < f->end && *f->p == '}' && first) {
+	if (f->p < f->end && *f->p == '}') {
 		f->p++;
-		*done = true;
-		return true;
+		return 0;
 	}
-	if (!first) {
-		if (f->p < f->end && *f->p == '}') {
-			f->p++;
-			*done = true;
-			return true;
-		}
-		if (!eat(f, ','))
-			return false;
-		blanks(f);
-	}
-	return f->p < f->end && *f->p == '"' && string_span(f, k) && key_new(ks, k) && eat(f, ':');
+	if (!it->first && !eat(f, ','))
+		return -1;
+	it->first = false;
+	blanks(f);
+	return f->p < f->end && *f->p == '"' && string_span(f, k) && key_new(&it->ks, k) && eat(f, ':') ? 1 : -1;
 }
 
 /* A key's hash as hash_node's: its bytes and the NUL after them. */
@@ -229,20 +235,14 @@ static bool hash_key(struct fast *f, const struct span *k, uint64_t *h)
 
 static bool object(struct fast *f, uint64_t *h)
 {
-	struct json_keyset ks;
-	json_keyset_init(&ks);
+	struct members it;
 	struct span k;
-	bool done;
-	for (bool first = true;; first = false) {
-		if (!member(f, &ks, first, &k, &done))
+	int more;
+	members_init(&it);
+	while ((more = next_member(f, &it, &k)) > 0)
+		if ((h && !hash_key(f, &k, h)) || !value(f, h))
 			return false;
-		if (done)
-			return true;
-		if (h && !hash_key(f, &k, h))
-			return false;
-		if (!value(f, h))
-			return false;
-	}
+	return more == 0;
 }
 
 static bool array(struct fast *f, uint64_t *h)
@@ -347,17 +347,13 @@ static bool bulk_string(struct fast *f, struct cc_model *m, const char **out, si
 /* One block object's members, hashed as hash_node hashes its tree. */
 static bool block_walk(struct fast *f, struct cc_model *m, struct block_seen *bs, uint64_t *h)
 {
-	struct json_keyset ks;
-	json_keyset_init(&ks);
+	struct members it;
 	struct span k;
-	bool done;
+	int more;
+	members_init(&it);
 	f->depth++;
 	*h = hash_byte('o', *h);
-	for (bool first = true;; first = false) {
-		if (!member(f, &ks, first, &k, &done))
-			return false;
-		if (done)
-			break;
+	while ((more = next_member(f, &it, &k)) > 0) {
 		if (!hash_key(f, &k, h))
 			return false;
 		blanks(f);
@@ -377,6 +373,8 @@ static bool block_walk(struct fast *f, struct cc_model *m, struct block_seen *bs
 			return false;
 		}
 	}
+	if (more < 0)
+		return false;
 	*h = hash_byte('}', *h);
 	f->depth--;
 	return true;
@@ -506,15 +504,11 @@ static bool count_value(struct fast *f, double *out)
  * names are names[0..n), into out[]. */
 static bool counts(struct fast *f, struct line_seen *ls, const char *const *names, int n, double *out, bool top)
 {
-	struct json_keyset ks;
-	json_keyset_init(&ks);
+	struct members it;
 	struct span k;
-	bool done;
-	for (bool first = true;; first = false) {
-		if (!member(f, &ks, first, &k, &done))
-			return false;
-		if (done)
-			return true;
+	int more;
+	members_init(&it);
+	while ((more = next_member(f, &it, &k)) > 0) {
 		int which = -1;
 		for (int i = 0; i < n; i++)
 			if (key_is(&k, names[i], strlen(names[i])))
@@ -533,6 +527,7 @@ static bool counts(struct fast *f, struct line_seen *ls, const char *const *name
 		if (!ok)
 			return false;
 	}
+	return more == 0;
 }
 
 static bool usage(struct fast *f, struct line_seen *ls)
@@ -550,16 +545,12 @@ static bool usage(struct fast *f, struct line_seen *ls)
 static int message(struct fast *f, struct source *src, struct cc_model *m, struct json_pool *pool,
 		   struct line_seen *ls, struct cs_error *err)
 {
-	struct json_keyset ks;
-	json_keyset_init(&ks);
+	struct members it;
 	struct span k;
-	bool done;
+	int more;
+	members_init(&it);
 	ls->message = true;
-	for (bool first = true;; first = false) {
-		if (!member(f, &ks, first, &k, &done))
-			return CC_FAST_DECLINED;
-		if (done)
-			return CS_OK;
+	while ((more = next_member(f, &it, &k)) > 0) {
 		int rc = CS_OK;
 		if (key_is(&k, "id", 2) || key_is(&k, "model", 5))
 			rc = string_field(f, &ls->f[k.n == 2 ? L_MSG_ID : L_MODEL], true) ? CS_OK : CC_FAST_DECLINED;
@@ -572,6 +563,7 @@ static int message(struct fast *f, struct source *src, struct cc_model *m, struc
 		if (rc != CS_OK)
 			return rc;
 	}
+	return more == 0 ? CS_OK : CC_FAST_DECLINED;
 }
 
 /* The top-level member k's value. */
@@ -682,16 +674,15 @@ int cc_fast_line(struct source *src, struct cc_model *m, struct json_pool *pool,
 	size_t first_block = m->nblocks;
 	scr->len = 0;
 	int rc = eat(&f, '{') ? CS_OK : CC_FAST_DECLINED;
-	struct json_keyset ks;
-	json_keyset_init(&ks);
+	struct members it;
 	struct span k;
-	bool done = false;
-	for (bool first = true; rc == CS_OK && !done; first = false) {
-		if (!member(&f, &ks, first, &k, &done))
+	int more = 1;
+	members_init(&it);
+	while (rc == CS_OK && more > 0)
+		if ((more = next_member(&f, &it, &k)) < 0)
 			rc = CC_FAST_DECLINED;
-		else if (!done)
+		else if (more)
 			rc = top_member(&f, src, m, pool, &ls, &k, err);
-	}
 	blanks(&f);
 	if (rc == CS_OK && f.p != f.end)
 		rc = CC_FAST_DECLINED;
