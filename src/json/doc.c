@@ -703,20 +703,16 @@ int json_fail(const struct json_doc *d, struct cs_error *err, enum cs_status cod
 
 const char *json_type_name(const cJSON *v)
 {
+	static const struct {
+		int types; /* cJSON's type bits */
+		const char *name;
+	} names[] = { { cJSON_String, "a string" }, { cJSON_Number, "a number" }, { cJSON_True | cJSON_False, "a boolean" },
+		      { cJSON_NULL, "null" },       { cJSON_Array, "an array" }, { cJSON_Object, "an object" } };
 	if (!v)
 		return "nothing";
-	if (cJSON_IsString(v))
-		return "a string";
-	if (cJSON_IsNumber(v))
-		return "a number";
-	if (cJSON_IsBool(v))
-		return "a boolean";
-	if (cJSON_IsNull(v))
-		return "null";
-	if (cJSON_IsArray(v))
-		return "an array";
-	if (cJSON_IsObject(v))
-		return "an object";
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (v->type & 0xFF & names[i].types)
+			return names[i].name;
 	return "something else";
 }
 
@@ -743,17 +739,29 @@ static int lookup(const struct json_doc *d, const cJSON *obj, const struct jpath
 	return CS_OK;
 }
 
+/* The member key of obj into *out when `is` holds for it (*out left as
+ * it was when absent or null and not required), else the error naming what
+ * was expected. */
+static int typed(const struct json_doc *d, const cJSON *obj, const struct jpath *at, const char *key, int required,
+		 const char *expected, cJSON_bool (*is)(const cJSON *), const cJSON **out, struct cs_error *err)
+{
+	const cJSON *v;
+	int rc = lookup(d, obj, at, key, required, expected, &v, err);
+	if (rc || !v)
+		return rc;
+	if (!is(v))
+		return json_fail(d, err, CS_ETYPE, at, key, "expected %s, got %s", expected, json_type_name(v));
+	*out = v;
+	return CS_OK;
+}
+
 int json_get_string(const struct json_doc *d, const cJSON *obj, const struct jpath *at, const char *key,
 		    int required, const char **out, struct cs_error *err)
 {
-	const cJSON *v;
-	int rc = lookup(d, obj, at, key, required, "a string", &v, err);
-	if (rc || !v)
-		return rc;
-	if (!cJSON_IsString(v))
-		return json_fail(d, err, CS_ETYPE, at, key, "expected a string, got %s", json_type_name(v));
-	*out = v->valuestring;
-	return CS_OK;
+	const cJSON *v = NULL;
+	int rc = typed(d, obj, at, key, required, "a string", cJSON_IsString, &v, err);
+	*out = v ? v->valuestring : *out;
+	return rc;
 }
 
 /* v (present, not null) as a number. */
@@ -796,40 +804,22 @@ int json_get_long(const struct json_doc *d, const cJSON *obj, const struct jpath
 int json_get_bool(const struct json_doc *d, const cJSON *obj, const struct jpath *at, const char *key,
 		  int required, bool *out, struct cs_error *err)
 {
-	const cJSON *v;
-	int rc = lookup(d, obj, at, key, required, "true or false", &v, err);
-	if (rc || !v)
-		return rc;
-	if (!cJSON_IsBool(v))
-		return json_fail(d, err, CS_ETYPE, at, key, "expected true or false, got %s", json_type_name(v));
-	*out = cJSON_IsTrue(v);
-	return CS_OK;
+	const cJSON *v = NULL;
+	int rc = typed(d, obj, at, key, required, "true or false", cJSON_IsBool, &v, err);
+	*out = v ? cJSON_IsTrue(v) : *out;
+	return rc;
 }
 
 int json_get_array(const struct json_doc *d, const cJSON *obj, const struct jpath *at, const char *key,
 		   int required, const cJSON **out, struct cs_error *err)
 {
-	const cJSON *v;
-	int rc = lookup(d, obj, at, key, required, "an array", &v, err);
-	if (rc || !v)
-		return rc;
-	if (!cJSON_IsArray(v))
-		return json_fail(d, err, CS_ETYPE, at, key, "expected an array, got %s", json_type_name(v));
-	*out = v;
-	return CS_OK;
+	return typed(d, obj, at, key, required, "an array", cJSON_IsArray, out, err);
 }
 
 int json_get_object(const struct json_doc *d, const cJSON *obj, const struct jpath *at, const char *key,
 		    int required, const cJSON **out, struct cs_error *err)
 {
-	const cJSON *v;
-	int rc = lookup(d, obj, at, key, required, "an object", &v, err);
-	if (rc || !v)
-		return rc;
-	if (!cJSON_IsObject(v))
-		return json_fail(d, err, CS_ETYPE, at, key, "expected an object, got %s", json_type_name(v));
-	*out = v;
-	return CS_OK;
+	return typed(d, obj, at, key, required, "an object", cJSON_IsObject, out, err);
 }
 
 /* ---- token counts --------------------------------------------------------- */
