@@ -8,6 +8,7 @@
 
 #include "json/lex.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #define LINE_DEPTH 512 /* deeper is refused, as the JSON layer refuses it */
@@ -274,58 +275,39 @@ static bool on_attachment(struct jw *w, const struct span *k, struct line_fields
 	return skip(w);
 }
 
+/* The top level's string fields: a key's length and first byte tell most
+ * keys apart before any compare. */
+static const struct top_string {
+	const char *name;
+	size_t len;
+	size_t at; /* offsetof the span in struct line_fields */
+} top_strings[] = {
+	{ "type", 4, offsetof(struct line_fields, type) },
+	{ "timestamp", 9, offsetof(struct line_fields, timestamp) },
+	{ "uuid", 4, offsetof(struct line_fields, uuid) },
+	{ "parentUuid", 10, offsetof(struct line_fields, parent) },
+	{ "logicalParentUuid", 17, offsetof(struct line_fields, logical_parent) },
+	{ "sessionId", 9, offsetof(struct line_fields, session_id) },
+	{ "subtype", 7, offsetof(struct line_fields, subtype) },
+	{ "requestId", 9, offsetof(struct line_fields, request_id) },
+	{ "version", 7, offsetof(struct line_fields, version) },
+};
+
 static bool on_top(struct jw *w, const struct span *k, struct line_fields *lf)
 {
-	switch (k->n ? k->s[0] : 0) {
-	case 't':
-		if (key_is(k, "type"))
-			return str_or_skip(w, &lf->type);
-		if (key_is(k, "timestamp"))
-			return str_or_skip(w, &lf->timestamp);
-		break;
-	case 'u':
-		if (key_is(k, "uuid"))
-			return str_or_skip(w, &lf->uuid);
-		break;
-	case 'p':
-		if (key_is(k, "parentUuid"))
-			return str_or_skip(w, &lf->parent);
-		break;
-	case 'l':
-		if (key_is(k, "logicalParentUuid"))
-			return str_or_skip(w, &lf->logical_parent);
-		break;
-	case 'i':
-		if (key_is(k, "isSidechain")) {
-			lf->sidechain = (size_t)(w->end - w->p) >= 4 && !memcmp(w->p, "true", 4);
-			return skip(w);
-		}
-		break;
-	case 's':
-		if (key_is(k, "sessionId"))
-			return str_or_skip(w, &lf->session_id);
-		if (key_is(k, "subtype"))
-			return str_or_skip(w, &lf->subtype);
-		break;
-	case 'r':
-		if (key_is(k, "requestId"))
-			return str_or_skip(w, &lf->request_id);
-		break;
-	case 'v':
-		if (key_is(k, "version"))
-			return str_or_skip(w, &lf->version);
-		break;
-	case 'm':
-		if (key_is(k, "message"))
-			return object(w, on_message, lf);
-		break;
-	case 'a':
-		if (key_is(k, "attachment"))
-			return object(w, on_attachment, lf);
-		break;
-	default:
-		break;
+	for (size_t i = 0; i < sizeof top_strings / sizeof *top_strings; i++) {
+		const struct top_string *t = &top_strings[i];
+		if (k->n == t->len && k->s[0] == t->name[0] && !memcmp(k->s, t->name, t->len))
+			return str_or_skip(w, (struct span *)(void *)((char *)lf + t->at));
 	}
+	if (key_is(k, "isSidechain")) {
+		lf->sidechain = (size_t)(w->end - w->p) >= 4 && !memcmp(w->p, "true", 4);
+		return skip(w);
+	}
+	if (key_is(k, "message"))
+		return object(w, on_message, lf);
+	if (key_is(k, "attachment"))
+		return object(w, on_attachment, lf);
 	return skip(w);
 }
 
