@@ -9,21 +9,25 @@
 
 /* ---- strings ----------------------------------------------------------- */
 
-static int hex_digit(char c)
+/* Each byte's value as a hex digit, plus one (0: no hex digit). */
+static const unsigned char hex_of[256] = {
+	['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,  ['7'] = 8,
+	['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+static inline int hex4(const char *p)
 {
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+	const unsigned char *u = (const unsigned char *)p;
+	unsigned a = hex_of[u[0]], b = hex_of[u[1]], c = hex_of[u[2]], d = hex_of[u[3]];
+	if (!a || !b || !c || !d)
+		return -1;
+	return (int)((a - 1) << 12 | (b - 1) << 8 | (c - 1) << 4 | (d - 1));
 }
 
 int json_hex4(const char *p)
 {
-	int v = 0;
-	for (int i = 0; i < 4; i++) {
-		int d = hex_digit(p[i]);
-		if (d < 0)
-			return -1;
-		v = v << 4 | d;
-	}
-	return v;
+	return hex4(p);
 }
 
 /* The four hex digits after the \u at q, as flags read them; -1 bad. */
@@ -31,7 +35,7 @@ static int u_value(const char *q, const char *end, unsigned flags)
 {
 	if (end - q < 6)
 		return -1;
-	int v = json_hex4(q + 2);
+	int v = hex4(q + 2);
 	return v < 0 && (flags & JSON_LEX_CJSON_HEX) ? 0 : v;
 }
 
@@ -68,31 +72,33 @@ static size_t escape_u(const char *q, const char *end, unsigned flags, int32_t *
 	return 12;
 }
 
-size_t json_lex_escape(const char *q, const char *end, unsigned flags, char *out, size_t *len,
-		       enum json_lex_fault *fault)
+const char json_escape_byte[256] = { ['"'] = '"',   ['\\'] = '\\', ['/'] = '/',   ['b'] = '\b',
+				    ['f'] = '\f', ['n'] = '\n',  ['r'] = '\r', ['t'] = '\t' };
+
+/* The escape at q checked: its code point into *cp, the bytes it takes, or
+ * 0 with *fault. */
+static size_t escape_at(const char *q, const char *end, unsigned flags, int32_t *cp, enum json_lex_fault *fault)
 {
 	if (end - q < 2)
 		return fault_at(fault, JSON_LEX_UNCLOSED);
-	char c;
-	switch (q[1]) {
-	case '"': case '\\': case '/': c = q[1]; break;
-	case 'b': c = '\b'; break;
-	case 'f': c = '\f'; break;
-	case 'n': c = '\n'; break;
-	case 'r': c = '\r'; break;
-	case 't': c = '\t'; break;
-	case 'u': {
-		int32_t cp = 0;
-		size_t took = escape_u(q, end, flags, &cp, fault);
-		if (took)
-			*len = utf8_encode(cp, out);
-		return took;
+	char c = json_escape_byte[(unsigned char)q[1]];
+	if (c) {
+		*cp = (unsigned char)c;
+		return 2;
 	}
-	default: return fault_at(fault, JSON_LEX_ESCAPE);
-	}
-	out[0] = c;
-	*len = 1;
-	return 2;
+	if (q[1] != 'u')
+		return fault_at(fault, JSON_LEX_ESCAPE);
+	return escape_u(q, end, flags, cp, fault);
+}
+
+size_t json_lex_escape(const char *q, const char *end, unsigned flags, char *out, size_t *len,
+		       enum json_lex_fault *fault)
+{
+	int32_t cp = 0;
+	size_t took = escape_at(q, end, flags, &cp, fault);
+	if (took)
+		*len = utf8_encode(cp, out);
+	return took;
 }
 
 const char *json_string_stop(const char *q, const char *end)
@@ -121,10 +127,9 @@ static const char *string_fault(struct json_lex_str *out, enum json_lex_fault f,
 	return NULL;
 }
 
-const char *json_lex_string(const char *p, const char *end, unsigned flags, struct json_lex_str *out)
+const char *json_lex_string_from(const char *p, const char *q, const char *end, unsigned flags,
+				 struct json_lex_str *out)
 {
-	const char *q = p + 1;
-	*out = (struct json_lex_str){ .s = q };
 	for (;;) {
 		const char *stop = json_string_stop(q, end);
 		if ((flags & JSON_LEX_UTF8) && json_utf8_bad(q, (size_t)(stop - q)) < (size_t)(stop - q))
@@ -136,14 +141,15 @@ const char *json_lex_string(const char *p, const char *end, unsigned flags, stru
 			break;
 		if ((unsigned char)*q < 0x20)
 			return string_fault(out, JSON_LEX_CONTROL, q);
-		char bytes[4];
-		size_t len, took = json_lex_escape(q, end, flags, bytes, &len, &out->fault);
+		out->esc++;
+		int32_t cp;
+		size_t took = escape_at(q, end, flags, &cp, &out->fault);
 		if (!took)
 			return string_fault(out, out->fault, out->fault == JSON_LEX_UNCLOSED ? p : q);
-		out->esc++;
 		q += took;
 	}
 	out->n = (size_t)(q - out->s);
+	out->fault = JSON_LEX_OK;
 	return q + 1;
 }
 
@@ -184,6 +190,11 @@ const char *json_lex_unescape(const char *p, const char *end, unsigned flags, ch
 			*len = (size_t)(o - out);
 			return q + 1;
 		}
+		if (end - q >= 2 && json_escape_byte[(unsigned char)q[1]]) { /* the usual escape, without a call */
+			*o++ = json_escape_byte[(unsigned char)q[1]];
+			q += 2;
+			continue;
+		}
 		size_t wrote, took = json_lex_escape(q, end, flags, o, &wrote, fault);
 		if (!took)
 			return NULL;
@@ -192,22 +203,6 @@ const char *json_lex_unescape(const char *p, const char *end, unsigned flags, ch
 	}
 }
 
-size_t json_string_end(const char *s, size_t n, size_t open)
-{
-	size_t from = open + 1;
-	while (from < n) {
-		const char *q = memchr(s + from, '"', n - from);
-		if (!q)
-			return n;
-		size_t at = (size_t)(q - s), back = 0;
-		while (at - back > open + 1 && s[at - back - 1] == '\\')
-			back++;
-		if (back % 2 == 0)
-			return at;
-		from = at + 1;
-	}
-	return n;
-}
 
 void json_unescape_in_place(char *s, size_t n)
 {
@@ -223,8 +218,14 @@ void json_unescape_in_place(char *s, size_t n)
 		r += run;
 		if (w == full)
 			break;
-		/* text cJSON took: an escape of the grammar, a \u pair where cJSON
-		 * wants one, within the next twelve bytes */
+		char c = json_escape_byte[(unsigned char)r[1]];
+		if (c) { /* the usual escape, without a call */
+			*w++ = c;
+			r += 2;
+			continue;
+		}
+		/* text cJSON took: a \u escape, a pair where cJSON wants one,
+		 * within the next twelve bytes */
 		enum json_lex_fault fault;
 		size_t wrote, took = json_lex_escape(r, r + 12, JSON_LEX_PAIRS | JSON_LEX_CJSON_HEX, w, &wrote, &fault);
 		if (!took) { /* never for text cJSON took */
@@ -251,29 +252,20 @@ long json_string_nul(const char *s, size_t n, size_t from, size_t to)
 	return -1;
 }
 
-/* A 'u' followed by a '0' is looked for sixteen bytes at a time with SSE2:
- * the pair is rare in text, where a 'u' alone or a backslash is not. */
+/* memchr from backslash to backslash: most text has few, and glibc's
+ * memchr is quicker than any search for the pair (its memmem took 4% of a
+ * ledger's load). */
 bool json_may_hold_nul(const char *s, size_t n)
 {
-	size_t i = 1;
-	if (n < 6)
-		return false;
-#ifdef __SSE2__
-	const __m128i u = _mm_set1_epi8('u'), zero = _mm_set1_epi8('0');
-	for (; i + 17 <= n; i += 16) {
-		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 1));
-		unsigned hit = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, u), _mm_cmpeq_epi8(b, zero)));
-		for (; hit; hit &= hit - 1) {
-			size_t at = i + (size_t)__builtin_ctz(hit);
-			if (at + 5 <= n && !memcmp(s + at - 1, "\\u0000", 6))
-				return true;
-		}
-	}
-#endif
-	for (; i + 5 <= n; i++)
-		if (s[i] == 'u' && s[i + 1] == '0' && !memcmp(s + i - 1, "\\u0000", 6))
+	for (size_t from = 0; from < n;) {
+		const char *q = memchr(s + from, '\\', n - from);
+		if (!q)
+			return false;
+		size_t b = (size_t)(q - s);
+		if (n - b >= 6 && !memcmp(q, "\\u0000", 6))
 			return true;
+		from = b + 1;
+	}
 	return false;
 }
 
@@ -295,17 +287,6 @@ size_t json_utf8_bad(const char *s, size_t n)
 
 /* ---- numbers ----------------------------------------------------------- */
 
-/* The fraction's digits into out's mantissa. */
-static const char *fraction(const char *p, const char *end, struct json_lex_num *out)
-{
-	for (; p < end && *p >= '0' && *p <= '9'; p++) {
-		out->mantissa = out->mantissa * 10 + (uint64_t)(*p - '0');
-		out->digits++;
-		out->frac_digits++;
-	}
-	return p;
-}
-
 static const char *number_fault(struct json_lex_num *out, const char *at, bool no_value)
 {
 	out->at = at;
@@ -313,34 +294,44 @@ static const char *number_fault(struct json_lex_num *out, const char *at, bool n
 	return NULL;
 }
 
+/* Past the digits at p, each into *m (locals, not out's fields: the text
+ * is chars, which the compiler must assume may alias them). */
+static inline const char *digits(const char *p, const char *end, uint64_t *m)
+{
+	uint64_t v = *m;
+	for (; p < end && *p >= '0' && *p <= '9'; p++)
+		v = v * 10 + (uint64_t)(*p - '0');
+	*m = v;
+	return p;
+}
+
 const char *json_lex_number(const char *p, const char *end, struct json_lex_num *out)
 {
-	*out = (struct json_lex_num){ .s = p };
-	out->neg = p < end && *p == '-';
-	p += out->neg;
-	const char *d = p;
-	bool big = false;
-	long long v = 0;
-	for (; p < end && *p >= '0' && *p <= '9'; p++) {
-		if (v > JSON_LEX_COUNT_MAX / 10) /* the next digit could take it past the limit */
-			big = true;
-		else
-			v = v * 10 + (*p - '0');
-		out->mantissa = out->mantissa * 10 + (uint64_t)(*p - '0');
-	}
+	out->s = p;
+	bool neg = p < end && *p == '-';
+	const char *d = p + neg;
+	uint64_t m = 0;
+	p = digits(d, end, &m);
 	if (p == d)
 		return number_fault(out, p, true);
-	out->digits = (int)(p - d);
-	out->lead_zero = *d == '0' && p - d > 1;
-	if (p < end && *p == '.') {
-		out->frac = true;
+	const char *sig = d, *int_end = p; /* sig: the first digit that counts */
+	bool lead_zero = *d == '0' && p - d > 1;
+	while (lead_zero && sig < p - 1 && *sig == '0')
+		sig++;
+	/* at most JSON_LEX_COUNT_MAX: 19 digits or fewer (10^19 < 2^64: m is exact) */
+	bool fits = p - sig < 19 || (p - sig == 19 && m <= (uint64_t)JSON_LEX_COUNT_MAX);
+	out->value = fits ? (long long)m : 0;
+	bool frac = p < end && *p == '.', exp = false;
+	int frac_digits = 0;
+	if (frac) {
 		const char *f = ++p;
-		p = fraction(p, end, out);
+		p = digits(p, end, &m);
 		if (p == f)
 			return number_fault(out, p, false);
+		frac_digits = (int)(p - f);
 	}
 	if (p < end && (*p == 'e' || *p == 'E')) {
-		out->exp = true;
+		exp = true;
 		p++;
 		if (p < end && (*p == '+' || *p == '-'))
 			p++;
@@ -351,8 +342,14 @@ const char *json_lex_number(const char *p, const char *end, struct json_lex_num 
 			return number_fault(out, p, false);
 	}
 	out->n = (size_t)(p - out->s);
-	out->count = !out->neg && !out->frac && !out->exp && !big;
-	out->value = v;
+	out->neg = neg;
+	out->frac = frac;
+	out->exp = exp;
+	out->lead_zero = lead_zero;
+	out->mantissa = m;
+	out->digits = (int)(int_end - d) + frac_digits;
+	out->frac_digits = frac_digits;
+	out->count = !neg && !frac && !exp && fits;
 	return p;
 }
 

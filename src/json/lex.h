@@ -92,10 +92,41 @@ size_t json_lex_escape(const char *q, const char *end, unsigned flags, char *out
  * sixteen bytes a step where SSE2 is there. */
 const char *json_string_stop(const char *q, const char *end);
 
+/* What each escape letter of one byte stands for (0: none; \u apart). */
+extern const char json_escape_byte[256];
+
+/* The string whose opening quote is at p, checked by flags, into *out
+ * from q on (out->s and out->esc set for the bytes before q): the scanner
+ * itself; json_lex_string is its quick start. */
+const char *json_lex_string_from(const char *p, const char *q, const char *end, unsigned flags,
+				 struct json_lex_str *out);
+
 /* The string whose opening quote is at p, checked by flags, into *out.
  * Returns the byte past its closing quote, or NULL with out->fault and
- * out->at. */
-const char *json_lex_string(const char *p, const char *end, unsigned flags, struct json_lex_str *out);
+ * out->at. Inline: the usual string (text and one-byte escapes) is read
+ * here, anything else from where it starts by json_lex_string_from. */
+static inline const char *json_lex_string(const char *p, const char *end, unsigned flags, struct json_lex_str *out)
+{
+	const char *q = p + 1;
+	size_t esc = 0; /* a local: out's fields may alias the text */
+	out->s = q;
+	if (!(flags & JSON_LEX_UTF8))
+		for (;;) {
+			q = json_string_stop(q, end);
+			if (q < end && *q == '"') {
+				out->n = (size_t)(q - (p + 1));
+				out->esc = esc;
+				out->fault = JSON_LEX_OK;
+				return q + 1;
+			}
+			if (end - q < 2 || *q != '\\' || !json_escape_byte[(unsigned char)q[1]])
+				break;
+			esc++;
+			q += 2;
+		}
+	out->esc = esc;
+	return json_lex_string_from(p, q, end, flags, out);
+}
 
 /* The string whose opening quote is at p (before end) checked and
  * unescaped into o in one pass: the bytes past its closing quote, or NULL
@@ -109,7 +140,22 @@ const char *json_lex_unescape(const char *p, const char *end, unsigned flags, ch
 /* The index of the quote closing the string opened at s[open], or n when
  * it is unclosed (a quote after an odd run of backslashes is escaped): for
  * text already known to be JSON (memchr from quote to quote). */
-size_t json_string_end(const char *s, size_t n, size_t open);
+static inline size_t json_string_end(const char *s, size_t n, size_t open)
+{
+	size_t from = open + 1;
+	while (from < n) {
+		const char *q = memchr(s + from, '"', n - from);
+		if (!q)
+			return n;
+		size_t at = (size_t)(q - s), back = 0;
+		while (at - back > open + 1 && s[at - back - 1] == '\\')
+			back++;
+		if (back % 2 == 0)
+			return at;
+		from = at + 1;
+	}
+	return n;
+}
 
 /* The body of a JSON string at s (past its opening quote; text cJSON took)
  * unescaped in place as cJSON reads it, n the length of cJSON's value

@@ -9,24 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool json_quick_string(struct json_quick *q, const char **s, size_t *n, size_t *esc)
-{
-	json_quick_ws(q);
-	struct json_lex_str str;
-	const char *after = q->p < q->end && *q->p == '"' ? json_lex_string(q->p, q->end, JSON_LEX_NO_U, &str) : NULL;
-	if (!after)
-		return false;
-	*s = str.s;
-	*n = str.n;
-	*esc = str.esc;
-	q->p = after;
-	return true;
-}
-
 /* Past the grammar's white space from s[i]. */
 static size_t skip_ws(const char *s, size_t n, size_t i)
 {
-	return i < n ? (size_t)(json_ws(s + i, s + n) - s) : i;
+	while (i < n && json_is_ws(s[i]))
+		i++;
+	return i;
 }
 
 /* i at the opening quote; returns the index just past the closing quote, or

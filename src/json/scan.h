@@ -36,6 +36,8 @@ long json_member_at(const char *data, size_t len, size_t at, const char *key);
  * of the usual shape read straight from its bytes; anything else declined). */
 struct json_quick {
 	const char *p, *end;
+	struct json_lex_str str; /* the last string read */
+	struct json_lex_num num; /* the last number read */
 };
 /* Past cJSON's white space (any byte up to a space). */
 static inline void json_quick_ws(struct json_quick *q)
@@ -55,7 +57,18 @@ static inline bool json_quick_eat(struct json_quick *q, char c)
  * escaped), *n its bytes, *esc the escapes it holds (each one byte
  * unescaped). False, declined, on a raw control character, a \u or a bad
  * escape, or no closing quote. */
-bool json_quick_string(struct json_quick *q, const char **s, size_t *n, size_t *esc);
+static inline bool json_quick_string(struct json_quick *q, const char **s, size_t *n, size_t *esc)
+{
+	json_quick_ws(q);
+	const char *after = q->p < q->end && *q->p == '"' ? json_lex_string(q->p, q->end, JSON_LEX_NO_U, &q->str) : NULL;
+	if (!after)
+		return false;
+	*s = q->str.s;
+	*n = q->str.n;
+	*esc = q->str.esc;
+	q->p = after;
+	return true;
+}
 /* Past a member's key and its colon: the key's index in keys[0..nkeys),
  * marked in *seen (a bit each; nkeys <= 32); -1, declined, for a key
  * written with escapes, one not in keys, or one seen before. */

@@ -18,7 +18,7 @@ struct jw {
 	const char *why;
 };
 
-static void ws(struct jw *w)
+static inline void ws(struct jw *w)
 {
 	w->p = json_ws(w->p, w->end);
 }
@@ -32,7 +32,7 @@ static bool fail(struct jw *w, const char *why)
 
 /* The string at w->p (a quote): its raw bytes, w->p past it. A fault is
  * told at its place (an unclosed string at its opening quote). */
-static bool string_raw(struct jw *w, struct span *s)
+static inline bool string_raw(struct jw *w, struct span *s)
 {
 	static const char *const why[] = {
 		[JSON_LEX_UNCLOSED] = "an unclosed string", [JSON_LEX_CONTROL] = "a control character in a string",
@@ -275,40 +275,50 @@ static bool on_attachment(struct jw *w, const struct span *k, struct line_fields
 	return skip(w);
 }
 
-/* The top level's string fields: a key's length and first byte tell most
- * keys apart before any compare. */
+/* The top level's string fields, by first letter (on_top's ranges). */
 static const struct top_string {
 	const char *name;
 	size_t len;
 	size_t at; /* offsetof the span in struct line_fields */
 } top_strings[] = {
-	{ "type", 4, offsetof(struct line_fields, type) },
+	{ "type", 4, offsetof(struct line_fields, type) }, /* 0 */
 	{ "timestamp", 9, offsetof(struct line_fields, timestamp) },
-	{ "uuid", 4, offsetof(struct line_fields, uuid) },
-	{ "parentUuid", 10, offsetof(struct line_fields, parent) },
-	{ "logicalParentUuid", 17, offsetof(struct line_fields, logical_parent) },
-	{ "sessionId", 9, offsetof(struct line_fields, session_id) },
+	{ "uuid", 4, offsetof(struct line_fields, uuid) }, /* 2 */
+	{ "parentUuid", 10, offsetof(struct line_fields, parent) }, /* 3 */
+	{ "logicalParentUuid", 17, offsetof(struct line_fields, logical_parent) }, /* 4 */
+	{ "sessionId", 9, offsetof(struct line_fields, session_id) }, /* 5 */
 	{ "subtype", 7, offsetof(struct line_fields, subtype) },
-	{ "requestId", 9, offsetof(struct line_fields, request_id) },
-	{ "version", 7, offsetof(struct line_fields, version) },
+	{ "requestId", 9, offsetof(struct line_fields, request_id) }, /* 7 */
+	{ "version", 7, offsetof(struct line_fields, version) }, /* 8 */
 };
+
+/* k's value into its field when k is one of top_strings[from, to), else stepped over. */
+static bool top_string(struct jw *w, const struct span *k, struct line_fields *lf, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		if (k->n == top_strings[i].len && !memcmp(k->s, top_strings[i].name, k->n))
+			return str_or_skip(w, (struct span *)(void *)((char *)lf + top_strings[i].at));
+	return skip(w);
+}
 
 static bool on_top(struct jw *w, const struct span *k, struct line_fields *lf)
 {
-	for (size_t i = 0; i < sizeof top_strings / sizeof *top_strings; i++) {
-		const struct top_string *t = &top_strings[i];
-		if (k->n == t->len && k->s[0] == t->name[0] && !memcmp(k->s, t->name, t->len))
-			return str_or_skip(w, (struct span *)(void *)((char *)lf + t->at));
-	}
-	if (key_is(k, "isSidechain")) {
-		lf->sidechain = (size_t)(w->end - w->p) >= 4 && !memcmp(w->p, "true", 4);
+	switch (k->n ? k->s[0] : 0) {
+	case 't': return top_string(w, k, lf, 0, 2);
+	case 'u': return top_string(w, k, lf, 2, 3);
+	case 'p': return top_string(w, k, lf, 3, 4);
+	case 'l': return top_string(w, k, lf, 4, 5);
+	case 's': return top_string(w, k, lf, 5, 7);
+	case 'r': return top_string(w, k, lf, 7, 8);
+	case 'v': return top_string(w, k, lf, 8, 9);
+	case 'i':
+		if (key_is(k, "isSidechain"))
+			lf->sidechain = (size_t)(w->end - w->p) >= 4 && !memcmp(w->p, "true", 4);
 		return skip(w);
+	case 'm': return key_is(k, "message") ? object(w, on_message, lf) : skip(w);
+	case 'a': return key_is(k, "attachment") ? object(w, on_attachment, lf) : skip(w);
+	default: return skip(w);
 	}
-	if (key_is(k, "message"))
-		return object(w, on_message, lf);
-	if (key_is(k, "attachment"))
-		return object(w, on_attachment, lf);
-	return skip(w);
 }
 
 bool scan_line_fields(const char *s, size_t n, struct line_fields *lf, size_t *err_at, const char **why)

@@ -188,6 +188,14 @@ static void test_numbers(void **state)
 	assert_false(n.count);
 	n = num_of("18446744073709551616");
 	assert_false(n.count);
+	n = num_of("000000000000000000000001"); /* leading zeros: no digits that count */
+	assert_true(n.count && n.lead_zero);
+	assert_int_equal(n.value, 1);
+	n = num_of("09223372036854775799");
+	assert_true(n.count);
+	assert_true(n.value == JSON_LEX_COUNT_MAX);
+	n = num_of("09223372036854775800");
+	assert_false(n.count);
 	n = num_of("-1");
 	assert_false(n.count);
 	assert_true(n.neg);

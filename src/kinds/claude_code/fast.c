@@ -47,6 +47,7 @@ struct fast {
 	const char *p, *end;
 	struct cc_scratch *scr;
 	int depth;
+	struct json_lex_str str; /* the last string read */
 };
 
 /* ---- the scratch: NUL-ended strings of the line ------------------------- */
@@ -79,11 +80,10 @@ void cc_scratch_fini(struct cc_scratch *s)
 /* The string at f->p (a quote) into *sp, f->p past it; false to decline. */
 static bool string_span(struct fast *f, struct span *sp)
 {
-	struct json_lex_str str;
-	const char *after = json_lex_string(f->p, f->end, FAST_STRING, &str);
+	const char *after = json_lex_string(f->p, f->end, FAST_STRING, &f->str);
 	if (!after)
 		return false;
-	*sp = (struct span){ .s = str.s, .n = str.n, .esc = str.esc != 0 };
+	*sp = (struct span){ .s = f->str.s, .n = f->str.n, .esc = f->str.esc != 0 };
 	f->p = after;
 	return true;
 }

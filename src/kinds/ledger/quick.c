@@ -32,13 +32,13 @@ static bool at_string(struct json_quick *q)
 static bool digits(struct json_quick *q, const char **s, size_t *n, long *v)
 {
 	json_quick_ws(q);
-	struct json_lex_num num;
-	const char *after = json_lex_number(q->p, q->end, &num);
-	if (!after || !num.count || num.lead_zero || num.digits > QUICK_DIGITS)
+	const struct json_lex_num *num = &q->num;
+	const char *after = json_lex_number(q->p, q->end, &q->num);
+	if (!after || !num->count || num->lead_zero || num->digits > QUICK_DIGITS)
 		return false;
-	*s = num.s;
-	*n = num.n;
-	*v = (long)num.value;
+	*s = num->s;
+	*n = num->n;
+	*v = (long)num->value;
 	q->p = after;
 	return true;
 }
@@ -103,7 +103,7 @@ static bool member(struct json_quick *q, struct ledger_quick_message *m, unsigne
 
 bool ledger_quick_message(const char *data, size_t len, size_t start, struct ledger_quick_message *m, size_t *end)
 {
-	struct json_quick q = { data + start, data + len };
+	struct json_quick q = { .p = data + start, .end = data + len };
 	*m = (struct ledger_quick_message){ .role = -1 };
 	unsigned seen = 0;
 	if (!json_quick_eat(&q, '{'))

@@ -26,13 +26,13 @@ static const double pow10s[QUICK_DIGITS + 1] = { 1e0, 1e1, 1e2,  1e3,  1e4,  1e5
 static bool number(struct json_quick *q, double *out, bool *whole)
 {
 	json_quick_ws(q);
-	struct json_lex_num num;
-	const char *after = json_lex_number(q->p, q->end, &num);
-	if (!after || num.lead_zero || num.exp || num.digits > QUICK_DIGITS)
+	const struct json_lex_num *num = &q->num;
+	const char *after = json_lex_number(q->p, q->end, &q->num);
+	if (!after || num->lead_zero || num->exp || num->digits > QUICK_DIGITS)
 		return false;
-	double v = num.frac_digits ? (double)num.mantissa / pow10s[num.frac_digits] : (double)num.mantissa;
-	*out = num.neg ? -v : v;
-	*whole = !num.neg && !num.frac;
+	double v = num->frac_digits ? (double)num->mantissa / pow10s[num->frac_digits] : (double)num->mantissa;
+	*out = num->neg ? -v : v;
+	*whole = !num->neg && !num->frac;
 	q->p = after;
 	return true;
 }
@@ -94,7 +94,7 @@ static bool member(struct json_quick *q, struct memory_quick_item *it, unsigned 
 bool memory_quick_read(const char *data, size_t len, size_t start, const char *const *types,
 		       struct memory_quick_item *it, size_t *end)
 {
-	struct json_quick q = { data + start, data + len };
+	struct json_quick q = { .p = data + start, .end = data + len };
 	*it = (struct memory_quick_item){ .tokens = -1 };
 	unsigned seen = 0;
 	if (!json_quick_eat(&q, '{'))
