@@ -359,26 +359,3 @@ const char *json_number_chars(const char *p, const char *end)
 		p++;
 	return p;
 }
-
-/* ---- keys -------------------------------------------------------------- */
-
-static unsigned key_bit(const char *s, size_t n)
-{
-	const unsigned char *k = (const unsigned char *)s;
-	return (unsigned)(n * 11u + (n ? k[0] * 5u + (n > 1 ? k[1] * 3u : 0u) + k[n - 1] : 0u)) & 63u;
-}
-
-int json_keyset_add(struct json_keyset *ks, const char *s, size_t n)
-{
-	unsigned bit = key_bit(s, n);
-	if (ks->seen & (1ull << bit))
-		for (size_t i = 0; i < ks->n; i++)
-			if (ks->len[i] == n && !memcmp(ks->k[i], s, n))
-				return (int)i;
-	if (ks->n == JSON_KEYS_MAX)
-		return JSON_KEY_FULL;
-	ks->seen |= 1ull << bit;
-	ks->k[ks->n] = s;
-	ks->len[ks->n++] = n;
-	return JSON_KEY_NEW;
-}

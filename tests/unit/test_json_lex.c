@@ -178,24 +178,28 @@ static struct json_lex_num num_of(const char *text)
 static void test_numbers(void **state)
 {
 	(void)state;
-	struct json_lex_num n = num_of("0");
-	assert_true(n.count);
-	assert_int_equal(n.value, 0);
-	n = num_of("9223372036854775799"); /* JSON_LEX_COUNT_MAX */
-	assert_true(n.count);
-	assert_true(n.value == JSON_LEX_COUNT_MAX);
-	n = num_of("9223372036854775800");
-	assert_false(n.count);
-	n = num_of("18446744073709551616");
-	assert_false(n.count);
-	n = num_of("000000000000000000000001"); /* leading zeros: no digits that count */
-	assert_true(n.count && n.lead_zero);
-	assert_int_equal(n.value, 1);
-	n = num_of("09223372036854775799");
-	assert_true(n.count);
-	assert_true(n.value == JSON_LEX_COUNT_MAX);
-	n = num_of("09223372036854775800");
-	assert_false(n.count);
+	/* counts at their limit, leading zeros or not */
+	static const struct {
+		const char *text;
+		bool count;
+		long long value;
+	} counts[] = {
+		{ "0", true, 0 },
+		{ "9223372036854775799", true, JSON_LEX_COUNT_MAX },
+		{ "9223372036854775800", false, 0 },
+		{ "18446744073709551616", false, 0 },
+		{ "000000000000000000000001", true, 1 }, /* leading zeros: no digits that count */
+		{ "09223372036854775799", true, JSON_LEX_COUNT_MAX },
+		{ "09223372036854775800", false, 0 },
+	};
+	struct json_lex_num n;
+	for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
+		n = num_of(counts[i].text);
+		assert_int_equal(n.count, counts[i].count);
+		if (n.count)
+			assert_true(n.value == counts[i].value);
+		assert_int_equal(n.lead_zero, counts[i].text[0] == '0' && counts[i].text[1] != '\0');
+	}
 	n = num_of("-1");
 	assert_false(n.count);
 	assert_true(n.neg);
@@ -225,21 +229,18 @@ static void test_numbers(void **state)
 	struct json_lex_num f;
 	const char *t = "12,";
 	assert_ptr_equal(json_lex_number(t, t + 3, &f), t + 2);
-	t = "-x";
-	assert_null(json_lex_number(t, t + 2, &f));
-	assert_ptr_equal(f.at, t + 1);
-	assert_true(f.no_value);
-	t = "x";
-	assert_null(json_lex_number(t, t + 1, &f));
-	assert_ptr_equal(f.at, t);
-	t = "1.}";
-	assert_null(json_lex_number(t, t + 3, &f));
-	assert_ptr_equal(f.at, t + 2);
-	assert_false(f.no_value);
-	t = "1e+";
-	assert_null(json_lex_number(t, t + 3, &f));
-	assert_ptr_equal(f.at, t + 3);
-	assert_false(f.no_value);
+	/* refused: where a digit is missing, and whether any came before */
+	static const struct {
+		const char *text;
+		size_t at;
+		bool no_value;
+	} bad[] = { { "-x", 1, true }, { "x", 0, true }, { "1.}", 2, false }, { "1e+", 3, false }, { "-", 1, true } };
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		t = bad[i].text;
+		assert_null(json_lex_number(t, t + strlen(t), &f));
+		assert_ptr_equal(f.at, t + bad[i].at);
+		assert_int_equal(f.no_value, bad[i].no_value);
+	}
 	t = "1-2e+5.x";
 	assert_ptr_equal(json_number_chars(t, t + 8), t + 7);
 }
