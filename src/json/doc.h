@@ -204,6 +204,23 @@ const char *json_count_value(const cJSON *v, long *out);
 int json_get_count(const struct json_doc *d, long first_line, const cJSON *obj, const struct jpath *at,
 		   const char *key, long *out, char *warn, size_t n);
 
+/* json_get_count with more said about the place, for a loader that files
+ * the warning itself: pl->line and pl->column are where it points (0:
+ * unknown). pl->foreign: d's text is not the file's (a JSON text held in a
+ * string of the file): the warning names pl->first_line alone. pl->name
+ * (NULL: use at): the caller's name for obj ("response.body.usage"), shown
+ * in the warning; obj's place in d is then found by a walk of d's tree,
+ * made only for a warning. */
+struct json_count_place {
+	const struct json_doc *d; /* may be NULL: no position */
+	long first_line;          /* as json_get_count's */
+	bool foreign;
+	const char *name;
+	long line, column; /* OUT */
+};
+int json_count_at(struct json_count_place *pl, const cJSON *obj, const struct jpath *at, const char *key, long *out,
+		  char *warn, size_t n);
+
 /* Numbers as written, for a writer that gives a document back (a request's
  * `dump`): walks d's text beside its tree (call it while the text is as
  * parsed, before anything unescapes it in place) and keeps, in d's pool,
@@ -217,5 +234,14 @@ int json_keep_number_text(struct json_doc *d);
 /* The text json_keep_number_text kept for the number v, else NULL (v not a
  * number, or a plain integer, or not kept: print v->valuedouble). */
 const char *json_number_written(const cJSON *v);
+
+/* ---- getters for the loaders ---------------------------------------------- */
+
+/* obj[key] as a count for a strict reader: absent or null, CS_OK with *out
+ * untouched; a value that is not a count (json_count_value) is an error at
+ * its place, worded as json_get_count's warning ("-5 is not a count
+ * (negative)"): CS_ELIMIT when too big, else CS_ETYPE. */
+int json_require_count(const struct json_doc *d, const cJSON *obj, const struct jpath *at, const char *key, long *out,
+		       struct cs_error *err);
 
 #endif

@@ -332,37 +332,21 @@ struct usage_at {
 	long line;
 };
 
-/* obj[key] as a count of tokens: a whole number from 0 (below 1e15).
- * Absent or null: 0, not recorded. Anything else (-5, 1e999, "12", 1.5) is
- * a warning naming the line and column (counted in the session's
+/* obj[key] as a count of tokens (json_get_count, the one reader of
+ * counts). Absent or null: 0, not recorded. Anything else (-5, 1e999,
+ * "12", 1.5) is the reader's positioned warning (counted in the session's
  * bad_usage) and reads as 0: never a silent 0. */
 static int usage_count(const struct usage_at *ua, const cJSON *obj, const struct jpath *at, const char *key,
 		       long *out)
 {
-	const cJSON *v = get(obj, key);
+	char w[300];
+	struct json_count_place pl = { .d = ua->d, .first_line = ua->line };
 	*out = 0;
-	if (absent(v))
+	if (json_count_at(&pl, obj, at, key, out, w, sizeof w) != JSON_COUNT_BAD)
 		return CS_OK;
-	double x = cJSON_IsNumber(v) ? v->valuedouble : -1;
-	if (cJSON_IsNumber(v) && isfinite(x) && x >= 0 && x < 1e15 && x == floor(x)) {
-		*out = (long)x;
-		return CS_OK;
-	}
-	struct cs_error e;
-	cs_error_clear(&e);
-	json_fail(ua->d, &e, CS_ETYPE, at, key, "not a count");
-	char what[96];
-	if (cJSON_IsString(v))
-		snprintf(what, sizeof what, "a string (\"%.40s\")", v->valuestring ? v->valuestring : "");
-	else if (cJSON_IsNumber(v) && !isfinite(x))
-		snprintf(what, sizeof what, "a number too large to hold");
-	else if (cJSON_IsNumber(v))
-		snprintf(what, sizeof what, "%.6g", x);
-	else
-		snprintf(what, sizeof what, "%s", json_type_name(v));
+	*out = 0;
 	ua->m->bad_usage++;
-	return source_warn(ua->src, -1, ua->line, e.column, "line %ld, column %ld: usage %s is %s, not a count of "
-			   "tokens (a whole number from 0); read as 0", ua->line, e.column, key, what) ? CS_ENOMEM : CS_OK;
+	return source_warn(ua->src, -1, pl.line, pl.column, "%s; read as 0", w) ? CS_ENOMEM : CS_OK;
 }
 
 /* message.usage: the four counts, and usage.cache_creation's split of the
@@ -511,9 +495,12 @@ static int conversation_line(struct source *src, struct cc_model *m, const struc
 		const cJSON *meta = f[F_META];
 		const char *trigger = get_str(meta, "trigger");
 		l->trigger = trigger ? arena_strdup(&src->arena, trigger) : NULL;
-		const cJSON *pre = get(meta, "preTokens");
-		l->pre_tokens = cJSON_IsNumber(pre) && pre->valuedouble >= 0 && pre->valuedouble < 1e15 ? (long)pre->valuedouble
-													 : -1;
+		struct jpath mp = JPATH_KEY(JPATH_ROOT, "compactMetadata");
+		char w[300];
+		struct json_count_place pl = { .d = d, .first_line = line };
+		if (json_count_at(&pl, meta, &mp, "preTokens", &l->pre_tokens, w, sizeof w) == JSON_COUNT_BAD &&
+		    source_warn(src, -1, pl.line, pl.column, "%s; left unknown", w))
+			return cs_error_nomem(err);
 		return trigger && !l->trigger ? cs_error_nomem(err) : CS_OK;
 	}
 	if (type == CL_SYSTEM)

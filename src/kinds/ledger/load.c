@@ -87,16 +87,11 @@ static int get_text(struct loader *ld, const cJSON *row, const struct jpath *at,
 	return *out ? CS_OK : nomem(ld->err);
 }
 
-/* A token count: a whole number from 0, -1 when absent or null. */
+/* A token count (json_require_count): -1 when absent or null. */
 static int get_count(struct loader *ld, const cJSON *row, const struct jpath *at, const char *key, long *out)
 {
 	*out = -1;
-	int rc = json_get_long(ld->d, row, at, key, JSON_OPTIONAL, out, ld->err);
-	if (rc)
-		return rc;
-	if (*out < -1)
-		return json_fail(ld->d, ld->err, CS_ETYPE, at, key, "expected a token count from 0, got %ld", *out);
-	return CS_OK;
+	return json_require_count(ld->d, row, at, key, out, ld->err);
 }
 
 /* A JSON-valued column: parsed JSON text or the value itself. *owned is set

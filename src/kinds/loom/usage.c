@@ -85,14 +85,22 @@ static int read_response(struct loader *L, const cJSON *v, const struct jpath *i
 		return loom_warn_at(L, t->piece, ip, "nodeId",
 				    "node %s is a human node: a raw response belongs to the model node it produced; "
 				    "ignored", id);
-	const cJSON *use = cJSON_GetObjectItemCaseSensitive(v, "tokenUsage");
-	const cJSON *pt = cJSON_GetObjectItemCaseSensitive(use, "promptTokens");
-	if (!cJSON_IsNumber(pt) || pt->valuedouble < 0 || pt->valuedouble > 1e12)
+	const cJSON *use = json_member(v, "tokenUsage");
+	struct jpath up = JPATH_KEY(ip, "tokenUsage");
+	char w[300];
+	struct json_count_place pl = { .d = &L->doc, .first_line = 1 };
+	long prompt = LOOM_NO_TOKENS;
+	int got = json_count_at(&pl, use, &up, "promptTokens", &prompt, w, sizeof w);
+	if (got == JSON_COUNT_BAD)
+		return source_warn(L->src, t->piece, pl.line, pl.column, "%s; the response for node %s is ignored", w, id);
+	if (got == JSON_COUNT_ABSENT)
 		return loom_warn_at(L, t->piece, ip, "tokenUsage",
 				    "no tokenUsage.promptTokens (a whole number of 0 or more) for node %s; ignored", id);
-	const cJSON *ct = cJSON_GetObjectItemCaseSensitive(use, "completionTokens");
-	r->completion = cJSON_IsNumber(ct) && ct->valuedouble >= 0 && ct->valuedouble <= 1e12 ? (long)ct->valuedouble
-											: LOOM_NO_TOKENS;
+	if (json_count_at(&pl, use, &up, "completionTokens", &r->completion, w, sizeof w) == JSON_COUNT_BAD) {
+		int rc = source_warn(L->src, t->piece, pl.line, pl.column, "%s; left unknown", w);
+		if (rc)
+			return rc;
+	}
 	const char *ts = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(v, "responseTimestamp"));
 	if (ts && !loom_parse_time(ts, &r->ms)) {
 		r->ms = LOOM_NO_TIME;
@@ -103,7 +111,7 @@ static int read_response(struct loader *L, const cJSON *v, const struct jpath *i
 	}
 	r->id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(v, "id"));
 	r->provider = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(v, "provider"));
-	r->prompt = (long)pt->valuedouble;
+	r->prompt = prompt;
 	*node = n;
 	return CS_OK;
 }

@@ -198,7 +198,8 @@ static int keep_result(struct log_load *L, const struct json_doc *d, const struc
 	if (!x->id)
 		return CS_ENOMEM;
 	L->nresults++;
-	return rec->result ? request_read_usage(L->src, &x->fig, d, rec->result, "response.body", line) : CS_OK;
+	return rec->result ? request_read_usage(L->src, &x->fig, d, rec->result, "response.body", L->where ? 0 : line)
+			   : CS_OK;
 }
 
 static int keep_id(struct log_load *L, const char *id)
@@ -304,7 +305,8 @@ static int take_record(struct log_load *L, const struct json_doc *d, const cJSON
 			r->length = length;
 			m->provider = provider;
 			const char *where = rec.response_where ? rec.response_where : "response";
-			rc = rec.response ? request_read_usage(src, r, d, rec.response, where, line)
+			long at = L->where ? 0 : line; /* a document's element: its place in the text */
+			rc = rec.response ? request_read_usage(src, r, d, rec.response, where, at)
 			     : rec.response_text ? request_read_usage_text(src, r, rec.response_text, strlen(rec.response_text), where, line)
 						 : CS_OK;
 			if (rc == CS_OK)
