@@ -938,8 +938,9 @@ static bool path_of(const cJSON *t, const cJSON *v, char *buf, size_t n, size_t 
 		return true;
 	long i = 0;
 	for (const cJSON *c = t ? t->child : NULL; c; c = c->next, i++) {
-		int w = cJSON_IsObject(t) ? snprintf(buf + len, n - len, "%s%s", len ? "." : "", c->string ? c->string : "")
-					  : snprintf(buf + len, n - len, "[%ld]", i);
+		int w = cJSON_IsObject(t)
+				? snprintf(buf + len, n - len, "%s%s", len ? "." : "", c->string ? c->string : "")
+				: snprintf(buf + len, n - len, "[%ld]", i);
 		if (w < 0 || (size_t)w >= n - len)
 			continue;
 		if (path_of(c, v, buf, n, len + (size_t)w))
@@ -1155,4 +1156,54 @@ int json_require_count(const struct json_doc *d, const cJSON *obj, const struct 
 	if (raw[0])
 		return json_fail(d, err, code, at, key, "%s %s is not a count", why, raw);
 	return json_fail(d, err, code, at, key, "%s is not a count", why);
+}
+
+cJSON *json_tree_parse(const char *s, size_t n)
+{
+	return s ? cJSON_ParseWithLength(s, n) : NULL;
+}
+
+cJSON *json_tree_parse_str(const char *s)
+{
+	return s ? cJSON_Parse(s) : NULL;
+}
+
+void json_tree_free(cJSON *t)
+{
+	cJSON_Delete(t);
+}
+
+char *json_print_compact(const cJSON *v)
+{
+	return v ? cJSON_PrintUnformatted(v) : NULL;
+}
+
+void json_text_free(char *s)
+{
+	cJSON_free(s);
+}
+
+cJSON *json_new_number(double v)
+{
+	return cJSON_CreateNumber(v);
+}
+
+cJSON *json_new_string(const char *s)
+{
+	return cJSON_CreateString(s);
+}
+
+cJSON *json_new_null(void)
+{
+	return cJSON_CreateNull();
+}
+
+cJSON *json_new_object(void)
+{
+	return cJSON_CreateObject();
+}
+
+bool json_add_member(cJSON *obj, const char *key, cJSON *v)
+{
+	return cJSON_AddItemToObjectCS(obj, key, v) != 0;
 }

@@ -72,9 +72,9 @@ static int read_response(struct loader *L, const cJSON *v, const struct jpath *i
 	*node = NONE;
 	r->prompt = r->completion = LOOM_NO_TOKENS;
 	r->ms = LOOM_NO_TIME;
-	if (!cJSON_IsObject(v))
+	if (!json_is_object(v))
 		return loom_warn_at(L, -1, ip, NULL, "expected a raw response object, got %s; ignored", json_type_name(v));
-	const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(v, "nodeId"));
+	const char *id = json_string_value(json_member(v, "nodeId"));
 	if (!id)
 		return loom_warn_at(L, -1, ip, "nodeId", "no nodeId: the response names no node; ignored");
 	size_t n = loom_node_index(L, id);
@@ -92,7 +92,8 @@ static int read_response(struct loader *L, const cJSON *v, const struct jpath *i
 	long prompt = LOOM_NO_TOKENS;
 	int got = json_count_at(&pl, use, &up, "promptTokens", &prompt, w, sizeof w);
 	if (got == JSON_COUNT_BAD)
-		return source_warn(L->src, t->piece, pl.line, pl.column, "%s; the response for node %s is ignored", w, id);
+		return source_warn(L->src, t->piece, pl.line, pl.column, "%s; the response for node %s is ignored", w,
+				   id);
 	if (got == JSON_COUNT_ABSENT)
 		return loom_warn_at(L, t->piece, ip, "tokenUsage",
 				    "no tokenUsage.promptTokens (a whole number of 0 or more) for node %s; ignored", id);
@@ -101,7 +102,7 @@ static int read_response(struct loader *L, const cJSON *v, const struct jpath *i
 		if (rc)
 			return rc;
 	}
-	const char *ts = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(v, "responseTimestamp"));
+	const char *ts = json_string_value(json_member(v, "responseTimestamp"));
 	if (ts && !loom_parse_time(ts, &r->ms)) {
 		r->ms = LOOM_NO_TIME;
 		int rc = loom_warn_at(L, t->piece, ip, "responseTimestamp", "not an ISO 8601 time: \"%s\"; taken as absent",
@@ -109,8 +110,8 @@ static int read_response(struct loader *L, const cJSON *v, const struct jpath *i
 		if (rc)
 			return rc;
 	}
-	r->id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(v, "id"));
-	r->provider = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(v, "provider"));
+	r->id = json_string_value(json_member(v, "id"));
+	r->provider = json_string_value(json_member(v, "provider"));
 	r->prompt = prompt;
 	*node = n;
 	return CS_OK;
@@ -163,7 +164,7 @@ int loom_read_responses(struct loader *L, const cJSON *root)
 	struct jpath ap = JPATH_KEY(JPATH_ROOT, "rawApiResponses");
 	long i = 0;
 	const cJSON *v;
-	cJSON_ArrayForEach(v, arr)
+	JSON_EACH(v, arr)
 	{
 		struct jpath ip = JPATH_INDEX(&ap, i);
 		struct response r;

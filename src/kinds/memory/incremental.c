@@ -48,7 +48,7 @@ int memory_new_event(struct memory *m, const struct json_doc *d, const struct cJ
 	struct memory_item *it = &m->items[i];
 	if (it->type != MEM_EVENT)
 		return json_fail(d, err, CS_ETYPE, at, "type", "a new event must be of type event");
-	if (!cJSON_GetObjectItemCaseSensitive(item, "scores")) {
+	if (!json_member(item, "scores")) {
 		it->scores[MW_RECENCY] = 1.0;
 		it->scores[MW_RELEVANCE] = 1.0;
 		it->scores[MW_SALIENCE] = 0.5;

@@ -46,12 +46,13 @@ static void image_tokens(struct assembly *a, const struct request_model *m)
 
 static long max_tokens(const struct request_model *m)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(m->body, "max_tokens");
-	if (!cJSON_IsNumber(v))
-		v = cJSON_GetObjectItemCaseSensitive(m->body, "max_completion_tokens");
-	if (!cJSON_IsNumber(v))
-		v = cJSON_GetObjectItemCaseSensitive(m->body, "max_output_tokens");
-	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 1e12 ? (long)v->valuedouble : 0;
+	const cJSON *v = json_member(m->body, "max_tokens");
+	if (!json_is_number(v))
+		v = json_member(m->body, "max_completion_tokens");
+	if (!json_is_number(v))
+		v = json_member(m->body, "max_output_tokens");
+	double x = json_number_value(v, 0);
+	return x >= 0 && x < 1e12 ? (long)x : 0;
 }
 
 static void facts(struct assembly *a, const struct request_model *m, const struct req_request *r)

@@ -27,7 +27,7 @@ const struct req_shape *const request_shapes[] = {
 
 const struct req_shape *request_shape_of(const cJSON *obj)
 {
-	if (!cJSON_IsObject(obj))
+	if (!json_is_object(obj))
 		return NULL;
 	for (size_t i = 0; request_shapes[i]; i++)
 		if (request_shapes[i]->is(obj))
@@ -78,13 +78,12 @@ int request_endpoint_provider(const char *url)
 
 double request_time_of(const cJSON *v)
 {
-	if (cJSON_IsNumber(v))
-		return v->valuedouble >= 0 && v->valuedouble < 1e11 ? v->valuedouble
-		       : v->valuedouble >= 1e11 && v->valuedouble < 1e14 ? v->valuedouble / 1000.0 /* milliseconds */
-									    : -1;
-	if (!cJSON_IsString(v) || !v->valuestring[0])
+	double x = json_number_value(v, -1);
+	if (json_is_number(v))
+		return x >= 0 && x < 1e11 ? x : x >= 1e11 && x < 1e14 ? x / 1000.0 /* milliseconds */ : -1;
+	if (!json_is_string(v) || !json_string_value(v)[0])
 		return -1;
-	const char *s = v->valuestring;
+	const char *s = json_string_value(v);
 	char *end;
 	double num = strtod(s, &end);
 	if (end != s && !*end && num >= 0 && num < 1e11 && strchr(s, '-') == NULL)

@@ -49,19 +49,19 @@ static bool count(struct usage_at *at, const cJSON *obj, const char *key, long *
 static void diagnostics(struct usage_at *at, struct req_request *r, const cJSON *body)
 {
 	const cJSON *dg = json_member(body, "diagnostics");
-	if (!cJSON_IsObject(dg))
+	if (!json_is_object(dg))
 		dg = json_member(body, "prompt_cache_diagnostics");
 	const cJSON *why = json_member(dg, "cache_miss_reason");
 	if (!why)
 		return;
-	if (cJSON_IsNull(why)) {
+	if (json_is_null(why)) {
 		r->rec_miss = "none";
 		return;
 	}
 	const cJSON *type = json_member(why, "type");
-	if (!cJSON_IsString(type))
+	if (!json_is_string(type))
 		return;
-	r->rec_miss = arena_strndup(&at->src->arena, type->valuestring, strnlen(type->valuestring, 64));
+	r->rec_miss = arena_strndup(&at->src->arena, json_string_value(type), strnlen(json_string_value(type), 64));
 	if (!r->rec_miss)
 		at->nomem = true;
 	count_in(at, why, "diagnostics.cache_miss_reason", "cache_missed_input_tokens", &r->rec_missed);
@@ -81,14 +81,15 @@ static void read_usage(struct usage_at *at, struct req_request *r, const cJSON *
 		any |= count(at, u, "input_tokens", &input);
 		const cJSON *cc = json_member(u, "cache_creation");
 		long h1 = -1;
-		if (cJSON_IsObject(cc) && count_in(at, cc, "cache_creation", "ephemeral_1h_input_tokens", &h1))
+		if (json_is_object(cc) && count_in(at, cc, "cache_creation", "ephemeral_1h_input_tokens", &h1))
 			r->rec_write_1h = h1;
 	} else {
 		const cJSON *det = json_member(u, "prompt_tokens_details");
 		det = det ? det : json_member(u, "input_tokens_details");
 		long cached = 0;
 		const char *dn = json_member(u, "prompt_tokens_details") ? "prompt_tokens_details" : "input_tokens_details";
-		if (!json_member(u, "cache_read_input_tokens") && cJSON_IsObject(det) && count_in(at, det, dn, "cached_tokens", &cached))
+		if (!json_member(u, "cache_read_input_tokens") && json_is_object(det) &&
+		    count_in(at, det, dn, "cached_tokens", &cached))
 			read = cached, any = true;
 		if (!json_member(u, "cache_creation_input_tokens"))
 			any |= count(at, u, "cache_write_tokens", &write);
@@ -113,7 +114,7 @@ static int response_usage(struct source *src, struct req_request *r, const struc
 	struct usage_at at = { src, d, where, line, foreign, false, false };
 	const cJSON *u = json_member(response, "usage");
 	diagnostics(&at, r, response);
-	if (cJSON_IsObject(u)) {
+	if (json_is_object(u)) {
 		char w[96];
 		snprintf(w, sizeof w, "%s.usage", where);
 		at.where = w;
@@ -137,7 +138,7 @@ static int sse_event(struct usage_at *at, struct req_request *r, const struct js
 {
 	const cJSON *ev = d->root;
 	const cJSON *type = json_member(ev, "type");
-	const char *t = cJSON_IsString(type) ? type->valuestring : "";
+	const char *t = json_is_string(type) ? json_string_value(type) : "";
 	if (!strcmp(t, "message_start") || !strcmp(t, "response.completed") || !strcmp(t, "response.done")) {
 		const cJSON *msg = json_member(ev, !strcmp(t, "message_start") ? "message" : "response");
 		long keep = r->rec_output;
@@ -153,7 +154,7 @@ static int sse_event(struct usage_at *at, struct req_request *r, const struct js
 		count_in(&a2, u, "message_delta usage", "output_tokens", out);
 		return a2.nomem ? CS_ENOMEM : CS_OK;
 	}
-	if (cJSON_IsObject(u) && json_member(ev, "choices")) /* OpenAI's final chunk */
+	if (json_is_object(u) && json_member(ev, "choices")) /* OpenAI's final chunk */
 		return response_usage(at->src, r, d, ev, at->where, at->line, true);
 	return CS_OK;
 }
