@@ -3,6 +3,7 @@
 
 #include "json/doc.h"
 #include "json/scan.h"
+#include "kinds/request/shape_list.h"
 
 #include <cjson/cJSON.h>
 #include "base/strbuf.h"
@@ -16,7 +17,6 @@ extern const struct kind_ops ledger_kind;
 extern const struct kind_ops memory_kind;
 extern const struct kind_ops anthropic_kind;
 extern const struct kind_ops openai_kind;
-extern const struct kind_ops capture_kind, litellm_kind, openai_batch_kind, anthropic_batch_kind, har_kind;
 extern const struct kind_ops claude_code_kind;
 
 const struct kind_ops *const kind_table[] = {
@@ -25,11 +25,8 @@ const struct kind_ops *const kind_table[] = {
 	&ledger_kind,
 	&memory_kind,
 	&claude_code_kind,
-	&har_kind,
-	&anthropic_batch_kind,
-	&openai_batch_kind,
-	&capture_kind,
-	&litellm_kind,
+#define SHAPE_KIND(id) &id##_kind,
+	REQUEST_SHAPES(SHAPE_KIND) /* the request kind's log shapes (kinds/request/shape_list.h) */
 	&anthropic_kind,
 	&openai_kind,
 	NULL,

@@ -41,11 +41,9 @@ static int openai_batch_take(struct source *src, const cJSON *rec, struct req_re
 	return CS_OK;
 }
 
-const struct req_shape request_shape_openai_batch = {
-	.name = "openai-batch", .title = "OpenAI Batch file", .is = openai_batch_is, .take = openai_batch_take,
-	.lacks = "the requests: they are in the batch's input file (one {custom_id, method, url, body} a line); "
-		 "put it beside this one as NAME.jsonl for NAME_output.jsonl, and open it",
-};
+REQUEST_SHAPE(openai_batch, "openai-batch", "OpenAI Batch file", .is = openai_batch_is, .take = openai_batch_take,
+	      .lacks = "the requests: they are in the batch's input file (one {custom_id, method, url, body} a "
+		       "line); put it beside this one as NAME.jsonl for NAME_output.jsonl, and open it");
 
 static const cJSON *anthropic_batch_records(const cJSON *root, const char **where)
 {
@@ -86,9 +84,7 @@ static int anthropic_batch_take(struct source *src, const cJSON *rec, struct req
 	return CS_OK;
 }
 
-const struct req_shape request_shape_anthropic_batch = {
-	.name = "anthropic-batch", .title = "Anthropic Message Batch", .is = anthropic_batch_is,
-	.records = anthropic_batch_records, .take = anthropic_batch_take,
-	.lacks = "the requests: they are in the batch's create body ({\"requests\": [{custom_id, params}]}); put it "
-		 "beside this one as NAME.json for NAME_results.jsonl, and open it",
-};
+REQUEST_SHAPE(anthropic_batch, "anthropic-batch", "Anthropic Message Batch", .is = anthropic_batch_is,
+	      .records = anthropic_batch_records, .take = anthropic_batch_take,
+	      .lacks = "the requests: they are in the batch's create body ({\"requests\": [{custom_id, params}]}); "
+		       "put it beside this one as NAME.json for NAME_results.jsonl, and open it");

@@ -86,6 +86,4 @@ static int capture_take(struct source *src, const cJSON *rec, struct req_record 
 	return CS_OK;
 }
 
-const struct req_shape request_shape_capture = {
-	.name = "capture", .title = "HTTP capture", .is = capture_is, .take = capture_take,
-};
+REQUEST_SHAPE(capture, "capture", "HTTP capture", .is = capture_is, .take = capture_take);

@@ -77,6 +77,4 @@ static int har_take(struct source *src, const cJSON *rec, struct req_record *out
 	return CS_OK;
 }
 
-const struct req_shape request_shape_har = {
-	.name = "har", .title = "HTTP Archive (HAR)", .is = har_is, .records = har_records, .take = har_take,
-};
+REQUEST_SHAPE(har, "har", "HTTP Archive (HAR)", .is = har_is, .records = har_records, .take = har_take);

@@ -36,6 +36,4 @@ static int litellm_take(struct source *src, const cJSON *rec, struct req_record 
 	return CS_OK;
 }
 
-const struct req_shape request_shape_litellm = {
-	.name = "litellm", .title = "LiteLLM log", .is = litellm_is, .take = litellm_take,
-};
+REQUEST_SHAPE(litellm, "litellm", "LiteLLM log", .is = litellm_is, .take = litellm_take);

@@ -417,7 +417,7 @@ static int set_model(struct source *src, const struct setting *s, const char *te
 	request_facts(m, text, &known);
 	if (!known)
 		return cs_error_set(err, CS_EUSAGE, "model %.80s: no cache facts for it (a %s model, or a profile of "
-				    "your cache.yml)", text, m->provider == REQ_ANTHROPIC ? "claude-" : "gpt-/o");
+				    "your cache.yml)", text, request_providers[m->provider].models);
 	const char *copy = arena_strdup(&src->arena, text);
 	if (!copy)
 		return cs_error_nomem(err);
