@@ -805,7 +805,7 @@ void loom_free(void *model)
 	struct loom *m = model;
 	if (!m)
 		return;
-	loom_usage_free(m->usage);
+	loom_usage_free(m->cache.usage);
 	cs_free(m->items);
 	cs_free(m);
 }

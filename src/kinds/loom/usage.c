@@ -201,7 +201,7 @@ size_t loom_model_node(const struct source *src, size_t k, size_t *pos, long *pi
 {
 	const struct loom *m = src->model;
 	if (loom_prepare(src) == CS_OK) { /* the list made once (prep.c) */
-		const struct loom_prep *pr = m->prep;
+		const struct loom_prep *pr = m->cache.prep;
 		if (k < pr->nmodel) {
 			if (pos)
 				*pos = m->items[src->pieces[pr->model[k]].kind_index].path_pos;
@@ -236,7 +236,7 @@ static int replay(const struct source *src, size_t pos, struct assembly *out, st
 	struct loom l = *m0;
 	l.replay_pos = pos;
 	l.min_recent_override = -1;
-	l.usage = NULL;
+	l.cache.usage = NULL; /* shares the cache's prep, made above */
 	struct piece *pieces = cs_malloc((src->npieces ? src->npieces : 1) * sizeof *pieces);
 	if (!pieces)
 		return cs_error_nomem(err);
@@ -312,14 +312,15 @@ static int replay_row(const struct source *src, struct loom_usage *u, long piece
 
 int loom_usage_get(const struct source *src, const struct loom_usage **out, struct cs_error *err)
 {
-	struct loom *m = src->model;
-	if (m->usage && m->usage->chars_per_token == src->settings.chars_per_token &&
-	    m->usage->loom_aware == m->loom_aware) {
-		*out = m->usage;
+	const struct loom *m = src->model;
+	struct loom_cache *c = loom_cache(src);
+	if (c->usage && c->usage->chars_per_token == src->settings.chars_per_token &&
+	    c->usage->loom_aware == m->loom_aware) {
+		*out = c->usage;
 		return CS_OK;
 	}
-	usage_free(m->usage);
-	m->usage = NULL;
+	usage_free(c->usage);
+	c->usage = NULL;
 	size_t steps = loom_model_node(src, SIZE_MAX, NULL, NULL);
 	struct loom_usage *u = cs_calloc(1, sizeof *u);
 	if (u)
@@ -354,7 +355,7 @@ int loom_usage_get(const struct source *src, const struct loom_usage **out, stru
 		if (u->exact_sum >= 0)
 			u->exact_sum = u->rows[k].exact >= 0 ? u->exact_sum + u->rows[k].exact : -1;
 	}
-	m->usage = u;
+	c->usage = u;
 	*out = u;
 	return CS_OK;
 }

@@ -211,10 +211,10 @@ static bool seed_context(struct replay *rp, const struct assembly *base)
 	size_t n = rp->src->npieces;
 	rp->ctx.cap = n + 1;
 	rp->ctx.c = cs_malloc(rp->ctx.cap * sizeof *rp->ctx.c);
-	if (!rp->ctx.c || !rp->m->rank_valid)
+	if (!rp->ctx.c || !rp->m->cache.rank_valid)
 		return false;
 	for (size_t k = 0; k < n; k++) {
-		size_t i = rp->m->rank_order[k];
+		size_t i = rp->m->cache.rank_order[k];
 		const struct piece_result *r = &base->results[i];
 		if (r->outcome == OUTCOME_DROPPED)
 			continue;

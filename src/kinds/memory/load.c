@@ -131,8 +131,8 @@ void memory_free(void *model)
 	cs_free(m->items);
 	memory_rank_forget(m);
 	memory_stack_free(&m->stack);
-	cs_free(m->pass1_order);
-	cs_free(m->pass1);
+	cs_free(m->cache.pass1_order);
+	cs_free(m->cache.pass1);
 	cs_free(m);
 }
 
