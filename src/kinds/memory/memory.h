@@ -249,7 +249,7 @@ struct memory_kept {
 
 /* The model's cache: what the builder keeps between builds to spare work
  * (score orders, pass 1's order, the last build's decisions), owned by the
- * model (memory_free_model). It changes no result: scores and own scores
+ * model (memory_free). It changes no result: scores and own scores
  * never change after load, so each part is kept under the key it was made
  * for (the weights, the layout), and the last build is taken over only
  * when memory_kept_matches says nothing else changed. */
