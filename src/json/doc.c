@@ -868,39 +868,112 @@ static void quote_raw(const char *s, size_t n, size_t at, char *buf, size_t cap)
 	buf[k] = '\0';
 }
 
+/* obj[key] as a count: JSON_COUNT_* (*v the member, *why the reason it is
+ * not a count). */
+static int count_member(const cJSON *obj, const char *key, long *out, const cJSON **v, const char **why)
+{
+	*v = json_member(obj, key);
+	*why = NULL;
+	if (!*v || cJSON_IsNull(*v))
+		return JSON_COUNT_ABSENT;
+	*why = json_count_value(*v, out);
+	return *why ? JSON_COUNT_BAD : JSON_COUNT_OK;
+}
+
+/* The value v at `path` in d's text as written, into raw (quote_raw; a
+ * number as a double when the text does not have it): its offset, or -1. */
+static long value_as_written(const struct json_doc *d, const char *path, const cJSON *v, char *raw, size_t cap)
+{
+	long off = d && d->data && path ? json_locate(d->data, d->len, path) : -1;
+	raw[0] = '\0';
+	if (off >= 0)
+		quote_raw(d->data, d->len, (size_t)off, raw, cap);
+	if (!raw[0] && cJSON_IsNumber(v))
+		snprintf(raw, cap, "%.17g", v->valuedouble);
+	return off;
+}
+
+/* The path of the node v inside t, into buf at len ("a.b[3]"): whether it
+ * was found. Depth is bounded by the parse (JSON_MAX_DEPTH). */
+static bool path_of(const cJSON *t, const cJSON *v, char *buf, size_t n, size_t len)
+{
+	if (t == v)
+		return true;
+	long i = 0;
+	for (const cJSON *c = t ? t->child : NULL; c; c = c->next, i++) {
+		int w = cJSON_IsObject(t)
+				? snprintf(buf + len, n - len, "%s%s", len ? "." : "", c->string ? c->string : "")
+				: snprintf(buf + len, n - len, "[%ld]", i);
+		if (w < 0 || (size_t)w >= n - len)
+			continue;
+		if (path_of(c, v, buf, n, len + (size_t)w))
+			return true;
+		buf[len] = '\0';
+	}
+	return false;
+}
+
+/* The warning for a value that is not a count: `shown` names it, `path`
+ * (NULL: none) finds it in d's text; place->line and column set. */
+static void count_warning(struct json_count_place *pl, const cJSON *v, const char *why, const char *shown,
+			  const char *path, char *warn, size_t n)
+{
+	const struct json_doc *d = pl->d;
+	char raw[40], where[64] = "";
+	long off = value_as_written(d, path, v, raw, sizeof raw);
+	pl->line = pl->first_line > 0 ? pl->first_line : 0;
+	pl->column = 0;
+	if (off >= 0 && !pl->foreign) {
+		long line, col;
+		text_position(d->data, d->len, (size_t)off, &line, &col);
+		pl->line = line + (pl->first_line > 0 ? pl->first_line : 1) - 1;
+		pl->column = col;
+		snprintf(where, sizeof where, "line %ld, column %ld: ", pl->line, col);
+	}
+	if (!where[0] && pl->foreign && pl->line > 0)
+		snprintf(where, sizeof where, "line %ld: ", pl->line);
+	bool number = cJSON_IsNumber(v);
+	if (raw[0] && number)
+		snprintf(warn, n, "%s%s is %s, not a count (%s)", where, shown, raw, why);
+	else if (raw[0])
+		snprintf(warn, n, "%s%s is %s %s, not a count", where, shown, why, raw);
+	else
+		snprintf(warn, n, "%s%s is %s, not a count", where, shown, why);
+}
+
 int json_get_count(const struct json_doc *d, long first_line, const cJSON *obj, const struct jpath *at,
 		   const char *key, long *out, char *warn, size_t n)
 {
+	struct json_count_place pl = { .d = d, .first_line = first_line };
+	return json_count_at(&pl, obj, at, key, out, warn, n);
+}
+
+int json_count_at(struct json_count_place *pl, const cJSON *obj, const struct jpath *at, const char *key, long *out,
+		  char *warn, size_t n)
+{
 	if (warn && n)
 		warn[0] = '\0';
-	const cJSON *v = json_member(obj, key);
-	if (!v || cJSON_IsNull(v))
-		return JSON_COUNT_ABSENT;
-	const char *why = json_count_value(v, out);
-	if (!why)
-		return JSON_COUNT_OK;
-	if (!warn || !n)
-		return JSON_COUNT_BAD;
-	char path[256], raw[40] = "", where[64] = "";
-	struct jpath step = JPATH_KEY(at, key);
-	jpath_format(&step, path, sizeof path);
-	long off = d && d->data ? json_locate(d->data, d->len, path) : -1;
-	if (off >= 0) {
-		long line, col;
-		text_position(d->data, d->len, (size_t)off, &line, &col);
-		snprintf(where, sizeof where, "line %ld, column %ld: ", line + (first_line > 0 ? first_line : 1) - 1,
-			 col);
-		quote_raw(d->data, d->len, (size_t)off, raw, sizeof raw);
+	pl->line = pl->column = 0;
+	const cJSON *v;
+	const char *why;
+	int got = count_member(obj, key, out, &v, &why);
+	if (got != JSON_COUNT_BAD || !warn || !n)
+		return got;
+	char path[256] = "", shown[256];
+	if (pl->name) { /* the caller's name for obj; its place in d found by a walk */
+		const cJSON *root = pl->d ? pl->d->root : NULL;
+		bool found = root && path_of(root, obj, path, sizeof path, 0);
+		if (found && path[0])
+			snprintf(path + strlen(path), sizeof path - strlen(path), ".%s", key);
+		else if (found)
+			snprintf(path, sizeof path, "%s", key);
+		snprintf(shown, sizeof shown, "%s%s%s", pl->name, pl->name[0] ? "." : "", key);
+		count_warning(pl, v, why, shown, found ? path : NULL, warn, n);
+	} else {
+		struct jpath step = JPATH_KEY(at, key);
+		jpath_format(&step, path, sizeof path);
+		count_warning(pl, v, why, path, path, warn, n);
 	}
-	if (!raw[0] && cJSON_IsNumber(v))
-		snprintf(raw, sizeof raw, "%.17g", v->valuedouble);
-	bool number = cJSON_IsNumber(v);
-	if (raw[0] && number)
-		snprintf(warn, n, "%s%s is %s, not a count (%s)", where, path, raw, why);
-	else if (raw[0])
-		snprintf(warn, n, "%s%s is %s %s, not a count", where, path, why, raw);
-	else
-		snprintf(warn, n, "%s%s is %s, not a count", where, path, why);
 	return JSON_COUNT_BAD;
 }
 
@@ -1018,4 +1091,75 @@ int json_keep_number_text(struct json_doc *d)
 const char *json_number_written(const cJSON *v)
 {
 	return cJSON_IsNumber(v) ? v->valuestring : NULL;
+}
+
+/* ---- getters for the loaders -------------------------------------------- */
+
+int json_require_count(const struct json_doc *d, const cJSON *obj, const struct jpath *at, const char *key, long *out,
+		       struct cs_error *err)
+{
+	const cJSON *v;
+	const char *why;
+	if (count_member(obj, key, out, &v, &why) != JSON_COUNT_BAD)
+		return CS_OK;
+	char path[256], raw[40];
+	struct jpath step = JPATH_KEY(at, key);
+	jpath_format(&step, path, sizeof path);
+	value_as_written(d, path, v, raw, sizeof raw);
+	enum cs_status code = !strcmp(why, "too big") ? CS_ELIMIT : CS_ETYPE;
+	if (raw[0] && cJSON_IsNumber(v))
+		return json_fail(d, err, code, at, key, "%s is not a count (%s)", raw, why);
+	if (raw[0])
+		return json_fail(d, err, code, at, key, "%s %s is not a count", why, raw);
+	return json_fail(d, err, code, at, key, "%s is not a count", why);
+}
+
+cJSON *json_tree_parse(const char *s, size_t n)
+{
+	return s ? cJSON_ParseWithLength(s, n) : NULL;
+}
+
+cJSON *json_tree_parse_str(const char *s)
+{
+	return s ? cJSON_Parse(s) : NULL;
+}
+
+void json_tree_free(cJSON *t)
+{
+	cJSON_Delete(t);
+}
+
+char *json_print_compact(const cJSON *v)
+{
+	return v ? cJSON_PrintUnformatted(v) : NULL;
+}
+
+void json_text_free(char *s)
+{
+	cJSON_free(s);
+}
+
+cJSON *json_new_number(double v)
+{
+	return cJSON_CreateNumber(v);
+}
+
+cJSON *json_new_string(const char *s)
+{
+	return cJSON_CreateString(s);
+}
+
+cJSON *json_new_null(void)
+{
+	return cJSON_CreateNull();
+}
+
+cJSON *json_new_object(void)
+{
+	return cJSON_CreateObject();
+}
+
+bool json_add_member(cJSON *obj, const char *key, cJSON *v)
+{
+	return cJSON_AddItemToObjectCS(obj, key, v) != 0;
 }
