@@ -117,7 +117,7 @@ struct pred {
 	uint64_t *keys;    /* keys[i]: the prefix key of units 0..i */
 	size_t cap;
 	uint8_t *piece_out; /* per piece: left out by an edit; NULL: none is */
-	struct facts_memo facts; /* the model's, kept while consecutive requests share one */
+	const struct req_model_facts **facts; /* per group: its model's, found at its first request */
 	size_t *bps;       /* the units of the request at hand that carry a breakpoint, in order */
 	size_t nbps, cap_bps;
 	uint64_t *seed;    /* per request: its group's first prefix key */
@@ -182,23 +182,62 @@ static bool out(const struct pred *p, size_t u)
 	return i != REQUEST_CORE_NONE && p->piece_out[i];
 }
 
-/* The packed units (request.h: struct req_core), made once. */
+/* A unit's cache_control lifetime as the packed units carry it. */
+static uint32_t core_ttl_bits(int ttl)
+{
+	return !ttl ? 0 : ttl == 300 ? REQUEST_CORE_BP : ttl == 3600 ? REQUEST_CORE_BP | REQUEST_CORE_1H
+								: REQUEST_CORE_BP | REQUEST_CORE_TTL;
+}
+
+/* The packed units (request.h: struct req_core), made once; the first
+ * differences told against the units before go with them. */
 static bool make_core(struct request_model *m)
 {
 	if (m->core && m->ncore == m->nunits)
 		return true;
 	cs_free(m->core);
 	m->ncore = 0;
+	cs_free(m->diff_memo);
+	m->diff_memo = NULL;
+	m->ndiff_memo = 0;
 	if (!(m->core = cs_malloc((m->nunits ? m->nunits : 1) * sizeof *m->core)))
 		return false;
 	for (size_t u = 0; u < m->nunits; u++) {
 		const struct req_unit *x = &m->units[u];
 		uint32_t piece = m->unit_piece && m->unit_piece[u] < REQUEST_CORE_NONE ? m->unit_piece[u] : REQUEST_CORE_NONE;
 		m->core[u] = (struct req_core){ x->hash, (int32_t)(x->tokens > INT32_MAX ? INT32_MAX : x->tokens),
-						piece | (x->ttl ? REQUEST_CORE_BP : 0) | (x->run ? REQUEST_CORE_RUN : 0) };
+						piece | core_ttl_bits(x->ttl) | (x->run ? REQUEST_CORE_RUN : 0) };
 	}
 	m->ncore = m->nunits;
 	return true;
+}
+
+/* Room for every request's first difference, kept from the predictions
+ * before; their text is told again from scratch when it has piled up (an
+ * edit that moves where requests differ tells new text). */
+static bool make_diff_memo(struct request_model *m)
+{
+	if (m->diff_memo && m->ndiff_memo == m->nreqs && m->diff_arena.bytes <= 2048 * m->nreqs + (1u << 20))
+		return true;
+	cs_free(m->diff_memo);
+	m->ndiff_memo = 0;
+	arena_fini(&m->diff_arena);
+	arena_init(&m->diff_arena);
+	if (!(m->diff_memo = cs_calloc(m->nreqs ? m->nreqs : 1, sizeof *m->diff_memo)))
+		return false;
+	m->ndiff_memo = m->nreqs;
+	return true;
+}
+
+void request_predictions_free(struct request_model *m)
+{
+	cs_free(m->core);
+	m->core = NULL;
+	m->ncore = 0;
+	cs_free(m->diff_memo);
+	m->diff_memo = NULL;
+	m->ndiff_memo = 0;
+	arena_fini(&m->diff_arena);
 }
 
 /* The pieces left out, once for the whole sequence; false: out of memory. */
@@ -290,11 +329,11 @@ static int bp_ttl(const struct pred *p, const struct req_request *r, size_t i)
 {
 	const struct request_model *m = p->m;
 	size_t u = r->first_unit + i;
-	if (out(p, u))
+	uint32_t c = m->core[u].piece_bp, piece = c & REQUEST_CORE_NONE;
+	if (piece != REQUEST_CORE_NONE && p->piece_out && p->piece_out[piece])
 		return 0; /* its cache_control went with it */
-	int ttl = m->units[u].ttl;
-	uint32_t piece = m->unit_piece ? m->unit_piece[u] : REQUEST_NO_PIECE;
-	int moved = piece != REQUEST_NO_PIECE && m->bp_override ? m->bp_override[piece] : 0; /* the inspector's M */
+	int ttl = !(c & REQUEST_CORE_BP) ? 0 : c & REQUEST_CORE_TTL ? m->units[u].ttl : c & REQUEST_CORE_1H ? 3600 : 300;
+	int moved = piece != REQUEST_CORE_NONE && m->bp_override ? m->bp_override[piece] : 0; /* the inspector's M */
 	if (moved)
 		ttl = moved < 0 ? 0 : ttl ? ttl : default_ttl(m, r);
 	if ((long)i == r->auto_unit && r->auto_ttl > ttl)
@@ -419,7 +458,7 @@ static bool tools_reordered(const struct request_model *m, const struct req_requ
 static const char *cause_of(struct pred *p, const struct req_request *r, const struct req_request *prev,
 			    const struct req_unit *u, const struct req_unit *v, size_t at)
 {
-	struct arena *a = &p->m->pred_arena;
+	struct arena *a = &p->m->diff_arena;
 	size_t vat, vlen;
 	if (u->layer == RL_TOOLS)
 		return tools_reordered(p->m, r, prev) ? "the tool definitions changed order"
@@ -433,17 +472,46 @@ static const char *cause_of(struct pred *p, const struct req_request *r, const s
 		return arena_printf(a, "a timestamp or id in the %s layer (%s) changed: \"%.*s\"",
 				    request_layer_name(u->layer), u->path, (int)vlen, u->text + from + vat);
 	if (u->layer == RL_SYSTEM)
-		return arena_printf(&p->m->pred_arena, "the system text changed (%s)", u->path);
+		return arena_printf(a, "the system text changed (%s)", u->path);
 	if (u->layer == RL_HISTORY)
-		return arena_printf(&p->m->pred_arena, "an earlier message was edited (%s)", u->path);
-	return arena_printf(&p->m->pred_arena, "the current turn differs (%s)", u->path);
+		return arena_printf(a, "an earlier message was edited (%s)", u->path);
+	return arena_printf(a, "the current turn differs (%s)", u->path);
 }
 
-/* Fills r's first difference from prev (request `with`) and its cause. */
+/* The texts of the difference at unit u of r (REQUEST_NO_UNIT: r ran
+ * out) against unit v of prev into d, in m->diff_arena. */
+static int tell_diff(struct pred *p, const struct req_request *r, const struct req_request *prev, size_t u_at,
+		     size_t v_at, struct req_diff_memo *d)
+{
+	struct request_model *m = p->m;
+	struct arena *a = &m->diff_arena;
+	const struct req_unit *v = &m->units[v_at];
+	*d = (struct req_diff_memo){ u_at, v_at, NULL, NULL, NULL, NULL, false };
+	if (u_at == REQUEST_NO_UNIT) {
+		d->path = v->path;
+		d->cause = arena_printf(a, "blocks from %s on were removed", v->path);
+		return d->cause ? CS_OK : CS_ENOMEM;
+	}
+	const struct req_unit *u = &m->units[u_at];
+	size_t at = 0;
+	while (at < u->text_len && at < v->text_len && u->text[at] == v->text[at])
+		at++;
+	d->path = u->path;
+	d->now = snippet(a, u->text, u->text_len, at);
+	d->before = snippet(a, v->text, v->text_len, at);
+	const char *cause = at == u->text_len && at == v->text_len
+				    ? arena_printf(a, "same text, other fields differ (%s: role, type or attributes)", u->path)
+				    : cause_of(p, r, prev, u, v, at);
+	d->tool_order = u->layer == RL_TOOLS && tools_reordered(m, r, prev);
+	d->cause = d->now && d->before ? cause : NULL; /* set last: a memo without it is told again */
+	return d->cause ? CS_OK : CS_ENOMEM;
+}
+
+/* Fills r's first difference from prev (request `with`) and its cause:
+ * told again only when the units compared are not the ones last told. */
 static int diff_with(struct pred *p, struct req_request *r, const struct req_request *prev, long with)
 {
 	struct request_model *m = p->m;
-	struct source *src = p->src;
 	size_t i = 0, j = 0; /* r's unit i against prev's unit j, blocks left out by an edit skipped */
 	for (;; i++, j++) {
 		while (i < r->nunits && out(p, r->first_unit + i))
@@ -456,39 +524,38 @@ static int diff_with(struct pred *p, struct req_request *r, const struct req_req
 	r->compared = with;
 	if (j == prev->nunits)
 		return CS_OK; /* it extends the request before: nothing broke */
-	const struct req_unit *v = &m->units[prev->first_unit + j];
-	if (i == r->nunits) {
-		r->diff_path = v->path;
-		r->cause = arena_printf(&p->m->pred_arena, "blocks from %s on were removed", v->path);
-		r->broke = i == 0 || p->prefix[i - 1] < prev->cached_extent;
-		return r->cause ? CS_OK : CS_ENOMEM;
+	size_t u = i == r->nunits ? REQUEST_NO_UNIT : r->first_unit + i, v = prev->first_unit + j;
+	struct req_diff_memo *d = &m->diff_memo[r - m->reqs];
+	if (!d->cause || d->u != u || d->v != v) {
+		int rc = tell_diff(p, r, prev, u, v, d);
+		if (rc != CS_OK)
+			return rc;
 	}
-	const struct req_unit *u = &m->units[r->first_unit + i];
-	size_t at = 0;
-	while (at < u->text_len && at < v->text_len && u->text[at] == v->text[at])
-		at++;
-	r->diff_unit = (long)(r->first_unit + i);
-	r->diff_path = u->path;
-	r->diff_now = snippet(&m->pred_arena, u->text, u->text_len, at);
-	r->diff_before = snippet(&m->pred_arena, v->text, v->text_len, at);
-	r->cause = at == u->text_len && at == v->text_len
-			   ? arena_printf(&p->m->pred_arena, "same text, other fields differ (%s: role, type or attributes)", u->path)
-			   : cause_of(p, r, prev, u, v, at);
+	r->diff_path = d->path;
+	r->cause = d->cause;
+	if (u == REQUEST_NO_UNIT) {
+		r->broke = i == 0 || p->prefix[i - 1] < prev->cached_extent;
+		return CS_OK;
+	}
+	r->diff_unit = (long)u;
+	r->diff_now = d->now;
+	r->diff_before = d->before;
 	long before = i ? p->prefix[i - 1] : 0;
 	r->broke = before < prev->cached_extent;
-	if (r->broke && u->layer == RL_TOOLS && tools_reordered(m, r, prev))
-		request_lint(src, m, "tool-order", r->diff_unit, false,
+	if (r->broke && d->tool_order)
+		request_lint(p->src, m, "tool-order", r->diff_unit, false,
 			     "line %ld: the tool definitions changed order from request %ld (line %ld); every cached "
 			     "prefix after them is lost", r->line, with + 1, prev->line);
-	return r->diff_now && r->diff_before && r->cause ? CS_OK : CS_ENOMEM;
+	return CS_OK;
 }
 
 static int predict_one(struct pred *p, long k)
 {
 	struct request_model *m = p->m;
 	struct req_request *r = &m->reqs[k];
-	const char *model = request_model_name(m, r);
-	const struct req_model_facts *f = request_facts_memo(m, &p->facts, model);
+	const struct req_model_facts **f = &p->facts[r->group];
+	if (!*f)
+		*f = request_facts(m, m->groups[r->group].model, NULL);
 	if (!prepare(p, r))
 		return CS_ENOMEM;
 	r->total = r->nunits ? p->prefix[r->nunits - 1] : 0;
@@ -497,8 +564,8 @@ static int predict_one(struct pred *p, long k)
 		return CS_ENOMEM;
 	long miss = -1;
 	p->read_from = -1;
-	bool ok = explicit_cache(m, r) ? predict_explicit(p, r, k, f->min_prefix, &miss)
-				       : predict_prefix(p, r, k, f->min_prefix);
+	bool ok = explicit_cache(m, r) ? predict_explicit(p, r, k, (*f)->min_prefix, &miss)
+				       : predict_prefix(p, r, k, (*f)->min_prefix);
 	if (!ok)
 		return CS_ENOMEM;
 	r->pred_uncached = r->total - r->pred_read - r->pred_write;
@@ -631,7 +698,7 @@ static bool find_groups(struct pred *p)
 		p->seed[k] = k && p->prev_same[k] == (long)k - 1 ? p->seed[k - 1] : group_seed(m, r);
 	}
 	cs_free(last);
-	return true;
+	return (p->facts = cs_calloc(m->ngroups ? m->ngroups : 1, sizeof *p->facts)) != NULL;
 }
 
 static void pred_fini(struct pred *p)
@@ -643,6 +710,7 @@ static void pred_fini(struct pred *p)
 	cs_free(p->bps);
 	cs_free(p->seed);
 	cs_free(p->prev_same);
+	cs_free(p->facts);
 }
 
 /* The lints of the request shown: its breakpoints, its volatile text. */
@@ -662,7 +730,7 @@ int request_predict(struct source *src, struct request_model *m, struct cs_error
 	arena_fini(&m->pred_arena); /* the text of the prediction before: nothing points into it now */
 	arena_init(&m->pred_arena);
 	struct pred p = { .src = src, .m = m };
-	int rc = make_core(m) && find_out(&p) && find_groups(&p) ? CS_OK : CS_ENOMEM;
+	int rc = make_core(m) && make_diff_memo(m) && find_out(&p) && find_groups(&p) ? CS_OK : CS_ENOMEM;
 	for (size_t k = 0; k < m->nreqs && rc == CS_OK; k++)
 		rc = predict_one(&p, (long)k);
 	m->nseq_lints = m->nlints;
