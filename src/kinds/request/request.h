@@ -129,6 +129,8 @@ struct req_diff_memo {
 	size_t u, v;          /* the units compared; u == REQUEST_NO_UNIT: the request's ran out */
 	const char *path, *now, *before, *cause; /* as told; cause NULL: nothing kept */
 	bool tool_order;      /* the tools differ only in order (the tool-order lint) */
+	long same_with;       /* the request compared with last, + 1 (0: none yet) */
+	size_t same;          /* the units both begin with, block for block (the same pieces), whatever is excluded */
 };
 
 /* Per-model cache facts (caching.md), with where they come from. */

@@ -486,7 +486,10 @@ static int tell_diff(struct pred *p, const struct req_request *r, const struct r
 	struct request_model *m = p->m;
 	struct arena *a = &m->diff_arena;
 	const struct req_unit *v = &m->units[v_at];
-	*d = (struct req_diff_memo){ u_at, v_at, NULL, NULL, NULL, NULL, false };
+	d->u = u_at;
+	d->v = v_at;
+	d->path = d->now = d->before = d->cause = NULL;
+	d->tool_order = false;
 	if (u_at == REQUEST_NO_UNIT) {
 		d->path = v->path;
 		d->cause = arena_printf(a, "blocks from %s on were removed", v->path);
@@ -507,12 +510,30 @@ static int tell_diff(struct pred *p, const struct req_request *r, const struct r
 	return d->cause ? CS_OK : CS_ENOMEM;
 }
 
+/* How many units r and prev begin with that are the same blocks (the same
+ * hash, the same piece): an edit leaves out both or neither. */
+static size_t same_units(const struct request_model *m, const struct req_request *r, const struct req_request *prev)
+{
+	const struct req_core *a = m->core + r->first_unit, *b = m->core + prev->first_unit;
+	size_t n = r->nunits < prev->nunits ? r->nunits : prev->nunits, i = 0;
+	while (i < n && a[i].hash == b[i].hash && (a[i].piece_bp & REQUEST_CORE_NONE) == (b[i].piece_bp & REQUEST_CORE_NONE))
+		i++;
+	return i;
+}
+
 /* Fills r's first difference from prev (request `with`) and its cause:
  * told again only when the units compared are not the ones last told. */
 static int diff_with(struct pred *p, struct req_request *r, const struct req_request *prev, long with)
 {
 	struct request_model *m = p->m;
-	size_t i = 0, j = 0; /* r's unit i against prev's unit j, blocks left out by an edit skipped */
+	struct req_diff_memo *d = &m->diff_memo[r - m->reqs];
+	if (d->same_with != with + 1) {
+		d->same_with = with + 1;
+		d->same = same_units(m, r, prev);
+	}
+	/* r's unit i against prev's unit j, blocks left out by an edit skipped:
+	 * where both begin with the same blocks, those are left out alike */
+	size_t i = d->same, j = d->same;
 	for (;; i++, j++) {
 		while (i < r->nunits && out(p, r->first_unit + i))
 			i++;
@@ -525,7 +546,6 @@ static int diff_with(struct pred *p, struct req_request *r, const struct req_req
 	if (j == prev->nunits)
 		return CS_OK; /* it extends the request before: nothing broke */
 	size_t u = i == r->nunits ? REQUEST_NO_UNIT : r->first_unit + i, v = prev->first_unit + j;
-	struct req_diff_memo *d = &m->diff_memo[r - m->reqs];
 	if (!d->cause || d->u != u || d->v != v) {
 		int rc = tell_diff(p, r, prev, u, v, d);
 		if (rc != CS_OK)
