@@ -134,10 +134,13 @@ static void test_incremental_equals_scratch(void **state)
 	struct source *src = load_log(sb_str(&log));
 	const struct request_model *m = src->model;
 	assert_int_equal(m->ngroups, 2); /* the two models are two caches */
-	size_t causes = 0;
-	for (size_t k = 0; k < m->nreqs; k++)
+	size_t causes = 0, system = 0;
+	for (size_t k = 0; k < m->nreqs; k++) {
 		causes += m->reqs[k].cause != NULL;
+		system += m->reqs[k].diff_path && !strcmp(m->reqs[k].diff_path, "system[0]");
+	}
 	assert_true(causes >= 4); /* tools, system, an earlier turn, dropped turns */
+	assert_true(system >= 1);
 
 	/* Blocks where requests differ first, then any: each edit's prediction
 	 * against a fresh load given every exclusion at once. */
@@ -163,6 +166,8 @@ static void test_incremental_equals_scratch(void **state)
 				support_set(fresh, "exclude", fresh->pieces[i].id);
 		scratch(fresh);
 		same_predictions(src, fresh);
+		for (size_t k = 0; step == 0 && k < m->nreqs; k++) /* the system text left out differs nowhere */
+			assert_true(!m->reqs[k].diff_path || strcmp(m->reqs[k].diff_path, "system[0]"));
 		if (step == 4) /* request 6's second block (its own message) left out: the block of 3 it matched is missing */
 			support_same_str(m->reqs[5].cause, "blocks from messages[0].content[1] on were removed");
 		source_free(fresh);

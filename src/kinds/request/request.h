@@ -123,6 +123,8 @@ struct req_core {
 #define REQUEST_CORE_TTL 0x10000000u /* another lifetime: req_unit.ttl says */
 #define REQUEST_CORE_NONE 0x0fffffffu
 
+#define REQUEST_DIFF_AT 3
+
 /* A request's first difference as last told (sequence.c): the units
  * compared and the texts told, which depend on those two units only. */
 struct req_diff_memo {
@@ -130,7 +132,11 @@ struct req_diff_memo {
 	const char *path, *now, *before, *cause; /* as told; cause NULL: nothing kept */
 	bool tool_order;      /* the tools differ only in order (the tool-order lint) */
 	long same_with;       /* the request compared with last, + 1 (0: none yet) */
-	size_t same;          /* the units both begin with, block for block (the same pieces), whatever is excluded */
+	/* Against it: the units both begin with block for block (the same
+	 * pieces, so an edit leaves out both or neither), and where among them
+	 * the two differ (at most REQUEST_DIFF_AT; the run ends at the next). */
+	uint32_t same, ndiff_at;
+	uint32_t diff_at[REQUEST_DIFF_AT];
 };
 
 /* Per-model cache facts (caching.md), with where they come from. */

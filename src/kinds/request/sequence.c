@@ -510,15 +510,25 @@ static int tell_diff(struct pred *p, const struct req_request *r, const struct r
 	return d->cause ? CS_OK : CS_ENOMEM;
 }
 
-/* How many units r and prev begin with that are the same blocks (the same
- * hash, the same piece): an edit leaves out both or neither. */
-static size_t same_units(const struct request_model *m, const struct req_request *r, const struct req_request *prev)
+/* The units r and prev begin with block for block (the same pieces: an
+ * edit leaves out both or neither) into d, with where among them they
+ * differ; the run stops at a difference past REQUEST_DIFF_AT (and before
+ * UINT32_MAX units). */
+static void same_units(const struct request_model *m, const struct req_request *r, const struct req_request *prev,
+		       struct req_diff_memo *d)
 {
 	const struct req_core *a = m->core + r->first_unit, *b = m->core + prev->first_unit;
 	size_t n = r->nunits < prev->nunits ? r->nunits : prev->nunits, i = 0;
-	while (i < n && a[i].hash == b[i].hash && (a[i].piece_bp & REQUEST_CORE_NONE) == (b[i].piece_bp & REQUEST_CORE_NONE))
-		i++;
-	return i;
+	if (n > UINT32_MAX - 1)
+		n = UINT32_MAX - 1;
+	d->ndiff_at = 0;
+	for (; i < n && (a[i].piece_bp & REQUEST_CORE_NONE) == (b[i].piece_bp & REQUEST_CORE_NONE); i++)
+		if (a[i].hash != b[i].hash) {
+			if (d->ndiff_at == REQUEST_DIFF_AT)
+				break;
+			d->diff_at[d->ndiff_at++] = (uint32_t)i;
+		}
+	d->same = (uint32_t)i;
 }
 
 /* Fills r's first difference from prev (request `with`) and its cause:
@@ -529,12 +539,19 @@ static int diff_with(struct pred *p, struct req_request *r, const struct req_req
 	struct req_diff_memo *d = &m->diff_memo[r - m->reqs];
 	if (d->same_with != with + 1) {
 		d->same_with = with + 1;
-		d->same = same_units(m, r, prev);
+		same_units(m, r, prev, d);
 	}
 	/* r's unit i against prev's unit j, blocks left out by an edit skipped:
-	 * where both begin with the same blocks, those are left out alike */
+	 * over the blocks both begin with, left out alike, the first
+	 * difference is the first one not left out */
 	size_t i = d->same, j = d->same;
-	for (;; i++, j++) {
+	bool found = false;
+	for (uint32_t k = 0; k < d->ndiff_at && !found; k++)
+		if (!out(p, r->first_unit + d->diff_at[k])) {
+			i = j = d->diff_at[k];
+			found = true;
+		}
+	for (; !found; i++, j++) {
 		while (i < r->nunits && out(p, r->first_unit + i))
 			i++;
 		while (j < prev->nunits && out(p, prev->first_unit + j))
