@@ -131,6 +131,7 @@ struct req_diff_memo {
 	size_t u, v;          /* the units compared; u == REQUEST_NO_UNIT: the request's ran out */
 	const char *path, *now, *before, *cause; /* as told; cause NULL: nothing kept */
 	bool tool_order;      /* the tools differ only in order (the tool-order lint) */
+	bool model_as_prev;   /* its model is named as the request before's (in the log) */
 	long same_with;       /* the request compared with last, + 1 (0: none yet) */
 	/* Against it: the units both begin with block for block (the same
 	 * pieces, so an edit leaves out both or neither), and where among them

@@ -108,6 +108,24 @@ static bool map_put(struct map *m, uint64_t key, double time, long req, int ttl)
 	return true;
 }
 
+/* Room for n keys at once (an empty map): the sequence's entries, about a
+ * read and its breakpoints a request, without growing through every size. */
+static bool map_reserve(struct map *m, size_t n)
+{
+	size_t cap = 1024;
+	while (cap < 2 * n && cap < ((size_t)1 << 40))
+		cap *= 2;
+	if (m->cap >= cap)
+		return true;
+	struct slot *s = cs_calloc(cap, sizeof *s);
+	if (!s)
+		return false;
+	cs_free(m->s);
+	m->s = s;
+	m->cap = cap;
+	return true;
+}
+
 /* What predicting one request needs. */
 struct pred {
 	struct source *src;
@@ -116,7 +134,7 @@ struct pred {
 	long *prefix;      /* prefix[i]: tokens of units 0..i of the request at hand */
 	uint64_t *keys;    /* keys[i]: the prefix key of units 0..i */
 	size_t cap;
-	uint8_t *piece_out; /* per piece: left out by an edit; NULL: none is */
+	uint8_t *piece_out; /* per piece: left out by an edit */
 	const struct req_model_facts **facts; /* per group: its model's, found at its first request */
 	size_t *bps;       /* the units of the request at hand that carry a breakpoint, in order */
 	size_t nbps, cap_bps;
@@ -178,7 +196,7 @@ static int entry_life(const struct request_model *m, const struct req_request *r
 /* Whether unit u is left out by an edit (what-if). */
 static bool out(const struct pred *p, size_t u)
 {
-	uint32_t i = p->piece_out ? p->m->core[u].piece_bp & REQUEST_CORE_NONE : REQUEST_CORE_NONE;
+	uint32_t i = p->m->core[u].piece_bp & REQUEST_CORE_NONE;
 	return i != REQUEST_CORE_NONE && p->piece_out[i];
 }
 
@@ -226,6 +244,8 @@ static bool make_diff_memo(struct request_model *m)
 	if (!(m->diff_memo = cs_calloc(m->nreqs ? m->nreqs : 1, sizeof *m->diff_memo)))
 		return false;
 	m->ndiff_memo = m->nreqs;
+	for (size_t k = 1; k < m->nreqs; k++)
+		m->diff_memo[k].model_as_prev = !strcmp(m->reqs[k].model, m->reqs[k - 1].model);
 	return true;
 }
 
@@ -244,14 +264,9 @@ void request_predictions_free(struct request_model *m)
 static bool find_out(struct pred *p)
 {
 	const struct source *src = p->src;
-	size_t n = 0;
-	for (size_t i = 0; p->m->unit_piece && i < src->npieces; i++)
-		n += piece_excluded(&src->pieces[i]);
-	if (!n)
-		return true;
-	if (!(p->piece_out = cs_malloc(src->npieces)))
+	if (!(p->piece_out = cs_calloc(src->npieces ? src->npieces : 1, 1)))
 		return false;
-	for (size_t i = 0; i < src->npieces; i++)
+	for (size_t i = 0; p->m->unit_piece && i < src->npieces; i++)
 		p->piece_out[i] = piece_excluded(&src->pieces[i]);
 	return true;
 }
@@ -291,22 +306,23 @@ static bool prepare(struct pred *p, const struct req_request *r)
 		p->keys = keys;
 		p->cap = cap;
 	}
-	long t = 0;
 	uint64_t h = p->seed ? p->seed[r - p->m->reqs] : group_seed(p->m, r);
+	long t = 0, *restrict prefix = p->prefix;
+	uint64_t *restrict keys = p->keys;
 	const int8_t *moved = p->m->bp_override;
 	const uint8_t *gone = p->piece_out;
 	const struct req_core *c = p->m->core + r->first_unit;
 	p->nbps = 0;
 	for (size_t i = 0; i < r->nunits; i++) {
-		uint32_t piece = c[i].piece_bp & REQUEST_CORE_NONE;
+		uint32_t bits = c[i].piece_bp, piece = bits & REQUEST_CORE_NONE;
 		bool has_piece = piece != REQUEST_CORE_NONE;
-		if (!(gone && has_piece && gone[piece])) { /* an excluded block is not sent: the prefix skips it */
+		if (!has_piece || !gone[piece]) { /* an excluded block is not sent: the prefix skips it */
 			t += c[i].tokens;
 			h = extend_key(h, c[i].hash);
 		}
-		p->prefix[i] = t;
-		p->keys[i] = h;
-		if (((c[i].piece_bp & REQUEST_CORE_BP) || (moved && has_piece && moved[piece])) && !add_bp(p, i))
+		prefix[i] = t;
+		keys[i] = h;
+		if (((bits & REQUEST_CORE_BP) || (moved && has_piece && moved[piece])) && !add_bp(p, i))
 			return false; /* a candidate: bp_ttl decides */
 	}
 	return true;
@@ -330,7 +346,7 @@ static int bp_ttl(const struct pred *p, const struct req_request *r, size_t i)
 	const struct request_model *m = p->m;
 	size_t u = r->first_unit + i;
 	uint32_t c = m->core[u].piece_bp, piece = c & REQUEST_CORE_NONE;
-	if (piece != REQUEST_CORE_NONE && p->piece_out && p->piece_out[piece])
+	if (piece != REQUEST_CORE_NONE && p->piece_out[piece])
 		return 0; /* its cache_control went with it */
 	int ttl = !(c & REQUEST_CORE_BP) ? 0 : c & REQUEST_CORE_TTL ? m->units[u].ttl : c & REQUEST_CORE_1H ? 3600 : 300;
 	int moved = piece != REQUEST_CORE_NONE && m->bp_override ? m->bp_override[piece] : 0; /* the inspector's M */
@@ -702,7 +718,9 @@ static bool add_group(struct request_model *m, const char *model, uint64_t accou
 }
 
 /* Every request's group, its group's seed and its group's request before
- * it; m->groups anew. A run of requests of one model asks no table. */
+ * it; m->groups anew. A run of requests of one model asks no table and
+ * compares no name (the diff memo knows which follow one of the same
+ * name). */
 static bool find_groups(struct pred *p)
 {
 	struct request_model *m = p->m;
@@ -719,7 +737,8 @@ static bool find_groups(struct pred *p)
 	for (size_t k = 0; k < m->nreqs; k++) {
 		struct req_request *r = &m->reqs[k];
 		const char *model = request_model_name(m, r);
-		if (!m->ngroups || strcmp(model, m->groups[g].model) || r->account != m->groups[g].account) {
+		bool as_prev = m->model_override || m->diff_memo[k].model_as_prev; /* then the group of the request before */
+		if (!m->ngroups || !as_prev || r->account != m->groups[g].account) {
 			for (g = 0; g < m->ngroups; g++)
 				if (r->account == m->groups[g].account && !strcmp(model, m->groups[g].model))
 					break;
@@ -767,7 +786,8 @@ int request_predict(struct source *src, struct request_model *m, struct cs_error
 	arena_fini(&m->pred_arena); /* the text of the prediction before: nothing points into it now */
 	arena_init(&m->pred_arena);
 	struct pred p = { .src = src, .m = m };
-	int rc = make_core(m) && make_diff_memo(m) && find_out(&p) && find_groups(&p) ? CS_OK : CS_ENOMEM;
+	int rc = make_core(m) && make_diff_memo(m) && find_out(&p) && find_groups(&p) && map_reserve(&p.cache, 3 * m->nreqs)
+			 ? CS_OK : CS_ENOMEM;
 	for (size_t k = 0; k < m->nreqs && rc == CS_OK; k++)
 		rc = predict_one(&p, (long)k);
 	m->nseq_lints = m->nlints;
