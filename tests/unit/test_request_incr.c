@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NREQ 36
+#define NREQ 38
 
 /* A text of about n words, its words drawn from seed. */
 static void words(struct strbuf *b, unsigned seed, int n)
@@ -43,10 +43,11 @@ static void text_block(struct strbuf *b, const char *text, bool cached)
  * at 9, the system text's date moves at 15, turn 1 is edited from 21, the
  * last turns are dropped at 27, and a main request comes late at 30 (its
  * entries expired). Every other small request has its second block in a
- * message of its own: the same block as the one before, at another path. */
+ * message of its own: the same block as the one before, at another path
+ * (the last two, one after the other, too). */
 static void request_line(struct strbuf *log, int k)
 {
-	bool small = k % 3 == 2, split = k % 6 == 5;
+	bool small = k % 3 == 2 || k >= NREQ - 2, split = k % 6 == 5 || k == NREQ - 1;
 	int turn = k - k / 3;   /* main requests so far */
 	sb_printf(log, "{\"timestamp\":\"2026-11-24T09:%02d:%02dZ\",\"request\":{\"model\":\"%s\",\"max_tokens\":512,",
 		  k >= 30 ? 50 : k, 0, small ? "claude-haiku-4-5" : "claude-sonnet-4-5");
@@ -141,6 +142,8 @@ static void test_incremental_equals_scratch(void **state)
 	}
 	assert_true(causes >= 4); /* tools, system, an earlier turn, dropped turns */
 	assert_true(system >= 1);
+	for (size_t k = 0; k < m->nreqs; k++) /* the system's and the last turn's: not the turn before's, marked in the request before */
+		assert_int_equal(m->reqs[k].nbreakpoints, 2);
 
 	/* Blocks where requests differ first, then any: each edit's prediction
 	 * against a fresh load given every exclusion at once. */
@@ -168,8 +171,10 @@ static void test_incremental_equals_scratch(void **state)
 		same_predictions(src, fresh);
 		for (size_t k = 0; step == 0 && k < m->nreqs; k++) /* the system text left out differs nowhere */
 			assert_true(!m->reqs[k].diff_path || strcmp(m->reqs[k].diff_path, "system[0]"));
-		if (step == 4) /* request 6's second block (its own message) left out: the block of 3 it matched is missing */
+		if (step == 4) { /* request 6's second block (its own message) left out: the block of 3 it matched is missing */
 			support_same_str(m->reqs[5].cause, "blocks from messages[0].content[1] on were removed");
+			assert_true(m->reqs[NREQ - 1].total < m->reqs[NREQ - 2].total); /* and the last one's, not the one's before */
+		}
 		source_free(fresh);
 	}
 	free(excluded);

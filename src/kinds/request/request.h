@@ -138,6 +138,13 @@ struct req_diff_memo {
 	 * the two differ (at most REQUEST_DIFF_AT; the run ends at the next). */
 	uint32_t same, ndiff_at;
 	uint32_t diff_at[REQUEST_DIFF_AT];
+	/* Its packed units against the request before it in the log: how many
+	 * it begins with that are the same but at `unlike` (hash, tokens, piece
+	 * and breakpoint alike); like_known: found. A prediction reads only the
+	 * others from memory, the rest from its copy of the request before. */
+	bool like_known;
+	uint32_t like, nunlike;
+	uint32_t unlike[REQUEST_DIFF_AT];
 };
 
 /* Per-model cache facts (caching.md), with where they come from. */

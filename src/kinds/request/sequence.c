@@ -40,6 +40,7 @@
 #define LOOKBACK 20
 #define VOLATILE_WINDOW 128 /* bytes past a difference a volatile run is read to */
 #define OPENAI_STEP 128
+#define HOLD_AHEAD 2 /* requests: how far ahead the units a prediction will read are fetched */
 
 struct slot {
 	uint64_t key;   /* 0: empty */
@@ -133,6 +134,12 @@ struct pred {
 	struct map cache;
 	long *prefix;      /* prefix[i]: tokens of units 0..i of the request at hand */
 	uint64_t *keys;    /* keys[i]: the prefix key of units 0..i */
+	/* A copy of the packed units of request `held` (-1: none), the request
+	 * at hand's once prepared: consecutive requests mostly repeat each
+	 * other's, so only what differs is read from the (cold) whole. */
+	struct req_core *cur;
+	long held;
+	size_t held_n;
 	size_t cap;
 	uint8_t *piece_out; /* per piece: left out by an edit */
 	const struct req_model_facts **facts; /* per group: its model's, found at its first request */
@@ -293,6 +300,60 @@ static bool add_bp(struct pred *p, size_t b)
 	return true;
 }
 
+/* Where r's packed units (own) differ from those of the request before it
+ * (before, n of them) into d: the run they begin with alike, but at up to
+ * REQUEST_DIFF_AT places. */
+static void find_like(struct req_diff_memo *d, const struct req_core *own, size_t nown, const struct req_core *before,
+		      size_t n)
+{
+	if (nown < n)
+		n = nown;
+	if (n > UINT32_MAX - 1)
+		n = UINT32_MAX - 1;
+	size_t i = 0;
+	d->nunlike = 0;
+	for (; i < n; i++)
+		if (own[i].hash != before[i].hash || own[i].tokens != before[i].tokens || own[i].piece_bp != before[i].piece_bp) {
+			if (d->nunlike == REQUEST_DIFF_AT)
+				break;
+			d->unlike[d->nunlike++] = (uint32_t)i;
+		}
+	d->like = (uint32_t)i;
+	d->like_known = true;
+}
+
+/* r's packed units into p->cur: from the copy of the request before where
+ * they are alike, else from m->core. */
+static void hold(struct pred *p, const struct req_request *r)
+{
+	struct request_model *m = p->m;
+	size_t k = (size_t)(r - m->reqs);
+	const struct req_core *own = m->core + r->first_unit;
+	if (!r->nunits) {
+	} else if (k == 0 || p->held != (long)k - 1) {
+		memcpy(p->cur, own, r->nunits * sizeof *own);
+	} else {
+		struct req_diff_memo *d = &m->diff_memo[k];
+		if (!d->like_known)
+			find_like(d, own, r->nunits, p->cur, p->held_n);
+		for (uint32_t i = 0; i < d->nunlike; i++)
+			p->cur[d->unlike[i]] = own[d->unlike[i]];
+		if (r->nunits > d->like)
+			memcpy(p->cur + d->like, own + d->like, (r->nunits - d->like) * sizeof *own);
+	}
+	p->held = (long)k;
+	p->held_n = r->nunits;
+	if (k + HOLD_AHEAD < m->nreqs && m->diff_memo && m->diff_memo[k + HOLD_AHEAD].like_known) {
+		/* what a request a little ahead will read: fetched while this one is worked on */
+		const struct req_request *q = &m->reqs[k + HOLD_AHEAD];
+		const struct req_diff_memo *d = &m->diff_memo[k + HOLD_AHEAD];
+		for (uint32_t i = 0; i < d->nunlike; i++)
+			__builtin_prefetch(m->core + q->first_unit + d->unlike[i]);
+		for (size_t i = d->like; i < q->nunits; i += 4)
+			__builtin_prefetch(m->core + q->first_unit + i);
+	}
+}
+
 static bool prepare(struct pred *p, const struct req_request *r)
 {
 	if (r->nunits > p->cap) {
@@ -301,17 +362,21 @@ static bool prepare(struct pred *p, const struct req_request *r)
 		if (pre)
 			p->prefix = pre;
 		uint64_t *keys = pre ? cs_realloc(p->keys, cap * sizeof *keys) : NULL;
-		if (!keys)
+		if (keys)
+			p->keys = keys;
+		struct req_core *cur = keys ? cs_realloc(p->cur, cap * sizeof *cur) : NULL;
+		if (!cur)
 			return false;
-		p->keys = keys;
+		p->cur = cur;
 		p->cap = cap;
 	}
+	hold(p, r);
 	uint64_t h = p->seed ? p->seed[r - p->m->reqs] : group_seed(p->m, r);
 	long t = 0, *restrict prefix = p->prefix;
 	uint64_t *restrict keys = p->keys;
 	const int8_t *moved = p->m->bp_override;
 	const uint8_t *gone = p->piece_out;
-	const struct req_core *c = p->m->core + r->first_unit;
+	const struct req_core *c = p->cur;
 	p->nbps = 0;
 	for (size_t i = 0; i < r->nunits; i++) {
 		uint32_t bits = c[i].piece_bp, piece = bits & REQUEST_CORE_NONE;
@@ -374,7 +439,7 @@ static bool predict_explicit(struct pred *p, struct req_request *r, long k, long
 		last_bp = (long)b;
 		int positions = 0;
 		for (long i = (long)b; i >= 0; i--) {
-			bool same_position = i < (long)b && (m->core[r->first_unit + i + 1].piece_bp & REQUEST_CORE_RUN);
+			bool same_position = i < (long)b && (p->cur[i + 1].piece_bp & REQUEST_CORE_RUN);
 			positions += !same_position;
 			const struct slot *s = map_find(&p->cache, p->keys[i]);
 			bool hit = live(p, s, r, k);
@@ -762,6 +827,7 @@ static void pred_fini(struct pred *p)
 	cs_free(p->cache.s);
 	cs_free(p->prefix);
 	cs_free(p->keys);
+	cs_free(p->cur);
 	cs_free(p->piece_out);
 	cs_free(p->bps);
 	cs_free(p->seed);
@@ -785,7 +851,7 @@ int request_predict(struct source *src, struct request_model *m, struct cs_error
 {
 	arena_fini(&m->pred_arena); /* the text of the prediction before: nothing points into it now */
 	arena_init(&m->pred_arena);
-	struct pred p = { .src = src, .m = m };
+	struct pred p = { .src = src, .m = m, .held = -1 };
 	int rc = make_core(m) && make_diff_memo(m) && find_out(&p) && find_groups(&p) && map_reserve(&p.cache, 3 * m->nreqs)
 			 ? CS_OK : CS_ENOMEM;
 	for (size_t k = 0; k < m->nreqs && rc == CS_OK; k++)
@@ -799,7 +865,7 @@ int request_predict(struct source *src, struct request_model *m, struct cs_error
 
 int request_current_lints(struct source *src, struct request_model *m, struct cs_error *err)
 {
-	struct pred p = { .src = src, .m = m };
+	struct pred p = { .src = src, .m = m, .held = -1 };
 	m->nlints = m->nseq_lints;
 	int rc = make_core(m) && find_out(&p) ? current_lints(&p) : CS_ENOMEM; /* the groups stand */
 	pred_fini(&p);
