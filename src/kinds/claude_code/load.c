@@ -42,7 +42,7 @@ void cc_model_free(void *model)
 	cs_free(m->unit_block);
 	cs_free(m->req.unit_piece);
 	cs_free(m->req.bp_override);
-	cs_free(m->req.core);
+	request_predictions_free(&m->req);
 	cs_free(m->req.groups);
 	cs_free(m->req.user_facts);
 	arena_fini(&m->req.pred_arena);

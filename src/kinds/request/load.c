@@ -35,7 +35,7 @@ void request_model_free(void *model)
 	cs_free(m->unit_piece);
 	cs_free(m->piece_unit);
 	cs_free(m->bp_override);
-	cs_free(m->core);
+	request_predictions_free(m);
 	cs_free(m->groups);
 	arena_fini(&m->pred_arena);
 	cs_free(m);

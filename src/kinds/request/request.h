@@ -123,16 +123,42 @@ struct req_request {
 };
 
 /* A unit as the sequence's predictions read it: its hash, its tokens, its
- * piece (REQUEST_CORE_NONE: none), whether it carries cache_control and
- * whether it continues a run (req_unit.run). */
+ * piece (REQUEST_CORE_NONE: none), whether it carries cache_control (and
+ * for how long) and whether it continues a run (req_unit.run). */
 struct req_core {
 	uint64_t hash;
 	int32_t tokens;
-	uint32_t piece_bp; /* the piece, REQUEST_CORE_BP and REQUEST_CORE_RUN */
+	uint32_t piece_bp; /* the piece, REQUEST_CORE_BP, _1H, _TTL and _RUN */
 };
-#define REQUEST_CORE_BP 0x80000000u
+#define REQUEST_CORE_BP 0x80000000u  /* cache_control: 5 minutes, but for _1H or _TTL */
 #define REQUEST_CORE_RUN 0x40000000u
-#define REQUEST_CORE_NONE 0x3fffffffu
+#define REQUEST_CORE_1H 0x20000000u  /* its cache_control lives an hour */
+#define REQUEST_CORE_TTL 0x10000000u /* another lifetime: req_unit.ttl says */
+#define REQUEST_CORE_NONE 0x0fffffffu
+
+#define REQUEST_DIFF_AT 3
+
+/* A request's first difference as last told (sequence.c): the units
+ * compared and the texts told, which depend on those two units only. */
+struct req_diff_memo {
+	size_t u, v;          /* the units compared; u == REQUEST_NO_UNIT: the request's ran out */
+	const char *path, *now, *before, *cause; /* as told; cause NULL: nothing kept */
+	bool tool_order;      /* the tools differ only in order (the tool-order lint) */
+	bool model_as_prev;   /* its model is named as the request before's (in the log) */
+	long same_with;       /* the request compared with last, + 1 (0: none yet) */
+	/* Against it: the units both begin with block for block (the same
+	 * pieces, so an edit leaves out both or neither), and where among them
+	 * the two differ (at most REQUEST_DIFF_AT; the run ends at the next). */
+	uint32_t same, ndiff_at;
+	uint32_t diff_at[REQUEST_DIFF_AT];
+	/* Its packed units against the request before it in the log: how many
+	 * it begins with that are the same but at `unlike` (hash, tokens, piece
+	 * and breakpoint alike); like_known: found. A prediction reads only the
+	 * others from memory, the rest from its copy of the request before. */
+	bool like_known;
+	uint32_t like, nunlike;
+	uint32_t unlike[REQUEST_DIFF_AT];
+};
 
 /* Per-model cache facts (caching.md), with where they come from. */
 struct req_model_facts {
@@ -198,6 +224,13 @@ struct request_model {
 	 * ncore to 0 (cs_malloc'd, ncore == nunits). */
 	struct req_core *core;
 	size_t ncore;
+	/* sequence.c: each request's first difference as last told, kept across
+	 * predictions (an edit mostly leaves the same two blocks compared) with
+	 * its text in diff_arena; emptied whenever core is made again
+	 * (cs_malloc'd, ndiff_memo == nreqs). */
+	struct req_diff_memo *diff_memo;
+	size_t ndiff_memo;
+	struct arena diff_arena;
 	/* The text a prediction writes (causes, snippets, lint sentences):
 	 * freed by the next one, so a thousand what-ifs do not pile up. */
 	struct arena pred_arena;
@@ -406,6 +439,9 @@ int request_predict(struct source *src, struct request_model *m, struct cs_error
 /* Only the current request's lints again (another request shown, the
  * predictions unchanged). */
 int request_current_lints(struct source *src, struct request_model *m, struct cs_error *err);
+/* Frees what the predictions keep between runs (core, diff_memo,
+ * diff_arena): the model's free calls it. NULL-safe fields. */
+void request_predictions_free(struct request_model *m);
 
 /* ---- steps.c: the requests of a log one at a time ------------------------ */
 

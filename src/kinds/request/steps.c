@@ -338,6 +338,7 @@ void request_whatif_totals(const struct request_model *m, struct request_whatif 
 {
 	memset(w, 0, sizeof *w);
 	struct facts_memo now_facts = { NULL, NULL }, was_facts = { NULL, NULL };
+	int now_group = -1; /* now_facts' group: one model, so a request of it asks nothing */
 	for (size_t k = 0; k < m->nreqs; k++) {
 		const struct req_request *r = &m->reqs[k];
 		w->read += r->pred_read;
@@ -348,10 +349,14 @@ void request_whatif_totals(const struct request_model *m, struct request_whatif 
 		w->loaded_uncached += r->loaded_uncached;
 		w->changed += r->pred_read != r->loaded_read || r->pred_write != r->loaded_write ||
 			      r->pred_uncached != r->loaded_uncached;
-		double now = cost(request_facts_memo(m, &now_facts, request_model_name(m, r)), r, r->pred_read,
-				  r->pred_write, r->pred_uncached);
-		double was = cost(request_facts_memo(m, &was_facts, r->model), r, r->loaded_read, r->loaded_write,
-				  r->loaded_uncached);
+		if (r->group != now_group || !now_facts.facts) {
+			request_facts_memo(m, &now_facts, request_model_name(m, r));
+			now_group = r->group;
+		}
+		/* as loaded: its own model's, the same as now's but under the `model` setting */
+		const struct req_model_facts *f = m->model_override ? request_facts_memo(m, &was_facts, r->model) : now_facts.facts;
+		double now = cost(now_facts.facts, r, r->pred_read, r->pred_write, r->pred_uncached);
+		double was = cost(f, r, r->loaded_read, r->loaded_write, r->loaded_uncached);
 		if (now < 0 || was < 0)
 			w->priced = false;
 		else if (k == 0 || w->priced)
