@@ -333,7 +333,7 @@ static void one_side(const struct replay *rp, const struct assembly *x, const st
 			continue;
 		*tokens += x->results[i].tokens;
 		if (++*count <= 4)
-			sb_printf(out, "%s%s", *count > 1 ? ", " : "", rp->src->pieces[i].id);
+			sb_printf(out, "%s%s", *count > 1 ? ", " : "", piece_name(&rp->src->pieces[i]));
 	}
 	if (*count > 4)
 		sb_printf(out, " and %zu more", *count - 4);

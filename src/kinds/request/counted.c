@@ -133,6 +133,8 @@ struct cctx {
 	long nested_images;     /* images inside tool results: the provider's rule (image.h) */
 	struct tokenizer *t;
 	const struct overhead *ov;
+	const char *model;      /* the one ov was found for; NULL: the body's */
+	long tool_prompt;       /* the tool-use system prompt, once when there are tools */
 	struct memo_slot *memo; /* shared by the requests of a file */
 	size_t *memo_used, memo_cap;
 	struct strbuf sb;
@@ -262,7 +264,7 @@ static long tools_tokens(struct cctx *c, const cJSON *tools)
 {
 	if (!json_is_array(tools) || !json_length(tools))
 		return 0;
-	long tokens = c->ov->tools_exist;
+	long tokens = c->tool_prompt;
 	const cJSON *t;
 	int i = 0;
 	JSON_EACH(t, tools) {
@@ -425,14 +427,35 @@ static void openai_body(struct cctx *c, int provider, const cJSON *body, struct 
 	out->tools = tools_tokens(c, json_member(body, "tools"));
 }
 
+/* The tool-use system prompt for body: the table's figure (ai-tokenizer's,
+ * measured with the default choice) moved by the difference Anthropic
+ * lists between the request's tool_choice and auto (overhead.h). Anthropic
+ * writes {type: auto|any|tool|none}, OpenAI's shapes (a Claude model behind
+ * a proxy) "auto", "none", "required" or {type: function}. */
+static void tool_prompt_of(struct cctx *c, const cJSON *body, struct req_counted *out)
+{
+	const cJSON *choice = get(body, "tool_choice");
+	const char *type = cJSON_IsString(choice) ? choice->valuestring : get_str(choice, "type");
+	bool any = is(type, "any") || is(type, "tool") || is(type, "required") || is(type, "function");
+	bool nearest = false;
+	const char *model = c->model ? c->model : get_str(body, "model");
+	long auto_none = overhead_tool_prompt(model, false, &nearest);
+	long chosen = overhead_tool_prompt(model, any, &nearest);
+	c->tool_prompt = c->ov->tools_exist + (auto_none >= 0 ? chosen - auto_none : 0);
+	out->tool_choice = auto_none < 0 ? NULL : any ? "any" : "auto";
+	out->tool_prompt_nearest = auto_none >= 0 && nearest;
+}
+
 static int count_with(struct cctx *c, int provider, const cJSON *body, long images, struct req_counted *out)
 {
 	out->tools = out->system = out->messages = 0;
+	tool_prompt_of(c, body, out);
 	if (provider == REQ_ANTHROPIC)
 		anthropic_body(c, body, out);
 	else
 		openai_body(c, provider, body, out);
 	out->images = images + c->nested_images;
+	out->tool_prompt = out->tools ? c->tool_prompt : 0;
 	out->tokens = c->rc == CS_OK ? c->ov->base + out->tools + out->system + out->messages + out->images : -1;
 	snprintf(out->overheads, sizeof out->overheads, "%s", c->ov->id);
 	out->approximate = tokenizer_approximate(c->t);
@@ -567,8 +590,8 @@ static void count_one(struct counting *k, const struct request_model *m, size_t 
 	if (!json_is_object(body)) {
 		out->why = "the request could not be read again (the file changed?)";
 	} else {
-		struct cctx c = { .t = t, .ov = ov, .memo = k->memo, .memo_used = &k->memo_used, .memo_cap = k->memo_cap,
-				  .sb = STRBUF_INIT, .err = err, .rc = CS_OK };
+		struct cctx c = { .t = t, .ov = ov, .model = r->model, .memo = k->memo, .memo_used = &k->memo_used,
+				  .memo_cap = k->memo_cap, .sb = STRBUF_INIT, .err = err, .rc = CS_OK };
 		*rc = count_with(&c, provider >= 0 ? provider : m->provider, body, images_of(m, r), out);
 		sb_fini(&c.sb);
 	}
@@ -770,6 +793,13 @@ void request_emit_counted(struct emitter *em, const struct req_counted *c)
 	if (c->nearest)
 		emit_key_str(em, "overheads_note", "the model is not in ai-tokenizer's table: its family's nearest row");
 	emit_key_int(em, "tools", c->tools);
+	if (c->tools && c->tool_choice && !strcmp(c->tool_choice, "any")) { /* the prompt moved by tool_choice */
+		emit_key_str(em, "tool_choice", c->tool_choice);
+		emit_key_int(em, "tool_prompt", c->tool_prompt);
+		if (c->tool_prompt_nearest)
+			emit_key_str(em, "tool_prompt_note", "the model is not in Anthropic's tool-use list: the figures of "
+							     "its family's nearest model");
+	}
 	emit_key_int(em, "system", c->system);
 	emit_key_int(em, "messages", c->messages);
 	emit_key_int(em, "images", c->images);

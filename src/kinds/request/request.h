@@ -389,6 +389,10 @@ struct facts_memo;
 /* The same over a run of requests: the model's prices asked again only
  * when its name changes (start the memo zeroed). */
 void request_figures_memo(const struct request_model *m, size_t k, struct req_figures *f, struct facts_memo *memo);
+/* "B claude-3-5-haiku-20241022": request k's cache group, for people, into
+ * buf (`[` `]` stay within it: kind_sequence.group); NULL when the log has
+ * one group only. */
+const char *request_step_group(const struct request_model *m, size_t k, char *buf, size_t size);
 /* "claude-sonnet-4-5 (A)": request k's group, for people. */
 const char *request_group_mark(const struct request_model *m, size_t k, char buf[4]);
 /* One request in a line, the record first: "recorded read 1,531, written

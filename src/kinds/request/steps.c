@@ -459,6 +459,20 @@ static size_t seq_current(const struct source *src)
 	return ((const struct request_model *)src->model)->current;
 }
 
+const char *request_step_group(const struct request_model *m, size_t k, char *buf, size_t size)
+{
+	int g = k < m->nreqs ? m->reqs[k].group : -1;
+	if (m->ngroups < 2 || g < 0 || (size_t)g >= m->ngroups)
+		return NULL;
+	snprintf(buf, size, "%c %s", m->groups[g].mark, m->groups[g].model ? m->groups[g].model : "(no model)");
+	return buf;
+}
+
+static const char *seq_group(const struct source *src, size_t step, char *buf, size_t size)
+{
+	return request_step_group(src->model, step, buf, size);
+}
+
 const struct kind_sequence request_sequence = {
-	.noun = "request", .setting = "request", .count = seq_count, .current = seq_current,
+	.noun = "request", .setting = "request", .count = seq_count, .current = seq_current, .group = seq_group,
 };
