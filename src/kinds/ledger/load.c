@@ -132,9 +132,11 @@ static int get_json_column(struct loader *ld, const cJSON *row, const struct jpa
 		*out = v;
 	}
 	if (!json_is_array(*out)) {
+		const char *type = json_type_name(*out); /* named before a parsed text is freed */
 		json_tree_free(*owned);
 		*owned = NULL;
-		return json_fail(ld->d, ld->err, CS_ETYPE, at, key, "expected an array of ids, got %s", json_type_name(*out));
+		*out = NULL;
+		return json_fail(ld->d, ld->err, CS_ETYPE, at, key, "expected an array of ids, got %s", type);
 	}
 	return CS_OK;
 }
