@@ -406,12 +406,13 @@ static bool exists(const char *path, const char *suffix)
 	return snprintf(buf, sizeof buf, "%s%s", path, suffix) < (int)sizeof buf && lstat(buf, &st) == 0;
 }
 
-/* Whether the file's header says WAL (bytes 18 and 19 are 2). */
+/* Whether the file's header says WAL: SQLite opens a WAL when byte 19 (the
+ * read version) is 2, whatever byte 18 says; either one is taken. */
 static bool wal_mode(const char *path)
 {
 	unsigned char h[20];
 	FILE *f = fopen(path, "rb");
-	bool wal = f && fread(h, 1, sizeof h, f) == sizeof h && h[18] == 2 && h[19] == 2;
+	bool wal = f && fread(h, 1, sizeof h, f) == sizeof h && (h[18] == 2 || h[19] == 2);
 	if (f)
 		fclose(f);
 	return wal;
