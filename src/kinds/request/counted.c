@@ -434,11 +434,11 @@ static void openai_body(struct cctx *c, int provider, const cJSON *body, struct 
  * a proxy) "auto", "none", "required" or {type: function}. */
 static void tool_prompt_of(struct cctx *c, const cJSON *body, struct req_counted *out)
 {
-	const cJSON *choice = get(body, "tool_choice");
-	const char *type = cJSON_IsString(choice) ? choice->valuestring : get_str(choice, "type");
+	const cJSON *choice = json_member(body, "tool_choice");
+	const char *type = json_is_string(choice) ? json_string_value(choice) : json_opt_string(choice, "type");
 	bool any = is(type, "any") || is(type, "tool") || is(type, "required") || is(type, "function");
 	bool nearest = false;
-	const char *model = c->model ? c->model : get_str(body, "model");
+	const char *model = c->model ? c->model : json_opt_string(body, "model");
 	long auto_none = overhead_tool_prompt(model, false, &nearest);
 	long chosen = overhead_tool_prompt(model, any, &nearest);
 	c->tool_prompt = c->ov->tools_exist + (auto_none >= 0 ? chosen - auto_none : 0);
