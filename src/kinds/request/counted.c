@@ -435,7 +435,7 @@ static void openai_body(struct cctx *c, int provider, const cJSON *body, struct 
 static void tool_prompt_of(struct cctx *c, const cJSON *body, struct req_counted *out)
 {
 	const cJSON *choice = json_member(body, "tool_choice");
-	const char *type = json_is_string(choice) ? choice->valuestring : json_opt_string(choice, "type");
+	const char *type = json_is_string(choice) ? json_string_value(choice) : json_opt_string(choice, "type");
 	bool any = is(type, "any") || is(type, "tool") || is(type, "required") || is(type, "function");
 	bool nearest = false;
 	const char *model = c->model ? c->model : json_opt_string(body, "model");
