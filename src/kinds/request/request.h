@@ -20,6 +20,7 @@
 #include "base/arena.h"
 #include "json/doc.h"
 #include "kind.h"
+#include "kinds/request/shape_list.h"
 #include "setting.h"
 
 #include <stdbool.h>
@@ -33,11 +34,23 @@ struct strbuf;
 
 extern const struct kind_ops anthropic_kind;
 extern const struct kind_ops openai_kind;
-extern const struct kind_ops capture_kind, litellm_kind, openai_batch_kind, anthropic_batch_kind, har_kind;
 
 #define REQUEST_MAX_LINES 1000000 /* requests in a log; more is refused */
 
-enum req_provider { REQ_ANTHROPIC, REQ_OPENAI_CHAT, REQ_OPENAI_RESPONSES };
+enum req_provider { REQ_ANTHROPIC, REQ_OPENAI_CHAT, REQ_OPENAI_RESPONSES, REQ_NPROVIDERS };
+
+/* What sets one provider's wire format apart, beside its body reader
+ * (parse.c) and its cache facts (facts.c): providers.c, one entry each. */
+struct request_provider {
+	const char *api;        /* the format, for people: "Anthropic Messages" */
+	const char *endpoint;   /* the path its requests are posted to: "/messages" */
+	const char *profile;    /* its cache profile (cache/profile.h): "anthropic" */
+	const char *models;     /* the model names its facts know, for messages: "claude-" */
+	bool breakpoints;       /* a cache of explicit breakpoints (else an automatic prefix) */
+	const char *cache_mode; /* the cache's way, for the report */
+	const char *image_rule; /* how an image's tokens are counted, for the report */
+};
+extern const struct request_provider request_providers[REQ_NPROVIDERS]; /* by enum req_provider */
 
 enum req_layer { RL_TOOLS, RL_SYSTEM, RL_HISTORY, RL_CURRENT, RL_COUNT };
 
@@ -110,16 +123,42 @@ struct req_request {
 };
 
 /* A unit as the sequence's predictions read it: its hash, its tokens, its
- * piece (REQUEST_CORE_NONE: none), whether it carries cache_control and
- * whether it continues a run (req_unit.run). */
+ * piece (REQUEST_CORE_NONE: none), whether it carries cache_control (and
+ * for how long) and whether it continues a run (req_unit.run). */
 struct req_core {
 	uint64_t hash;
 	int32_t tokens;
-	uint32_t piece_bp; /* the piece, REQUEST_CORE_BP and REQUEST_CORE_RUN */
+	uint32_t piece_bp; /* the piece, REQUEST_CORE_BP, _1H, _TTL and _RUN */
 };
-#define REQUEST_CORE_BP 0x80000000u
+#define REQUEST_CORE_BP 0x80000000u  /* cache_control: 5 minutes, but for _1H or _TTL */
 #define REQUEST_CORE_RUN 0x40000000u
-#define REQUEST_CORE_NONE 0x3fffffffu
+#define REQUEST_CORE_1H 0x20000000u  /* its cache_control lives an hour */
+#define REQUEST_CORE_TTL 0x10000000u /* another lifetime: req_unit.ttl says */
+#define REQUEST_CORE_NONE 0x0fffffffu
+
+#define REQUEST_DIFF_AT 3
+
+/* A request's first difference as last told (sequence.c): the units
+ * compared and the texts told, which depend on those two units only. */
+struct req_diff_memo {
+	size_t u, v;          /* the units compared; u == REQUEST_NO_UNIT: the request's ran out */
+	const char *path, *now, *before, *cause; /* as told; cause NULL: nothing kept */
+	bool tool_order;      /* the tools differ only in order (the tool-order lint) */
+	bool model_as_prev;   /* its model is named as the request before's (in the log) */
+	long same_with;       /* the request compared with last, + 1 (0: none yet) */
+	/* Against it: the units both begin with block for block (the same
+	 * pieces, so an edit leaves out both or neither), and where among them
+	 * the two differ (at most REQUEST_DIFF_AT; the run ends at the next). */
+	uint32_t same, ndiff_at;
+	uint32_t diff_at[REQUEST_DIFF_AT];
+	/* Its packed units against the request before it in the log: how many
+	 * it begins with that are the same but at `unlike` (hash, tokens, piece
+	 * and breakpoint alike); like_known: found. A prediction reads only the
+	 * others from memory, the rest from its copy of the request before. */
+	bool like_known;
+	uint32_t like, nunlike;
+	uint32_t unlike[REQUEST_DIFF_AT];
+};
 
 /* Per-model cache facts (caching.md), with where they come from. */
 struct req_model_facts {
@@ -185,6 +224,13 @@ struct request_model {
 	 * ncore to 0 (cs_malloc'd, ncore == nunits). */
 	struct req_core *core;
 	size_t ncore;
+	/* sequence.c: each request's first difference as last told, kept across
+	 * predictions (an edit mostly leaves the same two blocks compared) with
+	 * its text in diff_arena; emptied whenever core is made again
+	 * (cs_malloc'd, ndiff_memo == nreqs). */
+	struct req_diff_memo *diff_memo;
+	size_t ndiff_memo;
+	struct arena diff_arena;
 	/* The text a prediction writes (causes, snippets, lint sentences):
 	 * freed by the next one, so a thousand what-ifs do not pile up. */
 	struct arena pred_arena;
@@ -267,7 +313,38 @@ struct req_shape {
 	const char *lacks;
 };
 
-extern const struct req_shape *const request_shapes[];
+#define REQUEST_SHAPE_DECL(id) extern const struct req_shape request_shape_##id;
+REQUEST_SHAPES(REQUEST_SHAPE_DECL)
+extern const struct req_shape *const request_shapes[]; /* shape_list.h's order, NULL ended */
+
+/* What every request kind's table holds but its name, title and detection:
+ * one reader and one assembler for every provider and shape. */
+#define REQUEST_KIND_COMMON \
+	.id_key = "path", .sort_keys = request_sort_keys, .settings = request_settings, \
+	.sequence = &request_sequence, .edited = request_edited, .edit_effect = request_whatif_sentence, \
+	.breakpoints_edited = request_breakpoints_edited, .cache_profile = request_kind_profile, \
+	.cache_tune = request_kind_tune, .load = request_load, .assemble = request_assemble, \
+	.free_model = request_model_free, .report_extra = request_report_extra, .timeline = request_timeline_text, \
+	.report_piece = request_report_piece, .piece_note = request_piece_note, .dump = request_dump
+extern const char *const request_sort_keys[];
+/* The cache profile a request kind starts with: its provider's. */
+const char *request_kind_profile(const struct source *src);
+const char *request_kind_tune(const struct source *src, struct cache_profile *p);
+/* Whether the text is of shape sh: its first record, or its document
+ * (CS_OK, or CS_ENOMEM). */
+int request_shape_detect(const struct req_shape *sh, const char *path, const char *data, size_t len, bool *yes);
+
+/* A log shape, declared in its own file: its struct req_shape
+ * (request_shape_ID, with the members that follow: .is, .take...) and its
+ * kind (ID_kind: --kind NAME reads every record as this shape). With its
+ * line in shape_list.h, that is all a new shape needs. */
+#define REQUEST_SHAPE(id, name_, title_, ...) \
+	const struct req_shape request_shape_##id = { .name = name_, .title = title_, __VA_ARGS__ }; \
+	static int id##_detect(const char *path, const char *data, size_t len, bool *yes) \
+	{ \
+		return request_shape_detect(&request_shape_##id, path, data, len, yes); \
+	} \
+	const struct kind_ops id##_kind = { .name = name_, .title = title_, REQUEST_KIND_COMMON, .detect = id##_detect }
 /* The shape of a record, or NULL (a bare body, or something else). */
 const struct req_shape *request_shape_of(const cJSON *obj);
 const struct req_shape *request_shape_named(const char *name);
@@ -366,6 +443,9 @@ int request_predict(struct source *src, struct request_model *m, struct cs_error
 /* Only the current request's lints again (another request shown, the
  * predictions unchanged). */
 int request_current_lints(struct source *src, struct request_model *m, struct cs_error *err);
+/* Frees what the predictions keep between runs (core, diff_memo,
+ * diff_arena): the model's free calls it. NULL-safe fields. */
+void request_predictions_free(struct request_model *m);
 
 /* ---- steps.c: the requests of a log one at a time ------------------------ */
 

@@ -40,6 +40,7 @@
 #define LOOKBACK 20
 #define VOLATILE_WINDOW 128 /* bytes past a difference a volatile run is read to */
 #define OPENAI_STEP 128
+#define HOLD_AHEAD 2 /* requests: how far ahead the units a prediction will read are fetched */
 
 struct slot {
 	uint64_t key;   /* 0: empty */
@@ -108,6 +109,24 @@ static bool map_put(struct map *m, uint64_t key, double time, long req, int ttl)
 	return true;
 }
 
+/* Room for n keys at once (an empty map): the sequence's entries, about a
+ * read and its breakpoints a request, without growing through every size. */
+static bool map_reserve(struct map *m, size_t n)
+{
+	size_t cap = 1024;
+	while (cap < 2 * n && cap < ((size_t)1 << 40))
+		cap *= 2;
+	if (m->cap >= cap)
+		return true;
+	struct slot *s = cs_calloc(cap, sizeof *s);
+	if (!s)
+		return false;
+	cs_free(m->s);
+	m->s = s;
+	m->cap = cap;
+	return true;
+}
+
 /* What predicting one request needs. */
 struct pred {
 	struct source *src;
@@ -115,9 +134,15 @@ struct pred {
 	struct map cache;
 	long *prefix;      /* prefix[i]: tokens of units 0..i of the request at hand */
 	uint64_t *keys;    /* keys[i]: the prefix key of units 0..i */
+	/* A copy of the packed units of request `held` (-1: none), the request
+	 * at hand's once prepared: consecutive requests mostly repeat each
+	 * other's, so only what differs is read from the (cold) whole. */
+	struct req_core *cur;
+	long held;
+	size_t held_n;
 	size_t cap;
-	uint8_t *piece_out; /* per piece: left out by an edit; NULL: none is */
-	struct facts_memo facts; /* the model's, kept while consecutive requests share one */
+	uint8_t *piece_out; /* per piece: left out by an edit */
+	const struct req_model_facts **facts; /* per group: its model's, found at its first request */
 	size_t *bps;       /* the units of the request at hand that carry a breakpoint, in order */
 	size_t nbps, cap_bps;
 	uint64_t *seed;    /* per request: its group's first prefix key */
@@ -178,41 +203,77 @@ static int entry_life(const struct request_model *m, const struct req_request *r
 /* Whether unit u is left out by an edit (what-if). */
 static bool out(const struct pred *p, size_t u)
 {
-	uint32_t i = p->piece_out ? p->m->core[u].piece_bp & REQUEST_CORE_NONE : REQUEST_CORE_NONE;
+	uint32_t i = p->m->core[u].piece_bp & REQUEST_CORE_NONE;
 	return i != REQUEST_CORE_NONE && p->piece_out[i];
 }
 
-/* The packed units (request.h: struct req_core), made once. */
+/* A unit's cache_control lifetime as the packed units carry it. */
+static uint32_t core_ttl_bits(int ttl)
+{
+	return !ttl ? 0 : ttl == 300 ? REQUEST_CORE_BP : ttl == 3600 ? REQUEST_CORE_BP | REQUEST_CORE_1H
+								: REQUEST_CORE_BP | REQUEST_CORE_TTL;
+}
+
+/* The packed units (request.h: struct req_core), made once; the first
+ * differences told against the units before go with them. */
 static bool make_core(struct request_model *m)
 {
 	if (m->core && m->ncore == m->nunits)
 		return true;
 	cs_free(m->core);
 	m->ncore = 0;
+	cs_free(m->diff_memo);
+	m->diff_memo = NULL;
+	m->ndiff_memo = 0;
 	if (!(m->core = cs_malloc((m->nunits ? m->nunits : 1) * sizeof *m->core)))
 		return false;
 	for (size_t u = 0; u < m->nunits; u++) {
 		const struct req_unit *x = &m->units[u];
 		uint32_t piece = m->unit_piece && m->unit_piece[u] < REQUEST_CORE_NONE ? m->unit_piece[u] : REQUEST_CORE_NONE;
 		m->core[u] = (struct req_core){ x->hash, (int32_t)(x->tokens > INT32_MAX ? INT32_MAX : x->tokens),
-						piece | (x->ttl ? REQUEST_CORE_BP : 0) | (x->run ? REQUEST_CORE_RUN : 0) };
+						piece | core_ttl_bits(x->ttl) | (x->run ? REQUEST_CORE_RUN : 0) };
 	}
 	m->ncore = m->nunits;
 	return true;
+}
+
+/* Room for every request's first difference, kept from the predictions
+ * before; their text is told again from scratch when it has piled up (an
+ * edit that moves where requests differ tells new text). */
+static bool make_diff_memo(struct request_model *m)
+{
+	if (m->diff_memo && m->ndiff_memo == m->nreqs && m->diff_arena.bytes <= 2048 * m->nreqs + (1u << 20))
+		return true;
+	cs_free(m->diff_memo);
+	m->ndiff_memo = 0;
+	arena_fini(&m->diff_arena);
+	arena_init(&m->diff_arena);
+	if (!(m->diff_memo = cs_calloc(m->nreqs ? m->nreqs : 1, sizeof *m->diff_memo)))
+		return false;
+	m->ndiff_memo = m->nreqs;
+	for (size_t k = 1; k < m->nreqs; k++)
+		m->diff_memo[k].model_as_prev = !strcmp(m->reqs[k].model, m->reqs[k - 1].model);
+	return true;
+}
+
+void request_predictions_free(struct request_model *m)
+{
+	cs_free(m->core);
+	m->core = NULL;
+	m->ncore = 0;
+	cs_free(m->diff_memo);
+	m->diff_memo = NULL;
+	m->ndiff_memo = 0;
+	arena_fini(&m->diff_arena);
 }
 
 /* The pieces left out, once for the whole sequence; false: out of memory. */
 static bool find_out(struct pred *p)
 {
 	const struct source *src = p->src;
-	size_t n = 0;
-	for (size_t i = 0; p->m->unit_piece && i < src->npieces; i++)
-		n += piece_excluded(&src->pieces[i]);
-	if (!n)
-		return true;
-	if (!(p->piece_out = cs_malloc(src->npieces)))
+	if (!(p->piece_out = cs_calloc(src->npieces ? src->npieces : 1, 1)))
 		return false;
-	for (size_t i = 0; i < src->npieces; i++)
+	for (size_t i = 0; p->m->unit_piece && i < src->npieces; i++)
 		p->piece_out[i] = piece_excluded(&src->pieces[i]);
 	return true;
 }
@@ -239,6 +300,60 @@ static bool add_bp(struct pred *p, size_t b)
 	return true;
 }
 
+/* Where r's packed units (own) differ from those of the request before it
+ * (before, n of them) into d: the run they begin with alike, but at up to
+ * REQUEST_DIFF_AT places. */
+static void find_like(struct req_diff_memo *d, const struct req_core *own, size_t nown, const struct req_core *before,
+		      size_t n)
+{
+	if (nown < n)
+		n = nown;
+	if (n > UINT32_MAX - 1)
+		n = UINT32_MAX - 1;
+	size_t i = 0;
+	d->nunlike = 0;
+	for (; i < n; i++)
+		if (own[i].hash != before[i].hash || own[i].tokens != before[i].tokens || own[i].piece_bp != before[i].piece_bp) {
+			if (d->nunlike == REQUEST_DIFF_AT)
+				break;
+			d->unlike[d->nunlike++] = (uint32_t)i;
+		}
+	d->like = (uint32_t)i;
+	d->like_known = true;
+}
+
+/* r's packed units into p->cur: from the copy of the request before where
+ * they are alike, else from m->core. */
+static void hold(struct pred *p, const struct req_request *r)
+{
+	struct request_model *m = p->m;
+	size_t k = (size_t)(r - m->reqs);
+	const struct req_core *own = m->core + r->first_unit;
+	if (!r->nunits) {
+	} else if (k == 0 || p->held != (long)k - 1) {
+		memcpy(p->cur, own, r->nunits * sizeof *own);
+	} else {
+		struct req_diff_memo *d = &m->diff_memo[k];
+		if (!d->like_known)
+			find_like(d, own, r->nunits, p->cur, p->held_n);
+		for (uint32_t i = 0; i < d->nunlike; i++)
+			p->cur[d->unlike[i]] = own[d->unlike[i]];
+		if (r->nunits > d->like)
+			memcpy(p->cur + d->like, own + d->like, (r->nunits - d->like) * sizeof *own);
+	}
+	p->held = (long)k;
+	p->held_n = r->nunits;
+	if (k + HOLD_AHEAD < m->nreqs && m->diff_memo && m->diff_memo[k + HOLD_AHEAD].like_known) {
+		/* what a request a little ahead will read: fetched while this one is worked on */
+		const struct req_request *q = &m->reqs[k + HOLD_AHEAD];
+		const struct req_diff_memo *d = &m->diff_memo[k + HOLD_AHEAD];
+		for (uint32_t i = 0; i < d->nunlike; i++)
+			__builtin_prefetch(m->core + q->first_unit + d->unlike[i]);
+		for (size_t i = d->like; i < q->nunits; i += 4)
+			__builtin_prefetch(m->core + q->first_unit + i);
+	}
+}
+
 static bool prepare(struct pred *p, const struct req_request *r)
 {
 	if (r->nunits > p->cap) {
@@ -247,27 +362,32 @@ static bool prepare(struct pred *p, const struct req_request *r)
 		if (pre)
 			p->prefix = pre;
 		uint64_t *keys = pre ? cs_realloc(p->keys, cap * sizeof *keys) : NULL;
-		if (!keys)
+		if (keys)
+			p->keys = keys;
+		struct req_core *cur = keys ? cs_realloc(p->cur, cap * sizeof *cur) : NULL;
+		if (!cur)
 			return false;
-		p->keys = keys;
+		p->cur = cur;
 		p->cap = cap;
 	}
-	long t = 0;
+	hold(p, r);
 	uint64_t h = p->seed ? p->seed[r - p->m->reqs] : group_seed(p->m, r);
+	long t = 0, *restrict prefix = p->prefix;
+	uint64_t *restrict keys = p->keys;
 	const int8_t *moved = p->m->bp_override;
 	const uint8_t *gone = p->piece_out;
-	const struct req_core *c = p->m->core + r->first_unit;
+	const struct req_core *c = p->cur;
 	p->nbps = 0;
 	for (size_t i = 0; i < r->nunits; i++) {
-		uint32_t piece = c[i].piece_bp & REQUEST_CORE_NONE;
+		uint32_t bits = c[i].piece_bp, piece = bits & REQUEST_CORE_NONE;
 		bool has_piece = piece != REQUEST_CORE_NONE;
-		if (!(gone && has_piece && gone[piece])) { /* an excluded block is not sent: the prefix skips it */
+		if (!has_piece || !gone[piece]) { /* an excluded block is not sent: the prefix skips it */
 			t += c[i].tokens;
 			h = extend_key(h, c[i].hash);
 		}
-		p->prefix[i] = t;
-		p->keys[i] = h;
-		if (((c[i].piece_bp & REQUEST_CORE_BP) || (moved && has_piece && moved[piece])) && !add_bp(p, i))
+		prefix[i] = t;
+		keys[i] = h;
+		if (((bits & REQUEST_CORE_BP) || (moved && has_piece && moved[piece])) && !add_bp(p, i))
 			return false; /* a candidate: bp_ttl decides */
 	}
 	return true;
@@ -290,11 +410,11 @@ static int bp_ttl(const struct pred *p, const struct req_request *r, size_t i)
 {
 	const struct request_model *m = p->m;
 	size_t u = r->first_unit + i;
-	if (out(p, u))
+	uint32_t c = m->core[u].piece_bp, piece = c & REQUEST_CORE_NONE;
+	if (piece != REQUEST_CORE_NONE && p->piece_out[piece])
 		return 0; /* its cache_control went with it */
-	int ttl = m->units[u].ttl;
-	uint32_t piece = m->unit_piece ? m->unit_piece[u] : REQUEST_NO_PIECE;
-	int moved = piece != REQUEST_NO_PIECE && m->bp_override ? m->bp_override[piece] : 0; /* the inspector's M */
+	int ttl = !(c & REQUEST_CORE_BP) ? 0 : c & REQUEST_CORE_TTL ? m->units[u].ttl : c & REQUEST_CORE_1H ? 3600 : 300;
+	int moved = piece != REQUEST_CORE_NONE && m->bp_override ? m->bp_override[piece] : 0; /* the inspector's M */
 	if (moved)
 		ttl = moved < 0 ? 0 : ttl ? ttl : default_ttl(m, r);
 	if ((long)i == r->auto_unit && r->auto_ttl > ttl)
@@ -319,7 +439,7 @@ static bool predict_explicit(struct pred *p, struct req_request *r, long k, long
 		last_bp = (long)b;
 		int positions = 0;
 		for (long i = (long)b; i >= 0; i--) {
-			bool same_position = i < (long)b && (m->core[r->first_unit + i + 1].piece_bp & REQUEST_CORE_RUN);
+			bool same_position = i < (long)b && (p->cur[i + 1].piece_bp & REQUEST_CORE_RUN);
 			positions += !same_position;
 			const struct slot *s = map_find(&p->cache, p->keys[i]);
 			bool hit = live(p, s, r, k);
@@ -419,7 +539,7 @@ static bool tools_reordered(const struct request_model *m, const struct req_requ
 static const char *cause_of(struct pred *p, const struct req_request *r, const struct req_request *prev,
 			    const struct req_unit *u, const struct req_unit *v, size_t at)
 {
-	struct arena *a = &p->m->pred_arena;
+	struct arena *a = &p->m->diff_arena;
 	size_t vat, vlen;
 	if (u->layer == RL_TOOLS)
 		return tools_reordered(p->m, r, prev) ? "the tool definitions changed order"
@@ -433,19 +553,86 @@ static const char *cause_of(struct pred *p, const struct req_request *r, const s
 		return arena_printf(a, "a timestamp or id in the %s layer (%s) changed: \"%.*s\"",
 				    request_layer_name(u->layer), u->path, (int)vlen, u->text + from + vat);
 	if (u->layer == RL_SYSTEM)
-		return arena_printf(&p->m->pred_arena, "the system text changed (%s)", u->path);
+		return arena_printf(a, "the system text changed (%s)", u->path);
 	if (u->layer == RL_HISTORY)
-		return arena_printf(&p->m->pred_arena, "an earlier message was edited (%s)", u->path);
-	return arena_printf(&p->m->pred_arena, "the current turn differs (%s)", u->path);
+		return arena_printf(a, "an earlier message was edited (%s)", u->path);
+	return arena_printf(a, "the current turn differs (%s)", u->path);
 }
 
-/* Fills r's first difference from prev (request `with`) and its cause. */
+/* The texts of the difference at unit u of r (REQUEST_NO_UNIT: r ran
+ * out) against unit v of prev into d, in m->diff_arena. */
+static int tell_diff(struct pred *p, const struct req_request *r, const struct req_request *prev, size_t u_at,
+		     size_t v_at, struct req_diff_memo *d)
+{
+	struct request_model *m = p->m;
+	struct arena *a = &m->diff_arena;
+	const struct req_unit *v = &m->units[v_at];
+	d->u = u_at;
+	d->v = v_at;
+	d->path = d->now = d->before = d->cause = NULL;
+	d->tool_order = false;
+	if (u_at == REQUEST_NO_UNIT) {
+		d->path = v->path;
+		d->cause = arena_printf(a, "blocks from %s on were removed", v->path);
+		return d->cause ? CS_OK : CS_ENOMEM;
+	}
+	const struct req_unit *u = &m->units[u_at];
+	size_t at = 0;
+	while (at < u->text_len && at < v->text_len && u->text[at] == v->text[at])
+		at++;
+	d->path = u->path;
+	d->now = snippet(a, u->text, u->text_len, at);
+	d->before = snippet(a, v->text, v->text_len, at);
+	const char *cause = at == u->text_len && at == v->text_len
+				    ? arena_printf(a, "same text, other fields differ (%s: role, type or attributes)", u->path)
+				    : cause_of(p, r, prev, u, v, at);
+	d->tool_order = u->layer == RL_TOOLS && tools_reordered(m, r, prev);
+	d->cause = d->now && d->before ? cause : NULL; /* set last: a memo without it is told again */
+	return d->cause ? CS_OK : CS_ENOMEM;
+}
+
+/* The units r and prev begin with block for block (the same pieces: an
+ * edit leaves out both or neither) into d, with where among them they
+ * differ; the run stops at a difference past REQUEST_DIFF_AT (and before
+ * UINT32_MAX units). */
+static void same_units(const struct request_model *m, const struct req_request *r, const struct req_request *prev,
+		       struct req_diff_memo *d)
+{
+	const struct req_core *a = m->core + r->first_unit, *b = m->core + prev->first_unit;
+	size_t n = r->nunits < prev->nunits ? r->nunits : prev->nunits, i = 0;
+	if (n > UINT32_MAX - 1)
+		n = UINT32_MAX - 1;
+	d->ndiff_at = 0;
+	for (; i < n && (a[i].piece_bp & REQUEST_CORE_NONE) == (b[i].piece_bp & REQUEST_CORE_NONE); i++)
+		if (a[i].hash != b[i].hash) {
+			if (d->ndiff_at == REQUEST_DIFF_AT)
+				break;
+			d->diff_at[d->ndiff_at++] = (uint32_t)i;
+		}
+	d->same = (uint32_t)i;
+}
+
+/* Fills r's first difference from prev (request `with`) and its cause:
+ * told again only when the units compared are not the ones last told. */
 static int diff_with(struct pred *p, struct req_request *r, const struct req_request *prev, long with)
 {
 	struct request_model *m = p->m;
-	struct source *src = p->src;
-	size_t i = 0, j = 0; /* r's unit i against prev's unit j, blocks left out by an edit skipped */
-	for (;; i++, j++) {
+	struct req_diff_memo *d = &m->diff_memo[r - m->reqs];
+	if (d->same_with != with + 1) {
+		d->same_with = with + 1;
+		same_units(m, r, prev, d);
+	}
+	/* r's unit i against prev's unit j, blocks left out by an edit skipped:
+	 * over the blocks both begin with, left out alike, the first
+	 * difference is the first one not left out */
+	size_t i = d->same, j = d->same;
+	bool found = false;
+	for (uint32_t k = 0; k < d->ndiff_at && !found; k++)
+		if (!out(p, r->first_unit + d->diff_at[k])) {
+			i = j = d->diff_at[k];
+			found = true;
+		}
+	for (; !found; i++, j++) {
 		while (i < r->nunits && out(p, r->first_unit + i))
 			i++;
 		while (j < prev->nunits && out(p, prev->first_unit + j))
@@ -456,39 +643,37 @@ static int diff_with(struct pred *p, struct req_request *r, const struct req_req
 	r->compared = with;
 	if (j == prev->nunits)
 		return CS_OK; /* it extends the request before: nothing broke */
-	const struct req_unit *v = &m->units[prev->first_unit + j];
-	if (i == r->nunits) {
-		r->diff_path = v->path;
-		r->cause = arena_printf(&p->m->pred_arena, "blocks from %s on were removed", v->path);
-		r->broke = i == 0 || p->prefix[i - 1] < prev->cached_extent;
-		return r->cause ? CS_OK : CS_ENOMEM;
+	size_t u = i == r->nunits ? REQUEST_NO_UNIT : r->first_unit + i, v = prev->first_unit + j;
+	if (!d->cause || d->u != u || d->v != v) {
+		int rc = tell_diff(p, r, prev, u, v, d);
+		if (rc != CS_OK)
+			return rc;
 	}
-	const struct req_unit *u = &m->units[r->first_unit + i];
-	size_t at = 0;
-	while (at < u->text_len && at < v->text_len && u->text[at] == v->text[at])
-		at++;
-	r->diff_unit = (long)(r->first_unit + i);
-	r->diff_path = u->path;
-	r->diff_now = snippet(&m->pred_arena, u->text, u->text_len, at);
-	r->diff_before = snippet(&m->pred_arena, v->text, v->text_len, at);
-	r->cause = at == u->text_len && at == v->text_len
-			   ? arena_printf(&p->m->pred_arena, "same text, other fields differ (%s: role, type or attributes)", u->path)
-			   : cause_of(p, r, prev, u, v, at);
+	r->diff_path = d->path;
+	r->cause = d->cause;
+	if (u == REQUEST_NO_UNIT) {
+		r->broke = i == 0 || p->prefix[i - 1] < prev->cached_extent;
+		return CS_OK;
+	}
+	r->diff_unit = (long)u;
+	r->diff_now = d->now;
+	r->diff_before = d->before;
 	long before = i ? p->prefix[i - 1] : 0;
 	r->broke = before < prev->cached_extent;
-	if (r->broke && u->layer == RL_TOOLS && tools_reordered(m, r, prev))
-		request_lint(src, m, "tool-order", r->diff_unit, false,
+	if (r->broke && d->tool_order)
+		request_lint(p->src, m, "tool-order", r->diff_unit, false,
 			     "line %ld: the tool definitions changed order from request %ld (line %ld); every cached "
 			     "prefix after them is lost", r->line, with + 1, prev->line);
-	return r->diff_now && r->diff_before && r->cause ? CS_OK : CS_ENOMEM;
+	return CS_OK;
 }
 
 static int predict_one(struct pred *p, long k)
 {
 	struct request_model *m = p->m;
 	struct req_request *r = &m->reqs[k];
-	const char *model = request_model_name(m, r);
-	const struct req_model_facts *f = request_facts_memo(m, &p->facts, model);
+	const struct req_model_facts **f = &p->facts[r->group];
+	if (!*f)
+		*f = request_facts(m, m->groups[r->group].model, NULL);
 	if (!prepare(p, r))
 		return CS_ENOMEM;
 	r->total = r->nunits ? p->prefix[r->nunits - 1] : 0;
@@ -497,8 +682,8 @@ static int predict_one(struct pred *p, long k)
 		return CS_ENOMEM;
 	long miss = -1;
 	p->read_from = -1;
-	bool ok = explicit_cache(m, r) ? predict_explicit(p, r, k, f->min_prefix, &miss)
-				       : predict_prefix(p, r, k, f->min_prefix);
+	bool ok = explicit_cache(m, r) ? predict_explicit(p, r, k, (*f)->min_prefix, &miss)
+				       : predict_prefix(p, r, k, (*f)->min_prefix);
 	if (!ok)
 		return CS_ENOMEM;
 	r->pred_uncached = r->total - r->pred_read - r->pred_write;
@@ -598,7 +783,9 @@ static bool add_group(struct request_model *m, const char *model, uint64_t accou
 }
 
 /* Every request's group, its group's seed and its group's request before
- * it; m->groups anew. A run of requests of one model asks no table. */
+ * it; m->groups anew. A run of requests of one model asks no table and
+ * compares no name (the diff memo knows which follow one of the same
+ * name). */
 static bool find_groups(struct pred *p)
 {
 	struct request_model *m = p->m;
@@ -615,7 +802,8 @@ static bool find_groups(struct pred *p)
 	for (size_t k = 0; k < m->nreqs; k++) {
 		struct req_request *r = &m->reqs[k];
 		const char *model = request_model_name(m, r);
-		if (!m->ngroups || strcmp(model, m->groups[g].model) || r->account != m->groups[g].account) {
+		bool as_prev = m->model_override || m->diff_memo[k].model_as_prev; /* then the group of the request before */
+		if (!m->ngroups || !as_prev || r->account != m->groups[g].account) {
 			for (g = 0; g < m->ngroups; g++)
 				if (r->account == m->groups[g].account && !strcmp(model, m->groups[g].model))
 					break;
@@ -631,7 +819,7 @@ static bool find_groups(struct pred *p)
 		p->seed[k] = k && p->prev_same[k] == (long)k - 1 ? p->seed[k - 1] : group_seed(m, r);
 	}
 	cs_free(last);
-	return true;
+	return (p->facts = cs_calloc(m->ngroups ? m->ngroups : 1, sizeof *p->facts)) != NULL;
 }
 
 static void pred_fini(struct pred *p)
@@ -639,10 +827,12 @@ static void pred_fini(struct pred *p)
 	cs_free(p->cache.s);
 	cs_free(p->prefix);
 	cs_free(p->keys);
+	cs_free(p->cur);
 	cs_free(p->piece_out);
 	cs_free(p->bps);
 	cs_free(p->seed);
 	cs_free(p->prev_same);
+	cs_free(p->facts);
 }
 
 /* The lints of the request shown: its breakpoints, its volatile text. */
@@ -661,8 +851,9 @@ int request_predict(struct source *src, struct request_model *m, struct cs_error
 {
 	arena_fini(&m->pred_arena); /* the text of the prediction before: nothing points into it now */
 	arena_init(&m->pred_arena);
-	struct pred p = { .src = src, .m = m };
-	int rc = make_core(m) && find_out(&p) && find_groups(&p) ? CS_OK : CS_ENOMEM;
+	struct pred p = { .src = src, .m = m, .held = -1 };
+	int rc = make_core(m) && make_diff_memo(m) && find_out(&p) && find_groups(&p) && map_reserve(&p.cache, 3 * m->nreqs)
+			 ? CS_OK : CS_ENOMEM;
 	for (size_t k = 0; k < m->nreqs && rc == CS_OK; k++)
 		rc = predict_one(&p, (long)k);
 	m->nseq_lints = m->nlints;
@@ -674,7 +865,7 @@ int request_predict(struct source *src, struct request_model *m, struct cs_error
 
 int request_current_lints(struct source *src, struct request_model *m, struct cs_error *err)
 {
-	struct pred p = { .src = src, .m = m };
+	struct pred p = { .src = src, .m = m, .held = -1 };
 	m->nlints = m->nseq_lints;
 	int rc = make_core(m) && find_out(&p) ? current_lints(&p) : CS_ENOMEM; /* the groups stand */
 	pred_fini(&p);

@@ -134,7 +134,7 @@ int request_make_pieces(struct source *src, struct request_model *m, struct cs_e
 /* The node at `path` ("messages[3].content[1]", "system") under body. */
 /* Where node_at last stood in an array at each depth: paths come in
  * order, so the next index is found by stepping on, not from the start
- * (cJSON_GetArrayItem walks from the first element every time). */
+ * (json_item walks from the first element every time). */
 #define NODE_MEMO_DEPTH 4
 struct node_memo {
 	const cJSON *array, *item;
@@ -143,12 +143,12 @@ struct node_memo {
 
 static const cJSON *array_item(const cJSON *array, long i, struct node_memo *memo)
 {
-	const cJSON *v = array->child;
+	const cJSON *v = json_first(array);
 	long at = 0;
 	if (memo && memo->array == array && memo->index <= i)
 		v = memo->item, at = memo->index;
 	for (; v && at < i; at++)
-		v = v->next;
+		v = json_next(v);
 	if (memo && v)
 		*memo = (struct node_memo){ array, v, i };
 	return v;
@@ -167,7 +167,7 @@ static const cJSON *node_at(const cJSON *body, const char *path, struct node_mem
 		if (*p == '[') {
 			char *end;
 			long i = strtol(p + 1, &end, 10);
-			if (*end != ']' || !cJSON_IsArray(v) || i < 0)
+			if (*end != ']' || !json_is_array(v) || i < 0)
 				return NULL;
 			v = array_item(v, i, depth < NODE_MEMO_DEPTH ? &memo[depth] : NULL);
 			depth++;
@@ -176,11 +176,11 @@ static const cJSON *node_at(const cJSON *body, const char *path, struct node_mem
 		}
 		size_t n = strcspn(p, ".[");
 		char key[64];
-		if (n >= sizeof key || !cJSON_IsObject(v))
+		if (n >= sizeof key || !json_is_object(v))
 			return NULL;
 		memcpy(key, p, n);
 		key[n] = '\0';
-		v = cJSON_GetObjectItemCaseSensitive(v, key);
+		v = json_member(v, key);
 		p += n;
 	}
 	return v;
@@ -338,6 +338,7 @@ void request_whatif_totals(const struct request_model *m, struct request_whatif 
 {
 	memset(w, 0, sizeof *w);
 	struct facts_memo now_facts = { NULL, NULL }, was_facts = { NULL, NULL };
+	int now_group = -1; /* now_facts' group: one model, so a request of it asks nothing */
 	for (size_t k = 0; k < m->nreqs; k++) {
 		const struct req_request *r = &m->reqs[k];
 		w->read += r->pred_read;
@@ -348,10 +349,14 @@ void request_whatif_totals(const struct request_model *m, struct request_whatif 
 		w->loaded_uncached += r->loaded_uncached;
 		w->changed += r->pred_read != r->loaded_read || r->pred_write != r->loaded_write ||
 			      r->pred_uncached != r->loaded_uncached;
-		double now = cost(request_facts_memo(m, &now_facts, request_model_name(m, r)), r, r->pred_read,
-				  r->pred_write, r->pred_uncached);
-		double was = cost(request_facts_memo(m, &was_facts, r->model), r, r->loaded_read, r->loaded_write,
-				  r->loaded_uncached);
+		if (r->group != now_group || !now_facts.facts) {
+			request_facts_memo(m, &now_facts, request_model_name(m, r));
+			now_group = r->group;
+		}
+		/* as loaded: its own model's, the same as now's but under the `model` setting */
+		const struct req_model_facts *f = m->model_override ? request_facts_memo(m, &was_facts, r->model) : now_facts.facts;
+		double now = cost(now_facts.facts, r, r->pred_read, r->pred_write, r->pred_uncached);
+		double was = cost(f, r, r->loaded_read, r->loaded_write, r->loaded_uncached);
 		if (now < 0 || was < 0)
 			w->priced = false;
 		else if (k == 0 || w->priced)
@@ -417,7 +422,7 @@ static int set_model(struct source *src, const struct setting *s, const char *te
 	request_facts(m, text, &known);
 	if (!known)
 		return cs_error_set(err, CS_EUSAGE, "model %.80s: no cache facts for it (a %s model, or a profile of "
-				    "your cache.yml)", text, m->provider == REQ_ANTHROPIC ? "claude-" : "gpt-/o");
+				    "your cache.yml)", text, request_providers[m->provider].models);
 	const char *copy = arena_strdup(&src->arena, text);
 	if (!copy)
 		return cs_error_nomem(err);
