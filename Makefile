@@ -300,7 +300,7 @@ $(FZ)/src/%.o: src/%.c
 $(FZ)/fuzz_load_%: tests/fuzz/fuzz_load.c $(FZ_SRC_O)
 	@echo "  FUZZER  $@"
 	$(Q)$(FUZZ_CC) $(FUZZ_WARN) $(DEFS) $(FUZZ_FLAGS) -fsanitize=fuzzer -Isrc $(CORE_CFLAGS) -DFUZZ_KIND='"$*"' \
-	  -o $@ $< $(FZ_SRC_O) $(CORE_LIBS)
+	  -Wl,--wrap=tokenizer_open,--wrap=tokenizer_close -o $@ $< $(FZ_SRC_O) $(CORE_LIBS)
 
 $(FZ)/fuzz_%: tests/fuzz/fuzz_%.c $(FZ_SRC_O)
 	@echo "  FUZZER  $@"

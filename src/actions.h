@@ -49,8 +49,10 @@ struct strbuf;
 	X(ACT_PROMPT_VIEW, "prompt-view", "v", "the prompt as the model receives it (v again: back)") \
 	X(ACT_DIFF, "diff", "d", "what changed since the baseline (pieces, cache, cost)")  \
 	X(ACT_TIMELINE, "timeline", "i", "each turn or request: the cache predicted beside the usage recorded") \
-	X(ACT_SEQ_PREV, "previous-step", "[", "the request (or turn, update) before the one shown, from any view") \
-	X(ACT_SEQ_NEXT, "next-step", "]", "the request (or turn, update) after the one shown, from any view") \
+	X(ACT_SEQ_PREV, "previous-step", "[", "the request (turn, update) before; of the same model in a mixed log") \
+	X(ACT_SEQ_NEXT, "next-step", "]", "the request (turn, update) after; of the same model in a mixed log") \
+	X(ACT_SEQ_PREV_ANY, "previous-step-any", "{", "the request before, whatever its model") \
+	X(ACT_SEQ_NEXT_ANY, "next-step-any", "}", "the request after, whatever its model") \
 	X(ACT_UNDO, "undo", "u", "undo the last edit")                                      \
 	X(ACT_RELOAD, "reload", "R", "load the file again: new turns appear; edits, selection and baseline stay") \
 	X(ACT_REDO, "redo", "C-r", "redo the last undone edit")                             \

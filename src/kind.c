@@ -3,6 +3,7 @@
 
 #include "json/doc.h"
 #include "json/scan.h"
+#include "kinds/request/shape_list.h"
 
 #include <cjson/cJSON.h>
 #include "base/strbuf.h"
@@ -16,7 +17,6 @@ extern const struct kind_ops ledger_kind;
 extern const struct kind_ops memory_kind;
 extern const struct kind_ops anthropic_kind;
 extern const struct kind_ops openai_kind;
-extern const struct kind_ops capture_kind, litellm_kind, openai_batch_kind, anthropic_batch_kind, har_kind;
 extern const struct kind_ops claude_code_kind;
 
 const struct kind_ops *const kind_table[] = {
@@ -25,11 +25,8 @@ const struct kind_ops *const kind_table[] = {
 	&ledger_kind,
 	&memory_kind,
 	&claude_code_kind,
-	&har_kind,
-	&anthropic_batch_kind,
-	&openai_batch_kind,
-	&capture_kind,
-	&litellm_kind,
+#define SHAPE_KIND(id) &id##_kind,
+	REQUEST_SHAPES(SHAPE_KIND) /* the request kind's log shapes (kinds/request/shape_list.h) */
 	&anthropic_kind,
 	&openai_kind,
 	NULL,
@@ -99,16 +96,16 @@ static int cut_jsonl(const char *data, size_t len, struct cs_error *err)
 	size_t from = (size_t)(nl + 1 - data), lines = 1;
 	for (const char *p = data; (p = memchr(p, '\n', (size_t)(nl - p))) != NULL; p++)
 		lines++;
-	cJSON *last = cJSON_ParseWithLength(data + from, end - from);
+	cJSON *last = json_tree_parse(data + from, end - from);
 	cJSON *first = NULL;
 	bool cut = !last;
 	if (cut) { /* the first line must be a value of its own for this to be JSONL */
 		const char *fnl = memchr(data, '\n', len);
-		first = cJSON_ParseWithLength(data, (size_t)(fnl - data));
+		first = json_tree_parse(data, (size_t)(fnl - data));
 		cut = first != NULL;
 	}
-	cJSON_Delete(last);
-	cJSON_Delete(first);
+	json_tree_free(last);
+	json_tree_free(first);
 	if (!cut)
 		return CS_OK;
 	cs_error_set(err, CS_ESYNTAX, "line %zu, the last, is cut off (it ends inside a JSON value: a JSONL file "
@@ -120,10 +117,10 @@ static int cut_jsonl(const char *data, size_t len, struct cs_error *err)
 /* A what-if file opened as an input: answered with the command that uses it. */
 static int whatif_file(const struct json_doc *doc, const char *path, struct cs_error *err)
 {
-	if (!cJSON_IsObject(doc->root) || !cJSON_GetObjectItemCaseSensitive(doc->root, "ctxscope_edits"))
+	if (!json_is_object(doc->root) || !json_member(doc->root, "ctxscope_edits"))
 		return CS_OK;
-	const cJSON *file = cJSON_GetObjectItemCaseSensitive(doc->root, "file");
-	const char *input = cJSON_IsString(file) ? file->valuestring : "INPUT";
+	const cJSON *file = json_member(doc->root, "file");
+	const char *input = json_is_string(file) ? json_string_value(file) : "INPUT";
 	return cs_error_set(err, CS_EKIND, "a what-if file (edits made in the inspector), not an input: apply it with "
 			    "ctxscope %.300s --edits %.300s", input, path);
 }

@@ -53,6 +53,11 @@ struct kind_sequence {
 	/* Optional: the steps `[` `]` may reach, [*first, *last] (0-based);
 	 * NULL: all of them. */
 	void (*reach)(const struct source *src, size_t *first, size_t *last);
+	/* Optional: the group step `step` belongs to, in words ("B
+	 * claude-3-5-haiku-20241022": a cache of its own), into buf; NULL when
+	 * the input holds one group only. `[` `]` stay within the group shown,
+	 * `{` `}` step across. */
+	const char *(*group)(const struct source *src, size_t step, char *buf, size_t size);
 };
 
 /* What a kind's save wrote, in a sentence, or why it did not. */

@@ -305,7 +305,27 @@ bool source_match_ids(const struct source *from, const struct source *to, long *
 	return true;
 }
 
-int source_sequence_step(const struct source *src, long delta, char *value, size_t size, struct cs_error *err)
+/* The step `delta` steps of the shown one's group away, within
+ * [first, last]; -1 when there is none that far. */
+static long step_in_group(const struct kind_sequence *seq, const struct source *src, size_t cur, long delta,
+			  size_t first, size_t last)
+{
+	char mine[96], other[96];
+	const char *g = seq->group(src, cur, mine, sizeof mine);
+	long at = (long)cur, left = delta < 0 ? -delta : delta, dir = delta < 0 ? -1 : 1;
+	while (left > 0) {
+		at += dir;
+		if (at < (long)first || at > (long)last)
+			return -1;
+		const char *h = seq->group(src, (size_t)at, other, sizeof other);
+		if (!g || (h && !strcmp(g, h)))
+			left--;
+	}
+	return at;
+}
+
+int source_sequence_step(const struct source *src, long delta, bool in_group, char *value, size_t size,
+			 struct cs_error *err)
 {
 	const struct kind_sequence *seq = src->kind->sequence;
 	if (!seq)
@@ -314,12 +334,20 @@ int source_sequence_step(const struct source *src, long delta, char *value, size
 	size_t first = 0, last = n ? n - 1 : 0;
 	if (seq->reach)
 		seq->reach(src, &first, &last);
+	char g[96];
+	const char *group = in_group && seq->group && n ? seq->group(src, cur, g, sizeof g) : NULL;
+	long to = group ? step_in_group(seq, src, cur, delta, first, last) : 0;
+	if (group && to < 0)
+		return cs_error_set(err, CS_EUSAGE, "already the %s %s of group %s (%zu of %zu); { } step across groups",
+				    delta < 0 ? "first" : "last", seq->noun, group, cur + 1, n);
 	if (delta < 0 && cur <= first)
 		return cs_error_set(err, CS_EUSAGE, "already the first %s (%zu of %zu)", seq->noun, cur + 1, n);
 	if (delta > 0 && cur >= last)
 		return cs_error_set(err, CS_EUSAGE, "already the last %s (%zu of %zu)", seq->noun, cur + 1, n);
-	long to = (long)cur + delta;
-	to = to < (long)first ? (long)first : to > (long)last ? (long)last : to;
+	if (!group) {
+		to = (long)cur + delta;
+		to = to < (long)first ? (long)first : to > (long)last ? (long)last : to;
+	}
 	snprintf(value, size, "%ld", to + 1);
 	return CS_OK;
 }

@@ -182,9 +182,11 @@ void source_set_chars_per_token(struct source *src, double chars_per_token);
 const char *source_cache_profile(const struct source *src, const char *asked, const char *fallback);
 
 /* The value of the sequence's setting that steps `delta` from the step
- * shown (1-based, as the setting takes it) into value. CS_EUSAGE with a
- * sentence when the kind has no sequence or the step would leave it
- * ("already the first request"). */
-int source_sequence_step(const struct source *src, long delta, char *value, size_t size, struct cs_error *err);
+ * shown (1-based, as the setting takes it) into value; with in_group, the
+ * steps counted are those of the shown step's group alone (kind_sequence.
+ * group). CS_EUSAGE with a sentence when the kind has no sequence or the
+ * step would leave it ("already the first request"). */
+int source_sequence_step(const struct source *src, long delta, bool in_group, char *value, size_t size,
+			 struct cs_error *err);
 
 #endif

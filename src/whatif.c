@@ -70,13 +70,13 @@ int whatif_apply(struct source *src, const char *path, struct cs_error *err)
 	long i = 0;
 	const cJSON *item;
 	struct jpath list = JPATH_KEY(JPATH_ROOT, "edits");
-	cJSON_ArrayForEach(item, edits)
+	JSON_EACH(item, edits)
 	{
 		if (rc != CS_OK)
 			break;
 		struct jpath at = JPATH_INDEX(&list, i++);
 		const char *setting = NULL, *value = NULL;
-		if (!cJSON_IsObject(item)) {
+		if (!json_is_object(item)) {
 			rc = json_fail(&doc, err, CS_ETYPE, &at, NULL, "expected {\"setting\": ..., \"value\": ...}, got %s",
 				       json_type_name(item));
 			break;

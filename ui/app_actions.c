@@ -35,7 +35,9 @@ static unsigned step(struct app *app, int act, struct cs_error *err)
 	case ACT_BASELINE: vm_pin_baseline(vm, err); break;
 	case ACT_PROFILE: vm_cycle_profile(vm, err); break;
 	case ACT_SEQ_PREV:
-	case ACT_SEQ_NEXT: vm_step_sequence(vm, act == ACT_SEQ_PREV ? -1 : 1, err); break;
+	case ACT_SEQ_NEXT: vm_step_in_group(vm, act == ACT_SEQ_PREV ? -1 : 1, err); break;
+	case ACT_SEQ_PREV_ANY:
+	case ACT_SEQ_NEXT_ANY: vm_step_sequence(vm, act == ACT_SEQ_PREV_ANY ? -1 : 1, err); break;
 	case ACT_UNDO: vm_undo(vm, err); break;
 	case ACT_REDO: vm_redo(vm, err); break;
 	default: break;
@@ -98,7 +100,8 @@ static const struct app_action {
 	{ ACT_BUDGET, budget },        { ACT_SEARCH, search },         { ACT_FILTER, search },
 	{ ACT_EXPORT, search },        { ACT_COMMAND, search },        { ACT_GLOBAL_STRATEGY, step },
 	{ ACT_BASELINE, step },        { ACT_PROFILE, step },          { ACT_SEQ_PREV, step },
-	{ ACT_SEQ_NEXT, step },        { ACT_UNDO, step },             { ACT_REDO, step },
+	{ ACT_SEQ_NEXT, step },        { ACT_SEQ_PREV_ANY, step },     { ACT_SEQ_NEXT_ANY, step },
+	{ ACT_UNDO, step },            { ACT_REDO, step },
 	{ ACT_SORT, toggle },          { ACT_SHOW_DROPPED, toggle },   { ACT_LAYERS, toggle },
 	{ ACT_BAR_SCALE, toggle },     { ACT_SEARCH_NEXT, toggle },    { ACT_SEARCH_PREV, toggle },
 	{ ACT_FILTER_INVERT, toggle }, { ACT_HELP, open_view },        { ACT_SETTINGS, open_view },

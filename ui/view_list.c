@@ -113,6 +113,8 @@ bool app_action_offered(const struct app *app, int act)
 	case ACT_TIMELINE: return k->timeline != NULL;
 	case ACT_SEQ_PREV:
 	case ACT_SEQ_NEXT: return k->sequence != NULL;
+	case ACT_SEQ_PREV_ANY:
+	case ACT_SEQ_NEXT_ANY: return k->sequence != NULL && k->sequence->group != NULL;
 	default: return true;
 	}
 }

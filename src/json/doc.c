@@ -32,39 +32,6 @@ void jpath_format(const struct jpath *p, char *buf, size_t n)
 	buf[n - 1] = '\0';
 }
 
-/* The first \u0000 escape in the string body s[from, end) (the backslash),
- * or -1; memchr finds the backslashes, most strings have none. */
-static long nul_in(const char *s, size_t n, size_t from, size_t end)
-{
-	while (from < end) {
-		const char *q = memchr(s + from, '\\', end - from);
-		if (!q)
-			return -1;
-		size_t b = (size_t)(q - s);
-		if (b + 5 < n && s[b + 1] == 'u' && s[b + 2] == '0' && s[b + 3] == '0' && s[b + 4] == '0' && s[b + 5] == '0')
-			return (long)b;
-		from = b + 2; /* the escaped character */
-	}
-	return -1;
-}
-
-/* Whether the bytes \u0000 appear anywhere in s[0..n): when not, no string
- * needs nul_in (one search of the text instead of one per string). memchr
- * from backslash to backslash: glibc's memmem took 4% of a ledger's load. */
-static bool any_nul_escape(const char *s, size_t n)
-{
-	for (size_t from = 0; from < n;) {
-		const char *q = memchr(s + from, '\\', n - from);
-		if (!q)
-			return false;
-		size_t b = (size_t)(q - s);
-		if (n - b >= 6 && !memcmp(q, "\\u0000", 6))
-			return true;
-		from = b + 1;
-	}
-	return false;
-}
-
 /* The lazy array opening at s[at] when the last string of the top level,
  * s[key, key_end), names one of d's lazy keys; else NULL. */
 static struct json_span *lazy_open(struct json_doc *d, const char *s, size_t key, size_t key_end, size_t at)
@@ -93,7 +60,7 @@ static size_t prescan(const char *s, size_t n, bool stop_deep, size_t *deep_at, 
 	bool filled = false;           /* it has a value */
 	const char *z = memchr(s, 0, n);
 	long raw = z ? (long)(z - s) : -1;        /* the next raw NUL byte */
-	bool nul_seen = raw < 0 && !any_nul_escape(s, n); /* none to find */
+	bool nul_seen = raw < 0 && !json_may_hold_nul(s, n); /* none to find */
 	*nul = -1;
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
@@ -102,7 +69,7 @@ static size_t prescan(const char *s, size_t n, bool stop_deep, size_t *deep_at, 
 			if (!nul_seen) {
 				while (raw >= 0 && raw <= (long)i) /* one outside a string: cJSON refuses it */
 					raw = (z = memchr(s + raw + 1, 0, n - (size_t)raw - 1)) ? (long)(z - s) : -1;
-				long esc = nul_in(s, n, i + 1, e), in = raw >= 0 && raw < (long)e ? raw : -1;
+				long esc = json_string_nul(s, n, i + 1, e), in = raw >= 0 && raw < (long)e ? raw : -1;
 				*nul = esc < 0 ? in : in < 0 || esc < in ? esc : in;
 				nul_seen = *nul >= 0;
 			}
@@ -146,7 +113,8 @@ long json_find_nul_escape(const char *s, size_t n)
 /* The first key of obj that appears twice (its second occurrence), or NULL.
  * Small objects compare pairwise; large ones sort their keys (an object of
  * 100,000 keys must not cost 10^10 comparisons). *nomem on out of memory. */
-#define JSON_DUP_PAIRWISE_MAX 32 /* keys below which n^2/2 compares (first bytes mostly) beat a sort */
+#define JSON_DUP_PAIRWISE_MAX 32 /* keys up to which a key set (json/lex.h) beats a sort */
+_Static_assert(JSON_DUP_PAIRWISE_MAX <= JSON_KEYS_MAX, "a key set holds the keys");
 
 static int by_key(const void *a, const void *b)
 {
@@ -156,6 +124,23 @@ static int by_key(const void *a, const void *b)
 	return c ? c : (x < y ? -1 : x > y);
 }
 
+/* The repeat told for an object of at most JSON_DUP_PAIRWISE_MAX keys:
+ * of the keys that appear again, the first, at its first repeat. */
+static const cJSON *first_repeat(const cJSON *obj)
+{
+	struct json_keyset ks;
+	json_keyset_init(&ks);
+	const cJSON *dup = NULL, *it;
+	int first = JSON_KEYS_MAX;
+	cJSON_ArrayForEach(it, obj) if (it->string)
+	{
+		int was = json_keyset_add(&ks, it->string, strlen(it->string));
+		if (was >= 0 && was < first)
+			first = was, dup = it;
+	}
+	return dup;
+}
+
 static const cJSON *duplicate_key(const cJSON *obj, bool *nomem)
 {
 	size_t n = 0;
@@ -163,16 +148,8 @@ static const cJSON *duplicate_key(const cJSON *obj, bool *nomem)
 	cJSON_ArrayForEach(it, obj) n++;
 	if (n < 2)
 		return NULL;
-	if (n <= JSON_DUP_PAIRWISE_MAX) { /* the keys in an array: no list walked n^2/2 times */
-		const cJSON *item[JSON_DUP_PAIRWISE_MAX];
-		size_t k = 0;
-		cJSON_ArrayForEach(it, obj) if (it->string) item[k++] = it;
-		for (size_t a = 0; a < k; a++) /* the same one told as before: the first key's repeat */
-			for (size_t b = a + 1; b < k; b++)
-				if (item[a]->string[0] == item[b]->string[0] && !strcmp(item[a]->string, item[b]->string))
-					return item[b];
-		return NULL;
-	}
+	if (n <= JSON_DUP_PAIRWISE_MAX)
+		return first_repeat(obj);
 	const cJSON **keys = cs_reallocarray(NULL, n, sizeof *keys);
 	if (!keys) {
 		*nomem = true;
@@ -381,9 +358,7 @@ static size_t text_start(const char *s, size_t n)
 
 static size_t skip_ws(const char *s, size_t n, size_t p)
 {
-	while (p < n && (unsigned char)s[p] <= ' ') /* cJSON's white space */
-		p++;
-	return p;
+	return p < n ? (size_t)(json_ws_cjson(s + p, s + n) - s) : p;
 }
 
 /* The value at data[p] (white space skipped) parsed into pool; NULL with
@@ -728,20 +703,16 @@ int json_fail(const struct json_doc *d, struct cs_error *err, enum cs_status cod
 
 const char *json_type_name(const cJSON *v)
 {
+	static const struct {
+		int types; /* cJSON's type bits */
+		const char *name;
+	} names[] = { { cJSON_String, "a string" }, { cJSON_Number, "a number" }, { cJSON_True | cJSON_False, "a boolean" },
+		      { cJSON_NULL, "null" },       { cJSON_Array, "an array" }, { cJSON_Object, "an object" } };
 	if (!v)
 		return "nothing";
-	if (cJSON_IsString(v))
-		return "a string";
-	if (cJSON_IsNumber(v))
-		return "a number";
-	if (cJSON_IsBool(v))
-		return "a boolean";
-	if (cJSON_IsNull(v))
-		return "null";
-	if (cJSON_IsArray(v))
-		return "an array";
-	if (cJSON_IsObject(v))
-		return "an object";
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (v->type & 0xFF & names[i].types)
+			return names[i].name;
 	return "something else";
 }
 
@@ -768,17 +739,29 @@ static int lookup(const struct json_doc *d, const cJSON *obj, const struct jpath
 	return CS_OK;
 }
 
+/* The member key of obj into *out when `is` holds for it (*out left as
+ * it was when absent or null and not required), else the error naming what
+ * was expected. */
+static int typed(const struct json_doc *d, const cJSON *obj, const struct jpath *at, const char *key, int required,
+		 const char *expected, cJSON_bool (*is)(const cJSON *), const cJSON **out, struct cs_error *err)
+{
+	const cJSON *v;
+	int rc = lookup(d, obj, at, key, required, expected, &v, err);
+	if (rc || !v)
+		return rc;
+	if (!is(v))
+		return json_fail(d, err, CS_ETYPE, at, key, "expected %s, got %s", expected, json_type_name(v));
+	*out = v;
+	return CS_OK;
+}
+
 int json_get_string(const struct json_doc *d, const cJSON *obj, const struct jpath *at, const char *key,
 		    int required, const char **out, struct cs_error *err)
 {
-	const cJSON *v;
-	int rc = lookup(d, obj, at, key, required, "a string", &v, err);
-	if (rc || !v)
-		return rc;
-	if (!cJSON_IsString(v))
-		return json_fail(d, err, CS_ETYPE, at, key, "expected a string, got %s", json_type_name(v));
-	*out = v->valuestring;
-	return CS_OK;
+	const cJSON *v = NULL;
+	int rc = typed(d, obj, at, key, required, "a string", cJSON_IsString, &v, err);
+	*out = v ? v->valuestring : *out;
+	return rc;
 }
 
 /* v (present, not null) as a number. */
@@ -821,40 +804,22 @@ int json_get_long(const struct json_doc *d, const cJSON *obj, const struct jpath
 int json_get_bool(const struct json_doc *d, const cJSON *obj, const struct jpath *at, const char *key,
 		  int required, bool *out, struct cs_error *err)
 {
-	const cJSON *v;
-	int rc = lookup(d, obj, at, key, required, "true or false", &v, err);
-	if (rc || !v)
-		return rc;
-	if (!cJSON_IsBool(v))
-		return json_fail(d, err, CS_ETYPE, at, key, "expected true or false, got %s", json_type_name(v));
-	*out = cJSON_IsTrue(v);
-	return CS_OK;
+	const cJSON *v = NULL;
+	int rc = typed(d, obj, at, key, required, "true or false", cJSON_IsBool, &v, err);
+	*out = v ? cJSON_IsTrue(v) : *out;
+	return rc;
 }
 
 int json_get_array(const struct json_doc *d, const cJSON *obj, const struct jpath *at, const char *key,
 		   int required, const cJSON **out, struct cs_error *err)
 {
-	const cJSON *v;
-	int rc = lookup(d, obj, at, key, required, "an array", &v, err);
-	if (rc || !v)
-		return rc;
-	if (!cJSON_IsArray(v))
-		return json_fail(d, err, CS_ETYPE, at, key, "expected an array, got %s", json_type_name(v));
-	*out = v;
-	return CS_OK;
+	return typed(d, obj, at, key, required, "an array", cJSON_IsArray, out, err);
 }
 
 int json_get_object(const struct json_doc *d, const cJSON *obj, const struct jpath *at, const char *key,
 		    int required, const cJSON **out, struct cs_error *err)
 {
-	const cJSON *v;
-	int rc = lookup(d, obj, at, key, required, "an object", &v, err);
-	if (rc || !v)
-		return rc;
-	if (!cJSON_IsObject(v))
-		return json_fail(d, err, CS_ETYPE, at, key, "expected an object, got %s", json_type_name(v));
-	*out = v;
-	return CS_OK;
+	return typed(d, obj, at, key, required, "an object", cJSON_IsObject, out, err);
 }
 
 /* ---- token counts --------------------------------------------------------- */
@@ -881,14 +846,12 @@ const char *json_count_value(const cJSON *v, long *out)
  * as '?'), cut with "..." past what fits; "" when it is neither. */
 static void quote_raw(const char *s, size_t n, size_t at, char *buf, size_t cap)
 {
-	static const char num[] = "+-.0123456789eE";
 	bool str = at < n && s[at] == '"';
 	size_t end = at;
 	if (str)
 		end = json_string_end(s, n, at) + 1;
 	else
-		while (end < n && s[end] && strchr(num, s[end]))
-			end++;
+		end = (size_t)(json_number_chars(s + at, s + n) - s);
 	if (end > n)
 		end = n;
 	size_t k = 0, i = at, room = cap - 5; /* "...", a closing quote, the NUL */
@@ -905,39 +868,112 @@ static void quote_raw(const char *s, size_t n, size_t at, char *buf, size_t cap)
 	buf[k] = '\0';
 }
 
+/* obj[key] as a count: JSON_COUNT_* (*v the member, *why the reason it is
+ * not a count). */
+static int count_member(const cJSON *obj, const char *key, long *out, const cJSON **v, const char **why)
+{
+	*v = json_member(obj, key);
+	*why = NULL;
+	if (!*v || cJSON_IsNull(*v))
+		return JSON_COUNT_ABSENT;
+	*why = json_count_value(*v, out);
+	return *why ? JSON_COUNT_BAD : JSON_COUNT_OK;
+}
+
+/* The value v at `path` in d's text as written, into raw (quote_raw; a
+ * number as a double when the text does not have it): its offset, or -1. */
+static long value_as_written(const struct json_doc *d, const char *path, const cJSON *v, char *raw, size_t cap)
+{
+	long off = d && d->data && path ? json_locate(d->data, d->len, path) : -1;
+	raw[0] = '\0';
+	if (off >= 0)
+		quote_raw(d->data, d->len, (size_t)off, raw, cap);
+	if (!raw[0] && cJSON_IsNumber(v))
+		snprintf(raw, cap, "%.17g", v->valuedouble);
+	return off;
+}
+
+/* The path of the node v inside t, into buf at len ("a.b[3]"): whether it
+ * was found. Depth is bounded by the parse (JSON_MAX_DEPTH). */
+static bool path_of(const cJSON *t, const cJSON *v, char *buf, size_t n, size_t len)
+{
+	if (t == v)
+		return true;
+	long i = 0;
+	for (const cJSON *c = t ? t->child : NULL; c; c = c->next, i++) {
+		int w = cJSON_IsObject(t)
+				? snprintf(buf + len, n - len, "%s%s", len ? "." : "", c->string ? c->string : "")
+				: snprintf(buf + len, n - len, "[%ld]", i);
+		if (w < 0 || (size_t)w >= n - len)
+			continue;
+		if (path_of(c, v, buf, n, len + (size_t)w))
+			return true;
+		buf[len] = '\0';
+	}
+	return false;
+}
+
+/* The warning for a value that is not a count: `shown` names it, `path`
+ * (NULL: none) finds it in d's text; place->line and column set. */
+static void count_warning(struct json_count_place *pl, const cJSON *v, const char *why, const char *shown,
+			  const char *path, char *warn, size_t n)
+{
+	const struct json_doc *d = pl->d;
+	char raw[40], where[64] = "";
+	long off = value_as_written(d, path, v, raw, sizeof raw);
+	pl->line = pl->first_line > 0 ? pl->first_line : 0;
+	pl->column = 0;
+	if (off >= 0 && !pl->foreign) {
+		long line, col;
+		text_position(d->data, d->len, (size_t)off, &line, &col);
+		pl->line = line + (pl->first_line > 0 ? pl->first_line : 1) - 1;
+		pl->column = col;
+		snprintf(where, sizeof where, "line %ld, column %ld: ", pl->line, col);
+	}
+	if (!where[0] && pl->foreign && pl->line > 0)
+		snprintf(where, sizeof where, "line %ld: ", pl->line);
+	bool number = cJSON_IsNumber(v);
+	if (raw[0] && number)
+		snprintf(warn, n, "%s%s is %s, not a count (%s)", where, shown, raw, why);
+	else if (raw[0])
+		snprintf(warn, n, "%s%s is %s %s, not a count", where, shown, why, raw);
+	else
+		snprintf(warn, n, "%s%s is %s, not a count", where, shown, why);
+}
+
 int json_get_count(const struct json_doc *d, long first_line, const cJSON *obj, const struct jpath *at,
 		   const char *key, long *out, char *warn, size_t n)
 {
+	struct json_count_place pl = { .d = d, .first_line = first_line };
+	return json_count_at(&pl, obj, at, key, out, warn, n);
+}
+
+int json_count_at(struct json_count_place *pl, const cJSON *obj, const struct jpath *at, const char *key, long *out,
+		  char *warn, size_t n)
+{
 	if (warn && n)
 		warn[0] = '\0';
-	const cJSON *v = json_member(obj, key);
-	if (!v || cJSON_IsNull(v))
-		return JSON_COUNT_ABSENT;
-	const char *why = json_count_value(v, out);
-	if (!why)
-		return JSON_COUNT_OK;
-	if (!warn || !n)
-		return JSON_COUNT_BAD;
-	char path[256], raw[40] = "", where[64] = "";
-	struct jpath step = JPATH_KEY(at, key);
-	jpath_format(&step, path, sizeof path);
-	long off = d && d->data ? json_locate(d->data, d->len, path) : -1;
-	if (off >= 0) {
-		long line, col;
-		text_position(d->data, d->len, (size_t)off, &line, &col);
-		snprintf(where, sizeof where, "line %ld, column %ld: ", line + (first_line > 0 ? first_line : 1) - 1,
-			 col);
-		quote_raw(d->data, d->len, (size_t)off, raw, sizeof raw);
+	pl->line = pl->column = 0;
+	const cJSON *v;
+	const char *why;
+	int got = count_member(obj, key, out, &v, &why);
+	if (got != JSON_COUNT_BAD || !warn || !n)
+		return got;
+	char path[256] = "", shown[256];
+	if (pl->name) { /* the caller's name for obj; its place in d found by a walk */
+		const cJSON *root = pl->d ? pl->d->root : NULL;
+		bool found = root && path_of(root, obj, path, sizeof path, 0);
+		if (found && path[0])
+			snprintf(path + strlen(path), sizeof path - strlen(path), ".%s", key);
+		else if (found)
+			snprintf(path, sizeof path, "%s", key);
+		snprintf(shown, sizeof shown, "%s%s%s", pl->name, pl->name[0] ? "." : "", key);
+		count_warning(pl, v, why, shown, found ? path : NULL, warn, n);
+	} else {
+		struct jpath step = JPATH_KEY(at, key);
+		jpath_format(&step, path, sizeof path);
+		count_warning(pl, v, why, path, path, warn, n);
 	}
-	if (!raw[0] && cJSON_IsNumber(v))
-		snprintf(raw, sizeof raw, "%.17g", v->valuedouble);
-	bool number = cJSON_IsNumber(v);
-	if (raw[0] && number)
-		snprintf(warn, n, "%s%s is %s, not a count (%s)", where, path, raw, why);
-	else if (raw[0])
-		snprintf(warn, n, "%s%s is %s %s, not a count", where, path, why, raw);
-	else
-		snprintf(warn, n, "%s%s is %s, not a count", where, path, why);
 	return JSON_COUNT_BAD;
 }
 
@@ -952,8 +988,7 @@ struct number_walk {
 
 static void walk_ws(struct number_walk *w)
 {
-	while (w->pos < w->n && (unsigned char)w->s[w->pos] <= ' ')
-		w->pos++;
+	w->pos = skip_ws(w->s, w->n, w->pos);
 }
 
 static void walk_eat(struct number_walk *w, char c)
@@ -969,13 +1004,8 @@ static void walk_eat(struct number_walk *w, char c)
  * at most 15 digits (a double holds it, and it prints as written). */
 static bool plain_integer(const char *s, size_t n)
 {
-	size_t i = n && s[0] == '-';
-	if (i == n || n - i > 15 || (s[i] == '0' && n - i > 1))
-		return false;
-	for (; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-	return true;
+	struct json_lex_num num;
+	return json_lex_number(s, s + n, &num) == s + n && !num.frac && !num.exp && !num.lead_zero && num.digits <= 15;
 }
 
 /* The number at w->pos, kept on v when it is not plain and reads back as
@@ -983,8 +1013,7 @@ static bool plain_integer(const char *s, size_t n)
 static void walk_number(struct number_walk *w, cJSON *v)
 {
 	size_t start = w->pos;
-	while (w->pos < w->n && w->s[w->pos] && strchr("+-.0123456789eE", w->s[w->pos]))
-		w->pos++;
+	w->pos = (size_t)(json_number_chars(w->s + start, w->s + w->n) - w->s);
 	size_t len = w->pos - start;
 	char buf[64];
 	if (!len || len >= sizeof buf) { /* cJSON reads at most 63 characters of a number */
@@ -1062,4 +1091,75 @@ int json_keep_number_text(struct json_doc *d)
 const char *json_number_written(const cJSON *v)
 {
 	return cJSON_IsNumber(v) ? v->valuestring : NULL;
+}
+
+/* ---- getters for the loaders -------------------------------------------- */
+
+int json_require_count(const struct json_doc *d, const cJSON *obj, const struct jpath *at, const char *key, long *out,
+		       struct cs_error *err)
+{
+	const cJSON *v;
+	const char *why;
+	if (count_member(obj, key, out, &v, &why) != JSON_COUNT_BAD)
+		return CS_OK;
+	char path[256], raw[40];
+	struct jpath step = JPATH_KEY(at, key);
+	jpath_format(&step, path, sizeof path);
+	value_as_written(d, path, v, raw, sizeof raw);
+	enum cs_status code = !strcmp(why, "too big") ? CS_ELIMIT : CS_ETYPE;
+	if (raw[0] && cJSON_IsNumber(v))
+		return json_fail(d, err, code, at, key, "%s is not a count (%s)", raw, why);
+	if (raw[0])
+		return json_fail(d, err, code, at, key, "%s %s is not a count", why, raw);
+	return json_fail(d, err, code, at, key, "%s is not a count", why);
+}
+
+cJSON *json_tree_parse(const char *s, size_t n)
+{
+	return s ? cJSON_ParseWithLength(s, n) : NULL;
+}
+
+cJSON *json_tree_parse_str(const char *s)
+{
+	return s ? cJSON_Parse(s) : NULL;
+}
+
+void json_tree_free(cJSON *t)
+{
+	cJSON_Delete(t);
+}
+
+char *json_print_compact(const cJSON *v)
+{
+	return v ? cJSON_PrintUnformatted(v) : NULL;
+}
+
+void json_text_free(char *s)
+{
+	cJSON_free(s);
+}
+
+cJSON *json_new_number(double v)
+{
+	return cJSON_CreateNumber(v);
+}
+
+cJSON *json_new_string(const char *s)
+{
+	return cJSON_CreateString(s);
+}
+
+cJSON *json_new_null(void)
+{
+	return cJSON_CreateNull();
+}
+
+cJSON *json_new_object(void)
+{
+	return cJSON_CreateObject();
+}
+
+bool json_add_member(cJSON *obj, const char *key, cJSON *v)
+{
+	return cJSON_AddItemToObjectCS(obj, key, v) != 0;
 }

@@ -204,6 +204,23 @@ const char *json_count_value(const cJSON *v, long *out);
 int json_get_count(const struct json_doc *d, long first_line, const cJSON *obj, const struct jpath *at,
 		   const char *key, long *out, char *warn, size_t n);
 
+/* json_get_count with more said about the place, for a loader that files
+ * the warning itself: pl->line and pl->column are where it points (0:
+ * unknown). pl->foreign: d's text is not the file's (a JSON text held in a
+ * string of the file): the warning names pl->first_line alone. pl->name
+ * (NULL: use at): the caller's name for obj ("response.body.usage"), shown
+ * in the warning; obj's place in d is then found by a walk of d's tree,
+ * made only for a warning. */
+struct json_count_place {
+	const struct json_doc *d; /* may be NULL: no position */
+	long first_line;          /* as json_get_count's */
+	bool foreign;
+	const char *name;
+	long line, column; /* OUT */
+};
+int json_count_at(struct json_count_place *pl, const cJSON *obj, const struct jpath *at, const char *key, long *out,
+		  char *warn, size_t n);
+
 /* Numbers as written, for a writer that gives a document back (a request's
  * `dump`): walks d's text beside its tree (call it while the text is as
  * parsed, before anything unescapes it in place) and keeps, in d's pool,
@@ -217,5 +234,119 @@ int json_keep_number_text(struct json_doc *d);
 /* The text json_keep_number_text kept for the number v, else NULL (v not a
  * number, or a plain integer, or not kept: print v->valuedouble). */
 const char *json_number_written(const cJSON *v);
+
+/* ---- getters for the loaders ---------------------------------------------- */
+
+/* obj[key] as a count for a strict reader: absent or null, CS_OK with *out
+ * untouched; a value that is not a count (json_count_value) is an error at
+ * its place, worded as json_get_count's warning ("-5 is not a count
+ * (negative)"): CS_ELIMIT when too big, else CS_ETYPE. */
+int json_require_count(const struct json_doc *d, const cJSON *obj, const struct jpath *at, const char *key, long *out,
+		       struct cs_error *err);
+
+/* Lenient getters, for the tolerant readers (logs, sessions, captures)
+ * that take what they know and pass over the rest: never an error; NULL,
+ * false or 0 when a value is absent or of another type (v and obj may be
+ * NULL). What a loader reads of a tree goes through these and the typed
+ * getters above, so the tree's library stays behind this header. */
+static inline bool json_is_object(const cJSON *v) { return v && (v->type & 0xFF) == cJSON_Object; }
+static inline bool json_is_array(const cJSON *v) { return v && (v->type & 0xFF) == cJSON_Array; }
+static inline bool json_is_string(const cJSON *v) { return v && (v->type & 0xFF) == cJSON_String; }
+static inline bool json_is_number(const cJSON *v) { return v && (v->type & 0xFF) == cJSON_Number; }
+static inline bool json_is_null(const cJSON *v) { return v && (v->type & 0xFF) == cJSON_NULL; }
+static inline bool json_is_true(const cJSON *v) { return v && (v->type & 0xFF) == cJSON_True; }
+static inline bool json_is_false(const cJSON *v) { return v && (v->type & 0xFF) == cJSON_False; }
+static inline bool json_is_bool(const cJSON *v) { return v && (v->type & (cJSON_True | cJSON_False)) != 0; }
+/* Absent (NULL) or null. */
+static inline bool json_absent(const cJSON *v) { return !v || (v->type & 0xFF) == cJSON_NULL; }
+
+/* v's text when v is a string, else NULL (borrowed from the tree). */
+static inline const char *json_string_value(const cJSON *v) { return json_is_string(v) ? v->valuestring : NULL; }
+/* v's number when v is one, else fallback. */
+static inline double json_number_value(const cJSON *v, double fallback)
+{
+	return json_is_number(v) ? v->valuedouble : fallback;
+}
+/* The key of an object's member (the element JSON_EACH handed out), NULL
+ * for an array's element. */
+static inline const char *json_key(const cJSON *member) { return member ? member->string : NULL; }
+
+/* obj[key] (case-sensitive) when it is of the type named, else NULL. */
+static inline const char *json_opt_string(const cJSON *obj, const char *key)
+{
+	return json_string_value(json_member(obj, key));
+}
+static inline const cJSON *json_opt_object(const cJSON *obj, const char *key)
+{
+	const cJSON *v = json_member(obj, key);
+	return json_is_object(v) ? v : NULL;
+}
+static inline const cJSON *json_opt_array(const cJSON *obj, const char *key)
+{
+	const cJSON *v = json_member(obj, key);
+	return json_is_array(v) ? v : NULL;
+}
+/* obj[key] into *out when it is a number (or true/false): whether it was. */
+static inline bool json_opt_number(const cJSON *obj, const char *key, double *out)
+{
+	const cJSON *v = json_member(obj, key);
+	if (json_is_number(v))
+		*out = v->valuedouble;
+	return json_is_number(v);
+}
+static inline bool json_opt_bool(const cJSON *obj, const char *key, bool *out)
+{
+	const cJSON *v = json_member(obj, key);
+	if (json_is_bool(v))
+		*out = json_is_true(v);
+	return json_is_bool(v);
+}
+
+/* The elements of an array (or the members of an object) in order: el is
+ * a `const cJSON *` (v NULL or a scalar: none). Walk, never index: an
+ * index is O(i). */
+#define JSON_EACH(el, v) for ((el) = (v) ? (v)->child : NULL; (el) != NULL; (el) = (el)->next)
+/* The first element (member) of v and the one after el, for a walk that
+ * JSON_EACH does not fit: NULL at the end. */
+static inline const cJSON *json_first(const cJSON *v) { return v ? v->child : NULL; }
+static inline const cJSON *json_next(const cJSON *el) { return el ? el->next : NULL; }
+/* How many elements (members) v holds: 0 for NULL or a scalar. */
+static inline size_t json_length(const cJSON *v)
+{
+	size_t n = 0;
+	for (const cJSON *c = v && (json_is_array(v) || json_is_object(v)) ? v->child : NULL; c; c = c->next)
+		n++;
+	return n;
+}
+/* The element at index i, or NULL (O(i): for the first few only). */
+static inline const cJSON *json_item(const cJSON *v, size_t i)
+{
+	const cJSON *c = v && (json_is_array(v) || json_is_object(v)) ? v->child : NULL;
+	while (c && i--)
+		c = c->next;
+	return c;
+}
+
+/* A tree of the text s[0..n) (or of the NUL-ended s), with no positions
+ * and none of json_doc_parse's checks: for a probe (is this text JSON?
+ * what does its first line hold?) or a JSON value held in a string of a
+ * document. NULL when it is not JSON or memory ran out. Owned: free with
+ * json_tree_free (NULL is fine). */
+cJSON *json_tree_parse(const char *s, size_t n);
+cJSON *json_tree_parse_str(const char *s);
+void json_tree_free(cJSON *t);
+/* v as compact JSON text, NULL when memory ran out. Owned: json_text_free. */
+char *json_print_compact(const cJSON *v);
+void json_text_free(char *s);
+
+/* A tree built by hand (a database's row handed to a JSON loader's
+ * getters): each new value is owned by the caller until json_add_member
+ * gives it to obj (true; false when memory ran out: still the caller's).
+ * key is borrowed and must outlive obj. NULL when memory ran out. */
+cJSON *json_new_number(double v);
+cJSON *json_new_string(const char *s);
+cJSON *json_new_null(void);
+cJSON *json_new_object(void);
+bool json_add_member(cJSON *obj, const char *key, cJSON *v);
 
 #endif

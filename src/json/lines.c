@@ -2,6 +2,8 @@
 #define _DEFAULT_SOURCE /* madvise */
 #include "json/lines.h"
 
+#include "json/lex.h"
+
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -11,10 +13,7 @@
 
 bool jsonl_blank(const char *s, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
-			return false;
-	return true;
+	return json_blank(s, n);
 }
 
 void jsonl_init(struct jsonl *j, const char *data, size_t len)
@@ -27,8 +26,7 @@ void jsonl_init(struct jsonl *j, const char *data, size_t len)
 static void find_last(struct jsonl *j)
 {
 	size_t end = j->len;
-	while (end > 0 && (j->data[end - 1] == ' ' || j->data[end - 1] == '\t' || j->data[end - 1] == '\r' ||
-			   j->data[end - 1] == '\n'))
+	while (end > 0 && json_is_ws(j->data[end - 1]))
 		end--;
 	if (end > 0) {
 		size_t start = end;

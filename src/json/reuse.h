@@ -3,7 +3,7 @@
  * document to document (reset, not freed: no allocation per line once it is
  * big enough), and json_doc_parse's checks (nesting depth, \u0000 escapes,
  * keys that appear twice) are made on the tree, and by one quick look at the
- * text for "u0000" and a raw NUL byte. A document that fails any of them, that cJSON refuses,
+ * text for \u0000 and a raw NUL byte (json/lex.h). A document that fails any of them, that cJSON refuses,
  * or that goes on past what cJSON took, is parsed again by json_doc_parse
  * itself, so every error is its own, word for word. */
 #ifndef CTXSCOPE_JSON_REUSE_H

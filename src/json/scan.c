@@ -8,88 +8,13 @@
 
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
+/* Past the grammar's white space from s[i]. */
 static size_t skip_ws(const char *s, size_t n, size_t i)
 {
-	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+	while (i < n && json_is_ws(s[i]))
 		i++;
 	return i;
-}
-
-size_t json_string_end(const char *s, size_t n, size_t open)
-{
-	size_t from = open + 1;
-	while (from < n) {
-		const char *q = memchr(s + from, '"', n - from);
-		if (!q)
-			return n;
-		size_t at = (size_t)(q - s), back = 0;
-		while (at - back > open + 1 && s[at - back - 1] == '\\')
-			back++;
-		if (back % 2 == 0)
-			return at;
-		from = at + 1;
-	}
-	return n;
-}
-
-const char *json_string_stop(const char *q, const char *end)
-{
-#ifdef __SSE2__
-	const __m128i quote = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
-	for (; end - q >= 16; q += 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)q);
-		__m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bs)),
-					   _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));
-		unsigned m = (unsigned)_mm_movemask_epi8(hit);
-		if (m)
-			return q + __builtin_ctz(m);
-	}
-#endif
-	for (; q < end; q++)
-		if (*q == '"' || *q == '\\' || (unsigned char)*q < 0x20)
-			return q;
-	return end;
-}
-
-/* Whether \c is an escape of one byte (\u is not). */
-static bool one_byte_escape(char c)
-{
-	switch (c) {
-	case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
-		return true;
-	default:
-		return false;
-	}
-}
-
-bool json_quick_string(struct json_quick *q, const char **s, size_t *n, size_t *esc)
-{
-	if (!json_quick_eat(q, '"'))
-		return false;
-	const char *b = q->p;
-	*esc = 0;
-	for (const char *p = json_string_stop(b, q->end); p < q->end; p = json_string_stop(p + 1, q->end)) {
-		unsigned char c = (unsigned char)*p;
-		if (c == '"') {
-			*s = b;
-			*n = (size_t)(p - b);
-			q->p = p + 1;
-			return true;
-		}
-		if (c < ' ')
-			return false;
-		if (c == '\\') {
-			if (p + 1 >= q->end || !one_byte_escape(p[1]))
-				return false;
-			++*esc;
-			p++;
-		}
-	}
-	return false;
 }
 
 /* i at the opening quote; returns the index just past the closing quote, or
@@ -119,7 +44,7 @@ static size_t skip_value(const char *s, size_t n, size_t i)
 				return i; /* the end of the enclosing container */
 			depth--;
 			i++;
-		} else if (c == ',' || c == ':' || c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+		} else if (c == ',' || c == ':' || json_is_ws(c)) {
 			if (depth == 0)
 				return i;
 			i++;
@@ -291,94 +216,4 @@ long json_member_at(const char *s, size_t n, size_t at, const char *key)
 		return -1;
 	size_t i = find_key(s, n, at, key, strlen(key));
 	return i < n ? (long)i : -1;
-}
-
-/* cJSON's parse_hex4: 0 when any of the four is not a hex digit. */
-static unsigned hex4(const char *h)
-{
-	unsigned v = 0;
-	for (int k = 0; k < 4; k++) {
-		char c = h[k];
-		unsigned d = c >= '0' && c <= '9'	? (unsigned)(c - '0')
-			     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
-			     : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
-						    : 16u;
-		if (d == 16)
-			return 0;
-		v = v << 4 | d;
-	}
-	return v;
-}
-
-/* The \u escape at r (before stop, the closing quote) as cJSON's
- * utf16_literal_to_utf8 reads it, written at *w (every byte read before
- * one is written: *w may be r); the bytes it took, 0 when invalid. */
-static size_t unescape_u(const char *r, const char *stop, char **w)
-{
-	if (stop - r < 6)
-		return 0;
-	unsigned first = hex4(r + 2), cp = first;
-	size_t took = 6;
-	if (first >= 0xDC00 && first <= 0xDFFF)
-		return 0;
-	if (first >= 0xD800 && first <= 0xDBFF) {
-		if (stop - r < 12 || r[6] != '\\' || r[7] != 'u')
-			return 0;
-		unsigned second = hex4(r + 8);
-		if (second < 0xDC00 || second > 0xDFFF)
-			return 0;
-		cp = 0x10000 + (((first & 0x3FF) << 10) | (second & 0x3FF));
-		took = 12;
-	}
-	unsigned char *o = (unsigned char *)*w;
-	if (cp < 0x80) {
-		*o++ = (unsigned char)cp;
-	} else if (cp < 0x800) {
-		*o++ = (unsigned char)(0xC0 | cp >> 6);
-		*o++ = (unsigned char)(0x80 | (cp & 0x3F));
-	} else if (cp < 0x10000) {
-		*o++ = (unsigned char)(0xE0 | cp >> 12);
-		*o++ = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
-		*o++ = (unsigned char)(0x80 | (cp & 0x3F));
-	} else {
-		*o++ = (unsigned char)(0xF0 | cp >> 18);
-		*o++ = (unsigned char)(0x80 | (cp >> 12 & 0x3F));
-		*o++ = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
-		*o++ = (unsigned char)(0x80 | (cp & 0x3F));
-	}
-	*w = (char *)o;
-	return took;
-}
-
-void json_unescape_in_place(char *s, size_t n)
-{
-	char *r = s, *w = s, *full = s + n;
-	while (w < full) {
-		/* n - (w - s) bytes to write, each taking at least one: none of
-		 * these raw bytes is past the closing quote */
-		char *b = memchr(r, '\\', (size_t)(full - w));
-		size_t run = b ? (size_t)(b - r) : (size_t)(full - w);
-		if (w != r)
-			memmove(w, r, run);
-		w += run;
-		r += run;
-		if (w == full)
-			break;
-		size_t took = 2;
-		switch (r[1]) {
-		case 'b': *w++ = '\b'; break;
-		case 'f': *w++ = '\f'; break;
-		case 'n': *w++ = '\n'; break;
-		case 'r': *w++ = '\r'; break;
-		case 't': *w++ = '\t'; break;
-		case 'u': took = unescape_u(r, r + 12, &w); break;
-		default: *w++ = r[1]; break; /* \" \\ \/ (cJSON refuses any other) */
-		}
-		if (!took) { /* never for text cJSON took */
-			*w++ = *r;
-			took = 1;
-		}
-		r += took;
-	}
-	*full = '\0';
 }

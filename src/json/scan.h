@@ -7,6 +7,7 @@
 #define CTXSCOPE_JSON_SCAN_H
 
 #include "base/error.h"
+#include "json/lex.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -31,30 +32,17 @@ long json_locate(const char *data, size_t len, const char *path);
  * escapes is not found) in the object whose '{' is at data[at], or -1. */
 long json_member_at(const char *data, size_t len, size_t at, const char *key);
 
-/* The body of a JSON string at s (past its opening quote; text a parse
- * took, so valid) unescaped in place as cJSON reads it, n the length of
- * cJSON's value (strlen: a \u with a bad hex digit reads as a NUL, where
- * cJSON's value ends), and s[n] set to NUL. It only shrinks, so nothing
- * past the closing quote is touched. The text is JSON no more: call it
- * only once nothing will read it as JSON again (errors included). */
-void json_unescape_in_place(char *s, size_t n);
-/* The index of the quote closing the string opened at s[open], or n when
- * it is unclosed (a quote after an odd run of backslashes is escaped). */
-size_t json_string_end(const char *s, size_t n, size_t open);
-/* The first quote, backslash or control character in a string's bytes
- * [q, end), or end; sixteen bytes a step where SSE2 is there. */
-const char *json_string_stop(const char *q, const char *end);
-
 /* A quick reader's place (the memory and ledger kinds' quick.c: an element
  * of the usual shape read straight from its bytes; anything else declined). */
 struct json_quick {
 	const char *p, *end;
+	struct json_lex_str str; /* the last string read */
+	struct json_lex_num num; /* the last number read */
 };
 /* Past cJSON's white space (any byte up to a space). */
 static inline void json_quick_ws(struct json_quick *q)
 {
-	while (q->p < q->end && (unsigned char)*q->p <= ' ')
-		q->p++;
+	q->p = json_ws_cjson(q->p, q->end);
 }
 /* Past white space and the byte c: false when c is not next. */
 static inline bool json_quick_eat(struct json_quick *q, char c)
@@ -69,7 +57,18 @@ static inline bool json_quick_eat(struct json_quick *q, char c)
  * escaped), *n its bytes, *esc the escapes it holds (each one byte
  * unescaped). False, declined, on a raw control character, a \u or a bad
  * escape, or no closing quote. */
-bool json_quick_string(struct json_quick *q, const char **s, size_t *n, size_t *esc);
+static inline bool json_quick_string(struct json_quick *q, const char **s, size_t *n, size_t *esc)
+{
+	json_quick_ws(q);
+	const char *after = q->p < q->end && *q->p == '"' ? json_lex_string(q->p, q->end, JSON_LEX_NO_U, &q->str) : NULL;
+	if (!after)
+		return false;
+	*s = q->str.s;
+	*n = q->str.n;
+	*esc = q->str.esc;
+	q->p = after;
+	return true;
+}
 /* Past a member's key and its colon: the key's index in keys[0..nkeys),
  * marked in *seen (a bit each; nkeys <= 32); -1, declined, for a key
  * written with escapes, one not in keys, or one seen before. */

@@ -1,13 +1,14 @@
 /* lines.c: one Claude Code session line's few fields, read straight from
- * its bytes (scan.h): no tree, no unescaping. Strings are found with the
- * JSON layer's string scanner (json_string_stop) and kept as their raw
+ * its bytes (scan.h): no tree, no unescaping. Strings and numbers are
+ * read by the one JSON lexer (json/lex.h), strings kept as their raw
  * bytes; values the scan does not need are stepped over with their nesting
  * counted. A line that is not JSON (an unclosed string or bracket, a bad
  * literal) is refused with the column where it went wrong. */
 #include "scan/lines.h"
 
-#include "json/scan.h"
+#include "json/lex.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #define LINE_DEPTH 512 /* deeper is refused, as the JSON layer refuses it */
@@ -17,10 +18,9 @@ struct jw {
 	const char *why;
 };
 
-static void ws(struct jw *w)
+static inline void ws(struct jw *w)
 {
-	while (w->p < w->end && (*w->p == ' ' || *w->p == '\t' || *w->p == '\r' || *w->p == '\n'))
-		w->p++;
+	w->p = json_ws(w->p, w->end);
 }
 
 static bool fail(struct jw *w, const char *why)
@@ -30,51 +30,24 @@ static bool fail(struct jw *w, const char *why)
 	return false;
 }
 
-static bool hexes(const char *p, const char *end)
+/* The string at w->p (a quote): its raw bytes, w->p past it. A fault is
+ * told at its place (an unclosed string at its opening quote). */
+static inline bool string_raw(struct jw *w, struct span *s)
 {
-	if (end - p < 4)
-		return false;
-	for (int i = 0; i < 4; i++)
-		if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f') || (p[i] >= 'A' && p[i] <= 'F')))
-			return false;
-	return true;
-}
-
-/* The string at w->p (a quote): its raw bytes, w->p past it. */
-static bool string_raw(struct jw *w, struct span *s)
-{
-	const char *q = w->p + 1;
-	s->s = q;
-	s->esc = false;
-	for (;;) {
-		q = json_string_stop(q, w->end);
-		if (q >= w->end)
-			return fail(w, "an unclosed string");
-		if (*q == '"')
-			break;
-		if ((unsigned char)*q < 0x20) {
-			w->p = q;
-			return fail(w, "a control character in a string");
-		}
-		s->esc = true;
-		if (q + 1 >= w->end)
-			return fail(w, "an unclosed string");
-		char e = q[1];
-		if (e == 'u') {
-			if (!hexes(q + 2, w->end)) {
-				w->p = q;
-				return fail(w, "a bad \\u escape");
-			}
-			q += 6;
-		} else if (strchr("\"\\/bfnrt", e) && e) {
-			q += 2;
-		} else {
-			w->p = q;
-			return fail(w, "a bad escape");
-		}
+	static const char *const why[] = {
+		[JSON_LEX_UNCLOSED] = "an unclosed string", [JSON_LEX_CONTROL] = "a control character in a string",
+		[JSON_LEX_ESCAPE] = "a bad escape",         [JSON_LEX_HEX] = "a bad \\u escape",
+	};
+	struct json_lex_str str;
+	const char *after = json_lex_string(w->p, w->end, 0, &str);
+	if (!after) {
+		w->p = str.at;
+		return fail(w, why[str.fault]);
 	}
-	s->n = (size_t)(q - s->s);
-	w->p = q + 1;
+	s->s = str.s;
+	s->n = str.n;
+	s->esc = str.esc != 0;
+	w->p = after;
 	return true;
 }
 
@@ -91,47 +64,19 @@ static bool literal(struct jw *w)
 	return fail(w, "not a JSON value");
 }
 
-/* A number; *integer says whether it is a whole non-negative one, *v its value. */
+/* A number; *integer says whether it is a whole non-negative one
+ * (json_lex_number's count), *v its value. */
 static bool number(struct jw *w, bool *integer, long long *v)
 {
-	const char *at = w->p;
-	bool neg = w->p < w->end && *w->p == '-';
-	if (neg)
-		w->p++;
-	const char *d = w->p;
-	long long val = 0;
-	bool big = false;
-	while (w->p < w->end && *w->p >= '0' && *w->p <= '9') {
-		if (val > (LLONG_MAX_SCAN - 9) / 10)
-			big = true;
-		else
-			val = val * 10 + (*w->p - '0');
-		w->p++;
+	struct json_lex_num num;
+	const char *after = json_lex_number(w->p, w->end, &num);
+	if (!after) {
+		w->p = num.at;
+		return fail(w, num.no_value ? "not a JSON value" : "a bad number");
 	}
-	if (w->p == d)
-		return fail(w, "not a JSON value");
-	bool frac = false;
-	if (w->p < w->end && *w->p == '.') {
-		frac = true;
-		w->p++;
-		if (w->p >= w->end || *w->p < '0' || *w->p > '9')
-			return fail(w, "a bad number");
-		while (w->p < w->end && *w->p >= '0' && *w->p <= '9')
-			w->p++;
-	}
-	if (w->p < w->end && (*w->p == 'e' || *w->p == 'E')) {
-		frac = true;
-		w->p++;
-		if (w->p < w->end && (*w->p == '+' || *w->p == '-'))
-			w->p++;
-		if (w->p >= w->end || *w->p < '0' || *w->p > '9')
-			return fail(w, "a bad number");
-		while (w->p < w->end && *w->p >= '0' && *w->p <= '9')
-			w->p++;
-	}
-	(void)at;
-	*integer = !neg && !frac && !big;
-	*v = val;
+	w->p = after;
+	*integer = num.count;
+	*v = num.value;
 	return true;
 }
 
@@ -330,59 +275,50 @@ static bool on_attachment(struct jw *w, const struct span *k, struct line_fields
 	return skip(w);
 }
 
+/* The top level's string fields, by first letter (on_top's ranges). */
+static const struct top_string {
+	const char *name;
+	size_t len;
+	size_t at; /* offsetof the span in struct line_fields */
+} top_strings[] = {
+	{ "type", 4, offsetof(struct line_fields, type) }, /* 0 */
+	{ "timestamp", 9, offsetof(struct line_fields, timestamp) },
+	{ "uuid", 4, offsetof(struct line_fields, uuid) }, /* 2 */
+	{ "parentUuid", 10, offsetof(struct line_fields, parent) }, /* 3 */
+	{ "logicalParentUuid", 17, offsetof(struct line_fields, logical_parent) }, /* 4 */
+	{ "sessionId", 9, offsetof(struct line_fields, session_id) }, /* 5 */
+	{ "subtype", 7, offsetof(struct line_fields, subtype) },
+	{ "requestId", 9, offsetof(struct line_fields, request_id) }, /* 7 */
+	{ "version", 7, offsetof(struct line_fields, version) }, /* 8 */
+};
+
+/* k's value into its field when k is one of top_strings[from, to), else stepped over. */
+static bool top_string(struct jw *w, const struct span *k, struct line_fields *lf, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		if (k->n == top_strings[i].len && !memcmp(k->s, top_strings[i].name, k->n))
+			return str_or_skip(w, (struct span *)(void *)((char *)lf + top_strings[i].at));
+	return skip(w);
+}
+
 static bool on_top(struct jw *w, const struct span *k, struct line_fields *lf)
 {
 	switch (k->n ? k->s[0] : 0) {
-	case 't':
-		if (key_is(k, "type"))
-			return str_or_skip(w, &lf->type);
-		if (key_is(k, "timestamp"))
-			return str_or_skip(w, &lf->timestamp);
-		break;
-	case 'u':
-		if (key_is(k, "uuid"))
-			return str_or_skip(w, &lf->uuid);
-		break;
-	case 'p':
-		if (key_is(k, "parentUuid"))
-			return str_or_skip(w, &lf->parent);
-		break;
-	case 'l':
-		if (key_is(k, "logicalParentUuid"))
-			return str_or_skip(w, &lf->logical_parent);
-		break;
+	case 't': return top_string(w, k, lf, 0, 2);
+	case 'u': return top_string(w, k, lf, 2, 3);
+	case 'p': return top_string(w, k, lf, 3, 4);
+	case 'l': return top_string(w, k, lf, 4, 5);
+	case 's': return top_string(w, k, lf, 5, 7);
+	case 'r': return top_string(w, k, lf, 7, 8);
+	case 'v': return top_string(w, k, lf, 8, 9);
 	case 'i':
-		if (key_is(k, "isSidechain")) {
+		if (key_is(k, "isSidechain"))
 			lf->sidechain = (size_t)(w->end - w->p) >= 4 && !memcmp(w->p, "true", 4);
-			return skip(w);
-		}
-		break;
-	case 's':
-		if (key_is(k, "sessionId"))
-			return str_or_skip(w, &lf->session_id);
-		if (key_is(k, "subtype"))
-			return str_or_skip(w, &lf->subtype);
-		break;
-	case 'r':
-		if (key_is(k, "requestId"))
-			return str_or_skip(w, &lf->request_id);
-		break;
-	case 'v':
-		if (key_is(k, "version"))
-			return str_or_skip(w, &lf->version);
-		break;
-	case 'm':
-		if (key_is(k, "message"))
-			return object(w, on_message, lf);
-		break;
-	case 'a':
-		if (key_is(k, "attachment"))
-			return object(w, on_attachment, lf);
-		break;
-	default:
-		break;
+		return skip(w);
+	case 'm': return key_is(k, "message") ? object(w, on_message, lf) : skip(w);
+	case 'a': return key_is(k, "attachment") ? object(w, on_attachment, lf) : skip(w);
+	default: return skip(w);
 	}
-	return skip(w);
 }
 
 bool scan_line_fields(const char *s, size_t n, struct line_fields *lf, size_t *err_at, const char **why)

@@ -7,8 +7,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define LLONG_MAX_SCAN 9223372036854775807LL
-
 struct span {
 	const char *s;
 	size_t n;

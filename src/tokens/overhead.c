@@ -132,37 +132,77 @@ static void family_of(const char *id, char *fam, size_t size, double *version)
 	}
 }
 
-const struct overhead *overheads_for(const struct overheads *t, const char *model, bool *nearest)
+/* The index of model's row among n rows of stride bytes, each opening with
+ * its id ("anthropic/claude-opus-4.5"): its own (the dated id first), else
+ * for a Claude model the row of its family nearest below it (*nearest
+ * true), else the newest Claude row; -1 when none. */
+static long row_for(const void *rows, size_t n, size_t stride, const char *model, bool *nearest)
 {
 	*nearest = false;
-	if (!t || !model || !*model)
-		return NULL;
+	if (!model || !*model)
+		return -1;
 	char name[96], dated[96];
 	normalize(model, false, name, sizeof name);
 	normalize(model, true, dated, sizeof dated);
 	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < t->n; i++) {
-			const char *id = strchr(t->rows[i].id, '/') ? strchr(t->rows[i].id, '/') + 1 : t->rows[i].id;
+		for (size_t i = 0; i < n; i++) {
+			const char *row = (const char *)rows + i * stride;
+			const char *id = strchr(row, '/') ? strchr(row, '/') + 1 : row;
 			if (!strcmp(id, pass ? name : dated))
-				return &t->rows[i];
+				return (long)i;
 		}
 	if (!tokenizer_is_claude(model))
-		return NULL;
+		return -1;
 	char fam[32], f2[32];
 	double v, v2;
 	family_of(name, fam, sizeof fam, &v);
-	const struct overhead *best = NULL;
+	long best = -1;
 	double best_v = -1;
-	for (size_t i = 0; i < t->n; i++) {
-		if (strncmp(t->rows[i].id, "anthropic/", 10) != 0)
+	for (size_t i = 0; i < n; i++) {
+		const char *row = (const char *)rows + i * stride;
+		if (strncmp(row, "anthropic/", 10) != 0)
 			continue;
-		family_of(t->rows[i].id + 10, f2, sizeof f2, &v2);
+		family_of(row + 10, f2, sizeof f2, &v2);
 		/* the same family at or below the version asked; else any Claude */
 		bool same = !strcmp(f2, fam) && (v2 <= v || v == 0);
 		double score = (same ? 1000 : 0) + v2;
 		if (score > best_v)
-			best = &t->rows[i], best_v = score;
+			best = (long)i, best_v = score;
 	}
-	*nearest = best != NULL;
+	*nearest = best >= 0;
 	return best;
+}
+
+const struct overhead *overheads_for(const struct overheads *t, const char *model, bool *nearest)
+{
+	long i = t ? row_for(t->rows, t->n, sizeof *t->rows, model, nearest) : (*nearest = false, -1);
+	return i < 0 ? NULL : &t->rows[i];
+}
+
+/* The tool-use system prompt by model and tool_choice, from the table of
+ * the "Pricing" section of Anthropic's tool use overview,
+ * https://platform.claude.com/docs/en/agents-and-tools/tool-use/overview#pricing
+ * (the rows of its 2025 and March 2026 revisions together; Sonnet 3.5
+ * June and October apart there as here): `auto` and `none` cost the first
+ * figure, `any` and `tool` the second, when the request has at least one
+ * tool (none at all: nothing). */
+struct tool_prompt {
+	char id[40];
+	int auto_none, any_tool;
+};
+static const struct tool_prompt tool_prompts[] = {
+	{ "anthropic/claude-opus-4.6", 346, 313 },   { "anthropic/claude-sonnet-4.6", 346, 313 },
+	{ "anthropic/claude-opus-4.5", 346, 313 },   { "anthropic/claude-opus-4.1", 346, 313 },
+	{ "anthropic/claude-opus-4", 346, 313 },     { "anthropic/claude-sonnet-4.5", 346, 313 },
+	{ "anthropic/claude-sonnet-4", 346, 313 },   { "anthropic/claude-haiku-4.5", 346, 313 },
+	{ "anthropic/claude-3.7-sonnet", 346, 313 }, { "anthropic/claude-3.5-sonnet", 346, 313 },
+	{ "anthropic/claude-3.5-sonnet-20240620", 294, 261 },
+	{ "anthropic/claude-3.5-haiku", 264, 340 },  { "anthropic/claude-3-opus", 530, 281 },
+	{ "anthropic/claude-3-sonnet", 159, 235 },   { "anthropic/claude-3-haiku", 264, 340 },
+};
+
+long overhead_tool_prompt(const char *model, bool any, bool *nearest)
+{
+	long i = row_for(tool_prompts, sizeof tool_prompts / sizeof *tool_prompts, sizeof *tool_prompts, model, nearest);
+	return i < 0 ? -1 : any ? tool_prompts[i].any_tool : tool_prompts[i].auto_none;
 }

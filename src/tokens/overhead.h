@@ -45,4 +45,14 @@ void overheads_fini(struct overheads *t);
  * *nearest true), else NULL. */
 const struct overhead *overheads_for(const struct overheads *t, const char *model, bool *nearest);
 
+/* The tool-use system prompt Anthropic adds to a request with tools, as
+ * its tool use documentation lists it by model and tool_choice (built in,
+ * with its source): any true for `any` and `tool`, false for `auto`,
+ * `none` or none given. A Claude model the list lacks takes the row of its
+ * family nearest below it, else the newest (*nearest true); -1 for a model
+ * that is not Claude. The models table's tools_exist is ai-tokenizer's
+ * measured figure for the default (auto): request_count_body adds the
+ * difference this gives between the request's choice and auto. */
+long overhead_tool_prompt(const char *model, bool any, bool *nearest);
+
 #endif

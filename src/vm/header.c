@@ -59,22 +59,10 @@ static void who_row(struct vm *vm)
 		sb_puts(t, src->input_type ? src->input_type : src->kind->title);
 		item_close(vm);
 	}
-	if (item_open(vm, VM_HEAD_WHO, false)) {
-		if (vm->session.src->settings.budget >= 0) { /* the limit is then the typed budget plus the reserve */
-			sb_puts(t, "budget ");
-			sb_thousands(t, a->budget.usable);
-			sb_puts(t, ", set by you (b, --budget)");
-		} else {
-			sb_puts(t, "limit ");
-			sb_thousands(t, a->budget.limit);
-			if (a->budget.reserve > 0) { /* the usable budget row 2 charges against, said whole */
-				sb_puts(t, " - ");
-				sb_thousands(t, a->budget.reserve);
-				sb_puts(t, " reserve = ");
-				sb_thousands(t, a->budget.usable);
-				sb_puts(t, " usable");
-			}
-		}
+	if (vm->session.src->settings.budget >= 0 && item_open(vm, VM_HEAD_WHO, false)) {
+		sb_puts(t, "budget "); /* the limit (row 2) is then the typed budget plus the reserve */
+		sb_thousands(t, a->budget.usable);
+		sb_puts(t, ", set by you (b, --budget)");
 		item_close(vm);
 	}
 	for (int rank = 0; rank < 4; rank++)
@@ -123,6 +111,15 @@ static int percent(long part, long whole)
 	return whole <= 0 ? 0 : (int)((part * 100 + whole / 2) / whole);
 }
 
+/* "sent 3,061 est.": the rendered prompt by the system's own count. */
+static void sent_item(struct vm *vm, long tokens)
+{
+	sb_puts(&vm->head.text, "sent ");
+	sb_thousands(&vm->head.text, tokens);
+	sb_puts(&vm->head.text, " est.");
+	item_close(vm);
+}
+
 static void totals_row(struct vm *vm)
 {
 	const struct assembly *a = &vm->session.cur;
@@ -132,30 +129,27 @@ static void totals_row(struct vm *vm)
 		sb_puts(t, vm->exact.live.note); /* "the system thinks this fits: ...; exactly 2,385, 1,185 over" */
 		item_close(vm);
 	}
-	if (item_open(vm, VM_HEAD_TOTALS, false)) {
+	const struct budget *b = &a->budget;
+	bool whole = b->reserve <= 0 || b->limit - b->reserve == b->usable; /* usable is limit - reserve */
+	if (item_open(vm, VM_HEAD_TOTALS, false)) { /* what it is charged against, said whole */
 		sb_puts(t, "charged ");
-		sb_thousands(t, a->budget.used);
-		sb_putc(t, '/');
-		sb_thousands(t, a->budget.usable);
-		sb_printf(t, " est. (%d%%)", percent(a->budget.used, a->budget.usable));
-		item_close(vm);
-	}
-	if (item_open(vm, VM_HEAD_TOTALS, false)) {
-		long extra = a->total_tokens - a->budget.used;
-		sb_puts(t, "sent ");
-		sb_thousands(t, a->total_tokens);
-		sb_puts(t, " est.");
-		if (extra > 0) {
-			sb_puts(t, " (");
-			sb_thousands(t, extra);
-			sb_puts(t, " not charged)");
-		} else if (extra < 0) {
-			sb_puts(t, " (charged ");
-			sb_thousands(t, -extra);
-			sb_puts(t, " more)");
+		sb_thousands(t, b->used);
+		if (b->reserve > 0 && whole) {
+			sb_puts(t, " of ");
+			sb_thousands(t, b->limit);
+			sb_puts(t, " - ");
+			sb_thousands(t, b->reserve);
+			sb_puts(t, " reserve = ");
+		} else {
+			sb_puts(t, b->reserve > 0 ? " of " : " of limit ");
 		}
+		sb_thousands(t, b->usable);
+		sb_printf(t, "%s (%d%%)", whole ? "" : " usable", percent(b->used, b->usable));
 		item_close(vm);
 	}
+	long extra = a->total_tokens - b->used;
+	if (extra != 0 && item_open(vm, VM_HEAD_TOTALS, false)) /* sent as charged: said after the rest */
+		sent_item(vm, a->total_tokens);
 	if (a->recorded.input >= 0 && item_open(vm, VM_HEAD_TOTALS, false)) {
 		sb_puts(t, "sent ");
 		sb_thousands(t, a->recorded.input);
@@ -182,6 +176,22 @@ static void totals_row(struct vm *vm)
 	if (a->state && (a->flags & (ASM_OVER_LIMIT | ASM_ERROR | ASM_COMPACTS)) &&
 	    item_open(vm, VM_HEAD_TOTALS, true)) {
 		sb_puts(t, a->state);
+		item_close(vm);
+	}
+	/* what the figures above tell already, for wide terminals and the detail */
+	if (extra == 0 && item_open(vm, VM_HEAD_TOTALS, false))
+		sent_item(vm, a->total_tokens);
+	if (!whole && item_open(vm, VM_HEAD_TOTALS, false)) { /* the input names its usable budget itself */
+		sb_puts(t, "limit ");
+		sb_thousands(t, b->limit);
+		sb_puts(t, " - ");
+		sb_thousands(t, b->reserve);
+		sb_puts(t, " reserve");
+		item_close(vm);
+	}
+	if (extra != 0 && item_open(vm, VM_HEAD_TOTALS, false)) {
+		sb_thousands(t, extra > 0 ? extra : -extra);
+		sb_puts(t, extra > 0 ? " of the sent not charged" : " more charged than sent");
 		item_close(vm);
 	}
 }

@@ -8,6 +8,7 @@
 #include "vm/viewmodel_priv.h"
 
 #include "base/alloc.h"
+#include "base/utf8.h"
 #include "kind.h"
 
 #include <limits.h>
@@ -22,13 +23,17 @@ static void signed_thousands(struct strbuf *sb, long v)
 
 #define VM_MOVED_NAMED 3 /* pieces named in a change's sentence; the rest are counted */
 
-/* One piece's move: "current_task.md out (-187)", "pytest-latest.log +187
- * (cut less)". */
+/* One piece's move, by the name the list shows (whole up to 90 columns):
+ * "current_task.md out (-187)", "pytest-latest.log +187 (cut less)". */
 static void say_move(struct strbuf *s, const char *id, const struct piece_result *was, const struct piece_result *now)
 {
 	long d = now->tokens - was->tokens;
 	bool in_was = was->outcome != OUTCOME_DROPPED, in_now = now->outcome != OUTCOME_DROPPED;
-	sb_printf(s, "%.60s ", id);
+	size_t cols, n = utf8_prefix_for_columns(id, strlen(id), 90, &cols);
+	if (id[n]) /* a long label, cut between characters, as the kinds cut theirs */
+		n = utf8_prefix_for_columns(id, strlen(id), 87, &cols);
+	sb_append(s, id, n);
+	sb_puts(s, id[n] ? "... " : " ");
 	if (in_was != in_now)
 		sb_puts(s, in_now ? "in (" : "out (");
 	signed_thousands(s, d);

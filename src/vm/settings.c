@@ -201,12 +201,12 @@ int vm_toggle_option(struct vm *vm, const char *name, struct cs_error *err)
 	return rc;
 }
 
-int vm_step_sequence(struct vm *vm, long delta, struct cs_error *err)
+static int step(struct vm *vm, long delta, bool in_group, struct cs_error *err)
 {
 	const struct source *src = vm->session.src;
 	const struct kind_sequence *seq = src->kind->sequence;
 	struct edit e = { .type = EDIT_OPTION, .piece = -1 };
-	int rc = source_sequence_step(src, delta, e.text, sizeof e.text, err);
+	int rc = source_sequence_step(src, delta, in_group, e.text, sizeof e.text, err);
 	if (rc != CS_OK) {
 		vm_status(vm, rc != CS_EUSAGE, "%s", err->message);
 		return rc;
@@ -215,12 +215,24 @@ int vm_step_sequence(struct vm *vm, long delta, struct cs_error *err)
 	rc = vm_apply(vm, &e, err);
 	if (rc == CS_OK) {
 		/* "request 3 of 9 ([ ] step)", then what the edit did */
-		char head[96];
-		snprintf(head, sizeof head, "%s %zu of %zu", seq->noun, seq->current(vm->session.src) + 1,
-			 seq->count(vm->session.src));
+		char head[160], g[96];
+		size_t cur = seq->current(vm->session.src);
+		const char *group = seq->group ? seq->group(vm->session.src, cur, g, sizeof g) : NULL;
+		snprintf(head, sizeof head, "%s %zu of %zu%s%s", seq->noun, cur + 1, seq->count(vm->session.src),
+			 group ? ", group " : "", group ? group : "");
 		status_head(vm, head);
 	}
 	return rc;
+}
+
+int vm_step_sequence(struct vm *vm, long delta, struct cs_error *err)
+{
+	return step(vm, delta, false, err);
+}
+
+int vm_step_in_group(struct vm *vm, long delta, struct cs_error *err)
+{
+	return step(vm, delta, true, err);
 }
 
 const char *vm_sort_name(enum vm_sort sort)

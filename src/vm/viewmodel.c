@@ -132,7 +132,7 @@ int vm_nudge_priority(struct vm *vm, double delta, struct cs_error *err)
 		p = 1;
 	const struct piece *pc = &vm->session.src->pieces[piece];
 	if (p == pc->priority) { /* at the end of the range: no edit, nothing to undo */
-		vm_status(vm, false, "priority of %s is already %.2f, the %s", pc->label ? pc->label : pc->id, p,
+		vm_status(vm, false, "priority of %s is already %.2f, the %s", piece_name(pc), p,
 			  p >= 1 ? "highest" : "lowest");
 		return CS_OK;
 	}

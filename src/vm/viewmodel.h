@@ -397,11 +397,13 @@ int vm_cycle_option(struct vm *vm, const char *name, struct cs_error *err);
 /* Flips the switch option `name` (a kind option without an argument)
  * between true and false; CS_EUSAGE when the kind has no such switch. */
 int vm_toggle_option(struct vm *vm, const char *name, struct cs_error *err);
-/* [ ]: shows the step `delta` before (< 0) or after the one shown of the
+/* { }: shows the step `delta` before (< 0) or after the one shown of the
  * sequence the kind offers (kind_sequence), an edit of its setting; the
  * status names the step. CS_EUSAGE (status says so) at either end or when
- * the kind has none. */
+ * the kind has none. vm_step_in_group ([ ]): the same, counting only the
+ * steps of the shown one's group (a log's requests of its model). */
 int vm_step_sequence(struct vm *vm, long delta, struct cs_error *err);
+int vm_step_in_group(struct vm *vm, long delta, struct cs_error *err);
 
 /* View changes (no re-assembly). Each writes the status. */
 void vm_cycle_sort(struct vm *vm);   /* the next of the kind's sort keys */

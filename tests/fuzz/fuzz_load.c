@@ -1,8 +1,9 @@
 /* fuzz_load.c: one libFuzzer harness for every loader, built once per kind
  * with -DFUZZ_KIND="manifest" (the Makefile's FUZZ_KINDS list). Each input
  * is handed to that kind's loader as a file's bytes (NUL-terminated, as
- * file_read gives them, its buffer handed over as source_load does); what loads is assembled, reported in the three
- * formats and dumped, and the text report and the sanitized dump must hold
+ * file_read gives them, its buffer handed over as source_load does); what
+ * loads is assembled, reported as text and as YAML or JSON (the input
+ * picks) and dumped, and the text report and the sanitized dump must hold
  * no control byte a terminal would act on. Then the kind's own switches and
  * choices (a memory snapshot's assembly, compression, allocation caps...)
  * are set as the input's bytes pick them, and it is assembled and reported
@@ -10,7 +11,9 @@
  * leak, a sanitizer report) is a bug. A Claude Code session, a memory
  * snapshot, a manifest and a ledger are also loaded with their reader's
  * quick way off (through the tree): the status, the error's words and
- * place, or the report and dump must be the same. */
+ * place, or the JSON report and the dump must be the same.
+ * Per input only the load, the assembly and the report path run: the
+ * tokenizers a report counts with are opened once for the run (below). */
 #include "assembly.h"
 #include "base/tune.h"
 #include "dump.h"
@@ -54,9 +57,54 @@ static void check_terminal_safe(const struct strbuf *sb)
 	}
 }
 
-/* Assembles src, reports it in the three formats and dumps it, checking
- * what a terminal shows. */
-static void assemble_and_report(struct source *src)
+/* Tokenizers opened once for the whole run: a report counts with the
+ * tokenizer its model names, and opening one (mapping a rank file of
+ * megabytes and checking its sum) cost far more than the load it follows.
+ * The link wraps tokenizer_open and tokenizer_close (-Wl,--wrap, Makefile):
+ * a name opened once is handed out again and never closed, so every input
+ * still counts with it (tokenizers are tested on their own: fuzz_sanitize,
+ * the units and tests/hostile/ranks). */
+#define POOL_SIZE 16
+static struct {
+	char name[256];
+	struct tokenizer *t;
+} pool[POOL_SIZE];
+
+int __real_tokenizer_open(const char *name_or_path, struct tokenizer **out, struct cs_error *err);
+void __real_tokenizer_close(struct tokenizer *t);
+int __wrap_tokenizer_open(const char *name_or_path, struct tokenizer **out, struct cs_error *err);
+void __wrap_tokenizer_close(struct tokenizer *t);
+
+int __wrap_tokenizer_open(const char *name_or_path, struct tokenizer **out, struct cs_error *err)
+{
+	size_t i = 0;
+	for (; i < POOL_SIZE && pool[i].t; i++)
+		if (!strcmp(pool[i].name, name_or_path)) {
+			*out = pool[i].t;
+			return CS_OK;
+		}
+	int rc = __real_tokenizer_open(name_or_path, out, err);
+	if (rc == CS_OK && i < POOL_SIZE && strlen(name_or_path) < sizeof pool[i].name) {
+		strcpy(pool[i].name, name_or_path);
+		pool[i].t = *out;
+	}
+	return rc;
+}
+
+void __wrap_tokenizer_close(struct tokenizer *t)
+{
+	for (size_t i = 0; i < POOL_SIZE && pool[i].t; i++)
+		if (pool[i].t == t)
+			return;
+	__real_tokenizer_close(t);
+}
+
+/* Assembles src; reports it as text (and checks what a terminal shows)
+ * and as YAML or JSON as `pick` says; dumps it raw (checked) and
+ * sanitized. With `render`, the JSON report and the raw dump (the quick
+ * and the tree way compared) go there instead; `only_render` skips the
+ * rest (the tree way's source, whose other outputs the quick way's show). */
+static void assemble_and_report(struct source *src, unsigned pick, struct strbuf *render, bool only_render)
 {
 	struct cs_error err;
 	cs_error_clear(&err);
@@ -64,21 +112,25 @@ static void assemble_and_report(struct source *src)
 	if (assemble(src, &a, &err) != CS_OK) {
 		if (err.code != CS_ENOMEM && err.message[0] == '\0')
 			abort();
+		if (render)
+			sb_puts(render, err.message);
 		return;
 	}
-	static const enum report_format formats[] = { REPORT_TEXT, REPORT_YAML, REPORT_JSON };
-	for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++) {
-		struct strbuf out = STRBUF_INIT;
-		struct report_options opt = { .format = formats[f] };
-		if (report_write(&a, &opt, &out) == CS_OK && formats[f] == REPORT_TEXT)
-			check_terminal_safe(&out);
-		sb_fini(&out);
-	}
 	struct strbuf out = STRBUF_INIT;
-	if (dump_write(&a, false, false, &out) == CS_OK)
+	struct report_options opt = { .format = REPORT_TEXT };
+	if (!only_render && report_write(&a, &opt, &out) == CS_OK)
 		check_terminal_safe(&out);
 	sb_reset(&out);
-	dump_write(&a, true, false, &out);
+	opt.format = render || (pick & 1) ? REPORT_JSON : REPORT_YAML;
+	report_write(&a, &opt, render ? render : &out);
+	sb_reset(&out);
+	if (dump_write(&a, false, false, &out) == CS_OK)
+		check_terminal_safe(&out);
+	if (render)
+		sb_puts(render, sb_str(&out));
+	sb_reset(&out);
+	if (!only_render)
+		dump_write(&a, true, false, &out);
 	sb_fini(&out);
 	asm_fini(&a);
 }
@@ -106,30 +158,22 @@ static void pick_settings(struct source *src, const uint8_t *data, size_t size)
 	}
 }
 
-/* The JSON report and the dump of what src assembles, into out. */
-static void render(const struct source *src, struct strbuf *out)
+/* The kinds whose reader has a quick way off the tree (tune.h). */
+static bool has_quick_way(void)
 {
-	struct cs_error err;
-	cs_error_clear(&err);
-	struct assembly a;
-	if (assemble(src, &a, &err) != CS_OK) {
-		sb_puts(out, err.message);
-		return;
-	}
-	struct report_options opt = { .format = REPORT_JSON };
-	report_write(&a, &opt, out);
-	dump_write(&a, false, false, out);
-	asm_fini(&a);
+	return !strcmp(FUZZ_KIND, "claude-code") || !strcmp(FUZZ_KIND, "memory") || !strcmp(FUZZ_KIND, "manifest") ||
+	       !strcmp(FUZZ_KIND, "ledger");
 }
 
-/* Loads buf with the claude-code, memory, manifest and ledger readers' quick ways on or off. */
-static int load_way(const struct kind_ops *kind, const char *buf, size_t size, bool fast, struct source **out,
-		    struct cs_error *err)
+/* buf loaded the tree way (every quick reader off), as a source does not
+ * own it. */
+static int load_tree_way(const struct kind_ops *kind, const char *buf, size_t size, struct source **out,
+			 struct cs_error *err)
 {
-	cs_tune(CS_TUNE_CC_FAST, (int)fast);
-	cs_tune(CS_TUNE_MEMORY_QUICK, (int)fast);
-	cs_tune(CS_TUNE_MANIFEST_QUICK, (int)fast);
-	cs_tune(CS_TUNE_LEDGER_QUICK, (int)fast);
+	cs_tune(CS_TUNE_CC_FAST, 0);
+	cs_tune(CS_TUNE_MEMORY_QUICK, 0);
+	cs_tune(CS_TUNE_MANIFEST_QUICK, 0);
+	cs_tune(CS_TUNE_LEDGER_QUICK, 0);
 	cs_error_clear(err);
 	*out = source_new(kind, FUZZ_INPUT_PATH);
 	int rc = *out ? kind->load(*out, buf, size, err) : CS_ENOMEM;
@@ -137,32 +181,30 @@ static int load_way(const struct kind_ops *kind, const char *buf, size_t size, b
 	return rc;
 }
 
-/* Both ways agree (out of memory aside: an allocation may fail on one way only). */
-static void same_both_ways(const struct kind_ops *kind, const char *buf, size_t size)
+/* The tree way agrees with the quick way's load (rc, err; out of memory
+ * aside: an allocation may fail on one way only) and, when it loaded, with
+ * its JSON report and dump (quick_render). */
+static void same_as_tree_way(const struct kind_ops *kind, const char *buf, size_t size, int rc,
+			     const struct cs_error *err, const struct strbuf *quick_render)
 {
-	struct source *s[2];
-	struct cs_error err[2];
-	int rc[2];
-	for (int way = 0; way < 2; way++)
-		rc[way] = load_way(kind, buf, size, way == 0, &s[way], &err[way]);
-	if (rc[0] != CS_ENOMEM && rc[1] != CS_ENOMEM) {
-		if (rc[0] != rc[1])
+	struct source *tree;
+	struct cs_error terr;
+	int trc = load_tree_way(kind, buf, size, &tree, &terr);
+	if (rc != CS_ENOMEM && trc != CS_ENOMEM) {
+		if (rc != trc)
 			abort();
-		if (rc[0] != CS_OK && (strcmp(err[0].message, err[1].message) || err[0].line != err[1].line ||
-				       err[0].column != err[1].column))
+		if (rc != CS_OK && (strcmp(err->message, terr.message) || err->line != terr.line ||
+				    err->column != terr.column))
 			abort();
-		if (rc[0] == CS_OK) {
-			struct strbuf out[2] = { STRBUF_INIT, STRBUF_INIT };
-			render(s[0], &out[0]);
-			render(s[1], &out[1]);
-			if (!out[0].failed && !out[1].failed && strcmp(sb_str(&out[0]), sb_str(&out[1])))
+		if (rc == CS_OK) {
+			struct strbuf out = STRBUF_INIT;
+			assemble_and_report(tree, 0, &out, true);
+			if (!out.failed && !quick_render->failed && strcmp(sb_str(&out), sb_str(quick_render)))
 				abort();
-			sb_fini(&out[0]);
-			sb_fini(&out[1]);
+			sb_fini(&out);
 		}
 	}
-	source_free(s[0]);
-	source_free(s[1]);
+	source_free(tree);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -170,14 +212,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const struct kind_ops *kind = kind_by_name(FUZZ_KIND);
 	if (!kind)
 		abort();
+	static char *copy;
+	static size_t copy_cap;
+	if (has_quick_way() && size + 1 > copy_cap) {
+		free(copy);
+		copy_cap = size + 1 > 65536 ? size + 1 : 65536;
+		copy = malloc(copy_cap);
+		if (!copy)
+			abort();
+	}
 	char *buf = malloc(size + 1);
 	if (!buf)
 		return 0;
 	memcpy(buf, data, size);
 	buf[size] = '\0';
-	if (!strcmp(FUZZ_KIND, "claude-code") || !strcmp(FUZZ_KIND, "memory") || !strcmp(FUZZ_KIND, "manifest") ||
-	    !strcmp(FUZZ_KIND, "ledger"))
-		same_both_ways(kind, buf, size);
 	struct source *src = source_new(kind, FUZZ_INPUT_PATH);
 	struct cs_error err;
 	cs_error_clear(&err);
@@ -186,17 +234,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc = src ? kind->load(src, buf, size, &err) : CS_ENOMEM;
 	if (src)
 		src->input_owned = false;
-	if (rc != CS_OK || !source_keep_input(src, buf, size))
-		free(buf);
-	if (rc != CS_OK) {
-		if (rc != CS_ENOMEM && err.message[0] == '\0')
-			abort(); /* every refusal says why */
-		source_free(src);
-		return 0;
+	bool kept = rc == CS_OK && source_keep_input(src, buf, size);
+	if (rc != CS_OK && rc != CS_ENOMEM && err.message[0] == '\0')
+		abort(); /* every refusal says why */
+	unsigned pick = size ? data[size / 2] : 0;
+	struct strbuf render = STRBUF_INIT;
+	if (rc == CS_OK)
+		assemble_and_report(src, pick, has_quick_way() ? &render : NULL, false);
+	/* The tree way gets the bytes afresh: a load that owns its buffer may
+	 * rewrite it in place (a string unescaped where it stood). */
+	if (has_quick_way()) {
+		memcpy(copy, data, size);
+		copy[size] = '\0';
+		same_as_tree_way(kind, copy, size, rc, &err, &render);
 	}
-	assemble_and_report(src);
-	pick_settings(src, data, size);
-	assemble_and_report(src);
+	sb_fini(&render);
+	if (!kept)
+		free(buf);
+	if (rc == CS_OK) {
+		pick_settings(src, data, size);
+		assemble_and_report(src, pick >> 1, NULL, false);
+	}
 	source_free(src);
 	return 0;
 }

@@ -12,7 +12,13 @@
 // image counts by Anthropic's rule (width x height / 750 after scaling to
 // 1568), which the package leaves at a flat 85 (and does not see inside a
 // tool result): it is added here as ctxscope adds it (without the content
-// multiplier).
+// multiplier). And a second one: the package's tool-use system prompt
+// (toolsExist) is one figure per model, measured with the default
+// tool_choice; Anthropic lists it per model and tool_choice (the "Pricing"
+// table of its tool use overview: auto and none one figure, any and tool
+// another), so a Claude request with tools is given toolsExist moved by the
+// listed difference between its choice and auto (the figures below are
+// this test's own copy of that table, for the models our bodies use).
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -28,6 +34,9 @@ const tokenizer = (name) => {
   }
   return encodings[name];
 };
+const toolPrompt = { 'anthropic/claude-sonnet-4': [346, 313], 'anthropic/claude-sonnet-4.5': [346, 313],
+  'anthropic/claude-3.5-haiku': [264, 340], 'anthropic/claude-opus-4.1': [346, 313] };
+const forced = (c) => c && ['any', 'tool'].includes(c.type);
 const rows = { 'claude-sonnet-4-20250514': 'anthropic/claude-sonnet-4', 'claude-sonnet-4-5-20250929': 'anthropic/claude-sonnet-4.5',
   'claude-3-5-haiku-20241022': 'anthropic/claude-3.5-haiku', 'claude-opus-4-1-20250805': 'anthropic/claude-opus-4.1',
   'claude-haiku-4-5': 'anthropic/claude-haiku-4.5', 'gpt-4o-2024-08-06': 'openai/gpt-4o', 'gpt-4.1': 'openai/gpt-4.1' };
@@ -94,8 +103,11 @@ const responses = (body) => {
 const logs = { anthropic: [], 'openai-chat': [], 'openai-responses': [] };
 for (const file of files) {
   const body = JSON.parse(fs.readFileSync(file, 'utf8'));
-  const model = models[rows[body.model]];
+  let model = models[rows[body.model]];
   if (!model) throw new Error(`${file}: no table row for ${body.model}`);
+  const listed = toolPrompt[rows[body.model]];
+  if (listed && forced(body.tool_choice))
+    model = { ...model, tokens: { ...model.tokens, toolsExist: model.tokens.toolsExist + listed[1] - listed[0] } };
   const acc = { images: 0 };
   const kind = body.input !== undefined ? 'openai-responses' : body.model.startsWith('gpt') ? 'openai-chat' : 'anthropic';
   const messages = kind === 'openai-responses' ? responses(body) : kind === 'anthropic' ? anthropic(body, acc) : chat(body);

@@ -141,6 +141,8 @@ static void test_odd_lines_both_ways(void **state)
 		HEAD "\"content\":\"nul \\u0000 here\"}}\n",                                /* \u0000 */
 		HEAD "\"content\":\"bad \\x escape\"}}\n",
 		HEAD "\"content\":\"lone \\ud800\"}}\n",
+		HEAD "\"content\":\"low first \\ude00\\ud83d\"}}\n",
+		HEAD "\"content\":\"high then not low \\ud83d\\u0041\"}}\n",
 		HEAD "\"content\":5}}\n",
 		HEAD "\"content\":[\"not a block\"]}}\n",
 		HEAD "\"content\":[{\"text\":\"no type\"}]}}\n",
@@ -170,12 +172,12 @@ static void test_odd_lines_both_ways(void **state)
 	free(dir);
 }
 
-/* An escape at every place of a string, across the sixteen-byte steps of
- * the copy, and a string that ends on a step's last byte. */
+/* An escape (a surrogate pair too) at every place of a string, across
+ * the sixteen-byte steps of the copy, and a string that ends on a step's last byte. */
 static void test_escapes_everywhere(void **state)
 {
 	(void)state;
-	static const char *const escapes[] = { "\\n", "\\\"", "\\u00e9", "\\u20ac", "\\\\", "" };
+	static const char *const escapes[] = { "\\n", "\\\"", "\\u00e9", "\\u20ac", "\\\\", "\\ud83d\\ude00", "" };
 	char *dir = support_tempdir();
 	char text[1024], body[128];
 	for (size_t e = 0; e < sizeof escapes / sizeof *escapes; e++)

@@ -558,10 +558,10 @@ static void test_shape_malformed(void **state)
 	assert_int_equal(m->bad_lines, 2);
 	assert_int_equal(m->bad_usage, 4);
 	assert_true(has_warning(src, "line 4, column 250: message: expected an object, got a string"));
-	assert_true(has_warning(src, "line 8, column 443: usage input_tokens is -5"));
-	assert_true(has_warning(src, "usage cache_read_input_tokens is a number too large to hold"));
-	assert_true(has_warning(src, "usage output_tokens is 1.5"));
-	assert_true(has_warning(src, "usage ephemeral_5m_input_tokens is a string (\"12\")"));
+	assert_true(has_warning(src, "line 8, column 443: message.usage.input_tokens is -5, not a count (negative)"));
+	assert_true(has_warning(src, "message.usage.cache_read_input_tokens is 1e999, not a count (too big)"));
+	assert_true(has_warning(src, "message.usage.output_tokens is 1.5, not a count (not a whole number)"));
+	assert_true(has_warning(src, "message.usage.cache_creation.ephemeral_5m_input_tokens is a string \"12\""));
 	assert_int_equal(m->req.nreqs, 3);
 	assert_replay(src, 2, (const long[]){ 1, 2, 3, 0 });
 	assert_replay(src, 3, (const long[]){ 1, 2, 3, 5, 7, 0 });

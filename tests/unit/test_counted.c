@@ -1,7 +1,8 @@
 /* test_counted.c: the pieces of a whole request's count (issue 35) that the
  * node comparison (tests/tokenizer/run) does not reach one by one: JSON as
  * JavaScript writes it (numbers above all), the models table's reading and
- * how a model's name finds its row (its own, or its family's nearest). */
+ * how a model's name finds its row (its own, or its family's nearest), and
+ * the tool-use system prompt by tool_choice. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,8 +12,10 @@
 #include "base/strbuf.h"
 #include "json/doc.h"
 #include "kinds/request/counted.h"
+#include "kinds/request/request.h"
 #include "support.h"
 #include "tokens/overhead.h"
+#include "tokens/tokenizer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,11 +102,113 @@ static void test_model_rows(void **state)
 	free(dir);
 }
 
+/* Anthropic's list of the tool-use system prompt by model and tool_choice:
+ * a model's own row (dated Sonnet 3.5 apart), a family's nearest, none for
+ * a model that is not Claude. */
+static void test_tool_prompt_rows(void **state)
+{
+	(void)state;
+	bool nearest = true;
+	assert_int_equal(overhead_tool_prompt("claude-sonnet-4-20250514", false, &nearest), 346);
+	assert_false(nearest);
+	assert_int_equal(overhead_tool_prompt("claude-sonnet-4-20250514", true, &nearest), 313);
+	assert_int_equal(overhead_tool_prompt("claude-3-5-haiku-20241022", false, &nearest), 264);
+	assert_int_equal(overhead_tool_prompt("claude-3-5-haiku-20241022", true, &nearest), 340);
+	assert_int_equal(overhead_tool_prompt("claude-3-opus-20240229", true, &nearest), 281);
+	assert_int_equal(overhead_tool_prompt("claude-3-sonnet-20240229", false, &nearest), 159);
+	assert_int_equal(overhead_tool_prompt("claude-3-5-sonnet-20240620", false, &nearest), 294);
+	assert_int_equal(overhead_tool_prompt("claude-3-5-sonnet-20241022", false, &nearest), 346);
+	assert_int_equal(overhead_tool_prompt("anthropic.claude-3-haiku-20240307-v1:0", true, &nearest), 340);
+	assert_false(nearest);
+	assert_int_equal(overhead_tool_prompt("claude-opus-4-7", true, &nearest), 313); /* Opus 4.6's */
+	assert_true(nearest);
+	assert_int_equal(overhead_tool_prompt("claude-fable-5-1", false, &nearest), 346); /* the newest */
+	assert_true(nearest);
+	assert_int_equal(overhead_tool_prompt("gpt-4o", true, &nearest), -1);
+	assert_false(nearest);
+}
+
+/* A byte-level rank file: every byte its own token. */
+static struct tokenizer *bytes_tokenizer(const char *dir)
+{
+	FILE *f = fopen(support_path(dir, "bytes.tiktoken"), "w");
+	assert_non_null(f);
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	for (int b = 0; b < 256; b++)
+		fprintf(f, "%c%c== %d\n", b64[b >> 2], b64[(b & 3) << 4], b);
+	fclose(f);
+	struct tokenizer *t = NULL;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(tokenizer_open(support_path(dir, "bytes.tiktoken"), &t, &err), CS_OK);
+	return t;
+}
+
+/* The whole count of body (a tool and one message) with model and
+ * tool_choice (JSON, or NULL for none given). */
+static long count_choice(struct tokenizer *t, const char *model, const char *choice, struct req_counted *c)
+{
+	static const struct overhead row = { .id = "test", .encoding = "claude", .content_multiplier = 1.0, .base = 6,
+					     .per_message = 2, .tools_exist = 366, .per_tool = 53 };
+	char json[512];
+	snprintf(json, sizeof json,
+		 "{\"model\": \"%s\", %s%s%s \"tools\": [{\"name\": \"t\", \"input_schema\": {\"type\": \"object\"}}],"
+		 " \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}",
+		 model, choice ? "\"tool_choice\": " : "", choice ? choice : "", choice ? "," : "");
+	cJSON *body = cJSON_Parse(json);
+	assert_non_null(body);
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(request_count_body(t, &row, REQ_ANTHROPIC, body, 0, c, &err), CS_OK);
+	cJSON_Delete(body);
+	return c->tokens;
+}
+
+/* tool_choice any or tool moves the tool-use system prompt by the listed
+ * difference from auto; none and no choice are auto; a model that is not
+ * Claude keeps the table's one figure. */
+static void test_tool_choice_count(void **state)
+{
+	(void)state;
+	char *dir = support_tempdir();
+	struct tokenizer *t = bytes_tokenizer(dir);
+	struct req_counted c;
+	long base = count_choice(t, "claude-sonnet-4-20250514", NULL, &c);
+	assert_int_equal(c.tool_prompt, 366);
+	assert_string_equal(c.tool_choice, "auto");
+	assert_int_equal(count_choice(t, "claude-sonnet-4-20250514", "{\"type\": \"auto\"}", &c), base);
+	assert_int_equal(count_choice(t, "claude-sonnet-4-20250514", "{\"type\": \"none\"}", &c), base);
+	assert_int_equal(count_choice(t, "claude-sonnet-4-20250514", "{\"type\": \"any\"}", &c), base - 33);
+	assert_int_equal(c.tool_prompt, 333);
+	assert_string_equal(c.tool_choice, "any");
+	assert_int_equal(count_choice(t, "claude-sonnet-4-20250514", "{\"type\": \"tool\", \"name\": \"t\"}", &c),
+			 base - 33);
+	long haiku = count_choice(t, "claude-3-5-haiku-20241022", NULL, &c);
+	assert_int_equal(count_choice(t, "claude-3-5-haiku-20241022", "{\"type\": \"any\"}", &c), haiku + 76);
+	assert_false(c.tool_prompt_nearest);
+	long opus3 = count_choice(t, "claude-3-opus-20240229", NULL, &c);
+	assert_int_equal(count_choice(t, "claude-3-opus-20240229", "{\"type\": \"tool\"}", &c), opus3 - 249);
+	/* OpenAI's words for a Claude model behind a proxy */
+	assert_int_equal(count_choice(t, "claude-3-5-haiku-20241022", "\"required\"", &c), haiku + 76);
+	/* the list lacks it: its family's nearest */
+	long opus7 = count_choice(t, "claude-opus-4-7", NULL, &c);
+	assert_int_equal(count_choice(t, "claude-opus-4-7", "{\"type\": \"any\"}", &c), opus7 - 33);
+	assert_true(c.tool_prompt_nearest);
+	long gpt = count_choice(t, "gpt-4o", NULL, &c);
+	assert_int_equal(count_choice(t, "gpt-4o", "\"required\"", &c), gpt);
+	assert_null(c.tool_choice);
+	tokenizer_close(t);
+	support_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_js_stringify),
 		cmocka_unit_test(test_model_rows),
+		cmocka_unit_test(test_tool_prompt_rows),
+		cmocka_unit_test(test_tool_choice_count),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -99,12 +99,46 @@ static void without_a_document(void **state)
 	cJSON_Delete(o);
 }
 
+/* json_count_at: an object named by the caller is found in the tree for its
+ * place; a text held in a string of the file names the line alone; the
+ * place is handed back for the warning list. */
+static void named_and_foreign(void **state)
+{
+	(void)state;
+	const char *text = "{\"r\":[{\"x\":1},\n {\"usage\":{\"out\":-2}}]}";
+	struct json_doc d;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(json_doc_parse(&d, text, strlen(text), &err), CS_OK);
+	const cJSON *u = json_member(cJSON_GetArrayItem(d.root->child, 1), "usage");
+	char w[200];
+	long v = 9;
+	struct json_count_place pl = { .d = &d, .first_line = 7, .name = "response.usage" };
+	assert_int_equal(json_count_at(&pl, u, NULL, "out", &v, w, sizeof w), JSON_COUNT_BAD);
+	assert_string_equal(w, "line 8, column 18: response.usage.out is -2, not a count (negative)");
+	assert_int_equal(pl.line, 8);
+	assert_int_equal(pl.column, 18);
+	pl = (struct json_count_place){ .d = &d, .first_line = 7, .foreign = true, .name = "response.body_raw.usage" };
+	assert_int_equal(json_count_at(&pl, u, NULL, "out", &v, w, sizeof w), JSON_COUNT_BAD);
+	assert_string_equal(w, "line 7: response.body_raw.usage.out is -2, not a count (negative)");
+	assert_int_equal(pl.column, 0);
+	assert_int_equal(v, 9);
+	/* the strict form: an error at the value's place */
+	struct jpath rp = JPATH_KEY(JPATH_ROOT, "r"), ep = JPATH_INDEX(&rp, 1), up = JPATH_KEY(&ep, "usage");
+	assert_int_equal(json_require_count(&d, u, &up, "out", &v, &err), CS_ETYPE);
+	assert_string_equal(err.message, "-2 is not a count (negative)");
+	assert_int_equal(err.line, 2);
+	assert_int_equal(err.column, 18);
+	json_doc_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(counts_are_read),
 		cmocka_unit_test(impossible_counts_are_warned),
 		cmocka_unit_test(without_a_document),
+		cmocka_unit_test(named_and_foreign),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

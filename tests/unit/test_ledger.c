@@ -500,7 +500,9 @@ static void test_load_errors(void **state)
 		     "{\"turn_id\": \"A\", \"summary\": \"x\"}, {\"turn_id\": \"A\", \"summary\": \"y\"}]}",
 		     CS_ESTRUCT, "compactions[1].turn_id", "two compaction rows");
 	expect_error("{\"turns\": [{\"id\": \"A\", \"input_tokens\": \"many\"}]}", CS_ETYPE, "turns[0].input_tokens",
-		     "expected");
+		     "a string \"many\" is not a count");
+	expect_error("{\"turns\": [{\"id\": \"A\", \"output_tokens\": 2.5}]}", CS_ETYPE, "turns[0].output_tokens",
+		     "2.5 is not a count (not a whole number)");
 	expect_error("{\"turns\": [{\"id\": \"A\", \"query_message_ids\": \"[oops\"}]}", CS_ESYNTAX,
 		     "turns[0].query_message_ids", "not valid JSON");
 	expect_error("{\"turns\": [{\"id\": \"A\", \"parent_turn_id\": \"B\"}, {\"id\": \"B\", \"parent_turn_id\": \"A\"}]}",

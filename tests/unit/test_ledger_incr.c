@@ -287,8 +287,8 @@ static void assert_same(const struct source *src, const struct assembly *k, cons
 static void forget(struct source *src)
 {
 	struct ledger *l = src->model;
-	ledger_thread_free(l->thread);
-	l->thread = NULL;
+	ledger_thread_free(l->cache.thread);
+	l->cache.thread = NULL;
 }
 
 /* The kept source re-assembled as the inspector does: the previous

@@ -136,6 +136,8 @@ static void test_odd_rows_both_ways(void **state)
 		"{\"id\": \"b\", \"turn_id\": \"t1\", \"role\": \"user\", \"content\": \"x\", \"sequence\": 012}",
 		"{\"id\": \"b\", \"turn_id\": \"t1\", \"role\": \"user\", \"content\": \"x\", \"sequence\": "
 		"99999999999999999999}",
+		"{\"id\": \"b\", \"turn_id\": \"t1\", \"role\": \"user\", \"content\": \"x\", \"sequence\": 123456789012345}",
+		"{\"id\": \"b\", \"turn_id\": \"t1\", \"role\": \"user\", \"content\": \"x\", \"sequence\": 1234567890123456}",
 		"{\"id\": \"b\", \"turn_id\": \"t1\", \"role\": \"user\", \"content\": \"x\", \"sequence\": null}",
 		"{\"id\": \"b\", \"turn_id\": \"t1\", \"role\": \"user\", \"content\": \"x\", \"sequence\": \"3\"}",
 		"{\"id\": \"b\", \"turn_id\": \"t1\", \"role\": \"user\", \"content\": \"x\", \"source\": \"agent\", "

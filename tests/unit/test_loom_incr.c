@@ -305,8 +305,8 @@ static void random_edit(struct source *kept, struct source *fresh, uint64_t *rng
 static void build_fresh(struct source *fresh, struct assembly *f)
 {
 	struct loom *m = fresh->model;
-	loom_prep_free(m->prep);
-	m->prep = NULL;
+	loom_prep_free(m->cache.prep);
+	m->cache.prep = NULL;
 	support_assemble(fresh, f);
 }
 

@@ -259,10 +259,10 @@ static void patched_series(const char *text, bool caps, uint64_t rng, int steps)
 		free(was);
 	}
 	const struct memory *m = kept->model;
-	assert_non_null(m->kept);
-	assert_true(m->kept->patched > (unsigned long)steps * 3 / 4); /* most builds were patched */
-	assert_true(m->kept->reused > (unsigned long)steps * 2 / 3 || /* most of them in the results before */
-		    (m->kept->reused > 10 && m->kept->reused < m->kept->patched - 10)); /* long cascades anew */
+	assert_non_null(m->cache.kept);
+	assert_true(m->cache.kept->patched > (unsigned long)steps * 3 / 4); /* most builds were patched */
+	assert_true(m->cache.kept->reused > (unsigned long)steps * 2 / 3 || /* most of them in the results before */
+		    (m->cache.kept->reused > 10 && m->cache.kept->reused < m->cache.kept->patched - 10)); /* long cascades anew */
 	assert_true(moved > (size_t)steps); /* and they moved pieces and changed sentences */
 	asm_fini(&a);
 	source_free(kept);
@@ -305,8 +305,8 @@ static void test_samples_patched(void **state)
 			free(rebuild_both(kept, fresh, &a));
 		}
 		const struct memory *m = kept->model;
-		assert_true(m->kept->patched >= 30);
-		assert_true(m->nnew || m->kept->reused >= 30); /* newEvents: the updates' own assembly, not patched */
+		assert_true(m->cache.kept->patched >= 30);
+		assert_true(m->nnew || m->cache.kept->reused >= 30); /* newEvents: the updates' own assembly, not patched */
 		asm_fini(&a);
 		source_free(kept);
 		source_free(fresh);
@@ -374,7 +374,7 @@ static void test_patched_out_of_memory(void **state)
 		toggle(kept, fresh, &a, &rng);
 		free(rebuild_both(kept, fresh, &a));
 	}
-	assert_true(((const struct memory *)kept->model)->kept->reused > 20);
+	assert_true(((const struct memory *)kept->model)->cache.kept->reused > 20);
 	asm_fini(&a);
 	source_free(kept);
 	source_free(fresh);

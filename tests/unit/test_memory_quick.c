@@ -115,6 +115,10 @@ static void test_odd_items_both_ways(void **state)
 		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"x\", \"tokens\": 1e3}",
 		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"x\", \"tokens\": 012}",
 		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"x\", \"tokens\": 99999999999999999999}",
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"x\", \"tokens\": 123456789012345}",
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"x\", \"tokens\": 1234567890123456}",
+		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"x\", \"scores\": {\"recency\": 0.000000000000001, "
+		"\"relevance\": 0.0000000000000001, \"salience\": -12345678901234.5}}",
 		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"x\", \"scores\": {}}",
 		"{\"id\": \"b\", \"type\": \"chunk\", \"content\": \"x\", \"scores\": {\"recency\": 0.1, \"relevance\": "
 		"-0.0, \"salience\": 0.30000000000000004}}",

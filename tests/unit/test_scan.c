@@ -62,6 +62,49 @@ static void test_line_fields(void **state)
 	assert_false(read_line("{\"a\":\"\x01\"}", &lf, &at));
 }
 
+/* A line refused at byte `at` with the words `why`. */
+static void refused(const char *s, size_t at, const char *why)
+{
+	struct line_fields lf;
+	size_t got = 0;
+	const char *said = NULL;
+	assert_false(scan_line_fields(s, strlen(s), &lf, &got, &said));
+	assert_int_equal(got, at);
+	assert_string_equal(said, why);
+}
+
+/* Each fault of the JSON lexer told with its place and words; the counts
+ * at their limit; what the scan takes that a stricter reader would not
+ * (a lone surrogate escape, \u0000, a count written with a leading zero). */
+static void test_line_faults(void **state)
+{
+	(void)state;
+	refused("{\"a\":\"abc", 5, "an unclosed string");
+	refused("{\"a\":\"ab\\", 5, "an unclosed string");
+	refused("{\"a\":\"a\x01\"}", 7, "a control character in a string");
+	refused("{\"a\":\"\\u12\"}", 6, "a bad \\u escape");
+	refused("{\"a\":\"\\u12", 6, "a bad \\u escape");
+	refused("{\"a\":\"x\\q\"}", 7, "a bad escape");
+	refused("{\"a\":-x}", 6, "not a JSON value");
+	refused("{\"a\":x}", 5, "not a JSON value");
+	refused("{\"a\":1.}", 7, "a bad number");
+	refused("{\"a\":1e+}", 8, "a bad number");
+	refused("{\"a\\x\":1}", 3, "a bad escape"); /* a key's own fault is told */
+	struct line_fields lf;
+	size_t at;
+	assert_true(read_line("{\"a\":\"\\ud800 \\u0000\",\"b\":-0.5e-3}", &lf, &at));
+	assert_true(read_line("{\"message\":{\"usage\":{\"input_tokens\":9223372036854775799,\"output_tokens\":012}}}", &lf, &at));
+	assert_true(lf.usage_ok);
+	assert_true(lf.in == 9223372036854775799LL);
+	assert_int_equal(lf.out, 12);
+	assert_true(read_line("{\"message\":{\"usage\":{\"input_tokens\":9223372036854775800}}}", &lf, &at));
+	assert_false(lf.usage_ok);
+	assert_true(read_line("{\"message\":{\"usage\":{\"input_tokens\":1e3}}}", &lf, &at));
+	assert_false(lf.usage_ok);
+	assert_true(read_line("{\"message\":{\"usage\":{\"input_tokens\":-1}}}", &lf, &at));
+	assert_false(lf.usage_ok);
+}
+
 static struct scan_req *req(struct scan_file *f, double t, long read, long write, bool one_hour)
 {
 	struct scan_req *r = scan_file_add(f);
@@ -156,6 +199,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_line_fields),
+		cmocka_unit_test(test_line_faults),
 		cmocka_unit_test(test_ttl_from_the_record),
 		cmocka_unit_test(test_fork_is_an_edit),
 		cmocka_unit_test(test_under_the_minimum),

@@ -1,9 +1,10 @@
 /* fast.c: the claude-code reader's quick way through a line (claude_code.h).
  * A line of the usual shape is read straight from its bytes, no tree: an
  * object whose conversation fields have the expected types, in strict JSON
- * (no raw control characters in strings, no \u0000 and no UTF-16 surrogate
- * escapes, no key written twice or with an escape, nesting under
- * FAST_DEPTH, numbers of the JSON grammar). The blocks' text is unescaped
+ * as the one lexer (json/lex.h) reads it (no raw control characters in
+ * strings, no \u0000 and no lone UTF-16 surrogate escape, no key written
+ * twice or with an escape, nesting under FAST_DEPTH, numbers of the JSON
+ * grammar). The blocks' text is unescaped
  * in place into the model's bulk, and each block's hash is the one
  * request_hash_json gives its tree (the same bytes hashed in the same
  * order), so a line read either way is the same line. A block that is not
@@ -18,19 +19,15 @@
 #include "base/alloc.h"
 #include "text/hidden.h"
 #include "json/doc.h"
-#include "json/scan.h"
+#include "json/lex.h"
 #include "kinds/loom/loom.h"
 #include "source.h"
 #include "tokens/estimate.h"
 
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #define FAST_DEPTH 64       /* deeper goes the tree's way (json_doc's limit is far above) */
-#define FAST_KEYS 48        /* keys of one object this reader checks for repeats */
 #define FAST_NUMBER_MAX 40  /* longer numbers go the tree's way */
 
 /* A string's raw bytes between its quotes. */
@@ -50,6 +47,7 @@ struct fast {
 	const char *p, *end;
 	struct cc_scratch *scr;
 	int depth;
+	struct json_lex_str str; /* the last string read */
 };
 
 /* ---- the scratch: NUL-ended strings of the line ------------------------- */
@@ -77,119 +75,30 @@ void cc_scratch_fini(struct cc_scratch *s)
 
 /* ---- strings ---------------------------------------------------------------- */
 
-static int hex4(const char *p)
-{
-	int v = 0;
-	for (int i = 0; i < 4; i++) {
-		int c = (unsigned char)p[i], d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-						     : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-		if (d < 0)
-			return -1;
-		v = v * 16 + d;
-	}
-	return v;
-}
-
-/* One escape at q (a backslash) checked and written at *o; q past it, or
- * NULL to decline. */
-static const char *escape(const char *q, const char *end, char **o)
-{
-	if (end - q < 2)
-		return NULL;
-	char e = q[1], *w = *o;
-	switch (e) {
-	case '"': case '\\': case '/': *w++ = e; break;
-	case 'b': *w++ = '\b'; break;
-	case 'f': *w++ = '\f'; break;
-	case 'n': *w++ = '\n'; break;
-	case 'r': *w++ = '\r'; break;
-	case 't': *w++ = '\t'; break;
-	case 'u': {
-		int v = end - q >= 6 ? hex4(q + 2) : -1;
-		if (v <= 0 || (v >= 0xD800 && v <= 0xDFFF))
-			return NULL; /* \u0000 and surrogates: the tree's way */
-		unsigned u = (unsigned)v;
-		if (u < 0x80) {
-			*w++ = (char)u;
-		} else if (u < 0x800) {
-			*w++ = (char)(0xC0 | u >> 6);
-			*w++ = (char)(0x80 | (u & 0x3F));
-		} else {
-			*w++ = (char)(0xE0 | u >> 12);
-			*w++ = (char)(0x80 | (u >> 6 & 0x3F));
-			*w++ = (char)(0x80 | (u & 0x3F));
-		}
-		*o = w;
-		return q + 6;
-	}
-	default: return NULL;
-	}
-	*o = w;
-	return q + 2;
-}
+#define FAST_STRING (JSON_LEX_PAIRS | JSON_LEX_NO_NUL) /* \u0000 and a lone surrogate: the tree's way */
 
 /* The string at f->p (a quote) into *sp, f->p past it; false to decline. */
 static bool string_span(struct fast *f, struct span *sp)
 {
-	const char *q = f->p + 1;
-	sp->s = q;
-	sp->esc = false;
-	for (;;) {
-		q = json_string_stop(q, f->end);
-		if (q >= f->end || (unsigned char)*q < 0x20)
-			return false;
-		if (*q == '"')
-			break;
-		sp->esc = true;
-		char bytes[4], *o = bytes;
-		if (!(q = escape(q, f->end, &o)))
-			return false;
-	}
-	sp->n = (size_t)(q - sp->s);
-	f->p = q + 1;
+	const char *after = json_lex_string(f->p, f->end, FAST_STRING, &f->str);
+	if (!after)
+		return false;
+	*sp = (struct span){ .s = f->str.s, .n = f->str.n, .esc = f->str.esc != 0 };
+	f->p = after;
 	return true;
 }
 
-/* The string at f->p (a quote) checked and unescaped into out in one pass,
- * f->p past it; its length into *len. out has room for the rest of the
- * line (f->end - f->p bytes): sixteen bytes are copied at a time up to a
- * quote, backslash or control character, and the output never runs ahead
- * of the input (an escape is longer than what it stands for), so no store
- * passes that room. */
+/* The string at f->p (a quote) checked and unescaped into out in one pass
+ * (out has room for the rest of the line: json_lex_unescape), f->p past
+ * it; its length into *len. */
 static bool string_into(struct fast *f, char *out, size_t *len)
 {
-	const char *q = f->p + 1, *end = f->end;
-	char *o = out;
-	for (;;) {
-#ifdef __SSE2__
-		const __m128i quote = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
-		while (end - q >= 16) {
-			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)q);
-			_mm_storeu_si128((__m128i *)(void *)o, v);
-			__m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bs)),
-						   _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));
-			unsigned m = (unsigned)_mm_movemask_epi8(hit);
-			if (m) {
-				q += __builtin_ctz(m);
-				o += __builtin_ctz(m);
-				break;
-			}
-			q += 16;
-			o += 16;
-		}
-#endif
-		while (q < end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
-			*o++ = *q++;
-		if (q >= end || (unsigned char)*q < 0x20)
-			return false;
-		if (*q == '"') {
-			f->p = q + 1;
-			*len = (size_t)(o - out);
-			return true;
-		}
-		if (!(q = escape(q, end, &o)))
-			return false;
-	}
+	enum json_lex_fault fault;
+	const char *after = json_lex_unescape(f->p, f->end, FAST_STRING, out, len, &fault);
+	if (!after)
+		return false;
+	f->p = after;
+	return true;
 }
 
 /* A key (never escaped: key_new declines those) copied onto the end of the
@@ -234,8 +143,7 @@ static bool string_to_scratch(struct fast *f, size_t *at, size_t *n)
 
 static void blanks(struct fast *f)
 {
-	while (f->p < f->end && (*f->p == ' ' || *f->p == '\t' || *f->p == '\r' || *f->p == '\n'))
-		f->p++;
+	f->p = json_ws(f->p, f->end);
 }
 
 static bool eat(struct fast *f, char c)
@@ -248,41 +156,19 @@ static bool eat(struct fast *f, char c)
 	return false;
 }
 
-static bool digits(struct fast *f)
-{
-	const char *at = f->p;
-	while (f->p < f->end && *f->p >= '0' && *f->p <= '9')
-		f->p++;
-	return f->p > at;
-}
-
 /* A number of the JSON grammar at f->p, its value as cJSON reads it. */
 static bool number(struct fast *f, double *out)
 {
-	const char *at = f->p;
-	if (f->p < f->end && *f->p == '-')
-		f->p++;
-	if (f->p < f->end && *f->p == '0')
-		f->p++;
-	else if (!digits(f))
-		return false;
-	if (f->p < f->end && *f->p == '.' && (f->p++, !digits(f)))
-		return false;
-	if (f->p < f->end && (*f->p == 'e' || *f->p == 'E')) {
-		f->p++;
-		if (f->p < f->end && (*f->p == '+' || *f->p == '-'))
-			f->p++;
-		if (!digits(f))
-			return false;
-	}
-	size_t n = (size_t)(f->p - at);
-	if (n > FAST_NUMBER_MAX || (f->p < f->end && *f->p >= '0' && *f->p <= '9'))
+	struct json_lex_num num;
+	const char *after = json_lex_number(f->p, f->end, &num);
+	if (!after || num.lead_zero || num.n > FAST_NUMBER_MAX)
 		return false; /* "01": cJSON takes more of it than the grammar */
 	char buf[FAST_NUMBER_MAX + 1], *stop;
-	memcpy(buf, at, n);
-	buf[n] = '\0';
+	memcpy(buf, num.s, num.n);
+	buf[num.n] = '\0';
 	*out = strtod(buf, &stop);
-	return stop == buf + n; /* a locale with another decimal point: the tree's way */
+	f->p = after;
+	return stop == buf + num.n; /* a locale with another decimal point: the tree's way */
 }
 
 static bool word(struct fast *f, const char *w, size_t n)
@@ -298,50 +184,42 @@ static uint64_t hash_byte(char c, uint64_t h)
 	return request_hash(&c, 1, h);
 }
 
-/* Keys seen in one object, to refuse one written twice (as json_doc does). */
-struct keys {
-	struct span k[FAST_KEYS];
-	size_t n;
-	uint64_t seen;
-};
-
-static bool key_new(struct keys *ks, const struct span *k)
+/* A key not seen before in its object (one written twice is refused, as
+ * json_doc does), and not escaped. */
+static bool key_new(struct json_keyset *ks, const struct span *k)
 {
-	if (k->esc || ks->n == FAST_KEYS)
-		return false;
-	unsigned bit = (unsigned)(k->n * 11u + (k->n ? (unsigned char)k->s[0] * 5u + (unsigned char)k->s[k->n - 1] : 0u)) & 63u;
-	if (ks->seen & (1ull << bit))
-		for (size_t i = 0; i < ks->n; i++)
-			if (ks->k[i].n == k->n && !memcmp(ks->k[i].s, k->s, k->n))
-				return false;
-	ks->seen |= 1ull << bit;
-	ks->k[ks->n++] = *k;
-	return true;
+	return !k->esc && json_keyset_add(ks, k->s, k->n) == JSON_KEY_NEW;
 }
 
 static bool value(struct fast *f, uint64_t *h);
 
-/* The next member's key (after a comma unless first); *done at the '}'. */
-static bool member(struct fast *f, struct keys *ks, bool first, struct span *k, bool *done)
+/* An object's members in turn (its '{' taken): the keys seen, to refuse
+ * one written twice. */
+struct members {
+	struct json_keyset ks;
+	bool first;
+};
+
+static void members_init(struct members *it)
 {
-	*done = false;
+	json_keyset_init(&it->ks);
+	it->first = true;
+}
+
+/* The next member's key into *k, f->p at its value: 1; 0 past the '}';
+ * -1 to decline. */
+static int next_member(struct fast *f, struct members *it, struct span *k)
+{
 	blanks(f);
-	if (f->p < f->end && *f->p == '}' && first) {
+	if (f->p < f->end && *f->p == '}') {
 		f->p++;
-		*done = true;
-		return true;
+		return 0;
 	}
-	if (!first) {
-		if (f->p < f->end && *f->p == '}') {
-			f->p++;
-			*done = true;
-			return true;
-		}
-		if (!eat(f, ','))
-			return false;
-		blanks(f);
-	}
-	return f->p < f->end && *f->p == '"' && string_span(f, k) && key_new(ks, k) && eat(f, ':');
+	if (!it->first && !eat(f, ','))
+		return -1;
+	it->first = false;
+	blanks(f);
+	return f->p < f->end && *f->p == '"' && string_span(f, k) && key_new(&it->ks, k) && eat(f, ':') ? 1 : -1;
 }
 
 /* A key's hash as hash_node's: its bytes and the NUL after them. */
@@ -357,19 +235,14 @@ static bool hash_key(struct fast *f, const struct span *k, uint64_t *h)
 
 static bool object(struct fast *f, uint64_t *h)
 {
-	struct keys ks = { .n = 0 };
+	struct members it;
 	struct span k;
-	bool done;
-	for (bool first = true;; first = false) {
-		if (!member(f, &ks, first, &k, &done))
+	int more;
+	members_init(&it);
+	while ((more = next_member(f, &it, &k)) > 0)
+		if ((h && !hash_key(f, &k, h)) || !value(f, h))
 			return false;
-		if (done)
-			return true;
-		if (h && !hash_key(f, &k, h))
-			return false;
-		if (!value(f, h))
-			return false;
-	}
+	return more == 0;
 }
 
 static bool array(struct fast *f, uint64_t *h)
@@ -474,16 +347,13 @@ static bool bulk_string(struct fast *f, struct cc_model *m, const char **out, si
 /* One block object's members, hashed as hash_node hashes its tree. */
 static bool block_walk(struct fast *f, struct cc_model *m, struct block_seen *bs, uint64_t *h)
 {
-	struct keys ks = { .n = 0 };
+	struct members it;
 	struct span k;
-	bool done;
+	int more;
+	members_init(&it);
 	f->depth++;
 	*h = hash_byte('o', *h);
-	for (bool first = true;; first = false) {
-		if (!member(f, &ks, first, &k, &done))
-			return false;
-		if (done)
-			break;
+	while ((more = next_member(f, &it, &k)) > 0) {
 		if (!hash_key(f, &k, h))
 			return false;
 		blanks(f);
@@ -503,6 +373,8 @@ static bool block_walk(struct fast *f, struct cc_model *m, struct block_seen *bs
 			return false;
 		}
 	}
+	if (more < 0)
+		return false;
 	*h = hash_byte('}', *h);
 	f->depth--;
 	return true;
@@ -632,14 +504,11 @@ static bool count_value(struct fast *f, double *out)
  * names are names[0..n), into out[]. */
 static bool counts(struct fast *f, struct line_seen *ls, const char *const *names, int n, double *out, bool top)
 {
-	struct keys ks = { .n = 0 };
+	struct members it;
 	struct span k;
-	bool done;
-	for (bool first = true;; first = false) {
-		if (!member(f, &ks, first, &k, &done))
-			return false;
-		if (done)
-			return true;
+	int more;
+	members_init(&it);
+	while ((more = next_member(f, &it, &k)) > 0) {
 		int which = -1;
 		for (int i = 0; i < n; i++)
 			if (key_is(&k, names[i], strlen(names[i])))
@@ -658,6 +527,7 @@ static bool counts(struct fast *f, struct line_seen *ls, const char *const *name
 		if (!ok)
 			return false;
 	}
+	return more == 0;
 }
 
 static bool usage(struct fast *f, struct line_seen *ls)
@@ -675,15 +545,12 @@ static bool usage(struct fast *f, struct line_seen *ls)
 static int message(struct fast *f, struct source *src, struct cc_model *m, struct json_pool *pool,
 		   struct line_seen *ls, struct cs_error *err)
 {
-	struct keys ks = { .n = 0 };
+	struct members it;
 	struct span k;
-	bool done;
+	int more;
+	members_init(&it);
 	ls->message = true;
-	for (bool first = true;; first = false) {
-		if (!member(f, &ks, first, &k, &done))
-			return CC_FAST_DECLINED;
-		if (done)
-			return CS_OK;
+	while ((more = next_member(f, &it, &k)) > 0) {
 		int rc = CS_OK;
 		if (key_is(&k, "id", 2) || key_is(&k, "model", 5))
 			rc = string_field(f, &ls->f[k.n == 2 ? L_MSG_ID : L_MODEL], true) ? CS_OK : CC_FAST_DECLINED;
@@ -696,6 +563,7 @@ static int message(struct fast *f, struct source *src, struct cc_model *m, struc
 		if (rc != CS_OK)
 			return rc;
 	}
+	return more == 0 ? CS_OK : CC_FAST_DECLINED;
 }
 
 /* The top-level member k's value. */
@@ -806,15 +674,15 @@ int cc_fast_line(struct source *src, struct cc_model *m, struct json_pool *pool,
 	size_t first_block = m->nblocks;
 	scr->len = 0;
 	int rc = eat(&f, '{') ? CS_OK : CC_FAST_DECLINED;
-	struct keys ks = { .n = 0 };
+	struct members it;
 	struct span k;
-	bool done = false;
-	for (bool first = true; rc == CS_OK && !done; first = false) {
-		if (!member(&f, &ks, first, &k, &done))
+	int more = 1;
+	members_init(&it);
+	while (rc == CS_OK && more > 0)
+		if ((more = next_member(&f, &it, &k)) < 0)
 			rc = CC_FAST_DECLINED;
-		else if (!done)
+		else if (more)
 			rc = top_member(&f, src, m, pool, &ls, &k, err);
-	}
 	blanks(&f);
 	if (rc == CS_OK && f.p != f.end)
 		rc = CC_FAST_DECLINED;

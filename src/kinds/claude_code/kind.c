@@ -22,9 +22,18 @@ static void cc_reach(const struct source *src, size_t *first, size_t *last)
 	*last = m->req.nreqs ? m->req.nreqs - 1 : 0;
 }
 
-/* [ ] walk the session's requests, the setting `request` picking one. */
+/* A request's cache group (the session's models): request_step_group. */
+static const char *cc_group(const struct source *src, size_t step, char *buf, size_t size)
+{
+	const struct cc_model *m = src->model;
+	return request_step_group(&m->req, step, buf, size);
+}
+
+/* [ ] walk the session's requests of the shown one's group, { } all of
+ * them, the setting `request` picking one. */
 static const struct kind_sequence cc_sequence = {
 	.noun = "request", .setting = "request", .count = cc_count, .current = cc_current, .reach = cc_reach,
+	.group = cc_group,
 };
 
 /* Every request goes to Anthropic: its model's figures over that profile. */

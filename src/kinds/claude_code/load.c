@@ -25,17 +25,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static const cJSON *get(const cJSON *obj, const char *key)
-{
-	return cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
-}
-
-static const char *get_str(const cJSON *obj, const char *key)
-{
-	const cJSON *v = get(obj, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 
 void cc_model_free(void *model)
 {
@@ -64,17 +53,17 @@ void cc_model_free(void *model)
 /* ---- one line's fields -------------------------------------------------- */
 
 /* The values of `names` in obj (NULL when absent; the first of a key, as
- * cJSON_GetObjectItemCaseSensitive), found in one pass over its keys: a
+ * json_member), found in one pass over its keys: a
  * lookup per name would walk them once a name, every line. */
 static void gather(const cJSON *obj, const char *const *names, size_t n, const cJSON **out)
 {
 	for (size_t i = 0; i < n; i++)
 		out[i] = NULL;
-	if (!cJSON_IsObject(obj))
+	if (!json_is_object(obj))
 		return;
-	for (const cJSON *it = obj->child; it; it = it->next)
-		for (size_t i = 0; i < n && it->string; i++)
-			if (!out[i] && it->string[0] == names[i][0] && !strcmp(it->string, names[i])) {
+	for (const cJSON *it = json_first(obj); it; it = json_next(it))
+		for (size_t i = 0; i < n && json_key(it); i++)
+			if (!out[i] && json_key(it)[0] == names[i][0] && !strcmp(json_key(it), names[i])) {
 				out[i] = it;
 				break;
 			}
@@ -92,7 +81,7 @@ static const char *const message_names[M_COUNT] = { "id", "model", "usage", "con
 
 static bool absent(const cJSON *v)
 {
-	return !v || cJSON_IsNull(v);
+	return !v || json_is_null(v);
 }
 
 /* A string field v (obj's key), copied into the arena: NULL when absent or
@@ -103,11 +92,11 @@ static int take_str(struct source *src, const struct json_doc *d, const cJSON *o
 	*out = NULL;
 	if (absent(v))
 		return CS_OK;
-	if (!cJSON_IsString(v)) {
+	if (!json_is_string(v)) {
 		const char *s = NULL;
 		return json_get_string(d, obj, at, key, JSON_OPTIONAL, &s, err);
 	}
-	*out = arena_strdup(&src->arena, v->valuestring);
+	*out = arena_strdup(&src->arena, json_string_value(v));
 	return *out ? CS_OK : cs_error_nomem(err);
 }
 
@@ -116,8 +105,8 @@ static int take_str(struct source *src, const struct json_doc *d, const cJSON *o
 static int take_bool(const struct json_doc *d, const cJSON *obj, const char *key, const cJSON *v, bool *out,
 		     struct cs_error *err)
 {
-	*out = cJSON_IsTrue(v);
-	return absent(v) || cJSON_IsBool(v) ? CS_OK : json_get_bool(d, obj, JPATH_ROOT, key, JSON_OPTIONAL, out, err);
+	*out = json_is_true(v);
+	return absent(v) || json_is_bool(v) ? CS_OK : json_get_bool(d, obj, JPATH_ROOT, key, JSON_OPTIONAL, out, err);
 }
 
 struct cc_block *cc_new_block(struct cc_model *m)
@@ -142,8 +131,8 @@ struct cc_block *cc_new_block(struct cc_model *m)
  * never its base64 text; 0 when its size cannot be read. */
 static long image_text(struct strbuf *out, const cJSON *b)
 {
-	const cJSON *s = get(b, "source");
-	const char *media = get_str(s, "media_type"), *data = get_str(s, "data");
+	const cJSON *s = json_member(b, "source");
+	const char *media = json_opt_string(s, "media_type"), *data = json_opt_string(s, "data");
 	long wd = 0, ht = 0;
 	if (image_size(data, &wd, &ht)) {
 		sb_printf(out, "[image %.40s %ldx%ld]", media ? media : "", wd, ht);
@@ -162,15 +151,15 @@ struct extra {
  * it is, an image by its rule, a tool_reference by the tool it names. */
 static void result_text(struct strbuf *out, const cJSON *content, struct extra *x)
 {
-	if (content && cJSON_IsString(content)) {
-		const char *s = content->valuestring;
+	if (content && json_is_string(content)) {
+		const char *s = json_string_value(content);
 		sb_puts(out, s ? s : "");
 		return;
 	}
 	const cJSON *c;
-	cJSON_ArrayForEach(c, content)
+	JSON_EACH(c, content)
 	{
-		const char *t = get_str(c, "text"), *type = get_str(c, "type");
+		const char *t = json_opt_string(c, "text"), *type = json_opt_string(c, "type");
 		if (out->len)
 			sb_puts(out, "\n");
 		if (t) {
@@ -179,7 +168,8 @@ static void result_text(struct strbuf *out, const cJSON *content, struct extra *
 			x->tokens += image_text(out, c);
 			x->images++;
 		} else if (type && !strcmp(type, "tool_reference")) {
-			const char *name = get_str(c, "tool_name") ? get_str(c, "tool_name") : get_str(c, "name");
+			const char *name = json_opt_string(c, "tool_name") ? json_opt_string(c, "tool_name")
+									   : json_opt_string(c, "name");
 			sb_printf(out, "[tool reference: %s]", name ? name : "?");
 		} else {
 			request_json(out, c, 0, 0, NULL, NULL);
@@ -189,20 +179,21 @@ static void result_text(struct strbuf *out, const cJSON *content, struct extra *
 
 static void block_text(struct strbuf *out, const char *type, const cJSON *b, struct extra *x)
 {
-	if (b && cJSON_IsString(b))
-		sb_puts(out, b->valuestring ? b->valuestring : ""); /* a message's content given as a string */
+	if (b && json_is_string(b))
+		sb_puts(out,
+			json_string_value(b) ? json_string_value(b) : ""); /* a message's content given as a string */
 	else if (!strcmp(type, "image")) {
 		x->tokens += image_text(out, b);
 		x->images++;
-	} else if (!strcmp(type, "text") && get_str(b, "text"))
-		sb_puts(out, get_str(b, "text"));
-	else if (!strcmp(type, "thinking") && get_str(b, "thinking"))
-		sb_puts(out, get_str(b, "thinking"));
+	} else if (!strcmp(type, "text") && json_opt_string(b, "text"))
+		sb_puts(out, json_opt_string(b, "text"));
+	else if (!strcmp(type, "thinking") && json_opt_string(b, "thinking"))
+		sb_puts(out, json_opt_string(b, "thinking"));
 	else if (!strcmp(type, "tool_use")) {
-		sb_printf(out, "%s ", get_str(b, "name") ? get_str(b, "name") : "?");
-		request_json(out, get(b, "input"), 0, 0, NULL, NULL);
+		sb_printf(out, "%s ", json_opt_string(b, "name") ? json_opt_string(b, "name") : "?");
+		request_json(out, json_member(b, "input"), 0, 0, NULL, NULL);
 	} else if (!strcmp(type, "tool_result"))
-		result_text(out, get(b, "content"), x);
+		result_text(out, json_member(b, "content"), x);
 	else
 		request_json(out, b, 0, 0, NULL, NULL);
 }
@@ -214,7 +205,7 @@ static const char *input_summary(const cJSON *input)
 	static const char *const keys[] = { "command", "file_path", "notebook_path", "path", "pattern", "url",
 					    "query", "description", "prompt", "skill" };
 	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-		const char *v = get_str(input, keys[i]);
+		const char *v = json_opt_string(input, keys[i]);
 		if (v && v[0])
 			return v;
 	}
@@ -225,12 +216,12 @@ static const char *input_summary(const cJSON *input)
  * session's bytes), copied once instead of through a buffer; else NULL. */
 static const char *plain_text(const char *type, const cJSON *b)
 {
-	if (b && cJSON_IsString(b))
-		return b->valuestring;
+	if (b && json_is_string(b))
+		return json_string_value(b);
 	if (!strcmp(type, "text") || !strcmp(type, "thinking"))
-		return get_str(b, type);
-	const cJSON *content = !strcmp(type, "tool_result") ? get(b, "content") : NULL;
-	return content && cJSON_IsString(content) ? content->valuestring : NULL;
+		return json_opt_string(b, type);
+	const cJSON *content = !strcmp(type, "tool_result") ? json_member(b, "content") : NULL;
+	return json_string_value(content);
 }
 
 /* The block types a session is made of, as literals (a copy a block
@@ -280,9 +271,10 @@ int cc_add_block(struct source *src, struct cc_model *m, const cJSON *b, const c
 	blk->tokens = blk->type == cc_known_type("image") ? x.tokens
 			: x.tokens + tokens_estimate(blk->code_points, src->settings.chars_per_token);
 	blk->images = x.images;
-	const char *id = get_str(b, "id") ? get_str(b, "id") : get_str(b, "tool_use_id");
-	const cJSON *input = get(b, "input");
-	const char *name = get_str(b, "name"), *file = get_str(input, "file_path"), *what = input_summary(input);
+	const char *id = json_opt_string(b, "id") ? json_opt_string(b, "id") : json_opt_string(b, "tool_use_id");
+	const cJSON *input = json_member(b, "input");
+	const char *name = json_opt_string(b, "name"), *file = json_opt_string(input, "file_path"),
+		   *what = input_summary(input);
 	blk->tool_id = id ? arena_strdup(&src->arena, id) : NULL;
 	blk->tool_name = name ? arena_strdup(&src->arena, name) : NULL;
 	blk->file = file ? arena_strdup(&src->arena, file) : NULL;
@@ -297,23 +289,23 @@ static int take_content(struct source *src, struct cc_model *m, const struct jso
 {
 	struct jpath cp = JPATH_KEY(at, "content");
 	l->first_block = m->nblocks;
-	if (!content || cJSON_IsNull(content))
+	if (!content || json_is_null(content))
 		return CS_OK;
-	if (cJSON_IsString(content)) {
+	if (json_is_string(content)) {
 		int rc = cc_add_block(src, m, content, "text", err);
 		l->nblocks = m->nblocks - l->first_block;
 		return rc;
 	}
-	if (!cJSON_IsArray(content))
+	if (!json_is_array(content))
 		return json_fail(d, err, CS_ETYPE, at, "content", "expected a string or a list of blocks, got %s",
 				 json_type_name(content));
 	const cJSON *b;
 	long i = 0;
-	cJSON_ArrayForEach(b, content)
+	JSON_EACH(b, content)
 	{
 		struct jpath bp = JPATH_INDEX(&cp, i++);
-		const char *type = get_str(b, "type");
-		if (!cJSON_IsObject(b) || !type)
+		const char *type = json_opt_string(b, "type");
+		if (!json_is_object(b) || !type)
 			return json_fail(d, err, CS_ETYPE, &bp, NULL, "expected a content block (an object with a "
 					 "\"type\"), got %s", json_type_name(b));
 		int rc = cc_add_block(src, m, b, type, err);
@@ -332,37 +324,21 @@ struct usage_at {
 	long line;
 };
 
-/* obj[key] as a count of tokens: a whole number from 0 (below 1e15).
- * Absent or null: 0, not recorded. Anything else (-5, 1e999, "12", 1.5) is
- * a warning naming the line and column (counted in the session's
+/* obj[key] as a count of tokens (json_get_count, the one reader of
+ * counts). Absent or null: 0, not recorded. Anything else (-5, 1e999,
+ * "12", 1.5) is the reader's positioned warning (counted in the session's
  * bad_usage) and reads as 0: never a silent 0. */
 static int usage_count(const struct usage_at *ua, const cJSON *obj, const struct jpath *at, const char *key,
 		       long *out)
 {
-	const cJSON *v = get(obj, key);
+	char w[300];
+	struct json_count_place pl = { .d = ua->d, .first_line = ua->line };
 	*out = 0;
-	if (absent(v))
+	if (json_count_at(&pl, obj, at, key, out, w, sizeof w) != JSON_COUNT_BAD)
 		return CS_OK;
-	double x = cJSON_IsNumber(v) ? v->valuedouble : -1;
-	if (cJSON_IsNumber(v) && isfinite(x) && x >= 0 && x < 1e15 && x == floor(x)) {
-		*out = (long)x;
-		return CS_OK;
-	}
-	struct cs_error e;
-	cs_error_clear(&e);
-	json_fail(ua->d, &e, CS_ETYPE, at, key, "not a count");
-	char what[96];
-	if (cJSON_IsString(v))
-		snprintf(what, sizeof what, "a string (\"%.40s\")", v->valuestring ? v->valuestring : "");
-	else if (cJSON_IsNumber(v) && !isfinite(x))
-		snprintf(what, sizeof what, "a number too large to hold");
-	else if (cJSON_IsNumber(v))
-		snprintf(what, sizeof what, "%.6g", x);
-	else
-		snprintf(what, sizeof what, "%s", json_type_name(v));
+	*out = 0;
 	ua->m->bad_usage++;
-	return source_warn(ua->src, -1, ua->line, e.column, "line %ld, column %ld: usage %s is %s, not a count of "
-			   "tokens (a whole number from 0); read as 0", ua->line, e.column, key, what) ? CS_ENOMEM : CS_OK;
+	return source_warn(ua->src, -1, pl.line, pl.column, "%s; read as 0", w) ? CS_ENOMEM : CS_OK;
 }
 
 /* message.usage: the four counts, and usage.cache_creation's split of the
@@ -370,7 +346,7 @@ static int usage_count(const struct usage_at *ua, const cJSON *obj, const struct
 static int take_usage(const struct usage_at *ua, const struct jpath *mp, struct cc_line *l, const cJSON *u)
 {
 	l->write_1h = l->write_5m = -1;
-	if (!cJSON_IsObject(u))
+	if (!json_is_object(u))
 		return CS_OK;
 	l->has_usage = true;
 	struct jpath up = JPATH_KEY(mp, "usage");
@@ -381,8 +357,8 @@ static int take_usage(const struct usage_at *ua, const struct jpath *mp, struct 
 		rc = usage_count(ua, u, &up, "cache_read_input_tokens", &l->cache_read);
 	if (rc == CS_OK)
 		rc = usage_count(ua, u, &up, "output_tokens", &l->out);
-	const cJSON *split = get(u, "cache_creation");
-	if (rc != CS_OK || !cJSON_IsObject(split))
+	const cJSON *split = json_member(u, "cache_creation");
+	if (rc != CS_OK || !json_is_object(split))
 		return rc;
 	struct jpath sp = JPATH_KEY(&up, "cache_creation");
 	rc = usage_count(ua, split, &sp, "ephemeral_1h_input_tokens", &l->write_1h);
@@ -393,7 +369,7 @@ static int take_usage(const struct usage_at *ua, const struct jpath *mp, struct 
 
 static double line_time(const cJSON *v)
 {
-	const char *t = cJSON_IsString(v) ? v->valuestring : NULL;
+	const char *t = json_string_value(v);
 	long long ms;
 	return t && loom_parse_time(t, &ms) ? (double)ms / 1000.0 : -1;
 }
@@ -434,23 +410,24 @@ static bool model_attachment(const char *type)
  * one a line (other elements as JSON), anything else as JSON. */
 static void attachment_text(struct strbuf *out, const cJSON *att, const char *type)
 {
-	const cJSON *c = !strcmp(type, "deferred_tools_delta") ? get(att, "addedNames") : get(att, "content");
-	if (cJSON_IsString(c)) {
-		sb_puts(out, c->valuestring ? c->valuestring : "");
+	const cJSON *c =
+		!strcmp(type, "deferred_tools_delta") ? json_member(att, "addedNames") : json_member(att, "content");
+	if (json_is_string(c)) {
+		sb_puts(out, json_string_value(c) ? json_string_value(c) : "");
 		return;
 	}
-	if (!cJSON_IsArray(c)) {
+	if (!json_is_array(c)) {
 		if (c)
 			request_json(out, c, 0, 0, NULL, NULL);
 		return;
 	}
 	const cJSON *e;
-	cJSON_ArrayForEach(e, c)
+	JSON_EACH(e, c)
 	{
 		if (out->len)
 			sb_puts(out, "\n");
-		if (cJSON_IsString(e))
-			sb_puts(out, e->valuestring ? e->valuestring : "");
+		if (json_is_string(e))
+			sb_puts(out, json_string_value(e) ? json_string_value(e) : "");
 		else
 			request_json(out, e, 0, 0, NULL, NULL);
 	}
@@ -499,7 +476,7 @@ static int conversation_line(struct source *src, struct cc_model *m, const struc
 		return rc;
 	if (type == CL_ATTACH || type == CL_LINK) {
 		l->first_block = m->nblocks;
-		const char *at = get_str(f[F_ATTACH], "type");
+		const char *at = json_opt_string(f[F_ATTACH], "type");
 		l->attach = at ? arena_strdup(&src->arena, at) : NULL;
 		if (at && !l->attach)
 			return cs_error_nomem(err);
@@ -509,16 +486,19 @@ static int conversation_line(struct source *src, struct cc_model *m, const struc
 	}
 	if (type == CL_BOUNDARY) {
 		const cJSON *meta = f[F_META];
-		const char *trigger = get_str(meta, "trigger");
+		const char *trigger = json_opt_string(meta, "trigger");
 		l->trigger = trigger ? arena_strdup(&src->arena, trigger) : NULL;
-		const cJSON *pre = get(meta, "preTokens");
-		l->pre_tokens = cJSON_IsNumber(pre) && pre->valuedouble >= 0 && pre->valuedouble < 1e15 ? (long)pre->valuedouble
-													 : -1;
+		struct jpath mp = JPATH_KEY(JPATH_ROOT, "compactMetadata");
+		char w[300];
+		struct json_count_place pl = { .d = d, .first_line = line };
+		if (json_count_at(&pl, meta, &mp, "preTokens", &l->pre_tokens, w, sizeof w) == JSON_COUNT_BAD &&
+		    source_warn(src, -1, pl.line, pl.column, "%s; left unknown", w))
+			return cs_error_nomem(err);
 		return trigger && !l->trigger ? cs_error_nomem(err) : CS_OK;
 	}
 	if (type == CL_SYSTEM)
 		return CS_OK;
-	const cJSON *msg = cJSON_IsObject(f[F_MESSAGE]) ? f[F_MESSAGE] : NULL, *mf[M_COUNT];
+	const cJSON *msg = json_is_object(f[F_MESSAGE]) ? f[F_MESSAGE] : NULL, *mf[M_COUNT];
 	if (!msg && !absent(f[F_MESSAGE]))
 		rc = json_get_object(d, obj, JPATH_ROOT, "message", JSON_OPTIONAL, &msg, err);
 	gather(msg, message_names, M_COUNT, mf);
@@ -550,7 +530,7 @@ void cc_count_skipped(struct cc_model *m, const char *type)
  * to the model is prompt content, any other a link. */
 static int line_type(struct cc_model *m, const cJSON *const *f)
 {
-	const char *t = cJSON_IsString(f[F_TYPE]) ? f[F_TYPE]->valuestring : NULL;
+	const char *t = json_string_value(f[F_TYPE]);
 	if (!t) {
 		m->skipped_unknown++;
 		return -1;
@@ -560,11 +540,12 @@ static int line_type(struct cc_model *m, const cJSON *const *f)
 	if (!strcmp(t, "assistant"))
 		return CL_ASSISTANT;
 	if (!strcmp(t, "system")) {
-		const char *sub = cJSON_IsString(f[F_SUBTYPE]) ? f[F_SUBTYPE]->valuestring : NULL;
+		const char *sub = json_string_value(f[F_SUBTYPE]);
 		return sub && !strcmp(sub, "compact_boundary") ? CL_BOUNDARY : CL_SYSTEM;
 	}
-	if (cJSON_IsString(f[F_UUID]))
-		return !strcmp(t, "attachment") && model_attachment(get_str(f[F_ATTACH], "type")) ? CL_ATTACH : CL_LINK;
+	if (json_is_string(f[F_UUID]))
+		return !strcmp(t, "attachment") && model_attachment(json_opt_string(f[F_ATTACH], "type")) ? CL_ATTACH
+													  : CL_LINK;
 	cc_count_skipped(m, t);
 	return -1;
 }
@@ -636,8 +617,8 @@ static int one_line(struct source *src, struct cc_model *m, struct json_reuse *p
 	}
 	const cJSON *f[F_COUNT];
 	gather(d.root, line_names, F_COUNT, f);
-	int type = cJSON_IsObject(d.root) ? line_type(m, f) : -1;
-	if (!cJSON_IsObject(d.root))
+	int type = json_is_object(d.root) ? line_type(m, f) : -1;
+	if (!json_is_object(d.root))
 		rc = source_warn(src, -1, line, 1, "line %ld: not an object (%s); skipped", line,
 				 json_type_name(d.root)) ? CS_ENOMEM : CS_OK;
 	else if (type >= 0 && (rc = grow_lines(m, err)) == CS_OK) {
@@ -718,23 +699,23 @@ static bool leading_line(const cJSON *obj)
 {
 	static const char *const lead[] = { "attachment", "progress", "queue-operation", "permission-mode",
 					    "last-prompt", "agent-setting", "pr-link", "ai-title", "custom-title" };
-	const char *t = get_str(obj, "type");
+	const char *t = json_opt_string(obj, "type");
 	for (size_t i = 0; t && i < sizeof lead / sizeof *lead; i++)
 		if (!strcmp(t, lead[i]))
-			return get(obj, "sessionId") || get(obj, "uuid");
+			return json_member(obj, "sessionId") || json_member(obj, "uuid");
 	return false;
 }
 
 static bool claude_line(const cJSON *obj)
 {
-	const char *t = get_str(obj, "type");
+	const char *t = json_opt_string(obj, "type");
 	if (!t)
 		return false;
-	if ((!strcmp(t, "user") || !strcmp(t, "assistant") || !strcmp(t, "system")) && get(obj, "uuid") &&
-	    (get(obj, "sessionId") || get(obj, "parentUuid")))
+	if ((!strcmp(t, "user") || !strcmp(t, "assistant") || !strcmp(t, "system")) && json_member(obj, "uuid") &&
+	    (json_member(obj, "sessionId") || json_member(obj, "parentUuid")))
 		return true;
-	return (!strcmp(t, "summary") && get(obj, "leafUuid")) ||
-	       (!strcmp(t, "file-history-snapshot") && get(obj, "snapshot"));
+	return (!strcmp(t, "summary") && json_member(obj, "leafUuid")) ||
+	       (!strcmp(t, "file-history-snapshot") && json_member(obj, "snapshot"));
 }
 
 #define DETECT_LEAD_MAX 64 /* leading lines looked past */
@@ -765,7 +746,7 @@ int cc_detect(const char *path, const char *data, size_t len, bool *yes)
 		lead += leading;
 		seen += !leading;
 		*yes = rc == CS_OK && claude_line(d.root);
-		bool object = rc == CS_OK && cJSON_IsObject(d.root);
+		bool object = rc == CS_OK && json_is_object(d.root);
 		json_doc_free(&d);
 		other |= !leading;
 		if (!object)

@@ -23,18 +23,13 @@
 #define SUBAGENT_MAX_TOTAL (64u << 20) /* read of them all, in name order; a file past it is named, not read */
 #define SUBAGENT_HEAD (1u << 20)       /* read of the session itself, for its sessionId */
 
-static const cJSON *get(const cJSON *obj, const char *key)
-{
-	return cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
-}
-
 /* obj[key] as a token count (json_count_value): 0 when absent, and when
  * it is not a count (-5, 1.5, 1e999, "12"), which is counted in *bad. */
 static long num(const cJSON *obj, const char *key, long *bad)
 {
-	const cJSON *v = get(obj, key);
+	const cJSON *v = json_member(obj, key);
 	long n = 0;
-	if (v && !cJSON_IsNull(v) && json_count_value(v, &n))
+	if (v && !json_is_null(v) && json_count_value(v, &n))
 		++*bad;
 	return n;
 }
@@ -58,9 +53,9 @@ static void session_id(const char *data, size_t len, char *out, size_t size)
 		struct cs_error err;
 		cs_error_clear(&err);
 		if (json_doc_parse(&d, s, n, &err) == CS_OK) {
-			const cJSON *id = get(d.root, "sessionId");
-			if (cJSON_IsString(id))
-				snprintf(out, size, "%s", id->valuestring);
+			const cJSON *id = json_member(d.root, "sessionId");
+			if (json_is_string(id))
+				snprintf(out, size, "%s", json_string_value(id));
 		}
 		json_doc_free(&d);
 	}
@@ -94,19 +89,20 @@ static void read_agent(const char *path, struct cc_subagent *a)
 			a->bad_lines++;
 			continue;
 		}
-		const cJSON *msg = get(d.root, "message"), *id = get(msg, "id"), *sid = get(d.root, "sessionId");
-		if (!a->session_id[0] && cJSON_IsString(sid))
-			snprintf(a->session_id, sizeof a->session_id, "%s", sid->valuestring);
-		const cJSON *u = get(msg, "usage");
-		const cJSON *type = get(d.root, "type");
-		if (cJSON_IsString(type) && !strcmp(type->valuestring, "assistant") && cJSON_IsObject(u) &&
-		    !(cJSON_IsString(id) && !strcmp(id->valuestring, last_id))) {
+		const cJSON *msg = json_member(d.root, "message"), *id = json_member(msg, "id"),
+			    *sid = json_member(d.root, "sessionId");
+		if (!a->session_id[0] && json_is_string(sid))
+			snprintf(a->session_id, sizeof a->session_id, "%s", json_string_value(sid));
+		const cJSON *u = json_member(msg, "usage");
+		const cJSON *type = json_member(d.root, "type");
+		if (json_is_string(type) && !strcmp(json_string_value(type), "assistant") && json_is_object(u) &&
+		    !(json_is_string(id) && !strcmp(json_string_value(id), last_id))) {
 			a->requests++;
 			a->in += num(u, "input_tokens", &a->bad_counts);
 			a->cache_read += num(u, "cache_read_input_tokens", &a->bad_counts);
 			a->cache_write += num(u, "cache_creation_input_tokens", &a->bad_counts);
 			a->out += num(u, "output_tokens", &a->bad_counts);
-			snprintf(last_id, sizeof last_id, "%s", cJSON_IsString(id) ? id->valuestring : "");
+			snprintf(last_id, sizeof last_id, "%s", json_is_string(id) ? json_string_value(id) : "");
 		}
 		json_doc_free(&d);
 	}

@@ -707,8 +707,8 @@ static int take_results(struct assembly *a, struct view *v)
 	const struct ledger *l = a->src->model;
 	struct ledger_runs now = runs_of(a->src, v);
 	for (size_t k = 0; a->reused && k < LEDGER_RUNS_KEPT; k++)
-		if (l->runs[k].serial && l->runs[k].serial == a->reused_from)
-			v->keep_runs = same_runs(&l->runs[k], &now);
+		if (l->cache.runs[k].serial && l->cache.runs[k].serial == a->reused_from)
+			v->keep_runs = same_runs(&l->cache.runs[k], &now);
 	if (v->keep_runs || l->bare) /* a bare replay records only what goes in */
 		return CS_OK;
 	if (asm_reuse_decline(a) != CS_OK)
@@ -725,7 +725,7 @@ static int take_results(struct assembly *a, struct view *v)
 int ledger_assemble(struct asm_run *run, struct assembly *a, struct cs_error *err)
 {
 	const struct source *src = run->src;
-	struct ledger *l = src->model;
+	const struct ledger *l = src->model;
 	struct view v;
 	if (asm_init_reuse(a, run, ASM_MESSAGES) != CS_OK) /* first: assemble() finis it on any failure */
 		return cs_error_nomem(err);
@@ -756,7 +756,8 @@ int ledger_assemble(struct asm_run *run, struct assembly *a, struct cs_error *er
 	if (rc == CS_OK && a->budget.used > a->budget.usable && explain_over(a) != CS_OK)
 		rc = cs_error_nomem(err);
 	if (rc == CS_OK && a->lazy && !l->bare) { /* what a re-assembly from this one may keep */
-		struct ledger_runs *r = &l->runs[l->runs_next++ % LEDGER_RUNS_KEPT];
+		struct ledger_cache *c = ledger_cache(src);
+		struct ledger_runs *r = &c->runs[c->runs_next++ % LEDGER_RUNS_KEPT];
 		*r = runs_of(src, &v);
 		r->serial = a->serial;
 	}

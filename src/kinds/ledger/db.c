@@ -355,7 +355,7 @@ static int root_text(struct ledger_db *db, const char *path, struct strbuf *out,
 	/* Checked on its own first, so its faults are told at its own lines. */
 	struct json_doc d;
 	rc = json_doc_parse(&d, data, len, err);
-	if (rc == CS_OK && !cJSON_IsObject(d.root))
+	if (rc == CS_OK && !json_is_object(d.root))
 		rc = json_fail(&d, err, CS_ETYPE, JPATH_ROOT, NULL,
 			       "expected the assembly block (an object: systemPrompt, event, budget, ...), got %s",
 			       json_type_name(d.root));
@@ -609,7 +609,7 @@ int ledger_db_open(const char *db_path, const char *assembly_path, struct ledger
 
 static void end_scan(struct ledger_db *db)
 {
-	cJSON_Delete(db->row);
+	json_tree_free(db->row);
 	db->row = NULL;
 	sqlite3_finalize(db->scan);
 	db->scan = NULL;
@@ -663,11 +663,11 @@ static cJSON *column_value(sqlite3_stmt *st, int col)
 {
 	switch (sqlite3_column_type(st, col)) {
 	case SQLITE_INTEGER:
-		return cJSON_CreateNumber((double)sqlite3_column_int64(st, col));
+		return json_new_number((double)sqlite3_column_int64(st, col));
 	case SQLITE_FLOAT: /* as the export writes it: SQLite's rendering, read back */
-		return cJSON_CreateNumber(strtod((const char *)sqlite3_column_text(st, col), NULL));
+		return json_new_number(strtod((const char *)sqlite3_column_text(st, col), NULL));
 	case SQLITE_TEXT:
-		return cJSON_CreateString((const char *)sqlite3_column_text(st, col));
+		return json_new_string((const char *)sqlite3_column_text(st, col));
 	case SQLITE_BLOB: {
 		const unsigned char *b = sqlite3_column_blob(st, col);
 		size_t n = (size_t)sqlite3_column_bytes(st, col);
@@ -677,12 +677,12 @@ static cJSON *column_value(sqlite3_stmt *st, int col)
 		for (size_t i = 0; i < n; i++)
 			snprintf(hex + 2 * i, 3, "%02X", b[i]);
 		hex[2 * n] = '\0';
-		cJSON *v = cJSON_CreateString(hex);
+		cJSON *v = json_new_string(hex);
 		cs_free(hex);
 		return v;
 	}
 	default:
-		return cJSON_CreateNull();
+		return json_new_null();
 	}
 }
 
@@ -692,14 +692,14 @@ static cJSON *column_value(sqlite3_stmt *st, int col)
  * database's bound. */
 static int row_object(struct ledger_db *db, cJSON **out, struct cs_error *err)
 {
-	cJSON *o = cJSON_CreateObject();
+	cJSON *o = json_new_object();
 	int ncol = sqlite3_column_count(db->scan);
 	for (int c = db->first; o && c < ncol; c++) {
 		int type = sqlite3_column_type(db->scan, c);
 		unsigned long long n = (unsigned long long)sqlite3_column_bytes(db->scan, c);
 		db->bytes += type == SQLITE_BLOB ? 2 * n : n;
 		if (db->bytes > db->max_bytes) {
-			cJSON_Delete(o);
+			json_tree_free(o);
 			return cs_error_set(err, CS_ELIMIT,
 					    "table %s, row %zu (in the order read), column %s: the values read pass "
 					    "%llu MB, twice the database's own size and more; not read further",
@@ -707,9 +707,9 @@ static int row_object(struct ledger_db *db, cJSON **out, struct cs_error *err)
 					    db->max_bytes >> 20);
 		}
 		cJSON *v = column_value(db->scan, c);
-		if (!v || !cJSON_AddItemToObjectCS(o, sqlite3_column_name(db->scan, c), v)) {
-			cJSON_Delete(v);
-			cJSON_Delete(o);
+		if (!v || !json_add_member(o, sqlite3_column_name(db->scan, c), v)) {
+			json_tree_free(v);
+			json_tree_free(o);
 			o = NULL;
 		}
 	}
@@ -720,7 +720,7 @@ static int row_object(struct ledger_db *db, cJSON **out, struct cs_error *err)
 int ledger_db_next(struct ledger_db *db, const cJSON **row, struct cs_error *err)
 {
 	*row = NULL;
-	cJSON_Delete(db->row);
+	json_tree_free(db->row);
 	db->row = NULL;
 	if (!db->scan)
 		return CS_OK;

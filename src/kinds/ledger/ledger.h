@@ -95,6 +95,22 @@ struct ledger_runs {
 
 #define LEDGER_RUNS_KEPT 4
 
+struct ledger_thread;
+/* The model's cache: what the kind keeps between assemblies to spare work,
+ * owned by the model (freed by ledger_free_model). It never changes what
+ * the export means: the thread is kept for the head it was flattened for,
+ * and a run is kept with the serial of the assembly that left it. A replay
+ * (bare) writes nothing here. */
+struct ledger_cache {
+	struct ledger_thread *thread; /* the last head's thread flattened (thread.c); NULL until the
+				       * first assembly */
+	struct ledger_runs runs[LEDGER_RUNS_KEPT]; /* what the inspector's last assemblies left in their results */
+	size_t runs_next;             /* where the next one goes (oldest first) */
+};
+/* The cache of src's model (a ledger): the one place where a source held
+ * read-only (const) is written, and only its cache. */
+struct ledger_cache *ledger_cache(const struct source *src);
+
 struct ledger {
 	struct ledger_turn *turns;
 	size_t nturns;
@@ -126,10 +142,7 @@ struct ledger {
 			       * stays out is not recorded (results only for what goes in, not_whole empty) */
 	enum ledger_rule rule;
 	bool summary_system;  /* summary-role system (seed 004), else user (seed 001) */
-	struct ledger_thread *thread; /* the last head's thread flattened (thread.c); NULL until the
-				       * first assembly; owned (ledger_free_model) */
-	struct ledger_runs runs[LEDGER_RUNS_KEPT]; /* what the inspector's last assemblies left in their results */
-	size_t runs_next;     /* where the next one goes (oldest first) */
+	struct ledger_cache cache; /* kept between assemblies (ledger_cache) */
 };
 
 /* A head's thread flattened for the assembly (thread.c). */

@@ -53,22 +53,29 @@ static int nomem(struct cs_error *err)
 	return cs_error_nomem(err);
 }
 
+/* Whether v is an id written as a number: a whole one, below 1e15. */
+static bool whole_id(const cJSON *v)
+{
+	double x = json_number_value(v, NAN);
+	return x == floor(x) && fabs(x) < 1e15;
+}
+
 /* An id column: text or a whole number, copied into the arena. */
 static int get_id(struct loader *ld, const cJSON *row, const struct jpath *at, const char *key, int required,
 		  const char **out)
 {
 	const cJSON *v = json_member(row, key);
-	if (!v || cJSON_IsNull(v)) {
+	if (!v || json_is_null(v)) {
 		if (required)
 			return json_fail(ld->d, ld->err, CS_ESTRUCT, at, NULL, "missing \"%s\" (an id)", key);
 		return CS_OK;
 	}
-	if (cJSON_IsString(v)) {
-		if (!v->valuestring[0])
+	if (json_is_string(v)) {
+		if (!json_string_value(v)[0])
 			return json_fail(ld->d, ld->err, CS_ETYPE, at, key, "expected an id, got an empty string");
-		*out = arena_strdup(&ld->src->arena, v->valuestring);
-	} else if (cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) && fabs(v->valuedouble) < 1e15) {
-		*out = arena_printf(&ld->src->arena, "%.0f", v->valuedouble);
+		*out = arena_strdup(&ld->src->arena, json_string_value(v));
+	} else if (whole_id(v)) {
+		*out = arena_printf(&ld->src->arena, "%.0f", json_number_value(v, 0));
 	} else {
 		return json_fail(ld->d, ld->err, CS_ETYPE, at, key, "expected an id (a string or a whole number), got %s",
 				 json_type_name(v));
@@ -87,32 +94,27 @@ static int get_text(struct loader *ld, const cJSON *row, const struct jpath *at,
 	return *out ? CS_OK : nomem(ld->err);
 }
 
-/* A token count: a whole number from 0, -1 when absent or null. */
+/* A token count (json_require_count): -1 when absent or null. */
 static int get_count(struct loader *ld, const cJSON *row, const struct jpath *at, const char *key, long *out)
 {
 	*out = -1;
-	int rc = json_get_long(ld->d, row, at, key, JSON_OPTIONAL, out, ld->err);
-	if (rc)
-		return rc;
-	if (*out < -1)
-		return json_fail(ld->d, ld->err, CS_ETYPE, at, key, "expected a token count from 0, got %ld", *out);
-	return CS_OK;
+	return json_require_count(ld->d, row, at, key, out, ld->err);
 }
 
 /* A JSON-valued column: parsed JSON text or the value itself. *owned is set
- * when *out must be freed with cJSON_Delete. NULL when absent or null. */
+ * when *out must be freed with json_tree_free. NULL when absent or null. */
 static int get_json_column(struct loader *ld, const cJSON *row, const struct jpath *at, const char *key,
 			   const cJSON **out, cJSON **owned)
 {
 	*out = NULL;
 	*owned = NULL;
 	const cJSON *v = json_member(row, key);
-	if (!v || cJSON_IsNull(v))
+	if (!v || json_is_null(v))
 		return CS_OK;
-	if (cJSON_IsString(v)) {
-		if (!v->valuestring[0])
+	if (json_is_string(v)) {
+		if (!json_string_value(v)[0])
 			return CS_OK;
-		*owned = cJSON_Parse(v->valuestring);
+		*owned = json_tree_parse_str(json_string_value(v));
 		void *probe = *owned ? NULL : cs_malloc(64); /* a failed allocation looks like bad JSON */
 		if (!*owned && !probe)
 			return nomem(ld->err);
@@ -120,8 +122,8 @@ static int get_json_column(struct loader *ld, const cJSON *row, const struct jpa
 		if (!*owned)
 			return json_fail(ld->d, ld->err, CS_ESYNTAX, at, key, "expected a JSON array as text, got %s",
 					 "text that is not valid JSON");
-		if (cJSON_IsNull(*owned)) {
-			cJSON_Delete(*owned);
+		if (json_is_null(*owned)) {
+			json_tree_free(*owned);
 			*owned = NULL;
 			return CS_OK;
 		}
@@ -129,8 +131,8 @@ static int get_json_column(struct loader *ld, const cJSON *row, const struct jpa
 	} else {
 		*out = v;
 	}
-	if (!cJSON_IsArray(*out)) {
-		cJSON_Delete(*owned);
+	if (!json_is_array(*out)) {
+		json_tree_free(*owned);
 		*owned = NULL;
 		return json_fail(ld->d, ld->err, CS_ETYPE, at, key, "expected an array of ids, got %s", json_type_name(*out));
 	}
@@ -195,7 +197,7 @@ static const cJSON *rows_next(struct rows *r)
 
 static int row_object(struct loader *ld, const cJSON *row, const struct jpath *at)
 {
-	if (!cJSON_IsObject(row))
+	if (!json_is_object(row))
 		return json_fail(ld->d, ld->err, CS_ETYPE, at, NULL, "expected a row (an object), got %s",
 				 json_type_name(row));
 	return CS_OK;
@@ -206,7 +208,7 @@ static bool has_links(const cJSON *row)
 {
 	const cJSON *q = json_member(row, "query_message_ids");
 	const cJSON *r = json_member(row, "response_message_id");
-	return (q && !cJSON_IsNull(q)) || (r && !cJSON_IsNull(r));
+	return (q && !json_is_null(q)) || (r && !json_is_null(r));
 }
 
 static int read_turns(struct loader *ld)
@@ -476,11 +478,11 @@ static int read_messages(struct loader *ld)
  * or NULL. */
 static const char *id_text(const cJSON *e, char *buf, size_t n)
 {
-	if (cJSON_IsNumber(e) && e->valuedouble == floor(e->valuedouble) && fabs(e->valuedouble) < 1e15) {
-		snprintf(buf, n, "%.0f", e->valuedouble);
+	if (whole_id(e)) {
+		snprintf(buf, n, "%.0f", json_number_value(e, 0));
 		return buf;
 	}
-	return cJSON_IsString(e) ? e->valuestring : NULL;
+	return json_string_value(e);
 }
 
 /* One turn's query_message_ids and response_message_id. */
@@ -499,15 +501,15 @@ static int turn_links(struct loader *ld, const cJSON *row, const struct jpath *a
 	if ((rc = get_json_column(ld, row, at, "query_message_ids", &q, &owned)) || !q)
 		return rc;
 	struct jpath qp = JPATH_KEY(at, "query_message_ids");
-	size_t nq = (size_t)cJSON_GetArraySize(q), k = 0;
+	size_t nq = json_length(q), k = 0;
 	t->has_query = true;
 	t->query = arena_alloc(&ld->src->arena, (nq ? nq : 1) * sizeof *t->query);
 	if (!t->query) {
-		cJSON_Delete(owned);
+		json_tree_free(owned);
 		return nomem(ld->err);
 	}
 	const cJSON *e;
-	cJSON_ArrayForEach(e, q) {
+	JSON_EACH(e, q) {
 		struct jpath ep = JPATH_INDEX(&qp, k);
 		char buf[32];
 		const char *id = id_text(e, buf, sizeof buf);
@@ -517,13 +519,13 @@ static int turn_links(struct loader *ld, const cJSON *row, const struct jpath *a
 		else if (m < 0)
 			rc = json_fail(ld->d, ld->err, CS_ESTRUCT, &ep, NULL, "dangling id: no message \"%s\"", id);
 		if (rc) {
-			cJSON_Delete(owned);
+			json_tree_free(owned);
 			return rc;
 		}
 		t->query[k++] = m;
 	}
 	t->nquery = k;
-	cJSON_Delete(owned);
+	json_tree_free(owned);
 	return CS_OK;
 }
 
@@ -583,15 +585,15 @@ static int read_threads(struct loader *ld)
 		if (!anc)
 			continue; /* walk parent_turn_id */
 		struct jpath ap = JPATH_KEY(&at, "ancestry");
-		size_t na = (size_t)cJSON_GetArraySize(anc), k = 0;
+		size_t na = json_length(anc), k = 0;
 		long *ids = arena_alloc(&ld->src->arena, (na ? na : 1) * sizeof *ids);
 		if (!ids) {
-			cJSON_Delete(owned);
+			json_tree_free(owned);
 			return nomem(ld->err);
 		}
 		const cJSON *e;
 		rc = CS_OK;
-		cJSON_ArrayForEach(e, anc) {
+		JSON_EACH(e, anc) {
 			char buf[32];
 			const char *id = id_text(e, buf, sizeof buf);
 			long t = id ? ledger_turn_index(l, id) : -1;
@@ -611,12 +613,12 @@ static int read_threads(struct loader *ld)
 					       id, l->turns[ids[k - 1]].id,
 					       l->turns[t].parent_id ? l->turns[t].parent_id : "none (a root)");
 			if (rc) {
-				cJSON_Delete(owned);
+				json_tree_free(owned);
 				return rc;
 			}
 			ids[k++] = t;
 		}
-		cJSON_Delete(owned);
+		json_tree_free(owned);
 		if (k == 0 || ids[k - 1] != turn)
 			return json_fail(ld->d, ld->err, CS_ESTRUCT, &ap, NULL,
 					 "ancestry must end at the thread's own turn %s, but ends at %s", turn_id,
@@ -705,12 +707,12 @@ static int read_compactions(struct loader *ld)
 static int get_flag(struct loader *ld, const cJSON *row, const struct jpath *at, const char *key, bool *out)
 {
 	const cJSON *v = json_member(row, key);
-	if (!v || cJSON_IsNull(v))
+	if (!v || json_is_null(v))
 		return CS_OK;
-	if (cJSON_IsBool(v))
-		*out = cJSON_IsTrue(v);
-	else if (cJSON_IsNumber(v) && (v->valuedouble == 0 || v->valuedouble == 1))
-		*out = v->valuedouble == 1;
+	if (json_is_bool(v))
+		*out = json_is_true(v);
+	else if (json_is_number(v) && (json_number_value(v, 0) == 0 || json_number_value(v, 0) == 1))
+		*out = json_number_value(v, 0) == 1;
 	else
 		return json_fail(ld->d, ld->err, CS_ETYPE, at, key, "expected 0, 1, true or false, got %s",
 				 json_type_name(v));
@@ -784,12 +786,12 @@ static int read_event(struct loader *ld, const cJSON *ev, const struct jpath *at
 	int rc;
 	const cJSON *t = json_member(ev, "time");
 	if ((rc = json_get_string(ld->d, ev, at, "content", JSON_REQUIRED, &content, ld->err)) ||
-	    (!cJSON_IsNumber(t) && (rc = get_text(ld, ev, at, "time", JSON_OPTIONAL, &l->event_time))) ||
+	    (!json_is_number(t) && (rc = get_text(ld, ev, at, "time", JSON_OPTIONAL, &l->event_time))) ||
 	    (rc = get_text(ld, ev, at, "timezone", JSON_OPTIONAL, &l->event_timezone)) ||
 	    (rc = get_text(ld, ev, at, "platform", JSON_OPTIONAL, &l->event_platform)))
 		return rc;
-	if (cJSON_IsNumber(t)) { /* epoch milliseconds */
-		double ms = t->valuedouble;
+	if (json_is_number(t)) { /* epoch milliseconds */
+		double ms = json_number_value(t, 0);
 		time_t secs = (time_t)(ms / 1000);
 		struct tm tm;
 		char buf[40];
@@ -804,32 +806,32 @@ static int read_event(struct loader *ld, const cJSON *ev, const struct jpath *at
 	if ((rc = json_get_array(ld->d, ev, at, "platformActions", JSON_OPTIONAL, &acts, ld->err)))
 		return rc;
 	if (acts) {
-		size_t n = (size_t)cJSON_GetArraySize(acts), k = 0;
+		size_t n = json_length(acts), k = 0;
 		l->event_actions = arena_alloc(&ld->src->arena, (n ? n : 1) * sizeof *l->event_actions);
 		if (!l->event_actions)
 			return nomem(ld->err);
 		struct jpath ap = JPATH_KEY(at, "platformActions");
-		cJSON_ArrayForEach(e, acts) {
+		JSON_EACH(e, acts) {
 			struct jpath ep = JPATH_INDEX(&ap, k);
-			if (!cJSON_IsString(e))
+			if (!json_is_string(e))
 				return json_fail(ld->d, ld->err, CS_ETYPE, &ep, NULL, "expected an action name, got %s",
 						 json_type_name(e));
-			if (!(l->event_actions[k++] = arena_strdup(&ld->src->arena, e->valuestring)))
+			if (!(l->event_actions[k++] = arena_strdup(&ld->src->arena, json_string_value(e))))
 				return nomem(ld->err);
 		}
 		l->nevent_actions = k;
 	}
 	const cJSON *hook = json_member(ev, "hookData");
-	if (hook && !cJSON_IsNull(hook)) {
-		if (cJSON_IsString(hook)) {
-			l->event_hook = arena_strdup(&ld->src->arena, hook->valuestring);
+	if (hook && !json_is_null(hook)) {
+		if (json_is_string(hook)) {
+			l->event_hook = arena_strdup(&ld->src->arena, json_string_value(hook));
 		} else {
 			/* seed 001's renderHookData is not specified: compact JSON. */
-			char *s = cJSON_PrintUnformatted(hook);
+			char *s = json_print_compact(hook);
 			if (!s)
 				return nomem(ld->err);
 			l->event_hook = arena_strdup(&ld->src->arena, s);
-			cJSON_free(s);
+			json_text_free(s);
 		}
 		if (!l->event_hook)
 			return nomem(ld->err);
@@ -858,11 +860,11 @@ static int read_sections(struct loader *ld, const cJSON *as, const struct jpath 
 	int rc = json_get_array(ld->d, as, ap, "systemPrompt", JSON_OPTIONAL, &sections, ld->err);
 	if (rc || !sections)
 		return rc;
-	size_t n = (size_t)cJSON_GetArraySize(sections), k = 0;
+	size_t n = json_length(sections), k = 0;
 	if (!(l->sections = arena_alloc(&ld->src->arena, (n ? n : 1) * sizeof *l->sections)))
 		return nomem(ld->err);
 	struct jpath sp = JPATH_KEY(ap, "systemPrompt");
-	cJSON_ArrayForEach(v, sections) {
+	JSON_EACH(v, sections) {
 		struct jpath at = JPATH_INDEX(&sp, k);
 		const char *layer = NULL, *name = NULL, *text = NULL;
 		if ((rc = row_object(ld, v, &at)) ||
@@ -926,18 +928,18 @@ static int read_assembly(struct loader *ld)
 	const cJSON *mem = NULL, *v;
 	if ((rc = json_get_array(ld->d, as, &ap, "memory", JSON_OPTIONAL, &mem, ld->err)))
 		return rc;
-	size_t n = (size_t)cJSON_GetArraySize(mem), k = 0;
+	size_t n = json_length(mem), k = 0;
 	if (mem && !(l->memory = arena_alloc(&ld->src->arena, (n ? n : 1) * sizeof *l->memory)))
 		return nomem(ld->err);
 	struct jpath mp = JPATH_KEY(&ap, "memory");
-	cJSON_ArrayForEach(v, mem) {
+	JSON_EACH(v, mem) {
 		struct jpath at = JPATH_INDEX(&mp, k);
-		if (!cJSON_IsString(v))
+		if (!json_is_string(v))
 			return json_fail(ld->d, ld->err, CS_ETYPE, &at, NULL, "expected a memory text, got %s",
 					 json_type_name(v));
 		char id[32];
 		snprintf(id, sizeof id, "memory[%zu]", k);
-		long piece = made_piece(ld, id, id, "memory", v->valuestring);
+		long piece = made_piece(ld, id, id, "memory", json_string_value(v));
 		if (piece < 0)
 			return nomem(ld->err);
 		l->memory[k++] = piece;
@@ -1000,7 +1002,7 @@ static int load_tables(struct source *src, struct json_doc *d, struct ledger_db 
 	l->model_limit = l->reserve_response = l->reserve_tools = -1;
 	struct loader ld = { .src = src, .l = l, .d = d, .db = db, .err = err };
 	int rc = CS_OK;
-	if (!cJSON_IsObject(d->root))
+	if (!json_is_object(d->root))
 		rc = json_fail(d, err, CS_ETYPE, JPATH_ROOT, NULL,
 			       "expected an object with one array per table (turns, messages, ...), got %s",
 			       json_type_name(d->root));

@@ -11,6 +11,7 @@
  * error and warning is that path's. */
 #include "quick.h"
 
+#include "json/lex.h"
 #include "json/scan.h"
 
 #include <string.h>
@@ -26,23 +27,19 @@ static bool at_string(struct json_quick *q)
 	return q->p < q->end && *q->p == '"';
 }
 
-/* Plain digits (no sign, fraction or exponent; no leading zero but "0"),
- * at most QUICK_DIGITS of them, ending where a number ends. */
-static bool digits(struct json_quick *q, const char **s, size_t *n)
+/* Plain digits (json_lex_number's count: no sign, fraction or exponent;
+ * no leading zero but "0"), at most QUICK_DIGITS of them; *v their value. */
+static bool digits(struct json_quick *q, const char **s, size_t *n, long *v)
 {
 	json_quick_ws(q);
-	const char *p = q->p, *e = q->end;
-	if (p >= e || *p < '0' || *p > '9')
+	const struct json_lex_num *num = &q->num;
+	const char *after = json_lex_number(q->p, q->end, &q->num);
+	if (!after || !num->count || num->lead_zero || num->digits > QUICK_DIGITS)
 		return false;
-	const char *b = p;
-	while (p < e && *p >= '0' && *p <= '9')
-		p++;
-	if ((*b == '0' && p - b > 1) || p - b > QUICK_DIGITS ||
-	    (p < e && (*p == '.' || *p == 'e' || *p == 'E')))
-		return false;
-	*s = b;
-	*n = (size_t)(p - b);
-	q->p = p;
+	*s = num->s;
+	*n = num->n;
+	*v = (long)num->value;
+	q->p = after;
 	return true;
 }
 
@@ -52,7 +49,8 @@ static bool id(struct json_quick *q, const char **s, size_t *n)
 	size_t esc;
 	if (at_string(q))
 		return json_quick_string(q, s, n, &esc) && !esc && *n;
-	return digits(q, s, n);
+	long v;
+	return digits(q, s, n, &v);
 }
 
 /* A column the reader skips: a string of the shape above, null or plain digits. */
@@ -66,7 +64,8 @@ static bool skipped(struct json_quick *q)
 		q->p += 4;
 		return true;
 	}
-	return digits(q, &s, &n);
+	long v;
+	return digits(q, &s, &n, &v);
 }
 
 enum { K_ID, K_TURN, K_ROLE, K_CONTENT, K_SEQUENCE, K_SOURCE, K_CREATED, K_CONTEXT, K_COUNT };
@@ -95,14 +94,8 @@ static bool member(struct json_quick *q, struct ledger_quick_message *m, unsigne
 	case K_CONTENT:
 		m->has_content = true;
 		return json_quick_string(q, &m->content, &m->content_len, &m->escaped);
-	case K_SEQUENCE: {
-		if (!digits(q, &s, &sn))
-			return false;
-		m->sequence = 0;
-		for (size_t i = 0; i < sn; i++)
-			m->sequence = m->sequence * 10 + (s[i] - '0');
-		return true;
-	}
+	case K_SEQUENCE:
+		return digits(q, &s, &sn, &m->sequence);
 	default:
 		return skipped(q);
 	}
@@ -110,7 +103,7 @@ static bool member(struct json_quick *q, struct ledger_quick_message *m, unsigne
 
 bool ledger_quick_message(const char *data, size_t len, size_t start, struct ledger_quick_message *m, size_t *end)
 {
-	struct json_quick q = { data + start, data + len };
+	struct json_quick q = { .p = data + start, .end = data + len };
 	*m = (struct ledger_quick_message){ .role = -1 };
 	unsigned seen = 0;
 	if (!json_quick_eat(&q, '{'))

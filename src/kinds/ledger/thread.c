@@ -115,12 +115,18 @@ static struct ledger_thread *build(const struct source *src, long head)
 	return th;
 }
 
+struct ledger_cache *ledger_cache(const struct source *src)
+{
+	return &((struct ledger *)src->model)->cache;
+}
+
 const struct ledger_thread *ledger_thread_of(const struct source *src, long head, struct ledger_thread **temp)
 {
-	struct ledger *l = src->model;
+	const struct ledger *l = src->model;
+	struct ledger_cache *c = ledger_cache(src);
 	*temp = NULL;
-	if (l->thread && l->thread->head == head)
-		return l->thread;
+	if (c->thread && c->thread->head == head)
+		return c->thread;
 	struct ledger_thread *th = build(src, head);
 	if (!th)
 		return NULL;
@@ -128,8 +134,8 @@ const struct ledger_thread *ledger_thread_of(const struct source *src, long head
 		*temp = th;
 		return th;
 	}
-	ledger_thread_free(l->thread);
-	l->thread = th;
+	ledger_thread_free(c->thread);
+	c->thread = th;
 	return th;
 }
 
@@ -184,7 +190,7 @@ void ledger_free_model(void *model)
 {
 	struct ledger *l = model;
 	if (l)
-		ledger_thread_free(l->thread);
+		ledger_thread_free(l->cache.thread);
 	ledger_free(model);
 }
 

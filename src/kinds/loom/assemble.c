@@ -58,7 +58,7 @@ struct state {
 	struct assembly *a;
 	const struct source *src;
 	const struct loom *m;
-	const struct loom_prep *prep; /* m->prep */
+	const struct loom_prep *prep; /* the model's cache.prep */
 	const long *tok;      /* per piece, its block's tokens alone and merged (loom_prep_tokens); NULL */
 	const signed char *user; /* per piece, the user's exclusion (loom_prep_user) */
 	bool dialogue;
@@ -898,7 +898,7 @@ static void explain_empty(struct state *st)
  * out of memory. */
 static void working_arrays(struct state *st)
 {
-	struct loom_prep *pr = ((const struct loom *)st->src->model)->prep;
+	struct loom_prep *pr = loom_cache(st->src)->prep;
 	size_t n = st->src->npieces, np = n ? n : 1;
 	if (!pr->scratch)
 		pr->scratch = cs_malloc((n + 2) * sizeof *st->units + np * (sizeof *st->seq + sizeof *st->btok) + np);
@@ -924,7 +924,7 @@ int loom_assemble(struct asm_run *run, struct assembly *a, struct cs_error *err)
 	int rc = asm_init_unset(a, run, st.dialogue ? ASM_MESSAGES : ASM_DOCUMENT); /* result_base */
 	if (rc == CS_OK)
 		rc = loom_prepare(src); /* once per source: what no edit changes */
-	st.prep = m->prep;
+	st.prep = m->cache.prep;
 	if (rc != CS_OK)
 		return cs_error_nomem(err);
 	static const char *const layers[] = { "system", "history", "current", "memory" };

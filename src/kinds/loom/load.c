@@ -100,19 +100,20 @@ char *loom_keep(struct loader *L, const char *s)
 
 static int read_time(struct loader *L, const cJSON *obj, const struct jpath *at, long long *out)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "createdAt");
+	const cJSON *v = json_member(obj, "createdAt");
 	*out = LOOM_NO_TIME;
-	if (!v || cJSON_IsNull(v))
+	if (!v || json_is_null(v))
 		return CS_OK;
-	if (cJSON_IsNumber(v) && !(fabs(v->valuedouble) <= JSON_MAX_WHOLE)) /* 1e300, NaN: no long long holds it */
+	if (json_is_number(v) &&
+	    !(fabs(json_number_value(v, 0)) <= JSON_MAX_WHOLE)) /* 1e300, NaN: no long long holds it */
 		return json_fail(&L->doc, L->err, CS_ELIMIT, at, "createdAt",
-				 "%g is no time in milliseconds (at most %.0f either way)", v->valuedouble,
+				 "%g is no time in milliseconds (at most %.0f either way)", json_number_value(v, 0),
 				 (double)JSON_MAX_WHOLE);
-	if (cJSON_IsNumber(v)) {
-		*out = (long long)v->valuedouble;
+	if (json_is_number(v)) {
+		*out = (long long)json_number_value(v, 0);
 		return CS_OK;
 	}
-	if (cJSON_IsString(v) && loom_parse_time(v->valuestring, out))
+	if (json_is_string(v) && loom_parse_time(json_string_value(v), out))
 		return CS_OK;
 	return json_fail(&L->doc, L->err, CS_ETYPE, at, "createdAt",
 			 "expected an ISO 8601 time or epoch milliseconds, got %s", json_type_name(v));
@@ -140,10 +141,10 @@ static int check_content(struct loader *L, const cJSON *c, const struct jpath *a
 	struct jpath bp = JPATH_KEY(at, "blocks");
 	long i = 0;
 	const cJSON *b;
-	cJSON_ArrayForEach(b, blocks)
+	JSON_EACH(b, blocks)
 	{
 		struct jpath ip = JPATH_INDEX(&bp, i++);
-		if (!cJSON_IsObject(b))
+		if (!json_is_object(b))
 			return json_fail(&L->doc, L->err, CS_ETYPE, &ip, NULL, "expected a content block, got %s",
 					 json_type_name(b));
 		const char *bt = NULL;
@@ -161,11 +162,11 @@ static int check_content(struct loader *L, const cJSON *c, const struct jpath *a
 /* The node's assembled text (ctxscope-formats(5): non-text is a literal stand-in). */
 void loom_content_text(const cJSON *c, struct strbuf *out)
 {
-	const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "type"));
+	const char *type = json_string_value(json_member(c, "type"));
 	if (!type)
 		return;
 	if (!strcmp(type, "text")) {
-		const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "text"));
+		const char *t = json_string_value(json_member(c, "text"));
 		if (t)
 			sb_puts(out, t);
 	} else if (!strcmp(type, "image")) {
@@ -175,7 +176,7 @@ void loom_content_text(const cJSON *c, struct strbuf *out)
 	} else {
 		const cJSON *b;
 		bool first = true;
-		cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(c, "blocks"))
+		JSON_EACH(b, json_member(c, "blocks"))
 		{
 			if (!first)
 				sb_putc(out, '\n');
@@ -202,7 +203,7 @@ static int read_node(struct loader *L, const cJSON *v, const struct jpath *ip, s
 {
 	struct tnode *t = &L->nodes[i];
 	int rc;
-	if (!cJSON_IsObject(v))
+	if (!json_is_object(v))
 		return json_fail(&L->doc, L->err, CS_ETYPE, ip, NULL, "expected a node object, got %s", json_type_name(v));
 	t->piece = -1;
 	if ((rc = keep_id(L, v, ip, "id", JSON_REQUIRED, &t->id)))
@@ -274,7 +275,7 @@ int loom_node_content(struct loader *L, const struct tnode *t, const cJSON **con
 {
 	const cJSON *v = t->json;
 	int rc = v ? CS_OK : json_doc_element(&L->doc, t->at, &v, L->err);
-	*content = cJSON_GetObjectItemCaseSensitive(v, "content");
+	*content = json_member(v, "content");
 	return rc;
 }
 
@@ -306,10 +307,10 @@ static int read_sources(struct loader *L, const cJSON *v, const struct jpath *ip
 	e->first_src = L->nsrcs;
 	size_t primaries = 0;
 	const cJSON *s;
-	cJSON_ArrayForEach(s, sources)
+	JSON_EACH(s, sources)
 	{
 		struct jpath kp = JPATH_INDEX(&sp, e->nsrc);
-		if (!cJSON_IsObject(s))
+		if (!json_is_object(s))
 			return json_fail(&L->doc, L->err, CS_ETYPE, &kp, NULL, "expected a source object, got %s",
 					 json_type_name(s));
 		if (CS_GROW(L->srcs, L->srcs_cap, L->nsrcs + 1))
@@ -354,7 +355,7 @@ static int read_edge(struct loader *L, const cJSON *v, const struct jpath *ip, s
 {
 	struct tedge *e = &L->edges[i];
 	int rc;
-	if (!cJSON_IsObject(v))
+	if (!json_is_object(v))
 		return json_fail(&L->doc, L->err, CS_ETYPE, ip, NULL, "expected an edge object, got %s",
 				 json_type_name(v));
 	e->index = i;
@@ -440,7 +441,7 @@ static int read_selections(struct loader *L, const cJSON *path, const struct jpa
 	*nout = 0;
 	if (rc || !arr)
 		return rc;
-	size_t n = (size_t)cJSON_GetArraySize(arr);
+	size_t n = json_length(arr);
 	struct selection *sel = cs_calloc(n ? n : 1, sizeof *sel);
 	if (!sel)
 		return loom_nomem(L);
@@ -449,11 +450,11 @@ static int read_selections(struct loader *L, const cJSON *path, const struct jpa
 	struct jpath sp = JPATH_KEY(pp, "selections");
 	const cJSON *v;
 	size_t i = 0;
-	cJSON_ArrayForEach(v, arr)
+	JSON_EACH(v, arr)
 	{
 		struct jpath ip = JPATH_INDEX(&sp, i);
 		sel[i].index = (long)i;
-		if (!cJSON_IsObject(v)) {
+		if (!json_is_object(v)) {
 			return json_fail(&L->doc, L->err, CS_ETYPE, &ip, NULL, "expected a selection object, got %s",
 					 json_type_name(v));
 		}
@@ -599,7 +600,7 @@ static int explicit_path(struct loader *L, const cJSON *ids, const struct jpath 
 			 size_t nsel, size_t root)
 {
 	struct jpath ip = JPATH_KEY(pp, "nodeIds");
-	size_t n = (size_t)cJSON_GetArraySize(ids);
+	size_t n = json_length(ids);
 	if (n == 0)
 		return json_fail(&L->doc, L->err, CS_ESTRUCT, pp, "nodeIds", "the path is empty");
 	L->path = cs_calloc(n, sizeof *L->path);
@@ -612,27 +613,28 @@ static int explicit_path(struct loader *L, const cJSON *ids, const struct jpath 
 	}
 	const cJSON *v;
 	size_t i = 0;
-	cJSON_ArrayForEach(v, ids)
+	JSON_EACH(v, ids)
 	{
 		struct jpath kp = JPATH_INDEX(&ip, i);
-		if (!cJSON_IsString(v)) {
+		if (!json_is_string(v)) {
 			rc = json_fail(&L->doc, L->err, CS_ETYPE, &kp, NULL, "expected a node id, got %s", json_type_name(v));
 			break;
 		}
-		size_t node = idmap_get(&L->node_ids, v->valuestring);
+		size_t node = idmap_get(&L->node_ids, json_string_value(v));
 		if (node == NONE) {
-			rc = json_fail(&L->doc, L->err, CS_ESTRUCT, &kp, NULL, "no node \"%s\"", v->valuestring);
+			rc = json_fail(&L->doc, L->err, CS_ESTRUCT, &kp, NULL, "no node \"%s\"", json_string_value(v));
 			break;
 		}
 		if (seen[node]) {
-			rc = json_fail(&L->doc, L->err, CS_ESTRUCT, &kp, NULL, "node \"%s\" is on the path twice (a cycle)",
-				       v->valuestring);
+			rc = json_fail(&L->doc, L->err, CS_ESTRUCT, &kp, NULL,
+				       "node \"%s\" is on the path twice (a cycle)", json_string_value(v));
 			break;
 		}
 		seen[node] = 1;
 		if (i == 0 && node != root) {
 			rc = json_fail(&L->doc, L->err, CS_ESTRUCT, &kp, NULL,
-				       "the path must start at the root \"%s\", not \"%s\"", L->nodes[root].id, v->valuestring);
+				       "the path must start at the root \"%s\", not \"%s\"", L->nodes[root].id,
+				       json_string_value(v));
 			break;
 		}
 		L->path[i] = node;
@@ -658,7 +660,7 @@ static int explicit_path(struct loader *L, const cJSON *ids, const struct jpath 
 			if (found == NONE) {
 				rc = json_fail(&L->doc, L->err, CS_ESTRUCT, &kp, NULL,
 					       "no edge joins \"%s\" to \"%s\" (each step of the path needs one)",
-					       L->nodes[L->path[i - 1]].id, v->valuestring);
+					       L->nodes[L->path[i - 1]].id, json_string_value(v));
 				break;
 			}
 			L->path_edge[i] = found;
@@ -681,10 +683,10 @@ static int read_agents(struct loader *L, const cJSON *root, const char *agent_id
 	struct jpath ap = JPATH_KEY(JPATH_ROOT, "agents");
 	const cJSON *v, *chosen = NULL;
 	size_t i = 0, models = 0;
-	cJSON_ArrayForEach(v, arr)
+	JSON_EACH(v, arr)
 	{
 		struct jpath ip = JPATH_INDEX(&ap, i++);
-		if (!cJSON_IsObject(v))
+		if (!json_is_object(v))
 			return json_fail(&L->doc, L->err, CS_ETYPE, &ip, NULL, "expected an agent object, got %s",
 					 json_type_name(v));
 		const char *id = NULL, *type = "model", *prompt = NULL, *name = NULL, *ref = NULL;
@@ -714,15 +716,15 @@ static int read_agents(struct loader *L, const cJSON *root, const char *agent_id
 				 "%zu model agents and no path.agentId: say which one's systemPrompt applies", models);
 	if (!chosen)
 		return CS_OK;
-	const cJSON *conf = cJSON_GetObjectItemCaseSensitive(chosen, "configuration");
-	const char *prompt = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(conf, "systemPrompt"));
-	const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(chosen, "name"));
-	const char *ref = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(chosen, "modelRef"));
+	const cJSON *conf = json_member(chosen, "configuration");
+	const char *prompt = json_string_value(json_member(conf, "systemPrompt"));
+	const char *name = json_string_value(json_member(chosen, "name"));
+	const char *ref = json_string_value(json_member(chosen, "modelRef"));
 	size_t n = prompt ? strlen(prompt) : 0;
 	if (prompt)
 		loom_trim(&prompt, &n);
 	L->m->agent_prompt = arena_strndup(&L->src->arena, prompt ? prompt : "", n);
-	L->m->agent_name = loom_keep(L, name ? name : cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(chosen, "id")));
+	L->m->agent_name = loom_keep(L, name ? name : json_string_value(json_member(chosen, "id")));
 	if (ref && !L->m->model_ref)
 		L->m->model_ref = loom_keep(L, ref);
 	if (!L->m->agent_prompt || !L->m->agent_name || (ref && !L->m->model_ref))
@@ -803,7 +805,7 @@ void loom_free(void *model)
 	struct loom *m = model;
 	if (!m)
 		return;
-	loom_usage_free(m->usage);
+	loom_usage_free(m->cache.usage);
 	cs_free(m->items);
 	cs_free(m);
 }
@@ -844,9 +846,9 @@ static int read_tree(struct loader *L, const cJSON *root, size_t *root_node)
 	if (perms) {
 		struct strbuf sb = STRBUF_INIT;
 		const cJSON *v;
-		cJSON_ArrayForEach(v, perms)
-			if (cJSON_IsString(v))
-				sb_printf(&sb, "%s%s", sb.len ? ", " : "", v->valuestring);
+		JSON_EACH(v, perms)
+			if (json_is_string(v))
+				sb_printf(&sb, "%s%s", sb.len ? ", " : "", json_string_value(v));
 		m->permissions = sb.failed ? NULL : loom_keep(L, sb_str(&sb));
 		sb_fini(&sb);
 		if (!m->permissions)
@@ -899,7 +901,7 @@ int loom_load(struct source *src, const char *data, size_t len, struct cs_error 
 	if (rc)
 		goto out;
 	const cJSON *root = L.doc.root;
-	if (!cJSON_IsObject(root)) {
+	if (!json_is_object(root)) {
 		rc = json_fail(&L.doc, err, CS_ETYPE, JPATH_ROOT, NULL, "expected a loom tree object, got %s",
 			       json_type_name(root));
 		goto out;
@@ -929,7 +931,7 @@ int loom_load(struct source *src, const char *data, size_t len, struct cs_error 
 	const cJSON *ids = NULL;
 	if ((rc = json_get_array(&L.doc, path, &pp, "nodeIds", JSON_OPTIONAL, &ids, err)))
 		goto out;
-	if (ids && cJSON_GetArraySize(ids) > 0) {
+	if (ids && json_length(ids) > 0) {
 		rc = explicit_path(&L, ids, &pp, sel, nsel, root_node);
 		m->path_source = "path.nodeIds";
 	} else {

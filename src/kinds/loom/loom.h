@@ -58,6 +58,21 @@ struct loom_item {
 };
 
 struct loom_usage; /* the replayed requests, computed when first asked (usage.c) */
+struct loom_prep;
+
+/* The model's cache: what the kind keeps between assemblies to spare work.
+ * Filled on first use and owned by the model (freed by loom_free_model),
+ * it never changes what the tree means: prep holds what no edit changes,
+ * the replays are kept with the settings they were made under
+ * (chars_per_token, loom_aware) and made again when those differ. */
+struct loom_cache {
+	struct loom_usage *usage; /* the replays of the model nodes (usage.c); NULL until asked */
+	struct loom_prep *prep;   /* what the assembly reads of each piece (prep.c); NULL until the
+				   * first assembly */
+};
+/* The cache of src's model (a loom): the one place where a source held
+ * read-only (const) is written, and only its cache. */
+struct loom_cache *loom_cache(const struct source *src);
 
 struct loom {
 	enum loom_mode mode;
@@ -97,9 +112,7 @@ struct loom {
 	size_t responses_off_path;   /* responses for model nodes the path does not use */
 	size_t replay_pos;           /* SIZE_MAX; a replay: the path node whose request it assembles */
 	long want_request;           /* the replay setting: the Nth model node's request (1-based); -1 the next */
-	struct loom_usage *usage;    /* cache of the replays (usage.c); NULL until asked; owned */
-	struct loom_prep *prep;      /* what the assembly reads of each piece (prep.c); NULL until
-				      * the first assembly; owned (freed by loom_free_model) */
+	struct loom_cache cache;     /* kept between assemblies (loom_cache) */
 };
 
 /* Per piece (by piece index), what no edit changes, for the assembly

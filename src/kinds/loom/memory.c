@@ -27,23 +27,23 @@ static int read_lines(struct loader *L, const cJSON *obj, const struct jpath *at
 	int rc = json_get_array(&L->doc, obj, at, key, JSON_OPTIONAL, &arr, L->err);
 	if (rc || !arr)
 		return rc;
-	size_t cap = (size_t)cJSON_GetArraySize(arr);
+	size_t cap = json_length(arr);
 	*out = arena_alloc(&L->src->arena, (cap ? cap : 1) * sizeof **out);
 	if (!*out)
 		return loom_nomem(L);
 	struct jpath kp = JPATH_KEY(at, key);
 	long i = 0;
 	const cJSON *v;
-	cJSON_ArrayForEach(v, arr)
+	JSON_EACH(v, arr)
 	{
 		struct jpath ip = JPATH_INDEX(&kp, i++);
-		if (!cJSON_IsString(v)) {
+		if (!json_is_string(v)) {
 			if ((rc = loom_warn_at(L, -1, &ip, NULL, "expected a string, got %s; left out",
 					       json_type_name(v))))
 				return rc;
 			continue;
 		}
-		const char *s = v->valuestring;
+		const char *s = json_string_value(v);
 		size_t len = strlen(s);
 		loom_trim(&s, &len);
 		if (!len)
@@ -65,10 +65,10 @@ static int read_pinned(struct loader *L, const cJSON *mem, const struct jpath *a
 	long i = 0;
 	const cJSON *v;
 	size_t first = L->src->npieces;
-	cJSON_ArrayForEach(v, arr)
+	JSON_EACH(v, arr)
 	{
 		struct jpath ip = JPATH_INDEX(&pp, i++);
-		if (!cJSON_IsObject(v))
+		if (!json_is_object(v))
 			return json_fail(&L->doc, L->err, CS_ETYPE, &ip, NULL, "expected a pinned entry {label, text}, got %s",
 					 json_type_name(v));
 		const char *label = NULL, *text = "";

@@ -82,10 +82,16 @@ static bool prep_lists(struct loom_prep *pr, const struct source *src, const str
 	return true;
 }
 
+struct loom_cache *loom_cache(const struct source *src)
+{
+	return &((struct loom *)src->model)->cache;
+}
+
 int loom_prepare(const struct source *src)
 {
-	struct loom *m = src->model;
-	if (m->prep)
+	const struct loom *m = src->model;
+	struct loom_cache *c = loom_cache(src);
+	if (c->prep)
 		return CS_OK;
 	struct loom_prep *pr = cs_calloc(1, sizeof *pr);
 	size_t n = src->npieces ? src->npieces : 1;
@@ -119,13 +125,13 @@ int loom_prepare(const struct source *src)
 		pr->cp[i] = p->code_points;
 	}
 	pr->n = src->npieces;
-	m->prep = pr;
+	c->prep = pr;
 	return CS_OK;
 }
 
 const long *loom_prep_tokens(const struct source *src, double chars_per_token)
 {
-	struct loom_prep *pr = ((struct loom *)src->model)->prep;
+	struct loom_prep *pr = loom_cache(src)->prep;
 	if (pr->tok && pr->tok_cpt == chars_per_token)
 		return pr->tok;
 	if (!pr->tok)
@@ -142,7 +148,7 @@ const long *loom_prep_tokens(const struct source *src, double chars_per_token)
 
 const signed char *loom_prep_user(const struct source *src, bool lazy)
 {
-	struct loom_prep *pr = ((struct loom *)src->model)->prep;
+	struct loom_prep *pr = loom_cache(src)->prep;
 	if (!pr->user && !(pr->user = cs_malloc(pr->n ? pr->n : 1)))
 		return NULL;
 	unsigned long from = pr->user_edits, to = src->edits;
@@ -164,7 +170,7 @@ const signed char *loom_prep_user(const struct source *src, bool lazy)
 
 bool loom_prep_same_role(const struct source *src, long a, long b)
 {
-	const struct loom_prep *pr = ((const struct loom *)src->model)->prep;
+	const struct loom_prep *pr = loom_cache(src)->prep;
 	if (pr->role[a] != pr->role[b])
 		return false;
 	return pr->role[a] < LOOM_PREP_ROLES || strcmp(src->pieces[a].role, src->pieces[b].role) == 0;
@@ -194,6 +200,6 @@ void loom_free_model(void *model)
 {
 	struct loom *m = model;
 	if (m)
-		loom_prep_free(m->prep);
+		loom_prep_free(m->cache.prep);
 	loom_free(model);
 }

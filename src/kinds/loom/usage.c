@@ -72,9 +72,9 @@ static int read_response(struct loader *L, const cJSON *v, const struct jpath *i
 	*node = NONE;
 	r->prompt = r->completion = LOOM_NO_TOKENS;
 	r->ms = LOOM_NO_TIME;
-	if (!cJSON_IsObject(v))
+	if (!json_is_object(v))
 		return loom_warn_at(L, -1, ip, NULL, "expected a raw response object, got %s; ignored", json_type_name(v));
-	const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(v, "nodeId"));
+	const char *id = json_string_value(json_member(v, "nodeId"));
 	if (!id)
 		return loom_warn_at(L, -1, ip, "nodeId", "no nodeId: the response names no node; ignored");
 	size_t n = loom_node_index(L, id);
@@ -85,15 +85,24 @@ static int read_response(struct loader *L, const cJSON *v, const struct jpath *i
 		return loom_warn_at(L, t->piece, ip, "nodeId",
 				    "node %s is a human node: a raw response belongs to the model node it produced; "
 				    "ignored", id);
-	const cJSON *use = cJSON_GetObjectItemCaseSensitive(v, "tokenUsage");
-	const cJSON *pt = cJSON_GetObjectItemCaseSensitive(use, "promptTokens");
-	if (!cJSON_IsNumber(pt) || pt->valuedouble < 0 || pt->valuedouble > 1e12)
+	const cJSON *use = json_member(v, "tokenUsage");
+	struct jpath up = JPATH_KEY(ip, "tokenUsage");
+	char w[300];
+	struct json_count_place pl = { .d = &L->doc, .first_line = 1 };
+	long prompt = LOOM_NO_TOKENS;
+	int got = json_count_at(&pl, use, &up, "promptTokens", &prompt, w, sizeof w);
+	if (got == JSON_COUNT_BAD)
+		return source_warn(L->src, t->piece, pl.line, pl.column, "%s; the response for node %s is ignored", w,
+				   id);
+	if (got == JSON_COUNT_ABSENT)
 		return loom_warn_at(L, t->piece, ip, "tokenUsage",
 				    "no tokenUsage.promptTokens (a whole number of 0 or more) for node %s; ignored", id);
-	const cJSON *ct = cJSON_GetObjectItemCaseSensitive(use, "completionTokens");
-	r->completion = cJSON_IsNumber(ct) && ct->valuedouble >= 0 && ct->valuedouble <= 1e12 ? (long)ct->valuedouble
-											: LOOM_NO_TOKENS;
-	const char *ts = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(v, "responseTimestamp"));
+	if (json_count_at(&pl, use, &up, "completionTokens", &r->completion, w, sizeof w) == JSON_COUNT_BAD) {
+		int rc = source_warn(L->src, t->piece, pl.line, pl.column, "%s; left unknown", w);
+		if (rc)
+			return rc;
+	}
+	const char *ts = json_string_value(json_member(v, "responseTimestamp"));
 	if (ts && !loom_parse_time(ts, &r->ms)) {
 		r->ms = LOOM_NO_TIME;
 		int rc = loom_warn_at(L, t->piece, ip, "responseTimestamp", "not an ISO 8601 time: \"%s\"; taken as absent",
@@ -101,9 +110,9 @@ static int read_response(struct loader *L, const cJSON *v, const struct jpath *i
 		if (rc)
 			return rc;
 	}
-	r->id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(v, "id"));
-	r->provider = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(v, "provider"));
-	r->prompt = (long)pt->valuedouble;
+	r->id = json_string_value(json_member(v, "id"));
+	r->provider = json_string_value(json_member(v, "provider"));
+	r->prompt = prompt;
 	*node = n;
 	return CS_OK;
 }
@@ -155,7 +164,7 @@ int loom_read_responses(struct loader *L, const cJSON *root)
 	struct jpath ap = JPATH_KEY(JPATH_ROOT, "rawApiResponses");
 	long i = 0;
 	const cJSON *v;
-	cJSON_ArrayForEach(v, arr)
+	JSON_EACH(v, arr)
 	{
 		struct jpath ip = JPATH_INDEX(&ap, i);
 		struct response r;
@@ -192,7 +201,7 @@ size_t loom_model_node(const struct source *src, size_t k, size_t *pos, long *pi
 {
 	const struct loom *m = src->model;
 	if (loom_prepare(src) == CS_OK) { /* the list made once (prep.c) */
-		const struct loom_prep *pr = m->prep;
+		const struct loom_prep *pr = m->cache.prep;
 		if (k < pr->nmodel) {
 			if (pos)
 				*pos = m->items[src->pieces[pr->model[k]].kind_index].path_pos;
@@ -227,7 +236,7 @@ static int replay(const struct source *src, size_t pos, struct assembly *out, st
 	struct loom l = *m0;
 	l.replay_pos = pos;
 	l.min_recent_override = -1;
-	l.usage = NULL;
+	l.cache.usage = NULL; /* shares the cache's prep, made above */
 	struct piece *pieces = cs_malloc((src->npieces ? src->npieces : 1) * sizeof *pieces);
 	if (!pieces)
 		return cs_error_nomem(err);
@@ -303,14 +312,15 @@ static int replay_row(const struct source *src, struct loom_usage *u, long piece
 
 int loom_usage_get(const struct source *src, const struct loom_usage **out, struct cs_error *err)
 {
-	struct loom *m = src->model;
-	if (m->usage && m->usage->chars_per_token == src->settings.chars_per_token &&
-	    m->usage->loom_aware == m->loom_aware) {
-		*out = m->usage;
+	const struct loom *m = src->model;
+	struct loom_cache *c = loom_cache(src);
+	if (c->usage && c->usage->chars_per_token == src->settings.chars_per_token &&
+	    c->usage->loom_aware == m->loom_aware) {
+		*out = c->usage;
 		return CS_OK;
 	}
-	usage_free(m->usage);
-	m->usage = NULL;
+	usage_free(c->usage);
+	c->usage = NULL;
 	size_t steps = loom_model_node(src, SIZE_MAX, NULL, NULL);
 	struct loom_usage *u = cs_calloc(1, sizeof *u);
 	if (u)
@@ -345,7 +355,7 @@ int loom_usage_get(const struct source *src, const struct loom_usage **out, stru
 		if (u->exact_sum >= 0)
 			u->exact_sum = u->rows[k].exact >= 0 ? u->exact_sum + u->rows[k].exact : -1;
 	}
-	m->usage = u;
+	c->usage = u;
 	*out = u;
 	return CS_OK;
 }

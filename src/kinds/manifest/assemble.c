@@ -321,27 +321,31 @@ static uint64_t priority_key(double priority)
 	return ~u;
 }
 
-/* Sorts items[0..n) by key, stably. scratch holds n items. false on OOM. */
+/* Sorts items[0..n) by key, stably. scratch holds n items. false on OOM.
+ * A few items take 8-bit digits: clearing and summing 65536 counters per
+ * pass cost far more than the items (a small manifest's assembly). */
 static bool sort_items(struct sort_item *items, struct sort_item *scratch, size_t n)
 {
-	uint32_t *count = cs_malloc(SORT_RADIX * sizeof *count);
+	unsigned bits = n < SORT_RADIX / 16 ? 8 : SORT_RADIX_BITS;
+	size_t radix = (size_t)1 << bits;
+	uint32_t *count = cs_malloc(radix * sizeof *count);
 	if (!count)
 		return false;
 	struct sort_item *from = items, *to = scratch;
-	for (unsigned shift = 0; shift < 64; shift += SORT_RADIX_BITS) {
-		memset(count, 0, SORT_RADIX * sizeof *count);
+	for (unsigned shift = 0; shift < 64; shift += bits) {
+		memset(count, 0, radix * sizeof *count);
 		for (size_t i = 0; i < n; i++)
-			count[(from[i].key >> shift) & (SORT_RADIX - 1)]++;
-		if (n && count[(from[0].key >> shift) & (SORT_RADIX - 1)] == n)
+			count[(from[i].key >> shift) & (radix - 1)]++;
+		if (n && count[(from[0].key >> shift) & (radix - 1)] == n)
 			continue; /* every key has this digit: the pass would change nothing */
 		uint32_t sum = 0;
-		for (size_t d = 0; d < SORT_RADIX; d++) {
+		for (size_t d = 0; d < radix; d++) {
 			uint32_t c = count[d];
 			count[d] = sum;
 			sum += c;
 		}
 		for (size_t i = 0; i < n; i++)
-			to[count[(from[i].key >> shift) & (SORT_RADIX - 1)]++] = from[i];
+			to[count[(from[i].key >> shift) & (radix - 1)]++] = from[i];
 		struct sort_item *t = from;
 		from = to;
 		to = t;

@@ -82,21 +82,22 @@ static const char *archetype_text(const struct memory *m, struct arena *ar)
  * reaches back into them at random. false on out of memory. */
 static bool rank(struct run *r, struct assembly *a)
 {
+	struct memory_cache *mc = memory_cache(r->src);
 	const struct source *src = r->src;
-	struct memory *cache = src->model; /* the kept order (rank.c) */
+	const struct memory *cache = src->model; /* its cache holds the kept order (rank.c) */
 	struct memory_flags *flags = r->flags = cs_malloc((r->n ? r->n : 1) * sizeof *flags);
 	if (!flags || !memory_rank(cache, src, r->s->weights))
 		return false;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct piece *p = &src->pieces[i];
 		const struct memory_item *it = &r->m->items[p->kind_index];
-		a->results[i] = (struct piece_result){ .outcome = OUTCOME_DROPPED, .block = -1, .score = cache->score_of[i],
+		a->results[i] = (struct piece_result){ .outcome = OUTCOME_DROPPED, .block = -1, .score = mc->score_of[i],
 						       .original_tokens = it->tokens }; /* asm_init_unset left it */
 		flags[i] = (struct memory_flags){ piece_excluded(p), (unsigned char)it->filtered,
 						(unsigned char)memory_held_out(r->m, it) };
 	}
-	r->order = cache->slots;
-	r->rank_of = cache->rank_of;
+	r->order = mc->slots;
+	r->rank_of = mc->rank_of;
 	for (size_t k = 0; k < r->n; k++) {
 		struct memory_slot *o = &r->order[k];
 		struct memory_flags f = flags[o->index];
@@ -124,18 +125,19 @@ static int cmp_own(const void *x, const void *y)
 	return a->index < b->index ? -1 : a->index > b->index; /* ties: input order */
 }
 
-/* Makes m->pass1_order and pass1 (once: own scores never change), then
+/* Makes m->cache.pass1_order and pass1 (once: own scores never change), then
  * pass1's ranks for the current layout of the slots. false on out of memory. */
-static bool pass1_order(struct memory *m, const struct source *src)
+static bool pass1_order(const struct memory *m, const struct source *src)
 {
+	struct memory_cache *mc = memory_cache(src);
 	size_t n = src->npieces, k = 0;
-	if (!m->pass1_valid) {
+	if (!mc->pass1_valid) {
 		struct own *o = cs_malloc((n ? n : 1) * sizeof *o);
-		cs_free(m->pass1_order);
-		cs_free(m->pass1);
-		m->pass1_order = cs_malloc((n ? n : 1) * sizeof *m->pass1_order);
-		m->pass1 = cs_malloc((n ? n : 1) * sizeof *m->pass1);
-		if (!o || !m->pass1_order || !m->pass1) {
+		cs_free(mc->pass1_order);
+		cs_free(mc->pass1);
+		mc->pass1_order = cs_malloc((n ? n : 1) * sizeof *mc->pass1_order);
+		mc->pass1 = cs_malloc((n ? n : 1) * sizeof *mc->pass1);
+		if (!o || !mc->pass1_order || !mc->pass1) {
 			cs_free(o);
 			return false;
 		}
@@ -148,31 +150,32 @@ static bool pass1_order(struct memory *m, const struct source *src)
 		qsort(o, k, sizeof *o, cmp_own);
 		for (size_t j = 0; j < k; j++) {
 			const struct memory_item *it = &m->items[src->pieces[o[j].index].kind_index];
-			m->pass1_order[j] = o[j].index;
-			m->pass1[j] = (struct memory_pass1){ 0, it->tokens, o[j].share };
+			mc->pass1_order[j] = o[j].index;
+			mc->pass1[j] = (struct memory_pass1){ 0, it->tokens, o[j].share };
 		}
-		m->npass1 = k;
+		mc->npass1 = k;
 		cs_free(o);
-		m->pass1_valid = true;
-		m->pass1_layout = 0; /* no ranks yet */
+		mc->pass1_valid = true;
+		mc->pass1_layout = 0; /* no ranks yet */
 	}
-	if (m->pass1_layout != m->layout) {
-		for (size_t j = 0; j < m->npass1; j++)
-			m->pass1[j].rank = m->rank_of[m->pass1_order[j]];
-		m->pass1_layout = m->layout;
+	if (mc->pass1_layout != mc->layout) {
+		for (size_t j = 0; j < mc->npass1; j++)
+			mc->pass1[j].rank = mc->rank_of[mc->pass1_order[j]];
+		mc->pass1_layout = mc->layout;
 	}
 	return true;
 }
 
 /* Pass 1: each source query keeps what fits its share, by its own score
  * (read in that order: the items' flags, small, not their slots). */
-static void pass_queries(struct run *r, const struct memory *cache)
+static void pass_queries(struct run *r)
 {
-	for (size_t j = 0; r->m->caps && j < cache->npass1; j++) {
-		struct memory_flags f = r->flags[cache->pass1_order[j]];
+	struct memory_cache *mc = memory_cache(r->src);
+	for (size_t j = 0; r->m->caps && j < mc->npass1; j++) {
+		struct memory_flags f = r->flags[mc->pass1_order[j]];
 		if (f.excluded || f.filtered != MF_NONE || f.held)
 			continue;
-		const struct memory_pass1 *q = &cache->pass1[j];
+		const struct memory_pass1 *q = &mc->pass1[j];
 		struct memory_decision *d = &r->dec[q->rank];
 		d->share_used = r->share_used[q->share];
 		if (r->share_used[q->share] + q->tokens > r->cap[q->share]) {
@@ -624,7 +627,8 @@ static void explain_facts(const struct run *r, struct assembly *a)
  * build is then kept (patch.c). false on out of memory. */
 static bool build_anew(struct run *r, struct assembly *a)
 {
-	struct memory *cache = r->src->model; /* the pass-1 order (pass1_order) */
+	struct memory_cache *mc = memory_cache(r->src);
+	const struct memory *cache = r->src->model; /* its cache holds the pass-1 order (pass1_order) */
 	if (asm_reuse_decline(a) != CS_OK) /* rank() writes every result */
 		return false;
 	r->dec = cs_calloc(r->n ? r->n : 1, sizeof *r->dec);
@@ -633,13 +637,13 @@ static bool build_anew(struct run *r, struct assembly *a)
 		cs_free(r->flags);
 		return false;
 	}
-	pass_queries(r, cache);
+	pass_queries(r);
 	select_compressed(r, a);
 	render(r, a);
 	if (!r->m->quiet)
 		explain_drops(r, a);
-	if (a->nomem && cache->kept) /* results part written: nothing to keep */
-		cache->kept->valid = false;
+	if (a->nomem && mc->kept) /* results part written: nothing to keep */
+		mc->kept->valid = false;
 	if (a->nomem) {
 		cs_free(r->dec);
 		cs_free(r->flags);
@@ -671,7 +675,7 @@ static void kept_result(const struct memory *cache, const struct memory_kept *k,
 	long full = k->full[i];
 	bool numbers = why == REASON_OVER_BUDGET || why == REASON_OVER_ALLOCATION;
 	*out = (struct piece_result){ .outcome = OUTCOME_DROPPED, .reason = why, .why = { numbers ? full : 0, k->why1[i] },
-				      .original_tokens = full, .block = -1, .score = cache->score_of[i] };
+				      .original_tokens = full, .block = -1, .score = cache->cache.score_of[i] };
 }
 
 /* Every result written in input order from the kept arrays (no walk over
@@ -679,6 +683,7 @@ static void kept_result(const struct memory *cache, const struct memory_kept *k,
  * order, as build_anew leaves them. */
 static void write_all(struct run *r, struct assembly *a, const struct memory_kept *k)
 {
+	struct memory_cache *mc = memory_cache(r->src);
 	const struct memory *cache = r->m;
 	for (size_t i = 0; i < r->n; i++)
 		kept_result(cache, k, i, &a->results[i]); /* in place: a million, not copied through the stack */
@@ -689,7 +694,7 @@ static void write_all(struct run *r, struct assembly *a, const struct memory_kep
 		for (size_t q = 0; q < r->n; q++) {
 			int why = k->rreason[q];
 			if (why == REASON_EXCLUDED_BY_USER || why == REASON_OVER_BUDGET || why == REASON_OVER_ALLOCATION) {
-				a->not_whole[nw++] = (long)cache->rank_order[q]; /* its result written above */
+				a->not_whole[nw++] = (long)mc->rank_order[q]; /* its result written above */
 				deferred++;
 			} else if (why != REASON_NONE) {
 				a->nnot_whole = nw;
@@ -770,14 +775,14 @@ static bool long_cascade(size_t touched, size_t n)
  * every result written. false on out of memory. */
 static bool from_kept(struct run *r, struct assembly *a)
 {
-	struct memory *cache = r->src->model; /* the kept build: its results are now a's */
-	struct memory_kept *k = cache->kept;
+	struct memory_cache *mc = memory_cache(r->src); /* the kept build: its results are now a's */
+	struct memory_kept *k = mc->kept;
 	bool patch = a->reused && (a->reused_from == r->results_of[0] || a->reused_from == r->results_of[1]) &&
 		     !long_cascade(k->ntouched, r->n);
 	if (!patch && asm_reuse_decline(a) != CS_OK)
 		return false;
-	r->order = cache->slots;
-	r->rank_of = cache->rank_of;
+	r->order = mc->slots;
+	r->rank_of = mc->rank_of;
 	r->dec = k->dec; /* the kept build's, borrowed */
 	memcpy(r->share_used, k->share_used, sizeof r->share_used);
 	r->dropped_budget = k->dropped_budget;
@@ -824,10 +829,10 @@ int memory_build(struct asm_run *run, struct assembly *a, struct cs_error *err)
 	for (int k = 0; k < MA_COUNT; k++)
 		r.cap[k] = (long)floor((double)r.budget * (r.s->allocation[k] / 100.0)); /* the seed's TokenBudget.allocate */
 
-	struct memory *cache = src->model; /* the kept orders and build (rank.c, patch.c) */
-	if (cache->kept) { /* the patch forgets them */
-		r.results_of[0] = cache->kept->serial;
-		r.results_of[1] = cache->kept->serial_alike;
+	const struct memory *cache = src->model; /* its cache holds the kept orders and build */
+	if (cache->cache.kept) { /* the patch forgets them */
+		r.results_of[0] = cache->cache.kept->serial;
+		r.results_of[1] = cache->cache.kept->serial_alike;
 	}
 	bool patched = !m->quiet && m->hold_from == 0 && memory_rank(cache, src, r.s->weights) &&
 		       memory_kept_matches(m, src, r.budget) && memory_patch(cache, src, r.cap);

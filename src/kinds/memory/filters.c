@@ -28,11 +28,11 @@
 /* A time given as ISO 8601 text or milliseconds since 1970. */
 static bool read_time(const cJSON *v, long long *ms)
 {
-	if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && fabs(v->valuedouble) < 9e15) {
-		*ms = (long long)floor(v->valuedouble);
+	if (json_is_number(v) && isfinite(json_number_value(v, 0)) && fabs(json_number_value(v, 0)) < 9e15) {
+		*ms = (long long)floor(json_number_value(v, 0));
 		return true;
 	}
-	return cJSON_IsString(v) && iso_time_parse(v->valuestring, ms);
+	return json_is_string(v) && iso_time_parse(json_string_value(v), ms);
 }
 
 /* filters.<key>: a list of strings into *out (arena), *n of them. */
@@ -43,20 +43,20 @@ static int read_names(struct source *src, const struct json_doc *d, const cJSON 
 	int rc = json_get_array(d, filters, at, key, JSON_OPTIONAL, &list, err);
 	if (rc || !list)
 		return rc;
-	size_t count = (size_t)cJSON_GetArraySize(list);
+	size_t count = json_length(list);
 	const char **names = arena_alloc(&src->arena, (count ? count : 1) * sizeof *names);
 	if (!names)
 		return cs_error_nomem(err);
 	struct jpath lp = JPATH_KEY(at, key);
 	const cJSON *v;
 	size_t i = 0;
-	cJSON_ArrayForEach(v, list)
+	JSON_EACH(v, list)
 	{
-		if (!cJSON_IsString(v)) {
+		if (!json_is_string(v)) {
 			struct jpath ep = JPATH_INDEX(&lp, i);
 			return json_fail(d, err, CS_ETYPE, &ep, NULL, "expected a string, got %s", json_type_name(v));
 		}
-		if (!(names[i++] = arena_strdup(&src->arena, v->valuestring))) /* the document goes after load */
+		if (!(names[i++] = arena_strdup(&src->arena, json_string_value(v)))) /* the document goes after load */
 			return cs_error_nomem(err);
 	}
 	*out = names;
@@ -67,8 +67,8 @@ static int read_names(struct source *src, const struct json_doc *d, const cJSON 
 int memory_read_filters(struct source *src, struct memory *m, const struct json_doc *d, const cJSON *root,
 			struct cs_error *err)
 {
-	const cJSON *now = cJSON_GetObjectItemCaseSensitive(root, "now");
-	if (now && !cJSON_IsNull(now)) {
+	const cJSON *now = json_member(root, "now");
+	if (now && !json_is_null(now)) {
 		if (!read_time(now, &m->now_ms))
 			return json_fail(d, err, CS_ETYPE, JPATH_ROOT, "now",
 					 "expected an ISO 8601 time or milliseconds since 1970");
@@ -80,12 +80,12 @@ int memory_read_filters(struct source *src, struct memory *m, const struct json_
 		return rc;
 	struct jpath fp = JPATH_KEY(JPATH_ROOT, "filters");
 	struct memory_filters *f = &m->filters;
-	const cJSON *since = cJSON_GetObjectItemCaseSensitive(filters, "since");
-	if (since && !cJSON_IsNull(since)) {
+	const cJSON *since = json_member(filters, "since");
+	if (since && !json_is_null(since)) {
 		if (!read_time(since, &f->since_ms))
 			return json_fail(d, err, CS_ETYPE, &fp, "since", "expected an ISO 8601 time or milliseconds since 1970");
 		f->has_since = true;
-		f->since_text = cJSON_IsString(since) ? arena_strdup(&src->arena, since->valuestring)
+		f->since_text = json_is_string(since) ? arena_strdup(&src->arena, json_string_value(since))
 						      : arena_printf(&src->arena, "%lld ms", f->since_ms);
 		if (!f->since_text)
 			return cs_error_nomem(err);

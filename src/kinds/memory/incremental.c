@@ -48,7 +48,7 @@ int memory_new_event(struct memory *m, const struct json_doc *d, const struct cJ
 	struct memory_item *it = &m->items[i];
 	if (it->type != MEM_EVENT)
 		return json_fail(d, err, CS_ETYPE, at, "type", "a new event must be of type event");
-	if (!cJSON_GetObjectItemCaseSensitive(item, "scores")) {
+	if (!json_member(item, "scores")) {
 		it->scores[MW_RECENCY] = 1.0;
 		it->scores[MW_RELEVANCE] = 1.0;
 		it->scores[MW_SALIENCE] = 0.5;
@@ -211,10 +211,10 @@ static bool seed_context(struct replay *rp, const struct assembly *base)
 	size_t n = rp->src->npieces;
 	rp->ctx.cap = n + 1;
 	rp->ctx.c = cs_malloc(rp->ctx.cap * sizeof *rp->ctx.c);
-	if (!rp->ctx.c || !rp->m->rank_valid)
+	if (!rp->ctx.c || !rp->m->cache.rank_valid)
 		return false;
 	for (size_t k = 0; k < n; k++) {
-		size_t i = rp->m->rank_order[k];
+		size_t i = rp->m->cache.rank_order[k];
 		const struct piece_result *r = &base->results[i];
 		if (r->outcome == OUTCOME_DROPPED)
 			continue;
@@ -333,7 +333,7 @@ static void one_side(const struct replay *rp, const struct assembly *x, const st
 			continue;
 		*tokens += x->results[i].tokens;
 		if (++*count <= 4)
-			sb_printf(out, "%s%s", *count > 1 ? ", " : "", rp->src->pieces[i].id);
+			sb_printf(out, "%s%s", *count > 1 ? ", " : "", piece_name(&rp->src->pieces[i]));
 	}
 	if (*count > 4)
 		sb_printf(out, " and %zu more", *count - 4);

@@ -131,8 +131,8 @@ void memory_free(void *model)
 	cs_free(m->items);
 	memory_rank_forget(m);
 	memory_stack_free(&m->stack);
-	cs_free(m->pass1_order);
-	cs_free(m->pass1);
+	cs_free(m->cache.pass1_order);
+	cs_free(m->cache.pass1);
 	cs_free(m);
 }
 
@@ -259,20 +259,20 @@ static int raw_string(const struct json_doc *d, const cJSON *obj, const struct j
 /* JSON.stringify(v), compact. */
 static void json_text(const cJSON *v, struct strbuf *out)
 {
-	char *text = cJSON_PrintUnformatted(v);
+	char *text = json_print_compact(v);
 	if (!text) {
 		out->failed = true;
 		return;
 	}
 	sb_puts(out, text);
-	cJSON_free(text);
+	json_text_free(text);
 }
 
 /* A JSON value as JavaScript's template literal prints it, as near as C gets. */
 static void js_text(const cJSON *v, struct strbuf *out)
 {
-	if (cJSON_IsString(v)) {
-		sb_puts(out, v->valuestring);
+	if (json_is_string(v)) {
+		sb_puts(out, json_string_value(v));
 		return;
 	}
 	json_text(v, out);
@@ -288,15 +288,16 @@ static int format_event(struct source *src, const struct json_doc *d, const cJSO
 	    (rc = json_get_string(d, ev, at, "outcome", JSON_OPTIONAL, &outcome, err)))
 		return rc;
 	const cJSON *ts = json_member(ev, "timestamp");
-	if (cJSON_IsNumber(ts)) {
-		if (!(ts->valuedouble >= -MEMORY_MAX_EPOCH_MS && ts->valuedouble <= MEMORY_MAX_EPOCH_MS))
+	if (json_is_number(ts)) {
+		if (!(json_number_value(ts, 0) >= -MEMORY_MAX_EPOCH_MS &&
+		      json_number_value(ts, 0) <= MEMORY_MAX_EPOCH_MS))
 			return json_fail(d, err, CS_ETYPE, at, "timestamp",
 					 "milliseconds since 1970 out of range (years 0000 to 9999)");
-		time = iso_from_ms(&src->arena, ts->valuedouble);
+		time = iso_from_ms(&src->arena, json_number_value(ts, 0));
 		if (!time)
 			return cs_error_nomem(err);
-	} else if (cJSON_IsString(ts)) {
-		time = ts->valuestring;
+	} else if (json_is_string(ts)) {
+		time = json_string_value(ts);
 	} else {
 		return json_fail(d, err, CS_ETYPE, at, "timestamp",
 				 "expected milliseconds since 1970 or an ISO time text, got %s", json_type_name(ts));
@@ -305,7 +306,7 @@ static int format_event(struct source *src, const struct json_doc *d, const cJSO
 	struct jpath cp = JPATH_KEY(at, "content");
 	bool known = !strcmp(type, "file_read") || !strcmp(type, "file_write") || !strcmp(type, "shell_exec") ||
 		     !strcmp(type, "error");
-	if (known && !cJSON_IsObject(content))
+	if (known && !json_is_object(content))
 		return json_fail(d, err, CS_ETYPE, at, "content", "a %s event needs a content object, got %s", type,
 				 json_type_name(content));
 	if (!strcmp(type, "file_read") || !strcmp(type, "file_write")) {
@@ -355,9 +356,9 @@ static int format_entity(const struct json_doc *d, const cJSON *en, const struct
 	sb_printf(out, "**%s**: %s", type, name);
 	const cJSON *v;
 	bool first = true;
-	cJSON_ArrayForEach(v, props)
+	JSON_EACH(v, props)
 	{
-		sb_printf(out, "%s%s: ", first ? " (" : ", ", v->string);
+		sb_printf(out, "%s%s: ", first ? " (" : ", ", json_key(v));
 		js_text(v, out);
 		first = false;
 	}
@@ -435,7 +436,7 @@ static int read_own(struct source *src, const struct json_doc *d, const cJSON *i
 	it->weight = NAN;
 	int rc;
 	if (it->type == MEM_RELATION) {
-		const cJSON *holder = cJSON_IsObject(raw) && json_member(raw, "weight") ? raw : item;
+		const cJSON *holder = json_is_object(raw) && json_member(raw, "weight") ? raw : item;
 		struct jpath rp = JPATH_KEY(at, "relation");
 		if ((rc = json_get_number(d, holder, holder == item ? at : &rp, "weight", JSON_OPTIONAL, &it->weight, err)))
 			return rc;
@@ -444,26 +445,27 @@ static int read_own(struct source *src, const struct json_doc *d, const cJSON *i
 	}
 	const char *sub = NULL;
 	if (type_keys[it->type]) {
-		const cJSON *t = cJSON_IsObject(raw) ? json_member(raw, "type") : NULL;
-		if (cJSON_IsString(t))
-			sub = t->valuestring;
+		const cJSON *t = json_is_object(raw) ? json_member(raw, "type") : NULL;
+		if (json_is_string(t))
+			sub = json_string_value(t);
 		else if ((rc = json_get_string(d, item, at, type_keys[it->type], JSON_OPTIONAL, &sub, err)))
 			return rc;
 	}
 	if (sub && !(it->subtype = arena_strdup(&src->arena, sub)))
 		return cs_error_nomem(err);
 	const cJSON *ts = json_member(item, "timestamp");
-	if ((!ts || cJSON_IsNull(ts)) && it->type == MEM_EVENT && cJSON_IsObject(raw))
+	if ((!ts || json_is_null(ts)) && it->type == MEM_EVENT && json_is_object(raw))
 		ts = json_member(raw, "timestamp");
-	if (cJSON_IsNumber(ts)) {
+	if (json_is_number(ts)) {
 		/* out of range is refused where the timestamp is read */
-		it->has_ms = ts->valuedouble >= -MEMORY_MAX_EPOCH_MS && ts->valuedouble <= MEMORY_MAX_EPOCH_MS;
-		it->ms = it->has_ms ? (long long)floor(ts->valuedouble) : 0;
-	} else if (cJSON_IsString(ts)) {
-		it->has_ms = iso_time_parse(ts->valuestring, &it->ms);
+		it->has_ms = json_number_value(ts, 0) >= -MEMORY_MAX_EPOCH_MS &&
+			     json_number_value(ts, 0) <= MEMORY_MAX_EPOCH_MS;
+		it->ms = it->has_ms ? (long long)floor(json_number_value(ts, 0)) : 0;
+	} else if (json_is_string(ts)) {
+		it->has_ms = iso_time_parse(json_string_value(ts), &it->ms);
 		if (!it->has_ms && !(it->given & (1u << MW_RECENCY)) &&
 		    source_warn(src, -1, 0, 0, "%s: the timestamp \"%s\" is not an ISO 8601 time: no recency derived",
-				json_member(item, "id")->valuestring, ts->valuestring))
+				json_string_value(json_member(item, "id")), json_string_value(ts)))
 			return cs_error_nomem(err);
 	}
 	return CS_OK;
@@ -504,7 +506,7 @@ static int item_piece(struct source *src, struct memory *m, size_t i, const char
 static int read_item(struct source *src, struct memory *m, const struct json_doc *d, const cJSON *item,
 		     const struct jpath *at, size_t i, const char *content_at, struct cs_error *err)
 {
-	if (!cJSON_IsObject(item))
+	if (!json_is_object(item))
 		return json_fail(d, err, CS_ETYPE, at, NULL, "expected an item object, got %s", json_type_name(item));
 	const char *id = NULL, *type = NULL;
 	int rc;
@@ -545,18 +547,19 @@ static int read_item(struct source *src, struct memory *m, const struct json_doc
 		return json_fail(d, err, CS_ETYPE, at, "tokens", "tokens cannot be negative, got %ld", tokens);
 
 	const cJSON *ts = json_member(item, "timestamp");
-	if (cJSON_IsString(ts)) {
-		it->timestamp = arena_strdup(&src->arena, ts->valuestring);
-	} else if (cJSON_IsNumber(ts)) {
-		if (!(ts->valuedouble >= -MEMORY_MAX_EPOCH_MS && ts->valuedouble <= MEMORY_MAX_EPOCH_MS))
+	if (json_is_string(ts)) {
+		it->timestamp = arena_strdup(&src->arena, json_string_value(ts));
+	} else if (json_is_number(ts)) {
+		if (!(json_number_value(ts, 0) >= -MEMORY_MAX_EPOCH_MS &&
+		      json_number_value(ts, 0) <= MEMORY_MAX_EPOCH_MS))
 			return json_fail(d, err, CS_ETYPE, at, "timestamp",
 					 "milliseconds since 1970 out of range (years 0000 to 9999)");
-		it->timestamp = iso_from_ms(&src->arena, ts->valuedouble);
-	} else if (ts && !cJSON_IsNull(ts)) {
+		it->timestamp = iso_from_ms(&src->arena, json_number_value(ts, 0));
+	} else if (ts && !json_is_null(ts)) {
 		return json_fail(d, err, CS_ETYPE, at, "timestamp",
 				 "expected an ISO time text or milliseconds since 1970, got %s", json_type_name(ts));
 	}
-	if (ts && !cJSON_IsNull(ts) && !it->timestamp)
+	if (ts && !json_is_null(ts) && !it->timestamp)
 		return cs_error_nomem(err);
 	const char *task = NULL;
 	if ((rc = json_get_string(d, item, at, "taskId", JSON_OPTIONAL, &task, err)))
@@ -657,7 +660,7 @@ int memory_load(struct source *src, const char *data, size_t len, struct cs_erro
 		return rc;
 	}
 	const cJSON *root = d.root;
-	if (!cJSON_IsObject(root)) {
+	if (!json_is_object(root)) {
 		rc = json_fail(&d, err, CS_ETYPE, JPATH_ROOT, NULL, "expected a memory snapshot object, got %s",
 			       json_type_name(root));
 		goto out;

@@ -247,27 +247,13 @@ struct memory_kept {
 	unsigned long reused;         /* builds that patched the previous results in place (tests) */
 };
 
-struct memory {
-	const char *query;          /* NULL when absent; arena */
-	long max_tokens;            /* the snapshot's maxTokens */
-	struct memory_strategy input; /* as loaded: preset merged with the snapshot's strategy */
-	struct memory_strategy cur;   /* as the user set it */
-	bool caps;                  /* pass 1 runs: each source query keeps its share (ctxscope-formats(5) section 4); false: skipped */
-	bool compress;              /* compressContext on what does not fit (ctxscope-formats(5) 4b), off by default */
-	int assembly;               /* enum memory_assembly; stack by default when there is a taskStack */
-	struct memory_stack stack;
-	size_t nnew;                /* newEvents: the last nnew of items[] */
-	int incremental;            /* enum memory_incremental */
-	long step;                  /* new events replayed, 0..nnew (loaded as nnew: all) */
-	/* Build parameter (incremental.c sets it around each build; the
-	 * assembler reads the source as const, like the rank cache): new
-	 * events from this arrival on are held out of the builder. */
-	size_t hold_from;
-	bool quiet;                 /* build parameter: no sentences for what stayed out */
-	const char *additional;     /* additionalContext, NULL or "" when none; arena */
-	size_t additional_bytes;
-	struct memory_item *items;  /* one per piece, in input order (cs_malloc'd) */
-	size_t nitems;
+/* The model's cache: what the builder keeps between builds to spare work
+ * (score orders, pass 1's order, the last build's decisions), owned by the
+ * model (memory_free). It changes no result: scores and own scores
+ * never change after load, so each part is kept under the key it was made
+ * for (the weights, the layout), and the last build is taken over only
+ * when memory_kept_matches says nothing else changed. */
+struct memory_cache {
 	/* The score orders of the last weights used (rank.c), kept by the
 	 * builder so that an edit that leaves the weights alone (an exclusion,
 	 * the budget) sorts nothing, and one back to weights used lately (an
@@ -296,6 +282,33 @@ struct memory {
 	struct memory_pass1 *pass1;
 	unsigned long layout, pass1_layout; /* rank.c counts the slots' layouts */
 	struct memory_kept *kept;   /* the last build (patch.c), NULL none; cs_malloc'd, owned */
+};
+/* The cache of src's model (a memory snapshot): the one place where a
+ * source held read-only (const) is written, and only its cache. */
+struct memory_cache *memory_cache(const struct source *src);
+
+struct memory {
+	const char *query;          /* NULL when absent; arena */
+	long max_tokens;            /* the snapshot's maxTokens */
+	struct memory_strategy input; /* as loaded: preset merged with the snapshot's strategy */
+	struct memory_strategy cur;   /* as the user set it */
+	bool caps;                  /* pass 1 runs: each source query keeps its share (ctxscope-formats(5) section 4); false: skipped */
+	bool compress;              /* compressContext on what does not fit (ctxscope-formats(5) 4b), off by default */
+	int assembly;               /* enum memory_assembly; stack by default when there is a taskStack */
+	struct memory_stack stack;
+	size_t nnew;                /* newEvents: the last nnew of items[] */
+	int incremental;            /* enum memory_incremental */
+	long step;                  /* new events replayed, 0..nnew (loaded as nnew: all) */
+	/* Build parameter (incremental.c sets it around each build; the
+	 * assembler reads the source as const, like the rank cache): new
+	 * events from this arrival on are held out of the builder. */
+	size_t hold_from;
+	bool quiet;                 /* build parameter: no sentences for what stayed out */
+	const char *additional;     /* additionalContext, NULL or "" when none; arena */
+	size_t additional_bytes;
+	struct memory_item *items;  /* one per piece, in input order (cs_malloc'd) */
+	size_t nitems;
+	struct memory_cache cache;  /* kept between builds (memory_cache) */
 	struct memory_filters filters;
 	bool has_now;               /* a time to measure ages from: `now`, else the latest timestamp */
 	long long now_ms;
@@ -364,7 +377,7 @@ double memory_final_score(const struct memory_item *it, const double weights[MW_
  * sorting only for weights not among the last MEMORY_RANKINGS used (rank.c).
  * The slots' fields an edit can change (excluded, filtered, held, tokens)
  * are the caller's to refresh. false on out of memory (nothing kept valid). */
-bool memory_rank(struct memory *m, const struct source *src, const double weights[MW_COUNT]);
+bool memory_rank(const struct memory *m, const struct source *src, const double weights[MW_COUNT]);
 /* The score order for weights: a kept one, else sorted now into *owned
  * (the caller frees it; the kept orders are left alone). NULL on out of
  * memory. */
@@ -380,7 +393,7 @@ struct piece_result;
  * flags (freed here when not kept), reads the rest of each piece from
  * results. Kept for the inspector (lazy: a run of assemble_lazy_from) or
  * after an edit; on out of memory nothing is. */
-void memory_keep(struct memory *m, const struct source *src, long budget, struct memory_decision *dec,
+void memory_keep(const struct memory *m, const struct source *src, long budget, struct memory_decision *dec,
 		 struct memory_flags *flags, const struct piece_result *results, const long share_used[MA_COUNT],
 		 size_t dropped_budget, size_t dropped_alloc, size_t scored, unsigned long serial, bool lazy);
 /* True when m->kept was made under the same values as a build of src now
@@ -390,7 +403,7 @@ bool memory_kept_matches(const struct memory *m, const struct source *src, long 
 /* Re-decides from the kept build what the exclusions edited since change
  * (caps: each share's cap). false: not done (the log names another edit,
  * or out of memory): the kept build is no longer valid. */
-bool memory_patch(struct memory *m, const struct source *src, const long cap[MA_COUNT]);
+bool memory_patch(const struct memory *m, const struct source *src, const long cap[MA_COUNT]);
 /* Frees the kept build; NULL-safe. */
 void memory_kept_free(struct memory_kept *k);
 

@@ -44,13 +44,14 @@ static bool same_strategy(const struct memory_strategy *a, const struct memory_s
 
 bool memory_kept_matches(const struct memory *m, const struct source *src, long budget)
 {
-	const struct memory_kept *k = m->kept;
-	return k && k->valid && !m->quiet && m->hold_from == 0 && !m->compress && m->slots_valid && m->rank_valid &&
+	struct memory_cache *mc = memory_cache(src);
+	const struct memory_kept *k = mc->kept;
+	return k && k->valid && !m->quiet && m->hold_from == 0 && !m->compress && mc->slots_valid && mc->rank_valid &&
 	       k->pieces == src->pieces && k->n == src->npieces && same_strategy(&k->cur, &m->cur) &&
 	       k->caps == m->caps && k->assembly == m->assembly && k->step == m->step &&
 	       k->stack_current == m->stack.current && k->budget_setting == src->settings.budget &&
 	       k->max_tokens == m->max_tokens && k->budget == budget &&
-	       k->chars_per_token == src->settings.chars_per_token && k->layout == m->layout &&
+	       k->chars_per_token == src->settings.chars_per_token && k->layout == mc->layout &&
 	       src->edits >= k->edits && src->edits - k->edits <= SOURCE_EDIT_LOG;
 }
 
@@ -63,9 +64,9 @@ static bool place_pass1(struct memory_kept *k, const struct memory *m)
 		return false;
 	memset(k->pass1_pos, 0xff, k->n * sizeof *k->pass1_pos); /* (size_t)-1: no share */
 	size_t count[MA_COUNT] = { 0 };
-	for (size_t j = 0; j < m->npass1; j++) {
-		k->pass1_pos[m->pass1_order[j]] = j;
-		count[m->pass1[j].share]++;
+	for (size_t j = 0; j < m->cache.npass1; j++) {
+		k->pass1_pos[m->cache.pass1_order[j]] = j;
+		count[m->cache.pass1[j].share]++;
 	}
 	size_t end = 0;
 	for (int s = 0; s < MA_COUNT; s++)
@@ -131,19 +132,20 @@ static bool index_ranks(struct memory_kept *k)
 	return true;
 }
 
-void memory_keep(struct memory *m, const struct source *src, long budget, struct memory_decision *dec,
+void memory_keep(const struct memory *m, const struct source *src, long budget, struct memory_decision *dec,
 		 struct memory_flags *flags, const struct piece_result *results, const long share_used[MA_COUNT],
 		 size_t dropped_budget, size_t dropped_alloc, size_t scored, unsigned long serial, bool lazy)
 {
+	struct memory_cache *mc = memory_cache(src);
 	if (m->quiet || m->hold_from) { /* a build of another kind than the inspector's: the kept one stays */
 		cs_free(dec);
 		cs_free(flags);
 		return;
 	}
-	struct memory_kept *k = m->kept;
+	struct memory_kept *k = mc->kept;
 	if (k)
 		k->valid = false;
-	if (m->compress || (src->edits == 0 && !lazy) || (!k && !(k = m->kept = cs_calloc(1, sizeof *k))) ||
+	if (m->compress || (src->edits == 0 && !lazy) || (!k && !(k = mc->kept = cs_calloc(1, sizeof *k))) ||
 	    !alloc_arrays(k, src->npieces) || (m->caps && !k->pass1_pos && !place_pass1(k, m))) {
 		cs_free(dec);
 		cs_free(flags);
@@ -174,7 +176,7 @@ void memory_keep(struct memory *m, const struct source *src, long budget, struct
 	k->max_tokens = m->max_tokens;
 	k->budget = budget;
 	k->chars_per_token = src->settings.chars_per_token;
-	k->layout = m->layout;
+	k->layout = mc->layout;
 	k->edits = src->edits;
 	memcpy(k->share_used, share_used, sizeof k->share_used);
 	k->dropped_budget = dropped_budget;
@@ -193,7 +195,7 @@ struct touched {
 };
 
 struct patch {
-	struct memory *m;
+	const struct memory *m;
 	struct memory_kept *k;
 	struct touched *t;
 	size_t nt, cap;
@@ -238,6 +240,7 @@ static bool checked(struct memory_flags f)
  * flags set; false when an edit was of anything else. */
 static bool changed_pieces(struct patch *p, const struct source *src)
 {
+	struct memory_cache *mc = memory_cache(src);
 	struct memory_kept *k = p->k;
 	for (unsigned long e = k->edits; e < src->edits; e++) {
 		long piece = src->edit_log[e % SOURCE_EDIT_LOG];
@@ -253,7 +256,7 @@ static bool changed_pieces(struct patch *p, const struct source *src)
 		if (now == (bool)k->flags[piece].excluded)
 			continue; /* back as it was */
 		k->flags[piece].excluded = now;
-		p->m->slots[p->m->rank_of[piece]].excluded = now;
+		mc->slots[mc->rank_of[piece]].excluded = now;
 		p->changed[kept++] = piece;
 	}
 	p->nchanged = kept;
@@ -269,7 +272,7 @@ static void share_again(struct patch *p, int s, long cap)
 	size_t lo = SIZE_MAX, hi = 0;
 	for (size_t c = 0; c < p->nchanged; c++) {
 		size_t j = k->pass1_pos[p->changed[c]];
-		if (j == SIZE_MAX || m->pass1[j].share != s)
+		if (j == SIZE_MAX || m->cache.pass1[j].share != s)
 			continue;
 		lo = j < lo ? j : lo;
 		hi = j > hi ? j : hi;
@@ -279,17 +282,17 @@ static void share_again(struct patch *p, int s, long cap)
 	size_t start = s ? k->share_end[s - 1] : 0, end = k->share_end[s], j;
 	long used = 0;
 	for (j = lo; j-- > start;) { /* the running total before lo: the nearest entry checked before it */
-		if (!checked(k->flags[m->pass1_order[j]]))
+		if (!checked(k->flags[m->cache.pass1_order[j]]))
 			continue;
-		const struct memory_decision *d = &k->dec[m->pass1[j].rank];
-		used = d->share_used + (d->reason != REASON_OVER_ALLOCATION ? m->pass1[j].tokens : 0);
+		const struct memory_decision *d = &k->dec[m->cache.pass1[j].rank];
+		used = d->share_used + (d->reason != REASON_OVER_ALLOCATION ? m->cache.pass1[j].tokens : 0);
 		break;
 	}
 	for (j = lo; j < end; j++) {
-		const struct memory_pass1 *e = &m->pass1[j];
+		const struct memory_pass1 *e = &m->cache.pass1[j];
 		struct memory_decision *d = &k->dec[e->rank];
-		if (!checked(k->flags[m->pass1_order[j]])) {
-			if (j <= hi && is_changed(p, m->pass1_order[j])) {
+		if (!checked(k->flags[m->cache.pass1_order[j]])) {
+			if (j <= hi && is_changed(p, m->cache.pass1_order[j])) {
 				touch(p, e->rank);
 				*d = (struct memory_decision){ REASON_NONE, 0, 0 }; /* not in pass 1 */
 			}
@@ -322,7 +325,7 @@ static void select_again(struct patch *p)
 		int why = k->rreason[r];
 		if (why != REASON_NONE && why != REASON_OVER_BUDGET)
 			continue;
-		used = budget - k->dec[r].left + (why == REASON_NONE ? m->slots[r].full_tokens : 0);
+		used = budget - k->dec[r].left + (why == REASON_NONE ? m->cache.slots[r].full_tokens : 0);
 		break;
 	}
 	for (size_t r = k0; r < k->n && !p->nomem; r++) {
@@ -336,7 +339,7 @@ static void select_again(struct patch *p)
 			touch(p, r);
 			d->reason = REASON_NONE; /* pass 1 kept it */
 		}
-		const struct memory_slot *o = &m->slots[r];
+		const struct memory_slot *o = &m->cache.slots[r];
 		struct memory_flags f = k->flags[o->index]; /* the slots' are the last build's, maybe a quiet one's */
 		if (!checked(f)) {
 			d->reason = f.excluded ? REASON_EXCLUDED_BY_USER : f.held ? f.held : REASON_FILTERED;
@@ -392,7 +395,7 @@ static void settle(struct patch *p)
 		k->dropped_budget += (size_t)(d->reason == REASON_OVER_BUDGET) - (size_t)(was == REASON_OVER_BUDGET);
 		k->dropped_alloc += (size_t)(d->reason == REASON_OVER_ALLOCATION) - (size_t)(was == REASON_OVER_ALLOCATION);
 		k->rreason[r] = (unsigned char)d->reason;
-		size_t i = p->m->slots[r].index;
+		size_t i = p->m->cache.slots[r].index;
 		k->preason[i] = (unsigned char)d->reason;
 		k->why1[i] = why1_of(d);
 		k->nreason[was]--;
@@ -410,9 +413,10 @@ static void settle(struct patch *p)
 		k->cut = SIZE_MAX;
 }
 
-bool memory_patch(struct memory *m, const struct source *src, const long cap[MA_COUNT])
+bool memory_patch(const struct memory *m, const struct source *src, const long cap[MA_COUNT])
 {
-	struct memory_kept *k = m->kept;
+	struct memory_cache *mc = memory_cache(src);
+	struct memory_kept *k = mc->kept;
 	struct patch p = { .m = m, .k = k };
 	k->valid = false; /* until done */
 	k->serial = k->serial_alike = 0; /* the decisions are no longer the last results' */
@@ -424,8 +428,8 @@ bool memory_patch(struct memory *m, const struct source *src, const long cap[MA_
 	for (size_t c = 0; c < p.nchanged; c++) {
 		size_t x = (size_t)p.changed[c];
 		if (!m->caps || k->pass1_pos[x] == SIZE_MAX) { /* pass 1 does not see it */
-			touch(&p, m->rank_of[x]);
-			k->dec[m->rank_of[x]] = (struct memory_decision){ REASON_NONE, 0, 0 };
+			touch(&p, mc->rank_of[x]);
+			k->dec[mc->rank_of[x]] = (struct memory_decision){ REASON_NONE, 0, 0 };
 		}
 	}
 	for (int s = 0; m->caps && s < MA_COUNT; s++)

@@ -5,48 +5,35 @@
  * decimal numbers), each key once, written without escapes; strings without
  * raw control characters or \u escapes; a valid id and type. A number is
  * read as strtod reads it when it is exact that way (at most 15 digits and
- * a power of ten up to 22: one correctly rounded division or product).
+ * a power of ten up to 15: one correctly rounded division).
  * Anything else is declined before anything is kept, and load.c reads the
  * item through json_doc as before, so every error is that path's. */
 #include "quick.h"
 
+#include "json/lex.h"
 #include "json/scan.h"
 
-#include <stdint.h>
 #include <string.h>
 
-#define QUICK_DIGITS 15 /* digits a double holds exactly */
+#define QUICK_DIGITS 15 /* digits a double holds exactly (so at most 15 after the point) */
 
-static const double pow10s[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-				  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+static const double pow10s[QUICK_DIGITS + 1] = { 1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+						 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
 
-/* A number of the JSON grammar, exact as above; *whole when it has no
- * fraction, exponent or sign. */
+/* A number of the JSON grammar, exact as above (json_lex_number's digits
+ * as one integer, divided once); *whole when it has no fraction, exponent
+ * or sign. */
 static bool number(struct json_quick *q, double *out, bool *whole)
 {
 	json_quick_ws(q);
-	const char *p = q->p, *e = q->end;
-	bool neg = p < e && *p == '-';
-	p += neg;
-	if (p >= e || *p < '0' || *p > '9' || (*p == '0' && p + 1 < e && p[1] >= '0' && p[1] <= '9'))
+	const struct json_lex_num *num = &q->num;
+	const char *after = json_lex_number(q->p, q->end, &q->num);
+	if (!after || num->lead_zero || num->exp || num->digits > QUICK_DIGITS)
 		return false;
-	uint64_t m = 0;
-	int digits = 0, scale = 0;
-	for (; p < e && *p >= '0' && *p <= '9'; p++, digits++)
-		m = m * 10 + (uint64_t)(*p - '0');
-	*whole = !neg;
-	if (p < e && *p == '.') {
-		*whole = false;
-		if (++p >= e || *p < '0' || *p > '9')
-			return false;
-		for (; p < e && *p >= '0' && *p <= '9'; p++, digits++, scale++)
-			m = m * 10 + (uint64_t)(*p - '0');
-	}
-	if (digits > QUICK_DIGITS || scale > 22 || (p < e && (*p == 'e' || *p == 'E')))
-		return false;
-	double v = scale ? (double)m / pow10s[scale] : (double)m;
-	*out = neg ? -v : v;
-	q->p = p;
+	double v = num->frac_digits ? (double)num->mantissa / pow10s[num->frac_digits] : (double)num->mantissa;
+	*out = num->neg ? -v : v;
+	*whole = !num->neg && !num->frac;
+	q->p = after;
 	return true;
 }
 
@@ -107,7 +94,7 @@ static bool member(struct json_quick *q, struct memory_quick_item *it, unsigned 
 bool memory_quick_read(const char *data, size_t len, size_t start, const char *const *types,
 		       struct memory_quick_item *it, size_t *end)
 {
-	struct json_quick q = { data + start, data + len };
+	struct json_quick q = { .p = data + start, .end = data + len };
 	*it = (struct memory_quick_item){ .tokens = -1 };
 	unsigned seen = 0;
 	if (!json_quick_eat(&q, '{'))

@@ -26,6 +26,11 @@ static int cmp_ranked(const void *x, const void *y)
 	return a->index < b->index ? -1 : a->index > b->index; /* ties: input order */
 }
 
+struct memory_cache *memory_cache(const struct source *src)
+{
+	return &((struct memory *)src->model)->cache;
+}
+
 static size_t *sorted_order(const struct memory *m, const struct source *src, const double weights[MW_COUNT])
 {
 	size_t n = src->npieces;
@@ -47,11 +52,12 @@ static size_t *sorted_order(const struct memory *m, const struct source *src, co
 
 /* The kept order for weights, sorted now when none is: it takes a free
  * entry, else the one used longest ago. NULL on out of memory. */
-static struct memory_ranking *ranking_for(struct memory *m, const struct source *src, const double weights[MW_COUNT])
+static struct memory_ranking *ranking_for(const struct memory *m, const struct source *src, const double weights[MW_COUNT])
 {
-	struct memory_ranking *old = &m->rankings[0];
+	struct memory_cache *mc = memory_cache(src);
+	struct memory_ranking *old = &mc->rankings[0];
 	for (size_t j = 0; j < MEMORY_RANKINGS; j++) {
-		struct memory_ranking *g = &m->rankings[j];
+		struct memory_ranking *g = &mc->rankings[j];
 		if (g->order && !memcmp(g->weights, weights, sizeof g->weights))
 			return g;
 		if (!g->order ? old->order != NULL : old->order && g->used < old->used)
@@ -60,9 +66,9 @@ static struct memory_ranking *ranking_for(struct memory *m, const struct source 
 	size_t *order = sorted_order(m, src, weights);
 	if (!order)
 		return NULL;
-	if (old->order && m->rank_order == old->order) {
-		m->rank_order = NULL;
-		m->rank_valid = false;
+	if (old->order && mc->rank_order == old->order) {
+		mc->rank_order = NULL;
+		mc->rank_valid = false;
 	}
 	cs_free(old->order);
 	old->order = order;
@@ -71,24 +77,25 @@ static struct memory_ranking *ranking_for(struct memory *m, const struct source 
 }
 
 /* Lays the items out in g's order: slots, rank_of, score_of. */
-static bool lay_out(struct memory *m, const struct source *src, const struct memory_ranking *g)
+static bool lay_out(const struct memory *m, const struct source *src, const struct memory_ranking *g)
 {
+	struct memory_cache *mc = memory_cache(src);
 	size_t n = src->npieces;
-	if (!m->slots || !m->rank_of || !m->score_of) {
-		cs_free(m->slots);
-		cs_free(m->rank_of);
-		cs_free(m->score_of);
-		m->slots = cs_malloc((n ? n : 1) * sizeof *m->slots);
-		m->rank_of = cs_malloc((n ? n : 1) * sizeof *m->rank_of);
-		m->score_of = cs_malloc((n ? n : 1) * sizeof *m->score_of);
-		if (!m->slots || !m->rank_of || !m->score_of)
+	if (!mc->slots || !mc->rank_of || !mc->score_of) {
+		cs_free(mc->slots);
+		cs_free(mc->rank_of);
+		cs_free(mc->score_of);
+		mc->slots = cs_malloc((n ? n : 1) * sizeof *mc->slots);
+		mc->rank_of = cs_malloc((n ? n : 1) * sizeof *mc->rank_of);
+		mc->score_of = cs_malloc((n ? n : 1) * sizeof *mc->score_of);
+		if (!mc->slots || !mc->rank_of || !mc->score_of)
 			return false;
 	}
 	for (size_t k = 0; k < n; k++) {
 		size_t i = g->order[k];
 		const struct memory_item *it = &m->items[src->pieces[i].kind_index];
 		double score = memory_final_score(it, g->weights);
-		m->slots[k] = (struct memory_slot){ .score = score,
+		mc->slots[k] = (struct memory_slot){ .score = score,
 						    .index = i,
 						    .tokens = it->tokens,
 						    .type = it->type,
@@ -97,53 +104,55 @@ static bool lay_out(struct memory *m, const struct source *src, const struct mem
 						    .own = memory_own_score(it),
 						    .own_name = memory_own_score_name(it),
 						    .item = it };
-		m->rank_of[i] = k;
-		m->score_of[i] = score;
+		mc->rank_of[i] = k;
+		mc->score_of[i] = score;
 	}
-	memcpy(m->slot_weights, g->weights, sizeof m->slot_weights);
-	m->layout++;
+	memcpy(mc->slot_weights, g->weights, sizeof mc->slot_weights);
+	mc->layout++;
 	return true;
 }
 
-bool memory_rank(struct memory *m, const struct source *src, const double weights[MW_COUNT])
+bool memory_rank(const struct memory *m, const struct source *src, const double weights[MW_COUNT])
 {
+	struct memory_cache *mc = memory_cache(src);
 	struct memory_ranking *g = ranking_for(m, src, weights);
 	if (!g)
 		return false;
-	g->used = ++m->rank_clock;
-	m->rank_order = g->order;
-	m->rank_valid = true;
-	if (m->slots_valid && !memcmp(m->slot_weights, weights, sizeof m->slot_weights))
+	g->used = ++mc->rank_clock;
+	mc->rank_order = g->order;
+	mc->rank_valid = true;
+	if (mc->slots_valid && !memcmp(mc->slot_weights, weights, sizeof mc->slot_weights))
 		return true;
-	m->slots_valid = lay_out(m, src, g);
-	return m->slots_valid;
+	mc->slots_valid = lay_out(m, src, g);
+	return mc->slots_valid;
 }
 
 const size_t *memory_rank_order(const struct memory *m, const struct source *src, const double weights[MW_COUNT],
 				size_t **owned)
 {
+	struct memory_cache *mc = memory_cache(src);
 	*owned = NULL;
 	for (size_t j = 0; j < MEMORY_RANKINGS; j++)
-		if (m->rankings[j].order && !memcmp(m->rankings[j].weights, weights, sizeof m->rankings[j].weights))
-			return m->rankings[j].order;
+		if (mc->rankings[j].order && !memcmp(mc->rankings[j].weights, weights, sizeof mc->rankings[j].weights))
+			return mc->rankings[j].order;
 	return *owned = sorted_order(m, src, weights);
 }
 
 void memory_rank_forget(struct memory *m)
 {
 	for (size_t j = 0; j < MEMORY_RANKINGS; j++) {
-		cs_free(m->rankings[j].order);
-		m->rankings[j] = (struct memory_ranking){ .order = NULL };
+		cs_free(m->cache.rankings[j].order);
+		m->cache.rankings[j] = (struct memory_ranking){ .order = NULL };
 	}
-	cs_free(m->slots);
-	cs_free(m->rank_of);
-	cs_free(m->score_of);
-	m->slots = NULL;
-	m->rank_of = NULL;
-	m->score_of = NULL;
-	m->slots_valid = false;
-	m->rank_order = NULL;
-	m->rank_valid = false;
-	memory_kept_free(m->kept);
-	m->kept = NULL;
+	cs_free(m->cache.slots);
+	cs_free(m->cache.rank_of);
+	cs_free(m->cache.score_of);
+	m->cache.slots = NULL;
+	m->cache.rank_of = NULL;
+	m->cache.score_of = NULL;
+	m->cache.slots_valid = false;
+	m->cache.rank_order = NULL;
+	m->cache.rank_valid = false;
+	memory_kept_free(m->cache.kept);
+	m->cache.kept = NULL;
 }

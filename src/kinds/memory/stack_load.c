@@ -43,7 +43,7 @@ bool memory_stack_on(const struct memory *m)
 static int read_frame(struct source *src, struct memory_frame *f, const struct json_doc *d, const cJSON *fr,
 		      const struct jpath *at, const char **parent, bool *marked, struct cs_error *err)
 {
-	if (!cJSON_IsObject(fr))
+	if (!json_is_object(fr))
 		return json_fail(d, err, CS_ETYPE, at, NULL, "expected a frame object, got %s", json_type_name(fr));
 	const char *id = NULL, *goal = NULL, *status = NULL, *result = NULL;
 	int rc;
@@ -67,8 +67,8 @@ static int read_frame(struct source *src, struct memory_frame *f, const struct j
 	if (f->status < 0)
 		return json_fail(d, err, CS_ETYPE, at, "status", "unknown status \"%s\": expected active, complete or blocked",
 				 status);
-	if (f->depth < -1 || (f->depth == -1 && cJSON_GetObjectItemCaseSensitive(fr, "depth") &&
-			      !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(fr, "depth"))))
+	if (f->depth < -1 || (f->depth == -1 && json_member(fr, "depth") &&
+			      !json_is_null(json_member(fr, "depth"))))
 		return json_fail(d, err, CS_ETYPE, at, "depth", "a depth cannot be negative");
 	f->id = arena_strdup(&src->arena, id);
 	f->goal = arena_strdup(&src->arena, goal);
@@ -179,7 +179,7 @@ static int read_frames(struct source *src, struct memory *m, const struct json_d
 {
 	struct memory_stack *st = &m->stack;
 	struct jpath fp = JPATH_KEY(sp, "frames");
-	size_t n = (size_t)cJSON_GetArraySize(frames);
+	size_t n = json_length(frames);
 	if (n == 0)
 		return json_fail(d, err, CS_ESTRUCT, sp, "frames", "a task stack needs at least one frame");
 	if (n > MEMORY_MAX_FRAMES)
@@ -192,7 +192,7 @@ static int read_frames(struct source *src, struct memory *m, const struct json_d
 	long marked = -1;
 	size_t i = 0;
 	const cJSON *fr;
-	cJSON_ArrayForEach(fr, frames)
+	JSON_EACH(fr, frames)
 	{
 		if (rc != CS_OK)
 			break;

@@ -46,32 +46,34 @@ static void image_tokens(struct assembly *a, const struct request_model *m)
 
 static long max_tokens(const struct request_model *m)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(m->body, "max_tokens");
-	if (!cJSON_IsNumber(v))
-		v = cJSON_GetObjectItemCaseSensitive(m->body, "max_completion_tokens");
-	if (!cJSON_IsNumber(v))
-		v = cJSON_GetObjectItemCaseSensitive(m->body, "max_output_tokens");
-	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 1e12 ? (long)v->valuedouble : 0;
+	const cJSON *v = json_member(m->body, "max_tokens");
+	if (!json_is_number(v))
+		v = json_member(m->body, "max_completion_tokens");
+	if (!json_is_number(v))
+		v = json_member(m->body, "max_output_tokens");
+	double x = json_number_value(v, 0);
+	return x >= 0 && x < 1e12 ? (long)x : 0;
 }
 
 static void facts(struct assembly *a, const struct request_model *m, const struct req_request *r)
 {
-	static const char *const providers[] = { "Anthropic Messages", "OpenAI Chat Completions", "OpenAI Responses" };
 	bool known;
 	const char *model = request_model_name(m, r);
 	const struct req_model_facts *f = request_facts(m, model, &known);
-	asm_fact(a, "api", "%s", providers[m->provider]);
+	const struct request_provider *pv = &request_providers[m->provider];
+	asm_fact(a, "api", "%s", pv->api);
 	if (m->model_override)
 		asm_fact(a, "model", "%s (what-if; sent as %s)", model, r->model[0] ? r->model : "none given");
 	else
 		asm_fact(a, "model", "%s", r->model[0] ? r->model : "(none given)");
 	if (m->is_log)
 		asm_fact(a, "request", "%zu of %zu (line %ld of the log)", m->current + 1, m->nreqs, r->line);
-	asm_fact(a, "cache", m->provider == REQ_ANTHROPIC ? "%ld breakpoint%s; minimum prefix %ld tokens%s"
-						      : "automatic prefix; from %ld tokens in 128-token steps%s",
-		 m->provider == REQ_ANTHROPIC ? r->nbreakpoints : f->min_prefix,
-		 m->provider == REQ_ANTHROPIC ? (r->nbreakpoints == 1 ? "" : "s") : "",
-		 m->provider == REQ_ANTHROPIC ? f->min_prefix : 0L, known ? "" : " (model not in the table)");
+	const char *unknown = known ? "" : " (model not in the table)";
+	if (pv->breakpoints)
+		asm_fact(a, "cache", "%ld breakpoint%s; minimum prefix %ld tokens%s", r->nbreakpoints,
+			 r->nbreakpoints == 1 ? "" : "s", f->min_prefix, unknown);
+	else
+		asm_fact(a, "cache", "automatic prefix; from %ld tokens in 128-token steps%s", f->min_prefix, unknown);
 }
 
 /* The message key of a unit: tools and system are messages of their own. */

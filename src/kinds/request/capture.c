@@ -17,7 +17,7 @@
 static bool capture_is(const cJSON *obj)
 {
 	const cJSON *req = json_member(obj, "request");
-	return cJSON_IsObject(req) && (json_member(obj, "response") || json_member(obj, "logged_at")) &&
+	return json_is_object(req) && (json_member(obj, "response") || json_member(obj, "logged_at")) &&
 	       (json_member(req, "url") || json_member(req, "method") || json_member(req, "body"));
 }
 
@@ -36,9 +36,9 @@ static const char *account_of(const cJSON *headers)
 {
 	static const char *const names[] = { "anthropic-workspace-id", "x-api-key", "authorization", "api-key" };
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-		for (const cJSON *h = cJSON_IsObject(headers) ? headers->child : NULL; h; h = h->next)
-			if (h->string && cJSON_IsString(h) && same_name(h->string, names[i]))
-				return h->valuestring;
+		for (const cJSON *h = json_first(json_is_object(headers) ? headers : NULL); h; h = json_next(h))
+			if (json_key(h) && json_is_string(h) && same_name(json_key(h), names[i]))
+				return json_string_value(h);
 	return NULL;
 }
 
@@ -46,17 +46,17 @@ static int capture_take(struct source *src, const cJSON *rec, struct req_record 
 {
 	const cJSON *req = json_member(rec, "request"), *resp = json_member(rec, "response");
 	const cJSON *url = json_member(req, "url"), *body = json_member(req, "body");
-	if (cJSON_IsString(url)) {
-		out->provider = request_endpoint_provider(url->valuestring);
+	if (json_is_string(url)) {
+		out->provider = request_endpoint_provider(json_string_value(url));
 		if (out->provider < 0) {
-			out->skip = arena_printf(&src->arena, "a request to %.120s", url->valuestring);
+			out->skip = arena_printf(&src->arena, "a request to %.120s", json_string_value(url));
 			return out->skip ? CS_OK : CS_ENOMEM;
 		}
 	}
-	if (cJSON_IsObject(body))
+	if (json_is_object(body))
 		out->body = body;
-	else if (cJSON_IsString(body))
-		out->body_text = body->valuestring;
+	else if (json_is_string(body))
+		out->body_text = json_string_value(body);
 	else if (!json_member(req, "url"))
 		out->body = req; /* {request: BODY, response: BODY} */
 	else {
@@ -70,22 +70,20 @@ static int capture_take(struct source *src, const cJSON *rec, struct req_record 
 		out->time = request_time_of(json_member(rec, "logged_at"));
 	out->account = account_of(json_member(req, "headers"));
 	const cJSON *rb = json_member(resp, "body"), *raw = json_member(resp, "body_raw");
-	if (cJSON_IsObject(rb)) {
+	if (json_is_object(rb)) {
 		out->response = rb;
 		out->response_where = "response.body";
-	} else if (cJSON_IsString(raw)) {
-		out->response_text = raw->valuestring;
+	} else if (json_is_string(raw)) {
+		out->response_text = json_string_value(raw);
 		out->response_where = "response.body_raw";
-	} else if (cJSON_IsString(rb)) {
-		out->response_text = rb->valuestring;
+	} else if (json_is_string(rb)) {
+		out->response_text = json_string_value(rb);
 		out->response_where = "response.body";
-	} else if (cJSON_IsObject(resp) && !json_member(resp, "status_code")) {
+	} else if (json_is_object(resp) && !json_member(resp, "status_code")) {
 		out->response = resp;
 		out->response_where = "response";
 	}
 	return CS_OK;
 }
 
-const struct req_shape request_shape_capture = {
-	.name = "capture", .title = "HTTP capture", .is = capture_is, .take = capture_take,
-};
+REQUEST_SHAPE(capture, "capture", "HTTP capture", .is = capture_is, .take = capture_take);

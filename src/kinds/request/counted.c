@@ -95,21 +95,21 @@ static void js_string(struct strbuf *out, const char *s)
 
 void request_js_stringify(struct strbuf *out, const cJSON *v)
 {
-	if (cJSON_IsString(v)) {
-		js_string(out, v->valuestring);
-	} else if (cJSON_IsNumber(v)) {
-		js_number(out, v->valuedouble);
-	} else if (cJSON_IsBool(v)) {
-		sb_puts(out, cJSON_IsTrue(v) ? "true" : "false");
-	} else if (cJSON_IsArray(v) || cJSON_IsObject(v)) {
-		bool obj = cJSON_IsObject(v);
+	if (json_is_string(v)) {
+		js_string(out, json_string_value(v));
+	} else if (json_is_number(v)) {
+		js_number(out, json_number_value(v, 0));
+	} else if (json_is_bool(v)) {
+		sb_puts(out, json_is_true(v) ? "true" : "false");
+	} else if (json_is_array(v) || json_is_object(v)) {
+		bool obj = json_is_object(v);
 		sb_putc(out, obj ? '{' : '[');
 		const cJSON *c;
 		size_t n = 0;
-		cJSON_ArrayForEach(c, v) {
+		JSON_EACH(c, v) {
 			sb_puts(out, n++ ? "," : "");
 			if (obj) {
-				js_string(out, c->string);
+				js_string(out, json_key(c));
 				sb_putc(out, ':');
 			}
 			request_js_stringify(out, c);
@@ -133,6 +133,8 @@ struct cctx {
 	long nested_images;     /* images inside tool results: the provider's rule (image.h) */
 	struct tokenizer *t;
 	const struct overhead *ov;
+	const char *model;      /* the one ov was found for; NULL: the body's */
+	long tool_prompt;       /* the tool-use system prompt, once when there are tools */
 	struct memo_slot *memo; /* shared by the requests of a file */
 	size_t *memo_used, memo_cap;
 	struct strbuf sb;
@@ -191,21 +193,10 @@ static long part(const struct cctx *c, long tokens)
 	return (long)floor((double)tokens * c->ov->content_multiplier + 0.5);
 }
 
-static const cJSON *get(const cJSON *o, const char *key)
-{
-	return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
-}
-
-static const char *get_str(const cJSON *o, const char *key)
-{
-	const cJSON *v = get(o, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 /* An array's first element; NULL for anything else. */
 static const cJSON *first(const cJSON *arr)
 {
-	return cJSON_IsArray(arr) ? arr->child : NULL;
+	return json_is_array(arr) ? json_first(arr) : NULL;
 }
 
 static bool is(const char *type, const char *want)
@@ -218,20 +209,20 @@ static bool is(const char *type, const char *want)
 /* String(v) of an enum value. */
 static long enum_value(struct cctx *c, const cJSON *v)
 {
-	if (cJSON_IsString(v))
-		return enc_str(c, v->valuestring);
+	if (json_is_string(v))
+		return enc_str(c, json_string_value(v));
 	sb_reset(&c->sb);
-	if (cJSON_IsNumber(v))
-		js_number(&c->sb, v->valuedouble);
+	if (json_is_number(v))
+		js_number(&c->sb, json_number_value(v, 0));
 	else
-		sb_puts(&c->sb, cJSON_IsTrue(v) ? "true" : cJSON_IsFalse(v) ? "false" : cJSON_IsNull(v) ? "null" : "");
+		sb_puts(&c->sb, json_is_true(v) ? "true" : json_is_false(v) ? "false" : json_is_null(v) ? "null" : "");
 	return enc(c, sb_str(&c->sb), c->sb.len);
 }
 
 static bool is_object_schema(const cJSON *s)
 {
-	const char *type = get_str(s, "type");
-	return is(type, "object") || (!type && cJSON_IsObject(get(s, "properties")));
+	const char *type = json_opt_string(s, "type");
+	return is(type, "object") || (!type && json_is_object(json_member(s, "properties")));
 }
 
 /* The properties of an object schema, as the package walks a zod object:
@@ -240,26 +231,26 @@ static bool is_object_schema(const cJSON *s)
 static long schema_props(struct cctx *c, const cJSON *schema)
 {
 	const struct overhead *ov = c->ov;
-	const cJSON *props = get(schema, "properties"), *p;
-	if (!is_object_schema(schema) || !cJSON_IsObject(props))
+	const cJSON *props = json_member(schema, "properties"), *p;
+	if (!is_object_schema(schema) || !json_is_object(props))
 		return 0;
 	long tokens = 0;
 	bool first = true;
-	cJSON_ArrayForEach(p, props) {
-		tokens += enc_str(c, p->string) + (first ? ov->per_first_prop : ov->per_additional_prop);
+	JSON_EACH(p, props) {
+		tokens += enc_str(c, json_key(p)) + (first ? ov->per_first_prop : ov->per_additional_prop);
 		first = false;
-		const char *desc = get_str(p, "description");
+		const char *desc = json_opt_string(p, "description");
 		if (desc && *desc)
 			tokens += ov->per_prop_desc + enc_str(c, desc);
-		const cJSON *values = get(p, "enum"), *v;
-		if (cJSON_IsArray(values)) {
+		const cJSON *values = json_member(p, "enum"), *v;
+		if (json_is_array(values)) {
 			tokens += ov->per_enum;
-			cJSON_ArrayForEach(v, values)
+			JSON_EACH(v, values)
 				tokens += enum_value(c, v);
 		} else if (is_object_schema(p)) {
 			tokens += ov->per_nested_object + schema_props(c, p);
-		} else if (is(get_str(p, "type"), "array") && cJSON_IsObject(get(p, "items"))) {
-			const cJSON *items = get(p, "items");
+		} else if (is(json_opt_string(p, "type"), "array") && json_is_object(json_member(p, "items"))) {
+			const cJSON *items = json_member(p, "items");
 			tokens += (is_object_schema(items) ? ov->per_array_of_objects : 0) + schema_props(c, items);
 		}
 	}
@@ -271,17 +262,19 @@ static long schema_props(struct cctx *c, const cJSON *schema)
  * {type: function, name, description, parameters}. */
 static long tools_tokens(struct cctx *c, const cJSON *tools)
 {
-	if (!cJSON_IsArray(tools) || !cJSON_GetArraySize(tools))
+	if (!json_is_array(tools) || !json_length(tools))
 		return 0;
-	long tokens = c->ov->tools_exist;
+	long tokens = c->tool_prompt;
 	const cJSON *t;
 	int i = 0;
-	cJSON_ArrayForEach(t, tools) {
-		const cJSON *f = cJSON_IsObject(get(t, "function")) ? get(t, "function") : t;
-		const char *desc = get_str(f, "description");
-		const cJSON *schema = get(f, "input_schema") ? get(f, "input_schema") : get(f, "parameters");
-		tokens += enc_str(c, get_str(f, "name")) + (desc && *desc ? c->ov->per_desc + enc_str(c, desc) : 0) +
-			  schema_props(c, schema) + (i++ ? c->ov->per_tool : 0);
+	JSON_EACH(t, tools) {
+		const cJSON *f = json_is_object(json_member(t, "function")) ? json_member(t, "function") : t;
+		const char *desc = json_opt_string(f, "description");
+		const cJSON *schema =
+			json_member(f, "input_schema") ? json_member(f, "input_schema") : json_member(f, "parameters");
+		tokens += enc_str(c, json_opt_string(f, "name")) +
+			  (desc && *desc ? c->ov->per_desc + enc_str(c, desc) : 0) + schema_props(c, schema) +
+			  (i++ ? c->ov->per_tool : 0);
 	}
 	return tokens;
 }
@@ -291,16 +284,17 @@ static long tools_tokens(struct cctx *c, const cJSON *tools)
 /* A tool_result's content: the string, or its text blocks joined by "\n". */
 static long result_text(struct cctx *c, const cJSON *content)
 {
-	if (cJSON_IsString(content))
-		return enc_str(c, cJSON_GetStringValue(content));
+	if (json_is_string(content))
+		return enc_str(c, json_string_value(content));
 	struct strbuf joined = STRBUF_INIT;
 	const cJSON *b;
-	cJSON_ArrayForEach(b, content) {
-		const char *t = get_str(b, "text");
+	JSON_EACH(b, content) {
+		const char *t = json_opt_string(b, "text");
 		long wd, ht;
-		if (t && is(get_str(b, "type"), "text"))
+		if (t && is(json_opt_string(b, "type"), "text"))
 			sb_printf(&joined, "%s%s", joined.len ? "\n" : "", t);
-		else if (is(get_str(b, "type"), "image") && image_size(get_str(get(b, "source"), "data"), &wd, &ht))
+		else if (is(json_opt_string(b, "type"), "image") &&
+			 image_size(json_opt_string(json_member(b, "source"), "data"), &wd, &ht))
 			c->nested_images += image_tokens(IMAGE_ANTHROPIC, wd, ht);
 	}
 	long n = joined.failed ? (c->rc = cs_error_nomem(c->err), 0) : enc(c, sb_str(&joined), joined.len);
@@ -311,23 +305,26 @@ static long result_text(struct cctx *c, const cJSON *content)
 /* An Anthropic content block's part total (images: 0, the kind counts them). */
 static long anthropic_part(struct cctx *c, const cJSON *b)
 {
-	const char *type = get_str(b, "type");
-	if (!cJSON_IsObject(b))
-		return cJSON_IsString(b) ? part(c, enc_str(c, b->valuestring)) : 0;
+	const char *type = json_opt_string(b, "type");
+	if (!json_is_object(b))
+		return json_is_string(b) ? part(c, enc_str(c, json_string_value(b))) : 0;
 	if (is(type, "text"))
-		return part(c, enc_str(c, get_str(b, "text")));
+		return part(c, enc_str(c, json_opt_string(b, "text")));
 	if (is(type, "thinking"))
-		return part(c, enc_str(c, get_str(b, "thinking")));
+		return part(c, enc_str(c, json_opt_string(b, "thinking")));
 	if (is(type, "redacted_thinking") || is(type, "image"))
 		return 0;
 	if (is(type, "document"))
-		return is(get_str(get(b, "source"), "type"), "text") ? part(c, enc_str(c, get_str(get(b, "source"), "data"))) : 0;
+		return is(json_opt_string(json_member(b, "source"), "type"), "text")
+			       ? part(c, enc_str(c, json_opt_string(json_member(b, "source"), "data")))
+			       : 0;
 	if (is(type, "tool_use") || is(type, "server_tool_use") || is(type, "mcp_tool_use")) {
-		const cJSON *input = get(b, "input");
-		return part(c, enc_str(c, get_str(b, "name")) + (input && !cJSON_IsNull(input) ? enc_json(c, input) : 0));
+		const cJSON *input = json_member(b, "input");
+		return part(c, enc_str(c, json_opt_string(b, "name")) +
+				       (input && !json_is_null(input) ? enc_json(c, input) : 0));
 	}
 	if (is(type, "tool_result") || is(type, "mcp_tool_result"))
-		return part(c, enc_str(c, get_str(b, "tool_use_id")) + result_text(c, get(b, "content")));
+		return part(c, enc_str(c, json_opt_string(b, "tool_use_id")) + result_text(c, json_member(b, "content")));
 	return part(c, enc_json(c, b));
 }
 
@@ -335,34 +332,34 @@ static long anthropic_part(struct cctx *c, const cJSON *b)
 static long message(struct cctx *c, const char *role, const cJSON *content, long (*part_of)(struct cctx *, const cJSON *))
 {
 	long tokens = c->ov->per_message + enc_str(c, role);
-	if (cJSON_IsString(content))
-		tokens += part(c, enc_str(c, content->valuestring));
-	else if (cJSON_IsArray(content))
-		for (const cJSON *b = content->child; b; b = b->next)
+	if (json_is_string(content))
+		tokens += part(c, enc_str(c, json_string_value(content)));
+	else if (json_is_array(content))
+		for (const cJSON *b = json_first(content); b; b = json_next(b))
 			tokens += part_of(c, b);
 	return tokens;
 }
 
 static void anthropic_body(struct cctx *c, const cJSON *body, struct req_counted *out)
 {
-	const cJSON *sys = get(body, "system"), *msgs = get(body, "messages"), *m;
-	if (cJSON_IsString(sys) || cJSON_IsArray(sys))
+	const cJSON *sys = json_member(body, "system"), *msgs = json_member(body, "messages"), *m;
+	if (json_is_string(sys) || json_is_array(sys))
 		out->system = message(c, "system", sys, anthropic_part);
-	for (m = first(msgs); m; m = m->next)
-		out->messages += message(c, get_str(m, "role"), get(m, "content"), anthropic_part);
-	out->tools = tools_tokens(c, get(body, "tools"));
+	for (m = first(msgs); m; m = json_next(m))
+		out->messages += message(c, json_opt_string(m, "role"), json_member(m, "content"), anthropic_part);
+	out->tools = tools_tokens(c, json_member(body, "tools"));
 }
 
 /* An OpenAI content part (Chat or Responses): text; images are the kind's. */
 static long openai_part(struct cctx *c, const cJSON *p)
 {
-	const char *type = get_str(p, "type");
-	if (cJSON_IsString(p))
-		return part(c, enc_str(c, p->valuestring));
+	const char *type = json_opt_string(p, "type");
+	if (json_is_string(p))
+		return part(c, enc_str(c, json_string_value(p)));
 	if (is(type, "text") || is(type, "input_text") || is(type, "output_text"))
-		return part(c, enc_str(c, get_str(p, "text")));
+		return part(c, enc_str(c, json_opt_string(p, "text")));
 	if (is(type, "refusal"))
-		return part(c, enc_str(c, get_str(p, "refusal")));
+		return part(c, enc_str(c, json_opt_string(p, "refusal")));
 	return 0;
 }
 
@@ -371,37 +368,39 @@ static long openai_part(struct cctx *c, const cJSON *p)
 static long openai_call(struct cctx *c, const char *name, const char *args)
 {
 	long tokens = enc_str(c, name);
-	cJSON *parsed = args ? cJSON_Parse(args) : NULL;
+	cJSON *parsed = args ? json_tree_parse_str(args) : NULL;
 	tokens += parsed ? enc_json(c, parsed) : enc_str(c, args);
-	cJSON_Delete(parsed);
+	json_tree_free(parsed);
 	return part(c, tokens);
 }
 
 static long chat_message(struct cctx *c, const cJSON *m)
 {
-	const char *role = get_str(m, "role");
+	const char *role = json_opt_string(m, "role");
 	if (is(role, "tool"))
 		return c->ov->per_message + enc_str(c, role) +
-		       part(c, enc_str(c, get_str(m, "tool_call_id")) + enc_str(c, get_str(m, "content")));
-	long tokens = message(c, role, get(m, "content"), openai_part);
+		       part(c,
+			    enc_str(c, json_opt_string(m, "tool_call_id")) + enc_str(c, json_opt_string(m, "content")));
+	long tokens = message(c, role, json_member(m, "content"), openai_part);
 	const cJSON *call;
-	for (call = first(get(m, "tool_calls")); call; call = call->next)
-		tokens += openai_call(c, get_str(get(call, "function"), "name"), get_str(get(call, "function"), "arguments"));
+	for (call = first(json_member(m, "tool_calls")); call; call = json_next(call))
+		tokens += openai_call(c, json_opt_string(json_member(call, "function"), "name"),
+				      json_opt_string(json_member(call, "function"), "arguments"));
 	return tokens;
 }
 
 /* A Responses input item: a message, a function call or its output. */
 static long responses_item(struct cctx *c, const cJSON *it)
 {
-	const char *type = get_str(it, "type");
+	const char *type = json_opt_string(it, "type");
 	if (is(type, "function_call"))
 		return c->ov->per_message + enc_str(c, "assistant") +
-		       openai_call(c, get_str(it, "name"), get_str(it, "arguments"));
+		       openai_call(c, json_opt_string(it, "name"), json_opt_string(it, "arguments"));
 	if (is(type, "function_call_output"))
 		return c->ov->per_message + enc_str(c, "tool") +
-		       part(c, enc_str(c, get_str(it, "call_id")) + enc_str(c, get_str(it, "output")));
-	if (get_str(it, "role"))
-		return message(c, get_str(it, "role"), get(it, "content"), openai_part);
+		       part(c, enc_str(c, json_opt_string(it, "call_id")) + enc_str(c, json_opt_string(it, "output")));
+	if (json_opt_string(it, "role"))
+		return message(c, json_opt_string(it, "role"), json_member(it, "content"), openai_part);
 	return 0; /* reasoning items and others: not sent back as text */
 }
 
@@ -409,33 +408,54 @@ static void openai_body(struct cctx *c, int provider, const cJSON *body, struct 
 {
 	const cJSON *m;
 	if (provider == REQ_OPENAI_CHAT) {
-		for (m = first(get(body, "messages")); m; m = m->next) {
+		for (m = first(json_member(body, "messages")); m; m = json_next(m)) {
 			long n = chat_message(c, m);
-			if (is(get_str(m, "role"), "system") || is(get_str(m, "role"), "developer"))
+			if (is(json_opt_string(m, "role"), "system") || is(json_opt_string(m, "role"), "developer"))
 				out->system += n;
 			else
 				out->messages += n;
 		}
 	} else {
-		const cJSON *ins = get(body, "instructions"), *input = get(body, "input");
-		if (cJSON_IsString(ins))
+		const cJSON *ins = json_member(body, "instructions"), *input = json_member(body, "input");
+		if (json_is_string(ins))
 			out->system = message(c, "system", ins, openai_part);
-		if (cJSON_IsString(input))
+		if (json_is_string(input))
 			out->messages = message(c, "user", input, openai_part);
-		for (m = first(input); m; m = m->next)
+		for (m = first(input); m; m = json_next(m))
 			out->messages += responses_item(c, m);
 	}
-	out->tools = tools_tokens(c, get(body, "tools"));
+	out->tools = tools_tokens(c, json_member(body, "tools"));
+}
+
+/* The tool-use system prompt for body: the table's figure (ai-tokenizer's,
+ * measured with the default choice) moved by the difference Anthropic
+ * lists between the request's tool_choice and auto (overhead.h). Anthropic
+ * writes {type: auto|any|tool|none}, OpenAI's shapes (a Claude model behind
+ * a proxy) "auto", "none", "required" or {type: function}. */
+static void tool_prompt_of(struct cctx *c, const cJSON *body, struct req_counted *out)
+{
+	const cJSON *choice = json_member(body, "tool_choice");
+	const char *type = json_is_string(choice) ? json_string_value(choice) : json_opt_string(choice, "type");
+	bool any = is(type, "any") || is(type, "tool") || is(type, "required") || is(type, "function");
+	bool nearest = false;
+	const char *model = c->model ? c->model : json_opt_string(body, "model");
+	long auto_none = overhead_tool_prompt(model, false, &nearest);
+	long chosen = overhead_tool_prompt(model, any, &nearest);
+	c->tool_prompt = c->ov->tools_exist + (auto_none >= 0 ? chosen - auto_none : 0);
+	out->tool_choice = auto_none < 0 ? NULL : any ? "any" : "auto";
+	out->tool_prompt_nearest = auto_none >= 0 && nearest;
 }
 
 static int count_with(struct cctx *c, int provider, const cJSON *body, long images, struct req_counted *out)
 {
 	out->tools = out->system = out->messages = 0;
+	tool_prompt_of(c, body, out);
 	if (provider == REQ_ANTHROPIC)
 		anthropic_body(c, body, out);
 	else
 		openai_body(c, provider, body, out);
 	out->images = images + c->nested_images;
+	out->tool_prompt = out->tools ? c->tool_prompt : 0;
 	out->tokens = c->rc == CS_OK ? c->ov->base + out->tools + out->system + out->messages + out->images : -1;
 	snprintf(out->overheads, sizeof out->overheads, "%s", c->ov->id);
 	out->approximate = tokenizer_approximate(c->t);
@@ -491,7 +511,7 @@ static long images_of(const struct request_model *m, const struct req_request *r
 
 static bool has_prompt(const cJSON *o)
 {
-	return cJSON_IsObject(o) && (get(o, "messages") || get(o, "input") || get(o, "system"));
+	return json_is_object(o) && (json_member(o, "messages") || json_member(o, "input") || json_member(o, "system"));
 }
 
 /* The request body a record holds, whatever the log's shape (ctxscope-formats(5)
@@ -502,14 +522,15 @@ static bool has_prompt(const cJSON *o)
 static const cJSON *body_of(const cJSON *rec, cJSON **parsed)
 {
 	*parsed = NULL;
-	const cJSON *req = get(rec, "request"), *resp;
-	const cJSON *cands[] = { get(req, "body"), get(get(req, "postData"), "text"), get(rec, "body"), get(rec, "params"),
-				 cJSON_IsObject(req) ? request_unwrap(rec, &resp) : NULL, rec };
+	const cJSON *req = json_member(rec, "request"), *resp;
+	const cJSON *cands[] = { json_member(req, "body"), json_member(json_member(req, "postData"), "text"),
+				 json_member(rec, "body"), json_member(rec, "params"),
+				 json_is_object(req) ? request_unwrap(rec, &resp) : NULL, rec };
 	for (size_t i = 0; i < sizeof cands / sizeof *cands; i++) {
 		const cJSON *c = cands[i];
-		if (cJSON_IsString(c) && (*parsed = cJSON_Parse(c->valuestring)) && has_prompt(*parsed))
+		if (json_is_string(c) && (*parsed = json_tree_parse_str(json_string_value(c))) && has_prompt(*parsed))
 			return *parsed;
-		cJSON_Delete(*parsed);
+		json_tree_free(*parsed);
 		*parsed = NULL;
 		if (has_prompt(c))
 			return c;
@@ -527,17 +548,17 @@ static const cJSON *record_of(const struct request_model *m, size_t i, const cha
 	*line = NULL;
 	if (m->document && m->shape && m->shape->records) {
 		if (!*whole)
-			*whole = cJSON_ParseWithLength(buf, len);
+			*whole = json_tree_parse(buf, len);
 		const char *where;
 		const cJSON *list = *whole ? m->shape->records(*whole, &where) : NULL, *el;
 		size_t at = 0;
-		cJSON_ArrayForEach(el, list)
+		JSON_EACH(el, list)
 			if (at++ == r->offset)
 				return el;
 		return NULL;
 	}
 	size_t from = m->is_log ? r->offset : 0, n = m->is_log ? r->length : len;
-	*line = from <= len && n <= len - from ? cJSON_ParseWithLength(buf + from, n) : NULL;
+	*line = from <= len && n <= len - from ? json_tree_parse(buf + from, n) : NULL;
 	return *line;
 }
 
@@ -566,16 +587,16 @@ static void count_one(struct counting *k, const struct request_model *m, size_t 
 	const cJSON *body = rec ? body_of(rec, &parsed) : (parsed = NULL);
 	const char *why_not;
 	int provider = body ? request_provider_of(body, &why_not) : -1;
-	if (!cJSON_IsObject(body)) {
+	if (!json_is_object(body)) {
 		out->why = "the request could not be read again (the file changed?)";
 	} else {
-		struct cctx c = { .t = t, .ov = ov, .memo = k->memo, .memo_used = &k->memo_used, .memo_cap = k->memo_cap,
-				  .sb = STRBUF_INIT, .err = err, .rc = CS_OK };
+		struct cctx c = { .t = t, .ov = ov, .model = r->model, .memo = k->memo, .memo_used = &k->memo_used,
+				  .memo_cap = k->memo_cap, .sb = STRBUF_INIT, .err = err, .rc = CS_OK };
 		*rc = count_with(&c, provider >= 0 ? provider : m->provider, body, images_of(m, r), out);
 		sb_fini(&c.sb);
 	}
-	cJSON_Delete(parsed);
-	cJSON_Delete(line);
+	json_tree_free(parsed);
+	json_tree_free(line);
 }
 
 int request_count_all(const struct source *src, const struct request_model *m, struct req_counted **counts,
@@ -600,7 +621,7 @@ int request_count_all(const struct source *src, const struct request_model *m, s
 	cJSON *whole = NULL; /* a document's records, parsed once */
 	for (size_t i = 0; rc == CS_OK && i < m->nreqs; i++)
 		count_one(&k, m, i, read ? buf : "", read ? len : 0, &whole, &c[i], err, &rc);
-	cJSON_Delete(whole);
+	json_tree_free(whole);
 	for (int i = 0; i < COUNT_TOKENIZERS; i++)
 		tokenizer_close(k.toks[i].t);
 	for (int i = 0; i < COUNT_TOKENIZERS && k.toks[i].name && !note[0]; i++)
@@ -772,6 +793,13 @@ void request_emit_counted(struct emitter *em, const struct req_counted *c)
 	if (c->nearest)
 		emit_key_str(em, "overheads_note", "the model is not in ai-tokenizer's table: its family's nearest row");
 	emit_key_int(em, "tools", c->tools);
+	if (c->tools && c->tool_choice && !strcmp(c->tool_choice, "any")) { /* the prompt moved by tool_choice */
+		emit_key_str(em, "tool_choice", c->tool_choice);
+		emit_key_int(em, "tool_prompt", c->tool_prompt);
+		if (c->tool_prompt_nearest)
+			emit_key_str(em, "tool_prompt_note", "the model is not in Anthropic's tool-use list: the figures of "
+							     "its family's nearest model");
+	}
 	emit_key_int(em, "system", c->system);
 	emit_key_int(em, "messages", c->messages);
 	emit_key_int(em, "images", c->images);

@@ -6,7 +6,9 @@
  * once, per message its framing and role, each part's tokens times the
  * content multiplier (rounded per part), tool definitions by their schema
  * (name, description, each property, enum values, nested objects), and the
- * tool-use system prompt once when there are tools. Images count by the
+ * tool-use system prompt once when there are tools (the table's figure,
+ * for a Claude model moved by the difference Anthropic lists between the
+ * request's tool_choice and auto: overhead_tool_prompt). Images count by the
  * provider's rule (the request kind's own figure), not as the package's
  * flat 85. How a request's blocks map onto the package's parts:
  *   system (a string, or each text block)  one "system" message, a text part each
@@ -43,6 +45,9 @@ struct req_counted {
 	char overheads[64];     /* the table's row used, "anthropic/claude-sonnet-4"; "" none */
 	bool nearest;           /* that row is the nearest of the family, not the model's own */
 	bool approximate;
+	long tool_prompt;       /* of tools: the tool-use system prompt counted (0: no tools) */
+	const char *tool_choice; /* "auto" (auto, none, not given) or "any" (any, tool); NULL: not a Claude model */
+	bool tool_prompt_nearest; /* that prompt's figure is the nearest listed model's */
 	const char *why;        /* not counted: why (static) */
 };
 

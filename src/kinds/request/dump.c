@@ -30,10 +30,10 @@ static bool skip(const cJSON *c, void *ctx)
 /* The message (or input item) nodes of the body, by index. */
 static const cJSON *message_node(const cJSON *body, int index)
 {
-	const cJSON *list = cJSON_GetObjectItemCaseSensitive(body, "messages");
-	if (!cJSON_IsArray(list))
-		list = cJSON_GetObjectItemCaseSensitive(body, "input");
-	return cJSON_IsArray(list) ? cJSON_GetArrayItem(list, index) : NULL;
+	const cJSON *list = json_member(body, "messages");
+	if (!json_is_array(list))
+		list = json_member(body, "input");
+	return json_is_array(list) ? json_item(list, index) : NULL;
 }
 
 static bool collect(const struct source *src, const struct request_model *m, struct drop *d)

@@ -13,27 +13,27 @@ static const cJSON *har_records(const cJSON *root, const char **where)
 {
 	*where = "log.entries";
 	const cJSON *e = json_member(json_member(root, "log"), "entries");
-	return cJSON_IsArray(e) ? e : NULL;
+	return json_is_array(e) ? e : NULL;
 }
 
 static bool har_is(const cJSON *obj)
 {
 	const cJSON *log = json_member(obj, "log");
-	return cJSON_IsObject(log) && cJSON_IsArray(json_member(log, "entries"));
+	return json_is_object(log) && json_is_array(json_member(log, "entries"));
 }
 
 static const char *header(const cJSON *headers, const char *name)
 {
 	const cJSON *h;
-	cJSON_ArrayForEach(h, headers) {
+	JSON_EACH(h, headers) {
 		const cJSON *n = json_member(h, "name"), *v = json_member(h, "value");
-		if (!cJSON_IsString(n) || !cJSON_IsString(v))
+		if (!json_is_string(n) || !json_is_string(v))
 			continue;
-		const char *a = n->valuestring, *b = name;
+		const char *a = json_string_value(n), *b = name;
 		while (*a && (*a | 0x20) == *b)
 			a++, b++;
 		if (!*a && !*b)
-			return v->valuestring;
+			return json_string_value(v);
 	}
 	return NULL;
 }
@@ -42,32 +42,32 @@ static int har_take(struct source *src, const cJSON *rec, struct req_record *out
 {
 	const cJSON *req = json_member(rec, "request"), *resp = json_member(rec, "response");
 	const cJSON *url = json_member(req, "url");
-	out->provider = cJSON_IsString(url) ? request_endpoint_provider(url->valuestring) : -1;
+	out->provider = json_is_string(url) ? request_endpoint_provider(json_string_value(url)) : -1;
 	if (out->provider < 0) {
 		out->skip = arena_printf(&src->arena, "a request to %.120s",
-					 cJSON_IsString(url) ? url->valuestring : "(no url)");
+					 json_is_string(url) ? json_string_value(url) : "(no url)");
 		return out->skip ? CS_OK : CS_ENOMEM;
 	}
 	const cJSON *text = json_member(json_member(req, "postData"), "text");
-	if (!cJSON_IsString(text)) {
+	if (!json_is_string(text)) {
 		out->skip = "a request without postData.text";
 		return CS_OK;
 	}
-	out->body_text = text->valuestring;
+	out->body_text = json_string_value(text);
 	out->time = request_time_of(json_member(rec, "startedDateTime"));
 	const char *acct = header(json_member(req, "headers"), "anthropic-workspace-id");
 	out->account = acct ? acct : header(json_member(req, "headers"), "x-api-key");
 	const cJSON *content = json_member(resp, "content"), *enc = json_member(content, "encoding");
 	const cJSON *rt = json_member(content, "text");
-	if (cJSON_IsString(rt) && !(cJSON_IsString(enc) && !strcmp(enc->valuestring, "base64"))) {
-		out->response_text = rt->valuestring;
+	if (json_is_string(rt) && !(json_is_string(enc) && !strcmp(json_string_value(enc), "base64"))) {
+		out->response_text = json_string_value(rt);
 		out->response_where = "response.content.text";
-	} else if (cJSON_IsString(rt)) { /* base64 (mitmproxy writes bodies so) */
-		size_t n = strlen(rt->valuestring);
+	} else if (json_is_string(rt)) { /* base64 (mitmproxy writes bodies so) */
+		size_t n = strlen(json_string_value(rt));
 		unsigned char *buf = arena_alloc(&src->arena, n + 1);
 		if (!buf)
 			return CS_ENOMEM;
-		long got = base64_decode(rt->valuestring, n, buf);
+		long got = base64_decode(json_string_value(rt), n, buf);
 		if (got >= 0) {
 			buf[got] = 0;
 			out->response_text = (const char *)buf;
@@ -77,6 +77,4 @@ static int har_take(struct source *src, const cJSON *rec, struct req_record *out
 	return CS_OK;
 }
 
-const struct req_shape request_shape_har = {
-	.name = "har", .title = "HTTP Archive (HAR)", .is = har_is, .records = har_records, .take = har_take,
-};
+REQUEST_SHAPE(har, "har", "HTTP Archive (HAR)", .is = har_is, .records = har_records, .take = har_take);

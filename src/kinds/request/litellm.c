@@ -18,24 +18,22 @@ static bool litellm_is(const cJSON *obj)
 static int litellm_take(struct source *src, const cJSON *rec, struct req_record *out)
 {
 	const cJSON *msgs = json_member(rec, "messages"), *type = json_member(rec, "call_type");
-	if (!cJSON_IsArray(msgs)) {
+	if (!json_is_array(msgs)) {
 		out->skip = arena_printf(&src->arena, "a call (%.40s) without a list of messages",
-					 cJSON_IsString(type) ? type->valuestring : "LiteLLM");
+					 json_is_string(type) ? json_string_value(type) : "LiteLLM");
 		return out->skip ? CS_OK : CS_ENOMEM;
 	}
 	out->body = rec;
 	out->provider = REQ_OPENAI_CHAT; /* LiteLLM logs every provider's messages in OpenAI's form */
 	out->time = request_time_of(json_member(rec, "startTime"));
 	const cJSON *key = json_member(json_member(rec, "metadata"), "user_api_key_hash");
-	out->account = cJSON_IsString(key) ? key->valuestring : NULL;
+	out->account = json_string_value(key);
 	const cJSON *resp = json_member(rec, "response");
-	if (cJSON_IsObject(resp)) {
+	if (json_is_object(resp)) {
 		out->response = resp;
 		out->response_where = "response";
 	}
 	return CS_OK;
 }
 
-const struct req_shape request_shape_litellm = {
-	.name = "litellm", .title = "LiteLLM log", .is = litellm_is, .take = litellm_take,
-};
+REQUEST_SHAPE(litellm, "litellm", "LiteLLM log", .is = litellm_is, .take = litellm_take);

@@ -21,11 +21,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static const cJSON *get(const cJSON *obj, const char *key)
-{
-	return cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
-}
-
 void request_model_free(void *model)
 {
 	struct request_model *m = model;
@@ -78,7 +73,8 @@ static int provider_for(const struct kind_ops *kind, const cJSON *body)
 	int p = request_provider_of(body, &why);
 	if (p >= 0 && (p != REQ_ANTHROPIC || kind != &openai_kind))
 		return p; /* a log shape's kind (a capture, LiteLLM...) carries any provider's bodies */
-	return p == REQ_OPENAI_RESPONSES || (p < 0 && get(body, "input")) ? REQ_OPENAI_RESPONSES : REQ_OPENAI_CHAT;
+	return p == REQ_OPENAI_RESPONSES || (p < 0 && json_member(body, "input")) ? REQ_OPENAI_RESPONSES
+										  : REQ_OPENAI_CHAT;
 }
 
 /* The body inside a line: the object itself, or an exchange's request
@@ -86,11 +82,11 @@ static int provider_for(const struct kind_ops *kind, const cJSON *body)
 const cJSON *request_unwrap(const cJSON *obj, const cJSON **response)
 {
 	*response = NULL;
-	const cJSON *req = get(obj, "request");
-	if (!cJSON_IsObject(req))
+	const cJSON *req = json_member(obj, "request");
+	if (!json_is_object(req))
 		return obj;
-	*response = get(obj, "response");
-	return cJSON_IsObject(get(req, "body")) ? get(req, "body") : req;
+	*response = json_member(obj, "response");
+	return json_is_object(json_member(req, "body")) ? json_member(req, "body") : req;
 }
 
 /* Takes the document of the request just parsed as the current one. */
@@ -127,7 +123,7 @@ static int take_request(struct source *src, struct request_model *m, struct json
 {
 	const cJSON *response;
 	const cJSON *body = request_unwrap(obj, &response);
-	if (!cJSON_IsObject(body))
+	if (!json_is_object(body))
 		return json_fail(d, err, CS_ETYPE, JPATH_ROOT, NULL, "expected a request body (an object), got %s",
 				 json_type_name(body));
 	int provider = provider_for(src->kind, body);
@@ -137,7 +133,7 @@ static int take_request(struct source *src, struct request_model *m, struct json
 	m->provider = provider;
 	struct req_request *r = &m->reqs[m->nreqs - 1];
 	r->time = body_time(obj);
-	if (cJSON_IsObject(response) && request_read_usage(src, r, d, cJSON_IsObject(json_member(response, "body"))
+	if (json_is_object(response) && request_read_usage(src, r, d, json_is_object(json_member(response, "body"))
 					? json_member(response, "body") : response, "response", 0) != CS_OK)
 		return cs_error_nomem(err);
 	make_current(m, d, body);
@@ -198,7 +194,8 @@ static int keep_result(struct log_load *L, const struct json_doc *d, const struc
 	if (!x->id)
 		return CS_ENOMEM;
 	L->nresults++;
-	return rec->result ? request_read_usage(L->src, &x->fig, d, rec->result, "response.body", line) : CS_OK;
+	return rec->result ? request_read_usage(L->src, &x->fig, d, rec->result, "response.body", L->where ? 0 : line)
+			   : CS_OK;
 }
 
 static int keep_id(struct log_load *L, const char *id)
@@ -230,7 +227,7 @@ static int record_body(struct log_load *L, const struct req_record *rec, struct 
 	int rc = json_doc_parse(bd, rec->body_text, strlen(rec->body_text), &e);
 	if (rc == CS_ENOMEM)
 		return rc;
-	if (rc == CS_OK && cJSON_IsObject(bd->root)) {
+	if (rc == CS_OK && json_is_object(bd->root)) {
 		*body = bd->root;
 		return CS_OK;
 	}
@@ -266,10 +263,11 @@ static int take_record(struct log_load *L, const struct json_doc *d, const cJSON
 		const cJSON *resp;
 		rec.body = request_unwrap(obj, &resp);
 		rec.time = body_time(obj);
-		rec.response = cJSON_IsObject(json_member(resp, "body")) ? json_member(resp, "body") : resp;
-		rec.response = cJSON_IsObject(rec.response) ? rec.response : NULL;
+		rec.response = json_is_object(json_member(resp, "body")) ? json_member(resp, "body") : resp;
+		rec.response = json_is_object(rec.response) ? rec.response : NULL;
 		const char *why;
-		if (!cJSON_IsObject(rec.body) || (request_provider_of(rec.body, &why) < 0 && !json_member(rec.body, "messages")))
+		if (!json_is_object(rec.body) ||
+		    (request_provider_of(rec.body, &why) < 0 && !json_member(rec.body, "messages")))
 			rec.skip = "not a request or a {request, response} exchange";
 	} else if (!L->where && !sh->is(obj)) { /* a document's elements are its shape's by place */
 		rec.skip = arena_printf(&src->arena, "not a %s record", sh->title);
@@ -304,7 +302,8 @@ static int take_record(struct log_load *L, const struct json_doc *d, const cJSON
 			r->length = length;
 			m->provider = provider;
 			const char *where = rec.response_where ? rec.response_where : "response";
-			rc = rec.response ? request_read_usage(src, r, d, rec.response, where, line)
+			long at = L->where ? 0 : line; /* a document's element: its place in the text */
+			rc = rec.response ? request_read_usage(src, r, d, rec.response, where, at)
 			     : rec.response_text ? request_read_usage_text(src, r, rec.response_text, strlen(rec.response_text), where, line)
 						 : CS_OK;
 			if (rc == CS_OK)
@@ -339,7 +338,7 @@ static int log_line(struct log_load *L, struct json_reuse *pool, const char *s, 
 		memcpy(msg, err->message, sizeof msg);
 		return cs_error_set(err, (enum cs_status)rc, "line %ld: %s", line, msg);
 	}
-	if (!cJSON_IsObject(d.root)) {
+	if (!json_is_object(d.root)) {
 		json_doc_free(&d);
 		L->skipped++;
 		return source_warn(src, -1, line, 1, "line %ld: not a request or a {request, response} exchange; skipped",
@@ -387,11 +386,11 @@ static int load_document(struct log_load *L, const struct req_shape *sh, const c
 	if (rc == CS_OK && !list)
 		rc = take_record(L, &d, d.root, 1, 0, 0, err);
 	const cJSON *el;
-	cJSON_ArrayForEach(el, list) {
+	JSON_EACH(el, list) {
 		if (rc != CS_OK)
 			break;
 		i++;
-		if (!cJSON_IsObject(el)) {
+		if (!json_is_object(el)) {
 			char name[64];
 			L->skipped++;
 			rc = source_warn(L->src, -1, i, 1, "%s: not an object; skipped", record_name(name, sizeof name, L, i))
@@ -425,7 +424,7 @@ static int looks_like_log(const char *data, size_t len, bool *yes)
 	struct cs_error err;
 	cs_error_clear(&err);
 	int rc = json_doc_parse(&d, data, n, &err);
-	*yes = rc == CS_OK && cJSON_IsObject(d.root);
+	*yes = rc == CS_OK && json_is_object(d.root);
 	json_doc_free(&d);
 	return rc == CS_ENOMEM ? CS_ENOMEM : CS_OK;
 }
@@ -614,7 +613,7 @@ int request_load(struct source *src, const char *data, size_t len, struct cs_err
 	} else {
 		struct json_doc d;
 		rc = json_doc_parse(&d, data, len, err);
-		if (rc == CS_OK && !cJSON_IsObject(d.root))
+		if (rc == CS_OK && !json_is_object(d.root))
 			rc = json_fail(&d, err, CS_ETYPE, JPATH_ROOT, NULL, "expected a request body (an object), got %s",
 				       json_type_name(d.root));
 		if (rc == CS_OK)
@@ -646,7 +645,7 @@ static int body_from(struct source *src, struct request_model *m, struct json_do
 	} else if (sh->take(src, obj, &rec) != CS_OK) {
 		return CS_ENOMEM;
 	}
-	if (cJSON_IsObject(rec.body)) {
+	if (json_is_object(rec.body)) {
 		m->doc = *whole;
 		m->body = rec.body;
 		memset(whole, 0, sizeof *whole);
@@ -657,7 +656,7 @@ static int body_from(struct source *src, struct request_model *m, struct json_do
 	struct cs_error e;
 	cs_error_clear(&e);
 	int rc = json_doc_parse(&m->doc, rec.body_text, strlen(rec.body_text), &e);
-	if (rc == CS_OK && cJSON_IsObject(m->doc.root))
+	if (rc == CS_OK && json_is_object(m->doc.root))
 		m->body = m->doc.root;
 	if (rc == CS_OK)
 		rc = json_keep_number_text(&m->doc);
@@ -695,7 +694,7 @@ int request_body_again(struct source *src, struct request_model *m, size_t k)
 		const cJSON *list = m->shape->records(obj, &where), *el;
 		size_t i = 0;
 		obj = NULL;
-		cJSON_ArrayForEach(el, list)
+		JSON_EACH(el, list)
 			if (i++ == r->offset) {
 				obj = el;
 				break;

@@ -56,27 +56,27 @@ static void json_number(struct strbuf *out, double v)
 void request_json(struct strbuf *out, const cJSON *v, int indent, int depth, bool (*skip)(const cJSON *, void *),
 		  void *ctx)
 {
-	if (cJSON_IsString(v)) {
-		json_quote(out, v->valuestring, strlen(v->valuestring));
-	} else if (cJSON_IsNumber(v)) {
+	if (json_is_string(v)) {
+		json_quote(out, json_string_value(v), strlen(json_string_value(v)));
+	} else if (json_is_number(v)) {
 		if (json_number_written(v)) /* as written (json_keep_number_text) */
 			sb_puts(out, json_number_written(v));
 		else
-			json_number(out, v->valuedouble);
-	} else if (cJSON_IsBool(v)) {
-		sb_puts(out, cJSON_IsTrue(v) ? "true" : "false");
-	} else if (cJSON_IsArray(v) || cJSON_IsObject(v)) {
-		bool obj = cJSON_IsObject(v);
+			json_number(out, json_number_value(v, 0));
+	} else if (json_is_bool(v)) {
+		sb_puts(out, json_is_true(v) ? "true" : "false");
+	} else if (json_is_array(v) || json_is_object(v)) {
+		bool obj = json_is_object(v);
 		sb_putc(out, obj ? '{' : '[');
 		size_t n = 0;
 		const cJSON *c;
-		cJSON_ArrayForEach(c, v) {
+		JSON_EACH(c, v) {
 			if (skip && skip(c, ctx))
 				continue;
 			sb_puts(out, n++ ? "," : "");
 			newline(out, indent, depth + 1);
 			if (obj) {
-				json_quote(out, c->string, strlen(c->string));
+				json_quote(out, json_key(c), strlen(json_key(c)));
 				sb_puts(out, indent ? ": " : ":");
 			}
 			request_json(out, c, indent, depth + 1, skip, ctx);
@@ -91,28 +91,22 @@ void request_json(struct strbuf *out, const cJSON *v, int indent, int depth, boo
 
 /* ---- helpers ---------------------------------------------------------- */
 
-/* cJSON_GetObjectItemCaseSensitive's answer (the first member named key),
+/* json_member's answer (the first member named key),
  * the names compared in line instead of by a strcmp call each (a log's
  * blocks are looked into a few times each, a million blocks a log; keys
  * are short). */
 static const cJSON *get(const cJSON *obj, const char *key)
 {
-	if (!cJSON_IsObject(obj))
+	if (!json_is_object(obj))
 		return NULL;
-	for (const cJSON *c = obj->child; c && c->string; c = c->next) {
-		const char *a = c->string, *b = key;
+	for (const cJSON *c = json_first(obj); c && json_key(c); c = json_next(c)) {
+		const char *a = json_key(c), *b = key;
 		while (*a && *a == *b)
 			a++, b++;
 		if (*a == *b)
 			return c;
 	}
 	return NULL;
-}
-
-static const char *get_str(const cJSON *obj, const char *key)
-{
-	const cJSON *v = get(obj, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
 /* What one body's walk carries along. */
@@ -130,7 +124,7 @@ struct walk {
 static bool skip_cache_control(const cJSON *c, void *ctx)
 {
 	(void)ctx; /* asked of every member a block's hash walks: the first byte tells most */
-	return c->string && c->string[0] == 'c' && !strcmp(c->string, "cache_control");
+	return json_key(c) && json_key(c)[0] == 'c' && !strcmp(json_key(c), "cache_control");
 }
 
 /* The TTL of a block's cache_control in seconds (0 none); warns on a TTL
@@ -138,9 +132,9 @@ static bool skip_cache_control(const cJSON *c, void *ctx)
 static int block_ttl(struct walk *w, const cJSON *block, const char *path)
 {
 	const cJSON *cc = get(block, "cache_control");
-	if (!cJSON_IsObject(cc))
+	if (!json_is_object(cc))
 		return 0;
-	const char *ttl = get_str(cc, "ttl");
+	const char *ttl = json_opt_string(cc, "ttl");
 	if (!ttl || !strcmp(ttl, "5m"))
 		return 300;
 	if (!strcmp(ttl, "1h"))
@@ -151,21 +145,23 @@ static int block_ttl(struct walk *w, const cJSON *block, const char *path)
 
 static uint64_t hash_node(const cJSON *v, uint64_t h, bool skip)
 {
-	char tag = cJSON_IsString(v) ? 's' : cJSON_IsNumber(v) ? 'n' : cJSON_IsTrue(v) ? 't' : cJSON_IsFalse(v) ? 'f'
-		 : cJSON_IsArray(v) ? 'a' : cJSON_IsObject(v) ? 'o' : 'z';
+	char tag = json_is_string(v) ? 's' : json_is_number(v) ? 'n' : json_is_true(v) ? 't' : json_is_false(v) ? 'f'
+		 : json_is_array(v) ? 'a' : json_is_object(v) ? 'o' : 'z';
 	h = request_hash(&tag, 1, h);
+	const char *s = json_string_value(v);
+	double x = json_number_value(v, 0);
 	if (tag == 's')
-		return request_hash(v->valuestring, strlen(v->valuestring) + 1, h);
+		return request_hash(s, strlen(s) + 1, h);
 	if (tag == 'n')
-		return request_hash((const char *)&v->valuedouble, sizeof v->valuedouble, h);
+		return request_hash((const char *)&x, sizeof x, h);
 	if (tag != 'a' && tag != 'o')
 		return h;
 	const cJSON *c;
-	cJSON_ArrayForEach(c, v) {
+	JSON_EACH(c, v) {
 		if (skip && skip_cache_control(c, NULL))
 			continue;
 		if (tag == 'o')
-			h = request_hash(c->string, strlen(c->string) + 1, h);
+			h = request_hash(json_key(c), strlen(json_key(c)) + 1, h);
 		h = hash_node(c, h, skip);
 	}
 	return request_hash(tag == 'a' ? "]" : "}", 1, h);
@@ -277,13 +273,13 @@ static bool known_type(const char *const *list, const char *t)
 /* The text a tool_result's content renders to: a string, or its text blocks. */
 static void result_text(struct strbuf *out, const cJSON *content)
 {
-	if (cJSON_IsString(content)) {
-		sb_puts(out, content->valuestring);
+	if (json_is_string(content)) {
+		sb_puts(out, json_string_value(content));
 		return;
 	}
 	const cJSON *c;
-	cJSON_ArrayForEach(c, content) {
-		const char *t = get_str(c, "text");
+	JSON_EACH(c, content) {
+		const char *t = json_opt_string(c, "text");
 		if (t) {
 			sb_puts(out, out->len ? "\n" : "");
 			sb_puts(out, t);
@@ -298,19 +294,20 @@ static void result_text(struct strbuf *out, const cJSON *content)
 static void anthropic_block_text(struct strbuf *out, const char *type, const cJSON *b)
 {
 	const char *s;
-	if (!strcmp(type, "text") && (s = get_str(b, "text"))) {
+	if (!strcmp(type, "text") && (s = json_opt_string(b, "text"))) {
 		sb_puts(out, s);
-	} else if (!strcmp(type, "thinking") && (s = get_str(b, "thinking"))) {
+	} else if (!strcmp(type, "thinking") && (s = json_opt_string(b, "thinking"))) {
 		sb_puts(out, s);
 	} else if (!strcmp(type, "redacted_thinking")) {
 		sb_puts(out, "[redacted thinking]");
 	} else if (!strcmp(type, "tool_use") || !strcmp(type, "server_tool_use")) {
-		sb_printf(out, "%s ", (s = get_str(b, "name")) ? s : "tool");
+		sb_printf(out, "%s ", (s = json_opt_string(b, "name")) ? s : "tool");
 		request_json(out, get(b, "input"), 0, 0, NULL, NULL);
 	} else if (!strcmp(type, "tool_result")) {
 		result_text(out, get(b, "content"));
-	} else if (!strcmp(type, "document") && (s = get_str(get(b, "source"), "data")) &&
-		   !strcmp(get_str(get(b, "source"), "type") ? get_str(get(b, "source"), "type") : "", "text")) {
+	} else if (!strcmp(type, "document") && (s = json_opt_string(get(b, "source"), "data")) &&
+		   !strcmp(json_opt_string(get(b, "source"), "type") ? json_opt_string(get(b, "source"), "type") : "",
+			   "text")) {
 		sb_puts(out, s);
 	} else {
 		request_json(out, b, 0, 0, skip_cache_control, NULL);
@@ -320,7 +317,7 @@ static void anthropic_block_text(struct strbuf *out, const char *type, const cJS
 static int anthropic_block(struct walk *w, const cJSON *b, const struct jpath *at, const char *path,
 			   const char *role, int layer, int message)
 {
-	if (!cJSON_IsObject(b))
+	if (!json_is_object(b))
 		return json_fail(w->d, w->err, CS_ETYPE, at, NULL, "expected a content block (an object), got %s",
 				 json_type_name(b));
 	const char *type = NULL;
@@ -329,12 +326,14 @@ static int anthropic_block(struct walk *w, const cJSON *b, const struct jpath *a
 		return rc;
 	if (!strcmp(type, "image")) {
 		const cJSON *s = get(b, "source");
-		return add_image(w, b, path, role, layer, message, get_str(s, "media_type"), get_str(s, "data"), false);
+		return add_image(w, b, path, role, layer, message, json_opt_string(s, "media_type"),
+				 json_opt_string(s, "data"), false);
 	}
 	/* a text or thinking block renders to its string as it stands: taken
 	 * without a copy (a log repeats them request after request) */
-	const char *plain = !strcmp(type, "text") ? get_str(b, "text") : !strcmp(type, "thinking") ? get_str(b, "thinking")
-																 : NULL;
+	const char *plain = !strcmp(type, "text")       ? json_opt_string(b, "text")
+			    : !strcmp(type, "thinking") ? json_opt_string(b, "thinking")
+							: NULL;
 	struct strbuf text = STRBUF_INIT;
 	if (!plain)
 		anthropic_block_text(&text, type, b);
@@ -363,14 +362,14 @@ static int anthropic_tools(struct walk *w, const cJSON *body)
 	long i = 0;
 	if (rc != CS_OK)
 		return rc;
-	cJSON_ArrayForEach(t, tools) {
+	JSON_EACH(t, tools) {
 		struct jpath ti = JPATH_INDEX(&at, i);
-		if (!cJSON_IsObject(t))
+		if (!json_is_object(t))
 			return json_fail(w->d, w->err, CS_ETYPE, &ti, NULL, "expected a tool definition (an object), got %s",
 					 json_type_name(t));
 		char path[48];
 		snprintf(path, sizeof path, "tools[%ld]", i++);
-		const char *type = get_str(t, "type");
+		const char *type = json_opt_string(t, "type");
 		struct strbuf text = STRBUF_INIT;
 		request_json(&text, t, 0, 0, skip_cache_control, NULL);
 		struct req_unit *u = text.failed ? NULL
@@ -387,18 +386,19 @@ static int system_field(struct walk *w, const cJSON *body, const char *key, cons
 {
 	const cJSON *sys = get(body, key);
 	struct jpath at = JPATH_KEY(JPATH_ROOT, key);
-	if (!sys || cJSON_IsNull(sys))
+	if (!sys || json_is_null(sys))
 		return CS_OK;
-	if (cJSON_IsString(sys))
-		return add_unit(w, sys, key, "text", role, RL_SYSTEM, -1, sys->valuestring, strlen(sys->valuestring))
+	if (json_is_string(sys))
+		return add_unit(w, sys, key, "text", role, RL_SYSTEM, -1, json_string_value(sys),
+				strlen(json_string_value(sys)))
 			       ? CS_OK
 			       : cs_error_nomem(w->err);
-	if (!cJSON_IsArray(sys))
+	if (!json_is_array(sys))
 		return json_fail(w->d, w->err, CS_ETYPE, JPATH_ROOT, key, "expected a string or a list of blocks, got %s",
 				 json_type_name(sys));
 	const cJSON *b;
 	long i = 0;
-	cJSON_ArrayForEach(b, sys) {
+	JSON_EACH(b, sys) {
 		struct jpath bi = JPATH_INDEX(&at, i);
 		char path[48];
 		snprintf(path, sizeof path, "%s[%ld]", key, i++);
@@ -444,8 +444,8 @@ static int last_user(const cJSON *messages)
 {
 	int i = 0, last = -1;
 	const cJSON *msg;
-	cJSON_ArrayForEach(msg, messages) {
-		const char *role = get_str(msg, "role");
+	JSON_EACH(msg, messages) {
+		const char *role = json_opt_string(msg, "role");
 		if (role && !strcmp(role, "user"))
 			last = i;
 		i++;
@@ -462,10 +462,10 @@ static int anthropic_messages(struct walk *w, const cJSON *body)
 	struct jpath at = JPATH_KEY(JPATH_ROOT, "messages");
 	w->current_from = last_user(messages);
 	int i = 0;
-	cJSON_ArrayForEach(msg, messages) {
+	JSON_EACH(msg, messages) {
 		struct jpath mi = JPATH_INDEX(&at, i);
 		const char *role = NULL;
-		if (!cJSON_IsObject(msg))
+		if (!json_is_object(msg))
 			return json_fail(w->d, w->err, CS_ETYPE, &mi, NULL, "expected a message (an object), got %s",
 					 json_type_name(msg));
 		if ((rc = json_get_string(w->d, msg, &mi, "role", JSON_REQUIRED, &role, w->err)) != CS_OK)
@@ -478,15 +478,15 @@ static int anthropic_messages(struct walk *w, const cJSON *body)
 		plen = path_put(path, plen, ".content");
 		if (!role)
 			return cs_error_nomem(w->err);
-		if (cJSON_IsString(content)) {
-			if (!add_unit(w, content, path, "text", role, layer, i, content->valuestring,
-				      strlen(content->valuestring)))
+		if (json_is_string(content)) {
+			if (!add_unit(w, content, path, "text", role, layer, i, json_string_value(content),
+				      strlen(json_string_value(content))))
 				return cs_error_nomem(w->err);
-		} else if (cJSON_IsArray(content)) {
+		} else if (json_is_array(content)) {
 			struct jpath ci = JPATH_KEY(&mi, "content");
 			const cJSON *b;
 			int j = 0;
-			cJSON_ArrayForEach(b, content) {
+			JSON_EACH(b, content) {
 				struct jpath bj = JPATH_INDEX(&ci, j);
 				path_index(path, plen, "", j++);
 				if ((rc = anthropic_block(w, b, &bj, path, role, layer, i)) != CS_OK)
@@ -506,26 +506,29 @@ static int anthropic_messages(struct walk *w, const cJSON *body)
 static int openai_part(struct walk *w, const cJSON *p, const struct jpath *at, const char *path, const char *role,
 		       int layer, int message)
 {
-	if (cJSON_IsString(p))
-		return add_unit(w, p, path, "text", role, layer, message, p->valuestring, strlen(p->valuestring))
-			       ? CS_OK : cs_error_nomem(w->err);
-	if (!cJSON_IsObject(p))
+	if (json_is_string(p))
+		return add_unit(w, p, path, "text", role, layer, message, json_string_value(p),
+				strlen(json_string_value(p)))
+			       ? CS_OK
+			       : cs_error_nomem(w->err);
+	if (!json_is_object(p))
 		return json_fail(w->d, w->err, CS_ETYPE, at, NULL, "expected a content part (an object), got %s",
 				 json_type_name(p));
-	const char *type = get_str(p, "type");
+	const char *type = json_opt_string(p, "type");
 	type = type ? type : "text";
 	const cJSON *img = get(p, "image_url");
-	const char *url = cJSON_IsString(img) ? img->valuestring : get_str(img, "url");
+	const char *url = json_is_string(img) ? json_string_value(img) : json_opt_string(img, "url");
 	if (!url)
-		url = get_str(p, "image_url") ? get_str(p, "image_url") : NULL;
+		url = json_opt_string(p, "image_url") ? json_opt_string(p, "image_url") : NULL;
 	if (!strcmp(type, "image_url") || !strcmp(type, "input_image")) {
-		const char *detail = get_str(p, "detail") ? get_str(p, "detail") : get_str(img, "detail");
+		const char *detail =
+			json_opt_string(p, "detail") ? json_opt_string(p, "detail") : json_opt_string(img, "detail");
 		const char *data = url && !strncmp(url, "data:", 5) && strstr(url, ";base64,") ? strstr(url, ";base64,") + 8
 											     : NULL;
 		return add_image(w, p, path, role, layer, message, data ? "inline" : NULL, data,
 				 detail && !strcmp(detail, "low"));
 	}
-	const char *text = get_str(p, "text");
+	const char *text = json_opt_string(p, "text");
 	struct strbuf sb = STRBUF_INIT;
 	if (text)
 		sb_puts(&sb, text);
@@ -543,18 +546,18 @@ static int openai_content(struct walk *w, const cJSON *msg, const struct jpath *
 	const cJSON *content = get(msg, "content");
 	char path[80];
 	snprintf(path, sizeof path, "%s.content", base);
-	if (cJSON_IsString(content) || !content || cJSON_IsNull(content)) {
-		if (!content || cJSON_IsNull(content))
+	if (json_is_string(content) || !content || json_is_null(content)) {
+		if (!content || json_is_null(content))
 			return CS_OK;
 		return openai_part(w, content, mi, path, role, layer, i);
 	}
-	if (!cJSON_IsArray(content))
+	if (!json_is_array(content))
 		return json_fail(w->d, w->err, CS_ETYPE, mi, "content", "expected a string or a list of parts, got %s",
 				 json_type_name(content));
 	struct jpath ci = JPATH_KEY(mi, "content");
 	const cJSON *p;
 	int j = 0;
-	cJSON_ArrayForEach(p, content) {
+	JSON_EACH(p, content) {
 		struct jpath pj = JPATH_INDEX(&ci, j);
 		snprintf(path, sizeof path, "%s.content[%d]", base, j++);
 		int rc = openai_part(w, p, &pj, path, role, layer, i);
@@ -569,8 +572,8 @@ static int openai_call(struct walk *w, const cJSON *call, const char *path, cons
 {
 	const cJSON *fn = get(call, "function") ? get(call, "function") : call;
 	struct strbuf sb = STRBUF_INIT;
-	sb_printf(&sb, "%s(", get_str(fn, "name") ? get_str(fn, "name") : "function");
-	const char *args = get_str(fn, "arguments");
+	sb_printf(&sb, "%s(", json_opt_string(fn, "name") ? json_opt_string(fn, "name") : "function");
+	const char *args = json_opt_string(fn, "arguments");
 	sb_puts(&sb, args ? args : "");
 	sb_putc(&sb, ')');
 	struct req_unit *u = sb.failed ? NULL
@@ -588,10 +591,10 @@ static bool is_system_role(const char *role)
 static int openai_item(struct walk *w, const cJSON *msg, const struct jpath *mi, const char *base, int i,
 		       bool leading)
 {
-	if (!cJSON_IsObject(msg))
+	if (!json_is_object(msg))
 		return json_fail(w->d, w->err, CS_ETYPE, mi, NULL, "expected a message (an object), got %s",
 				 json_type_name(msg));
-	const char *role = get_str(msg, "role"), *type = get_str(msg, "type");
+	const char *role = json_opt_string(msg, "role"), *type = json_opt_string(msg, "type");
 	int layer = leading && is_system_role(role) ? RL_SYSTEM
 		    : w->current_from >= 0 && i >= w->current_from ? RL_CURRENT : RL_HISTORY;
 	char path[80];
@@ -599,11 +602,11 @@ static int openai_item(struct walk *w, const cJSON *msg, const struct jpath *mi,
 		snprintf(path, sizeof path, "%s", base);
 		if (!strcmp(type, "function_call"))
 			return openai_call(w, msg, path, "assistant", layer, i);
-		const char *out = get_str(msg, "output");
+		const char *out = json_opt_string(msg, "output");
 		struct strbuf sb = STRBUF_INIT;
 		if (out)
 			sb_puts(&sb, out);
-		else if (!strcmp(type, "reasoning") && cJSON_IsArray(get(msg, "summary")))
+		else if (!strcmp(type, "reasoning") && json_is_array(get(msg, "summary")))
 			result_text(&sb, get(msg, "summary"));
 		else
 			request_json(&sb, msg, 0, 0, NULL, NULL);
@@ -620,7 +623,7 @@ static int openai_item(struct walk *w, const cJSON *msg, const struct jpath *mi,
 	int rc = openai_content(w, msg, mi, base, role, layer, i);
 	const cJSON *calls = get(msg, "tool_calls"), *c;
 	int j = 0;
-	cJSON_ArrayForEach(c, calls) {
+	JSON_EACH(c, calls) {
 		snprintf(path, sizeof path, "%s.tool_calls[%d]", base, j++);
 		if (rc == CS_OK)
 			rc = openai_call(w, c, path, role, layer, i);
@@ -639,11 +642,11 @@ static int openai_items(struct walk *w, const cJSON *list, const char *key)
 	bool leading = true;
 	int i = 0;
 	const cJSON *msg;
-	cJSON_ArrayForEach(msg, list) {
+	JSON_EACH(msg, list) {
 		struct jpath mi = JPATH_INDEX(&at, i);
 		char base[48];
 		snprintf(base, sizeof base, "%s[%d]", key, i);
-		leading = leading && is_system_role(get_str(msg, "role"));
+		leading = leading && is_system_role(json_opt_string(msg, "role"));
 		int rc = openai_item(w, msg, &mi, base, i, leading);
 		if (rc != CS_OK)
 			return rc;
@@ -663,16 +666,16 @@ static int openai_body(struct walk *w, const cJSON *body, int provider)
 		return rc == CS_OK ? openai_items(w, messages, "messages") : rc;
 	}
 	const cJSON *ins = get(body, "instructions");
-	if (cJSON_IsString(ins) && !add_unit(w, ins, "instructions", "text", "system", RL_SYSTEM, -1, ins->valuestring,
-					     strlen(ins->valuestring)))
+	if (json_is_string(ins) && !add_unit(w, ins, "instructions", "text", "system", RL_SYSTEM, -1,
+					     json_string_value(ins), strlen(json_string_value(ins))))
 		return cs_error_nomem(w->err);
 	const cJSON *input = get(body, "input");
-	if (cJSON_IsString(input))
-		return add_unit(w, input, "input", "text", "user", RL_CURRENT, 0, input->valuestring,
-				strlen(input->valuestring))
+	if (json_is_string(input))
+		return add_unit(w, input, "input", "text", "user", RL_CURRENT, 0, json_string_value(input),
+				strlen(json_string_value(input)))
 			       ? CS_OK
 			       : cs_error_nomem(w->err);
-	if (!cJSON_IsArray(input))
+	if (!json_is_array(input))
 		return json_fail(w->d, w->err, CS_ETYPE, JPATH_ROOT, "input", "expected a string or a list of items, got %s",
 				 input ? json_type_name(input) : "nothing");
 	return openai_items(w, input, "input");
@@ -683,24 +686,24 @@ static int openai_body(struct walk *w, const cJSON *body, int provider)
 int request_provider_of(const cJSON *body, const char **why)
 {
 	*why = NULL;
-	if (!cJSON_IsObject(body)) {
+	if (!json_is_object(body)) {
 		*why = "not a JSON object";
 		return -1;
 	}
-	const char *model = get_str(body, "model");
+	const char *model = json_opt_string(body, "model");
 	const cJSON *messages = get(body, "messages");
-	if (cJSON_IsArray(messages)) {
+	if (json_is_array(messages)) {
 		if (get(body, "system") || get(body, "cache_control") || get(body, "thinking"))
 			return REQ_ANTHROPIC;
 		const cJSON *msg, *b;
-		cJSON_ArrayForEach(msg, messages) {
-			const char *role = get_str(msg, "role");
+		JSON_EACH(msg, messages) {
+			const char *role = json_opt_string(msg, "role");
 			if (role && (!strcmp(role, "tool") || !strcmp(role, "developer") || !strcmp(role, "system")))
 				return REQ_OPENAI_CHAT;
 			if (get(msg, "tool_calls"))
 				return REQ_OPENAI_CHAT;
-			cJSON_ArrayForEach(b, get(msg, "content")) {
-				const char *t = get_str(b, "type");
+			JSON_EACH(b, get(msg, "content")) {
+				const char *t = json_opt_string(b, "type");
 				if (t && known_type(anthropic_known, t) && strcmp(t, "text"))
 					return REQ_ANTHROPIC;
 				if (t && (!strcmp(t, "image_url") || !strcmp(t, "input_audio")))
@@ -745,9 +748,9 @@ int request_parse_body(struct source *src, struct request_model *m, const struct
 	r->rec_output = -1;
 	r->rec_missed = -1;
 	r->provider = provider;
-	const char *model = get_str(body, "model");
+	const char *model = json_opt_string(body, "model");
 	r->model = arena_strdup(&src->arena, model ? model : "");
-	const char *ret = get_str(body, "prompt_cache_retention");
+	const char *ret = json_opt_string(body, "prompt_cache_retention");
 	r->retention = ret ? arena_strdup(&src->arena, ret) : NULL;
 	if (!r->model)
 		return cs_error_nomem(err);
@@ -758,7 +761,7 @@ int request_parse_body(struct source *src, struct request_model *m, const struct
 	int rc;
 	if (provider == REQ_ANTHROPIC) {
 		const cJSON *cc = get(body, "cache_control");
-		r->auto_ttl = cJSON_IsObject(cc) ? block_ttl(&w, body, "cache_control") : 0;
+		r->auto_ttl = json_is_object(cc) ? block_ttl(&w, body, "cache_control") : 0;
 		rc = anthropic_tools(&w, body);
 		if (rc == CS_OK)
 			rc = system_field(&w, body, "system", "system");

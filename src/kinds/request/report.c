@@ -80,14 +80,14 @@ static void emit_cache(struct emitter *em, const struct request_model *m, const 
 	emit_map_begin(em);
 	if (m->model_override)
 		emit_key_str(em, "model_what_if", m->model_override);
-	emit_key_str(em, "mode", m->provider == REQ_ANTHROPIC ? "explicit breakpoints (tools, system, messages)"
-							  : "automatic prefix");
+	const struct request_provider *pv = &request_providers[m->provider];
+	emit_key_str(em, "mode", pv->cache_mode);
 	emit_key_int(em, "minimum_prefix", f->min_prefix);
-	if (m->provider != REQ_ANTHROPIC)
+	if (!pv->breakpoints)
 		emit_key_int(em, "step", 128);
 	emit_key_num(em, "read_multiplier", f->read);
 	emit_key_num(em, "write_multiplier", f->write_5m);
-	if (m->provider == REQ_ANTHROPIC)
+	if (pv->breakpoints)
 		emit_key_num(em, "write_multiplier_1h", f->write_1h);
 	if (f->price_per_mtok >= 0)
 		emit_key_num(em, "input_price_per_mtok_usd", f->price_per_mtok);
@@ -96,7 +96,7 @@ static void emit_cache(struct emitter *em, const struct request_model *m, const 
 	emit_key_str(em, "as_of", f->as_of);
 	if (m->facts_note)
 		emit_key_str(em, "user_file", m->facts_note);
-	if (m->provider == REQ_ANTHROPIC)
+	if (pv->breakpoints)
 		emit_breakpoints(em, m, r, f);
 	emit_key(em, "predicted");
 	emit_map_begin(em);
@@ -374,7 +374,7 @@ int request_report_piece(const struct source *src, const struct assembly *a, lon
 		emit_key_str(em, "cache_control", u->ttl >= 3600 ? "1h" : "5m");
 	if (u->image)
 		emit_key_str(em, "image_tokens", u->uncounted ? "not counted (size unknown)"
-				 : m->provider == REQ_ANTHROPIC ? "width*height/750" : "85 + 170 per 512-px tile");
+				 : request_providers[m->provider].image_rule);
 	return CS_OK;
 }
 

@@ -20,6 +20,7 @@
 #include "base/arena.h"
 #include "json/doc.h"
 #include "kind.h"
+#include "kinds/request/shape_list.h"
 #include "setting.h"
 
 #include <stdbool.h>
@@ -33,11 +34,23 @@ struct strbuf;
 
 extern const struct kind_ops anthropic_kind;
 extern const struct kind_ops openai_kind;
-extern const struct kind_ops capture_kind, litellm_kind, openai_batch_kind, anthropic_batch_kind, har_kind;
 
 #define REQUEST_MAX_LINES 1000000 /* requests in a log; more is refused */
 
-enum req_provider { REQ_ANTHROPIC, REQ_OPENAI_CHAT, REQ_OPENAI_RESPONSES };
+enum req_provider { REQ_ANTHROPIC, REQ_OPENAI_CHAT, REQ_OPENAI_RESPONSES, REQ_NPROVIDERS };
+
+/* What sets one provider's wire format apart, beside its body reader
+ * (parse.c) and its cache facts (facts.c): providers.c, one entry each. */
+struct request_provider {
+	const char *api;        /* the format, for people: "Anthropic Messages" */
+	const char *endpoint;   /* the path its requests are posted to: "/messages" */
+	const char *profile;    /* its cache profile (cache/profile.h): "anthropic" */
+	const char *models;     /* the model names its facts know, for messages: "claude-" */
+	bool breakpoints;       /* a cache of explicit breakpoints (else an automatic prefix) */
+	const char *cache_mode; /* the cache's way, for the report */
+	const char *image_rule; /* how an image's tokens are counted, for the report */
+};
+extern const struct request_provider request_providers[REQ_NPROVIDERS]; /* by enum req_provider */
 
 enum req_layer { RL_TOOLS, RL_SYSTEM, RL_HISTORY, RL_CURRENT, RL_COUNT };
 
@@ -300,7 +313,38 @@ struct req_shape {
 	const char *lacks;
 };
 
-extern const struct req_shape *const request_shapes[];
+#define REQUEST_SHAPE_DECL(id) extern const struct req_shape request_shape_##id;
+REQUEST_SHAPES(REQUEST_SHAPE_DECL)
+extern const struct req_shape *const request_shapes[]; /* shape_list.h's order, NULL ended */
+
+/* What every request kind's table holds but its name, title and detection:
+ * one reader and one assembler for every provider and shape. */
+#define REQUEST_KIND_COMMON \
+	.id_key = "path", .sort_keys = request_sort_keys, .settings = request_settings, \
+	.sequence = &request_sequence, .edited = request_edited, .edit_effect = request_whatif_sentence, \
+	.breakpoints_edited = request_breakpoints_edited, .cache_profile = request_kind_profile, \
+	.cache_tune = request_kind_tune, .load = request_load, .assemble = request_assemble, \
+	.free_model = request_model_free, .report_extra = request_report_extra, .timeline = request_timeline_text, \
+	.report_piece = request_report_piece, .piece_note = request_piece_note, .dump = request_dump
+extern const char *const request_sort_keys[];
+/* The cache profile a request kind starts with: its provider's. */
+const char *request_kind_profile(const struct source *src);
+const char *request_kind_tune(const struct source *src, struct cache_profile *p);
+/* Whether the text is of shape sh: its first record, or its document
+ * (CS_OK, or CS_ENOMEM). */
+int request_shape_detect(const struct req_shape *sh, const char *path, const char *data, size_t len, bool *yes);
+
+/* A log shape, declared in its own file: its struct req_shape
+ * (request_shape_ID, with the members that follow: .is, .take...) and its
+ * kind (ID_kind: --kind NAME reads every record as this shape). With its
+ * line in shape_list.h, that is all a new shape needs. */
+#define REQUEST_SHAPE(id, name_, title_, ...) \
+	const struct req_shape request_shape_##id = { .name = name_, .title = title_, __VA_ARGS__ }; \
+	static int id##_detect(const char *path, const char *data, size_t len, bool *yes) \
+	{ \
+		return request_shape_detect(&request_shape_##id, path, data, len, yes); \
+	} \
+	const struct kind_ops id##_kind = { .name = name_, .title = title_, REQUEST_KIND_COMMON, .detect = id##_detect }
 /* The shape of a record, or NULL (a bare body, or something else). */
 const struct req_shape *request_shape_of(const cJSON *obj);
 const struct req_shape *request_shape_named(const char *name);
@@ -345,6 +389,10 @@ struct facts_memo;
 /* The same over a run of requests: the model's prices asked again only
  * when its name changes (start the memo zeroed). */
 void request_figures_memo(const struct request_model *m, size_t k, struct req_figures *f, struct facts_memo *memo);
+/* "B claude-3-5-haiku-20241022": request k's cache group, for people, into
+ * buf (`[` `]` stay within it: kind_sequence.group); NULL when the log has
+ * one group only. */
+const char *request_step_group(const struct request_model *m, size_t k, char *buf, size_t size);
 /* "claude-sonnet-4-5 (A)": request k's group, for people. */
 const char *request_group_mark(const struct request_model *m, size_t k, char buf[4]);
 /* One request in a line, the record first: "recorded read 1,531, written

@@ -1,9 +1,10 @@
 /* shapes.c: the table of log shapes (ctxscope-formats(5) section 6b). A shape is how one
  * tool writes its requests: an HTTP capture, LiteLLM's payload, a batch
- * file, a HAR. Each is one entry here and one file of its own (capture.c,
- * litellm.c, batch.c, har.c) that tells its records and reads one into a
- * struct req_record; the loader (load.c) does the rest the same way for
- * all. A new shape: its file, its line below, its kind in kind.c. */
+ * file, a HAR. Each is a file of its own (capture.c, litellm.c, batch.c,
+ * har.c) that tells its records, reads one into a struct req_record and
+ * declares its shape and kind (REQUEST_SHAPE); the loader (load.c) does the
+ * rest the same way for all. A new shape: its file and its line in
+ * shape_list.h. */
 #include "request.h"
 
 #include "base/isotime.h"
@@ -11,23 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const struct req_shape request_shape_capture, request_shape_litellm, request_shape_openai_batch,
-	request_shape_anthropic_batch, request_shape_har;
-
-/* In the order they are tried: the most particular first (a LiteLLM line
- * has "response" too, but never "request"). */
-const struct req_shape *const request_shapes[] = {
-	&request_shape_har,
-	&request_shape_anthropic_batch,
-	&request_shape_openai_batch,
-	&request_shape_capture,
-	&request_shape_litellm,
-	NULL,
-};
+/* In shape_list.h's order: the most particular first. */
+#define SHAPE_ENTRY(id) &request_shape_##id,
+const struct req_shape *const request_shapes[] = { REQUEST_SHAPES(SHAPE_ENTRY) NULL };
 
 const struct req_shape *request_shape_of(const cJSON *obj)
 {
-	if (!cJSON_IsObject(obj))
+	if (!json_is_object(obj))
 		return NULL;
 	for (size_t i = 0; request_shapes[i]; i++)
 		if (request_shapes[i]->is(obj))
@@ -67,24 +58,20 @@ int request_endpoint_provider(const char *url)
 	url_path(url, &p, &n);
 	while (n && p[n - 1] == '/')
 		n--;
-	if (ends_with(p, n, "/messages"))
-		return REQ_ANTHROPIC;
-	if (ends_with(p, n, "/chat/completions"))
-		return REQ_OPENAI_CHAT;
-	if (ends_with(p, n, "/responses"))
-		return REQ_OPENAI_RESPONSES;
+	for (int i = 0; i < REQ_NPROVIDERS; i++)
+		if (ends_with(p, n, request_providers[i].endpoint))
+			return i;
 	return -1;
 }
 
 double request_time_of(const cJSON *v)
 {
-	if (cJSON_IsNumber(v))
-		return v->valuedouble >= 0 && v->valuedouble < 1e11 ? v->valuedouble
-		       : v->valuedouble >= 1e11 && v->valuedouble < 1e14 ? v->valuedouble / 1000.0 /* milliseconds */
-									    : -1;
-	if (!cJSON_IsString(v) || !v->valuestring[0])
+	double x = json_number_value(v, -1);
+	if (json_is_number(v))
+		return x >= 0 && x < 1e11 ? x : x >= 1e11 && x < 1e14 ? x / 1000.0 /* milliseconds */ : -1;
+	if (!json_is_string(v) || !json_string_value(v)[0])
 		return -1;
-	const char *s = v->valuestring;
+	const char *s = json_string_value(v);
 	char *end;
 	double num = strtod(s, &end);
 	if (end != s && !*end && num >= 0 && num < 1e11 && strchr(s, '-') == NULL)

@@ -134,7 +134,7 @@ int request_make_pieces(struct source *src, struct request_model *m, struct cs_e
 /* The node at `path` ("messages[3].content[1]", "system") under body. */
 /* Where node_at last stood in an array at each depth: paths come in
  * order, so the next index is found by stepping on, not from the start
- * (cJSON_GetArrayItem walks from the first element every time). */
+ * (json_item walks from the first element every time). */
 #define NODE_MEMO_DEPTH 4
 struct node_memo {
 	const cJSON *array, *item;
@@ -143,12 +143,12 @@ struct node_memo {
 
 static const cJSON *array_item(const cJSON *array, long i, struct node_memo *memo)
 {
-	const cJSON *v = array->child;
+	const cJSON *v = json_first(array);
 	long at = 0;
 	if (memo && memo->array == array && memo->index <= i)
 		v = memo->item, at = memo->index;
 	for (; v && at < i; at++)
-		v = v->next;
+		v = json_next(v);
 	if (memo && v)
 		*memo = (struct node_memo){ array, v, i };
 	return v;
@@ -167,7 +167,7 @@ static const cJSON *node_at(const cJSON *body, const char *path, struct node_mem
 		if (*p == '[') {
 			char *end;
 			long i = strtol(p + 1, &end, 10);
-			if (*end != ']' || !cJSON_IsArray(v) || i < 0)
+			if (*end != ']' || !json_is_array(v) || i < 0)
 				return NULL;
 			v = array_item(v, i, depth < NODE_MEMO_DEPTH ? &memo[depth] : NULL);
 			depth++;
@@ -176,11 +176,11 @@ static const cJSON *node_at(const cJSON *body, const char *path, struct node_mem
 		}
 		size_t n = strcspn(p, ".[");
 		char key[64];
-		if (n >= sizeof key || !cJSON_IsObject(v))
+		if (n >= sizeof key || !json_is_object(v))
 			return NULL;
 		memcpy(key, p, n);
 		key[n] = '\0';
-		v = cJSON_GetObjectItemCaseSensitive(v, key);
+		v = json_member(v, key);
 		p += n;
 	}
 	return v;
@@ -422,7 +422,7 @@ static int set_model(struct source *src, const struct setting *s, const char *te
 	request_facts(m, text, &known);
 	if (!known)
 		return cs_error_set(err, CS_EUSAGE, "model %.80s: no cache facts for it (a %s model, or a profile of "
-				    "your cache.yml)", text, m->provider == REQ_ANTHROPIC ? "claude-" : "gpt-/o");
+				    "your cache.yml)", text, request_providers[m->provider].models);
 	const char *copy = arena_strdup(&src->arena, text);
 	if (!copy)
 		return cs_error_nomem(err);
@@ -459,6 +459,20 @@ static size_t seq_current(const struct source *src)
 	return ((const struct request_model *)src->model)->current;
 }
 
+const char *request_step_group(const struct request_model *m, size_t k, char *buf, size_t size)
+{
+	int g = k < m->nreqs ? m->reqs[k].group : -1;
+	if (m->ngroups < 2 || g < 0 || (size_t)g >= m->ngroups)
+		return NULL;
+	snprintf(buf, size, "%c %s", m->groups[g].mark, m->groups[g].model ? m->groups[g].model : "(no model)");
+	return buf;
+}
+
+static const char *seq_group(const struct source *src, size_t step, char *buf, size_t size)
+{
+	return request_step_group(src->model, step, buf, size);
+}
+
 const struct kind_sequence request_sequence = {
-	.noun = "request", .setting = "request", .count = seq_count, .current = seq_current,
+	.noun = "request", .setting = "request", .count = seq_count, .current = seq_current, .group = seq_group,
 };

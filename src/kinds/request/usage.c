@@ -18,31 +18,25 @@ struct usage_at {
 	const struct json_doc *d;
 	const char *where;
 	long line;
-	bool bad; /* a figure was refused */
+	bool foreign; /* d is a text held in a string of the file (a body_raw, an event) */
+	bool bad;     /* a figure was refused */
 	bool nomem;
 };
 
-/* obj[key] as a count: *out, true; absent or null: false, *out unchanged;
- * anything else: a positioned warning, false. */
+/* obj[key] as a count (json_count_at, the one reader of counts): *out,
+ * true; absent or null: false, *out unchanged; anything else: its warning,
+ * false. */
 static bool count_in(struct usage_at *at, const cJSON *obj, const char *sub, const char *key, long *out)
 {
-	const cJSON *v = json_member(obj, key);
-	if (!v || cJSON_IsNull(v))
-		return false;
-	struct cs_error e;
-	cs_error_clear(&e);
-	long n = -1;
-	int rc = json_get_long(at->d, obj, JPATH_ROOT, key, JSON_OPTIONAL, &n, &e);
-	if (rc == CS_OK && n >= 0) {
-		*out = n;
-		return true;
-	}
-	if (rc == CS_OK) /* a negative whole number: its place, as the getter gives it */
-		json_fail(at->d, &e, CS_ETYPE, JPATH_ROOT, key, "expected a count from 0, got %ld", n);
+	char name[160], w[400];
+	snprintf(name, sizeof name, "%s%s%s", at->where, sub ? "." : "", sub ? sub : "");
+	struct json_count_place pl = { .d = at->d, .first_line = at->line, .foreign = at->foreign && at->line > 0,
+				       .name = name };
+	int rc = json_count_at(&pl, obj, NULL, key, out, w, sizeof w);
+	if (rc != JSON_COUNT_BAD)
+		return rc == JSON_COUNT_OK;
 	at->bad = true;
-	long line = at->line > 0 ? at->line : e.line;
-	if (source_warn(at->src, -1, line, e.column, "line %ld: %s.%s%s%s: %s; the recorded figure is left unknown", line,
-			at->where, sub ? sub : "", sub ? "." : "", key, e.message))
+	if (source_warn(at->src, -1, pl.line, pl.column, "%s; the recorded figure is left unknown", w))
 		at->nomem = true;
 	return false;
 }
@@ -55,19 +49,19 @@ static bool count(struct usage_at *at, const cJSON *obj, const char *key, long *
 static void diagnostics(struct usage_at *at, struct req_request *r, const cJSON *body)
 {
 	const cJSON *dg = json_member(body, "diagnostics");
-	if (!cJSON_IsObject(dg))
+	if (!json_is_object(dg))
 		dg = json_member(body, "prompt_cache_diagnostics");
 	const cJSON *why = json_member(dg, "cache_miss_reason");
 	if (!why)
 		return;
-	if (cJSON_IsNull(why)) {
+	if (json_is_null(why)) {
 		r->rec_miss = "none";
 		return;
 	}
 	const cJSON *type = json_member(why, "type");
-	if (!cJSON_IsString(type))
+	if (!json_is_string(type))
 		return;
-	r->rec_miss = arena_strndup(&at->src->arena, type->valuestring, strnlen(type->valuestring, 64));
+	r->rec_miss = arena_strndup(&at->src->arena, json_string_value(type), strnlen(json_string_value(type), 64));
 	if (!r->rec_miss)
 		at->nomem = true;
 	count_in(at, why, "diagnostics.cache_miss_reason", "cache_missed_input_tokens", &r->rec_missed);
@@ -87,14 +81,15 @@ static void read_usage(struct usage_at *at, struct req_request *r, const cJSON *
 		any |= count(at, u, "input_tokens", &input);
 		const cJSON *cc = json_member(u, "cache_creation");
 		long h1 = -1;
-		if (cJSON_IsObject(cc) && count_in(at, cc, "cache_creation", "ephemeral_1h_input_tokens", &h1))
+		if (json_is_object(cc) && count_in(at, cc, "cache_creation", "ephemeral_1h_input_tokens", &h1))
 			r->rec_write_1h = h1;
 	} else {
 		const cJSON *det = json_member(u, "prompt_tokens_details");
 		det = det ? det : json_member(u, "input_tokens_details");
 		long cached = 0;
 		const char *dn = json_member(u, "prompt_tokens_details") ? "prompt_tokens_details" : "input_tokens_details";
-		if (!json_member(u, "cache_read_input_tokens") && cJSON_IsObject(det) && count_in(at, det, dn, "cached_tokens", &cached))
+		if (!json_member(u, "cache_read_input_tokens") && json_is_object(det) &&
+		    count_in(at, det, dn, "cached_tokens", &cached))
 			read = cached, any = true;
 		if (!json_member(u, "cache_creation_input_tokens"))
 			any |= count(at, u, "cache_write_tokens", &write);
@@ -112,19 +107,26 @@ static void read_usage(struct usage_at *at, struct req_request *r, const cJSON *
 	r->rec_uncached = input;
 }
 
-int request_read_usage(struct source *src, struct req_request *r, const struct json_doc *d, const cJSON *response,
-		  const char *where, long line)
+/* A response's usage and diagnostics, d read as `foreign` says. */
+static int response_usage(struct source *src, struct req_request *r, const struct json_doc *d, const cJSON *response,
+			  const char *where, long line, bool foreign)
 {
-	struct usage_at at = { src, d, where, line, false, false };
+	struct usage_at at = { src, d, where, line, foreign, false, false };
 	const cJSON *u = json_member(response, "usage");
 	diagnostics(&at, r, response);
-	if (cJSON_IsObject(u)) {
+	if (json_is_object(u)) {
 		char w[96];
 		snprintf(w, sizeof w, "%s.usage", where);
 		at.where = w;
 		read_usage(&at, r, u);
 	}
 	return at.nomem ? CS_ENOMEM : CS_OK;
+}
+
+int request_read_usage(struct source *src, struct req_request *r, const struct json_doc *d, const cJSON *response,
+		       const char *where, long line)
+{
+	return response_usage(src, r, d, response, where, line, false);
 }
 
 /* ---- server-sent events ----------------------------------------------------- */
@@ -136,11 +138,11 @@ static int sse_event(struct usage_at *at, struct req_request *r, const struct js
 {
 	const cJSON *ev = d->root;
 	const cJSON *type = json_member(ev, "type");
-	const char *t = cJSON_IsString(type) ? type->valuestring : "";
+	const char *t = json_is_string(type) ? json_string_value(type) : "";
 	if (!strcmp(t, "message_start") || !strcmp(t, "response.completed") || !strcmp(t, "response.done")) {
 		const cJSON *msg = json_member(ev, !strcmp(t, "message_start") ? "message" : "response");
 		long keep = r->rec_output;
-		int rc = request_read_usage(at->src, r, d, msg, at->where, at->line);
+		int rc = response_usage(at->src, r, d, msg, at->where, at->line, true);
 		if (rc == CS_OK && !strcmp(t, "message_start"))
 			r->rec_output = keep; /* the final count comes with message_delta */
 		return rc;
@@ -152,8 +154,8 @@ static int sse_event(struct usage_at *at, struct req_request *r, const struct js
 		count_in(&a2, u, "message_delta usage", "output_tokens", out);
 		return a2.nomem ? CS_ENOMEM : CS_OK;
 	}
-	if (cJSON_IsObject(u) && json_member(ev, "choices")) /* OpenAI's final chunk */
-		return request_read_usage(at->src, r, d, ev, at->where, at->line);
+	if (json_is_object(u) && json_member(ev, "choices")) /* OpenAI's final chunk */
+		return response_usage(at->src, r, d, ev, at->where, at->line, true);
 	return CS_OK;
 }
 
@@ -214,7 +216,7 @@ static int sse(struct usage_at *at, struct req_request *r, const char *text, siz
 int request_read_usage_text(struct source *src, struct req_request *r, const char *text, size_t len, const char *where,
 		       long line)
 {
-	struct usage_at at = { src, NULL, where, line, false, false };
+	struct usage_at at = { src, NULL, where, line, true, false, false };
 	size_t i = 0;
 	while (i < len && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t'))
 		i++;
@@ -224,7 +226,7 @@ int request_read_usage_text(struct source *src, struct req_request *r, const cha
 		cs_error_clear(&e);
 		int rc = json_doc_parse(&d, text, len, &e);
 		if (rc == CS_OK)
-			rc = request_read_usage(src, r, &d, d.root, where, line);
+			rc = response_usage(src, r, &d, d.root, where, line, true);
 		else if (rc != CS_ENOMEM)
 			rc = source_warn(src, -1, line, 0, "line %ld: %s is not JSON (%s): no recorded usage", line, where,
 					 e.message) ? CS_ENOMEM : CS_OK;
