@@ -193,11 +193,14 @@ static int write_report(const struct cli *cli, const struct assembly *a, bool as
 	struct exact_live lv = { 0 };
 	struct report_exact rx;
 	struct report_section extra[3] = { { 0 } };
-	/* --tokenizer, or the OpenAI model's encoding (without its rank file: how to get it) */
-	const char *tokenizer = cli->tokenizer ? cli->tokenizer : exact_auto_tokenizer(a);
+	/* --tokenizer, else the setting (a what-if file's `tokenizer`), else the
+	 * model's encoding (without its rank file: how to get it); off: none */
+	const char *asked = cli->tokenizer ? cli->tokenizer
+			    : a->src->settings.tokenizer[0] ? a->src->settings.tokenizer : NULL;
+	const char *tokenizer = asked && !strcmp(asked, "off") ? NULL : asked ? asked : exact_auto_tokenizer(a);
 	struct tokenizer *tok = NULL;
 	int rc = tokenizer ? tokenizer_open(tokenizer, &tok, err) : CS_OK;
-	if (rc == CS_EIO && !cli->tokenizer) { /* chosen by the model, not installed: the section says so */
+	if (rc == CS_EIO && !asked) { /* chosen by the model, not installed: the section says so */
 		cs_error_clear(err);
 		rc = exact_prepare(&ex, tokenizer, a, true, err);
 	} else if (rc == CS_OK && tok) {

@@ -32,6 +32,7 @@ struct search_pattern {
 struct deadline {
 	bool on;
 	struct timespec at;
+	size_t *calls; /* pcre2_match calls made, counted (search_result.match_calls); NULL: not counted */
 };
 
 static struct deadline deadline_start(const struct search_pattern *p)
@@ -274,6 +275,8 @@ static int scan_run(const struct search_pattern *p, pcre2_match_data *md, const 
 		if (deadline_passed(dl))
 			return cs_error_set(err, CS_ELIMIT, "pattern too costly: the search took more than %ld ms",
 					    p->time_limit_ms);
+		if (dl && dl->calls)
+			++*dl->calls;
 		int rc = pcre2_match(p->code, (PCRE2_SPTR)text, len, off, options | PCRE2_NO_UTF_CHECK, md, p->mc);
 		if (rc == PCRE2_ERROR_NOMATCH)
 			return CS_OK;
@@ -415,6 +418,7 @@ int search_run(const struct search_pattern *p, const struct assembly *a, struct 
 	out->piece_text_hits = cs_calloc(src->npieces ? src->npieces : 1, sizeof *out->piece_text_hits);
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(p->code, p->gc);
 	struct deadline dl = deadline_start(p);
+	dl.calls = &out->match_calls;
 	struct strbuf text = STRBUF_INIT;
 	int rc = CS_OK;
 	if (!out->block_hits || !out->piece_hits || !out->piece_text_hits || !md)

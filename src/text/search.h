@@ -112,6 +112,7 @@ struct search_result {
 	size_t npieces;
 	long *piece_text_hits;   /* owned: hits per piece in its text only (npieces) */
 	bool capped;             /* a scope stopped at SEARCH_MAX_HITS: counts are "at least" */
+	size_t match_calls;      /* the work done: pcre2_match calls (a capped scope stops calling) */
 };
 
 /* Runs p over a's blocks and its source's pieces into *out (zeroed first;

@@ -201,10 +201,35 @@ static void describe(struct vm *vm, const char *said, const struct vm_change *c,
 	sb_fini(&moved);
 }
 
+static int step_percent(long part, long whole)
+{
+	return whole > 0 ? (int)(part * 100 / whole) : 0;
+}
+
+/* A sequence's step: the cache as the header tells it, the record first,
+ * then what the request shown could read from the one it is compared
+ * with ("recorded 99% read, predicted 99% read from request 6"), never a
+ * comparison with the step shown before, which is another request. */
+static void say_step_cache(struct strbuf *s, const struct step_cache *st)
+{
+	sb_puts(s, "; cache ");
+	if (st->rec_total >= 0)
+		sb_printf(s, "recorded %d%% read, ", step_percent(st->rec_read, st->rec_total));
+	sb_printf(s, "predicted %d%% read", step_percent(st->read, st->total));
+	if (st->compared)
+		sb_printf(s, " %s request %ld", st->read > 0 ? "from" : "compared with", st->compared);
+	else
+		sb_puts(s, " (the first of its model)");
+}
+
 void vm_say_cache(struct vm *vm, const struct vm_change *c)
 {
 	struct strbuf *s = &vm->status;
 	const struct cache_cost *now = &vm->cache.an.now;
+	if (vm->session.cur.step.steps > 0) {
+		say_step_cache(s, &vm->session.cur.step);
+		return;
+	}
 	struct strbuf why = STRBUF_INIT;
 	vm_cache_why(vm, &why);
 	if (c->identical_after) {
@@ -231,13 +256,16 @@ void vm_say_cache(struct vm *vm, const struct vm_change *c)
 void vm_say_cache_split(struct vm *vm, const struct vm_change *c)
 {
 	const struct cache_cost *now = &vm->cache.an.now;
-	if (c->identical_after)
+	const struct step_cache *st = &vm->session.cur.step;
+	if (c->identical_after && st->steps <= 0)
 		return;
+	long written = st->steps > 0 ? st->written : now->written;
+	long uncached = st->steps > 0 ? st->total - st->read - st->written : now->uncached;
 	struct strbuf *s = &vm->status;
 	sb_puts(s, "; ");
-	sb_thousands(s, now->written);
+	sb_thousands(s, written);
 	sb_puts(s, " written, ");
-	sb_thousands(s, now->uncached);
+	sb_thousands(s, uncached < 0 ? 0 : uncached);
 	sb_puts(s, " uncached");
 }
 

@@ -82,6 +82,31 @@ static void crossings(const struct vm *vm, const bool *was_in, struct strbuf *ou
 		sb_putc(out, ')');
 }
 
+/* Applies e and says head ("NAME FROM -> TO") with the pieces that crossed
+ * the prompt's edge: "(in: ...; out: ...)", without the full lists. */
+static int apply_saying_crossings(struct vm *vm, struct edit *e, const struct strbuf *head, struct cs_error *err)
+{
+	size_t np = vm->session.src->npieces;
+	bool *was_in = cs_calloc(np ? np : 1, sizeof *was_in);
+	if (!was_in) {
+		vm_status(vm, true, "out of memory (not applied)");
+		return cs_error_nomem(err);
+	}
+	for (size_t i = 0; i < np; i++)
+		was_in[i] = vm->session.cur.results[i].outcome != OUTCOME_DROPPED;
+	int rc = vm_apply(vm, e, err);
+	if (rc == CS_OK) {
+		struct strbuf said = STRBUF_INIT;
+		sb_append(&said, sb_str(head), head->len);
+		crossings(vm, was_in, &said);
+		if (!said.failed && !head->failed)
+			status_head(vm, sb_str(&said));
+		sb_fini(&said);
+	}
+	cs_free(was_in);
+	return rc;
+}
+
 int vm_panel_nudge(struct vm *vm, size_t index, int direction, struct cs_error *err)
 {
 	struct vm_panel_entry entries[VM_PANEL_MAX];
@@ -99,29 +124,12 @@ int vm_panel_nudge(struct vm *vm, size_t index, int direction, struct cs_error *
 	struct edit ed = { .type = EDIT_OPTION, .piece = -1 };
 	snprintf(ed.option, sizeof ed.option, "%s", e->option);
 	snprintf(ed.text, sizeof ed.text, "%s=%.10g", e->name, v);
-	/* which pieces were in the prompt, to name the ones that cross */
-	size_t np = vm->session.src->npieces;
-	bool *was_in = cs_calloc(np ? np : 1, sizeof *was_in);
-	if (!was_in) {
-		vm_status(vm, true, "out of memory (not applied)");
-		return cs_error_nomem(err);
-	}
-	for (size_t i = 0; i < np; i++)
-		was_in[i] = vm->session.cur.results[i].outcome != OUTCOME_DROPPED;
-	int rc = vm_apply(vm, &ed, err);
-	if (rc != CS_OK) {
-		cs_free(was_in);
-		return rc;
-	}
 	struct strbuf head = STRBUF_INIT;
 	sb_printf(&head, "%s %s %.10g%s -> %.10g%s", e->option, e->name, e->value, e->percent ? "%" : "", v,
 		  e->percent ? "%" : "");
-	crossings(vm, was_in, &head);
-	if (!head.failed)
-		status_head(vm, sb_str(&head));
+	int rc = apply_saying_crossings(vm, &ed, &head, err);
 	sb_fini(&head);
-	cs_free(was_in);
-	return CS_OK;
+	return rc;
 }
 
 /* Sets kind option `name` from `from` (its first from_len bytes) to `to`
@@ -133,25 +141,10 @@ static int apply_option(struct vm *vm, const char *name, int from_len, const cha
 	struct edit e = { .type = EDIT_OPTION, .piece = -1 };
 	snprintf(e.option, sizeof e.option, "%s", name);
 	snprintf(e.text, sizeof e.text, "%s", to);
-	size_t np = vm->session.src->npieces;
-	bool *was_in = cs_calloc(np ? np : 1, sizeof *was_in);
-	if (!was_in) {
-		vm_status(vm, true, "out of memory (not applied)");
-		return cs_error_nomem(err);
-	}
-	for (size_t i = 0; i < np; i++)
-		was_in[i] = vm->session.cur.results[i].outcome != OUTCOME_DROPPED;
-	int rc = vm_apply(vm, &e, err);
-	if (rc == CS_OK) {
-		/* "archetype coding -> support (in: ...)", without the full lists */
-		struct strbuf head = STRBUF_INIT;
-		sb_printf(&head, "%s %.*s -> %s", name, from_len, from, e.text);
-		crossings(vm, was_in, &head);
-		if (!head.failed)
-			status_head(vm, sb_str(&head));
-		sb_fini(&head);
-	}
-	cs_free(was_in);
+	struct strbuf head = STRBUF_INIT; /* "archetype coding -> support" */
+	sb_printf(&head, "%s %.*s -> %s", name, from_len, from, e.text);
+	int rc = apply_saying_crossings(vm, &e, &head, err);
+	sb_fini(&head);
 	return rc;
 }
 

@@ -741,32 +741,59 @@ void request_emit_units_counted(struct emitter *em, const struct request_model *
 	emit_map_end(em);
 }
 
-static int cmp_long(const void *a, const void *b)
+/* (counted - recorded) / recorded, in percent. */
+static double distance(long counted, long recorded)
 {
-	long x = *(const long *)a, y = *(const long *)b;
+	return 100.0 * (double)(counted - recorded) / (double)recorded;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
+}
+
+/* One figure for each request both counted (c may be NULL: none) and
+ * recorded, sorted, into *out (cs_calloc'd, caller frees; NULL when out of
+ * memory): the record less the count with gap, else the distance in
+ * percent, absolute. Returns how many; *counted: how many were counted. */
+static size_t sorted_figures(const struct request_model *m, const struct req_counted *c, bool gap, double **out,
+			     size_t *counted)
+{
+	double *d = cs_calloc(m->nreqs ? m->nreqs : 1, sizeof *d);
+	size_t n = 0;
+	*counted = 0;
+	for (size_t k = 0; d && c && k < m->nreqs; k++) {
+		long rec = recorded_prompt(&m->reqs[k]);
+		*counted += c[k].tokens >= 0;
+		if (c[k].tokens >= 0 && rec > 0)
+			d[n++] = gap ? (double)(rec - c[k].tokens) : fabs(distance(c[k].tokens, rec));
+	}
+	if (n)
+		qsort(d, n, sizeof *d, cmp_double);
+	*out = d;
+	return n;
+}
+
+static double median_of(const double *d, size_t n)
+{
+	return n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;
 }
 
 void request_emit_units_summary(struct emitter *em, const struct request_model *m, const struct req_counted *c,
 				const char *note)
 {
-	long *gap = cs_calloc(m->nreqs ? m->nreqs : 1, sizeof *gap);
-	size_t n = 0;
-	for (size_t k = 0; gap && k < m->nreqs; k++) {
-		long rec = recorded_prompt(&m->reqs[k]);
-		if (c[k].tokens >= 0 && rec > 0)
-			gap[n++] = rec - c[k].tokens;
-	}
+	double *gap;
+	size_t counted, n = sorted_figures(m, c, true, &gap, &counted);
 	emit_key(em, "counted_not_in_transcript");
 	emit_map_begin(em);
 	if (note && note[0])
 		emit_key_str(em, "note", note);
 	emit_key_int(em, "requests", (long long)n);
 	if (n) {
-		qsort(gap, n, sizeof *gap, cmp_long);
-		emit_key_int(em, "median", gap[n / 2]);
-		emit_key_int(em, "least", gap[0]);
-		emit_key_int(em, "most", gap[n - 1]);
+		emit_key_int(em, "median", (long long)gap[n / 2]);
+		emit_key_int(em, "least", (long long)gap[0]);
+		emit_key_int(em, "most", (long long)gap[n - 1]);
 		emit_key_str(em, "what", "recorded prompt less the transcript counted (approximate): the system prompt, tools "
 					 "and reminders the file does not hold; steady from request to request unless a "
 					 "reminder is added, a negative one is a counting error");
@@ -806,12 +833,6 @@ void request_emit_counted(struct emitter *em, const struct req_counted *c)
 	emit_map_end(em);
 }
 
-/* (counted - recorded) / recorded, in percent. */
-static double distance(long counted, long recorded)
-{
-	return 100.0 * (double)(counted - recorded) / (double)recorded;
-}
-
 void request_emit_distance(struct emitter *em, const struct request_model *m, size_t k, const struct req_counted *c)
 {
 	long rec = recorded_prompt(&m->reqs[k]);
@@ -825,25 +846,13 @@ void request_emit_distance(struct emitter *em, const struct request_model *m, si
 	emit_map_end(em);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 void request_emit_counted_summary(struct emitter *em, const struct request_model *m, const struct req_counted *c,
 				  const char *note)
 {
-	double *d = cs_calloc(m->nreqs ? m->nreqs : 1, sizeof *d);
-	size_t n = 0, counted = 0, within = 0;
-	for (size_t k = 0; d && k < m->nreqs; k++) {
-		long rec = recorded_prompt(&m->reqs[k]);
-		counted += c[k].tokens >= 0;
-		if (c[k].tokens >= 0 && rec > 0) {
-			d[n] = fabs(distance(c[k].tokens, rec));
-			within += d[n++] <= 3.0;
-		}
-	}
+	double *d;
+	size_t counted, within = 0, n = sorted_figures(m, c, false, &d, &counted);
+	for (size_t i = 0; i < n; i++)
+		within += d[i] <= 3.0;
 	emit_key(em, "counted_vs_recorded");
 	emit_map_begin(em);
 	emit_key_int(em, "requests_counted", (long long)counted);
@@ -851,8 +860,7 @@ void request_emit_counted_summary(struct emitter *em, const struct request_model
 	if (note && note[0])
 		emit_key_str(em, "note", note);
 	if (n) {
-		qsort(d, n, sizeof *d, cmp_double);
-		double median = n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;
+		double median = median_of(d, n);
 		char s[200];
 		snprintf(s, sizeof s, "counted within %.1f%% of recorded over %zu request%s (median; at most %.1f%%); "
 			 "%zu of %zu within 3%%", median, n, n == 1 ? "" : "s", d[n - 1], within, n);
@@ -905,14 +913,8 @@ void request_counted_cell(struct strbuf *out, const struct request_model *m, siz
 void request_counted_sentence(struct strbuf *out, const struct request_model *m, const struct req_counted *c,
 			      bool transcript, const char *note)
 {
-	size_t n = 0, counted = 0;
-	double *d = cs_calloc(m->nreqs ? m->nreqs : 1, sizeof *d);
-	for (size_t k = 0; d && k < m->nreqs; k++) {
-		long rec = recorded_prompt(&m->reqs[k]);
-		counted += c && c[k].tokens >= 0;
-		if (c && c[k].tokens >= 0 && rec > 0)
-			d[n++] = fabs(distance(c[k].tokens, rec));
-	}
+	double *d;
+	size_t counted, n = sorted_figures(m, c, false, &d, &counted);
 	if (!counted) {
 		sb_printf(out, "  counted: none%s%s\n", note && note[0] ? ": " : "", note ? note : "");
 	} else if (transcript) {
@@ -922,9 +924,8 @@ void request_counted_sentence(struct strbuf *out, const struct request_model *m,
 		sb_printf(out, "  counted (the whole request as the provider counts it): %zu request%s, no usage recorded to "
 			  "compare with\n", counted, counted == 1 ? "" : "s");
 	} else {
-		qsort(d, n, sizeof *d, cmp_double);
 		sb_printf(out, "  counted (the whole request as the provider counts it): within %.1f%% of recorded over %zu "
-			  "request%s (median; at most %.1f%%)\n", n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2, n,
+			  "request%s (median; at most %.1f%%)\n", median_of(d, n), n,
 			  n == 1 ? "" : "s", d[n - 1]);
 	}
 	cs_free(d);

@@ -26,7 +26,15 @@
  * API key or workspace, where the log says) form a group, every prefix key
  * starts from the group's seed, so a request reads only what its own group
  * wrote, and is compared with the request whose entry it read (else its
- * group's request before it). The first request of a group breaks nothing. */
+ * group's request before it). The first request of a group breaks nothing.
+ *
+ * A what-if predicts every request again; what no edit changes is kept
+ * between predictions (request_model.diff_memo, emptied with the packed
+ * units): each request's first difference as told (told again only when
+ * other blocks are compared), where it and the request it is compared with
+ * differ among the blocks both begin with, where its packed units differ
+ * from the request's before it (read from a copy of that one elsewhere),
+ * and whether its model is named as the one before. */
 #include "request.h"
 
 #include "base/alloc.h"
