@@ -100,7 +100,7 @@ static void block_name(struct strbuf *out, const struct assembly *a, size_t b)
 {
 	const struct block *blk = &a->blocks[b];
 	if (blk->piece >= 0)
-		sb_puts(out, a->src->pieces[blk->piece].id);
+		sb_puts(out, piece_name(&a->src->pieces[blk->piece])); /* as the list names it */
 	else
 		sb_printf(out, "%s (block %zu)", blk->label ? blk->label : "assembler text", b);
 }

@@ -3,6 +3,7 @@
 #include "scan/scan_priv.h"
 
 #include "base/alloc.h"
+#include "base/isotime.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -56,22 +57,15 @@ static double first_time(const char *path)
 	const char *t = strstr(buf, "\"timestamp\":\"");
 	if (!t)
 		return 0;
-	struct tm tm = { 0 };
-	int y, mo, d, h, mi, s;
-	if (sscanf(t + 13, "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &d, &h, &mi, &s) != 6)
+	t += 13;
+	const char *q = strchr(t, '"');
+	char when[64];
+	long long ms;
+	if (!q || (size_t)(q - t) >= sizeof when)
 		return 0;
-	tm.tm_year = y - 1900;
-	tm.tm_mon = mo - 1;
-	tm.tm_mday = d;
-	tm.tm_hour = h;
-	tm.tm_min = mi;
-	tm.tm_sec = s;
-	/* days from the civil date: no timegm in C11 */
-	long yy = y - (mo <= 2), era = (yy >= 0 ? yy : yy - 399) / 400;
-	long yoe = yy - era * 400, doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	long days = era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
-	(void)tm;
-	return (double)days * 86400.0 + h * 3600.0 + mi * 60.0 + s;
+	memcpy(when, t, (size_t)(q - t));
+	when[q - t] = '\0';
+	return iso_time_parse(when, &ms) ? (double)ms / 1000.0 : 0;
 }
 
 static int by_first(const void *a, const void *b)
