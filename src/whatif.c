@@ -63,8 +63,8 @@ int whatif_apply(struct source *src, const char *path, struct cs_error *err)
 	if (rc == CS_OK)
 		rc = json_get_string(&doc, doc.root, JPATH_ROOT, "kind", JSON_REQUIRED, &kind, err);
 	if (rc == CS_OK && strcmp(kind, src->kind->name) != 0)
-		rc = json_fail(&doc, err, CS_ESTRUCT, JPATH_ROOT, "kind", "these edits are for a %s input, not a %s",
-			       kind, src->kind->name);
+		rc = json_fail(&doc, err, CS_ESTRUCT, JPATH_ROOT, "kind",
+			       "these edits are for a \"%s\" input; this one is \"%s\"", kind, src->kind->name);
 	if (rc == CS_OK)
 		rc = json_get_array(&doc, doc.root, JPATH_ROOT, "edits", JSON_REQUIRED, &edits, err);
 	long i = 0;

@@ -175,7 +175,7 @@ const struct view_ops view_timeline = {
 	.draw = draw_timeline,
 	.mouse = timeline_mouse,
 	.sync = timeline_sync,
-	.hints = " j/k move  Enter show it  PgUp/PgDn page  [ ] step  R reload  i back",
+	.hints = " j/k move  Enter show it  PgUp/PgDn page  [ ] step  { } across groups  R reload  i back",
 };
 
 void app_toggle_timeline_view(struct app *app)
