@@ -8,7 +8,6 @@
 #include "source.h"
 
 #include <stddef.h>
-#include <stdio.h>
 
 static const struct setting manifest_settings[] = {
 	{ .name = "boot-header", .type = SETTING_BOOL, .def = "false",
@@ -20,18 +19,6 @@ static const struct setting manifest_settings[] = {
 static const char *const manifest_extensions[] = { ".yml", ".yaml", NULL };
 static const int manifest_strategies[] = { STRAT_NEVER, STRAT_START, STRAT_MIDDLE, STRAT_END, STRAT_NONE };
 static const char *const manifest_sort_keys[] = { "order", "tokens", "priority", NULL };
-
-/* The list's column: the file's current priority and strategy ("0.95 middle"),
- * what the priority sort orders by and the detail pane names. */
-static bool manifest_piece_column(const struct source *src, const struct assembly *a, long piece,
-				  char cell[KIND_COLUMN_WIDTH + 1])
-{
-	(void)a;
-	const struct piece *p = &src->pieces[piece];
-	snprintf(cell, KIND_COLUMN_WIDTH + 1, "%4.2f %s", p->priority,
-		 p->strategy == STRAT_NONE ? "-" : strategy_name(p->strategy));
-	return true;
-}
 
 /* The inspector's `w`: the edits spliced into the file (save.h). */
 static int manifest_save_edits(struct source *src, const char *as, const struct atomic_write_options *opt,

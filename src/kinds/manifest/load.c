@@ -15,7 +15,6 @@
 
 #include "base/alloc.h"
 #include "assembly.h"
-#include "emit.h"
 #include "base/progress.h"
 #include "source.h"
 #include "base/strbuf.h"
@@ -684,30 +683,4 @@ int manifest_load(struct source *src, const char *data, size_t len, struct cs_er
 		rc = load_document(src, m, t.root, NULL, err);
 	ytree_fini(&t);
 	return rc;
-}
-
-/* ---- report additions ---------------------------------------------------- */
-
-const char *manifest_piece_note(const struct source *src, long piece)
-{
-	const struct manifest *m = src->model;
-	const struct manifest_entry *me = &m->entries[src->pieces[piece].kind_index];
-	return me->hint;
-}
-
-int manifest_report_piece(const struct source *src, const struct assembly *a, long piece,
-				 struct emitter *em)
-{
-	(void)a;
-	const struct manifest *m = src->model;
-	const struct piece *p = &src->pieces[piece];
-	const struct manifest_entry *me = &m->entries[p->kind_index];
-	if (me->max_lines)
-		emit_key_int(em, "max_lines", (long long)me->max_lines);
-	emit_key_int(em, "lines", (long long)p->lines);
-	if (me->hint)
-		emit_key_str(em, "hint", me->hint);
-	if (me->suggested)
-		emit_key_str(em, "suggested_action", me->suggested);
-	return CS_OK;
 }

@@ -118,11 +118,14 @@ unsigned long long manifest_hash(const char *data, size_t len);
  * manifest every start was 3% of its user time, for a save that is rare). */
 void manifest_stamp_bytes(struct manifest *m, const char *path, const char *data, size_t len);
 
-/* The kind's operations, for its table (kind.c); load.c. */
+/* The kind's operations, for its table (kind.c); load.c, and the report's
+ * (report.c). */
 struct emitter;
 int manifest_load(struct source *src, const char *data, size_t len, struct cs_error *err);
 void manifest_free(void *model);
 int manifest_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em);
 const char *manifest_piece_note(const struct source *src, long piece);
+bool manifest_piece_column(const struct source *src, const struct assembly *a, long piece,
+			   char cell[KIND_COLUMN_WIDTH + 1]);
 
 #endif
