@@ -237,9 +237,3 @@ const char *memory_filter_sentence(const struct source *src, const struct memory
 	sb_fini(&sb);
 	return s;
 }
-
-const char *memory_piece_note(const struct source *src, long piece)
-{
-	const struct memory *m = src->model;
-	return m->items[src->pieces[piece].kind_index].note;
-}

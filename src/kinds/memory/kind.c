@@ -9,7 +9,6 @@
 #include "source.h"
 #include "base/strbuf.h"
 
-#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -153,19 +152,6 @@ static const struct setting memory_settings[] = {
 
 static const char *const memory_json_keys[] = { "items", NULL };
 static const char *const memory_sort_keys[] = { "order", "tokens", "score", NULL };
-
-/* The list's column: the item's final score as the current assembly ranks
- * it (the weights, the archetype and the update change it), what the score
- * sort orders by and the cutoff marker compares with. */
-static bool memory_piece_column(const struct source *src, const struct assembly *a, long piece,
-				char cell[KIND_COLUMN_WIDTH + 1])
-{
-	(void)src;
-	if (!a || !a->results || isnan(a->results[piece].score))
-		return false;
-	snprintf(cell, KIND_COLUMN_WIDTH + 1, "%6.4f", a->results[piece].score);
-	return true;
-}
 
 /* A: the framework's presets, in turn. */
 static const struct kind_action memory_actions[] = {

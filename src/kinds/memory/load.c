@@ -32,7 +32,6 @@
 
 #include "base/alloc.h"
 #include "assembly.h"
-#include "emit.h"
 #include "base/isotime.h"
 #include "json/doc.h"
 #include "json/scan.h"
@@ -63,11 +62,6 @@ static const char *const section_titles[] = {
 	MEMORY_TYPES(MEM_X_TITLE)
 #undef MEM_X_TITLE
 	"Additional Context",
-};
-static const char *const weight_names[] = {
-#define MW_X_NAME(e, name, key) name,
-	MEMORY_WEIGHTS(MW_X_NAME)
-#undef MW_X_NAME
 };
 static const char *const weight_keys[] = {
 #define MW_X_KEY(e, name, key) key,
@@ -738,67 +732,4 @@ bool memory_matches_preset(const struct memory_strategy *s)
 	const struct memory_preset *p = &presets[s->archetype];
 	return !memcmp(s->weights, p->weights, sizeof s->weights) &&
 	       !memcmp(s->allocation, p->allocation, sizeof s->allocation);
-}
-
-/* ---- report additions ---------------------------------------------------- */
-
-int memory_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em)
-{
-	(void)a;
-	const struct memory *m = src->model;
-	const struct piece *p = &src->pieces[piece];
-	const struct memory_item *it = &m->items[p->kind_index];
-	emit_key(em, "scores");
-	emit_map_begin(em);
-	for (int w = 0; w < MW_COUNT; w++)
-		emit_key_num(em, weight_names[w], it->scores[w]);
-	emit_map_end(em);
-	emit_key_int(em, "budget_tokens", it->tokens);
-	emit_key_str(em, "budget_tokens_from", it->tokens_given ? "snapshot tokens field" : "estimate of the content");
-	emit_key_int(em, "estimated_tokens", p->tokens);
-	if (it->timestamp)
-		emit_key_str(em, "timestamp", it->timestamp);
-	if (it->derived) {
-		emit_key(em, "derived_scores");
-		emit_list_begin(em);
-		for (int w = 0; w < MW_COUNT; w++)
-			if (it->derived & (1u << w))
-				emit_str(em, weight_names[w]);
-		emit_list_end(em);
-	}
-	if (!isnan(it->weight))
-		emit_key_num(em, "weight", it->weight);
-	if (it->type != MEM_PATTERN) {
-		emit_key_str(em, "ranked_in_its_query_by", memory_own_score_name(it));
-		emit_key_num(em, "query_score", memory_own_score(it));
-	}
-	if (it->task_id)
-		emit_key_str(em, "task_id", it->task_id);
-	if (it->arrival >= 0) /* newEvents[arrival]: replayed by update arrival + 1 */
-		emit_key_int(em, "new_event", it->arrival + 1);
-	return CS_OK;
-}
-
-int memory_report_extra(const struct source *src, const struct assembly *a, struct emitter *em)
-{
-	(void)a;
-	const struct memory *m = src->model;
-	const struct memory_strategy *s = &m->cur;
-	emit_key(em, "strategy");
-	emit_map_begin(em);
-	emit_key_str(em, "archetype", s->archetype >= 0 ? presets[s->archetype].name : "none");
-	emit_key_bool(em, "matches_preset", memory_matches_preset(s));
-	emit_key(em, "weights");
-	emit_map_begin(em);
-	for (int w = 0; w < MW_COUNT; w++)
-		emit_key_num(em, weight_names[w], s->weights[w]);
-	emit_map_end(em);
-	emit_key(em, "budget_allocation");
-	emit_map_begin(em);
-	for (int k = 0; k < MA_COUNT; k++)
-		emit_key_num(em, allocation_names[k], s->allocation[k]);
-	emit_map_end(em);
-	emit_key_bool(em, "allocation_caps", m->caps);
-	emit_map_end(em);
-	return CS_OK;
 }

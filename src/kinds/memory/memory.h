@@ -344,7 +344,7 @@ int memory_allocation_of_type(int type);
 /* True when s holds exactly its archetype's preset numbers. */
 bool memory_matches_preset(const struct memory_strategy *s);
 
-/* The kind's operations, for its table (kind.c); load.c. */
+/* The kind's operations, for its table (kind.c); load.c and report.c. */
 struct assembly;
 struct emitter;
 struct source;
@@ -352,6 +352,8 @@ int memory_load(struct source *src, const char *data, size_t len, struct cs_erro
 void memory_free(void *model);
 int memory_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em);
 int memory_report_extra(const struct source *src, const struct assembly *a, struct emitter *em);
+bool memory_piece_column(const struct source *src, const struct assembly *a, long piece,
+			 char cell[KIND_COLUMN_WIDTH + 1]);
 
 /* The request's filters and `now` (filters.c), read before the items;
  * then, once all items are in, the derived scores and each item's filter. */
