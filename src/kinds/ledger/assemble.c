@@ -30,7 +30,6 @@
 
 #include "base/alloc.h"
 #include "assembly.h"
-#include "emit.h"
 #include "models.h"
 #include "source.h"
 #include "base/strbuf.h"
@@ -43,27 +42,7 @@
 enum { PHYS_SYSTEM, PHYS_HISTORY, PHYS_EVENT };
 enum { CONC_WORKSPACE, CONC_PERSONA, CONC_SESSION, CONC_MEMORY, CONC_EVENT };
 
-/* What the settings select: session, thread, replayed turn, compaction. */
-struct view {
-	long session;      /* -1: no sessions table, the last turn is the head */
-	long head;
-	long turn;         /* replayed turn, -1 with next */
-	const long *anc;   /* ancestry of head: the thread's */
-	size_t nanc;
-	const struct ledger_thread *th; /* head's thread (ledger_thread_of) */
-	struct ledger_thread *own; /* a bare replay's own thread, freed by view_fini */
-	size_t hist_end;   /* history is anc[0 .. hist_end) */
-	long compaction;   /* latest compaction turn in history, -1 none */
-	size_t cpos;       /* its position in anc */
-	size_t kept_from;  /* first history position kept after the summary */
-	bool first_kept_used; /* kept_from came from first_kept_turn_id */
-	size_t sys_upto;   /* the system messages of anc[0 .. sys_upto) are the system layer's */
-	const char *role;  /* manager, worker, unified */
-	size_t fk_at;      /* where the applied compaction's first_kept_turn_id sits (hist_end: not before it) */
-	bool keep_runs;    /* the results taken over hold the summarized runs already (ledger_runs) */
-};
-
-static void view_fini(struct view *v)
+void ledger_view_fini(struct ledger_view *v)
 {
 	ledger_thread_free(v->own);
 	v->own = NULL;
@@ -74,7 +53,7 @@ static void view_fini(struct view *v)
  * nowhere (from). The path holds a turn once (it follows parent_turn_id
  * from a root): looking back from the end finds the turns a view asks for
  * (the head, a compaction's first kept turn) in a few steps. */
-static size_t position_before(const struct view *v, long turn, size_t from)
+static size_t position_before(const struct ledger_view *v, long turn, size_t from)
 {
 	for (size_t i = from; turn >= 0 && i-- > 0;)
 		if (v->anc[i] == turn)
@@ -82,7 +61,7 @@ static size_t position_before(const struct view *v, long turn, size_t from)
 	return from;
 }
 
-static int view_resolve(const struct source *src, struct view *v, struct cs_error *err)
+int ledger_view_resolve(const struct source *src, struct ledger_view *v, struct cs_error *err)
 {
 	const struct ledger *l = src->model;
 	memset(v, 0, sizeof *v);
@@ -108,7 +87,7 @@ static int view_resolve(const struct source *src, struct view *v, struct cs_erro
 		v->turn = l->turn ? ledger_turn_index(l, l->turn) : v->head;
 		size_t pos = position_before(v, v->turn, v->nanc);
 		if (pos == v->nanc) {
-			view_fini(v);
+			ledger_view_fini(v);
 			return cs_error_set(err, CS_EUSAGE, "turn %s is not on the thread of session %s (head %s)",
 					    l->turn, v->session >= 0 ? l->sessions[v->session].label : "(none)",
 					    l->turns[v->head].id);
@@ -199,7 +178,7 @@ static const char WORKER_HEADER_RULES[] =
 /* The system prompt; every system message of the thread up to the
  * replayed turn (anc[0 .. sys_upto)) is handled here, the one it uses or
  * dropped as superseded, so the layers after skip them. */
-static void system_layer(struct assembly *a, const struct view *v, const struct ledger_thread *th)
+static void system_layer(struct assembly *a, const struct ledger_view *v, const struct ledger_thread *th)
 {
 	const struct source *src = a->src;
 	const struct ledger *l = src->model;
@@ -292,7 +271,7 @@ static void history_turn(struct assembly *a, long turn)
 
 /* Every message of the turn at pos stays out (those the system layer
  * handled aside), read in a row from the thread. */
-static void drop_turn(struct assembly *a, const struct view *v, const struct ledger_thread *th, size_t pos,
+static void drop_turn(struct assembly *a, const struct ledger_view *v, const struct ledger_thread *th, size_t pos,
 		      enum why why, long arg)
 {
 	const long *msgs, *pieces;
@@ -303,7 +282,7 @@ static void drop_turn(struct assembly *a, const struct view *v, const struct led
 
 /* The compactions on the thread: those that do not apply dropped, the
  * latest before the event's summary first in the history. */
-static void history_summary(struct assembly *a, const struct view *v, const struct ledger_thread *th)
+static void history_summary(struct assembly *a, const struct ledger_view *v, const struct ledger_thread *th)
 {
 	const struct ledger *l = a->src->model;
 	const size_t *cpos;
@@ -348,7 +327,7 @@ static void history_summary(struct assembly *a, const struct view *v, const stru
  * which turns are summarized: they go as runs of the thread's pieces, one
  * run from one compaction turn to the next (one sentence for them all);
  * only the turns kept are read message by message. */
-static void history_layer(struct assembly *a, const struct view *v, const struct ledger_thread *th)
+static void history_layer(struct assembly *a, const struct ledger_view *v, const struct ledger_thread *th)
 {
 	const struct ledger *l = a->src->model;
 	size_t first = a->nblocks;
@@ -390,7 +369,7 @@ static void history_layer(struct assembly *a, const struct view *v, const struct
 		a->blocks[a->nblocks - 1].flags |= BLOCK_BREAKPOINT;
 }
 
-static void event_layer(struct assembly *a, const struct view *v)
+static void event_layer(struct assembly *a, const struct ledger_view *v)
 {
 	const struct ledger *l = a->src->model;
 	if (l->next) {
@@ -463,7 +442,7 @@ static void event_layer(struct assembly *a, const struct view *v)
 }
 
 /* Model and budget for the view. */
-static void budget(struct assembly *a, const struct view *v)
+static void budget(struct assembly *a, const struct ledger_view *v)
 {
 	const struct ledger *l = a->src->model;
 	/* The replayed turn's model; for next or a turn without one (a
@@ -505,17 +484,12 @@ static void budget(struct assembly *a, const struct view *v)
 		 fmt_thousands(n2, limit), fmt_thousands(n3, rr), fmt_thousands(n4, rt));
 }
 
-/* The turns of the history in prompt order with their charged tokens. */
-struct hist_turn {
-	long turn;
-	long tokens;
-};
-
 /* Which history turns a proactive compaction to 60% of available would
  * summarize, starting from `used` tokens: oldest first, until the rest
  * fits, keeping the last LEDGER_MIN_RECENT_TURNS. *out (cs_malloc'd) holds
  * them; *nout may be 0. */
-static int would_compact(const struct assembly *a, long used, struct hist_turn **out, size_t *nout, long *target)
+int ledger_would_compact(const struct assembly *a, long used, struct ledger_hist_turn **out, size_t *nout,
+			 long *target)
 {
 	const struct ledger *l = a->src->model;
 	*out = NULL;
@@ -523,7 +497,7 @@ static int would_compact(const struct assembly *a, long used, struct hist_turn *
 	*target = (long)((double)a->budget.usable * LEDGER_COMPACT_TARGET);
 	if (used <= a->budget.usable)
 		return CS_OK;
-	struct hist_turn *h = cs_calloc(a->nblocks ? a->nblocks : 1, sizeof *h);
+	struct ledger_hist_turn *h = cs_calloc(a->nblocks ? a->nblocks : 1, sizeof *h);
 	if (!h)
 		return CS_ENOMEM;
 	size_t n = 0;
@@ -536,7 +510,7 @@ static int would_compact(const struct assembly *a, long used, struct hist_turn *
 			continue;
 		long turn = l->messages[p->kind_index].turn;
 		if (n == 0 || h[n - 1].turn != turn)
-			h[n++] = (struct hist_turn){ turn, 0 };
+			h[n++] = (struct ledger_hist_turn){ turn, 0 };
 		h[n - 1].tokens += blk->budget_tokens;
 	}
 	size_t k = 0;
@@ -550,7 +524,7 @@ static int would_compact(const struct assembly *a, long used, struct hist_turn *
 }
 
 /* Explain, the view: which session, role and turn are assembled. */
-static void explain_view(struct assembly *a, const struct view *v)
+static void explain_view(struct assembly *a, const struct ledger_view *v)
 {
 	const struct ledger *l = a->src->model;
 	const struct ledger_session *s = v->session >= 0 ? &l->sessions[v->session] : NULL;
@@ -576,7 +550,7 @@ static void explain_view(struct assembly *a, const struct view *v)
 
 /* Decide and explain what the layers did not place: later turns on the
  * thread, then everything off it. */
-static void drop_rest(struct assembly *a, const struct view *v, const struct ledger_thread *th)
+static void drop_rest(struct assembly *a, const struct ledger_view *v, const struct ledger_thread *th)
 {
 	const struct ledger *l = a->src->model;
 	for (size_t i = v->hist_end + (l->next ? 0 : 1); i < v->nanc; i++)
@@ -591,7 +565,7 @@ static void drop_rest(struct assembly *a, const struct view *v, const struct led
 }
 
 /* Explain, the recorded usage of the replayed turn. */
-static void explain_recorded(struct assembly *a, const struct view *v)
+static void explain_recorded(struct assembly *a, const struct ledger_view *v)
 {
 	const struct ledger *l = a->src->model;
 	const struct ledger_turn *rt = v->turn >= 0 ? &l->turns[v->turn] : NULL;
@@ -610,7 +584,7 @@ static void explain_recorded(struct assembly *a, const struct view *v)
 }
 
 /* The tokens the event's memory injection is charged (its blocks). */
-static long memory_tokens(const struct assembly *a)
+long ledger_memory_tokens(const struct assembly *a)
 {
 	long t = 0;
 	for (size_t b = 0; b < a->nblocks; b++)
@@ -628,11 +602,11 @@ static int explain_over(struct assembly *a)
 	const struct ledger *l = a->src->model;
 	char n1[32], n2[32], n3[32], n4[32];
 	a->over_by = a->budget.used - a->budget.usable;
-	long mem = memory_tokens(a), after = a->budget.used - mem;
-	struct hist_turn *h;
+	long mem = ledger_memory_tokens(a), after = a->budget.used - mem;
+	struct ledger_hist_turn *h;
 	size_t nh;
 	long target;
-	if (would_compact(a, after, &h, &nh, &target) != CS_OK)
+	if (ledger_would_compact(a, after, &h, &nh, &target) != CS_OK)
 		return CS_ENOMEM;
 	char first[200] = "";
 	if (mem > 0)
@@ -683,7 +657,7 @@ static int explain_over(struct assembly *a)
 }
 
 /* The view's runs of summarized messages, as struct ledger_runs (no serial). */
-static struct ledger_runs runs_of(const struct source *src, const struct view *v)
+static struct ledger_runs runs_of(const struct source *src, const struct ledger_view *v)
 {
 	const struct ledger *l = src->model;
 	return (struct ledger_runs){ .head = v->head, .compaction = v->compaction, .cpos = v->cpos,
@@ -702,7 +676,7 @@ static bool same_runs(const struct ledger_runs *x, const struct ledger_runs *y)
  * runs it left in them are this view's (an exclusion, the budget, the
  * summary role: v->keep_runs); else every one set from nothing, as
  * asm_init sets them, for the layers to decide. */
-static int take_results(struct assembly *a, struct view *v)
+static int take_results(struct assembly *a, struct ledger_view *v)
 {
 	const struct ledger *l = a->src->model;
 	struct ledger_runs now = runs_of(a->src, v);
@@ -726,14 +700,14 @@ int ledger_assemble(struct asm_run *run, struct assembly *a, struct cs_error *er
 {
 	const struct source *src = run->src;
 	const struct ledger *l = src->model;
-	struct view v;
+	struct ledger_view v;
 	if (asm_init_reuse(a, run, ASM_MESSAGES) != CS_OK) /* first: assemble() finis it on any failure */
 		return cs_error_nomem(err);
-	int rc = view_resolve(src, &v, err);
+	int rc = ledger_view_resolve(src, &v, err);
 	if (rc)
 		return rc;
 	if (take_results(a, &v) != CS_OK) {
-		view_fini(&v);
+		ledger_view_fini(&v);
 		return cs_error_nomem(err);
 	}
 	static const char *const phys[] = { "system", "history", "event" };
@@ -761,115 +735,6 @@ int ledger_assemble(struct asm_run *run, struct assembly *a, struct cs_error *er
 		*r = runs_of(src, &v);
 		r->serial = a->serial;
 	}
-	view_fini(&v);
+	ledger_view_fini(&v);
 	return rc;
-}
-
-int ledger_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em)
-{
-	(void)a;
-	const struct ledger *l = src->model;
-	const struct piece *p = &src->pieces[piece];
-	if (p->kind_index < l->nmessages && l->messages[p->kind_index].piece == piece) {
-		const struct ledger_message *lm = &l->messages[p->kind_index];
-		const struct ledger_turn *t = &l->turns[lm->turn];
-		emit_key_str(em, "turn", t->id);
-		if (t->role)
-			emit_key_str(em, "turn_role", t->role);
-		emit_key_int(em, "sequence", lm->sequence);
-		if (p->flags & PIECE_RECORDED)
-			emit_key_str(em, "recorded_as", "the turn's output_tokens (its response message)");
-		return CS_OK;
-	}
-	if (!strcmp(p->role, "summary") && p->kind_index < l->ncompactions) {
-		const struct ledger_compaction *c = &l->compactions[p->kind_index];
-		if (c->piece == piece) {
-			emit_key_str(em, "compaction_turn", l->turns[c->turn].id);
-			if (c->through >= 0)
-				emit_key_str(em, "summarized_through", l->turns[c->through].id);
-			if (c->first_kept >= 0)
-				emit_key_str(em, "first_kept", l->turns[c->first_kept].id);
-			if (c->tokens_before >= 0)
-				emit_key_int(em, "tokens_before", c->tokens_before);
-			if (c->tokens_after >= 0)
-				emit_key_int(em, "tokens_after", c->tokens_after);
-		}
-	}
-	return CS_OK;
-}
-
-int ledger_report_extra(const struct source *src, const struct assembly *a, struct emitter *em)
-{
-	const struct ledger *l = src->model;
-	struct view v;
-	struct cs_error err;
-	cs_error_clear(&err);
-	if (view_resolve(src, &v, &err) != CS_OK)
-		return err.code;
-	emit_key(em, "recorded_usage");
-	emit_map_begin(em);
-	const struct ledger_turn *t = v.turn >= 0 ? &l->turns[v.turn] : NULL;
-	emit_key_int(em, "estimated_input_tokens", a->total_tokens);
-	if (!t) {
-		emit_key_str(em, "note", "the next turn has not been sent: nothing is recorded");
-	} else {
-		emit_key_str(em, "turn", t->id);
-		if (t->input_tokens >= 0) {
-			emit_key_int(em, "input_tokens", t->input_tokens);
-			emit_key_int(em, "estimate_minus_recorded", a->total_tokens - t->input_tokens);
-		} else {
-			emit_key_str(em, "input_tokens", "not recorded");
-		}
-		if (t->cached_input_tokens >= 0)
-			emit_key_int(em, "cached_input_tokens", t->cached_input_tokens);
-		if (t->cache_write_tokens >= 0)
-			emit_key_int(em, "cache_write_tokens", t->cache_write_tokens);
-		if (t->output_tokens >= 0)
-			emit_key_int(em, "output_tokens", t->output_tokens);
-		if (t->total_tokens >= 0)
-			emit_key_int(em, "total_tokens", t->total_tokens);
-		emit_key_str(em, "note", "recorded by the provider for the whole request: it includes the tool "
-			     "definitions and message framing the export does not hold; the estimate is "
-			     "ceil(code points / chars_per_token) of the rendered prompt only");
-	}
-	emit_map_end(em);
-	struct hist_turn *h;
-	size_t nh;
-	long target, mem = memory_tokens(a), after = a->budget.used - mem;
-	if (would_compact(a, after, &h, &nh, &target) != CS_OK) {
-		view_fini(&v);
-		return CS_ENOMEM;
-	}
-	if (a->budget.used > a->budget.usable && mem > 0) {
-		emit_key(em, "would_drop_memory"); /* seed 001's compression priority: before any compaction */
-		emit_map_begin(em);
-		emit_key_int(em, "tokens", mem);
-		emit_key_int(em, "tokens_after", after);
-		emit_key_bool(em, "fits_after", after <= a->budget.usable);
-		emit_map_end(em);
-	}
-	if (after > a->budget.usable) {
-		emit_key(em, "would_compact");
-		emit_map_begin(em);
-		emit_key_int(em, "target_tokens", target);
-		emit_key_int(em, "keep_recent_turns", LEDGER_MIN_RECENT_TURNS);
-		emit_key(em, "turns");
-		emit_list_begin(em);
-		long freed = 0;
-		for (size_t i = 0; i < nh; i++) {
-			emit_map_begin(em);
-			emit_key_str(em, "turn", l->turns[h[i].turn].id);
-			emit_key_int(em, "tokens", h[i].tokens);
-			emit_key_str(em, "reason", reason_code(REASON_WOULD_COMPACT));
-			emit_map_end(em);
-			freed += h[i].tokens;
-		}
-		emit_list_end(em);
-		emit_key_int(em, "tokens_after_without_summary", after - freed);
-		emit_key_bool(em, "reaches_target", after - freed <= target);
-		emit_map_end(em);
-	}
-	cs_free(h);
-	view_fini(&v);
-	return ledger_timeline_emit(src, em);
 }

@@ -12,7 +12,6 @@
 #include "base/strbuf.h"
 
 #include <stddef.h>
-#include <stdio.h>
 #include <string.h>
 
 /* session LABEL: must name a session of the ledger; "" is the default. */
@@ -108,20 +107,6 @@ static const struct setting ledger_settings[] = {
 
 static const char *const ledger_json_keys[] = { "turns", NULL };
 static const char *const ledger_sort_keys[] = { "order", "tokens", NULL };
-
-/* The list's column: the tokens the export recorded for the message (its
- * usage), beside the estimate in the tokens column; none when unrecorded. */
-static bool ledger_piece_column(const struct source *src, const struct assembly *a, long piece,
-				char cell[KIND_COLUMN_WIDTH + 1])
-{
-	(void)a;
-	const struct piece *p = &src->pieces[piece];
-	if (!(p->flags & PIECE_RECORDED) || p->recorded_tokens < 0)
-		return false;
-	char n[32];
-	snprintf(cell, KIND_COLUMN_WIDTH + 1, "%8s", fmt_thousands(n, p->recorded_tokens));
-	return true;
-}
 
 /* A: the compaction rules, in turn. */
 static const struct kind_action ledger_actions[] = {

@@ -206,11 +206,48 @@ struct ledger_turn_usage {
  * *out (cs_malloc'd; the caller frees) and *n. CS_OK, or the error of a
  * turn that does not replay, or CS_ENOMEM. */
 int ledger_timeline(const struct source *src, struct ledger_turn_usage **out, size_t *n, struct cs_error *err);
-/* The timeline as lines for the inspector's view (kind_ops.timeline). */
+/* The timeline as lines for the inspector's view (kind_ops.timeline; report.c). */
 int ledger_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, size_t *step_at,
 			 struct cs_error *err);
-/* The timeline as a report section ("timeline"). */
+/* The timeline as a report section ("timeline"; report.c). */
 int ledger_timeline_emit(const struct source *src, struct emitter *em);
+
+/* What the settings select: session, thread, replayed turn, compaction. */
+struct ledger_view {
+	long session;      /* -1: no sessions table, the last turn is the head */
+	long head;
+	long turn;         /* replayed turn, -1 with next */
+	const long *anc;   /* ancestry of head: the thread's */
+	size_t nanc;
+	const struct ledger_thread *th; /* head's thread (ledger_thread_of) */
+	struct ledger_thread *own; /* a bare replay's own thread, freed by ledger_view_fini */
+	size_t hist_end;   /* history is anc[0 .. hist_end) */
+	long compaction;   /* latest compaction turn in history, -1 none */
+	size_t cpos;       /* its position in anc */
+	size_t kept_from;  /* first history position kept after the summary */
+	bool first_kept_used; /* kept_from came from first_kept_turn_id */
+	size_t sys_upto;   /* the system messages of anc[0 .. sys_upto) are the system layer's */
+	const char *role;  /* manager, worker, unified */
+	size_t fk_at;      /* where the applied compaction's first_kept_turn_id sits (hist_end: not before it) */
+	bool keep_runs;    /* the results taken over hold the summarized runs already (ledger_runs) */
+};
+
+/* The turns of the history in prompt order with their charged tokens. */
+struct ledger_hist_turn {
+	long turn;
+	long tokens;
+};
+
+/* The assembler's view and budget helpers (assemble.c), shared with the
+ * report (report.c): the view the settings select (CS_OK, else err; its
+ * own thread freed by ledger_view_fini); the history turns a proactive
+ * compaction from `used` tokens would summarize (*out cs_malloc'd); the
+ * tokens charged to the event's memory injection. */
+int ledger_view_resolve(const struct source *src, struct ledger_view *v, struct cs_error *err);
+void ledger_view_fini(struct ledger_view *v);
+int ledger_would_compact(const struct assembly *a, long used, struct ledger_hist_turn **out, size_t *nout,
+			 long *target);
+long ledger_memory_tokens(const struct assembly *a);
 
 /* Assembler (assemble.c), through ledger_kind.assemble. */
 struct asm_run;
@@ -221,5 +258,8 @@ int ledger_load(struct source *src, const char *data, size_t len, struct cs_erro
 int ledger_load_db(struct source *src, const char *path, const char *assembly, struct cs_error *err);
 void ledger_free(void *model);
 int ledger_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em);
+/* The list's column (report.c). */
+bool ledger_piece_column(const struct source *src, const struct assembly *a, long piece,
+			 char cell[KIND_COLUMN_WIDTH + 1]);
 
 #endif

@@ -10,10 +10,7 @@
 #include "base/alloc.h"
 #include "assembly.h"
 #include "cache/cache.h"
-#include "emit.h"
 #include "source.h"
-#include "base/strbuf.h"
-#include "base/utf8.h"
 
 #include <string.h>
 
@@ -161,92 +158,4 @@ int ledger_timeline(const struct source *src, struct ledger_turn_usage **out, si
 	}
 	*out = rows;
 	return CS_OK;
-}
-
-static void emit_recorded(struct emitter *em, const char *key, long v)
-{
-	if (v >= 0)
-		emit_key_int(em, key, v);
-	else
-		emit_key_str(em, key, "not recorded");
-}
-
-int ledger_timeline_emit(const struct source *src, struct emitter *em)
-{
-	struct ledger_turn_usage *rows;
-	size_t n;
-	struct cs_error err;
-	cs_error_clear(&err);
-	int rc = ledger_timeline(src, &rows, &n, &err);
-	if (rc != CS_OK)
-		return rc == CS_ENOMEM ? rc : CS_OK; /* a turn that does not replay: the report says so elsewhere */
-	const struct ledger *l = src->model;
-	emit_key(em, "timeline");
-	emit_map_begin(em);
-	emit_key_str(em, "note", "each turn on the thread replayed; predicted: that prompt sent after the previous "
-		     "turn of its model under the provider's cache (the first of a model against a cold cache), estimated tokens; "
-		     "recorded: the turn's usage columns, the provider's whole request");
-	emit_key(em, "turns");
-	emit_list_begin(em);
-	for (size_t i = 0; i < n; i++) {
-		const struct ledger_turn_usage *u = &rows[i];
-		emit_map_begin(em);
-		emit_key_str(em, "turn", l->turns[u->turn].id);
-		emit_key_str(em, "profile", u->profile);
-		if (u->compared >= 0)
-			emit_key_str(em, "compared_with", l->turns[u->compared].id);
-		emit_key_int(em, "estimated_input", u->estimated);
-		emit_key_int(em, "predicted_read", u->predicted_read);
-		emit_key_int(em, "predicted_written", u->predicted_written);
-		emit_recorded(em, "recorded_input", u->recorded_input);
-		emit_recorded(em, "recorded_read", u->recorded_read);
-		emit_recorded(em, "recorded_written", u->recorded_written);
-		emit_map_end(em);
-	}
-	emit_list_end(em);
-	emit_map_end(em);
-	cs_free(rows);
-	return CS_OK;
-}
-
-/* A count for the view: thousands, or "-" when not recorded. */
-static const char *count(char buf[32], long v)
-{
-	if (v < 0)
-		return "-";
-	return fmt_thousands(buf, v);
-}
-
-int ledger_timeline_text(const struct source *src, unsigned text_flags, struct strbuf *out, size_t *step_at,
-			 struct cs_error *err)
-{
-	(void)step_at; /* a ledger holds no sequence to step through */
-	struct ledger_turn_usage *rows;
-	size_t n;
-	int rc = ledger_timeline(src, &rows, &n, err);
-	if (rc != CS_OK)
-		return rc;
-	const struct ledger *l = src->model;
-	sb_printf(out, "%zu turn%s on the thread%s, predicted (estimated tokens) beside recorded\n", n, n == 1 ? "" : "s",
-		  n == LEDGER_TIMELINE_MAX ? " (the last ones)" : "");
-	sb_puts(out, "  recorded: the provider's whole request (tools and framing the export does not hold)\n");
-	sb_puts(out, "  predicted: this prompt sent after the previous turn of its model, under its provider's cache\n\n");
-	sb_puts(out, "     estimated    read  written  |  recorded input     read  written   turn\n");
-	for (size_t i = 0; i < n; i++) {
-		const struct ledger_turn_usage *u = &rows[i];
-		char a[32], b[32], c[32], d[32], e[32], f[32];
-		sb_printf(out, "  %12s %7s %8s  | %15s %8s %8s   ", count(a, u->estimated), count(b, u->predicted_read),
-			  count(c, u->predicted_written), count(d, u->recorded_input), count(e, u->recorded_read),
-			  count(f, u->recorded_written));
-		const char *id = l->turns[u->turn].id;
-		utf8_sanitize(out, id, strlen(id), text_flags);
-		sb_printf(out, " (%s", u->profile);
-		if (u->compared >= 0) {
-			sb_puts(out, ", vs ");
-			utf8_sanitize(out, l->turns[u->compared].id, strlen(l->turns[u->compared].id), text_flags);
-		}
-		sb_puts(out, ")\n");
-	}
-	cs_free(rows);
-	return out->failed ? cs_error_nomem(err) : CS_OK;
 }
