@@ -21,7 +21,6 @@
 
 #include "base/alloc.h"
 #include "assembly.h"
-#include "emit.h"
 #include "json/doc.h"
 #include "models.h"
 #include "source.h"
@@ -969,19 +968,4 @@ out:
 	if (rc == CS_ENOMEM && err && err->code != CS_ENOMEM)
 		cs_error_nomem(err);
 	return rc;
-}
-
-/* ---- report additions ---------------------------------------------------- */
-
-int loom_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em)
-{
-	(void)a;
-	const struct loom *m = src->model;
-	const struct loom_item *it = &m->items[src->pieces[piece].kind_index];
-	static const char *const uses[] = { "path", "context", "instruction", "pinned" };
-	emit_key_str(em, "use", uses[it->use]);
-	emit_key_str(em, "author", it->author_type);
-	if (it->bookmarked)
-		emit_key_bool(em, "bookmarked", true);
-	return loom_report_usage_piece(src, piece, em);
 }

@@ -122,9 +122,6 @@ int loom_read_loom_aware(struct loader *L, const cJSON *root);
  * responseTimestamp wins, with a warning. Runs after loom_make_pieces. */
 int loom_read_responses(struct loader *L, const cJSON *root);
 
-/* The piece entry's "request" map for a model node with a recorded usage. */
-int loom_report_usage_piece(const struct source *src, long piece, struct emitter *em);
-
 /* Frees the replays' cache (loom_free). */
 void loom_usage_free(struct loom_usage *u);
 
@@ -137,7 +134,8 @@ int loom_warn_at(struct loader *L, long piece, const struct jpath *at, const cha
 
 struct emitter;
 
-/* The kind's operations, for its table (kind.c). */
+/* The kind's operations, for its table (kind.c): load.c, and the report's
+ * (report.c). */
 int loom_load(struct source *src, const char *data, size_t len, struct cs_error *err);
 void loom_free(void *model);
 int loom_report_piece(const struct source *src, const struct assembly *a, long piece, struct emitter *em);
