@@ -9,6 +9,7 @@
 #include "load.h"
 #include "source.h"
 #include "base/strbuf.h"
+#include "tokens/exact.h"
 #include "tokens/tokenizer.h"
 
 #include <math.h>
@@ -298,8 +299,12 @@ static void emit_costs(struct emitter *em, const struct cache_analysis *an, bool
 static void emit_tokens_label(struct emitter *em, const struct cache_report *r, const struct cache_analysis *an)
 {
 	if (an->exact) {
-		char what[128];
-		snprintf(what, sizeof what, "exact: %s, the provider's own tokenizer", r->encoding);
+		char what[160];
+		const char *own = exact_auto_tokenizer(r->now); /* the model's; NULL: no model named */
+		if (!own || strcmp(own, r->encoding) == 0)
+			snprintf(what, sizeof what, "exact: %s, the provider's own tokenizer", r->encoding);
+		else
+			snprintf(what, sizeof what, "exact: %s, as asked (the model's own is %s)", r->encoding, own);
 		emit_key_str(em, "tokens", what);
 	} else {
 		emit_key_str(em, "tokens", "estimated: ceil(code points / chars per token)");
