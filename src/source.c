@@ -340,6 +340,8 @@ int source_sequence_step(const struct source *src, long delta, bool in_group, ch
 	if (group && to < 0)
 		return cs_error_set(err, CS_EUSAGE, "already the %s %s of group %s (%zu of %zu); { } step across groups",
 				    delta < 0 ? "first" : "last", seq->noun, group, cur + 1, n);
+	if (n == 0)
+		return cs_error_set(err, CS_EUSAGE, "this %s holds no %s to step to", src->kind->title, seq->noun);
 	if (delta < 0 && cur <= first)
 		return cs_error_set(err, CS_EUSAGE, "already the first %s (%zu of %zu)", seq->noun, cur + 1, n);
 	if (delta > 0 && cur >= last)
