@@ -297,12 +297,12 @@ $(FZ)/src/%.o: src/%.c
 	@echo "  CLANG   $<"
 	$(Q)$(FUZZ_CC) $(FUZZ_WARN) $(DEFS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(CORE_CFLAGS) $(DEPF) -c $< -o $@
 
-$(FZ)/fuzz_load_%: tests/fuzz/fuzz_load.c $(FZ_SRC_O)
+$(FZ)/fuzz_load_%: tests/fuzz/fuzz_load.c tests/fuzz/terminal_safe.h $(FZ_SRC_O)
 	@echo "  FUZZER  $@"
 	$(Q)$(FUZZ_CC) $(FUZZ_WARN) $(DEFS) $(FUZZ_FLAGS) -fsanitize=fuzzer -Isrc $(CORE_CFLAGS) -DFUZZ_KIND='"$*"' \
 	  -Wl,--wrap=tokenizer_open,--wrap=tokenizer_close -o $@ $< $(FZ_SRC_O) $(CORE_LIBS)
 
-$(FZ)/fuzz_%: tests/fuzz/fuzz_%.c $(FZ_SRC_O)
+$(FZ)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/terminal_safe.h $(FZ_SRC_O)
 	@echo "  FUZZER  $@"
 	$(Q)$(FUZZ_CC) $(FUZZ_WARN) $(DEFS) $(FUZZ_FLAGS) -fsanitize=fuzzer -Isrc $(CORE_CFLAGS) -o $@ $< $(FZ_SRC_O) $(CORE_LIBS)
 

@@ -28,21 +28,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "terminal_safe.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
 
-static void check_terminal_safe(const struct strbuf *sb)
-{
-	const unsigned char *s = (const unsigned char *)sb_str(sb);
-	for (size_t i = 0; i < sb->len; i++) {
-		if ((s[i] < 0x20 && s[i] != '\n' && s[i] != '\t') || s[i] == 0x7F)
-			abort();
-		if (s[i] == 0xC2 && i + 1 < sb->len && s[i + 1] >= 0x80 && s[i + 1] < 0xA0)
-			abort();
-	}
-}
 
 /* The page size the header says (512 to 65536), else 4096. */
 static size_t page_size(const uint8_t *data, size_t size)

@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "terminal_safe.h"
 
 #ifndef FUZZ_KIND
 #error "build with -DFUZZ_KIND='\"manifest\"'"
@@ -45,17 +46,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Text meant for a terminal: only \n and \t below 0x20, no DEL, no C1. */
-static void check_terminal_safe(const struct strbuf *sb)
-{
-	const unsigned char *s = (const unsigned char *)sb_str(sb);
-	for (size_t i = 0; i < sb->len; i++) {
-		if ((s[i] < 0x20 && s[i] != '\n' && s[i] != '\t') || s[i] == 0x7F)
-			abort();
-		if (s[i] == 0xC2 && i + 1 < sb->len && s[i + 1] >= 0x80 && s[i + 1] < 0xA0)
-			abort();
-	}
-}
 
 /* Tokenizers opened once for the whole run: a report counts with the
  * tokenizer its model names, and opening one (mapping a rank file of

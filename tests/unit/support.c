@@ -62,6 +62,22 @@ void support_write_bytes(const char *dir, const char *name, const char *data, si
 	assert_int_equal(fclose(f), 0);
 }
 
+void support_byte_ranks(FILE *f)
+{
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	for (int b = 0; b < 256; b++)
+		fprintf(f, "%c%c== %d\n", b64[b >> 2], b64[(b & 3) << 4], b);
+}
+
+void support_write_byte_ranks(const char *dir, const char *name)
+{
+	FILE *f = fopen(support_path(dir, name), "w");
+	assert_non_null(f);
+	support_byte_ranks(f);
+	fprintf(f, "YWI= 256\n");
+	assert_int_equal(fclose(f), 0);
+}
+
 void support_write(const char *dir, const char *name, const char *text)
 {
 	support_write_bytes(dir, name, text, strlen(text));

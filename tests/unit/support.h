@@ -8,6 +8,8 @@
 #include "base/error.h"
 #include "source.h"
 
+#include <stdio.h>
+
 struct strbuf;
 struct tokenizer;
 struct vm;
@@ -20,6 +22,11 @@ char *support_tempdir(void);
 void support_write(const char *dir, const char *name, const char *text);
 /* Writes n bytes (may hold NULs). */
 void support_write_bytes(const char *dir, const char *name, const char *data, size_t n);
+/* Every byte's line of a byte-level rank file (ranks 0-255) into f. */
+void support_byte_ranks(FILE *f);
+/* A tiny byte-level rank file at dir/name: every byte (ranks 0-255), then
+ * "ab" as rank 256. */
+void support_write_byte_ranks(const char *dir, const char *name);
 /* rm -rf dir. */
 void support_rmtree(const char *dir);
 /* dir/name into a static buffer (valid until the next call). */

@@ -133,9 +133,7 @@ static struct tokenizer *bytes_tokenizer(const char *dir)
 {
 	FILE *f = fopen(support_path(dir, "bytes.tiktoken"), "w");
 	assert_non_null(f);
-	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	for (int b = 0; b < 256; b++)
-		fprintf(f, "%c%c== %d\n", b64[b >> 2], b64[(b & 3) << 4], b);
+	support_byte_ranks(f);
 	fclose(f);
 	struct tokenizer *t = NULL;
 	struct cs_error err;

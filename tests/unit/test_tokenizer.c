@@ -247,14 +247,7 @@ static void test_rank_files(void **state)
 	support_write(dir, "bad.tiktoken", "IQ== 0\nnot-base64! 1\n");
 	assert_int_equal(tokenizer_open(support_path(dir, "bad.tiktoken"), &t, &err), CS_ESYNTAX);
 	assert_int_equal(err.line, 2);
-	/* a byte-level file: all 256 bytes, then "ab" */
-	FILE *f = fopen(support_path(dir, "tiny.tiktoken"), "w");
-	assert_non_null(f);
-	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	for (int b = 0; b < 256; b++)
-		fprintf(f, "%c%c== %d\n", b64[b >> 2], b64[(b & 3) << 4], b);
-	fprintf(f, "YWI= 256\n");
-	fclose(f);
+	support_write_byte_ranks(dir, "tiny.tiktoken"); /* all 256 bytes, then "ab" */
 	assert_int_equal(tokenizer_open(support_path(dir, "tiny.tiktoken"), &t, &err), CS_OK);
 	assert_string_equal(tokenizer_name(t), "tiny.tiktoken");
 	assert_tokens(t, "abc ab", 6, (const uint32_t[]){ 256, 'c', ' ', 256 }, 4);
@@ -271,9 +264,7 @@ static void test_long_tokens(void **state)
 	char *dir = support_tempdir();
 	FILE *f = fopen(support_path(dir, "r50k_long.tiktoken"), "w");
 	assert_non_null(f);
-	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	for (int b = 0; b < 256; b++)
-		fprintf(f, "%c%c== %d\n", b64[b >> 2], b64[(b & 3) << 4], b);
+	support_byte_ranks(f);
 	/* runs of 2, 4, ... 512 spaces, then 600 spaces (not a power of two) */
 	int rank = 256;
 	for (int n = 2; n <= 512; n *= 2) {
@@ -339,13 +330,6 @@ static void test_claude_vectors(void **state)
 }
 
 /* The byte-level prefix of a rank file: every byte, rank = its value. */
-static void write_bytes(FILE *f)
-{
-	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	for (int b = 0; b < 256; b++)
-		fprintf(f, "%c%c== %d\n", b64[b >> 2], b64[(b & 3) << 4], b);
-}
-
 /* A token listed twice keeps its first rank, whether the second comes
  * right after it or many lines later (the table is filled a few lines
  * behind the parse); long tokens compare past their first 8 bytes. */
@@ -355,7 +339,7 @@ static void test_rank_duplicates(void **state)
 	char *dir = support_tempdir();
 	FILE *f = fopen(support_path(dir, "dup.tiktoken"), "w");
 	assert_non_null(f);
-	write_bytes(f);
+	support_byte_ranks(f);
 	fprintf(f, "YWJj 256\nYWJk 257\nYWJk 258\nYWI= 259\nYWI= 260\n"); /* abc abd abd ab ab */
 	for (int i = 0; i < 40; i++) /* "x" then two more bytes */
 		fprintf(f, "eH%c%c 3%02d\n", "wxyz"[i / 10 % 4], "ABCDEFGHIJ"[i % 10], i);
@@ -487,7 +471,7 @@ static void test_rank_cache(void **state)
 	/* a small rank file */
 	FILE *f = fopen(support_path(dir, "tiny.tiktoken"), "w");
 	assert_non_null(f);
-	write_bytes(f);
+	support_byte_ranks(f);
 	fclose(f);
 	snprintf(ranks, sizeof ranks, "%s", support_path(dir, "tiny.tiktoken"));
 	open_and_compare(ranks, false, "ab", 2, (const uint32_t[]){ 'a', 'b' }, 2);
@@ -513,9 +497,7 @@ static void test_out_of_memory(void **state)
 	char *dir = support_tempdir();
 	FILE *f = fopen(support_path(dir, "tiny.tiktoken"), "w");
 	assert_non_null(f);
-	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	for (int b = 0; b < 256; b++)
-		fprintf(f, "%c%c== %d\n", b64[b >> 2], b64[(b & 3) << 4], b);
+	support_byte_ranks(f);
 	fprintf(f, "ICA= 256\n");
 	fclose(f);
 	char text[600];
