@@ -123,11 +123,47 @@ void request_js_stringify(struct strbuf *out, const cJSON *v)
 /* ---- counting text, remembered --------------------------------------------- */
 
 /* Counts by text: a log repeats its history request after request. Keyed by
- * a 64-bit hash of the bytes, their length and the tokenizer. */
+ * a 64-bit hash of the bytes, their length and the tokenizer. The table
+ * grows with what it holds (a short session clears no megabyte), up to
+ * MEMO_MAX slots; past half of that, counts are no longer remembered. */
 struct memo_slot {
 	uint64_t key; /* 0: empty */
 	long count;
 };
+
+struct memo {
+	struct memo_slot *slots; /* NULL until the first count */
+	size_t used, cap;
+};
+
+#define MEMO_FIRST 256
+#define MEMO_MAX (1u << 16)
+
+/* The slot of key in m: where it is, else the empty one it would take. */
+static size_t memo_find(const struct memo *m, uint64_t key)
+{
+	size_t mask = m->cap - 1, i = (size_t)key & mask;
+	while (m->slots[i].key && m->slots[i].key != key)
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* Doubles m (from MEMO_FIRST); false when it may not (full size, or out of
+ * memory: counting goes on without remembering). */
+static bool memo_grow(struct memo *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : MEMO_FIRST;
+	struct memo_slot *slots = cap <= MEMO_MAX ? cs_calloc(cap, sizeof *slots) : NULL;
+	if (!slots)
+		return false;
+	struct memo bigger = { slots, m->used, cap };
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->slots[i].key)
+			slots[memo_find(&bigger, m->slots[i].key)] = m->slots[i];
+	cs_free(m->slots);
+	*m = bigger;
+	return true;
+}
 
 struct cctx {
 	long nested_images;     /* images inside tool results: the provider's rule (image.h) */
@@ -135,8 +171,7 @@ struct cctx {
 	const struct overhead *ov;
 	const char *model;      /* the one ov was found for; NULL: the body's */
 	long tool_prompt;       /* the tool-use system prompt, once when there are tools */
-	struct memo_slot *memo; /* shared by the requests of a file */
-	size_t *memo_used, memo_cap;
+	struct memo *memo;      /* shared by the requests of a file; NULL: none */
 	struct strbuf sb;
 	struct cs_error *err;
 	int rc;
@@ -150,16 +185,17 @@ static long enc_keyed(struct cctx *c, uint64_t key, const char *s, size_t n)
 		return 0;
 	key ^= (uint64_t)n * 0x9E3779B97F4A7C15ull ^ (uintptr_t)c->t;
 	key = key ? key : 1;
-	size_t mask = c->memo_cap - 1, i = (size_t)key & mask;
-	if (c->memo)
-		for (; c->memo[i].key; i = (i + 1) & mask)
-			if (c->memo[i].key == key)
-				return c->memo[i].count;
+	struct memo *m = c->memo;
+	if (m && m->slots) {
+		size_t i = memo_find(m, key);
+		if (m->slots[i].key)
+			return m->slots[i].count;
+	}
 	long got = 0;
 	c->rc = tokenizer_count(c->t, s, n, &got, c->err);
-	if (c->rc == CS_OK && c->memo && *c->memo_used < c->memo_cap / 2) {
-		c->memo[i] = (struct memo_slot){ key, got };
-		++*c->memo_used;
+	if (c->rc == CS_OK && m && (m->used < m->cap / 2 || memo_grow(m))) {
+		m->slots[memo_find(m, key)] = (struct memo_slot){ key, got };
+		m->used++;
 	}
 	return got;
 }
@@ -479,8 +515,7 @@ struct counting {
 	struct overheads table;
 	bool have_table;
 	struct { const char *name; struct tokenizer *t; bool missing; } toks[COUNT_TOKENIZERS];
-	struct memo_slot *memo;
-	size_t memo_used, memo_cap;
+	struct memo memo;
 };
 
 /* The tokenizer named (a built-in name: static), opened once; NULL when
@@ -590,8 +625,8 @@ static void count_one(struct counting *k, const struct request_model *m, size_t 
 	if (!json_is_object(body)) {
 		out->why = "the request could not be read again (the file changed?)";
 	} else {
-		struct cctx c = { .t = t, .ov = ov, .model = r->model, .memo = k->memo, .memo_used = &k->memo_used,
-				  .memo_cap = k->memo_cap, .sb = STRBUF_INIT, .err = err, .rc = CS_OK };
+		struct cctx c = { .t = t, .ov = ov, .model = r->model, .memo = &k->memo, .sb = STRBUF_INIT,
+				  .err = err, .rc = CS_OK };
 		*rc = count_with(&c, provider >= 0 ? provider : m->provider, body, images_of(m, r), out);
 		sb_fini(&c.sb);
 	}
@@ -604,7 +639,7 @@ int request_count_all(const struct source *src, const struct request_model *m, s
 {
 	*counts = NULL;
 	note[0] = '\0';
-	struct counting k = { .memo_cap = 1 << 16 };
+	struct counting k = { .have_table = false };
 	struct cs_error why;
 	cs_error_clear(&why);
 	k.have_table = overheads_load(&k.table, NULL, &why) == CS_OK;
@@ -615,8 +650,7 @@ int request_count_all(const struct source *src, const struct request_model *m, s
 	char *buf = NULL;
 	size_t len = 0;
 	struct req_counted *c = cs_calloc(m->nreqs ? m->nreqs : 1, sizeof *c);
-	k.memo = cs_calloc(k.memo_cap, sizeof *k.memo);
-	int rc = c && k.memo ? CS_OK : cs_error_nomem(err);
+	int rc = c ? CS_OK : cs_error_nomem(err);
 	bool read = rc == CS_OK && file_read(src->path, 0, &buf, &len, NULL, &why) == CS_OK;
 	cJSON *whole = NULL; /* a document's records, parsed once */
 	for (size_t i = 0; rc == CS_OK && i < m->nreqs; i++)
@@ -629,7 +663,7 @@ int request_count_all(const struct source *src, const struct request_model *m, s
 			snprintf(note, note_size, "%s: %s", k.toks[i].name,
 				 tokenizer_name_approximate(k.toks[i].name) ? TOKENIZER_HOW_TO_GET_CLAUDE : TOKENIZER_HOW_TO_GET);
 	overheads_fini(&k.table);
-	cs_free(k.memo);
+	cs_free(k.memo.slots);
 	cs_free(buf);
 	if (rc != CS_OK) {
 		cs_free(c);
@@ -679,7 +713,7 @@ int request_count_units(const struct request_model *m, struct req_counted **coun
 {
 	*counts = NULL;
 	note[0] = '\0';
-	struct counting k = { .memo_cap = 1 << 16 };
+	struct counting k = { .have_table = false };
 	struct cs_error why;
 	cs_error_clear(&why);
 	k.have_table = overheads_load(&k.table, NULL, &why) == CS_OK;
@@ -688,8 +722,7 @@ int request_count_units(const struct request_model *m, struct req_counted **coun
 	if (!k.have_table)
 		cs_error_format(&why, note, note_size);
 	struct req_counted *c = cs_calloc(m->nreqs ? m->nreqs : 1, sizeof *c);
-	k.memo = cs_calloc(k.memo_cap, sizeof *k.memo);
-	int rc = c && k.memo ? CS_OK : cs_error_nomem(err);
+	int rc = c ? CS_OK : cs_error_nomem(err);
 	for (size_t i = 0; rc == CS_OK && i < m->nreqs; i++) {
 		const struct req_request *r = &m->reqs[i];
 		const char *name = tokenizer_for_model(r->model);
@@ -703,15 +736,14 @@ int request_count_units(const struct request_model *m, struct req_counted **coun
 			   : !ov ? "the model is not in ai-tokenizer's table" : r->nunits < 2 ? "its prompt is not rebuilt" : NULL;
 		if (c[i].why)
 			continue;
-		struct cctx cx = { .t = t, .ov = ov, .memo = k.memo, .memo_used = &k.memo_used, .memo_cap = k.memo_cap,
-				   .sb = STRBUF_INIT, .err = err, .rc = CS_OK };
+		struct cctx cx = { .t = t, .ov = ov, .memo = &k.memo, .sb = STRBUF_INIT, .err = err, .rc = CS_OK };
 		rc = count_units(&cx, m, r, &c[i]);
 		sb_fini(&cx.sb);
 	}
 	for (int i = 0; i < COUNT_TOKENIZERS; i++)
 		tokenizer_close(k.toks[i].t);
 	overheads_fini(&k.table);
-	cs_free(k.memo);
+	cs_free(k.memo.slots);
 	if (rc != CS_OK) {
 		cs_free(c);
 		return rc;
