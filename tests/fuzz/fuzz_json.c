@@ -27,7 +27,8 @@ static bool syntax_class(int rc)
 static void check_in_place(const struct json_iter *it, const cJSON *el, const char *s, size_t size)
 {
 	const cJSON *m;
-	cJSON_ArrayForEach(m, cJSON_IsObject(el) ? el : NULL)
+	const cJSON *members = cJSON_IsObject(el) ? el : (const cJSON *)NULL;
+	cJSON_ArrayForEach(m, members)
 	{
 		const char *at = json_iter_string_at(it, m->string);
 		if (!at)
