@@ -77,6 +77,7 @@ static void same_session(const struct source *sa, const struct source *sb)
 	assert_int_equal(a->skipped_summary, b->skipped_summary);
 	assert_int_equal(a->skipped_snapshot, b->skipped_snapshot);
 	assert_int_equal(a->skipped_unknown, b->skipped_unknown);
+	assert_int_equal(a->outside_lines, b->outside_lines);
 	assert_int_equal(a->sidechain_lines, b->sidechain_lines);
 	assert_int_equal(a->truncated, b->truncated);
 	for (size_t i = 0; i < a->nlines; i++)

@@ -164,7 +164,8 @@ static void test_causes(void **state)
 	assert_int_equal(compaction, 1);
 	assert_int_equal(m->skipped_summary, 1);
 	assert_int_equal(m->skipped_snapshot, 1);
-	assert_int_equal(m->skipped_unknown, 1);
+	assert_int_equal(m->skipped_unknown, 0); /* its last line, a queue-operation, is outside the chain */
+	assert_int_equal(m->outside_lines, 1);
 	source_free(src);
 	src = support_load("tests/golden/claude-code/edited.jsonl", NULL);
 	assert_non_null(strstr(model(src)->req.reqs[1].cause, "an earlier message was edited"));
@@ -548,6 +549,24 @@ static void test_shape_leading_hooks(void **state)
 	source_free(src);
 }
 
+/* The seven types of line outside the chain are known: counted apart, no
+ * warning; a line of a type nobody knows is warned of, alone. */
+static void test_shape_outside_chain(void **state)
+{
+	(void)state;
+	struct source *src = support_load(SHAPES "outside-chain.jsonl", NULL);
+	const struct cc_model *m = model(src);
+	assert_string_equal(src->kind->name, "claude-code");
+	assert_int_equal(m->outside_lines, 8);
+	assert_int_equal(m->skipped_unknown, 1);
+	assert_true(has_warning(src, "1 line of unknown types skipped"));
+	assert_false(has_warning(src, "lines of unknown types"));
+	assert_int_equal(m->req.nreqs, 2);
+	assert_replay(src, 2, (const long[]){ 5, 7, 11, 0 });
+	assert_int_equal(m->broken_chains, 0);
+	source_free(src);
+}
+
 /* A malformed line in the middle (two) skipped, named and counted; usage
  * values that are not counts warned with line and column. */
 static void test_shape_malformed(void **state)
@@ -621,6 +640,7 @@ int main(void)
 		cmocka_unit_test(test_shape_exit),
 		cmocka_unit_test(test_shape_leading_hooks),
 		cmocka_unit_test(test_shape_malformed),
+		cmocka_unit_test(test_shape_outside_chain),
 		cmocka_unit_test(test_thinking_by_model),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -102,6 +102,7 @@ struct cc_model {
 	size_t cap_unit_block;
 	long hidden;                  /* tokens given to the part not in the transcript */
 	long total_lines, skipped_summary, skipped_snapshot, skipped_unknown, sidechain_lines;
+	long outside_lines;           /* queue-operation, permission-mode, ai-title...: known, outside the chain */
 	long compactions, broken_chains;
 	long bad_lines;               /* malformed lines skipped (positioned warnings) */
 	long first_bad_line, first_bad_column; /* the first of them */

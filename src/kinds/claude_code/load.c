@@ -515,12 +515,27 @@ static int conversation_line(struct source *src, struct cc_model *m, const struc
 	return rc == CS_OK && msg ? take_content(src, m, d, mf[M_CONTENT], &mp, l, err) : rc;
 }
 
+/* The lines Claude Code writes outside the chain (ctxscope-formats(5) section 7b):
+ * no uuid, nothing for the model; known, so counted apart and never
+ * warned of as unknown. */
+static bool outside_chain(const char *type)
+{
+	static const char *const outside[] = { "queue-operation", "permission-mode", "last-prompt", "agent-setting",
+					       "pr-link",	  "ai-title",	     "custom-title" };
+	for (size_t i = 0; type && i < sizeof outside / sizeof *outside; i++)
+		if (!strcmp(type, outside[i]))
+			return true;
+	return false;
+}
+
 void cc_count_skipped(struct cc_model *m, const char *type)
 {
 	if (!strcmp(type, "summary"))
 		m->skipped_summary++;
 	else if (strstr(type, "snapshot"))
 		m->skipped_snapshot++;
+	else if (outside_chain(type))
+		m->outside_lines++;
 	else
 		m->skipped_unknown++;
 }
@@ -697,13 +712,9 @@ int cc_load(struct source *src, const char *data, size_t len, struct cs_error *e
  * file opens with up to nine of them): detection looks past them. */
 static bool leading_line(const cJSON *obj)
 {
-	static const char *const lead[] = { "attachment", "progress", "queue-operation", "permission-mode",
-					    "last-prompt", "agent-setting", "pr-link", "ai-title", "custom-title" };
 	const char *t = json_opt_string(obj, "type");
-	for (size_t i = 0; t && i < sizeof lead / sizeof *lead; i++)
-		if (!strcmp(t, lead[i]))
-			return json_member(obj, "sessionId") || json_member(obj, "uuid");
-	return false;
+	bool lead = t && (!strcmp(t, "attachment") || !strcmp(t, "progress") || outside_chain(t));
+	return lead && (json_member(obj, "sessionId") || json_member(obj, "uuid"));
 }
 
 static bool claude_line(const cJSON *obj)

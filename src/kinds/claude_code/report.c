@@ -106,6 +106,7 @@ static void emit_session(struct emitter *em, const struct cc_model *m)
 	emit_key_bool(em, "subagent_file", m->subagent);
 	emit_key_int(em, "skipped_summary_lines", m->skipped_summary);
 	emit_key_int(em, "skipped_snapshot_lines", m->skipped_snapshot);
+	emit_key_int(em, "lines_outside_the_chain", m->outside_lines);
 	emit_key_int(em, "skipped_unknown_lines", m->skipped_unknown);
 	emit_key_int(em, "link_lines", m->link_lines);
 	emit_key_int(em, "attachments_in_prompts", m->attachments);

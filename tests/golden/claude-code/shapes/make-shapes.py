@@ -1,7 +1,8 @@
 # make-shapes.py: writes the made-up Claude Code sessions of this folder (never real ones), one
 # for each shape ctxscope-formats(5) section 7b describes: attachments in the chain, a three-way parallel tool call,
 # a 1-hour session with a 20-minute pause, an image in a tool result, a session ending on /exit,
-# leading hook lines, a malformed middle line (and usage values that are not counts).
+# leading hook lines, a malformed middle line (and usage values that are not counts), the lines
+# outside the chain (and one of a type nobody knows), thinking blocks of earlier turns.
 #   python3 make-shapes.py DIR
 # The recorded usage plays the API: a fixed part not in the file (system prompt and tools), a
 # Claude-like count of the messages (1.15 x ceil(code points / 4): the estimate under-counts what
@@ -25,6 +26,7 @@ def claude(s):  # what the API charges for a block's text in these files
 
 def render(b):
     if b["type"] == "text": return b["text"]
+    if b["type"] == "thinking": return b["thinking"]
     if b["type"] == "tool_use": return b["name"] + " " + json.dumps(b["input"], separators=(",", ":"))
     if b["type"] == "tool_result":
         c = b["content"]
@@ -84,13 +86,13 @@ class Session:
             u["cache_creation"] = {"ephemeral_5m_input_tokens": write, "ephemeral_1h_input_tokens": 0}
         self.last_total, self.last_sec = total, sec
         return u
-    def assistant(self, lines, parent, sec, mid, out=50):
+    def assistant(self, lines, parent, sec, mid, out=50, model=MODEL):
         """lines: [(uuid, block)], one block a line, chained; the usage of the request on each."""
         u = self.usage(sec, out)
         p = parent
         for uuid, b in lines:
             d = self.base("assistant", uuid, p, sec)
-            d["message"] = {"id": mid, "type": "message", "role": "assistant", "model": MODEL, "content": [b],
+            d["message"] = {"id": mid, "type": "message", "role": "assistant", "model": model, "content": [b],
                             "stop_reason": None, "stop_sequence": None, "usage": u}
             d["requestId"] = "req_" + mid
             self.lines.append(d)
@@ -230,3 +232,38 @@ with open(os.path.join(OUT, "malformed-middle.jsonl"), "w") as f:
             line = line.replace('"service_tier"', '"web_search_requests":1e999,"service_tier"').replace(
                 '"cache_read_input_tokens":', '"cache_read_input_tokens":1e999,"x":', 1)
         f.write(line + "\n")
+
+# 8. the lines outside the chain (ctxscope-formats(5) section 7b: no uuid, no prompt content) between
+# the turns of an exchange, and one line of a type nobody knows (the only one warned of).
+s = Session("a7e1c0de-0008-4000-8000-000000000008", 300)
+sid = s.sid
+s.raw({"type": "permission-mode", "permissionMode": "acceptEdits", "sessionId": sid})                                 # 1
+s.raw({"type": "agent-setting", "agentSetting": "reviewer", "sessionId": sid})                                        # 2
+s.raw({"type": "queue-operation", "operation": "enqueue", "timestamp": s.t(0), "sessionId": sid, "content": "Is it sorted?"})  # 3
+s.raw({"type": "queue-operation", "operation": "dequeue", "timestamp": s.t(0), "sessionId": sid})                     # 4
+s.user("u1", None, 1, "Is the list in data/names.txt sorted?")                                                        # 5
+s.raw({"type": "ai-title", "aiTitle": "Check sort order of names", "sessionId": sid})                                 # 6
+s.assistant([("a1", text("Yes: every name is in alphabetical order."))], "u1", 3, "msg_O1")                           # 7
+s.raw({"type": "custom-title", "customTitle": "names check", "sessionId": sid})                                       # 8
+s.raw({"type": "pr-link", "prNumber": 12, "prUrl": "https://example.invalid/pr/12", "sessionId": sid})                # 9
+s.raw({"type": "hologram-state", "sessionId": sid, "state": "idle"})                                                  # 10 (unknown)
+s.user("u2", "a1", 20, "Thanks.")                                                                                     # 11
+s.assistant([("a2", text("You're welcome."))], "u2", 22, "msg_O2")                                                    # 12
+s.raw({"type": "last-prompt", "lastPrompt": "Thanks.", "sessionId": sid})                                             # 13
+s.write("outside-chain.jsonl")
+
+# 9. thinking blocks of earlier turns on a model whose API strips them (every Haiku, caching.md section
+# 1): the second request's prompt holds the first answer's text, not its thinking; the thinking of the
+# turn in progress (before a tool result) is sent.
+HAIKU = "claude-haiku-5"
+s = Session("a7e1c0de-0009-4000-8000-000000000009", 300)
+think1 = {"type": "thinking", "thinking": "The user wants the sum of 17 and 25. 17 + 25 = 42. " * 4, "signature": "c2lnMQ=="}
+s.user("u1", None, 0, "What is 17 + 25?")                                                                           # 1
+s.assistant([("a1", think1), ("a2", text("42."))], "u1", 2, "msg_T1", model=HAIKU)                                  # 2-3
+s.prompt -= claude(render(think1))  # stripped from the next requests: the user's next turn is text
+s.user("u2", "a2", 10, "Check it with the calculator.")                                                             # 4
+think2 = {"type": "thinking", "thinking": "I should call the calculator tool with 17+25 and report what it says. " * 3, "signature": "c2lnMg=="}
+s.assistant([("a3", think2), ("a4", use("toolu_T1", "Calc", {"expr": "17+25"}))], "u2", 12, "msg_T2", model=HAIKU)  # 5-6
+s.user("r1", "a4", 13, [result("toolu_T1", "42")])                                                                  # 7
+s.assistant([("a5", text("The calculator agrees: 42."))], "r1", 15, "msg_T3", model=HAIKU)                          # 8
+s.write("thinking-earlier.jsonl")
