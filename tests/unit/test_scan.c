@@ -195,6 +195,33 @@ static void test_under_the_minimum(void **state)
 	scan_file_fini(&f);
 }
 
+/* The files of a session with workflow agents (<session>/subagents/workflows/<wf_id>/agent-*.jsonl,
+ * ctxscope-formats(5) section 7b) and a line of each type outside the chain: one session, every
+ * agent file under it, no line skipped (the inspector reads the same files: claude-code.cases). */
+static void test_workflow_agents_and_outside_lines(void **state)
+{
+	(void)state;
+	const char *const paths[] = { "tests/golden/claude-code/workflows",
+				      "tests/golden/claude-code/shapes/outside-chain.jsonl" };
+	struct scan_options o = { .paths = paths, .npaths = 2, .threads = 1, .since = -1, .now = 1e9 };
+	struct scan_result r;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(scan_run(&o, &r, &err), CS_OK);
+	assert_int_equal(r.files_read, 5);
+	assert_int_equal(r.skipped_lines, 0);
+	assert_int_equal(r.nskipped, 0);
+	assert_int_equal(r.nsessions, 2);
+	long wf = -1;
+	for (size_t i = 0; i < r.nsessions; i++)
+		if (!strcmp(r.sessions[i].session, "0000-wf"))
+			wf = (long)i;
+	assert_true(wf >= 0);
+	assert_int_equal(r.sessions[wf].files, 4); /* s-0002, agent-d1, workflows' agent-p1 and agent-r1 */
+	assert_int_equal(r.sessions[wf].requests, 5);
+	scan_result_fini(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -203,6 +230,7 @@ int main(void)
 		cmocka_unit_test(test_ttl_from_the_record),
 		cmocka_unit_test(test_fork_is_an_edit),
 		cmocka_unit_test(test_under_the_minimum),
+		cmocka_unit_test(test_workflow_agents_and_outside_lines),
 	};
 	return cmocka_run_group_tests_name("scan", tests, NULL, NULL);
 }

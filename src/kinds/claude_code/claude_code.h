@@ -119,10 +119,11 @@ struct cc_model {
 	bool subagent;                /* every line a sidechain: a subagent's own session */
 };
 
-/* subagents.c: the agent-*.jsonl files beside the session (its folder, or
- * its <session-id>/subagents folder), listed apart, never in a prompt. */
+/* subagents.c: the agent-*.jsonl files beside the session (its folder, its
+ * <session-id>/subagents folder, or <session-id>/subagents/workflows/<wf_id>/),
+ * listed apart, never in a prompt. */
 struct cc_subagent {
-	char name[320];        /* as shown: "agent-7c1e.jsonl", "<id>/subagents/agent-7c1e.jsonl" */
+	char name[640];        /* as shown: "agent-7c1e.jsonl", "<id>/subagents/workflows/<wf>/agent-7c1e.jsonl" */
 	char session_id[128];  /* its lines' sessionId */
 	bool this_session;     /* that is this session's */
 	bool unreadable;       /* not read: why says why */

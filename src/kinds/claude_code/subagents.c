@@ -1,7 +1,7 @@
 /* subagents.c: the subagent files beside a session. Claude Code writes
  * what a subagent (the Task tool) sent to files of their own,
- * agent-<id>.jsonl, in the session's folder (or its <session-id>/subagents
- * folder). They are listed apart, with the usage they recorded, and never
+ * agent-<id>.jsonl, in the session's folder, its <session-id>/subagents
+ * folder, or that folder's workflows/<wf_id>/ folders. They are listed apart, with the usage they recorded, and never
  * read into the main prompt; each opens as a session of its own. */
 #include "claude_code.h"
 
@@ -144,6 +144,27 @@ static void scan(const char *dir, const char *shown_as, struct cc_subagents *lis
 	closedir(d);
 }
 
+/* The agent files of each workflow's folder, <sub>/workflows/<wf_id>/
+ * (ctxscope-formats(5) section 7b), as scan does: one level, within the same limits. */
+static void scan_workflows(const char *sub, const char *shown_as, struct cc_subagents *list)
+{
+	char dir[4096 + 320], wf[4096 + 320], as[sizeof list->items->name];
+	snprintf(dir, sizeof dir, "%s/workflows", sub);
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue; /* ".", "..", and hidden entries */
+		if ((size_t)snprintf(wf, sizeof wf, "%s/%s", dir, e->d_name) >= sizeof wf ||
+		    (size_t)snprintf(as, sizeof as, "%sworkflows/%s/", shown_as, e->d_name) >= sizeof as)
+			continue; /* a path too long to name */
+		scan(wf, as, list); /* not a folder: nothing */
+	}
+	closedir(d);
+}
+
 /* The files read in name order while the total allows: a file past what
  * is left is named with its size, not read (64 sparse files of 256 MB
  * took 106 s to read whole). */
@@ -203,6 +224,7 @@ int cc_subagents(const struct source *src, struct cc_subagents *list)
 	char shown[300];
 	snprintf(shown, sizeof shown, "%.*s/subagents/", (int)stem, base);
 	scan(sub, shown, list);
+	scan_workflows(sub, shown, list);
 	qsort(list->items, list->n, sizeof *list->items, by_name);
 	read_within(list);
 	char id[128] = "";
