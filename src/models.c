@@ -2,6 +2,7 @@
 #include "models.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -164,4 +165,60 @@ long model_limit(const char *ref, bool *fallback)
 	char base[256];
 	model_base_name(ref ? ref : "", base, sizeof base);
 	return !strncmp(base, "claude-", 7) ? MODELS_CLAUDE_FALLBACK : MODELS_FALLBACK_LIMIT;
+}
+
+/* ---- thinking of earlier turns (caching.md section 1) ------------------------ */
+
+/* The family word of a lower-case Claude name ("opus", "sonnet", "haiku", "fable",
+ * "mythos"; NULL none) and its version as major * 100 + minor (0 none):
+ * the first run of numbers shorter than a date, before the family
+ * ("claude-3-5-sonnet") or after it ("claude-opus-4-5-20251101",
+ * "claude-sonnet-4.6", "us.anthropic.claude-haiku-4-5-v1:0"). */
+static const char *thinking_family(const char *ref, int *version)
+{
+	static const char *const families[] = { "opus", "sonnet", "haiku", "fable", "mythos" };
+	const char *family = NULL;
+	int nums = 0, major = 0, minor = 0;
+	bool run_over = false;
+	*version = 0;
+	for (const char *s = ref; *s;) {
+		size_t n = 0;
+		while (isalnum((unsigned char)s[n]))
+			n++;
+		bool number = n && strspn(s, "0123456789") == n;
+		if (number && n < 8 && !run_over && nums < 2) {
+			int v = atoi(s);
+			major = nums ? major : v;
+			minor = nums ? v : 0;
+			nums++;
+		} else if (nums && n) {
+			run_over = true; /* a word, or a date: the version, if any, is taken */
+		}
+		for (size_t i = 0; !number && i < sizeof families / sizeof *families; i++)
+			if (n == strlen(families[i]) && !strncmp(s, families[i], n))
+				family = families[i];
+		s += n ? n : 1;
+	}
+	*version = nums ? major * 100 + minor : 0;
+	return family;
+}
+
+bool model_keeps_prior_thinking(const char *ref)
+{
+	char name[256];
+	size_t k = 0;
+	for (const char *s = ref ? ref : ""; *s && k + 1 < sizeof name; s++)
+		name[k++] = (char)tolower((unsigned char)*s);
+	name[k] = '\0';
+	int version;
+	const char *family = thinking_family(name, &version);
+	if (!family)
+		return true; /* not a Claude name we know: counted, as sent */
+	if (!strcmp(family, "haiku"))
+		return false;
+	if (!strcmp(family, "opus"))
+		return !version || version >= 405;
+	if (!strcmp(family, "sonnet"))
+		return !version || version >= 406;
+	return true; /* Fable, Mythos */
 }

@@ -50,4 +50,12 @@ const struct model_info *model_table(unsigned long *n);
  * 128,000 fallback (*fallback too). fallback may be NULL. */
 long model_limit(const char *ref, bool *fallback);
 
+/* Whether the API sends, and charges as input, the thinking blocks of a
+ * turn before the last user turn (one that is not only tool results) to
+ * model ref (caching.md section 1): Opus 4.5 and later, Sonnet 4.6 and
+ * later, Fable and Mythos keep them; older Opus and Sonnet and every Haiku
+ * strip them. A name of no Claude family, or of one without a version,
+ * is taken as sent (true). The Claude Code and request kinds both ask it. */
+bool model_keeps_prior_thinking(const char *ref);
+
 #endif

@@ -567,6 +567,19 @@ static void test_shape_outside_chain(void **state)
 	source_free(src);
 }
 
+/* Thinking of an earlier turn on a Haiku model (claude-haiku-5): stripped
+ * by the API, so not in the next requests' prompts; the thinking of the
+ * turn in progress (followed only by a tool result) is sent. */
+static void test_shape_thinking_earlier(void **state)
+{
+	(void)state;
+	struct source *src = support_load(SHAPES "thinking-earlier.jsonl", NULL);
+	assert_int_equal(model(src)->req.nreqs, 3);
+	assert_replay(src, 2, (const long[]){ 1, 3, 4, 0 });
+	assert_replay(src, 3, (const long[]){ 1, 3, 4, 5, 6, 7, 0 });
+	source_free(src);
+}
+
 /* A malformed line in the middle (two) skipped, named and counted; usage
  * values that are not counts warned with line and column. */
 static void test_shape_malformed(void **state)
@@ -641,6 +654,7 @@ int main(void)
 		cmocka_unit_test(test_shape_leading_hooks),
 		cmocka_unit_test(test_shape_malformed),
 		cmocka_unit_test(test_shape_outside_chain),
+		cmocka_unit_test(test_shape_thinking_earlier),
 		cmocka_unit_test(test_thinking_by_model),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

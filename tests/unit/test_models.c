@@ -94,12 +94,68 @@ static void test_facts_agree(void **state)
 	}
 }
 
+/* Thinking of earlier turns, by caching.md section 1's rule ("older
+ * Opus/Sonnet and all Haiku strip prior thinking; Opus 4.5+/Sonnet 4.6+
+ * keep it"; Fable/Mythos 5.1 and Opus 5.5 keep it, since dropping their
+ * blocks breaks the cache), over the ids real inputs carry. */
+static void test_prior_thinking(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *model;
+		bool keeps;
+	} cases[] = {
+		/* every Haiku strips */
+		{ "claude-3-haiku-20240307", false },
+		{ "claude-3-5-haiku-20241022", false },
+		{ "claude-haiku-4-5-20251001", false },
+		{ "claude-haiku-5", false },
+		{ "claude-haiku-5-5", false },
+		{ "anthropic:claude-haiku-4.5", false },
+		/* older Opus strips, Opus 4.5 and later keep */
+		{ "claude-3-opus-20240229", false },
+		{ "claude-opus-4-20250514", false },
+		{ "claude-opus-4-1-20250805", false },
+		{ "claude-opus-4-1@20250805", false },
+		{ "claude-opus-4-5-20251101", true },
+		{ "us.anthropic.claude-opus-4-5-20251101-v1:0", true },
+		{ "claude-opus-4-6", true },
+		{ "claude-opus-4-7", true },
+		{ "claude-opus-4-8", true },
+		{ "claude-opus-5", true },
+		{ "claude-opus-5-5", true },
+		{ "anthropic/claude-opus-4.5", true },
+		/* older Sonnet strips, Sonnet 4.6 and later keep */
+		{ "claude-3-5-sonnet-20240620", false },
+		{ "claude-3-7-sonnet-20250219", false },
+		{ "claude-sonnet-4-20250514", false },
+		{ "claude-sonnet-4-5-20250929", false },
+		{ "Claude-Sonnet-4.5", false },
+		{ "claude-sonnet-4-6", true },
+		{ "claude-sonnet-5", true },
+		{ "claude-sonnet-5-5", true },
+		/* Fable and Mythos keep */
+		{ "claude-fable-5-1", true },
+		{ "claude-mythos-5-1", true },
+		{ "claude-fable-5", true },
+		{ "claude-mythos-preview", true },
+		/* not a Claude family: as sent */
+		{ "gpt-4o", true },
+		{ "", true },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		if (model_keeps_prior_thinking(cases[i].model) != cases[i].keeps)
+			fail_msg("%s: expected %s", cases[i].model, cases[i].keeps ? "kept" : "stripped");
+	assert_true(model_keeps_prior_thinking(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rows_sourced),
 		cmocka_unit_test(test_lookup),
 		cmocka_unit_test(test_facts_agree),
+		cmocka_unit_test(test_prior_thinking),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -442,21 +442,6 @@ static int line_units(struct build *b, struct req_request *r, const struct cc_li
 	return CS_OK;
 }
 
-/* Whether the API strips the thinking of earlier turns for this model
- * (caching.md section 1: older Opus and Sonnet and every Haiku do; Opus
- * 4.5 and later, Sonnet 4.6 and later, and the 5 family keep it). */
-static bool strips_thinking(const char *model)
-{
-	static const char *const keep[] = { "opus-4-5", "opus-4-6", "opus-4-7", "opus-4-8", "sonnet-4-6", "opus-5",
-					    "sonnet-5", "haiku-5", "fable", "mythos" };
-	if (!model || !*model)
-		return false; /* not known: counted, as sent */
-	for (size_t i = 0; i < sizeof keep / sizeof *keep; i++)
-		if (strstr(model, keep[i]))
-			return false;
-	return strstr(model, "haiku") || strstr(model, "opus") || strstr(model, "sonnet");
-}
-
 /* Whether a user line is a turn of its own (text, not only tool results). */
 static bool own_turn(const struct cc_model *m, const struct cc_line *l)
 {
@@ -490,7 +475,7 @@ static int request_units(struct build *b, size_t k, bool replay)
 	const char *prev_id = NULL;
 	int prev_type = -1;
 	size_t last_assistant = r->first_unit, last_turn = 0;
-	bool strip = strips_thinking(r->model);
+	bool strip = !model_keeps_prior_thinking(r->model); /* caching.md section 1 */
 	for (size_t o = 0; o < b->norder; o++)
 		if (own_turn(m, &m->lines[b->order[o]]))
 			last_turn = o;
