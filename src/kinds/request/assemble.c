@@ -68,6 +68,9 @@ static void facts(struct assembly *a, const struct request_model *m, const struc
 		asm_fact(a, "model", "%s", r->model[0] ? r->model : "(none given)");
 	if (m->is_log)
 		asm_fact(a, "request", "%zu of %zu (line %ld of the log)", m->current + 1, m->nreqs, r->line);
+	if (r->stripped_thinking)
+		asm_fact(a, "thinking", "%ld block%s of earlier turns not counted: the API strips earlier turns' thinking "
+			 "for %s", r->stripped_thinking, r->stripped_thinking == 1 ? "" : "s", r->model);
 	const char *unknown = known ? "" : " (model not in the table)";
 	if (pv->breakpoints)
 		asm_fact(a, "cache", "%ld breakpoint%s; minimum prefix %ld tokens%s", r->nbreakpoints,

@@ -171,6 +171,7 @@ struct cctx {
 	const struct overhead *ov;
 	const char *model;      /* the one ov was found for; NULL: the body's */
 	long tool_prompt;       /* the tool-use system prompt, once when there are tools */
+	bool strip_thinking;    /* the message counted is an earlier turn whose thinking the model strips */
 	struct memo *memo;      /* shared by the requests of a file; NULL: none */
 	struct strbuf sb;
 	struct cs_error *err;
@@ -346,9 +347,9 @@ static long anthropic_part(struct cctx *c, const cJSON *b)
 		return json_is_string(b) ? part(c, enc_str(c, json_string_value(b))) : 0;
 	if (is(type, "text"))
 		return part(c, enc_str(c, json_opt_string(b, "text")));
-	if (is(type, "thinking"))
+	if (is(type, "thinking") && !c->strip_thinking)
 		return part(c, enc_str(c, json_opt_string(b, "thinking")));
-	if (is(type, "redacted_thinking") || is(type, "image"))
+	if (is(type, "thinking") || is(type, "redacted_thinking") || is(type, "image"))
 		return 0;
 	if (is(type, "document"))
 		return is(json_opt_string(json_member(b, "source"), "type"), "text")
@@ -379,10 +380,14 @@ static long message(struct cctx *c, const char *role, const cJSON *content, long
 static void anthropic_body(struct cctx *c, const cJSON *body, struct req_counted *out)
 {
 	const cJSON *sys = json_member(body, "system"), *msgs = json_member(body, "messages"), *m;
+	int from = request_thinking_from(msgs, c->model ? c->model : json_opt_string(body, "model")), i = 0;
 	if (json_is_string(sys) || json_is_array(sys))
 		out->system = message(c, "system", sys, anthropic_part);
-	for (m = first(msgs); m; m = json_next(m))
+	for (m = first(msgs); m; m = json_next(m)) {
+		c->strip_thinking = i++ < from; /* caching.md section 1 */
 		out->messages += message(c, json_opt_string(m, "role"), json_member(m, "content"), anthropic_part);
+	}
+	c->strip_thinking = false;
 	out->tools = tools_tokens(c, json_member(body, "tools"));
 }
 

@@ -4,6 +4,7 @@
 
 #include "base/alloc.h"
 #include "config.h"
+#include "models.h"
 #include "source.h"
 
 #include <stdlib.h>
@@ -111,6 +112,27 @@ const struct req_model_facts *request_model_facts(int provider, const char *mode
 	if (known)
 		*known = best != NULL;
 	return best ? best : anthropic ? &anthropic_default : &openai_default;
+}
+
+int request_thinking_from(const cJSON *messages, const char *model)
+{
+	if (model_keeps_prior_thinking(model))
+		return 0;
+	int i = 0, from = 0;
+	const cJSON *msg, *b;
+	JSON_EACH(msg, messages) {
+		const cJSON *content = json_member(msg, "content");
+		bool own = json_is_string(content); /* a turn of the user's own: not only tool results */
+		JSON_EACH(b, json_is_array(content) ? content : NULL) {
+			const char *type = json_opt_string(b, "type");
+			own |= !type || strcmp(type, "tool_result");
+		}
+		const char *role = json_opt_string(msg, "role");
+		if (own && role && !strcmp(role, "user"))
+			from = i;
+		i++;
+	}
+	return from;
 }
 
 /* ---- volatile text -------------------------------------------------------- */

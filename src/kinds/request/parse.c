@@ -118,6 +118,7 @@ struct walk {
 	long line;
 	bool keep_nodes;
 	int current_from;  /* first message of the current layer */
+	int thinking_from; /* first message whose thinking is sent (request_thinking_from) */
 	struct cs_error *err;
 };
 
@@ -324,6 +325,11 @@ static int anthropic_block(struct walk *w, const cJSON *b, const struct jpath *a
 	int rc = json_get_string(w->d, b, at, "type", JSON_REQUIRED, &type, w->err);
 	if (rc != CS_OK)
 		return rc;
+	if (message >= 0 && message < w->thinking_from &&
+	    (!strcmp(type, "thinking") || !strcmp(type, "redacted_thinking"))) {
+		w->r->stripped_thinking++; /* an earlier turn's thinking, which the API strips for this model: not sent */
+		return CS_OK;
+	}
 	if (!strcmp(type, "image")) {
 		const cJSON *s = get(b, "source");
 		return add_image(w, b, path, role, layer, message, json_opt_string(s, "media_type"),
@@ -461,6 +467,7 @@ static int anthropic_messages(struct walk *w, const cJSON *body)
 		return rc;
 	struct jpath at = JPATH_KEY(JPATH_ROOT, "messages");
 	w->current_from = last_user(messages);
+	w->thinking_from = request_thinking_from(messages, w->r->model);
 	int i = 0;
 	JSON_EACH(msg, messages) {
 		struct jpath mi = JPATH_INDEX(&at, i);
@@ -755,7 +762,7 @@ int request_parse_body(struct source *src, struct request_model *m, const struct
 	if (!r->model)
 		return cs_error_nomem(err);
 	m->nreqs++;
-	struct walk w = { src, m, d, r, line, keep_nodes, -1, err };
+	struct walk w = { src, m, d, r, line, keep_nodes, -1, 0, err };
 	int saved = m->provider;
 	m->provider = provider;
 	int rc;

@@ -102,6 +102,7 @@ struct req_request {
 	 * cache_missed_input_tokens (-1 unknown). */
 	const char *rec_miss;
 	long rec_missed;
+	long stripped_thinking; /* thinking blocks of earlier turns not sent: the model strips them */
 	int provider;         /* enum req_provider: how its body is written */
 	uint64_t account;     /* the API key or workspace the log says it was sent with (a hash); 0 unknown */
 	int group;            /* its cache group (request_model.groups): same model, same account */
@@ -433,6 +434,11 @@ int request_user_facts(struct source *src, struct request_model *m);
 /* Whether text holds volatile text (an ISO time or date, a UUID, a long
  * hex run, a request id); *at and *len get the first such run. */
 bool request_volatile(const char *s, size_t n, size_t *at, size_t *len);
+/* The first message of an Anthropic `messages` list whose thinking blocks
+ * are sent to model: 0 when the model keeps earlier turns' thinking, else
+ * the last user turn that is not only tool results (caching.md section 1:
+ * model_keeps_prior_thinking); the thinking before it is stripped. */
+int request_thinking_from(const cJSON *messages, const char *model);
 
 /* ---- sequence.c ----------------------------------------------------------- */
 
