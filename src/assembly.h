@@ -49,7 +49,8 @@ struct strbuf;
 	X(REASON_LATER, "later", "comes after the replayed turn")                           \
 	X(REASON_NOT_IN_REQUEST, "not-in-request", "not in the request shown (another request of the log has it)") \
 	X(REASON_LOOM_AWARE_OFF, "loom-aware-off", "loom-aware rendering is off")                    \
-	X(REASON_FILTERED, "filtered", "removed by the request's filters")
+	X(REASON_FILTERED, "filtered", "removed by the request's filters")                            \
+	X(REASON_STRIPPED, "stripped", "an earlier turn's thinking, which the API strips for this model")
 
 enum reason {
 #define REASON_X_ENUM(e, code, sentence) e,

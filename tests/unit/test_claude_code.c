@@ -568,8 +568,9 @@ static void test_shape_outside_chain(void **state)
 }
 
 /* Thinking of an earlier turn on a Haiku model (claude-haiku-5): stripped
- * by the API, so not in the next requests' prompts; the thinking of the
- * turn in progress (followed only by a tool result) is sent. */
+ * by the API, so not in the next requests' prompts (and said to be, not
+ * called off the path); the thinking of the turn in progress (followed
+ * only by a tool result) is sent. */
 static void test_shape_thinking_earlier(void **state)
 {
 	(void)state;
@@ -577,6 +578,11 @@ static void test_shape_thinking_earlier(void **state)
 	assert_int_equal(model(src)->req.nreqs, 3);
 	assert_replay(src, 2, (const long[]){ 1, 3, 4, 0 });
 	assert_replay(src, 3, (const long[]){ 1, 3, 4, 5, 6, 7, 0 });
+	struct assembly a; /* the request shown (the last) says why the earlier thinking is out */
+	support_assemble(src, &a);
+	assert_int_equal(a.results[support_piece(src, "line2.content[0]")].reason, REASON_STRIPPED);
+	assert_int_equal(a.results[support_piece(src, "line8.content[0]")].reason, REASON_LATER);
+	asm_fini(&a);
 	source_free(src);
 }
 

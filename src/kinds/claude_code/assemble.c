@@ -6,6 +6,7 @@
 #include "claude_code.h"
 
 #include "base/alloc.h"
+#include "base/strmap.h"
 #include "assembly.h"
 #include "emit.h"
 #include "models.h"
@@ -50,6 +51,38 @@ static void facts(struct assembly *a, const struct cc_model *m)
 	if (c->global_read)
 		asm_fact(a, "global read", "%s tokens read of Claude Code's system prompt, cached across sessions: text "
 			 "the file does not hold, not a miss", fmt_thousands(n1, c->global_read));
+}
+
+/* The message ids of the assistant lines in the request's prompt, into
+ * sent: a thinking block of one of them that is not in the prompt was
+ * stripped (model_keeps_prior_thinking). Nothing when the model keeps
+ * earlier thinking. CS_OK or CS_ENOMEM. */
+static int sent_messages(const struct cc_model *m, const struct req_request *r, struct strmap *sent)
+{
+	if (model_keeps_prior_thinking(r->model))
+		return CS_OK;
+	for (size_t u = r->first_unit + 1; u < r->first_unit + r->nunits; u++) {
+		const struct cc_line *l = &m->lines[m->blocks[m->unit_block[u]].line];
+		size_t old;
+		if (l->type == CL_ASSISTANT && l->msg_id && strmap_put(sent, l->msg_id, strlen(l->msg_id), u, &old))
+			return CS_ENOMEM;
+	}
+	return CS_OK;
+}
+
+/* Why a block of the session is not in the request's prompt. */
+static int drop_reason(const struct cc_model *m, const struct cc_req *c, const struct cc_block *blk,
+		       const struct strmap *sent)
+{
+	const struct cc_line *l = &m->lines[blk->line];
+	if (c->boundary >= 0 && blk->line < (size_t)c->boundary)
+		return REASON_COMPACTED;
+	if (blk->line >= c->first_line)
+		return REASON_LATER;
+	if (sent->n && blk->type == cc_known_type("thinking") && l->msg_id &&
+	    strmap_get(sent, l->msg_id, strlen(l->msg_id)) != STRMAP_NONE)
+		return REASON_STRIPPED;
+	return REASON_OFF_PATH;
 }
 
 /* The part not in the transcript, first (as it is sent: tools and system
@@ -128,17 +161,18 @@ int cc_assemble(struct asm_run *run, struct assembly *a, struct cs_error *err)
 		asm_fact(a, "limit wrong", "the recorded request (%ld tokens) is larger than the %s-token limit used: that "
 			 "limit is wrong for %s", c->rec_total, fmt_thousands(lim, a->budget.limit), model[0] ? model : "the model");
 	prompt_blocks(a, src, m, in);
-	for (size_t i = 0; i < src->npieces; i++) {
-		if (in[i] || src->pieces[i].kind_index == CC_HIDDEN_PIECE)
-			continue;
-		size_t line = m->blocks[src->pieces[i].kind_index].line;
-		int reason = c->boundary >= 0 && line < (size_t)c->boundary ? REASON_COMPACTED
-			     : line >= c->first_line			 ? REASON_LATER
-									 : REASON_OFF_PATH;
-		asm_drop(a, (long)i, reason, NULL);
-	}
+	struct strmap sent = STRMAP_INIT;
+	int rc = sent_messages(m, r, &sent);
+	for (size_t i = 0; rc == CS_OK && i < src->npieces; i++)
+		if (!in[i] && src->pieces[i].kind_index != CC_HIDDEN_PIECE)
+			asm_drop(a, (long)i, drop_reason(m, c, &m->blocks[src->pieces[i].kind_index], &sent), NULL);
+	strmap_fini(&sent);
 	cs_free(in);
-	int rc = asm_finish(a, err);
+	if (rc != CS_OK) {
+		asm_fini(a);
+		return cs_error_nomem(err);
+	}
+	rc = asm_finish(a, err);
 	if (rc != CS_OK) {
 		asm_fini(a);
 		return rc;
