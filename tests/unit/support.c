@@ -78,6 +78,19 @@ void support_write_byte_ranks(const char *dir, const char *name)
 	assert_int_equal(fclose(f), 0);
 }
 
+struct tokenizer *support_bytes_tokenizer(const char *dir)
+{
+	FILE *f = fopen(support_path(dir, "bytes.tiktoken"), "w");
+	assert_non_null(f);
+	support_byte_ranks(f);
+	assert_int_equal(fclose(f), 0);
+	struct tokenizer *t = NULL;
+	struct cs_error err;
+	cs_error_clear(&err);
+	assert_int_equal(tokenizer_open(support_path(dir, "bytes.tiktoken"), &t, &err), CS_OK);
+	return t;
+}
+
 void support_write(const char *dir, const char *name, const char *text)
 {
 	support_write_bytes(dir, name, text, strlen(text));

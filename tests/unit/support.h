@@ -27,6 +27,9 @@ void support_byte_ranks(FILE *f);
 /* A tiny byte-level rank file at dir/name: every byte (ranks 0-255), then
  * "ab" as rank 256. */
 void support_write_byte_ranks(const char *dir, const char *name);
+/* A byte-level rank file at dir/bytes.tiktoken (every byte its own
+ * token), opened; fails the test on error. Close with tokenizer_close. */
+struct tokenizer *support_bytes_tokenizer(const char *dir);
 /* rm -rf dir. */
 void support_rmtree(const char *dir);
 /* dir/name into a static buffer (valid until the next call). */

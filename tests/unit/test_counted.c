@@ -128,20 +128,6 @@ static void test_tool_prompt_rows(void **state)
 	assert_false(nearest);
 }
 
-/* A byte-level rank file: every byte its own token. */
-static struct tokenizer *bytes_tokenizer(const char *dir)
-{
-	FILE *f = fopen(support_path(dir, "bytes.tiktoken"), "w");
-	assert_non_null(f);
-	support_byte_ranks(f);
-	fclose(f);
-	struct tokenizer *t = NULL;
-	struct cs_error err;
-	cs_error_clear(&err);
-	assert_int_equal(tokenizer_open(support_path(dir, "bytes.tiktoken"), &t, &err), CS_OK);
-	return t;
-}
-
 /* The whole count of body (a tool and one message) with model and
  * tool_choice (JSON, or NULL for none given). */
 static long count_choice(struct tokenizer *t, const char *model, const char *choice, struct req_counted *c)
@@ -169,7 +155,7 @@ static void test_tool_choice_count(void **state)
 {
 	(void)state;
 	char *dir = support_tempdir();
-	struct tokenizer *t = bytes_tokenizer(dir);
+	struct tokenizer *t = support_bytes_tokenizer(dir);
 	struct req_counted c;
 	long base = count_choice(t, "claude-sonnet-4-20250514", NULL, &c);
 	assert_int_equal(c.tool_prompt, 366);

@@ -98,14 +98,9 @@ static void test_count(void **state)
 	static const struct overhead row = { .id = "test", .encoding = "claude", .content_multiplier = 1.0, .base = 6,
 					     .per_message = 2 };
 	char *dir = support_tempdir();
-	FILE *f = fopen(support_path(dir, "bytes.tiktoken"), "w");
-	assert_non_null(f);
-	support_byte_ranks(f);
-	fclose(f);
-	struct tokenizer *t = NULL;
+	struct tokenizer *t = support_bytes_tokenizer(dir);
 	struct cs_error err;
 	cs_error_clear(&err);
-	assert_int_equal(tokenizer_open(support_path(dir, "bytes.tiktoken"), &t, &err), CS_OK);
 	long n[3];
 	const char *const models[] = { "claude-opus-4-6", "claude-haiku-4-5", "claude-haiku-4-5" };
 	for (int i = 0; i < 3; i++) {
