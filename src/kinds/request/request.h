@@ -177,6 +177,10 @@ struct req_model_facts {
 	double price_per_mtok;  /* base input, USD; < 0 unknown */
 	const char *source;
 	const char *as_of;
+	/* OpenAI: the reported read is a multiple of it: 0 the 2024 rule's 128
+	 * tokens, 2,048 where entries sit on a 2,048-token grid (GPT-5.5), 1 an
+	 * exact boundary (GPT-5.6 and later, which also charge their writes). */
+	long step;
 };
 
 /* A cache group: the requests of one model (and account). */
