@@ -97,8 +97,9 @@ struct req_request {
 	long rec_write_1h;
 	long rec_output;
 	/* What changes the price of the record (ctxscope-formats(5) section 7b,
-	 * caching.md section 1): usage.speed "fast" (fast mode: a multiplier on
-	 * every rate of the model), the web searches it ran
+	 * caching.md section 1): usage.speed "fast", else the body's speed (fast
+	 * mode: a multiplier on every rate of the model; the system prompt and
+	 * messages are cached apart from standard speed's), the web searches it ran
 	 * (usage.server_tool_use.web_search_requests, 0 none), and whether it
 	 * went through a batch (half price, cache multipliers stacking on it). */
 	bool rec_fast;

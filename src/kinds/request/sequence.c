@@ -386,9 +386,18 @@ static bool prepare(struct pred *p, const struct req_request *r)
 	const uint8_t *gone = p->piece_out;
 	const struct req_core *c = p->cur;
 	p->nbps = 0;
+	/* Fast mode caches the system prompt and messages apart from standard
+	 * speed (caching.md section 1, "what invalidates the cache"): its keys
+	 * differ from the first block after the tools. */
+	size_t fast_from = SIZE_MAX;
+	for (size_t i = 0; r->rec_fast && i < r->nunits && fast_from == SIZE_MAX; i++)
+		if (p->m->units[r->first_unit + i].layer != RL_TOOLS)
+			fast_from = i;
 	for (size_t i = 0; i < r->nunits; i++) {
 		uint32_t bits = c[i].piece_bp, piece = bits & REQUEST_CORE_NONE;
 		bool has_piece = piece != REQUEST_CORE_NONE;
+		if (i == fast_from)
+			h = extend_key(h, 0x6661737453504544ull); /* "fastSPED" */
 		if (!has_piece || !gone[piece]) { /* an excluded block is not sent: the prefix skips it */
 			t += c[i].tokens;
 			h = extend_key(h, c[i].hash);
@@ -705,7 +714,12 @@ static int predict_one(struct pred *p, long k)
 	int rc = diff_with(p, r, prev, with);
 	if (rc != CS_OK || r->cause)
 		return rc;
-	if (miss >= 0) {
+	if (r->rec_fast != prev->rec_fast && prev->cached_extent > 0 && r->pred_read < prev->cached_extent) {
+		r->broke = true;
+		r->cause = arena_printf(&p->m->pred_arena, "the speed changed (%s -> %s): fast mode caches the system "
+					"prompt and messages apart from standard speed", prev->rec_fast ? "fast" : "standard",
+					r->rec_fast ? "fast" : "standard");
+	} else if (miss >= 0) {
 		r->broke = true;
 		r->cause = arena_printf(&p->m->pred_arena, "the breakpoint moved past the %d-block lookback: the entry "
 					"at %s is out of its reach", LOOKBACK, m->units[r->first_unit + miss].path);
