@@ -100,6 +100,8 @@ static int break_cause(const struct an *a, const struct mstate *s, const struct 
 	const struct scan_req *p = &a->f->reqs[p_index];
 	if (r->told_cause)
 		return r->told_cause;
+	if (r->fast != p->fast)
+		return SC_SPEED;
 	if (r->boundaries != p->boundaries)
 		return SC_COMPACT;
 	if (!continues(a, r, p, p_index))

@@ -28,6 +28,8 @@ static int cause_of(const char *why)
 		return SC_TOOLS;
 	if (strstr(why, "timestamp or id"))
 		return SC_VOLATILE;
+	if (strstr(why, "the speed changed"))
+		return SC_SPEED;
 	if (strstr(why, "system"))
 		return SC_SYSTEM;
 	return SC_EDIT;

@@ -51,6 +51,7 @@ struct strbuf;
 	X(SC_TOOLS, "tool-change", "tool definition change")                                  \
 	X(SC_COMPACT, "compaction", "compaction")                                             \
 	X(SC_MODEL, "model-switch", "model switch")                                           \
+	X(SC_SPEED, "speed-switch", "fast mode switched (cached apart from standard speed)")  \
 	X(SC_SYSTEM, "system-changed", "system prompt or tools changed (not in the file)")    \
 	X(SC_END, "never-reused", "never read again (no later request in its lifetime)")
 

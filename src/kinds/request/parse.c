@@ -757,8 +757,9 @@ int request_parse_body(struct source *src, struct request_model *m, const struct
 	r->provider = provider;
 	const char *model = json_opt_string(body, "model");
 	r->model = arena_strdup(&src->arena, model ? model : "");
-	const char *ret = json_opt_string(body, "prompt_cache_retention");
+	const char *ret = json_opt_string(body, "prompt_cache_retention"), *speed = json_opt_string(body, "speed");
 	r->retention = ret ? arena_strdup(&src->arena, ret) : NULL;
+	r->rec_fast = speed && !strcmp(speed, "fast"); /* asked for: the record's usage.speed, if any, says what ran */
 	if (!r->model)
 		return cs_error_nomem(err);
 	m->nreqs++;

@@ -97,8 +97,9 @@ struct req_request {
 	long rec_write_1h;
 	long rec_output;
 	/* What changes the price of the record (ctxscope-formats(5) section 7b,
-	 * caching.md section 1): usage.speed "fast" (fast mode: a multiplier on
-	 * every rate of the model), the web searches it ran
+	 * caching.md section 1): usage.speed "fast", else the body's speed (fast
+	 * mode: a multiplier on every rate of the model; the system prompt and
+	 * messages are cached apart from standard speed's), the web searches it ran
 	 * (usage.server_tool_use.web_search_requests, 0 none), and whether it
 	 * went through a batch (half price, cache multipliers stacking on it). */
 	bool rec_fast;
@@ -178,6 +179,10 @@ struct req_model_facts {
 	double price_per_mtok;  /* base input, USD; < 0 unknown */
 	const char *source;
 	const char *as_of;
+	/* OpenAI: the reported read is a multiple of it: 0 the 2024 rule's 128
+	 * tokens, 2,048 where entries sit on a 2,048-token grid (GPT-5.5), 1 an
+	 * exact boundary (GPT-5.6 and later, which also charge their writes). */
+	long step;
 };
 
 /* A cache group: the requests of one model (and account). */

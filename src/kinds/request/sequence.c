@@ -386,9 +386,18 @@ static bool prepare(struct pred *p, const struct req_request *r)
 	const uint8_t *gone = p->piece_out;
 	const struct req_core *c = p->cur;
 	p->nbps = 0;
+	/* Fast mode caches the system prompt and messages apart from standard
+	 * speed (caching.md section 1, "what invalidates the cache"): its keys
+	 * differ from the first block after the tools. */
+	size_t fast_from = SIZE_MAX;
+	for (size_t i = 0; r->rec_fast && i < r->nunits && fast_from == SIZE_MAX; i++)
+		if (p->m->units[r->first_unit + i].layer != RL_TOOLS)
+			fast_from = i;
 	for (size_t i = 0; i < r->nunits; i++) {
 		uint32_t bits = c[i].piece_bp, piece = bits & REQUEST_CORE_NONE;
 		bool has_piece = piece != REQUEST_CORE_NONE;
+		if (i == fast_from)
+			h = extend_key(h, 0x6661737453504544ull); /* "fastSPED" */
 		if (!has_piece || !gone[piece]) { /* an excluded block is not sent: the prefix skips it */
 			t += c[i].tokens;
 			h = extend_key(h, c[i].hash);
@@ -492,9 +501,12 @@ static bool add_auto_bp(struct pred *p, long at)
 	return true;
 }
 
-/* OpenAI: the longest live prefix, from the minimum, in 128-token steps. */
-static bool predict_prefix(struct pred *p, struct req_request *r, long k, long min)
+/* OpenAI: the longest live prefix, from the minimum, rounded down to the
+ * model's step (128 tokens, a 2,048-token grid, or exact); models that
+ * charge their writes write the rest of what can be cached. */
+static bool predict_prefix(struct pred *p, struct req_request *r, long k, const struct req_model_facts *f)
 {
+	long min = f->min_prefix, step = f->step > 0 ? f->step : OPENAI_STEP;
 	long best = 0;
 	for (size_t i = r->nunits; i-- > 0;) {
 		const struct slot *s = map_find(&p->cache, p->keys[i]);
@@ -504,9 +516,9 @@ static bool predict_prefix(struct pred *p, struct req_request *r, long k, long m
 			break;
 		}
 	}
-	r->pred_read = best >= min ? best / OPENAI_STEP * OPENAI_STEP : 0;
-	r->pred_write = 0;
+	r->pred_read = best >= min ? best / step * step : 0;
 	r->cached_extent = r->total >= min ? r->total : 0;
+	r->pred_write = f->write_5m > 1.0 && r->cached_extent > r->pred_read ? r->cached_extent - r->pred_read : 0;
 	int ttl = default_ttl(p->m, r);
 	for (size_t i = 0; i < r->nunits; i++)
 		if (p->prefix[i] >= min && !map_put(&p->cache, p->keys[i], r->time, k, ttl))
@@ -691,7 +703,7 @@ static int predict_one(struct pred *p, long k)
 	long miss = -1;
 	p->read_from = -1;
 	bool ok = explicit_cache(m, r) ? predict_explicit(p, r, k, (*f)->min_prefix, &miss)
-				       : predict_prefix(p, r, k, (*f)->min_prefix);
+				       : predict_prefix(p, r, k, *f);
 	if (!ok)
 		return CS_ENOMEM;
 	r->pred_uncached = r->total - r->pred_read - r->pred_write;
@@ -702,7 +714,12 @@ static int predict_one(struct pred *p, long k)
 	int rc = diff_with(p, r, prev, with);
 	if (rc != CS_OK || r->cause)
 		return rc;
-	if (miss >= 0) {
+	if (r->rec_fast != prev->rec_fast && prev->cached_extent > 0 && r->pred_read < prev->cached_extent) {
+		r->broke = true;
+		r->cause = arena_printf(&p->m->pred_arena, "the speed changed (%s -> %s): fast mode caches the system "
+					"prompt and messages apart from standard speed", prev->rec_fast ? "fast" : "standard",
+					r->rec_fast ? "fast" : "standard");
+	} else if (miss >= 0) {
 		r->broke = true;
 		r->cause = arena_printf(&p->m->pred_arena, "the breakpoint moved past the %d-block lookback: the entry "
 					"at %s is out of its reach", LOOKBACK, m->units[r->first_unit + miss].path);

@@ -91,8 +91,10 @@ static void read_usage(struct usage_at *at, struct req_request *r, const cJSON *
 		if (!json_member(u, "cache_read_input_tokens") && json_is_object(det) &&
 		    count_in(at, det, dn, "cached_tokens", &cached))
 			read = cached, any = true;
-		if (!json_member(u, "cache_creation_input_tokens"))
-			any |= count(at, u, "cache_write_tokens", &write);
+		if (!json_member(u, "cache_creation_input_tokens")) /* 5.6+: beside cached_tokens, or at the top */
+			any |= json_is_object(det) && json_member(det, "cache_write_tokens")
+				       ? count_in(at, det, dn, "cache_write_tokens", &write)
+				       : count(at, u, "cache_write_tokens", &write);
 		any |= count(at, u, json_member(u, "prompt_tokens") ? "prompt_tokens" : "input_tokens", &total);
 		if (total >= 0)
 			input = total - read - write > 0 ? total - read - write : 0;
@@ -100,7 +102,8 @@ static void read_usage(struct usage_at *at, struct req_request *r, const cJSON *
 	if (count(at, u, "output_tokens", &out) || count(at, u, "completion_tokens", &out))
 		r->rec_output = out;
 	const cJSON *speed = json_member(u, "speed"), *server = json_member(u, "server_tool_use");
-	r->rec_fast = json_is_string(speed) && !strcmp(json_string_value(speed), "fast");
+	if (json_is_string(speed)) /* what served it: billing follows it */
+		r->rec_fast = !strcmp(json_string_value(speed), "fast");
 	long searches = 0;
 	if (json_is_object(server) && count_in(at, server, "server_tool_use", "web_search_requests", &searches))
 		r->rec_web_searches = searches;
