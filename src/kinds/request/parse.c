@@ -683,6 +683,38 @@ static int openai_body(struct walk *w, const cJSON *body, int provider)
 
 /* ---- entry points ------------------------------------------------------- */
 
+/* The settings that change what a prompt cache holds without being blocks
+ * (caching.md sections 0 and 1, "what invalidates the cache"): Anthropic's
+ * tool_choice, thinking and output_config (effort) invalidate the messages;
+ * OpenAI's parallel_tool_calls, text (format, verbosity), response_format,
+ * reasoning and reasoning_effort, verbosity and context_management are
+ * rendered into the prefix. */
+static const char *const anthropic_cache_settings[] = { "tool_choice", "thinking", "output_config", NULL };
+static const char *const openai_cache_settings[] = { "parallel_tool_calls", "text",	 "response_format",
+						     "reasoning",	    "reasoning_effort", "verbosity",
+						     "context_management",  NULL };
+
+static int cache_settings(struct source *src, struct req_request *r, const cJSON *body, int provider)
+{
+	const char *const *names = provider == REQ_ANTHROPIC ? anthropic_cache_settings : openai_cache_settings;
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; names[i]; i++) {
+		const cJSON *v = get(body, names[i]);
+		if (!v)
+			continue;
+		sb_printf(&sb, "%s%s=", sb.len ? ", " : "", names[i]);
+		request_json(&sb, v, 0, 0, NULL, NULL);
+	}
+	int rc = sb.failed ? CS_ENOMEM : CS_OK;
+	if (rc == CS_OK && sb.len) {
+		r->settings_hash = request_hash(sb_str(&sb), sb.len, 0x5e7715ull) | 1;
+		r->settings = arena_strndup(&src->arena, sb_str(&sb), sb.len < 300 ? sb.len : 300);
+		rc = r->settings ? CS_OK : CS_ENOMEM;
+	}
+	sb_fini(&sb);
+	return rc;
+}
+
 int request_provider_of(const cJSON *body, const char **why)
 {
 	*why = NULL;
@@ -753,6 +785,8 @@ int request_parse_body(struct source *src, struct request_model *m, const struct
 	const char *ret = json_opt_string(body, "prompt_cache_retention"), *speed = json_opt_string(body, "speed");
 	r->retention = ret ? arena_strdup(&src->arena, ret) : NULL;
 	r->rec_fast = speed && !strcmp(speed, "fast"); /* asked for: the record's usage.speed, if any, says what ran */
+	if (cache_settings(src, r, body, provider) != CS_OK)
+		return cs_error_nomem(err);
 	if (!r->model)
 		return cs_error_nomem(err);
 	m->nreqs++;

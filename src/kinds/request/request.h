@@ -105,6 +105,12 @@ struct req_request {
 	bool rec_fast;
 	bool batch;
 	long rec_web_searches;
+	/* The body's settings that change what the cache holds without being
+	 * blocks (request_cache_settings): "tool_choice={...}, thinking={...}"
+	 * (arena, NULL none), and their hash, mixed into the keys from the
+	 * first block they change (the messages for Anthropic, all for OpenAI). */
+	const char *settings;
+	uint64_t settings_hash;
 	/* The provider's own diagnosis of this request's cache (ctxscope-formats(5) section 6b:
 	 * diagnostics.cache_miss_reason): its type ("system_changed"...), "none"
 	 * for a recorded null, NULL when the record has none; and its
