@@ -240,6 +240,18 @@ static bool on_cache_creation(struct jw *w, const struct span *k, struct line_fi
 	return skip(w);
 }
 
+static bool on_server_tool_use(struct jw *w, const struct span *k, struct line_fields *lf)
+{
+	if (key_is(k, "web_search_requests")) { /* not one of the counts ccusage checks: a bad one is 0 */
+		bool ok = true;
+		if (!count(w, &lf->web_searches, &ok))
+			return false;
+		lf->web_searches = ok && lf->web_searches > 0 ? lf->web_searches : 0;
+		return true;
+	}
+	return skip(w);
+}
+
 static bool on_usage(struct jw *w, const struct span *k, struct line_fields *lf)
 {
 	if (key_is(k, "input_tokens"))
@@ -252,6 +264,15 @@ static bool on_usage(struct jw *w, const struct span *k, struct line_fields *lf)
 		return count(w, &lf->cr, &lf->usage_ok);
 	if (key_is(k, "cache_creation"))
 		return object(w, on_cache_creation, lf);
+	if (key_is(k, "server_tool_use"))
+		return object(w, on_server_tool_use, lf);
+	if (key_is(k, "speed")) {
+		struct span s = { 0 };
+		if (!str_or_skip(w, &s))
+			return false;
+		lf->fast = s.set && s.n == 4 && !memcmp(s.s, "fast", 4);
+		return true;
+	}
 	return skip(w);
 }
 

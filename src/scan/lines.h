@@ -21,7 +21,9 @@ struct line_fields {
 	bool has_usage;        /* message.usage is an object */
 	bool usage_ok;         /* every count in it a whole non-negative number */
 	bool has_in, has_out, has_1h;
+	bool fast;             /* usage.speed is "fast" */
 	long long in, out, cr, cw, cw1h;
+	long long web_searches; /* usage.server_tool_use.web_search_requests */
 };
 
 /* Reads line s[0..n) into *lf. false: not JSON, *err_at the byte where it

@@ -47,6 +47,9 @@ static void take_request(struct scan_file *f, struct scan_req *q, const struct r
 	q->cache_write = r->rec_write;
 	q->cache_write_1h = r->rec_write_1h;
 	q->output = r->rec_output > 0 ? r->rec_output : 0;
+	q->fast = r->rec_fast;
+	q->batch = r->batch;
+	q->web_searches = r->rec_web_searches;
 	q->told_cause = r->broke ? cause_of(r->cause) : SC_NONE;
 	if (q->time < 0)
 		q->time = 0; /* no time: entries never expire between requests */

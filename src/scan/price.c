@@ -54,9 +54,16 @@ void scan_price_request(struct scan_req *r)
 	long w1 = r->cache_write_1h > 0 ? r->cache_write_1h : 0;
 	if (w1 > r->cache_write)
 		w1 = r->cache_write;
-	double mt = 1e-6 * p.input;
+	const char *said;
+	double times = (r->batch ? 0.5 : 1.0) * (r->fast ? request_fast_rate(r->model, &said) : 1.0);
+	if (times < 0) { /* fast mode on a model whose fast rate is not in the table */
+		r->cost = r->waste_cost = -1;
+		return;
+	}
+	double mt = 1e-6 * p.input * times;
 	r->cost = mt * ((double)r->in + p.read_x * (double)r->cache_read + p.write5_x * (double)(r->cache_write - w1) +
-			p.write1h_x * (double)w1) + 1e-6 * p.output * (double)r->output;
+			p.write1h_x * (double)w1) + 1e-6 * p.output * times * (double)r->output +
+		  REQUEST_WEB_SEARCH_USD * (double)(r->web_searches > 0 ? r->web_searches : 0);
 	double wx = w1 * 2 >= r->cache_write && r->cache_write > 0 ? p.write1h_x : p.write5_x;
 	r->waste_cost = mt * ((wx - 1) * (double)r->unread + (wx - p.read_x) * (double)r->lost);
 }

@@ -71,6 +71,8 @@ struct scan_req {
 	bool counted;         /* valid usage (ccusage's rule): in the totals */
 	bool analysed;        /* an assistant line of the cache sequence */
 	bool sidechain;
+	bool fast;            /* usage.speed "fast": priced at the model's fast rate */
+	bool batch;           /* a batch's request: half price */
 	double time;          /* epoch seconds */
 	long line;            /* 1-based line of its (kept) usage */
 	long number;          /* 1-based, as the inspector numbers a session's requests (0: not one) */
@@ -78,6 +80,7 @@ struct scan_req {
 	const char *msg_id;   /* "" none */
 	const char *session_id; /* the line's sessionId when it names another session than its file (a copy); NULL */
 	long in, cache_read, cache_write, cache_write_1h, output;
+	long web_searches;    /* usage.server_tool_use.web_search_requests */
 	long unread;          /* its writes that nothing read before they expired */
 	long lost;            /* reads it lost to a break */
 	int unread_cause, lost_cause; /* enum scan_cause */

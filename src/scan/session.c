@@ -129,6 +129,8 @@ static void fill(struct reader *rd, struct scan_req *r, const struct line_fields
 	r->cache_read = (long)lf->cr;
 	r->cache_write = (long)lf->cw;
 	r->cache_write_1h = lf->has_1h ? (long)lf->cw1h : -1;
+	r->fast = lf->fast;
+	r->web_searches = (long)lf->web_searches;
 	r->sidechain = lf->sidechain || f->agent;
 	r->analysed = span_is(&lf->type, "assistant");
 	if (link >= 0)

@@ -46,6 +46,8 @@ static void same_line(const struct cc_line *a, const struct cc_line *b)
 	assert_int_equal(a->out, b->out);
 	assert_int_equal(a->write_1h, b->write_1h);
 	assert_int_equal(a->write_5m, b->write_5m);
+	assert_int_equal(a->fast, b->fast);
+	assert_int_equal(a->web_searches, b->web_searches);
 	support_same_str(a->attach, b->attach);
 }
 
@@ -120,7 +122,7 @@ static void test_files_both_ways(void **state)
 		both_ways(files[i]);
 	assert_int_equal(both_ways("tests/hostile/claude-code/fast-shapes.jsonl"), CS_OK);
 	static const char *const shapes[] = { "attachments", "parallel-tools", "one-hour", "image-result", "exit-ending",
-					      "leading-hooks", "malformed-middle" };
+					      "leading-hooks", "malformed-middle", "fast-web" };
 	char path[128];
 	for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
 		snprintf(path, sizeof path, "tests/golden/claude-code/shapes/%s.jsonl", shapes[i]);

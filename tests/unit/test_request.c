@@ -437,6 +437,36 @@ static void test_out_of_memory_everywhere(void **state)
 	sweep_out_of_memory("samples/requests/openai-responses.json", "openai");
 }
 
+/* What a record's price modifiers do to its rates: fast mode by model
+ * (a family's own version only), a batch's half price, both together. */
+static void test_price_multiplier(void **state)
+{
+	(void)state;
+	const char *said;
+	assert_true(request_fast_rate("claude-opus-4-6", &said) == 6.0);
+	assert_true(request_fast_rate("claude-opus-5-5-20261001", &said) == 2.0);
+	assert_true(request_fast_rate("claude-opus-5", &said) == 2.0);
+	assert_true(request_fast_rate("claude-opus-4-8", &said) == 2.0);
+	assert_true(request_fast_rate("claude-opus-4-5", &said) < 0); /* no fast mode: not taken for 4-6's */
+	assert_string_equal(said, "fast mode: its rate for this model is not in the table");
+	assert_true(request_fast_rate("claude-sonnet-4-6", &said) < 0);
+	struct req_request r = { .model = "claude-opus-4-6" };
+	bool known;
+	assert_true(request_price_multiplier(&r, &known, &said) == 1.0 && known && !said);
+	r.rec_fast = true;
+	assert_true(request_price_multiplier(&r, &known, &said) == 6.0 && known);
+	assert_string_equal(said, "fast mode: 6x the standard rates");
+	r.batch = true;
+	assert_true(request_price_multiplier(&r, &known, &said) == 3.0 && known);
+	r.rec_fast = false;
+	assert_true(request_price_multiplier(&r, &known, &said) == 0.5 && known);
+	assert_string_equal(said, "batch: half price");
+	r.model = "claude-haiku-4-5";
+	r.rec_fast = true;
+	request_price_multiplier(&r, &known, &said);
+	assert_false(known);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -453,6 +483,7 @@ int main(void)
 		cmocka_unit_test(test_dump_excluded),
 		cmocka_unit_test(test_malformed_lines),
 		cmocka_unit_test(test_user_facts),
+		cmocka_unit_test(test_price_multiplier),
 		cmocka_unit_test(test_out_of_memory_everywhere),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

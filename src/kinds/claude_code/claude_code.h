@@ -71,6 +71,8 @@ struct cc_line {
 	bool has_usage;
 	long in, cache_write, cache_read, out;
 	long write_1h, write_5m; /* usage.cache_creation's split; -1 not recorded */
+	long web_searches;     /* usage.server_tool_use.web_search_requests; 0 none */
+	bool fast;             /* usage.speed is "fast" (fast mode: priced at its own rate) */
 	const char *attach;    /* an attachment's attachment.type; NULL for other lines */
 };
 

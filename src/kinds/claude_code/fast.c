@@ -477,8 +477,9 @@ struct line_seen {
 	struct field f[L_FIELDS];
 	int sidechain, summary; /* -1 absent or null, else the value */
 	bool message, usage, split;
-	double use[6];          /* input, cache creation, cache read, output, then cache_creation's 1-hour
-				 * and 5-minute writes: -1 absent */
+	double use[7];          /* input, cache creation, cache read, output, then cache_creation's 1-hour
+				 * and 5-minute writes, server_tool_use's web searches: -1 absent */
+	struct field speed;     /* usage.speed */
 };
 
 /* true, false or null (-1); declined otherwise. */
@@ -522,6 +523,12 @@ static bool counts(struct fast *f, struct line_seen *ls, const char *const *name
 			f->p++;
 			ls->split = true;
 			ok = counts(f, ls, split, 2, &ls->use[4], false);
+		} else if (top && key_is(&k, "server_tool_use", 15) && f->p < f->end && *f->p == '{') {
+			static const char *const server[1] = { "web_search_requests" };
+			f->p++;
+			ok = counts(f, ls, server, 1, &ls->use[6], false);
+		} else if (top && key_is(&k, "speed", 5)) {
+			ok = string_field(f, &ls->speed, true); /* another type: the tree's way */
 		} else
 			ok = value(f, NULL);
 		if (!ok)
@@ -636,6 +643,9 @@ static int make_line(struct source *src, struct cc_model *m, const struct fast *
 			l->out = count_of(ls->use[3]);
 			l->write_1h = ls->split ? count_of(ls->use[4]) : -1;
 			l->write_5m = ls->split ? count_of(ls->use[5]) : -1;
+			l->web_searches = count_of(ls->use[6]);
+			const char *speed = scratch_str(f, &ls->speed);
+			l->fast = speed && !strcmp(speed, "fast");
 		}
 	}
 	if (failed)
@@ -670,7 +680,7 @@ int cc_fast_line(struct source *src, struct cc_model *m, struct json_pool *pool,
 	if (!cs_tuned->cc_fast || m->nlines == m->cap_lines)
 		return CC_FAST_DECLINED; /* load.c grows the array (or refuses past its limit) */
 	struct fast f = { .p = s, .end = s + n, .scr = scr };
-	struct line_seen ls = { .sidechain = -1, .summary = -1, .use = { -1, -1, -1, -1, -1, -1 } };
+	struct line_seen ls = { .sidechain = -1, .summary = -1, .use = { -1, -1, -1, -1, -1, -1, -1 } };
 	size_t first_block = m->nblocks;
 	scr->len = 0;
 	int rc = eat(&f, '{') ? CS_OK : CC_FAST_DECLINED;

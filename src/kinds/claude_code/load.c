@@ -309,6 +309,11 @@ static int take_usage(const struct usage_at *ua, const struct jpath *mp, struct 
 		rc = usage_count(ua, u, &up, "cache_read_input_tokens", &l->cache_read);
 	if (rc == CS_OK)
 		rc = usage_count(ua, u, &up, "output_tokens", &l->out);
+	const cJSON *speed = json_member(u, "speed"), *server = json_member(u, "server_tool_use");
+	l->fast = json_is_string(speed) && !strcmp(json_string_value(speed), "fast");
+	struct jpath stp = JPATH_KEY(&up, "server_tool_use");
+	if (rc == CS_OK && json_is_object(server))
+		rc = usage_count(ua, server, &stp, "web_search_requests", &l->web_searches);
 	const cJSON *split = json_member(u, "cache_creation");
 	if (rc != CS_OK || !json_is_object(split))
 		return rc;

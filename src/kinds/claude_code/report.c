@@ -22,12 +22,25 @@
 struct totals {
 	long requests, in, read, write, out;
 	long write_1h; /* of write, recorded as 1-hour entries */
+	/* Each request at its own model's rates, fast mode's included
+	 * (request_figures); unpriced: requests with no price. */
+	double cost, web_search_cost;
+	long unpriced, web_searches, fast;
 };
 
 static void add_usage(struct totals *t, const struct cc_model *m, size_t k)
 {
 	const struct req_request *r = &m->req.reqs[k];
 	const struct cc_line *l = &m->lines[m->creqs[k].last_line];
+	struct req_figures f;
+	request_figures(&m->req, k, &f);
+	if (r->recorded) {
+		t->cost += f.cost >= 0 ? f.cost : 0;
+		t->unpriced += f.cost < 0;
+		t->web_search_cost += f.web_search_cost;
+		t->web_searches += r->rec_web_searches;
+		t->fast += r->rec_fast;
+	}
 	t->requests++;
 	t->in += r->rec_uncached;
 	t->read += r->rec_read;
@@ -125,12 +138,15 @@ static void emit_session(struct emitter *em, const struct cc_model *m)
 		emit_key_str(em, "replay", "the earlier requests are listed with their recorded usage only: rebuilding "
 					   "every prompt of a session this long would take too much memory");
 	emit_totals(em, "recorded", &all);
-	if (f->price_per_mtok >= 0 && known) { /* 1-hour writes at their price, the rest at the 5-minute one */
-		double p = f->price_per_mtok / 1e6;
-		emit_key_num(em, "input_cost_usd", (double)all.in * p + (double)all.read * p * f->read +
-						   (double)all.write_1h * p * f->write_1h +
-						   (double)(all.write - all.write_1h) * p * f->write_5m);
+	if (f->price_per_mtok >= 0 && known && !all.unpriced) { /* writes by their lifetime, each at its model's rates */
+		emit_key_num(em, "input_cost_usd", all.cost);
 		emit_key_str(em, "prices_as_of", f->as_of);
+	}
+	if (all.fast)
+		emit_key_int(em, "fast_mode_requests", all.fast);
+	if (all.web_searches) {
+		emit_key_int(em, "web_searches", all.web_searches);
+		emit_key_num(em, "web_search_cost_usd", all.web_search_cost);
 	}
 	emit_totals(em, "sidechains_recorded", &side);
 	emit_key_int(em, "not_in_transcript_tokens", m->hidden);

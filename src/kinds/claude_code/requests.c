@@ -534,6 +534,8 @@ static void request_usage(struct cc_model *m, size_t k)
 	r->rec_uncached = l->in;
 	r->rec_write_1h = l->has_usage ? l->write_1h : -1;
 	r->rec_output = l->has_usage ? l->out : -1;
+	r->rec_fast = l->has_usage && l->fast;
+	r->rec_web_searches = l->has_usage ? l->web_searches : 0;
 	c->rec_total = l->has_usage ? l->in + l->cache_read + l->cache_write : -1;
 	c->gap = l->has_usage && c->replayed ? c->rec_total - c->estimate : 0;
 }

@@ -6,6 +6,7 @@
 #include "config.h"
 #include "source.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #include <ctype.h>
@@ -88,6 +89,18 @@ static void normalize(const char *model, char *buf, size_t n)
 		*dash = '\0';
 }
 
+/* Whether the normalized name holds match as a name part ("opus-4" in
+ * "opus-4-20250514", not in "opus-4-5"; a match ending in '-' is a family). */
+static bool name_matches(const char *name, const char *match)
+{
+	size_t len = strlen(match);
+	const char *at = strstr(name, match);
+	if (!at || (at != name && at[-1] != '-'))
+		return false;
+	char next = at[len];
+	return !next || next == '-' || !isdigit((unsigned char)next) || match[len - 1] == '-';
+}
+
 const struct req_model_facts *request_model_facts(int provider, const char *model, bool *known)
 {
 	char name[96];
@@ -96,21 +109,56 @@ const struct req_model_facts *request_model_facts(int provider, const char *mode
 	const struct req_model_facts *t = anthropic ? anthropic_facts : openai_facts;
 	size_t n = anthropic ? sizeof anthropic_facts / sizeof *t : sizeof openai_facts / sizeof *t;
 	const struct req_model_facts *best = NULL;
-	for (size_t i = 0; i < n; i++) {
-		size_t len = strlen(t[i].match);
-		const char *at = strstr(name, t[i].match);
-		if (!at || (at != name && at[-1] != '-'))
-			continue;
-		char next = at[len];
-		bool whole = !next || next == '-' || !isdigit((unsigned char)next);
-		if (t[i].match[len - 1] == '-')
-			whole = true;
-		if (whole && (!best || len > strlen(best->match)))
+	for (size_t i = 0; i < n; i++)
+		if (name_matches(name, t[i].match) && (!best || strlen(t[i].match) > strlen(best->match)))
 			best = &t[i];
-	}
 	if (known)
 		*known = best != NULL;
 	return best ? best : anthropic ? &anthropic_default : &openai_default;
+}
+
+/* Fast mode (usage.speed "fast"): a multiplier on every standard rate of the
+ * model, input and output, the cache multipliers stacking on it. Sources:
+ * platform.claude.com/docs/en/build-with-claude/fast-mode (Opus 4.6: 6x
+ * standard rates), its later copies and the providers quoting them (Opus 4.7
+ * 6x; Opus 4.8 and Opus 5 $10/$50 on $5/$25; Opus 5.5 $8/$40 on $4/$20). */
+static const struct {
+	const char *match;
+	double times;
+	const char *said;
+} fast_rates[] = {
+	{ "opus-5-5", 2.0, "fast mode: 2x the standard rates" },
+	{ "opus-5", 2.0, "fast mode: 2x the standard rates" },
+	{ "opus-4-8", 2.0, "fast mode: 2x the standard rates" },
+	{ "opus-4-7", 6.0, "fast mode: 6x the standard rates" },
+	{ "opus-4-6", 6.0, "fast mode: 6x the standard rates" },
+};
+
+double request_fast_rate(const char *model, const char **said)
+{
+	char name[96];
+	normalize(model ? model : "", name, sizeof name);
+	size_t best = SIZE_MAX;
+	for (size_t i = 0; i < sizeof fast_rates / sizeof *fast_rates; i++)
+		if (name_matches(name, fast_rates[i].match) &&
+		    (best == SIZE_MAX || strlen(fast_rates[i].match) > strlen(fast_rates[best].match)))
+			best = i;
+	*said = best == SIZE_MAX ? "fast mode: its rate for this model is not in the table" : fast_rates[best].said;
+	return best == SIZE_MAX ? -1 : fast_rates[best].times;
+}
+
+double request_price_multiplier(const struct req_request *r, bool *known, const char **said)
+{
+	*known = true;
+	*said = r->batch ? "batch: half price" : NULL;
+	double times = r->batch ? 0.5 : 1.0; /* Batch API: 50% off, caching.md section 1 */
+	if (!r->rec_fast)
+		return times;
+	double fast = request_fast_rate(r->model, said);
+	*known = fast > 0;
+	if (fast > 0 && r->batch)
+		*said = "fast mode, then the batch's half price";
+	return fast > 0 ? times * fast : times;
 }
 
 /* ---- volatile text -------------------------------------------------------- */

@@ -297,6 +297,7 @@ static int take_record(struct log_load *L, const struct json_doc *d, const cJSON
 		if (rc == CS_OK) {
 			struct req_request *r = &m->reqs[m->nreqs - 1];
 			r->time = rec.time;
+			r->batch = rec.id != NULL; /* a custom_id: a batch's request */
 			r->account = account_hash(rec.account);
 			r->offset = offset;
 			r->length = length;
@@ -439,6 +440,8 @@ static void apply_result(struct req_request *r, const struct req_request *f)
 	r->rec_uncached = f->rec_uncached;
 	r->rec_write_1h = f->rec_write_1h;
 	r->rec_output = f->rec_output;
+	r->rec_fast = f->rec_fast;
+	r->rec_web_searches = f->rec_web_searches;
 	r->rec_miss = f->rec_miss;
 	r->rec_missed = f->rec_missed;
 }

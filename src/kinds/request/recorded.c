@@ -67,12 +67,15 @@ void request_figures_memo(const struct request_model *m, size_t k, struct req_fi
 	f->hit_percent = pct(r->rec_read, f->total);
 	f->written_1h = r->rec_write_1h >= 0 && r->rec_write_1h <= r->rec_write ? r->rec_write_1h : -1;
 	const struct req_model_facts *facts = request_facts_memo(m, memo, r->model);
-	if (facts->price_per_mtok >= 0) {
+	bool rate_known;
+	double times = request_price_multiplier(r, &rate_known, &f->priced_as);
+	if (facts->price_per_mtok >= 0 && rate_known) {
 		long w1h = f->written_1h > 0 ? f->written_1h : 0;
-		f->cost = facts->price_per_mtok *
+		f->cost = times * facts->price_per_mtok *
 			  ((double)r->rec_uncached + (double)r->rec_read * facts->read +
 			   (double)(r->rec_write - w1h) * facts->write_5m + (double)w1h * facts->write_1h) / 1e6;
 	}
+	f->web_search_cost = r->rec_web_searches > 0 ? (double)r->rec_web_searches * REQUEST_WEB_SEARCH_USD : 0;
 	long diff = labs(r->pred_read - r->rec_read);
 	long base = r->rec_read > 0 ? r->rec_read : f->total;
 	f->off_percent = pct(diff, base);
@@ -130,6 +133,11 @@ void request_figures_text(const struct request_model *m, size_t k, struct strbuf
 			sb_printf(out, ", $%.4f", f.cost);
 		if (f.cost >= 0 && r->rec_write > 0 && f.written_1h < 0)
 			sb_puts(out, ", writes as 5m");
+		if (f.priced_as)
+			sb_printf(out, ", %s", f.priced_as);
+		if (r->rec_web_searches > 0)
+			sb_printf(out, "; %ld web search%s, $%.2f", r->rec_web_searches, r->rec_web_searches == 1 ? "" : "es",
+				  f.web_search_cost);
 		sb_puts(out, ")");
 		long d = r->pred_read - r->rec_read;
 		sb_printf(out, " · predicted read %s (%s%s)", fmt_thousands(a, r->pred_read), d >= 0 ? "+" : "-",

@@ -139,7 +139,13 @@ static void emit_recorded(struct emitter *em, const struct request_model *m, siz
 	if (f->cost >= 0)
 		emit_key_num(em, "input_cost_usd", f->cost);
 	else
-		emit_key_str(em, "input_cost_usd", "the model has no price in the table");
+		emit_key_str(em, "input_cost_usd", f->priced_as ? f->priced_as : "the model has no price in the table");
+	if (f->priced_as)
+		emit_key_str(em, "priced_as", f->priced_as);
+	if (r->rec_web_searches > 0) {
+		emit_key_int(em, "web_searches", r->rec_web_searches);
+		emit_key_num(em, "web_search_cost_usd", f->web_search_cost);
+	}
 	if (r->rec_write > 0 && f->written_1h < 0)
 		emit_key_str(em, "write_lifetime", "not recorded: priced as 5-minute writes");
 	emit_map_end(em);

@@ -98,6 +98,14 @@ struct req_request {
 	 * the sequence reads rec_write_1h for how long a request's writes live. */
 	long rec_write_1h;
 	long rec_output;
+	/* What changes the price of the record (ctxscope-formats(5) section 7b,
+	 * caching.md section 1): usage.speed "fast" (fast mode: a multiplier on
+	 * every rate of the model), the web searches it ran
+	 * (usage.server_tool_use.web_search_requests, 0 none), and whether it
+	 * went through a batch (half price, cache multipliers stacking on it). */
+	bool rec_fast;
+	bool batch;
+	long rec_web_searches;
 	/* The provider's own diagnosis of this request's cache (ctxscope-formats(5) section 6b:
 	 * diagnostics.cache_miss_reason): its type ("system_changed"...), "none"
 	 * for a recorded null, NULL when the record has none; and its
@@ -407,7 +415,10 @@ struct req_figures {
 	long total;            /* recorded prompt tokens: read + written + uncached */
 	long hit_percent;      /* recorded read of total */
 	long written_1h;       /* of written: 1-hour entries; -1 not said (taken as 5-minute, said so) */
-	double cost;           /* input USD at the model's prices (writes by their lifetime); < 0 no price */
+	double cost;           /* input USD at the model's prices (writes by their lifetime, times
+				* request_price_multiplier); < 0 no price */
+	double web_search_cost; /* USD for its web searches (REQUEST_WEB_SEARCH_USD each) */
+	const char *priced_as;  /* "fast mode (2x)", "batch (half price)"...: static; NULL standard */
 	long off_percent;      /* |predicted read - recorded read|, of the recorded read (of the total when 0) */
 	bool off;              /* more than REQUEST_OFF_PERCENT */
 	int agrees;            /* the provider's diagnosis against ctxscope's cause: 1, 0, -1 not comparable */
@@ -442,6 +453,16 @@ void request_assembly_step(struct assembly *a, const struct request_model *m);
 /* ---- cache facts (facts.c) --------------------------------------------- */
 
 const struct req_model_facts *request_model_facts(int provider, const char *model, bool *known);
+/* What request r's recorded tokens cost against the model's standard
+ * rates: fast mode's multiplier times the batch discount (1: neither).
+ * *known false when r ran in fast mode on a model whose fast rate is not in
+ * the table (no cost then). *said: the words for it, NULL when 1. */
+double request_price_multiplier(const struct req_request *r, bool *known, const char **said);
+/* Fast mode's multiplier on the model's standard rates, -1 when the table
+ * has none for it; *said its words (static). */
+double request_fast_rate(const char *model, const char **said);
+/* A web search, USD (Anthropic's pricing: $10 per 1,000 searches). */
+#define REQUEST_WEB_SEARCH_USD 0.01
 /* The same, a profile of the user's cache.yml named as the model (with or
  * without its date suffix) first. */
 const struct req_model_facts *request_facts(const struct request_model *m, const char *model, bool *known);

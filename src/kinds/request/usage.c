@@ -99,6 +99,11 @@ static void read_usage(struct usage_at *at, struct req_request *r, const cJSON *
 	}
 	if (count(at, u, "output_tokens", &out) || count(at, u, "completion_tokens", &out))
 		r->rec_output = out;
+	const cJSON *speed = json_member(u, "speed"), *server = json_member(u, "server_tool_use");
+	r->rec_fast = json_is_string(speed) && !strcmp(json_string_value(speed), "fast");
+	long searches = 0;
+	if (json_is_object(server) && count_in(at, server, "server_tool_use", "web_search_requests", &searches))
+		r->rec_web_searches = searches;
 	if (!any || at->bad || input < 0)
 		return; /* a figure refused: no half record */
 	r->recorded = true;
