@@ -30,14 +30,16 @@ static bool same_name(const char *a, const char *b)
 	return *a == *b;
 }
 
+const char *const request_account_headers[] = { "anthropic-workspace-id", "x-api-key", "authorization", "api-key",
+						 NULL };
+
 /* The API key or workspace a request was sent with (hashed by the reader,
  * never shown): a header, in any case. */
 static const char *account_of(const cJSON *headers)
 {
-	static const char *const names[] = { "anthropic-workspace-id", "x-api-key", "authorization", "api-key" };
-	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+	for (size_t i = 0; request_account_headers[i]; i++)
 		for (const cJSON *h = json_first(json_is_object(headers) ? headers : NULL); h; h = json_next(h))
-			if (json_key(h) && json_is_string(h) && same_name(json_key(h), names[i]))
+			if (json_key(h) && json_is_string(h) && same_name(json_key(h), request_account_headers[i]))
 				return json_string_value(h);
 	return NULL;
 }

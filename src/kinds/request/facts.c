@@ -20,55 +20,63 @@
  * The prices (base input, USD per million tokens) are models.c's: a unit
  * test holds the two tables to the same figures. */
 static const struct req_model_facts anthropic_facts[] = {
-	{ "fable-5-1", 512, 0.025, 1.25, 2.0, 10.0, ANTHROPIC_SRC, "2026-09" },
-	{ "mythos-5-1", 512, 0.025, 1.25, 2.0, -1, ANTHROPIC_SRC, "2026-09" },
-	{ "opus-5-5", 512, 0.05, 1.25, 2.0, 4.0, ANTHROPIC_SRC, "2026-09" },
-	{ "sonnet-5-5", 512, 0.05, 1.25, 2.0, 2.0, ANTHROPIC_SRC " and release notes quoting it", "2026-10-07" },
-	{ "haiku-5-5", 512, 0.1, 1.25, 2.0, 0.10, ANTHROPIC_SRC " as quoted 2026-10", "2026-10" },
-	{ "opus-5", 512, 0.1, 1.25, 2.0, 5.0, ANTHROPIC_SRC, "2026-09" },
-	{ "fable-5", 512, 0.1, 1.25, 2.0, 10.0, ANTHROPIC_SRC, "2026-09" },
-	{ "mythos-5", 512, 0.1, 1.25, 2.0, -1, ANTHROPIC_SRC, "2026-09" },
-	{ "mythos-preview", 2048, 0.1, 1.25, 2.0, -1, ANTHROPIC_SRC, "2026-09" },
-	{ "opus-4-8", 1024, 0.1, 1.25, 2.0, 5.0, ANTHROPIC_SRC, "2026-09" },
-	{ "opus-4-7", 2048, 0.1, 1.25, 2.0, 5.0, ANTHROPIC_SRC, "2026-09" },
-	{ "opus-4-6", 4096, 0.1, 1.25, 2.0, 5.0, ANTHROPIC_SRC, "2026-09" },
-	{ "opus-4-5", 4096, 0.1, 1.25, 2.0, 5.0, ANTHROPIC_SRC, "2026-09" },
-	{ "opus-4-1", 1024, 0.1, 1.25, 2.0, 15.0, ANTHROPIC_SRC, "2026-09" },
-	{ "opus-4", 1024, 0.1, 1.25, 2.0, 15.0, ANTHROPIC_SRC, "2026-09" },
-	{ "sonnet-5", 1024, 0.1, 1.25, 2.0, 2.0, ANTHROPIC_SRC, "2026-09" },
-	{ "sonnet-4-6", 1024, 0.1, 1.25, 2.0, 3.0, ANTHROPIC_SRC, "2026-09" },
-	{ "sonnet-4-5", 1024, 0.1, 1.25, 2.0, 3.0, ANTHROPIC_SRC, "2026-09" },
-	{ "sonnet-4", 1024, 0.1, 1.25, 2.0, 3.0, ANTHROPIC_SRC, "2026-09" },
-	{ "haiku-4-5", 4096, 0.1, 1.25, 2.0, 1.0, ANTHROPIC_SRC, "2026-09" },
-	{ "3-5-haiku", 2048, 0.1, 1.25, 2.0, 0.80, ANTHROPIC_SRC " (mid-2025 copy)", "2025-06" },
-	{ "3-haiku", 2048, 0.1, 1.25, 2.0, 0.25, ANTHROPIC_SRC " (mid-2025 copy)", "2025-06" },
-	{ "3-7-sonnet", 1024, 0.1, 1.25, 2.0, 3.0, ANTHROPIC_SRC " (mid-2025 copy)", "2025-06" },
-	{ "3-5-sonnet", 1024, 0.1, 1.25, 2.0, 3.0, ANTHROPIC_SRC " (mid-2025 copy)", "2025-06" },
-	{ "3-opus", 1024, 0.1, 1.25, 2.0, 15.0, ANTHROPIC_SRC " (mid-2025 copy)", "2025-06" },
-	{ "3-", 1024, 0.1, 1.25, 2.0, -1, ANTHROPIC_SRC " (mid-2025 copy)", "2025-06" },
+	{ "fable-5-1", 512, 0.025, 1.25, 2.0, 10.0, ANTHROPIC_SRC, "2026-09", 0 },
+	{ "mythos-5-1", 512, 0.025, 1.25, 2.0, -1, ANTHROPIC_SRC, "2026-09", 0 },
+	{ "opus-5-5", 512, 0.05, 1.25, 2.0, 4.0, ANTHROPIC_SRC, "2026-09", 0 },
+	{ "sonnet-5-5", 512, 0.05, 1.25, 2.0, 2.0, ANTHROPIC_SRC " and release notes quoting it", "2026-10-07", 0 },
+	{ "haiku-5-5", 512, 0.1, 1.25, 2.0, 0.10, ANTHROPIC_SRC " as quoted 2026-10", "2026-10", 0 },
+	{ "opus-5", 512, 0.1, 1.25, 2.0, 5.0, ANTHROPIC_SRC, "2026-09", 0 },
+	{ "fable-5", 512, 0.1, 1.25, 2.0, 10.0, ANTHROPIC_SRC, "2026-09", 0 },
+	{ "mythos-5", 512, 0.1, 1.25, 2.0, -1, ANTHROPIC_SRC, "2026-09", 0 },
+	{ "mythos-preview", 2048, 0.1, 1.25, 2.0, -1, ANTHROPIC_SRC, "2026-09", 0 },
+	{ "opus-4-8", 1024, 0.1, 1.25, 2.0, 5.0, ANTHROPIC_SRC, "2026-09", 0 },
+	{ "opus-4-7", 2048, 0.1, 1.25, 2.0, 5.0, ANTHROPIC_SRC, "2026-09", 0 },
+	{ "opus-4-6", 4096, 0.1, 1.25, 2.0, 5.0, ANTHROPIC_SRC, "2026-09", 0 },
+	{ "opus-4-5", 4096, 0.1, 1.25, 2.0, 5.0, ANTHROPIC_SRC, "2026-09", 0 },
+	{ "opus-4-1", 1024, 0.1, 1.25, 2.0, 15.0, ANTHROPIC_SRC, "2026-09", 0 },
+	{ "opus-4", 1024, 0.1, 1.25, 2.0, 15.0, ANTHROPIC_SRC, "2026-09", 0 },
+	{ "sonnet-5", 1024, 0.1, 1.25, 2.0, 2.0, ANTHROPIC_SRC, "2026-09", 0 },
+	{ "sonnet-4-6", 1024, 0.1, 1.25, 2.0, 3.0, ANTHROPIC_SRC, "2026-09", 0 },
+	{ "sonnet-4-5", 1024, 0.1, 1.25, 2.0, 3.0, ANTHROPIC_SRC, "2026-09", 0 },
+	{ "sonnet-4", 1024, 0.1, 1.25, 2.0, 3.0, ANTHROPIC_SRC, "2026-09", 0 },
+	{ "haiku-4-5", 4096, 0.1, 1.25, 2.0, 1.0, ANTHROPIC_SRC, "2026-09", 0 },
+	{ "3-5-haiku", 2048, 0.1, 1.25, 2.0, 0.80, ANTHROPIC_SRC " (mid-2025 copy)", "2025-06", 0 },
+	{ "3-haiku", 2048, 0.1, 1.25, 2.0, 0.25, ANTHROPIC_SRC " (mid-2025 copy)", "2025-06", 0 },
+	{ "3-7-sonnet", 1024, 0.1, 1.25, 2.0, 3.0, ANTHROPIC_SRC " (mid-2025 copy)", "2025-06", 0 },
+	{ "3-5-sonnet", 1024, 0.1, 1.25, 2.0, 3.0, ANTHROPIC_SRC " (mid-2025 copy)", "2025-06", 0 },
+	{ "3-opus", 1024, 0.1, 1.25, 2.0, 15.0, ANTHROPIC_SRC " (mid-2025 copy)", "2025-06", 0 },
+	{ "3-", 1024, 0.1, 1.25, 2.0, -1, ANTHROPIC_SRC " (mid-2025 copy)", "2025-06", 0 },
 };
 static const struct req_model_facts anthropic_default = {
-	"", 1024, 0.1, 1.25, 2.0, -1, ANTHROPIC_SRC " (model not in the table: the common minimum)", "2026-09"
+	"", 1024, 0.1, 1.25, 2.0, -1, ANTHROPIC_SRC " (model not in the table: the common minimum)", "2026-09", 0
 };
 
 static const struct req_model_facts openai_facts[] = {
-	{ "gpt-4o", 1024, 0.5, 1.0, 1.0, 2.5, "openai.com/index/api-prompt-caching (caching.md section 7)", "2024-10-01" },
-	{ "o1", 1024, 0.5, 1.0, 1.0, 15.0, OPENAI_SRC, "2026-09" },
-	{ "gpt-4o-mini", 1024, 0.5, 1.0, 1.0, 0.15, OPENAI_SRC, "2024-10-01" },
-	{ "gpt-4-1", 1024, 0.25, 1.0, 1.0, 2.0, OPENAI_SRC, "2026-09" },
-	{ "gpt-4-1-mini", 1024, 0.25, 1.0, 1.0, 0.40, OPENAI_SRC, "2026-09" },
-	{ "gpt-4-1-nano", 1024, 0.25, 1.0, 1.0, 0.10, OPENAI_SRC, "2026-09" },
-	{ "gpt-5-mini", 1024, 0.1, 1.0, 1.0, 0.25, OPENAI_SRC " and its pricing page as quoted", "2026" },
-	{ "gpt-5-nano", 1024, 0.1, 1.0, 1.0, 0.05, OPENAI_SRC " and its pricing page as quoted", "2026" },
-	{ "o1-mini", 1024, 0.5, 1.0, 1.0, 1.10, OPENAI_SRC, "2024-12" },
-	{ "o3", 1024, 0.25, 1.0, 1.0, 2.0, OPENAI_SRC, "2025-06" },
-	{ "o3-mini", 1024, 0.5, 1.0, 1.0, 1.10, OPENAI_SRC, "2025-01" },
-	{ "o4-mini", 1024, 0.25, 1.0, 1.0, 1.10, OPENAI_SRC, "2025-04" },
-	{ "gpt-5", 1024, 0.1, 1.0, 1.0, 1.25, OPENAI_SRC " and its pricing page as quoted", "2026" },
-	{ "gpt-6", 1024, 0.1, 1.25, 1.25, 2.0, OPENAI_SRC " and release notes citing its pricing", "2026-09-22" },
+	{ "gpt-4o", 1024, 0.5, 1.0, 1.0, 2.5, "openai.com/index/api-prompt-caching (caching.md section 7)", "2024-10-01", 0 },
+	{ "o1", 1024, 0.5, 1.0, 1.0, 15.0, OPENAI_SRC, "2026-09", 0 },
+	{ "gpt-4o-mini", 1024, 0.5, 1.0, 1.0, 0.15, OPENAI_SRC, "2024-10-01", 0 },
+	{ "gpt-4-1", 1024, 0.25, 1.0, 1.0, 2.0, OPENAI_SRC, "2026-09", 0 },
+	{ "gpt-4-1-mini", 1024, 0.25, 1.0, 1.0, 0.40, OPENAI_SRC, "2026-09", 0 },
+	{ "gpt-4-1-nano", 1024, 0.25, 1.0, 1.0, 0.10, OPENAI_SRC, "2026-09", 0 },
+	{ "gpt-5-mini", 1024, 0.1, 1.0, 1.0, 0.25, OPENAI_SRC " and its pricing page as quoted", "2026", 0 },
+	{ "gpt-5-nano", 1024, 0.1, 1.0, 1.0, 0.05, OPENAI_SRC " and its pricing page as quoted", "2026", 0 },
+	{ "o1-mini", 1024, 0.5, 1.0, 1.0, 1.10, OPENAI_SRC, "2024-12", 0 },
+	{ "o3", 1024, 0.25, 1.0, 1.0, 2.0, OPENAI_SRC, "2025-06", 0 },
+	{ "o3-mini", 1024, 0.5, 1.0, 1.0, 1.10, OPENAI_SRC, "2025-01", 0 },
+	{ "o4-mini", 1024, 0.25, 1.0, 1.0, 1.10, OPENAI_SRC, "2025-04", 0 },
+	{ "gpt-5", 1024, 0.1, 1.0, 1.0, 1.25, OPENAI_SRC " and its pricing page as quoted", "2026", 0 },
+	/* The guide's "Summary of model differences": GPT-5.5 on a 2,048-token grid, no write charge; 5.6
+	 * and later at exact boundaries, writes at 1.25x (cache_write_tokens). Their prices are not in
+	 * our sources. */
+	{ "gpt-5-5", 1024, 0.1, 1.0, 1.0, -1, OPENAI_SRC " (price not in our sources)", "2026-09", 2048 },
+	{ "gpt-5-6", 1024, 0.1, 1.25, 1.25, -1, OPENAI_SRC " (price not in our sources)", "2026-09", 1 },
+	{ "gpt-5-7", 1024, 0.1, 1.25, 1.25, -1, OPENAI_SRC " (price not in our sources)", "2026-09", 1 },
+	{ "gpt-5-8", 1024, 0.1, 1.25, 1.25, -1, OPENAI_SRC " (price not in our sources)", "2026-09", 1 },
+	{ "gpt-5-9", 1024, 0.1, 1.25, 1.25, -1, OPENAI_SRC " (price not in our sources)", "2026-09", 1 },
+	{ "gpt-6", 1024, 0.1, 1.25, 1.25, 2.0, OPENAI_SRC " and release notes citing its pricing", "2026-09-22", 1 },
 };
 static const struct req_model_facts openai_default = {
-	"", 1024, 0.5, 1.0, 1.0, -1, OPENAI_SRC " (model not in the table: 1,024 minimum, 128-token steps)", "2026-09"
+	"", 1024, 0.5, 1.0, 1.0, -1, OPENAI_SRC " (model not in the table: 1,024 minimum, 128-token steps)", "2026-09", 0
 };
 
 /* "claude-sonnet-4-5-20250929" -> "sonnet-4-5"; "gpt-4.1" -> "gpt-4-1". */

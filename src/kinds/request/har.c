@@ -55,8 +55,9 @@ static int har_take(struct source *src, const cJSON *rec, struct req_record *out
 	}
 	out->body_text = json_string_value(text);
 	out->time = request_time_of(json_member(rec, "startedDateTime"));
-	const char *acct = header(json_member(req, "headers"), "anthropic-workspace-id");
-	out->account = acct ? acct : header(json_member(req, "headers"), "x-api-key");
+	out->account = NULL;
+	for (size_t i = 0; request_account_headers[i] && !out->account; i++)
+		out->account = header(json_member(req, "headers"), request_account_headers[i]);
 	const cJSON *content = json_member(resp, "content"), *enc = json_member(content, "encoding");
 	const cJSON *rt = json_member(content, "text");
 	if (json_is_string(rt) && !(json_is_string(enc) && !strcmp(json_string_value(enc), "base64"))) {

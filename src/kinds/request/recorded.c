@@ -131,7 +131,7 @@ void request_figures_text(const struct request_model *m, size_t k, struct strbuf
 			sb_printf(out, ", $%.6f", f.cost);
 		else if (f.cost >= 0)
 			sb_printf(out, ", $%.4f", f.cost);
-		if (f.cost >= 0 && r->rec_write > 0 && f.written_1h < 0)
+		if (f.cost >= 0 && r->rec_write > 0 && f.written_1h < 0 && r->provider == REQ_ANTHROPIC)
 			sb_puts(out, ", writes as 5m");
 		if (f.priced_as)
 			sb_printf(out, ", %s", f.priced_as);

@@ -146,7 +146,7 @@ static void emit_recorded(struct emitter *em, const struct request_model *m, siz
 		emit_key_int(em, "web_searches", r->rec_web_searches);
 		emit_key_num(em, "web_search_cost_usd", f->web_search_cost);
 	}
-	if (r->rec_write > 0 && f->written_1h < 0)
+	if (r->rec_write > 0 && f->written_1h < 0 && r->provider == REQ_ANTHROPIC) /* OpenAI has one lifetime */
 		emit_key_str(em, "write_lifetime", "not recorded: priced as 5-minute writes");
 	emit_map_end(em);
 }

@@ -187,6 +187,10 @@ struct req_model_facts {
 	double price_per_mtok;  /* base input, USD; < 0 unknown */
 	const char *source;
 	const char *as_of;
+	/* OpenAI: the reported read is a multiple of it: 0 the 2024 rule's 128
+	 * tokens, 2,048 where entries sit on a 2,048-token grid (GPT-5.5), 1 an
+	 * exact boundary (GPT-5.6 and later, which also charge their writes). */
+	long step;
 };
 
 /* A cache group: the requests of one model (and account). */
@@ -461,6 +465,9 @@ double request_price_multiplier(const struct req_request *r, bool *known, const 
 /* Fast mode's multiplier on the model's standard rates, -1 when the table
  * has none for it; *said its words (static). */
 double request_fast_rate(const char *model, const char **said);
+/* The request headers that name the API key or workspace it was sent with,
+ * in the order they are looked for (captures, HARs); NULL-ended. */
+extern const char *const request_account_headers[];
 /* A web search, USD (Anthropic's pricing: $10 per 1,000 searches). */
 #define REQUEST_WEB_SEARCH_USD 0.01
 /* The same, a profile of the user's cache.yml named as the model (with or

@@ -492,9 +492,12 @@ static bool add_auto_bp(struct pred *p, long at)
 	return true;
 }
 
-/* OpenAI: the longest live prefix, from the minimum, in 128-token steps. */
-static bool predict_prefix(struct pred *p, struct req_request *r, long k, long min)
+/* OpenAI: the longest live prefix, from the minimum, rounded down to the
+ * model's step (128 tokens, a 2,048-token grid, or exact); models that
+ * charge their writes write the rest of what can be cached. */
+static bool predict_prefix(struct pred *p, struct req_request *r, long k, const struct req_model_facts *f)
 {
+	long min = f->min_prefix, step = f->step > 0 ? f->step : OPENAI_STEP;
 	long best = 0;
 	for (size_t i = r->nunits; i-- > 0;) {
 		const struct slot *s = map_find(&p->cache, p->keys[i]);
@@ -504,9 +507,9 @@ static bool predict_prefix(struct pred *p, struct req_request *r, long k, long m
 			break;
 		}
 	}
-	r->pred_read = best >= min ? best / OPENAI_STEP * OPENAI_STEP : 0;
-	r->pred_write = 0;
+	r->pred_read = best >= min ? best / step * step : 0;
 	r->cached_extent = r->total >= min ? r->total : 0;
+	r->pred_write = f->write_5m > 1.0 && r->cached_extent > r->pred_read ? r->cached_extent - r->pred_read : 0;
 	int ttl = default_ttl(p->m, r);
 	for (size_t i = 0; i < r->nunits; i++)
 		if (p->prefix[i] >= min && !map_put(&p->cache, p->keys[i], r->time, k, ttl))
@@ -717,7 +720,7 @@ static int predict_one(struct pred *p, long k)
 	long miss = -1;
 	p->read_from = -1;
 	bool ok = explicit_cache(m, r) ? predict_explicit(p, r, k, (*f)->min_prefix, &miss)
-				       : predict_prefix(p, r, k, (*f)->min_prefix);
+				       : predict_prefix(p, r, k, *f);
 	if (!ok)
 		return CS_ENOMEM;
 	r->pred_uncached = r->total - r->pred_read - r->pred_write;

@@ -91,8 +91,10 @@ static void read_usage(struct usage_at *at, struct req_request *r, const cJSON *
 		if (!json_member(u, "cache_read_input_tokens") && json_is_object(det) &&
 		    count_in(at, det, dn, "cached_tokens", &cached))
 			read = cached, any = true;
-		if (!json_member(u, "cache_creation_input_tokens"))
-			any |= count(at, u, "cache_write_tokens", &write);
+		if (!json_member(u, "cache_creation_input_tokens")) /* 5.6+: beside cached_tokens, or at the top */
+			any |= json_is_object(det) && json_member(det, "cache_write_tokens")
+				       ? count_in(at, det, dn, "cache_write_tokens", &write)
+				       : count(at, u, "cache_write_tokens", &write);
 		any |= count(at, u, json_member(u, "prompt_tokens") ? "prompt_tokens" : "input_tokens", &total);
 		if (total >= 0)
 			input = total - read - write > 0 ? total - read - write : 0;
