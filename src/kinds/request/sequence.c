@@ -708,6 +708,32 @@ static int diff_with(struct pred *p, struct req_request *r, const struct req_req
 	return CS_OK;
 }
 
+/* A read of a cache shared across sessions (ctxscope-formats(5) section 7b): a request
+ * whose breakpoint has scope "global" (Claude Code marks its system prompt
+ * so) can read what another session wrote, text this log does not show as
+ * sent before. For the first request of its group (nothing earlier of its
+ * model in the log) that the record says read, that read is taken as
+ * predicted, up to what the request caches, and told as a read of the
+ * shared cache, not a miss. */
+static void global_read(struct pred *p, struct req_request *r, long min)
+{
+	if (!r->recorded || r->rec_read <= 0 || r->pred_read > 0)
+		return;
+	long at = -1;
+	for (size_t i = 0; i < r->nunits; i++)
+		if (p->m->units[r->first_unit + i].global && p->prefix[i] >= min && bp_ttl(p, r, i))
+			at = (long)i;
+	if (at < 0)
+		return;
+	long extent = r->cached_extent > 0 ? r->cached_extent : r->total;
+	r->global_read = r->rec_read;
+	r->global_extent = p->prefix[at];
+	r->global_path = p->m->units[r->first_unit + at].path;
+	r->pred_read = r->rec_read < extent ? r->rec_read : extent;
+	r->pred_write = extent > r->pred_read ? extent - r->pred_read : 0;
+	r->pred_uncached = r->total - r->pred_read - r->pred_write;
+}
+
 static int predict_one(struct pred *p, long k)
 {
 	struct request_model *m = p->m;
@@ -729,6 +755,10 @@ static int predict_one(struct pred *p, long k)
 		return CS_ENOMEM;
 	r->pred_uncached = r->total - r->pred_read - r->pred_write;
 	long with = p->read_from >= 0 && p->read_from < k ? p->read_from : p->prev_same[k];
+	r->global_read = r->global_extent = 0;
+	r->global_path = NULL;
+	if (with < 0 && explicit_cache(m, r))
+		global_read(p, r, (*f)->min_prefix);
 	if (with < 0)
 		return CS_OK; /* the first of its group (a model switch is no break) */
 	const struct req_request *prev = &m->reqs[with];
