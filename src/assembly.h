@@ -184,6 +184,7 @@ struct step_cache {
 	long compared;             /* the request it could read from, 1-based; 0 none (the first of its group) */
 	long compared_line;        /* its line in the file */
 	long total, read, written; /* predicted */
+	long shared_read;          /* of read: what a cache shared across sessions gave (a global scope); 0 none */
 	bool broke;
 	const char *cause;         /* borrowed from the kind's model; NULL none */
 	const char *group;         /* its model and group mark, "claude-sonnet-4-5 (A)"; arena; NULL: one group */

@@ -273,6 +273,8 @@ static void step_items(struct vm *vm, const struct step_cache *s)
 		if (s->compared)
 			sb_printf(t, " %s request %ld (line %ld)", s->read > 0 ? "from" : "compared with", s->compared,
 				  s->compared_line);
+		else if (s->shared_read > 0)
+			sb_puts(t, ": the first of its model, read from a cache shared across sessions");
 		else
 			sb_puts(t, ": the first of its model, nothing to read yet");
 		item_close(vm);

@@ -3,15 +3,20 @@
  * compared with the request of its own model it read from, a model switch
  * no break), usage from Anthropic and OpenAI streams (message_start, the
  * last message_delta; the final chunk), batch results joined by custom_id,
- * HAR entries, times in every form, and figures that are not counts. */
+ * HAR entries, times in every form, figures that are not counts, images
+ * inside tool results (ctxscope-formats(5) section 7b) and a system prompt
+ * cached with scope "global". */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "assembly.h"
+#include "base/strbuf.h"
 #include "kinds/request/request.h"
 #include "source.h"
+#include "tokens/estimate.h"
 #include "support.h"
 
 #include <math.h>
@@ -159,13 +164,90 @@ static void test_figures_not_counts(void **state)
 	source_free(src);
 }
 
+/* The unit at path in the request shown. */
+static const struct req_unit *unit_at(struct source *src, const char *path)
+{
+	return &model(src)->units[src->pieces[support_piece(src, path)].kind_index];
+}
+
+/* The estimate of a unit's text alone (its placeholders included). */
+static long text_tokens(const struct req_unit *u)
+{
+	return tokens_of_text(u->text, u->text_len, 4);
+}
+
+/* An image inside a tool_result counts as the same image given directly
+ * (2000 x 1008: 1,599 tokens), never as its 32,000 characters of base64
+ * (8,054 tokens before); the assembly's total and the prediction follow. */
+static void test_images_in_tool_results(void **state)
+{
+	(void)state;
+	struct source *src = support_load(SHAPES "images-anthropic.json", NULL);
+	const struct req_unit *direct = unit_at(src, "messages[0].content[1]");
+	const struct req_unit *result = unit_at(src, "messages[2].content[0]");
+	assert_true(direct->image);
+	assert_int_equal(direct->tokens, 1599);
+	assert_false(result->image);
+	assert_int_equal(result->nested_images, 1599);
+	assert_non_null(strstr(result->text, "[image image/png 2000x1008]"));
+	assert_null(strstr(result->text, "iVBOR"));
+	assert_int_equal(result->tokens, text_tokens(result) + 1599);
+	struct assembly a;
+	support_assemble(src, &a);
+	assert_int_equal(a.total_tokens, model(src)->reqs[0].total);
+	assert_true(a.total_tokens < 3400);
+	asm_fini(&a);
+	source_free(src);
+	/* OpenAI Responses: input_image parts of a function_call_output's output,
+	 * by OpenAI's rule: 1024 x 768 is 765, detail "low" 85 */
+	src = support_load(SHAPES "images-responses.json", NULL);
+	result = unit_at(src, "input[2]");
+	assert_int_equal(result->nested_images, 765 + 85);
+	assert_int_equal(result->tokens, text_tokens(result) + 765 + 85);
+	assert_non_null(strstr(result->text, "[image inline 1024x768]"));
+	source_free(src);
+}
+
+/* A first request whose system prompt is cached with scope "global" reads
+ * what another session wrote: the record's read is taken as predicted and
+ * told as a read of the shared cache, not flagged "OFF BY 100%"; a first
+ * request without the scope (the Haiku check) is left as it was. */
+static void test_global_scope(void **state)
+{
+	(void)state;
+	struct source *src = support_load(SHAPES "capture-global.jsonl", NULL);
+	const struct request_model *m = model(src);
+	assert_int_equal(m->nreqs, 4);
+	const struct req_request *first = &m->reqs[0], *haiku = &m->reqs[1];
+	assert_true(first->rec_read > 2000);
+	assert_int_equal(first->global_read, first->rec_read);
+	assert_int_equal(first->pred_read, first->rec_read);
+	assert_string_equal(first->global_path, "system[1]");
+	assert_true(first->global_extent > 2000);
+	struct req_figures f;
+	request_figures(m, 0, &f);
+	assert_false(f.off);
+	struct strbuf sb = STRBUF_INIT;
+	request_figures_text(m, 0, &sb);
+	assert_non_null(strstr(sb_str(&sb), "a cache shared across sessions"));
+	assert_null(strstr(sb_str(&sb), "OFF BY"));
+	sb_fini(&sb);
+	assert_int_equal(haiku->global_read, 0);
+	assert_int_equal(haiku->pred_read, 0);
+	/* the later requests read what the one before wrote, by the log */
+	assert_int_equal(m->reqs[2].global_read, 0);
+	assert_int_equal(m->reqs[2].pred_read, m->reqs[2].rec_read);
+	source_free(src);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_per_model_caches),   cmocka_unit_test(test_anthropic_stream_usage),
 		cmocka_unit_test(test_openai_stream_usage), cmocka_unit_test(test_batches_joined),
 		cmocka_unit_test(test_litellm_and_har),    cmocka_unit_test(test_times_and_endpoints),
-		cmocka_unit_test(test_figures_not_counts),
+		cmocka_unit_test(test_figures_not_counts), cmocka_unit_test(test_images_in_tool_results),
+		cmocka_unit_test(test_global_scope),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,6 +50,7 @@ struct cc_block {
 	const char *file;      /* tool_use input.file_path; NULL none */
 	const char *summary;   /* tool_use: what its input names (a command, a path, a pattern); NULL none */
 	long images;           /* images in it (an image block, or inside a tool_result), counted by the rule */
+	long nested_images;    /* a tool_result's: its images' tokens (in tokens too) */
 	const char *path;      /* "messages[3].content[1]", made on first use; arena */
 	long path_msg;         /* the message index path was made for */
 	size_t line;           /* the line it came from (index into lines) */

@@ -126,64 +126,15 @@ struct cc_block *cc_new_block(struct cc_model *m)
 	return b;
 }
 
-/* An image block (ctxscope-formats(5) section 7b): its place in the text, "[image
- * image/png 2000x1008]", and its tokens by Anthropic's rule (tokens/image.h),
- * never its base64 text; 0 when its size cannot be read. */
-static long image_text(struct strbuf *out, const cJSON *b)
-{
-	const cJSON *s = json_member(b, "source");
-	const char *media = json_opt_string(s, "media_type"), *data = json_opt_string(s, "data");
-	long wd = 0, ht = 0;
-	if (image_size(data, &wd, &ht)) {
-		sb_printf(out, "[image %.40s %ldx%ld]", media ? media : "", wd, ht);
-		return image_tokens(IMAGE_ANTHROPIC, wd, ht);
-	}
-	sb_printf(out, "[image %.40s, size unknown]", media ? media : data ? "" : "by URL");
-	return 0;
-}
-
-/* What the blocks of a tool result cost beyond their text: its images. */
-struct extra {
-	long tokens, images;
-};
-
-/* A tool result's content as text: a string, or its blocks joined: text as
- * it is, an image by its rule, a tool_reference by the tool it names. */
-static void result_text(struct strbuf *out, const cJSON *content, struct extra *x)
-{
-	if (content && json_is_string(content)) {
-		const char *s = json_string_value(content);
-		sb_puts(out, s ? s : "");
-		return;
-	}
-	const cJSON *c;
-	JSON_EACH(c, content)
-	{
-		const char *t = json_opt_string(c, "text"), *type = json_opt_string(c, "type");
-		if (out->len)
-			sb_puts(out, "\n");
-		if (t) {
-			sb_puts(out, t);
-		} else if (type && !strcmp(type, "image")) {
-			x->tokens += image_text(out, c);
-			x->images++;
-		} else if (type && !strcmp(type, "tool_reference")) {
-			const char *name = json_opt_string(c, "tool_name") ? json_opt_string(c, "tool_name")
-									   : json_opt_string(c, "name");
-			sb_printf(out, "[tool reference: %s]", name ? name : "?");
-		} else {
-			request_json(out, c, 0, 0, NULL, NULL);
-		}
-	}
-}
-
-static void block_text(struct strbuf *out, const char *type, const cJSON *b, struct extra *x)
+/* A block as text: an image, and those of a tool result, by their rule
+ * (request_image, request_result_text), never as their base64 text. */
+static void block_text(struct strbuf *out, const char *type, const cJSON *b, struct req_nested *x)
 {
 	if (b && json_is_string(b))
 		sb_puts(out,
 			json_string_value(b) ? json_string_value(b) : ""); /* a message's content given as a string */
 	else if (!strcmp(type, "image")) {
-		x->tokens += image_text(out, b);
+		x->tokens += request_image(out, b, IMAGE_ANTHROPIC, NULL);
 		x->images++;
 	} else if (!strcmp(type, "text") && json_opt_string(b, "text"))
 		sb_puts(out, json_opt_string(b, "text"));
@@ -193,7 +144,7 @@ static void block_text(struct strbuf *out, const char *type, const cJSON *b, str
 		sb_printf(out, "%s ", json_opt_string(b, "name") ? json_opt_string(b, "name") : "?");
 		request_json(out, json_member(b, "input"), 0, 0, NULL, NULL);
 	} else if (!strcmp(type, "tool_result"))
-		result_text(out, json_member(b, "content"), x);
+		request_result_text(out, json_member(b, "content"), IMAGE_ANTHROPIC, x);
 	else
 		request_json(out, b, 0, 0, NULL, NULL);
 }
@@ -245,7 +196,7 @@ int cc_add_block(struct source *src, struct cc_model *m, const cJSON *b, const c
 	if (!blk->type)
 		blk->type = arena_strdup(&src->arena, type);
 	const char *plain = plain_text(type, b);
-	struct extra x = { 0, 0 };
+	struct req_nested x = { 0, 0 };
 	if (plain) {
 		blk->text_len = strlen(plain);
 		blk->text = bulk_strndup(&m->text, plain, blk->text_len);
@@ -271,6 +222,7 @@ int cc_add_block(struct source *src, struct cc_model *m, const cJSON *b, const c
 	blk->tokens = blk->type == cc_known_type("image") ? x.tokens
 			: x.tokens + tokens_estimate(blk->code_points, src->settings.chars_per_token);
 	blk->images = x.images;
+	blk->nested_images = blk->type == cc_known_type("image") ? 0 : x.tokens;
 	const char *id = json_opt_string(b, "id") ? json_opt_string(b, "id") : json_opt_string(b, "tool_use_id");
 	const cJSON *input = json_member(b, "input");
 	const char *name = json_opt_string(b, "name"), *file = json_opt_string(input, "file_path"),

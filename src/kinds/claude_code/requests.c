@@ -429,6 +429,7 @@ static int line_units(struct build *b, struct req_request *r, const struct cc_li
 		u->type = l->compact_summary ? "compact summary" : blk->type;
 		u->role = roles[l->type == CL_ASSISTANT];
 		u->image = blk->type == cc_known_type("image");
+		u->nested_images = blk->nested_images;
 		u->text = blk->text;
 		u->text_len = blk->text_len;
 		u->hash = blk->hash;

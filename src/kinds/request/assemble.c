@@ -6,6 +6,8 @@
  * by the provider's formula, not by their placeholder text. */
 #include "request.h"
 
+#include "base/strbuf.h"
+
 #include "assembly.h"
 #include "models.h"
 #include "source.h"
@@ -19,8 +21,8 @@ const char *request_layer_name(int layer)
 	return layer >= 0 && layer < RL_COUNT ? layer_names[layer] : "";
 }
 
-/* Images: their formula's tokens instead of the placeholder's; offsets,
- * layer totals and the prompt total follow. */
+/* Images (and tool results holding some): their formula's tokens instead
+ * of the placeholder's; offsets, layer totals and the prompt total follow. */
 static void image_tokens(struct assembly *a, const struct request_model *m)
 {
 	long offset = 0, used = 0;
@@ -29,7 +31,7 @@ static void image_tokens(struct assembly *a, const struct request_model *m)
 	for (size_t b = 0; b < a->nblocks; b++) {
 		struct block *blk = &a->blocks[b];
 		const struct req_unit *u = blk->piece >= 0 ? &m->units[a->src->pieces[blk->piece].kind_index] : NULL;
-		if (u && u->image)
+		if (u && (u->image || u->nested_images))
 			blk->tokens = u->tokens;
 		blk->offset_tokens = offset;
 		offset += blk->tokens;
@@ -77,6 +79,12 @@ static void facts(struct assembly *a, const struct request_model *m, const struc
 			 r->nbreakpoints == 1 ? "" : "s", f->min_prefix, unknown);
 	else
 		asm_fact(a, "cache", "automatic prefix; from %ld tokens in 128-token steps%s", f->min_prefix, unknown);
+	if (r->global_read) {
+		struct strbuf sb = STRBUF_INIT;
+		request_global_text(r, &sb);
+		asm_fact(a, "global read", "%s", sb.failed ? "" : sb_str(&sb));
+		sb_fini(&sb);
+	}
 }
 
 /* The message key of a unit: tools and system are messages of their own. */
@@ -97,7 +105,7 @@ static void blocks(struct assembly *a, const struct source *src, const struct re
 		const struct piece *p = &src->pieces[i];
 		if (piece_excluded(p)) {
 			asm_drop(a, i, REASON_EXCLUDED_BY_USER, NULL);
-			if (u->image) /* left out at its real size, not its placeholder's */
+			if (u->image || u->nested_images) /* left out at its real size, not its placeholder's */
 				a->results[i].original_tokens = u->tokens;
 			continue;
 		}
@@ -107,7 +115,7 @@ static void blocks(struct assembly *a, const struct source *src, const struct re
 		}
 		struct block *b = asm_block(a, i, u->layer, -1);
 		asm_span(a, p->text, p->text_bytes, p->code_points);
-		b->budget_tokens = u->image ? u->tokens : p->tokens;
+		b->budget_tokens = u->image || u->nested_images ? u->tokens : p->tokens;
 		if (u->ttl || (long)p->kind_index == (long)r->first_unit + r->auto_unit)
 			b->flags |= BLOCK_BREAKPOINT;
 		asm_whole(a, i, (long)a->nblocks - 1, b->budget_tokens);

@@ -318,22 +318,22 @@ static long tools_tokens(struct cctx *c, const cJSON *tools)
 
 /* ---- messages ----------------------------------------------------------------- */
 
-/* A tool_result's content: the string, or its text blocks joined by "\n". */
-static long result_text(struct cctx *c, const cJSON *content)
+/* A tool result's content (Anthropic tool_result, Responses function_call_output): the
+ * string, or its text blocks joined by "\n"; its images by their rule (nested_images). */
+static long result_text(struct cctx *c, const cJSON *content, int rule)
 {
 	if (json_is_string(content))
 		return enc_str(c, json_string_value(content));
-	struct strbuf joined = STRBUF_INIT;
+	struct strbuf joined = STRBUF_INIT, placeholder = STRBUF_INIT;
 	const cJSON *b;
 	JSON_EACH(b, content) {
-		const char *t = json_opt_string(b, "text");
-		long wd, ht;
-		if (t && is(json_opt_string(b, "type"), "text"))
+		const char *t = json_opt_string(b, "text"), *type = json_opt_string(b, "type");
+		if (t && (is(type, "text") || is(type, "input_text")))
 			sb_printf(&joined, "%s%s", joined.len ? "\n" : "", t);
-		else if (is(json_opt_string(b, "type"), "image") &&
-			 image_size(json_opt_string(json_member(b, "source"), "data"), &wd, &ht))
-			c->nested_images += image_tokens(IMAGE_ANTHROPIC, wd, ht);
+		else if (is(type, "image") || is(type, "input_image"))
+			c->nested_images += request_image(&placeholder, b, rule, NULL);
 	}
+	sb_fini(&placeholder);
 	long n = joined.failed ? (c->rc = cs_error_nomem(c->err), 0) : enc(c, sb_str(&joined), joined.len);
 	sb_fini(&joined);
 	return n;
@@ -361,7 +361,8 @@ static long anthropic_part(struct cctx *c, const cJSON *b)
 				       (input && !json_is_null(input) ? enc_json(c, input) : 0));
 	}
 	if (is(type, "tool_result") || is(type, "mcp_tool_result"))
-		return part(c, enc_str(c, json_opt_string(b, "tool_use_id")) + result_text(c, json_member(b, "content")));
+		return part(c, enc_str(c, json_opt_string(b, "tool_use_id")) +
+				       result_text(c, json_member(b, "content"), IMAGE_ANTHROPIC));
 	return part(c, enc_json(c, b));
 }
 
@@ -439,7 +440,8 @@ static long responses_item(struct cctx *c, const cJSON *it)
 		       openai_call(c, json_opt_string(it, "name"), json_opt_string(it, "arguments"));
 	if (is(type, "function_call_output"))
 		return c->ov->per_message + enc_str(c, "tool") +
-		       part(c, enc_str(c, json_opt_string(it, "call_id")) + enc_str(c, json_opt_string(it, "output")));
+		       part(c, enc_str(c, json_opt_string(it, "call_id")) +
+				       result_text(c, json_member(it, "output"), IMAGE_OPENAI));
 	if (json_opt_string(it, "role"))
 		return message(c, json_opt_string(it, "role"), json_member(it, "content"), openai_part);
 	return 0; /* reasoning items and others: not sent back as text */
@@ -702,9 +704,8 @@ static int count_units(struct cctx *c, const struct request_model *m, const stru
 			msg = x->message;
 			out->messages += c->ov->per_message + enc_str(c, x->role);
 		}
-		if (x->image)
-			out->images += x->tokens;
-		else /* a unit's hash is its block's (its JSON): no need to hash its text again */
+		out->images += x->image ? x->tokens : x->nested_images; /* a tool result's images too, by their rule */
+		if (!x->image) /* a unit's hash is its block's (its JSON): no need to hash its text again */
 			out->messages += part(c, enc_keyed(c, bpe_mix(x->hash), x->text, x->text_len));
 	}
 	out->tokens = c->rc == CS_OK ? c->ov->base + out->messages + out->images : -1;

@@ -144,6 +144,14 @@ static int block_ttl(struct walk *w, const cJSON *block, const char *path)
 	return 300;
 }
 
+/* Whether a block's cache_control has scope "global": an entry shared
+ * across sessions (Claude Code's system prompt, ctxscope-formats(5) section 7b). */
+static bool is_global(const cJSON *block)
+{
+	const char *scope = json_opt_string(get(block, "cache_control"), "scope");
+	return scope && !strcmp(scope, "global");
+}
+
 static uint64_t hash_node(const cJSON *v, uint64_t h, bool skip)
 {
 	char tag = json_is_string(v) ? 's' : json_is_number(v) ? 'n' : json_is_true(v) ? 't' : json_is_false(v) ? 'f'
@@ -189,9 +197,12 @@ static const struct req_unit *same_as_before(const struct walk *w, uint64_t hash
 														 : NULL;
 }
 
-/* Appends a unit; text copied into the arena. NULL on out of memory. */
-static struct req_unit *add_unit(struct walk *w, const cJSON *node, const char *path, const char *type,
-				 const char *role, int layer, int message, const char *text, size_t len)
+/* Appends a unit; text copied into the arena. x (may be NULL): the images
+ * its text holds (a tool result's), their tokens added to its text's. NULL
+ * on out of memory. */
+static struct req_unit *add_unit_x(struct walk *w, const cJSON *node, const char *path, const char *type,
+				   const char *role, int layer, int message, const char *text, size_t len,
+				   const struct req_nested *x)
 {
 	struct request_model *m = w->m;
 	if (m->nunits == m->cap_units) {
@@ -215,7 +226,7 @@ static struct req_unit *add_unit(struct walk *w, const cJSON *node, const char *
 		u->path = arena_strdup(&w->src->arena, path);
 		u->type = arena_strdup(&w->src->arena, type);
 		u->text = arena_strndup(&w->src->arena, text, len);
-		u->tokens = tokens_of_text(text, len, w->src->settings.chars_per_token);
+		u->tokens = tokens_of_text(text, len, w->src->settings.chars_per_token) + (x ? x->tokens : 0);
 	}
 	if (!u->path || !u->type || !u->text)
 		return NULL;
@@ -226,27 +237,93 @@ static struct req_unit *add_unit(struct walk *w, const cJSON *node, const char *
 	u->node = w->keep_nodes ? node : NULL;
 	u->hash = hash;
 	u->ttl = block_ttl(w, node, path);
+	u->global = u->ttl && is_global(node);
+	u->nested_images = x ? x->tokens : 0;
 	m->nunits++;
 	w->r->nunits++;
 	return u;
 }
 
-/* An image unit: placeholder text, tokens by the provider's rule. data is
- * base64 (NULL for a URL), low for OpenAI's detail "low". */
-static int add_image(struct walk *w, const cJSON *node, const char *path, const char *role, int layer, int message,
-		     const char *media, const char *data, bool low)
+static struct req_unit *add_unit(struct walk *w, const cJSON *node, const char *path, const char *type,
+				 const char *role, int layer, int message, const char *text, size_t len)
 {
+	return add_unit_x(w, node, path, type, role, layer, message, text, len, NULL);
+}
+
+/* The base64 data of an image block or part: an Anthropic source's data,
+ * or what follows ";base64," in an OpenAI data URL; NULL for none (a URL,
+ * a file). *media: the Anthropic media type, "inline" for a data URL. */
+static const char *image_data(const cJSON *b, const char **media)
+{
+	const cJSON *s = get(b, "source"), *img = get(b, "image_url");
+	*media = json_opt_string(s, "media_type");
+	if (s)
+		return json_opt_string(s, "data");
+	const char *url = json_is_string(img) ? json_string_value(img) : json_opt_string(img, "url");
+	const char *data = url && !strncmp(url, "data:", 5) && strstr(url, ";base64,") ? strstr(url, ";base64,") + 8 : NULL;
+	*media = data ? "inline" : NULL;
+	return data;
+}
+
+long request_image(struct strbuf *out, const cJSON *b, int rule, bool *sized)
+{
+	const char *media, *data = image_data(b, &media);
+	const char *detail = json_opt_string(b, "detail") ? json_opt_string(b, "detail")
+							 : json_opt_string(get(b, "image_url"), "detail");
+	if (rule == IMAGE_OPENAI && detail && !strcmp(detail, "low"))
+		rule = IMAGE_OPENAI_LOW;
 	long wd = 0, ht = 0;
-	bool sized = data && image_size(data, &wd, &ht);
-	bool anthropic = w->m->provider == REQ_ANTHROPIC;
-	int rule = anthropic ? IMAGE_ANTHROPIC : low ? IMAGE_OPENAI_LOW : IMAGE_OPENAI;
-	long tokens = !sized ? (low && !anthropic ? 85 : 0) : image_tokens(rule, wd, ht);
-	char text[160];
+	bool known = data && image_size(data, &wd, &ht);
 	if (sized)
-		snprintf(text, sizeof text, "[image %.40s %ldx%ld]", media ? media : "", wd, ht);
-	else
-		snprintf(text, sizeof text, "[image %.40s, size unknown]", media ? media : "by URL");
-	struct req_unit *u = add_unit(w, node, path, "image", role, layer, message, text, strlen(text));
+		*sized = known;
+	if (known) {
+		sb_printf(out, "[image %.40s %ldx%ld]", media ? media : "", wd, ht);
+		return image_tokens(rule, wd, ht);
+	}
+	sb_printf(out, "[image %.40s, size unknown]", media ? media : data ? "" : "by URL");
+	return rule == IMAGE_OPENAI_LOW ? 85 : 0;
+}
+
+void request_result_text(struct strbuf *out, const cJSON *content, int rule, struct req_nested *x)
+{
+	if (json_is_string(content)) {
+		sb_puts(out, json_string_value(content));
+		return;
+	}
+	const cJSON *c;
+	JSON_EACH(c, content) {
+		const char *t = json_opt_string(c, "text"), *type = json_opt_string(c, "type");
+		sb_puts(out, out->len ? "\n" : "");
+		if (t) {
+			sb_puts(out, t);
+		} else if (type && (!strcmp(type, "image") || !strcmp(type, "input_image") || !strcmp(type, "image_url"))) {
+			x->tokens += request_image(out, c, rule, NULL);
+			x->images++;
+		} else if (type && !strcmp(type, "tool_reference")) {
+			const char *name = json_opt_string(c, "tool_name") ? json_opt_string(c, "tool_name")
+									   : json_opt_string(c, "name");
+			sb_printf(out, "[tool reference: %s]", name ? name : "?");
+		} else {
+			request_json(out, c, 0, 0, NULL, NULL);
+		}
+	}
+}
+
+/* The rule images are counted by in the request being read. */
+static int image_rule(const struct walk *w)
+{
+	return w->m->provider == REQ_ANTHROPIC ? IMAGE_ANTHROPIC : IMAGE_OPENAI;
+}
+
+/* An image unit: placeholder text, tokens by the provider's rule. */
+static int add_image(struct walk *w, const cJSON *node, const char *path, const char *role, int layer, int message)
+{
+	struct strbuf text = STRBUF_INIT;
+	bool sized;
+	long tokens = request_image(&text, node, image_rule(w), &sized);
+	struct req_unit *u = text.failed ? NULL
+					 : add_unit(w, node, path, "image", role, layer, message, sb_str(&text), text.len);
+	sb_fini(&text);
 	if (!u)
 		return cs_error_nomem(w->err);
 	u->image = true;
@@ -271,28 +348,8 @@ static bool known_type(const char *const *list, const char *t)
 	return false;
 }
 
-/* The text a tool_result's content renders to: a string, or its text blocks. */
-static void result_text(struct strbuf *out, const cJSON *content)
-{
-	if (json_is_string(content)) {
-		sb_puts(out, json_string_value(content));
-		return;
-	}
-	const cJSON *c;
-	JSON_EACH(c, content) {
-		const char *t = json_opt_string(c, "text");
-		if (t) {
-			sb_puts(out, out->len ? "\n" : "");
-			sb_puts(out, t);
-		} else {
-			sb_puts(out, out->len ? "\n" : "");
-			request_json(out, c, 0, 0, NULL, NULL);
-		}
-	}
-}
-
 /* The text one Anthropic block renders to, into out. */
-static void anthropic_block_text(struct strbuf *out, const char *type, const cJSON *b)
+static void anthropic_block_text(struct strbuf *out, const char *type, const cJSON *b, struct req_nested *x)
 {
 	const char *s;
 	if (!strcmp(type, "text") && (s = json_opt_string(b, "text"))) {
@@ -305,7 +362,7 @@ static void anthropic_block_text(struct strbuf *out, const char *type, const cJS
 		sb_printf(out, "%s ", (s = json_opt_string(b, "name")) ? s : "tool");
 		request_json(out, get(b, "input"), 0, 0, NULL, NULL);
 	} else if (!strcmp(type, "tool_result")) {
-		result_text(out, get(b, "content"));
+		request_result_text(out, get(b, "content"), IMAGE_ANTHROPIC, x);
 	} else if (!strcmp(type, "document") && (s = json_opt_string(get(b, "source"), "data")) &&
 		   !strcmp(json_opt_string(get(b, "source"), "type") ? json_opt_string(get(b, "source"), "type") : "",
 			   "text")) {
@@ -330,22 +387,20 @@ static int anthropic_block(struct walk *w, const cJSON *b, const struct jpath *a
 		w->r->stripped_thinking++; /* an earlier turn's thinking, which the API strips for this model: not sent */
 		return CS_OK;
 	}
-	if (!strcmp(type, "image")) {
-		const cJSON *s = get(b, "source");
-		return add_image(w, b, path, role, layer, message, json_opt_string(s, "media_type"),
-				 json_opt_string(s, "data"), false);
-	}
+	if (!strcmp(type, "image"))
+		return add_image(w, b, path, role, layer, message);
 	/* a text or thinking block renders to its string as it stands: taken
 	 * without a copy (a log repeats them request after request) */
 	const char *plain = !strcmp(type, "text")       ? json_opt_string(b, "text")
 			    : !strcmp(type, "thinking") ? json_opt_string(b, "thinking")
 							: NULL;
 	struct strbuf text = STRBUF_INIT;
+	struct req_nested x = { 0, 0 };
 	if (!plain)
-		anthropic_block_text(&text, type, b);
+		anthropic_block_text(&text, type, b, &x);
 	struct req_unit *u = text.failed ? NULL
-			     : add_unit(w, b, path, type, role, layer, message, plain ? plain : sb_str(&text),
-					plain ? strlen(plain) : text.len);
+			     : add_unit_x(w, b, path, type, role, layer, message, plain ? plain : sb_str(&text),
+					  plain ? strlen(plain) : text.len, &x);
 	sb_fini(&text);
 	if (!u)
 		return cs_error_nomem(w->err);
@@ -523,18 +578,8 @@ static int openai_part(struct walk *w, const cJSON *p, const struct jpath *at, c
 				 json_type_name(p));
 	const char *type = json_opt_string(p, "type");
 	type = type ? type : "text";
-	const cJSON *img = get(p, "image_url");
-	const char *url = json_is_string(img) ? json_string_value(img) : json_opt_string(img, "url");
-	if (!url)
-		url = json_opt_string(p, "image_url") ? json_opt_string(p, "image_url") : NULL;
-	if (!strcmp(type, "image_url") || !strcmp(type, "input_image")) {
-		const char *detail =
-			json_opt_string(p, "detail") ? json_opt_string(p, "detail") : json_opt_string(img, "detail");
-		const char *data = url && !strncmp(url, "data:", 5) && strstr(url, ";base64,") ? strstr(url, ";base64,") + 8
-											     : NULL;
-		return add_image(w, p, path, role, layer, message, data ? "inline" : NULL, data,
-				 detail && !strcmp(detail, "low"));
-	}
+	if (!strcmp(type, "image_url") || !strcmp(type, "input_image"))
+		return add_image(w, p, path, role, layer, message);
 	const char *text = json_opt_string(p, "text");
 	struct strbuf sb = STRBUF_INIT;
 	if (text)
@@ -609,16 +654,18 @@ static int openai_item(struct walk *w, const cJSON *msg, const struct jpath *mi,
 		snprintf(path, sizeof path, "%s", base);
 		if (!strcmp(type, "function_call"))
 			return openai_call(w, msg, path, "assistant", layer, i);
-		const char *out = json_opt_string(msg, "output");
+		const cJSON *out = get(msg, "output");
 		struct strbuf sb = STRBUF_INIT;
-		if (out)
-			sb_puts(&sb, out);
+		struct req_nested x = { 0, 0 };
+		if (json_is_string(out) || (json_is_array(out) && !strcmp(type, "function_call_output")))
+			request_result_text(&sb, out, IMAGE_OPENAI, &x); /* a string, or input_text/input_image parts */
 		else if (!strcmp(type, "reasoning") && json_is_array(get(msg, "summary")))
-			result_text(&sb, get(msg, "summary"));
+			request_result_text(&sb, get(msg, "summary"), IMAGE_OPENAI, &x);
 		else
 			request_json(&sb, msg, 0, 0, NULL, NULL);
 		const char *r = !strcmp(type, "function_call_output") ? "tool" : "assistant";
-		struct req_unit *u = sb.failed ? NULL : add_unit(w, msg, path, type, r, layer, i, sb_str(&sb), sb.len);
+		struct req_unit *u = sb.failed ? NULL
+					       : add_unit_x(w, msg, path, type, r, layer, i, sb_str(&sb), sb.len, &x);
 		sb_fini(&sb);
 		return u ? CS_OK : cs_error_nomem(w->err);
 	}
@@ -690,6 +737,38 @@ static int openai_body(struct walk *w, const cJSON *body, int provider)
 
 /* ---- entry points ------------------------------------------------------- */
 
+/* The settings that change what a prompt cache holds without being blocks
+ * (caching.md sections 0 and 1, "what invalidates the cache"): Anthropic's
+ * tool_choice, thinking and output_config (effort) invalidate the messages;
+ * OpenAI's parallel_tool_calls, text (format, verbosity), response_format,
+ * reasoning and reasoning_effort, verbosity and context_management are
+ * rendered into the prefix. */
+static const char *const anthropic_cache_settings[] = { "tool_choice", "thinking", "output_config", NULL };
+static const char *const openai_cache_settings[] = { "parallel_tool_calls", "text",	 "response_format",
+						     "reasoning",	    "reasoning_effort", "verbosity",
+						     "context_management",  NULL };
+
+static int cache_settings(struct source *src, struct req_request *r, const cJSON *body, int provider)
+{
+	const char *const *names = provider == REQ_ANTHROPIC ? anthropic_cache_settings : openai_cache_settings;
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; names[i]; i++) {
+		const cJSON *v = get(body, names[i]);
+		if (!v)
+			continue;
+		sb_printf(&sb, "%s%s=", sb.len ? ", " : "", names[i]);
+		request_json(&sb, v, 0, 0, NULL, NULL);
+	}
+	int rc = sb.failed ? CS_ENOMEM : CS_OK;
+	if (rc == CS_OK && sb.len) {
+		r->settings_hash = request_hash(sb_str(&sb), sb.len, 0x5e7715ull) | 1;
+		r->settings = arena_strndup(&src->arena, sb_str(&sb), sb.len < 300 ? sb.len : 300);
+		rc = r->settings ? CS_OK : CS_ENOMEM;
+	}
+	sb_fini(&sb);
+	return rc;
+}
+
 int request_provider_of(const cJSON *body, const char **why)
 {
 	*why = NULL;
@@ -760,6 +839,8 @@ int request_parse_body(struct source *src, struct request_model *m, const struct
 	const char *ret = json_opt_string(body, "prompt_cache_retention"), *speed = json_opt_string(body, "speed");
 	r->retention = ret ? arena_strdup(&src->arena, ret) : NULL;
 	r->rec_fast = speed && !strcmp(speed, "fast"); /* asked for: the record's usage.speed, if any, says what ran */
+	if (cache_settings(src, r, body, provider) != CS_OK)
+		return cs_error_nomem(err);
 	if (!r->model)
 		return cs_error_nomem(err);
 	m->nreqs++;

@@ -107,6 +107,15 @@ static void diagnosis_text(const struct request_model *m, size_t k, const struct
 	sb_puts(out, f->agrees > 0 ? ", agrees" : f->agrees == 0 ? ", DISAGREES with ctxscope" : "");
 }
 
+void request_global_text(const struct req_request *r, struct strbuf *out)
+{
+	char a[32], b[32];
+	sb_printf(out, "%s tokens read of a cache shared across sessions (cache_control scope \"global\" up to %s, "
+		  "%s estimated): text this log does not show as sent before, not a miss",
+		  fmt_thousands(a, r->global_read), r->global_path ? r->global_path : "?",
+		  fmt_thousands(b, r->global_extent));
+}
+
 void request_figures_text(const struct request_model *m, size_t k, struct strbuf *out)
 {
 	const struct req_request *r = &m->reqs[k];
@@ -134,7 +143,13 @@ void request_figures_text(const struct request_model *m, size_t k, struct strbuf
 		sb_printf(out, " · predicted read %s (%s%s)", fmt_thousands(a, r->pred_read), d >= 0 ? "+" : "-",
 			  fmt_thousands(b, labs(d)));
 		if (f.off)
-			sb_printf(out, " OFF BY %ld%%: %s", f.off_percent, r->cause ? r->cause : "no cause found");
+			sb_printf(out, " OFF BY %ld%%: %s", f.off_percent,
+				  r->cause ? r->cause
+				  : r->global_read ? "more read than the estimate of what it caches" : "no cause found");
+		if (r->global_read) {
+			sb_puts(out, "; ");
+			request_global_text(r, out);
+		}
 	} else {
 		sb_printf(out, "predicted read %s, written %s, uncached %s (no usage recorded)", fmt_thousands(a, r->pred_read),
 			  fmt_thousands(b, r->pred_write), fmt_thousands(c, r->pred_uncached));
@@ -155,6 +170,7 @@ void request_step_cache(const struct request_model *m, size_t k, struct step_cac
 	out->total = r->total;
 	out->read = r->pred_read;
 	out->written = r->pred_write;
+	out->shared_read = r->global_read;
 	out->broke = r->broke;
 	out->cause = r->cause;
 	if (f.recorded) {

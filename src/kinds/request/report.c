@@ -194,6 +194,16 @@ static void emit_one(struct emitter *em, const struct request_model *m, size_t k
 		emit_key_bool(em, "off", f.off);
 	}
 	emit_map_end(em);
+	if (r->global_read) {
+		emit_key(em, "global_read");
+		emit_map_begin(em);
+		emit_key_int(em, "read", r->global_read);
+		emit_key_str(em, "breakpoint", r->global_path);
+		emit_key_int(em, "estimated_tokens", r->global_extent);
+		emit_key_str(em, "what", "a cache shared across sessions: text this log does not show as sent before, "
+			     "not a miss");
+		emit_map_end(em);
+	}
 	if (counts) {
 		emit_key(em, "counted");
 		request_emit_counted(em, &counts[k]);

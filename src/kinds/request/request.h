@@ -66,6 +66,8 @@ struct req_unit {
 	int message;          /* message index in its request; -1 for tools and system */
 	int ttl;              /* its cache_control's TTL in seconds; 0: no breakpoint */
 	bool image;           /* an image block (tokens from its size) */
+	bool global;          /* a breakpoint with cache_control.scope "global" (shared across sessions) */
+	long nested_images;   /* tokens of the images inside it (a tool result's), by their rule; in tokens too */
 	bool uncounted;       /* an image whose size is unknown: tokens 0, said so */
 	bool unknown;         /* a block type this reader does not know (kept, warned) */
 	bool run;             /* continues a run of tool_use or tool_result (one lookback position) */
@@ -105,6 +107,12 @@ struct req_request {
 	bool rec_fast;
 	bool batch;
 	long rec_web_searches;
+	/* The body's settings that change what the cache holds without being
+	 * blocks (request_cache_settings): "tool_choice={...}, thinking={...}"
+	 * (arena, NULL none), and their hash, mixed into the keys from the
+	 * first block they change (the messages for Anthropic, all for OpenAI). */
+	const char *settings;
+	uint64_t settings_hash;
 	/* The provider's own diagnosis of this request's cache (ctxscope-formats(5) section 6b:
 	 * diagnostics.cache_miss_reason): its type ("system_changed"...), "none"
 	 * for a recorded null, NULL when the record has none; and its
@@ -128,6 +136,14 @@ struct req_request {
 	long auto_unit;        /* where automatic caching puts its breakpoint (unit index), -1 none */
 	long nbreakpoints;     /* explicit and automatic */
 	long cached_extent;    /* tokens of the longest prefix it leaves in the cache */
+	/* A read of a cache shared across sessions (ctxscope-formats(5) section 7b: a
+	 * breakpoint with cache_control.scope "global", as Claude Code marks its
+	 * system prompt): where the log shows nothing earlier to read and the
+	 * record says it read, global_read is that recorded read (taken as
+	 * predicted, up to what the request caches), global_path the last such
+	 * breakpoint and global_extent the tokens up to it; 0 and NULL none. */
+	long global_read, global_extent;
+	const char *global_path;
 	size_t offset, length; /* its line's bytes in the log (to read its body again) */
 	long loaded_read, loaded_write, loaded_uncached; /* the prediction as loaded, before any edit */
 };
@@ -290,6 +306,24 @@ uint64_t request_hash(const char *s, size_t n, uint64_t h);
  * Depth is bounded by the parser. */
 uint64_t request_hash_json(const cJSON *v, uint64_t h, bool skip_cache_control);
 #define REQUEST_HASH_SEED 1469598103934665603ULL
+/* An image (ctxscope-formats(5) section 7b: counted as an image, never as
+ * its base64 text): an Anthropic `image` block (source.data) or an OpenAI
+ * `image_url`/`input_image` part (a data URL). Its place in a text goes into
+ * out ("[image image/png 2000x1008]", "[image by URL, size unknown]"); its
+ * tokens by `rule` (enum image_rule; an OpenAI part's detail "low" read
+ * from the part) are returned: 0 when its size cannot be read, except at
+ * detail "low" (85 whatever the size). *sized (may be NULL): size read. */
+long request_image(struct strbuf *out, const cJSON *b, int rule, bool *sized);
+/* What a tool result's content holds beyond its text: its images. */
+struct req_nested {
+	long tokens, images;
+};
+/* A tool result's content as text (an Anthropic tool_result's content, an
+ * OpenAI Responses function_call_output's output): a string, or its blocks
+ * joined by newlines: text as it is, an image by request_image (its tokens
+ * and count added to *x), a tool_reference by the tool it names, any other
+ * block as its JSON. */
+void request_result_text(struct strbuf *out, const cJSON *content, int rule, struct req_nested *x);
 
 /* ---- shapes.c: how a log holds its requests (ctxscope-formats(5) section 6b) --------------- */
 
@@ -416,6 +450,9 @@ const char *request_group_mark(const struct request_model *m, size_t k, char buf
  * 31, uncached 0 (98% hit, $0.0006) · predicted read 1,531 (+0)"; the flag
  * and the provider's diagnosis after. */
 void request_figures_text(const struct request_model *m, size_t k, struct strbuf *out);
+/* "13,000 tokens read of a cache shared across sessions (...): ..., not a
+ * miss": a request's global read (req_request.global_read), in words. */
+void request_global_text(const struct req_request *r, struct strbuf *out);
 /* The cache line of the header for request k of a sequence (assembly.h
  * struct step_cache). */
 struct step_cache;

@@ -362,6 +362,30 @@ static void hold(struct pred *p, const struct req_request *r)
 	}
 }
 
+/* Where a request's keys take in what is not a block (caching.md section 1,
+ * "what invalidates the cache"): fast mode caches the system prompt and
+ * messages apart from standard speed, from the first block after the tools
+ * (*fast); the cache settings (request_cache_settings) from the first
+ * message for Anthropic, from the start for OpenAI (*settings). SIZE_MAX:
+ * nowhere. */
+static void salt_positions(const struct request_model *m, const struct req_request *r, size_t *fast,
+			   size_t *settings)
+{
+	*fast = *settings = SIZE_MAX;
+	if (r->settings_hash && r->provider != REQ_ANTHROPIC)
+		*settings = 0;
+	bool want_settings = r->settings_hash && r->provider == REQ_ANTHROPIC;
+	for (size_t i = 0; (r->rec_fast && *fast == SIZE_MAX) || (want_settings && *settings == SIZE_MAX); i++) {
+		if (i >= r->nunits)
+			break;
+		int layer = m->units[r->first_unit + i].layer;
+		if (r->rec_fast && *fast == SIZE_MAX && layer != RL_TOOLS)
+			*fast = i;
+		if (want_settings && *settings == SIZE_MAX && (layer == RL_HISTORY || layer == RL_CURRENT))
+			*settings = i;
+	}
+}
+
 static bool prepare(struct pred *p, const struct req_request *r)
 {
 	if (r->nunits > p->cap) {
@@ -386,18 +410,15 @@ static bool prepare(struct pred *p, const struct req_request *r)
 	const uint8_t *gone = p->piece_out;
 	const struct req_core *c = p->cur;
 	p->nbps = 0;
-	/* Fast mode caches the system prompt and messages apart from standard
-	 * speed (caching.md section 1, "what invalidates the cache"): its keys
-	 * differ from the first block after the tools. */
-	size_t fast_from = SIZE_MAX;
-	for (size_t i = 0; r->rec_fast && i < r->nunits && fast_from == SIZE_MAX; i++)
-		if (p->m->units[r->first_unit + i].layer != RL_TOOLS)
-			fast_from = i;
+	size_t fast_from, settings_from;
+	salt_positions(p->m, r, &fast_from, &settings_from);
 	for (size_t i = 0; i < r->nunits; i++) {
 		uint32_t bits = c[i].piece_bp, piece = bits & REQUEST_CORE_NONE;
 		bool has_piece = piece != REQUEST_CORE_NONE;
 		if (i == fast_from)
 			h = extend_key(h, 0x6661737453504544ull); /* "fastSPED" */
+		if (i == settings_from)
+			h = extend_key(h, r->settings_hash);
 		if (!has_piece || !gone[piece]) { /* an excluded block is not sent: the prefix skips it */
 			t += c[i].tokens;
 			h = extend_key(h, c[i].hash);
@@ -687,6 +708,32 @@ static int diff_with(struct pred *p, struct req_request *r, const struct req_req
 	return CS_OK;
 }
 
+/* A read of a cache shared across sessions (ctxscope-formats(5) section 7b): a request
+ * whose breakpoint has scope "global" (Claude Code marks its system prompt
+ * so) can read what another session wrote, text this log does not show as
+ * sent before. For the first request of its group (nothing earlier of its
+ * model in the log) that the record says read, that read is taken as
+ * predicted, up to what the request caches, and told as a read of the
+ * shared cache, not a miss. */
+static void global_read(struct pred *p, struct req_request *r, long min)
+{
+	if (!r->recorded || r->rec_read <= 0 || r->pred_read > 0)
+		return;
+	long at = -1;
+	for (size_t i = 0; i < r->nunits; i++)
+		if (p->m->units[r->first_unit + i].global && p->prefix[i] >= min && bp_ttl(p, r, i))
+			at = (long)i;
+	if (at < 0)
+		return;
+	long extent = r->cached_extent > 0 ? r->cached_extent : r->total;
+	r->global_read = r->rec_read;
+	r->global_extent = p->prefix[at];
+	r->global_path = p->m->units[r->first_unit + at].path;
+	r->pred_read = r->rec_read < extent ? r->rec_read : extent;
+	r->pred_write = extent > r->pred_read ? extent - r->pred_read : 0;
+	r->pred_uncached = r->total - r->pred_read - r->pred_write;
+}
+
 static int predict_one(struct pred *p, long k)
 {
 	struct request_model *m = p->m;
@@ -708,17 +755,28 @@ static int predict_one(struct pred *p, long k)
 		return CS_ENOMEM;
 	r->pred_uncached = r->total - r->pred_read - r->pred_write;
 	long with = p->read_from >= 0 && p->read_from < k ? p->read_from : p->prev_same[k];
+	r->global_read = r->global_extent = 0;
+	r->global_path = NULL;
+	if (with < 0 && explicit_cache(m, r))
+		global_read(p, r, (*f)->min_prefix);
 	if (with < 0)
 		return CS_OK; /* the first of its group (a model switch is no break) */
 	const struct req_request *prev = &m->reqs[with];
 	int rc = diff_with(p, r, prev, with);
 	if (rc != CS_OK || r->cause)
 		return rc;
-	if (r->rec_fast != prev->rec_fast && prev->cached_extent > 0 && r->pred_read < prev->cached_extent) {
+	bool lost = prev->cached_extent > 0 && r->pred_read < prev->cached_extent;
+	if (lost && r->rec_fast != prev->rec_fast) {
 		r->broke = true;
 		r->cause = arena_printf(&p->m->pred_arena, "the speed changed (%s -> %s): fast mode caches the system "
 					"prompt and messages apart from standard speed", prev->rec_fast ? "fast" : "standard",
 					r->rec_fast ? "fast" : "standard");
+	} else if (lost && r->settings_hash != prev->settings_hash) {
+		r->broke = true;
+		r->cause = arena_printf(&p->m->pred_arena, "a setting changed (%s -> %s): %s", prev->settings ? prev->settings : "none",
+					r->settings ? r->settings : "none",
+					r->provider == REQ_ANTHROPIC ? "the messages are cached apart for each"
+								     : "it is rendered into the cached prefix");
 	} else if (miss >= 0) {
 		r->broke = true;
 		r->cause = arena_printf(&p->m->pred_arena, "the breakpoint moved past the %d-block lookback: the entry "

@@ -4,11 +4,13 @@ documented shapes, not captured): an HTTP capture of an agent that
 interleaves a small Haiku check between its Sonnet requests, streamed
 (server-sent events) and not; a streamed OpenAI capture; LiteLLM payloads of
 two models; an OpenAI Batch input with its output beside it; an Anthropic
-Message Batch with its results beside it; a HAR. Recorded usage is computed
+Message Batch with its results beside it; a HAR; bodies with images inside
+tool results (section 7b), Anthropic and OpenAI Responses; a capture whose
+system prompt is cached with scope "global" (section 7b). Recorded usage is computed
 here by Anthropic's and OpenAI's rules on ctxscope's estimate (ceil(code
 points / 4) a block), so predictions and records agree unless a case says
 otherwise. Run from this folder."""
-import json, math
+import json, math, struct, zlib, base64
 
 def tok(s):
     return math.ceil(len(s) / 4)
@@ -29,13 +31,18 @@ ANSWERS = ["The export reads bookings through filters.by_range, which drops the 
            "Changed the comparison to <= and kept the start bound as it was.",
            "The test books a berth on 31 March and checks that the export lists it."]
 
-def sonnet_body(k):
+def conversation(k):
+    """The first k + 1 asks with the answers between, a breakpoint on the last."""
     msgs = []
     for i in range(k + 1):
         msgs.append({"role": "user", "content": [{"type": "text", "text": ASKS[i]}]})
         if i < k:
             msgs.append({"role": "assistant", "content": [{"type": "text", "text": ANSWERS[i]}]})
     msgs[-1]["content"][-1]["cache_control"] = {"type": "ephemeral"}
+    return msgs
+
+def sonnet_body(k):
+    msgs = conversation(k)
     return {"model": "claude-sonnet-4-5-20250929", "max_tokens": 4096,
             "system": [{"type": "text", "text": RULES},
                        {"type": "text", "text": TOOLS_NOTE, "cache_control": {"type": "ephemeral"}}],
@@ -76,18 +83,21 @@ def capture_line(t, url, body, response):
             "response": dict({"timestamp": t + 2.5, "status_code": 200, "headers": {}}, **response),
             "logged_at": "2026-11-28T10:%02d:%02d.000Z" % (int(t - 1764324000) // 60, int(t - 1764324000) % 60)}
 
+def haiku_line(t, k):
+    """A small Haiku check between the main requests, its usage in its body."""
+    hb = haiku_body(k)
+    return capture_line(t, "https://api.anthropic.com/v1/messages", hb,
+                        {"body": {"id": "msg_h%d" % k, "type": "message", "content": [],
+                                  "usage": {"input_tokens": blocks_tokens(hb), "output_tokens": 1,
+                                            "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}}})
+
 def write_capture():
     t0 = 1764324000.125  # 2025-11-28T10:00:00Z (logged_at, a year on, is not read: request.timestamp wins)
     lines, written = [], 0
     for k in range(5):
         t = t0 + k * 60
         if k:
-            hb = haiku_body(k)
-            lines.append(capture_line(t - 20, "https://api.anthropic.com/v1/messages", hb,
-                                      {"body": {"id": "msg_h%d" % k, "type": "message", "content": [],
-                                                "usage": {"input_tokens": blocks_tokens(hb), "output_tokens": 1,
-                                                          "cache_read_input_tokens": 0,
-                                                          "cache_creation_input_tokens": 0}}}))
+            lines.append(haiku_line(t - 20, k))
             lines.append(capture_line(t - 10, "https://api.anthropic.com/v1/messages/count_tokens",
                                       {"model": "claude-sonnet-4-5-20250929", "messages": []},
                                       {"body": {"input_tokens": 12}}))
@@ -247,9 +257,106 @@ def write_har():
         f.write(json.dumps({"log": {"version": "1.2", "creator": {"name": "fixture", "version": "1"},
                                     "entries": entries}}, indent=1) + "\n")
 
+def png(w, h, n, seed):
+    """A PNG of w x h: its signature, IHDR, one IDAT of n made-up bytes
+    (the size is all ctxscope reads) and IEND, each chunk with its CRC."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    idat = bytes((i * 7919 + seed) % 251 for i in range(n))
+    raw = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0)) +
+           chunk(b"IDAT", idat) + chunk(b"IEND", b""))
+    return base64.b64encode(raw).decode()
+
+SCREENSHOT_ASK = "Here is the mockup of the login page; the page as it runs is at http://localhost:8080/login."
+SCREENSHOT_NOTE = "Screenshot of the login page, 2000 x 1008, taken at 10:02."
+
+def write_images():
+    """An image inside a tool result is an image, by the provider's rule,
+    never its base64 text (section 7b): the same 2000 x 1008 size given
+    directly and inside a tool_result; for OpenAI Responses, an input_image
+    inside a function_call_output's output."""
+    a = {"model": "claude-sonnet-4-5-20250929", "max_tokens": 2048,
+         "system": "You review web pages against their mockups. Say what differs and where it is on the page.",
+         "tools": [{"name": "screenshot", "description": "Takes a screenshot of the page at a URL.",
+                    "input_schema": {"type": "object", "properties": {"url": {"type": "string"}},
+                                     "required": ["url"]}}],
+         "messages": [
+             {"role": "user", "content": [{"type": "text", "text": SCREENSHOT_ASK},
+                                          {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                                                       "data": png(2000, 1008, 24000, 13)}}]},
+             {"role": "assistant", "content": [{"type": "text", "text": "I will take a screenshot of the page."},
+                                               {"type": "tool_use", "id": "toolu_S1", "name": "screenshot",
+                                                "input": {"url": "http://localhost:8080/login"}}]},
+             {"role": "user", "content": [
+                 {"type": "tool_result", "tool_use_id": "toolu_S1",
+                  "content": [{"type": "text", "text": SCREENSHOT_NOTE},
+                              {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                                           "data": png(2000, 1008, 24000, 29)}}]},
+                 {"type": "text", "text": "What differs from the mockup?", "cache_control": {"type": "ephemeral"}}]}]}
+    with open("images-anthropic.json", "w") as f:
+        f.write(json.dumps(a, indent=1) + "\n")
+    url = "data:image/png;base64,"
+    o = {"model": "gpt-4o", "instructions": "You review web pages against their mockups.",
+         "tools": [{"type": "function", "name": "screenshot", "description": "Takes a screenshot of the page at a URL.",
+                    "parameters": {"type": "object", "properties": {"url": {"type": "string"}}, "required": ["url"]}}],
+         "input": [
+             {"role": "user", "content": [{"type": "input_text", "text": SCREENSHOT_ASK},
+                                          {"type": "input_image", "image_url": url + png(1024, 768, 12000, 13)}]},
+             {"type": "function_call", "call_id": "call_S1", "name": "screenshot",
+              "arguments": "{\"url\":\"http://localhost:8080/login\"}"},
+             {"type": "function_call_output", "call_id": "call_S1",
+              "output": [{"type": "input_text", "text": SCREENSHOT_NOTE},
+                         {"type": "input_image", "image_url": url + png(1024, 768, 12000, 29), "detail": "high"},
+                         {"type": "input_image", "image_url": url + png(1024, 768, 3000, 31), "detail": "low"}]},
+             {"role": "user", "content": [{"type": "input_text", "text": "What differs from the mockup?"}]}]}
+    with open("images-responses.json", "w") as f:
+        f.write(json.dumps(o, indent=1) + "\n")
+
+GLOBAL_HEAD = "You are Tern, a coding agent that works in the user's terminal."
+GLOBAL_RULES = ("Read the files a change touches before you edit them; keep edits small; run the tests after "
+                "every change and report what they say; never push to a shared branch. ") * 60
+GLOBAL_TOOLS = [{"name": "read_file", "description": "Reads a file of the repository.",
+                 "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}},
+                {"name": "run", "description": "Runs a shell command in the repository and returns its output.",
+                 "input_schema": {"type": "object", "properties": {"cmd": {"type": "string"}}, "required": ["cmd"]}}]
+
+def global_body(k):
+    msgs = conversation(k)
+    glob = {"type": "ephemeral", "scope": "global"}
+    return {"model": "claude-sonnet-4-5-20250929", "max_tokens": 4096, "tools": GLOBAL_TOOLS,
+            "system": [{"type": "text", "text": GLOBAL_HEAD, "cache_control": glob},
+                       {"type": "text", "text": GLOBAL_RULES, "cache_control": glob}],
+            "messages": msgs}
+
+def write_global_capture():
+    """A fresh session's first request reads the system prompt another
+    session cached with scope "global" (section 7b): recorded read > 0 with
+    nothing earlier in the log; the next requests read what the one before
+    wrote. A Haiku check in between marks nothing global and reads nothing."""
+    t0 = 1764324000.125
+    tools = sum(tok(cj(t)) for t in GLOBAL_TOOLS)
+    lines, written = [], 0
+    for k in range(3):
+        t = t0 + k * 60
+        if k == 1:
+            lines.append(haiku_line(t - 20, k))
+        b = global_body(k)
+        total = tools + blocks_tokens(b)
+        read = written if k else tools + tok(GLOBAL_HEAD) + tok(GLOBAL_RULES)
+        usage = {"input_tokens": 0, "cache_read_input_tokens": read, "cache_creation_input_tokens": total - read,
+                 "cache_creation": {"ephemeral_5m_input_tokens": total - read, "ephemeral_1h_input_tokens": 0}}
+        body = {"id": "msg_g%d" % k, "type": "message", "content": [], "usage": dict(usage, output_tokens=80)}
+        lines.append(capture_line(t, "https://api.anthropic.com/v1/messages", b, {"body": body}))
+        written = total
+    with open("capture-global.jsonl", "w") as f:
+        for l in lines:
+            f.write(cj(l) + "\n")
+
 write_capture()
 write_openai_stream()
 write_litellm()
 write_openai_batch()
 write_anthropic_batch()
 write_har()
+write_images()
+write_global_capture()
