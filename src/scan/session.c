@@ -250,6 +250,8 @@ static void one_line(struct reader *rd, const char *s, size_t n)
 		rd->boundaries++;
 	if (span_is(&lf.type, "attachment") && span_is(&lf.att_type, "deferred_tools_delta"))
 		rd->tool_deltas++;
+	if (lf.model.set && span_is(&lf.model, "<synthetic>"))
+		return; /* Claude Code's own line (an API error): no request, nothing billed, as the inspector */
 	long number = number_of(rd, &lf);
 	usage_line(rd, &lf, link, number);
 }

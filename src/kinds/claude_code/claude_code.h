@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 extern const struct kind_ops claude_code_kind;
 
@@ -192,6 +193,14 @@ int cc_build(struct source *src, struct cc_model *m, struct cs_error *err);
 int cc_make_pieces(struct source *src, struct cc_model *m);
 
 /* A line of a sidechain, unless the file is a subagent's own (whose lines all are). */
+/* An assistant line Claude Code wrote itself (message.model "<synthetic>":
+ * an API error, "No response requested."): no request was sent for it and
+ * nothing billed, whatever its usage says; it stays a link of the chain. */
+static inline bool cc_synthetic(const struct cc_line *l)
+{
+	return l->type == CL_ASSISTANT && l->model && !strcmp(l->model, "<synthetic>");
+}
+
 static inline bool cc_sidechain(const struct cc_model *m, const struct cc_line *l)
 {
 	return l->sidechain && !m->subagent;

@@ -67,7 +67,7 @@ static void side_totals(const struct cc_model *m, struct totals *t)
 	const char *prev = NULL;
 	for (size_t i = 0; i < m->nlines; i++) {
 		const struct cc_line *l = &m->lines[i];
-		if (!l->sidechain || m->subagent || l->type != CL_ASSISTANT || !l->has_usage)
+		if (!l->sidechain || m->subagent || l->type != CL_ASSISTANT || !l->has_usage || cc_synthetic(l))
 			continue;
 		if (prev && l->msg_id && !strcmp(prev, l->msg_id))
 			continue; /* one message over several lines: its usage once */

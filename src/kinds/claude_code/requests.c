@@ -158,7 +158,7 @@ static int mark_main(struct build *b)
 			continue;
 		if (last == STRMAP_NONE)
 			last = i;
-		if (l->type == CL_ASSISTANT && l->has_usage)
+		if (l->type == CL_ASSISTANT && l->has_usage && !cc_synthetic(l))
 			leaf = i;
 	}
 	if (leaf == STRMAP_NONE)
@@ -220,8 +220,8 @@ static int find_requests(struct build *b)
 	int rc = CS_OK;
 	for (size_t i = 0; i < m->nlines && rc == CS_OK; i++) {
 		const struct cc_line *l = &m->lines[i];
-		if (l->type != CL_ASSISTANT || cc_sidechain(m, l))
-			continue;
+		if (l->type != CL_ASSISTANT || cc_sidechain(m, l) || cc_synthetic(l))
+			continue; /* a synthetic line was never a request */
 		size_t k = l->msg_id ? strmap_get(&ids, l->msg_id, strlen(l->msg_id)) : STRMAP_NONE;
 		if (k != STRMAP_NONE) {
 			m->creqs[k].last_line = i;
