@@ -291,7 +291,7 @@ long request_image(struct strbuf *out, const cJSON *b, int rule, bool *sized)
 static long pdf_pages(const char *b64, size_t n, size_t *bytes)
 {
 	enum { CHUNK = 16384, TAIL = 32 }; /* CHUNK a whole number of base64 groups */
-	unsigned char buf[TAIL + CHUNK / 4 * 3];
+	unsigned char buf[TAIL + CHUNK]; /* base64_decode asks room for as many bytes as digits */
 	size_t keep = 0;
 	long pages = 0;
 	*bytes = 0;
