@@ -799,6 +799,15 @@ static int openai_body(struct walk *w, const cJSON *body, int provider)
 		rc = json_get_array(w->d, body, JPATH_ROOT, "messages", JSON_REQUIRED, &messages, w->err);
 		return rc == CS_OK ? openai_items(w, messages, "messages") : rc;
 	}
+	/* State kept by the server: the prompt holds what the body does not show */
+	const char *prev = json_opt_string(body, "previous_response_id");
+	const cJSON *conv = get(body, "conversation");
+	const char *conv_id = json_is_string(conv) ? json_string_value(conv) : json_opt_string(conv, "id");
+	if ((prev || conv_id) &&
+	    source_warn(w->src, -1, w->line, 0, "%s: the server adds %s \"%.60s\" to this prompt; only the body's own "
+			"input is shown and counted", prev ? "previous_response_id" : "conversation",
+			prev ? "the conversation up to response" : "the items of conversation", prev ? prev : conv_id))
+		return cs_error_nomem(w->err);
 	const cJSON *ins = get(body, "instructions");
 	if (json_is_string(ins) && !add_unit(w, ins, "instructions", "text", "system", RL_SYSTEM, -1,
 					     json_string_value(ins), strlen(json_string_value(ins))))
