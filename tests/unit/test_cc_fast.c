@@ -123,7 +123,7 @@ static void test_files_both_ways(void **state)
 		both_ways(files[i]);
 	assert_int_equal(both_ways("tests/hostile/claude-code/fast-shapes.jsonl"), CS_OK);
 	static const char *const shapes[] = { "attachments", "parallel-tools", "one-hour", "image-result", "exit-ending",
-					      "leading-hooks", "malformed-middle", "fast-web", "synthetic" };
+					      "leading-hooks", "malformed-middle", "fast-web", "synthetic", "pdf-documents" };
 	char path[128];
 	for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
 		snprintf(path, sizeof path, "tests/golden/claude-code/shapes/%s.jsonl", shapes[i]);

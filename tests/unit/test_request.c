@@ -15,6 +15,7 @@
 #include "edit.h"
 #include "kind.h"
 #include "load.h"
+#include "json/doc.h"
 #include "kinds/request/request.h"
 #include "source.h"
 #include "base/strbuf.h"
@@ -467,6 +468,36 @@ static void test_price_multiplier(void **state)
 	assert_false(known);
 }
 
+/* A base64 PDF counts its page objects (white space between /Type and
+ * /Page allowed, /Pages not one), 2,300 tokens each; bytes that are not
+ * base64 assume one page a 50 KB; a text document is not one. */
+static void test_pdf_documents(void **state)
+{
+	(void)state;
+	static const char three[] = "JVBERi0xLjQKMSAwIG9iago8PCAvVHlwZSAvQ2F0YWxvZyAvUGFnZXMgMiAwIFIgPj4KZW5kb2JqCjIgMCBvYmoKPDwgL1R5cGUgL1BhZ2VzIC9LaWRzIFszIDAgUiA0IDAgUiA1IDAgUl0gL0NvdW50IDMgPj4KZW5kb2JqCjMgMCBvYmoKPDwgL1R5cGUKL1BhZ2UgL1BhcmVudCAyIDAgUiA+PgplbmRvYmoKNCAwIG9iago8PCAvVHlwZQovUGFnZSAvUGFyZW50IDIgMCBSID4+CmVuZG9iago1IDAgb2JqCjw8IC9UeXBlCi9QYWdlIC9QYXJlbnQgMiAwIFIgPj4KZW5kb2JqCg==";
+	struct strbuf out = STRBUF_INIT;
+	char json[1024];
+	snprintf(json, sizeof json, "{\"type\":\"document\",\"source\":{\"type\":\"base64\",\"media_type\":"
+		 "\"application/pdf\",\"data\":\"%s\"}}", three);
+	cJSON *b = json_tree_parse_str(json);
+	assert_non_null(b);
+	assert_int_equal(request_document(&out, b), 3 * REQUEST_PDF_PAGE_TOKENS);
+	assert_string_equal(sb_str(&out), "[document application/pdf, 3 pages, estimated]");
+	json_tree_free(b);
+	sb_reset(&out);
+	b = json_tree_parse_str("{\"type\":\"document\",\"source\":{\"type\":\"base64\",\"media_type\":"
+				"\"application/pdf\",\"data\":\"not base64!\"}}");
+	assert_int_equal(request_document(&out, b), REQUEST_PDF_PAGE_TOKENS);
+	assert_string_equal(sb_str(&out), "[document application/pdf, 1 page assumed (one a 50 KB), estimated]");
+	json_tree_free(b);
+	b = json_tree_parse_str("{\"type\":\"document\",\"source\":{\"type\":\"text\",\"media_type\":"
+				"\"text/plain\",\"data\":\"plain words\"}}");
+	assert_int_equal(request_document(&out, b), -1);
+	assert_int_equal(request_pdf_tokens(&out, b), 0);
+	json_tree_free(b);
+	sb_fini(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -484,6 +515,7 @@ int main(void)
 		cmocka_unit_test(test_malformed_lines),
 		cmocka_unit_test(test_user_facts),
 		cmocka_unit_test(test_price_multiplier),
+		cmocka_unit_test(test_pdf_documents),
 		cmocka_unit_test(test_out_of_memory_everywhere),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

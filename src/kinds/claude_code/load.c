@@ -126,6 +126,15 @@ struct cc_block *cc_new_block(struct cc_model *m)
 	return b;
 }
 
+/* A base64 PDF document block (request_document). */
+static bool is_pdf(const cJSON *b)
+{
+	const cJSON *s = json_member(b, "source");
+	const char *type = json_opt_string(s, "type"), *media = json_opt_string(s, "media_type");
+	return type && !strcmp(type, "base64") && media && !strcmp(media, "application/pdf") &&
+	       json_opt_string(s, "data");
+}
+
 /* A block as text: an image, and those of a tool result, by their rule
  * (request_image, request_result_text), never as their base64 text. */
 static void block_text(struct strbuf *out, const char *type, const cJSON *b, struct req_nested *x)
@@ -135,6 +144,9 @@ static void block_text(struct strbuf *out, const char *type, const cJSON *b, str
 			json_string_value(b) ? json_string_value(b) : ""); /* a message's content given as a string */
 	else if (!strcmp(type, "image")) {
 		x->tokens += request_image(out, b, IMAGE_ANTHROPIC, NULL);
+		x->images++;
+	} else if (!strcmp(type, "document") && is_pdf(b)) {
+		x->tokens += request_document(out, b); /* its placeholder and estimate, counted as an image is */
 		x->images++;
 	} else if (!strcmp(type, "text") && json_opt_string(b, "text"))
 		sb_puts(out, json_opt_string(b, "text"));

@@ -28,12 +28,12 @@ struct totals {
 	long unpriced, web_searches, fast;
 };
 
-static void add_usage(struct totals *t, const struct cc_model *m, size_t k)
+static void add_usage(struct totals *t, const struct cc_model *m, size_t k, struct facts_memo *memo)
 {
 	const struct req_request *r = &m->req.reqs[k];
 	const struct cc_line *l = &m->lines[m->creqs[k].last_line];
 	struct req_figures f;
-	request_figures(&m->req, k, &f);
+	request_figures_memo(&m->req, k, &f, memo);
 	if (r->recorded) {
 		t->cost += f.cost >= 0 ? f.cost : 0;
 		t->unpriced += f.cost < 0;
@@ -107,8 +107,9 @@ static void emit_after_last(struct emitter *em, const struct cc_model *m)
 static void emit_session(struct emitter *em, const struct cc_model *m)
 {
 	struct totals all = { 0 }, side = { 0 };
+	struct facts_memo memo = { NULL, NULL };
 	for (size_t k = 0; k < m->req.nreqs; k++)
-		add_usage(&all, m, k);
+		add_usage(&all, m, k, &memo);
 	side_totals(m, &side);
 	bool known;
 	const struct req_model_facts *f = request_facts(&m->req, m->req.reqs[m->req.current].model, &known);

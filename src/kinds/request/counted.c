@@ -332,6 +332,8 @@ static long result_text(struct cctx *c, const cJSON *content, int rule)
 			sb_printf(&joined, "%s%s", joined.len ? "\n" : "", t);
 		else if (is(type, "image") || is(type, "input_image"))
 			c->nested_images += request_image(&placeholder, b, rule, NULL);
+		else if (is(type, "document")) /* a PDF: its estimate, as the kind's */
+			c->nested_images += request_pdf_tokens(&placeholder, b);
 	}
 	sb_fini(&placeholder);
 	long n = joined.failed ? (c->rc = cs_error_nomem(c->err), 0) : enc(c, sb_str(&joined), joined.len);

@@ -4,6 +4,7 @@
 #include "request.h"
 
 #include "base/alloc.h"
+#include "base/base64.h"
 #include "emit.h"
 #include "source.h"
 #include "base/strbuf.h"
@@ -284,6 +285,64 @@ long request_image(struct strbuf *out, const cJSON *b, int rule, bool *sized)
 	return rule == IMAGE_OPENAI_LOW ? 85 : 0;
 }
 
+/* Page objects in a PDF's bytes: "/Type /Page" (any white space, not
+ * "/Pages"), decoded from base64 a chunk at a time; *bytes the decoded size.
+ * 0 when none is in plain sight (object streams compress them) or the text
+ * is not plain base64. */
+static long pdf_pages(const char *b64, size_t n, size_t *bytes)
+{
+	enum { CHUNK = 16384, TAIL = 32 }; /* CHUNK a whole number of base64 groups */
+	unsigned char buf[TAIL + CHUNK]; /* base64_decode asks room for as many bytes as digits */
+	size_t keep = 0;
+	long pages = 0;
+	*bytes = 0;
+	for (size_t at = 0; at < n;) {
+		size_t take = n - at > CHUNK ? CHUNK : n - at;
+		long got = base64_decode(b64 + at, take, buf + keep);
+		if (got < 0) {
+			*bytes = n / 4 * 3;
+			return 0;
+		}
+		*bytes += (size_t)got;
+		at += take;
+		size_t len = keep + (size_t)got, stop = at >= n ? len : len > TAIL ? len - TAIL : 0;
+		for (size_t i = 0; i < stop; i++) {
+			if (buf[i] != '/' || i + 5 > len || memcmp(buf + i, "/Type", 5))
+				continue;
+			size_t k = i + 5;
+			while (k < len && (buf[k] == ' ' || buf[k] == '\r' || buf[k] == '\n' || buf[k] == '\t'))
+				k++;
+			pages += k + 5 < len && !memcmp(buf + k, "/Page", 5) && buf[k + 5] != 's';
+		}
+		keep = len - stop; /* the tail is looked at with the next chunk */
+		memmove(buf, buf + stop, keep);
+	}
+	return pages;
+}
+
+long request_document(struct strbuf *out, const cJSON *b)
+{
+	const cJSON *s = get(b, "source");
+	const char *type = json_opt_string(s, "type"), *media = json_opt_string(s, "media_type");
+	const char *data = json_opt_string(s, "data");
+	if (!type || strcmp(type, "base64") || !data || !media || strcmp(media, "application/pdf"))
+		return -1;
+	size_t bytes;
+	long pages = pdf_pages(data, strlen(data), &bytes);
+	bool counted = pages > 0;
+	if (!counted)
+		pages = bytes / 51200 + 1;
+	sb_printf(out, "[document application/pdf, %ld page%s%s, estimated]", pages, pages == 1 ? "" : "s",
+		  counted ? "" : " assumed (one a 50 KB)");
+	return pages * REQUEST_PDF_PAGE_TOKENS;
+}
+
+long request_pdf_tokens(struct strbuf *out, const cJSON *b)
+{
+	long t = request_document(out, b);
+	return t > 0 ? t : 0;
+}
+
 void request_result_text(struct strbuf *out, const cJSON *content, int rule, struct req_nested *x)
 {
 	if (json_is_string(content)) {
@@ -292,12 +351,16 @@ void request_result_text(struct strbuf *out, const cJSON *content, int rule, str
 	}
 	const cJSON *c;
 	JSON_EACH(c, content) {
+		long pdf;
 		const char *t = json_opt_string(c, "text"), *type = json_opt_string(c, "type");
 		sb_puts(out, out->len ? "\n" : "");
 		if (t) {
 			sb_puts(out, t);
 		} else if (type && (!strcmp(type, "image") || !strcmp(type, "input_image") || !strcmp(type, "image_url"))) {
 			x->tokens += request_image(out, c, rule, NULL);
+			x->images++;
+		} else if (type && !strcmp(type, "document") && (pdf = request_document(out, c)) >= 0) {
+			x->tokens += pdf; /* a PDF: its estimate, counted as an image is */
 			x->images++;
 		} else if (type && !strcmp(type, "tool_reference")) {
 			const char *name = json_opt_string(c, "tool_name") ? json_opt_string(c, "tool_name")
@@ -329,6 +392,27 @@ static int add_image(struct walk *w, const cJSON *node, const char *path, const 
 	u->image = true;
 	u->uncounted = tokens == 0;
 	u->tokens = tokens;
+	return CS_OK;
+}
+
+/* A base64 PDF's unit: its placeholder, its estimate (request_document),
+ * counted as an image is (not as text); *added false when node is not one. */
+static int add_pdf(struct walk *w, const cJSON *node, const char *path, const char *role, int layer, int message,
+		   bool *added)
+{
+	struct strbuf text = STRBUF_INIT;
+	long tokens = request_document(&text, node);
+	*added = tokens >= 0;
+	struct req_unit *u = !*added || text.failed
+				     ? NULL
+				     : add_unit(w, node, path, "document", role, layer, message, sb_str(&text), text.len);
+	sb_fini(&text);
+	if (*added && !u)
+		return cs_error_nomem(w->err);
+	if (u) {
+		u->image = true;
+		u->tokens = tokens;
+	}
 	return CS_OK;
 }
 
@@ -389,6 +473,9 @@ static int anthropic_block(struct walk *w, const cJSON *b, const struct jpath *a
 	}
 	if (!strcmp(type, "image"))
 		return add_image(w, b, path, role, layer, message);
+	bool pdf = false;
+	if (!strcmp(type, "document") && ((rc = add_pdf(w, b, path, role, layer, message, &pdf)) != CS_OK || pdf))
+		return rc;
 	/* a text or thinking block renders to its string as it stands: taken
 	 * without a copy (a log repeats them request after request) */
 	const char *plain = !strcmp(type, "text")       ? json_opt_string(b, "text")
@@ -719,6 +806,15 @@ static int openai_body(struct walk *w, const cJSON *body, int provider)
 		rc = json_get_array(w->d, body, JPATH_ROOT, "messages", JSON_REQUIRED, &messages, w->err);
 		return rc == CS_OK ? openai_items(w, messages, "messages") : rc;
 	}
+	/* State kept by the server: the prompt holds what the body does not show */
+	const char *prev = json_opt_string(body, "previous_response_id");
+	const cJSON *conv = get(body, "conversation");
+	const char *conv_id = json_is_string(conv) ? json_string_value(conv) : json_opt_string(conv, "id");
+	if ((prev || conv_id) &&
+	    source_warn(w->src, -1, w->line, 0, "%s: the server adds %s \"%.60s\" to this prompt; only the body's own "
+			"input is shown and counted", prev ? "previous_response_id" : "conversation",
+			prev ? "the conversation up to response" : "the items of conversation", prev ? prev : conv_id))
+		return cs_error_nomem(w->err);
 	const cJSON *ins = get(body, "instructions");
 	if (json_is_string(ins) && !add_unit(w, ins, "instructions", "text", "system", RL_SYSTEM, -1,
 					     json_string_value(ins), strlen(json_string_value(ins))))

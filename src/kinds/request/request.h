@@ -318,6 +318,16 @@ long request_image(struct strbuf *out, const cJSON *b, int rule, bool *sized);
 struct req_nested {
 	long tokens, images;
 };
+/* A base64 PDF document block (Anthropic): its placeholder text into out
+ * ("[document application/pdf, 3 pages, estimated]"), and its tokens
+ * estimated as REQUEST_PDF_PAGE_TOKENS a page (a page is sent as its text
+ * and an image of it), the pages counted from the PDF's page objects
+ * (else one a 50 KB, at least one); -1 when b is not one (a text document,
+ * a URL: rendered as they stand). */
+long request_document(struct strbuf *out, const cJSON *b);
+/* The same, 0 when b is not a base64 PDF. */
+long request_pdf_tokens(struct strbuf *out, const cJSON *b);
+#define REQUEST_PDF_PAGE_TOKENS 2300
 /* A tool result's content as text (an Anthropic tool_result's content, an
  * OpenAI Responses function_call_output's output): a string, or its blocks
  * joined by newlines: text as it is, an image by request_image (its tokens
