@@ -643,43 +643,61 @@ static void count_one(struct counting *k, const struct request_model *m, size_t 
 	json_tree_free(line);
 }
 
-int request_count_all(const struct source *src, const struct request_model *m, struct req_counted **counts,
-		      char *note, size_t note_size, struct cs_error *err)
+/* A count of m's requests begun: the overheads table read (its absence said
+ * in note), a result for each request; *counts NULL until counting_end. */
+static int counting_begin(struct counting *k, const struct request_model *m, struct req_counted **c,
+			  struct req_counted **counts, char *note, size_t note_size, struct cs_error *err)
 {
-	*counts = NULL;
+	*counts = *c = NULL;
 	note[0] = '\0';
-	struct counting k = { .have_table = false };
+	*k = (struct counting){ .have_table = false };
 	struct cs_error why;
 	cs_error_clear(&why);
-	k.have_table = overheads_load(&k.table, NULL, &why) == CS_OK;
-	if (!k.have_table && why.code == CS_ENOMEM)
+	k->have_table = overheads_load(&k->table, NULL, &why) == CS_OK;
+	if (!k->have_table && why.code == CS_ENOMEM)
 		return cs_error_nomem(err);
-	if (!k.have_table)
+	if (!k->have_table)
 		cs_error_format(&why, note, note_size);
-	char *buf = NULL;
-	size_t len = 0;
-	struct req_counted *c = cs_calloc(m->nreqs ? m->nreqs : 1, sizeof *c);
-	int rc = c ? CS_OK : cs_error_nomem(err);
-	bool read = rc == CS_OK && file_read(src->path, 0, &buf, &len, NULL, &why) == CS_OK;
-	cJSON *whole = NULL; /* a document's records, parsed once */
-	for (size_t i = 0; rc == CS_OK && i < m->nreqs; i++)
-		count_one(&k, m, i, read ? buf : "", read ? len : 0, &whole, &c[i], err, &rc);
-	json_tree_free(whole);
+	*c = cs_calloc(m->nreqs ? m->nreqs : 1, sizeof **c);
+	return *c ? CS_OK : cs_error_nomem(err);
+}
+
+/* Its end: tokenizers closed, table and memo freed; the results handed
+ * over when rc is CS_OK, else freed. */
+static int counting_end(struct counting *k, int rc, struct req_counted *c, struct req_counted **counts)
+{
 	for (int i = 0; i < COUNT_TOKENIZERS; i++)
-		tokenizer_close(k.toks[i].t);
-	for (int i = 0; i < COUNT_TOKENIZERS && k.toks[i].name && !note[0]; i++)
-		if (k.toks[i].missing)
-			snprintf(note, note_size, "%s: %s", k.toks[i].name,
-				 tokenizer_name_approximate(k.toks[i].name) ? TOKENIZER_HOW_TO_GET_CLAUDE : TOKENIZER_HOW_TO_GET);
-	overheads_fini(&k.table);
-	cs_free(k.memo.slots);
-	cs_free(buf);
+		tokenizer_close(k->toks[i].t);
+	overheads_fini(&k->table);
+	cs_free(k->memo.slots);
 	if (rc != CS_OK) {
 		cs_free(c);
 		return rc;
 	}
 	*counts = c;
 	return CS_OK;
+}
+
+int request_count_all(const struct source *src, const struct request_model *m, struct req_counted **counts,
+		      char *note, size_t note_size, struct cs_error *err)
+{
+	struct counting k;
+	struct req_counted *c;
+	int rc = counting_begin(&k, m, &c, counts, note, note_size, err);
+	char *buf = NULL;
+	size_t len = 0;
+	struct cs_error why;
+	bool read = rc == CS_OK && file_read(src->path, 0, &buf, &len, NULL, &why) == CS_OK;
+	cJSON *whole = NULL; /* a document's records, parsed once */
+	for (size_t i = 0; rc == CS_OK && i < m->nreqs; i++)
+		count_one(&k, m, i, read ? buf : "", read ? len : 0, &whole, &c[i], err, &rc);
+	json_tree_free(whole);
+	for (int i = 0; i < COUNT_TOKENIZERS && k.toks[i].name && !note[0]; i++)
+		if (k.toks[i].missing)
+			snprintf(note, note_size, "%s: %s", k.toks[i].name,
+				 tokenizer_name_approximate(k.toks[i].name) ? TOKENIZER_HOW_TO_GET_CLAUDE : TOKENIZER_HOW_TO_GET);
+	cs_free(buf);
+	return counting_end(&k, rc, c, counts);
 }
 
 static long recorded_prompt(const struct req_request *r)
@@ -719,18 +737,9 @@ static int count_units(struct cctx *c, const struct request_model *m, const stru
 int request_count_units(const struct request_model *m, struct req_counted **counts, char *note, size_t note_size,
 			struct cs_error *err)
 {
-	*counts = NULL;
-	note[0] = '\0';
-	struct counting k = { .have_table = false };
-	struct cs_error why;
-	cs_error_clear(&why);
-	k.have_table = overheads_load(&k.table, NULL, &why) == CS_OK;
-	if (!k.have_table && why.code == CS_ENOMEM)
-		return cs_error_nomem(err);
-	if (!k.have_table)
-		cs_error_format(&why, note, note_size);
-	struct req_counted *c = cs_calloc(m->nreqs ? m->nreqs : 1, sizeof *c);
-	int rc = c ? CS_OK : cs_error_nomem(err);
+	struct counting k;
+	struct req_counted *c;
+	int rc = counting_begin(&k, m, &c, counts, note, note_size, err);
 	for (size_t i = 0; rc == CS_OK && i < m->nreqs; i++) {
 		const struct req_request *r = &m->reqs[i];
 		const char *name = tokenizer_for_model(r->model);
@@ -748,16 +757,7 @@ int request_count_units(const struct request_model *m, struct req_counted **coun
 		rc = count_units(&cx, m, r, &c[i]);
 		sb_fini(&cx.sb);
 	}
-	for (int i = 0; i < COUNT_TOKENIZERS; i++)
-		tokenizer_close(k.toks[i].t);
-	overheads_fini(&k.table);
-	cs_free(k.memo.slots);
-	if (rc != CS_OK) {
-		cs_free(c);
-		return rc;
-	}
-	*counts = c;
-	return CS_OK;
+	return counting_end(&k, rc, c, counts);
 }
 
 void request_emit_units_counted(struct emitter *em, const struct request_model *m, size_t k, const struct req_counted *c)
