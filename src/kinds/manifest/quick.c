@@ -196,7 +196,8 @@ static bool read_root(struct quick *k, const yaml_event_t *start)
 			struct ynode **kids = arena_alloc(&k->q->nodes.arena, (k->nroot ? k->nroot : 1) * sizeof *kids);
 			struct cs_error err;
 			if (root && kids) {
-				memcpy(kids, k->root, k->nroot * sizeof *kids);
+				if (k->nroot) /* an empty mapping has no list to copy (k->root NULL) */
+					memcpy(kids, k->root, k->nroot * sizeof *kids);
 				*root = (struct ynode){ .type = YNODE_MAP, .start = ymark_of_event(start, false),
 							.end = ymark_of_event(&ev, true), .children = kids,
 							.nchildren = k->nroot, .weight = k->nodes,
