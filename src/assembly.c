@@ -354,6 +354,7 @@ struct block *asm_block(struct assembly *a, long piece, int layer, int layer2)
 	b->tokens = b->budget_tokens = 0;
 	b->keep_head = b->keep_tail = 0;
 	b->offset_tokens = 0;
+	b->media_tokens = 0;
 	if (a->nmessages)
 		a->messages[a->nmessages - 1].nblocks++;
 	a->nblocks++;

@@ -102,6 +102,8 @@ enum block_flag {
 	BLOCK_MADE = 1u << 2,      /* text the assembler made (system context, wrappers, summary) */
 	BLOCK_BREAKPOINT = 1u << 3, /* a cache breakpoint sits after it */
 	BLOCK_HEADING = 1u << 4,   /* with MADE: a section's heading (a memory snapshot's "## Recent Activity") */
+	BLOCK_MEDIA = 1u << 5,     /* an image or document: its text only names it ("[image image/png 640x480]"),
+				    * every count takes media_tokens instead */
 };
 
 struct block { /* asm_block sets every field by name: a new one is set there too */
@@ -119,6 +121,8 @@ struct block { /* asm_block sets every field by name: a new one is set there too
 	size_t keep_head;     /* bytes of the piece's text kept from its start */
 	size_t keep_tail;     /* bytes of the piece's text kept from its end */
 	long offset_tokens;   /* estimated tokens before this block in the prompt */
+	long media_tokens;    /* images and documents it holds (BLOCK_MEDIA, or a tool result's), by the
+			       * provider's rule: what any tokenizer's count of it adds to its text's */
 };
 
 struct message {

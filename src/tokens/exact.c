@@ -10,18 +10,23 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A block's count: its text's, and its images' and documents' by their
+ * rule (an image's own text only names it: not counted). */
 static int count_blocks(struct exact_counts *x, struct tokenizer *t, struct strbuf *text, struct cs_error *err)
 {
 	const struct assembly *a = x->a;
 	for (size_t b = 0; b < a->nblocks; b++) {
-		sb_reset(text);
-		if (!asm_block_text(a, b, text) || text->failed)
-			return cs_error_nomem(err);
-		long n = 0;
-		int rc = tokenizer_count(t, sb_str(text), text->len, &n, err);
-		if (rc != CS_OK)
-			return rc;
 		const struct block *bl = &a->blocks[b];
+		long n = 0;
+		if (!(bl->flags & BLOCK_MEDIA)) {
+			sb_reset(text);
+			if (!asm_block_text(a, b, text) || text->failed)
+				return cs_error_nomem(err);
+			int rc = tokenizer_count(t, sb_str(text), text->len, &n, err);
+			if (rc != CS_OK)
+				return rc;
+		}
+		n += bl->media_tokens;
 		if (bl->piece >= 0)
 			x->piece_tokens[bl->piece] += n;
 		if (a->ngroupings && bl->layer[0] >= 0 && (size_t)bl->layer[0] < x->nlayers)
@@ -30,17 +35,21 @@ static int count_blocks(struct exact_counts *x, struct tokenizer *t, struct strb
 	return CS_OK;
 }
 
-/* The whole prompt: a document at once, messages one by one. */
+/* The whole prompt: a document at once, messages one by one, and the
+ * images and documents by their rule (only messages hold them: their
+ * text, which only names them, is left out). */
 static int count_total(struct exact_counts *x, struct tokenizer *t, struct strbuf *text, struct cs_error *err)
 {
 	const struct assembly *a = x->a;
+	for (size_t b = 0; b < a->nblocks; b++)
+		x->total += a->blocks[b].media_tokens;
 	size_t parts = a->shape == ASM_MESSAGES ? a->nmessages : 1;
 	for (size_t m = 0; m < parts; m++) {
 		sb_reset(text);
 		bool ok = true;
 		if (a->shape == ASM_MESSAGES)
 			for (size_t b = a->messages[m].first_block; ok && b < a->messages[m].first_block + a->messages[m].nblocks; b++)
-				ok = asm_block_text(a, b, text);
+				ok = (a->blocks[b].flags & BLOCK_MEDIA) || asm_block_text(a, b, text);
 		else
 			ok = asm_prompt_text(a, text);
 		if (!ok || text->failed)

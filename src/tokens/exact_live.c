@@ -186,7 +186,7 @@ static int block_part(struct exact_live *L, struct tokenizer *t, const struct as
 	const struct block *bl = &a->blocks[b];
 	struct range whole = { b, 0, 0 };
 	memset(out, 0, sizeof *out);
-	for (size_t s = 0; s < bl->nspans; s++) {
+	for (size_t s = 0; s < bl->nspans && !(bl->flags & BLOCK_MEDIA); s++) { /* an image's text: not counted */
 		const struct span *sp = &a->spans[bl->first_span + s];
 		if (sp->len && !out->len)
 			out->head = (unsigned char)sp->ptr[0];
@@ -358,8 +358,8 @@ static int count_blocks(struct exact_live *L, struct tokenizer *t, const struct 
 		int rc = block_part(L, t, a, b, &sc->parts[b], err);
 		if (rc != CS_OK)
 			return rc;
-		long n = sc->parts[b].count;
 		const struct block *bl = &a->blocks[b];
+		long n = sc->parts[b].count + bl->media_tokens;
 		L->block_tokens[b] = n;
 		if (bl->piece >= 0 && (size_t)bl->piece < L->npieces && L->piece_tokens[bl->piece] >= 0)
 			L->piece_tokens[bl->piece] += n;
@@ -381,6 +381,8 @@ int exact_live_count(struct exact_live *L, struct tokenizer *t, const struct ass
 	L->memo->gen++;
 	int rc = count_blocks(L, t, a, err);
 	long total = 0;
+	for (size_t b = 0; b < a->nblocks; b++)
+		total += a->blocks[b].media_tokens; /* the text runs below leave an image's name out */
 	if (a->shape == ASM_MESSAGES)
 		for (size_t m = 0; m < a->nmessages && rc == CS_OK; m++)
 			rc = count_run(L, t, a, a->messages[m].first_block, a->messages[m].nblocks, &total, err);

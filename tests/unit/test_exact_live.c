@@ -134,7 +134,10 @@ static void test_live_equals_full(void **state)
 			struct cs_error err;
 			cs_error_clear(&err);
 			assert_int_equal(exact_live_count(&L, t, &a, &err), CS_OK);
-			assert_true(L.counted_bytes >= a.total_bytes);
+			size_t named = 0; /* an image's text only names it: never tokenized */
+			for (size_t b = 0; b < a.nblocks; b++)
+				named += a.blocks[b].flags & BLOCK_MEDIA ? a.blocks[b].bytes : 0;
+			assert_true(L.counted_bytes + named >= a.total_bytes);
 			assert_same(&L, t, &a, samples[s]);
 			assert_int_equal(exact_live_count(&L, t, &a, &err), CS_OK);
 			assert_int_equal(L.counted_bytes, 0);
@@ -143,6 +146,61 @@ static void test_live_equals_full(void **state)
 			asm_fini(&a);
 			source_free(src);
 		}
+		tokenizer_close(t);
+	}
+}
+
+/* Images and documents count by their rule in every count, never as the
+ * text that names them ("[image image/png 2000x1008]"): an image block is
+ * its rule's tokens, a tool result holding one its text's and the image's,
+ * the whole prompt each message's text without the names plus the images;
+ * the live figures the same. */
+static void test_media_counts(void **state)
+{
+	(void)state;
+	const char *names[] = { "o200k_base", "cl100k_base" };
+	for (size_t k = 0; k < 2; k++) {
+		struct tokenizer *t = support_tokenizer(names[k]);
+		struct source *src = support_load("tests/golden/request/shapes/images-anthropic.json", NULL);
+		struct assembly a;
+		support_assemble(src, &a);
+		struct exact_counts x;
+		struct cs_error err;
+		cs_error_clear(&err);
+		assert_int_equal(exact_count(&x, t, &a, &err), CS_OK);
+		struct strbuf text = STRBUF_INIT;
+		long media = 0, images = 0, holders = 0, total = 0;
+		for (size_t m = 0; m < a.nmessages; m++) {
+			sb_reset(&text);
+			for (size_t b = a.messages[m].first_block; b < a.messages[m].first_block + a.messages[m].nblocks; b++) {
+				const struct block *bl = &a.blocks[b];
+				media += bl->media_tokens;
+				if (bl->flags & BLOCK_MEDIA) {
+					assert_true(bl->media_tokens > 1000);
+					assert_int_equal(x.piece_tokens[bl->piece], bl->media_tokens);
+					images++;
+					continue;
+				}
+				struct strbuf own = STRBUF_INIT;
+				assert_true(asm_block_text(&a, b, &own));
+				assert_int_equal(x.piece_tokens[bl->piece], count(t, sb_str(&own), own.len) + bl->media_tokens);
+				holders += bl->media_tokens > 0;
+				sb_fini(&own);
+				assert_true(asm_block_text(&a, b, &text));
+			}
+			total += count(t, sb_str(&text), text.len);
+		}
+		assert_int_equal(images, 1);
+		assert_int_equal(holders, 1);
+		assert_int_equal(x.total, total + media);
+		struct exact_live L = { 0 };
+		assert_int_equal(exact_live_count(&L, t, &a, &err), CS_OK);
+		assert_same(&L, t, &a, "images-anthropic.json");
+		exact_live_fini(&L);
+		sb_fini(&text);
+		exact_fini(&x);
+		asm_fini(&a);
+		source_free(src);
 		tokenizer_close(t);
 	}
 }
@@ -319,6 +377,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_line_split),
 		cmocka_unit_test(test_live_equals_full),
+		cmocka_unit_test(test_media_counts),
 		cmocka_unit_test(test_recount_after_edits),
 		cmocka_unit_test(test_text_remembered),
 		cmocka_unit_test(test_cache_in_exact_tokens),

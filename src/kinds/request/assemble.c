@@ -116,6 +116,9 @@ static void blocks(struct assembly *a, const struct source *src, const struct re
 		struct block *b = asm_block(a, i, u->layer, -1);
 		asm_span(a, p->text, p->text_bytes, p->code_points);
 		b->budget_tokens = u->image || u->nested_images ? u->tokens : p->tokens;
+		b->media_tokens = u->image ? u->tokens : u->nested_images;
+		if (u->image)
+			b->flags |= BLOCK_MEDIA;
 		if (u->ttl || (long)p->kind_index == (long)r->first_unit + r->auto_unit)
 			b->flags |= BLOCK_BREAKPOINT;
 		asm_whole(a, i, (long)a->nblocks - 1, b->budget_tokens);
