@@ -444,6 +444,7 @@ static void apply_result(struct req_request *r, const struct req_request *f)
 	r->rec_web_searches = f->rec_web_searches;
 	r->rec_miss = f->rec_miss;
 	r->rec_missed = f->rec_missed;
+	r->response_id = f->response_id;
 }
 
 /* Every result to the request of its custom_id; a result with none, and
@@ -570,6 +571,8 @@ static int load_log(struct source *src, struct request_model *m, const struct re
 	}
 	if (rc == CS_OK && L.nresults && m->nreqs)
 		rc = join_results(&L, m->results_from ? m->results_from : src->path) == CS_OK ? CS_OK : cs_error_nomem(err);
+	if (rc == CS_OK && request_resolve_compared(m) != CS_OK)
+		rc = cs_error_nomem(err);
 	if (rc == CS_OK && !m->nreqs) {
 		const char *what = sh ? sh->title : "this log";
 		if (L.nresults && sh && sh->lacks)

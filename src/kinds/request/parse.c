@@ -865,6 +865,22 @@ static int cache_settings(struct source *src, struct req_request *r, const cJSON
 	return rc;
 }
 
+/* The earlier response the body asks the provider to diagnose its cache
+ * against (ctxscope-formats(5) section 6b): Anthropic's
+ * diagnostics.previous_message_id, OpenAI's
+ * prompt_cache_options.comparison_response_id. */
+static int compared_named(struct source *src, struct req_request *r, const cJSON *body)
+{
+	const char *id = json_opt_string(get(body, "diagnostics"), "previous_message_id");
+	if (!id)
+		id = json_opt_string(get(body, "prompt_cache_options"), "comparison_response_id");
+	if (!id || !*id)
+		return CS_OK;
+	r->asked_compare = arena_strndup(&src->arena, id, strnlen(id, 200));
+	r->provider_compared = -1;
+	return r->asked_compare ? CS_OK : CS_ENOMEM;
+}
+
 int request_provider_of(const cJSON *body, const char **why)
 {
 	*why = NULL;
@@ -935,7 +951,7 @@ int request_parse_body(struct source *src, struct request_model *m, const struct
 	const char *ret = json_opt_string(body, "prompt_cache_retention"), *speed = json_opt_string(body, "speed");
 	r->retention = ret ? arena_strdup(&src->arena, ret) : NULL;
 	r->rec_fast = speed && !strcmp(speed, "fast"); /* asked for: the record's usage.speed, if any, says what ran */
-	if (cache_settings(src, r, body, provider) != CS_OK)
+	if (cache_settings(src, r, body, provider) != CS_OK || compared_named(src, r, body) != CS_OK)
 		return cs_error_nomem(err);
 	if (!r->model)
 		return cs_error_nomem(err);

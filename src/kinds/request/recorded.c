@@ -10,6 +10,7 @@
 
 #include "assembly.h"
 #include "base/strbuf.h"
+#include "base/strmap.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -23,18 +24,24 @@ static long pct(long part, long whole)
 
 /* Whether the provider's diagnosis and ctxscope's cause say the same: a
  * change in the layer ctxscope found the first difference in, or nothing
- * where ctxscope found nothing broken. -1: not comparable (no diagnosis, or
- * the provider could not tell). */
+ * where ctxscope found nothing broken. -1: not comparable (no diagnosis,
+ * the provider could not tell, or it compared with another request than
+ * ctxscope did: the one the body named, or one this log does not hold). */
 static int agreement(const struct request_model *m, size_t k)
 {
 	const struct req_request *r = &m->reqs[k];
 	const char *t = r->rec_miss;
 	if (!t || !strcmp(t, "previous_message_not_found") || !strcmp(t, "unavailable"))
 		return -1;
+	long with = r->asked_compare ? r->provider_compared : (long)k - 1;
+	if (with < 0 && r->asked_compare)
+		return -1;
+	if (!strcmp(t, "model_changed")) /* ctxscope keeps models apart: a request first of its model */
+		return r->compared < 0 && with >= 0 && strcmp(m->reqs[with].model, r->model) != 0;
+	if (r->asked_compare && with != r->compared)
+		return -1;
 	if (!strcmp(t, "none"))
 		return !r->broke;
-	if (!strcmp(t, "model_changed")) /* ctxscope keeps models apart: a request first of its model */
-		return r->compared < 0 && k > 0 && strcmp(m->reqs[k - 1].model, r->model) != 0;
 	int layer = r->diff_unit >= 0 ? m->units[r->diff_unit].layer : -1;
 	if (!r->broke || layer < 0)
 		return 0;
@@ -105,6 +112,45 @@ static void diagnosis_text(const struct request_model *m, size_t k, const struct
 		sb_printf(out, " (%s missed)", fmt_thousands(a, r->rec_missed));
 	}
 	sb_puts(out, f->agrees > 0 ? ", agrees" : f->agrees == 0 ? ", DISAGREES with ctxscope" : "");
+	request_diagnosis_against(r, out);
+}
+
+void request_diagnosis_against(const struct req_request *r, struct strbuf *out)
+{
+	if (!r->rec_miss || !r->asked_compare)
+		return;
+	if (r->provider_compared < 0)
+		sb_puts(out, " (compared with a response this log does not hold)");
+	else if (r->provider_compared != r->compared && strcmp(r->rec_miss, "model_changed") != 0) {
+		sb_printf(out, " (compared with request %ld, ", r->provider_compared + 1);
+		if (r->compared < 0)
+			sb_puts(out, "where ctxscope found none before it to compare with)");
+		else
+			sb_printf(out, "ctxscope with request %ld)", r->compared + 1);
+	}
+}
+
+int request_resolve_compared(struct request_model *m)
+{
+	size_t k = 0;
+	while (k < m->nreqs && !m->reqs[k].asked_compare)
+		k++;
+	if (k == m->nreqs) /* none asks: no map */
+		return CS_OK;
+	struct strmap ids = STRMAP_INIT;
+	int rc = CS_OK;
+	for (k = 0; k < m->nreqs && rc == CS_OK; k++) {
+		struct req_request *r = &m->reqs[k];
+		if (r->asked_compare) {
+			size_t j = strmap_get(&ids, r->asked_compare, strlen(r->asked_compare));
+			r->provider_compared = j == STRMAP_NONE ? -1 : (long)j;
+		}
+		size_t old;
+		if (r->response_id && strmap_put(&ids, r->response_id, strlen(r->response_id), k, &old) != 0)
+			rc = CS_ENOMEM;
+	}
+	strmap_fini(&ids);
+	return rc;
 }
 
 void request_global_text(const struct req_request *r, struct strbuf *out)

@@ -161,6 +161,10 @@ static void emit_diagnosis(struct emitter *em, const struct req_request *r, cons
 	if (r->rec_missed >= 0)
 		emit_key_int(em, "cache_missed_input_tokens", r->rec_missed);
 	emit_key_str(em, "agrees_with_ctxscope", f->agrees > 0 ? "yes" : f->agrees == 0 ? "no" : "not comparable");
+	if (r->asked_compare && r->provider_compared >= 0)
+		emit_key_int(em, "compared_with_request", r->provider_compared + 1);
+	else if (r->asked_compare)
+		emit_key_str(em, "compared_with_request", "not in this log");
 	emit_map_end(em);
 }
 

@@ -119,6 +119,17 @@ struct req_request {
 	 * cache_missed_input_tokens (-1 unknown). */
 	const char *rec_miss;
 	long rec_missed;
+	/* Which request the provider compared this one with: the response id the
+	 * record gives (its `id`, "msg_..." or "resp_..."; arena, NULL unknown),
+	 * the earlier response the body names for the diagnosis
+	 * (diagnostics.previous_message_id, prompt_cache_options.
+	 * comparison_response_id; arena, NULL none), and, when it names one, that
+	 * request's index in the log (request_resolve_compared), -1 not in it.
+	 * A diagnosis against another request than `compared` is not counted as
+	 * agreeing or not. */
+	const char *response_id;
+	const char *asked_compare;
+	long provider_compared;
 	long stripped_thinking; /* thinking blocks of earlier turns not sent: the model strips them */
 	int provider;         /* enum req_provider: how its body is written */
 	uint64_t account;     /* the API key or workspace the log says it was sent with (a hash); 0 unknown */
@@ -421,6 +432,15 @@ double request_time_of(const cJSON *v);
  * line: the log line (0: a document's own lines). CS_OK or CS_ENOMEM. */
 int request_read_usage(struct source *src, struct req_request *r, const struct json_doc *d, const cJSON *response,
 		  const char *where, long line);
+/* Each request naming the response its diagnosis compares with
+ * (asked_compare): that response's request, by the ids the log recorded
+ * (provider_compared; -1 when none before it has that id). CS_OK or
+ * CS_ENOMEM. */
+int request_resolve_compared(struct request_model *m);
+/* When r's diagnosis compared with another request than ctxscope did, or
+ * with one the log does not hold, that in words (" (compared with request
+ * 1, ctxscope with request 2)"); else nothing. */
+void request_diagnosis_against(const struct req_request *r, struct strbuf *out);
 /* The same from a response's text: JSON, or server-sent events (Anthropic's
  * message_start and last message_delta; OpenAI's last chunk with usage, or
  * response.completed). */

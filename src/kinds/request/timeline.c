@@ -64,6 +64,7 @@ static void notes(const struct request_model *m, size_t i, const struct req_figu
 		utf8_sanitize(out, r->rec_miss, strlen(r->rec_miss), text_flags);
 		if (r->rec_missed >= 0)
 			sb_printf(out, ", %ld tokens missed", r->rec_missed);
+		request_diagnosis_against(r, out);
 		sb_puts(out, f.agrees > 0 ? " (agrees)\n" : f.agrees == 0 ? " (ctxscope found otherwise)\n" : "\n");
 	}
 }

@@ -122,6 +122,9 @@ static int response_usage(struct source *src, struct req_request *r, const struc
 	struct usage_at at = { src, d, where, line, foreign, false, false };
 	const cJSON *u = json_member(response, "usage");
 	diagnostics(&at, r, response);
+	const char *id = json_opt_string(response, "id");
+	if (id && *id && !r->response_id && !(r->response_id = arena_strndup(&src->arena, id, strnlen(id, 200))))
+		at.nomem = true;
 	if (json_is_object(u)) {
 		char w[96];
 		snprintf(w, sizeof w, "%s.usage", where);

@@ -6,7 +6,9 @@ interleaves a small Haiku check between its Sonnet requests, streamed
 two models; an OpenAI Batch input with its output beside it; an Anthropic
 Message Batch with its results beside it; a HAR; bodies with images inside
 tool results (section 7b), Anthropic and OpenAI Responses; a capture whose
-system prompt is cached with scope "global" (section 7b). Recorded usage is computed
+system prompt is cached with scope "global" (section 7b); captures whose
+bodies name the response the provider's cache diagnosis compares with
+(section 6b), Anthropic and OpenAI Responses. Recorded usage is computed
 here by Anthropic's and OpenAI's rules on ctxscope's estimate (ceil(code
 points / 4) a block), so predictions and records agree unless a case says
 otherwise. Run from this folder."""
@@ -352,6 +354,56 @@ def write_global_capture():
         for l in lines:
             f.write(cj(l) + "\n")
 
+def write_compared_captures():
+    """Section 6b: each body names the earlier response its diagnosis compares
+    with. Anthropic: the second names the first (ctxscope compares with the
+    same one: counted), the third names the first too (ctxscope compares with
+    the second: not counted), the fourth names a response not in the log.
+    OpenAI Responses: the same first two cases."""
+    t0 = 1764324000.125
+    lines, written = [], 0
+    names = [None, "msg_c0", "msg_c0", "msg_c9"]
+    why = [None, None, {"type": "messages_changed", "cache_missed_input_tokens": 40},
+           {"type": "system_changed", "cache_missed_input_tokens": 900}]
+    for k in range(4):
+        b = sonnet_body(k)
+        if names[k]:
+            b["diagnostics"] = {"previous_message_id": names[k]}
+        total = blocks_tokens(b)
+        usage = {"input_tokens": 0, "cache_read_input_tokens": written, "cache_creation_input_tokens": total - written,
+                 "cache_creation": {"ephemeral_5m_input_tokens": total - written, "ephemeral_1h_input_tokens": 0}}
+        body = {"id": "msg_c%d" % k, "type": "message", "content": [], "usage": dict(usage, output_tokens=60)}
+        if k:
+            body["diagnostics"] = {"cache_miss_reason": why[k]}
+        lines.append(capture_line(t0 + k * 60, "https://api.anthropic.com/v1/messages", b, {"body": body}))
+        written = total
+    with open("capture-compared.jsonl", "w") as f:
+        for l in lines:
+            f.write(cj(l) + "\n")
+    lines, prev = [], 0
+    names = [None, "resp_0", "resp_0"]
+    why = [None, None, {"type": "messages_changed", "cache_missed_input_tokens": 30}]
+    for k in range(3):
+        inp = []
+        for i in range(k + 1):
+            inp.append({"role": "user", "content": ASKS[i]})
+            if i < k:
+                inp.append({"role": "assistant", "content": ANSWERS[i]})
+        b = {"model": "gpt-5.6", "instructions": OPENAI_SYS, "input": inp}
+        if names[k]:
+            b["prompt_cache_options"] = {"comparison_response_id": names[k]}
+        total = tok(OPENAI_SYS) + sum(tok(m["content"]) for m in inp)
+        resp = {"id": "resp_%d" % k, "object": "response", "model": "gpt-5.6",
+                "usage": {"input_tokens": total, "input_tokens_details": {"cached_tokens": prev if prev >= 1024 else 0},
+                          "output_tokens": 30, "total_tokens": total + 30}}
+        if k:
+            resp["prompt_cache_diagnostics"] = {"cache_miss_reason": why[k]}
+        lines.append(capture_line(t0 + k * 60, "https://api.openai.com/v1/responses", b, {"body": resp}))
+        prev = total
+    with open("capture-responses-compared.jsonl", "w") as f:
+        for l in lines:
+            f.write(cj(l) + "\n")
+
 write_capture()
 write_openai_stream()
 write_litellm()
@@ -360,3 +412,4 @@ write_anthropic_batch()
 write_har()
 write_images()
 write_global_capture()
+write_compared_captures()
